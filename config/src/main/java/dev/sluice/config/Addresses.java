@@ -1,0 +1,133 @@
+package dev.sluice.config;
+
+import dev.sluice.config.model.ListenAddress;
+import java.net.InetAddress;
+
+/**
+ * Parses HAProxy address syntax: {@code [ipv4@|ipv6@]<ip>:<port>}, {@code *:<port>}, {@code :<port>},
+ * {@code [<ipv6>]:<port>}, {@code <ipv6>:<port>} (the last colon separates the port) and
+ * {@code fd@<n>}. Literals only: no name resolution happens here.
+ */
+public final class Addresses {
+    private Addresses() {
+    }
+
+    /** A host (IP literal or name, no brackets) and a port (0 when absent). */
+    public record HostPort(String host, int port) {
+    }
+
+    /** Parses a {@code bind} address; throws {@link IllegalArgumentException} with a readable reason. */
+    public static ListenAddress listen(String s) {
+        if (s.startsWith("fd@")) {
+            String n = s.substring(3);
+            try {
+                int fd = Integer.parseInt(n);
+                if (fd < 0) {
+                    throw new NumberFormatException();
+                }
+                return new ListenAddress.InheritedFd(fd);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("'fd@' expects a file descriptor number, not '" + n + "'"
+                        + (n.isEmpty() ? " (is the environment variable set?)" : ""));
+            }
+        }
+        for (String unsupported : new String[] {"unix@", "abns@", "abnsz@", "sockpair@", "rhttp@", "udp@", "udp4@", "udp6@", "quic4@",
+                "quic6@", "uxst@", "uxdg@", "mptcp@", "mptcp4@", "mptcp6@"}) {
+            if (s.startsWith(unsupported)) {
+                throw new IllegalArgumentException("address family '" + unsupported + "' is not supported by Sluice yet");
+            }
+        }
+        if (s.startsWith("/")) {
+            throw new IllegalArgumentException("UNIX socket listeners ('" + s + "') are not supported by Sluice yet");
+        }
+        boolean v4 = false;
+        boolean v6 = false;
+        if (s.startsWith("ipv4@")) {
+            v4 = true;
+            s = s.substring(5);
+        } else if (s.startsWith("ipv6@")) {
+            v6 = true;
+            s = s.substring(5);
+        } else if (s.indexOf('@') >= 0) {
+            throw new IllegalArgumentException("unknown address family '" + s.substring(0, s.indexOf('@') + 1) + "'");
+        }
+        HostPort hp = split(s, true);
+        if (hp.port() == 0) {
+            throw new IllegalArgumentException("missing port in address '" + s + "'");
+        }
+        String host = hp.host();
+        if (host.isEmpty() || host.equals("*")) {
+            return new ListenAddress.Inet(v6 ? "::" : (v4 ? "0.0.0.0" : ""), hp.port());
+        }
+        InetAddress a = literal(host);
+        if (a == null) {
+            throw new IllegalArgumentException("'" + host + "' is not an IP address (bind takes IP addresses, '*' or nothing)");
+        }
+        if ((v4 && host.indexOf(':') >= 0) || (v6 && host.indexOf(':') < 0)) {
+            throw new IllegalArgumentException("address '" + host + "' does not match its family prefix");
+        }
+        return new ListenAddress.Inet(host, hp.port());
+    }
+
+    /**
+     * Splits {@code host:port}. With brackets the host is what they enclose; otherwise the last colon
+     * separates the port. {@code port} may be missing when {@code portRequired} is false.
+     */
+    public static HostPort split(String s, boolean portRequired) {
+        String host;
+        String port;
+        if (s.startsWith("[")) {
+            int close = s.indexOf(']');
+            if (close < 0) {
+                throw new IllegalArgumentException("missing ']' in address '" + s + "'");
+            }
+            host = s.substring(1, close);
+            String rest = s.substring(close + 1);
+            if (rest.isEmpty()) {
+                port = null;
+            } else if (rest.startsWith(":")) {
+                port = rest.substring(1);
+            } else {
+                throw new IllegalArgumentException("unexpected '" + rest + "' after ']' in address '" + s + "'");
+            }
+        } else {
+            int colon = s.lastIndexOf(':');
+            int colons = (int) s.chars().filter(c -> c == ':').count();
+            if (colon < 0 || (colons > 1 && !portRequired && literal(s) != null)) {
+                host = s;
+                port = null;
+            } else {
+                host = s.substring(0, colon);
+                port = s.substring(colon + 1);
+            }
+        }
+        if (port == null || port.isEmpty()) {
+            if (portRequired) {
+                throw new IllegalArgumentException("missing port in address '" + s + "'");
+            }
+            return new HostPort(host, 0);
+        }
+        int p;
+        try {
+            p = Integer.parseInt(port);
+        } catch (NumberFormatException e) {
+            if (port.matches("\\d+-\\d+")) {
+                throw new IllegalArgumentException("port ranges ('" + port + "') are not supported by Sluice");
+            }
+            throw new IllegalArgumentException("invalid port '" + port + "' in address '" + s + "'");
+        }
+        if (p < 1 || p > 65535) {
+            throw new IllegalArgumentException("port " + p + " in address '" + s + "' is not between 1 and 65535");
+        }
+        return new HostPort(host, p);
+    }
+
+    /** The address for an IP literal, or null when {@code host} is not one. Never resolves names. */
+    public static InetAddress literal(String host) {
+        try {
+            return InetAddress.ofLiteral(host);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+}

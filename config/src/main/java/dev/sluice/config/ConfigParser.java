@@ -1,0 +1,413 @@
+package dev.sluice.config;
+
+import dev.sluice.config.model.Acl;
+import dev.sluice.config.model.Condition;
+import dev.sluice.config.model.Config;
+import dev.sluice.config.model.Mode;
+import dev.sluice.config.model.Proxy;
+import dev.sluice.config.model.ProxyKind;
+import dev.sluice.config.model.Server;
+import dev.sluice.config.model.Timeouts;
+import dev.sluice.config.model.UseBackend;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * Turns configuration text into diagnostics and, when there is no error, an immutable {@link Config}.
+ * Parsing never stops at the first problem: every line is read and every semantic check runs, so one
+ * run reports everything. Not thread-safe; use one instance per parse.
+ */
+public final class ConfigParser {
+
+    /** The HAProxy version whose language Sluice speaks, for {@code .if version_atleast(...)}. */
+    public static final String HAPROXY_LANGUAGE_VERSION = "3.2";
+
+    /**
+     * What the parse may consult outside the text: environment variables, the build features that
+     * {@code .if feature(...)} tests, and the emulated HAProxy version.
+     */
+    public record Settings(Function<String, String> env, Set<String> features, String version) {
+        public static Settings fromSystem(Set<String> features) {
+            return new Settings(System::getenv, features, HAPROXY_LANGUAGE_VERSION);
+        }
+    }
+
+    /** One named configuration text (a file, usually). */
+    public record Source(String name, String text) {
+    }
+
+    /** The outcome of a parse: the model (null when there are errors) and every diagnostic. */
+    public record Result(Config config, List<Diagnostic> diagnostics) {
+        public boolean ok() {
+            return config != null;
+        }
+    }
+
+    private final KeywordRegistry registry;
+    private final Settings settings;
+    private final LineLexer lexer;
+    private final Diagnostics diags = new Diagnostics();
+
+    private final GlobalBuilder global = new GlobalBuilder();
+    private final List<ProxyBuilder> proxies = new ArrayList<>();
+    private final Map<String, ProxyBuilder> namedDefaults = new HashMap<>();
+    private ProxyBuilder lastDefaults;
+
+    // current section
+    private Section section;
+    private ProxyBuilder current;
+    /** Set while skipping the body of a section Sluice does not support (its header was reported). */
+    private boolean skippingUnsupported;
+
+    public ConfigParser(KeywordRegistry registry, Settings settings) {
+        this.registry = registry;
+        this.settings = settings;
+        this.lexer = new LineLexer(settings.env());
+    }
+
+    public Result parse(List<Source> sources) {
+        for (Source s : sources) {
+            parseSource(s);
+        }
+        Config config = null;
+        List<Proxy> built = new ArrayList<>();
+        for (ProxyBuilder p : proxies) {
+            built.add(p.build());
+        }
+        check(built);
+        if (!diags.hasErrors()) {
+            config = new Config(global.build(), built);
+        }
+        return new Result(config, diags.list());
+    }
+
+    private void parseSource(Source src) {
+        Preprocessor pp = new Preprocessor(diags, settings.env(), settings.features(), settings.version());
+        String[] lines = src.text().split("\n", -1);
+        // a file ends with LF; the empty string after the final LF is not a line
+        int count = lines.length;
+        if (count > 0 && lines[count - 1].isEmpty()) {
+            count--;
+        }
+        section = null;
+        current = null;
+        skippingUnsupported = false;
+        for (int i = 0; i < count; i++) {
+            int lineNo = i + 1;
+            String line = stripCr(lines[i]);
+            // line continuation: a line ending in an unescaped backslash continues on the next
+            while (endsWithContinuation(line) && i + 1 < count) {
+                line = line.substring(0, line.length() - 1) + " " + stripCr(lines[++i]);
+            }
+            SourceRef at = new SourceRef(src.name(), lineNo);
+            LineLexer.Result lexed = lexer.split(line);
+            if (!lexed.ok()) {
+                if (pp.active()) {
+                    diags.error(at, "parsing error: " + lexed.error());
+                }
+                continue;
+            }
+            List<String> words = lexed.words();
+            if (words.isEmpty()) {
+                continue;
+            }
+            if (words.get(0).startsWith(".") && words.get(0).length() > 1 && Character.isLetter(words.get(0).charAt(1))) {
+                pp.directive(at, words);
+                continue;
+            }
+            if (!pp.active()) {
+                continue;
+            }
+            line(at, words);
+        }
+        pp.finish();
+    }
+
+    private static String stripCr(String s) {
+        return s.endsWith("\r") ? s.substring(0, s.length() - 1) : s;
+    }
+
+    private static boolean endsWithContinuation(String line) {
+        int n = 0;
+        for (int i = line.length() - 1; i >= 0 && line.charAt(i) == '\\'; i--) {
+            n++;
+        }
+        return n % 2 == 1;
+    }
+
+    private void line(SourceRef at, List<String> words) {
+        String first = words.get(0);
+        switch (first) {
+            case "global" -> {
+                startSection(Section.GLOBAL, null);
+                if (words.size() > 1) {
+                    diags.error(at, "'global' takes no argument (got '" + words.get(1) + "').");
+                }
+                return;
+            }
+            case "defaults", "frontend", "backend", "listen" -> {
+                proxyHeader(at, words);
+                return;
+            }
+            default -> {
+            }
+        }
+        String unsupportedSection = Unsupported.SECTIONS.get(first);
+        if (unsupportedSection != null) {
+            diags.error(at, "section '" + first + "' is not supported by Sluice yet: " + unsupportedSection + ".");
+            startSection(null, null);
+            skippingUnsupported = true;
+            return;
+        }
+        if (skippingUnsupported) {
+            return;
+        }
+        if (section == null) {
+            diags.error(at, "unknown keyword '" + first + "' out of section.");
+            return;
+        }
+        keyword(at, words);
+    }
+
+    private void startSection(Section s, ProxyBuilder p) {
+        section = s;
+        current = p;
+        skippingUnsupported = false;
+    }
+
+    private void proxyHeader(SourceRef at, List<String> words) {
+        String kw = words.get(0);
+        Section s = Section.valueOf(kw.toUpperCase(java.util.Locale.ROOT));
+        String name = null;
+        String from = null;
+        int i = 1;
+        if (i < words.size() && !words.get(i).equals("from")) {
+            name = words.get(i++);
+        }
+        if (i < words.size() && words.get(i).equals("from")) {
+            if (i + 1 >= words.size()) {
+                diags.error(at, "'" + kw + "' : 'from' expects the name of a defaults section.");
+            } else {
+                from = words.get(i + 1);
+            }
+            i += 2;
+        }
+        if (i < words.size()) {
+            String extra = words.get(i);
+            diags.error(at, "'" + kw + (name != null ? " " + name : "") + "' : unexpected argument '" + extra + "'"
+                    + (extra.indexOf(':') >= 0 ? " (an address on the section line is not supported: use 'bind " + extra + "')" : "") + ".");
+        }
+        if (s != Section.DEFAULTS && name == null) {
+            diags.error(at, "'" + kw + "' expects a name.");
+            name = "<unnamed>";
+        } else if (name != null && !CoreKeywords.validName(name)) {
+            diags.error(at, "'" + kw + "' : invalid character in name '" + name + "'.");
+        }
+        ProxyBuilder p = new ProxyBuilder(s, name, at);
+        // as in HAProxy, only proxies inherit the last defaults section; a defaults section starts afresh
+        ProxyBuilder base = s == Section.DEFAULTS ? null : lastDefaults;
+        if (from != null) {
+            base = namedDefaults.get(from);
+            if (base == null) {
+                diags.error(at, "'" + kw + "' : defaults section '" + from + "' not found" + (namedDefaults.isEmpty() ? "" : Suggestions.didYouMean(
+                        Suggestions.closest(from, namedDefaults.keySet()))) + ".");
+            }
+        }
+        if (base != null) {
+            p.inherit(base);
+        }
+        if (s == Section.DEFAULTS) {
+            lastDefaults = p;
+            if (name != null) {
+                namedDefaults.put(name, p);
+            }
+        } else {
+            proxies.add(p);
+        }
+        startSection(s, p);
+    }
+
+    private void keyword(SourceRef at, List<String> words) {
+        boolean negated = false;
+        List<String> w = words;
+        if ((w.get(0).equals("no") || w.get(0).equals("default")) && w.size() > 1 && w.get(1).equals("option")) {
+            negated = w.get(0).equals("no");
+            w = w.subList(1, w.size());
+            if (!negated) {
+                diags.error(at, "'default option' is not supported by Sluice.");
+                return;
+            }
+        }
+        String first = w.get(0);
+        String second = w.size() > 1 ? w.get(1) : null;
+        Keyword k = registry.lookup(first, second);
+        if (k == null) {
+            unknownKeyword(at, w);
+            return;
+        }
+        if (!k.sections().contains(section)) {
+            diags.error(at, "'" + k.name() + "' is not allowed in '" + section.keyword() + "' section (allowed in: "
+                    + String.join(", ", k.sections().stream().map(Section::keyword).toList()) + ").");
+            return;
+        }
+        int kwWords = k.name().indexOf(' ') < 0 ? 1 : 2;
+        KeywordContext ctx = new KeywordContext(at, w, kwWords, negated, section, current, global, diags, settings);
+        k.parser().parse(ctx);
+    }
+
+    private void unknownKeyword(SourceRef at, List<String> w) {
+        String first = w.get(0);
+        String second = w.size() > 1 ? KeywordRegistry.stripParens(w.get(1)) : null;
+        String feature = second != null ? Unsupported.KEYWORDS.get(first + " " + second) : null;
+        if (feature == null && !(registry.isFamily(first) && second != null && Unsupported.KEYWORDS.get(first) == null)) {
+            feature = Unsupported.KEYWORDS.get(first);
+        }
+        if (feature != null) {
+            String kw = second != null && Unsupported.KEYWORDS.containsKey(first + " " + second) ? first + " " + second : first;
+            diags.error(at, "'" + kw + "' is not supported by Sluice yet: " + feature + ".");
+            return;
+        }
+        if (registry.isFamily(first)) {
+            String member = registry.familyMember(first);
+            List<String> known = registry.familyMembers(first, section);
+            if (second == null) {
+                diags.error(at, "'" + first + "' expects a " + member + " (one of: " + String.join(", ", known) + ").");
+            } else {
+                diags.error(at, "unknown " + member + " '" + second + "' in '" + section.keyword() + "' section"
+                        + Suggestions.didYouMean(Suggestions.closest(second, known)));
+            }
+            return;
+        }
+        diags.error(at, "unknown keyword '" + first + "' in '" + section.keyword() + "' section"
+                + Suggestions.didYouMean(Suggestions.closest(first, registry.namesIn(section))));
+    }
+
+    // ---------------------------------------------------------------- semantic checks
+
+    private void check(List<Proxy> built) {
+        Map<String, Proxy> frontends = new LinkedHashMap<>();
+        Map<String, Proxy> backends = new LinkedHashMap<>();
+        for (Proxy p : built) {
+            if (p.kind().hasFrontend()) {
+                Proxy prev = frontends.putIfAbsent(p.name(), p);
+                if (prev != null) {
+                    diags.error(p.where(), "proxy name '" + p.name() + "' is already used by " + prev.kind().keyword() + " at " + prev.where()
+                            + ".");
+                    continue;
+                }
+            }
+            if (p.kind().hasBackend()) {
+                Proxy prev = backends.putIfAbsent(p.name(), p);
+                if (prev != null) {
+                    diags.error(p.where(), "proxy name '" + p.name() + "' is already used by " + prev.kind().keyword() + " at " + prev.where()
+                            + ".");
+                }
+            }
+        }
+        for (ProxyBuilder pb : proxies) {
+            if (pb.kind() == ProxyKind.BACKEND && !pb.binds.isEmpty()) {
+                diags.error(pb.binds.get(0).where(), "'bind' is not allowed in backend '" + pb.name
+                        + "': a backend has no frontend capability (use 'frontend' or 'listen').");
+            }
+        }
+        for (Proxy p : built) {
+            checkProxy(p, backends);
+        }
+    }
+
+    private void checkProxy(Proxy p, Map<String, Proxy> backends) {
+        String what = p.kind().keyword() + " '" + p.name() + "'";
+        if (p.mode() != Mode.HTTP) {
+            diags.error(p.where(), what + " is in mode tcp (the default when no 'mode' is set); Sluice supports only 'mode http' so far.");
+        }
+        if (p.kind().hasFrontend()) {
+            if (p.binds().isEmpty()) {
+                diags.error(p.where(), what + " has no 'bind' directive. Please declare it as a backend if this was intended.");
+            }
+            for (UseBackend u : p.useBackends()) {
+                if (!u.isDynamic() && !backends.containsKey(u.backend())) {
+                    diags.error(u.where(), "Proxy '" + p.name() + "': unable to find required use_backend: '" + u.backend() + "'"
+                            + Suggestions.didYouMean(Suggestions.closest(u.backend(), backends.keySet())) + ".");
+                }
+            }
+            if (p.defaultBackend() != null) {
+                Proxy be = backends.get(p.defaultBackend());
+                SourceRef where = findDefaultBackendWhere(p);
+                if (be == null) {
+                    diags.error(where, "Proxy '" + p.name() + "': unable to find required default_backend: '" + p.defaultBackend() + "'"
+                            + Suggestions.didYouMean(Suggestions.closest(p.defaultBackend(), backends.keySet())) + ".");
+                } else if (be.name().equals(p.name()) && p.kind() == ProxyKind.LISTEN) {
+                    diags.error(where, "Proxy '" + p.name() + "': default_backend cannot point to itself.");
+                }
+            }
+        }
+        if (p.kind().hasBackend()) {
+            Set<String> names = new HashSet<>();
+            for (Server s : p.servers()) {
+                if (!names.add(s.name())) {
+                    diags.error(s.where(), "'server " + p.name() + "/" + s.name() + "' : server name '" + s.name() + "' is already used in "
+                            + p.kind().keyword() + " '" + p.name() + "'.");
+                }
+            }
+        }
+        checkAcls(p);
+        List<String> missing = new ArrayList<>();
+        Timeouts t = p.timeouts();
+        if (p.kind().hasFrontend() && t.client() <= 0) {
+            missing.add("'client'");
+        }
+        if (p.kind().hasBackend() && t.connect() <= 0) {
+            missing.add("'connect'");
+        }
+        if (p.kind().hasBackend() && t.server() <= 0) {
+            missing.add("'server'");
+        }
+        if (!missing.isEmpty()) {
+            diags.warning(p.where(), "missing timeouts for " + what + ". While not properly invalid, you will certainly encounter"
+                    + " various problems with such a configuration. To fix this, please ensure that all following timeouts are set"
+                    + " to a non-zero value: " + String.join(", ", missing) + ".");
+        }
+    }
+
+    private SourceRef findDefaultBackendWhere(Proxy p) {
+        for (ProxyBuilder pb : proxies) {
+            if (pb.name.equals(p.name()) && pb.section.name().equals(p.kind().name())) {
+                return pb.defaultBackendWhere != null ? pb.defaultBackendWhere : p.where();
+            }
+        }
+        return p.where();
+    }
+
+    private void checkAcls(Proxy p) {
+        Set<String> declared = new HashSet<>();
+        for (Acl a : p.acls()) {
+            declared.add(a.name());
+        }
+        for (UseBackend u : p.useBackends()) {
+            checkCondition(u.where(), "switching rule", u.condition(), declared);
+        }
+        for (var r : p.httpRequestRules()) {
+            checkCondition(r.where(), "'http-request' rule", r.condition(), declared);
+        }
+    }
+
+    private void checkCondition(SourceRef at, String what, Condition c, Set<String> declared) {
+        if (c == null) {
+            return;
+        }
+        for (List<Condition.Term> and : c.alternatives()) {
+            for (Condition.Term t : and) {
+                if (t.aclName() != null && !declared.contains(t.aclName()) && !Predefined.ACLS.contains(t.aclName())) {
+                    diags.error(at, "error detected while parsing " + what + " : no such ACL : '" + t.aclName() + "'"
+                            + Suggestions.didYouMean(Suggestions.closest(t.aclName(), declared)) + ".");
+                }
+            }
+        }
+    }
+}

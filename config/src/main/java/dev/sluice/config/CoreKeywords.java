@@ -1,0 +1,536 @@
+package dev.sluice.config;
+
+import static dev.sluice.config.Section.BACKEND_SIDE;
+import static dev.sluice.config.Section.FRONTEND_SIDE;
+import static dev.sluice.config.Section.PROXIES;
+
+import dev.sluice.config.model.Acl;
+import dev.sluice.config.model.Balance;
+import dev.sluice.config.model.Bind;
+import dev.sluice.config.model.Condition;
+import dev.sluice.config.model.HttpOptions;
+import dev.sluice.config.model.HttpRule;
+import dev.sluice.config.model.ListenAddress;
+import dev.sluice.config.model.Mode;
+import dev.sluice.config.model.Server;
+import dev.sluice.config.model.UseBackend;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The foundation keywords: process settings, proxies, binds, servers, timeouts, connection options,
+ * content switching and {@code http-request return}.
+ */
+final class CoreKeywords {
+    private CoreKeywords() {
+    }
+
+    private static final Set<Section> GLOBAL = EnumSet.of(Section.GLOBAL);
+    private static final Set<Section> PROXY_SECTIONS = EnumSet.of(Section.FRONTEND, Section.BACKEND, Section.LISTEN);
+    private static final Set<Section> FRONTENDS = EnumSet.of(Section.FRONTEND, Section.LISTEN);
+    private static final Set<Section> BACKENDS = EnumSet.of(Section.BACKEND, Section.LISTEN);
+
+    static void register(KeywordRegistry r) {
+        r.family("timeout", "timeout");
+        r.family("option", "option");
+        r.family("http-request", "http-request action");
+
+        // global
+        r.register(new Keyword("maxconn", EnumSet.of(Section.GLOBAL, Section.DEFAULTS, Section.FRONTEND, Section.LISTEN), "maxconn <number>",
+                "Maximum concurrent connections: for the whole process in global, per frontend elsewhere; excess connections wait in the kernel backlog.",
+                CoreKeywords::maxconn));
+        r.register(new Keyword("nbthread", GLOBAL, "nbthread <number>",
+                "Number of event-loop threads (default: one per available core).",
+                c -> {
+                    if (c.expectArgs(1, 1, "nbthread <number>")) {
+                        c.global().nbthread = c.intArg(c.args().get(0), "nbthread", 1, 4096, 0);
+                    }
+                }));
+        r.register(new Keyword("daemon", GLOBAL, "daemon", "Detach from the terminal and run in the background (same as -D).",
+                c -> {
+                    if (c.expectArgs(0, 0, "daemon")) {
+                        c.global().daemon = true;
+                    }
+                }));
+        r.register(new Keyword("pidfile", GLOBAL, "pidfile <path>", "Write the daemon's PID to this file (same as -p).",
+                c -> {
+                    if (c.expectArgs(1, 1, "pidfile <path>")) {
+                        c.global().pidfile = c.args().get(0);
+                    }
+                }));
+
+        // proxies
+        r.register(new Keyword("mode", PROXIES, "mode http", "Proxy mode: 'http' processes HTTP requests (the only mode Sluice has so far).",
+                CoreKeywords::mode));
+        r.register(new Keyword("bind", FRONTENDS, "bind <address>:<port>[,...] | fd@<n>",
+                "Accept connections on an IPv4 or IPv6 address and port, or on a listening socket inherited as file descriptor <n>.",
+                CoreKeywords::bind));
+        r.register(new Keyword("server", BACKENDS, "server <name> <address>[:<port>] [weight <0-256>]",
+                "Declare a server of the backend; without a port the connection's destination port is used.",
+                CoreKeywords::server));
+        r.register(new Keyword("default-server", BACKEND_SIDE, "default-server [weight <0-256>]",
+                "Default values for the server lines that follow.", CoreKeywords::defaultServer));
+        r.register(new Keyword("balance", BACKEND_SIDE, "balance roundrobin",
+                "Load-balancing algorithm: 'roundrobin' is smooth weighted round robin (declaration order for equal weights).",
+                CoreKeywords::balance));
+        r.register(new Keyword("default_backend", FRONTEND_SIDE, "default_backend <backend>",
+                "Backend used when no use_backend rule matches.", c -> {
+                    if (c.expectArgs(1, 1, "default_backend <backend>")) {
+                        c.proxy().defaultBackend = c.args().get(0);
+                        c.proxy().defaultBackendWhere = c.at();
+                    }
+                }));
+        r.register(new Keyword("use_backend", FRONTENDS, "use_backend <backend> [if|unless <condition>]",
+                "Switch to a backend when the condition matches; the first matching rule wins.", CoreKeywords::useBackend));
+        r.register(new Keyword("acl", PROXY_SECTIONS, "acl <name> <fetch> [flags] [values...]",
+                "Declare a named ACL; several lines with one name are ORed.", CoreKeywords::acl));
+
+        timeout(r, "client", FRONTEND_SIDE, "Maximum inactivity time on the client side.", (p, v) -> p.timeoutClient = v);
+        timeout(r, "server", BACKEND_SIDE, "Maximum inactivity time on the server side; a response not started in time gives 504.",
+                (p, v) -> p.timeoutServer = v);
+        timeout(r, "connect", BACKEND_SIDE, "Maximum time to wait for a connection to a server to succeed.", (p, v) -> p.timeoutConnect = v);
+        timeout(r, "http-request", FRONTEND_SIDE, "Maximum time to receive a complete request head (408 after it).",
+                (p, v) -> p.timeoutHttpRequest = v);
+        timeout(r, "http-keep-alive", FRONTEND_SIDE,
+                "Maximum time to wait for the next request on a kept-alive connection (defaults to 'timeout http-request').",
+                (p, v) -> p.timeoutHttpKeepAlive = v);
+
+        r.register(new Keyword("option forwardfor", PROXIES, "option forwardfor [except <network>] [header <name>] [if-none]",
+                "Add an X-Forwarded-For header (its own line) with the client address.", CoreKeywords::forwardFor));
+        connectionMode(r, "http-keep-alive", HttpOptions.ConnectionMode.KEEP_ALIVE,
+                "Keep client and server connections open between requests (the default).");
+        connectionMode(r, "http-server-close", HttpOptions.ConnectionMode.SERVER_CLOSE,
+                "Close the server connection after each response; keep the client connection.");
+        connectionMode(r, "httpclose", HttpOptions.ConnectionMode.CLOSE, "Close both connections after each response.");
+
+        r.register(new Keyword("http-request return", PROXY_SECTIONS,
+                "http-request return [status <code>] [content-type <type>] [string <text> | file <path>] [hdr <name> <value>]* [if|unless <cond>]",
+                "Answer the request from the proxy itself (default status 200, empty body).", CoreKeywords::httpReturn));
+    }
+
+    private interface TimeoutSetter {
+        void set(ProxyBuilder p, long ms);
+    }
+
+    private static void timeout(KeywordRegistry r, String name, Set<Section> sections, String description, TimeoutSetter setter) {
+        String syntax = "timeout " + name + " <time>";
+        r.register(new Keyword("timeout " + name, sections, syntax, description, c -> {
+            if (c.expectArgs(1, 1, syntax)) {
+                long v = c.timeArg(c.args().get(0));
+                if (v >= 0) {
+                    setter.set(c.proxy(), v);
+                }
+            }
+        }));
+    }
+
+    private static void connectionMode(KeywordRegistry r, String option, HttpOptions.ConnectionMode mode, String description) {
+        r.register(new Keyword("option " + option, PROXIES, "[no] option " + option, description, c -> {
+            if (c.expectArgs(0, 0, "option " + option)) {
+                c.proxy().connectionMode = c.negated() ? HttpOptions.ConnectionMode.KEEP_ALIVE : mode;
+            }
+        }));
+    }
+
+    private static void maxconn(KeywordContext c) {
+        if (!c.expectArgs(1, 1, "maxconn <number>")) {
+            return;
+        }
+        int v = c.intArg(c.args().get(0), "maxconn", 1, Integer.MAX_VALUE, 0);
+        if (c.section() == Section.GLOBAL) {
+            c.global().maxconn = v;
+        } else {
+            c.proxy().maxconn = v;
+        }
+    }
+
+    private static void mode(KeywordContext c) {
+        if (!c.expectArgs(1, 1, "mode http")) {
+            return;
+        }
+        switch (c.args().get(0)) {
+            case "http" -> c.proxy().mode = Mode.HTTP;
+            case "tcp" -> c.error("mode tcp (layer-4 proxying) is not supported by Sluice yet; only 'mode http' is.");
+            case "health" -> c.error("mode health was removed from HAProxy 2.4; use monitor-uri instead.");
+            default -> c.error("unknown mode '" + c.args().get(0) + "' (expected 'http')");
+        }
+    }
+
+    private static void bind(KeywordContext c) {
+        List<String> a = c.args();
+        if (a.isEmpty()) {
+            c.error("missing address; expected: bind <address>:<port>[,...] | fd@<n>");
+            return;
+        }
+        if (a.size() > 1) {
+            String opt = a.get(1);
+            String what = switch (opt) {
+                case "ssl", "crt", "alpn", "ciphers", "ciphersuites", "ssl-min-ver", "ssl-max-ver", "ca-file", "verify", "crt-list",
+                        "no-sslv3", "no-tlsv10", "no-tlsv11", "no-tlsv12", "no-tls-tickets", "strict-sni", "curves", "npn" ->
+                        "TLS (comes with the HTTP engine)";
+                case "proto" -> "protocol selection (comes with the HTTP engine)";
+                case "accept-proxy" -> "the PROXY protocol";
+                default -> null;
+            };
+            c.error("bind option '" + opt + "' is not supported by Sluice" + (what == null ? "" : " yet: " + what));
+            return;
+        }
+        for (String one : a.get(0).split(",", -1)) {
+            if (one.isEmpty()) {
+                c.error("empty address in list '" + a.get(0) + "'");
+                continue;
+            }
+            try {
+                ListenAddress addr = Addresses.listen(one);
+                c.proxy().binds.add(new Bind(c.at(), addr, one));
+            } catch (IllegalArgumentException e) {
+                c.error(e.getMessage());
+            }
+        }
+    }
+
+    private static int weightArg(KeywordContext c, String serverName, List<String> a, int i) {
+        if (i + 1 >= a.size()) {
+            c.error("'weight' expects an integer argument.");
+            return -1;
+        }
+        String v = a.get(i + 1);
+        try {
+            int w = Integer.parseInt(v);
+            if (w < 0 || w > 256) {
+                c.error("weight of server " + serverName + " is not within 0 and 256 (" + w + ").");
+                return -1;
+            }
+            return w;
+        } catch (NumberFormatException e) {
+            c.error("'weight' expects an integer argument, not '" + v + "'.");
+            return -1;
+        }
+    }
+
+    private static String serverOptionFeature(String opt) {
+        return switch (opt) {
+            case "check", "inter", "fastinter", "downinter", "rise", "fall", "port", "addr", "check-ssl", "check-send-proxy", "agent-check",
+                    "observe", "error-limit", "on-error", "check-sni", "check-alpn", "check-proto", "init-state" -> "health checks";
+            case "ssl", "verify", "ca-file", "sni", "alpn", "crt", "ciphers", "ciphersuites", "no-ssl-reuse", "ssl-min-ver", "ssl-max-ver",
+                    "verifyhost", "no-sslv3", "force-tlsv12" -> "server TLS (comes with the HTTP engine)";
+            case "proto" -> "server protocol selection (comes with the HTTP engine)";
+            case "maxconn", "maxqueue", "minconn" -> "server queues";
+            case "backup" -> "backup servers";
+            case "disabled", "enabled" -> "server states";
+            case "cookie" -> "cookie persistence";
+            case "slowstart" -> "slow start";
+            case "id" -> "server ids";
+            case "send-proxy", "send-proxy-v2", "send-proxy-v2-ssl", "send-proxy-v2-ssl-cn" -> "the PROXY protocol";
+            case "resolvers", "resolve-prefer", "init-addr", "resolve-opts", "resolve-net" -> "DNS resolvers";
+            case "track" -> "server tracking";
+            case "pool-max-conn", "pool-low-conn", "pool-purge-delay" -> "connection pool tuning";
+            case "redir" -> "redirect servers";
+            case "tfo" -> "TCP fast open";
+            case "namespace" -> "network namespaces";
+            default -> null;
+        };
+    }
+
+    private static void server(KeywordContext c) {
+        List<String> a = c.args();
+        if (a.size() < 2) {
+            c.error(a.isEmpty() ? "missing server name and address" : "missing address for server '" + a.get(0) + "'");
+            return;
+        }
+        String name = a.get(0);
+        if (!validName(name)) {
+            c.error("invalid character in server name '" + name + "'");
+            return;
+        }
+        Addresses.HostPort hp;
+        String addr = a.get(1);
+        try {
+            if (addr.startsWith("ipv4@") || addr.startsWith("ipv6@")) {
+                addr = addr.substring(5);
+            } else if (addr.indexOf('@') >= 0 || addr.startsWith("/")) {
+                c.error("server '" + name + "' : address '" + addr + "' is not supported by Sluice yet (only IPv4, IPv6 and host names)");
+                return;
+            }
+            hp = Addresses.split(addr, false);
+        } catch (IllegalArgumentException e) {
+            c.error("server '" + name + "' : " + e.getMessage());
+            return;
+        }
+        if (hp.host().isEmpty()) {
+            c.error("server '" + name + "' : missing host in address '" + addr + "'");
+            return;
+        }
+        int weight = c.proxy().defaultWeight;
+        boolean ok = true;
+        for (int i = 2; i < a.size(); i++) {
+            String opt = a.get(i);
+            if (opt.equals("weight")) {
+                int w = weightArg(c, name, a, i);
+                if (w < 0) {
+                    ok = false;
+                } else {
+                    weight = w;
+                }
+                i++;
+            } else {
+                String feature = serverOptionFeature(opt);
+                c.error("server '" + name + "' : " + (feature != null
+                        ? "option '" + opt + "' is not supported by Sluice yet: " + feature
+                        : "unknown keyword '" + opt + "'" + Suggestions.didYouMean(Suggestions.closest(opt, List.of("weight")))));
+                ok = false;
+                break;
+            }
+        }
+        if (ok) {
+            c.proxy().servers.add(new Server(c.at(), name, hp.host(), hp.port(), weight));
+        }
+    }
+
+    private static void defaultServer(KeywordContext c) {
+        List<String> a = c.args();
+        for (int i = 0; i < a.size(); i++) {
+            String opt = a.get(i);
+            if (opt.equals("weight")) {
+                int w = weightArg(c, "default-server", a, i);
+                if (w >= 0) {
+                    c.proxy().defaultWeight = w;
+                }
+                i++;
+            } else {
+                String feature = serverOptionFeature(opt);
+                c.error(feature != null ? "option '" + opt + "' is not supported by Sluice yet: " + feature : "unknown keyword '" + opt + "'");
+                return;
+            }
+        }
+    }
+
+    private static void balance(KeywordContext c) {
+        List<String> a = c.args();
+        if (a.isEmpty()) {
+            c.error("missing algorithm; expected: balance roundrobin");
+            return;
+        }
+        String algo = a.get(0);
+        String base = KeywordRegistry.stripParens(algo);
+        for (Balance.Algorithm al : Balance.Algorithm.values()) {
+            if (al.keyword().equals(base)) {
+                if (a.size() > 1) {
+                    c.error("'balance " + algo + "' takes no argument (got '" + a.get(1) + "')");
+                    return;
+                }
+                c.proxy().balance = new Balance(al, List.of());
+                return;
+            }
+        }
+        switch (base) {
+            case "static-rr", "leastconn", "first", "source", "uri", "url_param", "hdr", "random", "rdp-cookie", "hash" ->
+                    c.error("algorithm '" + base + "' is not supported by Sluice yet (load balancing comes with the traffic rules)");
+            default -> c.error("unknown algorithm '" + algo + "'"
+                    + Suggestions.didYouMean(Suggestions.closest(base, List.of("roundrobin", "static-rr", "leastconn", "first", "source",
+                            "uri", "url_param", "hdr", "random", "rdp-cookie", "hash"))));
+        }
+    }
+
+    private static void useBackend(KeywordContext c) {
+        List<String> a = c.args();
+        if (a.isEmpty() || a.get(0).equals("if") || a.get(0).equals("unless")) {
+            c.error("missing backend name; expected: use_backend <backend> [if|unless <condition>]");
+            return;
+        }
+        Condition cond = null;
+        if (a.size() > 1) {
+            cond = c.conditionFrom(1);
+            if (cond == null) {
+                return;
+            }
+        }
+        c.proxy().useBackends.add(new UseBackend(c.at(), a.get(0), cond));
+    }
+
+    private static void acl(KeywordContext c) {
+        List<String> a = c.args();
+        if (a.size() < 2) {
+            c.error(a.isEmpty() ? "missing ACL name" : "missing fetch method in ACL '" + a.get(0) + "'");
+            return;
+        }
+        String name = a.get(0);
+        try {
+            AclNames.check(name);
+        } catch (IllegalArgumentException e) {
+            c.error(e.getMessage());
+            return;
+        }
+        if (Predefined.ACLS.contains(name)) {
+            c.error("ACL name '" + name + "' is reserved for a predefined ACL.");
+            return;
+        }
+        try {
+            c.proxy().acls.add(new Acl(c.at(), name, ConditionParser.parseExpr(a.subList(1, a.size()))));
+        } catch (IllegalArgumentException e) {
+            c.error("error detected while parsing ACL '" + name + "' : " + e.getMessage());
+        }
+    }
+
+    private static void forwardFor(KeywordContext c) {
+        List<String> a = c.args();
+        if (c.negated()) {
+            if (c.expectArgs(0, 0, "no option forwardfor")) {
+                c.proxy().forwardFor = null;
+            }
+            return;
+        }
+        String header = "X-Forwarded-For";
+        String except = null;
+        boolean ifNone = false;
+        for (int i = 0; i < a.size(); i++) {
+            switch (a.get(i)) {
+                case "header" -> {
+                    if (i + 1 >= a.size() || a.get(i + 1).isEmpty()) {
+                        c.error("'header' requires a header name.");
+                        return;
+                    }
+                    header = a.get(++i);
+                }
+                case "except" -> {
+                    if (i + 1 >= a.size()) {
+                        c.error("'except' requires a network in CIDR form.");
+                        return;
+                    }
+                    except = a.get(++i);
+                    if (!Networks.valid(except)) {
+                        c.error("'except' : invalid network '" + except + "' (expected <ip>[/<prefix>])");
+                        return;
+                    }
+                }
+                case "if-none" -> ifNone = true;
+                default -> {
+                    c.error("unexpected argument '" + a.get(i) + "'; expected: option forwardfor [except <network>] [header <name>] [if-none]");
+                    return;
+                }
+            }
+        }
+        c.proxy().forwardFor = new HttpOptions.ForwardFor(header, except, ifNone);
+    }
+
+    private static void httpReturn(KeywordContext c) {
+        List<String> a = c.args();
+        int end = c.conditionStart(0);
+        int status = 200;
+        String contentType = null;
+        String body = null;
+        List<HttpRule.Header> headers = new ArrayList<>();
+        for (int i = 0; i < end; i++) {
+            String w = a.get(i);
+            boolean hasValue = i + 1 < end;
+            switch (w) {
+                case "status" -> {
+                    if (!hasValue) {
+                        c.error("'status' expects a status code.");
+                        return;
+                    }
+                    status = c.intArg(a.get(++i), "status", 200, 599, -1);
+                    if (status < 0) {
+                        return;
+                    }
+                }
+                case "content-type" -> {
+                    if (!hasValue) {
+                        c.error("'content-type' expects a type.");
+                        return;
+                    }
+                    contentType = a.get(++i);
+                }
+                case "string" -> {
+                    if (!hasValue) {
+                        c.error("'string' expects a text.");
+                        return;
+                    }
+                    if (body != null) {
+                        c.error("only one body ('string' or 'file') may be given.");
+                        return;
+                    }
+                    body = a.get(++i);
+                }
+                case "file" -> {
+                    if (!hasValue) {
+                        c.error("'file' expects a path.");
+                        return;
+                    }
+                    if (body != null) {
+                        c.error("only one body ('string' or 'file') may be given.");
+                        return;
+                    }
+                    String path = a.get(++i);
+                    try {
+                        body = Files.readString(Path.of(path), StandardCharsets.ISO_8859_1);
+                    } catch (IOException | RuntimeException e) {
+                        c.error("cannot read file '" + path + "': " + e.getMessage());
+                        return;
+                    }
+                }
+                case "hdr" -> {
+                    if (i + 2 >= end) {
+                        c.error("'hdr' expects a name and a value.");
+                        return;
+                    }
+                    String name = a.get(i + 1);
+                    String value = a.get(i + 2);
+                    if (!HttpTokens.isToken(name)) {
+                        c.error("invalid header name '" + name + "'.");
+                        return;
+                    }
+                    if (value.contains("%[")) {
+                        c.error("log-format expressions in 'hdr' values are not supported by Sluice yet.");
+                        return;
+                    }
+                    headers.add(new HttpRule.Header(name, value));
+                    i += 2;
+                }
+                case "lf-string", "lf-file", "errorfile", "errorfiles", "default-errorfiles" -> {
+                    c.error("'" + w + "' is not supported by Sluice yet (use 'string' or 'file').");
+                    return;
+                }
+                default -> {
+                    c.error("unexpected argument '" + w + "'; expected: status, content-type, string, file, hdr, if or unless.");
+                    return;
+                }
+            }
+        }
+        if (body != null && !body.isEmpty() && contentType == null) {
+            c.error("a content type must be defined when non-empty payload is configured.");
+            return;
+        }
+        if (body != null && (status == 204 || status == 304)) {
+            c.error("status " + status + " cannot carry a body.");
+            return;
+        }
+        Condition cond = null;
+        if (end < a.size()) {
+            cond = c.conditionFrom(end);
+            if (cond == null) {
+                return;
+            }
+        }
+        c.proxy().httpRequestRules.add(new HttpRule.Return(c.at(), cond, status, contentType, body, headers));
+    }
+
+    static boolean validName(String name) {
+        if (name.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char ch = name.charAt(i);
+            if (!(Character.isLetterOrDigit(ch) && ch < 128) && ch != '-' && ch != '_' && ch != '.' && ch != ':') {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,150 @@
+package dev.sluice.config;
+
+import dev.sluice.config.model.Condition;
+import java.util.List;
+
+/**
+ * What a keyword parser sees of one line: its position, the words, the section and the builder of that
+ * section, and where to report problems. Parse-time only.
+ */
+public final class KeywordContext {
+    private final SourceRef at;
+    private final List<String> words;
+    private final int keywordWords;
+    private final Section section;
+    private final ProxyBuilder proxy;
+    private final GlobalBuilder global;
+    private final Diagnostics diags;
+    private final ConfigParser.Settings settings;
+    private final boolean negated;
+
+    KeywordContext(SourceRef at, List<String> words, int keywordWords, boolean negated, Section section, ProxyBuilder proxy,
+            GlobalBuilder global, Diagnostics diags, ConfigParser.Settings settings) {
+        this.negated = negated;
+        this.at = at;
+        this.words = words;
+        this.keywordWords = keywordWords;
+        this.section = section;
+        this.proxy = proxy;
+        this.global = global;
+        this.diags = diags;
+        this.settings = settings;
+    }
+
+    /** Whether the line started with {@code no} (as in {@code no option httpclose}). */
+    public boolean negated() {
+        return negated;
+    }
+
+    public SourceRef at() {
+        return at;
+    }
+
+    /** The keyword as written (one or two words). */
+    public String keyword() {
+        return String.join(" ", words.subList(0, keywordWords));
+    }
+
+    /** Every word of the line, the keyword included. */
+    public List<String> words() {
+        return words;
+    }
+
+    /** The words after the keyword. */
+    public List<String> args() {
+        return words.subList(keywordWords, words.size());
+    }
+
+    public Section section() {
+        return section;
+    }
+
+    /** The builder of the current proxy or defaults section; null in {@code global}. */
+    public ProxyBuilder proxy() {
+        return proxy;
+    }
+
+    public GlobalBuilder global() {
+        return global;
+    }
+
+    public ConfigParser.Settings settings() {
+        return settings;
+    }
+
+    public void error(String message) {
+        diags.error(at, "'" + keyword() + "' : " + message);
+    }
+
+    public void warning(String message) {
+        diags.warning(at, "'" + keyword() + "' : " + message);
+    }
+
+    /** Reports an error unless the keyword has between {@code min} and {@code max} arguments. */
+    public boolean expectArgs(int min, int max, String syntax) {
+        int n = args().size();
+        if (n < min) {
+            error("missing argument; expected: " + syntax);
+            return false;
+        }
+        if (n > max) {
+            error("unexpected argument '" + args().get(max) + "'; expected: " + syntax);
+            return false;
+        }
+        return true;
+    }
+
+    /** Parses an integer argument, reporting an error and returning {@code fallback} on failure. */
+    public int intArg(String value, String what, int min, int max, int fallback) {
+        try {
+            return Units.parseInt(value, what, min, max);
+        } catch (IllegalArgumentException e) {
+            error(e.getMessage());
+            return fallback;
+        }
+    }
+
+    /** Parses a time argument into milliseconds, reporting an error and returning -1 on failure. */
+    public long timeArg(String value) {
+        try {
+            return Units.parseTimeMillis(value);
+        } catch (IllegalArgumentException e) {
+            error(e.getMessage());
+            return -1;
+        }
+    }
+
+    /**
+     * Parses {@code if|unless <condition>} starting at word index {@code from} of {@link #args()} up to the
+     * end of the line. Returns null when there is no condition there; reports an error (and returns null)
+     * when the words there are not a condition.
+     */
+    public Condition conditionFrom(int from) {
+        List<String> a = args();
+        if (from >= a.size()) {
+            return null;
+        }
+        String first = a.get(from);
+        if (!first.equals("if") && !first.equals("unless")) {
+            error("unexpected argument '" + first + "' (expected 'if' or 'unless' followed by a condition)");
+            return null;
+        }
+        try {
+            return ConditionParser.parse(first.equals("unless"), a.subList(from + 1, a.size()));
+        } catch (IllegalArgumentException e) {
+            diags.error(at, "error detected while parsing a '" + keyword() + "' condition : " + e.getMessage());
+            return null;
+        }
+    }
+
+    /** Index of the first {@code if}/{@code unless} in {@link #args()} at or after {@code from}, or the size. */
+    public int conditionStart(int from) {
+        List<String> a = args();
+        for (int i = from; i < a.size(); i++) {
+            if (a.get(i).equals("if") || a.get(i).equals("unless")) {
+                return i;
+            }
+        }
+        return a.size();
+    }
+}

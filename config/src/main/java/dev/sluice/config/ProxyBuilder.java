@@ -1,0 +1,93 @@
+package dev.sluice.config;
+
+import dev.sluice.config.model.Acl;
+import dev.sluice.config.model.Balance;
+import dev.sluice.config.model.Bind;
+import dev.sluice.config.model.HttpOptions;
+import dev.sluice.config.model.HttpRule;
+import dev.sluice.config.model.Mode;
+import dev.sluice.config.model.Proxy;
+import dev.sluice.config.model.ProxyKind;
+import dev.sluice.config.model.Server;
+import dev.sluice.config.model.Timeouts;
+import dev.sluice.config.model.UseBackend;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The mutable state of one proxy or defaults section while it is being parsed. A proxy starts as a copy
+ * of the defaults section in force; {@link #build} freezes it into a {@link Proxy}. Parse-time only.
+ */
+public final class ProxyBuilder {
+    public final Section section;
+    public final String name;
+    public final SourceRef where;
+
+    public Mode mode;
+    public final List<Bind> binds = new ArrayList<>();
+    public int maxconn;
+    public long timeoutClient = Timeouts.UNSET;
+    public long timeoutServer = Timeouts.UNSET;
+    public long timeoutConnect = Timeouts.UNSET;
+    public long timeoutHttpRequest = Timeouts.UNSET;
+    public long timeoutHttpKeepAlive = Timeouts.UNSET;
+    public HttpOptions.ConnectionMode connectionMode = HttpOptions.ConnectionMode.KEEP_ALIVE;
+    public HttpOptions.ForwardFor forwardFor;
+    public final List<Acl> acls = new ArrayList<>();
+    public final List<HttpRule> httpRequestRules = new ArrayList<>();
+    public final List<UseBackend> useBackends = new ArrayList<>();
+    public String defaultBackend;
+    public SourceRef defaultBackendWhere;
+    public Balance balance = Balance.DEFAULT;
+    public final List<Server> servers = new ArrayList<>();
+    /** {@code default-server} values. */
+    public int defaultWeight = 1;
+
+    public ProxyBuilder(Section section, String name, SourceRef where) {
+        this.section = section;
+        this.name = name;
+        this.where = where;
+    }
+
+    /** Copies what a defaults section passes on to the proxies that follow it. */
+    public void inherit(ProxyBuilder d) {
+        mode = d.mode;
+        maxconn = d.maxconn;
+        timeoutClient = d.timeoutClient;
+        timeoutServer = d.timeoutServer;
+        timeoutConnect = d.timeoutConnect;
+        timeoutHttpRequest = d.timeoutHttpRequest;
+        timeoutHttpKeepAlive = d.timeoutHttpKeepAlive;
+        connectionMode = d.connectionMode;
+        forwardFor = d.forwardFor;
+        defaultBackend = d.defaultBackend;
+        defaultBackendWhere = d.defaultBackendWhere;
+        balance = d.balance;
+        defaultWeight = d.defaultWeight;
+    }
+
+    public ProxyKind kind() {
+        return switch (section) {
+            case FRONTEND -> ProxyKind.FRONTEND;
+            case BACKEND -> ProxyKind.BACKEND;
+            case LISTEN -> ProxyKind.LISTEN;
+            default -> throw new IllegalStateException(section + " is not a proxy");
+        };
+    }
+
+    public Proxy build() {
+        ProxyKind kind = kind();
+        Timeouts timeouts = new Timeouts(timeoutClient, timeoutServer, timeoutConnect, timeoutHttpRequest, timeoutHttpKeepAlive,
+                Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET);
+        return new Proxy(name, kind, where, mode == null ? Mode.TCP : mode,
+                kind.hasFrontend() ? binds : List.of(),
+                kind.hasFrontend() ? maxconn : 0,
+                timeouts,
+                new HttpOptions(connectionMode, forwardFor),
+                acls, httpRequestRules,
+                kind.hasFrontend() ? useBackends : List.of(),
+                kind.hasFrontend() ? defaultBackend : null,
+                balance,
+                kind.hasBackend() ? servers : List.of());
+    }
+}

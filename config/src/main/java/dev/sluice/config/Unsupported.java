@@ -1,0 +1,99 @@
+package dev.sluice.config;
+
+import java.util.Map;
+
+/**
+ * HAProxy keywords and sections that Sluice knows but does not implement, with the feature each belongs
+ * to, so a configuration using them fails with an error that names the feature instead of an
+ * "unknown keyword". A keyword leaves this list when its feature lands.
+ */
+final class Unsupported {
+    private Unsupported() {
+    }
+
+    private static final String LUA = "Lua scripting";
+    private static final String SPOE = "SPOE/SPOA filters";
+    private static final String LOGS = "logging (comes with access logs)";
+    private static final String TLS = "TLS (comes with the HTTP engine)";
+    private static final String CHECKS = "health checks";
+    private static final String STATS = "the stats socket and stats page";
+    private static final String PRIVS = "dropping privileges (run Sluice as the target user instead)";
+
+    /** Section keywords HAProxy has and Sluice does not. */
+    static final Map<String, String> SECTIONS = Map.ofEntries(
+            Map.entry("peers", "peers (stick-table replication)"),
+            Map.entry("userlist", "userlists (HTTP authentication)"),
+            Map.entry("resolvers", "DNS resolvers"),
+            Map.entry("mailers", "email alerts (mailers)"),
+            Map.entry("http-errors", "http-errors sections"),
+            Map.entry("cache", "the HTTP cache"),
+            Map.entry("program", "program sections (master-worker side programs)"),
+            Map.entry("ring", "ring buffers"),
+            Map.entry("fcgi-app", "FastCGI applications"),
+            Map.entry("log-forward", "syslog forwarding"),
+            Map.entry("crt-store", "certificate stores"),
+            Map.entry("traces", "traces"),
+            Map.entry("acme", "ACME certificate automation"));
+
+    /** Keywords (first word, or "first second" for families) with the feature they belong to. */
+    static final Map<String, String> KEYWORDS = Map.ofEntries(
+            Map.entry("lua-load", LUA), Map.entry("lua-load-per-thread", LUA), Map.entry("lua-prepend-path", LUA),
+            Map.entry("filter", "filters (SPOE, compression, cache, trace)"),
+            Map.entry("log", LOGS), Map.entry("log-format", LOGS), Map.entry("option httplog", LOGS),
+            Map.entry("option tcplog", LOGS), Map.entry("option dontlognull", LOGS), Map.entry("option log-health-checks", LOGS),
+            Map.entry("option dontlog-normal", LOGS), Map.entry("option log-separate-errors", LOGS), Map.entry("option logasap", LOGS),
+            Map.entry("log-tag", LOGS), Map.entry("log-send-hostname", LOGS), Map.entry("unique-id-format", LOGS),
+            Map.entry("unique-id-header", LOGS), Map.entry("capture", LOGS),
+            Map.entry("ssl-default-bind-options", TLS), Map.entry("ssl-default-bind-ciphers", TLS),
+            Map.entry("ssl-default-bind-ciphersuites", TLS), Map.entry("ssl-default-server-options", TLS),
+            Map.entry("ssl-default-server-ciphers", TLS), Map.entry("ssl-default-server-ciphersuites", TLS),
+            Map.entry("ssl-default-bind-curves", TLS), Map.entry("tune.ssl.default-dh-param", TLS), Map.entry("crt-base", TLS),
+            Map.entry("ca-base", TLS), Map.entry("ssl-load-extra-files", TLS), Map.entry("ssl-load-extra-del-ext", TLS),
+            Map.entry("option httpchk", CHECKS), Map.entry("http-check", CHECKS), Map.entry("timeout check", CHECKS),
+            Map.entry("option spop-check", SPOE), Map.entry("spread-checks", CHECKS), Map.entry("option tcp-check", CHECKS),
+            Map.entry("tcp-check", CHECKS),
+            Map.entry("stats", STATS),
+            Map.entry("user", PRIVS), Map.entry("group", PRIVS), Map.entry("uid", PRIVS), Map.entry("gid", PRIVS),
+            Map.entry("chroot", "chroot (run Sluice in a container or a restricted account instead)"),
+            Map.entry("ulimit-n", "setting the file-descriptor limit (set it with ulimit before starting)"),
+            Map.entry("master-worker", "master-worker mode"), Map.entry("mworker-max-reloads", "master-worker mode"),
+            Map.entry("email-alert", "email alerts (mailers)"),
+            Map.entry("compression", "HTTP compression"),
+            Map.entry("cookie", "cookie persistence"),
+            Map.entry("stick-table", "stick tables"), Map.entry("stick", "stick tables"),
+            Map.entry("tcp-request", "tcp-request rules"), Map.entry("tcp-response", "tcp-response rules"),
+            Map.entry("http-response", "http-response rules"), Map.entry("http-after-response", "http-after-response rules"),
+            Map.entry("http-error", "http-error rules"), Map.entry("errorfile", "error files"), Map.entry("errorfiles", "error files"),
+            Map.entry("retries", "retries"), Map.entry("retry-on", "retries"), Map.entry("option redispatch", "retries"),
+            Map.entry("timeout queue", "server queues"), Map.entry("timeout tunnel", "tunnels (WebSocket, CONNECT)"),
+            Map.entry("timeout client-fin", "half-closed connection timeouts"),
+            Map.entry("timeout server-fin", "half-closed connection timeouts"), Map.entry("timeout tarpit", "tarpit"),
+            Map.entry("monitor-uri", "monitor-uri"), Map.entry("http-reuse", "server connection reuse policies"),
+            Map.entry("server-template", "server templates"), Map.entry("use-server", "use-server rules"),
+            Map.entry("server-state-file", "server state files"), Map.entry("server-state-base", "server state files"),
+            Map.entry("load-server-state-from-file", "server state files"),
+            Map.entry("hard-stop-after", "reload"), Map.entry("tune.bufsize", "buffer tuning"),
+            Map.entry("tune.maxrewrite", "buffer tuning"), Map.entry("use-fcgi-app", "FastCGI applications"),
+            Map.entry("redirect", "redirect rules"), Map.entry("description", "descriptions"),
+            Map.entry("node", "node names"), Map.entry("fullconn", "dynamic server limits (fullconn)"),
+            Map.entry("backlog", "listen backlog tuning"), Map.entry("localpeer", "peers (stick-table replication)"),
+            Map.entry("httpclient.ssl.verify", "the internal HTTP client"), Map.entry("set-dumpable", "core dumps (set-dumpable)"),
+            Map.entry("expose-experimental-directives", "experimental directives"),
+            Map.entry("default-path", "default-path"), Map.entry("zero-warning", "zero-warning mode"),
+            Map.entry("dynamic-cookie-key", "cookie persistence"),
+            Map.entry("option abortonclose", "abort on close"), Map.entry("option allbackups", "backup servers"),
+            Map.entry("option contstats", "continuous statistics"), Map.entry("option http-ignore-probes", "http-ignore-probes"),
+            Map.entry("option keep-conn", "keep-conn"), Map.entry("option prefer-last-server", "prefer-last-server"),
+            Map.entry("option socket-stats", "per-listener statistics"), Map.entry("option tcpka", "TCP keep-alive probes"),
+            Map.entry("option clitcpka", "TCP keep-alive probes"), Map.entry("option srvtcpka", "TCP keep-alive probes"),
+            Map.entry("option splice-auto", "kernel splicing"), Map.entry("option http-use-htx", "legacy HTX switch"),
+            Map.entry("option originalto", "X-Original-To"), Map.entry("option httplog clf", LOGS),
+            Map.entry("option accept-invalid-http-request", "relaxed HTTP parsing (comes with the HTTP engine)"),
+            Map.entry("option accept-unsafe-violations-in-http-request", "relaxed HTTP parsing (comes with the HTTP engine)"),
+            Map.entry("option accept-invalid-http-response", "relaxed HTTP parsing (comes with the HTTP engine)"),
+            Map.entry("option http-buffer-request", "request buffering"),
+            Map.entry("option independent-streams", "independent-streams"),
+            Map.entry("option persist", "persistence"),
+            Map.entry("nbproc", "multi-process mode (removed from HAProxy 2.5)"),
+            Map.entry("cpu-map", "CPU pinning"), Map.entry("thread-groups", "thread groups"));
+}

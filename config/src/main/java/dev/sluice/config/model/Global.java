@@ -1,0 +1,8 @@
+package dev.sluice.config.model;
+
+/**
+ * The {@code global} section. A value of 0 (or null) means "not set": the runtime picks the default
+ * (maxconn from the file-descriptor limit, nbthread from the available cores).
+ */
+public record Global(int maxconn, int nbthread, boolean daemon, String pidfile) {
+}

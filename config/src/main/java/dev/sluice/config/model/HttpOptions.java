@@ -1,0 +1,25 @@
+package dev.sluice.config.model;
+
+/**
+ * HTTP behaviour options of a proxy: the connection mode ({@code option http-keep-alive},
+ * {@code http-server-close}, {@code httpclose}) and {@code option forwardfor} (null when off).
+ */
+public record HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor) {
+
+    /** How connections are kept between requests. */
+    public enum ConnectionMode {
+        /** Keep both sides open (the default). */
+        KEEP_ALIVE,
+        /** Keep the client side, close the server side after each response. */
+        SERVER_CLOSE,
+        /** Close both sides after each response. */
+        CLOSE
+    }
+
+    /**
+     * {@code option forwardfor [except <network>] [header <name>] [if-none]}: adds the client address in
+     * its own header line. {@code except} is null or an IPv4/IPv6 network in CIDR form.
+     */
+    public record ForwardFor(String header, String except, boolean ifNone) {
+    }
+}

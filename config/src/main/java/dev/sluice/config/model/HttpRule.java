@@ -1,0 +1,28 @@
+package dev.sluice.config.model;
+
+import dev.sluice.config.SourceRef;
+import java.util.List;
+
+/**
+ * One {@code http-request} rule. {@code condition} is null when the rule is unconditional.
+ */
+public sealed interface HttpRule {
+    SourceRef where();
+
+    Condition condition();
+
+    /**
+     * {@code http-request return [status <code>] [content-type <type>] [string <text>] [hdr <name> <value>]*}:
+     * answer from the proxy itself. {@code body} is null for an empty body.
+     */
+    record Return(SourceRef where, Condition condition, int status, String contentType, String body,
+            List<Header> headers) implements HttpRule {
+        public Return {
+            headers = List.copyOf(headers);
+        }
+    }
+
+    /** A header name and value given in a rule. */
+    record Header(String name, String value) {
+    }
+}

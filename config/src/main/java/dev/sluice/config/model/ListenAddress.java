@@ -1,0 +1,24 @@
+package dev.sluice.config.model;
+
+/** The address part of a {@code bind} line. */
+public sealed interface ListenAddress {
+
+    /**
+     * An IPv4 or IPv6 address (or wildcard) and a port. {@code host} is an IP literal without brackets,
+     * empty for "all addresses".
+     */
+    record Inet(String host, int port) implements ListenAddress {
+        @Override
+        public String toString() {
+            return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+        }
+    }
+
+    /** {@code fd@<n>}: an already-listening socket inherited from the parent process. */
+    record InheritedFd(int fd) implements ListenAddress {
+        @Override
+        public String toString() {
+            return "fd@" + fd;
+        }
+    }
+}

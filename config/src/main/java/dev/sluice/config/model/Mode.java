@@ -1,0 +1,6 @@
+package dev.sluice.config.model;
+
+/** {@code mode http} (layer 7) or {@code mode tcp} (layer 4). */
+public enum Mode {
+    HTTP, TCP
+}

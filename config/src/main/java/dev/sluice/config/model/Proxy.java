@@ -1,0 +1,33 @@
+package dev.sluice.config.model;
+
+import dev.sluice.config.SourceRef;
+import java.util.List;
+
+/**
+ * One frontend, backend or listen section with the defaults it inherited already applied. Frontend-only
+ * parts are empty on a backend and backend-only parts are empty on a frontend.
+ */
+public record Proxy(
+        String name,
+        ProxyKind kind,
+        SourceRef where,
+        Mode mode,
+        List<Bind> binds,
+        int maxconn,
+        Timeouts timeouts,
+        HttpOptions http,
+        List<Acl> acls,
+        List<HttpRule> httpRequestRules,
+        List<UseBackend> useBackends,
+        String defaultBackend,
+        Balance balance,
+        List<Server> servers) {
+
+    public Proxy {
+        binds = List.copyOf(binds);
+        acls = List.copyOf(acls);
+        httpRequestRules = List.copyOf(httpRequestRules);
+        useBackends = List.copyOf(useBackends);
+        servers = List.copyOf(servers);
+    }
+}

@@ -1,0 +1,18 @@
+package dev.sluice.config.model;
+
+/** The kind of a proxy section; {@code listen} is a frontend and a backend in one. */
+public enum ProxyKind {
+    FRONTEND, BACKEND, LISTEN;
+
+    public boolean hasFrontend() {
+        return this != BACKEND;
+    }
+
+    public boolean hasBackend() {
+        return this != FRONTEND;
+    }
+
+    public String keyword() {
+        return name().toLowerCase(java.util.Locale.ROOT);
+    }
+}

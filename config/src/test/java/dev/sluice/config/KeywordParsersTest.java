@@ -1,0 +1,791 @@
+package dev.sluice.config;
+
+import static dev.sluice.config.Configs.BACKEND_LINE;
+import static dev.sluice.config.Configs.FRONTEND_LINE;
+import static dev.sluice.config.Configs.GLOBAL_LINE;
+import static dev.sluice.config.Configs.at;
+import static dev.sluice.config.Configs.assertSingleError;
+import static dev.sluice.config.Configs.backendOf;
+import static dev.sluice.config.Configs.frontendOf;
+import static dev.sluice.config.Configs.inBackend;
+import static dev.sluice.config.Configs.inFrontend;
+import static dev.sluice.config.Configs.inGlobal;
+import static dev.sluice.config.Configs.parse;
+import static dev.sluice.config.Configs.valid;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import dev.sluice.config.model.AclExpr;
+import dev.sluice.config.model.Acl;
+import dev.sluice.config.model.Balance;
+import dev.sluice.config.model.Bind;
+import dev.sluice.config.model.Condition;
+import dev.sluice.config.model.Global;
+import dev.sluice.config.model.HttpOptions;
+import dev.sluice.config.model.HttpOptions.ConnectionMode;
+import dev.sluice.config.model.HttpRule;
+import dev.sluice.config.model.ListenAddress;
+import dev.sluice.config.model.Mode;
+import dev.sluice.config.model.Proxy;
+import dev.sluice.config.model.Server;
+import dev.sluice.config.model.Timeouts;
+import dev.sluice.config.model.UseBackend;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.function.ToLongFunction;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class KeywordParsersTest {
+
+    private static Condition cond(boolean unless, String... andedNames) {
+        return new Condition(unless, List.of(Stream.of(andedNames).map(n -> new Condition.Term(false, n, null)).toList()));
+    }
+
+    @Nested
+    class GlobalSection {
+        @Test
+        void allGlobalKeywords() {
+            Global g = valid(inGlobal("maxconn 1000\nnbthread 4\ndaemon\npidfile /run/sluice.pid")).global();
+            assertThat(g).isEqualTo(new Global(1000, 4, true, "/run/sluice.pid"));
+        }
+
+        @Test
+        void unsetValuesAreZeroOrNull() {
+            assertThat(valid("global\n").global()).isEqualTo(new Global(0, 0, false, null));
+            assertThat(valid("").global()).isEqualTo(new Global(0, 0, false, null));
+        }
+
+        @Test
+        void laterLinesWin() {
+            assertThat(valid(inGlobal("nbthread 2\nnbthread 8")).global().nbthread()).isEqualTo(8);
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
+                "maxconn 0     => 'maxconn' : maxconn must be between 1 and 2147483647 (got 0)",
+                "maxconn -5    => 'maxconn' : maxconn must be between 1 and 2147483647 (got -5)",
+                "maxconn lots  => 'maxconn' : maxconn expects an integer, not 'lots'",
+                "maxconn       => 'maxconn' : missing argument; expected: maxconn <number>",
+                "maxconn 1 2   => 'maxconn' : unexpected argument '2'; expected: maxconn <number>",
+                "nbthread 0    => 'nbthread' : nbthread must be between 1 and 4096 (got 0)",
+                "nbthread 4097 => 'nbthread' : nbthread must be between 1 and 4096 (got 4097)",
+                "nbthread      => 'nbthread' : missing argument; expected: nbthread <number>",
+                "daemon yes    => 'daemon' : unexpected argument 'yes'; expected: daemon",
+                "pidfile       => 'pidfile' : missing argument; expected: pidfile <path>",
+                "pidfile a b   => 'pidfile' : unexpected argument 'b'; expected: pidfile <path>",
+        })
+        void globalErrors(String line, String message) {
+            Diagnostic d = assertSingleError(parse(inGlobal(line)), GLOBAL_LINE, message);
+            assertThat(d.message()).isEqualTo(message);
+        }
+
+        @Test
+        void nbthreadBounds() {
+            assertThat(valid(inGlobal("nbthread 1")).global().nbthread()).isEqualTo(1);
+            assertThat(valid(inGlobal("nbthread 4096")).global().nbthread()).isEqualTo(4096);
+        }
+    }
+
+    @Nested
+    class Maxconn {
+        @Test
+        void perFrontendAndInheritedFromDefaults() {
+            var c = valid(Configs.DEFAULTS.replace("defaults\n", "defaults\n    maxconn 300\n") + """
+                    frontend a
+                        bind :80
+                        default_backend b
+                    frontend c
+                        bind :81
+                        maxconn 20
+                        default_backend b
+                    backend b
+                    listen l
+                        bind :82
+                    """);
+            assertThat(Configs.proxy(c, "a").maxconn()).isEqualTo(300);
+            assertThat(Configs.proxy(c, "c").maxconn()).isEqualTo(20);
+            assertThat(Configs.proxy(c, "l").maxconn()).isEqualTo(300);
+            // a backend has no maxconn of its own
+            assertThat(Configs.proxy(c, "b").maxconn()).isZero();
+        }
+
+        @Test
+        void notInBackend() {
+            assertSingleError(parse(inBackend("maxconn 10")), BACKEND_LINE,
+                    "'maxconn' is not allowed in 'backend' section (allowed in: global, defaults, frontend, listen).");
+        }
+    }
+
+    @Nested
+    class ModeKeyword {
+        @Test
+        void http() {
+            assertThat(frontendOf("mode http").mode()).isEqualTo(Mode.HTTP);
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
+                "mode tcp      => 'mode' : mode tcp (layer-4 proxying) is not supported by Sluice yet; only 'mode http' is.",
+                "mode health   => 'mode' : mode health was removed from HAProxy 2.4; use monitor-uri instead.",
+                "mode ftp      => 'mode' : unknown mode 'ftp' (expected 'http')",
+                "mode          => 'mode' : missing argument; expected: mode http",
+                "mode http tcp => 'mode' : unexpected argument 'tcp'; expected: mode http",
+        })
+        void errors(String line, String message) {
+            Diagnostic d = assertSingleError(parse(inFrontend(line)), FRONTEND_LINE, message);
+            assertThat(d.message()).isEqualTo(message);
+        }
+    }
+
+    @Nested
+    class BindKeyword {
+
+        static Stream<Arguments> addresses() {
+            return Stream.of(
+                    Arguments.of("0.0.0.0:80", new ListenAddress.Inet("0.0.0.0", 80)),
+                    Arguments.of("127.0.0.1:8080", new ListenAddress.Inet("127.0.0.1", 8080)),
+                    Arguments.of("*:80", new ListenAddress.Inet("", 80)),
+                    Arguments.of(":80", new ListenAddress.Inet("", 80)),
+                    Arguments.of(":65535", new ListenAddress.Inet("", 65535)),
+                    Arguments.of("[::1]:8443", new ListenAddress.Inet("::1", 8443)),
+                    Arguments.of("[::]:80", new ListenAddress.Inet("::", 80)),
+                    Arguments.of("::1:80", new ListenAddress.Inet("::1", 80)),
+                    Arguments.of("2001:db8::1:443", new ListenAddress.Inet("2001:db8::1", 443)),
+                    Arguments.of("ipv4@*:80", new ListenAddress.Inet("0.0.0.0", 80)),
+                    Arguments.of("ipv4@:80", new ListenAddress.Inet("0.0.0.0", 80)),
+                    Arguments.of("ipv4@10.0.0.1:81", new ListenAddress.Inet("10.0.0.1", 81)),
+                    Arguments.of("ipv6@:80", new ListenAddress.Inet("::", 80)),
+                    Arguments.of("ipv6@*:80", new ListenAddress.Inet("::", 80)),
+                    Arguments.of("ipv6@[::1]:80", new ListenAddress.Inet("::1", 80)),
+                    Arguments.of("ipv6@::1:80", new ListenAddress.Inet("::1", 80)),
+                    Arguments.of("fd@3", new ListenAddress.InheritedFd(3)),
+                    Arguments.of("fd@0", new ListenAddress.InheritedFd(0)),
+                    Arguments.of("\"fd@${LISTEN_FD}\"", new ListenAddress.InheritedFd(7)),
+                    Arguments.of("\"${ADDR}:${PORT}\"", new ListenAddress.Inet("192.168.1.2", 9000)));
+        }
+
+        @ParameterizedTest(name = "bind {0}")
+        @MethodSource("addresses")
+        void validAddresses(String address, ListenAddress expected) {
+            var c = valid(inFrontend("bind " + address), Map.of("LISTEN_FD", "7", "ADDR", "192.168.1.2", "PORT", "9000"));
+            Proxy fe = Configs.proxy(c, "fe");
+            assertThat(fe.binds()).hasSize(2);
+            Bind b = fe.binds().getFirst();
+            assertThat(b.address()).isEqualTo(expected);
+            assertThat(b.where()).isEqualTo(at(FRONTEND_LINE));
+            assertThat(fe.binds().get(1).address()).isEqualTo(new ListenAddress.Inet("", 8080));
+        }
+
+        @Test
+        void commaListsGiveOneBindPerAddress() {
+            Proxy fe = frontendOf("bind 127.0.0.1:80,[::1]:80,fd@4\nbind :443");
+            assertThat(fe.binds()).containsExactly(
+                    new Bind(at(FRONTEND_LINE), new ListenAddress.Inet("127.0.0.1", 80), "127.0.0.1:80"),
+                    new Bind(at(FRONTEND_LINE), new ListenAddress.Inet("::1", 80), "[::1]:80"),
+                    new Bind(at(FRONTEND_LINE), new ListenAddress.InheritedFd(4), "fd@4"),
+                    new Bind(at(FRONTEND_LINE + 1), new ListenAddress.Inet("", 443), ":443"),
+                    new Bind(at(FRONTEND_LINE + 2), new ListenAddress.Inet("", 8080), ":8080"));
+        }
+
+        @Test
+        void addressesPrintBack() {
+            assertThat(new ListenAddress.Inet("::1", 80)).hasToString("[::1]:80");
+            assertThat(new ListenAddress.Inet("10.0.0.1", 80)).hasToString("10.0.0.1:80");
+            assertThat(new ListenAddress.Inet("", 80)).hasToString(":80");
+            assertThat(new ListenAddress.InheritedFd(3)).hasToString("fd@3");
+        }
+
+        @ParameterizedTest(name = "bind {0}")
+        @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
+                "127.0.0.1            => missing port in address '127.0.0.1'",
+                "127.0.0.1:           => missing port in address '127.0.0.1:'",
+                "[::1]                => missing port in address '[::1]'",
+                "localhost:80         => 'localhost' is not an IP address (bind takes IP addresses, '*' or nothing)",
+                "300.0.0.1:80         => '300.0.0.1' is not an IP address (bind takes IP addresses, '*' or nothing)",
+                "127.0.0.1:0          => port 0 in address '127.0.0.1:0' is not between 1 and 65535",
+                "127.0.0.1:65536      => port 65536 in address '127.0.0.1:65536' is not between 1 and 65535",
+                "127.0.0.1:http       => invalid port 'http' in address '127.0.0.1:http'",
+                ":8000-8010           => port ranges ('8000-8010') are not supported by Sluice",
+                "[::1:80              => missing ']' in address '[::1:80'",
+                "[::1]80              => unexpected '80' after ']' in address '[::1]80'",
+                "unix@/run/s.sock     => address family 'unix@' is not supported by Sluice yet",
+                "abns@name            => address family 'abns@' is not supported by Sluice yet",
+                "quic4@:443           => address family 'quic4@' is not supported by Sluice yet",
+                "/run/sluice.sock     => UNIX socket listeners ('/run/sluice.sock') are not supported by Sluice yet",
+                "tcp@1.2.3.4:80       => unknown address family 'tcp@'",
+                "ipv4@::1:80          => address '::1' does not match its family prefix",
+                "ipv6@127.0.0.1:80    => address '127.0.0.1' does not match its family prefix",
+                "fd@                  => 'fd@' expects a file descriptor number, not '' (is the environment variable set?)",
+                "\"fd@${UNSET_FD}\"   => 'fd@' expects a file descriptor number, not '' (is the environment variable set?)",
+                "fd@x                 => 'fd@' expects a file descriptor number, not 'x'",
+                "fd@-1                => 'fd@' expects a file descriptor number, not '-1'",
+                "`:80 ssl crt /x.pem` => bind option 'ssl' is not supported by Sluice yet: TLS (comes with the HTTP engine)",
+                "`:80 proto h2`       => bind option 'proto' is not supported by Sluice yet: protocol selection (comes with the HTTP engine)",
+                "`:80 accept-proxy`   => bind option 'accept-proxy' is not supported by Sluice yet: the PROXY protocol",
+                "`:80 name web`       => bind option 'name' is not supported by Sluice",
+        })
+        void rejectedAddresses(String address, String message) {
+            Diagnostic d = assertSingleError(parse(inFrontend("bind " + address)), FRONTEND_LINE, message);
+            assertThat(d.message()).isEqualTo("'bind' : " + message);
+        }
+
+        @Test
+        void eachBadAddressOfAListIsReported() {
+            var r = parse(inFrontend("bind :80,localhost:81,:0"));
+            assertThat(Configs.errors(r)).extracting(Diagnostic::line, Diagnostic::message).containsExactly(
+                    tuple(FRONTEND_LINE, "'bind' : 'localhost' is not an IP address (bind takes IP addresses, '*' or nothing)"),
+                    tuple(FRONTEND_LINE, "'bind' : port 0 in address ':0' is not between 1 and 65535"));
+        }
+
+        @Test
+        void missingAddress() {
+            assertSingleError(parse(inFrontend("bind")), FRONTEND_LINE, "'bind' : missing address; expected: bind <address>:<port>[,...] | fd@<n>");
+        }
+    }
+
+    @Nested
+    class ServerKeyword {
+
+        static Stream<Arguments> servers() {
+            return Stream.of(
+                    Arguments.of("s1 10.0.0.1:8080", "10.0.0.1", 8080, 1),
+                    Arguments.of("s1 10.0.0.1", "10.0.0.1", 0, 1),
+                    Arguments.of("s1 10.0.0.1:", "10.0.0.1", 0, 1),
+                    Arguments.of("s1 [::1]:8080", "::1", 8080, 1),
+                    Arguments.of("s1 [::1]", "::1", 0, 1),
+                    Arguments.of("s1 ::1", "::1", 0, 1),
+                    Arguments.of("s1 2001:db8::10", "2001:db8::10", 0, 1),
+                    Arguments.of("s1 ipv4@10.0.0.1:80", "10.0.0.1", 80, 1),
+                    Arguments.of("s1 ipv6@[::1]:80", "::1", 80, 1),
+                    Arguments.of("s1 app.internal:8080", "app.internal", 8080, 1),
+                    Arguments.of("s1 app.internal", "app.internal", 0, 1),
+                    Arguments.of("s1 10.0.0.1:80 weight 0", "10.0.0.1", 80, 0),
+                    Arguments.of("s1 10.0.0.1:80 weight 256", "10.0.0.1", 80, 256),
+                    Arguments.of("s1 10.0.0.1:80 weight 7 weight 9", "10.0.0.1", 80, 9),
+                    Arguments.of("web-1.a:b_c 10.0.0.1:80", "10.0.0.1", 80, 1));
+        }
+
+        @ParameterizedTest(name = "server {0}")
+        @MethodSource("servers")
+        void validServers(String args, String host, int port, int weight) {
+            Proxy be = backendOf("server " + args);
+            String name = args.substring(0, args.indexOf(' '));
+            assertThat(be.servers()).containsExactly(new Server(at(BACKEND_LINE), name, host, port, weight));
+        }
+
+        @ParameterizedTest(name = "server {0}")
+        @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
+                "``                             => missing server name and address",
+                "s1                             => missing address for server 's1'",
+                "s/1 10.0.0.1:80                => invalid character in server name 's/1'",
+                "s1 10.0.0.1:80 weight 257      => weight of server s1 is not within 0 and 256 (257).",
+                "s1 10.0.0.1:80 weight -1       => weight of server s1 is not within 0 and 256 (-1).",
+                "s1 10.0.0.1:80 weight abc      => 'weight' expects an integer argument, not 'abc'.",
+                "s1 10.0.0.1:80 weight          => 'weight' expects an integer argument.",
+                "s1 10.0.0.1:80 check           => server 's1' : option 'check' is not supported by Sluice yet: health checks",
+                "s1 10.0.0.1:80 ssl verify none => server 's1' : option 'ssl' is not supported by Sluice yet: server TLS (comes with the HTTP engine)",
+                "s1 10.0.0.1:80 backup          => server 's1' : option 'backup' is not supported by Sluice yet: backup servers",
+                "s1 10.0.0.1:80 maxconn 10      => server 's1' : option 'maxconn' is not supported by Sluice yet: server queues",
+                "s1 10.0.0.1:80 wieght 3        => server 's1' : unknown keyword 'wieght'; did you mean 'weight' maybe ?",
+                "s1 10.0.0.1:80 foo             => server 's1' : unknown keyword 'foo'",
+                "s1 unix@/run/app.sock          => server 's1' : address 'unix@/run/app.sock' is not supported by Sluice yet (only IPv4, IPv6 and host names)",
+                "s1 /run/app.sock               => server 's1' : address '/run/app.sock' is not supported by Sluice yet (only IPv4, IPv6 and host names)",
+                "s1 :80                         => server 's1' : missing host in address ':80'",
+                "s1 10.0.0.1:0                  => server 's1' : port 0 in address '10.0.0.1:0' is not between 1 and 65535",
+                "s1 10.0.0.1:99999              => server 's1' : port 99999 in address '10.0.0.1:99999' is not between 1 and 65535",
+                "s1 10.0.0.1:http               => server 's1' : invalid port 'http' in address '10.0.0.1:http'",
+                "s1 [::1                        => server 's1' : missing ']' in address '[::1'",
+        })
+        void rejectedServers(String args, String message) {
+            var r = parse(inBackend("server " + args));
+            Diagnostic d = assertSingleError(r, BACKEND_LINE, message);
+            assertThat(d.message()).isEqualTo("'server' : " + message);
+        }
+
+        @Test
+        void foolishOptionDoesNotGetASuggestion() {
+            var d = assertSingleError(parse(inBackend("server s1 10.0.0.1:80 foo")), BACKEND_LINE, "unknown keyword 'foo'");
+            assertThat(d.message()).doesNotContain("did you mean");
+        }
+
+        @Test
+        void defaultServerWeightAppliesToFollowingServers() {
+            Proxy be = backendOf("""
+                    server a 10.0.0.1:80
+                    default-server weight 10
+                    server b 10.0.0.2:80
+                    server c 10.0.0.3:80 weight 3
+                    default-server weight 0
+                    server d 10.0.0.4:80
+                    """);
+            assertThat(be.servers()).extracting(Server::name, Server::weight).containsExactly(
+                    tuple("a", 1),
+                    tuple("b", 10),
+                    tuple("c", 3),
+                    tuple("d", 0));
+        }
+
+        @Test
+        void defaultServerWeightIsInheritedFromDefaults() {
+            var c = valid(Configs.DEFAULTS + """
+                        default-server weight 42
+                    frontend fe
+                        bind :80
+                        default_backend be
+                    backend be
+                        server a 10.0.0.1:80
+                        server b 10.0.0.2:80 weight 256
+                    """);
+            assertThat(Configs.proxy(c, "be").servers()).extracting(Server::weight).containsExactly(42, 256);
+        }
+
+        @ParameterizedTest(name = "default-server {0}")
+        @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
+                "weight 300 => 'default-server' : weight of server default-server is not within 0 and 256 (300).",
+                "weight x   => 'default-server' : 'weight' expects an integer argument, not 'x'.",
+                "weight     => 'default-server' : 'weight' expects an integer argument.",
+                "check      => 'default-server' : option 'check' is not supported by Sluice yet: health checks",
+                "bogus      => 'default-server' : unknown keyword 'bogus'",
+        })
+        void defaultServerErrors(String args, String message) {
+            Diagnostic d = assertSingleError(parse(inBackend("default-server " + args)), BACKEND_LINE, message);
+            assertThat(d.message()).isEqualTo(message);
+        }
+
+        @Test
+        void serverNotAllowedInFrontend() {
+            assertSingleError(parse(inFrontend("server s 10.0.0.1:80")), FRONTEND_LINE,
+                    "'server' is not allowed in 'frontend' section (allowed in: backend, listen).");
+        }
+    }
+
+    @Nested
+    class BalanceKeyword {
+        @Test
+        void roundrobinAndDefault() {
+            assertThat(backendOf("balance roundrobin").balance()).isEqualTo(new Balance(Balance.Algorithm.ROUNDROBIN, List.of()));
+            assertThat(backendOf("").balance()).isEqualTo(Balance.DEFAULT);
+            assertThat(Balance.Algorithm.ROUNDROBIN.keyword()).isEqualTo("roundrobin");
+        }
+
+        @ParameterizedTest(name = "balance {0}")
+        @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
+                "leastconn        => 'balance' : algorithm 'leastconn' is not supported by Sluice yet (load balancing comes with the traffic rules)",
+                "source           => 'balance' : algorithm 'source' is not supported by Sluice yet",
+                "hdr(host)        => 'balance' : algorithm 'hdr' is not supported by Sluice yet",
+                "url_param userid => 'balance' : algorithm 'url_param' is not supported by Sluice yet",
+                "roundrobn        => 'balance' : unknown algorithm 'roundrobn'; did you mean 'roundrobin' maybe ?",
+                "zzz              => 'balance' : unknown algorithm 'zzz'",
+                "``               => 'balance' : missing algorithm; expected: balance roundrobin",
+                "roundrobin extra => 'balance' : 'balance roundrobin' takes no argument (got 'extra')",
+        })
+        void rejected(String args, String message) {
+            Diagnostic d = assertSingleError(parse(inBackend("balance " + args)), BACKEND_LINE, message);
+            assertThat(d.message()).startsWith(message);
+        }
+    }
+
+    @Nested
+    class Switching {
+        @Test
+        void defaultBackend() {
+            Proxy fe = frontendOf("default_backend be");
+            assertThat(fe.defaultBackend()).isEqualTo("be");
+            assertThat(fe.useBackends()).isEmpty();
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
+                "default_backend          => 'default_backend' : missing argument; expected: default_backend <backend>",
+                "default_backend be other => 'default_backend' : unexpected argument 'other'; expected: default_backend <backend>",
+                "use_backend              => 'use_backend' : missing backend name; expected: use_backend <backend> [if|unless <condition>]",
+                "use_backend if TRUE      => 'use_backend' : missing backend name; expected: use_backend <backend> [if|unless <condition>]",
+                "use_backend be when TRUE => 'use_backend' : unexpected argument 'when' (expected 'if' or 'unless' followed by a condition)",
+                "use_backend be if        => error detected while parsing a 'use_backend' condition : missing condition after 'if'.",
+                "use_backend be unless    => error detected while parsing a 'use_backend' condition : missing condition after 'unless'.",
+                "use_backend be if { path => error detected while parsing a 'use_backend' condition : missing closing '}' in condition.",
+        })
+        void errors(String line, String message) {
+            Diagnostic d = assertSingleError(parse(inFrontend(line)), FRONTEND_LINE, message);
+            assertThat(d.message()).isEqualTo(message);
+        }
+
+        @Test
+        void useBackendRules() {
+            Proxy fe = frontendOf("""
+                    acl is_api path_beg /api
+                    acl is_v2 path_beg /v2
+                    use_backend be if is_api is_v2 || METH_POST
+                    use_backend be unless !is_api
+                    use_backend be
+                    use_backend %[req.hdr(host),lower,map(/etc/hosts.map)]
+                    use_backend be if { hdr(host) -i example.com }
+                    """);
+            List<UseBackend> rules = fe.useBackends();
+            assertThat(rules).hasSize(5);
+            assertThat(rules.get(0)).isEqualTo(new UseBackend(at(FRONTEND_LINE + 2), "be", new Condition(false, List.of(
+                    List.of(new Condition.Term(false, "is_api", null), new Condition.Term(false, "is_v2", null)),
+                    List.of(new Condition.Term(false, "METH_POST", null))))));
+            assertThat(rules.get(1)).isEqualTo(new UseBackend(at(FRONTEND_LINE + 3), "be", new Condition(true, List.of(
+                    List.of(new Condition.Term(true, "is_api", null))))));
+            assertThat(rules.get(2)).isEqualTo(new UseBackend(at(FRONTEND_LINE + 4), "be", null));
+            assertThat(rules.get(2).isDynamic()).isFalse();
+            assertThat(rules.get(3).backend()).isEqualTo("%[req.hdr(host),lower,map(/etc/hosts.map)]");
+            assertThat(rules.get(3).isDynamic()).isTrue();
+            assertThat(rules.get(3).condition()).isNull();
+            assertThat(rules.get(4).condition()).isEqualTo(new Condition(false, List.of(List.of(
+                    new Condition.Term(false, null, new AclExpr("hdr(host)", List.of("-i"), List.of("example.com")))))));
+        }
+
+        @Test
+        void useBackendNotAllowedInDefaults() {
+            var r = parse("defaults\n    use_backend be\n");
+            assertSingleError(r, 2, "'use_backend' is not allowed in 'defaults' section (allowed in: frontend, listen).");
+        }
+    }
+
+    @Nested
+    class AclKeyword {
+        @Test
+        void aclLines() {
+            Proxy fe = frontendOf("""
+                    acl is_api path_beg -i /api /v2
+                    acl is_api hdr(host) -m beg api.
+                    acl big req.body_size gt 1000
+                    acl neg int -5
+                    acl dash path -- -x
+                    acl listed src -f /etc/allow.lst
+                    acl a:b.c-d_e always_true
+                    """);
+            assertThat(fe.acls()).containsExactly(
+                    new Acl(at(FRONTEND_LINE), "is_api", new AclExpr("path_beg", List.of("-i"), List.of("/api", "/v2"))),
+                    new Acl(at(FRONTEND_LINE + 1), "is_api", new AclExpr("hdr(host)", List.of("-m", "beg"), List.of("api."))),
+                    new Acl(at(FRONTEND_LINE + 2), "big", new AclExpr("req.body_size", List.of(), List.of("gt", "1000"))),
+                    new Acl(at(FRONTEND_LINE + 3), "neg", new AclExpr("int", List.of(), List.of("-5"))),
+                    new Acl(at(FRONTEND_LINE + 4), "dash", new AclExpr("path", List.of(), List.of("-x"))),
+                    new Acl(at(FRONTEND_LINE + 5), "listed", new AclExpr("src", List.of("-f", "/etc/allow.lst"), List.of())),
+                    new Acl(at(FRONTEND_LINE + 6), "a:b.c-d_e", new AclExpr("always_true", List.of(), List.of())));
+            assertThat(fe.acls().getFirst().expr()).hasToString("path_beg -i /api /v2");
+        }
+
+        @Test
+        void aclsInBackends() {
+            Proxy be = backendOf("acl local src 127.0.0.1\nhttp-request return status 403 if !local");
+            assertThat(be.acls()).extracting(Acl::name).containsExactly("local");
+            assertThat(be.httpRequestRules()).hasSize(1);
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
+                "acl                     => 'acl' : missing ACL name",
+                "acl lonely              => 'acl' : missing fetch method in ACL 'lonely'",
+                "acl TRUE always_true    => 'acl' : ACL name 'TRUE' is reserved for a predefined ACL.",
+                "acl METH_GET method GET => 'acl' : ACL name 'METH_GET' is reserved for a predefined ACL.",
+                "acl a/b path /          => 'acl' : invalid character '/' in ACL name 'a/b'.",
+                "acl x path -z foo       => 'acl' : error detected while parsing ACL 'x' : '-z' is not a valid ACL option. Please use '--' before any pattern beginning with a '-'.",
+                "acl x path -m           => 'acl' : error detected while parsing ACL 'x' : missing argument after '-m' in ACL expression 'path'.",
+        })
+        void errors(String line, String message) {
+            Diagnostic d = assertSingleError(parse(inFrontend(line)), FRONTEND_LINE, message);
+            assertThat(d.message()).isEqualTo(message);
+        }
+
+        @Test
+        void notInDefaults() {
+            assertSingleError(parse("defaults\n    acl a src 1.2.3.4\n"), 2,
+                    "'acl' is not allowed in 'defaults' section (allowed in: frontend, backend, listen).");
+        }
+    }
+
+    @Nested
+    class TimeoutKeywords {
+
+        static Stream<Arguments> timeouts() {
+            return Stream.of(
+                    Arguments.of("client", (ToLongFunction<Timeouts>) Timeouts::client),
+                    Arguments.of("server", (ToLongFunction<Timeouts>) Timeouts::server),
+                    Arguments.of("connect", (ToLongFunction<Timeouts>) Timeouts::connect),
+                    Arguments.of("http-request", (ToLongFunction<Timeouts>) Timeouts::httpRequest),
+                    Arguments.of("http-keep-alive", (ToLongFunction<Timeouts>) Timeouts::httpKeepAlive));
+        }
+
+        @ParameterizedTest(name = "timeout {0}")
+        @MethodSource("timeouts")
+        void eachTimeoutSetsItsField(String name, ToLongFunction<Timeouts> field) {
+            var c = valid("""
+                    defaults
+                        mode http
+                        timeout client 1s
+                        timeout server 1s
+                        timeout connect 1s
+                    listen l
+                        bind :80
+                        timeout %s 1500ms
+                    """.formatted(name));
+            Timeouts t = Configs.proxy(c, "l").timeouts();
+            assertThat(field.applyAsLong(t)).isEqualTo(1500);
+            long others = Stream.of(t.client(), t.server(), t.connect(), t.httpRequest(), t.httpKeepAlive()).filter(v -> v == 1000).count();
+            assertThat(others).isEqualTo(name.startsWith("http") ? 3 : 2);
+            assertThat(List.of(t.queue(), t.tunnel(), t.clientFin(), t.serverFin(), t.check(), t.tarpit())).containsOnly(Timeouts.UNSET);
+        }
+
+        @Test
+        void unitsAndDefaults() {
+            Proxy fe = frontendOf("timeout client 2m\ntimeout http-request 10s");
+            assertThat(fe.timeouts().client()).isEqualTo(120_000);
+            assertThat(fe.timeouts().httpRequest()).isEqualTo(10_000);
+            assertThat(fe.timeouts().httpKeepAlive()).isEqualTo(Timeouts.UNSET);
+            assertThat(fe.timeouts().effectiveKeepAlive()).isEqualTo(10_000);
+            assertThat(frontendOf("timeout http-request 10s\ntimeout http-keep-alive 2s").timeouts().effectiveKeepAlive()).isEqualTo(2000);
+            assertThat(frontendOf("timeout client 7").timeouts().client()).isEqualTo(7);
+            assertThat(Timeouts.NONE.effectiveKeepAlive()).isEqualTo(Timeouts.UNSET);
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
+                "timeout client 10x       => 'timeout client' : unexpected character 'x' in time value '10x': units are us, ms, s, m, h, d",
+                "timeout client           => 'timeout client' : missing argument; expected: timeout client <time>",
+                "timeout client 1s 2s     => 'timeout client' : unexpected argument '2s'; expected: timeout client <time>",
+                "timeout http-request 30d => 'timeout http-request' : time value '30d' is too large (maximum is 2147483647 ms, about 24.8 days)",
+                "timeout client -1        => 'timeout client' : '-1' is not a time",
+                "timeout                  => 'timeout' expects a timeout (one of: client, http-request, http-keep-alive).",
+                "timeout clinet 5s        => unknown timeout 'clinet' in 'frontend' section; did you mean 'client' maybe ?",
+                "timeout server 5s        => 'timeout server' is not allowed in 'frontend' section (allowed in: defaults, backend, listen).",
+                "timeout queue 5s         => 'timeout queue' is not supported by Sluice yet: server queues.",
+                "timeout tunnel 1h        => 'timeout tunnel' is not supported by Sluice yet: tunnels (WebSocket, CONNECT).",
+                "timeout check 1s         => 'timeout check' is not supported by Sluice yet: health checks.",
+        })
+        void errors(String line, String message) {
+            Diagnostic d = assertSingleError(parse(inFrontend(line)), FRONTEND_LINE, message);
+            assertThat(d.message()).startsWith(message);
+        }
+
+        @Test
+        void badValueIsReportedAtItsLine() {
+            var r = parse(inFrontend("timeout client 3s\ntimeout client bad"));
+            assertSingleError(r, FRONTEND_LINE + 1, "'timeout client' : 'bad' is not a time");
+        }
+    }
+
+    @Nested
+    class ForwardFor {
+        @ParameterizedTest(name = "option forwardfor {0}")
+        @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
+                "``                                            => X-Forwarded-For =>                    => false",
+                "if-none                                       => X-Forwarded-For =>                    => true",
+                "header X-Client-IP                            => X-Client-IP     =>                    => false",
+                "except 127.0.0.0/8                            => X-Forwarded-For => 127.0.0.0/8        => false",
+                "except 10.0.0.1                               => X-Forwarded-For => 10.0.0.1           => false",
+                "except 10.0.0.0/255.0.0.0                     => X-Forwarded-For => 10.0.0.0/255.0.0.0 => false",
+                "except ::1/128                                => X-Forwarded-For => ::1/128            => false",
+                "except 2001:db8::/32 header X-Real-IP if-none => X-Real-IP       => 2001:db8::/32      => true",
+                "if-none header A header B                     => B               =>                    => true",
+        })
+        void variants(String args, String header, String except, boolean ifNone) {
+            Proxy fe = frontendOf("option forwardfor " + args);
+            assertThat(fe.http().forwardFor()).isEqualTo(new HttpOptions.ForwardFor(header, except, ifNone));
+        }
+
+        @Test
+        void offByDefaultInheritedAndNegated() {
+            assertThat(frontendOf("").http().forwardFor()).isNull();
+            var c = valid(Configs.DEFAULTS + """
+                        option forwardfor header X-Src
+                    frontend a
+                        bind :80
+                        default_backend b
+                    frontend c
+                        bind :81
+                        no option forwardfor
+                        default_backend b
+                    backend b
+                    """);
+            assertThat(Configs.proxy(c, "a").http().forwardFor()).isEqualTo(new HttpOptions.ForwardFor("X-Src", null, false));
+            assertThat(Configs.proxy(c, "c").http().forwardFor()).isNull();
+            assertThat(Configs.proxy(c, "b").http().forwardFor()).isEqualTo(new HttpOptions.ForwardFor("X-Src", null, false));
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
+                "option forwardfor except              => 'option forwardfor' : 'except' requires a network in CIDR form.",
+                "option forwardfor except 10.0.0.0/33  => 'option forwardfor' : 'except' : invalid network '10.0.0.0/33' (expected <ip>[/<prefix>])",
+                "option forwardfor except ::/129       => 'option forwardfor' : 'except' : invalid network '::/129' (expected <ip>[/<prefix>])",
+                "option forwardfor except lan          => 'option forwardfor' : 'except' : invalid network 'lan' (expected <ip>[/<prefix>])",
+                "option forwardfor except ::/255.0.0.0 => 'option forwardfor' : 'except' : invalid network '::/255.0.0.0' (expected <ip>[/<prefix>])",
+                "option forwardfor except 1.2.3.4/x    => 'option forwardfor' : 'except' : invalid network '1.2.3.4/x' (expected <ip>[/<prefix>])",
+                "option forwardfor header              => 'option forwardfor' : 'header' requires a header name.",
+                "option forwardfor header \"\"         => 'option forwardfor' : 'header' requires a header name.",
+                "option forwardfor always              => 'option forwardfor' : unexpected argument 'always'; expected: option forwardfor [except <network>] [header <name>] [if-none]",
+                "no option forwardfor if-none          => 'option forwardfor' : unexpected argument 'if-none'; expected: no option forwardfor",
+        })
+        void errors(String line, String message) {
+            Diagnostic d = assertSingleError(parse(inFrontend(line)), FRONTEND_LINE, message);
+            assertThat(d.message()).isEqualTo(message);
+        }
+    }
+
+    @Nested
+    class ConnectionModes {
+        @ParameterizedTest(name = "{0}")
+        @CsvSource({
+                "option http-keep-alive, KEEP_ALIVE",
+                "option http-server-close, SERVER_CLOSE",
+                "option httpclose, CLOSE",
+                "no option httpclose, KEEP_ALIVE",
+                "no option http-server-close, KEEP_ALIVE",
+                "'option httpclose\noption http-server-close', SERVER_CLOSE",
+                "'option httpclose\nno option httpclose', KEEP_ALIVE",
+        })
+        void modes(String lines, ConnectionMode mode) {
+            assertThat(frontendOf(lines).http().connectionMode()).isEqualTo(mode);
+        }
+
+        @Test
+        void defaultIsKeepAliveAndDefaultsAreInherited() {
+            assertThat(frontendOf("").http().connectionMode()).isEqualTo(ConnectionMode.KEEP_ALIVE);
+            var c = valid(Configs.DEFAULTS + """
+                        option httpclose
+                    frontend fe
+                        bind :80
+                        default_backend be
+                    backend be
+                        no option httpclose
+                    """);
+            assertThat(Configs.proxy(c, "fe").http().connectionMode()).isEqualTo(ConnectionMode.CLOSE);
+            assertThat(Configs.proxy(c, "be").http().connectionMode()).isEqualTo(ConnectionMode.KEEP_ALIVE);
+        }
+
+        @Test
+        void noArguments() {
+            Diagnostic d = assertSingleError(parse(inFrontend("option http-server-close now")), FRONTEND_LINE,
+                    "'option http-server-close' : unexpected argument 'now'; expected: option http-server-close");
+            assertThat(d.message()).isEqualTo("'option http-server-close' : unexpected argument 'now'; expected: option http-server-close");
+        }
+    }
+
+    @Nested
+    class HttpRequestReturn {
+
+        private HttpRule.Return onlyRule(String line) {
+            Proxy fe = frontendOf(line);
+            assertThat(fe.httpRequestRules()).hasSize(1);
+            return (HttpRule.Return) fe.httpRequestRules().getFirst();
+        }
+
+        @Test
+        void fullRule() {
+            Proxy fe = frontendOf("""
+                    acl maint always_true
+                    http-request return status 503 content-type "text/plain; charset=utf-8" string "down for maintenance" hdr Retry-After 30 hdr X-A "a b" if maint
+                    """);
+            assertThat(fe.httpRequestRules()).containsExactly(new HttpRule.Return(at(FRONTEND_LINE + 1),
+                    new Condition(false, List.of(List.of(new Condition.Term(false, "maint", null)))), 503,
+                    "text/plain; charset=utf-8", "down for maintenance",
+                    List.of(new HttpRule.Header("Retry-After", "30"), new HttpRule.Header("X-A", "a b"))));
+        }
+
+        @Test
+        void defaults() {
+            assertThat(onlyRule("http-request return")).isEqualTo(new HttpRule.Return(at(FRONTEND_LINE), null, 200, null, null, List.of()));
+        }
+
+        @Test
+        void emptyStringNeedsNoContentType() {
+            HttpRule.Return r = onlyRule("http-request return status 404 string \"\" unless METH_GET");
+            assertThat(r.body()).isEmpty();
+            assertThat(r.contentType()).isNull();
+            assertThat(r.status()).isEqualTo(404);
+            assertThat(r.condition()).isEqualTo(cond(true, "METH_GET"));
+        }
+
+        @Test
+        void statusBounds() {
+            assertThat(onlyRule("http-request return status 200").status()).isEqualTo(200);
+            assertThat(onlyRule("http-request return status 599").status()).isEqualTo(599);
+            assertThat(onlyRule("http-request return status 204").body()).isNull();
+        }
+
+        @Test
+        void fileBody(@TempDir Path dir) throws IOException {
+            Path f = dir.resolve("page.html");
+            Files.write(f, "<h1>caf\u00e9</h1>\n".getBytes(StandardCharsets.ISO_8859_1));
+            HttpRule.Return r = onlyRule("http-request return content-type text/html file \"" + f + "\" if { path / }");
+            assertThat(r.body()).isEqualTo("<h1>caf\u00e9</h1>\n");
+            assertThat(r.contentType()).isEqualTo("text/html");
+            assertThat(r.condition().alternatives().getFirst().getFirst().anonymous()).isEqualTo(new AclExpr("path", List.of(), List.of("/")));
+        }
+
+        @Test
+        void missingFile(@TempDir Path dir) {
+            Path f = dir.resolve("nope.html");
+            var r = parse(inFrontend("http-request return content-type text/html file " + f));
+            assertSingleError(r, FRONTEND_LINE, "'http-request return' : cannot read file '" + f + "'");
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
+                "status 100                                   => status must be between 200 and 599 (got 100)",
+                "status 600                                   => status must be between 200 and 599 (got 600)",
+                "status abc                                   => status expects an integer, not 'abc'",
+                "status                                       => 'status' expects a status code.",
+                "status if TRUE                               => 'status' expects a status code.",
+                "content-type                                 => 'content-type' expects a type.",
+                "string                                       => 'string' expects a text.",
+                "file                                         => 'file' expects a path.",
+                "string x                                     => a content type must be defined when non-empty payload is configured.",
+                "status 204 content-type text/plain string x  => status 204 cannot carry a body.",
+                "status 304 string \"\"                       => status 304 cannot carry a body.",
+                "content-type a/b string x string y           => only one body ('string' or 'file') may be given.",
+                "content-type a/b string x file /etc/hostname => only one body ('string' or 'file') may be given.",
+                "hdr X-A                                      => 'hdr' expects a name and a value.",
+                "hdr \"Bad Name\" v                           => invalid header name 'Bad Name'.",
+                "hdr X-A:b v                                  => invalid header name 'X-A:b'.",
+                "hdr X-A %[src]                               => log-format expressions in 'hdr' values are not supported by Sluice yet.",
+                "lf-string x                                  => 'lf-string' is not supported by Sluice yet (use 'string' or 'file').",
+                "errorfile /x                                 => 'errorfile' is not supported by Sluice yet (use 'string' or 'file').",
+                "deny                                         => unexpected argument 'deny'; expected: status, content-type, string, file, hdr, if or unless.",
+        })
+        void errors(String args, String message) {
+            Diagnostic d = assertSingleError(parse(inFrontend("http-request return " + args)), FRONTEND_LINE, message);
+            assertThat(d.message()).isEqualTo("'http-request return' : " + message);
+        }
+
+        @Test
+        void conditionErrors() {
+            assertSingleError(parse(inFrontend("http-request return status 403 if")), FRONTEND_LINE,
+                    "error detected while parsing a 'http-request return' condition : missing condition after 'if'.");
+            assertSingleError(parse(inFrontend("http-request return status 403 if { src }}")), FRONTEND_LINE,
+                    "error detected while parsing a 'http-request return' condition : missing closing '}' in condition.");
+        }
+
+        @Test
+        void otherActionsAreUnknown() {
+            assertSingleError(parse(inFrontend("http-request deny")), FRONTEND_LINE, "unknown http-request action 'deny' in 'frontend' section");
+            assertSingleError(parse(inFrontend("http-request")), FRONTEND_LINE,
+                    "'http-request' expects a http-request action (one of: return).");
+        }
+
+        @Test
+        void rulesKeepTheirOrderInBackendsAndListens() {
+            var c = valid(Configs.DEFAULTS + """
+                    listen l
+                        bind :80
+                        http-request return status 201 if METH_POST
+                        http-request return status 202
+                    """);
+            assertThat(Configs.proxy(c, "l").httpRequestRules()).extracting(rule -> ((HttpRule.Return) rule).status()).containsExactly(201, 202);
+            assertThat(Configs.proxy(c, "l").httpRequestRules()).extracting(HttpRule::where).containsExactly(at(8), at(9));
+        }
+    }
+}

@@ -1,0 +1,79 @@
+package dev.sluice.proxy.backend;
+
+import dev.sluice.config.model.HttpOptions;
+import dev.sluice.config.model.Proxy;
+import dev.sluice.config.model.Timeouts;
+import dev.sluice.proxy.rules.ForwardFor;
+import java.net.InetSocketAddress;
+import java.util.List;
+
+/**
+ * A backend at run time: its servers, how it picks one, its timeouts and how it reaches servers.
+ * Immutable apart from the servers' own run-time state.
+ */
+public final class Backend {
+    /** HAProxy's default {@code retries}. */
+    public static final int DEFAULT_RETRIES = 3;
+
+    private final String name;
+    private final Proxy config;
+    private final Server[] servers;
+    private final RoundRobin lb;
+    private final ServerConnector connector;
+    private final ForwardFor forwardFor;
+
+    /** A server whose address is resolved; resolution happens before the runtime is built. */
+    public record ResolvedServer(String name, InetSocketAddress address, int weight) {
+    }
+
+    public Backend(Proxy config, List<ResolvedServer> resolved, int loops, ServerConnector connector) {
+        this.name = config.name();
+        this.config = config;
+        this.connector = connector;
+        this.servers = new Server[resolved.size()];
+        for (int i = 0; i < servers.length; i++) {
+            ResolvedServer r = resolved.get(i);
+            servers[i] = new Server(r.name(), i + 1, this, r.address(), r.weight(), loops);
+        }
+        this.lb = new RoundRobin(servers);
+        this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());
+    }
+
+    /** The compiled {@code option forwardfor} of this backend, or null. */
+    public ForwardFor forwardFor() {
+        return forwardFor;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public Proxy config() {
+        return config;
+    }
+
+    public Timeouts timeouts() {
+        return config.timeouts();
+    }
+
+    public HttpOptions http() {
+        return config.http();
+    }
+
+    public List<Server> servers() {
+        return List.of(servers);
+    }
+
+    public int retries() {
+        return DEFAULT_RETRIES;
+    }
+
+    /** The next server for a request, or null when none can take it. */
+    public Server pickServer() {
+        return lb.pick();
+    }
+
+    public ServerConnector connector() {
+        return connector;
+    }
+}

@@ -1,0 +1,187 @@
+package dev.sluice.proxy.cli;
+
+import dev.sluice.config.ConfigFiles;
+import dev.sluice.config.ConfigParser;
+import dev.sluice.config.Diagnostic;
+import dev.sluice.config.KeywordRegistry;
+import dev.sluice.config.model.Config;
+import dev.sluice.proxy.backend.Backend;
+import dev.sluice.proxy.runtime.ProxyRuntime;
+import io.netty.util.Version;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The {@code sluice} command: HAProxy's command line. Checks the configuration ({@code -c}), or starts
+ * the proxy in the foreground (the default, and {@code -d}) or as a daemon ({@code -D}), writes the
+ * pid file, and handles stop signals (SIGTERM/SIGINT stop at once, SIGUSR1 stops gracefully).
+ */
+public final class Main {
+    private Main() {
+    }
+
+    /** Features that {@code .if feature(...)} sees as present. */
+    static final Set<String> FEATURES = Set.of("EPOLL", "LINUX_SPLICE", "TFO");
+
+    /** Set in the child of {@code -D}: where to write the pid once listening. */
+    static final String READY_FILE_ENV = "SLUICE_READY_FILE";
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    static int run(String[] args) {
+        Options opts;
+        try {
+            opts = Options.parse(args);
+        } catch (Options.UsageException e) {
+            System.err.println("sluice: " + e.getMessage());
+            System.err.print(Options.usage());
+            return 1;
+        }
+        if (opts.help()) {
+            System.out.print(Options.usage());
+            return 0;
+        }
+        if (opts.version() > 0) {
+            printVersion(opts.version() > 1);
+            return 0;
+        }
+        if (opts.files().isEmpty()) {
+            System.err.println("sluice: no configuration file given (use -f <file|dir>)");
+            System.err.print(Options.usage());
+            return 1;
+        }
+        PrintStream err = System.err;
+        ConfigFiles.Loaded loaded = ConfigFiles.load(opts.files());
+        List<Diagnostic> diags = new ArrayList<>(loaded.problems());
+        Config config = null;
+        if (loaded.problems().isEmpty()) {
+            ConfigParser.Result r = new ConfigParser(KeywordRegistry.standard(), ConfigParser.Settings.fromSystem(FEATURES)).parse(loaded.sources());
+            diags.addAll(r.diagnostics());
+            config = r.config();
+        }
+        boolean errors = diags.stream().anyMatch(Diagnostic::isError);
+        if (!opts.quiet()) {
+            for (Diagnostic d : diags) {
+                err.println(d);
+            }
+        }
+        if (errors || config == null) {
+            if (!opts.quiet()) {
+                err.println("Fatal errors found in configuration.");
+            }
+            return 1;
+        }
+        Map<String, List<Backend.ResolvedServer>> resolved = new HashMap<>();
+        List<String> problems = ProxyRuntime.check(config, resolved);
+        if (!problems.isEmpty()) {
+            if (!opts.quiet()) {
+                problems.forEach(err::println);
+                err.println("Fatal errors found in configuration.");
+            }
+            return 1;
+        }
+        if (opts.check()) {
+            if (!opts.quiet()) {
+                if (diags.stream().anyMatch(d -> d.severity() == Diagnostic.Severity.WARNING)) {
+                    System.out.println("Warnings were found.");
+                }
+                System.out.println("Configuration file is valid");
+            }
+            return 0;
+        }
+        boolean daemon = (opts.daemon() || config.global().daemon()) && !opts.debug();
+        String pidfile = opts.pidfile() != null ? opts.pidfile() : config.global().pidfile();
+        if (daemon && System.getenv(READY_FILE_ENV) == null) {
+            return Daemon.spawn(args, pidfile);
+        }
+        return serve(opts, config, resolved, pidfile);
+    }
+
+    private static int serve(Options opts, Config config, Map<String, List<Backend.ResolvedServer>> resolved, String pidfile) {
+        ProxyRuntime runtime = ProxyRuntime.build(config, resolved);
+        if (opts.debug() && runtime.transport().fallbackReason() != null) {
+            System.err.println("[NOTICE] using the NIO transport: " + runtime.transport().fallbackReason());
+        }
+        try {
+            runtime.start();
+        } catch (IllegalStateException e) {
+            if (!opts.quiet()) {
+                System.err.println("[ALERT] " + e.getMessage());
+            }
+            return 1;
+        }
+        long pid = ProcessHandle.current().pid();
+        if (pidfile != null) {
+            try {
+                Files.writeString(Path.of(pidfile), pid + "\n", StandardCharsets.US_ASCII);
+            } catch (IOException e) {
+                System.err.println("[ALERT] cannot create pidfile " + pidfile);
+                runtime.stop();
+                return 1;
+            }
+        }
+        Signals.install(runtime);
+        if (opts.debug()) {
+            for (var l : runtime.listeners()) {
+                System.err.println("[NOTICE] listening on " + l.localAddress() + " (" + runtime.transport().name() + ")");
+            }
+        }
+        String ready = System.getenv(READY_FILE_ENV);
+        if (ready != null) {
+            try {
+                Files.writeString(Path.of(ready), Long.toString(pid), StandardCharsets.US_ASCII);
+            } catch (IOException e) {
+                // the parent will see the child alive without the file and give up waiting: nothing else to do
+            }
+            if (!opts.debug()) {
+                PrintStream nul = new PrintStream(OutputStream.nullOutputStream());
+                System.setOut(nul);
+                System.setErr(nul);
+            }
+        }
+        for (long p : opts.softStopPids()) {
+            Signals.send(p, "USR1");
+        }
+        for (long p : opts.hardStopPids()) {
+            Signals.send(p, "TERM");
+        }
+        try {
+            runtime.awaitStop();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (pidfile != null) {
+            try {
+                Files.deleteIfExists(Path.of(pidfile));
+            } catch (IOException e) {
+                // nothing to do
+            }
+        }
+        return 0;
+    }
+
+    private static void printVersion(boolean details) {
+        System.out.println("Sluice version " + dev.sluice.proxy.cli.Version.VERSION + " " + dev.sluice.proxy.cli.Version.DATE
+                + " - HAProxy " + ConfigParser.HAPROXY_LANGUAGE_VERSION + " configuration language");
+        if (details) {
+            System.out.println("Running on: Java " + Runtime.version() + " (" + System.getProperty("java.vm.name") + "), "
+                    + System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"));
+            Map<String, Version> netty = Version.identify();
+            Version v = netty.get("netty-common");
+            System.out.println("Built with Netty " + (v == null ? "unknown" : v.artifactVersion()));
+            System.out.println("Transport: " + dev.sluice.proxy.runtime.Transport.select().name());
+            System.out.println("Feature list : " + String.join(" ", FEATURES.stream().sorted().map(f -> "+" + f).toList()));
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package dev.sluice.proxy.cli;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The command line, HAProxy's flags: {@code -f <file|dir>} (repeatable), {@code -c}, {@code -d},
+ * {@code -D}, {@code -p <pidfile>}, {@code -q}, {@code -v}/{@code -vv}, {@code -sf|-st <pid>...},
+ * {@code --help}. Immutable.
+ */
+public record Options(List<Path> files, boolean check, boolean debug, boolean daemon, String pidfile, boolean quiet, int version,
+        boolean help, List<Long> softStopPids, List<Long> hardStopPids) {
+
+    /** Thrown for a command line that cannot be used; the message says why. */
+    public static final class UsageException extends Exception {
+        public UsageException(String message) {
+            super(message);
+        }
+    }
+
+    public static Options parse(String[] args) throws UsageException {
+        List<Path> files = new ArrayList<>();
+        boolean check = false;
+        boolean debug = false;
+        boolean daemon = false;
+        String pidfile = null;
+        boolean quiet = false;
+        int version = 0;
+        boolean help = false;
+        List<Long> sf = new ArrayList<>();
+        List<Long> st = new ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "-f" -> {
+                    if (i + 1 >= args.length) {
+                        throw new UsageException("-f expects a file or directory");
+                    }
+                    files.add(Path.of(args[++i]));
+                }
+                case "-c" -> check = true;
+                case "-d" -> debug = true;
+                case "-D" -> daemon = true;
+                case "-q" -> quiet = true;
+                case "-v" -> version = Math.max(version, 1);
+                case "-vv" -> version = 2;
+                case "-h", "--help" -> help = true;
+                case "-p" -> {
+                    if (i + 1 >= args.length) {
+                        throw new UsageException("-p expects a pid file");
+                    }
+                    pidfile = args[++i];
+                }
+                case "-sf", "-st" -> {
+                    List<Long> target = a.equals("-sf") ? sf : st;
+                    while (i + 1 < args.length && !args[i + 1].startsWith("-")) {
+                        String p = args[++i];
+                        try {
+                            target.add(Long.parseLong(p));
+                        } catch (NumberFormatException e) {
+                            throw new UsageException(a + " expects process ids, not '" + p + "'");
+                        }
+                    }
+                }
+                case "-W", "-Ws", "-S" -> throw new UsageException(a + ": master-worker mode is not supported by Sluice yet");
+                default -> {
+                    if (a.startsWith("-f") && a.length() > 2) {
+                        files.add(Path.of(a.substring(2)));
+                    } else {
+                        throw new UsageException("unknown option '" + a + "'");
+                    }
+                }
+            }
+        }
+        return new Options(List.copyOf(files), check, debug, daemon, pidfile, quiet, version, help, List.copyOf(sf), List.copyOf(st));
+    }
+
+    public static String usage() {
+        return """
+                Usage : sluice [-f <cfgfile|cfgdir>]* [ -vdVD ] [ -q ] [ -c ] [ -p <pidfile> ] [ -sf|-st <pid>* ]
+                        -v displays version ; -vv shows build details.
+                        -d enters debug mode (foreground, events printed) ; -D goes daemon.
+                        -f <file|dir> reads a configuration file, or the *.cfg files of a directory in order (repeatable).
+                        -c checks the configuration and exits (0 when valid, 1 on error).
+                        -p writes the process id to <pidfile>.
+                        -q quiet mode : don't display messages.
+                        -sf/-st <pid>* sends a soft stop (finish, then exit) / a hard stop to those processes once started.
+                        Without -f, the built-in quickstart configuration (examples/quickstart.cfg) is used by ./sluice.
+                """;
+    }
+}

@@ -1,0 +1,31 @@
+package dev.sluice.proxy.cli;
+
+import dev.sluice.proxy.runtime.ProxyRuntime;
+import sun.misc.Signal;
+
+/**
+ * Signal handling, as HAProxy: SIGTERM and SIGINT stop at once, SIGUSR1 stops gracefully (listeners
+ * close, running exchanges may finish). Also sends signals to other processes for {@code -sf}/{@code -st}.
+ */
+final class Signals {
+    private Signals() {
+    }
+
+    static void install(ProxyRuntime runtime) {
+        Signal.handle(new Signal("TERM"), s -> runtime.stop());
+        Signal.handle(new Signal("INT"), s -> runtime.stop());
+        Signal.handle(new Signal("USR1"), s -> runtime.softStop());
+    }
+
+    /** Sends {@code SIG<name>} to {@code pid} with kill(1); failures are reported, not fatal. */
+    static void send(long pid, String name) {
+        try {
+            Process p = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
+            p.waitFor();
+        } catch (java.io.IOException e) {
+            System.err.println("[WARNING] cannot signal process " + pid + ": " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

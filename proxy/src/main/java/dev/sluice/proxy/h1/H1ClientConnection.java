@@ -1,0 +1,471 @@
+package dev.sluice.proxy.h1;
+
+import dev.sluice.config.model.HttpOptions;
+import dev.sluice.config.model.Timeouts;
+import dev.sluice.proxy.http.ClientSide;
+import dev.sluice.proxy.http.Deadline;
+import dev.sluice.proxy.http.GeneratedResponse;
+import dev.sluice.proxy.http.HttpFields;
+import dev.sluice.proxy.http.HttpVersion;
+import dev.sluice.proxy.http.MessageHead;
+import dev.sluice.proxy.http.RequestHead;
+import dev.sluice.proxy.http.ResponseHead;
+import dev.sluice.proxy.http.Stream;
+import dev.sluice.proxy.listener.ConnectionLimit;
+import dev.sluice.proxy.runtime.Frontend;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
+import java.net.InetSocketAddress;
+
+/**
+ * An HTTP/1.x client connection: parses requests one at a time (pipelined ones wait), hands each to a
+ * {@link Stream}, and encodes what the stream sends back. Decides keep-alive, drains an unread request
+ * body after an early answer, and applies {@code timeout http-request}, {@code http-keep-alive} and
+ * {@code client}. One instance per connection, used only on its event loop.
+ */
+public final class H1ClientConnection extends ChannelInboundHandlerAdapter implements ClientSide, H1Parser.Sink {
+
+    private enum Phase {
+        /** Waiting for (the rest of) a request head. */
+        WAIT_REQUEST,
+        /** A stream is running. */
+        EXCHANGE,
+        /** The response was sent before the request body ended: discard the rest of it, then go on. */
+        DRAIN,
+        /** Closing after the last response. */
+        CLOSING
+    }
+
+    /** How much unread request body is discarded to keep the connection after an early response. */
+    private static final long MAX_DRAIN = 1024 * 1024;
+
+    private final Frontend frontend;
+    private final ConnectionLimit limit;
+    private final H1Parser parser;
+    private final InputBuffer input = new InputBuffer();
+    private ChannelHandlerContext ctx;
+    private Channel ch;
+    private int loopIndex;
+    private Deadline timer;
+    private boolean admitted;
+    private Phase phase = Phase.WAIT_REQUEST;
+    private int requests;
+    private boolean inParse;
+    private boolean reparse;
+    private long drained;
+
+    // the current exchange
+    private Stream stream;
+    private HttpVersion requestVersion;
+    private boolean requestEnded;
+    private boolean clientKeepAlive;
+    private boolean keepAlive;
+    private boolean headSent;
+    private boolean chunked;
+    private boolean chunkWritten;
+    private boolean dirty;
+
+    public H1ClientConnection(Frontend frontend, boolean admitted) {
+        this.frontend = frontend;
+        this.limit = frontend.limit();
+        this.admitted = admitted;
+        this.parser = new H1Parser(true, frontend.h1Limits(), this);
+    }
+
+    // ------------------------------------------------------------------ channel events
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        this.ch = ctx.channel();
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        loopIndex = frontend.workers().indexOf(ch.eventLoop());
+        timer = new Deadline(ch.eventLoop(), this::onTimeout);
+        frontend.countConnection();
+        if (admitted) {
+            armRequestTimeout();
+        }
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt == ConnectionLimit.Admitted.INSTANCE) {
+            admitted = true;
+            armRequestTimeout();
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ByteBuf in = (ByteBuf) msg;
+        if (phase == Phase.CLOSING || parser.failed()) {
+            in.release();
+            return;
+        }
+        if (phase == Phase.EXCHANGE || phase == Phase.DRAIN) {
+            timer.arm(frontend.timeouts().client());
+        } else if (!input.isReadable() && parser.idle() && requests > 0) {
+            // first bytes of a kept-alive connection's next request: the head must now arrive in time
+            timer.arm(requestTimeout());
+        }
+        input.append(ctx.alloc(), in);
+        parseInput();
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (stream != null) {
+            stream.flushServer();
+        }
+        flush();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        boolean writable = ch.isWritable();
+        if (stream != null) {
+            stream.onClientWritable(writable);
+        }
+        if (!writable) {
+            timer.arm(frontend.timeouts().client());
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (timer != null) {
+            timer.cancel();
+        }
+        input.release();
+        Stream s = stream;
+        stream = null;
+        if (s != null) {
+            s.onClientClosed();
+        }
+        if (admitted) {
+            admitted = false;
+            limit.release();
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        // connection resets and the like: the connection goes, the process stays
+        ch.close();
+    }
+
+    // ------------------------------------------------------------------ parsing
+
+    private void parseInput() {
+        if (inParse) {
+            reparse = true;
+            return;
+        }
+        inParse = true;
+        try {
+            do {
+                reparse = false;
+                ByteBuf b = input.get();
+                if (b != null && b.isReadable() && !parser.paused() && !parser.failed() && phase != Phase.CLOSING) {
+                    parser.parse(b);
+                }
+            } while (reparse);
+            input.compact();
+        } finally {
+            inParse = false;
+        }
+    }
+
+    @Override
+    public void onHead(MessageHead head) {
+        RequestHead req = (RequestHead) head;
+        requests++;
+        phase = Phase.EXCHANGE;
+        requestVersion = req.version();
+        requestEnded = false;
+        headSent = false;
+        clientKeepAlive = (requestVersion == HttpVersion.HTTP_1_1 ? !parser.closeWanted() : parser.keepAliveWanted())
+                && !parser.closeAfter();
+        if (req.hasBody()) {
+            timer.arm(frontend.timeouts().client());
+        } else {
+            timer.disarm();
+        }
+        stream = new Stream(this, frontend, req);
+        if (req.method().contentEquals(RequestHead.CONNECT)) {
+            // tunnels come with CONNECT/WebSocket support
+            stream.fail(501);
+            return;
+        }
+        stream.start();
+    }
+
+    @Override
+    public void onBody(ByteBuf data) {
+        if (phase == Phase.DRAIN || stream == null) {
+            drained += data.readableBytes();
+            data.release();
+            if (drained > MAX_DRAIN) {
+                closeNow();
+            }
+            return;
+        }
+        stream.onRequestBody(data);
+    }
+
+    @Override
+    public void onEnd(HttpFields trailers) {
+        requestEnded = true;
+        if (phase == Phase.DRAIN) {
+            nextRequest();
+            return;
+        }
+        if (stream != null) {
+            timer.disarm();
+            ch.config().setAutoRead(false);
+            stream.onRequestEnd(trailers);
+        }
+    }
+
+    @Override
+    public void onError(H1Error error) {
+        Stream s = stream;
+        stream = null;
+        if (s != null) {
+            s.onClientClosed();
+        }
+        if (headSent) {
+            closeNow();
+            return;
+        }
+        sendRawAndClose(GeneratedResponse.of(error.status()));
+    }
+
+    // ------------------------------------------------------------------ ClientSide
+
+    @Override
+    public EventLoop loop() {
+        return ch.eventLoop();
+    }
+
+    @Override
+    public int loopIndex() {
+        return loopIndex;
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return (InetSocketAddress) ch.remoteAddress();
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) ch.localAddress();
+    }
+
+    /** Decides framing and persistence for a final response head; returns the extra framing line. */
+    private byte[] finalFraming(ResponseHead h) {
+        boolean close = !clientKeepAlive || stream == null || stream.connectionMode() == HttpOptions.ConnectionMode.CLOSE;
+        byte[] framing = null;
+        chunked = false;
+        chunkWritten = false;
+        switch (h.body()) {
+            case STREAMED -> {
+                if (requestVersion == HttpVersion.HTTP_1_1) {
+                    chunked = true;
+                    framing = H1Encoder.TE_CHUNKED;
+                } else {
+                    close = true;
+                }
+            }
+            case UNTIL_CLOSE -> close = true;
+            default -> {
+            }
+        }
+        keepAlive = !close;
+        headSent = true;
+        return framing;
+    }
+
+    private byte[] connectionLine() {
+        if (!keepAlive) {
+            return H1Encoder.CONNECTION_CLOSE;
+        }
+        return requestVersion == HttpVersion.HTTP_1_0 ? H1Encoder.CONNECTION_KEEP_ALIVE : null;
+    }
+
+    @Override
+    public void sendHead(ResponseHead head) {
+        if (head.isInterim()) {
+            if (requestVersion == HttpVersion.HTTP_1_1) {
+                ctx.write(H1Encoder.response(ctx.alloc(), head, null, null, 0));
+                dirty = true;
+            }
+            return;
+        }
+        byte[] framing = finalFraming(head);
+        ctx.write(H1Encoder.response(ctx.alloc(), head, framing, connectionLine(), 0));
+        dirty = true;
+    }
+
+    @Override
+    public void sendBody(ByteBuf data) {
+        int n = data.readableBytes();
+        if (n == 0) {
+            data.release();
+            return;
+        }
+        if (chunked) {
+            ctx.write(H1Encoder.chunkHeader(ctx.alloc(), n, chunkWritten));
+            chunkWritten = true;
+        }
+        ctx.write(data);
+        dirty = true;
+    }
+
+    @Override
+    public void sendEnd(HttpFields trailers) {
+        if (chunked) {
+            ctx.write(H1Encoder.lastChunk(ctx.alloc(), chunkWritten, trailers));
+            dirty = true;
+        }
+        exchangeDone();
+    }
+
+    @Override
+    public void sendGenerated(ResponseHead head, byte[] body) {
+        byte[] framing = finalFraming(head);
+        int bodyLen = stream != null && stream.request().isHead() ? 0 : body.length;
+        ByteBuf out = H1Encoder.response(ctx.alloc(), head, framing, connectionLine(), bodyLen);
+        if (bodyLen > 0) {
+            out.writeBytes(body);
+        }
+        ctx.write(out);
+        dirty = true;
+        exchangeDone();
+    }
+
+    @Override
+    public boolean isWritable() {
+        return ch.isWritable();
+    }
+
+    @Override
+    public void flush() {
+        if (dirty) {
+            dirty = false;
+            ctx.flush();
+        }
+    }
+
+    @Override
+    public void pauseRequestBody() {
+        ch.config().setAutoRead(false);
+    }
+
+    @Override
+    public void resumeRequestBody() {
+        if (phase == Phase.EXCHANGE && !requestEnded) {
+            ch.config().setAutoRead(true);
+        }
+    }
+
+    @Override
+    public void abort() {
+        stream = null;
+        closeNow();
+    }
+
+    // ------------------------------------------------------------------ between exchanges
+
+    private void exchangeDone() {
+        stream = null;
+        if (!keepAlive || !ch.isActive()) {
+            phase = Phase.CLOSING;
+            dirty = false;
+            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
+        if (!requestEnded) {
+            phase = Phase.DRAIN;
+            drained = 0;
+            flush();
+            timer.arm(frontend.timeouts().client());
+            ch.config().setAutoRead(true);
+            parseInput();
+            return;
+        }
+        nextRequest();
+    }
+
+    private void nextRequest() {
+        flush();
+        phase = Phase.WAIT_REQUEST;
+        headSent = false;
+        parser.resume();
+        if (input.isReadable()) {
+            timer.arm(requestTimeout());
+        } else {
+            long ka = frontend.timeouts().effectiveKeepAlive();
+            timer.arm(ka != Timeouts.UNSET ? ka : frontend.timeouts().client());
+        }
+        ch.config().setAutoRead(true);
+        parseInput();
+    }
+
+    private long requestTimeout() {
+        long t = frontend.timeouts().httpRequest();
+        return t != Timeouts.UNSET ? t : frontend.timeouts().client();
+    }
+
+    private void armRequestTimeout() {
+        timer.arm(requestTimeout());
+    }
+
+    private void onTimeout() {
+        switch (phase) {
+            case WAIT_REQUEST -> {
+                if (requests == 0 || !parser.idle() || input.isReadable()) {
+                    // HAProxy answers 408 to a new connection or a started request; an idle kept-alive one just closes
+                    sendRawAndClose(GeneratedResponse.of(408));
+                } else {
+                    closeNow();
+                }
+            }
+            case EXCHANGE -> {
+                Stream s = stream;
+                stream = null;
+                if (s != null) {
+                    s.onClientClosed();
+                }
+                closeNow();
+            }
+            default -> closeNow();
+        }
+    }
+
+    private void sendRawAndClose(GeneratedResponse r) {
+        phase = Phase.CLOSING;
+        timer.disarm();
+        ctx.writeAndFlush(Unpooled.wrappedBuffer(r.raw())).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    private void closeNow() {
+        phase = Phase.CLOSING;
+        timer.disarm();
+        ch.close();
+    }
+}

@@ -1,0 +1,276 @@
+package dev.sluice.proxy.h1;
+
+import dev.sluice.config.model.HttpOptions;
+import dev.sluice.config.model.Timeouts;
+import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.backend.ServerConnector;
+import dev.sluice.proxy.http.Deadline;
+import dev.sluice.proxy.http.HttpFields;
+import dev.sluice.proxy.http.HttpVersion;
+import dev.sluice.proxy.http.MessageHead;
+import dev.sluice.proxy.http.RequestHead;
+import dev.sluice.proxy.http.ResponseHead;
+import dev.sluice.proxy.http.ServerSide;
+import dev.sluice.proxy.http.Stream;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+
+/**
+ * An HTTP/1.1 connection to a server: encodes the stream's request, parses the response and hands it to
+ * the stream, then goes back to its event loop's idle pool when both messages ended cleanly and the
+ * server keeps the connection. Applies {@code timeout server} while a stream is attached and closes
+ * itself after {@link #IDLE_TIMEOUT_MS} in the pool. One instance per connection, used only on its loop.
+ */
+public final class H1ServerConnection extends ChannelInboundHandlerAdapter implements ServerSide, H1Parser.Sink {
+
+    /** How long an idle connection waits in the pool (HAProxy's {@code pool-purge-delay} default). */
+    static final long IDLE_TIMEOUT_MS = 5000;
+
+    private final Server server;
+    private final int loopIndex;
+    private final H1Parser parser;
+    private final InputBuffer input = new InputBuffer();
+    private ChannelHandlerContext ctx;
+    private Channel ch;
+    private Deadline timer;
+    private Stream stream;
+    private int requests;
+    private boolean parked;
+    private boolean chunked;
+    private boolean chunkWritten;
+    private boolean dirty;
+    private boolean requestEnded;
+    private boolean responseEnded;
+    private boolean keepAlive;
+    private boolean anyResponseBytes;
+
+    public H1ServerConnection(Server server, int loopIndex, H1Limits limits) {
+        this.server = server;
+        this.loopIndex = loopIndex;
+        this.parser = new H1Parser(false, limits, this);
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        this.ch = ctx.channel();
+        this.timer = new Deadline(ch.eventLoop(), this::onTimeout);
+    }
+
+    // ------------------------------------------------------------------ ServerSide
+
+    @Override
+    public void attach(Stream s) {
+        stream = s;
+        if (parked) {
+            parked = false;
+        }
+        requests++;
+        requestEnded = false;
+        responseEnded = false;
+        keepAlive = false;
+        anyResponseBytes = false;
+        timer.disarm();
+    }
+
+    @Override
+    public boolean isOpen() {
+        return ch.isActive();
+    }
+
+    @Override
+    public boolean reused() {
+        return requests > 1;
+    }
+
+    private long serverTimeout() {
+        long t = server.backend().timeouts().server();
+        return t == Timeouts.UNSET ? 0 : t;
+    }
+
+    @Override
+    public void sendHead(RequestHead head) {
+        parser.expectResponseTo(head.isHead(), head.method().contentEquals(RequestHead.CONNECT));
+        chunked = head.body() == MessageHead.Body.STREAMED;
+        chunkWritten = false;
+        byte[] close = stream.connectionMode() != HttpOptions.ConnectionMode.KEEP_ALIVE ? H1Encoder.CONNECTION_CLOSE : null;
+        ctx.write(H1Encoder.request(ctx.alloc(), head, chunked ? H1Encoder.TE_CHUNKED : null, close));
+        dirty = true;
+        timer.arm(serverTimeout());
+    }
+
+    @Override
+    public void sendBody(ByteBuf data) {
+        int n = data.readableBytes();
+        if (n == 0) {
+            data.release();
+            return;
+        }
+        if (chunked) {
+            ctx.write(H1Encoder.chunkHeader(ctx.alloc(), n, chunkWritten));
+            chunkWritten = true;
+        }
+        ctx.write(data);
+        dirty = true;
+    }
+
+    @Override
+    public void sendEnd(HttpFields trailers) {
+        if (chunked) {
+            ctx.write(H1Encoder.lastChunk(ctx.alloc(), chunkWritten, trailers));
+        }
+        requestEnded = true;
+        dirty = false;
+        ctx.flush();
+    }
+
+    @Override
+    public boolean isWritable() {
+        return ch.isWritable();
+    }
+
+    @Override
+    public void flush() {
+        if (dirty) {
+            dirty = false;
+            ctx.flush();
+        }
+    }
+
+    @Override
+    public void pauseResponseBody() {
+        ch.config().setAutoRead(false);
+    }
+
+    @Override
+    public void resumeResponseBody() {
+        ch.config().setAutoRead(true);
+    }
+
+    @Override
+    public void release() {
+        stream = null;
+        ch.config().setAutoRead(true);
+        if (keepAlive && requestEnded && responseEnded && ch.isActive() && !input.isReadable()) {
+            parked = true;
+            ServerConnector.park(server, loopIndex, this);
+            timer.arm(IDLE_TIMEOUT_MS);
+        } else {
+            ch.close();
+        }
+    }
+
+    @Override
+    public void abort() {
+        stream = null;
+        keepAlive = false;
+        ch.close();
+    }
+
+    // ------------------------------------------------------------------ channel events
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ByteBuf in = (ByteBuf) msg;
+        if (stream == null || parser.failed()) {
+            // nothing was asked: a server talking out of turn cannot be trusted with another request
+            in.release();
+            ch.close();
+            return;
+        }
+        anyResponseBytes = true;
+        timer.arm(serverTimeout());
+        parser.parse(input.append(ctx.alloc(), in));
+        input.compact();
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (stream != null) {
+            stream.flushClient();
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (stream != null) {
+            stream.onServerWritable(ch.isWritable());
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        timer.cancel();
+        if (parked) {
+            parked = false;
+            ServerConnector.unpark(server, loopIndex, this);
+        }
+        Stream s = stream;
+        if (s != null) {
+            if (!anyResponseBytes) {
+                s.onServerFailure(Stream.ServerFailure.CLOSED_BEFORE_RESPONSE);
+            } else if (!parser.inputClosed() && stream != null) {
+                s.onServerFailure(Stream.ServerFailure.TRUNCATED);
+            }
+        }
+        input.release();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        ch.close();
+    }
+
+    private void onTimeout() {
+        if (stream != null) {
+            stream.onServerFailure(Stream.ServerFailure.TIMEOUT);
+        } else {
+            ch.close();
+        }
+    }
+
+    // ------------------------------------------------------------------ parser sink
+
+    @Override
+    public void onHead(MessageHead head) {
+        ResponseHead r = (ResponseHead) head;
+        if (!r.isInterim()) {
+            keepAlive = (r.version() == HttpVersion.HTTP_1_1 ? !parser.closeWanted() : parser.keepAliveWanted())
+                    && !parser.closeAfter() && r.body() != MessageHead.Body.UNTIL_CLOSE
+                    && stream.connectionMode() == HttpOptions.ConnectionMode.KEEP_ALIVE;
+        }
+        stream.onResponseHead(r);
+    }
+
+    @Override
+    public void onBody(ByteBuf data) {
+        if (stream == null) {
+            data.release();
+            return;
+        }
+        stream.onResponseBody(data);
+    }
+
+    @Override
+    public void onEnd(HttpFields trailers) {
+        responseEnded = true;
+        timer.disarm();
+        if (stream != null) {
+            stream.onResponseEnd(trailers);
+        }
+    }
+
+    @Override
+    public void onError(H1Error error) {
+        keepAlive = false;
+        if (stream != null) {
+            stream.onServerFailure(Stream.ServerFailure.INVALID_RESPONSE);
+        } else {
+            ch.close();
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package dev.sluice.proxy.http;
+
+/**
+ * What requests and responses share: version, header fields and how the body is delimited. Mutable while
+ * rules rewrite it; owned by one stream on one event loop.
+ */
+public abstract class MessageHead {
+    /** How the body that follows a head is delimited, independent of the protocol that carries it. */
+    public enum Body {
+        /** No body at all. */
+        NONE,
+        /** Exactly {@link #contentLength()} bytes. */
+        LENGTH,
+        /** A body of unknown length that ends with an end-of-message mark (h1 chunked, h2/h3 END_STREAM). */
+        STREAMED,
+        /** A response body that ends when the server closes the connection (HTTP/1 only). */
+        UNTIL_CLOSE
+    }
+
+    private HttpVersion version;
+    private final HttpFields fields;
+    private Body body = Body.NONE;
+    private long contentLength = -1;
+
+    protected MessageHead(HttpVersion version, HttpFields fields) {
+        this.version = version;
+        this.fields = fields;
+    }
+
+    public HttpVersion version() {
+        return version;
+    }
+
+    public void version(HttpVersion v) {
+        this.version = v;
+    }
+
+    public HttpFields fields() {
+        return fields;
+    }
+
+    public Body body() {
+        return body;
+    }
+
+    /** The body length for {@link Body#LENGTH}, -1 otherwise. */
+    public long contentLength() {
+        return contentLength;
+    }
+
+    public void bodyNone() {
+        body = Body.NONE;
+        contentLength = -1;
+    }
+
+    public void bodyLength(long n) {
+        body = Body.LENGTH;
+        contentLength = n;
+    }
+
+    public void bodyStreamed() {
+        body = Body.STREAMED;
+        contentLength = -1;
+    }
+
+    public void bodyUntilClose() {
+        body = Body.UNTIL_CLOSE;
+        contentLength = -1;
+    }
+
+    public boolean hasBody() {
+        return body != Body.NONE && !(body == Body.LENGTH && contentLength == 0);
+    }
+}

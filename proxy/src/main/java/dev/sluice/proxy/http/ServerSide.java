@@ -1,0 +1,39 @@
+package dev.sluice.proxy.http;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * The server half of a stream: a connection to a server carrying this stream's request. Implemented per
+ * server protocol. A server connection serves one stream at a time; between streams it waits in its
+ * event loop's idle pool. All calls happen on the connection's event loop, which is the stream's.
+ */
+public interface ServerSide {
+    /** Binds the connection to a stream; its responses go there until {@link #release()}. */
+    void attach(Stream stream);
+
+    boolean isOpen();
+
+    /** Whether the connection was used before (a failure on it may be a stale connection). */
+    boolean reused();
+
+    void sendHead(RequestHead head);
+
+    /** Takes ownership of {@code data}. */
+    void sendBody(ByteBuf data);
+
+    void sendEnd(HttpFields trailers);
+
+    boolean isWritable();
+
+    void flush();
+
+    void pauseResponseBody();
+
+    void resumeResponseBody();
+
+    /** The exchange is over: back to the idle pool if the connection can carry another request, else closed. */
+    void release();
+
+    /** Closes the connection at once (the exchange failed). */
+    void abort();
+}

@@ -1,0 +1,165 @@
+package dev.sluice.proxy.listener;
+
+import io.netty.channel.Channel;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * {@code maxconn} for a frontend, chained to the process-wide limit of the global section. A connection
+ * is admitted only when both have room; otherwise it is held unread (like HAProxy leaving it in the
+ * kernel backlog) and the frontend's listeners stop accepting until a connection ends. Never exceeds its
+ * maximum. Thread-safe: connections arrive and leave on every event loop.
+ */
+public final class ConnectionLimit {
+    private final String name;
+    private final int max;
+    private final ConnectionLimit parent;
+    private final AtomicInteger current = new AtomicInteger();
+    private final Queue<Channel> waiting = new ConcurrentLinkedQueue<>();
+    private final List<Channel> listeners = new CopyOnWriteArrayList<>();
+    /** For the global limit: the frontend limits whose connections may wait on it. */
+    private final List<ConnectionLimit> children = new CopyOnWriteArrayList<>();
+
+    public ConnectionLimit(String name, int max, ConnectionLimit parent) {
+        this.name = name;
+        this.max = max;
+        this.parent = parent;
+        if (parent != null) {
+            parent.children.add(this);
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public int max() {
+        return max;
+    }
+
+    public int current() {
+        return current.get();
+    }
+
+    /** Registers a listening channel that accepts connections counted here. */
+    public void addListener(Channel serverChannel) {
+        listeners.add(serverChannel);
+    }
+
+    private boolean tryAcquireSelf() {
+        while (true) {
+            int c = current.get();
+            if (c >= max) {
+                return false;
+            }
+            if (current.compareAndSet(c, c + 1)) {
+                return true;
+            }
+        }
+    }
+
+    private boolean tryAcquire() {
+        if (!tryAcquireSelf()) {
+            return false;
+        }
+        if (parent != null && !parent.tryAcquireSelf()) {
+            current.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Admits a new connection: returns true when it may be served now. Otherwise the connection is kept
+     * unread until {@link #release} makes room, and the listeners are paused.
+     */
+    public boolean admit(Channel ch) {
+        if (waiting.isEmpty() && tryAcquire()) {
+            if (current.get() >= max || (parent != null && parent.current.get() >= parent.max)) {
+                pauseAll();
+            }
+            return true;
+        }
+        ch.config().setAutoRead(false);
+        waiting.add(ch);
+        pauseAll();
+        // a release may have happened between the failed acquire and the enqueue
+        drain();
+        return false;
+    }
+
+    /** A connection admitted here ended. */
+    public void release() {
+        current.decrementAndGet();
+        if (parent != null) {
+            parent.current.decrementAndGet();
+            parent.drainChildren();
+        } else {
+            drain();
+        }
+    }
+
+    private void drainChildren() {
+        for (ConnectionLimit c : children) {
+            c.drain();
+        }
+    }
+
+    /** Admits waiting connections while there is room, then resumes accepting if still room. */
+    private void drain() {
+        Channel ch;
+        while (!waiting.isEmpty() && tryAcquire()) {
+            ch = waiting.poll();
+            if (ch == null) {
+                // someone else admitted it: give the slot back
+                current.decrementAndGet();
+                if (parent != null) {
+                    parent.current.decrementAndGet();
+                }
+                break;
+            }
+            if (!ch.isActive()) {
+                current.decrementAndGet();
+                if (parent != null) {
+                    parent.current.decrementAndGet();
+                }
+                continue;
+            }
+            ch.pipeline().fireUserEventTriggered(Admitted.INSTANCE);
+            ch.config().setAutoRead(true);
+        }
+        if (waiting.isEmpty() && current.get() < max && (parent == null || parent.current.get() < parent.max)) {
+            resumeAll();
+        }
+    }
+
+    private void pauseAll() {
+        for (Channel l : listeners) {
+            l.config().setAutoRead(false);
+        }
+        if (parent != null) {
+            // the global limit is shared: when it is full, no frontend accepts
+            if (parent.current.get() >= parent.max) {
+                for (ConnectionLimit c : parent.children) {
+                    for (Channel l : c.listeners) {
+                        l.config().setAutoRead(false);
+                    }
+                }
+            }
+        }
+    }
+
+    private void resumeAll() {
+        for (Channel l : listeners) {
+            l.config().setAutoRead(true);
+        }
+    }
+
+    /** Event fired on a held connection's pipeline when it is admitted. */
+    public enum Admitted {
+        INSTANCE
+    }
+}

@@ -1,0 +1,106 @@
+package dev.sluice.proxy.listener;
+
+import dev.sluice.config.model.Bind;
+import dev.sluice.config.model.ListenAddress;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.socket.SocketChannel;
+import dev.sluice.proxy.runtime.Transport;
+import java.net.InetSocketAddress;
+import java.util.function.Function;
+
+/**
+ * One {@code bind} of a frontend: a listening socket bound on start-up or adopted from the parent
+ * process ({@code fd@<n>}). Accepted connections are spread over the event loops; each one is admitted
+ * against its {@link ConnectionLimit} before anything is read from it.
+ */
+public final class Listener {
+    private final Bind bind;
+    private final String frontend;
+    private final ConnectionLimit limit;
+    private final Function<Boolean, ChannelHandler> connectionHandler;
+    private Channel channel;
+
+    /**
+     * @param connectionHandler makes the protocol handler of an accepted connection, given whether the
+     *                          connection was admitted at once
+     */
+    public Listener(Bind bind, String frontend, ConnectionLimit limit, Function<Boolean, ChannelHandler> connectionHandler) {
+        this.bind = bind;
+        this.frontend = frontend;
+        this.limit = limit;
+        this.connectionHandler = connectionHandler;
+    }
+
+    public Bind bind() {
+        return bind;
+    }
+
+    public Channel channel() {
+        return channel;
+    }
+
+    public InetSocketAddress localAddress() {
+        return channel == null ? null : (InetSocketAddress) channel.localAddress();
+    }
+
+    /** Binds (or adopts) the socket; throws {@link IllegalStateException} with HAProxy-like wording on failure. */
+    public void start(Transport transport, EventLoopGroup group, int backlog) {
+        ListenAddress addr = bind.address();
+        ServerBootstrap b = new ServerBootstrap()
+                .group(group)
+                .option(ChannelOption.SO_BACKLOG, backlog)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new io.netty.channel.ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        boolean admitted = limit.admit(ch);
+                        ch.pipeline().addLast("h1", connectionHandler.apply(admitted));
+                    }
+                });
+        ChannelFuture f;
+        if (addr instanceof ListenAddress.InheritedFd fd) {
+            if (!transport.canInherit()) {
+                throw new IllegalStateException("Starting frontend " + frontend + ": cannot use inherited socket [" + fd + "]: "
+                        + "the " + transport.name() + " transport cannot adopt sockets (" + transport.fallbackReason() + ")");
+            }
+            try {
+                InheritedSocket.prepare(fd.fd());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException("Starting frontend " + frontend + ": cannot use inherited socket [" + fd + "]: "
+                        + e.getMessage());
+            }
+            b.channelFactory(() -> (ServerChannel) transport.inheritedServerChannel(fd.fd()));
+            f = b.register();
+        } else {
+            ListenAddress.Inet inet = (ListenAddress.Inet) addr;
+            b.channelFactory(transport::newServerChannel);
+            InetSocketAddress sa = inet.host().isEmpty() ? new InetSocketAddress(inet.port())
+                    : new InetSocketAddress(dev.sluice.config.Addresses.literal(inet.host()), inet.port());
+            f = b.bind(sa);
+        }
+        f.awaitUninterruptibly();
+        if (!f.isSuccess()) {
+            Throwable c = f.cause();
+            String why = c == null ? "unknown error" : c.getMessage();
+            if (why != null && why.contains("Address already in use")) {
+                why = "Address already in use";
+            }
+            throw new IllegalStateException("Starting frontend " + frontend + ": cannot bind socket (" + why + ") [" + addr + "]");
+        }
+        channel = f.channel();
+        limit.addListener(channel);
+    }
+
+    public void stop() {
+        if (channel != null) {
+            channel.close().awaitUninterruptibly();
+        }
+    }
+}

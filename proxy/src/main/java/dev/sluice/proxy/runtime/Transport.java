@@ -1,0 +1,83 @@
+package dev.sluice.proxy.runtime;
+
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.util.concurrent.ThreadFactory;
+import java.util.function.IntFunction;
+import java.util.function.Supplier;
+
+/**
+ * The I/O transport: native epoll when it loads, NIO otherwise ({@code SLUICE_TRANSPORT=nio} forces NIO).
+ * Knows which channel classes go with it and whether it can adopt an inherited socket. Immutable.
+ */
+public final class Transport {
+    private final String name;
+    private final IoHandlerFactory ioFactory;
+    private final Supplier<ServerChannel> serverChannel;
+    private final Supplier<SocketChannel> socketChannel;
+    private final IntFunction<ServerChannel> inheritedServerChannel;
+    private final String fallbackReason;
+
+    private Transport(String name, IoHandlerFactory ioFactory, Supplier<ServerChannel> serverChannel, Supplier<SocketChannel> socketChannel,
+            IntFunction<ServerChannel> inherited, String fallbackReason) {
+        this.name = name;
+        this.ioFactory = ioFactory;
+        this.serverChannel = serverChannel;
+        this.socketChannel = socketChannel;
+        this.inheritedServerChannel = inherited;
+        this.fallbackReason = fallbackReason;
+    }
+
+    /** Picks the best transport available on this machine. */
+    public static Transport select() {
+        String forced = System.getenv("SLUICE_TRANSPORT");
+        if (!"nio".equalsIgnoreCase(forced) && Epoll.isAvailable()) {
+            return new Transport("epoll", EpollIoHandler.newFactory(), EpollServerSocketChannel::new, EpollSocketChannel::new,
+                    EpollServerSocketChannel::new, null);
+        }
+        String why = "nio".equalsIgnoreCase(forced) ? "SLUICE_TRANSPORT=nio" : String.valueOf(Epoll.unavailabilityCause());
+        return new Transport("nio", NioIoHandler.newFactory(), NioServerSocketChannel::new, NioSocketChannel::new, null, why);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** Why the native transport is not used, or null when it is. */
+    public String fallbackReason() {
+        return fallbackReason;
+    }
+
+    public MultiThreadIoEventLoopGroup newGroup(int threads, ThreadFactory factory) {
+        return new MultiThreadIoEventLoopGroup(threads, factory, ioFactory);
+    }
+
+    public ServerChannel newServerChannel() {
+        return serverChannel.get();
+    }
+
+    public SocketChannel newSocketChannel() {
+        return socketChannel.get();
+    }
+
+    public boolean canInherit() {
+        return inheritedServerChannel != null;
+    }
+
+    /** Wraps an inherited, already listening socket; only the native transport can. */
+    public ServerChannel inheritedServerChannel(int fd) {
+        if (inheritedServerChannel == null) {
+            throw new IllegalStateException("the " + name + " transport cannot adopt inherited sockets (" + fallbackReason + ")");
+        }
+        return inheritedServerChannel.apply(fd);
+    }
+}
