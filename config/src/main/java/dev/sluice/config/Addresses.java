@@ -124,6 +124,21 @@ public final class Addresses {
 
     /** The address for an IP literal, or null when {@code host} is not one. Never resolves names. */
     public static InetAddress literal(String host) {
+        if (host.isEmpty() || host.startsWith("[")) {
+            return null;
+        }
+        if (host.indexOf(':') < 0) {
+            // inet_pton only takes the full dotted quad: no "127.1" or "10.0.0" shorthands
+            String[] parts = host.split("\\.", -1);
+            if (parts.length != 4) {
+                return null;
+            }
+            for (String p : parts) {
+                if (p.isEmpty() || p.length() > 3 || !p.chars().allMatch(Character::isDigit)) {
+                    return null;
+                }
+            }
+        }
         try {
             return InetAddress.ofLiteral(host);
         } catch (IllegalArgumentException e) {

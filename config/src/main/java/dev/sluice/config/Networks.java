@@ -23,7 +23,12 @@ public final class Networks {
         } catch (NumberFormatException e) {
             // dotted netmask form, IPv4 only
             var mask = Addresses.literal(p);
-            return mask != null && mask.getAddress().length == 4 && max == 32;
+            if (mask == null || mask.getAddress().length != 4 || max != 32) {
+                return false;
+            }
+            int m = java.nio.ByteBuffer.wrap(mask.getAddress()).getInt();
+            // a netmask is contiguous ones then zeros
+            return (~m & (~m + 1)) == 0;
         }
     }
 }

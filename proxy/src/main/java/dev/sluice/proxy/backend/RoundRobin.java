@@ -25,12 +25,15 @@ public final class RoundRobin {
     }
 
     static int[] buildSchedule(Server[] servers) {
+        // one snapshot of the weights: they may change while the schedule is computed
+        int[] weights = new int[servers.length];
         int g = 0;
         long total = 0;
-        for (Server s : servers) {
-            if (s.weight() > 0) {
-                g = gcd(g, s.weight());
-                total += s.weight();
+        for (int i = 0; i < servers.length; i++) {
+            weights[i] = servers[i].weight();
+            if (weights[i] > 0) {
+                g = gcd(g, weights[i]);
+                total += weights[i];
             }
         }
         if (total == 0) {
@@ -42,7 +45,7 @@ public final class RoundRobin {
         for (int step = 0; step < len; step++) {
             int best = -1;
             for (int i = 0; i < servers.length; i++) {
-                int w = servers[i].weight() / g;
+                int w = weights[i] / g;
                 if (w == 0) {
                     continue;
                 }

@@ -148,6 +148,7 @@ public final class Main {
                 PrintStream nul = new PrintStream(OutputStream.nullOutputStream());
                 System.setOut(nul);
                 System.setErr(nul);
+                DetachedStdio.detach();
             }
         }
         for (long p : opts.softStopPids()) {

@@ -138,8 +138,9 @@ public final class H1Parser {
     }
 
     /**
-     * Parses as much of {@code in} as possible. Stops at the end of the input, after a complete request
-     * (paused), or on an error. Consumed bytes are skipped in {@code in}.
+     * Parses as much of {@code in} as possible. Stops at the end of the input, after a complete message
+     * (a request also pauses the parser), or on an error: bytes after a complete response are left for
+     * the next call. Consumed bytes are skipped in {@code in}.
      */
     public void parse(ByteBuf in) {
         while (true) {
@@ -159,6 +160,7 @@ public final class H1Parser {
                         return;
                     }
                     end(null);
+                    return;
                 }
                 case UNTIL_CLOSE -> {
                     if (in.isReadable()) {
@@ -188,9 +190,8 @@ public final class H1Parser {
                     }
                 }
                 case TRAILERS -> {
-                    if (!parseTrailers(in)) {
-                        return;
-                    }
+                    parseTrailers(in);
+                    return;
                 }
                 case PAUSED, ERROR -> {
                     return;
@@ -538,9 +539,11 @@ public final class H1Parser {
      * Proxy-Connection, Upgrade (remembered), TE other than "trailers".
      */
     private void hopByHop(HttpFields f) {
-        int i = f.indexOf(HeaderNames.CONNECTION);
-        while (i >= 0) {
+        int i;
+        while ((i = f.indexOf(HeaderNames.CONNECTION)) >= 0) {
+            // removed before its tokens are read: removing what it lists shifts the fields before it
             AsciiString v = f.value(i);
+            f.remove(i);
             forEachToken(v, (s, e) -> {
                 if (CLOSE.contentEqualsIgnoreCase(v.subSequence(s, e, false))) {
                     closeWanted = true;
@@ -555,8 +558,6 @@ public final class H1Parser {
                     }
                 }
             });
-            f.remove(i);
-            i = f.indexOf(HeaderNames.CONNECTION, i);
         }
         f.removeAll(HeaderNames.KEEP_ALIVE);
         f.removeAll(HeaderNames.PROXY_CONNECTION);
@@ -848,7 +849,7 @@ public final class H1Parser {
         boolean connect = head.method().contentEquals(RequestHead.CONNECT);
         if (connect) {
             int colon = t.lastIndexOf(":");
-            if (t.byteAt(0) == '/' || colon < 0 || colon == t.length() - 1 || !validAuthority(t)) {
+            if (t.byteAt(0) == '/' || colon < 0 || colon == t.length() - 1 || !validAuthority(t) || !digits(t, colon + 1)) {
                 fail(400, "CONNECT needs an authority with a port", 0);
                 return false;
             }
@@ -893,6 +894,16 @@ public final class H1Parser {
         if (host != null && !sameAuthority(t.subSequence(0, schemeEnd, false), authority, host)) {
             fail(400, "absolute-form authority differs from Host", as);
             return false;
+        }
+        return true;
+    }
+
+    /** Whether {@code s} holds only digits from {@code from} to its end (an IPv6 literal's ']' is not one). */
+    private static boolean digits(AsciiString s, int from) {
+        for (int k = from; k < s.length(); k++) {
+            if (!digit(s.byteAt(k))) {
+                return false;
+            }
         }
         return true;
     }
@@ -1065,8 +1076,8 @@ public final class H1Parser {
         return true;
     }
 
-    /** Reads trailer lines up to the empty line; returns false when more input is needed or on error. */
-    private boolean parseTrailers(ByteBuf in) {
+    /** Reads trailer lines up to the empty line, then ends the message; otherwise waits for input or fails. */
+    private void parseTrailers(ByteBuf in) {
         int start = in.readerIndex();
         int end = in.writerIndex();
         int limit = Math.min(end, start + limits.maxHeadBytes());
@@ -1085,18 +1096,17 @@ public final class H1Parser {
                     in.getBytes(start, b);
                     t = new HttpFields(4);
                     if (!parseFields(b, 0, b.length, t)) {
-                        return false;
+                        return;
                     }
                 }
                 in.readerIndex(lf + 1);
                 end(t);
-                return true;
+                return;
             }
             p = lf + 1;
         }
         if (end - start >= limits.maxHeadBytes()) {
             fail(request ? 431 : 502, "trailers too large", 0);
         }
-        return false;
     }
 }

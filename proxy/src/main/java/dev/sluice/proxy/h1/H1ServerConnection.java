@@ -237,6 +237,10 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
 
     @Override
     public void onHead(MessageHead head) {
+        if (stream == null) {
+            ch.close();
+            return;
+        }
         ResponseHead r = (ResponseHead) head;
         if (!r.isInterim()) {
             keepAlive = (r.version() == HttpVersion.HTTP_1_1 ? !parser.closeWanted() : parser.keepAliveWanted())

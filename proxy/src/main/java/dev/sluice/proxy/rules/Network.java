@@ -36,6 +36,9 @@ public final class Network {
             } else {
                 bits = Integer.parseInt(p);
             }
+            if (bits < 0 || bits > b.length * 8) {
+                throw new IllegalArgumentException("invalid prefix length in network '" + s + "'");
+            }
         }
         return new Network(b, bits);
     }
@@ -75,12 +78,19 @@ public final class Network {
         return a[10] == (byte) 0xff && a[11] == (byte) 0xff;
     }
 
-    /** Dotted quad for IPv4, RFC 5952 text for IPv6 ({@code ::1}, not {@code 0:0:0:0:0:0:0:1}). */
+    /**
+     * Dotted quad for IPv4, RFC 5952 text for IPv6 ({@code ::1}, not {@code 0:0:0:0:0:0:0:1}; an IPv4-mapped
+     * address as {@code ::ffff:a.b.c.d}).
+     */
     public static String format(InetAddress addr) {
         if (addr instanceof Inet4Address) {
             return addr.getHostAddress();
         }
         byte[] a = addr.getAddress();
+        if (isMapped(a)) {
+            // RFC 5952 section 5, as inet_ntop writes it
+            return "::ffff:" + (a[12] & 0xff) + "." + (a[13] & 0xff) + "." + (a[14] & 0xff) + "." + (a[15] & 0xff);
+        }
         int[] w = new int[8];
         for (int i = 0; i < 8; i++) {
             w[i] = ((a[2 * i] & 0xff) << 8) | (a[2 * i + 1] & 0xff);

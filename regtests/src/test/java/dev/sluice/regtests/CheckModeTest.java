@@ -1,0 +1,98 @@
+package dev.sluice.regtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** {@code sluice -c}: HAProxy's configuration check, exit codes and messages. */
+class CheckModeTest {
+
+    @Test
+    void validConfigurationExitsZeroAndSaysSo() {
+        Sluice.Result r = Sluice.check("""
+                defaults
+                    mode http
+                    timeout client 5s
+                    timeout server 5s
+                    timeout connect 5s
+                frontend fe
+                    bind 127.0.0.1:1
+                    default_backend be
+                backend be
+                    server s1 127.0.0.1:2
+                """);
+        assertThat(r.exitCode()).isZero();
+        assertThat(r.output()).isEqualTo("Configuration file is valid\n");
+    }
+
+    @Test
+    void threeErrorsAreAllReportedWithTheirLineNumbers() {
+        Sluice.Result r = Sluice.check("""
+                defaults
+                    mode http
+                    timeout client 5s
+                    timeout server 5s
+                    timeout connect 5s
+                frontend fe
+                    bind 127.0.0.1:1
+                    bogus_keyword on
+                    default_backend nope
+                backend be
+                    server s1 127.0.0.1:2 weight 300
+                """);
+        assertThat(r.exitCode()).isEqualTo(1);
+        assertThat(r.output())
+                .containsPattern("test\\.cfg:8: error: unknown keyword 'bogus_keyword' in 'frontend' section")
+                .containsPattern("test\\.cfg:11: error: .*weight of server s1 is not within 0 and 256 \\(300\\)")
+                .containsPattern("test\\.cfg:9: error: Proxy 'fe': unable to find required default_backend: 'nope'")
+                .doesNotContain("Configuration file is valid");
+    }
+
+    @Test
+    void warningsAloneKeepTheConfigurationValid() {
+        Sluice.Result r = Sluice.check("""
+                defaults
+                    mode http
+                frontend fe
+                    bind 127.0.0.1:1
+                    http-request return status 200
+                """);
+        assertThat(r.exitCode()).isZero();
+        assertThat(r.output()).contains("warning: missing timeouts for frontend 'fe'").contains("Warnings were found.")
+                .endsWith("Configuration file is valid\n");
+    }
+
+    @Test
+    void unknownFlagsAndMissingFilesAreErrors() {
+        Sluice.Result bad = Sluice.run(List.of("-Z"), Map.of());
+        assertThat(bad.exitCode()).isEqualTo(1);
+        assertThat(bad.output()).contains("unknown option '-Z'").contains("Usage");
+        Sluice.Result missing = Sluice.run(List.of("-c", "-f", "/nonexistent/sluice.cfg"), Map.of());
+        assertThat(missing.exitCode()).isEqualTo(1);
+        assertThat(missing.output()).contains("/nonexistent/sluice.cfg: error: cannot open configuration file: No such file or directory");
+    }
+
+    @Test
+    void versionAndHelp() {
+        assertThat(Sluice.run(List.of("-v"), Map.of()).output()).startsWith("Sluice version ");
+        Sluice.Result vv = Sluice.run(List.of("-vv"), Map.of());
+        assertThat(vv.output()).contains("Built with Netty 4.2.18.Final").contains("Transport: epoll");
+        Sluice.Result help = Sluice.run(List.of("--help"), Map.of());
+        assertThat(help.exitCode()).isZero();
+        assertThat(help.output()).contains("-f <file|dir>").contains("-c checks");
+    }
+
+    @Test
+    void aHaproxyFeatureSluiceLacksIsNamed() {
+        Sluice.Result r = Sluice.check("""
+                global
+                    lua-load /etc/haproxy/x.lua
+                defaults
+                    mode http
+                """);
+        assertThat(r.exitCode()).isEqualTo(1);
+        assertThat(r.output()).contains("'lua-load' is not supported by Sluice yet: Lua scripting");
+    }
+}

@@ -1,0 +1,87 @@
+package dev.sluice.regtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Process management: the launcher execs the JVM, -D detaches, -p writes the pid, signals stop it. */
+class DaemonTest {
+
+    static String config(int port) {
+        return """
+                defaults
+                    mode http
+                    timeout client 5s
+                frontend fe
+                    bind 127.0.0.1:%d
+                    http-request return status 200 content-type text/plain string "up"
+                """.formatted(port);
+    }
+
+    @Test
+    void launcherExecsTheJvmAndSigtermStopsIt() throws Exception {
+        int port = Ports.free();
+        Path pidfile = Files.createTempFile("sluice", ".pid");
+        Path cfg = Sluice.writeConfig(config(port));
+        try (Sluice s = Sluice.start(cfg, List.of("-p", pidfile.toString()), Map.of(), port)) {
+            assertThat(ProcessHandle.of(s.pid()).flatMap(h -> h.info().command()).orElse("")).endsWith("/java");
+            assertThat(Files.readString(pidfile).trim()).isEqualTo(Long.toString(s.pid()));
+            s.process().destroy();
+            assertThat(s.process().waitFor(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            assertThat(s.output()).isEmpty();
+        }
+    }
+
+    @Test
+    void daemonModeDetachesAndWritesThePidFile() throws Exception {
+        int port = Ports.free();
+        Path pidfile = Files.createTempFile("sluice", ".pid");
+        Files.delete(pidfile);
+        Path cfg = Sluice.writeConfig(config(port));
+        Sluice.Result r = Sluice.run(List.of("-D", "-p", pidfile.toString(), "-f", cfg.toString()), Map.of());
+        assertThat(r.exitCode()).isZero();
+        assertThat(r.output()).isEmpty();
+        long pid = Long.parseLong(Files.readString(pidfile).trim());
+        ProcessHandle daemon = ProcessHandle.of(pid).orElseThrow();
+        try (RawClient c = new RawClient(port)) {
+            assertThat(c.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n").read().bodyText()).isEqualTo("up");
+        } finally {
+            daemon.destroy();
+            daemon.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        assertThat(daemon.isAlive()).isFalse();
+    }
+
+    @Test
+    void aBusyPortIsReportedAndTheProcessExits() throws Exception {
+        int port = Ports.free();
+        try (java.net.ServerSocket busy = new java.net.ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+            Sluice.Result r = Sluice.run(List.of("-f", Sluice.writeConfig(config(port)).toString()), Map.of());
+            assertThat(r.exitCode()).isEqualTo(1);
+            assertThat(r.output()).contains("Starting frontend fe: cannot bind socket (Address already in use) [127.0.0.1:" + port + "]");
+        }
+    }
+
+    @Test
+    void softStopWithSfHandsOverToTheNewProcess() throws Exception {
+        int port = Ports.free();
+        Path cfg = Sluice.writeConfig(config(port));
+        try (Sluice old = Sluice.start(cfg, List.of(), Map.of(), port)) {
+            // the new process binds the same port (SO_REUSEADDR is not enough: the old one must stop first)
+            // so here the new one listens elsewhere and tells the old one to finish
+            int port2 = Ports.free();
+            Path cfg2 = Sluice.writeConfig(config(port2));
+            try (Sluice fresh = Sluice.start(cfg2, List.of("-sf", Long.toString(old.pid())), Map.of(), port2)) {
+                assertThat(old.process().waitFor(Duration.ofSeconds(10).toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)).isTrue();
+                try (RawClient c = new RawClient(port2)) {
+                    assertThat(c.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,137 @@
+package dev.sluice.regtests;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/** A raw-socket HTTP/1 client for byte-exact requests and for reading responses exactly as sent. */
+final class RawClient implements AutoCloseable {
+
+    /** A response: status line, head, body and trailers. */
+    record Response(Http1.Head head, byte[] body, List<String[]> trailers) {
+        int status() {
+            return Integer.parseInt(head.startLine().split(" ")[1]);
+        }
+
+        String header(String name) {
+            return head.get(name);
+        }
+
+        String bodyText() {
+            return new String(body, StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    private final Socket socket;
+    private final InputStream in;
+    private final OutputStream out;
+
+    RawClient(int port) {
+        this(port, 10_000);
+    }
+
+    RawClient(int port, int readTimeoutMs) {
+        try {
+            socket = new Socket();
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+            socket.setSoTimeout(readTimeoutMs);
+            socket.setTcpNoDelay(true);
+            in = socket.getInputStream();
+            out = socket.getOutputStream();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    RawClient send(String s) {
+        return send(s.getBytes(StandardCharsets.ISO_8859_1));
+    }
+
+    RawClient send(byte[] b) {
+        try {
+            out.write(b);
+            out.flush();
+            return this;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    OutputStream out() {
+        return out;
+    }
+
+    void shutdownOutput() {
+        try {
+            socket.shutdownOutput();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Reads one response to a non-HEAD request. */
+    Response read() {
+        return read(false);
+    }
+
+    Response read(boolean headRequest) {
+        try {
+            Http1.Head h = Http1.readHead(in);
+            if (h == null) {
+                throw new IOException("connection closed before a response");
+            }
+            int status = Integer.parseInt(h.startLine().split(" ")[1]);
+            List<String[]> trailers = new ArrayList<>();
+            byte[] body;
+            if (headRequest || status == 204 || status == 304 || status < 200) {
+                body = new byte[0];
+            } else if (Http1.isChunked(h)) {
+                body = Http1.readChunked(in, trailers);
+            } else if (h.has("content-length")) {
+                body = Http1.readFixed(in, Long.parseLong(h.get("content-length")));
+            } else {
+                body = in.readAllBytes();
+            }
+            return new Response(h, body, trailers);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Everything until the server closes the connection. */
+    byte[] readToEnd() {
+        try {
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    String readToEndText() {
+        return new String(readToEnd(), StandardCharsets.ISO_8859_1);
+    }
+
+    /** True when the server closed the connection (read returns end of stream within the timeout). */
+    boolean closedByPeer() {
+        try {
+            return in.read() == -1;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            socket.close();
+        } catch (IOException e) {
+            // closing anyway
+        }
+    }
+}
