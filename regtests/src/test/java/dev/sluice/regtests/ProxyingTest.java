@@ -213,4 +213,18 @@ class ProxyingTest {
             }
         }
     }
+
+    @Test
+    void aClientThatHalfClosesAfterItsRequestStillGetsTheResponse() {
+        try (Origin o = Origin.start("s1")) {
+            int port = Ports.free();
+            try (Sluice s = Sluice.start(config(port, List.of(o), ""), port); RawClient c = new RawClient(port)) {
+                c.send("GET /half HTTP/1.1\r\nHost: x\r\n\r\n");
+                c.shutdownOutput();
+                String all = c.readToEndText();
+                // the response arrives whole, then the connection closes (readToEnd returns)
+                assertThat(all).startsWith("HTTP/1.1 200 OK\r\n").endsWith("origin s1\n");
+            }
+        }
+    }
 }

@@ -20,6 +20,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import java.net.InetSocketAddress;
 
 /**
@@ -43,6 +44,8 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
 
     /** How much unread request body is discarded to keep the connection after an early response. */
     private static final long MAX_DRAIN = 1024 * 1024;
+    /** Bytes of pipelined requests read ahead of the current exchange before reading pauses. */
+    private static final int MAX_BUFFERED_AHEAD = 64 * 1024;
 
     private final Frontend frontend;
     private final ConnectionLimit limit;
@@ -58,6 +61,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     private boolean inParse;
     private boolean reparse;
     private long drained;
+    private boolean inputClosed;
 
     // the current exchange
     private Stream stream;
@@ -103,7 +107,43 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
             armRequestTimeout();
             return;
         }
+        if (evt instanceof ChannelInputShutdownEvent) {
+            inputShutdown();
+            return;
+        }
         ctx.fireUserEventTriggered(evt);
+    }
+
+    /**
+     * The client half-closed (sent FIN). A complete request still gets its response, after which the
+     * connection closes (HAProxy without {@code option abortonclose}); a partial one is an error.
+     */
+    private void inputShutdown() {
+        inputClosed = true;
+        switch (phase) {
+            case WAIT_REQUEST -> {
+                if (!parser.idle() || input.isReadable()) {
+                    // bytes of an unfinished head: HAProxy answers 400
+                    parseInput();
+                    if (phase == Phase.WAIT_REQUEST && !parser.failed()) {
+                        sendRawAndClose(GeneratedResponse.of(400));
+                    }
+                } else {
+                    closeNow();
+                }
+            }
+            case EXCHANGE -> {
+                if (!requestEnded) {
+                    Stream s = stream;
+                    stream = null;
+                    if (s != null) {
+                        s.onClientClosed();
+                    }
+                    closeNow();
+                }
+            }
+            default -> closeNow();
+        }
     }
 
     @Override
@@ -121,6 +161,10 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         }
         input.append(ctx.alloc(), in);
         parseInput();
+        if (parser.paused() && input.readableBytes() > MAX_BUFFERED_AHEAD) {
+            // a pipelining client got far ahead of its responses: stop reading until they catch up
+            ch.config().setAutoRead(false);
+        }
     }
 
     @Override
@@ -234,8 +278,9 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
             return;
         }
         if (stream != null) {
+            // the parser now waits for the response; reading goes on (no epoll change per request) and
+            // only a client pipelining more than MAX_BUFFERED_AHEAD bytes gets paused (see channelRead)
             timer.disarm();
-            ch.config().setAutoRead(false);
             stream.onRequestEnd(trailers);
         }
     }
@@ -278,7 +323,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
 
     /** Decides framing and persistence for a final response head; returns the extra framing line. */
     private byte[] finalFraming(ResponseHead h) {
-        boolean close = !clientKeepAlive || stream == null || stream.connectionMode() == HttpOptions.ConnectionMode.CLOSE;
+        boolean close = !clientKeepAlive || inputClosed || stream == null || stream.connectionMode() == HttpOptions.ConnectionMode.CLOSE;
         byte[] framing = null;
         chunked = false;
         chunkWritten = false;
@@ -393,7 +438,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
 
     private void exchangeDone() {
         stream = null;
-        if (!keepAlive || !ch.isActive()) {
+        if (!keepAlive || inputClosed || !ch.isActive()) {
             phase = Phase.CLOSING;
             dirty = false;
             ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);

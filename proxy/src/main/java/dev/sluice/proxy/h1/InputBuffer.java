@@ -21,6 +21,10 @@ final class InputBuffer {
         return buf;
     }
 
+    int readableBytes() {
+        return buf == null ? 0 : buf.readableBytes();
+    }
+
     boolean isReadable() {
         return buf != null && buf.isReadable();
     }

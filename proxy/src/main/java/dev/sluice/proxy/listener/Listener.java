@@ -57,6 +57,8 @@ public final class Listener {
                 .option(ChannelOption.SO_BACKLOG, backlog)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                // a client may half-close after its request and still expect the response
+                .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
                 .childHandler(new io.netty.channel.ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
