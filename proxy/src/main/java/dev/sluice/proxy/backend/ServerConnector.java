@@ -62,6 +62,7 @@ public final class ServerConnector {
                 .group(loop)
                 .channelFactory(transport::newSocketChannel)
                 .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.ALLOCATOR, transport.allocator())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeoutMs > 0 ? connectTimeoutMs : 30_000))
                 .handler(handler);
         server.connections.increment();

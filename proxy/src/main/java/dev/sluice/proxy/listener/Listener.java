@@ -56,6 +56,8 @@ public final class Listener {
                 .group(group)
                 .option(ChannelOption.SO_BACKLOG, backlog)
                 .option(ChannelOption.SO_REUSEADDR, true)
+                .option(ChannelOption.ALLOCATOR, transport.allocator())
+                .childOption(ChannelOption.ALLOCATOR, transport.allocator())
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 // a client may half-close after its request and still expect the response
                 .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
