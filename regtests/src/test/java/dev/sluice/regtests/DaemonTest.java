@@ -30,6 +30,11 @@ class DaemonTest {
         Path cfg = Sluice.writeConfig(config(port));
         try (Sluice s = Sluice.start(cfg, List.of("-p", pidfile.toString()), Map.of(), port)) {
             assertThat(ProcessHandle.of(s.pid()).flatMap(h -> h.info().command()).orElse("")).endsWith("/java");
+            // the pid file is written just after the listeners are bound
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (Files.readString(pidfile).isBlank() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
             assertThat(Files.readString(pidfile).trim()).isEqualTo(Long.toString(s.pid()));
             s.process().destroy();
             assertThat(s.process().waitFor(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();

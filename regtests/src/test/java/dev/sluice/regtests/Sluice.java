@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
 final class Sluice implements AutoCloseable {
     static final Path ROOT = Path.of(System.getProperty("sluice.root", "..")).toAbsolutePath().normalize();
     static final Path JAR = Path.of(System.getProperty("sluice.jar", ROOT.resolve("proxy/target/sluice.jar").toString()));
-    static final String JVM_OPTS = "-Dio.netty.leakDetection.level=paranoid -Dio.netty.leakDetection.targetRecords=10 -Xmx256m";
+    static final String JVM_OPTS = "-Dio.netty.leakDetection.level=paranoid -Dio.netty.leakDetection.targetRecords=10"
+            + " -Dsluice.leakCheckOnExit=true -Xmx256m";
 
     private final Process process;
     private final Path dir;

@@ -162,6 +162,9 @@ public final class Main {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        if (Boolean.getBoolean("sluice.leakCheckOnExit")) {
+            surfaceLeakReports();
+        }
         if (pidfile != null) {
             try {
                 Files.deleteIfExists(Path.of(pidfile));
@@ -170,6 +173,25 @@ public final class Main {
             }
         }
         return 0;
+    }
+
+    /**
+     * Tests run the daemon with the leak detector at PARANOID; reports only appear once a leaked buffer
+     * was collected and another one is tracked, so before exiting force both.
+     */
+    private static void surfaceLeakReports() {
+        for (int round = 0; round < 3; round++) {
+            System.gc();
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            for (int i = 0; i < 64; i++) {
+                io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(8).release();
+            }
+        }
     }
 
     private static void printVersion(boolean details) {
