@@ -7,6 +7,8 @@ import dev.sluice.config.model.Mode;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.ProxyKind;
 import dev.sluice.config.model.Server;
+import dev.sluice.config.model.ServerTls;
+import dev.sluice.config.model.Verify;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.config.model.UseBackend;
 import java.util.ArrayList;
@@ -78,6 +80,7 @@ public final class ConfigParser {
         Config config = null;
         List<Proxy> built = new ArrayList<>();
         for (ProxyBuilder p : proxies) {
+            resolveTls(p);
             built.add(p.build());
         }
         check(built);
@@ -286,6 +289,34 @@ public final class ConfigParser {
         }
         diags.error(at, "unknown keyword '" + first + "' in '" + section.keyword() + "' section"
                 + Suggestions.didYouMean(Suggestions.closest(first, registry.namesIn(section))));
+    }
+
+    /** Layers the global TLS defaults under each bind and server line and freezes the result. */
+    private void resolveTls(ProxyBuilder p) {
+        for (int i = 0; i < p.binds.size(); i++) {
+            TlsOptions own = p.bindOptions.get(i);
+            if (own.sslEnabled()) {
+                TlsOptions eff = own.copy();
+                eff.layerOver(global.bindDefaults);
+                p.binds.set(i, p.binds.get(i).withTls(eff.toBind(global.crtBase)));
+            }
+        }
+        for (int i = 0; i < p.servers.size(); i++) {
+            TlsOptions eff = p.serverOptions.get(i).copy();
+            eff.layerOver(global.serverDefaults);
+            Server s = p.servers.get(i);
+            if (!eff.sslEnabled()) {
+                continue;
+            }
+            ServerTls t = eff.toServer(global.caBase, global.crtBase, global.serverVerify);
+            if (t.verify() == Verify.REQUIRED && t.caFile() == null) {
+                diags.error(s.where(), "'server " + p.name + "/" + s.name() + "' : verify is enabled by default but no CA file specified. If"
+                        + " you're running on a LAN where you're certain to trust the server's certificate, please set an explicit 'verify"
+                        + " none' statement on the 'server' line, or use 'ssl-server-verify none' in the global section to disable server-side"
+                        + " verifications by default.");
+            }
+            p.servers.set(i, new Server(s.where(), s.name(), s.host(), s.port(), s.weight(), t, s.proto()));
+        }
     }
 
     // ---------------------------------------------------------------- semantic checks

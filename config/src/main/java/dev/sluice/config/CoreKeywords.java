@@ -68,13 +68,13 @@ final class CoreKeywords {
         // proxies
         r.register(new Keyword("mode", PROXIES, "mode http", "Proxy mode: 'http' processes HTTP requests (the only mode Sluice has so far).",
                 CoreKeywords::mode));
-        r.register(new Keyword("bind", FRONTENDS, "bind <address>:<port>[,...] | fd@<n>",
-                "Accept connections on an IPv4 or IPv6 address and port, or on a listening socket inherited as file descriptor <n>.",
+        r.register(new Keyword("bind", FRONTENDS, "bind <address>:<port>[,...] | fd@<n> [ssl crt <pem|dir>... [alpn <list>] [ciphers <list>] [ssl-min-ver <v>] [verify ...]] [proto h2]",
+                "Accept connections on an IPv4 or IPv6 address and port, or on a listening socket inherited as file descriptor <n>; with ssl, terminate TLS (certificates chosen by SNI, default ALPN h2,http/1.1); proto h2 speaks HTTP/2 on clear text.",
                 CoreKeywords::bind));
-        r.register(new Keyword("server", BACKENDS, "server <name> <address>[:<port>] [weight <0-256>]",
+        r.register(new Keyword("server", BACKENDS, "server <name> <address>[:<port>] [weight <0-256>] [ssl [verify none|required] [ca-file <f>] [sni <expr>] [alpn <list>] [crt <pem>]] [proto h2]",
                 "Declare a server of the backend; without a port the connection's destination port is used.",
                 CoreKeywords::server));
-        r.register(new Keyword("default-server", BACKEND_SIDE, "default-server [weight <0-256>]",
+        r.register(new Keyword("default-server", BACKEND_SIDE, "default-server [weight <0-256>] [ssl options] [proto h2]",
                 "Default values for the server lines that follow.", CoreKeywords::defaultServer));
         r.register(new Keyword("balance", BACKEND_SIDE, "balance roundrobin",
                 "Load-balancing algorithm: 'roundrobin' is smooth weighted round robin (declaration order for equal weights).",
@@ -108,6 +108,8 @@ final class CoreKeywords {
         connectionMode(r, "http-server-close", HttpOptions.ConnectionMode.SERVER_CLOSE,
                 "Close the server connection after each response; keep the client connection.");
         connectionMode(r, "httpclose", HttpOptions.ConnectionMode.CLOSE, "Close both connections after each response.");
+
+        TlsKeywords.register(r);
 
         r.register(new Keyword("http-request return", PROXY_SECTIONS,
                 "http-request return [status <code>] [content-type <type>] [string <text> | file <path>] [hdr <name> <value>]* [if|unless <cond>]",
@@ -165,20 +167,37 @@ final class CoreKeywords {
     private static void bind(KeywordContext c) {
         List<String> a = c.args();
         if (a.isEmpty()) {
-            c.error("missing address; expected: bind <address>:<port>[,...] | fd@<n>");
+            c.error("missing address; expected: bind <address>:<port>[,...] | fd@<n> [ssl crt <pem> [alpn <list>] ...] [proto h2]");
             return;
         }
-        if (a.size() > 1) {
-            String opt = a.get(1);
-            String what = switch (opt) {
-                case "ssl", "crt", "alpn", "ciphers", "ciphersuites", "ssl-min-ver", "ssl-max-ver", "ca-file", "verify", "crt-list",
-                        "no-sslv3", "no-tlsv10", "no-tlsv11", "no-tlsv12", "no-tls-tickets", "strict-sni", "curves", "npn" ->
-                        "TLS (comes with the HTTP engine)";
-                case "proto" -> "protocol selection (comes with the HTTP engine)";
-                case "accept-proxy" -> "the PROXY protocol";
-                default -> null;
-            };
-            c.error("bind option '" + opt + "' is not supported by Sluice" + (what == null ? "" : " yet: " + what));
+        TlsOptions opts = new TlsOptions();
+        int i = 1;
+        while (i < a.size()) {
+            String opt = a.get(i);
+            int next = TlsKeywords.option(c, opts, a, i, false);
+            if (next == TlsKeywords.FAILED) {
+                return;
+            }
+            if (next == TlsKeywords.NOT_MINE) {
+                String what = TlsKeywords.bindFeature(opt);
+                c.error(what != null ? "bind option '" + opt + "' is not supported by Sluice yet: " + what
+                        : "unknown bind option '" + opt + "'" + Suggestions.didYouMean(Suggestions.closest(opt, List.of("ssl", "crt", "alpn",
+                                "ciphers", "ciphersuites", "ssl-min-ver", "ssl-max-ver", "ca-file", "verify", "proto", "no-tls-tickets",
+                                "strict-sni", "curves"))));
+                return;
+            }
+            i = next;
+        }
+        if (!opts.sslEnabled() && (!opts.certificates.isEmpty() || opts.alpn != null)) {
+            c.error("'crt' and 'alpn' need 'ssl' on the same line.");
+            return;
+        }
+        if (opts.sslEnabled() && opts.certificates.isEmpty()) {
+            c.error("'ssl' needs at least one 'crt <pem file or directory>'.");
+            return;
+        }
+        if (opts.noVersionLeft()) {
+            c.error("no TLS version is left enabled by the version options.");
             return;
         }
         for (String one : a.get(0).split(",", -1)) {
@@ -188,7 +207,8 @@ final class CoreKeywords {
             }
             try {
                 ListenAddress addr = Addresses.listen(one);
-                c.proxy().binds.add(new Bind(c.at(), addr, one));
+                c.proxy().binds.add(new Bind(c.at(), addr, one, null, opts.proto));
+                c.proxy().bindOptions.add(opts);
             } catch (IllegalArgumentException e) {
                 c.error(e.getMessage());
             }
@@ -218,9 +238,7 @@ final class CoreKeywords {
         return switch (opt) {
             case "check", "inter", "fastinter", "downinter", "rise", "fall", "port", "addr", "check-ssl", "check-send-proxy", "agent-check",
                     "observe", "error-limit", "on-error", "check-sni", "check-alpn", "check-proto", "init-state" -> "health checks";
-            case "ssl", "verify", "ca-file", "sni", "alpn", "crt", "ciphers", "ciphersuites", "no-ssl-reuse", "ssl-min-ver", "ssl-max-ver",
-                    "verifyhost", "no-sslv3", "force-tlsv12" -> "server TLS (comes with the HTTP engine)";
-            case "proto" -> "server protocol selection (comes with the HTTP engine)";
+            case "verifyhost", "sni-auto", "allow-0rtt", "crl-file" -> "this server TLS option";
             case "maxconn", "maxqueue", "minconn" -> "server queues";
             case "backup" -> "backup servers";
             case "disabled", "enabled" -> "server states";
@@ -267,47 +285,52 @@ final class CoreKeywords {
             c.error("server '" + name + "' : missing host in address '" + addr + "'");
             return;
         }
-        int weight = c.proxy().defaultWeight;
-        boolean ok = true;
-        for (int i = 2; i < a.size(); i++) {
+        ServerLine line = serverOptions(c, name, a, 2, c.proxy().defaultWeight, c.proxy().defaultServerTls.copy());
+        if (line != null) {
+            c.proxy().servers.add(new Server(c.at(), name, hp.host(), hp.port(), line.weight, null, line.tls.proto));
+            c.proxy().serverOptions.add(line.tls);
+        }
+    }
+
+    /** What the options of a server or default-server line set. */
+    private record ServerLine(int weight, TlsOptions tls) {
+    }
+
+    private static ServerLine serverOptions(KeywordContext c, String name, List<String> a, int from, int weight, TlsOptions tls) {
+        int i = from;
+        while (i < a.size()) {
             String opt = a.get(i);
             if (opt.equals("weight")) {
                 int w = weightArg(c, name, a, i);
                 if (w < 0) {
-                    ok = false;
-                } else {
-                    weight = w;
+                    return null;
                 }
-                i++;
-            } else {
-                String feature = serverOptionFeature(opt);
-                c.error("server '" + name + "' : " + (feature != null
-                        ? "option '" + opt + "' is not supported by Sluice yet: " + feature
-                        : "unknown keyword '" + opt + "'" + Suggestions.didYouMean(Suggestions.closest(opt, List.of("weight")))));
-                ok = false;
-                break;
+                weight = w;
+                i += 2;
+                continue;
             }
+            int next = TlsKeywords.option(c, tls, a, i, true);
+            if (next == TlsKeywords.FAILED) {
+                return null;
+            }
+            if (next == TlsKeywords.NOT_MINE) {
+                String feature = serverOptionFeature(opt);
+                c.error((name.equals("default-server") ? "" : "server '" + name + "' : ") + (feature != null
+                        ? "option '" + opt + "' is not supported by Sluice yet: " + feature
+                        : "unknown keyword '" + opt + "'" + Suggestions.didYouMean(Suggestions.closest(opt, List.of("weight", "ssl", "verify",
+                                "ca-file", "sni", "alpn", "proto", "crt", "no-ssl-reuse")))));
+                return null;
+            }
+            i = next;
         }
-        if (ok) {
-            c.proxy().servers.add(new Server(c.at(), name, hp.host(), hp.port(), weight));
-        }
+        return new ServerLine(weight, tls);
     }
 
     private static void defaultServer(KeywordContext c) {
-        List<String> a = c.args();
-        for (int i = 0; i < a.size(); i++) {
-            String opt = a.get(i);
-            if (opt.equals("weight")) {
-                int w = weightArg(c, "default-server", a, i);
-                if (w >= 0) {
-                    c.proxy().defaultWeight = w;
-                }
-                i++;
-            } else {
-                String feature = serverOptionFeature(opt);
-                c.error(feature != null ? "option '" + opt + "' is not supported by Sluice yet: " + feature : "unknown keyword '" + opt + "'");
-                return;
-            }
+        ServerLine line = serverOptions(c, "default-server", c.args(), 0, c.proxy().defaultWeight, c.proxy().defaultServerTls.copy());
+        if (line != null) {
+            c.proxy().defaultWeight = line.weight;
+            c.proxy().defaultServerTls = line.tls;
         }
     }
 

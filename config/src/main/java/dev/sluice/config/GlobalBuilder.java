@@ -8,8 +8,17 @@ public final class GlobalBuilder {
     public int nbthread;
     public boolean daemon;
     public String pidfile;
+    /** {@code ssl-default-bind-*} values, layered under every bind's own options. */
+    public final TlsOptions bindDefaults = new TlsOptions();
+    /** {@code ssl-default-server-*} values, layered under every server's own options. */
+    public final TlsOptions serverDefaults = new TlsOptions();
+    public String crtBase;
+    public String caBase;
+    public dev.sluice.config.model.Verify serverVerify = dev.sluice.config.model.Verify.REQUIRED;
+    public int sslCacheSize = 20000;
+    public long sslLifetime = 300_000;
 
     public Global build() {
-        return new Global(maxconn, nbthread, daemon, pidfile);
+        return new Global(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetime);
     }
 }

@@ -25,6 +25,8 @@ public final class ProxyBuilder {
 
     public Mode mode;
     public final List<Bind> binds = new ArrayList<>();
+    /** The TLS options given on each bind line, parallel to {@link #binds}; resolved after parsing. */
+    final List<TlsOptions> bindOptions = new ArrayList<>();
     public int maxconn;
     public long timeoutClient = Timeouts.UNSET;
     public long timeoutServer = Timeouts.UNSET;
@@ -40,6 +42,10 @@ public final class ProxyBuilder {
     public SourceRef defaultBackendWhere;
     public Balance balance = Balance.DEFAULT;
     public final List<Server> servers = new ArrayList<>();
+    /** The TLS options of each server line, parallel to {@link #servers}; resolved after parsing. */
+    final List<TlsOptions> serverOptions = new ArrayList<>();
+    /** The TLS options of {@code default-server}. */
+    TlsOptions defaultServerTls = new TlsOptions();
     /** {@code default-server} values. */
     public int defaultWeight = 1;
 
@@ -64,6 +70,7 @@ public final class ProxyBuilder {
         defaultBackendWhere = d.defaultBackendWhere;
         balance = d.balance;
         defaultWeight = d.defaultWeight;
+        defaultServerTls = d.defaultServerTls.copy();
     }
 
     public ProxyKind kind() {

@@ -44,11 +44,11 @@ final class Unsupported {
             Map.entry("option dontlog-normal", LOGS), Map.entry("option log-separate-errors", LOGS), Map.entry("option logasap", LOGS),
             Map.entry("log-tag", LOGS), Map.entry("log-send-hostname", LOGS), Map.entry("unique-id-format", LOGS),
             Map.entry("unique-id-header", LOGS), Map.entry("capture", LOGS),
-            Map.entry("ssl-default-bind-options", TLS), Map.entry("ssl-default-bind-ciphers", TLS),
-            Map.entry("ssl-default-bind-ciphersuites", TLS), Map.entry("ssl-default-server-options", TLS),
-            Map.entry("ssl-default-server-ciphers", TLS), Map.entry("ssl-default-server-ciphersuites", TLS),
-            Map.entry("ssl-default-bind-curves", TLS), Map.entry("tune.ssl.default-dh-param", TLS), Map.entry("crt-base", TLS),
-            Map.entry("ca-base", TLS), Map.entry("ssl-load-extra-files", TLS), Map.entry("ssl-load-extra-del-ext", TLS),
+            
+            
+            
+            
+            Map.entry("ssl-load-extra-files", TLS), Map.entry("ssl-load-extra-del-ext", TLS),
             Map.entry("option httpchk", CHECKS), Map.entry("http-check", CHECKS), Map.entry("timeout check", CHECKS),
             Map.entry("option spop-check", SPOE), Map.entry("spread-checks", CHECKS), Map.entry("option tcp-check", CHECKS),
             Map.entry("tcp-check", CHECKS),

@@ -57,13 +57,13 @@ class KeywordParsersTest {
         @Test
         void allGlobalKeywords() {
             Global g = valid(inGlobal("maxconn 1000\nnbthread 4\ndaemon\npidfile /run/sluice.pid")).global();
-            assertThat(g).isEqualTo(new Global(1000, 4, true, "/run/sluice.pid"));
+            assertThat(g).isEqualTo(new Global(1000, 4, true, "/run/sluice.pid", 20000, 300_000));
         }
 
         @Test
         void unsetValuesAreZeroOrNull() {
-            assertThat(valid("global\n").global()).isEqualTo(new Global(0, 0, false, null));
-            assertThat(valid("").global()).isEqualTo(new Global(0, 0, false, null));
+            assertThat(valid("global\n").global()).isEqualTo(new Global(0, 0, false, null, 20000, 300_000));
+            assertThat(valid("").global()).isEqualTo(new Global(0, 0, false, null, 20000, 300_000));
         }
 
         @Test
@@ -230,10 +230,16 @@ class KeywordParsersTest {
                 "\"fd@${UNSET_FD}\"   => 'fd@' expects a file descriptor number, not '' (is the environment variable set?)",
                 "fd@x                 => 'fd@' expects a file descriptor number, not 'x'",
                 "fd@-1                => 'fd@' expects a file descriptor number, not '-1'",
-                "`:80 ssl crt /x.pem` => bind option 'ssl' is not supported by Sluice yet: TLS (comes with the HTTP engine)",
-                "`:80 proto h2`       => bind option 'proto' is not supported by Sluice yet: protocol selection (comes with the HTTP engine)",
+                "`:80 ssl`            => 'ssl' needs at least one 'crt <pem file or directory>'.",
+                "`:80 crt /x.pem`     => 'crt' and 'alpn' need 'ssl' on the same line.",
+                "`:80 proto h3`       => 'proto' : unknown protocol 'h3' (Sluice supports 'h1' and 'h2')",
+                "`:80 ssl crt /x.pem ssl-min-ver TLSv9` => 'ssl-min-ver' : unknown version 'TLSv9' (expected one of SSLv3, TLSv1.0, TLSv1.1, TLSv1.2, TLSv1.3)",
+                "`:80 ssl crt /x.pem verify maybe` => 'verify' : unknown value 'maybe' (expected none, optional, required)",
+                "`:80 ssl crt /x.pem alpn` => 'alpn' expects an argument.",
+                "`:80 ssl crt /x.pem crt-list /l` => bind option 'crt-list' is not supported by Sluice yet: certificate lists (use several 'crt' or a directory)",
+                "`:80 ssl crt /x.pem no-tlsv10 no-tlsv11 no-tlsv12 no-tlsv13` => no TLS version is left enabled by the version options.",
                 "`:80 accept-proxy`   => bind option 'accept-proxy' is not supported by Sluice yet: the PROXY protocol",
-                "`:80 name web`       => bind option 'name' is not supported by Sluice",
+                "`:80 name web`       => bind option 'name' is not supported by Sluice yet: this bind option",
         })
         void rejectedAddresses(String address, String message) {
             Diagnostic d = assertSingleError(parse(inFrontend("bind " + address)), FRONTEND_LINE, message);
@@ -294,7 +300,9 @@ class KeywordParsersTest {
                 "s1 10.0.0.1:80 weight abc      => 'weight' expects an integer argument, not 'abc'.",
                 "s1 10.0.0.1:80 weight          => 'weight' expects an integer argument.",
                 "s1 10.0.0.1:80 check           => server 's1' : option 'check' is not supported by Sluice yet: health checks",
-                "s1 10.0.0.1:80 ssl verify none => server 's1' : option 'ssl' is not supported by Sluice yet: server TLS (comes with the HTTP engine)",
+                "s1 10.0.0.1:80 verifyhost x    => server 's1' : option 'verifyhost' is not supported by Sluice yet: this server TLS option",
+                "s1 10.0.0.1:80 ssl verify optional => 'verify' on a server takes 'none' or 'required', not 'optional'",
+                "s1 10.0.0.1:80 proto h3        => 'proto' : unknown protocol 'h3' (Sluice supports 'h1' and 'h2')",
                 "s1 10.0.0.1:80 backup          => server 's1' : option 'backup' is not supported by Sluice yet: backup servers",
                 "s1 10.0.0.1:80 maxconn 10      => server 's1' : option 'maxconn' is not supported by Sluice yet: server queues",
                 "s1 10.0.0.1:80 wieght 3        => server 's1' : unknown keyword 'wieght'; did you mean 'weight' maybe ?",

@@ -41,7 +41,7 @@ class ReferenceDocTest {
         long tableRows = doc.lines().filter(l -> l.startsWith("| `")).count();
         assertThat(tableRows).isEqualTo(rows);
         // the syntax of bind contains a '|', which must be escaped in a table cell
-        assertThat(doc).contains("`bind <address>:<port>[,...] \\| fd@<n>`");
+        assertThat(doc).contains("`bind <address>:<port>[,...] \\| fd@<n> ");
     }
 
     @Test

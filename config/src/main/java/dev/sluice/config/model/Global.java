@@ -2,7 +2,8 @@ package dev.sluice.config.model;
 
 /**
  * The {@code global} section. A value of 0 (or null) means "not set": the runtime picks the default
- * (maxconn from the file-descriptor limit, nbthread from the available cores).
+ * (maxconn from the file-descriptor limit, nbthread from the available cores). {@code sslCacheSize}
+ * and {@code sslLifetimeMs} size the TLS session cache ({@code tune.ssl.cachesize}, {@code tune.ssl.lifetime}).
  */
-public record Global(int maxconn, int nbthread, boolean daemon, String pidfile) {
+public record Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs) {
 }

@@ -1,0 +1,329 @@
+package dev.sluice.config;
+
+import dev.sluice.config.model.TlsVersion;
+import dev.sluice.config.model.Verify;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+
+/**
+ * The TLS and protocol options of {@code bind} and {@code server} lines, and the global
+ * {@code ssl-default-*}, {@code crt-base}, {@code ca-base} and {@code ssl-server-verify} keywords.
+ */
+final class TlsKeywords {
+    private TlsKeywords() {
+    }
+
+    /** What a line option parser returns when the word is not one of its options. */
+    static final int NOT_MINE = -1;
+    /** What it returns after reporting an error. */
+    static final int FAILED = -2;
+
+    private static final List<String> VERSIONS = Arrays.stream(TlsVersion.values()).map(TlsVersion::keyword).toList();
+
+    /**
+     * Parses the option at {@code a[i]} into {@code o}; returns the index of the next option, or
+     * {@link #NOT_MINE}, or {@link #FAILED} (already reported).
+     */
+    static int option(KeywordContext c, TlsOptions o, List<String> a, int i, boolean server) {
+        String w = a.get(i);
+        switch (w) {
+            case "ssl" -> {
+                o.ssl = true;
+                return i + 1;
+            }
+            case "no-ssl" -> {
+                if (!server) {
+                    return NOT_MINE;
+                }
+                o.ssl = false;
+                return i + 1;
+            }
+            case "alpn" -> {
+                String v = value(c, a, i);
+                if (v == null) {
+                    return FAILED;
+                }
+                List<String> protos = Arrays.asList(v.split(","));
+                for (String p : protos) {
+                    if (p.isEmpty() || p.length() > 255) {
+                        c.error("'alpn' : invalid protocol list '" + v + "'");
+                        return FAILED;
+                    }
+                }
+                o.alpn = List.copyOf(protos);
+                return i + 2;
+            }
+            case "ciphers", "ciphersuites", "curves" -> {
+                String v = value(c, a, i);
+                if (v == null) {
+                    return FAILED;
+                }
+                switch (w) {
+                    case "ciphers" -> o.ciphers = v;
+                    case "ciphersuites" -> o.ciphersuites = v;
+                    default -> {
+                        if (server) {
+                            return NOT_MINE;
+                        }
+                        o.curves = v;
+                    }
+                }
+                return i + 2;
+            }
+            case "ssl-min-ver", "ssl-max-ver" -> {
+                String v = value(c, a, i);
+                if (v == null) {
+                    return FAILED;
+                }
+                TlsVersion ver = TlsVersion.of(v);
+                if (ver == null) {
+                    c.error("'" + w + "' : unknown version '" + v + "' (expected one of " + String.join(", ", VERSIONS) + ")");
+                    return FAILED;
+                }
+                if (w.equals("ssl-min-ver")) {
+                    o.minVersion = ver;
+                } else {
+                    o.maxVersion = ver;
+                }
+                return i + 2;
+            }
+            case "no-sslv3", "no-tlsv10", "no-tlsv11", "no-tlsv12", "no-tlsv13" -> {
+                o.disabled.add(versionOf(w.substring(3)));
+                return i + 1;
+            }
+            case "force-sslv3", "force-tlsv10", "force-tlsv11", "force-tlsv12", "force-tlsv13" -> {
+                o.forced = versionOf(w.substring(6));
+                return i + 1;
+            }
+            case "ca-file" -> {
+                String v = value(c, a, i);
+                if (v == null) {
+                    return FAILED;
+                }
+                o.caFile = v;
+                return i + 2;
+            }
+            case "verify" -> {
+                String v = value(c, a, i);
+                if (v == null) {
+                    return FAILED;
+                }
+                switch (v) {
+                    case "none" -> o.verify = Verify.NONE;
+                    case "required" -> o.verify = Verify.REQUIRED;
+                    case "optional" -> {
+                        if (server) {
+                            c.error("'verify' on a server takes 'none' or 'required', not 'optional'");
+                            return FAILED;
+                        }
+                        o.verify = Verify.OPTIONAL;
+                    }
+                    default -> {
+                        c.error("'verify' : unknown value '" + v + "' (expected none, " + (server ? "" : "optional, ") + "required)");
+                        return FAILED;
+                    }
+                }
+                return i + 2;
+            }
+            case "no-tls-tickets", "tls-tickets" -> {
+                o.tickets = w.equals("tls-tickets");
+                return i + 1;
+            }
+            case "strict-sni", "prefer-client-ciphers" -> {
+                if (server) {
+                    return NOT_MINE;
+                }
+                if (w.equals("strict-sni")) {
+                    o.strictSni = true;
+                } else {
+                    o.preferClientCiphers = true;
+                }
+                return i + 1;
+            }
+            case "crt" -> {
+                String v = value(c, a, i);
+                if (v == null) {
+                    return FAILED;
+                }
+                if (server) {
+                    o.crt = v;
+                } else {
+                    o.certificates.add(v);
+                }
+                return i + 2;
+            }
+            case "sni" -> {
+                if (!server) {
+                    return NOT_MINE;
+                }
+                String v = value(c, a, i);
+                if (v == null) {
+                    return FAILED;
+                }
+                o.sni = v;
+                return i + 2;
+            }
+            case "no-ssl-reuse", "ssl-reuse" -> {
+                if (!server) {
+                    return NOT_MINE;
+                }
+                o.sessionReuse = w.equals("ssl-reuse");
+                return i + 1;
+            }
+            case "proto" -> {
+                String v = value(c, a, i);
+                if (v == null) {
+                    return FAILED;
+                }
+                if (!v.equals("h2") && !v.equals("h1")) {
+                    c.error("'proto' : unknown protocol '" + v + "' (Sluice supports 'h1' and 'h2')");
+                    return FAILED;
+                }
+                o.proto = v.equals("h2") ? "h2" : null;
+                return i + 2;
+            }
+            default -> {
+                return NOT_MINE;
+            }
+        }
+    }
+
+    private static TlsVersion versionOf(String suffix) {
+        return switch (suffix) {
+            case "sslv3" -> TlsVersion.SSLV3;
+            case "tlsv10" -> TlsVersion.TLSV10;
+            case "tlsv11" -> TlsVersion.TLSV11;
+            case "tlsv12" -> TlsVersion.TLSV12;
+            default -> TlsVersion.TLSV13;
+        };
+    }
+
+    private static String value(KeywordContext c, List<String> a, int i) {
+        if (i + 1 >= a.size()) {
+            c.error("'" + a.get(i) + "' expects an argument.");
+            return null;
+        }
+        return a.get(i + 1);
+    }
+
+    /** Options of other HAProxy features that may appear on bind lines, with the feature they belong to. */
+    static String bindFeature(String opt) {
+        return switch (opt) {
+            case "crt-list" -> "certificate lists (use several 'crt' or a directory)";
+            case "npn" -> "NPN (obsolete; use 'alpn')";
+            case "allow-0rtt", "ca-ignore-err", "crt-ignore-err", "ecdhe", "ca-sign-file", "ca-sign-pass", "generate-certificates",
+                    "no-ca-names", "crl-file", "ca-verify-file", "ocsp-update", "sigalgs", "client-sigalgs", "ssl-reuse" -> "this TLS option";
+            case "accept-proxy", "accept-netscaler-cip" -> "the PROXY protocol";
+            case "name", "id", "maxconn", "backlog", "v4v6", "v6only", "transparent", "tfo", "defer-accept", "interface", "namespace",
+                    "nice", "process", "thread", "shards", "mss", "tcp-ut", "label", "guid-prefix" -> "this bind option";
+            case "level", "mode", "user", "group", "uid", "gid", "expose-fd", "severity-output" -> "stats sockets";
+            case "quic-cc-algo", "quic-force-retry", "quic-socket" -> "QUIC";
+            default -> null;
+        };
+    }
+
+    // ------------------------------------------------------------------ global keywords
+
+    static void register(KeywordRegistry r) {
+        java.util.Set<Section> global = EnumSet.of(Section.GLOBAL);
+        r.register(new Keyword("ssl-default-bind-options", global, "ssl-default-bind-options <option>...",
+                "TLS options applied to every 'bind ... ssl' line (e.g. ssl-min-ver TLSv1.2 no-tls-tickets).",
+                c -> defaults(c, c.global().bindDefaults, false)));
+        r.register(new Keyword("ssl-default-server-options", global, "ssl-default-server-options <option>...",
+                "TLS options applied to every 'server ... ssl' line.", c -> defaults(c, c.global().serverDefaults, true)));
+        r.register(new Keyword("ssl-default-bind-ciphers", global, "ssl-default-bind-ciphers <list>",
+                "Default TLS 1.2 cipher list (OpenSSL syntax) of ssl binds.", c -> {
+                    if (c.expectArgs(1, 1, "ssl-default-bind-ciphers <list>")) {
+                        c.global().bindDefaults.ciphers = c.args().get(0);
+                    }
+                }));
+        r.register(new Keyword("ssl-default-bind-ciphersuites", global, "ssl-default-bind-ciphersuites <list>",
+                "Default TLS 1.3 cipher suites of ssl binds.", c -> {
+                    if (c.expectArgs(1, 1, "ssl-default-bind-ciphersuites <list>")) {
+                        c.global().bindDefaults.ciphersuites = c.args().get(0);
+                    }
+                }));
+        r.register(new Keyword("ssl-default-bind-curves", global, "ssl-default-bind-curves <list>",
+                "Default key-exchange groups of ssl binds (e.g. X25519:P-256).", c -> {
+                    if (c.expectArgs(1, 1, "ssl-default-bind-curves <list>")) {
+                        c.global().bindDefaults.curves = c.args().get(0);
+                    }
+                }));
+        r.register(new Keyword("ssl-default-server-ciphers", global, "ssl-default-server-ciphers <list>",
+                "Default TLS 1.2 cipher list towards ssl servers.", c -> {
+                    if (c.expectArgs(1, 1, "ssl-default-server-ciphers <list>")) {
+                        c.global().serverDefaults.ciphers = c.args().get(0);
+                    }
+                }));
+        r.register(new Keyword("ssl-default-server-ciphersuites", global, "ssl-default-server-ciphersuites <list>",
+                "Default TLS 1.3 cipher suites towards ssl servers.", c -> {
+                    if (c.expectArgs(1, 1, "ssl-default-server-ciphersuites <list>")) {
+                        c.global().serverDefaults.ciphersuites = c.args().get(0);
+                    }
+                }));
+        r.register(new Keyword("crt-base", global, "crt-base <dir>", "Directory for relative 'crt' paths.", c -> {
+            if (c.expectArgs(1, 1, "crt-base <dir>")) {
+                c.global().crtBase = c.args().get(0);
+            }
+        }));
+        r.register(new Keyword("ca-base", global, "ca-base <dir>", "Directory for relative 'ca-file' paths.", c -> {
+            if (c.expectArgs(1, 1, "ca-base <dir>")) {
+                c.global().caBase = c.args().get(0);
+            }
+        }));
+        r.register(new Keyword("ssl-server-verify", global, "ssl-server-verify none|required",
+                "Default verification of server certificates (HAProxy's default: required).", c -> {
+                    if (c.expectArgs(1, 1, "ssl-server-verify none|required")) {
+                        switch (c.args().get(0)) {
+                            case "none" -> c.global().serverVerify = Verify.NONE;
+                            case "required" -> c.global().serverVerify = Verify.REQUIRED;
+                            default -> c.error("expects 'none' or 'required', not '" + c.args().get(0) + "'");
+                        }
+                    }
+                }));
+        r.register(new Keyword("tune.ssl.default-dh-param", global, "tune.ssl.default-dh-param <bits>",
+                "Accepted for compatibility: BoringSSL offers no DHE key exchange, so the value has no effect.", c -> {
+                    if (c.expectArgs(1, 1, "tune.ssl.default-dh-param <bits>")) {
+                        c.intArg(c.args().get(0), "tune.ssl.default-dh-param", 1024, 16384, 2048);
+                        c.warning("has no effect in Sluice: BoringSSL offers no DHE key exchange (ECDHE is used).");
+                    }
+                }));
+        r.register(new Keyword("tune.ssl.cachesize", global, "tune.ssl.cachesize <entries>",
+                "Size of the TLS session cache for resumption (default 20000; 0 disables it).", c -> {
+                    if (c.expectArgs(1, 1, "tune.ssl.cachesize <entries>")) {
+                        c.global().sslCacheSize = c.intArg(c.args().get(0), "tune.ssl.cachesize", 0, 10_000_000, 20000);
+                    }
+                }));
+        r.register(new Keyword("tune.ssl.lifetime", global, "tune.ssl.lifetime <time>",
+                "Lifetime of cached TLS sessions (default 300s).", c -> {
+                    if (c.expectArgs(1, 1, "tune.ssl.lifetime <time>")) {
+                        long v = c.timeArg(c.args().get(0));
+                        if (v >= 0) {
+                            c.global().sslLifetime = v;
+                        }
+                    }
+                }));
+    }
+
+    private static void defaults(KeywordContext c, TlsOptions into, boolean server) {
+        List<String> a = c.args();
+        int i = 0;
+        while (i < a.size()) {
+            String w = a.get(i);
+            if (w.equals("crt") || w.equals("ssl") || w.equals("sni") || w.equals("no-ssl") || w.equals("proto")) {
+                c.error("'" + w + "' cannot be a default option.");
+                return;
+            }
+            int next = option(c, into, a, i, server);
+            if (next == FAILED) {
+                return;
+            }
+            if (next == NOT_MINE) {
+                c.error("unknown option '" + w + "'.");
+                return;
+            }
+            i = next;
+        }
+    }
+}

@@ -1,0 +1,21 @@
+package dev.sluice.config.model;
+
+import java.util.List;
+
+/**
+ * TLS on a {@code bind} line ({@code ssl crt ...}), with the global {@code ssl-default-bind-*} values
+ * already merged in. {@code certificates} are files or directories (relative paths already prefixed by
+ * {@code crt-base}); {@code minVersion}/{@code maxVersion} are the effective bounds (null = library
+ * default) after {@code no-tlsvXX}/{@code force-tlsvXX} are folded in.
+ */
+public record BindTls(List<String> certificates, List<String> alpn, String ciphers, String ciphersuites, TlsVersion minVersion,
+        TlsVersion maxVersion, String caFile, Verify verify, boolean tickets, boolean strictSni, String curves,
+        boolean preferClientCiphers) {
+
+    public static final List<String> DEFAULT_ALPN = List.of("h2", "http/1.1");
+
+    public BindTls {
+        certificates = List.copyOf(certificates);
+        alpn = List.copyOf(alpn);
+    }
+}

@@ -1,0 +1,6 @@
+package dev.sluice.config.model;
+
+/** Peer certificate verification: {@code verify none|optional|required}. */
+public enum Verify {
+    NONE, OPTIONAL, REQUIRED
+}
