@@ -11,6 +11,7 @@ import dev.sluice.proxy.backend.ServerConnector;
 import dev.sluice.proxy.h1.H1ClientConnection;
 import dev.sluice.proxy.h1.H1Limits;
 import dev.sluice.proxy.h1.H1ServerConnection;
+import dev.sluice.proxy.h2.H2ClientConnection;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.Listener;
 import dev.sluice.proxy.rules.HttpRequestRule;
@@ -72,7 +73,9 @@ public final class ProxyRuntime {
             Frontend fe = new Frontend(p, workers, rules, switching, dflt, limit, limits);
             frontends.put(p.name(), fe);
             for (Bind b : p.binds()) {
-                listeners.add(new Listener(b, p.name(), limit, admitted -> new H1ClientConnection(fe, admitted)));
+                boolean h2 = "h2".equals(b.proto());
+                listeners.add(new Listener(b, p.name(), limit,
+                        admitted -> h2 ? H2ClientConnection.create(fe, admitted) : new H1ClientConnection(fe, admitted)));
             }
         }
     }

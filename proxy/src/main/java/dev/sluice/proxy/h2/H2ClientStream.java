@@ -1,0 +1,258 @@
+package dev.sluice.proxy.h2;
+
+import dev.sluice.proxy.http.ClientSide;
+import dev.sluice.proxy.http.GeneratedResponse;
+import dev.sluice.proxy.http.HttpFields;
+import dev.sluice.proxy.http.RequestHead;
+import dev.sluice.proxy.http.ResponseHead;
+import dev.sluice.proxy.http.Stream;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Stream;
+import java.net.InetSocketAddress;
+
+/**
+ * One request stream of an HTTP/2 client connection: the {@link ClientSide} its {@link Stream} writes
+ * the response to. Request DATA is handed to the stream and credited back to the client's window once
+ * the server side took it; response writes go through the connection's encoder, whose flow controller
+ * reports this stream's writability. Used only on the connection's event loop.
+ */
+final class H2ClientStream implements ClientSide {
+    private final H2ClientConnection conn;
+    private final int id;
+    private Stream stream;
+    private RequestHead request;
+    private boolean requestEnded;
+    private boolean responseEnded;
+    private boolean headOnly;
+    private boolean paused;
+    private int unconsumed;
+    private long expectedLength = -1;
+    private long received;
+
+    H2ClientStream(H2ClientConnection conn, int id) {
+        this.conn = conn;
+        this.id = id;
+    }
+
+    private ChannelHandlerContext ctx() {
+        return conn.ctx();
+    }
+
+    void start(RequestHead head, boolean endStream) {
+        request = head;
+        requestEnded = endStream;
+        expectedLength = head.contentLength();
+        stream = new Stream(this, conn.frontend(), head);
+        if (head.method().contentEquals(RequestHead.CONNECT)) {
+            stream.fail(501);
+            return;
+        }
+        stream.start();
+        if (endStream && stream != null) {
+            stream.onRequestEnd(null);
+        }
+    }
+
+    /** A request the validation answers with an error status (400). */
+    void reject(GeneratedResponse r, boolean endStream) {
+        requestEnded = endStream;
+        sendGenerated(r.head(), r.body());
+    }
+
+    /** DATA for this stream; returns how many bytes may be credited back to the client now. */
+    int onData(ByteBuf data, boolean endStream) {
+        int n = data.readableBytes();
+        received += n;
+        if (expectedLength >= 0 && (received > expectedLength || endStream && received != expectedLength)) {
+            // DATA must add up to content-length
+            H2ClientConnection.PROTOCOL_ERRORS.increment();
+            abortStream();
+            conn.resetStream(ctx(), id, Http2Error.PROTOCOL_ERROR.code(), ctx().newPromise());
+            return n;
+        }
+        if (stream == null || stream.finished() && requestEnded) {
+            return n;
+        }
+        if (n > 0) {
+            stream.onRequestBody(data.retain());
+        }
+        if (endStream) {
+            requestEnded = true;
+            stream.onRequestEnd(null);
+        }
+        if (paused) {
+            unconsumed += n;
+            return 0;
+        }
+        return n;
+    }
+
+    void onTrailers(HttpFields trailers) {
+        requestEnded = true;
+        if (stream != null) {
+            stream.onRequestEnd(trailers);
+        }
+    }
+
+    /** The client reset the stream, or the connection hit a stream error. */
+    void onReset() {
+        abortStream();
+    }
+
+    /** Netty forgot the stream (both sides ended, reset, or the connection closed). */
+    void onStreamRemoved() {
+        if (!responseEnded) {
+            abortStream();
+        }
+    }
+
+    private void abortStream() {
+        Stream s = stream;
+        stream = null;
+        if (s != null) {
+            s.onClientClosed();
+        }
+    }
+
+    void writabilityChanged(boolean writable) {
+        if (stream != null) {
+            stream.onClientWritable(writable);
+        }
+    }
+
+    void flushServer() {
+        if (stream != null) {
+            stream.flushServer();
+        }
+    }
+
+    // ------------------------------------------------------------------ ClientSide
+
+    @Override
+    public EventLoop loop() {
+        return ctx().channel().eventLoop();
+    }
+
+    @Override
+    public int loopIndex() {
+        return conn.loopIndex();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return (InetSocketAddress) ctx().channel().remoteAddress();
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) ctx().channel().localAddress();
+    }
+
+    @Override
+    public void sendHead(ResponseHead head) {
+        if (responseEnded) {
+            return;
+        }
+        if (head.isInterim()) {
+            if (head.status() == 101) {
+                return;
+            }
+            conn.encoder().writeHeaders(ctx(), id, H2Messages.encodeResponse(head), 0, false, ctx().newPromise());
+            conn.markDirty();
+            return;
+        }
+        headOnly = request.isHead() || !head.hasBody();
+        conn.encoder().writeHeaders(ctx(), id, H2Messages.encodeResponse(head), 0, headOnly, ctx().newPromise());
+        conn.markDirty();
+        if (headOnly) {
+            responseEnded = true;
+        }
+    }
+
+    @Override
+    public void sendBody(ByteBuf data) {
+        if (responseEnded || headOnly) {
+            data.release();
+            return;
+        }
+        conn.encoder().writeData(ctx(), id, data, 0, false, ctx().newPromise());
+        conn.markDirty();
+    }
+
+    @Override
+    public void sendEnd(HttpFields trailers) {
+        if (!responseEnded) {
+            responseEnded = true;
+            if (trailers != null && trailers.size() > 0) {
+                conn.encoder().writeHeaders(ctx(), id, H2Messages.encodeTrailers(trailers), 0, true, ctx().newPromise());
+            } else {
+                conn.encoder().writeData(ctx(), id, Unpooled.EMPTY_BUFFER, 0, true, ctx().newPromise());
+            }
+            conn.markDirty();
+        }
+        done();
+    }
+
+    @Override
+    public void sendGenerated(ResponseHead head, byte[] body) {
+        if (!responseEnded) {
+            responseEnded = true;
+            boolean noBody = body.length == 0 || request != null && request.isHead();
+            conn.encoder().writeHeaders(ctx(), id, H2Messages.encodeResponse(head), 0, noBody, ctx().newPromise());
+            if (!noBody) {
+                conn.encoder().writeData(ctx(), id, Unpooled.wrappedBuffer(body), 0, true, ctx().newPromise());
+            }
+            conn.markDirty();
+        }
+        done();
+    }
+
+    /** The response is complete; a request still being received is not needed any more. */
+    private void done() {
+        stream = null;
+        if (!requestEnded) {
+            // RFC 9113 8.1: a complete response may end the exchange; tell the client to stop sending
+            conn.resetStream(ctx(), id, Http2Error.NO_ERROR.code(), ctx().newPromise());
+        }
+        conn.flushIfNeeded();
+    }
+
+    @Override
+    public boolean isWritable() {
+        Http2Stream st = conn.h2().stream(id);
+        return st != null && conn.encoder().flowController().isWritable(st);
+    }
+
+    @Override
+    public void flush() {
+        conn.flushIfNeeded();
+    }
+
+    @Override
+    public void pauseRequestBody() {
+        paused = true;
+    }
+
+    @Override
+    public void resumeRequestBody() {
+        paused = false;
+        if (unconsumed > 0) {
+            int n = unconsumed;
+            unconsumed = 0;
+            conn.consumed(id, n);
+            conn.flushIfNeeded();
+        }
+    }
+
+    @Override
+    public void abort() {
+        stream = null;
+        responseEnded = true;
+        conn.resetStream(ctx(), id, Http2Error.INTERNAL_ERROR.code(), ctx().newPromise());
+        conn.flushIfNeeded();
+    }
+}

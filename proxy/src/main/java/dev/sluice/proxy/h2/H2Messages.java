@@ -1,0 +1,393 @@
+package dev.sluice.proxy.h2;
+
+import dev.sluice.proxy.http.HeaderNames;
+import dev.sluice.proxy.http.HttpFields;
+import dev.sluice.proxy.http.HttpVersion;
+import dev.sluice.proxy.http.MessageHead;
+import dev.sluice.proxy.http.RequestHead;
+import dev.sluice.proxy.http.ResponseHead;
+import dev.sluice.proxy.http.Status;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.util.AsciiString;
+import java.util.Iterator;
+import java.util.Map;
+
+/**
+ * Translation between HTTP/2 header blocks and the protocol-neutral model, in both directions, and the
+ * request validation rules of HAProxy's HTTP/2 layer (haproxy-behaviour.md section 7) that Netty's own
+ * header validation does not already apply. Stateless.
+ */
+public final class H2Messages {
+    private H2Messages() {
+    }
+
+    private static final AsciiString COOKIE = AsciiString.cached("cookie");
+    private static final AsciiString SEMI_SP = AsciiString.cached("; ");
+    private static final AsciiString HTTP = AsciiString.cached("http");
+    private static final AsciiString HTTPS = AsciiString.cached("https");
+
+    /** The outcome of translating a request header block. */
+    public record Request(RequestHead head, int status, String error) {
+        /** A stream error (RST_STREAM PROTOCOL_ERROR) when {@code head} is null and {@code status} is 0. */
+        public boolean streamError() {
+            return head == null && status == 0;
+        }
+    }
+
+    private static Request streamError(String why) {
+        return new Request(null, 0, why);
+    }
+
+    private static Request badRequest(String why) {
+        return new Request(null, 400, why);
+    }
+
+    /**
+     * Validates and translates a request header block received on a client connection. Netty has already
+     * rejected invalid names, upper-case names, misplaced or unknown pseudo-headers, connection-specific
+     * fields and a TE other than "trailers" (all stream errors).
+     */
+    public static Request request(Http2Headers h, boolean endStream) {
+        CharSequence method = null;
+        CharSequence scheme = null;
+        CharSequence path = null;
+        CharSequence authority = null;
+        int m = 0;
+        int s = 0;
+        int p = 0;
+        int a = 0;
+        HttpFields fields = new HttpFields(Math.max(4, h.size()));
+        AsciiString cookie = null;
+        AsciiString contentLength = null;
+        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iterator(); it.hasNext();) {
+            Map.Entry<CharSequence, CharSequence> e = it.next();
+            CharSequence name = e.getKey();
+            CharSequence value = e.getValue();
+            if (name.length() > 0 && name.charAt(0) == ':') {
+                String n = name.toString();
+                switch (n) {
+                    case ":method" -> {
+                        method = value;
+                        m++;
+                    }
+                    case ":scheme" -> {
+                        scheme = value;
+                        s++;
+                    }
+                    case ":path" -> {
+                        path = value;
+                        p++;
+                    }
+                    case ":authority" -> {
+                        authority = value;
+                        a++;
+                    }
+                    case ":protocol" -> {
+                        return streamError("extended CONNECT (:protocol) is not enabled");
+                    }
+                    default -> {
+                        return streamError("pseudo-header " + n + " in a request");
+                    }
+                }
+                continue;
+            }
+            AsciiString an = AsciiString.of(name);
+            AsciiString av = AsciiString.of(value);
+            if (hasNulCrLf(av)) {
+                return streamError("forbidden character in field " + an);
+            }
+            if (an.contentEquals(COOKIE)) {
+                cookie = cookie == null ? av : new AsciiString(cookie.toString() + "; " + av);
+                continue;
+            }
+            if (an.contentEquals(HeaderNames.CONTENT_LENGTH)) {
+                if (contentLength != null && !contentLength.contentEquals(av)) {
+                    return streamError("different content-length values");
+                }
+                contentLength = av;
+                continue;
+            }
+            if (an.contentEquals(HeaderNames.HOST)) {
+                // :authority wins; a host field is only kept when there is no :authority (checked below)
+                if (fields.contains(HeaderNames.HOST)) {
+                    if (!fields.get(HeaderNames.HOST).contentEqualsIgnoreCase(av)) {
+                        return badRequest("several different host fields");
+                    }
+                    continue;
+                }
+            }
+            fields.add(an, av);
+        }
+        if (m > 1 || s > 1 || p > 1 || a > 1) {
+            return streamError("duplicate pseudo-header");
+        }
+        if (m == 0) {
+            return streamError("missing :method");
+        }
+        AsciiString meth = AsciiString.of(method);
+        boolean connect = meth.contentEquals(RequestHead.CONNECT);
+        if (connect) {
+            if (a == 0 || s != 0 || p != 0) {
+                return streamError("CONNECT needs :authority and no :scheme or :path");
+            }
+        } else if (s == 0 || p == 0) {
+            return streamError("missing :scheme or :path");
+        }
+        if (!isToken(meth)) {
+            return badRequest("invalid method");
+        }
+        AsciiString target;
+        if (connect) {
+            target = AsciiString.of(authority);
+        } else {
+            AsciiString sch = AsciiString.of(scheme);
+            if (!validScheme(sch)) {
+                return badRequest("invalid scheme");
+            }
+            target = AsciiString.of(path);
+            if (target.isEmpty()) {
+                return streamError("empty :path");
+            }
+            byte c0 = target.byteAt(0);
+            if (c0 != '/' && !(c0 == '*' && target.length() == 1)) {
+                return streamError(":path does not start with /");
+            }
+            if (c0 == '*' && !meth.contentEquals(RequestHead.OPTIONS)) {
+                return badRequest("'*' path on a method other than OPTIONS");
+            }
+            for (int i = 0; i < target.length(); i++) {
+                int c = target.byteAt(i) & 0xff;
+                if (c <= 0x20 || c == '#' || c == 0x7f) {
+                    return streamError("forbidden character in :path");
+                }
+            }
+        }
+        if (authority != null) {
+            AsciiString auth = AsciiString.of(authority);
+            if (!validAuthority(auth)) {
+                return streamError("forbidden character in :authority");
+            }
+            // the host field is replaced by :authority (an extra host is dropped), or synthesized from it
+            fields.removeAll(HeaderNames.HOST);
+            fields.add(HeaderNames.HOST, auth);
+        }
+        if (cookie != null) {
+            fields.add(COOKIE, cookie);
+        }
+        RequestHead head = new RequestHead(meth, target, HttpVersion.HTTP_2, fields);
+        if (contentLength != null) {
+            long cl = parseLength(contentLength);
+            if (cl < 0) {
+                return streamError("invalid content-length");
+            }
+            if (endStream && cl != 0) {
+                return streamError("content-length with no DATA");
+            }
+            fields.add(HeaderNames.CONTENT_LENGTH, contentLength);
+            head.bodyLength(cl);
+        } else if (endStream) {
+            head.bodyNone();
+        } else {
+            head.bodyStreamed();
+        }
+        return new Request(head, 200, null);
+    }
+
+    /** Response header block from a server connection: :status and fields. Null when invalid. */
+    public static ResponseHead response(Http2Headers h) {
+        CharSequence status = h.status();
+        if (status == null || status.length() != 3) {
+            return null;
+        }
+        int code;
+        try {
+            code = Integer.parseInt(status.toString());
+        } catch (NumberFormatException e) {
+            return null;
+        }
+        if (code < 100) {
+            return null;
+        }
+        HttpFields fields = new HttpFields(Math.max(4, h.size()));
+        AsciiString contentLength = null;
+        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iterator(); it.hasNext();) {
+            Map.Entry<CharSequence, CharSequence> e = it.next();
+            CharSequence name = e.getKey();
+            if (name.length() > 0 && name.charAt(0) == ':') {
+                if (!name.toString().equals(":status")) {
+                    return null;
+                }
+                continue;
+            }
+            AsciiString an = AsciiString.of(name);
+            AsciiString av = AsciiString.of(e.getValue());
+            if (an.contentEquals(HeaderNames.CONTENT_LENGTH)) {
+                if (contentLength != null && !contentLength.contentEquals(av)) {
+                    return null;
+                }
+                contentLength = av;
+                continue;
+            }
+            fields.add(an, av);
+        }
+        ResponseHead head = new ResponseHead(HttpVersion.HTTP_2, code, Status.reason(code), fields);
+        if (contentLength != null) {
+            long cl = parseLength(contentLength);
+            if (cl < 0) {
+                return null;
+            }
+            fields.add(HeaderNames.CONTENT_LENGTH, contentLength);
+            head.bodyLength(cl);
+        } else {
+            head.bodyStreamed();
+        }
+        return head;
+    }
+
+    /** Response head to an HTTP/2 header block (hop-by-hop fields are never in the model). */
+    public static Http2Headers encodeResponse(ResponseHead r) {
+        HttpFields f = r.fields();
+        DefaultHttp2Headers h = new DefaultHttp2Headers(false, f.size() + 1);
+        h.status(statusText(r.status()));
+        for (int i = 0; i < f.size(); i++) {
+            h.add(f.name(i), f.value(i));
+        }
+        return h;
+    }
+
+    /** Request head to an HTTP/2 header block for a server: :authority from the host field. */
+    public static Http2Headers encodeRequest(RequestHead r, boolean tls) {
+        HttpFields f = r.fields();
+        DefaultHttp2Headers h = new DefaultHttp2Headers(false, f.size() + 4);
+        h.method(r.method());
+        boolean connect = r.method().contentEquals(RequestHead.CONNECT);
+        AsciiString host = f.get(HeaderNames.HOST);
+        if (connect) {
+            h.authority(r.target());
+        } else {
+            AsciiString t = r.target();
+            if (t.byteAt(0) != '/' && t.byteAt(0) != '*') {
+                // absolute-form from an HTTP/1 client: split into scheme, authority and path
+                int schemeEnd = t.indexOf("://", 0);
+                int pathStart = t.indexOf('/', schemeEnd + 3);
+                h.scheme(t.subSequence(0, schemeEnd, false));
+                h.authority(t.subSequence(schemeEnd + 3, pathStart < 0 ? t.length() : pathStart, false));
+                h.path(pathStart < 0 ? AsciiString.cached("/") : t.subSequence(pathStart, t.length(), false));
+            } else {
+                h.scheme(tls ? HTTPS : HTTP);
+                h.path(t);
+                if (host != null) {
+                    h.authority(host);
+                }
+            }
+        }
+        for (int i = 0; i < f.size(); i++) {
+            AsciiString n = f.name(i);
+            if (n.contentEquals(HeaderNames.HOST)) {
+                continue;
+            }
+            h.add(n, f.value(i));
+        }
+        return h;
+    }
+
+    /** Trailer fields to a header block, and back. */
+    public static Http2Headers encodeTrailers(HttpFields f) {
+        DefaultHttp2Headers h = new DefaultHttp2Headers(false, f.size());
+        for (int i = 0; i < f.size(); i++) {
+            h.add(f.name(i), f.value(i));
+        }
+        return h;
+    }
+
+    public static HttpFields trailers(Http2Headers h) {
+        HttpFields f = new HttpFields(Math.max(2, h.size()));
+        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iterator(); it.hasNext();) {
+            Map.Entry<CharSequence, CharSequence> e = it.next();
+            if (e.getKey().length() > 0 && e.getKey().charAt(0) == ':') {
+                continue;
+            }
+            f.add(AsciiString.of(e.getKey()), AsciiString.of(e.getValue()));
+        }
+        return f;
+    }
+
+    private static final AsciiString[] STATUS_TEXT = new AsciiString[1000];
+
+    static {
+        for (int i = 100; i < 1000; i++) {
+            STATUS_TEXT[i] = AsciiString.cached(Integer.toString(i));
+        }
+    }
+
+    static AsciiString statusText(int status) {
+        return status >= 100 && status < 1000 ? STATUS_TEXT[status] : AsciiString.of(Integer.toString(status));
+    }
+
+    static long parseLength(AsciiString v) {
+        if (v.isEmpty() || v.length() > 18) {
+            return -1;
+        }
+        long n = 0;
+        for (int i = 0; i < v.length(); i++) {
+            byte c = v.byteAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            n = n * 10 + (c - '0');
+        }
+        return n;
+    }
+
+    private static boolean hasNulCrLf(AsciiString v) {
+        for (int i = 0; i < v.length(); i++) {
+            byte c = v.byteAt(i);
+            if (c == 0 || c == '\r' || c == '\n') {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isToken(AsciiString s) {
+        if (s.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < s.length(); i++) {
+            if (!dev.sluice.config.HttpTokens.isTokenChar((char) (s.byteAt(i) & 0xff))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean validScheme(AsciiString s) {
+        if (s.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < s.length(); i++) {
+            char c = (char) (s.byteAt(i) & 0xff);
+            boolean alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+            if (!alpha && (i == 0 || !((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    static boolean validAuthority(AsciiString a) {
+        for (int k = 0; k < a.length(); k++) {
+            int c = a.byteAt(k) & 0xff;
+            if (c <= 0x20 || c >= 0x7f || c == '/' || c == '?' || c == '#' || c == '\\') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether the response to this request may carry a body at all. */
+    static boolean responseMayHaveBody(RequestHead req, MessageHead resp) {
+        return !req.isHead() && resp.hasBody();
+    }
+}
