@@ -23,7 +23,7 @@ public final class Backend {
     private final ForwardFor forwardFor;
 
     /** A server whose address is resolved; resolution happens before the runtime is built. */
-    public record ResolvedServer(String name, InetSocketAddress address, int weight) {
+    public record ResolvedServer(String name, InetSocketAddress address, int weight, boolean h2) {
     }
 
     public Backend(Proxy config, List<ResolvedServer> resolved, int loops, ServerConnector connector) {
@@ -33,7 +33,7 @@ public final class Backend {
         this.servers = new Server[resolved.size()];
         for (int i = 0; i < servers.length; i++) {
             ResolvedServer r = resolved.get(i);
-            servers[i] = new Server(r.name(), i + 1, this, r.address(), r.weight(), loops);
+            servers[i] = new Server(r.name(), i + 1, this, r.address(), r.weight(), loops, r.h2());
         }
         this.lb = new RoundRobin(servers);
         this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());

@@ -16,19 +16,24 @@ public final class Server {
     private final InetSocketAddress address;
     private volatile int weight;
     private final ArrayDeque<ServerSide>[] idle;
+    private final java.util.ArrayList<MultiplexedConnection>[] mux;
+    private final boolean multiplexed;
     final LongAdder connections = new LongAdder();
     final LongAdder requests = new LongAdder();
 
     @SuppressWarnings("unchecked")
-    Server(String name, int id, Backend backend, InetSocketAddress address, int weight, int loops) {
+    Server(String name, int id, Backend backend, InetSocketAddress address, int weight, int loops, boolean multiplexed) {
         this.name = name;
         this.id = id;
         this.backend = backend;
         this.address = address;
         this.weight = weight;
+        this.multiplexed = multiplexed;
         this.idle = new ArrayDeque[loops];
+        this.mux = new java.util.ArrayList[loops];
         for (int i = 0; i < loops; i++) {
             idle[i] = new ArrayDeque<>();
+            mux[i] = new java.util.ArrayList<>(2);
         }
     }
 
@@ -56,6 +61,16 @@ public final class Server {
     /** Whether the server may be given new requests. Health and admin states come with health checks. */
     public boolean usable() {
         return weight > 0;
+    }
+
+    /** Whether requests share connections as streams (HTTP/2) instead of one at a time. */
+    public boolean multiplexed() {
+        return multiplexed;
+    }
+
+    /** The multiplexed connections of one event loop; only that loop may call this. */
+    java.util.ArrayList<MultiplexedConnection> mux(int loop) {
+        return mux[loop];
     }
 
     /** The idle connections of one event loop; only that loop may call this. */

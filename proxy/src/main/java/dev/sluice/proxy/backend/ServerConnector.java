@@ -43,6 +43,20 @@ public final class ServerConnector {
      */
     public void acquire(Server server, EventLoop loop, int loopIndex, InetSocketAddress clientLocal, long connectTimeoutMs,
             boolean reuse, Callback cb) {
+        if (server.multiplexed()) {
+            if (reuse) {
+                for (MultiplexedConnection c : server.mux(loopIndex)) {
+                    if (c.offer(cb)) {
+                        return;
+                    }
+                }
+            }
+            ChannelHandler handler = connect(server, loop, loopIndex, clientLocal, connectTimeoutMs, null);
+            MultiplexedConnection c = (MultiplexedConnection) handler;
+            server.mux(loopIndex).add(c);
+            c.offer(cb);
+            return;
+        }
         if (reuse) {
             ArrayDeque<ServerSide> idle = server.idle(loopIndex);
             ServerSide c;
@@ -53,6 +67,15 @@ public final class ServerConnector {
                 }
             }
         }
+        connect(server, loop, loopIndex, clientLocal, connectTimeoutMs, cb);
+    }
+
+    /**
+     * Opens a connection on {@code loop}. With a callback, the handler (a {@link ServerSide}) is given to
+     * it once connected; without, the handler (a multiplexed connection) learns the outcome itself.
+     */
+    private ChannelHandler connect(Server server, EventLoop loop, int loopIndex, InetSocketAddress clientLocal, long connectTimeoutMs,
+            Callback cb) {
         InetSocketAddress addr = server.address();
         if (addr.getPort() == 0) {
             addr = new InetSocketAddress(addr.getAddress(), clientLocal.getPort());
@@ -67,13 +90,27 @@ public final class ServerConnector {
                 .handler(handler);
         server.connections.increment();
         ChannelFuture f = b.connect(addr);
-        f.addListener(x -> {
-            if (x.isSuccess()) {
-                cb.connected((ServerSide) handler);
-            } else {
-                cb.failed(x.cause());
-            }
-        });
+        if (cb != null) {
+            f.addListener(x -> {
+                if (x.isSuccess()) {
+                    cb.connected((ServerSide) handler);
+                } else {
+                    cb.failed(x.cause());
+                }
+            });
+        } else {
+            f.addListener(x -> {
+                if (!x.isSuccess()) {
+                    ((MultiplexedConnection) handler).connectFailed(x.cause());
+                }
+            });
+        }
+        return handler;
+    }
+
+    /** Forgets a multiplexed connection that closed. */
+    public static void remove(Server server, int loopIndex, MultiplexedConnection c) {
+        server.mux(loopIndex).remove(c);
     }
 
     /** Puts a connection that may carry another request back in its loop's idle pool. */

@@ -12,6 +12,7 @@ import dev.sluice.proxy.h1.H1ClientConnection;
 import dev.sluice.proxy.h1.H1Limits;
 import dev.sluice.proxy.h1.H1ServerConnection;
 import dev.sluice.proxy.h2.H2ClientConnection;
+import dev.sluice.proxy.h2.H2ServerConnection;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.Listener;
 import dev.sluice.proxy.rules.HttpRequestRule;
@@ -52,7 +53,8 @@ public final class ProxyRuntime {
         this.workers = new Workers(group);
         this.globalLimit = new ConnectionLimit("global", globalMaxconn(config), null);
         H1Limits limits = H1Limits.DEFAULT;
-        ServerConnector connector = new ServerConnector(transport, (srv, loop) -> new H1ServerConnection(srv, loop, limits));
+        ServerConnector connector = new ServerConnector(transport,
+                (srv, loop) -> srv.multiplexed() ? H2ServerConnection.create(srv, loop) : new H1ServerConnection(srv, loop, limits));
         for (Proxy p : config.backends()) {
             backends.put(p.name(), new Backend(p, resolved.get(p.name()), workers.count(), connector));
         }
@@ -128,7 +130,7 @@ public final class ProxyRuntime {
                             continue;
                         }
                     }
-                    list.add(new Backend.ResolvedServer(s.name(), new InetSocketAddress(a, s.port()), s.weight()));
+                    list.add(new Backend.ResolvedServer(s.name(), new InetSocketAddress(a, s.port()), s.weight(), "h2".equals(s.proto())));
                 }
                 resolvedOut.put(p.name(), list);
             }

@@ -1,0 +1,356 @@
+package dev.sluice.proxy.h2;
+
+import dev.sluice.proxy.backend.MultiplexedConnection;
+import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.backend.ServerConnector;
+import dev.sluice.proxy.http.Deadline;
+import dev.sluice.proxy.http.ResponseHead;
+import dev.sluice.proxy.http.Stream;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
+import io.netty.handler.codec.http2.Http2ConnectionAdapter;
+import io.netty.handler.codec.http2.Http2ConnectionDecoder;
+import io.netty.handler.codec.http2.Http2ConnectionEncoder;
+import io.netty.handler.codec.http2.Http2ConnectionHandler;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Exception;
+import io.netty.handler.codec.http2.Http2Flags;
+import io.netty.handler.codec.http2.Http2FrameListener;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.collection.IntObjectMap;
+import java.util.ArrayDeque;
+
+/**
+ * An HTTP/2 connection to a server (h2c, or h2 chosen by ALPN), carrying streams of many client
+ * requests of the same event loop. It takes new streams while the server's concurrent-stream limit
+ * allows and it has not been told to go away; it closes after {@link #IDLE_TIMEOUT_MS} without streams.
+ * One instance per connection, used only on its event loop.
+ */
+public final class H2ServerConnection extends Http2ConnectionHandler implements Http2FrameListener, MultiplexedConnection {
+
+    static final long IDLE_TIMEOUT_MS = 5000;
+
+    private final Server server;
+    private final int loopIndex;
+    private final IntObjectMap<H2ServerStream> streams = new IntObjectHashMap<>();
+    private final ArrayDeque<ServerConnector.Callback> waiting = new ArrayDeque<>();
+    private ChannelHandlerContext ctx;
+    private Deadline idleTimer;
+    private boolean ready;
+    private boolean closed;
+    private boolean draining;
+    private boolean dirty;
+    private int served;
+
+    private H2ServerConnection(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings, Server server,
+            int loopIndex) {
+        super(decoder, encoder, settings);
+        this.server = server;
+        this.loopIndex = loopIndex;
+        decoder.frameListener(this);
+        connection().addListener(new Http2ConnectionAdapter() {
+            @Override
+            public void onStreamRemoved(Http2Stream stream) {
+                H2ServerStream s = streams.remove(stream.id());
+                if (s != null) {
+                    s.onRemoved();
+                }
+                if (streams.isEmpty() && idleTimer != null) {
+                    idleTimer.arm(IDLE_TIMEOUT_MS);
+                }
+            }
+
+            @Override
+            public void onGoAwayReceived(int lastStreamId, long errorCode, ByteBuf debugData) {
+                draining = true;
+            }
+        });
+        encoder.flowController().listener(stream -> {
+            H2ServerStream s = streams.get(stream.id());
+            if (s != null) {
+                s.writabilityChanged(encoder.flowController().isWritable(stream));
+            }
+        });
+    }
+
+    public static H2ServerConnection create(Server server, int loopIndex) {
+        return new Builder(server, loopIndex).build();
+    }
+
+    private static final class Builder extends AbstractHttp2ConnectionHandlerBuilder<H2ServerConnection, Builder> {
+        private final Server server;
+        private final int loopIndex;
+
+        Builder(Server server, int loopIndex) {
+            this.server = server;
+            this.loopIndex = loopIndex;
+            server(false);
+            validateHeaders(true);
+            initialSettings(Http2Settings.defaultSettings().pushEnabled(false).initialWindowSize(H2ClientConnection.INITIAL_WINDOW));
+            encoderEnforceMaxConcurrentStreams(false);
+            decoderEnforceMaxRstFramesPerWindow(0, 0);
+            gracefulShutdownTimeoutMillis(0);
+        }
+
+        @Override
+        protected H2ServerConnection build() {
+            return super.build();
+        }
+
+        @Override
+        protected H2ServerConnection build(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings initialSettings) {
+            return new H2ServerConnection(decoder, encoder, initialSettings, server, loopIndex);
+        }
+    }
+
+    Server server() {
+        return server;
+    }
+
+    ChannelHandlerContext ctx() {
+        return ctx;
+    }
+
+    // ------------------------------------------------------------------ MultiplexedConnection
+
+    @Override
+    public boolean offer(ServerConnector.Callback cb) {
+        if (closed || draining) {
+            return false;
+        }
+        if (!ready) {
+            if (waiting.size() >= H2ClientConnection.MAX_CONCURRENT_STREAMS) {
+                return false;
+            }
+            waiting.add(cb);
+            return true;
+        }
+        if (!connection().local().canOpenStream()) {
+            return false;
+        }
+        cb.connected(newStream());
+        return true;
+    }
+
+    @Override
+    public void connectFailed(Throwable cause) {
+        closed = true;
+        ServerConnector.remove(server, loopIndex, this);
+        ServerConnector.Callback cb;
+        while ((cb = waiting.poll()) != null) {
+            cb.failed(cause);
+        }
+    }
+
+    private H2ServerStream newStream() {
+        served++;
+        return new H2ServerStream(this, served > 1);
+    }
+
+    /** Gives a new stream its id (when its request head is written). */
+    int register(H2ServerStream s) {
+        int id = connection().local().incrementAndGetNextStreamId();
+        streams.put(id, s);
+        if (idleTimer != null) {
+            idleTimer.disarm();
+        }
+        return id;
+    }
+
+    boolean usable() {
+        return ready && !closed && !draining && ctx.channel().isActive();
+    }
+
+    void markDirty() {
+        dirty = true;
+    }
+
+    void flushIfNeeded() {
+        if (dirty) {
+            dirty = false;
+            flush(ctx);
+        }
+    }
+
+    void consumed(int streamId, int bytes) {
+        Http2Stream st = connection().stream(streamId);
+        if (st == null || bytes <= 0) {
+            return;
+        }
+        try {
+            if (decoder().flowController().consumeBytes(st, bytes)) {
+                markDirty();
+            }
+        } catch (Http2Exception e) {
+            onError(ctx, false, e);
+        }
+    }
+
+    // ------------------------------------------------------------------ channel events
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
+        this.ctx = ctx;
+        this.idleTimer = new Deadline(ctx.channel().eventLoop(), this::onIdle);
+        super.handlerAdded(ctx);
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        super.channelActive(ctx);
+        ready = true;
+        ServerConnector.Callback cb;
+        while ((cb = waiting.poll()) != null) {
+            cb.connected(newStream());
+        }
+        flushIfNeeded();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        closed = true;
+        idleTimer.cancel();
+        ServerConnector.remove(server, loopIndex, this);
+        ServerConnector.Callback cb;
+        while ((cb = waiting.poll()) != null) {
+            cb.failed(new java.io.IOException("connection to " + server + " closed"));
+        }
+        for (H2ServerStream s : streams.values().toArray(new H2ServerStream[0])) {
+            s.onConnectionClosed();
+        }
+        streams.clear();
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        for (H2ServerStream s : streams.values()) {
+            s.flushClient();
+        }
+        dirty = false;
+        super.channelReadComplete(ctx);
+    }
+
+    @Override
+    protected void onStreamError(ChannelHandlerContext ctx, boolean outbound, Throwable cause, Http2Exception.StreamException http2Ex) {
+        H2ServerStream s = streams.remove(http2Ex.streamId());
+        if (s != null) {
+            s.onReset(false);
+        }
+        super.onStreamError(ctx, outbound, cause, http2Ex);
+    }
+
+    private void onIdle() {
+        if (streams.isEmpty()) {
+            closed = true;
+            ServerConnector.remove(server, loopIndex, this);
+            ctx.close();
+        }
+    }
+
+    // ------------------------------------------------------------------ frame listener
+
+    @Override
+    public int onDataRead(ChannelHandlerContext ctx, int streamId, ByteBuf data, int padding, boolean endOfStream) {
+        H2ServerStream s = streams.get(streamId);
+        if (s == null) {
+            return data.readableBytes() + padding;
+        }
+        return padding + s.onData(data, endOfStream);
+    }
+
+    @Override
+    public void onHeadersRead(ChannelHandlerContext ctx, int streamId, Http2Headers headers, int padding, boolean endOfStream)
+            throws Http2Exception {
+        H2ServerStream s = streams.get(streamId);
+        if (s == null) {
+            return;
+        }
+        if (s.headReceived()) {
+            s.onTrailers(H2Messages.trailers(headers));
+            return;
+        }
+        ResponseHead head = H2Messages.response(headers);
+        if (head == null) {
+            s.onInvalid();
+            resetStream(ctx, streamId, Http2Error.PROTOCOL_ERROR.code(), ctx.newPromise());
+            return;
+        }
+        if (endOfStream && !head.isInterim()) {
+            head.bodyNone();
+        }
+        s.onHead(head, endOfStream);
+    }
+
+    @Override
+    public void onHeadersRead(ChannelHandlerContext ctx, int streamId, Http2Headers headers, int streamDependency, short weight,
+            boolean exclusive, int padding, boolean endOfStream) throws Http2Exception {
+        onHeadersRead(ctx, streamId, headers, padding, endOfStream);
+    }
+
+    @Override
+    public void onRstStreamRead(ChannelHandlerContext ctx, int streamId, long errorCode) {
+        H2ServerStream s = streams.remove(streamId);
+        if (s != null) {
+            s.onReset(errorCode == Http2Error.REFUSED_STREAM.code());
+        }
+    }
+
+    @Override
+    public void onGoAwayRead(ChannelHandlerContext ctx, int lastStreamId, long errorCode, ByteBuf debugData) {
+        draining = true;
+        // streams above lastStreamId were not processed: they can be replayed elsewhere
+        for (H2ServerStream s : streams.values().toArray(new H2ServerStream[0])) {
+            if (s.id() > lastStreamId) {
+                streams.remove(s.id());
+                s.onReset(true);
+            }
+        }
+    }
+
+    @Override
+    public void onPriorityRead(ChannelHandlerContext ctx, int streamId, int streamDependency, short weight, boolean exclusive) {
+    }
+
+    @Override
+    public void onSettingsAckRead(ChannelHandlerContext ctx) {
+    }
+
+    @Override
+    public void onSettingsRead(ChannelHandlerContext ctx, Http2Settings settings) {
+    }
+
+    @Override
+    public void onPingRead(ChannelHandlerContext ctx, long data) {
+    }
+
+    @Override
+    public void onPingAckRead(ChannelHandlerContext ctx, long data) {
+    }
+
+    @Override
+    public void onPushPromiseRead(ChannelHandlerContext ctx, int streamId, int promisedStreamId, Http2Headers headers, int padding)
+            throws Http2Exception {
+        throw Http2Exception.connectionError(Http2Error.PROTOCOL_ERROR, "push is disabled");
+    }
+
+    @Override
+    public void onWindowUpdateRead(ChannelHandlerContext ctx, int streamId, int windowSizeIncrement) {
+    }
+
+    @Override
+    public void onUnknownFrame(ChannelHandlerContext ctx, byte frameType, int streamId, Http2Flags flags, ByteBuf payload) {
+    }
+
+    /** Attaches a stream's server-side timer expiry. */
+    void timeout(H2ServerStream s) {
+        streams.remove(s.id());
+        resetStream(ctx, s.id(), Http2Error.CANCEL.code(), ctx.newPromise());
+        flushIfNeeded();
+        s.failure(Stream.ServerFailure.TIMEOUT);
+    }
+}
