@@ -79,13 +79,14 @@ public final class ConfigParser {
         }
         Config config = null;
         List<Proxy> built = new ArrayList<>();
+        dev.sluice.config.model.Global g = global.build();
         for (ProxyBuilder p : proxies) {
             resolveTls(p);
-            built.add(p.build());
+            built.add(p.build(g));
         }
         check(built);
         if (!diags.hasErrors()) {
-            config = new Config(global.build(), built);
+            config = new Config(g, built);
         }
         return new Result(config, diags.list());
     }
@@ -239,7 +240,7 @@ public final class ConfigParser {
     private void keyword(SourceRef at, List<String> words) {
         boolean negated = false;
         List<String> w = words;
-        if ((w.get(0).equals("no") || w.get(0).equals("default")) && w.size() > 1 && w.get(1).equals("option")) {
+        if ((w.get(0).equals("no") || w.get(0).equals("default")) && w.size() > 1 && (w.get(1).equals("option") || w.get(1).equals("log"))) {
             negated = w.get(0).equals("no");
             w = w.subList(1, w.size());
             if (!negated) {

@@ -15,10 +15,12 @@ public final class GlobalBuilder {
     public String crtBase;
     public String caBase;
     public dev.sluice.config.model.Verify serverVerify = dev.sluice.config.model.Verify.REQUIRED;
+    public final java.util.List<dev.sluice.config.model.LogTarget> logs = new java.util.ArrayList<>();
+    public String logTag = "haproxy";
     public int sslCacheSize = 20000;
     public long sslLifetime = 300_000;
 
     public Global build() {
-        return new Global(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetime);
+        return new Global(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetime, logs, logTag);
     }
 }

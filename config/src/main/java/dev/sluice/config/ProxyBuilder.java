@@ -46,6 +46,14 @@ public final class ProxyBuilder {
     final List<TlsOptions> serverOptions = new ArrayList<>();
     /** The TLS options of {@code default-server}. */
     TlsOptions defaultServerTls = new TlsOptions();
+    /** Logging: own {@code log} lines, {@code log global}, format and options. */
+    final List<dev.sluice.config.model.LogTarget> logs = new ArrayList<>();
+    boolean logGlobal;
+    dev.sluice.config.model.LogFormat logFormat;
+    boolean dontLogNull;
+    boolean logSeparateErrors;
+    boolean dontLogNormal;
+    String logTag;
     /** {@code default-server} values. */
     public int defaultWeight = 1;
 
@@ -71,6 +79,13 @@ public final class ProxyBuilder {
         balance = d.balance;
         defaultWeight = d.defaultWeight;
         defaultServerTls = d.defaultServerTls.copy();
+        logs.addAll(d.logs);
+        logGlobal = d.logGlobal;
+        logFormat = d.logFormat;
+        dontLogNull = d.dontLogNull;
+        logSeparateErrors = d.logSeparateErrors;
+        dontLogNormal = d.dontLogNormal;
+        logTag = d.logTag;
     }
 
     public ProxyKind kind() {
@@ -82,7 +97,17 @@ public final class ProxyBuilder {
         };
     }
 
-    public Proxy build() {
+    public Proxy build(dev.sluice.config.model.Global global) {
+        List<dev.sluice.config.model.LogTarget> targets = new ArrayList<>(logs);
+        if (logGlobal) {
+            targets.addAll(global.logs());
+        }
+        dev.sluice.config.model.Logging logging = new dev.sluice.config.model.Logging(targets, logFormat, dontLogNull, logSeparateErrors,
+                dontLogNormal, logTag != null ? logTag : global.logTag());
+        return build(logging);
+    }
+
+    private Proxy build(dev.sluice.config.model.Logging logging) {
         ProxyKind kind = kind();
         Timeouts timeouts = new Timeouts(timeoutClient, timeoutServer, timeoutConnect, timeoutHttpRequest, timeoutHttpKeepAlive,
                 Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET);
@@ -95,6 +120,7 @@ public final class ProxyBuilder {
                 kind.hasFrontend() ? useBackends : List.of(),
                 kind.hasFrontend() ? defaultBackend : null,
                 balance,
-                kind.hasBackend() ? servers : List.of());
+                kind.hasBackend() ? servers : List.of(),
+                logging);
     }
 }

@@ -13,7 +13,7 @@ final class Unsupported {
 
     private static final String LUA = "Lua scripting";
     private static final String SPOE = "SPOE/SPOA filters";
-    private static final String LOGS = "logging (comes with access logs)";
+    private static final String LOGS = "this logging feature";
     private static final String TLS = "TLS (comes with the HTTP engine)";
     private static final String CHECKS = "health checks";
     private static final String STATS = "the stats socket and stats page";
@@ -39,10 +39,9 @@ final class Unsupported {
     static final Map<String, String> KEYWORDS = Map.ofEntries(
             Map.entry("lua-load", LUA), Map.entry("lua-load-per-thread", LUA), Map.entry("lua-prepend-path", LUA),
             Map.entry("filter", "filters (SPOE, compression, cache, trace)"),
-            Map.entry("log", LOGS), Map.entry("log-format", LOGS), Map.entry("option httplog", LOGS),
-            Map.entry("option tcplog", LOGS), Map.entry("option dontlognull", LOGS), Map.entry("option log-health-checks", LOGS),
-            Map.entry("option dontlog-normal", LOGS), Map.entry("option log-separate-errors", LOGS), Map.entry("option logasap", LOGS),
-            Map.entry("log-tag", LOGS), Map.entry("log-send-hostname", LOGS), Map.entry("unique-id-format", LOGS),
+                        Map.entry("option log-health-checks", "health checks"),
+            Map.entry("option logasap", LOGS),
+            Map.entry("log-send-hostname", LOGS), Map.entry("unique-id-format", LOGS),
             Map.entry("unique-id-header", LOGS), Map.entry("capture", LOGS),
             
             
@@ -87,7 +86,7 @@ final class Unsupported {
             Map.entry("option socket-stats", "per-listener statistics"), Map.entry("option tcpka", "TCP keep-alive probes"),
             Map.entry("option clitcpka", "TCP keep-alive probes"), Map.entry("option srvtcpka", "TCP keep-alive probes"),
             Map.entry("option splice-auto", "kernel splicing"), Map.entry("option http-use-htx", "legacy HTX switch"),
-            Map.entry("option originalto", "X-Original-To"), Map.entry("option httplog clf", LOGS),
+            Map.entry("option originalto", "X-Original-To"),
             Map.entry("option accept-invalid-http-request", "relaxed HTTP parsing (comes with the HTTP engine)"),
             Map.entry("option accept-unsafe-violations-in-http-request", "relaxed HTTP parsing (comes with the HTTP engine)"),
             Map.entry("option accept-invalid-http-response", "relaxed HTTP parsing (comes with the HTTP engine)"),

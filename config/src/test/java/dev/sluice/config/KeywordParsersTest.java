@@ -57,13 +57,13 @@ class KeywordParsersTest {
         @Test
         void allGlobalKeywords() {
             Global g = valid(inGlobal("maxconn 1000\nnbthread 4\ndaemon\npidfile /run/sluice.pid")).global();
-            assertThat(g).isEqualTo(new Global(1000, 4, true, "/run/sluice.pid", 20000, 300_000));
+            assertThat(g).isEqualTo(new Global(1000, 4, true, "/run/sluice.pid", 20000, 300_000, java.util.List.of(), "haproxy"));
         }
 
         @Test
         void unsetValuesAreZeroOrNull() {
-            assertThat(valid("global\n").global()).isEqualTo(new Global(0, 0, false, null, 20000, 300_000));
-            assertThat(valid("").global()).isEqualTo(new Global(0, 0, false, null, 20000, 300_000));
+            assertThat(valid("global\n").global()).isEqualTo(new Global(0, 0, false, null, 20000, 300_000, java.util.List.of(), "haproxy"));
+            assertThat(valid("").global()).isEqualTo(new Global(0, 0, false, null, 20000, 300_000, java.util.List.of(), "haproxy"));
         }
 
         @Test

@@ -411,8 +411,8 @@ class SectionsTest {
                 "frontend => frobnicate            => unknown keyword 'frobnicate' in 'frontend' section",
                 "frontend => option forwardfro     => unknown option 'forwardfro' in 'frontend' section; did you mean 'forwardfor' maybe ?",
                 "frontend => option http-keepalive => unknown option 'http-keepalive' in 'frontend' section; did you mean 'http-keep-alive' maybe ?",
-                "frontend => option                => 'option' expects a option (one of: forwardfor, http-keep-alive, http-server-close, httpclose).",
-                "frontend => no option             => 'option' expects a option (one of: forwardfor, http-keep-alive, http-server-close, httpclose).",
+                "frontend => option                => 'option' expects a option (one of: forwardfor, http-keep-alive, http-server-close, httpclose, httplog, tcplog, dontlognull, log-separate-errors, dontlog-normal).",
+                "frontend => no option             => 'option' expects a option (one of: forwardfor, http-keep-alive, http-server-close, httpclose, httplog, tcplog, dontlognull, log-separate-errors, dontlog-normal).",
                 "global   => maxconns 10           => unknown keyword 'maxconns' in 'global' section; did you mean 'maxconn' maybe ?",
                 "global   => deamon                => unknown keyword 'deamon' in 'global' section; did you mean 'daemon' maybe ?",
                 "global   => bnd :80               => unknown keyword 'bnd' in 'global' section",
@@ -440,14 +440,13 @@ class SectionsTest {
 
         @ParameterizedTest(name = "{1} in {0}")
         @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
-                "global   => log stdout format raw local0 => 'log' is not supported by Sluice yet: logging (comes with access logs).",
+                "global   => log ring@buf local0          => 'log' : log target 'ring@buf' is not supported by Sluice yet (use stdout, stderr, a UDP address or a UNIX socket).",
                 "global   => stats socket /run/s.sock     => 'stats' is not supported by Sluice yet: the stats socket and stats page.",
                 "global   => lua-load /etc/x.lua          => 'lua-load' is not supported by Sluice yet: Lua scripting.",
                 "global   => user haproxy                 => 'user' is not supported by Sluice yet: dropping privileges (run Sluice as the target user instead).",
                 "global   => nbproc 2                     => 'nbproc' is not supported by Sluice yet: multi-process mode (removed from HAProxy 2.5).",
-                "frontend => option httplog               => 'option httplog' is not supported by Sluice yet: logging (comes with access logs).",
-                "frontend => option httplog clf           => 'option httplog' is not supported by Sluice yet: logging (comes with access logs).",
-                "frontend => no option httplog            => 'option httplog' is not supported by Sluice yet: logging (comes with access logs).",
+                "frontend => option logasap               => 'option logasap' is not supported by Sluice yet: this logging feature.",
+                "frontend => unique-id-format %[uuid()]   => 'unique-id-format' is not supported by Sluice yet: this logging feature.",
                 "frontend => http-response set-header X y => 'http-response' is not supported by Sluice yet: http-response rules.",
                 "frontend => tcp-request content accept   => 'tcp-request' is not supported by Sluice yet: tcp-request rules.",
                 "backend  => option httpchk GET /health   => 'option httpchk' is not supported by Sluice yet: health checks.",

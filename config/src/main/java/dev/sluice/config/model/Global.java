@@ -3,7 +3,12 @@ package dev.sluice.config.model;
 /**
  * The {@code global} section. A value of 0 (or null) means "not set": the runtime picks the default
  * (maxconn from the file-descriptor limit, nbthread from the available cores). {@code sslCacheSize}
- * and {@code sslLifetimeMs} size the TLS session cache ({@code tune.ssl.cachesize}, {@code tune.ssl.lifetime}).
+ * and {@code sslLifetimeMs} size the TLS session cache ({@code tune.ssl.cachesize}, {@code tune.ssl.lifetime});
+ * {@code logs} are the global {@code log} lines that proxies use with {@code log global}.
  */
-public record Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs) {
+public record Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
+        java.util.List<LogTarget> logs, String logTag) {
+    public Global {
+        logs = java.util.List.copyOf(logs);
+    }
 }

@@ -21,7 +21,8 @@ public record Proxy(
         List<UseBackend> useBackends,
         String defaultBackend,
         Balance balance,
-        List<Server> servers) {
+        List<Server> servers,
+        Logging logging) {
 
     public Proxy {
         binds = List.copyOf(binds);

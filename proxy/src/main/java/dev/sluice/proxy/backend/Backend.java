@@ -21,6 +21,8 @@ public final class Backend {
     private final RoundRobin lb;
     private final ServerConnector connector;
     private final ForwardFor forwardFor;
+    /** Streams currently using a server of this backend (the log's %bc). */
+    final java.util.concurrent.atomic.LongAdder active = new java.util.concurrent.atomic.LongAdder();
 
     /** A server whose address is resolved; resolution happens before the runtime is built. */
     public record ResolvedServer(String name, InetSocketAddress address, int weight, boolean h2) {
@@ -71,6 +73,10 @@ public final class Backend {
     /** The next server for a request, or null when none can take it. */
     public Server pickServer() {
         return lb.pick();
+    }
+
+    public int activeStreams() {
+        return (int) active.sum();
     }
 
     public ServerConnector connector() {

@@ -20,6 +20,8 @@ public final class Server {
     private final boolean multiplexed;
     final LongAdder connections = new LongAdder();
     final LongAdder requests = new LongAdder();
+    /** Streams currently using this server (the log's %sc). */
+    private final LongAdder active = new LongAdder();
 
     @SuppressWarnings("unchecked")
     Server(String name, int id, Backend backend, InetSocketAddress address, int weight, int loops, boolean multiplexed) {
@@ -80,6 +82,20 @@ public final class Server {
 
     public void countRequest() {
         requests.increment();
+    }
+
+    public void streamStarted() {
+        active.increment();
+        backend.active.increment();
+    }
+
+    public void streamEnded() {
+        active.decrement();
+        backend.active.decrement();
+    }
+
+    public int activeStreams() {
+        return (int) active.sum();
     }
 
     public long totalConnections() {

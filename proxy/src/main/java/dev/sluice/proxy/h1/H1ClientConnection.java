@@ -73,6 +73,10 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     private boolean chunked;
     private boolean chunkWritten;
     private boolean dirty;
+    private long acceptDate;
+    private long requestStart;
+    private long bytesOut;
+    private boolean tls;
 
     public H1ClientConnection(Frontend frontend, boolean admitted) {
         this.frontend = frontend;
@@ -94,6 +98,12 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         loopIndex = frontend.workers().indexOf(ch.eventLoop());
         timer = new Deadline(ch.eventLoop(), this::onTimeout);
         frontend.countConnection();
+        acceptDate = System.currentTimeMillis();
+        requestStart = System.nanoTime();
+        tls = ch.pipeline().get(io.netty.handler.ssl.SslHandler.class) != null;
+        if (frontend.accessLog() != null) {
+            frontend.accessLog().logConnect(remoteAddress(), localAddress(), frontend.name());
+        }
         if (admitted) {
             armRequestTimeout();
         }
@@ -126,6 +136,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
                     // bytes of an unfinished head: HAProxy answers 400
                     parseInput();
                     if (phase == Phase.WAIT_REQUEST && !parser.failed()) {
+                        logBadRequest(400, 'C', 'R');
                         sendRawAndClose(GeneratedResponse.of(400));
                     }
                 } else {
@@ -155,9 +166,12 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         }
         if (phase == Phase.EXCHANGE || phase == Phase.DRAIN) {
             timer.arm(frontend.timeouts().client());
-        } else if (!input.isReadable() && parser.idle() && requests > 0) {
-            // first bytes of a kept-alive connection's next request: the head must now arrive in time
-            timer.arm(requestTimeout());
+        } else if (!input.isReadable() && parser.idle()) {
+            requestStart = System.nanoTime();
+            if (requests > 0) {
+                // first bytes of a kept-alive connection's next request: the head must now arrive in time
+                timer.arm(requestTimeout());
+            }
         }
         input.append(ctx.alloc(), in);
         parseInput();
@@ -241,6 +255,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         requestVersion = req.version();
         requestEnded = false;
         headSent = false;
+        bytesOut = 0;
         clientKeepAlive = (requestVersion == HttpVersion.HTTP_1_1 ? !parser.closeWanted() : parser.keepAliveWanted())
                 && !parser.closeAfter();
         if (req.hasBody()) {
@@ -296,7 +311,33 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
             closeNow();
             return;
         }
+        logBadRequest(error.status(), 'P', 'R');
         sendRawAndClose(GeneratedResponse.of(error.status()));
+    }
+
+    /** The log line of a request that never became a stream (HAProxy's "&lt;BADREQ&gt;" lines). */
+    private void logBadRequest(int status, char cause, char state) {
+        dev.sluice.proxy.log.AccessLog al = frontend.accessLog();
+        if (al == null || !al.logsRequests()) {
+            return;
+        }
+        long now = System.nanoTime();
+        dev.sluice.proxy.log.LogEvent e = new dev.sluice.proxy.log.LogEvent();
+        e.client = remoteAddress();
+        e.frontendAddress = localAddress();
+        e.acceptDate = acceptDate;
+        e.requestDate = System.currentTimeMillis() - (now - requestStart) / 1_000_000;
+        e.frontend = frontend.name();
+        e.frontendTls = tls;
+        e.requestLine = "<BADREQ>";
+        e.status = status;
+        e.tActive = cause == 'c' ? (now - requestStart) / 1_000_000 : 0;
+        e.cause = cause;
+        e.state = state;
+        e.actconn = frontend.globalConnections();
+        e.feconn = limit.current();
+        e.error = true;
+        al.log(e);
     }
 
     // ------------------------------------------------------------------ ClientSide
@@ -362,7 +403,9 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
             return;
         }
         byte[] framing = finalFraming(head);
-        ctx.write(H1Encoder.response(ctx.alloc(), head, framing, connectionLine(), 0));
+        ByteBuf out = H1Encoder.response(ctx.alloc(), head, framing, connectionLine(), 0);
+        bytesOut += out.readableBytes();
+        ctx.write(out);
         dirty = true;
     }
 
@@ -377,6 +420,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
             ctx.write(H1Encoder.chunkHeader(ctx.alloc(), n, chunkWritten));
             chunkWritten = true;
         }
+        bytesOut += n;
         ctx.write(data);
         dirty = true;
     }
@@ -398,6 +442,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         if (bodyLen > 0) {
             out.writeBytes(body);
         }
+        bytesOut += out.readableBytes();
         ctx.write(out);
         dirty = true;
         exchangeDone();
@@ -406,6 +451,26 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     @Override
     public boolean isWritable() {
         return ch.isWritable();
+    }
+
+    @Override
+    public long acceptDate() {
+        return acceptDate;
+    }
+
+    @Override
+    public long requestStartNanos() {
+        return requestStart;
+    }
+
+    @Override
+    public boolean tls() {
+        return tls;
+    }
+
+    @Override
+    public long bytesOut() {
+        return bytesOut;
     }
 
     @Override
@@ -461,6 +526,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         phase = Phase.WAIT_REQUEST;
         headSent = false;
         parser.resume();
+        requestStart = System.nanoTime();
         if (input.isReadable()) {
             timer.arm(requestTimeout());
         } else {
@@ -485,6 +551,9 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
             case WAIT_REQUEST -> {
                 if (requests == 0 || !parser.idle() || input.isReadable()) {
                     // HAProxy answers 408 to a new connection or a started request; an idle kept-alive one just closes
+                    if (!(requests == 0 && !input.isReadable() && frontend.accessLog() != null && frontend.accessLog().dontLogNull())) {
+                        logBadRequest(408, 'c', 'R');
+                    }
                     sendRawAndClose(GeneratedResponse.of(408));
                 } else {
                     closeNow();

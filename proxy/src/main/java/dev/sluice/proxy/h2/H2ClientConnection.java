@@ -54,6 +54,8 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     private int loopIndex;
     private Deadline timer;
     private boolean dirty;
+    private long acceptDate;
+    private boolean tls;
 
     private H2ClientConnection(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings, Frontend frontend,
             boolean admitted) {
@@ -118,6 +120,14 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
         }
     }
 
+    long acceptDate() {
+        return acceptDate;
+    }
+
+    boolean tls() {
+        return tls;
+    }
+
     Frontend frontend() {
         return frontend;
     }
@@ -154,6 +164,12 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
         loopIndex = frontend.workers().indexOf(ctx.channel().eventLoop());
         timer = new Deadline(ctx.channel().eventLoop(), this::onTimeout);
         frontend.countConnection();
+        acceptDate = System.currentTimeMillis();
+        tls = ctx.pipeline().get(io.netty.handler.ssl.SslHandler.class) != null;
+        if (frontend.accessLog() != null) {
+            frontend.accessLog().logConnect((java.net.InetSocketAddress) ctx.channel().remoteAddress(),
+                    (java.net.InetSocketAddress) ctx.channel().localAddress(), frontend.name());
+        }
         try {
             // widen the connection window beyond the initial 64 KiB
             connection().local().flowController().incrementWindowSize(connection().connectionStream(), CONNECTION_WINDOW - INITIAL_WINDOW);

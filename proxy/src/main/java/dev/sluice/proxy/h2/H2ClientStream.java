@@ -32,6 +32,8 @@ final class H2ClientStream implements ClientSide {
     private int unconsumed;
     private long expectedLength = -1;
     private long received;
+    private final long requestStart = System.nanoTime();
+    private long bytesOut;
 
     H2ClientStream(H2ClientConnection conn, int id) {
         this.conn = conn;
@@ -153,6 +155,26 @@ final class H2ClientStream implements ClientSide {
     }
 
     @Override
+    public long acceptDate() {
+        return conn.acceptDate();
+    }
+
+    @Override
+    public long requestStartNanos() {
+        return requestStart;
+    }
+
+    @Override
+    public boolean tls() {
+        return conn.tls();
+    }
+
+    @Override
+    public long bytesOut() {
+        return bytesOut;
+    }
+
+    @Override
     public void sendHead(ResponseHead head) {
         if (responseEnded) {
             return;
@@ -179,6 +201,7 @@ final class H2ClientStream implements ClientSide {
             data.release();
             return;
         }
+        bytesOut += data.readableBytes();
         conn.encoder().writeData(ctx(), id, data, 0, false, ctx().newPromise());
         conn.markDirty();
     }
@@ -203,6 +226,7 @@ final class H2ClientStream implements ClientSide {
             responseEnded = true;
             boolean noBody = body.length == 0 || request != null && request.isHead();
             conn.encoder().writeHeaders(ctx(), id, H2Messages.encodeResponse(head), 0, noBody, ctx().newPromise());
+            bytesOut += body.length;
             if (!noBody) {
                 conn.encoder().writeData(ctx(), id, Unpooled.wrappedBuffer(body), 0, true, ctx().newPromise());
             }

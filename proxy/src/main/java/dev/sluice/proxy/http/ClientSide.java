@@ -19,6 +19,18 @@ public interface ClientSide {
 
     InetSocketAddress localAddress();
 
+    /** Epoch milliseconds when the client connection was accepted (the log's %t). */
+    long acceptDate();
+
+    /** {@link System#nanoTime()} when the current request started to arrive (the log's %tr and %TR). */
+    long requestStartNanos();
+
+    /** Whether the client connection is TLS (the log's %ft adds "~"). */
+    boolean tls();
+
+    /** Bytes sent to the client for the current response so far (the log's %B). */
+    long bytesOut();
+
     /** Sends a response head (interim or final). */
     void sendHead(ResponseHead head);
 

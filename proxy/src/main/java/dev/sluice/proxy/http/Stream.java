@@ -50,11 +50,25 @@ public final class Stream implements ServerConnector.Callback {
     private boolean responseStarted;
     private boolean finished;
     private int status;
+    /** Timers for the log, from {@link System#nanoTime()}; -1 until reached. */
+    private final long tHead = System.nanoTime();
+    private long requestStart;
+    private long requestDate;
+    private long tConnectStart = -1;
+    private long tConnected = -1;
+    private long tResponse = -1;
+    private boolean counted;
+    private boolean logged;
+    /** The cause and state letters of the log's termination flags, decided where the outcome is. */
+    private char cause = '-';
+    private char state = '-';
 
     public Stream(ClientSide client, Frontend frontend, RequestHead request) {
         this.client = client;
         this.frontend = frontend;
         this.request = request;
+        this.requestStart = client.requestStartNanos();
+        this.requestDate = System.currentTimeMillis() - (tHead - requestStart) / 1_000_000;
     }
 
     public RequestHead request() {
@@ -120,6 +134,7 @@ public final class Stream implements ServerConnector.Callback {
     }
 
     private void connect(boolean reuse) {
+        tConnectStart = System.nanoTime();
         long timeout = backend.timeouts().connect();
         backend.connector().acquire(server, client.loop(), client.loopIndex(), client.localAddress(), timeout == Timeouts.UNSET ? 0 : timeout,
                 reuse, this);
@@ -133,7 +148,12 @@ public final class Stream implements ServerConnector.Callback {
         }
         conn = c;
         c.attach(this);
+        tConnected = c.reused() ? tConnectStart : System.nanoTime();
         server.countRequest();
+        if (!counted) {
+            counted = true;
+            server.streamStarted();
+        }
         c.sendHead(request);
         if (pending != null) {
             ByteBuf b;
@@ -223,6 +243,7 @@ public final class Stream implements ServerConnector.Callback {
         if (!head.isInterim()) {
             responseStarted = true;
             status = head.status();
+            tResponse = System.nanoTime();
         }
         client.sendHead(head);
     }
@@ -249,6 +270,7 @@ public final class Stream implements ServerConnector.Callback {
         // back to the pool first, so a pipelined next request may reuse it at once
         c.release();
         client.sendEnd(trailers);
+        log();
     }
 
     /** The server connection failed; decides between a retry, an error response and an abort. */
@@ -267,12 +289,17 @@ public final class Stream implements ServerConnector.Callback {
                 connect(false);
                 return;
             }
+            cause = failure == ServerFailure.TIMEOUT ? 's' : failure == ServerFailure.INVALID_RESPONSE ? 'P' : 'S';
+            state = 'H';
             fail(failure == ServerFailure.TIMEOUT ? 504 : 502);
             return;
         }
         finished = true;
+        cause = failure == ServerFailure.TIMEOUT ? 's' : 'S';
+        state = 'D';
         releasePending();
         client.abort();
+        log();
     }
 
     /** A request can be sent again when none of its body has gone out. */
@@ -285,11 +312,14 @@ public final class Stream implements ServerConnector.Callback {
             return;
         }
         finished = true;
+        cause = 'C';
+        state = responseStarted ? 'D' : conn != null ? 'H' : 'R';
         releasePending();
         if (conn != null) {
             conn.abort();
             conn = null;
         }
+        log();
     }
 
     public void onClientWritable(boolean writable) {
@@ -328,6 +358,11 @@ public final class Stream implements ServerConnector.Callback {
     /** Answers with a generated error page. */
     public void fail(int code) {
         finished = true;
+        if (cause == '-') {
+            // no server could be reached (503), or the request was refused before that
+            cause = code == 503 ? 'S' : 'P';
+            state = code == 503 ? 'C' : 'R';
+        }
         releasePending();
         if (conn != null) {
             conn.abort();
@@ -336,6 +371,7 @@ public final class Stream implements ServerConnector.Callback {
         status = code;
         GeneratedResponse g = GeneratedResponse.of(code);
         client.sendGenerated(g.head(), g.body());
+        log();
     }
 
     /** Answers with a response built by a rule. */
@@ -343,7 +379,64 @@ public final class Stream implements ServerConnector.Callback {
         finished = true;
         releasePending();
         status = head.status();
+        // answered locally by a rule
+        cause = 'L';
+        state = 'R';
         client.sendGenerated(head, body);
+        log();
+    }
+
+    private static long ms(long from, long to) {
+        return from < 0 || to < 0 ? -1 : (to - from) / 1_000_000;
+    }
+
+    /** Emits the access-log line of this stream, once, and ends its server accounting. */
+    private void log() {
+        if (logged) {
+            return;
+        }
+        logged = true;
+        if (counted) {
+            counted = false;
+            server.streamEnded();
+        }
+        dev.sluice.proxy.log.AccessLog al = frontend.accessLog();
+        if (al == null || !al.logsRequests()) {
+            return;
+        }
+        long now = System.nanoTime();
+        long start = requestStart;
+        dev.sluice.proxy.log.LogEvent e = new dev.sluice.proxy.log.LogEvent();
+        e.client = client.remoteAddress();
+        e.frontendAddress = client.localAddress();
+        e.acceptDate = client.acceptDate();
+        e.requestDate = requestDate;
+        e.frontend = frontend.name();
+        e.frontendTls = client.tls();
+        e.backend = backend != null ? backend.name() : null;
+        e.server = tConnectStart >= 0 && server != null ? server.name() : null;
+        e.serverAddress = e.server != null ? server.address() : null;
+        e.method = request.method().toString();
+        e.uri = request.target().toString();
+        e.version = request.version().text();
+        e.requestLine = e.method + " " + e.uri + " " + e.version;
+        e.status = status;
+        e.bytesOut = client.bytesOut();
+        e.tRequest = ms(start, tHead);
+        boolean queued = backend != null && server != null && tConnectStart >= 0;
+        e.tQueue = queued ? 0 : -1;
+        e.tConnect = tConnected >= 0 ? ms(tConnectStart, tConnected) : -1;
+        e.tResponse = tResponse >= 0 && tConnected >= 0 ? ms(tConnected, tResponse) : -1;
+        e.tActive = ms(start, now);
+        e.cause = cause;
+        e.state = state;
+        e.retries = backend != null && tConnectStart >= 0 ? backend.retries() - Math.max(0, retriesLeft) : 0;
+        e.actconn = frontend.globalConnections();
+        e.feconn = frontend.limit().current();
+        e.beconn = backend != null ? backend.activeStreams() : 0;
+        e.srvconn = server != null ? server.activeStreams() : 0;
+        e.error = status >= 500 || cause != '-' && cause != 'L';
+        al.log(e);
     }
 
     private void releasePending() {

@@ -44,6 +44,11 @@ public final class ConnectionLimit {
         return current.get();
     }
 
+    /** The count of the process-wide limit this one is chained to (its own when it is the global one). */
+    public int parentCurrent() {
+        return parent != null ? parent.current.get() : current.get();
+    }
+
     /** Registers a listening channel that accepts connections counted here. */
     public void addListener(Channel serverChannel) {
         listeners.add(serverChannel);

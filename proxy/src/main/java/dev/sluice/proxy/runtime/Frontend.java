@@ -24,11 +24,12 @@ public final class Frontend {
     private final ConnectionLimit limit;
     private final H1Limits h1Limits;
     private final ForwardFor forwardFor;
+    private final dev.sluice.proxy.log.AccessLog accessLog;
     final LongAdder connections = new LongAdder();
     final LongAdder requests = new LongAdder();
 
     public Frontend(Proxy config, Workers workers, List<HttpRequestRule> requestRules, List<Backend> switching, Backend defaultBackend,
-            ConnectionLimit limit, H1Limits h1Limits) {
+            ConnectionLimit limit, H1Limits h1Limits, dev.sluice.proxy.log.AccessLog accessLog) {
         this.config = config;
         this.workers = workers;
         this.requestRules = List.copyOf(requestRules);
@@ -36,7 +37,18 @@ public final class Frontend {
         this.defaultBackend = defaultBackend;
         this.limit = limit;
         this.h1Limits = h1Limits;
+        this.accessLog = accessLog;
         this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());
+    }
+
+    /** The access log, or null when the frontend has no log target. */
+    public dev.sluice.proxy.log.AccessLog accessLog() {
+        return accessLog;
+    }
+
+    /** The process-wide connection count (the log's %ac). */
+    public int globalConnections() {
+        return limit.parentCurrent();
     }
 
     /** The compiled {@code option forwardfor} of this frontend, or null. */

@@ -44,6 +44,7 @@ public final class ProxyRuntime {
     private final List<Listener> listeners = new ArrayList<>();
     private final ConnectionLimit globalLimit;
     private final CountDownLatch stopped = new CountDownLatch(1);
+    private dev.sluice.proxy.log.LogWriter logWriter;
 
     private ProxyRuntime(Config config, Map<String, List<Backend.ResolvedServer>> resolved) {
         this.config = config;
@@ -72,7 +73,14 @@ public final class ProxyRuntime {
             Backend dflt = p.defaultBackend() == null ? null : backends.get(p.defaultBackend());
             int max = p.maxconn() > 0 ? p.maxconn() : globalLimit.max();
             ConnectionLimit limit = new ConnectionLimit(p.name(), max, globalLimit);
-            Frontend fe = new Frontend(p, workers, rules, switching, dflt, limit, limits);
+            dev.sluice.proxy.log.AccessLog log = null;
+            if (!p.logging().targets().isEmpty()) {
+                if (logWriter == null) {
+                    logWriter = new dev.sluice.proxy.log.LogWriter();
+                }
+                log = new dev.sluice.proxy.log.AccessLog(p.logging(), logWriter);
+            }
+            Frontend fe = new Frontend(p, workers, rules, switching, dflt, limit, limits, log);
             frontends.put(p.name(), fe);
             for (Bind b : p.binds()) {
                 boolean h2 = "h2".equals(b.proto());
@@ -185,7 +193,12 @@ public final class ProxyRuntime {
         for (Listener l : listeners) {
             l.stop();
         }
-        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).addListener(f -> stopped.countDown());
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).addListener(f -> {
+            if (logWriter != null) {
+                logWriter.close();
+            }
+            stopped.countDown();
+        });
     }
 
     public void awaitStop() throws InterruptedException {

@@ -1,0 +1,212 @@
+package dev.sluice.config;
+
+import dev.sluice.config.model.LogTarget;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Logging keywords: {@code log} (global and proxies, {@code log global}, {@code no log}),
+ * {@code log-format}, {@code log-tag} and the logging options.
+ */
+final class LogKeywords {
+    private LogKeywords() {
+    }
+
+    static void register(KeywordRegistry r) {
+        Set<Section> all = EnumSet.of(Section.GLOBAL, Section.DEFAULTS, Section.FRONTEND, Section.BACKEND, Section.LISTEN);
+        r.register(new Keyword("log", all,
+                "log global | log <stdout|stderr|/unix/path|host[:port]> [len <n>] [format rfc3164|rfc5424|raw|short|...] <facility> [<level> [<minlevel>]]",
+                "Send log lines there (UDP syslog, a UNIX datagram socket, or stdout/stderr); 'log global' uses the global section's.",
+                LogKeywords::log));
+        r.register(new Keyword("log-format", Section.PROXIES, "log-format <format>",
+                "The format of the log line (HAProxy's %-variables, e.g. %ci %ST %{+Q}r).", c -> {
+                    if (c.args().isEmpty()) {
+                        c.error("expects a format string.");
+                        return;
+                    }
+                    try {
+                        c.proxy().logFormat = LogFormats.parse(String.join(" ", c.args()));
+                    } catch (IllegalArgumentException e) {
+                        c.error("failed to parse log-format : " + e.getMessage() + ".");
+                    }
+                }));
+        r.register(new Keyword("log-tag", EnumSet.of(Section.GLOBAL, Section.DEFAULTS, Section.FRONTEND, Section.BACKEND, Section.LISTEN),
+                "log-tag <tag>", "The syslog tag (program name) of log lines (default: haproxy, for existing log filters).", c -> {
+                    if (c.expectArgs(1, 1, "log-tag <tag>")) {
+                        if (c.section() == Section.GLOBAL) {
+                            c.global().logTag = c.args().get(0);
+                        } else {
+                            c.proxy().logTag = c.args().get(0);
+                        }
+                    }
+                }));
+        r.register(new Keyword("option httplog", Section.PROXIES, "option httplog [clf]",
+                "Log each HTTP request in HAProxy's HTTP format (timers, termination state, counts, request line).", c -> {
+                    if (!c.expectArgs(0, 1, "option httplog [clf]")) {
+                        return;
+                    }
+                    if (c.negated()) {
+                        c.proxy().logFormat = null;
+                        return;
+                    }
+                    if (!c.args().isEmpty() && !c.args().get(0).equals("clf")) {
+                        c.error("unexpected argument '" + c.args().get(0) + "' (expected 'clf')");
+                        return;
+                    }
+                    c.proxy().logFormat = LogFormats.parse(c.args().isEmpty() ? LogFormats.HTTPLOG : LogFormats.HTTPLOG_CLF);
+                }));
+        r.register(new Keyword("option tcplog", Section.PROXIES, "option tcplog",
+                "Log each connection in HAProxy's TCP format.", c -> {
+                    if (c.expectArgs(0, 0, "option tcplog")) {
+                        c.proxy().logFormat = c.negated() ? null : LogFormats.parse(LogFormats.TCPLOG);
+                    }
+                }));
+        r.register(new Keyword("option dontlognull", Section.PROXIES, "[no] option dontlognull",
+                "Do not log connections on which no request was received.", c -> {
+                    if (c.expectArgs(0, 0, "option dontlognull")) {
+                        c.proxy().dontLogNull = !c.negated();
+                    }
+                }));
+        r.register(new Keyword("option log-separate-errors", Section.PROXIES, "[no] option log-separate-errors",
+                "Log failed requests (5xx, errors) at level err instead of info.", c -> {
+                    if (c.expectArgs(0, 0, "option log-separate-errors")) {
+                        c.proxy().logSeparateErrors = !c.negated();
+                    }
+                }));
+        r.register(new Keyword("option dontlog-normal", Section.PROXIES, "[no] option dontlog-normal",
+                "Log only failed requests.", c -> {
+                    if (c.expectArgs(0, 0, "option dontlog-normal")) {
+                        c.proxy().dontLogNormal = !c.negated();
+                    }
+                }));
+    }
+
+    private static void log(KeywordContext c) {
+        List<String> a = c.args();
+        boolean global = c.section() == Section.GLOBAL;
+        if (c.negated()) {
+            if (global || !a.isEmpty()) {
+                c.error("'no log' takes no argument and is not used in global.");
+                return;
+            }
+            c.proxy().logs.clear();
+            c.proxy().logGlobal = false;
+            return;
+        }
+        if (a.size() == 1 && a.get(0).equals("global")) {
+            if (global) {
+                c.error("'log global' is only meaningful in a proxy or defaults section.");
+                return;
+            }
+            c.proxy().logGlobal = true;
+            return;
+        }
+        if (a.size() < 2) {
+            c.error("expects a target and a facility; expected: log <target> [len <n>] [format <fmt>] <facility> [<level> [<minlevel>]]");
+            return;
+        }
+        String target = a.get(0);
+        LogTarget.Kind kind;
+        String address = null;
+        int port = 0;
+        if (target.equals("stdout") || target.equals("fd@1")) {
+            kind = LogTarget.Kind.STDOUT;
+        } else if (target.equals("stderr") || target.equals("fd@2")) {
+            kind = LogTarget.Kind.STDERR;
+        } else if (target.startsWith("/") || target.startsWith("unix@")) {
+            kind = LogTarget.Kind.UNIX;
+            address = target.startsWith("unix@") ? target.substring(5) : target;
+        } else if (target.startsWith("ring@") || target.startsWith("tcp@") || target.startsWith("fd@")) {
+            c.error("log target '" + target + "' is not supported by Sluice yet (use stdout, stderr, a UDP address or a UNIX socket).");
+            return;
+        } else {
+            kind = LogTarget.Kind.UDP;
+            String t = target;
+            for (String pfx : new String[] {"udp@", "udp4@", "udp6@", "ipv4@", "ipv6@"}) {
+                if (t.startsWith(pfx)) {
+                    t = t.substring(pfx.length());
+                }
+            }
+            try {
+                Addresses.HostPort hp = Addresses.split(t, false);
+                address = hp.host();
+                port = hp.port() == 0 ? 514 : hp.port();
+            } catch (IllegalArgumentException e) {
+                c.error("invalid log target '" + target + "': " + e.getMessage());
+                return;
+            }
+            if (address.isEmpty()) {
+                c.error("invalid log target '" + target + "': missing address");
+                return;
+            }
+        }
+        int len = 1024;
+        LogTarget.Format format = LogTarget.Format.RFC3164;
+        int i = 1;
+        while (i < a.size()) {
+            String w = a.get(i);
+            if (w.equals("len") && i + 1 < a.size()) {
+                len = c.intArg(a.get(i + 1), "len", 80, 65535, 1024);
+                i += 2;
+            } else if (w.equals("format") && i + 1 < a.size()) {
+                try {
+                    format = LogTarget.Format.valueOf(a.get(i + 1).toUpperCase(java.util.Locale.ROOT));
+                } catch (IllegalArgumentException e) {
+                    c.error("unknown log format '" + a.get(i + 1) + "' (expected rfc3164, rfc5424, raw, short, priority, timed, iso, local)");
+                    return;
+                }
+                i += 2;
+            } else if (w.equals("sample") || w.equals("profile")) {
+                c.error("'" + w + "' on log lines is not supported by Sluice yet.");
+                return;
+            } else {
+                break;
+            }
+        }
+        if (i >= a.size()) {
+            c.error("missing facility.");
+            return;
+        }
+        int facility = indexOf(LogTarget.FACILITIES, a.get(i));
+        if (facility < 0) {
+            c.error("unknown facility '" + a.get(i) + "'" + Suggestions.didYouMean(Suggestions.closest(a.get(i), List.of(LogTarget.FACILITIES))));
+            return;
+        }
+        int level = 7;
+        int minLevel = 0;
+        if (i + 1 < a.size()) {
+            level = indexOf(LogTarget.LEVELS, a.get(i + 1));
+            if (level < 0) {
+                c.error("unknown optional log level '" + a.get(i + 1) + "'");
+                return;
+            }
+        }
+        if (i + 2 < a.size()) {
+            minLevel = indexOf(LogTarget.LEVELS, a.get(i + 2));
+            if (minLevel < 0) {
+                c.error("unknown optional minimum log level '" + a.get(i + 2) + "'");
+                return;
+            }
+        }
+        if (i + 3 < a.size()) {
+            c.error("unexpected argument '" + a.get(i + 3) + "'.");
+            return;
+        }
+        LogTarget t = new LogTarget(c.at(), kind, address, port, len, format, facility, level, minLevel);
+        if (global) {
+            c.global().logs.add(t);
+        } else {
+            c.proxy().logs.add(t);
+        }
+    }
+
+    private static int indexOf(String[] list, String v) {
+        for (int k = 0; k < list.length; k++) {
+            if (list[k].equals(v)) {
+                return k;
+            }
+        }
+        return -1;
+    }
+}

@@ -1,0 +1,70 @@
+package dev.sluice.proxy.log;
+
+import dev.sluice.config.model.LogTarget;
+import dev.sluice.config.model.Logging;
+import java.time.ZoneId;
+import java.util.List;
+
+/**
+ * The access log of one frontend: its compiled line format, its targets and options. {@link #log} renders
+ * on the calling event loop and queues the line. Immutable; shared by the frontend's connections.
+ */
+public final class AccessLog {
+    /** Syslog levels used. */
+    public static final int INFO = 6;
+    public static final int ERR = 3;
+
+    private final LogLine line;
+    private final List<LogTarget> targets;
+    private final String tag;
+    private final boolean dontLogNull;
+    private final boolean separateErrors;
+    private final boolean dontLogNormal;
+    private final LogWriter writer;
+
+    public AccessLog(Logging logging, LogWriter writer) {
+        this.line = logging.format() == null ? null : new LogLine(logging.format(), ZoneId.systemDefault());
+        this.targets = logging.targets();
+        this.tag = logging.tag();
+        this.dontLogNull = logging.dontLogNull();
+        this.separateErrors = logging.separateErrors();
+        this.dontLogNormal = logging.dontLogNormal();
+        this.writer = writer;
+    }
+
+    /** Whether request lines are logged (a format is set); otherwise only connections are. */
+    public boolean logsRequests() {
+        return line != null;
+    }
+
+    /** {@code option dontlognull}: a connection that carried no request is not logged. */
+    public boolean dontLogNull() {
+        return dontLogNull;
+    }
+
+    public void log(LogEvent e) {
+        if (line == null) {
+            return;
+        }
+        if (dontLogNormal && !e.error) {
+            return;
+        }
+        String msg = line.render(e);
+        int level = separateErrors && e.error ? ERR : INFO;
+        for (LogTarget t : targets) {
+            writer.submit(t, tag, level, msg);
+        }
+    }
+
+    /** HAProxy's default log line when no format is set: one line per accepted connection. */
+    public void logConnect(java.net.InetSocketAddress client, java.net.InetSocketAddress local, String frontend) {
+        if (line != null) {
+            return;
+        }
+        String msg = "Connect from " + dev.sluice.proxy.rules.Network.format(client.getAddress()) + ":" + client.getPort() + " to "
+                + dev.sluice.proxy.rules.Network.format(local.getAddress()) + ":" + local.getPort() + " (" + frontend + "/HTTP)";
+        for (LogTarget t : targets) {
+            writer.submit(t, tag, INFO, msg);
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package dev.sluice.proxy.log;
+
+import java.net.InetSocketAddress;
+
+/**
+ * What one log line says about one request (or one rejected connection): addresses, dates, timers,
+ * names, status, byte counts, termination state and concurrency counts. Filled by the stream and the
+ * client connection on their event loop, rendered there too, then discarded. Timer fields are in
+ * milliseconds, -1 when the step was never reached.
+ */
+public final class LogEvent {
+    public InetSocketAddress client;
+    public InetSocketAddress frontendAddress;
+    public InetSocketAddress serverAddress;
+    /** Epoch milliseconds when the connection was accepted ({@code %t}) and when the request began ({@code %tr}). */
+    public long acceptDate;
+    public long requestDate;
+    public String frontend;
+    public boolean frontendTls;
+    public String backend;
+    public String server;
+    public String method;
+    public String uri;
+    public String version;
+    /** The request line as logged by %r; "&lt;BADREQ&gt;" when the request could not be parsed. */
+    public String requestLine;
+    public int status = -1;
+    public long bytesOut;
+    public long bytesIn;
+    public long tRequest = -1;
+    public long tQueue = -1;
+    public long tConnect = -1;
+    public long tResponse = -1;
+    public long tActive = -1;
+    public long tTotal = -1;
+    public long tIdle;
+    /** Termination cause (C S P L R I c s or -) and state (R Q C H D L T or -). */
+    public char cause = '-';
+    public char state = '-';
+    public int retries;
+    public int actconn;
+    public int feconn;
+    public int beconn;
+    public int srvconn;
+    public boolean error;
+}

@@ -1,0 +1,141 @@
+package dev.sluice.proxy.log;
+
+import dev.sluice.config.model.LogTarget;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import org.jctools.queues.MpscArrayQueue;
+
+/**
+ * The process's log writer: event loops {@link #submit} finished messages into a bounded lock-free queue;
+ * one background thread adds the syslog header for each target's format and writes it. A full queue
+ * drops the line and counts it ({@code DroppedLogs} in {@code show info}), so an event loop never waits
+ * for a log destination. Thread-safe.
+ */
+public final class LogWriter implements AutoCloseable {
+    public static final LongAdder DROPPED = new LongAdder();
+
+    private record Entry(LogTarget target, String tag, int level, long date, String message) {
+    }
+
+    private static final String[] MONTHS = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    private static final String PID = Long.toString(ProcessHandle.current().pid());
+
+    private final MpscArrayQueue<Entry> queue = new MpscArrayQueue<>(65536);
+    private final Map<LogTarget, LogSink> sinks = new HashMap<>();
+    private final Thread thread;
+    private final ZoneId zone = ZoneId.systemDefault();
+    private final String hostname;
+    private volatile boolean running = true;
+    private volatile boolean parked;
+
+    public LogWriter() {
+        String h;
+        try {
+            h = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            h = "localhost";
+        }
+        hostname = h;
+        thread = new Thread(this::run, "sluice-log");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Queues a message for a target (called on event loops; never blocks). */
+    public void submit(LogTarget target, String tag, int level, String message) {
+        if (level > target.level() || level < target.minLevel()) {
+            return;
+        }
+        if (!queue.offer(new Entry(target, tag, level, System.currentTimeMillis(), message))) {
+            DROPPED.increment();
+            return;
+        }
+        if (parked) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    private void run() {
+        byte[] buf = new byte[65536 + 256];
+        while (running || !queue.isEmpty()) {
+            Entry e = queue.poll();
+            if (e == null) {
+                parked = true;
+                if (queue.isEmpty() && running) {
+                    LockSupport.parkNanos(50_000_000L);
+                }
+                parked = false;
+                continue;
+            }
+            write(e, buf);
+        }
+        for (LogSink s : sinks.values()) {
+            s.close();
+        }
+    }
+
+    private void write(Entry e, byte[] buf) {
+        LogSink sink = sinks.get(e.target());
+        if (sink == null) {
+            try {
+                sink = LogSink.open(e.target());
+            } catch (IOException | RuntimeException ex) {
+                DROPPED.increment();
+                return;
+            }
+            sinks.put(e.target(), sink);
+        }
+        String line = header(e) + e.message();
+        byte[] b = line.getBytes(StandardCharsets.UTF_8);
+        int len = Math.min(b.length, e.target().maxLength());
+        System.arraycopy(b, 0, buf, 0, len);
+        if (sink.stream()) {
+            buf[len++] = '\n';
+        }
+        try {
+            sink.write(buf, len);
+        } catch (IOException ex) {
+            DROPPED.increment();
+        }
+    }
+
+    private String header(Entry e) {
+        int pri = e.target().facility() * 8 + e.level();
+        ZonedDateTime t = Instant.ofEpochMilli(e.date()).atZone(zone);
+        return switch (e.target().format()) {
+            case RAW -> "";
+            case SHORT, PRIORITY -> "<" + pri + ">";
+            case RFC5424 -> "<" + pri + ">1 " + t.format(DateTimeFormatter.ISO_OFFSET_DATE_TIME) + " " + hostname + " " + e.tag() + " " + PID
+                    + " - - ";
+            case ISO -> t.format(DateTimeFormatter.ISO_OFFSET_DATE_TIME) + " ";
+            case TIMED -> "<" + pri + ">" + rfc3164Date(t) + " ";
+            case RFC3164, LOCAL -> "<" + pri + ">" + rfc3164Date(t) + " " + e.tag() + "[" + PID + "]: ";
+        };
+    }
+
+    private static String rfc3164Date(ZonedDateTime t) {
+        return String.format(Locale.ROOT, "%s %2d %02d:%02d:%02d", MONTHS[t.getMonthValue() - 1], t.getDayOfMonth(), t.getHour(),
+                t.getMinute(), t.getSecond());
+    }
+
+    /** Writes what is queued, then stops. */
+    @Override
+    public void close() {
+        running = false;
+        LockSupport.unpark(thread);
+        try {
+            thread.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
