@@ -60,6 +60,9 @@ public final class ConfigParser {
     private final List<ProxyBuilder> proxies = new ArrayList<>();
     private final Map<String, ProxyBuilder> namedDefaults = new HashMap<>();
     private ProxyBuilder lastDefaults;
+    /** {@code http-errors} sections: name to pages by status. */
+    private final Map<String, Map<Integer, byte[]>> httpErrors = new HashMap<>();
+    private Map<Integer, byte[]> currentErrors;
 
     // current section
     private Section section;
@@ -157,6 +160,19 @@ public final class ConfigParser {
             }
             case "defaults", "frontend", "backend", "listen" -> {
                 proxyHeader(at, words);
+                return;
+            }
+            case "http-errors" -> {
+                if (words.size() != 2) {
+                    diags.error(at, "'http-errors' expects a name.");
+                }
+                String name = words.size() > 1 ? words.get(1) : "<unnamed>";
+                if (httpErrors.containsKey(name)) {
+                    diags.error(at, "http-errors section '" + name + "' is already defined.");
+                }
+                currentErrors = new java.util.HashMap<>();
+                httpErrors.put(name, currentErrors);
+                startSection(Section.HTTP_ERRORS, null);
                 return;
             }
             default -> {
@@ -262,6 +278,7 @@ public final class ConfigParser {
         }
         int kwWords = k.name().indexOf(' ') < 0 ? 1 : 2;
         KeywordContext ctx = new KeywordContext(at, w, kwWords, negated, section, current, global, diags, settings);
+        ctx.httpErrors(httpErrors, currentErrors);
         k.parser().parse(ctx);
     }
 

@@ -36,6 +36,24 @@ public final class KeywordContext {
         return negated;
     }
 
+    private java.util.Map<String, java.util.Map<Integer, byte[]>> httpErrors;
+    private java.util.Map<Integer, byte[]> currentErrors;
+
+    void httpErrors(java.util.Map<String, java.util.Map<Integer, byte[]>> all, java.util.Map<Integer, byte[]> current) {
+        this.httpErrors = all;
+        this.currentErrors = current;
+    }
+
+    /** The {@code http-errors} sections parsed so far, by name. */
+    public java.util.Map<String, java.util.Map<Integer, byte[]>> httpErrorSections() {
+        return httpErrors;
+    }
+
+    /** The pages of the {@code http-errors} section being parsed. */
+    public java.util.Map<Integer, byte[]> currentErrorSection() {
+        return currentErrors;
+    }
+
     public SourceRef at() {
         return at;
     }

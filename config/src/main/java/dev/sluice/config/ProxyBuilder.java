@@ -54,6 +54,8 @@ public final class ProxyBuilder {
     boolean logSeparateErrors;
     boolean dontLogNormal;
     String logTag;
+    /** {@code errorfile}/{@code errorfiles} pages by status. */
+    final java.util.Map<Integer, byte[]> errorPages = new java.util.HashMap<>();
     /** {@code default-server} values. */
     public int defaultWeight = 1;
 
@@ -86,6 +88,7 @@ public final class ProxyBuilder {
         logSeparateErrors = d.logSeparateErrors;
         dontLogNormal = d.dontLogNormal;
         logTag = d.logTag;
+        errorPages.putAll(d.errorPages);
     }
 
     public ProxyKind kind() {
@@ -121,6 +124,7 @@ public final class ProxyBuilder {
                 kind.hasFrontend() ? defaultBackend : null,
                 balance,
                 kind.hasBackend() ? servers : List.of(),
-                logging);
+                logging,
+                new dev.sluice.config.model.ErrorPages(errorPages));
     }
 }

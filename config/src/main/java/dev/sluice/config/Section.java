@@ -5,7 +5,7 @@ import java.util.Set;
 
 /** The configuration sections Sluice parses. */
 public enum Section {
-    GLOBAL, DEFAULTS, FRONTEND, BACKEND, LISTEN;
+    GLOBAL, DEFAULTS, FRONTEND, BACKEND, LISTEN, HTTP_ERRORS;
 
     public static final Set<Section> PROXIES = EnumSet.of(DEFAULTS, FRONTEND, BACKEND, LISTEN);
     /** Sections where frontend keywords apply (defaults pass them on). */
@@ -14,6 +14,6 @@ public enum Section {
     public static final Set<Section> BACKEND_SIDE = EnumSet.of(DEFAULTS, BACKEND, LISTEN);
 
     public String keyword() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
     }
 }

@@ -183,4 +183,45 @@ class ErrorsTest {
             }
         }
     }
+
+    @Test
+    void errorfilesReplaceTheBuiltInPagesAndAnEmptyOneCloses() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("errorfiles");
+        java.nio.file.Path p503 = dir.resolve("503.http");
+        java.nio.file.Files.writeString(p503, "HTTP/1.1 503 Service Unavailable\r\nCache-Control: no-cache\r\nContent-Type: text/plain\r\n"
+                + "X-Custom: yes\r\n\r\nsorry, come back later\n");
+        java.nio.file.Path p400 = dir.resolve("400.http");
+        java.nio.file.Files.writeString(p400, "");
+        int dead = Ports.free();
+        int port = Ports.free();
+        String cfg = """
+                http-errors site
+                    errorfile 503 %s
+                defaults
+                    mode http
+                    timeout client 10s
+                    timeout connect 100ms
+                    timeout server 1s
+                frontend fe
+                    bind 127.0.0.1:%d
+                    errorfile 400 %s
+                    default_backend be
+                backend be
+                    errorfiles site
+                    server s1 127.0.0.1:%d
+                """.formatted(p503, port, p400, dead);
+        try (Sluice s = Sluice.start(cfg, port)) {
+            try (RawClient c = new RawClient(port)) {
+                RawClient.Response r = c.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n").read();
+                assertThat(r.status()).isEqualTo(503);
+                assertThat(r.header("x-custom")).isEqualTo("yes");
+                assertThat(r.header("content-length")).isEqualTo("23");
+                assertThat(r.bodyText()).isEqualTo("sorry, come back later\n");
+            }
+            try (RawClient c = new RawClient(port)) {
+                // the empty 400 page: the connection closes without a reply
+                assertThat(c.send("BAD REQUEST\r\n\r\n").readToEnd()).isEmpty();
+            }
+        }
+    }
 }

@@ -22,7 +22,8 @@ public record Proxy(
         String defaultBackend,
         Balance balance,
         List<Server> servers,
-        Logging logging) {
+        Logging logging,
+        ErrorPages errors) {
 
     public Proxy {
         binds = List.copyOf(binds);

@@ -21,6 +21,7 @@ public final class Backend {
     private final RoundRobin lb;
     private final ServerConnector connector;
     private final ForwardFor forwardFor;
+    private final dev.sluice.proxy.http.ErrorResponses errors;
     /** Streams currently using a server of this backend (the log's %bc). */
     final java.util.concurrent.atomic.LongAdder active = new java.util.concurrent.atomic.LongAdder();
 
@@ -39,6 +40,12 @@ public final class Backend {
         }
         this.lb = new RoundRobin(servers);
         this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());
+        this.errors = new dev.sluice.proxy.http.ErrorResponses(config.errors());
+    }
+
+    /** The backend's errorfile pages. */
+    public dev.sluice.proxy.http.ErrorResponses errors() {
+        return errors;
     }
 
     /** The compiled {@code option forwardfor} of this backend, or null. */

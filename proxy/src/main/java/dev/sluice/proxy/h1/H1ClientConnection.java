@@ -574,6 +574,19 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     private void sendRawAndClose(GeneratedResponse r) {
         phase = Phase.CLOSING;
         timer.disarm();
+        dev.sluice.proxy.http.ErrorResponses pages = frontend.errors();
+        if (pages.closes(r.status())) {
+            ch.close();
+            return;
+        }
+        ResponseHead custom = pages.head(r.status());
+        if (custom != null) {
+            byte[] body = pages.body(r.status());
+            ByteBuf out = H1Encoder.response(ctx.alloc(), custom, null, H1Encoder.CONNECTION_CLOSE, body.length);
+            out.writeBytes(body);
+            ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
         ctx.writeAndFlush(Unpooled.wrappedBuffer(r.raw())).addListener(ChannelFutureListener.CLOSE);
     }
 

@@ -369,8 +369,20 @@ public final class Stream implements ServerConnector.Callback {
             conn = null;
         }
         status = code;
-        GeneratedResponse g = GeneratedResponse.of(code);
-        client.sendGenerated(g.head(), g.body());
+        ErrorResponses pages = backend != null && backend.errors().head(code) != null || backend != null && backend.errors().closes(code)
+                ? backend.errors() : frontend.errors();
+        if (pages.closes(code)) {
+            // an empty errorfile: close without a reply
+            client.abort();
+        } else {
+            ResponseHead custom = pages.head(code);
+            if (custom != null) {
+                client.sendGenerated(custom, pages.body(code));
+            } else {
+                GeneratedResponse g = GeneratedResponse.of(code);
+                client.sendGenerated(g.head(), g.body());
+            }
+        }
         log();
     }
 

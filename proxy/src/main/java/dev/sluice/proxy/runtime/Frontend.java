@@ -25,6 +25,7 @@ public final class Frontend {
     private final H1Limits h1Limits;
     private final ForwardFor forwardFor;
     private final dev.sluice.proxy.log.AccessLog accessLog;
+    private final dev.sluice.proxy.http.ErrorResponses errors;
     final LongAdder connections = new LongAdder();
     final LongAdder requests = new LongAdder();
 
@@ -38,7 +39,13 @@ public final class Frontend {
         this.limit = limit;
         this.h1Limits = h1Limits;
         this.accessLog = accessLog;
+        this.errors = new dev.sluice.proxy.http.ErrorResponses(config.errors());
         this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());
+    }
+
+    /** The frontend's errorfile pages. */
+    public dev.sluice.proxy.http.ErrorResponses errors() {
+        return errors;
     }
 
     /** The access log, or null when the frontend has no log target. */

@@ -122,6 +122,16 @@ public final class ProxyRuntime {
                     problems.add(r.where() + ": error: 'http-request' : conditions (ACL evaluation) are not supported by Sluice yet.");
                 }
             }
+            for (var e : p.errors().pages().entrySet()) {
+                if (e.getValue().length > 0) {
+                    try {
+                        dev.sluice.proxy.h1.ErrorPageParser.parse(e.getValue());
+                    } catch (IllegalArgumentException ex) {
+                        problems.add(p.where() + ": error: " + p.kind().keyword() + " '" + p.name() + "' : errorfile for status " + e.getKey()
+                                + " is not a valid HTTP response (" + ex.getMessage() + ").");
+                    }
+                }
+            }
             if (!p.acls().isEmpty()) {
                 problems.add(p.acls().get(0).where() + ": error: 'acl' : ACL evaluation is not supported by Sluice yet.");
             }

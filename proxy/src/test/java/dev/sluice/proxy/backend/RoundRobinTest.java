@@ -29,7 +29,7 @@ class RoundRobinTest {
     static Backend backend(int... weights) {
         Proxy config = new Proxy("be", ProxyKind.BACKEND, new SourceRef("test.cfg", 1), Mode.HTTP, List.of(), 0, Timeouts.NONE,
             new HttpOptions(HttpOptions.ConnectionMode.KEEP_ALIVE, null), List.of(), List.of(), List.of(), null, Balance.DEFAULT,
-            List.of(), dev.sluice.config.model.Logging.NONE);
+            List.of(), dev.sluice.config.model.Logging.NONE, dev.sluice.config.model.ErrorPages.NONE);
         List<Backend.ResolvedServer> servers = new ArrayList<>();
         for (int i = 0; i < weights.length; i++) {
             servers.add(new Backend.ResolvedServer("s" + (i + 1), new InetSocketAddress(InetAddress.getLoopbackAddress(), 8001 + i),

@@ -1,0 +1,110 @@
+package dev.sluice.config;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** {@code errorfile}, {@code errorfiles} and the {@code http-errors} section. */
+final class ErrorKeywords {
+    private ErrorKeywords() {
+    }
+
+    /** The statuses HAProxy accepts error files for. */
+    static final Set<Integer> CODES = Set.of(200, 400, 401, 403, 404, 405, 407, 408, 410, 413, 414, 425, 429, 431, 500, 501, 502, 503, 504);
+
+    static void register(KeywordRegistry r) {
+        r.register(new Keyword("errorfile", EnumSet.of(Section.DEFAULTS, Section.FRONTEND, Section.BACKEND, Section.LISTEN,
+                Section.HTTP_ERRORS), "errorfile <code> <file>",
+                "Answer with this raw HTTP response file instead of the built-in page for this status; an empty file closes without reply.",
+                ErrorKeywords::errorfile));
+        r.register(new Keyword("errorfiles", Section.PROXIES, "errorfiles <http-errors section> [<code> ...]",
+                "Use the error files of an http-errors section (all its codes, or those listed).", ErrorKeywords::errorfiles));
+    }
+
+    private static void errorfile(KeywordContext c) {
+        if (!c.expectArgs(2, 2, "errorfile <code> <file>")) {
+            return;
+        }
+        int code;
+        try {
+            code = Integer.parseInt(c.args().get(0));
+        } catch (NumberFormatException e) {
+            code = -1;
+        }
+        if (!CODES.contains(code)) {
+            c.error("status code '" + c.args().get(0) + "' not handled (expected one of "
+                    + String.join(" ", CODES.stream().sorted().map(String::valueOf).toList()) + ").");
+            return;
+        }
+        byte[] page;
+        String file = c.args().get(1);
+        try {
+            page = Files.readAllBytes(Path.of(file));
+        } catch (IOException | RuntimeException e) {
+            c.error("error opening file <" + file + ">.");
+            return;
+        }
+        if (page.length > 0) {
+            String why = checkResponse(page);
+            if (why != null) {
+                c.error("file <" + file + "> is not a valid HTTP response: " + why + ".");
+                return;
+            }
+        }
+        if (c.section() == Section.HTTP_ERRORS) {
+            c.currentErrorSection().put(code, page);
+        } else {
+            c.proxy().errorPages.put(code, page);
+        }
+    }
+
+    /** A minimal check that the file starts like an HTTP/1 response; the runtime parses it fully. */
+    static String checkResponse(byte[] page) {
+        String head = new String(page, 0, Math.min(page.length, 64), StandardCharsets.ISO_8859_1);
+        if (!head.startsWith("HTTP/1.")) {
+            return "no HTTP/1.x status line";
+        }
+        String all = new String(page, StandardCharsets.ISO_8859_1);
+        if (!all.contains("\n\n") && !all.contains("\r\n\r\n")) {
+            return "no end of headers";
+        }
+        return null;
+    }
+
+    private static void errorfiles(KeywordContext c) {
+        List<String> a = c.args();
+        if (a.isEmpty()) {
+            c.error("expects the name of an http-errors section.");
+            return;
+        }
+        Map<Integer, byte[]> section = c.httpErrorSections().get(a.get(0));
+        if (section == null) {
+            c.error("unknown http-errors section '" + a.get(0) + "' (it must be declared before it is used)"
+                    + Suggestions.didYouMean(Suggestions.closest(a.get(0), c.httpErrorSections().keySet())) + ".");
+            return;
+        }
+        if (a.size() == 1) {
+            c.proxy().errorPages.putAll(section);
+            return;
+        }
+        for (String s : a.subList(1, a.size())) {
+            int code;
+            try {
+                code = Integer.parseInt(s);
+            } catch (NumberFormatException e) {
+                c.error("invalid status code '" + s + "'.");
+                return;
+            }
+            if (!section.containsKey(code)) {
+                c.error("status code " + code + " is not defined in http-errors section '" + a.get(0) + "'.");
+                return;
+            }
+            c.proxy().errorPages.put(code, section.get(code));
+        }
+    }
+}

@@ -1,0 +1,19 @@
+package dev.sluice.config.model;
+
+import java.util.Map;
+
+/**
+ * The error pages of a proxy ({@code errorfile}, {@code errorfiles}): for a status, the raw HTTP response
+ * read from the file at parse time. An empty page means "close the connection without a reply".
+ */
+public record ErrorPages(Map<Integer, byte[]> pages) {
+    public static final ErrorPages NONE = new ErrorPages(Map.of());
+
+    public ErrorPages {
+        pages = Map.copyOf(pages);
+    }
+
+    public byte[] page(int status) {
+        return pages.get(status);
+    }
+}
