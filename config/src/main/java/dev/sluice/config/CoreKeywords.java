@@ -101,6 +101,9 @@ final class CoreKeywords {
                 "Maximum time to wait for the next request on a kept-alive connection (defaults to 'timeout http-request').",
                 (p, v) -> p.timeoutHttpKeepAlive = v);
 
+        timeout(r, "tunnel", PROXIES, "Inactivity limit of a tunnel (WebSocket, CONNECT), both sides; defaults to client/server.",
+                (p, v) -> p.timeoutTunnel = v);
+
         r.register(new Keyword("option forwardfor", PROXIES, "option forwardfor [except <network>] [header <name>] [if-none]",
                 "Add an X-Forwarded-For header (its own line) with the client address.", CoreKeywords::forwardFor));
         connectionMode(r, "http-keep-alive", HttpOptions.ConnectionMode.KEEP_ALIVE,

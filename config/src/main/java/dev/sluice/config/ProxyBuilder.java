@@ -33,6 +33,7 @@ public final class ProxyBuilder {
     public long timeoutConnect = Timeouts.UNSET;
     public long timeoutHttpRequest = Timeouts.UNSET;
     public long timeoutHttpKeepAlive = Timeouts.UNSET;
+    public long timeoutTunnel = Timeouts.UNSET;
     public HttpOptions.ConnectionMode connectionMode = HttpOptions.ConnectionMode.KEEP_ALIVE;
     public HttpOptions.ForwardFor forwardFor;
     public final List<Acl> acls = new ArrayList<>();
@@ -74,6 +75,7 @@ public final class ProxyBuilder {
         timeoutConnect = d.timeoutConnect;
         timeoutHttpRequest = d.timeoutHttpRequest;
         timeoutHttpKeepAlive = d.timeoutHttpKeepAlive;
+        timeoutTunnel = d.timeoutTunnel;
         connectionMode = d.connectionMode;
         forwardFor = d.forwardFor;
         defaultBackend = d.defaultBackend;
@@ -113,7 +115,7 @@ public final class ProxyBuilder {
     private Proxy build(dev.sluice.config.model.Logging logging) {
         ProxyKind kind = kind();
         Timeouts timeouts = new Timeouts(timeoutClient, timeoutServer, timeoutConnect, timeoutHttpRequest, timeoutHttpKeepAlive,
-                Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET);
+                Timeouts.UNSET, timeoutTunnel, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET);
         return new Proxy(name, kind, where, mode == null ? Mode.TCP : mode,
                 kind.hasFrontend() ? binds : List.of(),
                 kind.hasFrontend() ? maxconn : 0,

@@ -63,7 +63,7 @@ final class Unsupported {
             Map.entry("http-response", "http-response rules"), Map.entry("http-after-response", "http-after-response rules"),
             Map.entry("http-error", "http-error rules"), 
             Map.entry("retries", "retries"), Map.entry("retry-on", "retries"), Map.entry("option redispatch", "retries"),
-            Map.entry("timeout queue", "server queues"), Map.entry("timeout tunnel", "tunnels (WebSocket, CONNECT)"),
+            Map.entry("timeout queue", "server queues"), 
             Map.entry("timeout client-fin", "half-closed connection timeouts"),
             Map.entry("timeout server-fin", "half-closed connection timeouts"), Map.entry("timeout tarpit", "tarpit"),
             Map.entry("monitor-uri", "monitor-uri"), Map.entry("http-reuse", "server connection reuse policies"),

@@ -451,7 +451,7 @@ class SectionsTest {
                 "frontend => tcp-request content accept   => 'tcp-request' is not supported by Sluice yet: tcp-request rules.",
                 "backend  => option httpchk GET /health   => 'option httpchk' is not supported by Sluice yet: health checks.",
                 "backend  => stick-table type ip size 1m  => 'stick-table' is not supported by Sluice yet: stick tables.",
-                "backend  => timeout tunnel 1h            => 'timeout tunnel' is not supported by Sluice yet: tunnels (WebSocket, CONNECT).",
+                "backend  => timeout tarpit 1h            => 'timeout tarpit' is not supported by Sluice yet: tarpit.",
         })
         void unsupportedKeywordExamples(String section, String line, String message) {
             assertMessage(section, line, message);

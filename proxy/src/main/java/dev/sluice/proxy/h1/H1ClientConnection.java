@@ -38,6 +38,8 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         EXCHANGE,
         /** The response was sent before the request body ended: discard the rest of it, then go on. */
         DRAIN,
+        /** The exchange switched protocols (WebSocket, CONNECT): raw bytes both ways. */
+        TUNNEL,
         /** Closing after the last response. */
         CLOSING
     }
@@ -131,6 +133,15 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     private void inputShutdown() {
         inputClosed = true;
         switch (phase) {
+            case TUNNEL -> {
+                Stream s = stream;
+                stream = null;
+                if (s != null) {
+                    s.onTunnelClosed(true, false);
+                } else {
+                    closeNow();
+                }
+            }
             case WAIT_REQUEST -> {
                 if (!parser.idle() || input.isReadable()) {
                     // bytes of an unfinished head: HAProxy answers 400
@@ -160,6 +171,15 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf in = (ByteBuf) msg;
+        if (phase == Phase.TUNNEL) {
+            timer.arm(tunnelTimeout());
+            if (stream != null) {
+                stream.onTunnelFromClient(in);
+            } else {
+                in.release();
+            }
+            return;
+        }
         if (phase == Phase.CLOSING || parser.failed()) {
             in.release();
             return;
@@ -210,7 +230,11 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         Stream s = stream;
         stream = null;
         if (s != null) {
-            s.onClientClosed();
+            if (phase == Phase.TUNNEL) {
+                s.onTunnelClosed(true, false);
+            } else {
+                s.onClientClosed();
+            }
         }
         if (admitted) {
             admitted = false;
@@ -264,11 +288,6 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
             timer.disarm();
         }
         stream = new Stream(this, frontend, req);
-        if (req.method().contentEquals(RequestHead.CONNECT)) {
-            // tunnels come with CONNECT/WebSocket support
-            stream.fail(501);
-            return;
-        }
         stream.start();
     }
 
@@ -403,7 +422,8 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
             return;
         }
         byte[] framing = finalFraming(head);
-        ByteBuf out = H1Encoder.response(ctx.alloc(), head, framing, connectionLine(), 0);
+        byte[] conn = head.status() == 101 && head.upgrade() != null ? H1Encoder.upgradeLines(head.upgrade()) : connectionLine();
+        ByteBuf out = H1Encoder.response(ctx.alloc(), head, framing, conn, 0);
         bytesOut += out.readableBytes();
         ctx.write(out);
         dirty = true;
@@ -494,8 +514,39 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     }
 
     @Override
+    public void startTunnel() {
+        phase = Phase.TUNNEL;
+        timer.arm(tunnelTimeout());
+        ch.config().setAutoRead(true);
+        ByteBuf rest = input.get();
+        if (rest != null && rest.isReadable() && stream != null) {
+            stream.onTunnelFromClient(rest.readRetainedSlice(rest.readableBytes()));
+        }
+        input.compact();
+    }
+
+    @Override
+    public void sendRaw(ByteBuf data) {
+        timer.arm(tunnelTimeout());
+        bytesOut += data.readableBytes();
+        ctx.write(data);
+        dirty = true;
+    }
+
+    private long tunnelTimeout() {
+        long t = frontend.timeouts().tunnel();
+        return t != Timeouts.UNSET ? t : frontend.timeouts().client();
+    }
+
+    @Override
     public void abort() {
         stream = null;
+        if (phase == Phase.TUNNEL) {
+            phase = Phase.CLOSING;
+            timer.disarm();
+            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
         closeNow();
     }
 
@@ -564,6 +615,14 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
                 stream = null;
                 if (s != null) {
                     s.onClientClosed();
+                }
+                closeNow();
+            }
+            case TUNNEL -> {
+                Stream s = stream;
+                stream = null;
+                if (s != null) {
+                    s.onTunnelClosed(true, true);
                 }
                 closeNow();
             }

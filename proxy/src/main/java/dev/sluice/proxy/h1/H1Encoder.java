@@ -23,6 +23,18 @@ final class H1Encoder {
     static final byte[] TE_CHUNKED = "transfer-encoding: chunked\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     static final byte[] CONNECTION_CLOSE = "connection: close\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     static final byte[] CONNECTION_KEEP_ALIVE = "connection: keep-alive\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] CONNECTION_UPGRADE = "connection: upgrade\r\nupgrade: ".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    /** The {@code connection: upgrade} and {@code upgrade: <protocol>} lines of an HTTP/1 upgrade. */
+    static byte[] upgradeLines(AsciiString protocol) {
+        byte[] out = new byte[CONNECTION_UPGRADE.length + protocol.length() + 2];
+        System.arraycopy(CONNECTION_UPGRADE, 0, out, 0, CONNECTION_UPGRADE.length);
+        System.arraycopy(protocol.array(), protocol.arrayOffset(), out, CONNECTION_UPGRADE.length, protocol.length());
+        out[out.length - 2] = '\r';
+        out[out.length - 1] = '\n';
+        return out;
+    }
+
     private static final byte[] LAST_CHUNK = {'0', '\r', '\n'};
     private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 

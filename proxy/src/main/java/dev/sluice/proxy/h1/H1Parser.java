@@ -748,6 +748,7 @@ public final class H1Parser {
             return false;
         }
         hopByHop(f);
+        head.upgrade(upgradeProtocol());
         int te = transferEncoding(f);
         long cl = contentLength(f);
         boolean http10 = head.version() == HttpVersion.HTTP_1_0;

@@ -45,6 +45,7 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
     private boolean responseEnded;
     private boolean keepAlive;
     private boolean anyResponseBytes;
+    private boolean tunnel;
 
     public H1ServerConnection(Server server, int loopIndex, H1Limits limits) {
         this.server = server;
@@ -95,7 +96,8 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
         parser.expectResponseTo(head.isHead(), head.method().contentEquals(RequestHead.CONNECT));
         chunked = head.body() == MessageHead.Body.STREAMED;
         chunkWritten = false;
-        byte[] close = stream.connectionMode() != HttpOptions.ConnectionMode.KEEP_ALIVE ? H1Encoder.CONNECTION_CLOSE : null;
+        byte[] close = head.upgrade() != null ? H1Encoder.upgradeLines(head.upgrade())
+                : stream.connectionMode() != HttpOptions.ConnectionMode.KEEP_ALIVE ? H1Encoder.CONNECTION_CLOSE : null;
         ctx.write(H1Encoder.request(ctx.alloc(), head, chunked ? H1Encoder.TE_CHUNKED : null, close));
         dirty = true;
         timer.arm(serverTimeout());
@@ -163,9 +165,37 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
     }
 
     @Override
+    public void startTunnel() {
+        tunnel = true;
+        keepAlive = false;
+        timer.arm(tunnelTimeout());
+        ByteBuf rest = input.get();
+        if (rest != null && rest.isReadable() && stream != null) {
+            stream.onTunnelFromServer(rest.readRetainedSlice(rest.readableBytes()));
+        }
+        input.compact();
+    }
+
+    @Override
+    public void sendRaw(ByteBuf data) {
+        timer.arm(tunnelTimeout());
+        ctx.write(data);
+        dirty = true;
+    }
+
+    private long tunnelTimeout() {
+        long t = server.backend().timeouts().tunnel();
+        return t != Timeouts.UNSET ? t : serverTimeout();
+    }
+
+    @Override
     public void abort() {
         stream = null;
         keepAlive = false;
+        if (tunnel) {
+            ctx.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+            return;
+        }
         ch.close();
     }
 
@@ -174,6 +204,15 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf in = (ByteBuf) msg;
+        if (tunnel) {
+            timer.arm(tunnelTimeout());
+            if (stream != null) {
+                stream.onTunnelFromServer(in);
+            } else {
+                in.release();
+            }
+            return;
+        }
         if (stream == null || parser.failed()) {
             // nothing was asked: a server talking out of turn cannot be trusted with another request
             in.release();
@@ -209,7 +248,10 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
             ServerConnector.unpark(server, loopIndex, this);
         }
         Stream s = stream;
-        if (s != null) {
+        if (s != null && tunnel) {
+            stream = null;
+            s.onTunnelClosed(false, false);
+        } else if (s != null) {
             if (!anyResponseBytes) {
                 s.onServerFailure(Stream.ServerFailure.CLOSED_BEFORE_RESPONSE);
             } else if (!parser.inputClosed() && stream != null) {
@@ -226,6 +268,12 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
     }
 
     private void onTimeout() {
+        if (tunnel && stream != null) {
+            Stream s = stream;
+            stream = null;
+            s.onTunnelClosed(false, true);
+            return;
+        }
         if (stream != null) {
             stream.onServerFailure(Stream.ServerFailure.TIMEOUT);
         } else {
@@ -242,6 +290,9 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
             return;
         }
         ResponseHead r = (ResponseHead) head;
+        if (r.status() == 101) {
+            r.upgrade(parser.upgradeProtocol());
+        }
         if (!r.isInterim()) {
             keepAlive = (r.version() == HttpVersion.HTTP_1_1 ? !parser.closeWanted() : parser.keepAliveWanted())
                     && !parser.closeAfter() && r.body() != MessageHead.Body.UNTIL_CLOSE

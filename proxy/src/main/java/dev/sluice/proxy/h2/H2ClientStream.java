@@ -273,6 +273,17 @@ final class H2ClientStream implements ClientSide {
     }
 
     @Override
+    public void startTunnel() {
+        // HTTP/2 clients cannot upgrade (RFC 9113 8.6) and CONNECT is answered 501: nothing switches here
+        abort();
+    }
+
+    @Override
+    public void sendRaw(ByteBuf data) {
+        data.release();
+    }
+
+    @Override
     public void abort() {
         stream = null;
         responseEnded = true;

@@ -144,6 +144,16 @@ final class H2ServerStream implements ServerSide {
     }
 
     @Override
+    public void startTunnel() {
+        abort();
+    }
+
+    @Override
+    public void sendRaw(ByteBuf data) {
+        data.release();
+    }
+
+    @Override
     public void abort() {
         stream = null;
         cancelTimer();

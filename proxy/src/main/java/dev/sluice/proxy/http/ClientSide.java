@@ -53,6 +53,15 @@ public interface ClientSide {
 
     void resumeRequestBody();
 
+    /**
+     * The response head just sent switched protocols (101, or 2xx to CONNECT): from now on the
+     * connection carries raw bytes both ways through {@link Stream#onTunnelFromClient}.
+     */
+    void startTunnel();
+
+    /** Tunnel bytes towards the client; takes ownership. */
+    void sendRaw(ByteBuf data);
+
     /** The response cannot be completed: drop the client connection. */
     void abort();
 }

@@ -1,5 +1,7 @@
 package dev.sluice.proxy.http;
 
+import io.netty.util.AsciiString;
+
 /**
  * What requests and responses share: version, header fields and how the body is delimited. Mutable while
  * rules rewrite it; owned by one stream on one event loop.
@@ -21,6 +23,7 @@ public abstract class MessageHead {
     private final HttpFields fields;
     private Body body = Body.NONE;
     private long contentLength = -1;
+    private AsciiString upgrade;
 
     protected MessageHead(HttpVersion version, HttpFields fields) {
         this.version = version;
@@ -66,6 +69,18 @@ public abstract class MessageHead {
     public void bodyUntilClose() {
         body = Body.UNTIL_CLOSE;
         contentLength = -1;
+    }
+
+    /**
+     * The protocol of an HTTP/1 upgrade ({@code Connection: upgrade} with {@code Upgrade: <protocol>}),
+     * asked by a request or accepted by a 101 response; null otherwise.
+     */
+    public AsciiString upgrade() {
+        return upgrade;
+    }
+
+    public void upgrade(AsciiString protocol) {
+        this.upgrade = protocol;
     }
 
     public boolean hasBody() {

@@ -31,6 +31,12 @@ public interface ServerSide {
 
     void resumeResponseBody();
 
+    /** The server switched protocols: from now on raw bytes go both ways through {@link Stream#onTunnelFromServer}. */
+    void startTunnel();
+
+    /** Tunnel bytes towards the server; takes ownership. */
+    void sendRaw(ByteBuf data);
+
     /** The exchange is over: back to the idle pool if the connection can carry another request, else closed. */
     void release();
 

@@ -49,6 +49,7 @@ public final class Stream implements ServerConnector.Callback {
     private boolean pausedForPending;
     private boolean responseStarted;
     private boolean finished;
+    private boolean tunnel;
     private int status;
     /** Timers for the log, from {@link System#nanoTime()}; -1 until reached. */
     private final long tHead = System.nanoTime();
@@ -245,7 +246,61 @@ public final class Stream implements ServerConnector.Callback {
             status = head.status();
             tResponse = System.nanoTime();
         }
+        boolean switching = head.status() == 101 && request.upgrade() != null
+                || request.method().contentEquals(RequestHead.CONNECT) && head.status() >= 200 && head.status() < 300;
         client.sendHead(head);
+        if (switching && conn != null) {
+            tunnel = true;
+            client.startTunnel();
+            conn.startTunnel();
+            client.flush();
+        }
+    }
+
+    /** Whether the exchange became a tunnel (WebSocket, CONNECT). */
+    public boolean tunnel() {
+        return tunnel;
+    }
+
+    public void onTunnelFromClient(ByteBuf data) {
+        if (finished || conn == null) {
+            data.release();
+            return;
+        }
+        conn.sendRaw(data);
+        if (!conn.isWritable()) {
+            client.pauseRequestBody();
+        }
+    }
+
+    public void onTunnelFromServer(ByteBuf data) {
+        if (finished) {
+            data.release();
+            return;
+        }
+        client.sendRaw(data);
+        if (!client.isWritable() && conn != null) {
+            conn.pauseResponseBody();
+        }
+    }
+
+    /** One side of a tunnel closed or timed out: the other side goes too; the exchange is over. */
+    public void onTunnelClosed(boolean byClient, boolean timeout) {
+        if (finished) {
+            return;
+        }
+        finished = true;
+        if (timeout) {
+            cause = byClient ? 'c' : 's';
+            state = 'D';
+        }
+        ServerSide c = conn;
+        conn = null;
+        if (c != null) {
+            c.abort();
+        }
+        client.abort();
+        log();
     }
 
     /** A piece of response body from the server; takes ownership. */

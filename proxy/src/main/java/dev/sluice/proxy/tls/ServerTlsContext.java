@@ -1,0 +1,248 @@
+package dev.sluice.proxy.tls;
+
+import dev.sluice.config.model.BindTls;
+import dev.sluice.config.model.Global;
+import dev.sluice.config.model.Verify;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelHandler;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.IdentityCipherSuiteFilter;
+import io.netty.handler.ssl.OpenSslContextOption;
+import io.netty.handler.ssl.OpenSslServerSessionContext;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SupportedCipherSuiteFilter;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSessionContext;
+
+/**
+ * The TLS side of a {@code bind ... ssl}: one Netty context per certificate, built once at start-up with
+ * everything a handshake needs already computed (key material converted, cipher lists expanded, session
+ * cache and ticket keys installed), and the SNI table that picks among them. {@link #newHandler} gives
+ * each accepted connection the handler to put first in its pipeline: an {@link SslHandler} when the bind
+ * has one certificate and no {@code strict-sni}, else an SNI selector that becomes the {@code SslHandler}
+ * of the matching context once the ClientHello is read. Immutable and shared by every event loop; the
+ * session caches inside the contexts are thread-safe.
+ * <p>
+ * Session resumption: each context has its own session cache ({@code tune.ssl.cachesize} entries,
+ * 0 disables it; {@code tune.ssl.lifetime}) for TLS 1.2 session ids, and, unless {@code no-tls-tickets},
+ * tickets encrypted with the process-wide {@link SessionTicketKeys} (BoringSSL resumes TLS 1.3 only with
+ * tickets). Each context has its own session id context (a digest of the bind's TLS settings and the
+ * certificate), so a session never resumes under another certificate or another client-certificate policy.
+ */
+public final class ServerTlsContext {
+    /** Netty's default, used when the caller gives no handshake timeout. */
+    public static final long DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
+
+    private final BindTls tls;
+    private final List<CertifiedKey> certificates;
+    private final List<SslContext> contexts;
+    private final SniMapping sni;
+    private final List<OpenSslServerSessionContext> ticketed;
+
+    private ServerTlsContext(BindTls tls, List<CertifiedKey> certificates, List<SslContext> contexts, List<OpenSslServerSessionContext> ticketed) {
+        this.tls = tls;
+        this.certificates = List.copyOf(certificates);
+        this.contexts = List.copyOf(contexts);
+        this.sni = contexts.size() > 1 || tls.strictSni() ? new SniMapping(certificates, contexts, tls.strictSni()) : null;
+        this.ticketed = List.copyOf(ticketed);
+    }
+
+    /**
+     * Loads the certificates of {@code tls} and builds their contexts. Throws {@link IllegalArgumentException}
+     * with the reason (naming the file at fault); reports lesser problems to {@code warn}.
+     */
+    static ServerTlsContext build(BindTls tls, Global global, TlsProvider provider, SessionTicketKeys keys, Consumer<String> warn) {
+        if (tls.certificates().isEmpty()) {
+            throw new IllegalArgumentException("'ssl' needs at least one certificate ('crt')");
+        }
+        List<CertifiedKey> certs = new ArrayList<>();
+        for (String crt : tls.certificates()) {
+            certs.addAll(PemLoader.loadCrt(Path.of(crt)));
+        }
+        TrustSource trust = null;
+        if (tls.verify() != Verify.NONE) {
+            if (tls.caFile() == null) {
+                throw new IllegalArgumentException("verify is enabled but no CA file specified ('ca-file')");
+            }
+            trust = TrustSource.load(tls.caFile());
+        }
+        String[] protocols = provider.protocols(tls.minVersion(), tls.maxVersion(), warn);
+        List<String> ciphers = provider.ciphers(tls.ciphers(), tls.ciphersuites(), warn);
+        String[] groups = provider.groups(tls.curves());
+        List<String> alpn = tls.alpn().isEmpty() ? BindTls.DEFAULT_ALPN : tls.alpn();
+        ApplicationProtocolConfig apn = new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
+                ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, alpn);
+        int cacheSize = Math.max(0, global.sslCacheSize());
+        long timeoutSeconds = Math.max(1, (global.sslLifetimeMs() + 999) / 1000);
+        if (!provider.isOpenSsl()) {
+            if (cacheSize == 0) {
+                warn.accept("tune.ssl.cachesize 0 cannot disable the JDK provider's session cache: one session is kept");
+            }
+            if (!tls.tickets()) {
+                warn.accept("'no-tls-tickets' is not applied by the JDK provider (its tickets follow jdk.tls.server.enableSessionTicketExtension)");
+            }
+        }
+
+        List<SslContext> contexts = new ArrayList<>();
+        List<OpenSslServerSessionContext> ticketed = new ArrayList<>();
+        try {
+            for (int i = 0; i < certs.size(); i++) {
+                CertifiedKey ck = certs.get(i);
+                SslContextBuilder b = SslContextBuilder.forServer(ck.key(), ck.chainArray())
+                        .sslProvider(provider.sslProvider())
+                        .protocols(protocols)
+                        .applicationProtocolConfig(apn)
+                        .sessionTimeout(timeoutSeconds);
+                if (cacheSize > 0) {
+                    b.sessionCacheSize(cacheSize);
+                }
+                if (ciphers != null) {
+                    b.ciphers(ciphers, provider.isOpenSsl() ? IdentityCipherSuiteFilter.INSTANCE : SupportedCipherSuiteFilter.INSTANCE);
+                }
+                if (groups != null && provider.isOpenSsl()) {
+                    b.option(OpenSslContextOption.GROUPS, groups);
+                }
+                if (trust != null) {
+                    trust.applyTo(b);
+                    b.clientAuth(tls.verify() == Verify.REQUIRED ? ClientAuth.REQUIRE : ClientAuth.OPTIONAL);
+                }
+                SslContext ctx;
+                try {
+                    ctx = b.build();
+                } catch (SSLException | RuntimeException e) {
+                    throw new IllegalArgumentException(buildFailure(ck.source(), tls.curves(), e), e);
+                }
+                SSLSessionContext sessions = ctx.sessionContext();
+                if (sessions instanceof OpenSslServerSessionContext os) {
+                    os.setSessionIdContext(sessionIdContext(tls, i, ck));
+                    if (cacheSize == 0) {
+                        os.setSessionCacheEnabled(false);
+                    }
+                    if (tls.tickets()) {
+                        keys.install(os);
+                        ticketed.add(os);
+                    }
+                } else if (sessions != null && cacheSize == 0) {
+                    sessions.setSessionCacheSize(1);
+                }
+                ctx = TunedSslContext.wrap(ctx, provider.isOpenSsl(), !tls.tickets(), tls.preferClientCiphers(), groups);
+                probe(ctx, ck.source());
+                contexts.add(ctx);
+            }
+        } catch (RuntimeException e) {
+            for (OpenSslServerSessionContext os : ticketed) {
+                keys.remove(os);
+            }
+            throw e;
+        }
+        return new ServerTlsContext(tls, certs, contexts, ticketed);
+    }
+
+    private static String buildFailure(Path source, String curves, Exception e) {
+        String why = rootMessage(e);
+        if (curves != null && why.contains("curves")) {
+            return "'curves' : unsupported curve list '" + curves + "' (" + why + ")";
+        }
+        return "unable to use certificate '" + source + "': " + why;
+    }
+
+    static String rootMessage(Throwable e) {
+        String m = e.getMessage();
+        Throwable c = e.getCause();
+        while ((m == null || m.isEmpty()) && c != null) {
+            m = c.getMessage();
+            c = c.getCause();
+        }
+        return m == null ? e.getClass().getSimpleName() : m;
+    }
+
+    /** Creates and frees one engine so that what Netty checks per engine (protocols, ciphers) fails now, not per connection. */
+    static void probe(SslContext ctx, Object what) {
+        SSLEngine engine = null;
+        try {
+            engine = ctx.newEngine(ByteBufAllocator.DEFAULT);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("unable to create a TLS engine for '" + what + "': " + rootMessage(e), e);
+        } finally {
+            ReferenceCountUtil.release(engine);
+        }
+    }
+
+    /** 32 bytes (BoringSSL's maximum) naming the bind's TLS settings and the certificate. */
+    private static byte[] sessionIdContext(BindTls tls, int index, CertifiedKey ck) {
+        try {
+            MessageDigest d = MessageDigest.getInstance("SHA-256");
+            d.update(tls.toString().getBytes(StandardCharsets.UTF_8));
+            d.update((byte) index);
+            d.update(ck.leaf().getEncoded());
+            return d.digest();
+        } catch (NoSuchAlgorithmException | java.security.cert.CertificateEncodingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The handler to put first in an accepted connection's pipeline, with Netty's default handshake timeout. */
+    public ChannelHandler newHandler(ByteBufAllocator alloc) {
+        return newHandler(alloc, DEFAULT_HANDSHAKE_TIMEOUT_MS);
+    }
+
+    /**
+     * The handler to put first in an accepted connection's pipeline: an {@link SslHandler}, or an SNI
+     * selector that replaces itself with one (named {@code SslHandler.class.getName()}) when the ClientHello
+     * has arrived. The handshake fails and the connection closes after {@code handshakeTimeoutMillis}
+     * (0: never). Follow it with a {@link TlsHandshakeHandler} to learn the ALPN protocol and SNI.
+     */
+    public ChannelHandler newHandler(ByteBufAllocator alloc, long handshakeTimeoutMillis) {
+        if (sni != null) {
+            return new SniSelector(sni, handshakeTimeoutMillis);
+        }
+        SslHandler h = contexts.get(0).newHandler(alloc);
+        h.setHandshakeTimeoutMillis(handshakeTimeoutMillis);
+        return h;
+    }
+
+    /** The context SNI {@code serverName} selects (null: no name sent); null when strict-sni refuses it. */
+    public SslContext contextFor(String serverName) {
+        return sni == null ? contexts.get(0) : sni.map(serverName == null ? null : serverName.toLowerCase(java.util.Locale.ROOT));
+    }
+
+    /** The certificates in load order, the first being the default one. */
+    public List<CertifiedKey> certificates() {
+        return certificates;
+    }
+
+    /** The certificate a context returned by {@link #contextFor} serves. */
+    public CertifiedKey certificateOf(SslContext ctx) {
+        int i = contexts.indexOf(ctx);
+        return i < 0 ? null : certificates.get(i);
+    }
+
+    /** Whether connections go through SNI selection first (several certificates or strict-sni). */
+    public boolean selectsBySni() {
+        return sni != null;
+    }
+
+    public BindTls settings() {
+        return tls;
+    }
+
+    /** Stops rotating ticket keys into these contexts (when the bind is discarded). */
+    void close(SessionTicketKeys keys) {
+        for (OpenSslServerSessionContext os : ticketed) {
+            keys.remove(os);
+        }
+    }
+}
