@@ -15,59 +15,84 @@ final class HaproxyUnits {
     private HaproxyUnits() {
     }
 
-    /** Milliseconds for {@code s}; {@code what} names the value in error messages. */
-    static long parseTimeMillis(String s, String what) {
+    /**
+     * Milliseconds for {@code s}, the argument of {@code owner} ({@code expire}, or a rate type for its
+     * period); errors use HAProxy's wording, plus the list of units.
+     */
+    static long parseTimeMillis(String s, String owner) {
         int i = digits(s);
         if (i == 0) {
-            throw new StickTableConfigException(what + " '" + s + "' is not a time: expected a number with an optional unit (us, ms, s, m, h, d)");
+            throw new StickTableConfigException(unexpected(s.isEmpty() ? "" : s.substring(0, 1), owner));
         }
         long v;
         try {
             v = Long.parseLong(s.substring(0, i));
         } catch (NumberFormatException e) {
-            throw new StickTableConfigException(overflow(what, s));
+            throw new StickTableConfigException(overflow(s, owner));
         }
         String unit = s.substring(i);
         long ms = switch (unit) {
             case "", "ms" -> v;
             case "us" -> v / 1000 + (v % 1000 == 0 ? 0 : 1);
-            case "s" -> mul(what, s, v, 1000L);
-            case "m" -> mul(what, s, v, 60_000L);
-            case "h" -> mul(what, s, v, 3_600_000L);
-            case "d" -> mul(what, s, v, 86_400_000L);
-            default -> throw new StickTableConfigException("unexpected character '" + unit.charAt(0) + "' in " + what + " '" + s
-                    + "' (units are us, ms, s, m, h, d)");
+            case "s" -> mul(s, owner, v, 1000L);
+            case "m" -> mul(s, owner, v, 60_000L);
+            case "h" -> mul(s, owner, v, 3_600_000L);
+            case "d" -> mul(s, owner, v, 86_400_000L);
+            default -> throw new StickTableConfigException(unexpected(unit.substring(0, 1), owner));
         };
         if (ms > MAX_TIME_MS) {
-            throw new StickTableConfigException(overflow(what, s));
+            throw new StickTableConfigException(overflow(s, owner));
         }
         return ms;
     }
 
-    /** A count with an optional k/m/g suffix (powers of 1024). */
-    static long parseSize(String s, String what) {
+    /** A count with an optional k/m/g suffix (powers of 1024), the argument of {@code owner}. */
+    static long parseSize(String s, String owner) {
         int i = digits(s);
-        if (i == 0) {
-            throw new StickTableConfigException(what + " '" + s + "' is not a size: expected a number with an optional k, m or g suffix");
+        String rest = s.substring(i);
+        boolean suffix = rest.length() >= 1 && "kKmMgG".indexOf(rest.charAt(0)) >= 0;
+        int bad = i == 0 ? 0 : rest.isEmpty() ? -1 : !suffix ? i : rest.length() > 1 ? i + 1 : -1;
+        if (bad >= 0) {
+            throw new StickTableConfigException(s.isEmpty() ? "missing value in argument of '" + owner + "'"
+                    : "unexpected character '" + s.charAt(bad) + "' in argument of '" + owner + "' (suffixes are k, m, g)");
         }
         long v;
         try {
             v = Long.parseLong(s.substring(0, i));
         } catch (NumberFormatException e) {
-            throw new StickTableConfigException(what + " '" + s + "' is too large");
+            throw new StickTableConfigException("value '" + s + "' of '" + owner + "' is too large");
         }
-        return switch (s.substring(i).toLowerCase(Locale.ROOT)) {
-            case "" -> v;
-            case "k" -> mul(what, s, v, 1024L);
-            case "m" -> mul(what, s, v, 1024L * 1024);
-            case "g" -> mul(what, s, v, 1024L * 1024 * 1024);
-            default -> throw new StickTableConfigException("unexpected suffix '" + s.substring(i) + "' in " + what + " '" + s
-                    + "' (use k, m or g)");
+        return switch (rest.toLowerCase(Locale.ROOT)) {
+            case "k" -> mulSize(s, owner, v, 1024L);
+            case "m" -> mulSize(s, owner, v, 1024L * 1024);
+            case "g" -> mulSize(s, owner, v, 1024L * 1024 * 1024);
+            default -> v;
         };
     }
 
-    private static String overflow(String what, String s) {
-        return "timer overflow in " + what + " '" + s + "': the maximum is 2147483647 ms (~24.8 days)";
+    private static String unexpected(String c, String owner) {
+        return c.isEmpty() ? "missing value in argument of '" + owner + "'"
+                : "unexpected character '" + c + "' in argument of '" + owner + "' (units are us, ms, s, m, h, d)";
+    }
+
+    private static String overflow(String s, String owner) {
+        return "timer overflow in argument <" + s + "> to <" + owner + ">, maximum value is 2147483647 ms (~24.8 days)";
+    }
+
+    private static long mul(String s, String owner, long v, long f) {
+        try {
+            return Math.multiplyExact(v, f);
+        } catch (ArithmeticException e) {
+            throw new StickTableConfigException(overflow(s, owner));
+        }
+    }
+
+    private static long mulSize(String s, String owner, long v, long f) {
+        try {
+            return Math.multiplyExact(v, f);
+        } catch (ArithmeticException e) {
+            throw new StickTableConfigException("value '" + s + "' of '" + owner + "' is too large");
+        }
     }
 
     private static int digits(String s) {
@@ -76,13 +101,5 @@ final class HaproxyUnits {
             i++;
         }
         return i;
-    }
-
-    private static long mul(String what, String s, long v, long f) {
-        try {
-            return Math.multiplyExact(v, f);
-        } catch (ArithmeticException e) {
-            throw new StickTableConfigException(what + " '" + s + "' is too large");
-        }
     }
 }

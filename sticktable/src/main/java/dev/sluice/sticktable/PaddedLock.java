@@ -23,12 +23,14 @@ import java.util.concurrent.locks.LockSupport;
  * {@code int}, on purpose: since JDK 15 a subclass field may be placed in a gap left in a superclass
  * layout (here the 4 bytes between a 12-byte header and the first 8-aligned long), which would put an
  * {@code int} right after the header, i.e. next to the previous object; an 8-byte field cannot fit there.
- * {@code PaddedLockTest} checks the offsets with {@code Unsafe.objectFieldOffset}.
+ * {@code PaddedLockTest} checks the offsets with {@code Unsafe.objectFieldOffset}; on JDK 25 x86-64 they
+ * are: pads 16..136, state 144, pads 152..272 (object 280 bytes); with {@code -XX:+UseCompactObjectHeaders}
+ * pads 8..128, state 136, pads 144..264.
  *
  * <p>State: bit 62 = held exclusively, bit 61 = a writer is waiting (new readers hold off so writers are
  * not starved), low 32 bits = number of shared holders.
  */
-public final class PaddedLock extends PaddedLockState {
+final class PaddedLock extends PaddedLockState {
     long p16, p17, p18, p19, p20, p21, p22, p23, p24, p25, p26, p27, p28, p29, p30, p31;
 
     static final long WRITER = 1L << 62;
@@ -36,7 +38,7 @@ public final class PaddedLock extends PaddedLockState {
     private static final long READERS = 0xFFFF_FFFFL;
 
     /** Takes the lock exclusively. */
-    public void lock() {
+    void lock() {
         long s = (long) STATE.getVolatile(this);
         if (s == 0 && STATE.compareAndSet(this, 0L, WRITER)) {
             return;
@@ -55,18 +57,18 @@ public final class PaddedLock extends PaddedLockState {
     }
 
     /** Takes the lock exclusively if it is free now. */
-    public boolean tryLock() {
+    boolean tryLock() {
         return STATE.compareAndSet(this, 0L, WRITER);
     }
 
-    public void unlock() {
+    void unlock() {
         // Readers cannot enter while WRITER is set, so nobody else changes the word but a waiting writer
         // setting WAITING; dropping that bit is harmless, the waiter sets it again if it still has to wait.
         STATE.setRelease(this, 0L);
     }
 
     /** Takes the lock shared. */
-    public void lockShared() {
+    void lockShared() {
         for (int spins = 0;; spins++) {
             long s = (long) STATE.getVolatile(this);
             if ((s & (WRITER | WAITING)) == 0) {
@@ -79,12 +81,12 @@ public final class PaddedLock extends PaddedLockState {
         }
     }
 
-    public void unlockShared() {
+    void unlockShared() {
         STATE.getAndAdd(this, -1L);
     }
 
     /** True when held exclusively (for assertions and tests). */
-    public boolean isHeldExclusively() {
+    boolean isHeldExclusively() {
         return ((long) STATE.getVolatile(this) & WRITER) != 0;
     }
 

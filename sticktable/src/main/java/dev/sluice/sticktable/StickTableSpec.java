@@ -94,7 +94,7 @@ public record StickTableSpec(KeyType keyType, int keyLength, int size, long expi
                         throw new StickTableConfigException("size must be greater than zero", i + 1);
                     }
                     if (v > Integer.MAX_VALUE) {
-                        throw new StickTableConfigException("size '" + s + "' is too large (at most 2147483647 entries)", i + 1);
+                        throw new StickTableConfigException("value '" + s + "' of 'size' is too large (at most 2147483647 entries)", i + 1);
                     }
                     size = v;
                     i += 2;
@@ -117,7 +117,7 @@ public record StickTableSpec(KeyType keyType, int keyLength, int size, long expi
                     srvKey = switch (s) {
                         case "name" -> ServerKeySource.NAME;
                         case "addr" -> ServerKeySource.ADDR;
-                        default -> throw new StickTableConfigException("'srvkey' expects 'name' or 'addr', not '" + s + "'", i + 1);
+                        default -> throw new StickTableConfigException("unknown server key type '" + s + "' (expected 'name' or 'addr')", i + 1);
                     };
                     i += 2;
                 }

@@ -38,6 +38,9 @@ public record StoreSpec(List<StoreItem> items) {
 
     /** This spec plus the items of another {@code store} argument (a table may have several). */
     public StoreSpec plus(String list, Consumer<String> warnings) {
+        if (list.isEmpty()) {
+            return this; // HAProxy accepts an empty list (store "") and stores nothing more
+        }
         Map<DataType, StoreItem> out = new EnumMap<>(DataType.class);
         List<StoreItem> ordered = new ArrayList<>(items);
         for (StoreItem it : items) {
@@ -138,14 +141,15 @@ public record StoreSpec(List<StoreItem> items) {
         DataType type = DataType.byName(name);
         if (type == null) {
             String hint = closest(name);
-            throw new StickTableConfigException("unknown data type '" + name + "' in store list"
+            throw new StickTableConfigException("unknown store option '" + name + "'"
                     + (hint == null ? "" : "; did you mean '" + hint + "' maybe ?"));
         }
         int count = 1;
         int next = 0;
         if (type.isArray()) {
             if (args.isEmpty() || args.getFirst().isEmpty()) {
-                throw new StickTableConfigException("missing element count for array '" + name + "' (e.g. " + example(type) + ")");
+                throw new StickTableConfigException("missing argument to store option '" + name + "' (expected an element count, e.g. "
+                        + example(type) + ")");
             }
             count = parseCount(args.getFirst(), name);
             next = 1;
@@ -153,11 +157,12 @@ public record StoreSpec(List<StoreItem> items) {
         long period = 0;
         if (type.isRate()) {
             if (args.size() <= next || args.get(next).isEmpty()) {
-                throw new StickTableConfigException("missing period for data type '" + name + "' (e.g. " + example(type) + ")");
+                throw new StickTableConfigException("missing argument to store option '" + name + "' (expected a period, e.g. "
+                        + example(type) + ")");
             }
-            period = HaproxyUnits.parseTimeMillis(args.get(next), "period of '" + name + "'");
+            period = HaproxyUnits.parseTimeMillis(args.get(next), name);
             if (period == 0) {
-                throw new StickTableConfigException("period of '" + name + "' must be greater than zero");
+                throw new StickTableConfigException("the period of store option '" + name + "' must be greater than zero");
             }
             next++;
         }
@@ -177,7 +182,7 @@ public record StoreSpec(List<StoreItem> items) {
             v = -1;
         }
         if (v < 1 || v > DataType.MAX_ARRAY_SIZE) {
-            throw new StickTableConfigException("array size '" + s + "' is out of allowed range (1-" + DataType.MAX_ARRAY_SIZE
+            throw new StickTableConfigException("array size is out of allowed range (1-" + DataType.MAX_ARRAY_SIZE
                     + ") for store option '" + name + "'");
         }
         return v;
@@ -191,16 +196,19 @@ public record StoreSpec(List<StoreItem> items) {
         return n + "(10s)";
     }
 
-    /** HAProxy refuses the array types beside the legacy scalars they replace. */
+    /**
+     * HAProxy refuses the array types beside the legacy scalars they replace (its sample fetches read
+     * {@code gpc0} from {@code gpc[0]} when the table has no {@code gpc0}, so both would be ambiguous).
+     */
     private static void checkExclusive(Map<DataType, StoreItem> m) {
         if (m.containsKey(DataType.GPT) && m.containsKey(DataType.GPT0)) {
-            throw new StickTableConfigException("simultaneous usage of 'gpt' and 'gpt0' in a same table is not permitted as 'gpt' overwrites 'gpt0'");
+            throw new StickTableConfigException("simultaneous usage of 'gpt' and 'gpt0' in a same table is not permitted as 'gpt' overrides 'gpt0'");
         }
         if (m.containsKey(DataType.GPC) && (m.containsKey(DataType.GPC0) || m.containsKey(DataType.GPC1))) {
-            throw new StickTableConfigException("simultaneous usage of 'gpc' and 'gpc[0/1]' in a same table is not permitted as 'gpc' overwrites 'gpc[0/1]'");
+            throw new StickTableConfigException("simultaneous usage of 'gpc' and 'gpc[0/1]' in a same table is not permitted as 'gpc' overrides 'gpc[0/1]'");
         }
         if (m.containsKey(DataType.GPC_RATE) && (m.containsKey(DataType.GPC0_RATE) || m.containsKey(DataType.GPC1_RATE))) {
-            throw new StickTableConfigException("simultaneous usage of 'gpc_rate' and 'gpc[0/1]_rate' in a same table is not permitted as 'gpc_rate' overwrites 'gpc[0/1]_rate'");
+            throw new StickTableConfigException("simultaneous usage of 'gpc_rate' and 'gpc[0/1]_rate' in a same table is not permitted as 'gpc_rate' overrides 'gpc[0/1]_rate'");
         }
     }
 
