@@ -89,7 +89,7 @@ public final class PemLoader {
                 return !n.startsWith(".") && !isCompanion(n) && Files.isRegularFile(p);
             }).sorted(Comparator.comparing(p -> p.getFileName().toString())).toList();
         } catch (IOException e) {
-            throw fail(dir, "cannot read certificate directory", e);
+            throw fail("unable to read certificate directory '" + dir + "'", e);
         }
         if (files.isEmpty()) {
             throw new IllegalArgumentException("unable to load certificates from directory '" + dir + "': no certificate file in it");
@@ -158,10 +158,10 @@ public final class PemLoader {
 
     private static Contents read(Path file, String what) {
         if (!Files.exists(file)) {
-            throw new IllegalArgumentException("unable to load " + what + " from '" + file + "': No such file or directory");
+            throw new IllegalArgumentException(head(what, file) + ": No such file or directory");
         }
         if (Files.isDirectory(file)) {
-            throw new IllegalArgumentException("unable to load " + what + " from '" + file + "': is a directory");
+            throw new IllegalArgumentException(head(what, file) + ": is a directory");
         }
         List<X509Certificate> certs = new ArrayList<>();
         List<PrivateKey> keys = new ArrayList<>();
@@ -179,7 +179,7 @@ public final class PemLoader {
                         // DH PARAMETERS and other blocks PEMParser has no parser for: the block was consumed, go on
                         continue;
                     }
-                    throw new IllegalArgumentException("unable to load " + what + " from '" + file + "': malformed PEM data (" + m + ")", e);
+                    throw new IllegalArgumentException(head(what, file) + ": malformed PEM data (" + m + ")", e);
                 }
                 if (o == null) {
                     break;
@@ -197,33 +197,38 @@ public final class PemLoader {
                 }
             }
         } catch (NoSuchFileException e) {
-            throw new IllegalArgumentException("unable to load " + what + " from '" + file + "': No such file or directory", e);
+            throw new IllegalArgumentException(head(what, file) + ": No such file or directory", e);
         } catch (AccessDeniedException e) {
-            throw new IllegalArgumentException("unable to load " + what + " from '" + file + "': Permission denied", e);
+            throw new IllegalArgumentException(head(what, file) + ": Permission denied", e);
         } catch (IOException e) {
-            throw fail(file, "unable to load " + what, e);
+            throw fail(head(what, file), e);
         } catch (CertificateException e) {
-            throw fail(file, "unable to load " + what + ": invalid certificate", e);
+            throw fail(head(what, file) + ": invalid certificate", e);
         } catch (IllegalArgumentException e) {
             if (e.getMessage() != null && e.getMessage().startsWith("unable to load ")) {
                 throw e;
             }
-            throw fail(file, "unable to load " + what + ": invalid content", e);
+            throw fail(head(what, file) + ": invalid content", e);
         } catch (RuntimeException e) {
             // Bouncy Castle reports some malformed DER content with unchecked exceptions
-            throw fail(file, "unable to load " + what + ": invalid content", e);
+            throw fail(head(what, file) + ": invalid content", e);
         }
         return new Contents(certs, keys);
     }
 
     private static IllegalArgumentException encrypted(Path file, String what) {
-        return new IllegalArgumentException("unable to load " + what + " from '" + file + "': the private key is encrypted "
+        return new IllegalArgumentException(head(what, file) + ": the private key is encrypted "
                 + "(Sluice cannot ask for a pass phrase: store it decrypted, e.g. with 'openssl pkey -in KEY -out KEY.clear')");
     }
 
-    private static IllegalArgumentException fail(Path file, String what, Exception e) {
+    private static IllegalArgumentException fail(String head, Exception e) {
         String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-        return new IllegalArgumentException(what + " from '" + file + "': " + why, e);
+        return new IllegalArgumentException(head + ": " + why, e);
+    }
+
+    /** "unable to load certificate from 'f'", "unable to load CA file 'f'". */
+    private static String head(String what, Path file) {
+        return what.equals("CA file") ? "unable to load CA file '" + file + "'" : "unable to load " + what + " from '" + file + "'";
     }
 
     /** True when {@code key} is the private half of {@code pub}. */

@@ -124,6 +124,9 @@ public final class TlsProvider {
                 return null;
             }
             List<String> out = new ArrayList<>(ciphers == null ? defaultTls12() : expand(ciphers));
+            if (ciphers != null) {
+                warnUnknownNames(ciphers, warn);
+            }
             // Netty disables TLS 1.3 on a context whose list has no TLS 1.3 suite: always give some
             out.addAll(tls13 != null ? tls13 : BORINGSSL_TLS13);
             return out;
@@ -159,6 +162,9 @@ public final class TlsProvider {
             throw e;
         } catch (Exception e) {
             String why = e.getMessage() == null ? e.toString() : e.getMessage();
+            if (why.contains("NO_CIPHER_MATCH")) {
+                throw new IllegalArgumentException("'ciphers' : '" + spec + "' selects no cipher", e);
+            }
             throw new IllegalArgumentException("'ciphers' : invalid cipher list '" + spec + "' (" + why + ")", e);
         } finally {
             if (ssl != 0) {
@@ -167,6 +173,29 @@ public final class TlsProvider {
             if (ctx != 0) {
                 io.netty.internal.tcnative.SSLContext.free(ctx);
             }
+        }
+    }
+
+    /**
+     * BoringSSL, like OpenSSL (and so HAProxy), skips the names of a list it does not know as long as
+     * something is left: say which, since a typo silently narrows the list.
+     */
+    private static void warnUnknownNames(String spec, Consumer<String> warn) {
+        List<String> unknown = new ArrayList<>();
+        for (String t : split(spec)) {
+            char c = t.charAt(0);
+            // explicit cipher names have dashes; keywords (HIGH, ECDHE, aNULL) and operators are not checked
+            if (c == '!' || c == '-' || c == '+' || c == '@' || t.indexOf('+') >= 0 || t.indexOf('-') < 0 || TLS13_SUITES.contains(t)) {
+                continue;
+            }
+            try {
+                expand(t);
+            } catch (IllegalArgumentException e) {
+                unknown.add(t);
+            }
+        }
+        if (!unknown.isEmpty()) {
+            warn.accept("'ciphers' : unknown cipher name(s) ignored: " + String.join(":", unknown));
         }
     }
 

@@ -1,0 +1,166 @@
+package dev.sluice.proxy.tls;
+
+import dev.sluice.config.SourceRef;
+import dev.sluice.config.model.Bind;
+import dev.sluice.config.model.BindTls;
+import dev.sluice.config.model.Config;
+import dev.sluice.config.model.Global;
+import dev.sluice.config.model.Proxy;
+import dev.sluice.config.model.Server;
+import dev.sluice.config.model.ServerTls;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * Every TLS context of one configuration, built once and cached: one {@link ServerTlsContext} per distinct
+ * {@link BindTls} (binds with identical settings share contexts, session cache and tickets) and one
+ * {@link ClientTlsContext} per distinct {@link ServerTls}. {@link #prepare} builds them all and returns the
+ * problems as {@code -c} lines ({@code file:line: error: ...}); the runtime then takes the contexts with
+ * {@link #forBind} and {@link #forServer}. Failures are cached too, so that every line sharing bad settings
+ * is reported. Owned by the runtime; its methods are meant for start-up (synchronized, not for event loops).
+ */
+public final class TlsContexts {
+    private final Global global;
+    private final TlsProvider provider;
+    private final SessionTicketKeys ticketKeys;
+    private final Map<BindTls, Object> binds = new HashMap<>();
+    private final Map<ServerTls, Object> servers = new HashMap<>();
+    private final Set<String> warnings = new LinkedHashSet<>();
+
+    /** Contexts for {@code global}'s session settings, on BoringSSL when it loads, with the process's ticket keys. */
+    public TlsContexts(Global global) {
+        this(global, TlsProvider.detect(), SessionTicketKeys.shared());
+    }
+
+    TlsContexts(Global global, TlsProvider provider, SessionTicketKeys ticketKeys) {
+        this.global = global;
+        this.provider = provider;
+        this.ticketKeys = ticketKeys;
+        if (provider.warning() != null) {
+            warnings.add(provider.warning());
+        }
+    }
+
+    public TlsProvider provider() {
+        return provider;
+    }
+
+    /**
+     * Builds the contexts of every {@code bind ... ssl} and {@code server ... ssl} of {@code config}; returns
+     * one line per unusable one ({@code file:line: error: 'bind :443' in proxy 'fe' : reason}), empty when
+     * all are usable. Lesser problems go to {@link #warnings}.
+     */
+    public synchronized List<String> prepare(Config config) {
+        List<String> problems = new ArrayList<>();
+        for (Proxy p : config.proxies()) {
+            if (p.kind().hasFrontend()) {
+                for (Bind b : p.binds()) {
+                    if (b.tls() != null) {
+                        try {
+                            forBind(p.name(), b);
+                        } catch (TlsConfigException e) {
+                            problems.add(e.diagnostic());
+                        }
+                    }
+                }
+            }
+            if (p.kind().hasBackend()) {
+                for (Server s : p.servers()) {
+                    if (s.tls() != null) {
+                        try {
+                            forServer(p.name(), s);
+                        } catch (TlsConfigException e) {
+                            problems.add(e.diagnostic());
+                        }
+                    }
+                }
+            }
+        }
+        return problems;
+    }
+
+    /**
+     * The contexts of a {@code bind ... ssl} of proxy {@code proxy}, built on first use. Throws
+     * {@link TlsConfigException} (with the bind's file and line) when they cannot be built.
+     */
+    public synchronized ServerTlsContext forBind(String proxy, Bind bind) {
+        if (bind.tls() == null) {
+            throw new IllegalArgumentException("bind " + bind.text() + " has no TLS");
+        }
+        String subject = "'bind " + bind.text() + "' in proxy '" + proxy + "'";
+        Object o = binds.get(bind.tls());
+        if (o == null) {
+            try {
+                o = ServerTlsContext.build(bind.tls(), global, provider, ticketKeys, warner(bind.where(), subject));
+            } catch (IllegalArgumentException e) {
+                o = e;
+            }
+            binds.put(bind.tls(), o);
+        }
+        if (o instanceof IllegalArgumentException e) {
+            throw new TlsConfigException(bind.where(), subject, e.getMessage(), e);
+        }
+        return (ServerTlsContext) o;
+    }
+
+    /**
+     * The contexts of a {@code server ... ssl} of backend {@code backend}, built on first use and shared with
+     * every server with the same settings. Throws {@link TlsConfigException} (with the server's file and
+     * line) when they cannot be built.
+     */
+    public synchronized ClientTlsContext forServer(String backend, Server server) {
+        if (server.tls() == null) {
+            throw new IllegalArgumentException("server " + server.name() + " has no TLS");
+        }
+        String subject = "'server " + backend + "/" + server.name() + "'";
+        Object o = servers.get(server.tls());
+        if (o == null) {
+            try {
+                o = ClientTlsContext.build(server.tls(), global, provider, warner(server.where(), subject));
+            } catch (IllegalArgumentException e) {
+                o = e;
+            }
+            servers.put(server.tls(), o);
+        }
+        if (o instanceof IllegalArgumentException e) {
+            throw new TlsConfigException(server.where(), subject, e.getMessage(), e);
+        }
+        return (ClientTlsContext) o;
+    }
+
+    private Consumer<String> warner(SourceRef where, String subject) {
+        return w -> warnings.add(where + ": warning: " + subject + " : " + w);
+    }
+
+    /**
+     * What the caller should log once: the provider fallback first (when BoringSSL is not available),
+     * then settings that cannot be applied as written, each with its line.
+     */
+    public synchronized List<String> warnings() {
+        return List.copyOf(warnings);
+    }
+
+    /** Why the JDK provider is used (logged once), or null with BoringSSL. */
+    public String providerWarning() {
+        return provider.warning();
+    }
+
+    /** Rotates the session ticket keys of every server context (of the whole process). */
+    public void rotateTicketKeys() {
+        ticketKeys.rotate();
+    }
+
+    /** Detaches the contexts from the process's ticket keys (when this configuration is discarded). */
+    public synchronized void close() {
+        for (Object o : binds.values()) {
+            if (o instanceof ServerTlsContext s) {
+                s.close(ticketKeys);
+            }
+        }
+    }
+}

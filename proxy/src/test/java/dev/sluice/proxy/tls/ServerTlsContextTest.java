@@ -1,0 +1,298 @@
+package dev.sluice.proxy.tls;
+
+import static dev.sluice.proxy.tls.Fixtures.A;
+import static dev.sluice.proxy.tls.Fixtures.DEFAULT;
+import static dev.sluice.proxy.tls.Fixtures.WILD;
+import static dev.sluice.proxy.tls.Fixtures.with;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.config.model.BindTls;
+import dev.sluice.config.model.TlsVersion;
+import dev.sluice.config.model.Verify;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelHandler;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.SniHandler;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.file.Path;
+import java.util.List;
+import javax.net.ssl.SSLException;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Server contexts of a bind, through real handshakes over loopback: SNI selection (exact, wildcard,
+ * default, strict-sni), ALPN, versions, ciphers, curves, client certificates.
+ */
+class ServerTlsContextTest {
+    @TempDir
+    static Path dir;
+    static Path defaultPem;
+    static Path aPem;
+    static Path wildPem;
+    static Path caPem;
+
+    @BeforeAll
+    static void files() {
+        assertThat(OpenSsl.isAvailable()).as("BoringSSL must load here: %s", OpenSsl.unavailabilityCause()).isTrue();
+        defaultPem = Fixtures.combined(dir, "default.pem", DEFAULT);
+        aPem = TestPki.write(dir, "a.pem", TestPki.cert(A.cert()), TestPki.sec1(A.keys()));
+        wildPem = TestPki.write(dir, "wild.pem", TestPki.pkcs1(WILD.key()), TestPki.cert(WILD.cert()));
+        caPem = Fixtures.caFile(dir);
+    }
+
+    private BindTls sni;
+
+    @BeforeEach
+    void setUp() {
+        sni = Fixtures.bind(defaultPem, aPem, wildPem);
+    }
+
+    // ------------------------------------------------------------------ SNI
+
+    @Test
+    void sniPicksExactWildcardOrDefault() throws Exception {
+        ServerTlsContext tls = Fixtures.serverContext(sni);
+        assertThat(tls.selectsBySni()).isTrue();
+        SslContext client = Fixtures.client().build();
+        try (Loopback lb = new Loopback(tls)) {
+            Loopback.Result exact = lb.connect(client, "a.example.com");
+            assertThat(exact.ok()).as("%s", exact.clientFailure()).isTrue();
+            assertThat(exact.peerCertificate()).isEqualTo(A.cert());
+            assertThat(exact.server().sni()).isEqualTo("a.example.com");
+            assertThat(exact.client().sni()).isEqualTo("a.example.com");
+
+            assertThat(lb.connect(client, "alias.example.com").peerCertificate()).isEqualTo(A.cert());
+            assertThat(lb.connect(client, "x.wild.example.com").peerCertificate()).isEqualTo(WILD.cert());
+            // a wildcard covers one label only; the CN of a certificate with SANs is indexed too
+            assertThat(lb.connect(client, "y.x.wild.example.com").peerCertificate()).isEqualTo(DEFAULT.cert());
+            assertThat(lb.connect(client, "cn-only.example.net").peerCertificate()).isEqualTo(WILD.cert());
+            Loopback.Result unknown = lb.connect(client, "unknown.example.org");
+            assertThat(unknown.peerCertificate()).isEqualTo(DEFAULT.cert());
+            assertThat(unknown.server().sni()).isEqualTo("unknown.example.org");
+            // an IP literal is not sent as SNI
+            Loopback.Result none = lb.connect(client, "127.0.0.1");
+            assertThat(none.peerCertificate()).isEqualTo(DEFAULT.cert());
+            assertThat(none.server().sni()).isNull();
+        }
+    }
+
+    @Test
+    void mappingIsCaseInsensitiveAndFirstDeclaredWins() {
+        Path aAgain = Fixtures.combined(dir, "a-again.pem", TestPki.leaf(Fixtures.CA, TestPki.ec(), "a.example.com", "a.example.com"));
+        ServerTlsContext tls = Fixtures.serverContext(Fixtures.bind(defaultPem, aPem, aAgain, wildPem));
+        assertThat(tls.certificateOf(tls.contextFor("A.Example.COM")).leaf()).isEqualTo(A.cert());
+        assertThat(tls.certificateOf(tls.contextFor("q.WILD.example.com")).leaf()).isEqualTo(WILD.cert());
+        assertThat(tls.certificateOf(tls.contextFor(null)).leaf()).isEqualTo(DEFAULT.cert());
+        assertThat(tls.certificates()).hasSize(4);
+    }
+
+    @Test
+    void strictSniRefusesUnknownNames() throws Exception {
+        ServerTlsContext tls = Fixtures.serverContext(with(sni, "strictSni", true));
+        assertThat(tls.contextFor("unknown.example.org")).isNull();
+        SslContext client = Fixtures.client().build();
+        try (Loopback lb = new Loopback(tls)) {
+            Loopback.Result unknown = lb.connect(client, "unknown.example.org");
+            assertThat(unknown.ok()).isFalse();
+            assertThat(unknown.clientFailure()).isInstanceOf(SSLException.class);
+            assertThat(unknown.clientFailure().getMessage()).containsIgnoringCase("unrecognized");
+            assertThat(unknown.serverOutcome()).isInstanceOf(javax.net.ssl.SSLHandshakeException.class);
+            assertThat(((Throwable) unknown.serverOutcome()).getMessage()).contains("unknown.example.org");
+
+            assertThat(lb.connect(client, "127.0.0.1").ok()).isFalse();
+            Loopback.Result known = lb.connect(client, "x.wild.example.com");
+            assertThat(known.ok()).isTrue();
+            assertThat(known.peerCertificate()).isEqualTo(WILD.cert());
+        }
+    }
+
+    @Test
+    void strictSniWithOneCertificate() throws Exception {
+        ServerTlsContext tls = Fixtures.serverContext(with(Fixtures.bind(aPem), "strictSni", true));
+        assertThat(tls.selectsBySni()).isTrue();
+        SslContext client = Fixtures.client().build();
+        try (Loopback lb = new Loopback(tls)) {
+            assertThat(lb.connect(client, "a.example.com").ok()).isTrue();
+            assertThat(lb.connect(client, "b.example.com").ok()).isFalse();
+        }
+    }
+
+    @Test
+    void oneCertificateGivesAPlainSslHandler() throws Exception {
+        ServerTlsContext tls = Fixtures.serverContext(Fixtures.bind(aPem));
+        assertThat(tls.selectsBySni()).isFalse();
+        ChannelHandler h = tls.newHandler(ByteBufAllocator.DEFAULT);
+        try {
+            assertThat(h).isInstanceOf(SslHandler.class);
+        } finally {
+            ReferenceCountUtil.release(((SslHandler) h).engine());
+        }
+        assertThat(Fixtures.serverContext(sni).newHandler(ByteBufAllocator.DEFAULT)).isInstanceOf(SniHandler.class);
+        try (Loopback lb = new Loopback(tls)) {
+            // SNI is still reported without the selector, from the session
+            Loopback.Result r = lb.connect(Fixtures.client().build(), "whatever.example.com");
+            assertThat(r.peerCertificate()).isEqualTo(A.cert());
+            assertThat(r.server().sni()).isEqualTo("whatever.example.com");
+        }
+    }
+
+    // ------------------------------------------------------------------ ALPN
+
+    @Test
+    void alpnPrefersTheServersOrder() throws Exception {
+        ServerTlsContext tls = Fixtures.serverContext(sni);
+        try (Loopback lb = new Loopback(tls)) {
+            Loopback.Result both = lb.connect(Fixtures.client("http/1.1", "h2").build(), "a.example.com");
+            assertThat(both.server().alpn()).isEqualTo("h2");
+            assertThat(both.client().alpn()).isEqualTo("h2");
+            Loopback.Result h1 = lb.connect(Fixtures.client("http/1.1").build(), "a.example.com");
+            assertThat(h1.server().alpn()).isEqualTo("http/1.1");
+            Loopback.Result none = lb.connect(Fixtures.client().build(), "a.example.com");
+            assertThat(none.ok()).isTrue();
+            assertThat(none.server().alpn()).isNull();
+            Loopback.Result other = lb.connect(Fixtures.client("spdy/3").build(), "a.example.com");
+            assertThat(other.ok()).isTrue();
+            assertThat(other.server().alpn()).isNull();
+        }
+    }
+
+    @Test
+    void alpnFromTheBind() throws Exception {
+        ServerTlsContext tls = Fixtures.serverContext(with(Fixtures.bind(aPem), "alpn", List.of("http/1.1")));
+        try (Loopback lb = new Loopback(tls)) {
+            assertThat(lb.connect(Fixtures.client("h2", "http/1.1").build(), "a.example.com").server().alpn()).isEqualTo("http/1.1");
+        }
+    }
+
+    // ------------------------------------------------------------------ versions, ciphers, curves
+
+    @Test
+    void versionBounds() throws Exception {
+        SslContext client = Fixtures.client().build();
+        SslContext client12 = Fixtures.client().protocols("TLSv1.2").build();
+        try (Loopback lb = new Loopback(Fixtures.serverContext(Fixtures.bind(aPem)))) {
+            assertThat(lb.connect(client, "a.example.com").server().protocol()).isEqualTo("TLSv1.3");
+            assertThat(lb.connect(client12, "a.example.com").server().protocol()).isEqualTo("TLSv1.2");
+        }
+        try (Loopback lb = new Loopback(Fixtures.serverContext(with(Fixtures.bind(aPem), "max", TlsVersion.TLSV12)))) {
+            assertThat(lb.connect(client, "a.example.com").client().protocol()).isEqualTo("TLSv1.2");
+        }
+        try (Loopback lb = new Loopback(Fixtures.serverContext(with(Fixtures.bind(aPem), "min", TlsVersion.TLSV13)))) {
+            assertThat(lb.connect(client, "a.example.com").server().protocol()).isEqualTo("TLSv1.3");
+            Loopback.Result refused = lb.connect(client12, "a.example.com");
+            assertThat(refused.ok()).isFalse();
+            assertThat(refused.serverOutcome()).isInstanceOf(Throwable.class);
+        }
+    }
+
+    @Test
+    void minAboveMaxIsAnError() {
+        BindTls t = with(with(Fixtures.bind(aPem), "min", TlsVersion.TLSV13), "max", TlsVersion.TLSV12);
+        assertThatThrownBy(() -> Fixtures.serverContext(t)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("ssl-min-ver TLSv1.3 is above ssl-max-ver TLSv1.2");
+    }
+
+    @Test
+    void cipherListInOpenSslSyntax() throws Exception {
+        BindTls t = with(with(Fixtures.bind(defaultPem), "ciphers", "ECDHE+AESGCM:!AES128"), "max", TlsVersion.TLSV12);
+        try (Loopback lb = new Loopback(Fixtures.serverContext(t))) {
+            assertThat(lb.connect(Fixtures.client().build(), "x").server().cipher()).isEqualTo("TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384");
+        }
+        // TLS 1.3 stays available when a TLS 1.2 list is given
+        try (Loopback lb = new Loopback(Fixtures.serverContext(with(Fixtures.bind(defaultPem), "ciphers", "ECDHE-RSA-AES256-GCM-SHA384")))) {
+            assertThat(lb.connect(Fixtures.client().build(), "x").server().protocol()).isEqualTo("TLSv1.3");
+        }
+        assertThat(TlsProvider.expand("ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384"))
+                .containsExactly("ECDHE-RSA-AES128-GCM-SHA256", "ECDHE-RSA-AES256-GCM-SHA384");
+    }
+
+    @Test
+    void unknownCipherIsAnError() {
+        assertThatThrownBy(() -> Fixtures.serverContext(with(Fixtures.bind(aPem), "ciphers", "NOT-A-CIPHER")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'ciphers'").hasMessageContaining("NOT-A-CIPHER");
+        assertThatThrownBy(() -> Fixtures.serverContext(with(Fixtures.bind(aPem), "ciphersuites", "TLS_NOPE")))
+                .hasMessageContaining("unknown TLS 1.3 cipher suite 'TLS_NOPE'");
+    }
+
+    @Test
+    void cipherKeywordsAndUnknownNames() throws Exception {
+        try (Loopback lb = new Loopback(Fixtures.serverContext(with(with(Fixtures.bind(defaultPem), "ciphers", "HIGH:!aNULL:!PSK"), "max",
+                TlsVersion.TLSV12)))) {
+            assertThat(lb.connect(Fixtures.client().build(), "x").server().cipher()).startsWith("TLS_ECDHE_RSA_WITH_");
+        }
+        List<String> warnings = new java.util.ArrayList<>();
+        ServerTlsContext.build(with(Fixtures.bind(aPem), "ciphers", "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-TYPO-AES128:!MD5"), Fixtures.global(),
+                TlsProvider.detect(), new SessionTicketKeys(new java.security.SecureRandom()), warnings::add);
+        assertThat(warnings).containsExactly("'ciphers' : unknown cipher name(s) ignored: ECDHE-TYPO-AES128");
+    }
+
+    @Test
+    void ciphersuitesAreAWarningWithBoringSsl() {
+        List<String> warnings = new java.util.ArrayList<>();
+        ServerTlsContext.build(with(Fixtures.bind(aPem), "ciphersuites", "TLS_AES_256_GCM_SHA384"), Fixtures.global(), TlsProvider.detect(),
+                new SessionTicketKeys(new java.security.SecureRandom()), warnings::add);
+        assertThat(warnings).singleElement().asString().contains("'ciphersuites' has no effect with BoringSSL");
+    }
+
+    @Test
+    void preferClientCiphers() throws Exception {
+        BindTls t = with(with(Fixtures.bind(defaultPem), "ciphers", "ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384"), "max",
+                TlsVersion.TLSV12);
+        SslContext client = Fixtures.client()
+                .ciphers(List.of("TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256")).protocols("TLSv1.2")
+                .build();
+        try (Loopback lb = new Loopback(Fixtures.serverContext(t))) {
+            assertThat(lb.connect(client, "x").server().cipher()).isEqualTo("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256");
+        }
+        try (Loopback lb = new Loopback(Fixtures.serverContext(with(t, "preferClientCiphers", true)))) {
+            assertThat(lb.connect(client, "x").server().cipher()).isEqualTo("TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384");
+        }
+    }
+
+    @Test
+    void curves() throws Exception {
+        SslContext p384Client = Fixtures.client().option(io.netty.handler.ssl.OpenSslContextOption.GROUPS, new String[] {"P-384"}).build();
+        try (Loopback lb = new Loopback(Fixtures.serverContext(with(Fixtures.bind(aPem), "curves", "X25519:P-256")))) {
+            assertThat(lb.connect(Fixtures.client().build(), "a.example.com").ok()).isTrue();
+            assertThat(lb.connect(p384Client, "a.example.com").ok()).isFalse();
+        }
+        try (Loopback lb = new Loopback(Fixtures.serverContext(with(Fixtures.bind(aPem), "curves", "P-384")))) {
+            assertThat(lb.connect(p384Client, "a.example.com").ok()).isTrue();
+        }
+        assertThatThrownBy(() -> Fixtures.serverContext(with(Fixtures.bind(aPem), "curves", "P-999")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'curves' : unsupported curve list 'P-999'");
+    }
+
+    // ------------------------------------------------------------------ client certificates
+
+    @Test
+    void clientCertificateRequired() throws Exception {
+        BindTls t = with(with(Fixtures.bind(aPem), "verify", Verify.REQUIRED), "caFile", caPem.toString());
+        SslContext withCert = Fixtures.client().keyManager(Fixtures.CLIENT.key(), Fixtures.CLIENT.cert()).build();
+        SslContext strangerCert = Fixtures.client().keyManager(Fixtures.STRANGER.key(), Fixtures.STRANGER.cert()).build();
+        try (Loopback lb = new Loopback(Fixtures.serverContext(t))) {
+            assertThat(lb.connect(withCert, "a.example.com").ok()).isTrue();
+            // with TLS 1.3 the client learns of the refusal after its Finished: the server side tells
+            assertThat(lb.connect(Fixtures.client().build(), "a.example.com").serverOutcome()).isInstanceOf(Throwable.class);
+            assertThat(lb.connect(strangerCert, "a.example.com").serverOutcome()).isInstanceOf(Throwable.class);
+        }
+        try (Loopback lb = new Loopback(Fixtures.serverContext(with(t, "verify", Verify.OPTIONAL)))) {
+            assertThat(lb.connect(Fixtures.client().build(), "a.example.com").serverOutcome()).isInstanceOf(TlsSession.class);
+            assertThat(lb.connect(withCert, "a.example.com").serverOutcome()).isInstanceOf(TlsSession.class);
+        }
+    }
+
+    @Test
+    void verifyWithoutCaFileIsAnError() {
+        assertThatThrownBy(() -> Fixtures.serverContext(with(Fixtures.bind(aPem), "verify", Verify.REQUIRED)))
+                .hasMessage("verify is enabled but no CA file specified ('ca-file')");
+        assertThatThrownBy(() -> Fixtures.serverContext(with(with(Fixtures.bind(aPem), "verify", Verify.OPTIONAL), "caFile",
+                dir.resolve("missing-ca.pem").toString()))).hasMessageContaining("missing-ca.pem").hasMessageContaining("No such file");
+    }
+}
