@@ -444,6 +444,12 @@ public final class ConfigParser {
         for (var r : p.httpRequestRules()) {
             checkCondition(r.where(), "'http-request' rule", r.condition(), declared);
         }
+        for (var r : p.httpResponseRules()) {
+            checkCondition(r.where(), "'http-response' rule", r.condition(), declared);
+        }
+        for (var r : p.httpAfterResponseRules()) {
+            checkCondition(r.where(), "'http-after-response' rule", r.condition(), declared);
+        }
     }
 
     private void checkCondition(SourceRef at, String what, Condition c, Set<String> declared) {

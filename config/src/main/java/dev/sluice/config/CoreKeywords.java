@@ -115,6 +115,7 @@ final class CoreKeywords {
         TlsKeywords.register(r);
         LogKeywords.register(r);
         ErrorKeywords.register(r);
+        RuleKeywords.register(r);
 
         r.register(new Keyword("http-request return", PROXY_SECTIONS,
                 "http-request return [status <code>] [content-type <type>] [string <text> | file <path>] [hdr <name> <value>]* [if|unless <cond>]",

@@ -24,8 +24,16 @@ public final class LogFormats {
             "ID", "b", "f", "ft", "fc", "bc", "sc", "ac", "rc", "s", "sq", "bq", "ts", "tsc", "r", "hr", "hs", "hrl", "hsl", "pid", "lc", "ms",
             "o", "rt", "sslc", "sslv", "lt");
 
-    /** Compiles a format; throws {@link IllegalArgumentException} naming the problem. */
+    /** Compiles a log line format; throws {@link IllegalArgumentException} naming the problem. */
     public static LogFormat parse(String text) {
+        return parse(text, false);
+    }
+
+    /**
+     * Compiles a format; {@code samples} allows {@code %[expr]} (rule values; access logs do not have
+     * them yet). Throws {@link IllegalArgumentException} naming the problem.
+     */
+    public static LogFormat parse(String text, boolean samples) {
         List<LogFormat.Node> nodes = new ArrayList<>();
         StringBuilder lit = new StringBuilder();
         int n = text.length();
@@ -75,7 +83,27 @@ public final class LogFormats {
                 i = close + 1;
             }
             if (i < n && text.charAt(i) == '[') {
-                throw new IllegalArgumentException("sample expressions (%[...]) in log-format are not supported by Sluice yet");
+                if (!samples) {
+                    throw new IllegalArgumentException("sample expressions (%[...]) in log-format are not supported by Sluice yet");
+                }
+                int depth = 0;
+                int close = -1;
+                for (int k = i; k < n; k++) {
+                    char ch = text.charAt(k);
+                    if (ch == '[') {
+                        depth++;
+                    } else if (ch == ']' && --depth == 0) {
+                        close = k;
+                        break;
+                    }
+                }
+                if (close < 0) {
+                    throw new IllegalArgumentException("missing ']' after '%[' in '" + text + "'");
+                }
+                flush(lit, nodes);
+                nodes.add(new LogFormat.Sample(text.substring(i + 1, close), quote));
+                i = close + 1;
+                continue;
             }
             int s = i;
             while (i < n && Character.isLetter(text.charAt(i))) {

@@ -38,6 +38,8 @@ public final class ProxyBuilder {
     public HttpOptions.ForwardFor forwardFor;
     public final List<Acl> acls = new ArrayList<>();
     public final List<HttpRule> httpRequestRules = new ArrayList<>();
+    public final List<HttpRule> httpResponseRules = new ArrayList<>();
+    public final List<HttpRule> httpAfterResponseRules = new ArrayList<>();
     public final List<UseBackend> useBackends = new ArrayList<>();
     public String defaultBackend;
     public SourceRef defaultBackendWhere;
@@ -121,7 +123,7 @@ public final class ProxyBuilder {
                 kind.hasFrontend() ? maxconn : 0,
                 timeouts,
                 new HttpOptions(connectionMode, forwardFor),
-                acls, httpRequestRules,
+                acls, httpRequestRules, httpResponseRules, httpAfterResponseRules,
                 kind.hasFrontend() ? useBackends : List.of(),
                 kind.hasFrontend() ? defaultBackend : null,
                 balance,

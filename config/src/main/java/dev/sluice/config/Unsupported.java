@@ -60,7 +60,7 @@ final class Unsupported {
             Map.entry("cookie", "cookie persistence"),
             Map.entry("stick-table", "stick tables"), Map.entry("stick", "stick tables"),
             Map.entry("tcp-request", "tcp-request rules"), Map.entry("tcp-response", "tcp-response rules"),
-            Map.entry("http-response", "http-response rules"), Map.entry("http-after-response", "http-after-response rules"),
+            
             Map.entry("http-error", "http-error rules"), 
             Map.entry("retries", "retries"), Map.entry("retry-on", "retries"), Map.entry("option redispatch", "retries"),
             Map.entry("timeout queue", "server queues"), 

@@ -779,9 +779,9 @@ class KeywordParsersTest {
 
         @Test
         void otherActionsAreUnknown() {
-            assertSingleError(parse(inFrontend("http-request deny")), FRONTEND_LINE, "unknown http-request action 'deny' in 'frontend' section");
-            assertSingleError(parse(inFrontend("http-request")), FRONTEND_LINE,
-                    "'http-request' expects a http-request action (one of: return).");
+            assertSingleError(parse(inFrontend("http-request dney")), FRONTEND_LINE,
+                    "unknown http-request action 'dney' in 'frontend' section; did you mean 'deny' maybe ?");
+            assertSingleError(parse(inFrontend("http-request")), FRONTEND_LINE, "'http-request' expects a http-request action (one of: allow, deny,");
         }
 
         @Test

@@ -447,7 +447,7 @@ class SectionsTest {
                 "global   => nbproc 2                     => 'nbproc' is not supported by Sluice yet: multi-process mode (removed from HAProxy 2.5).",
                 "frontend => option logasap               => 'option logasap' is not supported by Sluice yet: this logging feature.",
                 "frontend => unique-id-format %[uuid()]   => 'unique-id-format' is not supported by Sluice yet: this logging feature.",
-                "frontend => http-response set-header X y => 'http-response' is not supported by Sluice yet: http-response rules.",
+                "frontend => http-request wait-for-body time 1s => unknown http-request action 'wait-for-body' in 'frontend' section",
                 "frontend => tcp-request content accept   => 'tcp-request' is not supported by Sluice yet: tcp-request rules.",
                 "backend  => option httpchk GET /health   => 'option httpchk' is not supported by Sluice yet: health checks.",
                 "backend  => stick-table type ip size 1m  => 'stick-table' is not supported by Sluice yet: stick tables.",

@@ -23,6 +23,10 @@ public record LogFormat(String text, List<Node> nodes) {
     public record Separator() implements Node {
     }
 
+    /** A sample expression {@code %[fetch,converter]}, optionally quoted. */
+    public record Sample(String expr, boolean quote) implements Node {
+    }
+
     /** A variable such as {@code %ci} or {@code %{+Q}r}: its name and whether to quote, escape or hex-encode. */
     public record Variable(String name, boolean quote, boolean escape, boolean hex) implements Node {
     }

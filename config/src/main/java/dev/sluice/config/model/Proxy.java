@@ -18,6 +18,8 @@ public record Proxy(
         HttpOptions http,
         List<Acl> acls,
         List<HttpRule> httpRequestRules,
+        List<HttpRule> httpResponseRules,
+        List<HttpRule> httpAfterResponseRules,
         List<UseBackend> useBackends,
         String defaultBackend,
         Balance balance,
@@ -29,6 +31,8 @@ public record Proxy(
         binds = List.copyOf(binds);
         acls = List.copyOf(acls);
         httpRequestRules = List.copyOf(httpRequestRules);
+        httpResponseRules = List.copyOf(httpResponseRules);
+        httpAfterResponseRules = List.copyOf(httpAfterResponseRules);
         useBackends = List.copyOf(useBackends);
         servers = List.copyOf(servers);
     }

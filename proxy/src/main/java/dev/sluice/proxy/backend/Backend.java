@@ -22,6 +22,7 @@ public final class Backend {
     private final ServerConnector connector;
     private final ForwardFor forwardFor;
     private final dev.sluice.proxy.http.ErrorResponses errors;
+    private dev.sluice.proxy.rules.ProxyRules rules = dev.sluice.proxy.rules.ProxyRules.NONE;
     /** Streams currently using a server of this backend (the log's %bc). */
     final java.util.concurrent.atomic.LongAdder active = new java.util.concurrent.atomic.LongAdder();
 
@@ -41,6 +42,15 @@ public final class Backend {
         this.lb = new RoundRobin(servers);
         this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());
         this.errors = new dev.sluice.proxy.http.ErrorResponses(config.errors());
+    }
+
+    /** The backend's own rules (a listen's are shared with its frontend side). */
+    public dev.sluice.proxy.rules.ProxyRules rules() {
+        return rules;
+    }
+
+    public void rules(dev.sluice.proxy.rules.ProxyRules r) {
+        this.rules = r;
     }
 
     /** The backend's errorfile pages. */

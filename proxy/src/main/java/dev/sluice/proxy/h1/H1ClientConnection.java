@@ -79,6 +79,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     private long requestStart;
     private long bytesOut;
     private boolean tls;
+    private String sni;
 
     public H1ClientConnection(Frontend frontend, boolean admitted) {
         this.frontend = frontend;
@@ -486,6 +487,11 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     @Override
     public boolean tls() {
         return tls;
+    }
+
+    @Override
+    public String sni() {
+        return sni;
     }
 
     @Override

@@ -87,6 +87,9 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
     }
 
     private long serverTimeout() {
+        if (stream != null) {
+            return stream.serverTimeout();
+        }
         long t = server.backend().timeouts().server();
         return t == Timeouts.UNSET ? 0 : t;
     }
@@ -184,8 +187,7 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
     }
 
     private long tunnelTimeout() {
-        long t = server.backend().timeouts().tunnel();
-        return t != Timeouts.UNSET ? t : serverTimeout();
+        return stream != null ? stream.tunnelTimeout() : serverTimeout();
     }
 
     @Override

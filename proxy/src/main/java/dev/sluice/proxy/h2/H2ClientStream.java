@@ -34,6 +34,7 @@ final class H2ClientStream implements ClientSide {
     private long received;
     private final long requestStart = System.nanoTime();
     private long bytesOut;
+    private final String sni = null;
 
     H2ClientStream(H2ClientConnection conn, int id) {
         this.conn = conn;
@@ -167,6 +168,11 @@ final class H2ClientStream implements ClientSide {
     @Override
     public boolean tls() {
         return conn.tls();
+    }
+
+    @Override
+    public String sni() {
+        return sni;
     }
 
     @Override

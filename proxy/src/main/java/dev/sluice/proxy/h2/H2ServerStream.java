@@ -65,6 +65,9 @@ final class H2ServerStream implements ServerSide {
     }
 
     private long serverTimeout() {
+        if (stream != null) {
+            return stream.serverTimeout();
+        }
         long t = conn.server().backend().timeouts().server();
         return t == Timeouts.UNSET ? 0 : t;
     }

@@ -28,6 +28,9 @@ public interface ClientSide {
     /** Whether the client connection is TLS (the log's %ft adds "~"). */
     boolean tls();
 
+    /** The TLS SNI the client sent, or null. */
+    String sni();
+
     /** Bytes sent to the client for the current response so far (the log's %B). */
     long bytesOut();
 

@@ -6,7 +6,10 @@ import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.backend.ServerConnector;
 import dev.sluice.proxy.rules.ForwardFor;
-import dev.sluice.proxy.rules.HttpRequestRule;
+import dev.sluice.proxy.rules.Action;
+import dev.sluice.proxy.rules.ProxyRules;
+import dev.sluice.proxy.rules.Rule;
+import dev.sluice.proxy.rules.RuleTarget;
 import dev.sluice.proxy.runtime.Frontend;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayDeque;
@@ -18,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * response back to the client with back-pressure both ways. Protocol-neutral: it sees a {@link ClientSide}
  * and a {@link ServerSide}. Lives on the client connection's event loop; never touched by another thread.
  */
-public final class Stream implements ServerConnector.Callback {
+public final class Stream implements ServerConnector.Callback, RuleTarget {
 
     /** How a server exchange failed. */
     public enum ServerFailure {
@@ -50,6 +53,12 @@ public final class Stream implements ServerConnector.Callback {
     private boolean responseStarted;
     private boolean finished;
     private boolean tunnel;
+    private ResponseHead response;
+    private boolean responsePhase;
+    private java.util.Map<String, Object> vars;
+    private long serverTimeout = -1;
+    private long tunnelTimeout = -1;
+    private int retriesOverride = -1;
     private int status;
     /** Timers for the log, from {@link System#nanoTime()}; -1 until reached. */
     private final long tHead = System.nanoTime();
@@ -100,14 +109,15 @@ public final class Stream implements ServerConnector.Callback {
     /** Processes the request head: rules, backend, server, connection. */
     public void start() {
         frontend.countRequest();
-        for (HttpRequestRule rule : frontend.requestRules()) {
-            if (rule.action().apply(this)) {
-                return;
-            }
+        if (Rule.run(frontend.rules().request(), this) == Action.Verdict.DONE) {
+            return;
         }
-        backend = frontend.selectBackend();
+        backend = frontend.selectBackend(this);
         if (backend == null) {
             fail(503);
+            return;
+        }
+        if (Rule.run(backend.rules().request(), this) == Action.Verdict.DONE) {
             return;
         }
         forwardFor();
@@ -116,7 +126,7 @@ public final class Stream implements ServerConnector.Callback {
             fail(503);
             return;
         }
-        retriesLeft = backend.retries();
+        retriesLeft = retriesOverride >= 0 ? retriesOverride : backend.retries();
         connect(true);
     }
 
@@ -248,6 +258,16 @@ public final class Stream implements ServerConnector.Callback {
         }
         boolean switching = head.status() == 101 && request.upgrade() != null
                 || request.method().contentEquals(RequestHead.CONNECT) && head.status() >= 200 && head.status() < 300;
+        if (!head.isInterim()) {
+            // http-response rules: the backend's, then the frontend's; a rule may answer instead
+            response = head;
+            responsePhase = true;
+            if (Rule.run(backend.rules().response(), this) == Action.Verdict.DONE
+                    || Rule.run(frontend.rules().response(), this) == Action.Verdict.DONE) {
+                return;
+            }
+            afterResponse(head);
+        }
         client.sendHead(head);
         if (switching && conn != null) {
             tunnel = true;
@@ -432,25 +452,256 @@ public final class Stream implements ServerConnector.Callback {
         } else {
             ResponseHead custom = pages.head(code);
             if (custom != null) {
-                client.sendGenerated(custom, pages.body(code));
+                sendGenerated(custom, pages.body(code));
             } else {
                 GeneratedResponse g = GeneratedResponse.of(code);
-                client.sendGenerated(g.head(), g.body());
+                sendGenerated(g.head(), g.body());
             }
         }
         log();
     }
 
-    /** Answers with a response built by a rule. */
-    public void respond(ResponseHead head, byte[] body) {
+    /** Sends a response the proxy made, after the http-after-response rules saw it. */
+    private void sendGenerated(ResponseHead head, byte[] body) {
+        response = head;
+        afterResponse(head);
+        status = head.status();
+        client.sendGenerated(head, body);
+    }
+
+    /** The http-after-response rules (backend's, then frontend's) on the response about to be sent. */
+    private void afterResponse(ResponseHead head) {
+        response = head;
+        responsePhase = true;
+        if (backend != null) {
+            Rule.run(backend.rules().after(), afterTarget);
+        }
+        Rule.run(frontend.rules().after(), afterTarget);
+    }
+
+    // ------------------------------------------------------------------ RuleTarget
+
+    @Override
+    public ResponseHead response() {
+        return response;
+    }
+
+    @Override
+    public java.net.InetSocketAddress clientAddress() {
+        return client.remoteAddress();
+    }
+
+    @Override
+    public java.net.InetSocketAddress frontendAddress() {
+        return client.localAddress();
+    }
+
+    @Override
+    public boolean tls() {
+        return client.tls();
+    }
+
+    @Override
+    public String sni() {
+        return client.sni();
+    }
+
+    @Override
+    public String frontendName() {
+        return frontend.name();
+    }
+
+    @Override
+    public String backendName() {
+        return backend == null ? null : backend.name();
+    }
+
+    @Override
+    public java.util.Map<String, Object> vars() {
+        if (vars == null) {
+            vars = new java.util.HashMap<>();
+        }
+        return vars;
+    }
+
+    @Override
+    public MessageHead head() {
+        return responsePhase ? response : request;
+    }
+
+    @Override
+    public boolean responsePhase() {
+        return responsePhase;
+    }
+
+    /** An answer made by a rule; in the response phase it replaces the server's response. */
+    @Override
+    public void answer(ResponseHead head, byte[] body, char why) {
         finished = true;
         releasePending();
-        status = head.status();
-        // answered locally by a rule
-        cause = 'L';
-        state = 'R';
-        client.sendGenerated(head, body);
+        cause = why;
+        state = responsePhase ? 'H' : 'R';
+        if (conn != null) {
+            conn.abort();
+            conn = null;
+        }
+        sendGenerated(head, body);
         log();
+    }
+
+    @Override
+    public void answerStatus(int code, char why) {
+        cause = why;
+        state = responsePhase ? 'H' : 'R';
+        fail(code);
+    }
+
+    @Override
+    public void drop() {
+        finished = true;
+        releasePending();
+        cause = 'P';
+        state = responsePhase ? 'H' : 'R';
+        if (conn != null) {
+            conn.abort();
+            conn = null;
+        }
+        client.abort();
+        log();
+    }
+
+    @Override
+    public void tarpit(int code) {
+        long t = frontend.timeouts().tarpit();
+        if (t == Timeouts.UNSET) {
+            t = frontend.timeouts().connect() != Timeouts.UNSET ? frontend.timeouts().connect() : 0;
+        }
+        cause = 'P';
+        state = 'T';
+        client.loop().schedule(() -> {
+            if (!finished) {
+                fail(code);
+            }
+        }, t, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void setTimeout(String which, long millis) {
+        switch (which) {
+            case "server" -> serverTimeout = millis;
+            case "tunnel" -> tunnelTimeout = millis;
+            default -> {
+                // the client side keeps its own timeout
+            }
+        }
+    }
+
+    @Override
+    public void setRetries(int n) {
+        retriesOverride = n;
+    }
+
+    /** {@code timeout server} for this stream (a rule may have changed it), 0 for none. */
+    public long serverTimeout() {
+        if (serverTimeout >= 0) {
+            return serverTimeout;
+        }
+        long t = backend == null ? Timeouts.UNSET : backend.timeouts().server();
+        return t == Timeouts.UNSET ? 0 : t;
+    }
+
+    /** {@code timeout tunnel} for this stream, falling back to the server timeout. */
+    public long tunnelTimeout() {
+        if (tunnelTimeout >= 0) {
+            return tunnelTimeout;
+        }
+        long t = backend == null ? Timeouts.UNSET : backend.timeouts().tunnel();
+        return t == Timeouts.UNSET ? serverTimeout() : t;
+    }
+
+    /** The rules of http-after-response act on the response head whatever the phase. */
+    private final RuleTarget afterTarget = new AfterTarget();
+
+    private final class AfterTarget implements RuleTarget {
+        @Override
+        public RequestHead request() {
+            return request;
+        }
+
+        @Override
+        public ResponseHead response() {
+            return response;
+        }
+
+        @Override
+        public java.net.InetSocketAddress clientAddress() {
+            return Stream.this.clientAddress();
+        }
+
+        @Override
+        public java.net.InetSocketAddress frontendAddress() {
+            return Stream.this.frontendAddress();
+        }
+
+        @Override
+        public boolean tls() {
+            return Stream.this.tls();
+        }
+
+        @Override
+        public String sni() {
+            return Stream.this.sni();
+        }
+
+        @Override
+        public String frontendName() {
+            return Stream.this.frontendName();
+        }
+
+        @Override
+        public String backendName() {
+            return Stream.this.backendName();
+        }
+
+        @Override
+        public java.util.Map<String, Object> vars() {
+            return Stream.this.vars();
+        }
+
+        @Override
+        public MessageHead head() {
+            return response;
+        }
+
+        @Override
+        public boolean responsePhase() {
+            return true;
+        }
+
+        @Override
+        public void answer(ResponseHead head, byte[] body, char why) {
+            // http-after-response cannot replace a response
+        }
+
+        @Override
+        public void answerStatus(int status, char why) {
+        }
+
+        @Override
+        public void drop() {
+        }
+
+        @Override
+        public void tarpit(int status) {
+        }
+
+        @Override
+        public void setTimeout(String which, long millis) {
+        }
+
+        @Override
+        public void setRetries(int retries) {
+        }
     }
 
     private static long ms(long from, long to) {

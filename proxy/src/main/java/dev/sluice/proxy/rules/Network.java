@@ -43,6 +43,10 @@ public final class Network {
         return new Network(b, bits);
     }
 
+    public int prefix() {
+        return prefix;
+    }
+
     public boolean contains(InetAddress addr) {
         byte[] a = addr.getAddress();
         if (a.length != base.length) {

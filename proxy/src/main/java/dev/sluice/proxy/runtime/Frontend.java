@@ -7,7 +7,9 @@ import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.h1.H1Limits;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.rules.ForwardFor;
-import dev.sluice.proxy.rules.HttpRequestRule;
+import dev.sluice.proxy.rules.Cond;
+import dev.sluice.proxy.rules.ProxyRules;
+import dev.sluice.proxy.rules.Txn;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -18,8 +20,8 @@ import java.util.concurrent.atomic.LongAdder;
 public final class Frontend {
     private final Proxy config;
     private final Workers workers;
-    private final List<HttpRequestRule> requestRules;
-    private final List<Backend> switching;
+    private final ProxyRules rules;
+    private final java.util.Map<String, Backend> backends;
     private final Backend defaultBackend;
     private final ConnectionLimit limit;
     private final H1Limits h1Limits;
@@ -29,12 +31,12 @@ public final class Frontend {
     final LongAdder connections = new LongAdder();
     final LongAdder requests = new LongAdder();
 
-    public Frontend(Proxy config, Workers workers, List<HttpRequestRule> requestRules, List<Backend> switching, Backend defaultBackend,
+    public Frontend(Proxy config, Workers workers, ProxyRules rules, java.util.Map<String, Backend> backends, Backend defaultBackend,
             ConnectionLimit limit, H1Limits h1Limits, dev.sluice.proxy.log.AccessLog accessLog) {
         this.config = config;
         this.workers = workers;
-        this.requestRules = List.copyOf(requestRules);
-        this.switching = List.copyOf(switching);
+        this.rules = rules;
+        this.backends = backends;
         this.defaultBackend = defaultBackend;
         this.limit = limit;
         this.h1Limits = h1Limits;
@@ -75,13 +77,28 @@ public final class Frontend {
         return workers;
     }
 
-    public List<HttpRequestRule> requestRules() {
-        return requestRules;
+    public ProxyRules rules() {
+        return rules;
     }
 
-    /** The backend for a request: the first {@code use_backend} rule, else the default backend, else null. */
-    public Backend selectBackend() {
-        return switching.isEmpty() ? defaultBackend : switching.get(0);
+    /**
+     * The backend for a request: the first {@code use_backend} rule whose condition holds and whose
+     * backend exists (a dynamic name that names no backend falls through, as in HAProxy), else the
+     * default backend, else null.
+     */
+    public Backend selectBackend(Txn t) {
+        List<ProxyRules.Switch> sw = rules.switching();
+        for (int i = 0; i < sw.size(); i++) {
+            ProxyRules.Switch s = sw.get(i);
+            if (!Cond.holds(s.cond(), t)) {
+                continue;
+            }
+            Backend b = backends.get(s.dynamic() != null ? s.dynamic().render(t) : s.backend());
+            if (b != null) {
+                return b;
+            }
+        }
+        return defaultBackend;
     }
 
     public ConnectionLimit limit() {

@@ -2,10 +2,8 @@ package dev.sluice.proxy.runtime;
 
 import dev.sluice.config.model.Bind;
 import dev.sluice.config.model.Config;
-import dev.sluice.config.model.HttpRule;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.Server;
-import dev.sluice.config.model.UseBackend;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.ServerConnector;
 import dev.sluice.proxy.h1.H1ClientConnection;
@@ -15,8 +13,7 @@ import dev.sluice.proxy.h2.H2ClientConnection;
 import dev.sluice.proxy.h2.H2ServerConnection;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.Listener;
-import dev.sluice.proxy.rules.HttpRequestRule;
-import dev.sluice.proxy.rules.ReturnAction;
+import dev.sluice.proxy.rules.ProxyRules;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetAddress;
@@ -57,20 +54,17 @@ public final class ProxyRuntime {
         ServerConnector connector = new ServerConnector(transport,
                 (srv, loop) -> srv.multiplexed() ? H2ServerConnection.create(srv, loop) : new H1ServerConnection(srv, loop, limits));
         for (Proxy p : config.backends()) {
-            backends.put(p.name(), new Backend(p, resolved.get(p.name()), workers.count(), connector));
+            Backend be = new Backend(p, resolved.get(p.name()), workers.count(), connector);
+            if (p.kind() == dev.sluice.config.model.ProxyKind.BACKEND) {
+                be.rules(ProxyRules.compile(p, new ArrayList<>()));
+            }
+            backends.put(p.name(), be);
         }
         for (Proxy p : config.frontends()) {
-            List<HttpRequestRule> rules = new ArrayList<>();
-            for (HttpRule r : p.httpRequestRules()) {
-                if (r instanceof HttpRule.Return ret) {
-                    rules.add(new HttpRequestRule(new ReturnAction(ret)));
-                }
-            }
-            List<Backend> switching = new ArrayList<>();
-            for (UseBackend u : p.useBackends()) {
-                switching.add(backends.get(u.backend()));
-            }
-            Backend dflt = p.defaultBackend() == null ? null : backends.get(p.defaultBackend());
+            ProxyRules rules = ProxyRules.compile(p, new ArrayList<>());
+            // a listen section is its own default backend
+            Backend dflt = p.defaultBackend() != null ? backends.get(p.defaultBackend())
+                    : p.kind() == dev.sluice.config.model.ProxyKind.LISTEN ? backends.get(p.name()) : null;
             int max = p.maxconn() > 0 ? p.maxconn() : globalLimit.max();
             ConnectionLimit limit = new ConnectionLimit(p.name(), max, globalLimit);
             dev.sluice.proxy.log.AccessLog log = null;
@@ -80,7 +74,7 @@ public final class ProxyRuntime {
                 }
                 log = new dev.sluice.proxy.log.AccessLog(p.logging(), logWriter);
             }
-            Frontend fe = new Frontend(p, workers, rules, switching, dflt, limit, limits, log);
+            Frontend fe = new Frontend(p, workers, rules, backends, dflt, limit, limits, log);
             frontends.put(p.name(), fe);
             for (Bind b : p.binds()) {
                 boolean h2 = "h2".equals(b.proto());
@@ -110,18 +104,7 @@ public final class ProxyRuntime {
     public static List<String> check(Config config, Map<String, List<Backend.ResolvedServer>> resolvedOut) {
         List<String> problems = new ArrayList<>();
         for (Proxy p : config.proxies()) {
-            for (UseBackend u : p.useBackends()) {
-                if (u.condition() != null) {
-                    problems.add(u.where() + ": error: 'use_backend' : conditions (ACL evaluation) are not supported by Sluice yet.");
-                } else if (u.isDynamic()) {
-                    problems.add(u.where() + ": error: 'use_backend' : dynamic backend names are not supported by Sluice yet.");
-                }
-            }
-            for (HttpRule r : p.httpRequestRules()) {
-                if (r.condition() != null) {
-                    problems.add(r.where() + ": error: 'http-request' : conditions (ACL evaluation) are not supported by Sluice yet.");
-                }
-            }
+            ProxyRules.compile(p, problems);
             for (var e : p.errors().pages().entrySet()) {
                 if (e.getValue().length > 0) {
                     try {
@@ -131,9 +114,6 @@ public final class ProxyRuntime {
                                 + " is not a valid HTTP response (" + ex.getMessage() + ").");
                     }
                 }
-            }
-            if (!p.acls().isEmpty()) {
-                problems.add(p.acls().get(0).where() + ": error: 'acl' : ACL evaluation is not supported by Sluice yet.");
             }
             if (p.kind().hasBackend()) {
                 List<Backend.ResolvedServer> list = new ArrayList<>();

@@ -28,7 +28,8 @@ class RoundRobinTest {
     /** A backend with servers s1..sN of the given weights, built the way the runtime builds it. */
     static Backend backend(int... weights) {
         Proxy config = new Proxy("be", ProxyKind.BACKEND, new SourceRef("test.cfg", 1), Mode.HTTP, List.of(), 0, Timeouts.NONE,
-            new HttpOptions(HttpOptions.ConnectionMode.KEEP_ALIVE, null), List.of(), List.of(), List.of(), null, Balance.DEFAULT,
+            new HttpOptions(HttpOptions.ConnectionMode.KEEP_ALIVE, null), List.of(), List.of(), List.of(), List.of(), List.of(), null,
+            Balance.DEFAULT,
             List.of(), dev.sluice.config.model.Logging.NONE, dev.sluice.config.model.ErrorPages.NONE);
         List<Backend.ResolvedServer> servers = new ArrayList<>();
         for (int i = 0; i < weights.length; i++) {

@@ -1,0 +1,222 @@
+package dev.sluice.config;
+
+import dev.sluice.config.model.Condition;
+import dev.sluice.config.model.HttpRule;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The actions of {@code http-request}, {@code http-response} and {@code http-after-response} rules:
+ * each registered as a keyword of its family with its syntax, checked for its argument count and
+ * options here; the runtime compiles expressions, formats and regexes.
+ */
+final class RuleKeywords {
+    private RuleKeywords() {
+    }
+
+    private static final Set<Section> PROXY_SECTIONS = EnumSet.of(Section.FRONTEND, Section.BACKEND, Section.LISTEN);
+
+    /** Which rule sets an action exists in. */
+    private static final int REQ = 1;
+    private static final int RES = 2;
+    private static final int AFTER = 4;
+
+    private record Spec(String name, int sets, int min, int max, String syntax, String description) {
+    }
+
+    private static final List<Spec> SPECS = List.of(
+            new Spec("allow", REQ | RES | AFTER, 0, 0, "allow", "Stop evaluating the rules of this set and let the message pass."),
+            new Spec("deny", REQ | RES, 0, -1,
+                    "deny [deny_status <code>] [status <code>] [content-type <type>] [string <text> | errorfile <file>] [hdr <name> <fmt>]*",
+                    "Reject with 403 (or the given status and content); final."),
+            new Spec("reject", REQ, 0, 0, "reject", "Close the connection at once without a response."),
+            new Spec("silent-drop", REQ | RES, 0, 0, "silent-drop", "Close the connection at once without a response (no RST trick on the JVM)."),
+            new Spec("tarpit", REQ, 0, -1, "tarpit [deny_status <code>] ...", "Hold the request for 'timeout tarpit', then answer 500 (or the status)."),
+            new Spec("redirect", REQ | RES, 2, -1,
+                    "redirect location|prefix|scheme <fmt> [code 301|302|303|307|308] [drop-query] [append-slash] [set-cookie <c>] [clear-cookie <c>]",
+                    "Answer with a redirection; final."),
+            new Spec("set-header", REQ | RES | AFTER, 2, 2, "set-header <name> <fmt>", "Remove every field of that name, then add one."),
+            new Spec("add-header", REQ | RES | AFTER, 2, 2, "add-header <name> <fmt>", "Add a field."),
+            new Spec("del-header", REQ | RES | AFTER, 1, 3, "del-header <name> [-m str|beg|end|sub|reg]", "Remove the matching fields."),
+            new Spec("replace-header", REQ | RES | AFTER, 3, 3, "replace-header <name> <regex> <fmt>",
+                    "Rewrite whole values of a field by regex (\\1 back-references)."),
+            new Spec("replace-value", REQ | RES | AFTER, 3, 3, "replace-value <name> <regex> <fmt>",
+                    "Rewrite each comma-separated value of a field by regex."),
+            new Spec("set-path", REQ, 1, 1, "set-path <fmt>", "Replace the path (query kept)."),
+            new Spec("set-pathq", REQ, 1, 1, "set-pathq <fmt>", "Replace the path and query."),
+            new Spec("set-query", REQ, 1, 1, "set-query <fmt>", "Replace the query string (empty removes it)."),
+            new Spec("set-uri", REQ, 1, 1, "set-uri <fmt>", "Replace the request target."),
+            new Spec("set-method", REQ, 1, 1, "set-method <fmt>", "Replace the method."),
+            new Spec("replace-path", REQ, 2, 2, "replace-path <regex> <fmt>", "Rewrite the path by regex."),
+            new Spec("replace-pathq", REQ, 2, 2, "replace-pathq <regex> <fmt>", "Rewrite the path and query by regex."),
+            new Spec("replace-uri", REQ, 2, 2, "replace-uri <regex> <fmt>", "Rewrite the request target by regex."),
+            new Spec("set-status", RES | AFTER, 1, 3, "set-status <code> [reason <text>]", "Change the response status."),
+            new Spec("set-var", REQ | RES | AFTER, 1, 1, "set-var(<scope.name>) <expr>", "Store a sample in a variable."),
+            new Spec("set-var-fmt", REQ | RES | AFTER, 1, 1, "set-var-fmt(<scope.name>) <fmt>", "Store a formatted string in a variable."),
+            new Spec("unset-var", REQ | RES | AFTER, 0, 0, "unset-var(<scope.name>)", "Remove a variable."),
+            new Spec("set-timeout", REQ | RES, 2, 2, "set-timeout server|tunnel|client <time>", "Change a timeout for this stream."),
+            new Spec("set-retries", REQ, 1, 1, "set-retries <n>", "Change the number of connect retries for this stream."));
+
+    static void register(KeywordRegistry r) {
+        r.family("http-response", "http-response action");
+        r.family("http-after-response", "http-after-response action");
+        for (Spec s : SPECS) {
+            if ((s.sets() & REQ) != 0) {
+                add(r, "http-request", s);
+            }
+            if ((s.sets() & RES) != 0) {
+                add(r, "http-response", s);
+            }
+            if ((s.sets() & AFTER) != 0) {
+                add(r, "http-after-response", s);
+            }
+        }
+        Spec ret = new Spec("return", RES | AFTER, 0, -1, "return [status <code>] [content-type <type>] [string <text> | file <path>] [hdr <name> <value>]*",
+                "Answer from the proxy itself.");
+        add(r, "http-response", ret);
+    }
+
+    private static void add(KeywordRegistry r, String family, Spec s) {
+        r.register(new Keyword(family + " " + s.name(), PROXY_SECTIONS, family + " " + s.syntax() + " [if|unless <cond>]",
+                s.description(), c -> parse(c, family, s)));
+    }
+
+    private static void parse(KeywordContext c, String family, Spec s) {
+        String word = c.words().get(1);
+        String name = s.name();
+        if (name.endsWith("-var") || name.equals("set-var-fmt")) {
+            int open = word.indexOf('(');
+            if (open < 0 || !word.endsWith(")") || open + 1 >= word.length() - 1) {
+                c.error("expects '" + name + "(<scope.name>)'.");
+                return;
+            }
+            String var = word.substring(open + 1, word.length() - 1).split(",")[0];
+            if (!var.matches("(proc|sess|txn|req|res)\\.[A-Za-z0-9._-]+")) {
+                c.error("invalid variable name '" + var + "': the scope must be one of proc, sess, txn, req, res.");
+                return;
+            }
+        } else if (word.indexOf('(') >= 0) {
+            c.error("'" + name + "' takes no argument in parentheses.");
+            return;
+        }
+        List<String> a = c.args();
+        int end = c.conditionStart(0);
+        List<String> args = a.subList(0, end);
+        if (args.size() < s.min() || s.max() >= 0 && args.size() > s.max()) {
+            c.error("expects " + (s.min() == s.max() ? s.min() + "" : s.min() + " to " + (s.max() < 0 ? "more" : s.max())) + " argument(s); syntax: "
+                    + family + " " + s.syntax() + ".");
+            return;
+        }
+        String problem = check(name, args);
+        if (problem != null) {
+            c.error(problem);
+            return;
+        }
+        Condition cond = null;
+        if (end < a.size()) {
+            cond = c.conditionFrom(end);
+            if (cond == null) {
+                return;
+            }
+        }
+        HttpRule rule = new HttpRule.Action(c.at(), cond, word, args);
+        switch (family) {
+            case "http-request" -> c.proxy().httpRequestRules.add(rule);
+            case "http-response" -> c.proxy().httpResponseRules.add(rule);
+            default -> c.proxy().httpAfterResponseRules.add(rule);
+        }
+    }
+
+    /** Option-level checks of one action's arguments; null when fine. */
+    private static String check(String name, List<String> a) {
+        switch (name) {
+            case "deny", "tarpit" -> {
+                for (int i = 0; i < a.size(); i++) {
+                    switch (a.get(i)) {
+                        case "deny_status", "status" -> {
+                            if (i + 1 >= a.size() || !a.get(i + 1).matches("[1-5]\\d\\d")) {
+                                return "'" + a.get(i) + "' expects a status code.";
+                            }
+                            i++;
+                        }
+                        case "content-type", "string", "lf-string", "errorfile", "file", "lf-file", "errorfiles" -> {
+                            if (i + 1 >= a.size()) {
+                                return "'" + a.get(i) + "' expects an argument.";
+                            }
+                            i++;
+                        }
+                        case "hdr" -> {
+                            if (i + 2 >= a.size()) {
+                                return "'hdr' expects a name and a value.";
+                            }
+                            i += 2;
+                        }
+                        case "default-errorfiles" -> {
+                        }
+                        default -> {
+                            return "unexpected argument '" + a.get(i) + "'.";
+                        }
+                    }
+                }
+            }
+            case "redirect" -> {
+                if (!List.of("location", "prefix", "scheme").contains(a.get(0))) {
+                    return "expects 'location', 'prefix' or 'scheme', not '" + a.get(0) + "'.";
+                }
+                for (int i = 2; i < a.size(); i++) {
+                    switch (a.get(i)) {
+                        case "code" -> {
+                            if (i + 1 >= a.size() || !List.of("301", "302", "303", "307", "308").contains(a.get(i + 1))) {
+                                return "'code' expects one of 301, 302, 303, 307, 308.";
+                            }
+                            i++;
+                        }
+                        case "set-cookie", "clear-cookie" -> {
+                            if (i + 1 >= a.size()) {
+                                return "'" + a.get(i) + "' expects a cookie.";
+                            }
+                            i++;
+                        }
+                        case "drop-query", "append-slash", "ignore-empty", "keep-query" -> {
+                        }
+                        default -> {
+                            return "unexpected argument '" + a.get(i) + "'.";
+                        }
+                    }
+                }
+            }
+            case "set-header", "add-header", "del-header", "replace-header", "replace-value" -> {
+                if (!HttpTokens.isToken(a.get(0))) {
+                    return "invalid header name '" + a.get(0) + "'.";
+                }
+                if (name.equals("del-header") && a.size() > 1) {
+                    if (a.size() != 3 || !a.get(1).equals("-m") || !List.of("str", "beg", "end", "sub", "reg").contains(a.get(2))) {
+                        return "expects '-m str|beg|end|sub|reg' after the name.";
+                    }
+                }
+            }
+            case "set-status" -> {
+                if (!a.get(0).matches("[1-5]\\d\\d")) {
+                    return "invalid status code '" + a.get(0) + "'.";
+                }
+                if (a.size() > 1 && (a.size() != 3 || !a.get(1).equals("reason"))) {
+                    return "expects 'reason <text>' after the status.";
+                }
+            }
+            case "set-timeout" -> {
+                if (!List.of("server", "tunnel", "client").contains(a.get(0))) {
+                    return "expects 'server', 'tunnel' or 'client', not '" + a.get(0) + "'.";
+                }
+            }
+            case "set-retries" -> {
+                if (!a.get(0).matches("\\d+")) {
+                    return "expects a number of retries.";
+                }
+            }
+            default -> {
+            }
+        }
+        return null;
+    }
+}

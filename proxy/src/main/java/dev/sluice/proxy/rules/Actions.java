@@ -1,0 +1,414 @@
+package dev.sluice.proxy.rules;
+
+import dev.sluice.config.Units;
+import dev.sluice.config.model.HttpRule;
+import dev.sluice.proxy.http.HeaderNames;
+import dev.sluice.proxy.http.HttpFields;
+import dev.sluice.proxy.http.HttpVersion;
+import dev.sluice.proxy.http.RequestHead;
+import dev.sluice.proxy.http.ResponseHead;
+import dev.sluice.proxy.http.Status;
+import io.netty.util.AsciiString;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * Compiles rule actions ({@link HttpRule.Action} and {@link HttpRule.Return}) into {@link Action}s:
+ * templates, regexes and response bodies are prepared once. Errors are
+ * {@link IllegalArgumentException}s naming the problem.
+ */
+public final class Actions {
+    private Actions() {
+    }
+
+    private static final AsciiString LOCATION = AsciiString.cached("location");
+    private static final AsciiString NO_CACHE = AsciiString.cached("no-cache");
+
+    public static Action compile(HttpRule rule, boolean response) {
+        if (rule instanceof HttpRule.Return r) {
+            return returnAction(r.status(), r.contentType(), r.body() == null ? null : Template.compile0(r.body()), headers(r.headers()));
+        }
+        HttpRule.Action a = (HttpRule.Action) rule;
+        String word = a.name();
+        int paren = word.indexOf('(');
+        String name = paren < 0 ? word : word.substring(0, paren);
+        String inner = paren < 0 ? null : word.substring(paren + 1, word.length() - 1);
+        List<String> args = a.args();
+        return switch (name) {
+            case "allow" -> t -> Action.Verdict.STOP;
+            case "deny" -> deny(args, response ? 502 : 403);
+            case "tarpit" -> {
+                int status = statusOpt(args, 500);
+                yield t -> {
+                    t.tarpit(status);
+                    return Action.Verdict.DONE;
+                };
+            }
+            case "reject", "silent-drop" -> t -> {
+                t.drop();
+                return Action.Verdict.DONE;
+            };
+            case "return" -> returnFromArgs(args);
+            case "redirect" -> redirect(args);
+            case "set-header", "add-header" -> {
+                AsciiString n = lower(args.get(0));
+                Template v = Template.compile(args.get(1));
+                boolean set = name.equals("set-header");
+                yield t -> {
+                    HttpFields f = t.head().fields();
+                    AsciiString value = new AsciiString(v.render(t));
+                    if (set) {
+                        f.set(n, value);
+                    } else {
+                        f.add(n, value);
+                    }
+                    return Action.Verdict.CONTINUE;
+                };
+            }
+            case "del-header" -> delHeader(args);
+            case "replace-header", "replace-value" -> {
+                AsciiString n = lower(args.get(0));
+                Pattern p = Pattern.compile(args.get(1));
+                Template v = Template.compile(Converters.haproxyReplacement(args.get(2)));
+                boolean each = name.equals("replace-value");
+                yield t -> {
+                    HttpFields f = t.head().fields();
+                    String repl = v.render(t);
+                    for (int i = 0; i < f.size(); i++) {
+                        if (!f.name(i).contentEquals(n)) {
+                            continue;
+                        }
+                        String cur = f.value(i).toString();
+                        String out;
+                        if (each) {
+                            String[] parts = cur.split(",", -1);
+                            StringBuilder sb = new StringBuilder();
+                            for (int k = 0; k < parts.length; k++) {
+                                if (k > 0) {
+                                    sb.append(',');
+                                }
+                                String part = parts[k].strip();
+                                java.util.regex.Matcher m = p.matcher(part);
+                                sb.append(k > 0 ? " " : "").append(m.matches() ? m.replaceFirst(repl) : part);
+                            }
+                            out = sb.toString();
+                        } else {
+                            java.util.regex.Matcher m = p.matcher(cur);
+                            out = m.matches() ? m.replaceFirst(repl) : cur;
+                        }
+                        f.setValue(i, new AsciiString(out));
+                    }
+                    return Action.Verdict.CONTINUE;
+                };
+            }
+            case "set-path", "set-pathq", "set-query", "set-uri", "set-method" -> {
+                Template v = Template.compile(args.get(0));
+                yield t -> {
+                    RequestHead r = t.request();
+                    String val = v.render(t);
+                    switch (name) {
+                        case "set-method" -> r.method(new AsciiString(val));
+                        case "set-uri" -> r.target(new AsciiString(val));
+                        case "set-path" -> {
+                            CharSequence q = Fetches.query(r);
+                            r.target(new AsciiString(prefixOf(r) + val + (q != null ? "?" + q : "")));
+                        }
+                        case "set-pathq" -> r.target(new AsciiString(prefixOf(r) + val));
+                        default -> {
+                            CharSequence path = Fetches.path(r, false);
+                            r.target(new AsciiString(prefixOf(r) + path + (val.isEmpty() ? "" : "?" + val)));
+                        }
+                    }
+                    return Action.Verdict.CONTINUE;
+                };
+            }
+            case "replace-path", "replace-pathq", "replace-uri" -> {
+                Pattern p = Pattern.compile(args.get(0));
+                Template v = Template.compile(Converters.haproxyReplacement(args.get(1)));
+                yield t -> {
+                    RequestHead r = t.request();
+                    String repl = v.render(t);
+                    switch (name) {
+                        case "replace-uri" -> {
+                            java.util.regex.Matcher m = p.matcher(r.target());
+                            if (m.find()) {
+                                r.target(new AsciiString(m.replaceFirst(repl)));
+                            }
+                        }
+                        case "replace-pathq" -> {
+                            CharSequence pq = Fetches.path(r, true);
+                            java.util.regex.Matcher m = p.matcher(pq);
+                            if (m.find()) {
+                                r.target(new AsciiString(prefixOf(r) + m.replaceFirst(repl)));
+                            }
+                        }
+                        default -> {
+                            CharSequence path = Fetches.path(r, false);
+                            java.util.regex.Matcher m = p.matcher(path);
+                            if (m.find()) {
+                                CharSequence q = Fetches.query(r);
+                                r.target(new AsciiString(prefixOf(r) + m.replaceFirst(repl) + (q != null ? "?" + q : "")));
+                            }
+                        }
+                    }
+                    return Action.Verdict.CONTINUE;
+                };
+            }
+            case "set-status" -> {
+                int code = Integer.parseInt(args.get(0));
+                AsciiString reason = args.size() == 3 ? new AsciiString(args.get(2)) : Status.reason(code);
+                yield t -> {
+                    if (t.response() != null) {
+                        t.response().status(code, reason);
+                    }
+                    return Action.Verdict.CONTINUE;
+                };
+            }
+            case "set-var" -> {
+                String var = Vars.name(inner.split(",")[0]);
+                SampleExpr e = RuleCompiler.sample(args.get(0));
+                yield t -> {
+                    Object v = e.get(t);
+                    if (v != null) {
+                        t.vars().put(var, v instanceof CharSequence cs ? cs.toString() : v);
+                    }
+                    return Action.Verdict.CONTINUE;
+                };
+            }
+            case "set-var-fmt" -> {
+                String var = Vars.name(inner.split(",")[0]);
+                Template v = Template.compile(args.get(0));
+                yield t -> {
+                    t.vars().put(var, v.render(t));
+                    return Action.Verdict.CONTINUE;
+                };
+            }
+            case "unset-var" -> {
+                String var = Vars.name(inner);
+                yield t -> {
+                    t.vars().remove(var);
+                    return Action.Verdict.CONTINUE;
+                };
+            }
+            case "set-timeout" -> {
+                long ms = Units.parseTimeMillis(args.get(1));
+                String which = args.get(0);
+                yield t -> {
+                    t.setTimeout(which, ms);
+                    return Action.Verdict.CONTINUE;
+                };
+            }
+            case "set-retries" -> {
+                int n = Integer.parseInt(args.get(0));
+                yield t -> {
+                    t.setRetries(n);
+                    return Action.Verdict.CONTINUE;
+                };
+            }
+            default -> throw new IllegalArgumentException("action '" + name + "' is not supported by Sluice yet");
+        };
+    }
+
+    /** The scheme and authority of an absolute-form target, kept by path rewrites. */
+    private static String prefixOf(RequestHead r) {
+        AsciiString t = r.target();
+        if (t.length() == 0 || t.byteAt(0) == '/' || t.byteAt(0) == '*') {
+            return "";
+        }
+        int s = t.indexOf("://", 0);
+        int slash = s < 0 ? -1 : t.indexOf('/', s + 3);
+        return s < 0 ? "" : slash < 0 ? t.toString() : t.subSequence(0, slash, false).toString();
+    }
+
+    private static AsciiString lower(String s) {
+        return AsciiString.cached(s.toLowerCase(Locale.ROOT));
+    }
+
+    private record Hdr(AsciiString name, Template value) {
+    }
+
+    private static List<Hdr> headers(List<HttpRule.Header> hs) {
+        List<Hdr> out = new ArrayList<>();
+        for (HttpRule.Header h : hs) {
+            out.add(new Hdr(lower(h.name()), Template.compile(h.value())));
+        }
+        return out;
+    }
+
+    /** Builds a local answer: {@code hdr} fields, then content-length and content-type, as HAProxy does. */
+    private static Action returnAction(int status, String contentType, Template body, List<Hdr> hdrs) {
+        AsciiString ct = contentType == null ? null : AsciiString.cached(contentType);
+        return t -> {
+            byte[] b = body == null ? new byte[0] : body.render(t).getBytes(StandardCharsets.ISO_8859_1);
+            HttpFields f = new HttpFields(hdrs.size() + 2);
+            for (Hdr h : hdrs) {
+                f.add(h.name(), new AsciiString(h.value().render(t)));
+            }
+            f.add(HeaderNames.CONTENT_LENGTH, AsciiString.of(Integer.toString(b.length)));
+            if (ct != null) {
+                f.add(HeaderNames.CONTENT_TYPE, ct);
+            }
+            ResponseHead head = new ResponseHead(HttpVersion.HTTP_1_1, status, Status.reason(status), f);
+            head.bodyLength(b.length);
+            t.answer(head, b, 'L');
+            return Action.Verdict.DONE;
+        };
+    }
+
+    private static int statusOpt(List<String> args, int dflt) {
+        for (int i = 0; i + 1 < args.size(); i++) {
+            if (args.get(i).equals("deny_status") || args.get(i).equals("status")) {
+                return Integer.parseInt(args.get(i + 1));
+            }
+        }
+        return dflt;
+    }
+
+    /** Parses return-style options: status, content-type, string/lf-string/file/lf-file, hdr. */
+    private static Action replyFromArgs(List<String> args, int dfltStatus, boolean deny) {
+        int status = dfltStatus;
+        String ct = null;
+        Template body = null;
+        boolean custom = false;
+        List<Hdr> hdrs = new ArrayList<>();
+        for (int i = 0; i < args.size(); i++) {
+            String w = args.get(i);
+            switch (w) {
+                case "status", "deny_status" -> status = Integer.parseInt(args.get(++i));
+                case "content-type" -> {
+                    ct = args.get(++i);
+                    custom = true;
+                }
+                case "string" -> {
+                    body = Template.literal(args.get(++i));
+                    custom = true;
+                }
+                case "lf-string" -> {
+                    body = Template.compile(args.get(++i));
+                    custom = true;
+                }
+                case "file", "lf-file" -> {
+                    String file = args.get(++i);
+                    try {
+                        String content = Files.readString(Path.of(file), StandardCharsets.ISO_8859_1);
+                        body = w.equals("file") ? Template.literal(content) : Template.compile(content);
+                    } catch (IOException e) {
+                        throw new IllegalArgumentException("cannot read file '" + file + "'");
+                    }
+                    custom = true;
+                }
+                case "hdr" -> {
+                    hdrs.add(new Hdr(lower(args.get(i + 1)), Template.compile(args.get(i + 2))));
+                    i += 2;
+                    custom = true;
+                }
+                case "errorfile", "errorfiles", "default-errorfiles" -> throw new IllegalArgumentException("'" + w
+                        + "' in a rule is not supported by Sluice yet (use string or file)");
+                default -> throw new IllegalArgumentException("unexpected argument '" + w + "'");
+            }
+        }
+        if (body != null && ct == null) {
+            throw new IllegalArgumentException("a content type must be defined when non-empty payload is configured");
+        }
+        if (deny && !custom) {
+            int s = status;
+            return t -> {
+                t.answerStatus(s, 'P');
+                return Action.Verdict.DONE;
+            };
+        }
+        Action reply = returnAction(status, ct, body, hdrs);
+        return deny ? t -> {
+            reply.apply(t);
+            return Action.Verdict.DONE;
+        } : reply;
+    }
+
+    private static Action deny(List<String> args, int dflt) {
+        return replyFromArgs(args, dflt, true);
+    }
+
+    private static Action returnFromArgs(List<String> args) {
+        return replyFromArgs(args, 200, false);
+    }
+
+    private static Action delHeader(List<String> args) {
+        AsciiString n = lower(args.get(0));
+        if (args.size() == 1) {
+            return t -> {
+                t.head().fields().removeAll(n);
+                return Action.Verdict.CONTINUE;
+            };
+        }
+        Match m = Match.of(args.get(2));
+        java.util.function.Predicate<Object> p = m.compile(List.of(args.get(0).toLowerCase(Locale.ROOT)), true);
+        return t -> {
+            HttpFields f = t.head().fields();
+            for (int i = f.size() - 1; i >= 0; i--) {
+                if (p.test(f.name(i))) {
+                    f.remove(i);
+                }
+            }
+            return Action.Verdict.CONTINUE;
+        };
+    }
+
+    private static Action redirect(List<String> args) {
+        String type = args.get(0);
+        Template target = Template.compile(args.get(1));
+        int code = 302;
+        boolean dropQuery = false;
+        boolean appendSlash = false;
+        List<String> cookies = new ArrayList<>();
+        for (int i = 2; i < args.size(); i++) {
+            switch (args.get(i)) {
+                case "code" -> code = Integer.parseInt(args.get(++i));
+                case "drop-query" -> dropQuery = true;
+                case "append-slash" -> appendSlash = true;
+                case "set-cookie" -> cookies.add(args.get(++i));
+                case "clear-cookie" -> cookies.add(args.get(++i) + "; Max-Age=0; Expires=Thu, 01-Jan-1970 00:00:01 GMT");
+                default -> {
+                }
+            }
+        }
+        int status = code;
+        boolean drop = dropQuery;
+        boolean slash = appendSlash;
+        return t -> {
+            RequestHead r = t.request();
+            String loc;
+            String v = target.render(t);
+            CharSequence path = Fetches.path(r, false);
+            CharSequence q = Fetches.query(r);
+            String rest = (path == null ? "/" : path.toString()) + (slash && path != null && !path.toString().endsWith("/") ? "/" : "")
+                    + (drop || q == null ? "" : "?" + q);
+            switch (type) {
+                case "prefix" -> loc = (v.equals("/") ? "" : v) + rest;
+                case "scheme" -> {
+                    AsciiString host = r.fields().get(HeaderNames.HOST);
+                    loc = v + "://" + (host == null ? "" : host) + rest;
+                }
+                default -> loc = v;
+            }
+            HttpFields f = new HttpFields(4);
+            f.add(HeaderNames.CONTENT_LENGTH, AsciiString.cached("0"));
+            f.add(LOCATION, new AsciiString(loc));
+            if (status == 302) {
+                f.add(HeaderNames.CACHE_CONTROL, NO_CACHE);
+            }
+            for (String c : cookies) {
+                f.add(AsciiString.cached("set-cookie"), new AsciiString(c));
+            }
+            ResponseHead head = new ResponseHead(HttpVersion.HTTP_1_1, status, Status.reason(status), f);
+            head.bodyLength(0);
+            t.answer(head, new byte[0], 'L');
+            return Action.Verdict.DONE;
+        };
+    }
+}

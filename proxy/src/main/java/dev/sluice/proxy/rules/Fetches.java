@@ -1,0 +1,410 @@
+package dev.sluice.proxy.rules;
+
+import dev.sluice.proxy.http.HttpFields;
+import dev.sluice.proxy.http.MessageHead;
+import dev.sluice.proxy.http.RequestHead;
+import io.netty.util.AsciiString;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * The sample fetches Sluice implements, by HAProxy name: each with its argument count, the match method
+ * an ACL uses by default with it, whether it needs the response, and how to build it. Read-only.
+ */
+public final class Fetches {
+    private Fetches() {
+    }
+
+    /** How a fetch is declared. */
+    public record Def(String name, int minArgs, int maxArgs, Match dflt, boolean response, Function<List<String>, Fetch> build) {
+    }
+
+    private static final Map<String, Def> DEFS = new HashMap<>();
+
+    /** Fetch keywords HAProxy has that Sluice does not, with the feature they need. */
+    static final Map<String, String> MISSING = Map.ofEntries(
+            Map.entry("req_ssl_sni", "tcp-request content inspection"), Map.entry("req.ssl_sni", "tcp-request content inspection"),
+            Map.entry("req.ssl_alpn", "tcp-request content inspection"), Map.entry("req_ssl_ver", "tcp-request content inspection"),
+            Map.entry("req.ssl_hello_type", "tcp-request content inspection"), Map.entry("req.len", "tcp-request content inspection"),
+            Map.entry("req.payload", "tcp-request content inspection"), Map.entry("http_auth", "userlists (HTTP authentication)"),
+            Map.entry("http_auth_group", "userlists (HTTP authentication)"), Map.entry("http_auth_bearer", "HTTP authentication"),
+            Map.entry("sc_http_req_rate", "stick tables"), Map.entry("src_http_req_rate", "stick tables"),
+            Map.entry("src_conn_rate", "stick tables"), Map.entry("src_conn_cur", "stick tables"), Map.entry("table_cnt", "stick tables"),
+            Map.entry("req.body", "request body inspection"), Map.entry("req.body_param", "request body inspection"),
+            Map.entry("ssl_c_used", "client certificates"), Map.entry("ssl_c_verify", "client certificates"),
+            Map.entry("ssl_c_s_dn", "client certificates"), Map.entry("nbsrv", "server states"), Map.entry("uuid", "unique ids"),
+            Map.entry("unique-id", "unique ids"), Map.entry("acl", "the acl() fetch (HAProxy 3.x)"), Map.entry("lua", "Lua scripting"));
+
+    static {
+        def("src", 0, 0, Match.IP, false, a -> t -> t.clientAddress().getAddress());
+        def("src_port", 0, 0, Match.INT, false, a -> t -> (long) t.clientAddress().getPort());
+        def("dst", 0, 0, Match.IP, false, a -> t -> t.frontendAddress().getAddress());
+        def("dst_port", 0, 0, Match.INT, false, a -> t -> (long) t.frontendAddress().getPort());
+        def("method", 0, 0, Match.STR, false, a -> t -> t.request().method());
+        def("path", 0, 0, Match.STR, false, a -> t -> path(t.request(), false));
+        def("pathq", 0, 0, Match.STR, false, a -> t -> path(t.request(), true));
+        def("url", 0, 0, Match.STR, false, a -> t -> t.request().target());
+        def("query", 0, 0, Match.STR, false, a -> t -> query(t.request()));
+        def("url_param", 1, 2, Match.STR, false, a -> urlParam(a.get(0), a.size() > 1 && !a.get(1).isEmpty() ? a.get(1).charAt(0) : '&'));
+        def("urlp", 1, 2, Match.STR, false, a -> urlParam(a.get(0), a.size() > 1 && !a.get(1).isEmpty() ? a.get(1).charAt(0) : '&'));
+        def("base", 0, 0, Match.STR, false, a -> t -> base(t.request()));
+        def("req.ver", 0, 0, Match.STR, false, a -> t -> version(t.request()));
+        def("req_ver", 0, 0, Match.STR, false, a -> t -> version(t.request()));
+        def("capture.req.uri", 0, 0, Match.STR, false, a -> t -> t.request().target());
+        def("capture.req.method", 0, 0, Match.STR, false, a -> t -> t.request().method());
+        def("capture.req.ver", 0, 0, Match.STR, false, a -> t -> "HTTP/" + version(t.request()));
+        for (String n : new String[] {"hdr", "req.hdr"}) {
+            def(n, 0, 2, Match.STR, false, a -> new Header(false, a.isEmpty() ? null : a.get(0), occurrence(a), true));
+        }
+        def("req.fhdr", 1, 2, Match.STR, false, a -> new Header(false, a.get(0), occurrence(a), false));
+        for (String n : new String[] {"hdr_cnt", "req.hdr_cnt"}) {
+            def(n, 0, 1, Match.INT, false, a -> new HeaderCount(false, a.isEmpty() ? null : a.get(0), true));
+        }
+        def("req.fhdr_cnt", 0, 1, Match.INT, false, a -> new HeaderCount(false, a.isEmpty() ? null : a.get(0), false));
+        def("hdr_val", 1, 2, Match.INT, false, a -> intOf(new Header(false, a.get(0), occurrence(a), true)));
+        def("req.hdr_val", 1, 2, Match.INT, false, a -> intOf(new Header(false, a.get(0), occurrence(a), true)));
+        def("hdr_ip", 1, 2, Match.IP, false, a -> ipOf(new Header(false, a.get(0), occurrence(a), true)));
+        def("req.hdr_ip", 1, 2, Match.IP, false, a -> ipOf(new Header(false, a.get(0), occurrence(a), true)));
+        for (String n : new String[] {"cook", "req.cook"}) {
+            def(n, 0, 1, Match.STR, false, a -> new Cookie(false, a.isEmpty() ? null : a.get(0)));
+        }
+        def("cook_cnt", 0, 1, Match.INT, false, a -> cookieCount(a.isEmpty() ? null : a.get(0)));
+        def("req.cook_cnt", 0, 1, Match.INT, false, a -> cookieCount(a.isEmpty() ? null : a.get(0)));
+        def("cook_val", 0, 1, Match.INT, false, a -> intOf(new Cookie(false, a.isEmpty() ? null : a.get(0))));
+        def("ssl_fc", 0, 0, Match.BOOL, false, a -> t -> t.tls());
+        def("ssl_fc_sni", 0, 0, Match.STR, false, a -> t -> t.sni());
+        def("ssl_fc_has_sni", 0, 0, Match.BOOL, false, a -> t -> t.sni() != null);
+        def("status", 0, 0, Match.INT, true, a -> t -> t.response() == null ? null : (long) t.response().status());
+        for (String n : new String[] {"res.hdr", "shdr"}) {
+            def(n, 0, 2, Match.STR, true, a -> new Header(true, a.isEmpty() ? null : a.get(0), occurrence(a), true));
+        }
+        def("res.fhdr", 1, 2, Match.STR, true, a -> new Header(true, a.get(0), occurrence(a), false));
+        for (String n : new String[] {"res.hdr_cnt", "shdr_cnt"}) {
+            def(n, 0, 1, Match.INT, true, a -> new HeaderCount(true, a.isEmpty() ? null : a.get(0), true));
+        }
+        def("res.cook", 0, 1, Match.STR, true, a -> new Cookie(true, a.isEmpty() ? null : a.get(0)));
+        def("res.ver", 0, 0, Match.STR, true, a -> t -> t.response() == null ? null : version(t.response()));
+        def("var", 1, 2, Match.STR, false, a -> {
+            String name = a.get(0);
+            String dflt = a.size() > 1 ? a.get(1) : null;
+            return t -> {
+                Object v = t.vars().get(name);
+                return v != null ? v : dflt;
+            };
+        });
+        def("str", 1, 1, Match.STR, false, a -> {
+            String v = a.get(0);
+            return t -> v;
+        });
+        def("int", 1, 1, Match.INT, false, a -> {
+            long v = Long.parseLong(a.get(0));
+            return t -> v;
+        });
+        def("bool", 1, 1, Match.BOOL, false, a -> {
+            boolean v = !a.get(0).equals("0") && !a.get(0).equalsIgnoreCase("false");
+            return t -> v;
+        });
+        def("always_true", 0, 0, Match.BOOL, false, a -> t -> Boolean.TRUE);
+        def("always_false", 0, 0, Match.BOOL, false, a -> t -> Boolean.FALSE);
+        def("env", 1, 1, Match.STR, false, a -> {
+            String v = System.getenv(a.get(0));
+            return t -> v;
+        });
+        def("fe_name", 0, 0, Match.STR, false, a -> Txn::frontendName);
+        def("be_name", 0, 0, Match.STR, false, a -> Txn::backendName);
+        def("http_first_req", 0, 0, Match.BOOL, false, a -> t -> Boolean.TRUE);
+        def("req.hdr_names", 0, 1, Match.STR, false, a -> t -> headerNames(t.request().fields(), a.isEmpty() ? "," : a.get(0)));
+    }
+
+    private static void def(String name, int min, int max, Match dflt, boolean response, Function<List<String>, Fetch> build) {
+        DEFS.put(name, new Def(name, min, max, dflt, response, build));
+    }
+
+    public static Def get(String name) {
+        return DEFS.get(name);
+    }
+
+    public static Set<String> names() {
+        return DEFS.keySet();
+    }
+
+    private static int occurrence(List<String> a) {
+        if (a.size() < 2) {
+            return 0;
+        }
+        try {
+            return Integer.parseInt(a.get(1));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("occurrence '" + a.get(1) + "' is not an integer");
+        }
+    }
+
+    // ------------------------------------------------------------------ request parts
+
+    static CharSequence path(RequestHead r, boolean withQuery) {
+        AsciiString t = r.target();
+        int start = 0;
+        if (t.length() > 0 && t.byteAt(0) != '/') {
+            int scheme = t.indexOf("://", 0);
+            if (scheme < 0) {
+                return null;
+            }
+            int slash = t.indexOf('/', scheme + 3);
+            if (slash < 0) {
+                return withQuery ? AsciiString.cached("/") : AsciiString.cached("/");
+            }
+            start = slash;
+        }
+        if (withQuery) {
+            return start == 0 ? t : t.subSequence(start, t.length(), false);
+        }
+        int q = t.indexOf('?', start);
+        return q < 0 ? (start == 0 ? t : t.subSequence(start, t.length(), false)) : t.subSequence(start, q, false);
+    }
+
+    static CharSequence query(RequestHead r) {
+        AsciiString t = r.target();
+        int q = t.indexOf('?', 0);
+        return q < 0 ? null : t.subSequence(q + 1, t.length(), false);
+    }
+
+    private static Fetch urlParam(String name, char delim) {
+        return t -> {
+            CharSequence q = query(t.request());
+            if (q == null) {
+                return null;
+            }
+            String s = q.toString();
+            for (String part : s.split(java.util.regex.Pattern.quote(String.valueOf(delim)))) {
+                int eq = part.indexOf('=');
+                String k = eq < 0 ? part : part.substring(0, eq);
+                if (k.equals(name)) {
+                    return eq < 0 ? "" : part.substring(eq + 1);
+                }
+            }
+            return null;
+        };
+    }
+
+    static CharSequence base(RequestHead r) {
+        AsciiString host = r.fields().get(dev.sluice.proxy.http.HeaderNames.HOST);
+        CharSequence p = path(r, false);
+        if (host == null || p == null) {
+            return p;
+        }
+        return host.toString() + p;
+    }
+
+    static String version(MessageHead h) {
+        return switch (h.version()) {
+            case HTTP_1_0 -> "1.0";
+            case HTTP_1_1 -> "1.1";
+            case HTTP_2 -> "2.0";
+            case HTTP_3 -> "3.0";
+        };
+    }
+
+    private static String headerNames(HttpFields f, String delim) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < f.size(); i++) {
+            if (i > 0) {
+                sb.append(delim);
+            }
+            sb.append(f.name(i));
+        }
+        return sb.toString();
+    }
+
+    private static Fetch intOf(Fetch f) {
+        return new Fetch() {
+            @Override
+            public Object get(Txn t) {
+                return Samples.integer(f.get(t));
+            }
+
+            @Override
+            public boolean any(Txn t, Predicate<Object> p) {
+                return f.any(t, v -> {
+                    Long l = Samples.integer(v);
+                    return l != null && p.test(l);
+                });
+            }
+        };
+    }
+
+    private static Fetch ipOf(Fetch f) {
+        return new Fetch() {
+            @Override
+            public Object get(Txn t) {
+                return Samples.ip(f.get(t));
+            }
+
+            @Override
+            public boolean any(Txn t, Predicate<Object> p) {
+                return f.any(t, v -> {
+                    Object a = Samples.ip(v);
+                    return a != null && p.test(a);
+                });
+            }
+        };
+    }
+
+    /**
+     * {@code hdr(name[,occ])}: values of a field, each comma-separated element counting as one value
+     * ({@code fhdr} takes whole lines). Occurrence 0 or absent: last in sample context, any in ACLs;
+     * positive: from the first; negative: from the last.
+     */
+    static final class Header implements Fetch {
+        private final boolean response;
+        private final AsciiString name;
+        private final int occ;
+        private final boolean split;
+
+        Header(boolean response, String name, int occ, boolean split) {
+            this.response = response;
+            this.name = name == null ? null : AsciiString.cached(name.toLowerCase(java.util.Locale.ROOT));
+            this.occ = occ;
+            this.split = split;
+        }
+
+        private HttpFields fields(Txn t) {
+            MessageHead h = response ? t.response() : t.request();
+            return h == null ? null : h.fields();
+        }
+
+        private void collect(HttpFields f, List<CharSequence> out) {
+            for (int i = 0; i < f.size(); i++) {
+                if (name != null && !f.name(i).contentEquals(name)) {
+                    continue;
+                }
+                AsciiString v = f.value(i);
+                if (!split) {
+                    out.add(v);
+                    continue;
+                }
+                int s = 0;
+                for (int k = 0; k <= v.length(); k++) {
+                    if (k == v.length() || v.byteAt(k) == ',') {
+                        int a = s;
+                        int b = k;
+                        while (a < b && (v.byteAt(a) == ' ' || v.byteAt(a) == '\t')) {
+                            a++;
+                        }
+                        while (b > a && (v.byteAt(b - 1) == ' ' || v.byteAt(b - 1) == '\t')) {
+                            b--;
+                        }
+                        out.add(v.subSequence(a, b, false));
+                        s = k + 1;
+                    }
+                }
+            }
+        }
+
+        @Override
+        public Object get(Txn t) {
+            HttpFields f = fields(t);
+            if (f == null) {
+                return null;
+            }
+            List<CharSequence> vals = new java.util.ArrayList<>(2);
+            collect(f, vals);
+            if (vals.isEmpty()) {
+                return null;
+            }
+            int idx = occ == 0 ? vals.size() - 1 : occ > 0 ? occ - 1 : vals.size() + occ;
+            return idx >= 0 && idx < vals.size() ? vals.get(idx) : null;
+        }
+
+        @Override
+        public boolean any(Txn t, Predicate<Object> p) {
+            if (occ != 0) {
+                Object v = get(t);
+                return v != null && p.test(v);
+            }
+            HttpFields f = fields(t);
+            if (f == null) {
+                return false;
+            }
+            List<CharSequence> vals = new java.util.ArrayList<>(2);
+            collect(f, vals);
+            for (CharSequence v : vals) {
+                if (p.test(v)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    record HeaderCount(boolean response, String name, boolean split) implements Fetch {
+        @Override
+        public Object get(Txn t) {
+            MessageHead h = response ? t.response() : t.request();
+            if (h == null) {
+                return null;
+            }
+            List<CharSequence> vals = new java.util.ArrayList<>();
+            new Header(response, name, 0, split).collect(h.fields(), vals);
+            return (long) vals.size();
+        }
+    }
+
+    /** {@code cook(name)}: the value of a cookie in {@code cookie} (request) or {@code set-cookie} (response). */
+    record Cookie(boolean response, String name) implements Fetch {
+        @Override
+        public Object get(Txn t) {
+            List<CharSequence> all = new java.util.ArrayList<>();
+            each(t, all);
+            return all.isEmpty() ? null : all.get(response ? 0 : all.size() - 1);
+        }
+
+        @Override
+        public boolean any(Txn t, Predicate<Object> p) {
+            List<CharSequence> all = new java.util.ArrayList<>();
+            each(t, all);
+            for (CharSequence v : all) {
+                if (p.test(v)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        void each(Txn t, List<CharSequence> out) {
+            MessageHead h = response ? t.response() : t.request();
+            if (h == null) {
+                return;
+            }
+            AsciiString field = response ? AsciiString.cached("set-cookie") : AsciiString.cached("cookie");
+            HttpFields f = h.fields();
+            for (int i = 0; i < f.size(); i++) {
+                if (!f.name(i).contentEquals(field)) {
+                    continue;
+                }
+                String v = f.value(i).toString();
+                String[] parts = response ? new String[] {v.split(";", 2)[0]} : v.split(";");
+                for (String c : parts) {
+                    String kv = c.trim();
+                    int eq = kv.indexOf('=');
+                    String k = eq < 0 ? kv : kv.substring(0, eq);
+                    if (name == null || k.equals(name)) {
+                        out.add(eq < 0 ? "" : kv.substring(eq + 1));
+                    }
+                }
+            }
+        }
+    }
+
+    private static Fetch cookieCount(String name) {
+        return t -> {
+            List<CharSequence> all = new java.util.ArrayList<>();
+            new Cookie(false, name).each(t, all);
+            return (long) all.size();
+        };
+    }
+
+}

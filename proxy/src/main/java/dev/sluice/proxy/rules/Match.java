@@ -1,0 +1,210 @@
+package dev.sluice.proxy.rules;
+
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.function.Predicate;
+import java.util.regex.Pattern;
+
+/**
+ * ACL match methods ({@code -m str|beg|end|sub|reg|found|len|int|ip|dom|dir|bool}) and the compilation
+ * of their patterns into a predicate over samples. Patterns are prepared once (sets, compiled regexes,
+ * parsed networks and ranges).
+ */
+public enum Match {
+    STR, BEG, END, SUB, REG, FOUND, LEN, INT, IP, DOM, DIR, BOOL;
+
+    public static Match of(String m) {
+        try {
+            return valueOf(m.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            return m.equals("bin") ? STR : null;
+        }
+    }
+
+    /** Compiles {@code patterns}; throws {@link IllegalArgumentException} for a bad pattern. */
+    public Predicate<Object> compile(List<String> patterns, boolean ignoreCase) {
+        switch (this) {
+            case FOUND -> {
+                return v -> true;
+            }
+            case BOOL -> {
+                return Samples::bool;
+            }
+            case INT, LEN -> {
+                List<long[]> ranges = new ArrayList<>();
+                for (int i = 0; i < patterns.size(); i++) {
+                    String p = patterns.get(i);
+                    String op = p;
+                    if (List.of("eq", "ne", "lt", "le", "gt", "ge").contains(op)) {
+                        if (i + 1 >= patterns.size()) {
+                            throw new IllegalArgumentException("missing value after operator '" + op + "'");
+                        }
+                        long n = number(patterns.get(++i));
+                        ranges.add(switch (op) {
+                            case "eq" -> new long[] {n, n, 0};
+                            case "ne" -> new long[] {n, n, 1};
+                            case "lt" -> new long[] {Long.MIN_VALUE, n - 1, 0};
+                            case "le" -> new long[] {Long.MIN_VALUE, n, 0};
+                            case "gt" -> new long[] {n + 1, Long.MAX_VALUE, 0};
+                            default -> new long[] {n, Long.MAX_VALUE, 0};
+                        });
+                    } else {
+                        int colon = p.indexOf(':');
+                        if (colon < 0) {
+                            long n = number(p);
+                            ranges.add(new long[] {n, n, 0});
+                        } else {
+                            long lo = colon == 0 ? Long.MIN_VALUE : number(p.substring(0, colon));
+                            long hi = colon == p.length() - 1 ? Long.MAX_VALUE : number(p.substring(colon + 1));
+                            ranges.add(new long[] {lo, hi, 0});
+                        }
+                    }
+                }
+                boolean len = this == LEN;
+                return v -> {
+                    Long x = len ? (Long) (long) lengthOf(v) : Samples.integer(v);
+                    if (x == null) {
+                        return false;
+                    }
+                    for (long[] r : ranges) {
+                        boolean in = x >= r[0] && x <= r[1];
+                        if (r[2] == 1 ? !in : in) {
+                            return true;
+                        }
+                    }
+                    return false;
+                };
+            }
+            case IP -> {
+                List<Network> nets = new ArrayList<>();
+                for (String p : patterns) {
+                    nets.add(Network.parse(p));
+                }
+                return v -> {
+                    InetAddress a = Samples.ip(v);
+                    if (a == null) {
+                        return false;
+                    }
+                    for (Network n : nets) {
+                        if (n.contains(a)) {
+                            return true;
+                        }
+                    }
+                    return false;
+                };
+            }
+            case REG -> {
+                List<Pattern> res = new ArrayList<>();
+                for (String p : patterns) {
+                    res.add(Pattern.compile(p, ignoreCase ? Pattern.CASE_INSENSITIVE : 0));
+                }
+                return v -> {
+                    CharSequence s = Samples.str(v);
+                    if (s == null) {
+                        return false;
+                    }
+                    for (Pattern r : res) {
+                        if (r.matcher(s).find()) {
+                            return true;
+                        }
+                    }
+                    return false;
+                };
+            }
+            case STR -> {
+                Set<String> set = new HashSet<>();
+                for (String p : patterns) {
+                    set.add(ignoreCase ? p.toLowerCase(Locale.ROOT) : p);
+                }
+                return v -> {
+                    CharSequence s = Samples.str(v);
+                    if (s == null) {
+                        return false;
+                    }
+                    String k = s.toString();
+                    return set.contains(ignoreCase ? k.toLowerCase(Locale.ROOT) : k);
+                };
+            }
+            default -> {
+                List<String> ps = new ArrayList<>();
+                for (String p : patterns) {
+                    ps.add(ignoreCase ? p.toLowerCase(Locale.ROOT) : p);
+                }
+                Match m = this;
+                return v -> {
+                    CharSequence cs = Samples.str(v);
+                    if (cs == null) {
+                        return false;
+                    }
+                    String s = ignoreCase ? cs.toString().toLowerCase(Locale.ROOT) : cs.toString();
+                    for (String p : ps) {
+                        if (m.test(s, p)) {
+                            return true;
+                        }
+                    }
+                    return false;
+                };
+            }
+        }
+    }
+
+    private boolean test(String s, String p) {
+        return switch (this) {
+            case BEG -> s.startsWith(p);
+            case END -> s.endsWith(p);
+            case SUB -> s.contains(p);
+            case DOM -> delimited(s, p, '.');
+            case DIR -> delimited(s, p, '/');
+            default -> false;
+        };
+    }
+
+    /** Whether {@code p} appears in {@code s} as a whole element between delimiters (HAProxy's dom/dir). */
+    private static boolean delimited(String s, String p, char delim) {
+        String d = String.valueOf(delim);
+        String pat = p;
+        while (pat.startsWith(d)) {
+            pat = pat.substring(1);
+        }
+        while (pat.endsWith(d)) {
+            pat = pat.substring(0, pat.length() - 1);
+        }
+        if (pat.isEmpty()) {
+            return false;
+        }
+        int from = 0;
+        while (true) {
+            int i = s.indexOf(pat, from);
+            if (i < 0) {
+                return false;
+            }
+            int end = i + pat.length();
+            boolean startOk = i == 0 || s.charAt(i - 1) == delim || delim == '/' && (s.charAt(i - 1) == '?');
+            boolean endOk = end == s.length() || s.charAt(end) == delim || delim == '/' && s.charAt(end) == '?';
+            if (startOk && endOk) {
+                return true;
+            }
+            from = i + 1;
+        }
+    }
+
+    private static int lengthOf(Object v) {
+        if (v instanceof byte[] b) {
+            return b.length;
+        }
+        CharSequence s = Samples.str(v);
+        return s == null ? 0 : s.length();
+    }
+
+    private static long number(String s) {
+        try {
+            return Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("'" + s + "' is not a number");
+        }
+    }
+}

@@ -1,0 +1,235 @@
+package dev.sluice.proxy.rules;
+
+import dev.sluice.config.model.AclExpr;
+import dev.sluice.config.model.Condition;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Compiles the rule language of one proxy: sample expressions, ACLs (named ones ORed by name, the
+ * predefined ones, anonymous ones) and conditions. Every problem is an {@link IllegalArgumentException}
+ * with HAProxy-like wording, which the runtime reports with the line it comes from.
+ */
+public final class RuleCompiler {
+    private final Map<String, List<AclExpr>> named;
+    private final Map<String, Acl[]> compiled = new HashMap<>();
+
+    /** @param named the proxy's named ACL lines (a name may have several lines) */
+    public RuleCompiler(Map<String, List<AclExpr>> named) {
+        this.named = named;
+    }
+
+    private static final String[] SUFFIXES = {"beg", "end", "sub", "reg", "dir", "dom", "len", "found", "ip", "val", "cnt", "int", "str"};
+
+    /** Compiles {@code fetch(args),conv(args)...}. */
+    public static SampleExpr sample(String text) {
+        List<SampleArgs.Call> calls = SampleArgs.parse(text);
+        SampleArgs.Call f = calls.get(0);
+        Fetches.Def def = Fetches.get(f.name());
+        if (def == null) {
+            String missing = Fetches.MISSING.get(f.name());
+            throw new IllegalArgumentException(missing != null ? "fetch method '" + f.name() + "' is not supported by Sluice yet: " + missing
+                    : "unknown fetch method '" + f.name() + "'" + suggest(f.name(), Fetches.names()));
+        }
+        checkArgs("fetch method", f, def.minArgs(), def.maxArgs());
+        Fetch fetch = def.build().apply(f.args());
+        Converter[] convs = new Converter[calls.size() - 1];
+        for (int i = 1; i < calls.size(); i++) {
+            SampleArgs.Call c = calls.get(i);
+            Converters.Def cd = Converters.get(c.name());
+            if (cd == null) {
+                throw new IllegalArgumentException("unknown converter '" + c.name() + "'" + suggest(c.name(), Converters.names()));
+            }
+            checkArgs("converter", c, cd.minArgs(), cd.maxArgs());
+            try {
+                convs[i - 1] = cd.build().apply(c.args());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("invalid argument in converter '" + c.name() + "': " + e.getMessage());
+            }
+        }
+        return new SampleExpr(fetch, convs, text);
+    }
+
+    /** Whether a sample expression needs the response (http-response rules only). */
+    public static boolean needsResponse(String text) {
+        Fetches.Def d = Fetches.get(SampleArgs.parse(text).get(0).name());
+        return d != null && d.response();
+    }
+
+    private static void checkArgs(String what, SampleArgs.Call c, int min, int max) {
+        int n = c.args().size();
+        if (n < min) {
+            throw new IllegalArgumentException(what + " '" + c.name() + "' expects at least " + min + " argument(s), got " + n);
+        }
+        if (n > max) {
+            throw new IllegalArgumentException(what + " '" + c.name() + "' expects at most " + max + " argument(s), got " + n);
+        }
+    }
+
+    private static String suggest(String name, java.util.Collection<String> all) {
+        String s = dev.sluice.config.Suggestions.closest(name, all);
+        return s == null ? "" : "; did you mean '" + s + "' maybe ?";
+    }
+
+    /** Compiles an ACL expression: the sample (with an ACL-only suffix like {@code path_beg}), flags, patterns. */
+    public static Acl acl(AclExpr e) {
+        String sampleText = e.sample();
+        Match match = null;
+        String head = SampleArgs.parse(sampleText).get(0).name();
+        String fetchText = sampleText;
+        if (Fetches.get(head) == null) {
+            for (String suf : SUFFIXES) {
+                if (head.endsWith("_" + suf)) {
+                    String base = head.substring(0, head.length() - suf.length() - 1);
+                    if (Fetches.get(base) != null) {
+                        fetchText = base + sampleText.substring(head.length());
+                        match = switch (suf) {
+                            case "val", "int" -> Match.INT;
+                            case "cnt" -> null;
+                            case "ip" -> Match.IP;
+                            case "str" -> Match.STR;
+                            default -> Match.of(suf);
+                        };
+                        if (suf.equals("cnt")) {
+                            fetchText = base + "_cnt" + sampleText.substring(head.length());
+                        }
+                        if (suf.equals("val") || suf.equals("ip")) {
+                            fetchText = base + "_" + suf + sampleText.substring(head.length());
+                            match = null;
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        SampleExpr sample;
+        try {
+            sample = sample(fetchText);
+        } catch (IllegalArgumentException ex) {
+            throw new IllegalArgumentException(ex.getMessage() + " in ACL expression '" + e.sample() + "'");
+        }
+        boolean ignoreCase = false;
+        List<String> patterns = new ArrayList<>(e.values());
+        List<String> f = e.flags();
+        for (int i = 0; i < f.size(); i++) {
+            switch (f.get(i)) {
+                case "-i" -> ignoreCase = true;
+                case "-n", "-M" -> {
+                }
+                case "-m" -> {
+                    Match m = Match.of(f.get(++i));
+                    if (m == null) {
+                        throw new IllegalArgumentException("unknown pattern matching method '" + f.get(i) + "'");
+                    }
+                    match = m;
+                }
+                case "-f" -> patterns.addAll(patternFile(f.get(++i)));
+                case "-u" -> i++;
+                default -> throw new IllegalArgumentException("unknown ACL flag '" + f.get(i) + "'");
+            }
+        }
+        if (match == null) {
+            Fetches.Def d = Fetches.get(SampleArgs.parse(fetchText).get(0).name());
+            match = sample.hasConverters() ? Match.STR : d.dflt();
+            if (sample.hasConverters() && !patterns.isEmpty() && patterns.get(0).matches("-?\\d+|eq|ne|lt|le|gt|ge")) {
+                match = Match.INT;
+            }
+        }
+        if (match == Match.STR && patterns.isEmpty() && (Fetches.get(SampleArgs.parse(fetchText).get(0).name()).dflt() == Match.BOOL)) {
+            match = Match.BOOL;
+        }
+        if (patterns.isEmpty() && match != Match.FOUND && match != Match.BOOL) {
+            // no pattern: HAProxy matches nothing, except for boolean fetches
+            return new Acl(sample, v -> false, Fetches.get(SampleArgs.parse(fetchText).get(0).name()).response());
+        }
+        return new Acl(sample, match.compile(patterns, ignoreCase), Fetches.get(SampleArgs.parse(fetchText).get(0).name()).response());
+    }
+
+    private static List<String> patternFile(String file) {
+        List<String> out = new ArrayList<>();
+        try {
+            for (String line : Files.readAllLines(Path.of(file), StandardCharsets.ISO_8859_1)) {
+                String l = line.strip();
+                if (!l.isEmpty() && !l.startsWith("#")) {
+                    out.add(l);
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalArgumentException("failed to open pattern file '" + file + "'");
+        }
+        return out;
+    }
+
+    private Acl[] named(String name) {
+        Acl[] a = compiled.get(name);
+        if (a != null) {
+            return a;
+        }
+        List<AclExpr> lines = named.get(name);
+        if (lines == null) {
+            a = new Acl[] {Predefined.acl(name)};
+            if (a[0] == null) {
+                throw new IllegalArgumentException("no such ACL : '" + name + "'");
+            }
+        } else {
+            a = new Acl[lines.size()];
+            for (int i = 0; i < a.length; i++) {
+                a[i] = acl(lines.get(i));
+            }
+        }
+        compiled.put(name, a);
+        return a;
+    }
+
+    /** Compiles a condition; null stays null (always true). */
+    public Cond condition(Condition c) {
+        if (c == null) {
+            return null;
+        }
+        Cond.Term[][] alts = new Cond.Term[c.alternatives().size()][];
+        for (int i = 0; i < alts.length; i++) {
+            List<Condition.Term> and = c.alternatives().get(i);
+            alts[i] = new Cond.Term[and.size()];
+            for (int j = 0; j < and.size(); j++) {
+                Condition.Term t = and.get(j);
+                Acl[] acls = t.aclName() != null ? named(t.aclName()) : new Acl[] {acl(t.anonymous())};
+                alts[i][j] = new Cond.Term(acls, t.negated());
+            }
+        }
+        return new Cond(alts, c.unless());
+    }
+
+    /** HAProxy's predefined ACLs. */
+    static final class Predefined {
+        private Predefined() {
+        }
+
+        static Acl acl(String name) {
+            return switch (name) {
+                case "TRUE", "HTTP", "WAIT_END" -> new Acl(t -> Boolean.TRUE, Samples::bool, false);
+                case "FALSE" -> new Acl(t -> Boolean.FALSE, Samples::bool, false);
+                case "HTTP_1.0" -> RuleCompiler.acl(new AclExpr("req.ver", List.of(), List.of("1.0")));
+                case "HTTP_1.1" -> RuleCompiler.acl(new AclExpr("req.ver", List.of(), List.of("1.1")));
+                case "HTTP_2.0" -> RuleCompiler.acl(new AclExpr("req.ver", List.of(), List.of("2.0")));
+                case "HTTP_3.0" -> RuleCompiler.acl(new AclExpr("req.ver", List.of(), List.of("3.0")));
+                case "HTTP_CONTENT" -> new Acl(t -> t.request().hasBody(), Samples::bool, false);
+                case "REQ_CONTENT" -> new Acl(t -> t.request().hasBody(), Samples::bool, false);
+                case "HTTP_URL_ABS" -> RuleCompiler.acl(new AclExpr("url", List.of("-m", "reg"), List.of("^[^/:]*://")));
+                case "HTTP_URL_SLASH" -> RuleCompiler.acl(new AclExpr("url", List.of("-m", "beg"), List.of("/")));
+                case "HTTP_URL_STAR" -> RuleCompiler.acl(new AclExpr("url", List.of(), List.of("*")));
+                case "LOCALHOST" -> RuleCompiler.acl(new AclExpr("src", List.of(), List.of("127.0.0.1/8", "::1")));
+                case "METH_CONNECT", "METH_DELETE", "METH_HEAD", "METH_OPTIONS", "METH_POST", "METH_PUT", "METH_TRACE" ->
+                        RuleCompiler.acl(new AclExpr("method", List.of(), List.of(name.substring(5))));
+                case "METH_GET" -> RuleCompiler.acl(new AclExpr("method", List.of(), List.of("GET", "HEAD")));
+                case "RDP_COOKIE" -> new Acl(t -> Boolean.FALSE, Samples::bool, false);
+                default -> null;
+            };
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package dev.sluice.proxy.rules;
+
+import dev.sluice.proxy.http.MessageHead;
+import dev.sluice.proxy.http.ResponseHead;
+
+/**
+ * What actions act on: the exchange ({@link Txn}) plus the head of the current phase and the ways a
+ * rule ends an exchange. Implemented by the stream; used on its event loop.
+ */
+public interface RuleTarget extends Txn {
+    /** The head the current rule set works on: the request, or the response in response rules. */
+    MessageHead head();
+
+    boolean responsePhase();
+
+    /** Answers with this response instead of forwarding (deny, return, redirect); {@code body} may be empty. */
+    void answer(ResponseHead head, byte[] body, char cause);
+
+    /** Answers with the proxy's page for a status (403 for deny, 502 for a denied response, ...). */
+    void answerStatus(int status, char cause);
+
+    /** Closes the client connection without a response ({@code reject}, {@code silent-drop}). */
+    void drop();
+
+    /** Holds the request for {@code timeout tarpit}, then answers {@code status}. */
+    void tarpit(int status);
+
+    void setTimeout(String which, long millis);
+
+    void setRetries(int retries);
+}

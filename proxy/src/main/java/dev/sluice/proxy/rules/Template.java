@@ -1,0 +1,124 @@
+package dev.sluice.proxy.rules;
+
+import dev.sluice.config.LogFormats;
+import dev.sluice.config.model.LogFormat;
+import java.util.List;
+
+/**
+ * A value of a rule ({@code set-header X %[src]}, {@code redirect location /x%[path]}) compiled from
+ * HAProxy's log-format syntax: literal text, {@code %[sample]} expressions and the variables that make
+ * sense outside a log line. Immutable; rendering allocates one string.
+ */
+public final class Template {
+    private interface Part {
+        void append(StringBuilder sb, Txn t);
+    }
+
+    private final Part[] parts;
+    private final String constant;
+
+    private Template(Part[] parts, String constant) {
+        this.parts = parts;
+        this.constant = constant;
+    }
+
+    /** A template that is exactly {@code text} (no format interpretation: {@code string} bodies). */
+    public static Template literal(String text) {
+        return new Template(null, text);
+    }
+
+    /** For bodies given with {@code string}: literal text. */
+    static Template compile0(String text) {
+        return literal(text);
+    }
+
+    /** Compiles {@code text}; throws {@link IllegalArgumentException} for a bad expression or variable. */
+    public static Template compile(String text) {
+        if (text.indexOf('%') < 0) {
+            return new Template(null, text);
+        }
+        LogFormat f = LogFormats.parse(text, true);
+        List<LogFormat.Node> nodes = f.nodes();
+        Part[] parts = new Part[nodes.size()];
+        for (int i = 0; i < parts.length; i++) {
+            LogFormat.Node n = nodes.get(i);
+            if (n instanceof LogFormat.Literal l) {
+                String s = l.text();
+                parts[i] = (sb, t) -> sb.append(s);
+            } else if (n instanceof LogFormat.Separator) {
+                parts[i] = (sb, t) -> sb.append(' ');
+            } else if (n instanceof LogFormat.Sample s) {
+                SampleExpr e = RuleCompiler.sample(s.expr());
+                boolean quote = s.quote();
+                parts[i] = (sb, t) -> {
+                    CharSequence v = Samples.str(e.get(t));
+                    if (quote) {
+                        sb.append('"');
+                    }
+                    if (v != null) {
+                        sb.append(v);
+                    }
+                    if (quote) {
+                        sb.append('"');
+                    }
+                };
+            } else if (n instanceof LogFormat.Variable v) {
+                parts[i] = variable(v.name());
+            }
+        }
+        return new Template(parts, null);
+    }
+
+    private static Part variable(String name) {
+        return switch (name) {
+            case "ci" -> (sb, t) -> sb.append(Network.format(t.clientAddress().getAddress()));
+            case "cp" -> (sb, t) -> sb.append(t.clientAddress().getPort());
+            case "fi" -> (sb, t) -> sb.append(Network.format(t.frontendAddress().getAddress()));
+            case "fp" -> (sb, t) -> sb.append(t.frontendAddress().getPort());
+            case "f", "ft" -> (sb, t) -> sb.append(t.frontendName());
+            case "b" -> (sb, t) -> sb.append(t.backendName() != null ? t.backendName() : t.frontendName());
+            case "HM" -> (sb, t) -> sb.append(t.request().method());
+            case "HU" -> (sb, t) -> sb.append(t.request().target());
+            case "HP" -> (sb, t) -> sb.append(Fetches.path(t.request(), false));
+            case "HPO" -> (sb, t) -> sb.append(Fetches.path(t.request(), false));
+            case "HQ" -> (sb, t) -> {
+                CharSequence q = Fetches.query(t.request());
+                if (q != null) {
+                    sb.append('?').append(q);
+                }
+            };
+            case "HV" -> (sb, t) -> sb.append("HTTP/").append(Fetches.version(t.request()));
+            case "r" -> (sb, t) -> sb.append(t.request().method()).append(' ').append(t.request().target()).append(" HTTP/")
+                    .append(Fetches.version(t.request()));
+            case "pid" -> {
+                String pid = Long.toString(ProcessHandle.current().pid());
+                yield (sb, t) -> sb.append(pid);
+            }
+            case "H" -> {
+                String host = hostname();
+                yield (sb, t) -> sb.append(host);
+            }
+            case "ST" -> (sb, t) -> sb.append(t.response() == null ? 0 : t.response().status());
+            default -> throw new IllegalArgumentException("format variable '%" + name + "' is not available in rule values");
+        };
+    }
+
+    private static String hostname() {
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            return "localhost";
+        }
+    }
+
+    public String render(Txn t) {
+        if (constant != null) {
+            return constant;
+        }
+        StringBuilder sb = new StringBuilder(32);
+        for (Part p : parts) {
+            p.append(sb, t);
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,34 @@
+package dev.sluice.proxy.rules;
+
+import dev.sluice.proxy.http.RequestHead;
+import dev.sluice.proxy.http.ResponseHead;
+import java.net.InetSocketAddress;
+import java.util.Map;
+
+/**
+ * What sample fetches read and actions change: the exchange seen by the rules. The stream implements
+ * it; tests use a simple fake. Used on the stream's event loop only.
+ */
+public interface Txn {
+    RequestHead request();
+
+    /** The response, in http-response rules; null before. */
+    ResponseHead response();
+
+    InetSocketAddress clientAddress();
+
+    InetSocketAddress frontendAddress();
+
+    boolean tls();
+
+    /** The TLS SNI the client sent, or null. */
+    String sni();
+
+    String frontendName();
+
+    /** The backend chosen so far, or null. */
+    String backendName();
+
+    /** The variables of the transaction ({@code txn.}, {@code req.}, {@code res.}, {@code sess.} scopes). */
+    Map<String, Object> vars();
+}
