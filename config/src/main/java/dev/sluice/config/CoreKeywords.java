@@ -453,8 +453,8 @@ final class CoreKeywords {
         int end = c.conditionStart(0);
         int status = 200;
         String contentType = null;
-        String body = null;
-        List<HttpRule.Header> headers = new ArrayList<>();
+        boolean nonEmptyBody = false;
+        boolean hasBody = false;
         for (int i = 0; i < end; i++) {
             String w = a.get(i);
             boolean hasValue = i + 1 < end;
@@ -476,29 +476,34 @@ final class CoreKeywords {
                     }
                     contentType = a.get(++i);
                 }
-                case "string" -> {
+                case "string", "lf-string" -> {
                     if (!hasValue) {
-                        c.error("'string' expects a text.");
+                        c.error("'" + w + "' expects a text.");
                         return;
                     }
-                    if (body != null) {
-                        c.error("only one body ('string' or 'file') may be given.");
+                    if (hasBody) {
+                        c.error("only one body ('string', 'lf-string', 'file' or 'lf-file') may be given.");
                         return;
                     }
-                    body = a.get(++i);
+                    hasBody = true;
+                    nonEmptyBody = !a.get(++i).isEmpty();
                 }
-                case "file" -> {
+                case "file", "lf-file" -> {
                     if (!hasValue) {
-                        c.error("'file' expects a path.");
+                        c.error("'" + w + "' expects a path.");
                         return;
                     }
-                    if (body != null) {
-                        c.error("only one body ('string' or 'file') may be given.");
+                    if (hasBody) {
+                        c.error("only one body ('string', 'lf-string', 'file' or 'lf-file') may be given.");
                         return;
                     }
                     String path = a.get(++i);
                     try {
-                        body = Files.readString(Path.of(path), StandardCharsets.ISO_8859_1);
+                        hasBody = true;
+                        nonEmptyBody = Files.size(Path.of(path)) > 0;
+                        if (!Files.isReadable(Path.of(path))) {
+                            throw new IOException("not readable");
+                        }
                     } catch (IOException | RuntimeException e) {
                         c.error("cannot read file '" + path + "': " + e.getMessage());
                         return;
@@ -510,33 +515,27 @@ final class CoreKeywords {
                         return;
                     }
                     String name = a.get(i + 1);
-                    String value = a.get(i + 2);
                     if (!HttpTokens.isToken(name)) {
                         c.error("invalid header name '" + name + "'.");
                         return;
                     }
-                    if (value.contains("%[")) {
-                        c.error("log-format expressions in 'hdr' values are not supported by Sluice yet.");
-                        return;
-                    }
-                    headers.add(new HttpRule.Header(name, value));
                     i += 2;
                 }
-                case "lf-string", "lf-file", "errorfile", "errorfiles", "default-errorfiles" -> {
-                    c.error("'" + w + "' is not supported by Sluice yet (use 'string' or 'file').");
+                case "errorfile", "errorfiles", "default-errorfiles" -> {
+                    c.error("'" + w + "' is not supported by Sluice yet (use 'string', 'lf-string', 'file' or 'lf-file').");
                     return;
                 }
                 default -> {
-                    c.error("unexpected argument '" + w + "'; expected: status, content-type, string, file, hdr, if or unless.");
+                    c.error("unexpected argument '" + w + "'; expected: status, content-type, string, lf-string, file, lf-file, hdr, if or unless.");
                     return;
                 }
             }
         }
-        if (body != null && !body.isEmpty() && contentType == null) {
+        if (nonEmptyBody && contentType == null) {
             c.error("a content type must be defined when non-empty payload is configured.");
             return;
         }
-        if (body != null && (status == 204 || status == 304)) {
+        if (hasBody && (status == 204 || status == 304)) {
             c.error("status " + status + " cannot carry a body.");
             return;
         }
@@ -547,7 +546,7 @@ final class CoreKeywords {
                 return;
             }
         }
-        c.proxy().httpRequestRules.add(new HttpRule.Return(c.at(), cond, status, contentType, body, headers));
+        c.proxy().httpRequestRules.add(new HttpRule.Action(c.at(), cond, "return", a.subList(0, end)));
     }
 
     static boolean validName(String name) {

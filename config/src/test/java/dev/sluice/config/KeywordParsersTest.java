@@ -685,10 +685,10 @@ class KeywordParsersTest {
     @Nested
     class HttpRequestReturn {
 
-        private HttpRule.Return onlyRule(String line) {
+        private HttpRule.Action onlyRule(String line) {
             Proxy fe = frontendOf(line);
             assertThat(fe.httpRequestRules()).hasSize(1);
-            return (HttpRule.Return) fe.httpRequestRules().getFirst();
+            return (HttpRule.Action) fe.httpRequestRules().getFirst();
         }
 
         @Test
@@ -697,40 +697,37 @@ class KeywordParsersTest {
                     acl maint always_true
                     http-request return status 503 content-type "text/plain; charset=utf-8" string "down for maintenance" hdr Retry-After 30 hdr X-A "a b" if maint
                     """);
-            assertThat(fe.httpRequestRules()).containsExactly(new HttpRule.Return(at(FRONTEND_LINE + 1),
-                    new Condition(false, List.of(List.of(new Condition.Term(false, "maint", null)))), 503,
-                    "text/plain; charset=utf-8", "down for maintenance",
-                    List.of(new HttpRule.Header("Retry-After", "30"), new HttpRule.Header("X-A", "a b"))));
+            assertThat(fe.httpRequestRules()).containsExactly(new HttpRule.Action(at(FRONTEND_LINE + 1),
+                    new Condition(false, List.of(List.of(new Condition.Term(false, "maint", null)))), "return",
+                    List.of("status", "503", "content-type", "text/plain; charset=utf-8", "string", "down for maintenance",
+                            "hdr", "Retry-After", "30", "hdr", "X-A", "a b")));
         }
 
         @Test
         void defaults() {
-            assertThat(onlyRule("http-request return")).isEqualTo(new HttpRule.Return(at(FRONTEND_LINE), null, 200, null, null, List.of()));
+            assertThat(onlyRule("http-request return")).isEqualTo(new HttpRule.Action(at(FRONTEND_LINE), null, "return", List.of()));
         }
 
         @Test
         void emptyStringNeedsNoContentType() {
-            HttpRule.Return r = onlyRule("http-request return status 404 string \"\" unless METH_GET");
-            assertThat(r.body()).isEmpty();
-            assertThat(r.contentType()).isNull();
-            assertThat(r.status()).isEqualTo(404);
+            HttpRule.Action r = onlyRule("http-request return status 404 string \"\" unless METH_GET");
+            assertThat(r.args()).containsExactly("status", "404", "string", "");
             assertThat(r.condition()).isEqualTo(cond(true, "METH_GET"));
         }
 
         @Test
         void statusBounds() {
-            assertThat(onlyRule("http-request return status 200").status()).isEqualTo(200);
-            assertThat(onlyRule("http-request return status 599").status()).isEqualTo(599);
-            assertThat(onlyRule("http-request return status 204").body()).isNull();
+            assertThat(onlyRule("http-request return status 200").args()).containsExactly("status", "200");
+            assertThat(onlyRule("http-request return status 599").args()).containsExactly("status", "599");
+            assertThat(onlyRule("http-request return status 204").args()).containsExactly("status", "204");
         }
 
         @Test
         void fileBody(@TempDir Path dir) throws IOException {
             Path f = dir.resolve("page.html");
             Files.write(f, "<h1>caf\u00e9</h1>\n".getBytes(StandardCharsets.ISO_8859_1));
-            HttpRule.Return r = onlyRule("http-request return content-type text/html file \"" + f + "\" if { path / }");
-            assertThat(r.body()).isEqualTo("<h1>caf\u00e9</h1>\n");
-            assertThat(r.contentType()).isEqualTo("text/html");
+            HttpRule.Action r = onlyRule("http-request return content-type text/html file \"" + f + "\" if { path / }");
+            assertThat(r.args()).containsExactly("content-type", "text/html", "file", f.toString());
             assertThat(r.condition().alternatives().getFirst().getFirst().anonymous()).isEqualTo(new AclExpr("path", List.of(), List.of("/")));
         }
 
@@ -754,15 +751,14 @@ class KeywordParsersTest {
                 "string x                                     => a content type must be defined when non-empty payload is configured.",
                 "status 204 content-type text/plain string x  => status 204 cannot carry a body.",
                 "status 304 string \"\"                       => status 304 cannot carry a body.",
-                "content-type a/b string x string y           => only one body ('string' or 'file') may be given.",
-                "content-type a/b string x file /etc/hostname => only one body ('string' or 'file') may be given.",
+                "content-type a/b string x string y           => only one body ('string', 'lf-string', 'file' or 'lf-file') may be given.",
+                "content-type a/b string x lf-file /etc/hostname => only one body ('string', 'lf-string', 'file' or 'lf-file') may be given.",
                 "hdr X-A                                      => 'hdr' expects a name and a value.",
                 "hdr \"Bad Name\" v                           => invalid header name 'Bad Name'.",
                 "hdr X-A:b v                                  => invalid header name 'X-A:b'.",
-                "hdr X-A %[src]                               => log-format expressions in 'hdr' values are not supported by Sluice yet.",
-                "lf-string x                                  => 'lf-string' is not supported by Sluice yet (use 'string' or 'file').",
-                "errorfile /x                                 => 'errorfile' is not supported by Sluice yet (use 'string' or 'file').",
-                "deny                                         => unexpected argument 'deny'; expected: status, content-type, string, file, hdr, if or unless.",
+                "lf-string x                                  => a content type must be defined when non-empty payload is configured.",
+                "errorfile /x                                 => 'errorfile' is not supported by Sluice yet (use 'string', 'lf-string', 'file' or 'lf-file').",
+                "deny                                         => unexpected argument 'deny'; expected: status, content-type, string, lf-string, file, lf-file, hdr, if or unless.",
         })
         void errors(String args, String message) {
             Diagnostic d = assertSingleError(parse(inFrontend("http-request return " + args)), FRONTEND_LINE, message);
@@ -792,7 +788,7 @@ class KeywordParsersTest {
                         http-request return status 201 if METH_POST
                         http-request return status 202
                     """);
-            assertThat(Configs.proxy(c, "l").httpRequestRules()).extracting(rule -> ((HttpRule.Return) rule).status()).containsExactly(201, 202);
+            assertThat(Configs.proxy(c, "l").httpRequestRules()).extracting(rule -> ((HttpRule.Action) rule).args().get(1)).containsExactly("201", "202");
             assertThat(Configs.proxy(c, "l").httpRequestRules()).extracting(HttpRule::where).containsExactly(at(8), at(9));
         }
     }

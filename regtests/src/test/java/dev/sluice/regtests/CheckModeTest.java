@@ -95,4 +95,53 @@ class CheckModeTest {
         assertThat(r.exitCode()).isEqualTo(1);
         assertThat(r.output()).contains("'lua-load' is not supported by Sluice yet: Lua scripting");
     }
+
+    @Test
+    void rulesReadingAMessageTheirPhaseDoesNotHaveAreWarnedOrRejectedAsHaproxyDoes() {
+        String head = """
+                defaults
+                    mode http
+                    timeout client 5s
+                    timeout server 5s
+                    timeout connect 5s
+                frontend fe
+                    bind 127.0.0.1:1
+                    default_backend be
+                    acl p path /x
+                """;
+        String be = "backend be\n    server s1 127.0.0.1:2\n";
+        Sluice.Result warned = Sluice.check(head + """
+                    http-response set-header x-a 1 if p
+                    http-request set-header x-b 1 if { status 200 }
+                    http-response set-header x-c %[hdr(host)] if { hdr(x) -m found }
+                """ + be);
+        assertThat(warned.exitCode()).isZero();
+        assertThat(warned.output())
+                .contains("test.cfg:10: warning: acl 'p' will never match because it only involves keywords that are incompatible with "
+                        + "'frontend http-response header rule'.")
+                .contains("test.cfg:11: warning: anonymous acl will never match because it uses keyword 'status' which is incompatible with "
+                        + "'frontend http-request header rule'.")
+                .contains("test.cfg:12: warning: anonymous acl will never match because it uses keyword 'hdr' which is incompatible with "
+                        + "'frontend http-response header rule'.")
+                .contains("Warnings were found.").contains("Configuration file is valid");
+
+        Sluice.Result bad = Sluice.check(head + """
+                    http-response set-header x-b %[path]
+                    http-request set-header x-d %[res.hdr(a)]
+                    http-after-response set-header x-i 1 if { var(txn.a) x }
+                    http-request set-header x-e %[nosuchfetch]
+                    http-request set-header x-f %[path,nosuchconv]
+                """ + be);
+        assertThat(bad.exitCode()).isEqualTo(1);
+        assertThat(bad.output())
+                .contains("test.cfg:10: error: error detected while parsing a 'http-response set-header' rule : sample fetch 'path' may not be "
+                        + "reliably used here because it needs 'HTTP request headers' which is not available here.")
+                .contains("test.cfg:11: error: error detected while parsing a 'http-request set-header' rule : sample fetch 'res.hdr' may not be "
+                        + "reliably used here because it needs 'HTTP response headers' which is not available here.")
+                .contains("test.cfg:12: error: error detected while parsing a 'http-after-response set-header' rule : matching method must be "
+                        + "specified first (using '-m') when using a sample fetch of this type ('var').")
+                .containsPattern("test\\.cfg:13: error: .*unknown fetch method 'nosuchfetch'")
+                .containsPattern("test\\.cfg:14: error: .*unknown converter 'nosuchconv'")
+                .contains("Fatal errors found in configuration.");
+    }
 }

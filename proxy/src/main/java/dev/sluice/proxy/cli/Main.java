@@ -84,16 +84,19 @@ public final class Main {
         }
         Map<String, List<Backend.ResolvedServer>> resolved = new HashMap<>();
         List<String> problems = ProxyRuntime.check(config, resolved);
-        if (!problems.isEmpty()) {
+        boolean fatal = problems.stream().anyMatch(ProxyRuntime::isError);
+        if (!opts.quiet()) {
+            problems.forEach(err::println);
+        }
+        if (fatal) {
             if (!opts.quiet()) {
-                problems.forEach(err::println);
                 err.println("Fatal errors found in configuration.");
             }
             return 1;
         }
         if (opts.check()) {
             if (!opts.quiet()) {
-                if (diags.stream().anyMatch(d -> d.severity() == Diagnostic.Severity.WARNING)) {
+                if (!problems.isEmpty() || diags.stream().anyMatch(d -> d.severity() == Diagnostic.Severity.WARNING)) {
                     System.out.println("Warnings were found.");
                 }
                 System.out.println("Configuration file is valid");

@@ -18,6 +18,7 @@ final class H1Encoder {
 
     private static final byte[] HTTP11_SP = {'H', 'T', 'T', 'P', '/', '1', '.', '1', ' '};
     private static final byte[] SP_HTTP11_CRLF = {' ', 'H', 'T', 'T', 'P', '/', '1', '.', '1', '\r', '\n'};
+    private static final byte[] SP_HTTP10_CRLF = {' ', 'H', 'T', 'T', 'P', '/', '1', '.', '0', '\r', '\n'};
     private static final byte[] COLON_SP = {':', ' '};
     private static final byte[] CRLF = {'\r', '\n'};
     static final byte[] TE_CHUNKED = "transfer-encoding: chunked\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
@@ -65,13 +66,18 @@ final class H1Encoder {
 
     /** {@code <method> <target> HTTP/1.1}, the fields, then the extra lines (already CRLF-terminated). */
     static ByteBuf request(ByteBufAllocator alloc, RequestHead h, byte[] extra1, byte[] extra2) {
+        return request(alloc, h, false, extra1, extra2);
+    }
+
+    /** The same, with {@code HTTP/1.0} in the request line when {@code http10}. */
+    static ByteBuf request(ByteBufAllocator alloc, RequestHead h, boolean http10, byte[] extra1, byte[] extra2) {
         HttpFields f = h.fields();
         int size = h.method().length() + h.target().length() + 16 + fieldsSize(f) + len(extra1) + len(extra2);
         ByteBuf out = alloc.directBuffer(size);
         writeAscii(out, h.method());
         out.writeByte(' ');
         writeAscii(out, h.target());
-        out.writeBytes(SP_HTTP11_CRLF);
+        out.writeBytes(http10 ? SP_HTTP10_CRLF : SP_HTTP11_CRLF);
         writeFields(out, f);
         if (extra1 != null) {
             out.writeBytes(extra1);

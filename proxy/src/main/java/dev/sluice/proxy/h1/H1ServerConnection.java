@@ -99,9 +99,13 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
         parser.expectResponseTo(head.isHead(), head.method().contentEquals(RequestHead.CONNECT));
         chunked = head.body() == MessageHead.Body.STREAMED;
         chunkWritten = false;
+        // an HTTP/1.0 request goes on as HTTP/1.0 (asking for keep-alive), as HAProxy does, unless its
+        // body needs chunking (h2 client without content-length)
+        boolean http10 = head.version() == dev.sluice.proxy.http.HttpVersion.HTTP_1_0 && !chunked && head.upgrade() == null;
         byte[] close = head.upgrade() != null ? H1Encoder.upgradeLines(head.upgrade())
-                : stream.connectionMode() != HttpOptions.ConnectionMode.KEEP_ALIVE ? H1Encoder.CONNECTION_CLOSE : null;
-        ctx.write(H1Encoder.request(ctx.alloc(), head, chunked ? H1Encoder.TE_CHUNKED : null, close));
+                : stream.connectionMode() != HttpOptions.ConnectionMode.KEEP_ALIVE ? H1Encoder.CONNECTION_CLOSE
+                : http10 ? H1Encoder.CONNECTION_KEEP_ALIVE : null;
+        ctx.write(H1Encoder.request(ctx.alloc(), head, http10, chunked ? H1Encoder.TE_CHUNKED : null, close));
         dirty = true;
         timer.arm(serverTimeout());
     }

@@ -19,7 +19,7 @@ import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
- * Compiles rule actions ({@link HttpRule.Action} and {@link HttpRule.Return}) into {@link Action}s:
+ * Compiles rule actions ({@link HttpRule.Action}) into {@link Action}s:
  * templates, regexes and response bodies are prepared once. Errors are
  * {@link IllegalArgumentException}s naming the problem.
  */
@@ -31,9 +31,6 @@ public final class Actions {
     private static final AsciiString NO_CACHE = AsciiString.cached("no-cache");
 
     public static Action compile(HttpRule rule, boolean response) {
-        if (rule instanceof HttpRule.Return r) {
-            return returnAction(r.status(), r.contentType(), r.body() == null ? null : Template.compile0(r.body()), headers(r.headers()));
-        }
         HttpRule.Action a = (HttpRule.Action) rule;
         String word = a.name();
         int paren = word.indexOf('(');
@@ -87,20 +84,31 @@ public final class Actions {
                         String cur = f.value(i).toString();
                         String out;
                         if (each) {
-                            String[] parts = cur.split(",", -1);
-                            StringBuilder sb = new StringBuilder();
-                            for (int k = 0; k < parts.length; k++) {
-                                if (k > 0) {
-                                    sb.append(',');
+                            StringBuilder sb = new StringBuilder(cur.length() + 16);
+                            int start = 0;
+                            while (start <= cur.length()) {
+                                int comma = cur.indexOf(',', start);
+                                int end = comma < 0 ? cur.length() : comma;
+                                int ts = start;
+                                int te = end;
+                                while (ts < te && (cur.charAt(ts) == ' ' || cur.charAt(ts) == '\t')) {
+                                    ts++;
                                 }
-                                String part = parts[k].strip();
-                                java.util.regex.Matcher m = p.matcher(part);
-                                sb.append(k > 0 ? " " : "").append(m.matches() ? m.replaceFirst(repl) : part);
+                                while (te > ts && (cur.charAt(te - 1) == ' ' || cur.charAt(te - 1) == '\t')) {
+                                    te--;
+                                }
+                                java.util.regex.Matcher m = p.matcher(cur.substring(ts, te));
+                                sb.append(cur, start, ts).append(m.find() ? expand(m, repl) : cur.substring(ts, te)).append(cur, te, end);
+                                if (comma < 0) {
+                                    break;
+                                }
+                                sb.append(',');
+                                start = comma + 1;
                             }
                             out = sb.toString();
                         } else {
                             java.util.regex.Matcher m = p.matcher(cur);
-                            out = m.matches() ? m.replaceFirst(repl) : cur;
+                            out = m.find() ? expand(m, repl) : cur;
                         }
                         f.setValue(i, new AsciiString(out));
                     }
@@ -138,14 +146,14 @@ public final class Actions {
                         case "replace-uri" -> {
                             java.util.regex.Matcher m = p.matcher(r.target());
                             if (m.find()) {
-                                r.target(new AsciiString(m.replaceFirst(repl)));
+                                r.target(new AsciiString(expand(m, repl)));
                             }
                         }
                         case "replace-pathq" -> {
                             CharSequence pq = Fetches.path(r, true);
                             java.util.regex.Matcher m = p.matcher(pq);
                             if (m.find()) {
-                                r.target(new AsciiString(prefixOf(r) + m.replaceFirst(repl)));
+                                r.target(new AsciiString(prefixOf(r) + expand(m, repl)));
                             }
                         }
                         default -> {
@@ -153,7 +161,7 @@ public final class Actions {
                             java.util.regex.Matcher m = p.matcher(path);
                             if (m.find()) {
                                 CharSequence q = Fetches.query(r);
-                                r.target(new AsciiString(prefixOf(r) + m.replaceFirst(repl) + (q != null ? "?" + q : "")));
+                                r.target(new AsciiString(prefixOf(r) + expand(m, repl) + (q != null ? "?" + q : "")));
                             }
                         }
                     }
@@ -226,19 +234,21 @@ public final class Actions {
         return s < 0 ? "" : slash < 0 ? t.toString() : t.subSequence(0, slash, false).toString();
     }
 
+    /**
+     * HAProxy's {@code exp_replace}: once the regex matched somewhere, the whole subject becomes the
+     * replacement with its back-references filled in (text outside the match is not kept).
+     */
+    static String expand(java.util.regex.Matcher m, String replacement) {
+        StringBuilder sb = new StringBuilder();
+        m.appendReplacement(sb, replacement);
+        return sb.substring(m.start());
+    }
+
     private static AsciiString lower(String s) {
         return AsciiString.cached(s.toLowerCase(Locale.ROOT));
     }
 
     private record Hdr(AsciiString name, Template value) {
-    }
-
-    private static List<Hdr> headers(List<HttpRule.Header> hs) {
-        List<Hdr> out = new ArrayList<>();
-        for (HttpRule.Header h : hs) {
-            out.add(new Hdr(lower(h.name()), Template.compile(h.value())));
-        }
-        return out;
     }
 
     /** Builds a local answer: {@code hdr} fields, then content-length and content-type, as HAProxy does. */
@@ -313,7 +323,7 @@ public final class Actions {
                 default -> throw new IllegalArgumentException("unexpected argument '" + w + "'");
             }
         }
-        if (body != null && ct == null) {
+        if (body != null && ct == null && !body.isEmpty()) {
             throw new IllegalArgumentException("a content type must be defined when non-empty payload is configured");
         }
         if (deny && !custom) {

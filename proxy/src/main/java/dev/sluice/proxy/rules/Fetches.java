@@ -57,17 +57,15 @@ public final class Fetches {
         def("capture.req.uri", 0, 0, Match.STR, false, a -> t -> t.request().target());
         def("capture.req.method", 0, 0, Match.STR, false, a -> t -> t.request().method());
         def("capture.req.ver", 0, 0, Match.STR, false, a -> t -> "HTTP/" + version(t.request()));
-        for (String n : new String[] {"hdr", "req.hdr"}) {
-            def(n, 0, 2, Match.STR, false, a -> new Header(false, a.isEmpty() ? null : a.get(0), occurrence(a), true));
-        }
+        def("hdr", 0, 2, Match.STR, false, a -> new Header(null, a.isEmpty() ? null : a.get(0), occurrence(a), true));
+        def("req.hdr", 0, 2, Match.STR, false, a -> new Header(false, a.isEmpty() ? null : a.get(0), occurrence(a), true));
         def("req.fhdr", 1, 2, Match.STR, false, a -> new Header(false, a.get(0), occurrence(a), false));
-        for (String n : new String[] {"hdr_cnt", "req.hdr_cnt"}) {
-            def(n, 0, 1, Match.INT, false, a -> new HeaderCount(false, a.isEmpty() ? null : a.get(0), true));
-        }
+        def("hdr_cnt", 0, 1, Match.INT, false, a -> new HeaderCount(null, a.isEmpty() ? null : a.get(0), true));
+        def("req.hdr_cnt", 0, 1, Match.INT, false, a -> new HeaderCount(false, a.isEmpty() ? null : a.get(0), true));
         def("req.fhdr_cnt", 0, 1, Match.INT, false, a -> new HeaderCount(false, a.isEmpty() ? null : a.get(0), false));
-        def("hdr_val", 1, 2, Match.INT, false, a -> intOf(new Header(false, a.get(0), occurrence(a), true)));
+        def("hdr_val", 1, 2, Match.INT, false, a -> intOf(new Header(null, a.get(0), occurrence(a), true)));
         def("req.hdr_val", 1, 2, Match.INT, false, a -> intOf(new Header(false, a.get(0), occurrence(a), true)));
-        def("hdr_ip", 1, 2, Match.IP, false, a -> ipOf(new Header(false, a.get(0), occurrence(a), true)));
+        def("hdr_ip", 1, 2, Match.IP, false, a -> ipOf(new Header(null, a.get(0), occurrence(a), true)));
         def("req.hdr_ip", 1, 2, Match.IP, false, a -> ipOf(new Header(false, a.get(0), occurrence(a), true)));
         for (String n : new String[] {"cook", "req.cook"}) {
             def(n, 0, 1, Match.STR, false, a -> new Cookie(false, a.isEmpty() ? null : a.get(0)));
@@ -88,7 +86,7 @@ public final class Fetches {
         }
         def("res.cook", 0, 1, Match.STR, true, a -> new Cookie(true, a.isEmpty() ? null : a.get(0)));
         def("res.ver", 0, 0, Match.STR, true, a -> t -> t.response() == null ? null : version(t.response()));
-        def("var", 1, 2, Match.STR, false, a -> {
+        def("var", 1, 2, null, false, a -> {
             String name = a.get(0);
             String dflt = a.size() > 1 ? a.get(1) : null;
             return t -> {
@@ -173,21 +171,60 @@ public final class Fetches {
     }
 
     private static Fetch urlParam(String name, char delim) {
-        return t -> {
+        return new UrlParam(name, delim);
+    }
+
+    /** {@code url_param(name[,delim])}: the first value as a sample; ACLs try every occurrence, as HAProxy does. */
+    record UrlParam(String name, char delim) implements Fetch {
+        @Override
+        public Object get(Txn t) {
+            Object[] first = new Object[1];
+            scan(t, v -> {
+                first[0] = v;
+                return true;
+            });
+            return first[0];
+        }
+
+        @Override
+        public boolean any(Txn t, Predicate<Object> p) {
+            return scan(t, p);
+        }
+
+        /** Offers each value of the parameter to {@code p} until it accepts one. */
+        private boolean scan(Txn t, Predicate<Object> p) {
             CharSequence q = query(t.request());
             if (q == null) {
-                return null;
+                return false;
             }
-            String s = q.toString();
-            for (String part : s.split(java.util.regex.Pattern.quote(String.valueOf(delim)))) {
-                int eq = part.indexOf('=');
-                String k = eq < 0 ? part : part.substring(0, eq);
-                if (k.equals(name)) {
-                    return eq < 0 ? "" : part.substring(eq + 1);
+            int n = q.length();
+            int start = 0;
+            while (start <= n) {
+                int end = start;
+                while (end < n && q.charAt(end) != delim) {
+                    end++;
+                }
+                int klen = name.length();
+                if (end - start >= klen && regionEquals(q, start, name)
+                        && (start + klen == end || q.charAt(start + klen) == '=')) {
+                    int vs = Math.min(start + klen + 1, end);
+                    if (p.test(q.subSequence(vs, end))) {
+                        return true;
+                    }
+                }
+                start = end + 1;
+            }
+            return false;
+        }
+
+        private static boolean regionEquals(CharSequence s, int at, String k) {
+            for (int i = 0; i < k.length(); i++) {
+                if (s.charAt(at + i) != k.charAt(i)) {
+                    return false;
                 }
             }
-            return null;
-        };
+            return true;
+        }
     }
 
     static CharSequence base(RequestHead r) {
@@ -258,13 +295,24 @@ public final class Fetches {
      * ({@code fhdr} takes whole lines). Occurrence 0 or absent: last in sample context, any in ACLs;
      * positive: from the first; negative: from the last.
      */
+    /**
+     * The message a header fetch reads: the response when {@code response} is true, the request when
+     * false, and when null the message of the current phase ({@code hdr} in http-response rules).
+     */
+    static MessageHead head(Txn t, Boolean response) {
+        if (response == null) {
+            return t.response() != null ? t.response() : t.request();
+        }
+        return response ? t.response() : t.request();
+    }
+
     static final class Header implements Fetch {
-        private final boolean response;
+        private final Boolean response;
         private final AsciiString name;
         private final int occ;
         private final boolean split;
 
-        Header(boolean response, String name, int occ, boolean split) {
+        Header(Boolean response, String name, int occ, boolean split) {
             this.response = response;
             this.name = name == null ? null : AsciiString.cached(name.toLowerCase(java.util.Locale.ROOT));
             this.occ = occ;
@@ -272,7 +320,7 @@ public final class Fetches {
         }
 
         private HttpFields fields(Txn t) {
-            MessageHead h = response ? t.response() : t.request();
+            MessageHead h = head(t, response);
             return h == null ? null : h.fields();
         }
 
@@ -340,10 +388,10 @@ public final class Fetches {
         }
     }
 
-    record HeaderCount(boolean response, String name, boolean split) implements Fetch {
+    record HeaderCount(Boolean response, String name, boolean split) implements Fetch {
         @Override
         public Object get(Txn t) {
-            MessageHead h = response ? t.response() : t.request();
+            MessageHead h = head(t, response);
             if (h == null) {
                 return null;
             }

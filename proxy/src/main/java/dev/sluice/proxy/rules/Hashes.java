@@ -21,14 +21,22 @@ public final class Hashes {
         return h;
     }
 
+    /** HAProxy's {@code hash_wt6}: two words mixed with data-dependent rotations. */
     public static int wt6(byte[] b) {
-        int h0 = 0x48a2_6e30;
-        int h1 = 0x4e3e_d532;
+        int h0 = 0xa53c965a;
+        int h1 = 0x5ca6953a;
+        int step0 = 6;
+        int step1 = 18;
         for (byte x : b) {
-            int c = x & 0xff;
-            h0 = (h0 << 1) ^ (h0 >>> 31) ^ c;
-            h1 = Integer.rotateLeft(h1, 7) + c * 0x1f;
-            h0 ^= h1;
+            int t = x & 0xff;
+            h0 = ~(h0 ^ t);
+            h1 = ~(h1 + t);
+            t = Integer.rotateLeft(h1, step0);
+            h1 = Integer.rotateLeft(h0, step1);
+            h0 = t;
+            t = ((h0 >>> 16) ^ h1) & 0xffff;
+            step0 = t & 0x1f;
+            step1 = t >>> 11;
         }
         return h0 ^ h1;
     }

@@ -157,25 +157,29 @@ public enum Match {
             case BEG -> s.startsWith(p);
             case END -> s.endsWith(p);
             case SUB -> s.contains(p);
-            case DOM -> delimited(s, p, '.');
-            case DIR -> delimited(s, p, '/');
+            case DOM -> delimited(s, p, "/?.:");
+            case DIR -> delimited(s, p, "/?");
             default -> false;
         };
     }
 
-    /** Whether {@code p} appears in {@code s} as a whole element between delimiters (HAProxy's dom/dir). */
-    private static boolean delimited(String s, String p, char delim) {
-        String d = String.valueOf(delim);
-        String pat = p;
-        while (pat.startsWith(d)) {
-            pat = pat.substring(1);
+    /**
+     * Whether {@code p} appears in {@code s} as a whole element between delimiters: HAProxy's
+     * {@code match_word}, with "/?" for dir and "/?.:" for dom; delimiters around the pattern are ignored.
+     */
+    private static boolean delimited(String s, String p, String delims) {
+        int ps = 0;
+        int pe = p.length();
+        while (ps < pe && delims.indexOf(p.charAt(ps)) >= 0) {
+            ps++;
         }
-        while (pat.endsWith(d)) {
-            pat = pat.substring(0, pat.length() - 1);
+        while (pe > ps && delims.indexOf(p.charAt(pe - 1)) >= 0) {
+            pe--;
         }
-        if (pat.isEmpty()) {
+        if (ps == pe) {
             return false;
         }
+        String pat = p.substring(ps, pe);
         int from = 0;
         while (true) {
             int i = s.indexOf(pat, from);
@@ -183,8 +187,8 @@ public enum Match {
                 return false;
             }
             int end = i + pat.length();
-            boolean startOk = i == 0 || s.charAt(i - 1) == delim || delim == '/' && (s.charAt(i - 1) == '?');
-            boolean endOk = end == s.length() || s.charAt(end) == delim || delim == '/' && s.charAt(end) == '?';
+            boolean startOk = i == 0 || delims.indexOf(s.charAt(i - 1)) >= 0;
+            boolean endOk = end == s.length() || delims.indexOf(s.charAt(end)) >= 0;
             if (startOk && endOk) {
                 return true;
             }

@@ -2,7 +2,9 @@ package dev.sluice.proxy.rules;
 
 import dev.sluice.config.model.Acl;
 import dev.sluice.config.model.AclExpr;
+import dev.sluice.config.LogFormats;
 import dev.sluice.config.model.HttpRule;
+import dev.sluice.config.model.LogFormat;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.UseBackend;
 import java.util.ArrayList;
@@ -23,7 +25,10 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
 
     public static final ProxyRules NONE = new ProxyRules(List.of(), List.of(), List.of(), List.of());
 
-    /** Compiles a proxy's rules; each problem is appended to {@code problems} as "file:line: error: ...". */
+    /**
+     * Compiles a proxy's rules; each problem is appended to {@code problems} as "file:line: error: ..."
+     * or "file:line: warning: ..." (an ACL that can never match where it is used, as HAProxy warns).
+     */
     public static ProxyRules compile(Proxy p, List<String> problems) {
         Map<String, List<AclExpr>> named = new HashMap<>();
         for (Acl a : p.acls()) {
@@ -37,13 +42,16 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
                 problems.add(a.where() + ": error: error detected while parsing ACL '" + a.name() + "' : " + e.getMessage() + ".");
             }
         }
-        List<Rule> req = rules(p.httpRequestRules(), rc, false, "http-request", problems);
-        List<Rule> res = rules(p.httpResponseRules(), rc, true, "http-response", problems);
-        List<Rule> after = rules(p.httpAfterResponseRules(), rc, true, "http-after-response", problems);
+        String kind = p.kind().keyword();
+        List<Rule> req = rules(p.httpRequestRules(), rc, false, "http-request", kind, problems);
+        List<Rule> res = rules(p.httpResponseRules(), rc, true, "http-response", kind, problems);
+        List<Rule> after = rules(p.httpAfterResponseRules(), rc, true, "http-after-response", kind, problems);
         List<Switch> sw = new ArrayList<>();
         for (UseBackend u : p.useBackends()) {
             try {
-                Cond c = rc.condition(u.condition());
+                List<String> warnings = new ArrayList<>();
+                Cond c = rc.condition(u.condition(), RuleCompiler.Phase.REQUEST, kind + " switching rule", warnings);
+                warnings.forEach(w -> problems.add(u.where() + ": warning: " + w + "."));
                 Template dyn = u.isDynamic() ? Template.compile(u.backend()) : null;
                 sw.add(new Switch(c, u.backend(), dyn));
             } catch (IllegalArgumentException e) {
@@ -53,18 +61,41 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
         return new ProxyRules(req, res, after, sw);
     }
 
-    private static List<Rule> rules(List<HttpRule> list, RuleCompiler rc, boolean response, String family, List<String> problems) {
+    private static List<Rule> rules(List<HttpRule> list, RuleCompiler rc, boolean response, String family, String kind,
+            List<String> problems) {
+        RuleCompiler.Phase phase = response ? RuleCompiler.Phase.RESPONSE : RuleCompiler.Phase.REQUEST;
+        String context = kind + " " + (response ? "http-response" : "http-request") + " header rule";
         List<Rule> out = new ArrayList<>();
         for (HttpRule r : list) {
+            HttpRule.Action a = (HttpRule.Action) r;
             try {
-                Cond c = rc.condition(r.condition());
+                List<String> warnings = new ArrayList<>();
+                Cond c = rc.condition(r.condition(), phase, context, warnings);
+                warnings.forEach(w -> problems.add(r.where() + ": warning: " + w + "."));
+                checkPhase(a, phase);
                 out.add(new Rule(c, Actions.compile(r, response)));
             } catch (IllegalArgumentException e) {
-                String action = r instanceof HttpRule.Action a ? a.name() : "return";
-                problems.add(r.where() + ": error: error detected while parsing a '" + family + " " + action + "' rule : " + e.getMessage()
+                problems.add(r.where() + ": error: error detected while parsing a '" + family + " " + a.name() + "' rule : " + e.getMessage()
                         + ".");
             }
         }
         return out;
+    }
+
+    /** Every sample an action reads ({@code %[...]} in its formats, the expression of set-var) must exist in its phase. */
+    private static void checkPhase(HttpRule.Action a, RuleCompiler.Phase phase) {
+        if (a.name().startsWith("set-var(") && !a.args().isEmpty()) {
+            RuleCompiler.checkPhase(a.args().get(0), phase);
+        }
+        for (String arg : a.args()) {
+            if (!arg.contains("%[")) {
+                continue;
+            }
+            for (LogFormat.Node n : LogFormats.parse(arg, true).nodes()) {
+                if (n instanceof LogFormat.Sample sample) {
+                    RuleCompiler.checkPhase(sample.expr(), phase);
+                }
+            }
+        }
     }
 }

@@ -25,6 +25,42 @@ public final class RuleCompiler {
         this.named = named;
     }
 
+    /** Where rules run: what they can read. */
+    public enum Phase {
+        REQUEST, RESPONSE
+    }
+
+    /** Fetches that read neither message: usable in every phase. */
+    private static final java.util.Set<String> ANY_PHASE = java.util.Set.of("src", "src_port", "dst", "dst_port", "ssl_fc", "ssl_fc_sni",
+            "ssl_fc_has_sni", "var", "str", "int", "bool", "always_true", "always_false", "env", "fe_name", "be_name");
+
+    /** Sample fetches that read the message of the current phase ({@code hdr} is {@code res.hdr} in responses). */
+    private static final java.util.Set<String> CONTEXTUAL = java.util.Set.of("hdr", "hdr_cnt", "hdr_val", "hdr_ip");
+
+    /** The phase whose message fetch {@code name} reads, or null. */
+    static Phase needs(String name) {
+        Fetches.Def d = Fetches.get(name);
+        if (d == null || ANY_PHASE.contains(name)) {
+            return null;
+        }
+        return d.response() ? Phase.RESPONSE : Phase.REQUEST;
+    }
+
+    /**
+     * Checks that sample expression {@code text} can be evaluated in {@code phase}; throws with
+     * HAProxy's wording when it cannot.
+     */
+    public static void checkPhase(String text, Phase phase) {
+        String name = SampleArgs.parse(text).get(0).name();
+        Phase n = needs(name);
+        if (n == null || n == phase || phase == Phase.RESPONSE && CONTEXTUAL.contains(name)) {
+            return;
+        }
+        String what = n == Phase.REQUEST ? "HTTP request headers" : name.equals("status") ? "HTTP response" : "HTTP response headers";
+        throw new IllegalArgumentException("sample fetch '" + name + "' may not be reliably used here because it needs '" + what
+                + "' which is not available here");
+    }
+
     private static final String[] SUFFIXES = {"beg", "end", "sub", "reg", "dir", "dom", "len", "found", "ip", "val", "cnt", "int", "str"};
 
     /** Compiles {@code fetch(args),conv(args)...}. */
@@ -54,12 +90,6 @@ public final class RuleCompiler {
             }
         }
         return new SampleExpr(fetch, convs, text);
-    }
-
-    /** Whether a sample expression needs the response (http-response rules only). */
-    public static boolean needsResponse(String text) {
-        Fetches.Def d = Fetches.get(SampleArgs.parse(text).get(0).name());
-        return d != null && d.response();
     }
 
     private static void checkArgs(String what, SampleArgs.Call c, int min, int max) {
@@ -134,21 +164,26 @@ public final class RuleCompiler {
                 default -> throw new IllegalArgumentException("unknown ACL flag '" + f.get(i) + "'");
             }
         }
+        String fetchName = SampleArgs.parse(fetchText).get(0).name();
         if (match == null) {
-            Fetches.Def d = Fetches.get(SampleArgs.parse(fetchText).get(0).name());
+            Fetches.Def d = Fetches.get(fetchName);
+            if (d.dflt() == null && !sample.hasConverters()) {
+                throw new IllegalArgumentException("matching method must be specified first (using '-m') when using a sample fetch of this type ('"
+                        + fetchName + "')");
+            }
             match = sample.hasConverters() ? Match.STR : d.dflt();
             if (sample.hasConverters() && !patterns.isEmpty() && patterns.get(0).matches("-?\\d+|eq|ne|lt|le|gt|ge")) {
                 match = Match.INT;
             }
         }
-        if (match == Match.STR && patterns.isEmpty() && (Fetches.get(SampleArgs.parse(fetchText).get(0).name()).dflt() == Match.BOOL)) {
+        if (match == Match.STR && patterns.isEmpty() && Fetches.get(fetchName).dflt() == Match.BOOL) {
             match = Match.BOOL;
         }
         if (patterns.isEmpty() && match != Match.FOUND && match != Match.BOOL) {
             // no pattern: HAProxy matches nothing, except for boolean fetches
-            return new Acl(sample, v -> false, Fetches.get(SampleArgs.parse(fetchText).get(0).name()).response());
+            return new Acl(sample, v -> false, head, needs(fetchName));
         }
-        return new Acl(sample, match.compile(patterns, ignoreCase), Fetches.get(SampleArgs.parse(fetchText).get(0).name()).response());
+        return new Acl(sample, match.compile(patterns, ignoreCase), head, needs(fetchName));
     }
 
     private static List<String> patternFile(String file) {
@@ -187,8 +222,16 @@ public final class RuleCompiler {
         return a;
     }
 
-    /** Compiles a condition; null stays null (always true). */
+    /** Compiles a condition of a request rule or switching rule without diagnostics; null stays null. */
     public Cond condition(Condition c) {
+        return condition(c, Phase.REQUEST, "", new ArrayList<>());
+    }
+
+    /**
+     * Compiles a condition; null stays null (always true). An ACL whose sample does not exist in
+     * {@code phase} never matches and adds a warning (HAProxy's wording) naming {@code context}.
+     */
+    public Cond condition(Condition c, Phase phase, String context, List<String> warnings) {
         if (c == null) {
             return null;
         }
@@ -198,7 +241,30 @@ public final class RuleCompiler {
             alts[i] = new Cond.Term[and.size()];
             for (int j = 0; j < and.size(); j++) {
                 Condition.Term t = and.get(j);
-                Acl[] acls = t.aclName() != null ? named(t.aclName()) : new Acl[] {acl(t.anonymous())};
+                Acl[] acls;
+                if (t.aclName() != null) {
+                    acls = named(t.aclName()).clone();
+                    boolean any = false;
+                    for (int k = 0; k < acls.length; k++) {
+                        if (acls[k].usableIn(phase)) {
+                            any = true;
+                        } else {
+                            acls[k] = acls[k].never();
+                        }
+                    }
+                    if (!any) {
+                        warnings.add("acl '" + t.aclName() + "' will never match because it only involves keywords that are incompatible with '"
+                                + context + "'");
+                    }
+                } else {
+                    Acl a = acl(t.anonymous());
+                    if (!a.usableIn(phase)) {
+                        warnings.add("anonymous acl will never match because it uses keyword '" + a.keyword()
+                                + "' which is incompatible with '" + context + "'");
+                        a = a.never();
+                    }
+                    acls = new Acl[] {a};
+                }
                 alts[i][j] = new Cond.Term(acls, t.negated());
             }
         }
@@ -212,14 +278,14 @@ public final class RuleCompiler {
 
         static Acl acl(String name) {
             return switch (name) {
-                case "TRUE", "HTTP", "WAIT_END" -> new Acl(t -> Boolean.TRUE, Samples::bool, false);
-                case "FALSE" -> new Acl(t -> Boolean.FALSE, Samples::bool, false);
+                case "TRUE", "HTTP", "WAIT_END" -> new Acl(t -> Boolean.TRUE, Samples::bool, name, null);
+                case "FALSE" -> new Acl(t -> Boolean.FALSE, Samples::bool, name, null);
                 case "HTTP_1.0" -> RuleCompiler.acl(new AclExpr("req.ver", List.of(), List.of("1.0")));
                 case "HTTP_1.1" -> RuleCompiler.acl(new AclExpr("req.ver", List.of(), List.of("1.1")));
                 case "HTTP_2.0" -> RuleCompiler.acl(new AclExpr("req.ver", List.of(), List.of("2.0")));
                 case "HTTP_3.0" -> RuleCompiler.acl(new AclExpr("req.ver", List.of(), List.of("3.0")));
-                case "HTTP_CONTENT" -> new Acl(t -> t.request().hasBody(), Samples::bool, false);
-                case "REQ_CONTENT" -> new Acl(t -> t.request().hasBody(), Samples::bool, false);
+                case "HTTP_CONTENT" -> new Acl(t -> t.request().hasBody(), Samples::bool, name, Phase.REQUEST);
+                case "REQ_CONTENT" -> new Acl(t -> t.request().hasBody(), Samples::bool, name, Phase.REQUEST);
                 case "HTTP_URL_ABS" -> RuleCompiler.acl(new AclExpr("url", List.of("-m", "reg"), List.of("^[^/:]*://")));
                 case "HTTP_URL_SLASH" -> RuleCompiler.acl(new AclExpr("url", List.of("-m", "beg"), List.of("/")));
                 case "HTTP_URL_STAR" -> RuleCompiler.acl(new AclExpr("url", List.of(), List.of("*")));
@@ -227,7 +293,7 @@ public final class RuleCompiler {
                 case "METH_CONNECT", "METH_DELETE", "METH_HEAD", "METH_OPTIONS", "METH_POST", "METH_PUT", "METH_TRACE" ->
                         RuleCompiler.acl(new AclExpr("method", List.of(), List.of(name.substring(5))));
                 case "METH_GET" -> RuleCompiler.acl(new AclExpr("method", List.of(), List.of("GET", "HEAD")));
-                case "RDP_COOKIE" -> new Acl(t -> Boolean.FALSE, Samples::bool, false);
+                case "RDP_COOKIE" -> new Acl(t -> Boolean.FALSE, Samples::bool, name, null);
                 default -> null;
             };
         }

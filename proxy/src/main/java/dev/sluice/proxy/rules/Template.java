@@ -27,9 +27,9 @@ public final class Template {
         return new Template(null, text);
     }
 
-    /** For bodies given with {@code string}: literal text. */
-    static Template compile0(String text) {
-        return literal(text);
+    /** True for a template that always renders the empty string. */
+    public boolean isEmpty() {
+        return parts == null && constant.isEmpty();
     }
 
     /** Compiles {@code text}; throws {@link IllegalArgumentException} for a bad expression or variable. */

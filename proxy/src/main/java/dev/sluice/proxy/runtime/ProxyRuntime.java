@@ -97,8 +97,14 @@ public final class ProxyRuntime {
         return (int) Math.max(100, Math.min(max, 1_000_000));
     }
 
+    /** Whether a message of {@link #check} is an error (the others are warnings). */
+    public static boolean isError(String problem) {
+        return problem.contains(": error: ");
+    }
+
     /**
-     * What prevents this model from running, as messages; empty when it can run. Resolves server host
+     * What prevents this model from running, as messages ("file:line: error: ..."), and warnings
+     * ("file:line: warning: ..."); it can run when no message {@link #isError is an error}. Resolves server host
      * names (at start-up only, never on an event loop).
      */
     public static List<String> check(Config config, Map<String, List<Backend.ResolvedServer>> resolvedOut) {

@@ -1,0 +1,71 @@
+package dev.sluice.proxy.rules;
+
+import dev.sluice.proxy.http.HttpFields;
+import dev.sluice.proxy.http.HttpVersion;
+import dev.sluice.proxy.http.RequestHead;
+import dev.sluice.proxy.http.ResponseHead;
+import io.netty.util.AsciiString;
+import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.Map;
+
+/** A transaction for rule tests: a request built from a method, a target and fields; no stream. */
+final class FakeTxn implements Txn {
+    final RequestHead request;
+    ResponseHead response;
+    InetSocketAddress client = new InetSocketAddress("10.1.2.3", 40000);
+    final Map<String, Object> vars = new HashMap<>();
+
+    FakeTxn(String method, String target, String... fields) {
+        HttpFields f = new HttpFields();
+        for (int i = 0; i < fields.length; i += 2) {
+            f.add(fields[i], fields[i + 1]);
+        }
+        request = new RequestHead(new AsciiString(method), new AsciiString(target), HttpVersion.HTTP_1_1, f);
+    }
+
+    @Override
+    public RequestHead request() {
+        return request;
+    }
+
+    @Override
+    public ResponseHead response() {
+        return response;
+    }
+
+    @Override
+    public InetSocketAddress clientAddress() {
+        return client;
+    }
+
+    @Override
+    public InetSocketAddress frontendAddress() {
+        return new InetSocketAddress("127.0.0.1", 8080);
+    }
+
+    @Override
+    public boolean tls() {
+        return false;
+    }
+
+    @Override
+    public String sni() {
+        return null;
+    }
+
+    @Override
+    public String frontendName() {
+        return "fe";
+    }
+
+    @Override
+    public String backendName() {
+        return null;
+    }
+
+    @Override
+    public Map<String, Object> vars() {
+        return vars;
+    }
+}
