@@ -1,0 +1,125 @@
+package dev.sluice.regtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Malformed HTTP/1 requests on raw sockets: each gets HAProxy's status (haproxy-behaviour.md section 7;
+ * where HAProxy 2.6 is laxer than the reference, the reference wins), the connection closes, the origin
+ * receives nothing, and the daemon keeps serving.
+ */
+class MalformedHttp1Test {
+    static Origin origin;
+    static Sluice sluice;
+    static int port;
+
+    @BeforeAll
+    static void start() {
+        origin = Origin.start("o");
+        port = Ports.free();
+        sluice = Sluice.start("""
+                defaults
+                    mode http
+                    timeout connect 2s
+                    timeout client 5s
+                    timeout server 5s
+                    timeout http-request 3s
+                frontend fe
+                    bind 127.0.0.1:%d
+                    default_backend be
+                backend be
+                    server s1 127.0.0.1:%d
+                """.formatted(port, origin.port()), port);
+    }
+
+    @AfterAll
+    static void stop() {
+        sluice.close();
+        origin.close();
+    }
+
+    static Arguments c(String name, int status, String request) {
+        return Arguments.of(name, status, request);
+    }
+
+    static Stream<Arguments> requests() {
+        return Stream.of(
+                c("ctl in target", 400, "GET /a\u0001b HTTP/1.1\r\nHost: x\r\n\r\n"),
+                c("del in target", 400, "GET /a\u007fb HTTP/1.1\r\nHost: x\r\n\r\n"),
+                c("8bit in target", 400, "GET /a\u00c3\u00a9 HTTP/1.1\r\nHost: x\r\n\r\n"),
+                c("space in path", 400, "GET /a b HTTP/1.1\r\nHost: x\r\n\r\n"),
+                c("hash in target", 400, "GET /a#frag HTTP/1.1\r\nHost: x\r\n\r\n"),
+                c("method not token", 400, "G(T / HTTP/1.1\r\nHost: x\r\n\r\n"),
+                c("bad version", 400, "GET / HTTP/1.x\r\nHost: x\r\n\r\n"),
+                c("version 2 digits", 400, "GET / HTTP/11.1\r\nHost: x\r\n\r\n"),
+                c("lowercase version", 400, "GET / http/1.1\r\nHost: x\r\n\r\n"),
+                c("http09", 400, "GET /\r\n\r\n"),
+                c("header name space", 400, "GET / HTTP/1.1\r\nHost: x\r\nBad Name: v\r\n\r\n"),
+                c("space before colon", 400, "GET / HTTP/1.1\r\nHost: x\r\nName : v\r\n\r\n"),
+                c("empty header name", 400, "GET / HTTP/1.1\r\nHost: x\r\n: v\r\n\r\n"),
+                c("header name non-token", 400, "GET / HTTP/1.1\r\nHost: x\r\nN@me: v\r\n\r\n"),
+                c("header without colon", 400, "GET / HTTP/1.1\r\nHost: x\r\nNoColon\r\n\r\n"),
+                c("bare CR in value", 400, "GET / HTTP/1.1\r\nHost: x\r\nA: b\rc\r\n\r\n"),
+                c("CL differ", 400, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nabc"),
+                c("CL list differ", 400, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2, 3\r\n\r\nabc"),
+                c("CL non digit", 400, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3a\r\n\r\nabc"),
+                c("CL empty", 400, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: \r\n\r\nabc"),
+                c("CL trailing comma", 400, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3,\r\n\r\nabc"),
+                c("CL overflow", 400, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999999\r\n\r\nabc"),
+                c("CL negative", 400, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\nabc"),
+                c("CL plus", 400, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: +3\r\n\r\nabc"),
+                c("TE chunked not last", 400, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, gzip\r\n\r\n0\r\n\r\n"),
+                c("TE chunked twice", 400, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, chunked\r\n\r\n0\r\n\r\n"),
+                c("TE empty", 400, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: \r\n\r\n0\r\n\r\n"),
+                c("TE gzip chunked", 422, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n"),
+                c("TE two headers chunked twice", 400, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+                c("http10 GET with body", 413, "GET / HTTP/1.0\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc"),
+                c("two hosts differ", 400, "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"),
+                c("host forbidden char", 400, "GET / HTTP/1.1\r\nHost: a b\r\n\r\n"),
+                c("host with slash", 400, "GET / HTTP/1.1\r\nHost: a/b\r\n\r\n"),
+                c("absolute uri host mismatch", 400, "GET http://a.example/ HTTP/1.1\r\nHost: b.example\r\n\r\n"),
+                c("authority form on GET", 400, "GET a.example:80 HTTP/1.1\r\nHost: a.example\r\n\r\n"),
+                c("CONNECT without port", 400, "CONNECT a.example HTTP/1.1\r\nHost: a.example\r\n\r\n"),
+                c("star on GET", 400, "GET * HTTP/1.1\r\nHost: x\r\n\r\n"),
+                c("bad chunk size", 400, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n"),
+                c("chunk size overflow", 400, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffffffff\r\nabc\r\n0\r\n\r\n"),
+                c("chunk missing CRLF", 400, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n0\r\n\r\n"),
+                c("too many headers", 400, "GET / HTTP/1.1\r\nHost: x\r\n" + "H: v\r\n".repeat(120) + "\r\n"),
+                c("uri too long", 414, "GET /" + "a".repeat(20000) + " HTTP/1.1\r\nHost: x\r\n\r\n"),
+                c("headers too large", 431, "GET / HTTP/1.1\r\nHost: x\r\nBig: " + "b".repeat(20000) + "\r\n\r\n"),
+                c("empty method", 400, " / HTTP/1.1\r\nHost: x\r\n\r\n"),
+                c("nul in header name", 400, "GET / HTTP/1.1\r\nHost: x\r\nA\u0000b: v\r\n\r\n"));
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @MethodSource("requests")
+    void isRejectedBeforeTheOrigin(String name, int status, String request) {
+        int before = origin.requests().size();
+        try (RawClient c = new RawClient(port, 5000)) {
+            // read to the end: the connection must close after the error page
+            String answer = c.send(request.getBytes(StandardCharsets.ISO_8859_1)).readToEndText();
+            assertThat(answer).startsWith("HTTP/1.1 " + status + " ").endsWith("</body></html>\n");
+            if (status == 400) {
+                // HAProxy's raw 400 page announces the close; its 413/414/422/431 pages do not
+                assertThat(answer).contains("\r\nConnection: close\r\n");
+            }
+        }
+        assertThat(origin.requests().size()).as("requests that reached the origin").isEqualTo(before);
+        try (RawClient c = new RawClient(port)) {
+            assertThat(c.send("GET /after HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void atLeastFortyDistinctCases() {
+        assertThat(requests().count()).isGreaterThanOrEqualTo(40);
+    }
+}
