@@ -111,6 +111,17 @@ final class CoreKeywords {
         connectionMode(r, "http-server-close", HttpOptions.ConnectionMode.SERVER_CLOSE,
                 "Close the server connection after each response; keep the client connection.");
         connectionMode(r, "httpclose", HttpOptions.ConnectionMode.CLOSE, "Close both connections after each response.");
+        for (String name : new String[] {"accept-unsafe-violations-in-http-request", "accept-invalid-http-request"}) {
+            r.register(new Keyword("option " + name, FRONTEND_SIDE, "[no] option " + name,
+                    "Relax HTTP/1 request parsing as HAProxy does: any non-control character in field names, 8-bit characters, "
+                            + "'\"<>\\^`{|}' and '#' in the request target, several digits in the version. Control characters, "
+                            + "framing errors and ambiguous lengths are still rejected.",
+                    c -> {
+                        if (c.expectArgs(0, 0, "option " + name)) {
+                            c.proxy().acceptInvalidRequest = !c.negated();
+                        }
+                    }));
+        }
 
         TlsKeywords.register(r);
         LogKeywords.register(r);

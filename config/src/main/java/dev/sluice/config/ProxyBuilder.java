@@ -35,6 +35,7 @@ public final class ProxyBuilder {
     public long timeoutHttpKeepAlive = Timeouts.UNSET;
     public long timeoutTunnel = Timeouts.UNSET;
     public HttpOptions.ConnectionMode connectionMode = HttpOptions.ConnectionMode.KEEP_ALIVE;
+    public boolean acceptInvalidRequest;
     public HttpOptions.ForwardFor forwardFor;
     public final List<Acl> acls = new ArrayList<>();
     public final List<HttpRule> httpRequestRules = new ArrayList<>();
@@ -79,6 +80,7 @@ public final class ProxyBuilder {
         timeoutHttpKeepAlive = d.timeoutHttpKeepAlive;
         timeoutTunnel = d.timeoutTunnel;
         connectionMode = d.connectionMode;
+        acceptInvalidRequest = d.acceptInvalidRequest;
         forwardFor = d.forwardFor;
         defaultBackend = d.defaultBackend;
         defaultBackendWhere = d.defaultBackendWhere;
@@ -122,7 +124,7 @@ public final class ProxyBuilder {
                 kind.hasFrontend() ? binds : List.of(),
                 kind.hasFrontend() ? maxconn : 0,
                 timeouts,
-                new HttpOptions(connectionMode, forwardFor),
+                new HttpOptions(connectionMode, forwardFor, acceptInvalidRequest),
                 acls, httpRequestRules, httpResponseRules, httpAfterResponseRules,
                 kind.hasFrontend() ? useBackends : List.of(),
                 kind.hasFrontend() ? defaultBackend : null,

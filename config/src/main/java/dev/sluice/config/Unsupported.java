@@ -86,8 +86,6 @@ final class Unsupported {
             Map.entry("option clitcpka", "TCP keep-alive probes"), Map.entry("option srvtcpka", "TCP keep-alive probes"),
             Map.entry("option splice-auto", "kernel splicing"), Map.entry("option http-use-htx", "legacy HTX switch"),
             Map.entry("option originalto", "X-Original-To"),
-            Map.entry("option accept-invalid-http-request", "relaxed HTTP parsing (comes with the HTTP engine)"),
-            Map.entry("option accept-unsafe-violations-in-http-request", "relaxed HTTP parsing (comes with the HTTP engine)"),
             Map.entry("option accept-invalid-http-response", "relaxed HTTP parsing (comes with the HTTP engine)"),
             Map.entry("option http-buffer-request", "request buffering"),
             Map.entry("option independent-streams", "independent-streams"),

@@ -122,4 +122,38 @@ class MalformedHttp1Test {
     void atLeastFortyDistinctCases() {
         assertThat(requests().count()).isGreaterThanOrEqualTo(40);
     }
+
+    @Test
+    void acceptUnsafeViolationsLetsHaproxysRelaxedCasesThroughButNotControlCharacters() {
+        int p = Ports.free();
+        try (Sluice lax = Sluice.start("""
+                defaults
+                    mode http
+                    timeout connect 2s
+                    timeout client 5s
+                    timeout server 5s
+                frontend fe
+                    bind 127.0.0.1:%d
+                    option accept-invalid-http-request
+                    default_backend be
+                backend be
+                    server s1 127.0.0.1:%d
+                """.formatted(p, origin.port()), p)) {
+            for (String req : new String[] {"GET /a#frag HTTP/1.1\r\nHost: x\r\n\r\n", "GET /caf\u00e9 HTTP/1.1\r\nHost: x\r\n\r\n",
+                    "GET / HTTP/1.1\r\nHost: x\r\nN@me[1]: v\r\n\r\n"}) {
+                int before = origin.requests().size();
+                try (RawClient c = new RawClient(p)) {
+                    assertThat(c.send(req.getBytes(StandardCharsets.ISO_8859_1)).read().status()).as(req).isEqualTo(200);
+                }
+                assertThat(origin.requests().size()).isEqualTo(before + 1);
+            }
+            assertThat(origin.requests().getLast().header("n@me[1]")).isEqualTo("v");
+            for (String req : new String[] {"GET /a\u0001 HTTP/1.1\r\nHost: x\r\n\r\n", "GET /a\u007f HTTP/1.1\r\nHost: x\r\n\r\n",
+                    "GET / HTTP/1.1\r\nHost: x\r\nA\u0001: v\r\n\r\n", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab"}) {
+                try (RawClient c = new RawClient(p)) {
+                    assertThat(c.send(req.getBytes(StandardCharsets.ISO_8859_1)).readToEndText()).as(req).startsWith("HTTP/1.1 400 ");
+                }
+            }
+        }
+    }
 }

@@ -47,6 +47,14 @@ public final class H1Parser {
     private static final AsciiString POST = AsciiString.cached("POST");
     private static final AsciiString PUT = AsciiString.cached("PUT");
     private static final boolean[] TOKEN = new boolean[256];
+    /** Field-name characters with accept-unsafe-violations-in-http-request: any visible byte but ':'. */
+    private static final boolean[] LAX_NAME = new boolean[256];
+
+    static {
+        for (int c = 0x21; c < 256; c++) {
+            LAX_NAME[c] = c != ':' && c != 0x7f;
+        }
+    }
 
     static {
         for (int c = 0; c < 256; c++) {
@@ -332,7 +340,7 @@ public final class H1Parser {
             if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
                 break;
             }
-            if (c < 0x20 || c >= 0x7f || c == '#') {
+            if (c < 0x20 || c == 0x7f || (c > 0x7f || c == '#') && !limits.acceptInvalid()) {
                 fail(400, "forbidden character in request target", p);
                 return false;
             }
@@ -463,7 +471,8 @@ public final class H1Parser {
                 continue;
             }
             int ns = p;
-            while (p < n && TOKEN[b[p] & 0xff]) {
+            boolean[] nameChars = request && limits.acceptInvalid() ? LAX_NAME : TOKEN;
+            while (p < n && nameChars[b[p] & 0xff]) {
                 byte ch = b[p];
                 if (ch >= 'A' && ch <= 'Z') {
                     b[p] = (byte) (ch + 32);

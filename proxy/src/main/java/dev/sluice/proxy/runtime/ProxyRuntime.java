@@ -74,7 +74,7 @@ public final class ProxyRuntime {
                 }
                 log = new dev.sluice.proxy.log.AccessLog(p.logging(), logWriter);
             }
-            Frontend fe = new Frontend(p, workers, rules, backends, dflt, limit, limits, log);
+            Frontend fe = new Frontend(p, workers, rules, backends, dflt, limit, limits.withAcceptInvalid(p.http().acceptInvalidRequest()), log);
             frontends.put(p.name(), fe);
             for (Bind b : p.binds()) {
                 boolean h2 = "h2".equals(b.proto());
