@@ -123,6 +123,18 @@ final class CoreKeywords {
                     }));
         }
 
+        r.register(new Keyword("stick-table", PROXY_SECTIONS,
+                "stick-table type <ip|ipv6|integer|string [len n]|binary [len n]> size <n> [expire <time>] [nopurge] [store <type>[,<type>]*]",
+                "The proxy's stick table (one per proxy), for track-sc rules and the sc_*, src_* and table_* samples.", c -> {
+                    if (c.args().isEmpty()) {
+                        c.error("expects a table definition: type <type> size <size> [expire <time>] [store <types>].");
+                    } else if (c.proxy().stickTable != null) {
+                        c.error("only one stick-table per proxy (previous one at line " + c.proxy().stickTable.where().line() + ").");
+                    } else {
+                        c.proxy().stickTable = new dev.sluice.config.model.StickTableDecl(c.at(), c.args());
+                    }
+                }));
+
         TlsKeywords.register(r);
         LogKeywords.register(r);
         ErrorKeywords.register(r);

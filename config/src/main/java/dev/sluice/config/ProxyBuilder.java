@@ -41,6 +41,7 @@ public final class ProxyBuilder {
     public final List<HttpRule> httpRequestRules = new ArrayList<>();
     public final List<HttpRule> httpResponseRules = new ArrayList<>();
     public final List<HttpRule> httpAfterResponseRules = new ArrayList<>();
+    public dev.sluice.config.model.StickTableDecl stickTable;
     public final List<UseBackend> useBackends = new ArrayList<>();
     public String defaultBackend;
     public SourceRef defaultBackendWhere;
@@ -131,6 +132,7 @@ public final class ProxyBuilder {
                 balance,
                 kind.hasBackend() ? servers : List.of(),
                 logging,
-                new dev.sluice.config.model.ErrorPages(errorPages));
+                new dev.sluice.config.model.ErrorPages(errorPages),
+                stickTable);
     }
 }

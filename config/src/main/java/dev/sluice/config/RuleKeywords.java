@@ -56,7 +56,17 @@ final class RuleKeywords {
             new Spec("set-var-fmt", REQ | RES | AFTER, 1, 1, "set-var-fmt(<scope.name>) <fmt>", "Store a formatted string in a variable."),
             new Spec("unset-var", REQ | RES | AFTER, 0, 0, "unset-var(<scope.name>)", "Remove a variable."),
             new Spec("set-timeout", REQ | RES, 2, 2, "set-timeout server|tunnel|client <time>", "Change a timeout for this stream."),
-            new Spec("set-retries", REQ, 1, 1, "set-retries <n>", "Change the number of connect retries for this stream."));
+            new Spec("set-retries", REQ, 1, 1, "set-retries <n>", "Change the number of connect retries for this stream."),
+            new Spec("track-sc0", REQ | RES, 1, 3, "track-sc0 <key> [table <table>]",
+                    "Track the key's entry in stick counter 0 for this request (the first tracker of a slot wins)."),
+            new Spec("track-sc1", REQ | RES, 1, 3, "track-sc1 <key> [table <table>]", "Track the key's entry in stick counter 1."),
+            new Spec("track-sc2", REQ | RES, 1, 3, "track-sc2 <key> [table <table>]", "Track the key's entry in stick counter 2."),
+            new Spec("sc-inc-gpc0", REQ | RES | AFTER, 0, 0, "sc-inc-gpc0(<sc>)", "Increment gpc0 of the entry tracked by stick counter <sc>."),
+            new Spec("sc-inc-gpc1", REQ | RES | AFTER, 0, 0, "sc-inc-gpc1(<sc>)", "Increment gpc1 of the entry tracked by stick counter <sc>."),
+            new Spec("sc-inc-gpc", REQ | RES | AFTER, 0, 0, "sc-inc-gpc(<idx>,<sc>)", "Increment gpc(<idx>) of the tracked entry."),
+            new Spec("sc-add-gpc", REQ | RES | AFTER, 1, 1, "sc-add-gpc(<idx>,<sc>) <int|expr>", "Add a value to gpc(<idx>) of the tracked entry."),
+            new Spec("sc-set-gpt0", REQ | RES | AFTER, 1, 1, "sc-set-gpt0(<sc>) <int|expr>", "Set gpt0 of the tracked entry."),
+            new Spec("sc-set-gpt", REQ | RES | AFTER, 1, 1, "sc-set-gpt(<idx>,<sc>) <int|expr>", "Set gpt(<idx>) of the tracked entry."));
 
     static void register(KeywordRegistry r) {
         r.family("http-response", "http-response action");
@@ -96,6 +106,13 @@ final class RuleKeywords {
                 c.error("invalid variable name '" + var + "': the scope must be one of proc, sess, txn, req, res.");
                 return;
             }
+        } else if (name.startsWith("sc-")) {
+            int open = word.indexOf('(');
+            boolean two = name.equals("sc-inc-gpc") || name.equals("sc-add-gpc") || name.equals("sc-set-gpt");
+            if (open < 0 || !word.endsWith(")") || !word.substring(open + 1, word.length() - 1).matches(two ? "\\d+,[0-2]" : "[0-2]")) {
+                c.error("expects '" + s.syntax().split(" ")[0] + "' with a stick counter number between 0 and 2.");
+                return;
+            }
         } else if (word.indexOf('(') >= 0) {
             c.error("'" + name + "' takes no argument in parentheses.");
             return;
@@ -131,6 +148,11 @@ final class RuleKeywords {
     /** Option-level checks of one action's arguments; null when fine. */
     private static String check(String name, List<String> a) {
         switch (name) {
+            case "track-sc0", "track-sc1", "track-sc2" -> {
+                if (a.size() == 2 || a.size() == 3 && !a.get(1).equals("table")) {
+                    return "expects '<key> [table <table>]'.";
+                }
+            }
             case "deny", "tarpit" -> {
                 for (int i = 0; i < a.size(); i++) {
                     switch (a.get(i)) {

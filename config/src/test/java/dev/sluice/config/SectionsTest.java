@@ -450,7 +450,7 @@ class SectionsTest {
                 "frontend => http-request wait-for-body time 1s => unknown http-request action 'wait-for-body' in 'frontend' section",
                 "frontend => tcp-request content accept   => 'tcp-request' is not supported by Sluice yet: tcp-request rules.",
                 "backend  => option httpchk GET /health   => 'option httpchk' is not supported by Sluice yet: health checks.",
-                "backend  => stick-table type ip size 1m  => 'stick-table' is not supported by Sluice yet: stick tables.",
+                "backend  => stick on src                 => 'stick' is not supported by Sluice yet: stick on/match/store rules (stickiness).",
                 "backend  => timeout tarpit 1h            => 'timeout tarpit' is not supported by Sluice yet: tarpit.",
         })
         void unsupportedKeywordExamples(String section, String line, String message) {

@@ -69,41 +69,53 @@ class HaproxyParityTest {
 
     @Test
     void sameResponsesAsHaproxy() throws Exception {
+        assertSameAsHaproxy("rules-parity.cfg", REQUESTS);
+    }
+
+    /**
+     * Runs the configuration template (in src/test/resources; {@code @FE@}, {@code @FE2@} are listen ports,
+     * {@code @O1@}, {@code @O2@} echo origins) in HAProxy, then in Sluice, sends each request on a new
+     * connection to the first port (a request starting with "2:" goes to the second port) and asserts
+     * the same normalised responses.
+     */
+    static void assertSameAsHaproxy(String resource, List<String> requests) throws Exception {
         assumeTrue(haproxy() != null, "haproxy is not installed");
-        String template = Files.readString(Path.of("src/test/resources/rules-parity.cfg"));
+        String template = Files.readString(Path.of("src/test/resources/" + resource));
         try (Origin s1 = EchoOrigin.start("s1"); Origin s2 = EchoOrigin.start("s2")) {
-            int hp = Ports.free();
-            int sp = Ports.free();
+            int[] hp = {Ports.free(), Ports.free()};
+            int[] sp = {Ports.free(), Ports.free()};
             List<String> fromHaproxy;
             Path hcfg = Sluice.writeConfig(fill(template, hp, s1, s2));
             Process h = new ProcessBuilder(haproxy(), "-db", "-f", hcfg.toString()).redirectErrorStream(true)
                     .redirectOutput(hcfg.resolveSibling("haproxy.log").toFile()).start();
             try {
-                waitFor(hp);
-                fromHaproxy = exchange(hp);
+                waitFor(hp[0]);
+                fromHaproxy = exchange(hp, requests);
             } finally {
                 h.destroy();
                 h.waitFor();
             }
             List<String> fromSluice;
-            try (Sluice s = Sluice.start(fill(template, sp, s1, s2), sp)) {
-                fromSluice = exchange(sp);
+            try (Sluice s = Sluice.start(fill(template, sp, s1, s2), sp[0])) {
+                fromSluice = exchange(sp, requests);
             }
-            for (int i = 0; i < REQUESTS.size(); i++) {
-                assertThat(fromSluice.get(i)).as("response to %s", REQUESTS.get(i).replace("\r\n", "\\r\\n")).isEqualTo(fromHaproxy.get(i));
+            for (int i = 0; i < requests.size(); i++) {
+                assertThat(fromSluice.get(i)).as("response to %s", requests.get(i).replace("\r\n", "\\r\\n")).isEqualTo(fromHaproxy.get(i));
             }
         }
     }
 
-    static String fill(String template, int port, Origin s1, Origin s2) {
-        return template.replace("@FE@", Integer.toString(port)).replace("@O1@", Integer.toString(s1.port()))
-                .replace("@O2@", Integer.toString(s2.port()));
+    static String fill(String template, int[] ports, Origin s1, Origin s2) {
+        return template.replace("@FE@", Integer.toString(ports[0])).replace("@FE2@", Integer.toString(ports[1]))
+                .replace("@O1@", Integer.toString(s1.port())).replace("@O2@", Integer.toString(s2.port()));
     }
 
     /** Each request on its own connection (a deny closes it); a response is its normalised text. */
-    static List<String> exchange(int port) throws IOException {
+    static List<String> exchange(int[] ports, List<String> requests) throws IOException {
         List<String> out = new ArrayList<>();
-        for (String req : REQUESTS) {
+        for (String line : requests) {
+            int port = line.startsWith("2:") ? ports[1] : ports[0];
+            String req = line.startsWith("2:") ? line.substring(2) : line;
             String withHost = req.contains("host:") || req.contains("Host:") ? req : req.replaceFirst("\r\n", "\r\nhost: test\r\n");
             try (RawClient c = new RawClient(port)) {
                 RawClient.Response r = c.send(withHost).read(req.startsWith("HEAD"));

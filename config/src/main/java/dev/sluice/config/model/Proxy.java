@@ -25,7 +25,16 @@ public record Proxy(
         Balance balance,
         List<Server> servers,
         Logging logging,
-        ErrorPages errors) {
+        ErrorPages errors,
+        StickTableDecl stickTable) {
+
+    /** A proxy without a stick table. */
+    public Proxy(String name, ProxyKind kind, SourceRef where, Mode mode, List<Bind> binds, int maxconn, Timeouts timeouts, HttpOptions http,
+            List<Acl> acls, List<HttpRule> httpRequestRules, List<HttpRule> httpResponseRules, List<HttpRule> httpAfterResponseRules,
+            List<UseBackend> useBackends, String defaultBackend, Balance balance, List<Server> servers, Logging logging, ErrorPages errors) {
+        this(name, kind, where, mode, binds, maxconn, timeouts, http, acls, httpRequestRules, httpResponseRules, httpAfterResponseRules,
+                useBackends, defaultBackend, balance, servers, logging, errors, null);
+    }
 
     public Proxy {
         binds = List.copyOf(binds);

@@ -56,6 +56,8 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     private ResponseHead response;
     private boolean responsePhase;
     private java.util.Map<String, Object> vars;
+    private dev.sluice.proxy.rules.Trackers trackers;
+    private long requestBodyBytes;
     private long serverTimeout = -1;
     private long tunnelTimeout = -1;
     private int retriesOverride = -1;
@@ -213,6 +215,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
 
     /** A piece of request body from the client; takes ownership. */
     public void onRequestBody(ByteBuf data) {
+        requestBodyBytes += data.readableBytes();
         if (finished) {
             data.release();
             return;
@@ -344,6 +347,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         conn = null;
         // back to the pool first, so a pipelined next request may reuse it at once
         c.release();
+        endTracking();
         client.sendEnd(trailers);
         log();
     }
@@ -466,7 +470,18 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         response = head;
         afterResponse(head);
         status = head.status();
+        endTracking();
         client.sendGenerated(head, body);
+    }
+
+    /**
+     * Releases the stick counters before the last bytes go to the client, so that a client's next
+     * request, whichever loop serves it, sees this one finished ({@code conn_cur}, error counts).
+     */
+    private void endTracking() {
+        if (trackers != null) {
+            trackers.end(status, cause == 'L', requestBodyBytes, client.bytesOut());
+        }
     }
 
     /** The http-after-response rules (backend's, then frontend's) on the response about to be sent. */
@@ -514,6 +529,14 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     @Override
     public String backendName() {
         return backend == null ? null : backend.name();
+    }
+
+    @Override
+    public dev.sluice.proxy.rules.Trackers trackers() {
+        if (trackers == null) {
+            trackers = new dev.sluice.proxy.rules.Trackers();
+        }
+        return trackers;
     }
 
     @Override
@@ -669,6 +692,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         }
 
         @Override
+        public dev.sluice.proxy.rules.Trackers trackers() {
+            return Stream.this.trackers();
+        }
+
+        @Override
         public MessageHead head() {
             return response;
         }
@@ -718,6 +746,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             counted = false;
             server.streamEnded();
         }
+        endTracking();
         dev.sluice.proxy.log.AccessLog al = frontend.accessLog();
         if (al == null || !al.logsRequests()) {
             return;

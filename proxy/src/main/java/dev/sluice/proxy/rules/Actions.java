@@ -178,6 +178,19 @@ public final class Actions {
                     return Action.Verdict.CONTINUE;
                 };
             }
+            case "track-sc0", "track-sc1", "track-sc2" -> {
+                int slot = name.charAt(name.length() - 1) - '0';
+                SampleExpr key = RuleCompiler.sample(args.get(0));
+                dev.sluice.sticktable.StickTable table = StickTables.resolve(args.size() == 3 ? args.get(2) : null);
+                yield t -> {
+                    Trackers tr = t.trackers();
+                    if (tr != null && tr.get(slot) == null) {
+                        tr.track(slot, table, StickTables.keyOf(table, key.get(t)));
+                    }
+                    return Action.Verdict.CONTINUE;
+                };
+            }
+            case "sc-inc-gpc0", "sc-inc-gpc1", "sc-inc-gpc", "sc-add-gpc", "sc-set-gpt0", "sc-set-gpt" -> stickCounterAction(name, inner, args);
             case "set-var" -> {
                 String var = Vars.name(inner.split(",")[0]);
                 SampleExpr e = RuleCompiler.sample(args.get(0));
@@ -252,7 +265,7 @@ public final class Actions {
     }
 
     /** Builds a local answer: {@code hdr} fields, then content-length and content-type, as HAProxy does. */
-    private static Action returnAction(int status, String contentType, Template body, List<Hdr> hdrs) {
+    private static Action returnAction(int status, String contentType, Template body, List<Hdr> hdrs, char cause) {
         AsciiString ct = contentType == null ? null : AsciiString.cached(contentType);
         return t -> {
             byte[] b = body == null ? new byte[0] : body.render(t).getBytes(StandardCharsets.ISO_8859_1);
@@ -266,7 +279,7 @@ public final class Actions {
             }
             ResponseHead head = new ResponseHead(HttpVersion.HTTP_1_1, status, Status.reason(status), f);
             head.bodyLength(b.length);
-            t.answer(head, b, 'L');
+            t.answer(head, b, cause);
             return Action.Verdict.DONE;
         };
     }
@@ -333,7 +346,8 @@ public final class Actions {
                 return Action.Verdict.DONE;
             };
         }
-        Action reply = returnAction(status, ct, body, hdrs);
+        // a deny is the proxy's refusal ('P' in the termination state), a return a local answer ('L')
+        Action reply = returnAction(status, ct, body, hdrs, deny ? 'P' : 'L');
         return deny ? t -> {
             reply.apply(t);
             return Action.Verdict.DONE;
@@ -346,6 +360,40 @@ public final class Actions {
 
     private static Action returnFromArgs(List<String> args) {
         return replyFromArgs(args, 200, false);
+    }
+
+    /** {@code sc-inc-gpc0(<sc>)} and its kin: change a data element of the entry tracked by a stick counter. */
+    private static Action stickCounterAction(String name, String inner, List<String> args) {
+        String[] p = inner.split(",");
+        int idx = p.length == 2 ? Integer.parseInt(p[0]) : 0;
+        int slot = Integer.parseInt(p[p.length - 1]);
+        SampleExpr value = args.isEmpty() ? null : args.get(0).matches("-?\\d+") ? null : RuleCompiler.sample(args.get(0));
+        long constant = !args.isEmpty() && value == null ? Long.parseLong(args.get(0)) : 1;
+        return t -> {
+            Trackers tr = t.trackers();
+            dev.sluice.sticktable.StickEntry e = tr == null ? null : tr.get(slot);
+            if (e == null) {
+                return Action.Verdict.CONTINUE;
+            }
+            long v = constant;
+            if (value != null) {
+                Long l = Samples.integer(value.get(t));
+                if (l == null) {
+                    return Action.Verdict.CONTINUE;
+                }
+                v = l;
+            }
+            // data the table does not store is left alone (the entry ignores unknown slots)
+            switch (name) {
+                case "sc-inc-gpc0" -> e.incGpc0();
+                case "sc-inc-gpc1" -> e.incGpc1();
+                case "sc-inc-gpc", "sc-add-gpc" -> e.addGpc(idx, v);
+                case "sc-set-gpt0" -> e.setGpt0(v);
+                default -> e.setGpt(idx, v);
+            }
+            e.table().touch(e);
+            return Action.Verdict.CONTINUE;
+        };
     }
 
     private static Action delHeader(List<String> args) {

@@ -167,7 +167,7 @@ public final class Converters {
         }
     }
 
-    private static void def(String name, int min, int max, Function<List<String>, Converter> build) {
+    static void def(String name, int min, int max, Function<List<String>, Converter> build) {
         DEFS.put(name, new Def(name, min, max, build));
     }
 

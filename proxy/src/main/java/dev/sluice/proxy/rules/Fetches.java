@@ -116,9 +116,10 @@ public final class Fetches {
         def("be_name", 0, 0, Match.STR, false, a -> Txn::backendName);
         def("http_first_req", 0, 0, Match.BOOL, false, a -> t -> Boolean.TRUE);
         def("req.hdr_names", 0, 1, Match.STR, false, a -> t -> headerNames(t.request().fields(), a.isEmpty() ? "," : a.get(0)));
+        StickFetches.register();
     }
 
-    private static void def(String name, int min, int max, Match dflt, boolean response, Function<List<String>, Fetch> build) {
+    static void def(String name, int min, int max, Match dflt, boolean response, Function<List<String>, Fetch> build) {
         DEFS.put(name, new Def(name, min, max, dflt, response, build));
     }
 

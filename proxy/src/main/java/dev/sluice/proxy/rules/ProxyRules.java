@@ -30,6 +30,15 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
      * or "file:line: warning: ..." (an ACL that can never match where it is used, as HAProxy warns).
      */
     public static ProxyRules compile(Proxy p, List<String> problems) {
+        return compile(p, problems, new StickTables());
+    }
+
+    /** The same, with the configuration's stick tables for track-sc rules and the stick-counter samples. */
+    public static ProxyRules compile(Proxy p, List<String> problems, StickTables tables) {
+        return StickTables.compiling(tables, p.name(), () -> compileIn(p, problems));
+    }
+
+    private static ProxyRules compileIn(Proxy p, List<String> problems) {
         Map<String, List<AclExpr>> named = new HashMap<>();
         for (Acl a : p.acls()) {
             named.computeIfAbsent(a.name(), k -> new ArrayList<>()).add(a.expr());

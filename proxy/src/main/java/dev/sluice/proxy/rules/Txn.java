@@ -31,4 +31,9 @@ public interface Txn {
 
     /** The variables of the transaction ({@code txn.}, {@code req.}, {@code res.}, {@code sess.} scopes). */
     Map<String, Object> vars();
+
+    /** The stream's stick counters, or null when it has none (tests, generated answers). */
+    default Trackers trackers() {
+        return null;
+    }
 }

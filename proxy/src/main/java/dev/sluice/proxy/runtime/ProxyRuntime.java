@@ -14,6 +14,7 @@ import dev.sluice.proxy.h2.H2ServerConnection;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.Listener;
 import dev.sluice.proxy.rules.ProxyRules;
+import dev.sluice.proxy.rules.StickTables;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetAddress;
@@ -42,6 +43,7 @@ public final class ProxyRuntime {
     private final ConnectionLimit globalLimit;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private dev.sluice.proxy.log.LogWriter logWriter;
+    private final StickTables stickTables;
 
     private ProxyRuntime(Config config, Map<String, List<Backend.ResolvedServer>> resolved) {
         this.config = config;
@@ -51,17 +53,22 @@ public final class ProxyRuntime {
         this.workers = new Workers(group);
         this.globalLimit = new ConnectionLimit("global", globalMaxconn(config), null);
         H1Limits limits = H1Limits.DEFAULT;
+        this.stickTables = StickTables.of(config, new ArrayList<>());
+        for (dev.sluice.sticktable.StickTable t : stickTables.all()) {
+            // expired untracked entries go away within a second, as HAProxy's purge task does
+            group.scheduleAtFixedRate(t::purgeExpired, 1, 1, java.util.concurrent.TimeUnit.SECONDS);
+        }
         ServerConnector connector = new ServerConnector(transport,
                 (srv, loop) -> srv.multiplexed() ? H2ServerConnection.create(srv, loop) : new H1ServerConnection(srv, loop, limits));
         for (Proxy p : config.backends()) {
             Backend be = new Backend(p, resolved.get(p.name()), workers.count(), connector);
             if (p.kind() == dev.sluice.config.model.ProxyKind.BACKEND) {
-                be.rules(ProxyRules.compile(p, new ArrayList<>()));
+                be.rules(ProxyRules.compile(p, new ArrayList<>(), stickTables));
             }
             backends.put(p.name(), be);
         }
         for (Proxy p : config.frontends()) {
-            ProxyRules rules = ProxyRules.compile(p, new ArrayList<>());
+            ProxyRules rules = ProxyRules.compile(p, new ArrayList<>(), stickTables);
             // a listen section is its own default backend
             Backend dflt = p.defaultBackend() != null ? backends.get(p.defaultBackend())
                     : p.kind() == dev.sluice.config.model.ProxyKind.LISTEN ? backends.get(p.name()) : null;
@@ -109,8 +116,9 @@ public final class ProxyRuntime {
      */
     public static List<String> check(Config config, Map<String, List<Backend.ResolvedServer>> resolvedOut) {
         List<String> problems = new ArrayList<>();
+        StickTables tables = StickTables.of(config, problems);
         for (Proxy p : config.proxies()) {
-            ProxyRules.compile(p, problems);
+            ProxyRules.compile(p, problems, tables);
             for (var e : p.errors().pages().entrySet()) {
                 if (e.getValue().length > 0) {
                     try {

@@ -1,0 +1,108 @@
+package dev.sluice.proxy.rules;
+
+import dev.sluice.config.model.Config;
+import dev.sluice.config.model.Proxy;
+import dev.sluice.sticktable.KeyType;
+import dev.sluice.sticktable.StickKey;
+import dev.sluice.sticktable.StickTable;
+import dev.sluice.sticktable.StickTableConfigException;
+import dev.sluice.sticktable.StickTableSpec;
+import java.net.InetAddress;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The stick tables of a configuration, one per proxy that declares one, by proxy name. Rules compiled
+ * for a proxy resolve table names here once, at compile time (see {@link #compiling}).
+ */
+public final class StickTables {
+    private final Map<String, StickTable> byName = new LinkedHashMap<>();
+
+    /** No tables. */
+    public StickTables() {
+    }
+
+    /** Parses every proxy's {@code stick-table}; each problem goes to {@code problems} as "file:line: error: ...". */
+    public static StickTables of(Config config, List<String> problems) {
+        StickTables t = new StickTables();
+        for (Proxy p : config.proxies()) {
+            if (p.stickTable() == null) {
+                continue;
+            }
+            try {
+                StickTableSpec spec = StickTableSpec.parse(p.stickTable().args(),
+                        w -> problems.add(p.stickTable().where() + ": warning: 'stick-table' : " + w + "."));
+                t.byName.put(p.name(), new StickTable(p.name(), spec));
+            } catch (StickTableConfigException e) {
+                problems.add(p.stickTable().where() + ": error: 'stick-table' : " + e.getMessage() + ".");
+            }
+        }
+        return t;
+    }
+
+    public StickTable get(String name) {
+        return byName.get(name);
+    }
+
+    public Iterable<StickTable> all() {
+        return byName.values();
+    }
+
+    /** The key of a sample in {@code table}, cast as HAProxy casts samples; null when it cannot be one. */
+    static StickKey keyOf(StickTable table, Object sample) {
+        if (sample == null) {
+            return null;
+        }
+        KeyType type = table.keyType();
+        try {
+            return switch (type) {
+                case IP, IPV6 -> {
+                    InetAddress a = Samples.ip(sample);
+                    yield a == null ? null : table.keyOfAddress(a);
+                }
+                case INTEGER -> {
+                    Long v = Samples.integer(sample);
+                    yield v == null ? null : table.keyOfInteger(v);
+                }
+                case STRING -> sample instanceof byte[] b ? table.keyOfBytes(b) : table.keyOfString(Samples.str(sample));
+                case BINARY -> table.keyOfBytes(Samples.bytes(sample));
+            };
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    // ---- compile scope: which tables exist and which one is the current proxy's ----
+
+    private record Scope(StickTables tables, String proxy) {
+    }
+
+    private static final ThreadLocal<Scope> SCOPE = new ThreadLocal<>();
+
+    /** Runs {@code body} with {@code tables} and {@code proxy}'s table visible to the sample compilers. */
+    static <T> T compiling(StickTables tables, String proxy, java.util.function.Supplier<T> body) {
+        Scope previous = SCOPE.get();
+        SCOPE.set(new Scope(tables, proxy));
+        try {
+            return body.get();
+        } finally {
+            SCOPE.set(previous);
+        }
+    }
+
+    /**
+     * The table named {@code name} (the current proxy's own table when null), for a sample compiler;
+     * throws HAProxy's message when there is none.
+     */
+    static StickTable resolve(String name) {
+        Scope s = SCOPE.get();
+        String n = name != null && !name.isEmpty() ? name : s == null ? null : s.proxy();
+        StickTable t = s == null || n == null ? null : s.tables().get(n);
+        if (t == null) {
+            throw new IllegalArgumentException(name != null && !name.isEmpty() ? "unable to find table '" + name + "'"
+                    : "no table in proxy '" + n + "'");
+        }
+        return t;
+    }
+}

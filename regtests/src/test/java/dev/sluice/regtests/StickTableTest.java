@@ -1,0 +1,86 @@
+package dev.sluice.regtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Stick tables through the daemon: tracking, the sc_/src_/table_ samples, gpc/gpt actions, rate limiting. */
+class StickTableTest {
+
+    @Test
+    void theRateLimiterLetsExactlyTheLimitThroughInTheWindow() {
+        try (Origin o = Origin.start("o")) {
+            int port = Ports.free();
+            try (Sluice s = Sluice.start("""
+                    defaults
+                        mode http
+                        timeout connect 2s
+                        timeout client 5s
+                        timeout server 5s
+                    frontend fe
+                        bind 127.0.0.1:%d
+                        stick-table type ip size 1m expire 30s store http_req_rate(10s)
+                        http-request track-sc0 src
+                        http-request deny deny_status 429 if { sc_http_req_rate(0) gt 7 }
+                        default_backend be
+                    backend be
+                        server s1 127.0.0.1:%d
+                    """.formatted(port, o.port()), port)) {
+                List<Integer> statuses = new ArrayList<>();
+                try (RawClient c = new RawClient(port)) {
+                    for (int i = 0; i < 12; i++) {
+                        statuses.add(c.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n").read().status());
+                    }
+                }
+                assertThat(statuses.subList(0, 7)).containsOnly(200);
+                assertThat(statuses.subList(7, 12)).containsOnly(429);
+                assertThat(o.requests()).hasSize(7);
+            }
+        }
+    }
+
+    @Test
+    void countersAndActionsMatchHaproxy() throws Exception {
+        String get = "GET / HTTP/1.1\r\n\r\n";
+        List<String> requests = new ArrayList<>(List.of(get, "GET /inc HTTP/1.1\r\n\r\n", "GET /nf HTTP/1.1\r\n\r\n",
+                "GET / HTTP/1.1\r\nx-user: bob\r\n\r\n", "GET /gpt HTTP/1.1\r\n\r\n", "GET /deny HTTP/1.1\r\n\r\n",
+                "GET /inc HTTP/1.1\r\nx-user: bob\r\n\r\n"));
+        for (int i = 0; i < 9; i++) {
+            requests.add(get);
+        }
+        requests.add("2:GET / HTTP/1.1\r\n\r\n");
+        HaproxyParityTest.assertSameAsHaproxy("sticktable-parity.cfg", requests);
+    }
+
+    @Test
+    void badTablesAreConfigErrors() {
+        Sluice.Result r = Sluice.check("""
+                defaults
+                    mode http
+                frontend fe
+                    bind 127.0.0.1:1
+                    stick-table type ip size 0
+                    http-request track-sc0 src table nope
+                    http-request set-header x %[sc_http_req_rate(5)]
+                    default_backend be
+                backend be
+                    server s1 127.0.0.1:2
+                """);
+        assertThat(r.exitCode()).isEqualTo(1);
+        assertThat(r.output())
+                .containsPattern("test\\.cfg:5: error: 'stick-table' : .*size")
+                .contains("test.cfg:6: error: error detected while parsing a 'http-request track-sc0' rule : unable to find table 'nope'.")
+                .contains("test.cfg:7: error: error detected while parsing a 'http-request set-header' rule : invalid stick counter number '5'");
+        Sluice.Result action = Sluice.check("""
+                defaults
+                    mode http
+                frontend fe
+                    bind 127.0.0.1:1
+                    http-request sc-inc-gpc0(7)
+                """);
+        assertThat(action.exitCode()).isEqualTo(1);
+        assertThat(action.output()).containsPattern("test\\.cfg:5: error: .*expects 'sc-inc-gpc0\\(<sc>\\)' with a stick counter number between 0 and 2");
+    }
+}
