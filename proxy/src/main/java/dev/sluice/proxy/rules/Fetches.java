@@ -258,34 +258,26 @@ public final class Fetches {
     }
 
     private static Fetch intOf(Fetch f) {
-        return new Fetch() {
-            @Override
-            public Object get(Txn t) {
-                return Samples.integer(f.get(t));
-            }
-
-            @Override
-            public boolean any(Txn t, Predicate<Object> p) {
-                return f.any(t, v -> {
-                    Long l = Samples.integer(v);
-                    return l != null && p.test(l);
-                });
-            }
-        };
+        return castOf(f, Samples::integer);
     }
 
     private static Fetch ipOf(Fetch f) {
+        return castOf(f, Samples::ip);
+    }
+
+    /** {@code f} with each value cast by {@code cast}; values that do not cast are no sample. */
+    private static Fetch castOf(Fetch f, java.util.function.Function<Object, Object> cast) {
         return new Fetch() {
             @Override
             public Object get(Txn t) {
-                return Samples.ip(f.get(t));
+                return cast.apply(f.get(t));
             }
 
             @Override
             public boolean any(Txn t, Predicate<Object> p) {
                 return f.any(t, v -> {
-                    Object a = Samples.ip(v);
-                    return a != null && p.test(a);
+                    Object c = cast.apply(v);
+                    return c != null && p.test(c);
                 });
             }
         };

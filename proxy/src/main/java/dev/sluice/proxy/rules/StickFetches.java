@@ -39,34 +39,19 @@ final class StickFetches {
             Map.entry("kbytes_out", new Metric(DataType.BYTES_OUT_CNT, e -> e.get(DataType.BYTES_OUT_CNT) >> 10)),
             Map.entry("get_gpc0", plain(DataType.GPC0)), Map.entry("get_gpc1", plain(DataType.GPC1)),
             Map.entry("get_gpt0", plain(DataType.GPT0)),
-            Map.entry("inc_gpc0", new Metric(DataType.GPC0, StickFetches::incGpc0)),
-            Map.entry("inc_gpc1", new Metric(DataType.GPC1, StickFetches::incGpc1)),
-            Map.entry("clr_gpc0", new Metric(DataType.GPC0, StickFetches::clrGpc0)),
-            Map.entry("clr_gpc1", new Metric(DataType.GPC1, StickFetches::clrGpc1)),
+            Map.entry("inc_gpc0", changing(DataType.GPC0, StickEntry::incGpc0)),
+            Map.entry("inc_gpc1", changing(DataType.GPC1, StickEntry::incGpc1)),
+            Map.entry("clr_gpc0", changing(DataType.GPC0, StickEntry::clearGpc0)),
+            Map.entry("clr_gpc1", changing(DataType.GPC1, StickEntry::clearGpc1)),
             Map.entry("trackers", new Metric(null, StickEntry::trackers)));
 
-    private static long incGpc0(StickEntry e) {
-        long v = e.incGpc0();
-        e.table().touch(e);
-        return v;
-    }
-
-    private static long incGpc1(StickEntry e) {
-        long v = e.incGpc1();
-        e.table().touch(e);
-        return v;
-    }
-
-    private static long clrGpc0(StickEntry e) {
-        long v = e.clearGpc0();
-        e.table().touch(e);
-        return v;
-    }
-
-    private static long clrGpc1(StickEntry e) {
-        long v = e.clearGpc1();
-        e.table().touch(e);
-        return v;
+    /** A metric that changes the entry: applies {@code change}, then touches the entry (expiry, update log). */
+    private static Metric changing(DataType needs, ToLongFunction<StickEntry> change) {
+        return new Metric(needs, e -> {
+            long v = change.applyAsLong(e);
+            e.table().touch(e);
+            return v;
+        });
     }
 
     /** Reads {@code m} from {@code e} in {@code t}; null when the table does not store what it needs. */
