@@ -56,6 +56,8 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     private boolean dirty;
     private long acceptDate;
     private boolean tls;
+    /** The client shut its side down (FIN): HTTP/2 has no half-close, the connection ends with its last stream. */
+    private boolean inputClosed;
 
     private H2ClientConnection(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings, Frontend frontend,
             boolean admitted) {
@@ -72,6 +74,10 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
                     s.onStreamRemoved();
                 }
                 if (streams.isEmpty()) {
+                    if (inputClosed) {
+                        ctx.close();
+                        return;
+                    }
                     armIdle();
                 }
             }
@@ -185,6 +191,13 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt == ConnectionLimit.Admitted.INSTANCE) {
             admitted = true;
+            return;
+        }
+        if (evt instanceof io.netty.channel.socket.ChannelInputShutdownEvent) {
+            inputClosed = true;
+            if (streams.isEmpty()) {
+                ctx.close();
+            }
             return;
         }
         super.userEventTriggered(ctx, evt);
