@@ -58,6 +58,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     private boolean tls;
     /** The client shut its side down (FIN): HTTP/2 has no half-close, the connection ends with its last stream. */
     private boolean inputClosed;
+    private dev.sluice.proxy.tls.TlsSession tlsSession;
 
     private H2ClientConnection(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings, Frontend frontend,
             boolean admitted) {
@@ -134,6 +135,10 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
         return tls;
     }
 
+    dev.sluice.proxy.tls.TlsSession tlsSession() {
+        return tlsSession;
+    }
+
     Frontend frontend() {
         return frontend;
     }
@@ -171,7 +176,8 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
         timer = new Deadline(ctx.channel().eventLoop(), this::onTimeout);
         frontend.countConnection();
         acceptDate = System.currentTimeMillis();
-        tls = ctx.pipeline().get(io.netty.handler.ssl.SslHandler.class) != null;
+        tlsSession = dev.sluice.proxy.tls.TlsSession.of(ctx.channel());
+        tls = tlsSession != null;
         if (frontend.accessLog() != null) {
             frontend.accessLog().logConnect((java.net.InetSocketAddress) ctx.channel().remoteAddress(),
                     (java.net.InetSocketAddress) ctx.channel().localAddress(), frontend.name());
