@@ -64,6 +64,22 @@ final class TestPki {
         this.caFile = write(name + "-ca.pem", pem(ca));
     }
 
+    /** A client-side TLS context trusting this CA only (for Java clients in tests). */
+    javax.net.ssl.SSLContext clientContext() {
+        try {
+            java.security.KeyStore ks = java.security.KeyStore.getInstance("PKCS12");
+            ks.load(null, null);
+            ks.setCertificateEntry("ca", ca);
+            javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance(javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(ks);
+            javax.net.ssl.SSLContext c = javax.net.ssl.SSLContext.getInstance("TLS");
+            c.init(null, tmf.getTrustManagers(), null);
+            return c;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** The CA certificate, for {@code ca-file} and {@code curl --cacert}. */
     Path caFile() {
         return caFile;

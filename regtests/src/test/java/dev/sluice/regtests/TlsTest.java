@@ -80,6 +80,7 @@ class TlsTest {
     @Test
     void curlNegotiatesHttp11OrHttp2AndSniPicksTheCertificate() throws Exception {
         assumeTrue(new File("/usr/bin/curl").canExecute(), "curl is not installed");
+        assumeTrue(new File("/usr/bin/openssl").canExecute(), "openssl is not installed");
         try (Origin o = Origin.start("s1")) {
             int port = Ports.free();
             try (Sluice s = Sluice.start(config(port, o, ""), port)) {
@@ -164,6 +165,7 @@ class TlsTest {
 
     @Test
     void sessionsResumeWithTicketsAndTheSessionCache() throws Exception {
+        assumeTrue(new File("/usr/bin/openssl").canExecute(), "openssl is not installed");
         try (Origin o = Origin.start("s1")) {
             int port = Ports.free();
             try (Sluice s = Sluice.start(config(port, o, ""), port)) {
@@ -245,6 +247,44 @@ class TlsTest {
                 assertThat(o.requests()).hasSize(1);
             }
         }
+    }
+
+    @Test
+    void aConnectionHeldByMaxconnStartsItsHandshakeOnlyOnceAdmitted() throws Exception {
+        try (Origin o = Origin.start("s1")) {
+            int port = Ports.free();
+            // timeout client (the handshake timeout) is shorter than the wait: it must not run while held
+            String cfg = config(port, o, "    maxconn 1\n").replace("timeout client 10s", "timeout client 1s\n    timeout http-keep-alive 20s");
+            try (Sluice s = Sluice.start(cfg, port)) {
+                javax.net.ssl.SSLSocketFactory f = pki.clientContext().getSocketFactory();
+                Thread.sleep(300); // the start-up probe's slot is given back
+                javax.net.ssl.SSLSocket first = (javax.net.ssl.SSLSocket) f.createSocket("127.0.0.1", port);
+                first.setSoTimeout(5000);
+                assertThat(exchange(first, "/first")).startsWith("HTTP/1.1 200");
+                javax.net.ssl.SSLSocket second = (javax.net.ssl.SSLSocket) f.createSocket("127.0.0.1", port);
+                second.setSoTimeout(15_000);
+                java.util.concurrent.CompletableFuture<String> held = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return exchange(second, "/second");
+                    } catch (IOException e) {
+                        return e.toString();
+                    }
+                });
+                Thread.sleep(2500);
+                assertThat(held).isNotDone();
+                first.close();
+                assertThat(held.get(10, TimeUnit.SECONDS)).startsWith("HTTP/1.1 200");
+                second.close();
+                assertThat(o.requests()).extracting(Origin.Request::target).containsExactly("/first", "/second");
+            }
+        }
+    }
+
+    /** Sends a GET on {@code c} (the handshake happens first) and returns the response head and body read so far. */
+    private static String exchange(javax.net.ssl.SSLSocket c, String path) throws IOException {
+        c.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: a.test\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        c.getOutputStream().flush();
+        return Http1.readHead(c.getInputStream()).startLine();
     }
 
     private static byte[] readToEnd(InputStream in) throws IOException {
