@@ -83,7 +83,15 @@ class TlsTest {
         assumeTrue(new File("/usr/bin/openssl").canExecute(), "openssl is not installed");
         try (Origin o = Origin.start("s1")) {
             int port = Ports.free();
-            try (Sluice s = Sluice.start(config(port, o, ""), port)) {
+            int plain = Ports.free();
+            String extra = "    bind 127.0.0.1:%d\n    http-request redirect scheme https unless { ssl_fc }\n".formatted(plain);
+            try (Sluice s = Sluice.start(config(port, o, extra), port, plain)) {
+                // clear text is sent to https; TLS requests pass (ssl_fc)
+                try (RawClient c = new RawClient(plain)) {
+                    RawClient.Response moved = c.send("GET /p?q=1 HTTP/1.1\r\nHost: a.test\r\n\r\n").read();
+                    assertThat(moved.status()).isEqualTo(302);
+                    assertThat(moved.header("location")).isEqualTo("https://a.test/p?q=1");
+                }
                 // curl checks the certificate against the name it asked for: a wrong pick fails the request
                 String h1 = Http2Test.run(curl(port, "a.test", "--http1.1", "-w", " %{http_version}", "https://a.test:" + port + "/one"));
                 assertThat(h1).isEqualTo("origin s1\n 1.1");
