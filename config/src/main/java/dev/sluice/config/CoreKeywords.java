@@ -72,7 +72,8 @@ final class CoreKeywords {
                 "Accept connections on an IPv4 or IPv6 address and port, or on a listening socket inherited as file descriptor <n>; with ssl, terminate TLS (certificates chosen by SNI, default ALPN h2,http/1.1); proto h2 speaks HTTP/2 on clear text.",
                 CoreKeywords::bind));
         r.register(new Keyword("server", BACKENDS, "server <name> <address>[:<port>] [weight <0-256>] [ssl [verify none|required] [ca-file <f>] [sni <expr>] [alpn <list>] [crt <pem>]] [proto h2]",
-                "Declare a server of the backend; without a port the connection's destination port is used.",
+                "Declare a server of the backend; without a port the connection's destination port is used. With ssl, connect over TLS "
+                        + "(SNI from the sni expression, else the host name; with alpn h2 the handshake chooses HTTP/2 or HTTP/1.1).",
                 CoreKeywords::server));
         r.register(new Keyword("default-server", BACKEND_SIDE, "default-server [weight <0-256>] [ssl options] [proto h2]",
                 "Default values for the server lines that follow.", CoreKeywords::defaultServer));

@@ -26,8 +26,14 @@ public final class Backend {
     /** Streams currently using a server of this backend (the log's %bc). */
     final java.util.concurrent.atomic.LongAdder active = new java.util.concurrent.atomic.LongAdder();
 
-    /** A server whose address is resolved; resolution happens before the runtime is built. */
-    public record ResolvedServer(String name, InetSocketAddress address, int weight, boolean h2) {
+    /**
+     * A server whose address is resolved; resolution happens before the runtime is built. {@code h2} is
+     * {@code proto h2}; {@code tls} is how its connections are secured (null: clear text).
+     */
+    public record ResolvedServer(String name, InetSocketAddress address, int weight, boolean h2, Server.Tls tls) {
+        public ResolvedServer(String name, InetSocketAddress address, int weight, boolean h2) {
+            this(name, address, weight, h2, null);
+        }
     }
 
     public Backend(Proxy config, List<ResolvedServer> resolved, int loops, ServerConnector connector) {
@@ -37,7 +43,7 @@ public final class Backend {
         this.servers = new Server[resolved.size()];
         for (int i = 0; i < servers.length; i++) {
             ResolvedServer r = resolved.get(i);
-            servers[i] = new Server(r.name(), i + 1, this, r.address(), r.weight(), loops, r.h2());
+            servers[i] = new Server(r.name(), i + 1, this, r.address(), r.weight(), loops, r.h2(), r.tls());
         }
         this.lb = new RoundRobin(servers);
         this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());

@@ -14,4 +14,13 @@ public interface MultiplexedConnection {
 
     /** The connection could not be established: fail what was queued. */
     void connectFailed(Throwable cause);
+
+    /** The TLS server name the connection was opened with (null: none); it only carries requests for that name. */
+    String sni();
+
+    /**
+     * The TLS handshake chose HTTP/1.1 instead: forget this connection and return the requests queued on
+     * it, for the caller to place elsewhere.
+     */
+    java.util.List<ServerConnector.Callback> abandon();
 }

@@ -2,23 +2,42 @@ package dev.sluice.proxy.backend;
 
 import dev.sluice.proxy.http.ServerSide;
 import dev.sluice.proxy.runtime.Transport;
+import dev.sluice.proxy.tls.ServerTlsContext;
+import dev.sluice.proxy.tls.TlsHandshakeHandler;
+import dev.sluice.proxy.tls.TlsSession;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
+import io.netty.handler.ssl.SslHandler;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Objects;
 
 /**
  * Gives a stream a connection to a server: an idle one from the stream's own event loop pool when there
- * is one (most recently used first), else a new one opened on that same loop. No lock, no thread hop.
+ * is one (most recently used first, opened for the same TLS server name), else a new one opened on that
+ * same loop. No lock, no thread hop.
+ * <p>
+ * HTTP/2 or HTTP/1.1: {@code proto h2} servers always get HTTP/2. Over TLS with {@code alpn} offering h2,
+ * the handshake decides; a new connection is opened expecting what the server chose last time (h2 at
+ * first), so that concurrent streams queue on it rather than each opening a connection. When ALPN then
+ * picks HTTP/1.1, the first queued stream gets the connection and the others are placed again. A TLS
+ * connection counts as connected once its handshake completed: a handshake failure (a certificate that
+ * does not verify) is a connect failure, retried like one.
  */
 public final class ServerConnector {
 
     /** Creates the protocol handler of a new server connection; the handler is also its {@link ServerSide}. */
     public interface HandlerFactory {
-        ChannelHandler create(Server server, int loopIndex);
+        /** An HTTP/2 connection (a {@link MultiplexedConnection}) when {@code h2}, else an HTTP/1.1 one (a {@link ServerSide}). */
+        ChannelHandler create(Server server, int loopIndex, boolean h2, String sni);
     }
 
     /** Where the outcome of {@link #acquire} goes; called on the stream's loop. */
@@ -39,73 +58,167 @@ public final class ServerConnector {
     /**
      * Acquires a connection to {@code server} for a stream running on {@code loop}. {@code reuse} false
      * skips the idle pool (after a reused connection failed). {@code clientLocal} gives the port for a
-     * server declared without one.
+     * server declared without one. {@code sni} is the TLS server name for this request (null: none).
      */
     public void acquire(Server server, EventLoop loop, int loopIndex, InetSocketAddress clientLocal, long connectTimeoutMs,
-            boolean reuse, Callback cb) {
-        if (server.multiplexed()) {
-            if (reuse) {
-                for (MultiplexedConnection c : server.mux(loopIndex)) {
-                    if (c.offer(cb)) {
-                        return;
-                    }
+            boolean reuse, String sni, Callback cb) {
+        if (reuse) {
+            for (MultiplexedConnection c : server.mux(loopIndex)) {
+                if (Objects.equals(c.sni(), sni) && c.offer(cb)) {
+                    return;
                 }
             }
-            ChannelHandler handler = connect(server, loop, loopIndex, clientLocal, connectTimeoutMs, null);
-            MultiplexedConnection c = (MultiplexedConnection) handler;
-            server.mux(loopIndex).add(c);
-            c.offer(cb);
-            return;
-        }
-        if (reuse) {
             ArrayDeque<ServerSide> idle = server.idle(loopIndex);
-            ServerSide c;
-            while ((c = idle.pollLast()) != null) {
-                if (c.isOpen()) {
+            for (Iterator<ServerSide> it = idle.descendingIterator(); it.hasNext();) {
+                ServerSide c = it.next();
+                if (!c.isOpen()) {
+                    it.remove();
+                } else if (Objects.equals(c.sni(), sni)) {
+                    it.remove();
                     cb.connected(c);
                     return;
                 }
             }
         }
-        connect(server, loop, loopIndex, clientLocal, connectTimeoutMs, cb);
-    }
-
-    /**
-     * Opens a connection on {@code loop}. With a callback, the handler (a {@link ServerSide}) is given to
-     * it once connected; without, the handler (a multiplexed connection) learns the outcome itself.
-     */
-    private ChannelHandler connect(Server server, EventLoop loop, int loopIndex, InetSocketAddress clientLocal, long connectTimeoutMs,
-            Callback cb) {
         InetSocketAddress addr = server.address();
         if (addr.getPort() == 0) {
             addr = new InetSocketAddress(addr.getAddress(), clientLocal.getPort());
         }
-        ChannelHandler handler = factory.create(server, loopIndex);
         Bootstrap b = new Bootstrap()
                 .group(loop)
                 .channelFactory(transport::newSocketChannel)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.ALLOCATOR, transport.allocator())
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeoutMs > 0 ? connectTimeoutMs : 30_000))
-                .handler(handler);
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeoutMs > 0 ? connectTimeoutMs : 30_000));
         server.connections.increment();
-        ChannelFuture f = b.connect(addr);
-        if (cb != null) {
-            f.addListener(x -> {
-                if (x.isSuccess()) {
-                    cb.connected((ServerSide) handler);
-                } else {
-                    cb.failed(x.cause());
-                }
-            });
-        } else {
-            f.addListener(x -> {
+        boolean h2 = server.multiplexed();
+        if (server.tls() != null) {
+            TlsConnect t = new TlsConnect(server, loop, loopIndex, clientLocal, addr, connectTimeoutMs, sni);
+            if (h2) {
+                t.pending = (MultiplexedConnection) factory.create(server, loopIndex, true, sni);
+                server.mux(loopIndex).add(t.pending);
+                t.pending.offer(cb);
+            } else {
+                t.cb = cb;
+            }
+            b.handler(t).connect(addr).addListener(x -> {
                 if (!x.isSuccess()) {
-                    ((MultiplexedConnection) handler).connectFailed(x.cause());
+                    t.fail(x.cause());
                 }
             });
+            return;
         }
-        return handler;
+        ChannelHandler handler = factory.create(server, loopIndex, h2, null);
+        b.handler(handler);
+        if (h2) {
+            MultiplexedConnection c = (MultiplexedConnection) handler;
+            server.mux(loopIndex).add(c);
+            c.offer(cb);
+        }
+        ChannelFuture f = b.connect(addr);
+        f.addListener(x -> {
+            if (x.isSuccess()) {
+                if (!h2) {
+                    cb.connected((ServerSide) handler);
+                }
+            } else if (h2) {
+                ((MultiplexedConnection) handler).connectFailed(x.cause());
+            } else {
+                cb.failed(x.cause());
+            }
+        });
+    }
+
+    /**
+     * A TLS connection being established: puts the TLS handler first, and once the handshake is done adds
+     * the protocol handler ALPN chose and hands the connection out. Either {@link #cb} (HTTP/1.1 expected)
+     * or {@link #pending} (HTTP/2 expected, streams queue on it) is set. Used on the connection's loop.
+     */
+    private final class TlsConnect extends ChannelInitializer<Channel> implements TlsHandshakeHandler.Callback {
+        private final Server server;
+        private final EventLoop loop;
+        private final int loopIndex;
+        private final InetSocketAddress clientLocal;
+        private final InetSocketAddress addr;
+        private final long connectTimeoutMs;
+        private final String sni;
+        Callback cb;
+        MultiplexedConnection pending;
+        private boolean settled;
+
+        TlsConnect(Server server, EventLoop loop, int loopIndex, InetSocketAddress clientLocal, InetSocketAddress addr, long connectTimeoutMs,
+                String sni) {
+            this.server = server;
+            this.loop = loop;
+            this.loopIndex = loopIndex;
+            this.clientLocal = clientLocal;
+            this.addr = addr;
+            this.connectTimeoutMs = connectTimeoutMs;
+            this.sni = sni;
+        }
+
+        @Override
+        protected void initChannel(Channel ch) {
+            SslHandler ssl = server.tls().context().newHandler(ch.alloc(), sni, addr);
+            // the handshake is part of connecting: timeout connect bounds it, as in HAProxy
+            ssl.setHandshakeTimeoutMillis(connectTimeoutMs > 0 ? connectTimeoutMs : ServerTlsContext.DEFAULT_HANDSHAKE_TIMEOUT_MS);
+            ch.pipeline().addLast("tls", ssl).addLast("handshake", new TlsHandshakeHandler(this));
+        }
+
+        @Override
+        public void handshakeDone(ChannelHandlerContext ctx, TlsSession session) {
+            if (settled) {
+                return;
+            }
+            settled = true;
+            boolean h2 = server.forcesH2() || "h2".equals(session.alpn());
+            if (!server.forcesH2()) {
+                server.alpnAgreed(h2);
+            }
+            if (h2) {
+                MultiplexedConnection c = pending;
+                if (c == null) {
+                    c = (MultiplexedConnection) factory.create(server, loopIndex, true, sni);
+                    server.mux(loopIndex).add(c);
+                    c.offer(cb);
+                }
+                // added to an active channel, the connection sends its preface and serves what queued on it
+                ctx.pipeline().addAfter(ctx.name(), "h2", (ChannelHandler) c);
+                return;
+            }
+            ChannelHandler h1 = factory.create(server, loopIndex, false, sni);
+            ctx.pipeline().addAfter(ctx.name(), "h1", h1);
+            if (pending == null) {
+                cb.connected((ServerSide) h1);
+                return;
+            }
+            List<Callback> waiting = pending.abandon();
+            if (waiting.isEmpty()) {
+                ctx.close();
+                return;
+            }
+            waiting.get(0).connected((ServerSide) h1);
+            for (int i = 1; i < waiting.size(); i++) {
+                acquire(server, loop, loopIndex, clientLocal, connectTimeoutMs, true, sni, waiting.get(i));
+            }
+        }
+
+        @Override
+        public void handshakeFailed(ChannelHandlerContext ctx, Throwable cause) {
+            fail(cause);
+        }
+
+        void fail(Throwable cause) {
+            if (settled) {
+                return;
+            }
+            settled = true;
+            if (pending != null) {
+                pending.connectFailed(cause);
+            } else {
+                cb.failed(cause);
+            }
+        }
     }
 
     /** Forgets a multiplexed connection that closed. */

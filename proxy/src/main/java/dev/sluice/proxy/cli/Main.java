@@ -5,7 +5,6 @@ import dev.sluice.config.ConfigParser;
 import dev.sluice.config.Diagnostic;
 import dev.sluice.config.KeywordRegistry;
 import dev.sluice.config.model.Config;
-import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.runtime.ProxyRuntime;
 import io.netty.util.Version;
 import java.io.IOException;
@@ -15,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -82,21 +80,20 @@ public final class Main {
             }
             return 1;
         }
-        Map<String, List<Backend.ResolvedServer>> resolved = new HashMap<>();
-        List<String> problems = ProxyRuntime.check(config, resolved);
-        boolean fatal = problems.stream().anyMatch(ProxyRuntime::isError);
+        ProxyRuntime.Prepared prepared = ProxyRuntime.check(config);
         if (!opts.quiet()) {
-            problems.forEach(err::println);
+            prepared.warnings().forEach(err::println);
         }
-        if (fatal) {
+        if (!prepared.problems().isEmpty()) {
             if (!opts.quiet()) {
+                prepared.problems().forEach(err::println);
                 err.println("Fatal errors found in configuration.");
             }
             return 1;
         }
         if (opts.check()) {
             if (!opts.quiet()) {
-                if (!problems.isEmpty() || diags.stream().anyMatch(d -> d.severity() == Diagnostic.Severity.WARNING)) {
+                if (!prepared.warnings().isEmpty() || diags.stream().anyMatch(d -> d.severity() == Diagnostic.Severity.WARNING)) {
                     System.out.println("Warnings were found.");
                 }
                 System.out.println("Configuration file is valid");
@@ -108,11 +105,11 @@ public final class Main {
         if (daemon && System.getenv(READY_FILE_ENV) == null) {
             return Daemon.spawn(args, pidfile);
         }
-        return serve(opts, config, resolved, pidfile);
+        return serve(opts, config, prepared, pidfile);
     }
 
-    private static int serve(Options opts, Config config, Map<String, List<Backend.ResolvedServer>> resolved, String pidfile) {
-        ProxyRuntime runtime = ProxyRuntime.build(config, resolved);
+    private static int serve(Options opts, Config config, ProxyRuntime.Prepared prepared, String pidfile) {
+        ProxyRuntime runtime = ProxyRuntime.build(config, prepared);
         if (opts.debug() && runtime.transport().fallbackReason() != null) {
             System.err.println("[NOTICE] using the NIO transport: " + runtime.transport().fallbackReason());
         }

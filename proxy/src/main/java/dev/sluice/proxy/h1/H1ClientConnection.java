@@ -13,6 +13,7 @@ import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.http.Stream;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.runtime.Frontend;
+import dev.sluice.proxy.tls.TlsSession;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -79,7 +80,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     private long requestStart;
     private long bytesOut;
     private boolean tls;
-    private String sni;
+    private TlsSession tlsSession;
 
     public H1ClientConnection(Frontend frontend, boolean admitted) {
         this.frontend = frontend;
@@ -94,23 +95,32 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.ch = ctx.channel();
+        if (ch.isActive()) {
+            // added after a TLS handshake
+            started();
+        }
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
+        started();
+        ctx.fireChannelActive();
+    }
+
+    private void started() {
         loopIndex = frontend.workers().indexOf(ch.eventLoop());
         timer = new Deadline(ch.eventLoop(), this::onTimeout);
         frontend.countConnection();
         acceptDate = System.currentTimeMillis();
         requestStart = System.nanoTime();
-        tls = ch.pipeline().get(io.netty.handler.ssl.SslHandler.class) != null;
+        tlsSession = TlsSession.of(ch);
+        tls = tlsSession != null;
         if (frontend.accessLog() != null) {
             frontend.accessLog().logConnect(remoteAddress(), localAddress(), frontend.name());
         }
         if (admitted) {
             armRequestTimeout();
         }
-        ctx.fireChannelActive();
     }
 
     @Override
@@ -349,6 +359,10 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         e.requestDate = System.currentTimeMillis() - (now - requestStart) / 1_000_000;
         e.frontend = frontend.name();
         e.frontendTls = tls;
+        if (tlsSession != null) {
+            e.sslVersion = tlsSession.protocol();
+            e.sslCipher = tlsSession.cipher();
+        }
         e.requestLine = "<BADREQ>";
         e.status = status;
         e.tActive = cause == 'c' ? (now - requestStart) / 1_000_000 : 0;
@@ -491,7 +505,12 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
 
     @Override
     public String sni() {
-        return sni;
+        return tlsSession == null ? null : tlsSession.sni();
+    }
+
+    @Override
+    public TlsSession tlsSession() {
+        return tlsSession;
     }
 
     @Override

@@ -31,6 +31,7 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
     private final Server server;
     private final int loopIndex;
     private final H1Parser parser;
+    private final String sni;
     private final InputBuffer input = new InputBuffer();
     private ChannelHandlerContext ctx;
     private Channel ch;
@@ -47,9 +48,11 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
     private boolean anyResponseBytes;
     private boolean tunnel;
 
-    public H1ServerConnection(Server server, int loopIndex, H1Limits limits) {
+    /** {@code sni}: the TLS server name the connection is opened with (null: none, or clear text). */
+    public H1ServerConnection(Server server, int loopIndex, H1Limits limits, String sni) {
         this.server = server;
         this.loopIndex = loopIndex;
+        this.sni = sni;
         this.parser = new H1Parser(false, limits, this);
     }
 
@@ -79,6 +82,11 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
     @Override
     public boolean isOpen() {
         return ch.isActive();
+    }
+
+    @Override
+    public String sni() {
+        return sni;
     }
 
     @Override

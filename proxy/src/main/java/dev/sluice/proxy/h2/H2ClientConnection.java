@@ -56,6 +56,9 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     private boolean dirty;
     private long acceptDate;
     private boolean tls;
+    /** The client shut its side down (FIN): HTTP/2 has no half-close, the connection ends with its last stream. */
+    private boolean inputClosed;
+    private dev.sluice.proxy.tls.TlsSession tlsSession;
 
     private H2ClientConnection(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings, Frontend frontend,
             boolean admitted) {
@@ -72,6 +75,10 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
                     s.onStreamRemoved();
                 }
                 if (streams.isEmpty()) {
+                    if (inputClosed) {
+                        ctx.close();
+                        return;
+                    }
                     armIdle();
                 }
             }
@@ -128,6 +135,10 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
         return tls;
     }
 
+    dev.sluice.proxy.tls.TlsSession tlsSession() {
+        return tlsSession;
+    }
+
     Frontend frontend() {
         return frontend;
     }
@@ -165,7 +176,8 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
         timer = new Deadline(ctx.channel().eventLoop(), this::onTimeout);
         frontend.countConnection();
         acceptDate = System.currentTimeMillis();
-        tls = ctx.pipeline().get(io.netty.handler.ssl.SslHandler.class) != null;
+        tlsSession = dev.sluice.proxy.tls.TlsSession.of(ctx.channel());
+        tls = tlsSession != null;
         if (frontend.accessLog() != null) {
             frontend.accessLog().logConnect((java.net.InetSocketAddress) ctx.channel().remoteAddress(),
                     (java.net.InetSocketAddress) ctx.channel().localAddress(), frontend.name());
@@ -185,6 +197,13 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt == ConnectionLimit.Admitted.INSTANCE) {
             admitted = true;
+            return;
+        }
+        if (evt instanceof io.netty.channel.socket.ChannelInputShutdownEvent) {
+            inputClosed = true;
+            if (streams.isEmpty()) {
+                ctx.close();
+            }
             return;
         }
         super.userEventTriggered(ctx, evt);

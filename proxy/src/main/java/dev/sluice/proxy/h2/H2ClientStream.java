@@ -34,7 +34,6 @@ final class H2ClientStream implements ClientSide {
     private long received;
     private final long requestStart = System.nanoTime();
     private long bytesOut;
-    private final String sni = null;
 
     H2ClientStream(H2ClientConnection conn, int id) {
         this.conn = conn;
@@ -172,7 +171,12 @@ final class H2ClientStream implements ClientSide {
 
     @Override
     public String sni() {
-        return sni;
+        return conn.tlsSession() == null ? null : conn.tlsSession().sni();
+    }
+
+    @Override
+    public dev.sluice.proxy.tls.TlsSession tlsSession() {
+        return conn.tlsSession();
     }
 
     @Override

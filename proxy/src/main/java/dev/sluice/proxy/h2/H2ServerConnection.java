@@ -36,6 +36,8 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
 
     private final Server server;
     private final int loopIndex;
+    private final String sni;
+    private boolean tls;
     private final IntObjectMap<H2ServerStream> streams = new IntObjectHashMap<>();
     private final ArrayDeque<ServerConnector.Callback> waiting = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
@@ -47,10 +49,11 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
     private int served;
 
     private H2ServerConnection(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings, Server server,
-            int loopIndex) {
+            int loopIndex, String sni) {
         super(decoder, encoder, settings);
         this.server = server;
         this.loopIndex = loopIndex;
+        this.sni = sni;
         decoder.frameListener(this);
         connection().addListener(new Http2ConnectionAdapter() {
             @Override
@@ -77,17 +80,20 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
         });
     }
 
-    public static H2ServerConnection create(Server server, int loopIndex) {
-        return new Builder(server, loopIndex).build();
+    /** {@code sni}: the TLS server name the connection is opened with (null: none, or clear text). */
+    public static H2ServerConnection create(Server server, int loopIndex, String sni) {
+        return new Builder(server, loopIndex, sni).build();
     }
 
     private static final class Builder extends AbstractHttp2ConnectionHandlerBuilder<H2ServerConnection, Builder> {
         private final Server server;
         private final int loopIndex;
+        private final String sni;
 
-        Builder(Server server, int loopIndex) {
+        Builder(Server server, int loopIndex, String sni) {
             this.server = server;
             this.loopIndex = loopIndex;
+            this.sni = sni;
             server(false);
             validateHeaders(true);
             initialSettings(Http2Settings.defaultSettings().pushEnabled(false).initialWindowSize(H2ClientConnection.INITIAL_WINDOW));
@@ -103,7 +109,7 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
 
         @Override
         protected H2ServerConnection build(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings initialSettings) {
-            return new H2ServerConnection(decoder, encoder, initialSettings, server, loopIndex);
+            return new H2ServerConnection(decoder, encoder, initialSettings, server, loopIndex, sni);
         }
     }
 
@@ -113,6 +119,16 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
 
     ChannelHandlerContext ctx() {
         return ctx;
+    }
+
+    /** Whether the connection is over TLS (requests then carry {@code :scheme https}). */
+    boolean tls() {
+        return tls;
+    }
+
+    @Override
+    public String sni() {
+        return sni;
     }
 
     // ------------------------------------------------------------------ MultiplexedConnection
@@ -134,6 +150,15 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
         }
         cb.connected(newStream());
         return true;
+    }
+
+    @Override
+    public java.util.List<ServerConnector.Callback> abandon() {
+        closed = true;
+        ServerConnector.remove(server, loopIndex, this);
+        java.util.List<ServerConnector.Callback> out = new java.util.ArrayList<>(waiting);
+        waiting.clear();
+        return out;
     }
 
     @Override
@@ -196,12 +221,22 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
     public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
         this.ctx = ctx;
         this.idleTimer = new Deadline(ctx.channel().eventLoop(), this::onIdle);
+        this.tls = ctx.pipeline().get(io.netty.handler.ssl.SslHandler.class) != null;
         super.handlerAdded(ctx);
+        if (ctx.channel().isActive()) {
+            // added after the TLS handshake: the preface was written in super.handlerAdded
+            dirty = true;
+            becomeReady();
+        }
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
         super.channelActive(ctx);
+        becomeReady();
+    }
+
+    private void becomeReady() {
         ready = true;
         ServerConnector.Callback cb;
         while ((cb = waiting.poll()) != null) {

@@ -60,6 +60,11 @@ final class H2ServerStream implements ServerSide {
     }
 
     @Override
+    public String sni() {
+        return conn.sni();
+    }
+
+    @Override
     public boolean reused() {
         return reused;
     }
@@ -77,7 +82,7 @@ final class H2ServerStream implements ServerSide {
         request = head;
         id = conn.register(this);
         boolean end = head.body() == MessageHead.Body.NONE;
-        conn.encoder().writeHeaders(ctx(), id, H2Messages.encodeRequest(head, false), 0, end, ctx().newPromise());
+        conn.encoder().writeHeaders(ctx(), id, H2Messages.encodeRequest(head, conn.tls()), 0, end, ctx().newPromise());
         conn.markDirty();
         if (end) {
             requestEnded = true;

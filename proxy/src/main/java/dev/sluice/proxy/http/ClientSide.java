@@ -31,6 +31,9 @@ public interface ClientSide {
     /** The TLS SNI the client sent, or null. */
     String sni();
 
+    /** What the TLS handshake of the client connection settled (the log's %sslv and %sslc), or null in clear text. */
+    dev.sluice.proxy.tls.TlsSession tlsSession();
+
     /** Bytes sent to the client for the current response so far (the log's %B). */
     long bytesOut();
 

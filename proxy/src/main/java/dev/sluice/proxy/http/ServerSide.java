@@ -13,6 +13,9 @@ public interface ServerSide {
 
     boolean isOpen();
 
+    /** The TLS server name the connection was opened with (null: none); it only carries requests for that name. */
+    String sni();
+
     /** Whether the connection was used before (a failure on it may be a stale connection). */
     boolean reused();
 

@@ -150,7 +150,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         tConnectStart = System.nanoTime();
         long timeout = backend.timeouts().connect();
         backend.connector().acquire(server, client.loop(), client.loopIndex(), client.localAddress(), timeout == Timeouts.UNSET ? 0 : timeout,
-                reuse, this);
+                reuse, server.sniFor(this), this);
     }
 
     @Override
@@ -760,6 +760,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         e.requestDate = requestDate;
         e.frontend = frontend.name();
         e.frontendTls = client.tls();
+        dev.sluice.proxy.tls.TlsSession ts = client.tlsSession();
+        if (ts != null) {
+            e.sslVersion = ts.protocol();
+            e.sslCipher = ts.cipher();
+        }
         e.backend = backend != null ? backend.name() : null;
         e.server = tConnectStart >= 0 && server != null ? server.name() : null;
         e.serverAddress = e.server != null ? server.address() : null;

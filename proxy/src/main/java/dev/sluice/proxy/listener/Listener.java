@@ -65,7 +65,7 @@ public final class Listener {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         boolean admitted = limit.admit(ch);
-                        ch.pipeline().addLast("h1", connectionHandler.apply(admitted));
+                        ch.pipeline().addLast("conn", connectionHandler.apply(admitted));
                     }
                 });
         ChannelFuture f;

@@ -56,6 +56,27 @@ public final class AccessLog {
         }
     }
 
+    /**
+     * A connection that failed before carrying a request (a TLS handshake error), in HAProxy's form:
+     * {@code 127.0.0.1:40000 [02/Dec/2026:14:50:11.329] fe/1: SSL handshake failure}. {@code empty}: the
+     * client left without a byte or with an error, which {@code option dontlognull} does not log.
+     */
+    public void logConnectionError(java.net.InetSocketAddress client, long acceptDate, String frontend, String bind, String message,
+            boolean empty) {
+        if (empty && dontLogNull) {
+            return;
+        }
+        StringBuilder sb = new StringBuilder(96);
+        sb.append(dev.sluice.proxy.rules.Network.format(client.getAddress())).append(':').append(client.getPort()).append(" [");
+        LogLine.date(sb, acceptDate, ZoneId.systemDefault());
+        sb.append("] ").append(frontend).append('/').append(bind).append(": ").append(message);
+        String msg = sb.toString();
+        int level = separateErrors ? ERR : INFO;
+        for (LogTarget t : targets) {
+            writer.submit(t, tag, level, msg);
+        }
+    }
+
     /** HAProxy's default log line when no format is set: one line per accepted connection. */
     public void logConnect(java.net.InetSocketAddress client, java.net.InetSocketAddress local, String frontend) {
         if (line != null) {

@@ -17,6 +17,9 @@ public final class LogEvent {
     public long requestDate;
     public String frontend;
     public boolean frontendTls;
+    /** The client connection's TLS version and cipher ({@code %sslv}, {@code %sslc}); null in clear text. */
+    public String sslVersion;
+    public String sslCipher;
     public String backend;
     public String server;
     public String method;

@@ -116,7 +116,8 @@ public final class LogLine {
                 // flag only
             }
             case "rt", "lt" -> sb.append(0);
-            case "sslc", "sslv" -> sb.append('-');
+            case "sslc" -> text(sb, e.sslCipher, v);
+            case "sslv" -> text(sb, e.sslVersion, v);
             default -> sb.append('-');
         }
     }
@@ -179,6 +180,15 @@ public final class LogLine {
 
     /** {@code 02/Dec/2026:14:50:11.329} in local time. */
     private void date(StringBuilder sb, long epochMs, boolean millis) {
+        date(sb, epochMs, zone, millis);
+    }
+
+    /** HAProxy's log date with milliseconds: {@code 02/Dec/2026:14:50:11.329}. */
+    static void date(StringBuilder sb, long epochMs, ZoneId zone) {
+        date(sb, epochMs, zone, true);
+    }
+
+    private static void date(StringBuilder sb, long epochMs, ZoneId zone, boolean millis) {
         ZonedDateTime t = Instant.ofEpochMilli(epochMs).atZone(zone);
         two(sb, t.getDayOfMonth());
         sb.append('/').append(MONTHS[t.getMonthValue() - 1]).append('/').append(t.getYear()).append(':');

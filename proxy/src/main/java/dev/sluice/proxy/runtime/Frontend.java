@@ -30,6 +30,10 @@ public final class Frontend {
     private final dev.sluice.proxy.http.ErrorResponses errors;
     final LongAdder connections = new LongAdder();
     final LongAdder requests = new LongAdder();
+    /** TLS handshakes completed, of which resumed, and failed (HAProxy's ssl_sess, ssl_reused_sess, ssl_failed_handshake). */
+    final LongAdder tlsSessions = new LongAdder();
+    final LongAdder tlsReused = new LongAdder();
+    final LongAdder tlsFailures = new LongAdder();
 
     public Frontend(Proxy config, Workers workers, ProxyRules rules, java.util.Map<String, Backend> backends, Backend defaultBackend,
             ConnectionLimit limit, H1Limits h1Limits, dev.sluice.proxy.log.AccessLog accessLog) {
@@ -123,6 +127,31 @@ public final class Frontend {
 
     public void countRequest() {
         requests.increment();
+    }
+
+    /** A TLS handshake with a client completed. */
+    public void countTlsSession(boolean resumed) {
+        tlsSessions.increment();
+        if (resumed) {
+            tlsReused.increment();
+        }
+    }
+
+    /** A TLS handshake with a client failed (or the client left during it). */
+    public void countTlsFailure() {
+        tlsFailures.increment();
+    }
+
+    public long totalTlsSessions() {
+        return tlsSessions.sum();
+    }
+
+    public long totalTlsReused() {
+        return tlsReused.sum();
+    }
+
+    public long totalTlsFailures() {
+        return tlsFailures.sum();
     }
 
     public long totalConnections() {

@@ -4,6 +4,7 @@ import dev.sluice.config.model.Bind;
 import dev.sluice.config.model.Config;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.Server;
+import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.ServerConnector;
 import dev.sluice.proxy.h1.H1ClientConnection;
@@ -13,8 +14,14 @@ import dev.sluice.proxy.h2.H2ClientConnection;
 import dev.sluice.proxy.h2.H2ServerConnection;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.Listener;
+import dev.sluice.proxy.rules.Fetch;
 import dev.sluice.proxy.rules.ProxyRules;
 import dev.sluice.proxy.rules.StickTables;
+import dev.sluice.proxy.rules.RuleCompiler;
+import dev.sluice.proxy.tls.ClientTlsContext;
+import dev.sluice.proxy.tls.ServerTlsContext;
+import dev.sluice.proxy.tls.TlsConfigException;
+import dev.sluice.proxy.tls.TlsContexts;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetAddress;
@@ -44,9 +51,12 @@ public final class ProxyRuntime {
     private final CountDownLatch stopped = new CountDownLatch(1);
     private dev.sluice.proxy.log.LogWriter logWriter;
     private final StickTables stickTables;
+    private final TlsContexts tls;
 
-    private ProxyRuntime(Config config, Map<String, List<Backend.ResolvedServer>> resolved) {
+    private ProxyRuntime(Config config, Prepared prepared) {
         this.config = config;
+        this.tls = prepared.tls();
+        Map<String, List<Backend.ResolvedServer>> resolved = prepared.resolved();
         this.transport = Transport.select();
         int threads = config.global().nbthread() > 0 ? config.global().nbthread() : Runtime.getRuntime().availableProcessors();
         this.group = transport.newGroup(threads, new DefaultThreadFactory("sluice-loop", false));
@@ -59,7 +69,7 @@ public final class ProxyRuntime {
             group.scheduleAtFixedRate(t::purgeExpired, 1, 1, java.util.concurrent.TimeUnit.SECONDS);
         }
         ServerConnector connector = new ServerConnector(transport,
-                (srv, loop) -> srv.multiplexed() ? H2ServerConnection.create(srv, loop) : new H1ServerConnection(srv, loop, limits));
+                (srv, loop, h2, sni) -> h2 ? H2ServerConnection.create(srv, loop, sni) : new H1ServerConnection(srv, loop, limits, sni));
         for (Proxy p : config.backends()) {
             Backend be = new Backend(p, resolved.get(p.name()), workers.count(), connector);
             if (p.kind() == dev.sluice.config.model.ProxyKind.BACKEND) {
@@ -83,12 +93,36 @@ public final class ProxyRuntime {
             }
             Frontend fe = new Frontend(p, workers, rules, backends, dflt, limit, limits.withAcceptInvalid(p.http().acceptInvalidRequest()), log);
             frontends.put(p.name(), fe);
+            int bindIndex = 0;
             for (Bind b : p.binds()) {
+                bindIndex++;
                 boolean h2 = "h2".equals(b.proto());
-                listeners.add(new Listener(b, p.name(), limit,
-                        admitted -> h2 ? H2ClientConnection.create(fe, admitted) : new H1ClientConnection(fe, admitted)));
+                if (b.tls() != null) {
+                    ServerTlsContext ctx = tls.forBind(p.name(), b);
+                    String bindName = Integer.toString(bindIndex);
+                    long handshakeTimeout = handshakeTimeout(p.timeouts());
+                    listeners.add(new Listener(b, p.name(), limit,
+                            admitted -> new TlsClientSetup(fe, ctx, bindName, h2, handshakeTimeout, admitted)));
+                } else {
+                    listeners.add(new Listener(b, p.name(), limit,
+                            admitted -> h2 ? H2ClientConnection.create(fe, admitted) : new H1ClientConnection(fe, admitted)));
+                }
             }
         }
+    }
+
+    /**
+     * How long a client has to complete its TLS handshake: {@code timeout client} (what HAProxy's
+     * {@code timeout client-hs} falls back to), else {@code timeout http-request}, else 10 s.
+     */
+    static long handshakeTimeout(Timeouts t) {
+        if (t.client() != Timeouts.UNSET && t.client() > 0) {
+            return t.client();
+        }
+        if (t.httpRequest() != Timeouts.UNSET && t.httpRequest() > 0) {
+            return t.httpRequest();
+        }
+        return ServerTlsContext.DEFAULT_HANDSHAKE_TIMEOUT_MS;
     }
 
     /** HAProxy derives the default maxconn from the file-descriptor limit; so does Sluice. */
@@ -104,19 +138,27 @@ public final class ProxyRuntime {
         return (int) Math.max(100, Math.min(max, 1_000_000));
     }
 
-    /** Whether a message of {@link #check} is an error (the others are warnings). */
-    public static boolean isError(String problem) {
-        return problem.contains(": error: ");
+    /**
+     * What {@link #check} found and built: resolved servers, TLS contexts (null when nothing uses TLS),
+     * the problems that prevent running ({@code file:line: error: ...}) and the warnings to print.
+     */
+    public record Prepared(Map<String, List<Backend.ResolvedServer>> resolved, TlsContexts tls, List<String> problems,
+            List<String> warnings) {
     }
 
     /**
-     * What prevents this model from running, as messages ("file:line: error: ..."), and warnings
-     * ("file:line: warning: ..."); it can run when no message {@link #isError is an error}. Resolves server host
-     * names (at start-up only, never on an event loop).
+     * What prevents this model from running, as messages (empty when it can run), with what running it
+     * needs. Resolves server host names and loads certificates and keys (at start-up only, never on an
+     * event loop): {@code -c} reports an unreadable or invalid certificate like any other error.
      */
-    public static List<String> check(Config config, Map<String, List<Backend.ResolvedServer>> resolvedOut) {
+    public static Prepared check(Config config) {
         List<String> problems = new ArrayList<>();
         StickTables tables = StickTables.of(config, problems);
+        Map<String, List<Backend.ResolvedServer>> resolvedOut = new LinkedHashMap<>();
+        TlsContexts tls = usesTls(config) ? new TlsContexts(config.global()) : null;
+        if (tls != null) {
+            problems.addAll(tls.prepare(config));
+        }
         for (Proxy p : config.proxies()) {
             ProxyRules.compile(p, problems, tables);
             for (var e : p.errors().pages().entrySet()) {
@@ -142,16 +184,67 @@ public final class ProxyRuntime {
                             continue;
                         }
                     }
-                    list.add(new Backend.ResolvedServer(s.name(), new InetSocketAddress(a, s.port()), s.weight(), "h2".equals(s.proto())));
+                    dev.sluice.proxy.backend.Server.Tls st = null;
+                    if (s.tls() != null) {
+                        st = serverTls(tls, p, s, problems);
+                        if (st == null) {
+                            continue;
+                        }
+                    }
+                    list.add(new Backend.ResolvedServer(s.name(), new InetSocketAddress(a, s.port()), s.weight(), "h2".equals(s.proto()), st));
                 }
                 resolvedOut.put(p.name(), list);
             }
         }
-        return problems;
+        // rule compilation reports warnings (never-matching ACLs) among the problems: sort them out
+        List<String> warnings = new ArrayList<>(tls == null ? List.of() : tls.warnings());
+        problems.removeIf(m -> m.contains(": warning: ") && warnings.add(m));
+        return new Prepared(resolvedOut, tls, problems, warnings);
     }
 
-    public static ProxyRuntime build(Config config, Map<String, List<Backend.ResolvedServer>> resolved) {
-        return new ProxyRuntime(config, resolved);
+    private static boolean usesTls(Config config) {
+        for (Proxy p : config.proxies()) {
+            for (Bind b : p.binds()) {
+                if (b.tls() != null) {
+                    return true;
+                }
+            }
+            for (Server s : p.servers()) {
+                if (s.tls() != null) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** The TLS side of a {@code server ... ssl}: its context and compiled {@code sni}; null after a problem (reported). */
+    private static dev.sluice.proxy.backend.Server.Tls serverTls(TlsContexts tls, Proxy p, Server s, List<String> problems) {
+        ClientTlsContext ctx;
+        try {
+            ctx = tls.forServer(p.name(), s);
+        } catch (TlsConfigException e) {
+            // already reported by TlsContexts.prepare
+            return null;
+        }
+        Fetch sni = null;
+        String expr = s.tls().sni();
+        if (expr != null) {
+            String subject = s.where() + ": error: 'server " + p.name() + "/" + s.name() + "' : ";
+            try {
+                RuleCompiler.checkPhase(expr, RuleCompiler.Phase.REQUEST);
+                sni = RuleCompiler.sample(expr);
+            } catch (IllegalArgumentException e) {
+                problems.add(subject + "error detected while parsing sni expression '" + expr + "' : " + e.getMessage() + ".");
+                return null;
+            }
+        }
+        String hostName = dev.sluice.config.Addresses.literal(s.host()) == null ? s.host() : null;
+        return new dev.sluice.proxy.backend.Server.Tls(ctx, sni, hostName);
+    }
+
+    public static ProxyRuntime build(Config config, Prepared prepared) {
+        return new ProxyRuntime(config, prepared);
     }
 
     public Transport transport() {
@@ -200,6 +293,9 @@ public final class ProxyRuntime {
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).addListener(f -> {
             if (logWriter != null) {
                 logWriter.close();
+            }
+            if (tls != null) {
+                tls.close();
             }
             stopped.countDown();
         });

@@ -2,6 +2,8 @@ package dev.sluice.proxy.tls;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.handler.ssl.SniCompletionEvent;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
@@ -12,7 +14,7 @@ import java.util.ArrayDeque;
  * Waits behind the TLS handler of a connection for the end of the handshake, then tells its
  * {@link Callback} what was negotiated ({@link TlsSession}: ALPN protocol, SNI, version) so that it can
  * add the HTTP/1 or HTTP/2 handlers, and removes itself. Anything read meanwhile is held and passed on
- * after the callback. A failed handshake, an exception or a close before the end is reported once to
+ * after the callback. A failed handshake, an exception, a close or a half-close before the end is reported once to
  * {@link Callback#handshakeFailed} and the connection is closed. One per connection, on its event loop.
  */
 public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
@@ -40,6 +42,16 @@ public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof ChannelInputShutdownEvent && !done && !failed) {
+            // the peer sent FIN before the end of the handshake (connections allow half-closure): it is gone
+            fail(ctx, new ClosedChannelException());
+            return;
+        }
+        if (evt instanceof SniCompletionEvent e && !e.isSuccess() && !done && !failed) {
+            // no ClientHello within the handshake timeout (several certificates: the SNI selector runs first)
+            fail(ctx, e.cause());
+            return;
+        }
         if (evt instanceof SslHandshakeCompletionEvent e && !done && !failed) {
             if (e.isSuccess()) {
                 done = true;

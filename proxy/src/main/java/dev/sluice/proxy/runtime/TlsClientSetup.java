@@ -1,0 +1,116 @@
+package dev.sluice.proxy.runtime;
+
+import dev.sluice.proxy.h1.H1ClientConnection;
+import dev.sluice.proxy.h2.H2ClientConnection;
+import dev.sluice.proxy.listener.ConnectionLimit;
+import dev.sluice.proxy.tls.ServerTlsContext;
+import dev.sluice.proxy.tls.TlsHandshakeHandler;
+import dev.sluice.proxy.tls.TlsSession;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.ssl.SslHandshakeTimeoutException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.ClosedChannelException;
+import javax.net.ssl.SSLException;
+
+/**
+ * The first handler of a connection accepted on a {@code bind ... ssl}. Once the connection is admitted
+ * (at once, or when its {@link ConnectionLimit} makes room: a held connection is not read, so its
+ * handshake does not start and cannot time out) it gives its place to the TLS handler and a
+ * {@link TlsHandshakeHandler}. When the handshake is done it adds the HTTP/2 handler if ALPN chose h2 (or
+ * the bind says {@code proto h2}), else the HTTP/1 one, which then owns the connection's slot. A failed
+ * handshake closes the connection, gives the slot back, is counted, and is logged the way HAProxy logs
+ * embryonic sessions. One per connection, on its event loop.
+ */
+final class TlsClientSetup extends ChannelInboundHandlerAdapter implements TlsHandshakeHandler.Callback {
+    private final Frontend frontend;
+    private final ServerTlsContext context;
+    private final boolean h2Only;
+    private final String bindName;
+    private final long handshakeTimeoutMs;
+    private boolean admitted;
+    private long acceptDate;
+    private InetSocketAddress client;
+
+    /**
+     * @param bindName   the bind as HAProxy's connection error lines name it (its position in the frontend)
+     * @param h2Only     {@code proto h2} on the bind: HTTP/2 whatever ALPN says
+     */
+    TlsClientSetup(Frontend frontend, ServerTlsContext context, String bindName, boolean h2Only, long handshakeTimeoutMs,
+            boolean admitted) {
+        this.frontend = frontend;
+        this.context = context;
+        this.bindName = bindName;
+        this.h2Only = h2Only;
+        this.handshakeTimeoutMs = handshakeTimeoutMs;
+        this.admitted = admitted;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        acceptDate = System.currentTimeMillis();
+        client = (InetSocketAddress) ctx.channel().remoteAddress();
+        if (admitted) {
+            startHandshake(ctx);
+        }
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt != ConnectionLimit.Admitted.INSTANCE) {
+            ctx.fireUserEventTriggered(evt);
+            return;
+        }
+        admitted = true;
+        if (ctx.channel().isActive()) {
+            startHandshake(ctx);
+        } else {
+            admitted = false;
+            frontend.limit().release();
+        }
+    }
+
+    private void startHandshake(ChannelHandlerContext ctx) {
+        ctx.pipeline().addAfter(ctx.name(), "tls", context.newHandler(ctx.alloc(), handshakeTimeoutMs));
+        ctx.pipeline().addAfter("tls", "handshake", new TlsHandshakeHandler(this));
+        ctx.pipeline().remove(this);
+    }
+
+    @Override
+    public void handshakeDone(ChannelHandlerContext ctx, TlsSession session) {
+        frontend.countTlsSession(session.resumed());
+        boolean h2 = h2Only || "h2".equals(session.alpn());
+        admitted = false;
+        ChannelHandler protocol = h2 ? H2ClientConnection.create(frontend, true) : new H1ClientConnection(frontend, true);
+        ctx.pipeline().addAfter(ctx.name(), h2 ? "h2" : "h1", protocol);
+    }
+
+    @Override
+    public void handshakeFailed(ChannelHandlerContext ctx, Throwable cause) {
+        frontend.countTlsFailure();
+        if (admitted) {
+            admitted = false;
+            frontend.limit().release();
+        }
+        if (frontend.accessLog() != null && client != null) {
+            Throwable c = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+            String message;
+            boolean empty = false;
+            if (c instanceof SslHandshakeTimeoutException) {
+                message = "Timeout during SSL handshake";
+            } else if (c instanceof ClosedChannelException) {
+                message = "Connection closed during SSL handshake";
+                empty = true;
+            } else if (c instanceof IOException && !(c instanceof SSLException)) {
+                message = "Connection error during SSL handshake";
+                empty = true;
+            } else {
+                message = "SSL handshake failure";
+            }
+            frontend.accessLog().logConnectionError(client, acceptDate, frontend.name(), bindName, message, empty);
+        }
+    }
+}
