@@ -136,6 +136,26 @@ final class CoreKeywords {
                     }
                 }));
 
+        r.register(new Keyword("tune.bufsize", EnumSet.of(Section.GLOBAL), "tune.bufsize <bytes>",
+                "Buffer size (default 16384): a request or response head must fit in it minus tune.maxrewrite (414/431/502 otherwise).",
+                c -> {
+                    if (c.expectArgs(1, 1, "tune.bufsize <bytes>")) {
+                        c.global().bufsize = c.intArg(c.args().get(0), "tune.bufsize", 1024, 1 << 30, c.global().bufsize);
+                    }
+                }));
+        r.register(new Keyword("tune.maxrewrite", EnumSet.of(Section.GLOBAL), "tune.maxrewrite <bytes>",
+                "Room kept in the buffer for header rewrites (default 1024).", c -> {
+                    if (c.expectArgs(1, 1, "tune.maxrewrite <bytes>")) {
+                        c.global().maxrewrite = c.intArg(c.args().get(0), "tune.maxrewrite", 0, 1 << 29, c.global().maxrewrite);
+                    }
+                }));
+        r.register(new Keyword("tune.http.maxhdr", EnumSet.of(Section.GLOBAL), "tune.http.maxhdr <number>",
+                "Most header fields in a message (default 101, 1 to 32767); more gives 400 (502 for a response).", c -> {
+                    if (c.expectArgs(1, 1, "tune.http.maxhdr <number>")) {
+                        c.global().maxhdr = c.intArg(c.args().get(0), "tune.http.maxhdr", 1, 32767, c.global().maxhdr);
+                    }
+                }));
+
         TlsKeywords.register(r);
         LogKeywords.register(r);
         ErrorKeywords.register(r);

@@ -19,8 +19,12 @@ public final class GlobalBuilder {
     public String logTag = "haproxy";
     public int sslCacheSize = 20000;
     public long sslLifetime = 300_000;
+    public int bufsize = dev.sluice.config.model.Tune.DEFAULT.bufsize();
+    public int maxrewrite = dev.sluice.config.model.Tune.DEFAULT.maxrewrite();
+    public int maxhdr = dev.sluice.config.model.Tune.DEFAULT.maxhdr();
 
     public Global build() {
-        return new Global(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetime, logs, logTag);
+        return new Global(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetime, logs, logTag,
+                new dev.sluice.config.model.Tune(bufsize, maxrewrite, maxhdr));
     }
 }

@@ -156,4 +156,42 @@ class MalformedHttp1Test {
             }
         }
     }
+
+    @Test
+    void tuneBufsizeAndMaxhdrSetTheLimits() {
+        int p = Ports.free();
+        try (Sluice tuned = Sluice.start("""
+                global
+                    tune.bufsize 4096
+                    tune.maxrewrite 1024
+                    tune.http.maxhdr 10
+                defaults
+                    mode http
+                    timeout connect 2s
+                    timeout client 5s
+                    timeout server 5s
+                frontend fe
+                    bind 127.0.0.1:%d
+                    default_backend be
+                backend be
+                    server s1 127.0.0.1:%d
+                """.formatted(p, origin.port()), p)) {
+            String nine = "GET / HTTP/1.1\r\nHost: x\r\n" + "H: v\r\n".repeat(8) + "\r\n";
+            String eleven = "GET / HTTP/1.1\r\nHost: x\r\n" + "H: v\r\n".repeat(10) + "\r\n";
+            String big = "GET / HTTP/1.1\r\nHost: x\r\nBig: " + "b".repeat(3500) + "\r\n\r\n";
+            String longUri = "GET /" + "a".repeat(3500) + " HTTP/1.1\r\nHost: x\r\n\r\n";
+            try (RawClient c = new RawClient(p)) {
+                assertThat(c.send(nine).read().status()).isEqualTo(200);
+            }
+            try (RawClient c = new RawClient(p)) {
+                assertThat(c.send(eleven).readToEndText()).startsWith("HTTP/1.1 400 ");
+            }
+            try (RawClient c = new RawClient(p)) {
+                assertThat(c.send(big).readToEndText()).startsWith("HTTP/1.1 431 ");
+            }
+            try (RawClient c = new RawClient(p)) {
+                assertThat(c.send(longUri).readToEndText()).startsWith("HTTP/1.1 414 ");
+            }
+        }
+    }
 }

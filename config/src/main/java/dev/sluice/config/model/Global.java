@@ -7,8 +7,14 @@ package dev.sluice.config.model;
  * {@code logs} are the global {@code log} lines that proxies use with {@code log global}.
  */
 public record Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
-        java.util.List<LogTarget> logs, String logTag) {
+        java.util.List<LogTarget> logs, String logTag, Tune tune) {
     public Global {
         logs = java.util.List.copyOf(logs);
+    }
+
+    /** With the default buffer tuning. */
+    public Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
+            java.util.List<LogTarget> logs, String logTag) {
+        this(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetimeMs, logs, logTag, Tune.DEFAULT);
     }
 }

@@ -62,7 +62,8 @@ public final class ProxyRuntime {
         this.group = transport.newGroup(threads, new DefaultThreadFactory("sluice-loop", false));
         this.workers = new Workers(group);
         this.globalLimit = new ConnectionLimit("global", globalMaxconn(config), null);
-        H1Limits limits = H1Limits.DEFAULT;
+        dev.sluice.config.model.Tune tune = config.global().tune();
+        H1Limits limits = new H1Limits(tune.maxHeadBytes(), tune.maxhdr());
         this.stickTables = StickTables.of(config, new ArrayList<>());
         for (dev.sluice.sticktable.StickTable t : stickTables.all()) {
             // expired untracked entries go away within a second, as HAProxy's purge task does
@@ -153,6 +154,11 @@ public final class ProxyRuntime {
      */
     public static Prepared check(Config config) {
         List<String> problems = new ArrayList<>();
+        dev.sluice.config.model.Tune tune = config.global().tune();
+        if (tune.maxHeadBytes() < 1024) {
+            problems.add("global: error: tune.maxrewrite (" + tune.maxrewrite() + ") must leave at least 1024 bytes of tune.bufsize ("
+                    + tune.bufsize() + ").");
+        }
         StickTables tables = StickTables.of(config, problems);
         Map<String, List<Backend.ResolvedServer>> resolvedOut = new LinkedHashMap<>();
         TlsContexts tls = usesTls(config) ? new TlsContexts(config.global()) : null;
