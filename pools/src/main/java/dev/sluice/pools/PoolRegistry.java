@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -25,6 +26,8 @@ import java.util.function.Supplier;
 public final class PoolRegistry {
     private final long memoryLimit;
     private final AtomicLong reserved = new AtomicLong();
+    /** Set while an allocation that hit the ceiling collects spares; others then fail without waiting. */
+    private final AtomicBoolean collecting = new AtomicBoolean();
     private final List<Pool<?>> pools = new CopyOnWriteArrayList<>();
     private final List<ExternalPools> externals = new CopyOnWriteArrayList<>();
 
@@ -149,7 +152,10 @@ public final class PoolRegistry {
         }
     }
 
-    /** Takes {@code bytes} from the ceiling's budget, collecting spares once if they do not fit. */
+    /**
+     * Takes {@code bytes} from the ceiling's budget. When they do not fit, collects spares once and
+     * retries, unless another thread is already collecting: allocation paths never wait for one another.
+     */
     boolean reserve(long bytes) {
         if (memoryLimit == 0) {
             return true;
@@ -157,7 +163,14 @@ public final class PoolRegistry {
         if (tryReserve(bytes)) {
             return true;
         }
-        gc();
+        if (!collecting.compareAndSet(false, true)) {
+            return false;
+        }
+        try {
+            gc();
+        } finally {
+            collecting.set(false);
+        }
         return tryReserve(bytes);
     }
 

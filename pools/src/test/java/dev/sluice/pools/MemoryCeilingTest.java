@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class MemoryCeilingTest {
@@ -87,5 +90,63 @@ class MemoryCeilingTest {
         assertThat(t.poolFailed()).isZero();
         assertThat(t.memmaxMb()).isEqualTo(64);
         assertThat(new PoolRegistry().totals().memmaxMb()).isZero();
+    }
+
+    @Test
+    void underConcurrentPressureTheCeilingHoldsAndEveryRefusalIsCounted() throws Exception {
+        long limit = 64 * 1024;
+        PoolRegistry r = new PoolRegistry(limit);
+        Pool<byte[]> a = r.create("a", byte[].class, 1024, () -> new byte[1], x -> { },
+                PoolOptions.DEFAULT.withExact(true).withThreadCacheItems(8));
+        Pool<long[]> b = r.create("b", long[].class, 2048, () -> new long[1], x -> { },
+                PoolOptions.DEFAULT.withExact(true).withThreadCacheItems(0));
+        AtomicLong refused = new AtomicLong();
+        ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
+        List<Thread> ts = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            ts.add(Thread.ofPlatform().start(() -> {
+                ThreadLocalRandom rnd = ThreadLocalRandom.current();
+                List<Object> held = new ArrayList<>();
+                for (int i = 0; i < 50_000; i++) {
+                    if (held.size() < 40 && rnd.nextBoolean()) {
+                        Object o = rnd.nextBoolean() ? a.alloc() : b.alloc();
+                        if (o == null) {
+                            refused.incrementAndGet();
+                        } else {
+                            held.add(o);
+                        }
+                    } else if (!held.isEmpty()) {
+                        Object o = held.remove(rnd.nextInt(held.size()));
+                        if (o instanceof byte[] x) {
+                            a.release(x);
+                        } else {
+                            b.release((long[]) o);
+                        }
+                    }
+                    if (r.reservedBytes() > limit) {
+                        errors.add("reserved " + r.reservedBytes());
+                    }
+                }
+                for (Object o : held) {
+                    if (o instanceof byte[] x) {
+                        a.release(x);
+                    } else {
+                        b.release((long[]) o);
+                    }
+                }
+            }));
+        }
+        for (Thread t : ts) {
+            t.join();
+        }
+        assertThat(errors).isEmpty();
+        assertThat(refused.get()).isPositive();
+        assertThat(a.failed() + b.failed()).isEqualTo(refused.get());
+        // Quiet: the budget holds exactly the bytes of the objects still allocated.
+        assertThat(r.reservedBytes()).isEqualTo(a.allocated() * 1024 + b.allocated() * 2048);
+        r.gc();
+        assertThat(a.allocated()).isZero();
+        assertThat(b.allocated()).isZero();
+        assertThat(r.reservedBytes()).isZero();
     }
 }
