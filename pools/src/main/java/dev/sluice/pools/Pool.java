@@ -97,11 +97,19 @@ public final class Pool<T> {
 
     /**
      * Gives an object back. It must come from this pool's {@link #alloc()} and not be used afterwards
-     * (releasing one object twice hands it out twice: not detected).
+     * (releasing one object twice hands it out twice: not detected). If the reset step throws, the object
+     * is dropped (the counters stay exact) and the exception propagates.
      */
     public void release(T obj) {
         Objects.requireNonNull(obj, "released object");
-        reset.accept(obj);
+        try {
+            reset.accept(obj);
+        } catch (RuntimeException | Error e) {
+            int b = buckets.of(obj);
+            buckets.add(b, Buckets.USED, -1);
+            drop(b);
+            throw e;
+        }
         ThreadCache c = cache(ThreadSlots.current(byThreadId));
         if (c != null) {
             if (c.isFull()) {

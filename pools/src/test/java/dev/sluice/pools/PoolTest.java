@@ -187,4 +187,23 @@ class PoolTest {
         assertThat(first[0]).isNotNegative();
         assertThat(second[0]).isNotNegative().isLessThanOrEqualTo(first[0]);
     }
+
+    @Test
+    void aResetStepThatThrowsDropsTheObjectAndKeepsCountsExact() {
+        PoolRegistry r = new PoolRegistry(1 << 20);
+        Pool<Item> pool = r.create("bad", Item.class, 64, this::newItem, i -> {
+            if (i.value < 0) {
+                throw new IllegalStateException("cannot reset");
+            }
+        });
+        Item a = pool.alloc();
+        Item b = pool.alloc();
+        a.value = -1;
+        assertThatThrownBy(() -> pool.release(a)).hasMessage("cannot reset");
+        assertThat(pool.allocated()).isEqualTo(1);
+        assertThat(pool.used()).isEqualTo(1);
+        assertThat(r.reservedBytes()).isEqualTo(64);
+        pool.release(b);
+        assertThat(pool.alloc()).isSameAs(b);
+    }
 }
