@@ -1,5 +1,5 @@
 /**
- * Named object pools whose hot counters are spread over cache-line buckets (HAProxy's pool buckets),
- * a registry that {@code show pools} reads, and a memory ceiling. No Netty. Filled by the pools issue.
+ * Named object pools (HAProxy's pools): thread caches, a shared lock-free cache, counters spread over
+ * cache-line buckets, a memory ceiling, and the {@code show pools} / {@code show info} figures. No Netty.
  */
 package dev.sluice.pools;
