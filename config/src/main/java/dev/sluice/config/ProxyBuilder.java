@@ -42,6 +42,8 @@ public final class ProxyBuilder {
     public final List<HttpRule> httpResponseRules = new ArrayList<>();
     public final List<HttpRule> httpAfterResponseRules = new ArrayList<>();
     public dev.sluice.config.model.StickTableDecl stickTable;
+    public final List<HttpRule> tcpRequestConnectionRules = new ArrayList<>();
+    public final List<HttpRule> tcpRequestContentRules = new ArrayList<>();
     public final List<UseBackend> useBackends = new ArrayList<>();
     public String defaultBackend;
     public SourceRef defaultBackendWhere;
@@ -133,6 +135,7 @@ public final class ProxyBuilder {
                 kind.hasBackend() ? servers : List.of(),
                 logging,
                 new dev.sluice.config.model.ErrorPages(errorPages),
-                stickTable);
+                stickTable,
+                new dev.sluice.config.model.TcpRules(kind.hasFrontend() ? tcpRequestConnectionRules : List.of(), tcpRequestContentRules));
     }
 }

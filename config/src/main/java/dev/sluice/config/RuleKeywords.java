@@ -85,6 +85,68 @@ final class RuleKeywords {
         Spec ret = new Spec("return", RES | AFTER, 0, -1, "return [status <code>] [content-type <type>] [string <text> | file <path>] [hdr <name> <value>]*",
                 "Answer from the proxy itself.");
         add(r, "http-response", ret);
+        registerTcp(r);
+    }
+
+    /** Actions of {@code tcp-request connection|content}: accept, reject and the stick-counter ones. */
+    private static final List<String> TCP_ACTIONS = List.of("accept", "reject", "track-sc0", "track-sc1", "track-sc2", "sc-inc-gpc0",
+            "sc-inc-gpc1", "sc-inc-gpc", "sc-add-gpc", "sc-set-gpt0", "sc-set-gpt");
+
+    private static void registerTcp(KeywordRegistry r) {
+        r.family("tcp-request", "tcp-request ruleset");
+        r.register(new Keyword("tcp-request connection", EnumSet.of(Section.FRONTEND, Section.LISTEN),
+                "tcp-request connection <accept|reject|track-sc0..2 <key> [table t]|sc-inc-gpc0(<sc>)|...> [if|unless <cond>]",
+                "Rules run once per accepted connection, before any protocol: reject closes it at once; trackers last as long as "
+                        + "the connection and count its requests.", c -> parseTcp(c, true)));
+        r.register(new Keyword("tcp-request content", PROXY_SECTIONS,
+                "tcp-request content <accept|reject|track-sc0..2 <key> [table t]|sc-inc-gpc0(<sc>)|...> [if|unless <cond>]",
+                "Rules run for each request before the http-request rules (HTTP mode): reject closes the connection.",
+                c -> parseTcp(c, false)));
+    }
+
+    private static void parseTcp(KeywordContext c, boolean connection) {
+        List<String> a = c.args();
+        if (a.isEmpty()) {
+            c.error("expects an action (one of: " + String.join(", ", TCP_ACTIONS) + ").");
+            return;
+        }
+        String word = a.get(0);
+        String name = KeywordRegistry.stripParens(word);
+        if (!TCP_ACTIONS.contains(name)) {
+            c.error("unknown action '" + word + "' (expected one of: " + String.join(", ", TCP_ACTIONS) + ").");
+            return;
+        }
+        int end = c.conditionStart(1);
+        List<String> args = a.subList(1, end);
+        Spec s = SPECS.stream().filter(x -> x.name().equals(name)).findFirst().orElse(null);
+        int min = s == null ? 0 : s.min();
+        int max = s == null ? 0 : s.max();
+        if (args.size() < min || max >= 0 && args.size() > max) {
+            c.error("'" + name + "' expects " + (min == max ? min + "" : min + " to " + max) + " argument(s).");
+            return;
+        }
+        if (name.startsWith("sc-")) {
+            boolean two = name.equals("sc-inc-gpc") || name.equals("sc-add-gpc") || name.equals("sc-set-gpt");
+            int open = word.indexOf('(');
+            if (open < 0 || !word.endsWith(")") || !word.substring(open + 1, word.length() - 1).matches(two ? "\\d+,[0-2]" : "[0-2]")) {
+                c.error("expects '" + s.syntax().split(" ")[0] + "' with a stick counter number between 0 and 2.");
+                return;
+            }
+        }
+        String problem = check(name, args);
+        if (problem != null) {
+            c.error(problem);
+            return;
+        }
+        Condition cond = null;
+        if (end < a.size()) {
+            cond = c.conditionFrom(end);
+            if (cond == null) {
+                return;
+            }
+        }
+        HttpRule rule = new HttpRule.Action(c.at(), cond, word, args);
+        (connection ? c.proxy().tcpRequestConnectionRules : c.proxy().tcpRequestContentRules).add(rule);
     }
 
     private static void add(KeywordRegistry r, String family, Spec s) {

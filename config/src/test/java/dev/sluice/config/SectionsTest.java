@@ -448,7 +448,7 @@ class SectionsTest {
                 "frontend => option logasap               => 'option logasap' is not supported by Sluice yet: this logging feature.",
                 "frontend => unique-id-format %[uuid()]   => 'unique-id-format' is not supported by Sluice yet: this logging feature.",
                 "frontend => http-request wait-for-body time 1s => unknown http-request action 'wait-for-body' in 'frontend' section",
-                "frontend => tcp-request content accept   => 'tcp-request' is not supported by Sluice yet: tcp-request rules.",
+                "frontend => tcp-request session accept   => 'tcp-request' is not supported by Sluice yet: tcp-request rules.",
                 "backend  => option httpchk GET /health   => 'option httpchk' is not supported by Sluice yet: health checks.",
                 "backend  => stick on src                 => 'stick' is not supported by Sluice yet: stick on/match/store rules (stickiness).",
                 "backend  => timeout tarpit 1h            => 'timeout tarpit' is not supported by Sluice yet: tarpit.",

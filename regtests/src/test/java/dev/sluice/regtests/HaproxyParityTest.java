@@ -88,15 +88,17 @@ class HaproxyParityTest {
             Path hcfg = Sluice.writeConfig(fill(template, hp, s1, s2));
             Process h = new ProcessBuilder(haproxy(), "-db", "-f", hcfg.toString()).redirectErrorStream(true)
                     .redirectOutput(hcfg.resolveSibling("haproxy.log").toFile()).start();
+            // readiness is probed on the second port when there is one: a probe connection would count in stick tables
+            int probe = template.contains("@FE2@") ? 1 : 0;
             try {
-                waitFor(hp[0]);
+                waitFor(hp[probe]);
                 fromHaproxy = exchange(hp, requests);
             } finally {
                 h.destroy();
                 h.waitFor();
             }
             List<String> fromSluice;
-            try (Sluice s = Sluice.start(fill(template, sp, s1, s2), sp[0])) {
+            try (Sluice s = Sluice.start(fill(template, sp, s1, s2), sp[probe])) {
                 fromSluice = exchange(sp, requests);
             }
             for (int i = 0; i < requests.size(); i++) {
@@ -121,7 +123,7 @@ class HaproxyParityTest {
                 RawClient.Response r = c.send(withHost).read(req.startsWith("HEAD"));
                 out.add(normalise(r));
             } catch (RuntimeException e) {
-                out.add("no response: " + e.getClass().getSimpleName());
+                out.add("no response");
             }
         }
         return out;

@@ -55,6 +55,19 @@ class StickTableTest {
     }
 
     @Test
+    void tcpRequestConnectionAndContentRulesMatchHaproxy() throws Exception {
+        List<String> requests = new ArrayList<>();
+        requests.add("GET / HTTP/1.1\r\n\r\n");
+        requests.add("GET /tcpreject HTTP/1.1\r\n\r\n");
+        requests.add("2:GET / HTTP/1.1\r\n\r\n");
+        for (int i = 0; i < 6; i++) {
+            requests.add("GET / HTTP/1.1\r\n\r\n");
+        }
+        requests.add("2:GET / HTTP/1.1\r\n\r\n");
+        HaproxyParityTest.assertSameAsHaproxy("tcp-request-parity.cfg", requests);
+    }
+
+    @Test
     void badTablesAreConfigErrors() {
         Sluice.Result r = Sluice.check("""
                 defaults

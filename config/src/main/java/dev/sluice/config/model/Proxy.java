@@ -26,14 +26,15 @@ public record Proxy(
         List<Server> servers,
         Logging logging,
         ErrorPages errors,
-        StickTableDecl stickTable) {
+        StickTableDecl stickTable,
+        TcpRules tcpRules) {
 
     /** A proxy without a stick table. */
     public Proxy(String name, ProxyKind kind, SourceRef where, Mode mode, List<Bind> binds, int maxconn, Timeouts timeouts, HttpOptions http,
             List<Acl> acls, List<HttpRule> httpRequestRules, List<HttpRule> httpResponseRules, List<HttpRule> httpAfterResponseRules,
             List<UseBackend> useBackends, String defaultBackend, Balance balance, List<Server> servers, Logging logging, ErrorPages errors) {
         this(name, kind, where, mode, binds, maxconn, timeouts, http, acls, httpRequestRules, httpResponseRules, httpAfterResponseRules,
-                useBackends, defaultBackend, balance, servers, logging, errors, null);
+                useBackends, defaultBackend, balance, servers, logging, errors, null, TcpRules.NONE);
     }
 
     public Proxy {

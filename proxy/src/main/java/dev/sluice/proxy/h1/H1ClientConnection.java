@@ -92,6 +92,11 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     // ------------------------------------------------------------------ channel events
 
     @Override
+    public dev.sluice.proxy.rules.Trackers sessionTrackers() {
+        return ch == null ? null : ch.attr(SESSION_TRACKERS).get();
+    }
+
+    @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.ch = ctx.channel();

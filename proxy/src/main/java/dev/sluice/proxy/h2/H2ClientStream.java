@@ -44,6 +44,11 @@ final class H2ClientStream implements ClientSide {
         return conn.ctx();
     }
 
+    @Override
+    public dev.sluice.proxy.rules.Trackers sessionTrackers() {
+        return ctx().channel().attr(SESSION_TRACKERS).get();
+    }
+
     void start(RequestHead head, boolean endStream) {
         request = head;
         requestEnded = endStream;

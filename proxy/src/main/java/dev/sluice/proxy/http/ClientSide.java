@@ -70,4 +70,12 @@ public interface ClientSide {
 
     /** The response cannot be completed: drop the client connection. */
     void abort();
+
+    /** Where a connection keeps the stick counters its {@code tcp-request connection} rules set. */
+    io.netty.util.AttributeKey<dev.sluice.proxy.rules.Trackers> SESSION_TRACKERS = io.netty.util.AttributeKey.valueOf("sluice.session-trackers");
+
+    /** The connection's stick counters ({@code tcp-request connection track-sc*}), or null. */
+    default dev.sluice.proxy.rules.Trackers sessionTrackers() {
+        return null;
+    }
 }

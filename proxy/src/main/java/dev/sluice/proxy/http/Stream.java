@@ -58,6 +58,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     private java.util.Map<String, Object> vars;
     private dev.sluice.proxy.rules.Trackers trackers;
     private long requestBodyBytes;
+    private boolean requestCounted;
     private long serverTimeout = -1;
     private long tunnelTimeout = -1;
     private int retriesOverride = -1;
@@ -111,6 +112,18 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     /** Processes the request head: rules, backend, server, connection. */
     public void start() {
         frontend.countRequest();
+        dev.sluice.proxy.rules.Trackers session = client.sessionTrackers();
+        if (session != null) {
+            trackers = new dev.sluice.proxy.rules.Trackers(session);
+        }
+        if (Rule.run(frontend.rules().content(), this) == Action.Verdict.DONE) {
+            return;
+        }
+        // stick counters count the request once the tcp-request content rules let it through
+        requestCounted = true;
+        if (trackers != null) {
+            trackers.startRequest();
+        }
         if (Rule.run(frontend.rules().request(), this) == Action.Verdict.DONE) {
             return;
         }
@@ -119,7 +132,8 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             fail(503);
             return;
         }
-        if (Rule.run(backend.rules().request(), this) == Action.Verdict.DONE) {
+        if (Rule.run(backend.rules().content(), this) == Action.Verdict.DONE
+                || Rule.run(backend.rules().request(), this) == Action.Verdict.DONE) {
             return;
         }
         forwardFor();
@@ -534,7 +548,10 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     @Override
     public dev.sluice.proxy.rules.Trackers trackers() {
         if (trackers == null) {
-            trackers = new dev.sluice.proxy.rules.Trackers();
+            trackers = new dev.sluice.proxy.rules.Trackers(null);
+            if (requestCounted) {
+                trackers.startRequest();
+            }
         }
         return trackers;
     }

@@ -25,6 +25,7 @@ public final class Listener {
     private final ConnectionLimit limit;
     private final Function<Boolean, ChannelHandler> connectionHandler;
     private Channel channel;
+    private java.util.function.Predicate<Channel> acceptFilter;
 
     /**
      * @param connectionHandler makes the protocol handler of an accepted connection, given whether the
@@ -35,6 +36,12 @@ public final class Listener {
         this.frontend = frontend;
         this.limit = limit;
         this.connectionHandler = connectionHandler;
+    }
+
+    /** Decides on each accepted connection before admission ({@code tcp-request connection} rules); false closes it. */
+    public Listener acceptFilter(java.util.function.Predicate<Channel> filter) {
+        this.acceptFilter = filter;
+        return this;
     }
 
     public Bind bind() {
@@ -64,6 +71,10 @@ public final class Listener {
                 .childHandler(new io.netty.channel.ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (acceptFilter != null && !acceptFilter.test(ch)) {
+                            ch.close();
+                            return;
+                        }
                         boolean admitted = limit.admit(ch);
                         ch.pipeline().addLast("conn", connectionHandler.apply(admitted));
                     }

@@ -38,7 +38,7 @@ public final class Actions {
         String inner = paren < 0 ? null : word.substring(paren + 1, word.length() - 1);
         List<String> args = a.args();
         return switch (name) {
-            case "allow" -> t -> Action.Verdict.STOP;
+            case "allow", "accept" -> t -> Action.Verdict.STOP;
             case "deny" -> deny(args, response ? 502 : 403);
             case "tarpit" -> {
                 int status = statusOpt(args, 500);

@@ -17,13 +17,14 @@ import java.util.Map;
  * {@code http-after-response} rules and its {@code use_backend} switching rules. Compiling reports every
  * problem with the line it comes from (what {@code -c} prints). Immutable.
  */
-public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> after, List<Switch> switching) {
+public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> after, List<Switch> switching, List<Rule> connection,
+        List<Rule> content) {
 
     /** A {@code use_backend} rule: a condition and a static backend name or a dynamic one. */
     public record Switch(Cond cond, String backend, Template dynamic) {
     }
 
-    public static final ProxyRules NONE = new ProxyRules(List.of(), List.of(), List.of(), List.of());
+    public static final ProxyRules NONE = new ProxyRules(List.of(), List.of(), List.of(), List.of(), List.of(), List.of());
 
     /**
      * Compiles a proxy's rules; each problem is appended to {@code problems} as "file:line: error: ..."
@@ -52,9 +53,9 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
             }
         }
         String kind = p.kind().keyword();
-        List<Rule> req = rules(p.httpRequestRules(), rc, false, "http-request", kind, problems);
-        List<Rule> res = rules(p.httpResponseRules(), rc, true, "http-response", kind, problems);
-        List<Rule> after = rules(p.httpAfterResponseRules(), rc, true, "http-after-response", kind, problems);
+        List<Rule> req = rules(p.httpRequestRules(), rc, RuleCompiler.Phase.REQUEST, "http-request", kind, problems);
+        List<Rule> res = rules(p.httpResponseRules(), rc, RuleCompiler.Phase.RESPONSE, "http-response", kind, problems);
+        List<Rule> after = rules(p.httpAfterResponseRules(), rc, RuleCompiler.Phase.RESPONSE, "http-after-response", kind, problems);
         List<Switch> sw = new ArrayList<>();
         for (UseBackend u : p.useBackends()) {
             try {
@@ -67,13 +68,19 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
                 problems.add(u.where() + ": error: error detected while parsing switching rule : " + e.getMessage() + ".");
             }
         }
-        return new ProxyRules(req, res, after, sw);
+        List<Rule> connection = rules(p.tcpRules().connection(), rc, RuleCompiler.Phase.CONNECTION, "tcp-request connection", kind, problems);
+        List<Rule> content = rules(p.tcpRules().content(), rc, RuleCompiler.Phase.REQUEST, "tcp-request content", kind, problems);
+        return new ProxyRules(req, res, after, sw, connection, content);
     }
 
-    private static List<Rule> rules(List<HttpRule> list, RuleCompiler rc, boolean response, String family, String kind,
+    private static List<Rule> rules(List<HttpRule> list, RuleCompiler rc, RuleCompiler.Phase phase, String family, String kind,
             List<String> problems) {
-        RuleCompiler.Phase phase = response ? RuleCompiler.Phase.RESPONSE : RuleCompiler.Phase.REQUEST;
-        String context = kind + " " + (response ? "http-response" : "http-request") + " header rule";
+        boolean response = phase == RuleCompiler.Phase.RESPONSE;
+        String context = kind + " " + switch (phase) {
+            case CONNECTION -> "tcp-request connection rule";
+            case REQUEST -> family.startsWith("tcp-") ? "tcp-request content rule" : "http-request header rule";
+            case RESPONSE -> "http-response header rule";
+        };
         List<Rule> out = new ArrayList<>();
         for (HttpRule r : list) {
             HttpRule.Action a = (HttpRule.Action) r;

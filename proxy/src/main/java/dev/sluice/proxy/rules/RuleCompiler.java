@@ -27,7 +27,8 @@ public final class RuleCompiler {
 
     /** Where rules run: what they can read. */
     public enum Phase {
-        REQUEST, RESPONSE
+        /** tcp-request connection rules: no HTTP message yet. */
+        CONNECTION, REQUEST, RESPONSE
     }
 
     /** Fetches that read neither message: usable in every phase. */

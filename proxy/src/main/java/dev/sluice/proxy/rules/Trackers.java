@@ -11,18 +11,72 @@ import dev.sluice.sticktable.StickTable;
 public final class Trackers {
     public static final int SLOTS = 3;
     private final StickEntry[] entries = new StickEntry[SLOTS];
+    /** The connection's trackers ({@code tcp-request connection}) under a stream's, or null. */
+    private final Trackers session;
+    private final boolean isSession;
     private boolean ended;
+    private boolean requestCounted;
 
+    /** A stream's trackers (released at the end of the stream), above its connection's when it has some. */
+    public Trackers(Trackers session) {
+        this.session = session;
+        this.isSession = false;
+    }
+
+    private Trackers() {
+        this.session = null;
+        this.isSession = true;
+    }
+
+    /** A connection's trackers, released by {@link #endSession} when it closes. */
+    public static Trackers forSession() {
+        return new Trackers();
+    }
+
+    /** The entry of a slot: the stream's own, else its connection's. */
     public StickEntry get(int slot) {
-        return entries[slot];
+        StickEntry e = entries[slot];
+        return e != null || session == null ? e : session.get(slot);
+    }
+
+    public boolean isEmpty() {
+        for (StickEntry e : entries) {
+            if (e != null) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
-     * {@code track-scN}: the first tracker of a slot wins. Attaching credits the entry with a connection
-     * and the current request, as HAProxy does; a full table tracks nothing.
+     * The request is counted (HAProxy does it once the tcp-request content rules have passed): every entry
+     * tracked so far, the connection's and the stream's, counts it, and entries tracked later (by
+     * http-request rules) are credited with it when they attach.
+     */
+    public void startRequest() {
+        requestCounted = true;
+        if (session != null) {
+            for (StickEntry e : session.entries) {
+                if (e != null) {
+                    e.onHttpRequest();
+                    e.table().touch(e);
+                }
+            }
+        }
+        for (StickEntry e : entries) {
+            if (e != null) {
+                e.onHttpRequest();
+                e.table().touch(e);
+            }
+        }
+    }
+
+    /**
+     * {@code track-scN}: the first tracker of a slot wins. Attaching credits the entry with a connection,
+     * and with the current request once it is counted, as HAProxy does; a full table tracks nothing.
      */
     public void track(int slot, StickTable table, StickKey key) {
-        if (ended || entries[slot] != null || key == null) {
+        if (ended || get(slot) != null || key == null) {
             return;
         }
         StickEntry e = table.track(key);
@@ -30,7 +84,9 @@ public final class Trackers {
             return;
         }
         e.onTrackStart();
-        e.onHttpRequest();
+        if (requestCounted && !isSession) {
+            e.onHttpRequest();
+        }
         table.touch(e);
         entries[slot] = e;
     }
@@ -46,21 +102,48 @@ public final class Trackers {
         ended = true;
         for (int i = 0; i < SLOTS; i++) {
             StickEntry e = entries[i];
-            if (e == null) {
-                continue;
+            if (e != null) {
+                entries[i] = null;
+                count(e, status, local, bytesIn, bytesOut);
+                release(e);
             }
-            entries[i] = null;
-            if (!local && (status >= 400 && status < 500 || status == 0)) {
-                e.onHttpError();
-            } else if (!local && status >= 500 && status != 501 && status != 505) {
-                e.onHttpFailure();
-            }
-            e.onBytesIn(bytesIn);
-            e.onBytesOut(bytesOut);
-            e.onTrackEnd();
-            StickTable t = e.table();
-            t.touch(e);
-            t.untrack(e);
         }
+        if (session != null) {
+            for (StickEntry e : session.entries) {
+                if (e != null) {
+                    count(e, status, local, bytesIn, bytesOut);
+                    e.table().touch(e);
+                }
+            }
+        }
+    }
+
+    /** The connection closed: its trackers go. */
+    public void endSession() {
+        ended = true;
+        for (int i = 0; i < SLOTS; i++) {
+            StickEntry e = entries[i];
+            if (e != null) {
+                entries[i] = null;
+                release(e);
+            }
+        }
+    }
+
+    private static void count(StickEntry e, int status, boolean local, long bytesIn, long bytesOut) {
+        if (!local && (status >= 400 && status < 500 || status == 0)) {
+            e.onHttpError();
+        } else if (!local && status >= 500 && status != 501 && status != 505) {
+            e.onHttpFailure();
+        }
+        e.onBytesIn(bytesIn);
+        e.onBytesOut(bytesOut);
+    }
+
+    private static void release(StickEntry e) {
+        e.onTrackEnd();
+        StickTable t = e.table();
+        t.touch(e);
+        t.untrack(e);
     }
 }

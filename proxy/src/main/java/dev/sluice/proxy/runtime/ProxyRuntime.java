@@ -94,6 +94,8 @@ public final class ProxyRuntime {
             }
             Frontend fe = new Frontend(p, workers, rules, backends, dflt, limit, limits.withAcceptInvalid(p.http().acceptInvalidRequest()), log);
             frontends.put(p.name(), fe);
+            ConnectionRules connectionRules = rules.connection().isEmpty() ? null : new ConnectionRules(rules.connection(), p.name());
+            int listenersBefore = listeners.size();
             int bindIndex = 0;
             for (Bind b : p.binds()) {
                 bindIndex++;
@@ -108,6 +110,9 @@ public final class ProxyRuntime {
                     listeners.add(new Listener(b, p.name(), limit,
                             admitted -> h2 ? H2ClientConnection.create(fe, admitted) : new H1ClientConnection(fe, admitted)));
                 }
+            }
+            for (int i = listenersBefore; i < listeners.size(); i++) {
+                listeners.get(i).acceptFilter(connectionRules);
             }
         }
     }
