@@ -59,6 +59,9 @@ public final class ProxyBuilder {
     String logTag;
     /** {@code errorfile}/{@code errorfiles} pages by status. */
     final java.util.Map<Integer, byte[]> errorPages = new java.util.HashMap<>();
+    /** {@code monitor-uri} (null when unset) and the {@code monitor fail} conditions. */
+    String monitorUri;
+    final List<dev.sluice.config.model.Condition> monitorFail = new ArrayList<>();
     /** {@code default-server} values. */
     public int defaultWeight = 1;
 
@@ -93,6 +96,7 @@ public final class ProxyBuilder {
         dontLogNormal = d.dontLogNormal;
         logTag = d.logTag;
         errorPages.putAll(d.errorPages);
+        monitorUri = d.monitorUri;
     }
 
     public ProxyKind kind() {
@@ -129,6 +133,8 @@ public final class ProxyBuilder {
                 balance,
                 kind.hasBackend() ? servers : List.of(),
                 logging,
-                new dev.sluice.config.model.ErrorPages(errorPages));
+                new dev.sluice.config.model.ErrorPages(errorPages),
+                kind.hasFrontend() ? new dev.sluice.config.model.Monitor(monitorUri, monitorFail)
+                        : dev.sluice.config.model.Monitor.NONE);
     }
 }

@@ -330,9 +330,9 @@ class SectionsTest {
 
         @Test
         void skippingEndsAtTheNextSection() {
-            var r = parse("userlist users\n    user a\nglobal\n    nbthrd 2\n");
+            var r = parse("mailers m\n    mailer a 127.0.0.1:25\nglobal\n    nbthrd 2\n");
             assertThat(Configs.errors(r)).extracting(Diagnostic::line, Diagnostic::message).containsExactly(
-                    tuple(1, "section 'userlist' is not supported by Sluice yet: userlists (HTTP authentication)."),
+                    tuple(1, "section 'mailers' is not supported by Sluice yet: email alerts (mailers)."),
                     tuple(4, "unknown keyword 'nbthrd' in 'global' section; did you mean 'nbthread' maybe ?"));
         }
 
@@ -447,7 +447,7 @@ class SectionsTest {
                 "global   => nbproc 2                     => 'nbproc' is not supported by Sluice yet: multi-process mode (removed from HAProxy 2.5).",
                 "frontend => option logasap               => 'option logasap' is not supported by Sluice yet: this logging feature.",
                 "frontend => unique-id-format %[uuid()]   => 'unique-id-format' is not supported by Sluice yet: this logging feature.",
-                "frontend => http-request wait-for-body time 1s => unknown http-request action 'wait-for-body' in 'frontend' section",
+                "frontend => http-request do-resolve(txn.ip,dns) hdr(host) => unknown http-request action 'do-resolve' in 'frontend' section",
                 "frontend => tcp-request content accept   => 'tcp-request' is not supported by Sluice yet: tcp-request rules.",
                 "backend  => option httpchk GET /health   => 'option httpchk' is not supported by Sluice yet: health checks.",
                 "backend  => stick-table type ip size 1m  => 'stick-table' is not supported by Sluice yet: stick tables.",

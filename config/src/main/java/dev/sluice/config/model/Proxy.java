@@ -25,7 +25,8 @@ public record Proxy(
         Balance balance,
         List<Server> servers,
         Logging logging,
-        ErrorPages errors) {
+        ErrorPages errors,
+        Monitor monitor) {
 
     public Proxy {
         binds = List.copyOf(binds);
@@ -35,5 +36,13 @@ public record Proxy(
         httpAfterResponseRules = List.copyOf(httpAfterResponseRules);
         useBackends = List.copyOf(useBackends);
         servers = List.copyOf(servers);
+    }
+
+    /** A proxy without monitor URI. */
+    public Proxy(String name, ProxyKind kind, SourceRef where, Mode mode, List<Bind> binds, int maxconn, Timeouts timeouts, HttpOptions http,
+            List<Acl> acls, List<HttpRule> httpRequestRules, List<HttpRule> httpResponseRules, List<HttpRule> httpAfterResponseRules,
+            List<UseBackend> useBackends, String defaultBackend, Balance balance, List<Server> servers, Logging logging, ErrorPages errors) {
+        this(name, kind, where, mode, binds, maxconn, timeouts, http, acls, httpRequestRules, httpResponseRules, httpAfterResponseRules,
+                useBackends, defaultBackend, balance, servers, logging, errors, Monitor.NONE);
     }
 }
