@@ -212,6 +212,12 @@ public final class Actions {
                     return Action.Verdict.CONTINUE;
                 };
             }
+            case "auth" -> auth(args);
+            case "wait-for-body" -> {
+                long ms = Units.parseTimeMillis(args.get(1));
+                long atLeast = args.size() > 3 ? Units.parseSize(args.get(3)) : 0;
+                yield t -> t.waitForBody(ms, atLeast) ? Action.Verdict.CONTINUE : Action.Verdict.YIELD;
+            }
             case "set-retries" -> {
                 int n = Integer.parseInt(args.get(0));
                 yield t -> {
@@ -346,6 +352,25 @@ public final class Actions {
 
     private static Action returnFromArgs(List<String> args) {
         return replyFromArgs(args, 200, false);
+    }
+
+    private static final AsciiString WWW_AUTHENTICATE = AsciiString.cached("www-authenticate");
+
+    /**
+     * {@code auth [realm <realm>]}: HAProxy's fixed 401 page (not an errorfile) with
+     * {@code WWW-Authenticate: Basic realm="<realm>"}; the realm defaults to the name of the proxy whose
+     * rule it is.
+     */
+    private static Action auth(List<String> args) {
+        AsciiString fixed = args.size() == 2 ? AsciiString.cached("Basic realm=\"" + args.get(1) + "\"") : null;
+        dev.sluice.proxy.http.GeneratedResponse page = dev.sluice.proxy.http.GeneratedResponse.of(401);
+        return t -> {
+            ResponseHead head = page.head();
+            String proxy = t.backendName() != null ? t.backendName() : t.frontendName();
+            head.fields().add(WWW_AUTHENTICATE, fixed != null ? fixed : new AsciiString("Basic realm=\"" + proxy + "\""));
+            t.answer(head, page.body(), 'L');
+            return Action.Verdict.DONE;
+        };
     }
 
     private static Action delHeader(List<String> args) {

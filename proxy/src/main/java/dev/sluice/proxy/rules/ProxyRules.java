@@ -2,6 +2,7 @@ package dev.sluice.proxy.rules;
 
 import dev.sluice.config.model.Acl;
 import dev.sluice.config.model.AclExpr;
+import dev.sluice.config.model.Condition;
 import dev.sluice.config.LogFormats;
 import dev.sluice.config.model.HttpRule;
 import dev.sluice.config.model.LogFormat;
@@ -17,7 +18,11 @@ import java.util.Map;
  * {@code http-after-response} rules and its {@code use_backend} switching rules. Compiling reports every
  * problem with the line it comes from (what {@code -c} prints). Immutable.
  */
-public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> after, List<Switch> switching) {
+public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> after, List<Switch> switching, List<Cond> monitorFail) {
+
+    public ProxyRules(List<Rule> request, List<Rule> response, List<Rule> after, List<Switch> switching) {
+        this(request, response, after, switching, List.of());
+    }
 
     /** A {@code use_backend} rule: a condition and a static backend name or a dynamic one. */
     public record Switch(Cond cond, String backend, Template dynamic) {
@@ -58,7 +63,17 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
                 problems.add(u.where() + ": error: error detected while parsing switching rule : " + e.getMessage() + ".");
             }
         }
-        return new ProxyRules(req, res, after, sw);
+        List<Cond> monitor = new ArrayList<>();
+        for (Condition c : p.monitor().fail()) {
+            try {
+                List<String> warnings = new ArrayList<>();
+                monitor.add(rc.condition(c, RuleCompiler.Phase.REQUEST, kind + " monitor fail rule", warnings));
+                warnings.forEach(w -> problems.add(p.where() + ": warning: " + w + "."));
+            } catch (IllegalArgumentException e) {
+                problems.add(p.where() + ": error: error detected while parsing a 'monitor fail' condition : " + e.getMessage() + ".");
+            }
+        }
+        return new ProxyRules(req, res, after, sw, monitor);
     }
 
     private static List<Rule> rules(List<HttpRule> list, RuleCompiler rc, boolean response, String family, String kind,

@@ -31,4 +31,17 @@ public interface Txn {
 
     /** The variables of the transaction ({@code txn.}, {@code req.}, {@code res.}, {@code sess.} scopes). */
     Map<String, Object> vars();
+
+    /** The configuration's userlists, for {@code http_auth} and {@code http_auth_group}. */
+    default dev.sluice.proxy.auth.Userlists userlists() {
+        return dev.sluice.proxy.auth.Userlists.NONE;
+    }
+
+    /**
+     * The request body bytes held so far ({@code http-request wait-for-body}), or null when the body is
+     * not held: what the {@code req.body} fetches read.
+     */
+    default byte[] requestBody() {
+        return null;
+    }
 }

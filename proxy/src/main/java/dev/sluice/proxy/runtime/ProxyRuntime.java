@@ -60,6 +60,7 @@ public final class ProxyRuntime {
             }
             backends.put(p.name(), be);
         }
+        dev.sluice.proxy.auth.Userlists userlists = dev.sluice.proxy.auth.Userlists.compile(config.userlists());
         for (Proxy p : config.frontends()) {
             ProxyRules rules = ProxyRules.compile(p, new ArrayList<>());
             // a listen section is its own default backend
@@ -75,6 +76,7 @@ public final class ProxyRuntime {
                 log = new dev.sluice.proxy.log.AccessLog(p.logging(), logWriter);
             }
             Frontend fe = new Frontend(p, workers, rules, backends, dflt, limit, limits, log);
+            fe.userlists(userlists);
             frontends.put(p.name(), fe);
             for (Bind b : p.binds()) {
                 boolean h2 = "h2".equals(b.proto());
