@@ -43,7 +43,7 @@ class UserlistTest {
         Config c = valid(USERLIST + inFrontend("""
                 monitor-uri /health
                 acl down nbsrv_dummy -m found
-                http-request auth realm "Admin area" if { path_beg /admin } ! { http_auth_group(ul) admins }
+                http-request auth realm "Admin area" if { path_beg /admin } !{ http_auth_group(ul) admins }
                 http-request auth unless { http_auth(ul) }
                 http-request wait-for-body time 2s at-least 1k
                 default_backend be
@@ -56,6 +56,8 @@ class UserlistTest {
                         tuple("carol", SHA256, false, List.of()), tuple("dave", MD5, false, List.of()));
         assertThat(ul.users().get(1).where()).isEqualTo(Configs.at(5));
         Proxy fe = proxy(c, "fe");
+        // '!{' is '!' then '{', as in HAProxy
+        assertThat(fe.httpRequestRules().get(0).condition().alternatives().get(0).get(1).negated()).isTrue();
         assertThat(fe.monitor().uri()).isEqualTo("/health");
         assertThat(fe.httpRequestRules()).extracting(r -> ((HttpRule.Action) r).name(), r -> ((HttpRule.Action) r).args())
                 .containsExactly(tuple("auth", List.of("realm", "Admin area")), tuple("auth", List.of()),
