@@ -118,7 +118,7 @@ public final class Fetches {
         def("http_first_req", 0, 0, Match.BOOL, false, a -> t -> Boolean.TRUE);
         def("http_auth", 1, 1, Match.BOOL, false, a -> new HttpAuth(a.get(0), false));
         def("http_auth_group", 1, 1, Match.STR, false, a -> new HttpAuth(a.get(0), true));
-        def("req.body", 0, 0, Match.STR, false, a -> Txn::requestBody);
+        def("req.body", 0, 0, null, false, a -> Txn::requestBody);
         def("req.body_len", 0, 0, Match.INT, false, a -> t -> {
             byte[] b = t.requestBody();
             return b == null ? null : (long) b.length;
@@ -131,7 +131,7 @@ public final class Fetches {
             long cl = t.request().contentLength();
             return cl >= 0 ? cl : (long) b.length;
         });
-        def("req.body_param", 0, 2, Match.STR, false, a -> new BodyParam(a.isEmpty() || a.get(0).isEmpty() ? null : a.get(0),
+        def("req.body_param", 0, 2, null, false, a -> new BodyParam(a.isEmpty() || a.get(0).isEmpty() ? null : a.get(0),
                 a.size() > 1 && a.get(1).equals("i")));
         def("req.hdr_names", 0, 1, Match.STR, false, a -> t -> headerNames(t.request().fields(), a.isEmpty() ? "," : a.get(0)));
     }

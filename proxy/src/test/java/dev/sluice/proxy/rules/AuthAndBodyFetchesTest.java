@@ -78,9 +78,12 @@ class AuthAndBodyFetchesTest {
         assertThat(RuleCompiler.sample("req.body_param(flag)").get(t)).isEqualTo("");
         assertThat(RuleCompiler.sample("req.body_param").get(t)).isEqualTo("v1");
         assertThat(RuleCompiler.sample("req.body_param(nope)").get(t)).isNull();
-        assertThat(acl(t, "req.body_param(k)", "v4")).isTrue();
-        assertThat(acl(t, "req.body_param(k)", "v3")).isFalse();
-        assertThat(RuleCompiler.acl(new AclExpr("req.body_param(k,i)", List.of(), List.of("v3"))).test(t)).isTrue();
+        assertThat(RuleCompiler.acl(new AclExpr("req.body_param(k)", List.of("-m", "str"), List.of("v4"))).test(t)).isTrue();
+        assertThat(RuleCompiler.acl(new AclExpr("req.body_param(k)", List.of("-m", "str"), List.of("v3"))).test(t)).isFalse();
+        assertThat(RuleCompiler.acl(new AclExpr("req.body_param(k,i)", List.of("-m", "str"), List.of("v3"))).test(t)).isTrue();
+        // binary samples, as in HAProxy: an ACL must name its match method
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> RuleCompiler.acl(new AclExpr("req.body_param(k)", List.of(), List.of("v4"))))
+                .hasMessageContaining("matching method must be specified first (using '-m')");
         assertThat(RuleCompiler.acl(new AclExpr("req.body", List.of("-m", "sub"), List.of("j=2"))).test(t)).isTrue();
         assertThat(acl(t, "req.body_len", "gt", "20")).isTrue();
     }
