@@ -427,13 +427,23 @@ public final class Fetches {
         }
 
         private void collect(HttpFields f, List<CharSequence> out) {
+            each(f, v -> {
+                out.add(v);
+                return false;
+            });
+        }
+
+        /** Offers each value to {@code p} in order until it accepts one; returns whether one was accepted. */
+        private boolean each(HttpFields f, Predicate<? super CharSequence> p) {
             for (int i = 0; i < f.size(); i++) {
                 if (name != null && !f.name(i).contentEquals(name)) {
                     continue;
                 }
                 AsciiString v = f.value(i);
                 if (!split) {
-                    out.add(v);
+                    if (p.test(v)) {
+                        return true;
+                    }
                     continue;
                 }
                 int s = 0;
@@ -447,11 +457,14 @@ public final class Fetches {
                         while (b > a && (v.byteAt(b - 1) == ' ' || v.byteAt(b - 1) == '\t')) {
                             b--;
                         }
-                        out.add(v.subSequence(a, b, false));
+                        if (p.test(a == 0 && b == v.length() ? v : v.subSequence(a, b, false))) {
+                            return true;
+                        }
                         s = k + 1;
                     }
                 }
             }
+            return false;
         }
 
         @Override
@@ -476,17 +489,7 @@ public final class Fetches {
                 return v != null && p.test(v);
             }
             HttpFields f = fields(t);
-            if (f == null) {
-                return false;
-            }
-            List<CharSequence> vals = new java.util.ArrayList<>(2);
-            collect(f, vals);
-            for (CharSequence v : vals) {
-                if (p.test(v)) {
-                    return true;
-                }
-            }
-            return false;
+            return f != null && each(f, p::test);
         }
     }
 
