@@ -36,6 +36,7 @@ public final class ProxyBuilder {
     public long timeoutTunnel = Timeouts.UNSET;
     public HttpOptions.ConnectionMode connectionMode = HttpOptions.ConnectionMode.KEEP_ALIVE;
     public HttpOptions.ForwardFor forwardFor;
+    boolean useProxyHeader;
     public final List<Acl> acls = new ArrayList<>();
     public final List<HttpRule> httpRequestRules = new ArrayList<>();
     public final List<HttpRule> httpResponseRules = new ArrayList<>();
@@ -83,6 +84,7 @@ public final class ProxyBuilder {
         timeoutTunnel = d.timeoutTunnel;
         connectionMode = d.connectionMode;
         forwardFor = d.forwardFor;
+        useProxyHeader = d.useProxyHeader;
         defaultBackend = d.defaultBackend;
         defaultBackendWhere = d.defaultBackendWhere;
         balance = d.balance;
@@ -126,7 +128,7 @@ public final class ProxyBuilder {
                 kind.hasFrontend() ? binds : List.of(),
                 kind.hasFrontend() ? maxconn : 0,
                 timeouts,
-                new HttpOptions(connectionMode, forwardFor),
+                new HttpOptions(connectionMode, forwardFor, useProxyHeader),
                 acls, httpRequestRules, httpResponseRules, httpAfterResponseRules,
                 kind.hasFrontend() ? useBackends : List.of(),
                 kind.hasFrontend() ? defaultBackend : null,

@@ -41,6 +41,14 @@ final class UserlistKeywords {
         r.register(new Keyword("monitor-uri", Section.PROXIES, "monitor-uri <uri>",
                 "Answer requests for exactly this URI with 200 (or 503 after 'monitor fail') before any rule; they are not forwarded nor logged.",
                 UserlistKeywords::monitorUri));
+        r.register(new Keyword("option http-use-proxy-header", Section.FRONTEND_SIDE, "[no] option http-use-proxy-header",
+                "For requests with an absolute URI (a client using the proxy as a proxy): 'http-request auth' answers 407 with"
+                        + " Proxy-Authenticate and http_auth reads Proxy-Authorization (its only effect in Sluice so far).",
+                c -> {
+                    if (c.expectArgs(0, 0, "option http-use-proxy-header")) {
+                        c.proxy().useProxyHeader = !c.negated();
+                    }
+                }));
         r.family("monitor", "monitor");
         r.register(new Keyword("monitor fail", EnumSet.of(Section.FRONTEND, Section.LISTEN), "monitor fail if|unless <condition>",
                 "Make the monitor URI answer 503 when the condition holds.", UserlistKeywords::monitorFail));

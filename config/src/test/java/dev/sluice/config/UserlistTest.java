@@ -84,6 +84,25 @@ class UserlistTest {
     }
 
     @Test
+    void useProxyHeaderOption() {
+        assertThat(Configs.frontendOf("option http-use-proxy-header\ndefault_backend be").http().useProxyHeader()).isTrue();
+        assertThat(Configs.frontendOf("default_backend be").http().useProxyHeader()).isFalse();
+        Config c = valid(Configs.DEFAULTS.replace("defaults\n", "defaults\n    option http-use-proxy-header\n") + """
+                frontend fe
+                    bind :8080
+                    no option http-use-proxy-header
+                    default_backend be
+                frontend fe2
+                    bind :8081
+                    default_backend be
+                backend be
+                    server s1 127.0.0.1:8081
+                """);
+        assertThat(proxy(c, "fe").http().useProxyHeader()).isFalse();
+        assertThat(proxy(c, "fe2").http().useProxyHeader()).isTrue();
+    }
+
+    @Test
     void userAndGroupOfGlobalStayUnsupported() {
         assertSingleError(parse("global\n    user haproxy\n"), 2,
                 "'user' is not supported by Sluice yet: dropping privileges (run Sluice as the target user instead).");

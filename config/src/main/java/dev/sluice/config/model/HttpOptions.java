@@ -2,9 +2,14 @@ package dev.sluice.config.model;
 
 /**
  * HTTP behaviour options of a proxy: the connection mode ({@code option http-keep-alive},
- * {@code http-server-close}, {@code httpclose}) and {@code option forwardfor} (null when off).
+ * {@code http-server-close}, {@code httpclose}), {@code option forwardfor} (null when off) and
+ * {@code option http-use-proxy-header}.
  */
-public record HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor) {
+public record HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor, boolean useProxyHeader) {
+
+    public HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor) {
+        this(connectionMode, forwardFor, false);
+    }
 
     /** How connections are kept between requests. */
     public enum ConnectionMode {
