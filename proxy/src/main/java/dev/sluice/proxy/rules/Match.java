@@ -212,7 +212,7 @@ public enum Match {
         for (int i = 0; i < p.length(); i++) {
             char c = s.charAt(at + i);
             char q = p.charAt(i);
-            if (c != q && !(ignoreCase && Character.toLowerCase(c) == q)) {
+            if (c != q && !(ignoreCase && (c >= 'A' && c <= 'Z' ? c + 32 == q : c >= 0x80 && Character.toLowerCase(c) == q))) {
                 return false;
             }
         }
