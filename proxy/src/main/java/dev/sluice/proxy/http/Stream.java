@@ -365,6 +365,12 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         return frontend.userlists();
     }
 
+    @Override
+    public boolean proxyAuthentication() {
+        io.netty.util.AsciiString t = request.target();
+        return frontend.http().useProxyHeader() && t.length() > 0 && t.byteAt(0) != '/';
+    }
+
     public void onResponseHead(ResponseHead head) {
         if (finished) {
             return;
@@ -794,6 +800,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         @Override
         public byte[] requestBody() {
             return Stream.this.requestBody();
+        }
+
+        @Override
+        public boolean proxyAuthentication() {
+            return Stream.this.proxyAuthentication();
         }
 
         @Override

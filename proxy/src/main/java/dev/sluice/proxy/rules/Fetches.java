@@ -251,11 +251,12 @@ public final class Fetches {
      * groups (every one is offered to the ACL's patterns; the sample itself is the user name).
      */
     private static final AsciiString AUTHORIZATION = AsciiString.cached("authorization");
+    private static final AsciiString PROXY_AUTHORIZATION = AsciiString.cached("proxy-authorization");
 
     record HttpAuth(String list, boolean groups) implements Fetch {
         private dev.sluice.proxy.auth.Userlists.User user(Txn t) {
             dev.sluice.proxy.auth.Userlists.Users ul = t.userlists().get(list);
-            return ul == null ? null : ul.authenticate(t.request().fields().get(AUTHORIZATION));
+            return ul == null ? null : ul.authenticate(t.request().fields().get(t.proxyAuthentication() ? PROXY_AUTHORIZATION : AUTHORIZATION));
         }
 
         @Override

@@ -38,6 +38,14 @@ public interface Txn {
     }
 
     /**
+     * Whether the client talks to the proxy as a proxy ({@code option http-use-proxy-header} and an
+     * absolute URI): authentication then uses {@code Proxy-Authorization} and answers 407.
+     */
+    default boolean proxyAuthentication() {
+        return false;
+    }
+
+    /**
      * The request body bytes held so far ({@code http-request wait-for-body}), or null when the body is
      * not held: what the {@code req.body} fetches read.
      */
