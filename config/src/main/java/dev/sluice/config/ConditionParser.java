@@ -25,6 +25,11 @@ public final class ConditionParser {
         int i = 0;
         while (i < words.size()) {
             String w = words.get(i);
+            if (w.equals("!{")) {
+                // HAProxy takes '!{' as '!' then '{'
+                negate = !negate;
+                w = "{";
+            }
             if (w.equals("||") || w.equals("or")) {
                 if (current.isEmpty() || negate) {
                     throw new IllegalArgumentException("missing ACL before '" + w + "'.");

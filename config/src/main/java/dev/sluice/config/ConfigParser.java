@@ -63,6 +63,9 @@ public final class ConfigParser {
     /** {@code http-errors} sections: name to pages by status. */
     private final Map<String, Map<Integer, byte[]>> httpErrors = new HashMap<>();
     private Map<Integer, byte[]> currentErrors;
+    /** {@code userlist} sections in order; the one being parsed. */
+    private final List<UserlistKeywords.Builder> userlists = new ArrayList<>();
+    private UserlistKeywords.Builder currentUserlist;
 
     // current section
     private Section section;
@@ -87,9 +90,14 @@ public final class ConfigParser {
             resolveTls(p);
             built.add(p.build(g));
         }
+        List<dev.sluice.config.model.Userlist> lists = new ArrayList<>();
+        for (UserlistKeywords.Builder u : userlists) {
+            lists.add(u.build());
+        }
         check(built);
+        checkUserlists(lists, built);
         if (!diags.hasErrors()) {
-            config = new Config(g, built);
+            config = new Config(g, built, lists);
         }
         return new Result(config, diags.list());
     }
@@ -175,6 +183,10 @@ public final class ConfigParser {
                 startSection(Section.HTTP_ERRORS, null);
                 return;
             }
+            case "userlist" -> {
+                userlistHeader(at, words);
+                return;
+            }
             default -> {
             }
         }
@@ -193,6 +205,26 @@ public final class ConfigParser {
             return;
         }
         keyword(at, words);
+    }
+
+    private void userlistHeader(SourceRef at, List<String> words) {
+        if (words.size() != 2) {
+            diags.error(at, words.size() < 2 ? "'userlist' expects a name." : "'userlist " + words.get(1) + "' : unexpected argument '"
+                    + words.get(2) + "'.");
+        }
+        String name = words.size() > 1 ? words.get(1) : "<unnamed>";
+        currentUserlist = new UserlistKeywords.Builder(at, name);
+        boolean duplicate = false;
+        for (UserlistKeywords.Builder u : userlists) {
+            duplicate |= u.name.equals(name);
+        }
+        if (duplicate) {
+            // as HAProxy: the lines of a second section of the same name are read and dropped
+            diags.warning(at, "ignoring duplicated userlist '" + name + "'.");
+        } else {
+            userlists.add(currentUserlist);
+        }
+        startSection(Section.USERLIST, null);
     }
 
     private void startSection(Section s, ProxyBuilder p) {
@@ -272,6 +304,12 @@ public final class ConfigParser {
             return;
         }
         if (!k.sections().contains(section)) {
+            String feature = Unsupported.KEYWORDS.get(k.name());
+            if (feature != null) {
+                // 'user' and 'group' of the global section are not those of a userlist
+                diags.error(at, "'" + k.name() + "' is not supported by Sluice yet: " + feature + ".");
+                return;
+            }
             diags.error(at, "'" + k.name() + "' is not allowed in '" + section.keyword() + "' section (allowed in: "
                     + String.join(", ", k.sections().stream().map(Section::keyword).toList()) + ").");
             return;
@@ -279,6 +317,7 @@ public final class ConfigParser {
         int kwWords = k.name().indexOf(' ') < 0 ? 1 : 2;
         KeywordContext ctx = new KeywordContext(at, w, kwWords, negated, section, current, global, diags, settings);
         ctx.httpErrors(httpErrors, currentErrors);
+        ctx.userlist(currentUserlist);
         k.parser().parse(ctx);
     }
 
@@ -449,6 +488,107 @@ public final class ConfigParser {
         }
         for (var r : p.httpAfterResponseRules()) {
             checkCondition(r.where(), "'http-after-response' rule", r.condition(), declared);
+        }
+        for (Condition c : p.monitor().fail()) {
+            checkCondition(p.where(), "'monitor fail' condition", c, declared);
+        }
+    }
+
+    // ---------------------------------------------------------------- userlists
+
+    /**
+     * The groups a user names and the users a group names must exist in the userlist; the userlists and
+     * groups that {@code http_auth(<userlist>)} and {@code http_auth_group(<userlist>) <group>...} name too.
+     */
+    private void checkUserlists(List<dev.sluice.config.model.Userlist> lists, List<Proxy> built) {
+        Map<String, dev.sluice.config.model.Userlist> byName = new HashMap<>();
+        for (var ul : lists) {
+            byName.put(ul.name(), ul);
+            Set<String> users = new HashSet<>();
+            Set<String> groups = new HashSet<>();
+            ul.users().forEach(u -> users.add(u.name()));
+            ul.groups().forEach(g -> groups.add(g.name()));
+            for (var u : ul.users()) {
+                for (String g : u.groups()) {
+                    if (!groups.contains(g)) {
+                        diags.error(u.where(), "userlist '" + ul.name() + "': no such group '" + g + "' specified in user '" + u.name() + "'"
+                                + Suggestions.didYouMean(Suggestions.closest(g, groups)) + ".");
+                    }
+                }
+            }
+            for (var g : ul.groups()) {
+                for (String u : g.users()) {
+                    if (!users.contains(u)) {
+                        diags.error(g.where(), "userlist '" + ul.name() + "': no such user '" + u + "' specified in group '" + g.name() + "'"
+                                + Suggestions.didYouMean(Suggestions.closest(u, users)) + ".");
+                    }
+                }
+            }
+        }
+        for (Proxy p : built) {
+            for (Acl a : p.acls()) {
+                checkAuthFetch(a.where(), p, a.expr(), byName);
+            }
+            List<dev.sluice.config.model.HttpRule> rules = new ArrayList<>(p.httpRequestRules());
+            rules.addAll(p.httpResponseRules());
+            rules.addAll(p.httpAfterResponseRules());
+            for (var r : rules) {
+                checkAuthFetches(r.where(), p, r.condition(), byName);
+            }
+            for (UseBackend u : p.useBackends()) {
+                checkAuthFetches(u.where(), p, u.condition(), byName);
+            }
+            for (Condition c : p.monitor().fail()) {
+                checkAuthFetches(p.where(), p, c, byName);
+            }
+        }
+    }
+
+    private void checkAuthFetches(SourceRef at, Proxy p, Condition c, Map<String, dev.sluice.config.model.Userlist> lists) {
+        if (c == null) {
+            return;
+        }
+        for (List<Condition.Term> and : c.alternatives()) {
+            for (Condition.Term t : and) {
+                if (t.anonymous() != null) {
+                    checkAuthFetch(at, p, t.anonymous(), lists);
+                }
+            }
+        }
+    }
+
+    private void checkAuthFetch(SourceRef at, Proxy p, dev.sluice.config.model.AclExpr e, Map<String, dev.sluice.config.model.Userlist> lists) {
+        String s = e.sample();
+        String kw = s.startsWith("http_auth(") || s.equals("http_auth") ? "http_auth"
+                : s.startsWith("http_auth_group(") || s.equals("http_auth_group") ? "http_auth_group" : null;
+        if (kw == null) {
+            return;
+        }
+        int open = s.indexOf('(');
+        int close = s.indexOf(')');
+        String name = open < 0 || close < open ? "" : s.substring(open + 1, close);
+        if (name.isEmpty()) {
+            diags.error(at, "missing userlist name in arg 1 of ACL keyword '" + kw + "' in proxy '" + p.name() + "'.");
+            return;
+        }
+        var ul = lists.get(name);
+        if (ul == null) {
+            diags.error(at, "unable to find userlist '" + name + "' referenced in arg 1 of ACL keyword '" + kw + "' in proxy '" + p.name() + "'"
+                    + Suggestions.didYouMean(Suggestions.closest(name, lists.keySet())) + ".");
+            return;
+        }
+        if (kw.equals("http_auth_group")) {
+            if (e.values().isEmpty()) {
+                diags.error(at, "proxy " + p.name() + ": acl http_auth_group(): no groups specified.");
+            }
+            Set<String> groups = new HashSet<>();
+            ul.groups().forEach(g -> groups.add(g.name()));
+            for (String g : e.values()) {
+                if (!groups.contains(g)) {
+                    diags.error(at, "proxy " + p.name() + ": acl http_auth_group(): invalid group '" + g + "'"
+                            + Suggestions.didYouMean(Suggestions.closest(g, groups)) + ".");
+                }
+            }
         }
     }
 

@@ -160,6 +160,7 @@ final class CoreKeywords {
         LogKeywords.register(r);
         ErrorKeywords.register(r);
         RuleKeywords.register(r);
+        UserlistKeywords.register(r);
 
         r.register(new Keyword("http-request return", PROXY_SECTIONS,
                 "http-request return [status <code>] [content-type <type>] [string <text> | file <path>] [hdr <name> <value>]* [if|unless <cond>]",

@@ -44,6 +44,17 @@ public final class KeywordContext {
         this.currentErrors = current;
     }
 
+    private UserlistKeywords.Builder userlist;
+
+    void userlist(UserlistKeywords.Builder current) {
+        this.userlist = current;
+    }
+
+    /** The {@code userlist} section being parsed. */
+    UserlistKeywords.Builder currentUserlist() {
+        return userlist;
+    }
+
     /** The {@code http-errors} sections parsed so far, by name. */
     public java.util.Map<String, java.util.Map<Integer, byte[]>> httpErrorSections() {
         return httpErrors;

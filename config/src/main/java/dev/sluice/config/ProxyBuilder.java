@@ -37,6 +37,7 @@ public final class ProxyBuilder {
     public HttpOptions.ConnectionMode connectionMode = HttpOptions.ConnectionMode.KEEP_ALIVE;
     public boolean acceptInvalidRequest;
     public HttpOptions.ForwardFor forwardFor;
+    boolean useProxyHeader;
     public final List<Acl> acls = new ArrayList<>();
     public final List<HttpRule> httpRequestRules = new ArrayList<>();
     public final List<HttpRule> httpResponseRules = new ArrayList<>();
@@ -63,6 +64,9 @@ public final class ProxyBuilder {
     String logTag;
     /** {@code errorfile}/{@code errorfiles} pages by status. */
     final java.util.Map<Integer, byte[]> errorPages = new java.util.HashMap<>();
+    /** {@code monitor-uri} (null when unset) and the {@code monitor fail} conditions. */
+    String monitorUri;
+    final List<dev.sluice.config.model.Condition> monitorFail = new ArrayList<>();
     /** {@code default-server} values. */
     public int defaultWeight = 1;
 
@@ -85,6 +89,7 @@ public final class ProxyBuilder {
         connectionMode = d.connectionMode;
         acceptInvalidRequest = d.acceptInvalidRequest;
         forwardFor = d.forwardFor;
+        useProxyHeader = d.useProxyHeader;
         defaultBackend = d.defaultBackend;
         defaultBackendWhere = d.defaultBackendWhere;
         balance = d.balance;
@@ -98,6 +103,7 @@ public final class ProxyBuilder {
         dontLogNormal = d.dontLogNormal;
         logTag = d.logTag;
         errorPages.putAll(d.errorPages);
+        monitorUri = d.monitorUri;
     }
 
     public ProxyKind kind() {
@@ -127,7 +133,7 @@ public final class ProxyBuilder {
                 kind.hasFrontend() ? binds : List.of(),
                 kind.hasFrontend() ? maxconn : 0,
                 timeouts,
-                new HttpOptions(connectionMode, forwardFor, acceptInvalidRequest),
+                new HttpOptions(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader),
                 acls, httpRequestRules, httpResponseRules, httpAfterResponseRules,
                 kind.hasFrontend() ? useBackends : List.of(),
                 kind.hasFrontend() ? defaultBackend : null,
@@ -136,6 +142,8 @@ public final class ProxyBuilder {
                 logging,
                 new dev.sluice.config.model.ErrorPages(errorPages),
                 stickTable,
-                new dev.sluice.config.model.TcpRules(kind.hasFrontend() ? tcpRequestConnectionRules : List.of(), tcpRequestContentRules));
+                new dev.sluice.config.model.TcpRules(kind.hasFrontend() ? tcpRequestConnectionRules : List.of(), tcpRequestContentRules),
+                kind.hasFrontend() ? new dev.sluice.config.model.Monitor(monitorUri, monitorFail)
+                        : dev.sluice.config.model.Monitor.NONE);
     }
 }

@@ -66,7 +66,13 @@ final class RuleKeywords {
             new Spec("sc-inc-gpc", REQ | RES | AFTER, 0, 0, "sc-inc-gpc(<idx>,<sc>)", "Increment gpc(<idx>) of the tracked entry."),
             new Spec("sc-add-gpc", REQ | RES | AFTER, 1, 1, "sc-add-gpc(<idx>,<sc>) <int|expr>", "Add a value to gpc(<idx>) of the tracked entry."),
             new Spec("sc-set-gpt0", REQ | RES | AFTER, 1, 1, "sc-set-gpt0(<sc>) <int|expr>", "Set gpt0 of the tracked entry."),
-            new Spec("sc-set-gpt", REQ | RES | AFTER, 1, 1, "sc-set-gpt(<idx>,<sc>) <int|expr>", "Set gpt(<idx>) of the tracked entry."));
+            new Spec("sc-set-gpt", REQ | RES | AFTER, 1, 1, "sc-set-gpt(<idx>,<sc>) <int|expr>", "Set gpt(<idx>) of the tracked entry."),
+            new Spec("auth", REQ, 0, 2, "auth [realm <realm>]",
+                    "Answer 401 with 'WWW-Authenticate: Basic realm=\"<realm>\"' (default realm: the proxy's name); final. Use with"
+                            + " 'unless { http_auth(<userlist>) }'."),
+            new Spec("wait-for-body", REQ, 2, 4, "wait-for-body time <time> [at-least <size>]",
+                    "Hold the request until its whole body, <size> bytes of it or a full buffer (tune.bufsize) arrived, so that req.body"
+                            + " fetches see it; 408 when <time> passes first."));
 
     static void register(KeywordRegistry r) {
         r.family("http-response", "http-response action");
@@ -291,6 +297,37 @@ final class RuleKeywords {
             case "set-timeout" -> {
                 if (!List.of("server", "tunnel", "client").contains(a.get(0))) {
                     return "expects 'server', 'tunnel' or 'client', not '" + a.get(0) + "'.";
+                }
+            }
+            case "auth" -> {
+                if (!a.isEmpty() && !a.get(0).equals("realm")) {
+                    return "expects either 'if' or 'unless' followed by a condition but found '" + a.get(0) + "'.";
+                }
+                if (a.size() == 1) {
+                    return "missing realm value.";
+                }
+            }
+            case "wait-for-body" -> {
+                if (!a.get(0).equals("time")) {
+                    return "expects time <time> [ at-least <bytes> ].";
+                }
+                try {
+                    Units.parseTimeMillis(a.get(1));
+                } catch (IllegalArgumentException e) {
+                    return "invalid time '" + a.get(1) + "': " + e.getMessage();
+                }
+                if (a.size() > 2) {
+                    if (!a.get(2).equals("at-least")) {
+                        return "expects either 'if' or 'unless' followed by a condition but found '" + a.get(2) + "'.";
+                    }
+                    if (a.size() == 3) {
+                        return "missing argument for 'at-least'.";
+                    }
+                    try {
+                        Units.parseSize(a.get(3));
+                    } catch (IllegalArgumentException e) {
+                        return "invalid size '" + a.get(3) + "': " + e.getMessage();
+                    }
                 }
             }
             case "set-retries" -> {

@@ -22,7 +22,6 @@ final class Unsupported {
     /** Section keywords HAProxy has and Sluice does not. */
     static final Map<String, String> SECTIONS = Map.ofEntries(
             Map.entry("peers", "peers (stick-table replication)"),
-            Map.entry("userlist", "userlists (HTTP authentication)"),
             Map.entry("resolvers", "DNS resolvers"),
             Map.entry("mailers", "email alerts (mailers)"),
             Map.entry("cache", "the HTTP cache"),
@@ -66,7 +65,7 @@ final class Unsupported {
             Map.entry("timeout queue", "server queues"), 
             Map.entry("timeout client-fin", "half-closed connection timeouts"),
             Map.entry("timeout server-fin", "half-closed connection timeouts"), Map.entry("timeout tarpit", "tarpit"),
-            Map.entry("monitor-uri", "monitor-uri"), Map.entry("http-reuse", "server connection reuse policies"),
+            Map.entry("http-reuse", "server connection reuse policies"),
             Map.entry("server-template", "server templates"), Map.entry("use-server", "use-server rules"),
             Map.entry("server-state-file", "server state files"), Map.entry("server-state-base", "server state files"),
             Map.entry("load-server-state-from-file", "server state files"),

@@ -330,9 +330,9 @@ class SectionsTest {
 
         @Test
         void skippingEndsAtTheNextSection() {
-            var r = parse("userlist users\n    user a\nglobal\n    nbthrd 2\n");
+            var r = parse("mailers m\n    mailer a 127.0.0.1:25\nglobal\n    nbthrd 2\n");
             assertThat(Configs.errors(r)).extracting(Diagnostic::line, Diagnostic::message).containsExactly(
-                    tuple(1, "section 'userlist' is not supported by Sluice yet: userlists (HTTP authentication)."),
+                    tuple(1, "section 'mailers' is not supported by Sluice yet: email alerts (mailers)."),
                     tuple(4, "unknown keyword 'nbthrd' in 'global' section; did you mean 'nbthread' maybe ?"));
         }
 
@@ -411,8 +411,8 @@ class SectionsTest {
                 "frontend => frobnicate            => unknown keyword 'frobnicate' in 'frontend' section",
                 "frontend => option forwardfro     => unknown option 'forwardfro' in 'frontend' section; did you mean 'forwardfor' maybe ?",
                 "frontend => option http-keepalive => unknown option 'http-keepalive' in 'frontend' section; did you mean 'http-keep-alive' maybe ?",
-                "frontend => option                => 'option' expects a option (one of: forwardfor, http-keep-alive, http-server-close, httpclose, accept-unsafe-violations-in-http-request, accept-invalid-http-request, httplog, tcplog, dontlognull, log-separate-errors, dontlog-normal).",
-                "frontend => no option             => 'option' expects a option (one of: forwardfor, http-keep-alive, http-server-close, httpclose, accept-unsafe-violations-in-http-request, accept-invalid-http-request, httplog, tcplog, dontlognull, log-separate-errors, dontlog-normal).",
+                "frontend => option                => 'option' expects a option (one of: forwardfor, http-keep-alive, http-server-close, httpclose, accept-unsafe-violations-in-http-request, accept-invalid-http-request, httplog, tcplog, dontlognull, log-separate-errors, dontlog-normal, http-use-proxy-header).",
+                "frontend => no option             => 'option' expects a option (one of: forwardfor, http-keep-alive, http-server-close, httpclose, accept-unsafe-violations-in-http-request, accept-invalid-http-request, httplog, tcplog, dontlognull, log-separate-errors, dontlog-normal, http-use-proxy-header).",
                 "global   => maxconns 10           => unknown keyword 'maxconns' in 'global' section; did you mean 'maxconn' maybe ?",
                 "global   => deamon                => unknown keyword 'deamon' in 'global' section; did you mean 'daemon' maybe ?",
                 "global   => bnd :80               => unknown keyword 'bnd' in 'global' section",
@@ -447,7 +447,7 @@ class SectionsTest {
                 "global   => nbproc 2                     => 'nbproc' is not supported by Sluice yet: multi-process mode (removed from HAProxy 2.5).",
                 "frontend => option logasap               => 'option logasap' is not supported by Sluice yet: this logging feature.",
                 "frontend => unique-id-format %[uuid()]   => 'unique-id-format' is not supported by Sluice yet: this logging feature.",
-                "frontend => http-request wait-for-body time 1s => unknown http-request action 'wait-for-body' in 'frontend' section",
+                "frontend => http-request do-resolve(txn.ip,dns) hdr(host) => unknown http-request action 'do-resolve' in 'frontend' section",
                 "frontend => tcp-request session accept   => 'tcp-request' is not supported by Sluice yet: tcp-request rules.",
                 "backend  => option httpchk GET /health   => 'option httpchk' is not supported by Sluice yet: health checks.",
                 "backend  => stick on src                 => 'stick' is not supported by Sluice yet: stick on/match/store rules (stickiness).",

@@ -107,6 +107,10 @@ class HaproxyParityTest {
         }
     }
 
+    static String fill(String template, int port, Origin s1, Origin s2) {
+        return fill(template, new int[] {port, 0}, s1, s2);
+    }
+
     static String fill(String template, int[] ports, Origin s1, Origin s2) {
         return template.replace("@FE@", Integer.toString(ports[0])).replace("@FE2@", Integer.toString(ports[1]))
                 .replace("@O1@", Integer.toString(s1.port())).replace("@O2@", Integer.toString(s2.port()));

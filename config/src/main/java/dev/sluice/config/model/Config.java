@@ -3,10 +3,27 @@ package dev.sluice.config.model;
 import java.util.List;
 import java.util.Optional;
 
-/** A whole parsed configuration: the global section and every frontend, backend and listen proxy. */
-public record Config(Global global, List<Proxy> proxies) {
+/**
+ * A whole parsed configuration: the global section, every frontend, backend and listen proxy, and the
+ * userlists.
+ */
+public record Config(Global global, List<Proxy> proxies, List<Userlist> userlists) {
     public Config {
         proxies = List.copyOf(proxies);
+        userlists = List.copyOf(userlists);
+    }
+
+    public Config(Global global, List<Proxy> proxies) {
+        this(global, proxies, List.of());
+    }
+
+    public Optional<Userlist> userlist(String name) {
+        for (Userlist u : userlists) {
+            if (u.name().equals(name)) {
+                return Optional.of(u);
+            }
+        }
+        return Optional.empty();
     }
 
     public Optional<Proxy> proxy(String name) {

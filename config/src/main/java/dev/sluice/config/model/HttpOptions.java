@@ -3,12 +3,13 @@ package dev.sluice.config.model;
 /**
  * HTTP behaviour options of a proxy: the connection mode ({@code option http-keep-alive},
  * {@code http-server-close}, {@code httpclose}), {@code option forwardfor} (null when off) and
- * {@code option accept-unsafe-violations-in-http-request} (alias {@code accept-invalid-http-request}).
+ * {@code option accept-unsafe-violations-in-http-request} (alias {@code accept-invalid-http-request}) and
+ * {@code option http-use-proxy-header}.
  */
-public record HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor, boolean acceptInvalidRequest) {
+public record HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor, boolean acceptInvalidRequest, boolean useProxyHeader) {
 
     public HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor) {
-        this(connectionMode, forwardFor, false);
+        this(connectionMode, forwardFor, false, false);
     }
 
     /** How connections are kept between requests. */

@@ -27,15 +27,8 @@ public record Proxy(
         Logging logging,
         ErrorPages errors,
         StickTableDecl stickTable,
-        TcpRules tcpRules) {
-
-    /** A proxy without a stick table. */
-    public Proxy(String name, ProxyKind kind, SourceRef where, Mode mode, List<Bind> binds, int maxconn, Timeouts timeouts, HttpOptions http,
-            List<Acl> acls, List<HttpRule> httpRequestRules, List<HttpRule> httpResponseRules, List<HttpRule> httpAfterResponseRules,
-            List<UseBackend> useBackends, String defaultBackend, Balance balance, List<Server> servers, Logging logging, ErrorPages errors) {
-        this(name, kind, where, mode, binds, maxconn, timeouts, http, acls, httpRequestRules, httpResponseRules, httpAfterResponseRules,
-                useBackends, defaultBackend, balance, servers, logging, errors, null, TcpRules.NONE);
-    }
+        TcpRules tcpRules,
+        Monitor monitor) {
 
     public Proxy {
         binds = List.copyOf(binds);
@@ -45,5 +38,13 @@ public record Proxy(
         httpAfterResponseRules = List.copyOf(httpAfterResponseRules);
         useBackends = List.copyOf(useBackends);
         servers = List.copyOf(servers);
+    }
+
+    /** A proxy without stick table, tcp-request rules or monitor URI. */
+    public Proxy(String name, ProxyKind kind, SourceRef where, Mode mode, List<Bind> binds, int maxconn, Timeouts timeouts, HttpOptions http,
+            List<Acl> acls, List<HttpRule> httpRequestRules, List<HttpRule> httpResponseRules, List<HttpRule> httpAfterResponseRules,
+            List<UseBackend> useBackends, String defaultBackend, Balance balance, List<Server> servers, Logging logging, ErrorPages errors) {
+        this(name, kind, where, mode, binds, maxconn, timeouts, http, acls, httpRequestRules, httpResponseRules, httpAfterResponseRules,
+                useBackends, defaultBackend, balance, servers, logging, errors, null, TcpRules.NONE, Monitor.NONE);
     }
 }

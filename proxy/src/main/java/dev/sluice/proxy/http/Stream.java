@@ -37,6 +37,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
 
     /** Request body held while no server connection is ready; beyond this the client is paused. */
     private static final int MAX_PENDING_BODY = 64 * 1024;
+    /**
+     * The most request body {@code wait-for-body} holds: HAProxy's buffer is full at {@code tune.bufsize}
+     * (16384) less {@code tune.maxrewrite} (1024).
+     */
+    static final int MAX_HELD_BODY = 16384 - 1024;
 
     private final ClientSide client;
     private final Frontend frontend;
@@ -63,6 +68,16 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     private long tunnelTimeout = -1;
     private int retriesOverride = -1;
     private int status;
+    /** Where the request rules stopped for {@code wait-for-body}: the next rule, and whether it is a backend rule. */
+    private int ruleIndex;
+    private boolean backendRules;
+    /** Set once a {@code wait-for-body} ran: the held body is what {@code req.body} reads. */
+    private boolean bodyHeld;
+    private boolean waitingBody;
+    private long waitBodyBytes;
+    private java.util.concurrent.ScheduledFuture<?> waitBodyTimer;
+    private byte[] heldBody;
+    private boolean closeAfter;
     /** Timers for the log, from {@link System#nanoTime()}; -1 until reached. */
     private final long tHead = System.nanoTime();
     private long requestStart;
@@ -109,9 +124,15 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         return finished;
     }
 
-    /** Processes the request head: rules, backend, server, connection. */
+    /** Processes the request head: monitor URI, rules, backend, server, connection. */
     public void start() {
         frontend.countRequest();
+        if (frontend.isMonitorRequest(request)) {
+            // answered before any rule; as in HAProxy, neither forwarded nor logged
+            logged = true;
+            fail(frontend.monitorFails(this) ? 503 : 200);
+            return;
+        }
         dev.sluice.proxy.rules.Trackers session = client.sessionTrackers();
         if (session != null) {
             trackers = new dev.sluice.proxy.rules.Trackers(session);
@@ -124,16 +145,37 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         if (trackers != null) {
             trackers.startRequest();
         }
-        if (Rule.run(frontend.rules().request(), this) == Action.Verdict.DONE) {
+        processRequest();
+    }
+
+    /** The request rules from where they stopped (they stop at a wait-for-body), then the backend and the server. */
+    private void processRequest() {
+        if (!backendRules) {
+            int r = Rule.resume(frontend.rules().request(), this, ruleIndex);
+            if (r == Rule.ENDED) {
+                return;
+            }
+            if (waitingBody) {
+                ruleIndex = r;
+                return;
+            }
+            backend = frontend.selectBackend(this);
+            if (backend == null) {
+                fail(503);
+                return;
+            }
+            backendRules = true;
+            ruleIndex = 0;
+            if (Rule.run(backend.rules().content(), this) == Action.Verdict.DONE) {
+                return;
+            }
+        }
+        int r = Rule.resume(backend.rules().request(), this, ruleIndex);
+        if (r == Rule.ENDED) {
             return;
         }
-        backend = frontend.selectBackend(this);
-        if (backend == null) {
-            fail(503);
-            return;
-        }
-        if (Rule.run(backend.rules().content(), this) == Action.Verdict.DONE
-                || Rule.run(backend.rules().request(), this) == Action.Verdict.DONE) {
+        if (waitingBody) {
+            ruleIndex = r;
             return;
         }
         forwardFor();
@@ -148,6 +190,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
 
     /** The stricter of the frontend's and the backend's connection modes. */
     public HttpOptions.ConnectionMode connectionMode() {
+        if (closeAfter) {
+            return HttpOptions.ConnectionMode.CLOSE;
+        }
         HttpOptions.ConnectionMode a = frontend.http().connectionMode();
         HttpOptions.ConnectionMode b = backend == null ? a : backend.http().connectionMode();
         return a.ordinal() >= b.ordinal() ? a : b;
@@ -246,6 +291,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         }
         pending.add(data);
         pendingBytes += data.readableBytes();
+        heldBody = null;
+        if (waitingBody && pendingBytes >= waitBodyBytes) {
+            bodyArrived();
+            return;
+        }
         if (pendingBytes > MAX_PENDING_BODY && !pausedForPending) {
             pausedForPending = true;
             client.pauseRequestBody();
@@ -261,7 +311,83 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             conn.sendEnd(trailers);
         } else {
             requestTrailers = trailers;
+            if (waitingBody) {
+                bodyArrived();
+            }
         }
+    }
+
+    /**
+     * {@code wait-for-body}: the rules go on at once when the body is complete or {@code atLeast} bytes (at
+     * most {@link #MAX_HELD_BODY}) are held; otherwise the stream holds the request, answering an
+     * {@code Expect: 100-continue} itself as HAProxy does, and resumes the rules when enough arrived, or
+     * answers 408 and closes after {@code millis}.
+     */
+    @Override
+    public boolean waitForBody(long millis, long atLeast) {
+        bodyHeld = true;
+        long want = atLeast > 0 ? Math.min(atLeast, MAX_HELD_BODY) : MAX_HELD_BODY;
+        if (requestEnded || !request.hasBody() || pendingBytes >= want) {
+            return true;
+        }
+        waitingBody = true;
+        waitBodyBytes = want;
+        io.netty.util.AsciiString expect = request.fields().get(HeaderNames.EXPECT);
+        if (expect != null && expect.contentEqualsIgnoreCase("100-continue")) {
+            request.fields().removeAll(HeaderNames.EXPECT);
+            client.sendHead(new ResponseHead(HttpVersion.HTTP_1_1, 100, Status.reason(100), new HttpFields(0)));
+            client.flush();
+        }
+        waitBodyTimer = client.loop().schedule(() -> {
+            if (waitingBody && !finished) {
+                waitingBody = false;
+                cause = 'c';
+                state = 'R';
+                closeAfter = true;
+                fail(408);
+            }
+        }, millis, TimeUnit.MILLISECONDS);
+        return false;
+    }
+
+    private void bodyArrived() {
+        waitingBody = false;
+        if (waitBodyTimer != null) {
+            waitBodyTimer.cancel(false);
+            waitBodyTimer = null;
+        }
+        processRequest();
+    }
+
+    @Override
+    public byte[] requestBody() {
+        if (!bodyHeld) {
+            return null;
+        }
+        if (heldBody == null) {
+            byte[] b = new byte[pendingBytes];
+            int at = 0;
+            if (pending != null) {
+                for (ByteBuf p : pending) {
+                    int n = p.readableBytes();
+                    p.getBytes(p.readerIndex(), b, at, n);
+                    at += n;
+                }
+            }
+            heldBody = b;
+        }
+        return heldBody;
+    }
+
+    @Override
+    public dev.sluice.proxy.auth.Userlists userlists() {
+        return frontend.userlists();
+    }
+
+    @Override
+    public boolean proxyAuthentication() {
+        io.netty.util.AsciiString t = request.target();
+        return frontend.http().useProxyHeader() && t.length() > 0 && t.byteAt(0) != '/';
     }
 
     public void onResponseHead(ResponseHead head) {
@@ -711,6 +837,21 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         @Override
         public dev.sluice.proxy.rules.Trackers trackers() {
             return Stream.this.trackers();
+        }
+
+        @Override
+        public dev.sluice.proxy.auth.Userlists userlists() {
+            return Stream.this.userlists();
+        }
+
+        @Override
+        public byte[] requestBody() {
+            return Stream.this.requestBody();
+        }
+
+        @Override
+        public boolean proxyAuthentication() {
+            return Stream.this.proxyAuthentication();
         }
 
         @Override

@@ -10,7 +10,12 @@ public interface Action {
         /** {@code allow}: skip the remaining rules of this set. */
         STOP,
         /** The stream was answered or closed: no more rules, no forwarding. */
-        DONE
+        DONE,
+        /**
+         * The stream must wait ({@code wait-for-body}): the rules stop here and the stream resumes them at the
+         * next rule when it is ready.
+         */
+        YIELD
     }
 
     Verdict apply(RuleTarget t);

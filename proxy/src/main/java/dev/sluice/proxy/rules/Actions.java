@@ -225,6 +225,12 @@ public final class Actions {
                     return Action.Verdict.CONTINUE;
                 };
             }
+            case "auth" -> auth(args);
+            case "wait-for-body" -> {
+                long ms = Units.parseTimeMillis(args.get(1));
+                long atLeast = args.size() > 3 ? Units.parseSize(args.get(3)) : 0;
+                yield t -> t.waitForBody(ms, atLeast) ? Action.Verdict.CONTINUE : Action.Verdict.YIELD;
+            }
             case "set-retries" -> {
                 int n = Integer.parseInt(args.get(0));
                 yield t -> {
@@ -393,6 +399,30 @@ public final class Actions {
             }
             e.table().touch(e);
             return Action.Verdict.CONTINUE;
+        };
+    }
+
+    private static final AsciiString WWW_AUTHENTICATE = AsciiString.cached("www-authenticate");
+    private static final AsciiString PROXY_AUTHENTICATE = AsciiString.cached("proxy-authenticate");
+
+    /**
+     * {@code auth [realm <realm>]}: HAProxy's fixed 401 page (not an errorfile) with
+     * {@code WWW-Authenticate: Basic realm="<realm>"}, or its 407 page with {@code Proxy-Authenticate} for a
+     * client using the proxy as a proxy; the realm defaults to the name of the proxy whose rule it is.
+     */
+    private static Action auth(List<String> args) {
+        AsciiString fixed = args.size() == 2 ? AsciiString.cached("Basic realm=\"" + args.get(1) + "\"") : null;
+        dev.sluice.proxy.http.GeneratedResponse page401 = dev.sluice.proxy.http.GeneratedResponse.of(401);
+        dev.sluice.proxy.http.GeneratedResponse page407 = dev.sluice.proxy.http.GeneratedResponse.of(407);
+        return t -> {
+            boolean proxied = t.proxyAuthentication();
+            dev.sluice.proxy.http.GeneratedResponse page = proxied ? page407 : page401;
+            ResponseHead head = page.head();
+            String proxy = t.backendName() != null ? t.backendName() : t.frontendName();
+            head.fields().add(proxied ? PROXY_AUTHENTICATE : WWW_AUTHENTICATE,
+                    fixed != null ? fixed : new AsciiString("Basic realm=\"" + proxy + "\""));
+            t.answer(head, page.body(), 'L');
+            return Action.Verdict.DONE;
         };
     }
 

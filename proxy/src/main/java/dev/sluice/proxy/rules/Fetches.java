@@ -30,11 +30,12 @@ public final class Fetches {
             Map.entry("req_ssl_sni", "tcp-request content inspection"), Map.entry("req.ssl_sni", "tcp-request content inspection"),
             Map.entry("req.ssl_alpn", "tcp-request content inspection"), Map.entry("req_ssl_ver", "tcp-request content inspection"),
             Map.entry("req.ssl_hello_type", "tcp-request content inspection"), Map.entry("req.len", "tcp-request content inspection"),
-            Map.entry("req.payload", "tcp-request content inspection"), Map.entry("http_auth", "userlists (HTTP authentication)"),
-            Map.entry("http_auth_group", "userlists (HTTP authentication)"), Map.entry("http_auth_bearer", "HTTP authentication"),
+            Map.entry("req.payload", "tcp-request content inspection"), 
+            Map.entry("http_auth_bearer", "HTTP bearer authentication"), Map.entry("http_auth_type", "HTTP authentication details"),
+            Map.entry("http_auth_user", "HTTP authentication details"), Map.entry("http_auth_pass", "HTTP authentication details"),
             Map.entry("sc_http_req_rate", "stick tables"), Map.entry("src_http_req_rate", "stick tables"),
             Map.entry("src_conn_rate", "stick tables"), Map.entry("src_conn_cur", "stick tables"), Map.entry("table_cnt", "stick tables"),
-            Map.entry("req.body", "request body inspection"), Map.entry("req.body_param", "request body inspection"),
+            Map.entry("res.body", "response body inspection"), Map.entry("res.body_len", "response body inspection"),
             Map.entry("ssl_c_used", "client certificates"), Map.entry("ssl_c_verify", "client certificates"),
             Map.entry("ssl_c_s_dn", "client certificates"), Map.entry("nbsrv", "server states"), Map.entry("uuid", "unique ids"),
             Map.entry("unique-id", "unique ids"), Map.entry("acl", "the acl() fetch (HAProxy 3.x)"), Map.entry("lua", "Lua scripting"));
@@ -115,6 +116,23 @@ public final class Fetches {
         def("fe_name", 0, 0, Match.STR, false, a -> Txn::frontendName);
         def("be_name", 0, 0, Match.STR, false, a -> Txn::backendName);
         def("http_first_req", 0, 0, Match.BOOL, false, a -> t -> Boolean.TRUE);
+        def("http_auth", 1, 1, Match.BOOL, false, a -> new HttpAuth(a.get(0), false));
+        def("http_auth_group", 1, 1, Match.STR, false, a -> new HttpAuth(a.get(0), true));
+        def("req.body", 0, 0, null, false, a -> Txn::requestBody);
+        def("req.body_len", 0, 0, Match.INT, false, a -> t -> {
+            byte[] b = t.requestBody();
+            return b == null ? null : (long) b.length;
+        });
+        def("req.body_size", 0, 0, Match.INT, false, a -> t -> {
+            byte[] b = t.requestBody();
+            if (b == null) {
+                return null;
+            }
+            long cl = t.request().contentLength();
+            return cl >= 0 ? cl : (long) b.length;
+        });
+        def("req.body_param", 0, 2, null, false, a -> new BodyParam(a.isEmpty() || a.get(0).isEmpty() ? null : a.get(0),
+                a.size() > 1 && a.get(1).equals("i")));
         def("req.hdr_names", 0, 1, Match.STR, false, a -> t -> headerNames(t.request().fields(), a.isEmpty() ? "," : a.get(0)));
         StickFetches.register();
     }
@@ -228,6 +246,91 @@ public final class Fetches {
         }
     }
 
+    /**
+     * {@code http_auth(<userlist>)}: whether the request's {@code Authorization} carries the basic
+     * credentials of a user of the list. {@code http_auth_group(<userlist>)}: the authenticated user's
+     * groups (every one is offered to the ACL's patterns; the sample itself is the user name).
+     */
+    private static final AsciiString AUTHORIZATION = AsciiString.cached("authorization");
+    private static final AsciiString PROXY_AUTHORIZATION = AsciiString.cached("proxy-authorization");
+
+    record HttpAuth(String list, boolean groups) implements Fetch {
+        private dev.sluice.proxy.auth.Userlists.User user(Txn t) {
+            dev.sluice.proxy.auth.Userlists.Users ul = t.userlists().get(list);
+            return ul == null ? null : ul.authenticate(t.request().fields().get(t.proxyAuthentication() ? PROXY_AUTHORIZATION : AUTHORIZATION));
+        }
+
+        @Override
+        public Object get(Txn t) {
+            dev.sluice.proxy.auth.Userlists.User u = user(t);
+            return groups ? u == null ? null : u.name() : u != null;
+        }
+
+        @Override
+        public boolean any(Txn t, Predicate<Object> p) {
+            if (!groups) {
+                return p.test(get(t));
+            }
+            dev.sluice.proxy.auth.Userlists.User u = user(t);
+            if (u == null) {
+                return false;
+            }
+            for (String g : u.groups()) {
+                if (p.test(g)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /**
+     * {@code req.body_param([<name>[,i]])}: the values of a parameter of an
+     * {@code application/x-www-form-urlencoded} body held by {@code wait-for-body} (the first
+     * parameter when no name is given; {@code i} ignores case in the name).
+     */
+    record BodyParam(String name, boolean ignoreCase) implements Fetch {
+        @Override
+        public Object get(Txn t) {
+            Object[] first = new Object[1];
+            scan(t, v -> {
+                first[0] = v;
+                return true;
+            });
+            return first[0];
+        }
+
+        @Override
+        public boolean any(Txn t, Predicate<Object> p) {
+            return scan(t, p);
+        }
+
+        private boolean scan(Txn t, Predicate<Object> p) {
+            byte[] b = t.requestBody();
+            if (b == null) {
+                return false;
+            }
+            String body = new String(b, java.nio.charset.StandardCharsets.ISO_8859_1);
+            int start = 0;
+            while (start < body.length()) {
+                int end = body.indexOf('&', start);
+                if (end < 0) {
+                    end = body.length();
+                }
+                int eq = body.indexOf('=', start);
+                int kEnd = eq < 0 || eq > end ? end : eq;
+                String k = body.substring(start, kEnd);
+                if (name == null || (ignoreCase ? k.equalsIgnoreCase(name) : k.equals(name))) {
+                    if (p.test(body.substring(Math.min(kEnd + 1, end), end))) {
+                        return true;
+                    }
+                }
+                start = end + 1;
+            }
+            return false;
+        }
+    }
+
     static CharSequence base(RequestHead r) {
         AsciiString host = r.fields().get(dev.sluice.proxy.http.HeaderNames.HOST);
         CharSequence p = path(r, false);
@@ -318,13 +421,23 @@ public final class Fetches {
         }
 
         private void collect(HttpFields f, List<CharSequence> out) {
+            each(f, v -> {
+                out.add(v);
+                return false;
+            });
+        }
+
+        /** Offers each value to {@code p} in order until it accepts one; returns whether one was accepted. */
+        private boolean each(HttpFields f, Predicate<? super CharSequence> p) {
             for (int i = 0; i < f.size(); i++) {
                 if (name != null && !f.name(i).contentEquals(name)) {
                     continue;
                 }
                 AsciiString v = f.value(i);
                 if (!split) {
-                    out.add(v);
+                    if (p.test(v)) {
+                        return true;
+                    }
                     continue;
                 }
                 int s = 0;
@@ -338,11 +451,14 @@ public final class Fetches {
                         while (b > a && (v.byteAt(b - 1) == ' ' || v.byteAt(b - 1) == '\t')) {
                             b--;
                         }
-                        out.add(v.subSequence(a, b, false));
+                        if (p.test(a == 0 && b == v.length() ? v : v.subSequence(a, b, false))) {
+                            return true;
+                        }
                         s = k + 1;
                     }
                 }
             }
+            return false;
         }
 
         @Override
@@ -367,17 +483,7 @@ public final class Fetches {
                 return v != null && p.test(v);
             }
             HttpFields f = fields(t);
-            if (f == null) {
-                return false;
-            }
-            List<CharSequence> vals = new java.util.ArrayList<>(2);
-            collect(f, vals);
-            for (CharSequence v : vals) {
-                if (p.test(v)) {
-                    return true;
-                }
-            }
-            return false;
+            return f != null && each(f, p::test);
         }
     }
 

@@ -120,6 +120,22 @@ public enum Match {
                 for (String p : patterns) {
                     set.add(ignoreCase ? p.toLowerCase(Locale.ROOT) : p);
                 }
+                if (set.size() <= SMALL) {
+                    // a few patterns: compared in place, no string made from the sample
+                    String[] few = set.toArray(new String[0]);
+                    return v -> {
+                        CharSequence s = Samples.str(v);
+                        if (s == null) {
+                            return false;
+                        }
+                        for (String p : few) {
+                            if (s.length() == p.length() && regionMatches(s, 0, p, ignoreCase)) {
+                                return true;
+                            }
+                        }
+                        return false;
+                    };
+                }
                 return v -> {
                     CharSequence s = Samples.str(v);
                     if (s == null) {
@@ -135,6 +151,21 @@ public enum Match {
                     ps.add(ignoreCase ? p.toLowerCase(Locale.ROOT) : p);
                 }
                 Match m = this;
+                if (this == BEG || this == END || this == SUB) {
+                    String[] ps2 = ps.toArray(new String[0]);
+                    return v -> {
+                        CharSequence cs = Samples.str(v);
+                        if (cs == null) {
+                            return false;
+                        }
+                        for (String p : ps2) {
+                            if (m.inPlace(cs, p, ignoreCase)) {
+                                return true;
+                            }
+                        }
+                        return false;
+                    };
+                }
                 return v -> {
                     CharSequence cs = Samples.str(v);
                     if (cs == null) {
@@ -150,6 +181,42 @@ public enum Match {
                 };
             }
         }
+    }
+
+    /** Up to this many {@code str} patterns are compared one by one instead of through a hash set. */
+    private static final int SMALL = 8;
+
+    /** {@code beg}, {@code end} and {@code sub} on the sample as it is (no string made from it). */
+    private boolean inPlace(CharSequence s, String p, boolean ignoreCase) {
+        int n = s.length();
+        int k = p.length();
+        if (k > n) {
+            return false;
+        }
+        return switch (this) {
+            case BEG -> regionMatches(s, 0, p, ignoreCase);
+            case END -> regionMatches(s, n - k, p, ignoreCase);
+            default -> {
+                for (int i = 0; i + k <= n; i++) {
+                    if (regionMatches(s, i, p, ignoreCase)) {
+                        yield true;
+                    }
+                }
+                yield false;
+            }
+        };
+    }
+
+    /** Whether {@code s} holds {@code p} at {@code at}; with {@code ignoreCase}, {@code p} is lower case already. */
+    private static boolean regionMatches(CharSequence s, int at, String p, boolean ignoreCase) {
+        for (int i = 0; i < p.length(); i++) {
+            char c = s.charAt(at + i);
+            char q = p.charAt(i);
+            if (c != q && !(ignoreCase && (c >= 'A' && c <= 'Z' ? c + 32 == q : c >= 0x80 && Character.toLowerCase(c) == q))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private boolean test(String s, String p) {

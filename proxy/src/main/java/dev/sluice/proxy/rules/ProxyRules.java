@@ -2,6 +2,7 @@ package dev.sluice.proxy.rules;
 
 import dev.sluice.config.model.Acl;
 import dev.sluice.config.model.AclExpr;
+import dev.sluice.config.model.Condition;
 import dev.sluice.config.LogFormats;
 import dev.sluice.config.model.HttpRule;
 import dev.sluice.config.model.LogFormat;
@@ -18,13 +19,13 @@ import java.util.Map;
  * problem with the line it comes from (what {@code -c} prints). Immutable.
  */
 public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> after, List<Switch> switching, List<Rule> connection,
-        List<Rule> content) {
+        List<Rule> content, List<Cond> monitorFail) {
 
     /** A {@code use_backend} rule: a condition and a static backend name or a dynamic one. */
     public record Switch(Cond cond, String backend, Template dynamic) {
     }
 
-    public static final ProxyRules NONE = new ProxyRules(List.of(), List.of(), List.of(), List.of(), List.of(), List.of());
+    public static final ProxyRules NONE = new ProxyRules(List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of());
 
     /**
      * Compiles a proxy's rules; each problem is appended to {@code problems} as "file:line: error: ..."
@@ -70,7 +71,17 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
         }
         List<Rule> connection = rules(p.tcpRules().connection(), rc, RuleCompiler.Phase.CONNECTION, "tcp-request connection", kind, problems);
         List<Rule> content = rules(p.tcpRules().content(), rc, RuleCompiler.Phase.REQUEST, "tcp-request content", kind, problems);
-        return new ProxyRules(req, res, after, sw, connection, content);
+        List<Cond> monitor = new ArrayList<>();
+        for (Condition c : p.monitor().fail()) {
+            try {
+                List<String> warnings = new ArrayList<>();
+                monitor.add(rc.condition(c, RuleCompiler.Phase.REQUEST, kind + " monitor fail rule", warnings));
+                warnings.forEach(w -> problems.add(p.where() + ": warning: " + w + "."));
+            } catch (IllegalArgumentException e) {
+                problems.add(p.where() + ": error: error detected while parsing a 'monitor fail' condition : " + e.getMessage() + ".");
+            }
+        }
+        return new ProxyRules(req, res, after, sw, connection, content, monitor);
     }
 
     private static List<Rule> rules(List<HttpRule> list, RuleCompiler rc, RuleCompiler.Phase phase, String family, String kind,

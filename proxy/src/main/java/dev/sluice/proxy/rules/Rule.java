@@ -15,20 +15,39 @@ public final class Rule {
         this.action = action;
     }
 
+    /** What {@link #resume} returns when a rule ended the exchange. */
+    public static final int ENDED = -1;
+
     /** Runs the rules in order; returns {@link Action.Verdict#DONE} when one of them ended the exchange. */
     public static Action.Verdict run(List<Rule> rules, RuleTarget t) {
-        for (int i = 0; i < rules.size(); i++) {
+        return resume(rules, t, 0) == ENDED ? Action.Verdict.DONE : Action.Verdict.CONTINUE;
+    }
+
+    /**
+     * Runs the rules from index {@code from}: returns {@link #ENDED} when one of them ended the exchange,
+     * the index of the rule after one that yielded ({@code wait-for-body}: the stream resumes there), else
+     * {@code rules.size()} (all ran, or {@code allow} stopped them).
+     */
+    public static int resume(List<Rule> rules, RuleTarget t, int from) {
+        for (int i = from; i < rules.size(); i++) {
             Rule r = rules.get(i);
             if (Cond.holds(r.cond, t)) {
                 Action.Verdict v = r.action.apply(t);
-                if (v == Action.Verdict.DONE) {
-                    return v;
-                }
-                if (v == Action.Verdict.STOP) {
-                    return Action.Verdict.CONTINUE;
+                switch (v) {
+                    case DONE -> {
+                        return ENDED;
+                    }
+                    case STOP -> {
+                        return rules.size();
+                    }
+                    case YIELD -> {
+                        return i + 1;
+                    }
+                    default -> {
+                    }
                 }
             }
         }
-        return Action.Verdict.CONTINUE;
+        return rules.size();
     }
 }

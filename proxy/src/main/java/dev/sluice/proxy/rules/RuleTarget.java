@@ -28,4 +28,13 @@ public interface RuleTarget extends Txn {
     void setTimeout(String which, long millis);
 
     void setRetries(int retries);
+
+    /**
+     * {@code wait-for-body}: true when the request body is already there (whole, {@code atLeast} bytes of
+     * it when positive, or as much as the stream holds); otherwise the stream starts waiting for it (at most
+     * {@code millis}, then 408) and false is returned: the rules must yield.
+     */
+    default boolean waitForBody(long millis, long atLeast) {
+        return true;
+    }
 }

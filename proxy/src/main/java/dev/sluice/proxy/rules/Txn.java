@@ -32,6 +32,27 @@ public interface Txn {
     /** The variables of the transaction ({@code txn.}, {@code req.}, {@code res.}, {@code sess.} scopes). */
     Map<String, Object> vars();
 
+    /** The configuration's userlists, for {@code http_auth} and {@code http_auth_group}. */
+    default dev.sluice.proxy.auth.Userlists userlists() {
+        return dev.sluice.proxy.auth.Userlists.NONE;
+    }
+
+    /**
+     * Whether the client talks to the proxy as a proxy ({@code option http-use-proxy-header} and an
+     * absolute URI): authentication then uses {@code Proxy-Authorization} and answers 407.
+     */
+    default boolean proxyAuthentication() {
+        return false;
+    }
+
+    /**
+     * The request body bytes held so far ({@code http-request wait-for-body}), or null when the body is
+     * not held: what the {@code req.body} fetches read.
+     */
+    default byte[] requestBody() {
+        return null;
+    }
+
     /** The stream's stick counters, or null when it has none (tests, generated answers). */
     default Trackers trackers() {
         return null;

@@ -28,6 +28,8 @@ public final class Frontend {
     private final ForwardFor forwardFor;
     private final dev.sluice.proxy.log.AccessLog accessLog;
     private final dev.sluice.proxy.http.ErrorResponses errors;
+    private final io.netty.util.AsciiString monitorUri;
+    private dev.sluice.proxy.auth.Userlists userlists = dev.sluice.proxy.auth.Userlists.NONE;
     final LongAdder connections = new LongAdder();
     final LongAdder requests = new LongAdder();
     /** TLS handshakes completed, of which resumed, and failed (HAProxy's ssl_sess, ssl_reused_sess, ssl_failed_handshake). */
@@ -47,6 +49,31 @@ public final class Frontend {
         this.accessLog = accessLog;
         this.errors = new dev.sluice.proxy.http.ErrorResponses(config.errors());
         this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());
+        this.monitorUri = config.monitor().uri() == null ? null : new io.netty.util.AsciiString(config.monitor().uri());
+    }
+
+    /** Sets the configuration's userlists; before the frontend accepts connections. */
+    public void userlists(dev.sluice.proxy.auth.Userlists u) {
+        this.userlists = u;
+    }
+
+    public dev.sluice.proxy.auth.Userlists userlists() {
+        return userlists;
+    }
+
+    /** Whether the request target is exactly the {@code monitor-uri}. */
+    public boolean isMonitorRequest(dev.sluice.proxy.http.RequestHead r) {
+        return monitorUri != null && monitorUri.contentEquals(r.target());
+    }
+
+    /** Whether a {@code monitor fail} condition holds for this request. */
+    public boolean monitorFails(Txn t) {
+        for (Cond c : rules.monitorFail()) {
+            if (c.test(t)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The frontend's errorfile pages. */

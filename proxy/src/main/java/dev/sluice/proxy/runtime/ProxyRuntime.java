@@ -78,6 +78,7 @@ public final class ProxyRuntime {
             }
             backends.put(p.name(), be);
         }
+        dev.sluice.proxy.auth.Userlists userlists = dev.sluice.proxy.auth.Userlists.compile(config.userlists());
         for (Proxy p : config.frontends()) {
             ProxyRules rules = ProxyRules.compile(p, new ArrayList<>(), stickTables);
             // a listen section is its own default backend
@@ -93,6 +94,7 @@ public final class ProxyRuntime {
                 log = new dev.sluice.proxy.log.AccessLog(p.logging(), logWriter);
             }
             Frontend fe = new Frontend(p, workers, rules, backends, dflt, limit, limits.withAcceptInvalid(p.http().acceptInvalidRequest()), log);
+            fe.userlists(userlists);
             frontends.put(p.name(), fe);
             ConnectionRules connectionRules = rules.connection().isEmpty() ? null : new ConnectionRules(rules.connection(), p.name());
             int listenersBefore = listeners.size();

@@ -15,6 +15,8 @@ final class FakeTxn implements Txn {
     ResponseHead response;
     InetSocketAddress client = new InetSocketAddress("10.1.2.3", 40000);
     final Map<String, Object> vars = new HashMap<>();
+    dev.sluice.proxy.auth.Userlists userlists = dev.sluice.proxy.auth.Userlists.NONE;
+    byte[] body;
 
     FakeTxn(String method, String target, String... fields) {
         HttpFields f = new HttpFields();
@@ -67,5 +69,15 @@ final class FakeTxn implements Txn {
     @Override
     public Map<String, Object> vars() {
         return vars;
+    }
+
+    @Override
+    public dev.sluice.proxy.auth.Userlists userlists() {
+        return userlists;
+    }
+
+    @Override
+    public byte[] requestBody() {
+        return body;
     }
 }
