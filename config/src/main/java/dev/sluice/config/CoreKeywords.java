@@ -114,6 +114,7 @@ final class CoreKeywords {
 
         TlsKeywords.register(r);
         LogKeywords.register(r);
+        StatsKeywords.register(r);
         ErrorKeywords.register(r);
         RuleKeywords.register(r);
 

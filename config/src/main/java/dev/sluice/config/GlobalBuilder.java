@@ -19,8 +19,10 @@ public final class GlobalBuilder {
     public String logTag = "haproxy";
     public int sslCacheSize = 20000;
     public long sslLifetime = 300_000;
+    public final java.util.List<dev.sluice.config.model.StatsSocket> statsSockets = new java.util.ArrayList<>();
+    public long statsTimeout = Global.DEFAULT_STATS_TIMEOUT_MS;
 
     public Global build() {
-        return new Global(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetime, logs, logTag);
+        return new Global(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetime, logs, logTag, statsSockets, statsTimeout);
     }
 }
