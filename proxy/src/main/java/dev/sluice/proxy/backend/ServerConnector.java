@@ -88,7 +88,9 @@ public final class ServerConnector {
                 .option(ChannelOption.ALLOCATOR, transport.allocator())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeoutMs > 0 ? connectTimeoutMs : 30_000))
                 .handler(handler);
-        server.connections.increment();
+        // every new connection attempt counts in connect, for the server and its backend
+        server.counters().add(dev.sluice.proxy.stats.Counter.CONNECTS);
+        server.backend().counters().add(dev.sluice.proxy.stats.Counter.CONNECTS);
         ChannelFuture f = b.connect(addr);
         if (cb != null) {
             f.addListener(x -> {

@@ -11,6 +11,8 @@ import dev.sluice.proxy.rules.ProxyRules;
 import dev.sluice.proxy.rules.Rule;
 import dev.sluice.proxy.rules.RuleTarget;
 import dev.sluice.proxy.runtime.Frontend;
+import dev.sluice.proxy.stats.Counter;
+import dev.sluice.proxy.stats.Counters;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
@@ -69,6 +71,10 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     private long tResponse = -1;
     private boolean counted;
     private boolean logged;
+    /** Request bytes received from the client (head as HTTP/1 text, body, tunnel), for bin. */
+    private long bytesIn;
+    /** The status of the server's final response head, 0 when none came. */
+    private int serverStatus;
     /** The cause and state letters of the log's termination flags, decided where the outcome is. */
     private char cause = '-';
     private char state = '-';
@@ -109,6 +115,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     /** Processes the request head: rules, backend, server, connection. */
     public void start() {
         frontend.countRequest();
+        bytesIn = headBytes(request);
         if (Rule.run(frontend.rules().request(), this) == Action.Verdict.DONE) {
             return;
         }
@@ -117,6 +124,8 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             fail(503);
             return;
         }
+        backend.counters().add(Counter.SESSIONS);
+        backend.counters().add(Counter.REQUESTS);
         if (Rule.run(backend.rules().request(), this) == Action.Verdict.DONE) {
             return;
         }
@@ -126,6 +135,8 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             fail(503);
             return;
         }
+        server.counters().add(Counter.SELECTED);
+        backend.counters().add(Counter.SELECTED);
         retriesLeft = retriesOverride >= 0 ? retriesOverride : backend.retries();
         connect(true);
     }
@@ -144,7 +155,18 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         }
     }
 
+    /** The size of the request head written as HTTP/1 text (what HAProxy counts in bin for HTTP/1). */
+    private static long headBytes(RequestHead r) {
+        long n = r.method().length() + r.target().length() + r.version().text().length() + 4 + 2;
+        HttpFields f = r.fields();
+        for (int i = 0; i < f.size(); i++) {
+            n += f.name(i).length() + f.value(i).length() + 4;
+        }
+        return n;
+    }
+
     private void connect(boolean reuse) {
+        server.counters().add(Counter.SESSIONS);
         tConnectStart = System.nanoTime();
         long timeout = backend.timeouts().connect();
         backend.connector().acquire(server, client.loop(), client.loopIndex(), client.localAddress(), timeout == Timeouts.UNSET ? 0 : timeout,
@@ -161,6 +183,10 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         c.attach(this);
         tConnected = c.reused() ? tConnectStart : System.nanoTime();
         server.countRequest();
+        if (c.reused()) {
+            server.counters().add(Counter.REUSES);
+            backend.counters().add(Counter.REUSES);
+        }
         if (!counted) {
             counted = true;
             server.streamStarted();
@@ -192,6 +218,8 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             return;
         }
         if (retriesLeft-- > 0) {
+            server.counters().add(Counter.RETRIES);
+            backend.counters().add(Counter.RETRIES);
             // HAProxy waits MIN(1s, timeout connect) before retrying a server that refused
             long delay = 1000;
             long ct = backend.timeouts().connect();
@@ -208,11 +236,14 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             }, delay, TimeUnit.MILLISECONDS);
             return;
         }
+        server.counters().add(Counter.CONNECT_ERRORS);
+        backend.counters().add(Counter.CONNECT_ERRORS);
         fail(503);
     }
 
     /** A piece of request body from the client; takes ownership. */
     public void onRequestBody(ByteBuf data) {
+        bytesIn += data.readableBytes();
         if (finished) {
             data.release();
             return;
@@ -254,6 +285,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         if (!head.isInterim()) {
             responseStarted = true;
             status = head.status();
+            serverStatus = head.status();
             tResponse = System.nanoTime();
         }
         boolean switching = head.status() == 101 && request.upgrade() != null
@@ -283,6 +315,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     }
 
     public void onTunnelFromClient(ByteBuf data) {
+        bytesIn += data.readableBytes();
         if (finished || conn == null) {
             data.release();
             return;
@@ -364,12 +397,16 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
                 connect(false);
                 return;
             }
+            server.counters().add(Counter.RESPONSE_ERRORS);
+            backend.counters().add(Counter.RESPONSE_ERRORS);
             cause = failure == ServerFailure.TIMEOUT ? 's' : failure == ServerFailure.INVALID_RESPONSE ? 'P' : 'S';
             state = 'H';
             fail(failure == ServerFailure.TIMEOUT ? 504 : 502);
             return;
         }
         finished = true;
+        server.counters().add(Counter.SERVER_ABORTS);
+        backend.counters().add(Counter.SERVER_ABORTS);
         cause = failure == ServerFailure.TIMEOUT ? 's' : 'S';
         state = 'D';
         releasePending();
@@ -389,6 +426,12 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         finished = true;
         cause = 'C';
         state = responseStarted ? 'D' : conn != null ? 'H' : 'R';
+        if (backend != null) {
+            backend.counters().add(Counter.CLIENT_ABORTS);
+            if (server != null && tConnectStart >= 0) {
+                server.counters().add(Counter.CLIENT_ABORTS);
+            }
+        }
         releasePending();
         if (conn != null) {
             conn.abort();
@@ -538,6 +581,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     @Override
     public void answer(ResponseHead head, byte[] body, char why) {
         finished = true;
+        if (why == 'L' && !responsePhase) {
+            frontend.counters().add(Counter.INTERCEPTED);
+        }
         releasePending();
         cause = why;
         state = responsePhase ? 'H' : 'R';
@@ -551,6 +597,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
 
     @Override
     public void answerStatus(int code, char why) {
+        if (why == 'P') {
+            countDenied();
+        }
         cause = why;
         state = responsePhase ? 'H' : 'R';
         fail(code);
@@ -559,6 +608,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     @Override
     public void drop() {
         finished = true;
+        countDenied();
         releasePending();
         cause = 'P';
         state = responsePhase ? 'H' : 'R';
@@ -576,6 +626,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         if (t == Timeouts.UNSET) {
             t = frontend.timeouts().connect() != Timeouts.UNSET ? frontend.timeouts().connect() : 0;
         }
+        countDenied();
         cause = 'P';
         state = 'T';
         client.loop().schedule(() -> {
@@ -599,6 +650,18 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     @Override
     public void setRetries(int n) {
         retriesOverride = n;
+    }
+
+    /** A rule denied the request (dreq) or the response (dresp). */
+    private void countDenied() {
+        Counter c = responsePhase ? Counter.DENIED_RESPONSES : Counter.DENIED_REQUESTS;
+        frontend.counters().add(c);
+        if (backend != null) {
+            backend.counters().add(c);
+        }
+        if (responsePhase && server != null) {
+            server.counters().add(c);
+        }
     }
 
     /** {@code timeout server} for this stream (a rule may have changed it), 0 for none. */
@@ -718,6 +781,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             counted = false;
             server.streamEnded();
         }
+        account();
         dev.sluice.proxy.log.AccessLog al = frontend.accessLog();
         if (al == null || !al.logsRequests()) {
             return;
@@ -755,6 +819,33 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         e.srvconn = server != null ? server.activeStreams() : 0;
         e.error = status >= 500 || cause != '-' && cause != 'L';
         al.log(e);
+    }
+
+    /** Adds this exchange's bytes and response status to the frontend, backend and server counters, once. */
+    private void account() {
+        long out = client.bytesOut();
+        Counters fe = frontend.counters();
+        fe.add(Counter.BYTES_IN, bytesIn);
+        fe.add(Counter.BYTES_OUT, out);
+        if (status > 0) {
+            fe.countResponse(status);
+        }
+        if (backend != null) {
+            Counters be = backend.counters();
+            be.add(Counter.BYTES_IN, bytesIn);
+            be.add(Counter.BYTES_OUT, out);
+            if (status > 0) {
+                be.countResponse(status);
+            }
+            if (server != null && tConnectStart >= 0) {
+                Counters srv = server.counters();
+                srv.add(Counter.BYTES_IN, bytesIn);
+                srv.add(Counter.BYTES_OUT, out);
+                if (serverStatus > 0) {
+                    srv.countResponse(serverStatus);
+                }
+            }
+        }
     }
 
     private void releasePending() {

@@ -30,6 +30,7 @@ import java.util.concurrent.TimeUnit;
  * The running proxy built from one configuration model: event loops, backends, frontends and their
  * listeners. {@link #check} finds what the model cannot run with (unresolvable servers, features the
  * runtime lacks) without starting anything, which is what {@code -c} reports. Started once, stopped once.
+ * Once a second one event loop samples the counters into rates and maxima.
  */
 public final class ProxyRuntime {
     private final Config config;
@@ -42,6 +43,9 @@ public final class ProxyRuntime {
     private final ConnectionLimit globalLimit;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private dev.sluice.proxy.log.LogWriter logWriter;
+    /** Proxy ids by name, as HAProxy 2.6 numbers them: in declaration order from 2 (1 is its internal HTTP client). */
+    private final Map<String, Integer> proxyIds = new LinkedHashMap<>();
+    private java.util.concurrent.ScheduledFuture<?> sampler;
 
     private ProxyRuntime(Config config, Map<String, List<Backend.ResolvedServer>> resolved) {
         this.config = config;
@@ -53,8 +57,12 @@ public final class ProxyRuntime {
         H1Limits limits = H1Limits.DEFAULT;
         ServerConnector connector = new ServerConnector(transport,
                 (srv, loop) -> srv.multiplexed() ? H2ServerConnection.create(srv, loop) : new H1ServerConnection(srv, loop, limits));
+        for (Proxy p : config.proxies()) {
+            proxyIds.put(p.name(), proxyIds.size() + 2);
+        }
         for (Proxy p : config.backends()) {
             Backend be = new Backend(p, resolved.get(p.name()), workers.count(), connector);
+            be.id(proxyIds.get(p.name()));
             if (p.kind() == dev.sluice.config.model.ProxyKind.BACKEND) {
                 be.rules(ProxyRules.compile(p, new ArrayList<>()));
             }
@@ -74,7 +82,7 @@ public final class ProxyRuntime {
                 }
                 log = new dev.sluice.proxy.log.AccessLog(p.logging(), logWriter);
             }
-            Frontend fe = new Frontend(p, workers, rules, backends, dflt, limit, limits, log);
+            Frontend fe = new Frontend(p, proxyIds.get(p.name()), workers, rules, backends, dflt, limit, limits, log);
             frontends.put(p.name(), fe);
             for (Bind b : p.binds()) {
                 boolean h2 = "h2".equals(b.proto());
@@ -162,6 +170,25 @@ public final class ProxyRuntime {
         return backends;
     }
 
+    /** A proxy's id by name, or null. */
+    public Integer proxyId(String name) {
+        return proxyIds.get(name);
+    }
+
+    /** Once a second: per-object rates and maxima. */
+    private void sample() {
+        long now = System.currentTimeMillis();
+        for (Frontend fe : frontends.values()) {
+            fe.counters().sample(now, fe.limit().current());
+        }
+        for (Backend be : backends.values()) {
+            be.counters().sample(now, be.activeStreams());
+            for (dev.sluice.proxy.backend.Server s : be.servers()) {
+                s.counters().sample(now, s.activeStreams());
+            }
+        }
+    }
+
     /** Binds every listener; on failure stops what was started and throws with the reason. */
     public void start() {
         int backlog = Math.min(globalLimit.max(), 65535);
@@ -173,6 +200,7 @@ public final class ProxyRuntime {
             stop();
             throw e;
         }
+        sampler = group.next().scheduleAtFixedRate(this::sample, 1, 1, TimeUnit.SECONDS);
     }
 
     /** Stops listening and lets running exchanges finish, then stops; the process exits when it is done. */
@@ -186,6 +214,9 @@ public final class ProxyRuntime {
 
     /** Closes everything at once. */
     public void stop() {
+        if (sampler != null) {
+            sampler.cancel(false);
+        }
         for (Listener l : listeners) {
             l.stop();
         }
