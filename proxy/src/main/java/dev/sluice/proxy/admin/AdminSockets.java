@@ -118,7 +118,7 @@ public final class AdminSockets {
                     }
                 });
         ListenAddress addr = s.address();
-        String what = "Starting proxy GLOBAL: ";
+        String what = "Binding [" + s.where() + "] for frontend GLOBAL: ";
         ChannelFuture f;
         Path tmp = null;
         if (addr instanceof ListenAddress.InheritedFd fd) {
@@ -140,7 +140,7 @@ public final class AdminSockets {
             try {
                 Files.deleteIfExists(tmp);
             } catch (IOException e) {
-                throw new IllegalStateException(what + "cannot remove the stale temporary socket " + tmp + " (" + e.getMessage() + ")");
+                throw new IllegalStateException(what + "cannot remove the stale temporary socket (" + e.getMessage() + ") [" + tmp + "]");
             }
             b.channelFactory(() -> (ServerChannel) transport.newDomainServerChannel());
             f = b.bind(transport.domainAddress(tmp.toString()));
@@ -154,8 +154,12 @@ public final class AdminSockets {
         }
         f.awaitUninterruptibly();
         if (!f.isSuccess()) {
-            String why = f.cause() == null ? "unknown error" : f.cause().getMessage();
-            if (why != null && why.contains("Address already in use")) {
+            String why = f.cause() == null || f.cause().getMessage() == null ? "unknown error" : f.cause().getMessage();
+            // native errors read "bind(..) failed with error(-2): No such file or directory": keep the system's words, as HAProxy does
+            if (why.contains("failed") && why.lastIndexOf(": ") >= 0) {
+                why = why.substring(why.lastIndexOf(": ") + 2);
+            }
+            if (why.contains("Address already in use")) {
                 why = "Address already in use";
             }
             String kind = addr instanceof ListenAddress.Unix ? "UNIX socket" : "socket";
@@ -201,7 +205,8 @@ public final class AdminSockets {
             } catch (IOException ignored) {
                 // the bind already failed; the temporary name is left behind
             }
-            throw new IllegalStateException("Starting proxy GLOBAL: cannot set up UNIX socket [" + path + "]: " + e.getMessage());
+            throw new IllegalStateException("Binding [" + s.where() + "] for frontend GLOBAL: cannot set up UNIX socket (" + e.getMessage()
+                    + ") [" + path + "]");
         }
     }
 

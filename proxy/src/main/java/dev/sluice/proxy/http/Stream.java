@@ -73,8 +73,6 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     private boolean logged;
     /** Request bytes received from the client (head as HTTP/1 text, body, tunnel), for bin. */
     private long bytesIn;
-    /** The status of the server's final response head, 0 when none came. */
-    private int serverStatus;
     /** The cause and state letters of the log's termination flags, decided where the outcome is. */
     private char cause = '-';
     private char state = '-';
@@ -285,8 +283,8 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         if (!head.isInterim()) {
             responseStarted = true;
             status = head.status();
-            serverStatus = head.status();
             tResponse = System.nanoTime();
+            server.counters().countResponse(head.status());
         }
         boolean switching = head.status() == 101 && request.upgrade() != null
                 || request.method().contentEquals(RequestHead.CONNECT) && head.status() >= 200 && head.status() < 300;
@@ -299,6 +297,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
                 return;
             }
             afterResponse(head);
+            countSent(head.status());
         }
         client.sendHead(head);
         if (switching && conn != null) {
@@ -491,6 +490,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
                 ? backend.errors() : frontend.errors();
         if (pages.closes(code)) {
             // an empty errorfile: close without a reply
+            countSent(code);
             client.abort();
         } else {
             ResponseHead custom = pages.head(code);
@@ -509,6 +509,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         response = head;
         afterResponse(head);
         status = head.status();
+        countSent(status);
         client.sendGenerated(head, body);
     }
 
@@ -821,29 +822,32 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         al.log(e);
     }
 
-    /** Adds this exchange's bytes and response status to the frontend, backend and server counters, once. */
+    /**
+     * Counts the final status about to be sent to the client, for the frontend and the backend (the server
+     * counted what it answered on receipt): before the bytes go, so a client that got its response finds
+     * it counted, as in HAProxy.
+     */
+    private void countSent(int code) {
+        frontend.counters().countResponse(code);
+        if (backend != null) {
+            backend.counters().countResponse(code);
+        }
+    }
+
+    /** Adds this exchange's bytes to the frontend, backend and server counters, once, at its end. */
     private void account() {
         long out = client.bytesOut();
         Counters fe = frontend.counters();
         fe.add(Counter.BYTES_IN, bytesIn);
         fe.add(Counter.BYTES_OUT, out);
-        if (status > 0) {
-            fe.countResponse(status);
-        }
         if (backend != null) {
             Counters be = backend.counters();
             be.add(Counter.BYTES_IN, bytesIn);
             be.add(Counter.BYTES_OUT, out);
-            if (status > 0) {
-                be.countResponse(status);
-            }
             if (server != null && tConnectStart >= 0) {
                 Counters srv = server.counters();
                 srv.add(Counter.BYTES_IN, bytesIn);
                 srv.add(Counter.BYTES_OUT, out);
-                if (serverStatus > 0) {
-                    srv.countResponse(serverStatus);
-                }
             }
         }
     }

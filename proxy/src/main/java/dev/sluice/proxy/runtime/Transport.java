@@ -51,7 +51,9 @@ public final class Transport {
         String forced = System.getenv("SLUICE_TRANSPORT");
         if (!"nio".equalsIgnoreCase(forced) && Epoll.isAvailable()) {
             return new Transport("epoll", EpollIoHandler.newFactory(), EpollServerSocketChannel::new, EpollSocketChannel::new,
-                    EpollServerSocketChannel::new, EpollServerDomainSocketChannel::new, EpollServerDomainSocketChannel::new, null);
+                    EpollServerSocketChannel::new, EpollServerDomainSocketChannel::new,
+                    // an inherited socket is already listening: active from the start (the int-only constructor says not)
+                    fd -> new EpollServerDomainSocketChannel(fd, true), null);
         }
         String why = "nio".equalsIgnoreCase(forced) ? "SLUICE_TRANSPORT=nio" : String.valueOf(Epoll.unavailabilityCause());
         return new Transport("nio", NioIoHandler.newFactory(), NioServerSocketChannel::new, NioSocketChannel::new, null,
