@@ -233,6 +233,24 @@ class AdminSocketTest {
         assertThat(be.get("type")).isEqualTo("1");
     }
 
+    @Test
+    void showStatTypedUsesHaproxysTagsAndPositions() throws IOException {
+        // position, name, tags and type of each field as HAProxy 2.6 prints them, for each object
+        Map<String, String> theirs = new HashMap<>();
+        for (String l : resource("show-stat-typed.txt").lines().filter(l -> !l.isEmpty()).toList()) {
+            String[] p = l.split(":", 4);
+            theirs.put(p[0].replaceFirst("^(\\w)\\.\\d+\\.", "$1.") + ":" + p[1] + ":" + p[2], l);
+        }
+        List<String> ours = cli("show stat typed").lines().filter(l -> !l.isEmpty()).toList();
+        assertThat(ours).isNotEmpty();
+        for (String l : ours) {
+            String[] p = l.split(":", 4);
+            assertThat(theirs).as(l).containsKey(p[0].replaceFirst("^(\\w)\\.\\d+\\.", "$1.") + ":" + p[1] + ":" + p[2]);
+        }
+        assertThat(ours).contains("F.2.0.0.pxname.1:KNS:str:fe_main", "S.4.2.17.status.1:SGP:str:no check", "B.4.0.1.svname.1:KNS:str:BACKEND");
+        assertThat(cli("show stat be_api 2 -1 typed desc")).startsWith("B.5.0.0.pxname.1:KNS:str:be_api:\"Proxy name\"\n");
+    }
+
     static Set<String> filled(Map<String, String> row) {
         return row.entrySet().stream().filter(e -> e.getValue() != null && !e.getValue().isEmpty()).map(Map.Entry::getKey)
                 .collect(Collectors.toCollection(TreeSet::new));

@@ -9,6 +9,7 @@ import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.stats.InfoFields;
 import dev.sluice.proxy.stats.StatRow;
+import dev.sluice.proxy.stats.StatTyped;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
@@ -109,18 +110,22 @@ final class ProxyCommands {
             arg += 3;
         }
         boolean hideMaint = false;
+        boolean typed = false;
+        boolean desc = false;
         for (; arg < req.args().size(); arg++) {
             switch (req.arg(arg)) {
-                case "typed", "json" -> {
-                    return "'show stat " + req.arg(arg) + "' is not supported by Sluice yet (use the CSV form).\n";
+                case "json" -> {
+                    return "'show stat json' is not supported by Sluice yet (use the CSV or typed form).\n";
                 }
+                case "typed" -> typed = true;
+                case "desc" -> desc = true;
                 case "up", "no-maint" -> hideMaint = true;
                 default -> {
                     // ignored, as HAProxy ignores unknown words here
                 }
             }
         }
-        StringBuilder out = new StringBuilder(StatRow.header());
+        StringBuilder out = new StringBuilder(typed ? "" : StatRow.header());
         for (Proxy p : rt.config().proxies()) {
             Frontend fe = rt.frontends().get(p.name());
             Backend be = rt.backends().get(p.name());
@@ -129,21 +134,25 @@ final class ProxyCommands {
                 continue;
             }
             if (fe != null && (types & StatRow.Type.FRONTEND.mask()) != 0) {
-                out.append(StatRows.frontend(fe).csv());
+                out.append(format(StatRows.frontend(fe), StatRow.Type.FRONTEND, id, 0, typed, desc));
             }
             if (be != null && (types & StatRow.Type.SERVER.mask()) != 0) {
                 for (Server s : be.servers()) {
                     if ((sid != -1 && sid != s.id()) || (hideMaint && (s.adminState() & Server.FORCED_MAINT) != 0)) {
                         continue;
                     }
-                    out.append(StatRows.server(s, req.level()).csv());
+                    out.append(format(StatRows.server(s, req.level()), StatRow.Type.SERVER, id, s.id(), typed, desc));
                 }
             }
             if (be != null && (types & StatRow.Type.BACKEND.mask()) != 0) {
-                out.append(StatRows.backend(be, req.level()).csv());
+                out.append(format(StatRows.backend(be, req.level()), StatRow.Type.BACKEND, id, 0, typed, desc));
             }
         }
         return out.toString();
+    }
+
+    private static String format(StatRow row, StatRow.Type type, int iid, int sid, boolean typed, boolean desc) {
+        return typed ? StatTyped.render(row, type, iid, sid, desc) : row.csv();
     }
 
     private static final DateTimeFormatter ERRORS_DATE = DateTimeFormatter.ofPattern("dd/MMM/yyyy:HH:mm:ss.SSS", Locale.ROOT);
