@@ -158,6 +158,7 @@ final class CoreKeywords {
 
         TlsKeywords.register(r);
         LogKeywords.register(r);
+        StatsKeywords.register(r);
         ErrorKeywords.register(r);
         RuleKeywords.register(r);
         UserlistKeywords.register(r);

@@ -28,6 +28,7 @@ import dev.sluice.config.model.ListenAddress;
 import dev.sluice.config.model.Mode;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.Server;
+import dev.sluice.config.model.StatsSocket;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.config.model.UseBackend;
 import java.io.IOException;
@@ -94,6 +95,75 @@ class KeywordParsersTest {
         void nbthreadBounds() {
             assertThat(valid(inGlobal("nbthread 1")).global().nbthread()).isEqualTo(1);
             assertThat(valid(inGlobal("nbthread 4096")).global().nbthread()).isEqualTo(4096);
+        }
+    }
+
+    @Nested
+    class StatsSockets {
+        @Test
+        void severalSocketsWithTheirOptions() {
+            Global g = valid(inGlobal("""
+                    stats socket /run/sluice/admin.sock mode 660 level admin
+                    stats socket ipv4@127.0.0.1:9999 level user
+                    stats socket fd@3
+                    stats socket unix@rel.sock user haproxy group 1000
+                    stats socket 127.0.0.1:9998 uid 100 gid 200
+                    stats timeout 2m""")).global();
+            assertThat(g.statsSockets()).extracting(s -> s.address(), s -> s.mode(), s -> s.level(), s -> s.owner(), s -> s.group(), s -> s.where())
+                    .containsExactly(
+                            tuple(new ListenAddress.Unix("/run/sluice/admin.sock"), 0660, StatsSocket.Level.ADMIN, null, null, at(GLOBAL_LINE)),
+                            tuple(new ListenAddress.Inet("127.0.0.1", 9999), -1, StatsSocket.Level.USER, null, null, at(GLOBAL_LINE + 1)),
+                            tuple(new ListenAddress.InheritedFd(3), -1, StatsSocket.Level.OPERATOR, null, null, at(GLOBAL_LINE + 2)),
+                            tuple(new ListenAddress.Unix("rel.sock"), -1, StatsSocket.Level.OPERATOR, "haproxy", "1000", at(GLOBAL_LINE + 3)),
+                            tuple(new ListenAddress.Inet("127.0.0.1", 9998), -1, StatsSocket.Level.OPERATOR, "100", "200", at(GLOBAL_LINE + 4)));
+            assertThat(g.statsTimeoutMs()).isEqualTo(120_000);
+        }
+
+        @Test
+        void defaultsWithoutStatsLines() {
+            Global g = valid("global\n").global();
+            assertThat(g.statsSockets()).isEmpty();
+            assertThat(g.statsTimeoutMs()).isEqualTo(10_000);
+        }
+
+        @Test
+        void exposeFdAndModeOnTcpAreWarnings() {
+            var r = parse(inGlobal("stats socket /run/a.sock expose-fd listeners\nstats socket 127.0.0.1:9000 mode 600"));
+            assertThat(r.ok()).isTrue();
+            assertThat(Configs.warnings(r)).extracting(Diagnostic::line, Diagnostic::message).containsExactly(
+                    tuple(GLOBAL_LINE, "'stats socket' : 'expose-fd listeners' is ignored: Sluice does not pass listening sockets to a new process"
+                            + " (the new process binds its own, see -sf)."),
+                    tuple(GLOBAL_LINE + 1, "'stats socket' : 'mode' only applies to UNIX sockets; ignored for 127.0.0.1:9000."));
+            assertThat(r.config().global().statsSockets().get(1).mode()).isEqualTo(-1);
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
+                "stats socket                          => 'stats socket' : expects an address or a path to a UNIX socket; expected: stats socket <path>",
+                "stats socket /a.sock level root       => 'stats socket' : 'level' only supports 'user', 'operator', and 'admin' (got 'root').",
+                "stats socket /a.sock level            => 'stats socket' : 'level' expects an argument.",
+                "stats socket /a.sock mode 999         => 'stats socket' : 'mode' expects an octal permission mask such as 600 (got '999').",
+                "stats socket /a.sock mode rw          => 'stats socket' : 'mode' expects an octal permission mask such as 600 (got 'rw').",
+                "stats socket /a.sock uid root         => 'stats socket' : 'uid' expects a numeric id (got 'root').",
+                "stats socket /a.sock levle admin      => 'stats socket' : unknown keyword 'levle'; did you mean 'level' maybe ?.",
+                "stats socket /a.sock severity-output number => 'stats socket' : 'severity-output' is not supported by Sluice yet: severity prefixes on admin socket answers.",
+                "stats socket /a.sock expose-fd all    => 'stats socket' : 'expose-fd' only supports 'listeners' (got 'all').",
+                "stats socket relative.sock            => 'stats socket' : missing port in address 'relative.sock' (a UNIX socket path must be absolute or start with 'unix@').",
+                "stats socket 127.0.0.1:99999          => 'stats socket' : port 99999 in address '127.0.0.1:99999' is not between 1 and 65535.",
+                "stats socket abns@admin               => 'stats socket' : address family 'abns@' is not supported by Sluice yet.",
+                "stats socket unix@                    => 'stats socket' : missing path after 'unix@'.",
+                "stats timeout 0                       => 'stats timeout' : expects a positive value",
+                "stats timeout soon                    => 'stats timeout' : 'soon' is not a time",
+                "stats timeout                         => 'stats timeout' : missing argument; expected: stats timeout <time>",
+        })
+        void errorsNameFileAndLine(String line, String message) {
+            assertSingleError(parse(inGlobal(line)), GLOBAL_LINE, message);
+        }
+
+        @Test
+        void tooLongPath() {
+            String path = "/" + "x".repeat(StatsKeywords.MAX_UNIX_PATH);
+            assertSingleError(parse(inGlobal("stats socket " + path)), GLOBAL_LINE, "is too long (at most 95 bytes");
         }
     }
 

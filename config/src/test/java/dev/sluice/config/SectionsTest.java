@@ -441,7 +441,10 @@ class SectionsTest {
         @ParameterizedTest(name = "{1} in {0}")
         @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
                 "global   => log ring@buf local0          => 'log' : log target 'ring@buf' is not supported by Sluice yet (use stdout, stderr, a UDP address or a UNIX socket).",
-                "global   => stats socket /run/s.sock     => 'stats' is not supported by Sluice yet: the stats socket and stats page.",
+                "frontend => stats enable                 => 'stats enable' is not supported by Sluice yet: the HTML stats page.",
+                "global   => stats maxconn 10             => 'stats maxconn' is not supported by Sluice yet: a connection limit on stats sockets.",
+                "global   => stats sockets /run/s.sock    => unknown stats keyword 'sockets' in 'global' section; did you mean 'socket' maybe ?",
+                "frontend => stats socket /run/s.sock     => 'stats socket' is not allowed in 'frontend' section (allowed in: global).",
                 "global   => lua-load /etc/x.lua          => 'lua-load' is not supported by Sluice yet: Lua scripting.",
                 "global   => user haproxy                 => 'user' is not supported by Sluice yet: dropping privileges (run Sluice as the target user instead).",
                 "global   => nbproc 2                     => 'nbproc' is not supported by Sluice yet: multi-process mode (removed from HAProxy 2.5).",

@@ -4,17 +4,31 @@ package dev.sluice.config.model;
  * The {@code global} section. A value of 0 (or null) means "not set": the runtime picks the default
  * (maxconn from the file-descriptor limit, nbthread from the available cores). {@code sslCacheSize}
  * and {@code sslLifetimeMs} size the TLS session cache ({@code tune.ssl.cachesize}, {@code tune.ssl.lifetime});
- * {@code logs} are the global {@code log} lines that proxies use with {@code log global}.
+ * {@code logs} are the global {@code log} lines that proxies use with {@code log global}; {@code statsSockets}
+ * the admin sockets and {@code statsTimeoutMs} how long an idle admin session stays open; {@code tune} the
+ * buffer tuning.
  */
 public record Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
-        java.util.List<LogTarget> logs, String logTag, Tune tune) {
+        java.util.List<LogTarget> logs, String logTag, java.util.List<StatsSocket> statsSockets, long statsTimeoutMs, Tune tune) {
+
+    /** HAProxy's default {@code stats timeout}. */
+    public static final long DEFAULT_STATS_TIMEOUT_MS = 10_000;
+
     public Global {
         logs = java.util.List.copyOf(logs);
+        statsSockets = java.util.List.copyOf(statsSockets);
+    }
+
+    /** A global section without admin sockets, with the default buffer tuning. */
+    public Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
+            java.util.List<LogTarget> logs, String logTag) {
+        this(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetimeMs, logs, logTag, java.util.List.of(), DEFAULT_STATS_TIMEOUT_MS,
+                Tune.DEFAULT);
     }
 
     /** With the default buffer tuning. */
     public Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
-            java.util.List<LogTarget> logs, String logTag) {
-        this(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetimeMs, logs, logTag, Tune.DEFAULT);
+            java.util.List<LogTarget> logs, String logTag, java.util.List<StatsSocket> statsSockets, long statsTimeoutMs) {
+        this(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetimeMs, logs, logTag, statsSockets, statsTimeoutMs, Tune.DEFAULT);
     }
 }

@@ -1,6 +1,6 @@
 package dev.sluice.config.model;
 
-/** The address part of a {@code bind} line. */
+/** The address part of a {@code bind} or {@code stats socket} line. */
 public sealed interface ListenAddress {
 
     /**
@@ -19,6 +19,14 @@ public sealed interface ListenAddress {
         @Override
         public String toString() {
             return "fd@" + fd;
+        }
+    }
+
+    /** A UNIX stream socket path ({@code stats socket /run/sluice.sock}); binds do not take it yet. */
+    record Unix(String path) implements ListenAddress {
+        @Override
+        public String toString() {
+            return "unix@" + path;
         }
     }
 }

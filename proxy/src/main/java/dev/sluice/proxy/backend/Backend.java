@@ -23,8 +23,17 @@ public final class Backend {
     private final ForwardFor forwardFor;
     private final dev.sluice.proxy.http.ErrorResponses errors;
     private dev.sluice.proxy.rules.ProxyRules rules = dev.sluice.proxy.rules.ProxyRules.NONE;
-    /** Streams currently using a server of this backend (the log's %bc). */
-    final java.util.concurrent.atomic.LongAdder active = new java.util.concurrent.atomic.LongAdder();
+    /** Streams currently using a server of this backend (the log's %bc, scur): one atomic, see {@link Server}. */
+    final java.util.concurrent.atomic.AtomicInteger active = new java.util.concurrent.atomic.AtomicInteger();
+    private final dev.sluice.proxy.stats.Counters counters = new dev.sluice.proxy.stats.Counters();
+    private int id;
+    private int fullconn = 1;
+    /** UP/DOWN history, changed under this backend's lock by {@link #serversChanged}. */
+    private boolean up = true;
+    private volatile long lastChange = System.currentTimeMillis();
+    private long downSince = -1;
+    private long downtime;
+    private volatile long downTransitions;
 
     /**
      * A server whose address is resolved; resolution happens before the runtime is built. {@code h2} is
@@ -48,6 +57,93 @@ public final class Backend {
         this.lb = new RoundRobin(servers);
         this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());
         this.errors = new dev.sluice.proxy.http.ErrorResponses(config.errors());
+    }
+
+    /** The proxy id ({@code iid} in {@code show stat}, {@code #<id>} in admin commands). */
+    public int id() {
+        return id;
+    }
+
+    public void id(int id) {
+        this.id = id;
+    }
+
+    /** HAProxy's {@code fullconn}: a tenth of the maxconn of the frontends that can route here ({@code slim}). */
+    public int fullconn() {
+        return fullconn;
+    }
+
+    public void fullconn(int n) {
+        this.fullconn = Math.max(1, n);
+    }
+
+    public dev.sluice.proxy.stats.Counters counters() {
+        return counters;
+    }
+
+    /** The counters right now, with the current number of streams using the backend. */
+    public dev.sluice.proxy.stats.Counters.Snapshot snapshot() {
+        return counters.snapshot(activeStreams());
+    }
+
+    /** A server's weight or state changed: rebuild the schedule and track UP/DOWN. Admin path only. */
+    public synchronized void serversChanged() {
+        lb.rebuild();
+        boolean nowUp = servers.length == 0 || usableWeight() > 0;
+        if (nowUp != up) {
+            long now = System.currentTimeMillis();
+            up = nowUp;
+            lastChange = now;
+            if (nowUp) {
+                downtime += now - downSince;
+                downSince = -1;
+            } else {
+                downSince = now;
+                downTransitions++;
+            }
+        }
+    }
+
+    /** UP while a server can take traffic (or when there is no server at all, as HAProxy reports it). */
+    public synchronized boolean up() {
+        return up;
+    }
+
+    /** Epoch milliseconds of the last UP/DOWN change (the start when none). */
+    public long lastChange() {
+        return lastChange;
+    }
+
+    /** Milliseconds spent DOWN so far. */
+    public synchronized long downtime() {
+        return downtime + (downSince >= 0 ? System.currentTimeMillis() - downSince : 0);
+    }
+
+    /** How many times the backend went DOWN ({@code chkdown}). */
+    public long downTransitions() {
+        return downTransitions;
+    }
+
+    /** The sum of the weights of the servers that can take new requests. */
+    public int usableWeight() {
+        int w = 0;
+        for (Server s : servers) {
+            if (s.usable()) {
+                w += s.weight();
+            }
+        }
+        return w;
+    }
+
+    /** How many servers can take new requests. */
+    public int usableServers() {
+        int n = 0;
+        for (Server s : servers) {
+            if (s.usable()) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** The backend's own rules (a listen's are shared with its frontend side). */
@@ -93,13 +189,23 @@ public final class Backend {
         return DEFAULT_RETRIES;
     }
 
+    /** The server of this name, or of this id when written {@code #<id>}; null when none. */
+    public Server server(String nameOrId) {
+        for (Server s : servers) {
+            if (s.name().equals(nameOrId) || nameOrId.startsWith("#") && nameOrId.substring(1).equals(Integer.toString(s.id()))) {
+                return s;
+            }
+        }
+        return null;
+    }
+
     /** The next server for a request, or null when none can take it. */
     public Server pickServer() {
         return lb.pick();
     }
 
     public int activeStreams() {
-        return (int) active.sum();
+        return active.get();
     }
 
     public ServerConnector connector() {

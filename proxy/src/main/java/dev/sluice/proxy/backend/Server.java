@@ -7,12 +7,12 @@ import dev.sluice.proxy.rules.Txn;
 import dev.sluice.proxy.tls.ClientTlsContext;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
- * A server of a backend at run time: its resolved address, its weight, how its connections are secured,
- * its per-event-loop pools of idle connections, and its counters. The idle pool of loop {@code i} is only
- * touched by loop {@code i}.
+ * A server of a backend at run time: its resolved address, its weight, its administrative state (set
+ * through the admin socket), how its connections are secured, its per-event-loop pools of idle
+ * connections, and its counters. The idle pool of loop {@code i} is only touched by loop {@code i};
+ * weight and state are volatile and changed through the backend, which rebuilds its schedule.
  */
 public final class Server {
 
@@ -29,6 +29,14 @@ public final class Server {
     private final Backend backend;
     private final InetSocketAddress address;
     private volatile int weight;
+    private final int initialWeight;
+    /** HAProxy's srv_admin_state bits: {@link #FORCED_MAINT}, {@link #FORCED_DRAIN}. */
+    private volatile int adminState;
+    /** Epoch milliseconds of the last state change (the start, maint, drain, ready). */
+    private volatile long lastChange = System.currentTimeMillis();
+    /** HAProxy's check health counter of a server without checks: rise (2) until it is put in maintenance. */
+    private volatile int checkHealth = 2;
+    private final dev.sluice.proxy.stats.Counters counters = new dev.sluice.proxy.stats.Counters();
     private final ArrayDeque<ServerSide>[] idle;
     private final java.util.ArrayList<MultiplexedConnection>[] mux;
     /** {@code proto h2}: HTTP/2 whatever ALPN says. */
@@ -36,10 +44,11 @@ public final class Server {
     private final Tls tls;
     /** ALPN offers h2 and, as far as the last handshake told, the server takes it. */
     private volatile boolean alpnH2;
-    final LongAdder connections = new LongAdder();
-    final LongAdder requests = new LongAdder();
-    /** Streams currently using this server (the log's %sc). */
-    private final LongAdder active = new LongAdder();
+    /**
+     * Streams currently using this server (the log's %sc, scur). One atomic rather than striped cells: a
+     * gauge whose maximum (smax) must be exact needs its value at each increment, as HAProxy's cur_sess.
+     */
+    private final java.util.concurrent.atomic.AtomicInteger active = new java.util.concurrent.atomic.AtomicInteger();
 
     @SuppressWarnings("unchecked")
     Server(String name, int id, Backend backend, InetSocketAddress address, int weight, int loops, boolean forcedH2, Tls tls) {
@@ -48,6 +57,7 @@ public final class Server {
         this.backend = backend;
         this.address = address;
         this.weight = weight;
+        this.initialWeight = weight;
         this.forcedH2 = forcedH2;
         this.tls = tls;
         this.alpnH2 = tls != null && tls.context().alpn().contains("h2");
@@ -80,9 +90,58 @@ public final class Server {
         return weight;
     }
 
-    /** Whether the server may be given new requests. Health and admin states come with health checks. */
+    /** Whether the server may be given new requests: a weight above 0 and neither in maintenance nor draining. */
     public boolean usable() {
-        return weight > 0;
+        return weight > 0 && adminState == 0;
+    }
+
+    /** Forced maintenance ({@code set server ... state maint}): no traffic at all. */
+    public static final int FORCED_MAINT = 0x01;
+    /** Forced drain ({@code set server ... state drain}): no new traffic (Sluice has no persistence). */
+    public static final int FORCED_DRAIN = 0x08;
+
+    public int initialWeight() {
+        return initialWeight;
+    }
+
+    public int adminState() {
+        return adminState;
+    }
+
+    public long lastChange() {
+        return lastChange;
+    }
+
+    public int checkHealth() {
+        return checkHealth;
+    }
+
+    public dev.sluice.proxy.stats.Counters counters() {
+        return counters;
+    }
+
+    /** Changes the weight (0..256); new requests follow at once. Admin path only. */
+    public void weight(int w) {
+        weight = w;
+        backend.serversChanged();
+    }
+
+    /** Changes the administrative state; new requests follow at once. Admin path only. */
+    public void adminState(int state) {
+        if (state == adminState) {
+            return;
+        }
+        adminState = state;
+        lastChange = System.currentTimeMillis();
+        if ((state & FORCED_MAINT) != 0) {
+            checkHealth = 0;
+        }
+        backend.serversChanged();
+    }
+
+    /** The counters right now, with the current number of streams using the server. */
+    public dev.sluice.proxy.stats.Counters.Snapshot snapshot() {
+        return counters.snapshot(activeStreams());
     }
 
     /** Whether new connections are expected to speak HTTP/2 (streams share them) rather than HTTP/1.1. */
@@ -154,29 +213,25 @@ public final class Server {
     }
 
     public void countRequest() {
-        requests.increment();
+        counters.add(dev.sluice.proxy.stats.Counter.REQUESTS);
     }
 
     public void streamStarted() {
-        active.increment();
-        backend.active.increment();
+        counters.noteCurrent(active.incrementAndGet());
+        backend.counters().noteCurrent(backend.active.incrementAndGet());
     }
 
     public void streamEnded() {
-        active.decrement();
-        backend.active.decrement();
+        active.decrementAndGet();
+        backend.active.decrementAndGet();
     }
 
     public int activeStreams() {
-        return (int) active.sum();
-    }
-
-    public long totalConnections() {
-        return connections.sum();
+        return active.get();
     }
 
     public long totalRequests() {
-        return requests.sum();
+        return counters.get(dev.sluice.proxy.stats.Counter.REQUESTS);
     }
 
     @Override

@@ -90,7 +90,9 @@ public final class ServerConnector {
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.ALLOCATOR, transport.allocator())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeoutMs > 0 ? connectTimeoutMs : 30_000));
-        server.connections.increment();
+        // every new connection attempt counts in connect, for the server and its backend
+        server.counters().add(dev.sluice.proxy.stats.Counter.CONNECTS);
+        server.backend().counters().add(dev.sluice.proxy.stats.Counter.CONNECTS);
         boolean h2 = server.multiplexed();
         if (server.tls() != null) {
             TlsConnect t = new TlsConnect(server, loop, loopIndex, clientLocal, addr, connectTimeoutMs, sni);

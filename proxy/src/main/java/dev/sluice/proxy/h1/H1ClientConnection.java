@@ -113,6 +113,10 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     }
 
     private void started() {
+        // an accepted channel is active when this handler is added and then fires channelActive: once only
+        if (timer != null) {
+            return;
+        }
         loopIndex = frontend.workers().indexOf(ch.eventLoop());
         timer = new Deadline(ch.eventLoop(), this::onTimeout);
         frontend.countConnection();
@@ -350,8 +354,10 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         sendRawAndClose(GeneratedResponse.of(error.status()));
     }
 
-    /** The log line of a request that never became a stream (HAProxy's "&lt;BADREQ&gt;" lines). */
+    /** Counts and logs a request that never became a stream (HAProxy's "&lt;BADREQ&gt;" lines). */
     private void logBadRequest(int status, char cause, char state) {
+        // every invalid request (400, 408, 413, 414, 431) passes here: the one place ereq is counted for HTTP/1
+        frontend.countInvalidRequest(status);
         dev.sluice.proxy.log.AccessLog al = frontend.accessLog();
         if (al == null || !al.logsRequests()) {
             return;

@@ -256,6 +256,10 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
             FLOOD_REJECTIONS.increment();
         } else {
             PROTOCOL_ERRORS.increment();
+            if (!outbound && http2Ex != null) {
+                // the client broke the protocol: its connection counts as an invalid request
+                frontend.countInvalidRequest(0);
+            }
         }
         super.onConnectionError(ctx, outbound, cause, http2Ex);
     }
@@ -263,6 +267,10 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     @Override
     protected void onStreamError(ChannelHandlerContext ctx, boolean outbound, Throwable cause, Http2Exception.StreamException http2Ex) {
         PROTOCOL_ERRORS.increment();
+        if (!outbound) {
+            // an invalid request stream (RST_STREAM PROTOCOL_ERROR): HTTP/2's choke point for ereq
+            frontend.countInvalidRequest(0);
+        }
         H2ClientStream s = streams.remove(http2Ex.streamId());
         if (s != null) {
             s.onReset();
@@ -333,6 +341,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
         streams.put(streamId, s);
         if (r.head() == null) {
             PROTOCOL_ERRORS.increment();
+            frontend.countInvalidRequest(r.status());
             s.reject(GeneratedResponse.of(r.status()), endOfStream);
             return;
         }

@@ -11,6 +11,8 @@ import dev.sluice.proxy.rules.ProxyRules;
 import dev.sluice.proxy.rules.Rule;
 import dev.sluice.proxy.rules.RuleTarget;
 import dev.sluice.proxy.runtime.Frontend;
+import dev.sluice.proxy.stats.Counter;
+import dev.sluice.proxy.stats.Counters;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
@@ -62,7 +64,6 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     private boolean responsePhase;
     private java.util.Map<String, Object> vars;
     private dev.sluice.proxy.rules.Trackers trackers;
-    private long requestBodyBytes;
     private boolean requestCounted;
     private long serverTimeout = -1;
     private long tunnelTimeout = -1;
@@ -87,6 +88,8 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     private long tResponse = -1;
     private boolean counted;
     private boolean logged;
+    /** Request bytes received from the client (head as HTTP/1 text, body, tunnel), for bin. */
+    private long bytesIn;
     /** The cause and state letters of the log's termination flags, decided where the outcome is. */
     private char cause = '-';
     private char state = '-';
@@ -127,6 +130,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     /** Processes the request head: monitor URI, rules, backend, server, connection. */
     public void start() {
         frontend.countRequest();
+        bytesIn = headBytes(request);
         if (frontend.isMonitorRequest(request)) {
             // answered before any rule; as in HAProxy, neither forwarded nor logged
             logged = true;
@@ -164,6 +168,8 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
                 fail(503);
                 return;
             }
+            backend.counters().add(Counter.SESSIONS);
+            backend.counters().add(Counter.REQUESTS);
             backendRules = true;
             ruleIndex = 0;
             if (Rule.run(backend.rules().content(), this) == Action.Verdict.DONE) {
@@ -184,6 +190,8 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             fail(503);
             return;
         }
+        server.counters().add(Counter.SELECTED);
+        backend.counters().add(Counter.SELECTED);
         retriesLeft = retriesOverride >= 0 ? retriesOverride : backend.retries();
         connect(true);
     }
@@ -205,7 +213,18 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         }
     }
 
+    /** The size of the request head written as HTTP/1 text (what HAProxy counts in bin for HTTP/1). */
+    private static long headBytes(RequestHead r) {
+        long n = r.method().length() + r.target().length() + r.version().text().length() + 4 + 2;
+        HttpFields f = r.fields();
+        for (int i = 0; i < f.size(); i++) {
+            n += f.name(i).length() + f.value(i).length() + 4;
+        }
+        return n;
+    }
+
     private void connect(boolean reuse) {
+        server.counters().add(Counter.SESSIONS);
         tConnectStart = System.nanoTime();
         long timeout = backend.timeouts().connect();
         backend.connector().acquire(server, client.loop(), client.loopIndex(), client.localAddress(), timeout == Timeouts.UNSET ? 0 : timeout,
@@ -222,6 +241,10 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         c.attach(this);
         tConnected = c.reused() ? tConnectStart : System.nanoTime();
         server.countRequest();
+        if (c.reused()) {
+            server.counters().add(Counter.REUSES);
+            backend.counters().add(Counter.REUSES);
+        }
         if (!counted) {
             counted = true;
             server.streamStarted();
@@ -253,6 +276,8 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             return;
         }
         if (retriesLeft-- > 0) {
+            server.counters().add(Counter.RETRIES);
+            backend.counters().add(Counter.RETRIES);
             // HAProxy waits MIN(1s, timeout connect) before retrying a server that refused
             long delay = 1000;
             long ct = backend.timeouts().connect();
@@ -269,12 +294,14 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             }, delay, TimeUnit.MILLISECONDS);
             return;
         }
+        server.counters().add(Counter.CONNECT_ERRORS);
+        backend.counters().add(Counter.CONNECT_ERRORS);
         fail(503);
     }
 
     /** A piece of request body from the client; takes ownership. */
     public void onRequestBody(ByteBuf data) {
-        requestBodyBytes += data.readableBytes();
+        bytesIn += data.readableBytes();
         if (finished) {
             data.release();
             return;
@@ -398,6 +425,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             responseStarted = true;
             status = head.status();
             tResponse = System.nanoTime();
+            server.counters().countResponse(head.status());
         }
         boolean switching = head.status() == 101 && request.upgrade() != null
                 || request.method().contentEquals(RequestHead.CONNECT) && head.status() >= 200 && head.status() < 300;
@@ -410,6 +438,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
                 return;
             }
             afterResponse(head);
+            countSent(head.status());
         }
         client.sendHead(head);
         if (switching && conn != null) {
@@ -426,6 +455,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     }
 
     public void onTunnelFromClient(ByteBuf data) {
+        bytesIn += data.readableBytes();
         if (finished || conn == null) {
             data.release();
             return;
@@ -508,12 +538,16 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
                 connect(false);
                 return;
             }
+            server.counters().add(Counter.RESPONSE_ERRORS);
+            backend.counters().add(Counter.RESPONSE_ERRORS);
             cause = failure == ServerFailure.TIMEOUT ? 's' : failure == ServerFailure.INVALID_RESPONSE ? 'P' : 'S';
             state = 'H';
             fail(failure == ServerFailure.TIMEOUT ? 504 : 502);
             return;
         }
         finished = true;
+        server.counters().add(Counter.SERVER_ABORTS);
+        backend.counters().add(Counter.SERVER_ABORTS);
         cause = failure == ServerFailure.TIMEOUT ? 's' : 'S';
         state = 'D';
         releasePending();
@@ -533,6 +567,12 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         finished = true;
         cause = 'C';
         state = responseStarted ? 'D' : conn != null ? 'H' : 'R';
+        if (backend != null) {
+            backend.counters().add(Counter.CLIENT_ABORTS);
+            if (server != null && tConnectStart >= 0) {
+                server.counters().add(Counter.CLIENT_ABORTS);
+            }
+        }
         releasePending();
         if (conn != null) {
             conn.abort();
@@ -592,6 +632,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
                 ? backend.errors() : frontend.errors();
         if (pages.closes(code)) {
             // an empty errorfile: close without a reply
+            countSent(code);
             client.abort();
         } else {
             ResponseHead custom = pages.head(code);
@@ -611,6 +652,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         afterResponse(head);
         status = head.status();
         endTracking();
+        countSent(status);
         client.sendGenerated(head, body);
     }
 
@@ -620,7 +662,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
      */
     private void endTracking() {
         if (trackers != null) {
-            trackers.end(status, cause == 'L', requestBodyBytes, client.bytesOut());
+            trackers.end(status, cause == 'L', bytesIn, client.bytesOut());
         }
     }
 
@@ -704,6 +746,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     @Override
     public void answer(ResponseHead head, byte[] body, char why) {
         finished = true;
+        if (why == 'L' && !responsePhase) {
+            frontend.counters().add(Counter.INTERCEPTED);
+        }
         releasePending();
         cause = why;
         state = responsePhase ? 'H' : 'R';
@@ -717,6 +762,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
 
     @Override
     public void answerStatus(int code, char why) {
+        if (why == 'P') {
+            countDenied();
+        }
         cause = why;
         state = responsePhase ? 'H' : 'R';
         fail(code);
@@ -725,6 +773,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     @Override
     public void drop() {
         finished = true;
+        countDenied();
         releasePending();
         cause = 'P';
         state = responsePhase ? 'H' : 'R';
@@ -742,6 +791,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         if (t == Timeouts.UNSET) {
             t = frontend.timeouts().connect() != Timeouts.UNSET ? frontend.timeouts().connect() : 0;
         }
+        countDenied();
         cause = 'P';
         state = 'T';
         client.loop().schedule(() -> {
@@ -765,6 +815,18 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     @Override
     public void setRetries(int n) {
         retriesOverride = n;
+    }
+
+    /** A rule denied the request (dreq) or the response (dresp). */
+    private void countDenied() {
+        Counter c = responsePhase ? Counter.DENIED_RESPONSES : Counter.DENIED_REQUESTS;
+        frontend.counters().add(c);
+        if (backend != null) {
+            backend.counters().add(c);
+        }
+        if (responsePhase && server != null) {
+            server.counters().add(c);
+        }
     }
 
     /** {@code timeout server} for this stream (a rule may have changed it), 0 for none. */
@@ -905,6 +967,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             server.streamEnded();
         }
         endTracking();
+        account();
         dev.sluice.proxy.log.AccessLog al = frontend.accessLog();
         if (al == null || !al.logsRequests()) {
             return;
@@ -947,6 +1010,36 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         e.srvconn = server != null ? server.activeStreams() : 0;
         e.error = status >= 500 || cause != '-' && cause != 'L';
         al.log(e);
+    }
+
+    /**
+     * Counts the final status about to be sent to the client, for the frontend and the backend (the server
+     * counted what it answered on receipt): before the bytes go, so a client that got its response finds
+     * it counted, as in HAProxy.
+     */
+    private void countSent(int code) {
+        frontend.counters().countResponse(code);
+        if (backend != null) {
+            backend.counters().countResponse(code);
+        }
+    }
+
+    /** Adds this exchange's bytes to the frontend, backend and server counters, once, at its end. */
+    private void account() {
+        long out = client.bytesOut();
+        Counters fe = frontend.counters();
+        fe.add(Counter.BYTES_IN, bytesIn);
+        fe.add(Counter.BYTES_OUT, out);
+        if (backend != null) {
+            Counters be = backend.counters();
+            be.add(Counter.BYTES_IN, bytesIn);
+            be.add(Counter.BYTES_OUT, out);
+            if (server != null && tConnectStart >= 0) {
+                Counters srv = server.counters();
+                srv.add(Counter.BYTES_IN, bytesIn);
+                srv.add(Counter.BYTES_OUT, out);
+            }
+        }
     }
 
     private void releasePending() {

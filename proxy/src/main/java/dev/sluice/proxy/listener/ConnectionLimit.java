@@ -18,6 +18,10 @@ public final class ConnectionLimit {
     private final int max;
     private final ConnectionLimit parent;
     private final AtomicInteger current = new AtomicInteger();
+    /** The highest {@link #current} since the start or the last {@link #resetPeak}. */
+    private final AtomicInteger peak = new AtomicInteger();
+    /** Set by {@code disable frontend}: the listeners stay paused whatever the count. */
+    private volatile boolean disabled;
     private final Queue<Channel> waiting = new ConcurrentLinkedQueue<>();
     private final List<Channel> listeners = new CopyOnWriteArrayList<>();
     /** For the global limit: the frontend limits whose connections may wait on it. */
@@ -44,6 +48,44 @@ public final class ConnectionLimit {
         return current.get();
     }
 
+    /** The highest count since the start or the last {@code clear counters}. */
+    public int peak() {
+        return peak.get();
+    }
+
+    public void resetPeak() {
+        peak.set(current.get());
+    }
+
+    public boolean disabled() {
+        return disabled;
+    }
+
+    /**
+     * {@code disable frontend}: stop accepting (connections wait in the kernel backlog, as in HAProxy);
+     * connections already accepted go on. Returns false when already disabled.
+     */
+    public synchronized boolean disable() {
+        if (disabled) {
+            return false;
+        }
+        disabled = true;
+        for (Channel l : listeners) {
+            l.config().setAutoRead(false);
+        }
+        return true;
+    }
+
+    /** {@code enable frontend}: accept again when there is room. Returns false when not disabled. */
+    public synchronized boolean enable() {
+        if (!disabled) {
+            return false;
+        }
+        disabled = false;
+        drain();
+        return true;
+    }
+
     /** The count of the process-wide limit this one is chained to (its own when it is the global one). */
     public int parentCurrent() {
         return parent != null ? parent.current.get() : current.get();
@@ -61,6 +103,9 @@ public final class ConnectionLimit {
                 return false;
             }
             if (current.compareAndSet(c, c + 1)) {
+                if (c + 1 > peak.get()) {
+                    peak.accumulateAndGet(c + 1, Math::max);
+                }
                 return true;
             }
         }
@@ -158,6 +203,9 @@ public final class ConnectionLimit {
     }
 
     private void resumeAll() {
+        if (disabled) {
+            return;
+        }
         for (Channel l : listeners) {
             l.config().setAutoRead(true);
         }

@@ -66,6 +66,18 @@ public final class InheritedSocket {
         }
     }
 
+    private static final int SO_DOMAIN = 39;
+    private static final int AF_UNIX = 1;
+
+    /** Whether {@code fd} is a UNIX-domain socket (checked after {@link #prepare}). */
+    public static boolean isUnix(int fd) {
+        try {
+            return sockopt(fd, SO_DOMAIN) == AF_UNIX;
+        } catch (Throwable t) {
+            throw new IllegalArgumentException("fd@" + fd + ": " + t, t);
+        }
+    }
+
     private static int sockopt(int fd, int opt) throws Throwable {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment val = arena.allocate(ValueLayout.JAVA_INT);

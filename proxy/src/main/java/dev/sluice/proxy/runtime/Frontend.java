@@ -12,6 +12,8 @@ import dev.sluice.proxy.rules.ProxyRules;
 import dev.sluice.proxy.rules.Txn;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
+import dev.sluice.proxy.stats.Counter;
+import dev.sluice.proxy.stats.Counters;
 
 /**
  * A frontend at run time: its rules, where its requests go, its timeouts and limits, and its counters.
@@ -30,16 +32,18 @@ public final class Frontend {
     private final dev.sluice.proxy.http.ErrorResponses errors;
     private final io.netty.util.AsciiString monitorUri;
     private dev.sluice.proxy.auth.Userlists userlists = dev.sluice.proxy.auth.Userlists.NONE;
-    final LongAdder connections = new LongAdder();
-    final LongAdder requests = new LongAdder();
     /** TLS handshakes completed, of which resumed, and failed (HAProxy's ssl_sess, ssl_reused_sess, ssl_failed_handshake). */
     final LongAdder tlsSessions = new LongAdder();
     final LongAdder tlsReused = new LongAdder();
     final LongAdder tlsFailures = new LongAdder();
+    private final Counters counters = new Counters();
+    private final int id;
+    private volatile boolean stopped;
 
-    public Frontend(Proxy config, Workers workers, ProxyRules rules, java.util.Map<String, Backend> backends, Backend defaultBackend,
+    public Frontend(Proxy config, int id, Workers workers, ProxyRules rules, java.util.Map<String, Backend> backends, Backend defaultBackend,
             ConnectionLimit limit, H1Limits h1Limits, dev.sluice.proxy.log.AccessLog accessLog) {
         this.config = config;
+        this.id = id;
         this.workers = workers;
         this.rules = rules;
         this.backends = backends;
@@ -148,12 +152,41 @@ public final class Frontend {
         return config.http();
     }
 
+    /** The proxy id ({@code iid} in {@code show stat}, {@code #<id>} in admin commands). */
+    public int id() {
+        return id;
+    }
+
+    public Counters counters() {
+        return counters;
+    }
+
+    /** The counters right now, with the current number of connections. */
+    public Counters.Snapshot snapshot() {
+        Counters.Snapshot s = counters.snapshot(limit.current());
+        return new Counters.Snapshot(s.values(), s.rates(), s.rateMaxes(), s.current(), limit.peak(), s.lastSession());
+    }
+
+    /** A client connection was accepted (one session per connection). */
     public void countConnection() {
-        connections.increment();
+        counters.add(Counter.CONNECTIONS);
+        counters.add(Counter.SESSIONS);
     }
 
     public void countRequest() {
-        requests.increment();
+        counters.add(Counter.REQUESTS);
+    }
+
+    /**
+     * A request rejected before it became a stream (400, 408, 413, 414, 431, or an HTTP/2 protocol error):
+     * it counts as a request, an invalid request ({@code ereq}) and, when answered, a response.
+     */
+    public void countInvalidRequest(int status) {
+        counters.add(Counter.REQUESTS);
+        counters.add(Counter.REQUEST_ERRORS);
+        if (status > 0) {
+            counters.countResponse(status);
+        }
     }
 
     /** A TLS handshake with a client completed. */
@@ -182,10 +215,26 @@ public final class Frontend {
     }
 
     public long totalConnections() {
-        return connections.sum();
+        return counters.get(Counter.CONNECTIONS);
     }
 
     public long totalRequests() {
-        return requests.sum();
+        return counters.get(Counter.REQUESTS);
+    }
+
+    /** The listeners were closed for good (soft or hard stop). */
+    public void stopped() {
+        stopped = true;
+    }
+
+    /** HAProxy's frontend status: OPEN, FULL (at maxconn), PAUSED ({@code disable frontend}) or STOP. */
+    public String status() {
+        if (stopped) {
+            return "STOP";
+        }
+        if (limit.disabled()) {
+            return "PAUSED";
+        }
+        return limit.current() >= limit.max() ? "FULL" : "OPEN";
     }
 }

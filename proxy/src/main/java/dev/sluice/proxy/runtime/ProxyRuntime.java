@@ -5,7 +5,11 @@ import dev.sluice.config.model.Config;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.Server;
 import dev.sluice.config.model.Timeouts;
+import dev.sluice.proxy.admin.AdminSockets;
+import dev.sluice.proxy.admin.CliRegistry;
 import dev.sluice.proxy.backend.Backend;
+import dev.sluice.proxy.backend.ServerCommands;
+import dev.sluice.proxy.stats.Counter;
 import dev.sluice.proxy.backend.ServerConnector;
 import dev.sluice.proxy.h1.H1ClientConnection;
 import dev.sluice.proxy.h1.H1Limits;
@@ -28,6 +32,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,8 +41,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The running proxy built from one configuration model: event loops, backends, frontends and their
- * listeners. {@link #check} finds what the model cannot run with (unresolvable servers, features the
- * runtime lacks) without starting anything, which is what {@code -c} reports. Started once, stopped once.
+ * listeners, the admin sockets and the registry of their commands. {@link #check} finds what the model
+ * cannot run with (unresolvable servers, features the runtime lacks) without starting anything, which is
+ * what {@code -c} reports. Started once, stopped once. Once a second one event loop samples the counters
+ * into rates and maxima.
  */
 public final class ProxyRuntime {
     private final Config config;
@@ -52,6 +59,20 @@ public final class ProxyRuntime {
     private dev.sluice.proxy.log.LogWriter logWriter;
     private final StickTables stickTables;
     private final TlsContexts tls;
+    /** Proxy ids by name, as HAProxy 2.6 numbers them: in declaration order from 2 (1 is its internal HTTP client). */
+    private final Map<String, Integer> proxyIds = new LinkedHashMap<>();
+    private final CliRegistry registry = new CliRegistry();
+    private final AdminSockets admin;
+    private final long startMillis = System.currentTimeMillis();
+    private final String node = hostname();
+    private volatile boolean stopping;
+    private java.util.concurrent.ScheduledFuture<?> sampler;
+    /** Process-wide rates, updated by the sampler. */
+    private long previousConnections;
+    private long previousBytesOut;
+    private volatile long connRate;
+    private volatile long maxConnRate;
+    private volatile long bytesOutRate;
 
     private ProxyRuntime(Config config, Prepared prepared) {
         this.config = config;
@@ -71,8 +92,12 @@ public final class ProxyRuntime {
         }
         ServerConnector connector = new ServerConnector(transport,
                 (srv, loop, h2, sni) -> h2 ? H2ServerConnection.create(srv, loop, sni) : new H1ServerConnection(srv, loop, limits, sni));
+        for (Proxy p : config.proxies()) {
+            proxyIds.put(p.name(), proxyIds.size() + 2);
+        }
         for (Proxy p : config.backends()) {
             Backend be = new Backend(p, resolved.get(p.name()), workers.count(), connector);
+            be.id(proxyIds.get(p.name()));
             if (p.kind() == dev.sluice.config.model.ProxyKind.BACKEND) {
                 be.rules(ProxyRules.compile(p, new ArrayList<>(), stickTables));
             }
@@ -93,7 +118,8 @@ public final class ProxyRuntime {
                 }
                 log = new dev.sluice.proxy.log.AccessLog(p.logging(), logWriter);
             }
-            Frontend fe = new Frontend(p, workers, rules, backends, dflt, limit, limits.withAcceptInvalid(p.http().acceptInvalidRequest()), log);
+            Frontend fe = new Frontend(p, proxyIds.get(p.name()), workers, rules, backends, dflt, limit,
+                    limits.withAcceptInvalid(p.http().acceptInvalidRequest()), log);
             fe.userlists(userlists);
             frontends.put(p.name(), fe);
             ConnectionRules connectionRules = rules.connection().isEmpty() ? null : new ConnectionRules(rules.connection(), p.name());
@@ -116,6 +142,36 @@ public final class ProxyRuntime {
             for (int i = listenersBefore; i < listeners.size(); i++) {
                 listeners.get(i).acceptFilter(connectionRules);
             }
+        }
+        fullconn(config);
+        ProxyCommands.register(registry, this);
+        ServerCommands.register(registry, backends.values());
+        this.admin = new AdminSockets(config.global().statsSockets(), config.global().statsTimeoutMs(), registry);
+    }
+
+    /**
+     * HAProxy's default {@code fullconn} ({@code slim} of a backend): a tenth of the maxconn of the frontends
+     * whose default_backend or use_backend rules name it (a listen counts for itself), rounded up.
+     */
+    private void fullconn(Config config) {
+        Map<String, Long> total = new HashMap<>();
+        for (Proxy p : config.frontends()) {
+            java.util.Set<String> targets = new java.util.HashSet<>();
+            if (p.defaultBackend() != null) {
+                targets.add(p.defaultBackend());
+            } else if (p.kind() == dev.sluice.config.model.ProxyKind.LISTEN) {
+                targets.add(p.name());
+            }
+            for (var u : p.useBackends()) {
+                targets.add(u.backend());
+            }
+            long max = frontends.get(p.name()).limit().max();
+            for (String t : targets) {
+                total.merge(t, max, Long::sum);
+            }
+        }
+        for (Backend be : backends.values()) {
+            be.fullconn((int) Math.min(Integer.MAX_VALUE, (total.getOrDefault(be.name(), 0L) + 9) / 10));
         }
     }
 
@@ -161,6 +217,11 @@ public final class ProxyRuntime {
      */
     public static Prepared check(Config config) {
         List<String> problems = new ArrayList<>();
+        for (var s : config.global().statsSockets()) {
+            if ((s.owner() != null || s.group() != null) && !AdminSockets.isRoot()) {
+                problems.add(s.where() + ": warning: 'stats socket' : 'user' and 'group' are ignored: Sluice does not run as root.");
+            }
+        }
         dev.sluice.config.model.Tune tune = config.global().tune();
         if (tune.maxHeadBytes() < 1024) {
             problems.add("global: error: tune.maxrewrite (" + tune.maxrewrite() + ") must leave at least 1024 bytes of tune.bufsize ("
@@ -276,6 +337,175 @@ public final class ProxyRuntime {
         return backends;
     }
 
+    public Config config() {
+        return config;
+    }
+
+    /**
+     * The admin command registry. Subsystems built after the runtime (pools, stick tables, QUIC) register
+     * their commands here before {@link #start}; see {@link CliRegistry}.
+     */
+    public CliRegistry registry() {
+        return registry;
+    }
+
+    public AdminSockets adminSockets() {
+        return admin;
+    }
+
+    /** A proxy's id by name, or null. */
+    public Integer proxyId(String name) {
+        return proxyIds.get(name);
+    }
+
+    /** {@code clear counters [all]}: the maxima, or every counter. */
+    void clearCounters(boolean all) {
+        for (Frontend fe : frontends.values()) {
+            fe.counters().clear(all);
+            fe.limit().resetPeak();
+        }
+        for (Backend be : backends.values()) {
+            be.counters().clear(all);
+            for (dev.sluice.proxy.backend.Server s : be.servers()) {
+                s.counters().clear(all);
+            }
+        }
+        maxConnRate = 0;
+    }
+
+    /** Once a second: per-object rates and maxima, and the process-wide rates of {@code show info}. */
+    private void sample() {
+        long now = System.currentTimeMillis();
+        long connections = 0;
+        long bytesOut = admin.bytesOut();
+        for (Frontend fe : frontends.values()) {
+            fe.counters().sample(now, fe.limit().current());
+            connections += fe.totalConnections();
+            bytesOut += fe.counters().get(Counter.BYTES_OUT);
+        }
+        for (Backend be : backends.values()) {
+            be.counters().sample(now, be.activeStreams());
+            for (dev.sluice.proxy.backend.Server s : be.servers()) {
+                s.counters().sample(now, s.activeStreams());
+            }
+        }
+        long rate = Math.max(0, connections - previousConnections);
+        previousConnections = connections;
+        connRate = rate;
+        if (rate > maxConnRate) {
+            maxConnRate = rate;
+        }
+        bytesOutRate = Math.max(0, bytesOut - previousBytesOut);
+        previousBytesOut = bytesOut;
+    }
+
+    /** The values of {@code show info}, by HAProxy field name. */
+    Map<String, Object> info() {
+        long now = System.currentTimeMillis();
+        long up = (now - startMillis) / 1000;
+        long connections = 0;
+        long requests = 0;
+        long bytesOut = admin.bytesOut();
+        for (Frontend fe : frontends.values()) {
+            connections += fe.totalConnections();
+            requests += fe.totalRequests();
+            bytesOut += fe.counters().get(Counter.BYTES_OUT);
+        }
+        io.netty.buffer.PooledByteBufAllocatorMetric pool = io.netty.buffer.PooledByteBufAllocator.DEFAULT.metric();
+        long poolAlloc = pool.usedDirectMemory() + pool.usedHeapMemory();
+        long poolUsed = 0;
+        for (io.netty.buffer.PoolArenaMetric a : pool.directArenas()) {
+            poolUsed += a.numActiveBytes();
+        }
+        for (io.netty.buffer.PoolArenaMetric a : pool.heapArenas()) {
+            poolUsed += a.numActiveBytes();
+        }
+        int pending = 0;
+        for (io.netty.util.concurrent.EventExecutor e : group) {
+            if (e instanceof io.netty.util.concurrent.SingleThreadEventExecutor st) {
+                pending += st.pendingTasks();
+            }
+        }
+        long fds = maxFileDescriptors();
+        int listening = listeners.size() + admin.count();
+        Map<String, Object> m = new HashMap<>();
+        m.put("Name", "Sluice");
+        m.put("Version", ProductInfo.VERSION);
+        m.put("Release_date", ProductInfo.RELEASE_DATE);
+        m.put("Nbthread", workers.count());
+        m.put("Nbproc", 1);
+        m.put("Process_num", 1);
+        m.put("Pid", ProcessHandle.current().pid());
+        m.put("Uptime", String.format("%dd %dh%02dm%02ds", up / 86400, up / 3600 % 24, up / 60 % 60, up % 60));
+        m.put("Uptime_sec", up);
+        m.put("Memmax_MB", 0);
+        m.put("PoolAlloc_MB", poolAlloc >> 20);
+        m.put("PoolUsed_MB", poolUsed >> 20);
+        m.put("PoolFailed", 0);
+        m.put("Ulimit-n", fds);
+        m.put("Maxsock", fds);
+        m.put("Maxconn", globalLimit.max());
+        m.put("Hard_maxconn", globalLimit.max());
+        m.put("CurrConns", globalLimit.current());
+        m.put("CumConns", connections + admin.totalSessions());
+        m.put("CumReq", requests + admin.totalSessions());
+        for (String zero : List.of("MaxSslConns", "CurrSslConns", "CumSslConns", "Maxpipes", "PipesUsed", "PipesFree", "ConnRateLimit",
+                "SessRateLimit", "SslRate", "SslRateLimit", "MaxSslRate", "SslFrontendKeyRate", "SslFrontendMaxKeyRate",
+                "SslFrontendSessionReuse_pct", "SslBackendKeyRate", "SslBackendMaxKeyRate", "SslCacheLookups", "SslCacheMisses",
+                "CompressBpsIn", "CompressBpsOut", "CompressBpsRateLim", "Unstoppable Jobs", "ActivePeers", "ConnectedPeers",
+                "BusyPolling", "FailedResolutions", "TotalSplicdedBytesOut", "DebugCommandsIssued", "CumRecvLogs", "Memmax_bytes")) {
+            m.put(zero, 0);
+        }
+        m.put("ConnRate", connRate);
+        m.put("MaxConnRate", maxConnRate);
+        m.put("SessRate", connRate);
+        m.put("MaxSessRate", maxConnRate);
+        m.put("Tasks", pending);
+        m.put("Run_queue", pending);
+        m.put("Idle_pct", idlePercent());
+        m.put("node", node);
+        m.put("Stopping", stopping ? 1 : 0);
+        m.put("Jobs", listening + globalLimit.current() + admin.openSessions());
+        m.put("Listeners", listening);
+        m.put("DroppedLogs", dev.sluice.proxy.log.LogWriter.DROPPED.sum());
+        m.put("TotalBytesOut", bytesOut);
+        m.put("BytesOutRate", bytesOutRate);
+        m.put("Build info", ProductInfo.VERSION);
+        m.put("PoolAlloc_bytes", poolAlloc);
+        m.put("PoolUsed_bytes", poolUsed);
+        m.put("Start_time_sec", startMillis / 1000);
+        m.put("Tainted", "0");
+        return m;
+    }
+
+    private int idlePercent() {
+        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+            double load = os.getProcessCpuLoad();
+            if (load >= 0) {
+                double perThread = load * Runtime.getRuntime().availableProcessors() / Math.max(1, workers.count());
+                return (int) Math.max(0, Math.min(100, Math.round(100 - perThread * 100)));
+            }
+        }
+        return 100;
+    }
+
+    private static long maxFileDescriptors() {
+        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean u) {
+            return u.getMaxFileDescriptorCount();
+        }
+        return 0;
+    }
+
+    /** HAProxy's default node name: the host name. */
+    private static String hostname() {
+        try {
+            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/kernel/hostname")).trim();
+        } catch (java.io.IOException | RuntimeException e) {
+            String h = System.getenv("HOSTNAME");
+            return h != null ? h : "localhost";
+        }
+    }
+
     /** Binds every listener; on failure stops what was started and throws with the reason. */
     public void start() {
         int backlog = Math.min(globalLimit.max(), 65535);
@@ -283,26 +513,37 @@ public final class ProxyRuntime {
             for (Listener l : listeners) {
                 l.start(transport, group, backlog);
             }
+            admin.start(transport, group);
         } catch (RuntimeException e) {
             stop();
             throw e;
         }
+        sampler = group.next().scheduleAtFixedRate(this::sample, 1, 1, TimeUnit.SECONDS);
     }
 
     /** Stops listening and lets running exchanges finish, then stops; the process exits when it is done. */
     public void softStop() {
+        stopping = true;
         for (Listener l : listeners) {
             l.stop();
         }
+        frontends.values().forEach(Frontend::stopped);
+        admin.stop();
         // connections in progress are not tracked individually yet: give them a grace period, then stop
         group.schedule(this::stop, 0, TimeUnit.MILLISECONDS);
     }
 
     /** Closes everything at once. */
     public void stop() {
+        stopping = true;
+        if (sampler != null) {
+            sampler.cancel(false);
+        }
         for (Listener l : listeners) {
             l.stop();
         }
+        frontends.values().forEach(Frontend::stopped);
+        admin.stop();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).addListener(f -> {
             if (logWriter != null) {
                 logWriter.close();

@@ -7,10 +7,12 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerDomainSocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import java.util.concurrent.ThreadFactory;
@@ -27,15 +29,20 @@ public final class Transport {
     private final Supplier<ServerChannel> serverChannel;
     private final Supplier<SocketChannel> socketChannel;
     private final IntFunction<ServerChannel> inheritedServerChannel;
+    private final Supplier<ServerChannel> domainServerChannel;
+    private final IntFunction<ServerChannel> inheritedDomainServerChannel;
     private final String fallbackReason;
 
     private Transport(String name, IoHandlerFactory ioFactory, Supplier<ServerChannel> serverChannel, Supplier<SocketChannel> socketChannel,
-            IntFunction<ServerChannel> inherited, String fallbackReason) {
+            IntFunction<ServerChannel> inherited, Supplier<ServerChannel> domainServerChannel, IntFunction<ServerChannel> inheritedDomain,
+            String fallbackReason) {
         this.name = name;
         this.ioFactory = ioFactory;
         this.serverChannel = serverChannel;
         this.socketChannel = socketChannel;
         this.inheritedServerChannel = inherited;
+        this.domainServerChannel = domainServerChannel;
+        this.inheritedDomainServerChannel = inheritedDomain;
         this.fallbackReason = fallbackReason;
     }
 
@@ -44,10 +51,13 @@ public final class Transport {
         String forced = System.getenv("SLUICE_TRANSPORT");
         if (!"nio".equalsIgnoreCase(forced) && Epoll.isAvailable()) {
             return new Transport("epoll", EpollIoHandler.newFactory(), EpollServerSocketChannel::new, EpollSocketChannel::new,
-                    EpollServerSocketChannel::new, null);
+                    EpollServerSocketChannel::new, EpollServerDomainSocketChannel::new,
+                    // an inherited socket is already listening: active from the start (the int-only constructor says not)
+                    fd -> new EpollServerDomainSocketChannel(fd, true), null);
         }
         String why = "nio".equalsIgnoreCase(forced) ? "SLUICE_TRANSPORT=nio" : String.valueOf(Epoll.unavailabilityCause());
-        return new Transport("nio", NioIoHandler.newFactory(), NioServerSocketChannel::new, NioSocketChannel::new, null, why);
+        return new Transport("nio", NioIoHandler.newFactory(), NioServerSocketChannel::new, NioSocketChannel::new, null,
+                NioServerDomainSocketChannel::new, null, why);
     }
 
     /**
@@ -82,6 +92,24 @@ public final class Transport {
 
     public boolean canInherit() {
         return inheritedServerChannel != null;
+    }
+
+    /** A listening UNIX stream socket channel (epoll's own, or NIO's on the JDK's UnixDomainSocketAddress). */
+    public ServerChannel newDomainServerChannel() {
+        return domainServerChannel.get();
+    }
+
+    /** The address to bind a UNIX stream socket channel of this transport to. */
+    public java.net.SocketAddress domainAddress(String path) {
+        return "epoll".equals(name) ? new io.netty.channel.unix.DomainSocketAddress(path) : java.net.UnixDomainSocketAddress.of(path);
+    }
+
+    /** Wraps an inherited, already listening UNIX stream socket; only the native transport can. */
+    public ServerChannel inheritedDomainServerChannel(int fd) {
+        if (inheritedDomainServerChannel == null) {
+            throw new IllegalStateException("the " + name + " transport cannot adopt inherited sockets (" + fallbackReason + ")");
+        }
+        return inheritedDomainServerChannel.apply(fd);
     }
 
     /** Wraps an inherited, already listening socket; only the native transport can. */

@@ -1,0 +1,163 @@
+package dev.sluice.config;
+
+import dev.sluice.config.model.ListenAddress;
+import dev.sluice.config.model.StatsSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The admin socket keywords of the global section: {@code stats socket} (several may be declared) and
+ * {@code stats timeout}. The {@code stats} keywords of proxies (the HTML page) are not implemented yet.
+ */
+final class StatsKeywords {
+    private StatsKeywords() {
+    }
+
+    private static final Set<Section> GLOBAL = EnumSet.of(Section.GLOBAL);
+
+    /**
+     * Room kept in a UNIX socket path for the temporary name the socket is bound to before it replaces the
+     * old one (".<pid>.tmp"): sun_path holds 107 bytes.
+     */
+    static final int MAX_UNIX_PATH = 107 - 12;
+
+    static final String SOCKET_SYNTAX = "stats socket <path> | [ipv4@|ipv6@]<ip>:<port> | fd@<n> [mode <octal>] [level user|operator|admin]"
+            + " [user <name>] [group <name>] [uid <n>] [gid <n>] [expose-fd listeners]";
+
+    private static final List<String> OPTIONS = List.of("mode", "level", "user", "group", "uid", "gid", "expose-fd");
+
+    static void register(KeywordRegistry r) {
+        r.family("stats", "stats keyword");
+        r.register(new Keyword("stats socket", GLOBAL, SOCKET_SYNTAX,
+                "Accept HAProxy's admin commands (show stat, set server, ...) on a UNIX stream socket, a TCP address or an inherited"
+                        + " listening socket; sessions start at the given level (default: operator). May be repeated.",
+                StatsKeywords::socket));
+        r.register(new Keyword("stats timeout", GLOBAL, "stats timeout <time>",
+                "Close an admin socket session that sent nothing for that long (default 10s).", c -> {
+                    if (!c.expectArgs(1, 1, "stats timeout <time>")) {
+                        return;
+                    }
+                    long v = c.timeArg(c.args().get(0));
+                    if (v == 0) {
+                        c.error("expects a positive value");
+                    } else if (v > 0) {
+                        c.global().statsTimeout = v;
+                    }
+                }));
+    }
+
+    private static void socket(KeywordContext c) {
+        List<String> a = c.args();
+        if (a.isEmpty()) {
+            c.error("expects an address or a path to a UNIX socket; expected: " + SOCKET_SYNTAX);
+            return;
+        }
+        ListenAddress address = address(c, a.get(0));
+        if (address == null) {
+            return;
+        }
+        int mode = -1;
+        StatsSocket.Level level = StatsSocket.Level.OPERATOR;
+        String owner = null;
+        String group = null;
+        for (int i = 1; i < a.size(); i += 2) {
+            String opt = a.get(i);
+            if (!OPTIONS.contains(opt)) {
+                String feature = switch (opt) {
+                    case "severity-output" -> "severity prefixes on admin socket answers";
+                    case "ssl", "crt", "alpn", "accept-proxy", "process", "thread", "maxconn", "name", "id", "backlog", "interface",
+                            "namespace", "transparent", "defer-accept", "tfo", "v4v6", "v6only", "nice" -> "this option on stats sockets";
+                    default -> null;
+                };
+                if (feature != null) {
+                    c.error("'" + opt + "' is not supported by Sluice yet: " + feature + ".");
+                } else {
+                    c.error("unknown keyword '" + opt + "'" + Suggestions.didYouMean(Suggestions.closest(opt, OPTIONS)) + ".");
+                }
+                return;
+            }
+            if (i + 1 >= a.size()) {
+                c.error("'" + opt + "' expects an argument.");
+                return;
+            }
+            String v = a.get(i + 1);
+            switch (opt) {
+                case "mode" -> {
+                    try {
+                        mode = Integer.parseInt(v, 8);
+                    } catch (NumberFormatException e) {
+                        mode = -2;
+                    }
+                    if (mode < 0 || mode > 07777) {
+                        c.error("'mode' expects an octal permission mask such as 600 (got '" + v + "').");
+                        return;
+                    }
+                }
+                case "level" -> {
+                    switch (v) {
+                        case "user" -> level = StatsSocket.Level.USER;
+                        case "operator" -> level = StatsSocket.Level.OPERATOR;
+                        case "admin" -> level = StatsSocket.Level.ADMIN;
+                        default -> {
+                            c.error("'level' only supports 'user', 'operator', and 'admin' (got '" + v + "').");
+                            return;
+                        }
+                    }
+                }
+                case "user" -> owner = v;
+                case "group" -> group = v;
+                case "uid", "gid" -> {
+                    if (!v.chars().allMatch(Character::isDigit) || v.isEmpty() || v.length() > 9) {
+                        c.error("'" + opt + "' expects a numeric id (got '" + v + "').");
+                        return;
+                    }
+                    if (opt.equals("uid")) {
+                        owner = v;
+                    } else {
+                        group = v;
+                    }
+                }
+                case "expose-fd" -> {
+                    if (!v.equals("listeners")) {
+                        c.error("'expose-fd' only supports 'listeners' (got '" + v + "').");
+                        return;
+                    }
+                    c.warning("'expose-fd listeners' is ignored: Sluice does not pass listening sockets to a new process"
+                            + " (the new process binds its own, see -sf).");
+                }
+                default -> throw new IllegalStateException(opt);
+            }
+        }
+        if (mode >= 0 && !(address instanceof ListenAddress.Unix)) {
+            c.warning("'mode' only applies to UNIX sockets; ignored for " + address + ".");
+            mode = -1;
+        }
+        c.global().statsSockets.add(new StatsSocket(c.at(), address, mode, level, owner, group));
+    }
+
+    /** The listening address of a stats socket, or null after reporting why it is not one. */
+    private static ListenAddress address(KeywordContext c, String s) {
+        String path = s.startsWith("unix@") ? s.substring(5) : s.startsWith("/") ? s : null;
+        if (path != null) {
+            if (path.isEmpty()) {
+                c.error("missing path after 'unix@'.");
+                return null;
+            }
+            if (path.getBytes(StandardCharsets.UTF_8).length > MAX_UNIX_PATH) {
+                c.error("socket path '" + path + "' is too long (at most " + MAX_UNIX_PATH
+                        + " bytes: the socket is first bound to a temporary name next to it).");
+                return null;
+            }
+            return new ListenAddress.Unix(path);
+        }
+        try {
+            return Addresses.listen(s);
+        } catch (IllegalArgumentException e) {
+            c.error(e.getMessage() + (s.indexOf(':') < 0 && s.indexOf('@') < 0
+                    ? " (a UNIX socket path must be absolute or start with 'unix@')" : "") + ".");
+            return null;
+        }
+    }
+}

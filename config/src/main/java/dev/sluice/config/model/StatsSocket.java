@@ -1,0 +1,31 @@
+package dev.sluice.config.model;
+
+import dev.sluice.config.SourceRef;
+
+/**
+ * One {@code stats socket} line of the global section: where the admin socket listens (a UNIX path, an
+ * IP address and port, or an inherited file descriptor), the permission bits of a UNIX socket
+ * ({@code mode}, -1 when not set), the owner to give it ({@code user}/{@code uid}, {@code group}/{@code gid},
+ * null when not set; numeric for uid/gid), and the access level of its sessions.
+ */
+public record StatsSocket(SourceRef where, ListenAddress address, int mode, Level level, String owner, String group) {
+
+    /** The socket address as written in the configuration. */
+    public String describe() {
+        return address instanceof ListenAddress.Unix u ? u.path() : address.toString();
+    }
+
+    /** HAProxy's CLI access levels, weakest first: a session may only lower its level. */
+    public enum Level {
+        USER, OPERATOR, ADMIN;
+
+        public String keyword() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+
+        /** Whether this level may run a command needing {@code required}. */
+        public boolean allows(Level required) {
+            return compareTo(required) >= 0;
+        }
+    }
+}

@@ -1,0 +1,241 @@
+package dev.sluice.proxy.admin;
+
+import dev.sluice.config.model.ListenAddress;
+import dev.sluice.config.model.StatsSocket;
+import dev.sluice.proxy.listener.InheritedSocket;
+import dev.sluice.proxy.runtime.Transport;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.GroupPrincipal;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.UserPrincipal;
+import java.nio.file.attribute.UserPrincipalLookupService;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The process's admin sockets ({@code stats socket} lines) and what they count: sessions opened and open,
+ * bytes answered. A UNIX socket is bound to a temporary name next to its path, given its mode and owner,
+ * then renamed over the path, so a reloading process replaces the socket of the old one atomically (and
+ * the old one leaves the path alone when it stops). Started and stopped once, by the runtime.
+ */
+public final class AdminSockets {
+    private final List<StatsSocket> config;
+    private final CliRegistry registry;
+    private final long timeoutMs;
+    private final List<Channel> channels = new ArrayList<>();
+    private final LongAdder sessions = new LongAdder();
+    private final AtomicInteger open = new AtomicInteger();
+    private final LongAdder bytesOut = new LongAdder();
+
+    public AdminSockets(List<StatsSocket> config, long timeoutMs, CliRegistry registry) {
+        this.config = config;
+        this.timeoutMs = timeoutMs;
+        this.registry = registry;
+    }
+
+    public CliRegistry registry() {
+        return registry;
+    }
+
+    /** {@code stats timeout}: how long a session may stay idle. */
+    long timeoutMs() {
+        return timeoutMs;
+    }
+
+    /** How many sockets are configured. */
+    public int count() {
+        return config.size();
+    }
+
+    /** Sessions opened since the start (HAProxy counts them in CumConns and CumReq). */
+    public long totalSessions() {
+        return sessions.sum();
+    }
+
+    /** Sessions open now. */
+    public int openSessions() {
+        return open.get();
+    }
+
+    /** Bytes of answers sent since the start. */
+    public long bytesOut() {
+        return bytesOut.sum();
+    }
+
+    void sessionStarted() {
+        sessions.increment();
+        open.incrementAndGet();
+    }
+
+    void sessionEnded() {
+        open.decrementAndGet();
+    }
+
+    void countBytesOut(long n) {
+        bytesOut.add(n);
+    }
+
+    /** The local address of each bound socket, in configuration order (for tests and -d output). */
+    public List<java.net.SocketAddress> localAddresses() {
+        return channels.stream().map(Channel::localAddress).toList();
+    }
+
+    /** Binds every socket; throws {@link IllegalStateException} in HAProxy's words when one cannot be. */
+    public void start(Transport transport, EventLoopGroup group) {
+        for (StatsSocket s : config) {
+            channels.add(bind(s, transport, group));
+        }
+    }
+
+    private Channel bind(StatsSocket s, Transport transport, EventLoopGroup group) {
+        ServerBootstrap b = new ServerBootstrap()
+                .group(group)
+                .option(ChannelOption.ALLOCATOR, transport.allocator())
+                .childOption(ChannelOption.ALLOCATOR, transport.allocator())
+                .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast("idle", new IdleStateHandler(timeoutMs, 0, 0, TimeUnit.MILLISECONDS));
+                        ch.pipeline().addLast("cli", new CliConnection(new CliSession(registry, s.level()), AdminSockets.this));
+                    }
+                });
+        ListenAddress addr = s.address();
+        String what = "Binding [" + s.where() + "] for frontend GLOBAL: ";
+        ChannelFuture f;
+        Path tmp = null;
+        if (addr instanceof ListenAddress.InheritedFd fd) {
+            if (!transport.canInherit()) {
+                throw new IllegalStateException(what + "cannot use inherited socket [" + fd + "]: the " + transport.name()
+                        + " transport cannot adopt sockets (" + transport.fallbackReason() + ")");
+            }
+            boolean unix;
+            try {
+                InheritedSocket.prepare(fd.fd());
+                unix = InheritedSocket.isUnix(fd.fd());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException(what + "cannot use inherited socket [" + fd + "]: " + e.getMessage());
+            }
+            b.channelFactory(() -> unix ? transport.inheritedDomainServerChannel(fd.fd()) : transport.inheritedServerChannel(fd.fd()));
+            f = b.register();
+        } else if (addr instanceof ListenAddress.Unix u) {
+            tmp = Path.of(u.path() + "." + ProcessHandle.current().pid() + ".tmp");
+            try {
+                Files.deleteIfExists(tmp);
+            } catch (IOException e) {
+                throw new IllegalStateException(what + "cannot remove the stale temporary socket (" + e.getMessage() + ") [" + tmp + "]");
+            }
+            b.channelFactory(() -> (ServerChannel) transport.newDomainServerChannel());
+            f = b.bind(transport.domainAddress(tmp.toString()));
+        } else {
+            ListenAddress.Inet inet = (ListenAddress.Inet) addr;
+            b.option(ChannelOption.SO_REUSEADDR, true);
+            b.channelFactory(transport::newServerChannel);
+            InetSocketAddress sa = inet.host().isEmpty() ? new InetSocketAddress(inet.port())
+                    : new InetSocketAddress(dev.sluice.config.Addresses.literal(inet.host()), inet.port());
+            f = b.bind(sa);
+        }
+        f.awaitUninterruptibly();
+        if (!f.isSuccess()) {
+            String why = f.cause() == null || f.cause().getMessage() == null ? "unknown error" : f.cause().getMessage();
+            // native errors read "bind(..) failed with error(-2): No such file or directory": keep the system's words, as HAProxy does
+            if (why.contains("failed") && why.lastIndexOf(": ") >= 0) {
+                why = why.substring(why.lastIndexOf(": ") + 2);
+            }
+            if (why.contains("Address already in use")) {
+                why = "Address already in use";
+            }
+            String kind = addr instanceof ListenAddress.Unix ? "UNIX socket" : "socket";
+            throw new IllegalStateException(what + "cannot bind " + kind + " (" + why + ") [" + s.describe() + "]");
+        }
+        if (tmp != null) {
+            publish(s, tmp, f.channel());
+        }
+        return f.channel();
+    }
+
+    /** Gives the temporary UNIX socket its mode and owner, then renames it over the configured path. */
+    private static void publish(StatsSocket s, Path tmp, Channel ch) {
+        Path path = Path.of(((ListenAddress.Unix) s.address()).path());
+        try {
+            if (s.mode() >= 0) {
+                Files.setPosixFilePermissions(tmp, permissions(s.mode()));
+            }
+            if ((s.owner() != null || s.group() != null) && isRoot()) {
+                UserPrincipalLookupService users = tmp.getFileSystem().getUserPrincipalLookupService();
+                if (s.owner() != null) {
+                    if (s.owner().chars().allMatch(Character::isDigit)) {
+                        Files.setAttribute(tmp, "unix:uid", Integer.parseInt(s.owner()));
+                    } else {
+                        UserPrincipal u = users.lookupPrincipalByName(s.owner());
+                        Files.setOwner(tmp, u);
+                    }
+                }
+                if (s.group() != null) {
+                    if (s.group().chars().allMatch(Character::isDigit)) {
+                        Files.setAttribute(tmp, "unix:gid", Integer.parseInt(s.group()));
+                    } else {
+                        GroupPrincipal g = users.lookupPrincipalByGroupName(s.group());
+                        Files.setAttribute(tmp, "posix:group", g);
+                    }
+                }
+            }
+            Files.move(tmp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException | RuntimeException e) {
+            ch.close().awaitUninterruptibly();
+            try {
+                Files.deleteIfExists(tmp);
+            } catch (IOException ignored) {
+                // the bind already failed; the temporary name is left behind
+            }
+            throw new IllegalStateException("Binding [" + s.where() + "] for frontend GLOBAL: cannot set up UNIX socket (" + e.getMessage()
+                    + ") [" + path + "]");
+        }
+    }
+
+    static Set<PosixFilePermission> permissions(int mode) {
+        Set<PosixFilePermission> p = EnumSet.noneOf(PosixFilePermission.class);
+        PosixFilePermission[] order = {PosixFilePermission.OTHERS_EXECUTE, PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_READ,
+            PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_READ,
+            PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_READ};
+        for (int i = 0; i < order.length; i++) {
+            if ((mode & (1 << i)) != 0) {
+                p.add(order[i]);
+            }
+        }
+        return p;
+    }
+
+    /** Whether the process runs as root (user and group of a UNIX socket only apply then). */
+    public static boolean isRoot() {
+        try {
+            return ((Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid")) == 0;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Closes the sockets; open sessions end with the event loops. The UNIX paths stay (a new process may own them). */
+    public void stop() {
+        for (Channel c : channels) {
+            c.close().awaitUninterruptibly();
+        }
+    }
+}

@@ -1,0 +1,166 @@
+package dev.sluice.proxy.admin;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.DuplexChannel;
+import io.netty.handler.timeout.IdleStateEvent;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One admin socket connection: reads bytes, cuts them into commands ({@link CliLine}), runs each through
+ * its {@link CliSession} and writes the answers. Non-interactive sessions close once no command is left in
+ * what was received; a line longer than {@link #MAX_LINE} bytes, an idle session ({@code stats timeout}),
+ * {@code quit} or the client's end of input close it too. Runs on its channel's event loop.
+ */
+final class CliConnection extends ChannelInboundHandlerAdapter {
+    /** HAProxy reads a command and its line feed into one 16 kB buffer, less the NUL: a longer line closes the session. */
+    static final int MAX_LINE = 16383;
+
+    private final CliSession session;
+    private final AdminSockets owner;
+    private byte[] input = new byte[256];
+    private int length;
+    private boolean closing;
+    private boolean inputShutdown;
+
+    CliConnection(CliSession session, AdminSockets owner) {
+        this.session = session;
+        this.owner = owner;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        owner.sessionStarted();
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        owner.sessionEnded();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ByteBuf in = (ByteBuf) msg;
+        try {
+            if (closing) {
+                return;
+            }
+            int n = in.readableBytes();
+            if (length + n > input.length) {
+                input = Arrays.copyOf(input, Math.max(input.length * 2, length + n));
+            }
+            in.readBytes(input, length, n);
+            length += n;
+        } finally {
+            in.release();
+        }
+        process(ctx);
+    }
+
+    private void process(ChannelHandlerContext ctx) {
+        boolean wrote = false;
+        while (!closing && ctx.channel().isWritable()) {
+            int end = CliLine.end(input, length);
+            if (end >= MAX_LINE || end < 0 && length >= MAX_LINE) {
+                close(ctx);
+                return;
+            }
+            if (end < 0) {
+                break;
+            }
+            String line = CliLine.text(input, end);
+            System.arraycopy(input, end + 1, input, 0, length - end - 1);
+            length -= end + 1;
+            String out = session.execute(line);
+            if (session.quit()) {
+                close(ctx);
+                return;
+            }
+            byte[] bytes = out.getBytes(StandardCharsets.UTF_8);
+            owner.countBytesOut(bytes.length);
+            ctx.write(Unpooled.wrappedBuffer(bytes));
+            wrote = true;
+            if (session.mode() == CliSession.Mode.NON_INTERACTIVE && length == 0) {
+                close(ctx);
+                return;
+            }
+        }
+        if (wrote) {
+            ctx.flush();
+        }
+        if (!ctx.channel().isWritable()) {
+            // the client does not read its answers: stop taking commands until it does
+            ctx.channel().config().setAutoRead(false);
+        }
+    }
+
+    /**
+     * Sends what was written, then ends the session: the output side is shut at once and the connection
+     * closes when the client's end of input arrives (what it still sends is dropped), so a client that was
+     * still writing gets a clean end rather than a reset. The idle timeout closes it if the client never ends.
+     */
+    private void close(ChannelHandlerContext ctx) {
+        closing = true;
+        length = 0;
+        ChannelFuture f = ctx.writeAndFlush(Unpooled.EMPTY_BUFFER);
+        if (ctx.channel() instanceof DuplexChannel d && !inputShutdown) {
+            f.addListener(x -> d.shutdownOutput());
+            // a client that keeps sending after the end gets the stats timeout, then a plain close
+            ctx.executor().schedule(() -> {
+                ctx.close();
+            }, owner.timeoutMs(), TimeUnit.MILLISECONDS);
+        } else {
+            f.addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable() && !closing) {
+            ctx.channel().config().setAutoRead(true);
+            process(ctx);
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof ChannelInputShutdownEvent) {
+            // the client is done sending: answer what is complete, then close (a partial line is dropped)
+            inputShutdown = true;
+            if (closing) {
+                ctx.close();
+                return;
+            }
+            process(ctx);
+            if (!closing) {
+                close(ctx);
+            }
+            return;
+        }
+        if (evt instanceof IdleStateEvent) {
+            if (closing) {
+                ctx.close();
+            } else {
+                close(ctx);
+            }
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        // resets and the like end this session only
+        ctx.close();
+    }
+}

@@ -1,0 +1,118 @@
+package dev.sluice.proxy.runtime;
+
+import dev.sluice.config.model.StatsSocket.Level;
+import dev.sluice.proxy.backend.Backend;
+import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.stats.Counter;
+import dev.sluice.proxy.stats.Counters;
+import dev.sluice.proxy.stats.StatRow;
+
+/**
+ * The {@code show stat} rows of frontends, backends and servers, from their counter snapshots. Columns
+ * follow HAProxy 2.6; those Sluice does not measure (average and maximum timers, idle connection counts,
+ * checks, the ssl/h2/h1 module columns) stay empty, and those counting what Sluice never does (queueing,
+ * compression, caching, tcp-request rules, redispatch) are 0. Addresses and algorithms are shown from the
+ * operator level up, as HAProxy does.
+ */
+final class StatRows {
+    private StatRows() {
+    }
+
+    static StatRow frontend(Frontend fe) {
+        Counters.Snapshot s = fe.snapshot();
+        StatRow r = new StatRow()
+                .set("pxname", fe.name()).set("svname", "FRONTEND")
+                .set("scur", s.current()).set("smax", s.currentMax()).set("slim", fe.limit().max())
+                .set("stot", s.get(Counter.SESSIONS)).set("bin", s.get(Counter.BYTES_IN)).set("bout", s.get(Counter.BYTES_OUT))
+                .set("dreq", s.get(Counter.DENIED_REQUESTS)).set("dresp", s.get(Counter.DENIED_RESPONSES))
+                .set("ereq", s.get(Counter.REQUEST_ERRORS)).set("status", fe.status())
+                .set("pid", 1).set("iid", fe.id()).set("sid", 0).set("type", StatRow.Type.FRONTEND.code())
+                .set("rate", s.rate(Counter.SESSIONS)).set("rate_lim", 0).set("rate_max", s.rateMax(Counter.SESSIONS))
+                .set("req_rate", s.rate(Counter.REQUESTS)).set("req_rate_max", s.rateMax(Counter.REQUESTS))
+                .set("req_tot", s.get(Counter.REQUESTS))
+                .set("comp_in", 0).set("comp_out", 0).set("comp_byp", 0).set("comp_rsp", 0)
+                .set("mode", "http")
+                .set("conn_rate", s.rate(Counter.CONNECTIONS)).set("conn_rate_max", s.rateMax(Counter.CONNECTIONS))
+                .set("conn_tot", s.get(Counter.CONNECTIONS)).set("intercepted", s.get(Counter.INTERCEPTED))
+                .set("dcon", 0).set("dses", 0).set("wrew", 0).set("cache_lookups", 0).set("cache_hits", 0);
+        responses(r, s);
+        return r;
+    }
+
+    static StatRow backend(Backend be, Level level) {
+        Counters.Snapshot s = be.snapshot();
+        long now = System.currentTimeMillis();
+        int weight = be.usableWeight();
+        StatRow r = new StatRow()
+                .set("pxname", be.name()).set("svname", "BACKEND")
+                .set("qcur", 0).set("qmax", 0).set("scur", s.current()).set("smax", s.currentMax()).set("slim", be.fullconn())
+                .set("stot", s.get(Counter.SESSIONS)).set("bin", s.get(Counter.BYTES_IN)).set("bout", s.get(Counter.BYTES_OUT))
+                .set("dreq", s.get(Counter.DENIED_REQUESTS)).set("dresp", s.get(Counter.DENIED_RESPONSES))
+                .set("econ", s.get(Counter.CONNECT_ERRORS)).set("eresp", s.get(Counter.RESPONSE_ERRORS))
+                .set("wretr", s.get(Counter.RETRIES)).set("wredis", s.get(Counter.REDISPATCHES))
+                .set("status", be.up() ? "UP" : "DOWN").set("weight", weight).set("act", be.usableServers()).set("bck", 0)
+                .set("chkdown", be.downTransitions()).set("lastchg", (now - be.lastChange()) / 1000).set("downtime", be.downtime() / 1000)
+                .set("pid", 1).set("iid", be.id()).set("sid", 0).set("lbtot", s.get(Counter.SELECTED))
+                .set("type", StatRow.Type.BACKEND.code())
+                .set("rate", s.rate(Counter.SESSIONS)).set("rate_max", s.rateMax(Counter.SESSIONS))
+                .set("req_tot", s.get(Counter.REQUESTS))
+                .set("cli_abrt", s.get(Counter.CLIENT_ABORTS)).set("srv_abrt", s.get(Counter.SERVER_ABORTS))
+                .set("comp_in", 0).set("comp_out", 0).set("comp_byp", 0).set("comp_rsp", 0)
+                .set("lastsess", lastSession(s, now)).set("qtime", 0)
+                .set("mode", "http").set("algo", level.allows(Level.OPERATOR) ? be.config().balance().algorithm().keyword() : null)
+                .set("wrew", 0).set("connect", s.get(Counter.CONNECTS)).set("reuse", s.get(Counter.REUSES))
+                .set("cache_lookups", 0).set("cache_hits", 0).set("qtime_max", 0).set("uweight", weight);
+        responses(r, s);
+        return r;
+    }
+
+    static StatRow server(Server srv, Level level) {
+        Counters.Snapshot s = srv.snapshot();
+        long now = System.currentTimeMillis();
+        StatRow r = new StatRow()
+                .set("pxname", srv.backend().name()).set("svname", srv.name())
+                .set("qcur", 0).set("qmax", 0).set("scur", s.current()).set("smax", s.currentMax())
+                .set("stot", s.get(Counter.SESSIONS)).set("bin", s.get(Counter.BYTES_IN)).set("bout", s.get(Counter.BYTES_OUT))
+                .set("dresp", s.get(Counter.DENIED_RESPONSES))
+                .set("econ", s.get(Counter.CONNECT_ERRORS)).set("eresp", s.get(Counter.RESPONSE_ERRORS))
+                .set("wretr", s.get(Counter.RETRIES)).set("wredis", s.get(Counter.REDISPATCHES))
+                .set("status", status(srv)).set("weight", srv.weight()).set("act", 1).set("bck", 0)
+                .set("lastchg", (now - srv.lastChange()) / 1000)
+                .set("pid", 1).set("iid", srv.backend().id()).set("sid", srv.id()).set("lbtot", s.get(Counter.SELECTED))
+                .set("type", StatRow.Type.SERVER.code())
+                .set("rate", s.rate(Counter.SESSIONS)).set("rate_max", s.rateMax(Counter.SESSIONS))
+                .set("req_tot", s.get(Counter.REQUESTS))
+                .set("cli_abrt", s.get(Counter.CLIENT_ABORTS)).set("srv_abrt", s.get(Counter.SERVER_ABORTS))
+                .set("lastsess", lastSession(s, now)).set("qtime", 0)
+                .set("addr", level.allows(Level.OPERATOR) ? address(srv) : null)
+                .set("mode", "http").set("wrew", 0).set("connect", s.get(Counter.CONNECTS)).set("reuse", s.get(Counter.REUSES))
+                .set("qtime_max", 0).set("uweight", srv.weight());
+        responses(r, s);
+        return r;
+    }
+
+    /** HAProxy's status of a server without health checks. */
+    static String status(Server srv) {
+        if ((srv.adminState() & Server.FORCED_MAINT) != 0) {
+            return "MAINT";
+        }
+        if ((srv.adminState() & Server.FORCED_DRAIN) != 0) {
+            return "DRAIN";
+        }
+        return "no check";
+    }
+
+    static String address(Server srv) {
+        String ip = srv.address().getAddress().getHostAddress();
+        return (ip.indexOf(':') >= 0 ? "[" + ip + "]" : ip) + ":" + srv.address().getPort();
+    }
+
+    private static long lastSession(Counters.Snapshot s, long now) {
+        return s.lastSession() < 0 ? -1 : (now - s.lastSession()) / 1000;
+    }
+
+    private static void responses(StatRow r, Counters.Snapshot s) {
+        r.set("hrsp_1xx", s.get(Counter.HRSP_1XX)).set("hrsp_2xx", s.get(Counter.HRSP_2XX)).set("hrsp_3xx", s.get(Counter.HRSP_3XX))
+                .set("hrsp_4xx", s.get(Counter.HRSP_4XX)).set("hrsp_5xx", s.get(Counter.HRSP_5XX)).set("hrsp_other", s.get(Counter.HRSP_OTHER));
+    }
+}

@@ -1,0 +1,151 @@
+package dev.sluice.regtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The same configuration in real HAProxy and in Sluice, the same admin socket input to both, the same
+ * bytes back: error strings, separators, prompt mode, pipelines, escapes, the fixed headers of
+ * {@code show stat} and {@code show servers state}. Inputs whose answers list commands (help, unknown
+ * commands) are left out: Sluice has fewer commands. Skipped when haproxy is not installed.
+ */
+class AdminParityTest {
+
+    static final List<String> INPUTS = List.of(
+            "show cli level\n",
+            "show cli level",
+            "show cli level\r\n",
+            "show cli level\0junk\n",
+            "quit\n",
+            "prompt\nshow cli level\nget weight be_web/web1\nquit\n",
+            "prompt\nshow cli level",
+            "prompt\nprompt\nshow cli level\n",
+            "user\nshow cli level\n",
+            "user;show cli level;operator\n",
+            "operator -\nshow cli level\n",
+            "prompt\noperator -\nshow cli level\n",
+            "show cli level;show cli level\n",
+            "show cli level ; get weight be_web/web1\n",
+            "  show\tcli    level  \n",
+            "get weight be_web/web1\\\n",
+            "get weight be_web\\;x/web1\n",
+            "get weight be_web/web1\nget weight be_web/web2\n",
+            "get weight\n",
+            "get weight be_web\n",
+            "get weight be_web/\n",
+            "get weight /web1\n",
+            "get weight nope/x\n",
+            "get weight be_web/x\n",
+            "get weight fe_main/x\n",
+            "get weight #4/#1\n",
+            "get weight #4/1\n",
+            "get weight be_web/#2\n",
+            "set server\n",
+            "set server be_web\n",
+            "set server be_web/nope state maint\n",
+            "set server nope/web1 state maint\n",
+            "set server be_web/web1\n",
+            "set server be_web/web1 foo\n",
+            "set server be_web/web1 state\n",
+            "set server be_web/web1 state foo\n",
+            "set server be_web/web1 weight\n",
+            "set server be_web/web1 weight 300\n",
+            "set server be_web/web1 weight -1\n",
+            "set server be_web/web1 weight abc\n",
+            "set server be_web/web1 weight 12abc\n",
+            "set server be_web/web1 weight 5x%\n",
+            "set server be_web/web1 weight -5%\n",
+            "set server be_web/web1 weight %\n",
+            "set weight be_web/web1\n",
+            "set weight be_web/web1 0x10\n",
+            "set weight be_web/web2 300%;get weight be_web/web2;set weight be_web/web2 50%;get weight be_web/web2;set weight be_web/web2 20\n",
+            "set server be_web/web1 state drain;show servers state be_web;set server be_web/web1 state maint;get weight be_web/web1\n",
+            "set server be_web/web1 state ready\n",
+            "disable server be_web/nope\n",
+            "disable server be_web\n",
+            "disable frontend\n",
+            "enable frontend\n",
+            "disable frontend nope\n",
+            "disable frontend be_web\n",
+            "enable frontend fe_api\n",
+            "disable frontend fe_api;disable frontend fe_api;enable frontend #3;enable frontend fe_api\n",
+            "show servers state nope\n",
+            "show servers state fe_main\n",
+            "show stat nope 1 -1\n",
+            "show backend\n",
+            "show backend extra\n",
+            "clear counters foo\n",
+            "show errors nope\n",
+            "show errors request\n");
+
+    static String config(String sock, int feMain, int feApi, int web1, int web2, int api1, int st1) {
+        return """
+                global
+                    stats socket %s level admin
+                defaults
+                    mode http
+                    timeout connect 1s
+                    timeout client 5s
+                    timeout server 5s
+                frontend fe_main
+                    bind 127.0.0.1:%d
+                    default_backend be_web
+                frontend fe_api
+                    bind 127.0.0.1:%d
+                    acl is_api path_beg /api
+                    use_backend be_api if is_api
+                    default_backend be_static
+                backend be_web
+                    server web1 127.0.0.1:%d
+                    server web2 127.0.0.1:%d weight 20
+                backend be_api
+                    server api1 127.0.0.1:%d
+                backend be_static
+                    server st1 127.0.0.1:%d
+                """.formatted(sock, feMain, feApi, web1, web2, api1, st1);
+    }
+
+    @Test
+    void sameBytesAsHaproxy() throws Exception {
+        String haproxy = HaproxyParityTest.haproxy();
+        assumeTrue(haproxy != null, "haproxy is not installed");
+        Path dir = Files.createTempDirectory("sluice-admin-parity");
+        Path hsock = dir.resolve("haproxy.sock");
+        Path ssock = dir.resolve("sluice.sock");
+        int dead = Ports.free();
+        try (Origin w1 = Origin.start("web1"); Origin w2 = Origin.start("web2"); Origin a1 = Origin.start("api1")) {
+            int hMain = Ports.free();
+            Path hcfg = dir.resolve("haproxy.cfg");
+            Files.writeString(hcfg, config(hsock.toString(), hMain, Ports.free(), w1.port(), w2.port(), a1.port(), dead));
+            Process h = new ProcessBuilder(haproxy, "-db", "-f", hcfg.toString()).redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("haproxy.log").toFile()).start();
+            int sMain = Ports.free();
+            try (Sluice s = Sluice.start(config(ssock.toString(), sMain, Ports.free(), w1.port(), w2.port(), a1.port(), dead), sMain)) {
+                HaproxyParityTest.waitFor(hMain);
+                AdminClient.await(hsock);
+                AdminClient.await(ssock);
+                for (String in : INPUTS) {
+                    String theirs = AdminClient.run(hsock, in);
+                    String ours = AdminClient.run(ssock, in);
+                    assertThat(normalise(ours)).as("answer to %s", in.replace("\n", "\\n").replace("\r", "\\r").replace("\0", "\\0"))
+                            .isEqualTo(normalise(theirs));
+                }
+                String theirStat = AdminClient.run(hsock, "show stat\n").lines().findFirst().orElseThrow();
+                assertThat(AdminClient.run(ssock, "show stat\n").lines().findFirst().orElseThrow()).isEqualTo(theirStat);
+            } finally {
+                h.destroy();
+                h.waitFor();
+            }
+        }
+    }
+
+    /** What differs by nature: the seconds since a server's last change in show servers state (the daemons started apart). */
+    static String normalise(String answer) {
+        return answer.replaceAll("(?m)^(\\d+ \\S+ \\d+ \\S+ \\S+ \\d+ \\d+ \\d+ \\d+) \\d+ ", "$1 T ");
+    }
+}
