@@ -121,11 +121,13 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             return;
         }
         forwardFor();
-        server = backend.pickServer();
+        server = backend.pickServer(this);
         if (server == null) {
             fail(503);
             return;
         }
+        // the pick took a slot on the server, given back when the stream is logged
+        counted = true;
         retriesLeft = retriesOverride >= 0 ? retriesOverride : backend.retries();
         connect(true);
     }

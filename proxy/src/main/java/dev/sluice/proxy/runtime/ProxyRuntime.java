@@ -116,6 +116,7 @@ public final class ProxyRuntime {
                 }
             }
             if (p.kind().hasBackend()) {
+                checkBalance(p, problems);
                 List<Backend.ResolvedServer> list = new ArrayList<>();
                 for (Server s : p.servers()) {
                     InetAddress a = dev.sluice.config.Addresses.literal(s.host());
@@ -128,12 +129,30 @@ public final class ProxyRuntime {
                             continue;
                         }
                     }
-                    list.add(new Backend.ResolvedServer(s.name(), new InetSocketAddress(a, s.port()), s.weight(), "h2".equals(s.proto())));
+                    list.add(new Backend.ResolvedServer(s, new InetSocketAddress(a, s.port())));
                 }
                 resolvedOut.put(p.name(), list);
             }
         }
         return problems;
+    }
+
+    /** The sample expression of {@code balance hash} must compile and be known on the request. */
+    private static void checkBalance(Proxy p, List<String> problems) {
+        dev.sluice.config.model.Balance b = p.balance();
+        if (b.algorithm() != dev.sluice.config.model.Balance.Algorithm.HASH) {
+            return;
+        }
+        String what = b.where() + ": error: " + p.kind().keyword() + " '" + p.name() + "' : failed to parse 'balance hash' expression '"
+                + b.argument() + "' : ";
+        try {
+            dev.sluice.proxy.rules.RuleCompiler.sample(b.argument());
+            if (dev.sluice.proxy.rules.RuleCompiler.needsResponse(b.argument())) {
+                problems.add(what + "it fetches from the response, which is not known when the server is chosen.");
+            }
+        } catch (IllegalArgumentException e) {
+            problems.add(what + e.getMessage() + ".");
+        }
     }
 
     public static ProxyRuntime build(Config config, Map<String, List<Backend.ResolvedServer>> resolved) {
