@@ -372,7 +372,7 @@ public final class ConfigParser {
                         + " none' statement on the 'server' line, or use 'ssl-server-verify none' in the global section to disable server-side"
                         + " verifications by default.");
             }
-            p.servers.set(i, new Server(s.where(), s.name(), s.host(), s.port(), s.weight(), t, s.proto()));
+            p.servers.set(i, s.withTls(t));
         }
     }
 

@@ -5,7 +5,6 @@ import static dev.sluice.config.Section.FRONTEND_SIDE;
 import static dev.sluice.config.Section.PROXIES;
 
 import dev.sluice.config.model.Acl;
-import dev.sluice.config.model.Balance;
 import dev.sluice.config.model.Bind;
 import dev.sluice.config.model.Condition;
 import dev.sluice.config.model.HttpOptions;
@@ -71,15 +70,18 @@ final class CoreKeywords {
         r.register(new Keyword("bind", FRONTENDS, "bind <address>:<port>[,...] | fd@<n> [ssl crt <pem|dir>... [alpn <list>] [ciphers <list>] [ssl-min-ver <v>] [verify ...]] [proto h2]",
                 "Accept connections on an IPv4 or IPv6 address and port, or on a listening socket inherited as file descriptor <n>; with ssl, terminate TLS (certificates chosen by SNI, default ALPN h2,http/1.1); proto h2 speaks HTTP/2 on clear text.",
                 CoreKeywords::bind));
-        r.register(new Keyword("server", BACKENDS, "server <name> <address>[:<port>] [weight <0-256>] [ssl [verify none|required] [ca-file <f>] [sni <expr>] [alpn <list>] [crt <pem>]] [proto h2]",
-                "Declare a server of the backend; without a port the connection's destination port is used. With ssl, connect over TLS "
-                        + "(SNI from the sni expression, else the host name; with alpn h2 the handshake chooses HTTP/2 or HTTP/1.1).",
+        r.register(new Keyword("server", BACKENDS, "server <name> <address>[:<port>] [weight <0-256>] [backup] [disabled] [id <n>]"
+                + " [init-state fully-up|up|down|fully-down] [maxconn <n>] [maxqueue <n>] [slowstart <time>] [ssl [verify none|required]"
+                + " [ca-file <f>] [sni <expr>] [alpn <list>] [crt <pem>]] [proto h2]",
+                "Declare a server of the backend; without a port the connection's destination port is used. A backup server serves"
+                        + " only when no active server is usable; a disabled one (or weight 0) is never chosen; init-state down starts it"
+                        + " DOWN. id defaults to the first free number. maxconn: requests above it get 503 until server queues exist;"
+                        + " maxqueue and slowstart are accepted without effect yet. With ssl, connect over TLS (SNI from the sni expression, else"
+                        + " the host name; with alpn h2 the handshake chooses HTTP/2 or HTTP/1.1).",
                 CoreKeywords::server));
-        r.register(new Keyword("default-server", BACKEND_SIDE, "default-server [weight <0-256>] [ssl options] [proto h2]",
+        r.register(new Keyword("default-server", BACKEND_SIDE, "default-server [weight <0-256>] [backup|no-backup] [disabled|enabled]"
+                + " [init-state <state>] [maxconn <n>] [maxqueue <n>] [slowstart <time>] [ssl options] [proto h2]",
                 "Default values for the server lines that follow.", CoreKeywords::defaultServer));
-        r.register(new Keyword("balance", BACKEND_SIDE, "balance roundrobin",
-                "Load-balancing algorithm: 'roundrobin' is smooth weighted round robin (declaration order for equal weights).",
-                CoreKeywords::balance));
         r.register(new Keyword("default_backend", FRONTEND_SIDE, "default_backend <backend>",
                 "Backend used when no use_backend rule matches.", c -> {
                     if (c.expectArgs(1, 1, "default_backend <backend>")) {
@@ -157,6 +159,7 @@ final class CoreKeywords {
                 }));
 
         TlsKeywords.register(r);
+        BalanceKeywords.register(r);
         LogKeywords.register(r);
         StatsKeywords.register(r);
         ErrorKeywords.register(r);
@@ -267,36 +270,13 @@ final class CoreKeywords {
         }
     }
 
-    private static int weightArg(KeywordContext c, String serverName, List<String> a, int i) {
-        if (i + 1 >= a.size()) {
-            c.error("'weight' expects an integer argument.");
-            return -1;
-        }
-        String v = a.get(i + 1);
-        try {
-            int w = Integer.parseInt(v);
-            if (w < 0 || w > 256) {
-                c.error("weight of server " + serverName + " is not within 0 and 256 (" + w + ").");
-                return -1;
-            }
-            return w;
-        } catch (NumberFormatException e) {
-            c.error("'weight' expects an integer argument, not '" + v + "'.");
-            return -1;
-        }
-    }
-
     private static String serverOptionFeature(String opt) {
         return switch (opt) {
             case "check", "inter", "fastinter", "downinter", "rise", "fall", "port", "addr", "check-ssl", "check-send-proxy", "agent-check",
-                    "observe", "error-limit", "on-error", "check-sni", "check-alpn", "check-proto", "init-state" -> "health checks";
+                    "observe", "error-limit", "on-error", "check-sni", "check-alpn", "check-proto" -> "health checks";
             case "verifyhost", "sni-auto", "allow-0rtt", "crl-file" -> "this server TLS option";
-            case "maxconn", "maxqueue", "minconn" -> "server queues";
-            case "backup" -> "backup servers";
-            case "disabled", "enabled" -> "server states";
+            case "minconn" -> "dynamic server limits (minconn)";
             case "cookie" -> "cookie persistence";
-            case "slowstart" -> "slow start";
-            case "id" -> "server ids";
             case "send-proxy", "send-proxy-v2", "send-proxy-v2-ssl", "send-proxy-v2-ssl-cn" -> "the PROXY protocol";
             case "resolvers", "resolve-prefer", "init-addr", "resolve-opts", "resolve-net" -> "DNS resolvers";
             case "track" -> "server tracking";
@@ -337,31 +317,35 @@ final class CoreKeywords {
             c.error("server '" + name + "' : missing host in address '" + addr + "'");
             return;
         }
-        ServerLine line = serverOptions(c, name, a, 2, c.proxy().defaultWeight, c.proxy().defaultServerTls.copy());
+        ServerLine line = serverOptions(c, name, a, 2, c.proxy().defaultServer.copy(), c.proxy().defaultServerTls.copy());
         if (line != null) {
-            c.proxy().servers.add(new Server(c.at(), name, hp.host(), hp.port(), line.weight, null, line.tls.proto));
+            ServerParams p = line.params;
+            c.proxy().servers.add(new Server(c.at(), name, hp.host(), hp.port(), p.weight, null, line.tls.proto, p.id, p.backup, p.disabled,
+                    p.initState, p.maxconn, p.maxqueue, p.slowstart));
             c.proxy().serverOptions.add(line.tls);
         }
     }
 
     /** What the options of a server or default-server line set. */
-    private record ServerLine(int weight, TlsOptions tls) {
+    private record ServerLine(ServerParams params, TlsOptions tls) {
     }
 
-    private static ServerLine serverOptions(KeywordContext c, String name, List<String> a, int from, int weight, TlsOptions tls) {
+    /** Parses the options of a server line ({@code name} is the server's) or of default-server ({@code name} "default-server"). */
+    private static ServerLine serverOptions(KeywordContext c, String name, List<String> a, int from, ServerParams params, TlsOptions tls) {
+        boolean dflt = name.equals("default-server");
+        params.id = 0;
         int i = from;
         while (i < a.size()) {
             String opt = a.get(i);
-            if (opt.equals("weight")) {
-                int w = weightArg(c, name, a, i);
-                if (w < 0) {
-                    return null;
-                }
-                weight = w;
-                i += 2;
+            int next = BalanceKeywords.serverOption(c, dflt ? null : name, params, a, i);
+            if (next == TlsKeywords.FAILED) {
+                return null;
+            }
+            if (next != TlsKeywords.NOT_MINE) {
+                i = next;
                 continue;
             }
-            int next = TlsKeywords.option(c, tls, a, i, true);
+            next = TlsKeywords.option(c, tls, a, i, true);
             if (next == TlsKeywords.FAILED) {
                 return null;
             }
@@ -369,47 +353,25 @@ final class CoreKeywords {
                 String feature = serverOptionFeature(opt);
                 c.error((name.equals("default-server") ? "" : "server '" + name + "' : ") + (feature != null
                         ? "option '" + opt + "' is not supported by Sluice yet: " + feature
-                        : "unknown keyword '" + opt + "'" + Suggestions.didYouMean(Suggestions.closest(opt, List.of("weight", "ssl", "verify",
-                                "ca-file", "sni", "alpn", "proto", "crt", "no-ssl-reuse")))));
+                        : "unknown keyword '" + opt + "'" + Suggestions.didYouMean(Suggestions.closest(opt, serverOptionNames()))));
                 return null;
             }
             i = next;
         }
-        return new ServerLine(weight, tls);
+        return new ServerLine(params, tls);
+    }
+
+    private static List<String> serverOptionNames() {
+        List<String> names = new ArrayList<>(BalanceKeywords.SERVER_OPTIONS);
+        names.addAll(List.of("ssl", "verify", "ca-file", "sni", "alpn", "proto", "crt", "no-ssl-reuse"));
+        return names;
     }
 
     private static void defaultServer(KeywordContext c) {
-        ServerLine line = serverOptions(c, "default-server", c.args(), 0, c.proxy().defaultWeight, c.proxy().defaultServerTls.copy());
+        ServerLine line = serverOptions(c, "default-server", c.args(), 0, c.proxy().defaultServer.copy(), c.proxy().defaultServerTls.copy());
         if (line != null) {
-            c.proxy().defaultWeight = line.weight;
+            c.proxy().defaultServer = line.params;
             c.proxy().defaultServerTls = line.tls;
-        }
-    }
-
-    private static void balance(KeywordContext c) {
-        List<String> a = c.args();
-        if (a.isEmpty()) {
-            c.error("missing algorithm; expected: balance roundrobin");
-            return;
-        }
-        String algo = a.get(0);
-        String base = KeywordRegistry.stripParens(algo);
-        for (Balance.Algorithm al : Balance.Algorithm.values()) {
-            if (al.keyword().equals(base)) {
-                if (a.size() > 1) {
-                    c.error("'balance " + algo + "' takes no argument (got '" + a.get(1) + "')");
-                    return;
-                }
-                c.proxy().balance = new Balance(al, List.of());
-                return;
-            }
-        }
-        switch (base) {
-            case "static-rr", "leastconn", "first", "source", "uri", "url_param", "hdr", "random", "rdp-cookie", "hash" ->
-                    c.error("algorithm '" + base + "' is not supported by Sluice yet (load balancing comes with the traffic rules)");
-            default -> c.error("unknown algorithm '" + algo + "'"
-                    + Suggestions.didYouMean(Suggestions.closest(base, List.of("roundrobin", "static-rr", "leastconn", "first", "source",
-                            "uri", "url_param", "hdr", "random", "rdp-cookie", "hash"))));
         }
     }
 

@@ -49,6 +49,9 @@ public final class ProxyBuilder {
     public String defaultBackend;
     public SourceRef defaultBackendWhere;
     public Balance balance = Balance.DEFAULT;
+    /** {@code hash-type} and {@code option allbackups}, folded into {@link #balance} when built. */
+    public dev.sluice.config.model.HashType hashType = dev.sluice.config.model.HashType.DEFAULT;
+    public boolean allBackups;
     public final List<Server> servers = new ArrayList<>();
     /** The TLS options of each server line, parallel to {@link #servers}; resolved after parsing. */
     final List<TlsOptions> serverOptions = new ArrayList<>();
@@ -68,7 +71,7 @@ public final class ProxyBuilder {
     String monitorUri;
     final List<dev.sluice.config.model.Condition> monitorFail = new ArrayList<>();
     /** {@code default-server} values. */
-    public int defaultWeight = 1;
+    ServerParams defaultServer = new ServerParams();
 
     public ProxyBuilder(Section section, String name, SourceRef where) {
         this.section = section;
@@ -93,7 +96,9 @@ public final class ProxyBuilder {
         defaultBackend = d.defaultBackend;
         defaultBackendWhere = d.defaultBackendWhere;
         balance = d.balance;
-        defaultWeight = d.defaultWeight;
+        hashType = d.hashType;
+        allBackups = d.allBackups;
+        defaultServer = d.defaultServer.copy();
         defaultServerTls = d.defaultServerTls.copy();
         logs.addAll(d.logs);
         logGlobal = d.logGlobal;
@@ -125,6 +130,34 @@ public final class ProxyBuilder {
         return build(logging);
     }
 
+    /**
+     * The servers with their ids: a server without {@code id} gets the first free id at or after its rank
+     * counter, which starts at 1 and moves on by one per server, as HAProxy numbers them.
+     */
+    static List<Server> withIds(List<Server> servers) {
+        java.util.Set<Integer> used = new java.util.HashSet<>();
+        for (Server s : servers) {
+            if (s.id() > 0) {
+                used.add(s.id());
+            }
+        }
+        List<Server> out = new ArrayList<>(servers.size());
+        int next = 1;
+        for (Server s : servers) {
+            if (s.id() > 0) {
+                out.add(s);
+            } else {
+                while (used.contains(next)) {
+                    next++;
+                }
+                used.add(next);
+                out.add(s.withId(next));
+            }
+            next++;
+        }
+        return out;
+    }
+
     private Proxy build(dev.sluice.config.model.Logging logging) {
         ProxyKind kind = kind();
         Timeouts timeouts = new Timeouts(timeoutClient, timeoutServer, timeoutConnect, timeoutHttpRequest, timeoutHttpKeepAlive,
@@ -137,8 +170,8 @@ public final class ProxyBuilder {
                 acls, httpRequestRules, httpResponseRules, httpAfterResponseRules,
                 kind.hasFrontend() ? useBackends : List.of(),
                 kind.hasFrontend() ? defaultBackend : null,
-                balance,
-                kind.hasBackend() ? servers : List.of(),
+                balance.with(hashType, allBackups),
+                kind.hasBackend() ? withIds(servers) : List.of(),
                 logging,
                 new dev.sluice.config.model.ErrorPages(errorPages),
                 stickTable,

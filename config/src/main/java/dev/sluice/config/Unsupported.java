@@ -84,7 +84,7 @@ final class Unsupported {
             Map.entry("expose-experimental-directives", "experimental directives"),
             Map.entry("default-path", "default-path"), Map.entry("zero-warning", "zero-warning mode"),
             Map.entry("dynamic-cookie-key", "cookie persistence"),
-            Map.entry("option abortonclose", "abort on close"), Map.entry("option allbackups", "backup servers"),
+            Map.entry("option abortonclose", "abort on close"), Map.entry("hash-balance-factor", "bounded-load consistent hashing"),
             Map.entry("option contstats", "continuous statistics"), Map.entry("option http-ignore-probes", "http-ignore-probes"),
             Map.entry("option keep-conn", "keep-conn"), Map.entry("option prefer-last-server", "prefer-last-server"),
             Map.entry("option socket-stats", "per-listener statistics"), Map.entry("option tcpka", "TCP keep-alive probes"),

@@ -17,7 +17,6 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import dev.sluice.config.model.AclExpr;
 import dev.sluice.config.model.Acl;
-import dev.sluice.config.model.Balance;
 import dev.sluice.config.model.Bind;
 import dev.sluice.config.model.Condition;
 import dev.sluice.config.model.Global;
@@ -357,7 +356,7 @@ class KeywordParsersTest {
         void validServers(String args, String host, int port, int weight) {
             Proxy be = backendOf("server " + args);
             String name = args.substring(0, args.indexOf(' '));
-            assertThat(be.servers()).containsExactly(new Server(at(BACKEND_LINE), name, host, port, weight));
+            assertThat(be.servers()).containsExactly(new Server(at(BACKEND_LINE), name, host, port, weight).withId(1));
         }
 
         @ParameterizedTest(name = "server {0}")
@@ -373,8 +372,7 @@ class KeywordParsersTest {
                 "s1 10.0.0.1:80 verifyhost x    => server 's1' : option 'verifyhost' is not supported by Sluice yet: this server TLS option",
                 "s1 10.0.0.1:80 ssl verify optional => 'verify' on a server takes 'none' or 'required', not 'optional'",
                 "s1 10.0.0.1:80 proto h3        => 'proto' : unknown protocol 'h3' (Sluice supports 'h1' and 'h2')",
-                "s1 10.0.0.1:80 backup          => server 's1' : option 'backup' is not supported by Sluice yet: backup servers",
-                "s1 10.0.0.1:80 maxconn 10      => server 's1' : option 'maxconn' is not supported by Sluice yet: server queues",
+                "s1 10.0.0.1:80 minconn 10      => server 's1' : option 'minconn' is not supported by Sluice yet: dynamic server limits (minconn)",
                 "s1 10.0.0.1:80 wieght 3        => server 's1' : unknown keyword 'wieght'; did you mean 'weight' maybe ?",
                 "s1 10.0.0.1:80 foo             => server 's1' : unknown keyword 'foo'",
                 "s1 unix@/run/app.sock          => server 's1' : address 'unix@/run/app.sock' is not supported by Sluice yet (only IPv4, IPv6 and host names)",
@@ -445,32 +443,6 @@ class KeywordParsersTest {
         void serverNotAllowedInFrontend() {
             assertSingleError(parse(inFrontend("server s 10.0.0.1:80")), FRONTEND_LINE,
                     "'server' is not allowed in 'frontend' section (allowed in: backend, listen).");
-        }
-    }
-
-    @Nested
-    class BalanceKeyword {
-        @Test
-        void roundrobinAndDefault() {
-            assertThat(backendOf("balance roundrobin").balance()).isEqualTo(new Balance(Balance.Algorithm.ROUNDROBIN, List.of()));
-            assertThat(backendOf("").balance()).isEqualTo(Balance.DEFAULT);
-            assertThat(Balance.Algorithm.ROUNDROBIN.keyword()).isEqualTo("roundrobin");
-        }
-
-        @ParameterizedTest(name = "balance {0}")
-        @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
-                "leastconn        => 'balance' : algorithm 'leastconn' is not supported by Sluice yet (load balancing comes with the traffic rules)",
-                "source           => 'balance' : algorithm 'source' is not supported by Sluice yet",
-                "hdr(host)        => 'balance' : algorithm 'hdr' is not supported by Sluice yet",
-                "url_param userid => 'balance' : algorithm 'url_param' is not supported by Sluice yet",
-                "roundrobn        => 'balance' : unknown algorithm 'roundrobn'; did you mean 'roundrobin' maybe ?",
-                "zzz              => 'balance' : unknown algorithm 'zzz'",
-                "``               => 'balance' : missing algorithm; expected: balance roundrobin",
-                "roundrobin extra => 'balance' : 'balance roundrobin' takes no argument (got 'extra')",
-        })
-        void rejected(String args, String message) {
-            Diagnostic d = assertSingleError(parse(inBackend("balance " + args)), BACKEND_LINE, message);
-            assertThat(d.message()).startsWith(message);
         }
     }
 

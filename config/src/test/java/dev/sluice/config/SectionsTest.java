@@ -63,11 +63,11 @@ class SectionsTest {
                 assertThat(p.mode()).isEqualTo(Mode.HTTP);
                 assertThat(p.timeouts()).isEqualTo(expected);
                 assertThat(p.http()).isEqualTo(http);
-                assertThat(p.balance()).isEqualTo(Balance.DEFAULT);
+                assertThat(p.balance()).isEqualTo(Balance.of(Balance.Algorithm.ROUNDROBIN, Configs.at(12)));
             }
             assertThat(fe.maxconn()).isEqualTo(100);
             assertThat(fe.defaultBackend()).isEqualTo("be");
-            assertThat(be.servers()).containsExactly(new Server(Configs.at(17), "s1", "10.0.0.1", 80, 5));
+            assertThat(be.servers()).containsExactly(new Server(Configs.at(17), "s1", "10.0.0.1", 80, 5).withId(1));
         }
 
         @Test

@@ -37,8 +37,16 @@ final class RawClient implements AutoCloseable {
     }
 
     RawClient(int port, int readTimeoutMs) {
+        this(port, readTimeoutMs, null);
+    }
+
+    /** A client whose connection comes from {@code localIp} (any 127.x.y.z works on Linux), or the default address. */
+    RawClient(int port, int readTimeoutMs, String localIp) {
         try {
             socket = new Socket();
+            if (localIp != null) {
+                socket.bind(new InetSocketAddress(localIp, 0));
+            }
             socket.connect(new InetSocketAddress("127.0.0.1", port), 5000);
             socket.setSoTimeout(readTimeoutMs);
             socket.setTcpNoDelay(true);

@@ -6,10 +6,51 @@ import dev.sluice.config.SourceRef;
  * A {@code server} line of a backend, with {@code default-server} values already applied. {@code host}
  * is an IP literal (no brackets) or a host name resolved at start-up; {@code tls} is null for clear text;
  * {@code proto} is "h2" for HTTP/2 (h2c, or forced on TLS), null for HTTP/1.1 (or ALPN's choice on TLS).
+ * {@code id} is the server's numeric id ({@code id <n>}, else the first free one, as HAProxy assigns
+ * them); {@code initState} is null when not set. {@code maxconn} and {@code maxqueue} are 0 for no limit,
+ * {@code slowstart} is in milliseconds (0: none).
  */
-public record Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto) {
+public record Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto, int id, boolean backup,
+        boolean disabled, InitState initState, int maxconn, int maxqueue, long slowstart) {
+
+    public Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto) {
+        this(where, name, host, port, weight, tls, proto, 0, false, false, null, 0, 0, 0);
+    }
 
     public Server(SourceRef where, String name, String host, int port, int weight) {
         this(where, name, host, port, weight, null, null);
+    }
+
+    public Server withTls(ServerTls t) {
+        return new Server(where, name, host, port, weight, t, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart);
+    }
+
+    public Server withId(int newId) {
+        return new Server(where, name, host, port, weight, tls, proto, newId, backup, disabled, initState, maxconn, maxqueue, slowstart);
+    }
+
+    /** {@code init-state}: the state a server starts in, before any health check. */
+    public enum InitState {
+        FULLY_UP("fully-up", true),
+        UP("up", true),
+        DOWN("down", false),
+        FULLY_DOWN("fully-down", false);
+
+        private final String keyword;
+        private final boolean up;
+
+        InitState(String keyword, boolean up) {
+            this.keyword = keyword;
+            this.up = up;
+        }
+
+        public String keyword() {
+            return keyword;
+        }
+
+        /** Whether the server starts UP. */
+        public boolean up() {
+            return up;
+        }
     }
 }

@@ -18,7 +18,7 @@ public final class Backend {
     private final String name;
     private final Proxy config;
     private final Server[] servers;
-    private final RoundRobin lb;
+    private final LbAlgorithm lb;
     private final ServerConnector connector;
     private final ForwardFor forwardFor;
     private final dev.sluice.proxy.http.ErrorResponses errors;
@@ -36,12 +36,19 @@ public final class Backend {
     private volatile long downTransitions;
 
     /**
-     * A server whose address is resolved; resolution happens before the runtime is built. {@code h2} is
-     * {@code proto h2}; {@code tls} is how its connections are secured (null: clear text).
+     * A server line whose address is resolved (resolution happens before the runtime is built), with how
+     * its connections are secured ({@code tls} null: clear text).
      */
-    public record ResolvedServer(String name, InetSocketAddress address, int weight, boolean h2, Server.Tls tls) {
+    public record ResolvedServer(dev.sluice.config.model.Server config, InetSocketAddress address, Server.Tls tls) {
+
+        /** A plain server (no other option), for tests. */
         public ResolvedServer(String name, InetSocketAddress address, int weight, boolean h2) {
-            this(name, address, weight, h2, null);
+            this(new dev.sluice.config.model.Server(null, name, address.getHostString(), address.getPort(), weight, null, h2 ? "h2" : null),
+                    address, null);
+        }
+
+        public String name() {
+            return config.name();
         }
     }
 
@@ -52,9 +59,11 @@ public final class Backend {
         this.servers = new Server[resolved.size()];
         for (int i = 0; i < servers.length; i++) {
             ResolvedServer r = resolved.get(i);
-            servers[i] = new Server(r.name(), i + 1, this, r.address(), r.weight(), loops, r.h2(), r.tls());
+            servers[i] = new Server(r.config(), i, this, r.address(), loops, r.tls());
         }
-        this.lb = new RoundRobin(servers);
+        dev.sluice.proxy.rules.SampleExpr hashExpr = config.balance().algorithm() == dev.sluice.config.model.Balance.Algorithm.HASH
+                ? dev.sluice.proxy.rules.RuleCompiler.sample(config.balance().argument()) : null;
+        this.lb = LbAlgorithm.of(config.balance(), servers, hashExpr);
         this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());
         this.errors = new dev.sluice.proxy.http.ErrorResponses(config.errors());
     }
@@ -199,9 +208,38 @@ public final class Backend {
         return null;
     }
 
-    /** The next server for a request, or null when none can take it. */
+    /**
+     * The server for a request by the backend's algorithm, with a request slot taken on it (given back
+     * by {@link Server#streamEnded}); null when none can take it: no usable server, or the chosen ones
+     * at their maxconn (see {@link #hasUsableServer} to tell them apart).
+     */
+    public Server pickServer(dev.sluice.proxy.rules.Txn txn) {
+        return lb.pick(txn);
+    }
+
+    /** {@link #pickServer(dev.sluice.proxy.rules.Txn)} without a request: hash algorithms go round robin. */
     public Server pickServer() {
-        return lb.pick();
+        return lb.pick(null);
+    }
+
+    /** Whether some server is usable (UP, not in maintenance, non-zero weight), active or backup. */
+    public boolean hasUsableServer() {
+        for (Server s : servers) {
+            if (s.usable()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The load-balancing algorithm, for tests and benchmarks. */
+    public LbAlgorithm lb() {
+        return lb;
+    }
+
+    /** A server gave back a request slot. */
+    void released(Server s) {
+        lb.released(s);
     }
 
     public int activeStreams() {

@@ -1,66 +1,65 @@
 package dev.sluice.proxy.backend;
 
+import dev.sluice.proxy.rules.Txn;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Smooth weighted round robin without a lock. The cycle (total weight / gcd entries) is computed once
- * with the smooth interleave (each step adds every weight to its server's credit and takes the highest,
- * ties going to the first declared), so equal weights give strict declaration order s1, s2, s3, s4, s1
- * and 5:1:1 gives a a b a c a a. Picking is one atomic increment into that array; a server that cannot
- * take traffic is skipped. Thread-safe; the schedule is replaced as a whole when weights change.
+ * {@code balance roundrobin}: HAProxy's weighted round robin order ({@link FwrrSchedule}: equal weights
+ * give strict declaration order s1, s2, s3, s4, s1; 5:1:1 gives s1 s1 s1 s2 s1 s1 s3), precomputed for
+ * the eligible servers as a short prefix and a cycle, and walked with one atomic increment, without a
+ * lock. A server that cannot take the request (at its maxconn, or no longer usable) is skipped. The
+ * schedule is replaced as a whole when server states change; the walk goes on from where it was.
  */
-public final class RoundRobin {
+public final class RoundRobin implements LbAlgorithm {
+    /** The picks before the cycle and the cycle. */
+    private record Walk(Server[] prefix, Server[] cycle) {
+    }
+
     private final Server[] servers;
-    private volatile int[] schedule;
+    private final boolean allBackups;
+    private volatile Walk walk;
     private final AtomicLong next = new AtomicLong();
 
     public RoundRobin(Server[] servers) {
+        this(servers, false);
+    }
+
+    public RoundRobin(Server[] servers, boolean allBackups) {
         this.servers = servers;
+        this.allBackups = allBackups;
         rebuild();
     }
 
-    /** Recomputes the cycle from the servers' current weights. */
-    public void rebuild() {
-        schedule = buildSchedule(servers);
+    /** Recomputes the schedule from the servers' current states and weights. */
+    @Override
+    public synchronized void rebuild() {
+        Server[] group = LbAlgorithm.eligible(servers, allBackups);
+        int[] weights = new int[group.length];
+        for (int i = 0; i < group.length; i++) {
+            weights[i] = group[i].weight();
+        }
+        FwrrSchedule.Schedule s = FwrrSchedule.of(weights);
+        walk = new Walk(pick(group, s.prefix()), pick(group, s.cycle()));
     }
 
-    static int[] buildSchedule(Server[] servers) {
-        // one snapshot of the weights: they may change while the schedule is computed
-        int[] weights = new int[servers.length];
-        int g = 0;
-        long total = 0;
-        for (int i = 0; i < servers.length; i++) {
-            weights[i] = servers[i].weight();
-            if (weights[i] > 0) {
-                g = gcd(g, weights[i]);
-                total += weights[i];
-            }
-        }
-        if (total == 0) {
-            return new int[0];
-        }
-        int len = (int) (total / g);
-        int[] out = new int[len];
-        long[] credit = new long[servers.length];
-        for (int step = 0; step < len; step++) {
-            int best = -1;
-            for (int i = 0; i < servers.length; i++) {
-                int w = weights[i] / g;
-                if (w == 0) {
-                    continue;
-                }
-                credit[i] += w;
-                if (best < 0 || credit[i] > credit[best]) {
-                    best = i;
-                }
-            }
-            credit[best] -= len;
-            out[step] = best;
+    private static Server[] pick(Server[] group, int[] indexes) {
+        Server[] out = new Server[indexes.length];
+        for (int i = 0; i < indexes.length; i++) {
+            out[i] = group[indexes[i]];
         }
         return out;
     }
 
-    private static int gcd(int a, int b) {
+    /** One cycle of the schedule for servers of these weights (after its prefix), as indexes. */
+    static int[] buildSchedule(Server[] servers) {
+        int[] weights = new int[servers.length];
+        for (int i = 0; i < servers.length; i++) {
+            weights[i] = servers[i].weight();
+        }
+        return FwrrSchedule.of(weights).cycle();
+    }
+
+    static int gcd(int a, int b) {
         while (b != 0) {
             int t = a % b;
             a = b;
@@ -69,17 +68,25 @@ public final class RoundRobin {
         return a;
     }
 
-    /** The next server able to take a request, or null when none is. */
+    /** The next server able to take a request, its slot taken, or null when none is. */
     public Server pick() {
-        int[] s = schedule;
-        int n = s.length;
+        return pick(null);
+    }
+
+    @Override
+    public Server pick(Txn txn) {
+        Walk w = walk;
+        Server[] c = w.cycle;
+        int n = c.length;
         if (n == 0) {
             return null;
         }
-        int start = (int) Math.floorMod(next.getAndIncrement(), (long) n);
-        for (int k = 0; k < n; k++) {
-            Server srv = servers[s[(start + k) % n]];
-            if (srv.usable()) {
+        // a server that cannot take the request loses its turn, as in HAProxy: the next turn is taken
+        int p = w.prefix.length;
+        for (int i = 0; i <= n + p; i++) {
+            long k = next.getAndIncrement();
+            Server srv = k < p ? w.prefix[(int) k] : c[(int) ((k - p) % n)];
+            if (srv.usable() && srv.tryTake()) {
                 return srv;
             }
         }

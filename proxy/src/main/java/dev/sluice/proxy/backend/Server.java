@@ -9,10 +9,12 @@ import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 
 /**
- * A server of a backend at run time: its resolved address, its weight, its administrative state (set
+ * A server of a backend at run time: its resolved address, its weight, its operational state ({@link #setUp
+ * up or down}, which health checks will flip, {@code disabled} maintenance) and administrative state (set
  * through the admin socket), how its connections are secured, its per-event-loop pools of idle
  * connections, and its counters. The idle pool of loop {@code i} is only touched by loop {@code i};
- * weight and state are volatile and changed through the backend, which rebuilds its schedule.
+ * weight and states are volatile and changed through the backend, whose algorithm then rebuilds what it
+ * derives from them.
  */
 public final class Server {
 
@@ -26,7 +28,17 @@ public final class Server {
 
     private final String name;
     private final int id;
+    /** Position in the backend's declaration order, from 0. */
+    private final int index;
     private final Backend backend;
+    private final boolean backup;
+    private final int maxconn;
+    private final int maxqueue;
+    private final long slowstart;
+    /** The operational state, which health checks flip. */
+    private volatile boolean up;
+    /** The configured maintenance state ({@code disabled}). */
+    private volatile boolean maintenance;
     private final InetSocketAddress address;
     private volatile int weight;
     private final int initialWeight;
@@ -45,19 +57,29 @@ public final class Server {
     /** ALPN offers h2 and, as far as the last handshake told, the server takes it. */
     private volatile boolean alpnH2;
     /**
-     * Streams currently using this server (the log's %sc, scur). One atomic rather than striped cells: a
-     * gauge whose maximum (smax) must be exact needs its value at each increment, as HAProxy's cur_sess.
+     * Streams assigned to this server and not ended (HAProxy's {@code served}, the log's %sc, scur): taken
+     * when the server is picked, so that maxconn and leastconn see requests still connecting. One atomic
+     * rather than striped cells: a gauge whose maximum (smax) must be exact needs its value at each
+     * increment, as HAProxy's cur_sess.
      */
     private final java.util.concurrent.atomic.AtomicInteger active = new java.util.concurrent.atomic.AtomicInteger();
 
     @SuppressWarnings("unchecked")
-    Server(String name, int id, Backend backend, InetSocketAddress address, int weight, int loops, boolean forcedH2, Tls tls) {
-        this.name = name;
-        this.id = id;
+    Server(dev.sluice.config.model.Server config, int index, Backend backend, InetSocketAddress address, int loops, Tls tls) {
+        this.name = config.name();
+        this.id = config.id() > 0 ? config.id() : index + 1;
+        this.index = index;
         this.backend = backend;
         this.address = address;
-        this.weight = weight;
-        this.initialWeight = weight;
+        this.weight = config.weight();
+        this.initialWeight = config.weight();
+        this.backup = config.backup();
+        this.maxconn = config.maxconn();
+        this.maxqueue = config.maxqueue();
+        this.slowstart = config.slowstart();
+        this.up = config.initState() == null || config.initState().up();
+        this.maintenance = config.disabled();
+        boolean forcedH2 = "h2".equals(config.proto());
         this.forcedH2 = forcedH2;
         this.tls = tls;
         this.alpnH2 = tls != null && tls.context().alpn().contains("h2");
@@ -90,9 +112,89 @@ public final class Server {
         return weight;
     }
 
-    /** Whether the server may be given new requests: a weight above 0 and neither in maintenance nor draining. */
+    /**
+     * Whether the server may be given new requests: UP, not in configured maintenance, a weight above 0,
+     * and neither in forced maintenance nor draining.
+     */
     public boolean usable() {
-        return weight > 0 && adminState == 0;
+        return up && !maintenance && weight > 0 && adminState == 0;
+    }
+
+    int index() {
+        return index;
+    }
+
+    public boolean backup() {
+        return backup;
+    }
+
+    /** Concurrent requests allowed (0: no limit). */
+    public int maxconn() {
+        return maxconn;
+    }
+
+    /** {@code maxqueue}, kept for the server queues to come (0: no limit). */
+    public int maxqueue() {
+        return maxqueue;
+    }
+
+    /** {@code slowstart} in milliseconds, kept for slow start to come (0: none). */
+    public long slowstart() {
+        return slowstart;
+    }
+
+    /** Whether the server is operationally UP (health checks set it; {@code init-state} gives the start). */
+    public boolean up() {
+        return up;
+    }
+
+    /** Marks the server UP or DOWN; the backend's algorithm follows at once. */
+    public void setUp(boolean value) {
+        if (up != value) {
+            up = value;
+            lastChange = System.currentTimeMillis();
+            backend.serversChanged();
+        }
+    }
+
+    /** Whether the server is in configured maintenance ({@code disabled}). */
+    public boolean maintenance() {
+        return maintenance;
+    }
+
+    public void setMaintenance(boolean value) {
+        if (maintenance != value) {
+            maintenance = value;
+            lastChange = System.currentTimeMillis();
+            backend.serversChanged();
+        }
+    }
+
+    /** Whether the server has reached its maxconn. */
+    public boolean full() {
+        return maxconn > 0 && active.get() >= maxconn;
+    }
+
+    /**
+     * Takes a request slot on this server: false when it is at its maxconn. The stream that took it gives
+     * it back with {@link #streamEnded}.
+     */
+    public boolean tryTake() {
+        int n;
+        if (maxconn == 0) {
+            n = active.incrementAndGet();
+        } else {
+            do {
+                n = active.get();
+                if (n >= maxconn) {
+                    return false;
+                }
+            } while (!active.compareAndSet(n, n + 1));
+            n++;
+        }
+        counters.noteCurrent(n);
+        backend.counters().noteCurrent(backend.active.incrementAndGet());
+        return true;
     }
 
     /** Forced maintenance ({@code set server ... state maint}): no traffic at all. */
@@ -216,14 +318,17 @@ public final class Server {
         counters.add(dev.sluice.proxy.stats.Counter.REQUESTS);
     }
 
+    /** Takes a slot whatever the maxconn (a stream that did not come through {@link Backend#pickServer}). */
     public void streamStarted() {
         counters.noteCurrent(active.incrementAndGet());
         backend.counters().noteCurrent(backend.active.incrementAndGet());
     }
 
+    /** Gives back the slot of a stream. */
     public void streamEnded() {
         active.decrementAndGet();
         backend.active.decrementAndGet();
+        backend.released(this);
     }
 
     public int activeStreams() {

@@ -185,13 +185,15 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             return;
         }
         forwardFor();
-        server = backend.pickServer();
+        server = backend.pickServer(this);
         if (server == null) {
             fail(503);
             return;
         }
         server.counters().add(Counter.SELECTED);
         backend.counters().add(Counter.SELECTED);
+        // the pick took a slot on the server, given back when the stream is logged
+        counted = true;
         retriesLeft = retriesOverride >= 0 ? retriesOverride : backend.retries();
         connect(true);
     }

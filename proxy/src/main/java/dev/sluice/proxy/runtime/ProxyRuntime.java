@@ -246,6 +246,7 @@ public final class ProxyRuntime {
                 }
             }
             if (p.kind().hasBackend()) {
+                checkBalance(p, problems);
                 List<Backend.ResolvedServer> list = new ArrayList<>();
                 for (Server s : p.servers()) {
                     InetAddress a = dev.sluice.config.Addresses.literal(s.host());
@@ -265,7 +266,7 @@ public final class ProxyRuntime {
                             continue;
                         }
                     }
-                    list.add(new Backend.ResolvedServer(s.name(), new InetSocketAddress(a, s.port()), s.weight(), "h2".equals(s.proto()), st));
+                    list.add(new Backend.ResolvedServer(s, new InetSocketAddress(a, s.port()), st));
                 }
                 resolvedOut.put(p.name(), list);
             }
@@ -315,6 +316,22 @@ public final class ProxyRuntime {
         }
         String hostName = dev.sluice.config.Addresses.literal(s.host()) == null ? s.host() : null;
         return new dev.sluice.proxy.backend.Server.Tls(ctx, sni, hostName);
+    }
+
+    /** The sample expression of {@code balance hash} must compile and be known on the request. */
+    private static void checkBalance(Proxy p, List<String> problems) {
+        dev.sluice.config.model.Balance b = p.balance();
+        if (b.algorithm() != dev.sluice.config.model.Balance.Algorithm.HASH) {
+            return;
+        }
+        String what = b.where() + ": error: " + p.kind().keyword() + " '" + p.name() + "' : failed to parse 'balance hash' expression '"
+                + b.argument() + "' : ";
+        try {
+            RuleCompiler.sample(b.argument());
+            RuleCompiler.checkPhase(b.argument(), RuleCompiler.Phase.REQUEST);
+        } catch (IllegalArgumentException e) {
+            problems.add(what + e.getMessage() + ".");
+        }
     }
 
     public static ProxyRuntime build(Config config, Prepared prepared) {
