@@ -126,6 +126,22 @@ final class CoreKeywords {
                     }));
         }
 
+        r.register(new Keyword("http-reuse", BACKEND_SIDE, "http-reuse never|safe|aggressive|always",
+                "Which idle server connections a request may take: never (only its own client connection's), safe (the default: "
+                        + "a client connection's first request gets a new one), aggressive (also ones already reused), always (any). "
+                        + "HTTP/2 server connections are always shared.",
+                c -> {
+                    if (!c.expectArgs(1, 1, "http-reuse never|safe|aggressive|always")) {
+                        return;
+                    }
+                    switch (c.args().get(0)) {
+                        case "never" -> c.proxy().reuse = HttpOptions.Reuse.NEVER;
+                        case "safe" -> c.proxy().reuse = HttpOptions.Reuse.SAFE;
+                        case "aggressive" -> c.proxy().reuse = HttpOptions.Reuse.AGGRESSIVE;
+                        case "always" -> c.proxy().reuse = HttpOptions.Reuse.ALWAYS;
+                        default -> c.error("expects 'never', 'safe', 'aggressive' or 'always', not '" + c.args().get(0) + "'.");
+                    }
+                }));
         r.register(new Keyword("stick-table", PROXY_SECTIONS,
                 "stick-table type <ip|ipv6|integer|string [len n]|binary [len n]> size <n> [expire <time>] [nopurge] [store <type>[,<type>]*]",
                 "The proxy's stick table (one per proxy), for track-sc rules and the sc_*, src_* and table_* samples.", c -> {

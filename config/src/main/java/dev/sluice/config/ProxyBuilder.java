@@ -36,6 +36,7 @@ public final class ProxyBuilder {
     public long timeoutTunnel = Timeouts.UNSET;
     public HttpOptions.ConnectionMode connectionMode = HttpOptions.ConnectionMode.KEEP_ALIVE;
     public boolean acceptInvalidRequest;
+    public HttpOptions.Reuse reuse = HttpOptions.Reuse.SAFE;
     public HttpOptions.ForwardFor forwardFor;
     boolean useProxyHeader;
     public final List<Acl> acls = new ArrayList<>();
@@ -91,6 +92,7 @@ public final class ProxyBuilder {
         timeoutTunnel = d.timeoutTunnel;
         connectionMode = d.connectionMode;
         acceptInvalidRequest = d.acceptInvalidRequest;
+        reuse = d.reuse;
         forwardFor = d.forwardFor;
         useProxyHeader = d.useProxyHeader;
         defaultBackend = d.defaultBackend;
@@ -166,7 +168,7 @@ public final class ProxyBuilder {
                 kind.hasFrontend() ? binds : List.of(),
                 kind.hasFrontend() ? maxconn : 0,
                 timeouts,
-                new HttpOptions(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader),
+                new HttpOptions(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse),
                 acls, httpRequestRules, httpResponseRules, httpAfterResponseRules,
                 kind.hasFrontend() ? useBackends : List.of(),
                 kind.hasFrontend() ? defaultBackend : null,

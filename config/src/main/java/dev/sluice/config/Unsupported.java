@@ -71,7 +71,7 @@ final class Unsupported {
             Map.entry("timeout queue", "server queues"), 
             Map.entry("timeout client-fin", "half-closed connection timeouts"),
             Map.entry("timeout server-fin", "half-closed connection timeouts"), Map.entry("timeout tarpit", "tarpit"),
-            Map.entry("http-reuse", "server connection reuse policies"),
+           
             Map.entry("server-template", "server templates"), Map.entry("use-server", "use-server rules"),
             Map.entry("server-state-file", "server state files"), Map.entry("server-state-base", "server state files"),
             Map.entry("load-server-state-from-file", "server state files"),

@@ -1,21 +1,34 @@
 package dev.sluice.regtests;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.util.concurrent.atomic.AtomicInteger;
 
-/** Free TCP ports on the loopback interface for configurations written by tests. */
+/**
+ * Free TCP ports on the loopback interface for configurations written by tests. Ports come from
+ * 20000-31999, below the kernel's ephemeral range (32768 and up), so that the outgoing connections of
+ * clients and proxies never take a port a configuration is about to bind; each JVM walks the range from
+ * its own offset and never hands out a port twice (with ephemeral ports, a test asking for dozens of
+ * ports got the same one twice now and then).
+ */
 final class Ports {
     private Ports() {
     }
 
+    private static final int LOW = 20000;
+    private static final int SIZE = 12000;
+    private static final AtomicInteger NEXT = new AtomicInteger((int) ((ProcessHandle.current().pid() * 7919L) % SIZE));
+
     static int free() {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        for (int tries = 0; tries < SIZE; tries++) {
+            int port = LOW + Math.floorMod(NEXT.getAndIncrement(), SIZE);
+            try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+                return port;
+            } catch (IOException e) {
+                // taken: try the next one
+            }
         }
+        throw new IllegalStateException("no free port in " + LOW + "-" + (LOW + SIZE - 1));
     }
 }

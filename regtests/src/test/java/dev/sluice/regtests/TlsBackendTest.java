@@ -56,7 +56,10 @@ class TlsBackendTest {
     void verifyNoneAcceptsASelfSignedCertificate() throws Exception {
         try (TlsOrigin o = new TlsOrigin(selfSigned, "secret\n".getBytes(StandardCharsets.US_ASCII))) {
             int port = Ports.free();
-            try (Sluice s = Sluice.start(config(port, "verify none", o.port()), port)) {
+            // http-reuse always: each request below comes on a new client connection (a first request, which
+            // the default policy, safe, sends on a new server connection)
+            String cfg = config(port, "verify none", o.port()).replace("\nbackend be\n", "\nbackend be\n    http-reuse always\n");
+            try (Sluice s = Sluice.start(cfg, port)) {
                 for (int i = 0; i < 3; i++) {
                     RawClient.Response r = get(port, "/x" + i, "example.test");
                     assertThat(r.status()).isEqualTo(200);

@@ -6,10 +6,26 @@ package dev.sluice.config.model;
  * {@code option accept-unsafe-violations-in-http-request} (alias {@code accept-invalid-http-request}) and
  * {@code option http-use-proxy-header}.
  */
-public record HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor, boolean acceptInvalidRequest, boolean useProxyHeader) {
+public record HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor, boolean acceptInvalidRequest, boolean useProxyHeader,
+        Reuse reuse) {
 
     public HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor) {
-        this(connectionMode, forwardFor, false, false);
+        this(connectionMode, forwardFor, false, false, Reuse.SAFE);
+    }
+
+    public HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor, boolean acceptInvalidRequest, boolean useProxyHeader) {
+        this(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, Reuse.SAFE);
+    }
+
+    /**
+     * {@code http-reuse}: which idle server connections a request may take. {@code NEVER}: only the
+     * connection its own client connection used before (idle connections are never shared);
+     * {@code SAFE} (the default): the first request of a client connection goes on a new connection (or
+     * its own), later ones may take any idle connection; {@code AGGRESSIVE}: a first request may also take a
+     * connection that has already been reused; {@code ALWAYS}: any idle connection.
+     */
+    public enum Reuse {
+        NEVER, SAFE, AGGRESSIVE, ALWAYS
     }
 
     /** How connections are kept between requests. */

@@ -1,5 +1,7 @@
 package dev.sluice.proxy.backend;
 
+import dev.sluice.config.model.HttpOptions;
+
 import dev.sluice.proxy.http.ServerSide;
 import dev.sluice.proxy.runtime.Transport;
 import dev.sluice.proxy.tls.ServerTlsContext;
@@ -62,6 +64,16 @@ public final class ServerConnector {
      */
     public void acquire(Server server, EventLoop loop, int loopIndex, InetSocketAddress clientLocal, long connectTimeoutMs,
             boolean reuse, String sni, Callback cb) {
+        acquire(server, loop, loopIndex, clientLocal, connectTimeoutMs, reuse, sni, null, false, HttpOptions.Reuse.ALWAYS, cb);
+    }
+
+    /**
+     * Acquires a connection for a stream of client connection {@code session}, following the backend's
+     * {@code http-reuse} policy for HTTP/1 idle connections ({@code first}: the first request of that
+     * client connection). HTTP/2 connections are shared whatever the policy.
+     */
+    public void acquire(Server server, EventLoop loop, int loopIndex, InetSocketAddress clientLocal, long connectTimeoutMs,
+            boolean reuse, String sni, Object session, boolean first, HttpOptions.Reuse policy, Callback cb) {
         if (reuse) {
             for (MultiplexedConnection c : server.mux(loopIndex)) {
                 if (Objects.equals(c.sni(), sni) && c.offer(cb)) {
@@ -73,7 +85,7 @@ public final class ServerConnector {
                 ServerSide c = it.next();
                 if (!c.isOpen()) {
                     it.remove();
-                } else if (Objects.equals(c.sni(), sni)) {
+                } else if (Objects.equals(c.sni(), sni) && reusable(c, session, first, policy)) {
                     it.remove();
                     cb.connected(c);
                     return;
@@ -221,6 +233,19 @@ public final class ServerConnector {
                 cb.failed(cause);
             }
         }
+    }
+
+    /** Whether an idle HTTP/1 connection may carry a request of {@code session} under {@code policy}. */
+    static boolean reusable(ServerSide c, Object session, boolean first, HttpOptions.Reuse policy) {
+        Object owner = c.owner();
+        if (owner != null || policy == HttpOptions.Reuse.NEVER) {
+            return owner == session;
+        }
+        return switch (policy) {
+            case SAFE -> !first;
+            case AGGRESSIVE -> !first || c.reused();
+            default -> true;
+        };
     }
 
     /** Forgets a multiplexed connection that closed. */

@@ -38,6 +38,8 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
     private Deadline timer;
     private Stream stream;
     private int requests;
+    /** The client connection this one is private to (http-reuse never), or null. */
+    private Object owner;
     private boolean parked;
     private boolean chunked;
     private boolean chunkWritten;
@@ -87,6 +89,16 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
     @Override
     public String sni() {
         return sni;
+    }
+
+    @Override
+    public Object owner() {
+        return owner;
+    }
+
+    @Override
+    public void owner(Object session) {
+        this.owner = session;
     }
 
     @Override

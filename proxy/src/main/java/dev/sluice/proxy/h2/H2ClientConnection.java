@@ -50,6 +50,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     private final ConnectionLimit limit;
     private boolean admitted;
     private final IntObjectMap<H2ClientStream> streams = new IntObjectHashMap<>();
+
     private ChannelHandlerContext ctx;
     private int loopIndex;
     private Deadline timer;

@@ -45,6 +45,16 @@ final class H2ClientStream implements ClientSide {
     }
 
     @Override
+    public Object session() {
+        return conn;
+    }
+
+    @Override
+    public boolean firstRequest() {
+        return id <= 1;
+    }
+
+    @Override
     public dev.sluice.proxy.rules.Trackers sessionTrackers() {
         return ctx().channel().attr(SESSION_TRACKERS).get();
     }

@@ -78,4 +78,14 @@ public interface ClientSide {
     default dev.sluice.proxy.rules.Trackers sessionTrackers() {
         return null;
     }
+
+    /** The client connection (session) this exchange belongs to: what {@code http-reuse} tells apart. */
+    default Object session() {
+        return this;
+    }
+
+    /** Whether this is the first request of its client connection ({@code http-reuse safe}). */
+    default boolean firstRequest() {
+        return true;
+    }
 }

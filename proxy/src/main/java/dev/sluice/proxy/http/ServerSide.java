@@ -19,6 +19,17 @@ public interface ServerSide {
     /** Whether the connection was used before (a failure on it may be a stale connection). */
     boolean reused();
 
+    /**
+     * The client connection this server connection is private to ({@code http-reuse never}), or null
+     * when idle it may serve any client connection.
+     */
+    default Object owner() {
+        return null;
+    }
+
+    default void owner(Object session) {
+    }
+
     void sendHead(RequestHead head);
 
     /** Takes ownership of {@code data}. */

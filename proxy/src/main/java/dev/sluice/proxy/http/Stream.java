@@ -230,7 +230,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         tConnectStart = System.nanoTime();
         long timeout = backend.timeouts().connect();
         backend.connector().acquire(server, client.loop(), client.loopIndex(), client.localAddress(), timeout == Timeouts.UNSET ? 0 : timeout,
-                reuse, server.sniFor(this), this);
+                reuse, server.sniFor(this), client.session(), client.firstRequest(), backend.http().reuse(), this);
     }
 
     @Override
@@ -241,6 +241,10 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         }
         conn = c;
         c.attach(this);
+        if (backend.http().reuse() == HttpOptions.Reuse.NEVER) {
+            // http-reuse never: this server connection only ever serves this client connection
+            c.owner(client.session());
+        }
         tConnected = c.reused() ? tConnectStart : System.nanoTime();
         server.countRequest();
         if (c.reused()) {
@@ -666,6 +670,12 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         if (trackers != null) {
             trackers.end(status, cause == 'L', bytesIn, client.bytesOut());
         }
+        // the server slot too (maxconn, leastconn): a client that got the response may send its next
+        // request at once, and must find the slot free
+        if (counted) {
+            counted = false;
+            server.streamEnded();
+        }
     }
 
     /** The http-after-response rules (backend's, then frontend's) on the response about to be sent. */
@@ -964,10 +974,6 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             return;
         }
         logged = true;
-        if (counted) {
-            counted = false;
-            server.streamEnded();
-        }
         endTracking();
         account();
         dev.sluice.proxy.log.AccessLog al = frontend.accessLog();

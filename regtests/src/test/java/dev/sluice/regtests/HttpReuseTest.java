@@ -1,0 +1,78 @@
+package dev.sluice.regtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code http-reuse never|safe|aggressive|always}: which server connection each request of two client
+ * connections lands on, seen from the origin's connection numbers. One event loop, so both clients share
+ * the same idle pool.
+ */
+class HttpReuseTest {
+
+    /** The origin connection of each of: A1, A2, B1, B2 (A and B two client connections, B opened after A's requests). */
+    static List<Integer> connections(String policy) {
+        try (Origin o = Origin.start("o")) {
+            int port = Ports.free();
+            try (Sluice s = Sluice.start("""
+                    global
+                        nbthread 1
+                    defaults
+                        mode http
+                        timeout connect 2s
+                        timeout client 5s
+                        timeout server 5s
+                    frontend fe
+                        bind 127.0.0.1:%d
+                        default_backend be
+                    backend be
+                        %s
+                        server s1 127.0.0.1:%d
+                    """.formatted(port, policy, o.port()), port);
+                    RawClient a = new RawClient(port); RawClient b = new RawClient(port)) {
+                String get = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+                assertThat(a.send(get).read().status()).isEqualTo(200);
+                assertThat(a.send(get).read().status()).isEqualTo(200);
+                assertThat(b.send(get).read().status()).isEqualTo(200);
+                assertThat(b.send(get).read().status()).isEqualTo(200);
+                return o.requests().stream().map(Origin.Request::connection).toList();
+            }
+        }
+    }
+
+    @Test
+    void safeGivesAFirstRequestItsOwnConnection() {
+        List<Integer> c = connections("http-reuse safe");
+        assertThat(c.get(1)).isEqualTo(c.get(0));
+        assertThat(c.get(2)).isNotEqualTo(c.get(0));
+        assertThat(connections("")).as("safe is the default").isEqualTo(c);
+    }
+
+    @Test
+    void alwaysReusesAnyIdleConnection() {
+        assertThat(connections("http-reuse always")).containsOnly(1);
+    }
+
+    @Test
+    void aggressiveReusesAConnectionAlreadyReused() {
+        // A's connection carried two requests: it is proven reusable, B's first request may take it
+        assertThat(connections("http-reuse aggressive")).containsOnly(1);
+    }
+
+    @Test
+    void neverSharesAConnectionBetweenClients() {
+        List<Integer> c = connections("http-reuse never");
+        assertThat(c.get(1)).isEqualTo(c.get(0));
+        assertThat(c.get(3)).isEqualTo(c.get(2));
+        assertThat(c.get(2)).isNotEqualTo(c.get(0));
+    }
+
+    @Test
+    void aBadPolicyIsAConfigError() {
+        Sluice.Result r = Sluice.check("defaults\n    mode http\nbackend be\n    http-reuse sometimes\n    server s1 127.0.0.1:1\n");
+        assertThat(r.exitCode()).isEqualTo(1);
+        assertThat(r.output()).contains("test.cfg:4: error: 'http-reuse' : expects 'never', 'safe', 'aggressive' or 'always', not 'sometimes'.");
+    }
+}
