@@ -20,12 +20,16 @@ class MalformedHttp1Test {
     static Origin origin;
     static Sluice sluice;
     static int port;
+    static java.nio.file.Path admin;
 
     @BeforeAll
     static void start() {
         origin = Origin.start("o");
         port = Ports.free();
+        admin = Sluice.writeConfig("").resolveSibling("admin.sock");
         sluice = Sluice.start("""
+                global
+                    stats socket %s level admin
                 defaults
                     mode http
                     timeout connect 2s
@@ -37,7 +41,13 @@ class MalformedHttp1Test {
                     default_backend be
                 backend be
                     server s1 127.0.0.1:%d
-                """.formatted(port, origin.port()), port);
+                """.formatted(admin, port, origin.port()), port);
+        AdminClient.await(admin);
+    }
+
+    /** The frontend's invalid-request counter ({@code ereq} in {@code show stat}). */
+    static long ereq() {
+        return Long.parseLong(AdminSocketTest.parseStat(AdminClient.run(admin, "show stat\n")).get("fe/FRONTEND").get("ereq"));
     }
 
     @AfterAll
@@ -103,6 +113,7 @@ class MalformedHttp1Test {
     @MethodSource("requests")
     void isRejectedBeforeTheOrigin(String name, int status, String request) {
         int before = origin.requests().size();
+        long ereqBefore = ereq();
         try (RawClient c = new RawClient(port, 5000)) {
             // read to the end: the connection must close after the error page
             String answer = c.send(request.getBytes(StandardCharsets.ISO_8859_1)).readToEndText();
@@ -113,6 +124,7 @@ class MalformedHttp1Test {
             }
         }
         assertThat(origin.requests().size()).as("requests that reached the origin").isEqualTo(before);
+        assertThat(ereq()).as("ereq").isEqualTo(ereqBefore + 1);
         try (RawClient c = new RawClient(port)) {
             assertThat(c.send("GET /after HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);
         }

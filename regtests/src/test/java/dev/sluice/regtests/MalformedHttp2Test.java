@@ -22,12 +22,16 @@ class MalformedHttp2Test {
     static Origin origin;
     static Sluice sluice;
     static int port;
+    static java.nio.file.Path admin;
 
     @BeforeAll
     static void start() {
         origin = Origin.start("o");
         port = Ports.free();
+        admin = Sluice.writeConfig("").resolveSibling("admin.sock");
         sluice = Sluice.start("""
+                global
+                    stats socket %s level admin
                 defaults
                     mode http
                     timeout connect 2s
@@ -38,7 +42,13 @@ class MalformedHttp2Test {
                     default_backend be
                 backend be
                     server s1 127.0.0.1:%d
-                """.formatted(port, origin.port()), port);
+                """.formatted(admin, port, origin.port()), port);
+        AdminClient.await(admin);
+    }
+
+    /** The frontend's invalid-request counter ({@code ereq} in {@code show stat}). */
+    static long ereq() {
+        return Long.parseLong(AdminSocketTest.parseStat(AdminClient.run(admin, "show stat\n")).get("fe/FRONTEND").get("ereq"));
     }
 
     @AfterAll
@@ -119,6 +129,7 @@ class MalformedHttp2Test {
     @MethodSource("requests")
     void isRejectedBeforeTheOrigin(String name, String expected, List<String[]> fields) {
         int before = origin.requests().size();
+        long ereqBefore = ereq();
         try (H2RawClient c = new H2RawClient(port)) {
             c.headers(1, true, fields);
             H2RawClient.Frame f = c.awaitStream(1);
@@ -136,6 +147,7 @@ class MalformedHttp2Test {
             assertThat(c.decode(ok).status().toString()).isEqualTo("200");
         }
         assertThat(origin.requests().size()).as("requests that reached the origin").isEqualTo(before + 1);
+        assertThat(ereq()).as("ereq").isEqualTo(ereqBefore + 1);
     }
 
     @Test
