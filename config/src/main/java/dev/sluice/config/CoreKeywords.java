@@ -142,6 +142,33 @@ final class CoreKeywords {
                         default -> c.error("expects 'never', 'safe', 'aggressive' or 'always', not '" + c.args().get(0) + "'.");
                     }
                 }));
+        r.family("stick", "stick rule");
+        for (String kind : new String[] {"on", "match", "store-request", "store-response"}) {
+            r.register(new Keyword("stick " + kind, EnumSet.of(Section.BACKEND, Section.LISTEN),
+                    "stick " + kind + " <expr> [table <table>] [if|unless <cond>]",
+                    switch (kind) {
+                        case "match" -> "Send the request to the server stored for the key in the table, when it is usable.";
+                        case "store-request" -> "Store the key with the server the request goes to.";
+                        case "store-response" -> "Store the key, read from the response, with the server that answered.";
+                        default -> "Stickiness: 'stick match' and 'stick store-request' on the same key.";
+                    },
+                    c -> {
+                        List<String> a = c.args();
+                        int end = c.conditionStart(0);
+                        if (end != 1 && end != 3 || end == 3 && !a.get(1).equals("table")) {
+                            c.error("expects '<expr> [table <table>]' before the condition.");
+                            return;
+                        }
+                        Condition cond = null;
+                        if (end < a.size()) {
+                            cond = c.conditionFrom(end);
+                            if (cond == null) {
+                                return;
+                            }
+                        }
+                        c.proxy().stickRules.add(new dev.sluice.config.model.StickRule(c.at(), kind, a.get(0), end == 3 ? a.get(2) : null, cond));
+                    }));
+        }
         r.register(new Keyword("stick-table", PROXY_SECTIONS,
                 "stick-table type <ip|ipv6|integer|string [len n]|binary [len n]> size <n> [expire <time>] [nopurge] [store <type>[,<type>]*]",
                 "The proxy's stick table (one per proxy), for track-sc rules and the sc_*, src_* and table_* samples.", c -> {

@@ -44,6 +44,7 @@ public final class ProxyBuilder {
     public final List<HttpRule> httpResponseRules = new ArrayList<>();
     public final List<HttpRule> httpAfterResponseRules = new ArrayList<>();
     public dev.sluice.config.model.StickTableDecl stickTable;
+    public final List<dev.sluice.config.model.StickRule> stickRules = new ArrayList<>();
     public final List<HttpRule> tcpRequestConnectionRules = new ArrayList<>();
     public final List<HttpRule> tcpRequestContentRules = new ArrayList<>();
     public final List<UseBackend> useBackends = new ArrayList<>();
@@ -179,6 +180,7 @@ public final class ProxyBuilder {
                 stickTable,
                 new dev.sluice.config.model.TcpRules(kind.hasFrontend() ? tcpRequestConnectionRules : List.of(), tcpRequestContentRules),
                 kind.hasFrontend() ? new dev.sluice.config.model.Monitor(monitorUri, monitorFail)
-                        : dev.sluice.config.model.Monitor.NONE);
+                        : dev.sluice.config.model.Monitor.NONE,
+                kind.hasBackend() ? stickRules : List.of());
     }
 }

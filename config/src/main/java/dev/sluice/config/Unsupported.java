@@ -63,7 +63,6 @@ final class Unsupported {
             Map.entry("email-alert", "email alerts (mailers)"),
             Map.entry("compression", "HTTP compression"),
             Map.entry("cookie", "cookie persistence"),
-            Map.entry("stick", "stick on/match/store rules (stickiness)"),
             Map.entry("tcp-request", "tcp-request rules"), Map.entry("tcp-response", "tcp-response rules"),
             
             Map.entry("http-error", "http-error rules"), 

@@ -453,7 +453,6 @@ class SectionsTest {
                 "frontend => http-request do-resolve(txn.ip,dns) hdr(host) => unknown http-request action 'do-resolve' in 'frontend' section",
                 "frontend => tcp-request session accept   => 'tcp-request' is not supported by Sluice yet: tcp-request rules.",
                 "backend  => option httpchk GET /health   => 'option httpchk' is not supported by Sluice yet: health checks.",
-                "backend  => stick on src                 => 'stick' is not supported by Sluice yet: stick on/match/store rules (stickiness).",
                 "backend  => timeout tarpit 1h            => 'timeout tarpit' is not supported by Sluice yet: tarpit.",
         })
         void unsupportedKeywordExamples(String section, String line, String message) {

@@ -28,7 +28,8 @@ public record Proxy(
         ErrorPages errors,
         StickTableDecl stickTable,
         TcpRules tcpRules,
-        Monitor monitor) {
+        Monitor monitor,
+        List<StickRule> stickRules) {
 
     public Proxy {
         binds = List.copyOf(binds);
@@ -38,6 +39,7 @@ public record Proxy(
         httpAfterResponseRules = List.copyOf(httpAfterResponseRules);
         useBackends = List.copyOf(useBackends);
         servers = List.copyOf(servers);
+        stickRules = List.copyOf(stickRules);
     }
 
     /** A proxy without stick table, tcp-request rules or monitor URI. */
@@ -45,6 +47,6 @@ public record Proxy(
             List<Acl> acls, List<HttpRule> httpRequestRules, List<HttpRule> httpResponseRules, List<HttpRule> httpAfterResponseRules,
             List<UseBackend> useBackends, String defaultBackend, Balance balance, List<Server> servers, Logging logging, ErrorPages errors) {
         this(name, kind, where, mode, binds, maxconn, timeouts, http, acls, httpRequestRules, httpResponseRules, httpAfterResponseRules,
-                useBackends, defaultBackend, balance, servers, logging, errors, null, TcpRules.NONE, Monitor.NONE);
+                useBackends, defaultBackend, balance, servers, logging, errors, null, TcpRules.NONE, Monitor.NONE, List.of());
     }
 }

@@ -198,6 +198,16 @@ public final class Backend {
         return DEFAULT_RETRIES;
     }
 
+    /** The server with this id, or null. */
+    public Server serverById(int id) {
+        for (Server s : servers) {
+            if (s.id() == id) {
+                return s;
+            }
+        }
+        return null;
+    }
+
     /** The server of this name, or of this id when written {@code #<id>}; null when none. */
     public Server server(String nameOrId) {
         for (Server s : servers) {

@@ -9,6 +9,8 @@ import dev.sluice.proxy.rules.ForwardFor;
 import dev.sluice.proxy.rules.Action;
 import dev.sluice.proxy.rules.ProxyRules;
 import dev.sluice.proxy.rules.Rule;
+import dev.sluice.proxy.rules.StickTables;
+import dev.sluice.proxy.rules.Cond;
 import dev.sluice.proxy.rules.RuleTarget;
 import dev.sluice.proxy.runtime.Frontend;
 import dev.sluice.proxy.stats.Counter;
@@ -185,7 +187,13 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             return;
         }
         forwardFor();
-        server = backend.pickServer(this);
+        server = stickyServer();
+        if (server == null) {
+            server = backend.pickServer(this);
+        }
+        if (server != null) {
+            stickStore(false);
+        }
         if (server == null) {
             fail(503);
             return;
@@ -196,6 +204,44 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         counted = true;
         retriesLeft = retriesOverride >= 0 ? retriesOverride : backend.retries();
         connect(true);
+    }
+
+    /**
+     * {@code stick match|on}: the server stored for the request's key, when it is usable and has a free
+     * slot (taken here); null to let the load-balancing algorithm choose.
+     */
+    private Server stickyServer() {
+        for (ProxyRules.Stick r : backend.rules().stick()) {
+            if (!r.match() || !Cond.holds(r.cond(), this)) {
+                continue;
+            }
+            dev.sluice.sticktable.StickKey key = StickTables.keyOf(r.table(), r.key().get(this));
+            dev.sluice.sticktable.StickEntry e = key == null ? null : r.table().lookup(key);
+            if (e != null) {
+                Server s = backend.serverById(e.serverId());
+                if (s != null && s.usable() && s.tryTake()) {
+                    return s;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** {@code stick store-request|on} (or {@code store-response} when {@code response}): keeps the key with the server. */
+    private void stickStore(boolean response) {
+        for (ProxyRules.Stick r : backend.rules().stick()) {
+            if (!r.store() || r.response() != response || !Cond.holds(r.cond(), this)) {
+                continue;
+            }
+            dev.sluice.sticktable.StickKey key = StickTables.keyOf(r.table(), r.key().get(this));
+            if (key != null) {
+                Server s = server;
+                r.table().update(key, e -> {
+                    e.setServerId(s.id());
+                    e.setServerKey(s.name());
+                });
+            }
+        }
     }
 
     /** The stricter of the frontend's and the backend's connection modes. */
@@ -439,6 +485,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             // http-response rules: the backend's, then the frontend's; a rule may answer instead
             response = head;
             responsePhase = true;
+            stickStore(true);
             if (Rule.run(backend.rules().response(), this) == Action.Verdict.DONE
                     || Rule.run(frontend.rules().response(), this) == Action.Verdict.DONE) {
                 return;

@@ -19,13 +19,25 @@ import java.util.Map;
  * problem with the line it comes from (what {@code -c} prints). Immutable.
  */
 public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> after, List<Switch> switching, List<Rule> connection,
-        List<Rule> content, List<Cond> monitorFail) {
+        List<Rule> content, List<Cond> monitorFail, List<Stick> stick) {
+
+    /**
+     * A compiled {@code stick} rule: {@code match} (look the key up before load balancing), {@code store}
+     * (keep the key with the chosen server) or both ({@code on}); {@code response} for store-response.
+     */
+    public record Stick(boolean match, boolean store, boolean response, SampleExpr key, dev.sluice.sticktable.StickTable table, Cond cond) {
+    }
 
     /** A {@code use_backend} rule: a condition and a static backend name or a dynamic one. */
     public record Switch(Cond cond, String backend, Template dynamic) {
     }
 
-    public static final ProxyRules NONE = new ProxyRules(List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of());
+    /** Only the stick rules of these rules. */
+    public ProxyRules stickOnly() {
+        return new ProxyRules(List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), stick);
+    }
+
+    public static final ProxyRules NONE = new ProxyRules(List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of());
 
     /**
      * Compiles a proxy's rules; each problem is appended to {@code problems} as "file:line: error: ..."
@@ -81,7 +93,23 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
                 problems.add(p.where() + ": error: error detected while parsing a 'monitor fail' condition : " + e.getMessage() + ".");
             }
         }
-        return new ProxyRules(req, res, after, sw, connection, content, monitor);
+        List<Stick> stick = new ArrayList<>();
+        for (dev.sluice.config.model.StickRule r : p.stickRules()) {
+            boolean response = r.kind().equals("store-response");
+            try {
+                RuleCompiler.Phase phase = response ? RuleCompiler.Phase.RESPONSE : RuleCompiler.Phase.REQUEST;
+                List<String> warnings = new ArrayList<>();
+                Cond c = rc.condition(r.condition(), phase, kind + " stick rule", warnings);
+                warnings.forEach(w -> problems.add(r.where() + ": warning: " + w + "."));
+                RuleCompiler.checkPhase(r.expr(), phase);
+                SampleExpr key = RuleCompiler.sample(r.expr());
+                dev.sluice.sticktable.StickTable table = StickTables.resolve(r.table());
+                stick.add(new Stick(r.kind().equals("on") || r.kind().equals("match"), !r.kind().equals("match"), response, key, table, c));
+            } catch (IllegalArgumentException e) {
+                problems.add(r.where() + ": error: error detected while parsing a 'stick " + r.kind() + "' rule : " + e.getMessage() + ".");
+            }
+        }
+        return new ProxyRules(req, res, after, sw, connection, content, monitor, stick);
     }
 
     private static List<Rule> rules(List<HttpRule> list, RuleCompiler rc, RuleCompiler.Phase phase, String family, String kind,

@@ -25,6 +25,13 @@ public final class StickTables {
 
     /** Parses every proxy's {@code stick-table}; each problem goes to {@code problems} as "file:line: error: ...". */
     public static StickTables of(Config config, List<String> problems) {
+        // tables that stick rules use keep the server of each key, as HAProxy adds server_id/server_key to them
+        java.util.Set<String> sticky = new java.util.HashSet<>();
+        for (Proxy p : config.proxies()) {
+            for (dev.sluice.config.model.StickRule r : p.stickRules()) {
+                sticky.add(r.table() != null ? r.table() : p.name());
+            }
+        }
         StickTables t = new StickTables();
         for (Proxy p : config.proxies()) {
             if (p.stickTable() == null) {
@@ -33,6 +40,9 @@ public final class StickTables {
             try {
                 StickTableSpec spec = StickTableSpec.parse(p.stickTable().args(),
                         w -> problems.add(p.stickTable().where() + ": warning: 'stick-table' : " + w + "."));
+                if (sticky.contains(p.name()) && !spec.store().has(dev.sluice.sticktable.DataType.SERVER_ID)) {
+                    spec = spec.withStore(spec.store().plus("server_id,server_key", null));
+                }
                 t.byName.put(p.name(), new StickTable(p.name(), spec));
             } catch (StickTableConfigException e) {
                 problems.add(p.stickTable().where() + ": error: 'stick-table' : " + e.getMessage() + ".");
@@ -50,7 +60,7 @@ public final class StickTables {
     }
 
     /** The key of a sample in {@code table}, cast as HAProxy casts samples; null when it cannot be one. */
-    static StickKey keyOf(StickTable table, Object sample) {
+    public static StickKey keyOf(StickTable table, Object sample) {
         if (sample == null) {
             return null;
         }

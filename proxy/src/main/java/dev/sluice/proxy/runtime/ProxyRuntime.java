@@ -100,6 +100,9 @@ public final class ProxyRuntime {
             be.id(proxyIds.get(p.name()));
             if (p.kind() == dev.sluice.config.model.ProxyKind.BACKEND) {
                 be.rules(ProxyRules.compile(p, new ArrayList<>(), stickTables));
+            } else if (!p.stickRules().isEmpty()) {
+                // a listen's request rules run on its frontend side; its backend side keeps the stick rules
+                be.rules(ProxyRules.compile(p, new ArrayList<>(), stickTables).stickOnly());
             }
             backends.put(p.name(), be);
         }
