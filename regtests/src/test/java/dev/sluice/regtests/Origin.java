@@ -122,6 +122,8 @@ final class Origin implements AutoCloseable {
         while (!server.isClosed()) {
             try {
                 Socket s = server.accept();
+                // a head and a body written separately must not wait for a delayed ACK (Nagle)
+                s.setTcpNoDelay(true);
                 int id = connections.incrementAndGet();
                 open.add(s);
                 threads.submit(() -> serve(s, id));
