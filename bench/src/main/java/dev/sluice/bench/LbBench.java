@@ -8,14 +8,12 @@ import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.HttpVersion;
 import dev.sluice.proxy.http.RequestHead;
-import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.rules.Txn;
 import io.netty.util.AsciiString;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -100,7 +98,7 @@ public class LbBench {
         Proxy be = r.config().proxy("be").orElseThrow();
         List<Backend.ResolvedServer> servers = new ArrayList<>();
         for (dev.sluice.config.model.Server s : be.servers()) {
-            servers.add(new Backend.ResolvedServer(s, new InetSocketAddress(InetAddress.getLoopbackAddress(), s.port())));
+            servers.add(new Backend.ResolvedServer(s, new InetSocketAddress(InetAddress.getLoopbackAddress(), s.port()), null));
         }
         backend = new Backend(be, servers, 1, null);
         Random rnd = new Random(42);
@@ -128,40 +126,9 @@ public class LbBench {
     }
 
     /** A request as the algorithms see it. */
-    private record BenchTxn(RequestHead request, InetSocketAddress clientAddress) implements Txn {
-        @Override
-        public ResponseHead response() {
-            return null;
-        }
-
-        @Override
-        public InetSocketAddress frontendAddress() {
-            return clientAddress;
-        }
-
-        @Override
-        public boolean tls() {
-            return false;
-        }
-
-        @Override
-        public String sni() {
-            return null;
-        }
-
-        @Override
-        public String frontendName() {
-            return "fe";
-        }
-
-        @Override
-        public String backendName() {
-            return "be";
-        }
-
-        @Override
-        public Map<String, Object> vars() {
-            return new HashMap<>();
+    private static final class BenchTxn extends dev.sluice.proxy.rules.RequestTxn {
+        BenchTxn(RequestHead request, InetSocketAddress client) {
+            super(request, client, client, "fe", "be");
         }
     }
 }

@@ -3,54 +3,20 @@ package dev.sluice.proxy.backend;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.HttpVersion;
 import dev.sluice.proxy.http.RequestHead;
-import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.rules.Txn;
 import io.netty.util.AsciiString;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
-import java.util.HashMap;
-import java.util.Map;
 
 /** Test helper: requests as the hash algorithms see them. */
 final class Requests {
     private Requests() {
     }
 
-    record FakeTxn(RequestHead request, InetSocketAddress clientAddress) implements Txn {
-        @Override
-        public ResponseHead response() {
-            return null;
-        }
-
-        @Override
-        public InetSocketAddress frontendAddress() {
-            return new InetSocketAddress(InetAddress.getLoopbackAddress(), 80);
-        }
-
-        @Override
-        public boolean tls() {
-            return false;
-        }
-
-        @Override
-        public String sni() {
-            return null;
-        }
-
-        @Override
-        public String frontendName() {
-            return "fe";
-        }
-
-        @Override
-        public String backendName() {
-            return "be";
-        }
-
-        @Override
-        public Map<String, Object> vars() {
-            return new HashMap<>();
+    static final class FakeTxn extends dev.sluice.proxy.rules.RequestTxn {
+        FakeTxn(RequestHead request, InetSocketAddress client) {
+            super(request, client, new InetSocketAddress(InetAddress.getLoopbackAddress(), 80), "fe", "be");
         }
     }
 
