@@ -105,7 +105,11 @@ public final class Counters {
             r[i] = rate.get(i);
             m[i] = rateMax.get(i);
         }
-        return new Snapshot(v, r, m, current, currentMax.get(), lastSession);
+        // sessions that arrived since the last sample are "now" (HAProxy stamps every session; the sampler
+        // only notices them once a second)
+        int sessions = Counter.SESSIONS.ordinal();
+        long last = v[sessions] > previous.get(sessions) ? System.currentTimeMillis() : lastSession;
+        return new Snapshot(v, r, m, current, currentMax.get(), last);
     }
 
     /**
