@@ -95,6 +95,10 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     /** The cause and state letters of the log's termination flags, decided where the outcome is. */
     private char cause = '-';
     private char state = '-';
+    /** Position in this loop's {@link LiveStreams} (-1 when not registered), the stream's id and epoch there. */
+    int liveSlot = -1;
+    private long liveId;
+    private int epoch;
 
     public Stream(ClientSide client, Frontend frontend, RequestHead request) {
         this.client = client;
@@ -131,6 +135,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
 
     /** Processes the request head: monitor URI, rules, backend, server, connection. */
     public void start() {
+        LiveStreams live = frontend.workers().streams();
+        liveId = live.add(this, client.loopIndex());
+        epoch = live.epoch();
         frontend.countRequest();
         bytesIn = headBytes(request);
         if (frontend.isMonitorRequest(request)) {
@@ -1017,12 +1024,14 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
 
     /** Emits the access-log line of this stream, once, and ends its server accounting. */
     private void log() {
+        frontend.workers().streams().remove(this, client.loopIndex());
         if (logged) {
             return;
         }
         logged = true;
         endTracking();
         account();
+        timeStats();
         dev.sluice.proxy.log.AccessLog al = frontend.accessLog();
         if (al == null || !al.logsRequests()) {
             return;
@@ -1065,6 +1074,83 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         e.srvconn = server != null ? server.activeStreams() : 0;
         e.error = status >= 500 || cause != '-' && cause != 'L';
         al.log(e);
+    }
+
+    /**
+     * The request's queue, connect, response and total times into its server's and backend's averages, when
+     * it reached a server and got a response head from it (HAProxy skips the others).
+     */
+    private void timeStats() {
+        if (server == null || tConnectStart < 0 || tConnected < 0 || tResponse < 0) {
+            return;
+        }
+        long c = ms(tConnectStart, tConnected);
+        long r = ms(tConnected, tResponse);
+        long t = ms(requestStart, System.nanoTime());
+        int loop = client.loopIndex();
+        server.timeStats().record(loop, 0, c, r, t);
+        backend.timeStats().record(loop, 0, c, r, t);
+    }
+
+    // ------------------------------------------------------------------ admin view
+
+    /** The id {@code show sess} prints and {@code shutdown session} takes. */
+    public long id() {
+        return liveId;
+    }
+
+    /** The {@code show sess} epoch this stream started in. */
+    public int epoch() {
+        return epoch;
+    }
+
+    /** Epoch milliseconds when the request started to arrive. */
+    public long startDate() {
+        return requestDate;
+    }
+
+    /** The client connection's end of this stream. */
+    public ClientSide client() {
+        return client;
+    }
+
+    /** Where the exchange is: the log's state letter it would end with now. */
+    public char phase() {
+        if (tunnel) {
+            return 'D';
+        }
+        if (responseStarted) {
+            return 'D';
+        }
+        if (conn != null) {
+            return 'H';
+        }
+        if (tConnectStart >= 0) {
+            return 'C';
+        }
+        return 'R';
+    }
+
+    /**
+     * {@code shutdown session}: ends the exchange at once, both connections closed, logged with HAProxy's
+     * "killed" cause ({@code K}). Only on the stream's loop.
+     */
+    public void kill() {
+        if (finished) {
+            return;
+        }
+        char at = phase();
+        finished = true;
+        cause = 'K';
+        state = at;
+        releasePending();
+        ServerSide c = conn;
+        conn = null;
+        if (c != null) {
+            c.abort();
+        }
+        client.abort();
+        log();
     }
 
     /**

@@ -157,6 +157,17 @@ public final class Frontend {
         return id;
     }
 
+    private volatile dev.sluice.proxy.stats.ErrorCapture.Event lastError;
+
+    /** The last invalid message captured here ({@code show errors}), or null. */
+    public dev.sluice.proxy.stats.ErrorCapture.Event lastError() {
+        return lastError;
+    }
+
+    public void lastError(dev.sluice.proxy.stats.ErrorCapture.Event e) {
+        lastError = e;
+    }
+
     public Counters counters() {
         return counters;
     }
@@ -167,8 +178,9 @@ public final class Frontend {
         return new Counters.Snapshot(s.values(), s.rates(), s.rateMaxes(), s.current(), limit.peak(), s.lastSession());
     }
 
-    /** A client connection was accepted (one session per connection). */
-    public void countConnection() {
+    /** A client connection was accepted on loop {@code loop} (one session per connection); on that loop. */
+    public void countConnection(int loop) {
+        workers.streams().accepted(loop);
         counters.add(Counter.CONNECTIONS);
         counters.add(Counter.SESSIONS);
     }

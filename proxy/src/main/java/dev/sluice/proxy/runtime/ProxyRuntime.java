@@ -55,6 +55,7 @@ public final class ProxyRuntime {
     private final Map<String, Frontend> frontends = new LinkedHashMap<>();
     private final List<Listener> listeners = new ArrayList<>();
     private final ConnectionLimit globalLimit;
+    private final int globalMaxconn;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private dev.sluice.proxy.log.LogWriter logWriter;
     private final StickTables stickTables;
@@ -82,7 +83,8 @@ public final class ProxyRuntime {
         int threads = config.global().nbthread() > 0 ? config.global().nbthread() : Runtime.getRuntime().availableProcessors();
         this.group = transport.newGroup(threads, new DefaultThreadFactory("sluice-loop", false));
         this.workers = new Workers(group);
-        this.globalLimit = new ConnectionLimit("global", globalMaxconn(config), null);
+        this.globalMaxconn = globalMaxconn(config);
+        this.globalLimit = new ConnectionLimit("global", globalMaxconn, null);
         dev.sluice.config.model.Tune tune = config.global().tune();
         H1Limits limits = new H1Limits(tune.maxHeadBytes(), tune.maxhdr());
         this.stickTables = StickTables.of(config, new ArrayList<>());
@@ -148,7 +150,8 @@ public final class ProxyRuntime {
         }
         fullconn(config);
         ProxyCommands.register(registry, this);
-        ServerCommands.register(registry, backends.values());
+        ServerCommands.register(registry, backends.values(), workers);
+        StreamCommands.register(registry, workers, backends.values());
         this.admin = new AdminSockets(config.global().statsSockets(), config.global().statsTimeoutMs(), registry);
     }
 
@@ -197,6 +200,10 @@ public final class ProxyRuntime {
         if (config.global().maxconn() > 0) {
             return config.global().maxconn();
         }
+        return derivedMaxconn();
+    }
+
+    private static int derivedMaxconn() {
         long fds = 4096;
         if (java.lang.management.ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean u) {
             fds = u.getMaxFileDescriptorCount();
@@ -373,6 +380,21 @@ public final class ProxyRuntime {
         return admin;
     }
 
+    /** The process-wide connection limit ({@code maxconn} in global, {@code set maxconn global}). */
+    ConnectionLimit globalLimit() {
+        return globalLimit;
+    }
+
+    /** The highest {@code set maxconn global} accepts: the limit the process started with (HAProxy's hard maxconn). */
+    int hardMaxconn() {
+        return globalMaxconn;
+    }
+
+    /** Every proxy id. */
+    java.util.Collection<Integer> proxyIds() {
+        return proxyIds.values();
+    }
+
     /** A proxy's id by name, or null. */
     public Integer proxyId(String name) {
         return proxyIds.get(name);
@@ -386,8 +408,10 @@ public final class ProxyRuntime {
         }
         for (Backend be : backends.values()) {
             be.counters().clear(all);
+            be.timeStats().clear(all);
             for (dev.sluice.proxy.backend.Server s : be.servers()) {
                 s.counters().clear(all);
+                s.timeStats().clear(all);
             }
         }
         maxConnRate = 0;
@@ -465,7 +489,7 @@ public final class ProxyRuntime {
         m.put("Ulimit-n", fds);
         m.put("Maxsock", fds);
         m.put("Maxconn", globalLimit.max());
-        m.put("Hard_maxconn", globalLimit.max());
+        m.put("Hard_maxconn", hardMaxconn());
         m.put("CurrConns", globalLimit.current());
         m.put("CumConns", connections + admin.totalSessions());
         m.put("CumReq", requests + admin.totalSessions());
