@@ -4,8 +4,8 @@ package dev.sluice.proxy.stats;
  * The {@code qtime ctime rtime ttime} of a backend or server: each an average over the last 1024 requests
  * with HAProxy's sliding sum ({@code swrate_add}: {@code sum = sum - sum / 1024 + v}, read as {@code sum / n},
  * {@code n} the number of samples up to 1024, as {@code swrate_avg}), and the maxima ({@code *_max}). Every event loop keeps its
- * own sums (written by that loop only, no atomic, each on its own cache lines), so the request path shares
- * nothing; a read combines the loops' averages weighted by their sample counts, which is the average of
+ * own sums (written by that loop only with plain stores: no atomic, no fence, each loop on its own cache
+ * lines), so the request path shares nothing; readers may see a value a moment old, as HAProxy's readers do; a read combines the loops' averages weighted by their sample counts, which is the average of
  * the last requests of each loop rather than of the process's last 1024. Values are milliseconds.
  */
 public final class TimeStats {
@@ -16,9 +16,9 @@ public final class TimeStats {
     @SuppressWarnings("unused")
     private static final class Window {
         long p0, p1, p2, p3, p4, p5, p6;
-        volatile long count;
-        volatile long queue, connect, response, total;
-        volatile long queueMax, connectMax, responseMax, totalMax;
+        long count;
+        long queue, connect, response, total;
+        long queueMax, connectMax, responseMax, totalMax;
         long q0, q1, q2, q3, q4, q5, q6;
     }
 
