@@ -152,6 +152,7 @@ public final class ProxyRuntime {
         ProxyCommands.register(registry, this);
         ServerCommands.register(registry, backends.values(), workers);
         StreamCommands.register(registry, workers, backends.values());
+        dev.sluice.proxy.rules.TableCommands.register(registry, stickTables);
         this.admin = new AdminSockets(config.global().statsSockets(), config.global().statsTimeoutMs(), registry);
     }
 
