@@ -69,6 +69,9 @@ public final class ProxyBuilder {
     String logTag;
     /** {@code errorfile}/{@code errorfiles} pages by status. */
     final java.util.Map<Integer, byte[]> errorPages = new java.util.HashMap<>();
+    /** The {@code stats} keywords of the HTML page. */
+    final StatsPageBuilder stats = new StatsPageBuilder();
+
     /** {@code monitor-uri} (null when unset) and the {@code monitor fail} conditions. */
     String monitorUri;
     final List<dev.sluice.config.model.Condition> monitorFail = new ArrayList<>();
@@ -112,6 +115,7 @@ public final class ProxyBuilder {
         logTag = d.logTag;
         errorPages.putAll(d.errorPages);
         monitorUri = d.monitorUri;
+        stats.copyFrom(d.stats);
     }
 
     public ProxyKind kind() {
@@ -181,6 +185,7 @@ public final class ProxyBuilder {
                 new dev.sluice.config.model.TcpRules(kind.hasFrontend() ? tcpRequestConnectionRules : List.of(), tcpRequestContentRules),
                 kind.hasFrontend() ? new dev.sluice.config.model.Monitor(monitorUri, monitorFail)
                         : dev.sluice.config.model.Monitor.NONE,
-                kind.hasBackend() ? stickRules : List.of());
+                kind.hasBackend() ? stickRules : List.of(),
+                stats.build());
     }
 }

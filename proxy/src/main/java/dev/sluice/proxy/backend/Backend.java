@@ -228,6 +228,17 @@ public final class Backend {
         return n;
     }
 
+    private dev.sluice.proxy.rules.PageService statsPage;
+
+    /** The stats page this proxy serves ({@code stats enable|uri ...}), or null. */
+    public dev.sluice.proxy.rules.PageService statsPage() {
+        return statsPage;
+    }
+
+    public void statsPage(dev.sluice.proxy.rules.PageService page) {
+        this.statsPage = page;
+    }
+
     /** The backend's own rules (a listen's are shared with its frontend side). */
     public dev.sluice.proxy.rules.ProxyRules rules() {
         return rules;

@@ -172,6 +172,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
                 ruleIndex = r;
                 return;
             }
+            if (servePage(frontend.statsPage(), frontend.rules().request().size())) {
+                return;
+            }
             backend = frontend.selectBackend(this);
             if (backend == null) {
                 fail(503);
@@ -193,6 +196,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             ruleIndex = r;
             return;
         }
+        if (servePage(backend.statsPage(), backend.rules().request().size())) {
+            return;
+        }
         forwardFor();
         server = stickyServer();
         if (server == null) {
@@ -211,6 +217,28 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         counted = true;
         retriesLeft = retriesOverride >= 0 ? retriesOverride : backend.retries();
         connect(true);
+    }
+
+    /**
+     * The stats page of the proxy whose rules just ran, when the request is for it: answered (true), or held
+     * until its body arrived (true too: {@link #processRequest} comes back here, the rules before it done).
+     */
+    private boolean servePage(dev.sluice.proxy.rules.PageService page, int rulesDone) {
+        if (page == null || !page.matches(request)) {
+            return false;
+        }
+        if (page.needsBody(request)) {
+            long t = frontend.timeouts().httpRequest();
+            if (t == Timeouts.UNSET || t <= 0) {
+                t = frontend.timeouts().client() == Timeouts.UNSET ? 10_000 : frontend.timeouts().client();
+            }
+            if (!waitForBody(t, 0)) {
+                ruleIndex = rulesDone;
+                return true;
+            }
+        }
+        dev.sluice.proxy.rules.Service.send(this, page.serve(this));
+        return true;
     }
 
     /**
@@ -468,6 +496,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     @Override
     public dev.sluice.proxy.auth.Userlists userlists() {
         return frontend.userlists();
+    }
+
+    @Override
+    public dev.sluice.proxy.rules.Service service(String name) {
+        return frontend.service(name);
     }
 
     @Override

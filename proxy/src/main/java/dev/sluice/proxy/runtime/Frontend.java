@@ -56,6 +56,29 @@ public final class Frontend {
         this.monitorUri = config.monitor().uri() == null ? null : new io.netty.util.AsciiString(config.monitor().uri());
     }
 
+    private java.util.Map<String, dev.sluice.proxy.rules.Service> services = java.util.Map.of();
+
+    private dev.sluice.proxy.rules.PageService statsPage;
+
+    /** The stats page this proxy serves ({@code stats enable|uri ...}), or null. */
+    public dev.sluice.proxy.rules.PageService statsPage() {
+        return statsPage;
+    }
+
+    public void statsPage(dev.sluice.proxy.rules.PageService page) {
+        this.statsPage = page;
+    }
+
+    /** Sets the services {@code use-service} may name; before the frontend accepts connections. */
+    public void services(java.util.Map<String, dev.sluice.proxy.rules.Service> s) {
+        this.services = java.util.Map.copyOf(s);
+    }
+
+    /** The service of this name, or null. */
+    public dev.sluice.proxy.rules.Service service(String name) {
+        return services.get(name);
+    }
+
     /** Sets the configuration's userlists; before the frontend accepts connections. */
     public void userlists(dev.sluice.proxy.auth.Userlists u) {
         this.userlists = u;

@@ -186,6 +186,27 @@ final class ProxyCommands {
         return out.toString();
     }
 
+    /** {@code show stat} in CSV, every proxy, at a level (addresses and algorithms from operator up): the stats page's CSV. */
+    static String statCsv(ProxyRuntime rt, Level level, boolean hideMaint) {
+        StringBuilder out = new StringBuilder(StatRow.header());
+        for (Proxy p : rt.config().proxies()) {
+            Frontend fe = rt.frontends().get(p.name());
+            Backend be = rt.backends().get(p.name());
+            if (fe != null) {
+                out.append(StatRows.frontend(fe).csv());
+            }
+            if (be != null) {
+                for (Server s : be.servers()) {
+                    if (!hideMaint || (s.adminState() & Server.FORCED_MAINT) == 0) {
+                        out.append(StatRows.server(s, level).csv());
+                    }
+                }
+                out.append(StatRows.backend(be, level).csv());
+            }
+        }
+        return out.toString();
+    }
+
     private enum Format {
         CSV, TYPED, JSON
     }

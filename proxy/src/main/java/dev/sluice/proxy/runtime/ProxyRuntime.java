@@ -63,6 +63,7 @@ public final class ProxyRuntime {
     /** Proxy ids by name, as HAProxy 2.6 numbers them: in declaration order from 2 (1 is its internal HTTP client). */
     private final Map<String, Integer> proxyIds = new LinkedHashMap<>();
     private final CliRegistry registry = new CliRegistry();
+    private final dev.sluice.proxy.metrics.PrometheusExporter metrics;
     private final AdminSockets admin;
     private final long startMillis = System.currentTimeMillis();
     private final String node = hostname();
@@ -109,6 +110,11 @@ public final class ProxyRuntime {
             backends.put(p.name(), be);
         }
         dev.sluice.proxy.auth.Userlists userlists = dev.sluice.proxy.auth.Userlists.compile(config.userlists());
+        this.metrics = new dev.sluice.proxy.metrics.PrometheusExporter(config.global().tune().prometheusMaxSeries());
+        this.metrics.register(new ProxyMetrics(this));
+        dev.sluice.proxy.rules.Service prometheusService = t -> new dev.sluice.proxy.rules.Service.Reply(200,
+                dev.sluice.proxy.metrics.PrometheusExporter.CONTENT_TYPE, List.of(),
+                metrics.scrape().getBytes(java.nio.charset.StandardCharsets.UTF_8));
         for (Proxy p : config.frontends()) {
             ProxyRules rules = ProxyRules.compile(p, new ArrayList<>(), stickTables);
             // a listen section is its own default backend
@@ -126,6 +132,7 @@ public final class ProxyRuntime {
             Frontend fe = new Frontend(p, proxyIds.get(p.name()), workers, rules, backends, dflt, limit,
                     limits.withAcceptInvalid(p.http().acceptInvalidRequest()), log);
             fe.userlists(userlists);
+            fe.services(java.util.Map.of("prometheus-exporter", prometheusService));
             frontends.put(p.name(), fe);
             ConnectionRules connectionRules = rules.connection().isEmpty() ? null : new ConnectionRules(rules.connection(), p.name());
             int listenersBefore = listeners.size();
@@ -149,11 +156,34 @@ public final class ProxyRuntime {
             }
         }
         fullconn(config);
+        statsPages(config);
         ProxyCommands.register(registry, this);
         ServerCommands.register(registry, backends.values(), workers);
         StreamCommands.register(registry, workers, backends.values());
         dev.sluice.proxy.rules.TableCommands.register(registry, stickTables);
         this.admin = new AdminSockets(config.global().statsSockets(), config.global().statsTimeoutMs(), registry);
+    }
+
+    /** The stats pages: a frontend's or listen's is checked after its rules, a backend's after the backend's. */
+    private void statsPages(Config config) {
+        for (Proxy p : config.proxies()) {
+            if (!p.stats().enabled()) {
+                continue;
+            }
+            List<dev.sluice.proxy.rules.Cond> admin = ProxyRules.conditions(p, p.stats().admin(), "stats admin", new ArrayList<>(), stickTables);
+            StatsPage page = new StatsPage(this, p, admin);
+            Frontend fe = frontends.get(p.name());
+            if (fe != null) {
+                fe.statsPage(page);
+            } else if (backends.get(p.name()) != null) {
+                backends.get(p.name()).statsPage(page);
+            }
+        }
+    }
+
+    /** The event loops. */
+    Workers workers() {
+        return workers;
     }
 
     /**
@@ -246,6 +276,9 @@ public final class ProxyRuntime {
         }
         for (Proxy p : config.proxies()) {
             ProxyRules.compile(p, problems, tables);
+            if (p.stats().enabled()) {
+                ProxyRules.conditions(p, p.stats().admin(), "stats admin", problems, tables);
+            }
             for (var e : p.errors().pages().entrySet()) {
                 if (e.getValue().length > 0) {
                     try {
@@ -377,6 +410,20 @@ public final class ProxyRuntime {
         return registry;
     }
 
+    /**
+     * The Prometheus exporter. Subsystems built after the runtime (pools, QUIC) add their metric families here
+     * before {@link #start}: {@code metrics().register(sink -> sink.gauge("haproxy_..", "help", value, "label", v))},
+     * read from the same snapshots as their admin commands.
+     */
+    public dev.sluice.proxy.metrics.PrometheusExporter metrics() {
+        return metrics;
+    }
+
+    /** The stick tables of the configuration. */
+    public StickTables stickTables() {
+        return stickTables;
+    }
+
     public AdminSockets adminSockets() {
         return admin;
     }
@@ -445,7 +492,7 @@ public final class ProxyRuntime {
     }
 
     /** The values of {@code show info}, by HAProxy field name. */
-    Map<String, Object> info() {
+    public Map<String, Object> info() {
         long now = System.currentTimeMillis();
         long up = (now - startMillis) / 1000;
         long connections = 0;
