@@ -197,6 +197,37 @@ public final class ServerCommands {
         return msg.append(" by 'stats socket command'").toString();
     }
 
+    /**
+     * C's strtol on a decimal string: leading spaces, a sign, digits (saturating), and what follows; null
+     * when there is no digit.
+     */
+    record Strtol(long value, String rest) {
+        static Strtol of(String arg) {
+            int i = 0;
+            while (i < arg.length() && Character.isWhitespace(arg.charAt(i))) {
+                i++;
+            }
+            int start = i;
+            if (i < arg.length() && (arg.charAt(i) == '-' || arg.charAt(i) == '+')) {
+                i++;
+            }
+            int digits = i;
+            while (i < arg.length() && arg.charAt(i) >= '0' && arg.charAt(i) <= '9') {
+                i++;
+            }
+            if (i == digits) {
+                return null;
+            }
+            long v;
+            try {
+                v = Long.parseLong(arg.substring(start, i));
+            } catch (NumberFormatException e) {
+                v = arg.charAt(start) == '-' ? Long.MIN_VALUE : Long.MAX_VALUE;
+            }
+            return new Strtol(v, arg.substring(i));
+        }
+    }
+
     /** HAProxy's srv_op_state: 0 stopped (down or in maintenance), 2 running, 3 stopping. */
     static int opState(Server s) {
         if ((s.adminState() & Server.FORCED_MAINT) != 0 || s.maintenance() || !s.up()) {
@@ -210,30 +241,14 @@ public final class ServerCommands {
         if (arg.isEmpty()) {
             return "Require <maxconn>.\n";
         }
-        int i = 0;
-        while (i < arg.length() && Character.isWhitespace(arg.charAt(i))) {
-            i++;
-        }
-        int start = i;
-        if (i < arg.length() && (arg.charAt(i) == '-' || arg.charAt(i) == '+')) {
-            i++;
-        }
-        int digits = i;
-        while (i < arg.length() && arg.charAt(i) >= '0' && arg.charAt(i) <= '9') {
-            i++;
-        }
-        if (i == digits) {
+        Strtol n = Strtol.of(arg);
+        if (n == null) {
             return "maxconn string empty or preceded by garbage";
         }
-        if (i < arg.length()) {
+        if (!n.rest().isEmpty()) {
             return "Trailing garbage in maxconn string";
         }
-        long v;
-        try {
-            v = Long.parseLong(arg.substring(start, i));
-        } catch (NumberFormatException e) {
-            v = -1;
-        }
+        long v = n.value();
         // HAProxy stores it unsigned: a negative value is no limit in effect
         s.maxconn(v <= 0 || v > Integer.MAX_VALUE ? 0 : (int) v);
         return "";
@@ -338,28 +353,12 @@ public final class ServerCommands {
         if (arg.isEmpty()) {
             return "Require <weight> or <weight%>.\n";
         }
-        int i = 0;
-        while (i < arg.length() && Character.isWhitespace(arg.charAt(i))) {
-            i++;
-        }
-        int start = i;
-        if (i < arg.length() && (arg.charAt(i) == '-' || arg.charAt(i) == '+')) {
-            i++;
-        }
-        int digits = i;
-        while (i < arg.length() && arg.charAt(i) >= '0' && arg.charAt(i) <= '9') {
-            i++;
-        }
-        if (i == digits) {
+        Strtol n = Strtol.of(arg);
+        if (n == null) {
             return "Empty weight string empty or preceded by garbage";
         }
-        long w;
-        try {
-            w = Long.parseLong(arg.substring(start, i));
-        } catch (NumberFormatException e) {
-            w = arg.charAt(start) == '-' ? Long.MIN_VALUE : Long.MAX_VALUE;
-        }
-        String rest = arg.substring(i);
+        long w = n.value();
+        String rest = n.rest();
         if (rest.equals("%")) {
             if (w < 0) {
                 return "Relative weight must be positive.\n";

@@ -580,6 +580,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             cause = byClient ? 'c' : 's';
             state = 'D';
         }
+        closeBoth();
+    }
+
+    /** Closes the server connection (if any) and the client connection, then logs: the exchange is over. */
+    private void closeBoth() {
         ServerSide c = conn;
         conn = null;
         if (c != null) {
@@ -1185,13 +1190,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         cause = 'K';
         state = at;
         releasePending();
-        ServerSide c = conn;
-        conn = null;
-        if (c != null) {
-            c.abort();
-        }
-        client.abort();
-        log();
+        closeBoth();
     }
 
     /**

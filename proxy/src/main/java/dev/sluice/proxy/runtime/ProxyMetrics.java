@@ -135,50 +135,22 @@ final class ProxyMetrics implements MetricSource {
     }
 
     private static void backend(MetricSink m, Backend be) {
-        Counters.Snapshot s = be.snapshot();
-        TimeStats.Snapshot t = be.timeStats().snapshot();
-        long now = System.currentTimeMillis();
         String[] l = {"proxy", be.name()};
         m.gauge("haproxy_backend_status", "Current status of the service.", be.up() ? 1 : 0, l);
-        m.gauge("haproxy_backend_current_sessions", "Current number of active sessions.", s.current(), l);
-        m.gauge("haproxy_backend_max_sessions", "Maximum observed number of active sessions.", s.currentMax(), l);
         m.gauge("haproxy_backend_limit_sessions", "Configured session limit.", be.fullconn(), l);
-        m.counter("haproxy_backend_sessions_total", "Total number of sessions.", s.get(Counter.SESSIONS), l);
-        m.gauge("haproxy_backend_max_session_rate", "Maximum observed number of sessions per second.", s.rateMax(Counter.SESSIONS), l);
-        m.gauge("haproxy_backend_last_session_seconds", "Number of seconds since last session assigned to server/backend.",
-                s.lastSession() < 0 ? -1 : (now - s.lastSession()) / 1000, l);
-        m.gauge("haproxy_backend_current_queue", "Current number of queued requests.", 0, l);
-        m.gauge("haproxy_backend_max_queue", "Maximum observed number of queued requests.", 0, l);
-        m.counter("haproxy_backend_connection_attempts_total", "Total number of connection establishment attempts.", s.get(Counter.CONNECTS), l);
-        m.counter("haproxy_backend_connection_reuses_total", "Total number of connection reuses.", s.get(Counter.REUSES), l);
-        m.counter("haproxy_backend_bytes_in_total", "Current total of incoming bytes.", s.get(Counter.BYTES_IN), l);
-        m.counter("haproxy_backend_bytes_out_total", "Current total of outgoing bytes.", s.get(Counter.BYTES_OUT), l);
-        times(m, "haproxy_backend_", t, l);
+        Counters.Snapshot s = be.snapshot();
+        shared(m, "haproxy_backend_", s, be.timeStats().snapshot(), be.lastChange(), l);
         m.counter("haproxy_backend_requests_denied_total", "Total number of denied requests.", s.get(Counter.DENIED_REQUESTS), l);
-        m.counter("haproxy_backend_responses_denied_total", "Total number of denied responses.", s.get(Counter.DENIED_RESPONSES), l);
-        m.counter("haproxy_backend_connection_errors_total", "Total number of connection errors.", s.get(Counter.CONNECT_ERRORS), l);
-        m.counter("haproxy_backend_response_errors_total", "Total number of response errors.", s.get(Counter.RESPONSE_ERRORS), l);
-        m.counter("haproxy_backend_retry_warnings_total", "Total number of retry warnings.", s.get(Counter.RETRIES), l);
-        m.counter("haproxy_backend_redispatch_warnings_total", "Total number of redispatch warnings.", s.get(Counter.REDISPATCHES), l);
         m.gauge("haproxy_backend_weight", "Service weight.", be.usableWeight(), l);
         m.gauge("haproxy_backend_active_servers", "Current number of active servers.", be.usableServers(), l);
         m.gauge("haproxy_backend_backup_servers", "Current number of backup servers.", 0, l);
         m.counter("haproxy_backend_check_up_down_total", "Total number of UP->DOWN transitions.", be.downTransitions(), l);
-        m.gauge("haproxy_backend_check_last_change_seconds", "Number of seconds since the last UP<->DOWN transition.",
-                (now - be.lastChange()) / 1000, l);
         m.counter("haproxy_backend_downtime_seconds_total", "Total downtime (in seconds) for the service.", be.downtime() / 1000, l);
-        m.counter("haproxy_backend_loadbalanced_total", "Total number of times a service was selected, either for new sessions, or when"
-                + " redispatching.", s.get(Counter.SELECTED), l);
         m.counter("haproxy_backend_http_requests_total", "Total number of HTTP requests received.", s.get(Counter.REQUESTS), l);
         responses(m, "haproxy_backend_http_responses_total", s, be.name(), null);
-        m.counter("haproxy_backend_client_aborts_total", "Total number of data transfers aborted by the client.", s.get(Counter.CLIENT_ABORTS), l);
-        m.counter("haproxy_backend_server_aborts_total", "Total number of data transfers aborted by the server.", s.get(Counter.SERVER_ABORTS), l);
     }
 
     private static void server(MetricSink m, Server srv) {
-        Counters.Snapshot s = srv.snapshot();
-        TimeStats.Snapshot t = srv.timeStats().snapshot();
-        long now = System.currentTimeMillis();
         String[] l = {"proxy", srv.backend().name(), "server", srv.name()};
         String status = StatRows.status(srv);
         String state = status.equals("no check") ? "UP" : status;
@@ -186,33 +158,39 @@ final class ProxyMetrics implements MetricSource {
             m.gauge("haproxy_server_status", "Current status of the service, per state label value.", st.equals(state) ? 1 : 0, "proxy",
                     srv.backend().name(), "server", srv.name(), "state", st);
         }
-        m.gauge("haproxy_server_current_sessions", "Current number of active sessions.", s.current(), l);
-        m.gauge("haproxy_server_max_sessions", "Maximum observed number of active sessions.", s.currentMax(), l);
         m.gauge("haproxy_server_limit_sessions", "Configured session limit.", srv.maxconn(), l);
-        m.counter("haproxy_server_sessions_total", "Total number of sessions.", s.get(Counter.SESSIONS), l);
-        m.gauge("haproxy_server_max_session_rate", "Maximum observed number of sessions per second.", s.rateMax(Counter.SESSIONS), l);
-        m.gauge("haproxy_server_last_session_seconds", "Number of seconds since last session assigned to server/backend.",
-                s.lastSession() < 0 ? -1 : (now - s.lastSession()) / 1000, l);
-        m.gauge("haproxy_server_current_queue", "Current number of queued requests.", 0, l);
-        m.gauge("haproxy_server_max_queue", "Maximum observed number of queued requests.", 0, l);
-        m.counter("haproxy_server_bytes_in_total", "Current total of incoming bytes.", s.get(Counter.BYTES_IN), l);
-        m.counter("haproxy_server_bytes_out_total", "Current total of outgoing bytes.", s.get(Counter.BYTES_OUT), l);
-        times(m, "haproxy_server_", t, l);
-        m.counter("haproxy_server_connection_attempts_total", "Total number of connection establishment attempts.", s.get(Counter.CONNECTS), l);
-        m.counter("haproxy_server_connection_reuses_total", "Total number of connection reuses.", s.get(Counter.REUSES), l);
-        m.counter("haproxy_server_responses_denied_total", "Total number of denied responses.", s.get(Counter.DENIED_RESPONSES), l);
-        m.counter("haproxy_server_connection_errors_total", "Total number of connection errors.", s.get(Counter.CONNECT_ERRORS), l);
-        m.counter("haproxy_server_response_errors_total", "Total number of response errors.", s.get(Counter.RESPONSE_ERRORS), l);
-        m.counter("haproxy_server_retry_warnings_total", "Total number of retry warnings.", s.get(Counter.RETRIES), l);
-        m.counter("haproxy_server_redispatch_warnings_total", "Total number of redispatch warnings.", s.get(Counter.REDISPATCHES), l);
+        Counters.Snapshot s = srv.snapshot();
+        shared(m, "haproxy_server_", s, srv.timeStats().snapshot(), srv.lastChange(), l);
         m.gauge("haproxy_server_weight", "Service weight.", srv.weight(), l);
-        m.gauge("haproxy_server_check_last_change_seconds", "Number of seconds since the last UP<->DOWN transition.",
-                (now - srv.lastChange()) / 1000, l);
-        m.counter("haproxy_server_loadbalanced_total", "Total number of times a service was selected, either for new sessions, or when"
-                + " redispatching.", s.get(Counter.SELECTED), l);
         responses(m, "haproxy_server_http_responses_total", s, srv.backend().name(), srv.name());
-        m.counter("haproxy_server_client_aborts_total", "Total number of data transfers aborted by the client.", s.get(Counter.CLIENT_ABORTS), l);
-        m.counter("haproxy_server_server_aborts_total", "Total number of data transfers aborted by the server.", s.get(Counter.SERVER_ABORTS), l);
+    }
+
+    /** The families backends and servers both have, under their prefix. */
+    private static void shared(MetricSink m, String p, Counters.Snapshot s, TimeStats.Snapshot t, long lastChange, String[] l) {
+        long now = System.currentTimeMillis();
+        m.gauge(p + "current_sessions", "Current number of active sessions.", s.current(), l);
+        m.gauge(p + "max_sessions", "Maximum observed number of active sessions.", s.currentMax(), l);
+        m.counter(p + "sessions_total", "Total number of sessions.", s.get(Counter.SESSIONS), l);
+        m.gauge(p + "max_session_rate", "Maximum observed number of sessions per second.", s.rateMax(Counter.SESSIONS), l);
+        m.gauge(p + "last_session_seconds", "Number of seconds since last session assigned to server/backend.",
+                s.lastSession() < 0 ? -1 : (now - s.lastSession()) / 1000, l);
+        m.gauge(p + "current_queue", "Current number of queued requests.", 0, l);
+        m.gauge(p + "max_queue", "Maximum observed number of queued requests.", 0, l);
+        m.counter(p + "connection_attempts_total", "Total number of connection establishment attempts.", s.get(Counter.CONNECTS), l);
+        m.counter(p + "connection_reuses_total", "Total number of connection reuses.", s.get(Counter.REUSES), l);
+        m.counter(p + "bytes_in_total", "Current total of incoming bytes.", s.get(Counter.BYTES_IN), l);
+        m.counter(p + "bytes_out_total", "Current total of outgoing bytes.", s.get(Counter.BYTES_OUT), l);
+        times(m, p, t, l);
+        m.counter(p + "responses_denied_total", "Total number of denied responses.", s.get(Counter.DENIED_RESPONSES), l);
+        m.counter(p + "connection_errors_total", "Total number of connection errors.", s.get(Counter.CONNECT_ERRORS), l);
+        m.counter(p + "response_errors_total", "Total number of response errors.", s.get(Counter.RESPONSE_ERRORS), l);
+        m.counter(p + "retry_warnings_total", "Total number of retry warnings.", s.get(Counter.RETRIES), l);
+        m.counter(p + "redispatch_warnings_total", "Total number of redispatch warnings.", s.get(Counter.REDISPATCHES), l);
+        m.gauge(p + "check_last_change_seconds", "Number of seconds since the last UP<->DOWN transition.", (now - lastChange) / 1000, l);
+        m.counter(p + "loadbalanced_total", "Total number of times a service was selected, either for new sessions, or when redispatching.",
+                s.get(Counter.SELECTED), l);
+        m.counter(p + "client_aborts_total", "Total number of data transfers aborted by the client.", s.get(Counter.CLIENT_ABORTS), l);
+        m.counter(p + "server_aborts_total", "Total number of data transfers aborted by the server.", s.get(Counter.SERVER_ABORTS), l);
     }
 
     private static void times(MetricSink m, String prefix, TimeStats.Snapshot t, String[] l) {
