@@ -275,6 +275,11 @@ public final class ProxyRuntime {
             problems.addAll(tls.prepare(config));
         }
         for (Proxy p : config.proxies()) {
+            for (Bind b : p.binds()) {
+                if (b.isQuic()) {
+                    problems.add(b.where() + ": error: 'bind " + b.text() + "' : QUIC listeners are not served by this build yet.");
+                }
+            }
             ProxyRules.compile(p, problems, tables);
             if (p.stats().enabled()) {
                 ProxyRules.conditions(p, p.stats().admin(), "stats admin", problems, tables);
