@@ -179,6 +179,13 @@ class AdminParityTest {
                     assertThat(normalise(ours)).as("answer to %s", in.replace("\n", "\\n").replace("\r", "\\r").replace("\0", "\\0"))
                             .isEqualTo(normalise(theirs));
                 }
+                // show stat json: the same layout, down to the first fields of the first row
+                String theirJson = AdminClient.run(hsock, "show stat json\n");
+                String ourJson = AdminClient.run(ssock, "show stat json\n");
+                int third = theirJson.indexOf("{\"objType\"", theirJson.indexOf("{\"objType\"", 3) + 1);
+                assertThat(ourJson.substring(0, third)).isEqualTo(theirJson.substring(0, third));
+                assertThat(ourJson).endsWith("}}]]\n\n");
+                assertThat(theirJson).endsWith("}}]]\n\n");
                 String theirConn = AdminClient.run(hsock, "show servers conn\n").lines().findFirst().orElseThrow();
                 assertThat(AdminClient.run(ssock, "show servers conn\n").lines().findFirst().orElseThrow()).isEqualTo(theirConn);
                 String theirStat = AdminClient.run(hsock, "show stat\n").lines().findFirst().orElseThrow();
