@@ -244,8 +244,8 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     /**
      * Flushes frames written by streams, once per event-loop round: responses read from several server
      * connections in one round leave in one write instead of one each (the task runs after the loop has
-     * handled every ready channel). h2load -c16 -m20 on h2c: 37k -> 45k requests/s (HAProxy 2.6 in the
-     * same run: 51k), 17.8 -> 14.3 us of CPU per request.
+     * handled every ready channel). h2load -c16 -m20 on h2c, warm, proxy and origin on one core: 37k -> 43-46k
+     * requests/s and 17.8 -> 13-14 us of CPU per request (HAProxy 2.6 in the same runs: 47-52k, 11.2-12.3 us).
      */
     void flushIfNeeded() {
         if (dirty && !flushScheduled) {
