@@ -17,7 +17,6 @@ final class Unsupported {
     private static final String TLS = "TLS (comes with the HTTP engine)";
     private static final String CHECKS = "health checks";
     private static final String STATS = "the HTML stats page";
-    private static final String PRIVS = "dropping privileges (run Sluice as the target user instead)";
 
     /** Section keywords HAProxy has and Sluice does not. */
     static final Map<String, String> SECTIONS = Map.ofEntries(
@@ -56,9 +55,6 @@ final class Unsupported {
             Map.entry("stats http-request", STATS), Map.entry("stats disable", STATS),
             Map.entry("stats maxconn", "a connection limit on stats sockets"),
             Map.entry("stats bind-process", "multi-process mode (removed from HAProxy 2.5)"),
-            Map.entry("user", PRIVS), Map.entry("group", PRIVS), Map.entry("uid", PRIVS), Map.entry("gid", PRIVS),
-            Map.entry("chroot", "chroot (run Sluice in a container or a restricted account instead)"),
-            Map.entry("ulimit-n", "setting the file-descriptor limit (set it with ulimit before starting)"),
             Map.entry("master-worker", "master-worker mode"), Map.entry("mworker-max-reloads", "master-worker mode"),
             Map.entry("email-alert", "email alerts (mailers)"),
             Map.entry("compression", "HTTP compression"),

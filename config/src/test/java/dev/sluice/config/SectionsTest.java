@@ -446,7 +446,6 @@ class SectionsTest {
                 "global   => stats sockets /run/s.sock    => unknown stats keyword 'sockets' in 'global' section; did you mean 'socket' maybe ?",
                 "frontend => stats socket /run/s.sock     => 'stats socket' is not allowed in 'frontend' section (allowed in: global).",
                 "global   => lua-load /etc/x.lua          => 'lua-load' is not supported by Sluice yet: Lua scripting.",
-                "global   => user haproxy                 => 'user' is not supported by Sluice yet: dropping privileges (run Sluice as the target user instead).",
                 "global   => nbproc 2                     => 'nbproc' is not supported by Sluice yet: multi-process mode (removed from HAProxy 2.5).",
                 "frontend => option logasap               => 'option logasap' is not supported by Sluice yet: this logging feature.",
                 "frontend => unique-id-format %[uuid()]   => 'unique-id-format' is not supported by Sluice yet: this logging feature.",
