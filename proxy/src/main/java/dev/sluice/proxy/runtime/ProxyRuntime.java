@@ -149,6 +149,7 @@ public final class ProxyRuntime {
         fullconn(config);
         ProxyCommands.register(registry, this);
         ServerCommands.register(registry, backends.values());
+        dev.sluice.proxy.rules.TableCommands.register(registry, stickTables);
         this.admin = new AdminSockets(config.global().statsSockets(), config.global().statsTimeoutMs(), registry);
     }
 
