@@ -37,9 +37,7 @@ final class Unsupported {
             Map.entry("lua-load", LUA), Map.entry("lua-load-per-thread", LUA), Map.entry("lua-prepend-path", LUA),
             Map.entry("filter", "filters (SPOE, compression, cache, trace)"),
                         Map.entry("option log-health-checks", "health checks"),
-            Map.entry("option logasap", LOGS),
-            Map.entry("log-send-hostname", LOGS), Map.entry("unique-id-format", LOGS),
-            Map.entry("unique-id-header", LOGS), Map.entry("capture", LOGS),
+            Map.entry("log-send-hostname", LOGS), 
             
             
             
@@ -72,7 +70,7 @@ final class Unsupported {
             Map.entry("load-server-state-from-file", "server state files"),
             Map.entry("hard-stop-after", "reload"), 
             Map.entry("use-fcgi-app", "FastCGI applications"),
-            Map.entry("redirect", "redirect rules"), Map.entry("description", "descriptions"),
+            Map.entry("description", "descriptions"),
             Map.entry("node", "node names"), Map.entry("fullconn", "dynamic server limits (fullconn)"),
             Map.entry("backlog", "listen backlog tuning"), Map.entry("localpeer", "peers (stick-table replication)"),
             Map.entry("httpclient.ssl.verify", "the internal HTTP client"), Map.entry("set-dumpable", "core dumps (set-dumpable)"),
