@@ -656,6 +656,7 @@ final class CoreKeywords {
                 return;
             }
         }
+        RuleKeywords.warnAfterRedirect(c);
         c.proxy().httpRequestRules.add(new HttpRule.Action(c.at(), cond, "return", a.subList(0, end)));
     }
 

@@ -228,6 +228,9 @@ final class RuleKeywords {
             }
         }
         HttpRule rule = new HttpRule.Action(c.at(), cond, word, args);
+        if (family.equals("http-request")) {
+            warnAfterRedirect(c);
+        }
         switch (family) {
             case "http-request" -> c.proxy().httpRequestRules.add(rule);
             case "http-response" -> c.proxy().httpResponseRules.add(rule);
@@ -371,6 +374,13 @@ final class RuleKeywords {
             }
         }
         return null;
+    }
+
+    /** HAProxy's warning for an http-request rule written after a {@code redirect} line of the same proxy. */
+    static void warnAfterRedirect(KeywordContext c) {
+        if (!c.proxy().redirectRules.isEmpty()) {
+            c.lineWarning("a 'http-request' rule placed after a 'redirect' rule will still be processed before.");
+        }
     }
 
     /** The {@code redirect} keyword: an http-request redirect that runs after the http-request rules. */
