@@ -1,0 +1,81 @@
+package dev.sluice.proxy.memory;
+
+import dev.sluice.config.model.StatsSocket.Level;
+import dev.sluice.pools.Budget;
+import dev.sluice.pools.PoolCommandException;
+import dev.sluice.pools.PoolRegistry;
+import dev.sluice.pools.PoolTotals;
+import dev.sluice.pools.ShowPools;
+import dev.sluice.pools.ShowPoolsArgs;
+import dev.sluice.proxy.admin.CliCommand;
+import dev.sluice.proxy.admin.CliRegistry;
+import io.netty.buffer.PooledByteBufAllocator;
+import java.util.List;
+
+/**
+ * The process's pools and budgets, held to the {@code -m <megabytes>} ceiling, with Netty's allocator
+ * listed beside them; built once by {@code Main} and handed to the runtime, which gives the budgets to
+ * the code that creates what they count. Thread-safe.
+ *
+ * <p>What is counted, and why nothing on the request path is recycled (figures in docs/design.md, "Pools"):
+ * <ul>
+ * <li>{@code stream}: one per request exchange ({@code Stream} and the objects it owns: heads, fields,
+ * rule state; 1 kB as an estimate, HAProxy's stream is 984 bytes). Over the ceiling the request gets a
+ * 503. A {@link Budget}, not a recycling pool: a recycled stream is an old object pointing at young ones
+ * (card marking, remembered sets), which cost more than the young collection it saves.</li>
+ * <li>{@code session}: one per client connection (the connection handler, its Netty channel and
+ * pipeline; 2 kB as an estimate). Over the ceiling the connection is closed at once.</li>
+ * </ul>
+ */
+public final class ProxyPools {
+    /** Bytes a stream stands for in the ceiling (an estimate of what it keeps alive apart from buffers). */
+    static final int STREAM_SIZE = 1024;
+    /** Bytes a client connection stands for (handler, channel, pipeline; buffers excluded). */
+    static final int SESSION_SIZE = 2048;
+
+    private final PoolRegistry registry;
+    private final Budget streams;
+    private final Budget sessions;
+
+    /** @param memoryLimitMb the {@code -m} ceiling in megabytes, 0 for none */
+    public ProxyPools(long memoryLimitMb) {
+        this.registry = PoolRegistry.withMemoryLimitMb(memoryLimitMb);
+        this.streams = registry.budget("stream", STREAM_SIZE);
+        this.sessions = registry.budget("session", SESSION_SIZE);
+        registry.addExternal(new NettyPools(PooledByteBufAllocator.DEFAULT));
+    }
+
+    public PoolRegistry registry() {
+        return registry;
+    }
+
+    /** Taken by each stream when it starts, given back once when it ends. */
+    public Budget streams() {
+        return streams;
+    }
+
+    /** Taken by each accepted client connection, given back when it closes. */
+    public Budget sessions() {
+        return sessions;
+    }
+
+    /** Totals for {@code show info} and the Prometheus output. */
+    public PoolTotals totals() {
+        return registry.totals();
+    }
+
+    /**
+     * {@code show pools [byname|bysize|byusage] [match <prefix>] [<n>]}, at user level as in HAProxy (2.6
+     * ignores the arguments; they are 2.7's).
+     */
+    public void register(CliRegistry r) {
+        r.register(new CliCommand(List.of("show", "pools"), Level.USER, "show pools",
+                "report information about the memory pools usage", req -> {
+                    try {
+                        return ShowPools.render(registry, ShowPoolsArgs.parse(req.args().subList(2, req.args().size())));
+                    } catch (PoolCommandException e) {
+                        return e.getMessage();
+                    }
+                }));
+    }
+}
