@@ -242,6 +242,11 @@ public final class ProxyRuntime {
             problems.addAll(tls.prepare(config));
         }
         for (Proxy p : config.proxies()) {
+            for (Bind b : p.binds()) {
+                if (b.isQuic()) {
+                    problems.add(b.where() + ": error: 'bind " + b.text() + "' : QUIC listeners are not served by this build yet.");
+                }
+            }
             ProxyRules.compile(p, problems, tables);
             for (var e : p.errors().pages().entrySet()) {
                 if (e.getValue().length > 0) {
