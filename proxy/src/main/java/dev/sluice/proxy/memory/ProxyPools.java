@@ -40,8 +40,11 @@ public final class ProxyPools {
     /** @param memoryLimitMb the {@code -m} ceiling in megabytes, 0 for none */
     public ProxyPools(long memoryLimitMb) {
         this.registry = PoolRegistry.withMemoryLimitMb(memoryLimitMb);
-        this.streams = registry.budget("stream", STREAM_SIZE);
-        this.sessions = registry.budget("session", SESSION_SIZE);
+        // -Dsluice.budgets=off leaves streams and connections uncounted: the baseline of the load benchmark
+        // that measures what counting them costs (bench/load, proxy "sluice-nobudget")
+        boolean counted = !"off".equals(System.getProperty("sluice.budgets"));
+        this.streams = counted ? registry.budget("stream", STREAM_SIZE) : null;
+        this.sessions = counted ? registry.budget("session", SESSION_SIZE) : null;
         registry.addExternal(new NettyPools(PooledByteBufAllocator.DEFAULT));
     }
 
@@ -49,12 +52,12 @@ public final class ProxyPools {
         return registry;
     }
 
-    /** Taken by each stream when it starts, given back once when it ends. */
+    /** Taken by each stream when it starts, given back once when it ends; null when not counted. */
     public Budget streams() {
         return streams;
     }
 
-    /** Taken by each accepted client connection, given back when it closes. */
+    /** Taken by each accepted client connection, given back when it closes; null when not counted. */
     public Budget sessions() {
         return sessions;
     }
