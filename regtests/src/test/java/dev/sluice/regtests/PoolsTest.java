@@ -43,6 +43,7 @@ class PoolsTest {
                 frontend fe
                     bind 127.0.0.1:%2$d
                     bind 127.0.0.1:%3$d proto h2
+                    http-request use-service prometheus-exporter if { path /metrics }
                     http-request deny if { path /deny }
                     http-request return status 404 if { path /nf }
                     use_backend dead if { path /dead }
@@ -133,6 +134,23 @@ class PoolsTest {
                         .startsWith("Dumping pools usage (limited to the first 1 entries). Use SIGQUIT to flush them.\n  - Pool netty");
                 assertThat(AdminClient.run(sock, "show pools foo\n"))
                         .isEqualTo("Expects either 'byname', 'bysize', 'byusage', 'match <pfx>', or a max number of output lines.\n\n");
+                // the same lines as Prometheus families, one series per pool
+                String metrics;
+                awaitIdle(sock);
+                try (RawClient c = new RawClient(port)) {
+                    metrics = new String(c.send("GET /metrics HTTP/1.1\r\nhost: x\r\n\r\n").read().body(), StandardCharsets.UTF_8);
+                }
+                for (String family : List.of("sluice_pool_allocated", "sluice_pool_allocated_bytes", "sluice_pool_used", "sluice_pool_used_bytes",
+                        "sluice_pool_needed_avg", "sluice_pool_failures_total")) {
+                    assertThat(metrics).contains("# TYPE " + family + " ");
+                    for (String pool : List.of("stream", "session", "nettydirect", "nettyheap")) {
+                        assertThat(metrics).containsPattern("(?m)^" + family + "\\{pool=\"" + pool + "\"} [0-9.eE+]+$");
+                    }
+                }
+                // the scrape is a stream itself, the connection a session
+                assertThat(metrics).containsPattern("(?m)^sluice_pool_used\\{pool=\"stream\"} 1(\\.0)?$")
+                        .containsPattern("(?m)^sluice_pool_used\\{pool=\"session\"} 1(\\.0)?$")
+                        .containsPattern("(?m)^sluice_pool_allocated_bytes\\{pool=\"session\"} 2048(\\.0)?$");
                 Map<String, String> info = info(sock);
                 assertThat(info).containsEntry("Memmax_MB", "0").containsEntry("Memmax_bytes", "0").containsEntry("PoolFailed", "0");
                 long allocBytes = Long.parseLong(info.get("PoolAlloc_bytes"));

@@ -4,11 +4,14 @@ import dev.sluice.config.model.StatsSocket.Level;
 import dev.sluice.pools.Budget;
 import dev.sluice.pools.PoolCommandException;
 import dev.sluice.pools.PoolRegistry;
+import dev.sluice.pools.PoolStats;
 import dev.sluice.pools.PoolTotals;
 import dev.sluice.pools.ShowPools;
 import dev.sluice.pools.ShowPoolsArgs;
 import dev.sluice.proxy.admin.CliCommand;
 import dev.sluice.proxy.admin.CliRegistry;
+import dev.sluice.proxy.metrics.MetricSink;
+import dev.sluice.proxy.metrics.PrometheusExporter;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.util.List;
 
@@ -65,6 +68,27 @@ public final class ProxyPools {
     /** Totals for {@code show info} and the Prometheus output. */
     public PoolTotals totals() {
         return registry.totals();
+    }
+
+    /**
+     * One Prometheus series per {@code show pools} line and figure, labelled {@code pool} (HAProxy's exporter
+     * has no per-pool families: these are Sluice's, named {@code sluice_pool_*}; the totals are HAProxy's
+     * {@code haproxy_process_pool_*}, from {@code show info}).
+     */
+    public void register(PrometheusExporter metrics) {
+        metrics.register(this::collect);
+    }
+
+    void collect(MetricSink m) {
+        for (PoolStats s : registry.snapshot()) {
+            m.gauge("sluice_pool_allocated", "Objects allocated in this pool (show pools: allocated).", s.allocated(), "pool", s.name());
+            m.gauge("sluice_pool_allocated_bytes", "Bytes allocated in this pool.", s.allocatedBytes(), "pool", s.name());
+            m.gauge("sluice_pool_used", "Objects of this pool in use, thread caches included (show pools: used).", s.used(), "pool", s.name());
+            m.gauge("sluice_pool_used_bytes", "Bytes of this pool in use.", s.usedBytes(), "pool", s.name());
+            m.gauge("sluice_pool_needed_avg", "Sliding average of the objects of this pool in use (show pools: needed_avg).", s.neededAvg(),
+                    "pool", s.name());
+            m.counter("sluice_pool_failures_total", "Allocations this pool refused (the -m ceiling or its limit).", s.failed(), "pool", s.name());
+        }
     }
 
     /**

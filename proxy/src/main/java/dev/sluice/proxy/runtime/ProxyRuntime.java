@@ -114,6 +114,7 @@ public final class ProxyRuntime {
         dev.sluice.proxy.auth.Userlists userlists = dev.sluice.proxy.auth.Userlists.compile(config.userlists());
         this.metrics = new dev.sluice.proxy.metrics.PrometheusExporter(config.global().tune().prometheusMaxSeries());
         this.metrics.register(new ProxyMetrics(this));
+        pools.register(metrics);
         dev.sluice.proxy.rules.Service prometheusService = t -> new dev.sluice.proxy.rules.Service.Reply(200,
                 dev.sluice.proxy.metrics.PrometheusExporter.CONTENT_TYPE, List.of(),
                 metrics.scrape().getBytes(java.nio.charset.StandardCharsets.UTF_8));
