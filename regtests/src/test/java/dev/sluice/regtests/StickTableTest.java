@@ -52,18 +52,19 @@ class StickTableTest {
                         timeout connect 2s
                         timeout client 5s
                         timeout server 5s
-                    frontend probe
-                        bind 127.0.0.1:%d
-                        default_backend be
                     frontend fe
                         bind 127.0.0.1:%d
                         stick-table type ip size 1m expire 30s store conn_rate(10s)
                         tcp-request connection track-sc0 src
                         tcp-request connection reject if { src_conn_rate gt 5 }
                         default_backend be
+                    # bound after fe (listeners start in order): readiness is probed here, not counted in fe's table
+                    frontend probe
+                        bind 127.0.0.1:%d
+                        default_backend be
                     backend be
                         server s1 127.0.0.1:%d
-                    """.formatted(probe, port, o.port()), probe)) {
+                    """.formatted(port, probe, o.port()), probe)) {
                 List<Boolean> served = new ArrayList<>();
                 for (int i = 0; i < 8; i++) {
                     try (RawClient c = new RawClient(port)) {
