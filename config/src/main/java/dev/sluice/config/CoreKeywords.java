@@ -273,6 +273,7 @@ final class CoreKeywords {
             return;
         }
         TlsOptions opts = new TlsOptions();
+        BindSocketOptions sock = new BindSocketOptions();
         boolean forceRetry = false;
         dev.sluice.config.model.BindQuic.CongestionControl cc = null;
         String quicOption = null;
@@ -306,6 +307,12 @@ final class CoreKeywords {
             int next = TlsKeywords.option(c, opts, a, i, false);
             if (next == TlsKeywords.FAILED) {
                 return;
+            }
+            if (next == TlsKeywords.NOT_MINE) {
+                next = sock.option(c, a, i);
+                if (next == TlsKeywords.FAILED) {
+                    return;
+                }
             }
             if (next == TlsKeywords.NOT_MINE) {
                 String what = TlsKeywords.bindFeature(opt);
@@ -347,7 +354,11 @@ final class CoreKeywords {
                     c.error("'" + quicOption + "' only applies to QUIC binds (quic4@ or quic6@), not to '" + one + "'.");
                     continue;
                 }
-                c.proxy().binds.add(new Bind(c.at(), addr, one, null, opts.proto, quic));
+                if (sock.used != null && !(addr instanceof ListenAddress.Inet)) {
+                    c.error("'" + sock.used + "' only applies to TCP addresses, not to '" + one + "'.");
+                    continue;
+                }
+                c.proxy().binds.add(new Bind(c.at(), addr, one, null, opts.proto, quic, sock.build()));
                 c.proxy().bindOptions.add(opts);
             } catch (IllegalArgumentException e) {
                 c.error(e.getMessage());

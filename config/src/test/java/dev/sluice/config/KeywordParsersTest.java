@@ -349,7 +349,8 @@ class KeywordParsersTest {
                 "`:80 ssl crt /x.pem crt-list /l` => bind option 'crt-list' is not supported by Sluice yet: certificate lists (use several 'crt' or a directory)",
                 "`:80 ssl crt /x.pem no-tlsv10 no-tlsv11 no-tlsv12 no-tlsv13` => no TLS version is left enabled by the version options.",
                 "`:80 accept-proxy`   => bind option 'accept-proxy' is not supported by Sluice yet: the PROXY protocol",
-                "`:80 name web`       => bind option 'name' is not supported by Sluice yet: this bind option",
+                "`:80 shards 2`       => bind option 'shards' is not supported by Sluice yet: this bind option",
+                "`:80 name`           => 'name' expects an argument.",
         })
         void rejectedAddresses(String address, String message) {
             Diagnostic d = assertSingleError(parse(inFrontend("bind " + address)), FRONTEND_LINE, message);
