@@ -34,6 +34,7 @@ public final class ProxyBuilder {
     public long timeoutHttpRequest = Timeouts.UNSET;
     public long timeoutHttpKeepAlive = Timeouts.UNSET;
     public long timeoutTunnel = Timeouts.UNSET;
+    public long timeoutTarpit = Timeouts.UNSET;
     public HttpOptions.ConnectionMode connectionMode = HttpOptions.ConnectionMode.KEEP_ALIVE;
     public boolean acceptInvalidRequest;
     public HttpOptions.Reuse reuse = HttpOptions.Reuse.SAFE;
@@ -105,6 +106,7 @@ public final class ProxyBuilder {
         timeoutHttpRequest = d.timeoutHttpRequest;
         timeoutHttpKeepAlive = d.timeoutHttpKeepAlive;
         timeoutTunnel = d.timeoutTunnel;
+        timeoutTarpit = d.timeoutTarpit;
         connectionMode = d.connectionMode;
         acceptInvalidRequest = d.acceptInvalidRequest;
         reuse = d.reuse;
@@ -186,7 +188,7 @@ public final class ProxyBuilder {
     private Proxy build(dev.sluice.config.model.Logging logging) {
         ProxyKind kind = kind();
         Timeouts timeouts = new Timeouts(timeoutClient, timeoutServer, timeoutConnect, timeoutHttpRequest, timeoutHttpKeepAlive,
-                Timeouts.UNSET, timeoutTunnel, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET);
+                Timeouts.UNSET, timeoutTunnel, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET, timeoutTarpit);
         return new Proxy(name, kind, where, mode == null ? Mode.TCP : mode,
                 kind.hasFrontend() ? binds : List.of(),
                 kind.hasFrontend() ? maxconn : 0,

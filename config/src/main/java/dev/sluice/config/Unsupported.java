@@ -59,7 +59,7 @@ final class Unsupported {
             Map.entry("retries", "retries"), Map.entry("retry-on", "retries"), Map.entry("option redispatch", "retries"),
             Map.entry("timeout queue", "server queues"), 
             Map.entry("timeout client-fin", "half-closed connection timeouts"),
-            Map.entry("timeout server-fin", "half-closed connection timeouts"), Map.entry("timeout tarpit", "tarpit"),
+            Map.entry("timeout server-fin", "half-closed connection timeouts"),
            
             Map.entry("server-template", "server templates"), Map.entry("use-server", "use-server rules"),
             Map.entry("server-state-file", "server state files"), Map.entry("server-state-base", "server state files"),

@@ -69,9 +69,10 @@ public final class Listener {
     /** Binds (or adopts) the socket; throws {@link IllegalStateException} with HAProxy-like wording on failure. */
     public void start(Transport transport, EventLoopGroup group, int backlog) {
         ListenAddress addr = bind.address();
+        dev.sluice.config.model.BindSocket so = bind.socket();
         ServerBootstrap b = new ServerBootstrap()
                 .group(group)
-                .option(ChannelOption.SO_BACKLOG, backlog)
+                .option(ChannelOption.SO_BACKLOG, so.backlog() > 0 ? so.backlog() : backlog)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .option(ChannelOption.ALLOCATOR, transport.allocator())
                 .childOption(ChannelOption.ALLOCATOR, transport.allocator())
@@ -97,6 +98,13 @@ public final class Listener {
                         ch.pipeline().addLast("conn", connectionHandler.apply(admitted));
                     }
                 });
+        if (so.needsEpoll()) {
+            if (!transport.name().equals("epoll")) {
+                throw new IllegalStateException("Starting frontend " + frontend + ": the socket options of 'bind " + bind.text()
+                        + "' need the epoll transport (" + transport.fallbackReason() + ")");
+            }
+            SocketOptions.applyChildren(b, so);
+        }
         ChannelFuture f;
         if (addr instanceof ListenAddress.InheritedFd fd) {
             if (!transport.canInherit()) {
@@ -113,7 +121,19 @@ public final class Listener {
             f = b.register();
         } else {
             ListenAddress.Inet inet = (ListenAddress.Inet) addr;
-            b.channelFactory(transport::newServerChannel);
+            String where = "[" + addr + "]";
+            b.channelFactory(() -> {
+                ServerChannel ch = transport.newServerChannel();
+                if (so.needsEpoll()) {
+                    try {
+                        SocketOptions.apply(ch, so, where);
+                    } catch (IllegalStateException e) {
+                        ch.unsafe().closeForcibly();
+                        throw e;
+                    }
+                }
+                return ch;
+            });
             InetSocketAddress sa = inet.host().isEmpty() ? new InetSocketAddress(inet.port())
                     : new InetSocketAddress(dev.sluice.config.Addresses.literal(inet.host()), inet.port());
             f = b.bind(sa);
@@ -121,6 +141,10 @@ public final class Listener {
         f.awaitUninterruptibly();
         if (!f.isSuccess()) {
             Throwable c = f.cause();
+            if (c instanceof IllegalStateException) {
+                // a socket option the kernel refused (SocketOptions)
+                throw new IllegalStateException("Starting frontend " + frontend + ": " + c.getMessage());
+            }
             String why = c == null ? "unknown error" : c.getMessage();
             if (why != null && why.contains("Address already in use")) {
                 why = "Address already in use";
