@@ -119,6 +119,25 @@ final class CoreKeywords {
         connectionMode(r, "http-server-close", HttpOptions.ConnectionMode.SERVER_CLOSE,
                 "Close the server connection after each response; keep the client connection.");
         connectionMode(r, "httpclose", HttpOptions.ConnectionMode.CLOSE, "Close both connections after each response.");
+        r.register(new Keyword("option tcpka", PROXIES, "[no] option tcpka",
+                "Send TCP keep-alive probes on client connections (frontends) and server connections (backends).", c -> {
+                    if (c.expectArgs(0, 0, "option tcpka")) {
+                        c.proxy().clientTcpKeepAlive = !c.negated();
+                        c.proxy().serverTcpKeepAlive = !c.negated();
+                    }
+                }));
+        r.register(new Keyword("option clitcpka", FRONTEND_SIDE, "[no] option clitcpka",
+                "Send TCP keep-alive probes on client connections.", c -> {
+                    if (c.expectArgs(0, 0, "option clitcpka")) {
+                        c.proxy().clientTcpKeepAlive = !c.negated();
+                    }
+                }));
+        r.register(new Keyword("option srvtcpka", BACKEND_SIDE, "[no] option srvtcpka",
+                "Send TCP keep-alive probes on server connections.", c -> {
+                    if (c.expectArgs(0, 0, "option srvtcpka")) {
+                        c.proxy().serverTcpKeepAlive = !c.negated();
+                    }
+                }));
         for (String name : new String[] {"accept-unsafe-violations-in-http-request", "accept-invalid-http-request"}) {
             r.register(new Keyword("option " + name, FRONTEND_SIDE, "[no] option " + name,
                     "Relax HTTP/1 request parsing as HAProxy does: any non-control character in field names, 8-bit characters, "

@@ -35,6 +35,8 @@ public final class ProxyBuilder {
     public long timeoutHttpKeepAlive = Timeouts.UNSET;
     public long timeoutTunnel = Timeouts.UNSET;
     public long timeoutTarpit = Timeouts.UNSET;
+    boolean clientTcpKeepAlive;
+    boolean serverTcpKeepAlive;
     public HttpOptions.ConnectionMode connectionMode = HttpOptions.ConnectionMode.KEEP_ALIVE;
     public boolean acceptInvalidRequest;
     public HttpOptions.Reuse reuse = HttpOptions.Reuse.SAFE;
@@ -107,6 +109,8 @@ public final class ProxyBuilder {
         timeoutHttpKeepAlive = d.timeoutHttpKeepAlive;
         timeoutTunnel = d.timeoutTunnel;
         timeoutTarpit = d.timeoutTarpit;
+        clientTcpKeepAlive = d.clientTcpKeepAlive;
+        serverTcpKeepAlive = d.serverTcpKeepAlive;
         connectionMode = d.connectionMode;
         acceptInvalidRequest = d.acceptInvalidRequest;
         reuse = d.reuse;
@@ -193,7 +197,7 @@ public final class ProxyBuilder {
                 kind.hasFrontend() ? binds : List.of(),
                 kind.hasFrontend() ? maxconn : 0,
                 timeouts,
-                new HttpOptions(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse),
+                new HttpOptions(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, clientTcpKeepAlive, serverTcpKeepAlive),
                 acls, redirectRules.isEmpty() ? httpRequestRules : concat(httpRequestRules, redirectRules), httpResponseRules,
                 httpAfterResponseRules,
                 kind.hasFrontend() ? useBackends : List.of(),

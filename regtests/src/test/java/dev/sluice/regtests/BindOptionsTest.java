@@ -146,4 +146,52 @@ class BindOptionsTest {
         assertThat(r.output()).contains("[ALERT] Starting frontend fe: cannot set socket option 'interface nosuchif0' for [127.0.0.1:"
                 + port + "] (setsockopt() failed: No such device)");
     }
+
+    /** The sockets {@code ss} lists for a filter, with their timers ({@code -o}). */
+    private static String ss(String filter) throws Exception {
+        Process p = new ProcessBuilder("ss", "-tnoH", "state", "established", filter).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        p.waitFor();
+        return out;
+    }
+
+    @Test
+    void tcpKeepAliveProbesOnClientAndServerConnections() throws Exception {
+        assumeTrue(java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/bin/ss")) || java.nio.file.Files.isExecutable(java.nio.file.Path.of("/bin/ss")),
+                "ss (iproute2) is not installed");
+        try (Origin o = Origin.start("o1")) {
+            int on = Ports.free();
+            int off = Ports.free();
+            String cfg = """
+                    defaults
+                        mode http
+                        timeout client 30s
+                        timeout server 30s
+                        timeout connect 5s
+                    frontend ka
+                        bind 127.0.0.1:%d
+                        option clitcpka
+                        default_backend be_ka
+                    frontend plain
+                        bind 127.0.0.1:%d
+                        default_backend be_plain
+                    backend be_ka
+                        option srvtcpka
+                        server o1 127.0.0.1:%d
+                    backend be_plain
+                        server o1 127.0.0.1:%d
+                    """.formatted(on, off, o.port(), o.port());
+            try (Sluice s = Sluice.start(cfg, on, off); RawClient a = new RawClient(on); RawClient b = new RawClient(off)) {
+                assertThat(a.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);
+                // the proxy's side of the client connection: local port 'on'; with keep-alive probes it has a keepalive timer
+                assertThat(ss("( sport = :" + on + " )")).contains("timer:(keepalive");
+                assertThat(b.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);
+                assertThat(ss("( sport = :" + off + " )")).isNotBlank().doesNotContain("keepalive");
+                // to the origin: one idle connection per backend, one of them with probes
+                String toOrigin = ss("( dport = :" + o.port() + " )");
+                assertThat(toOrigin.lines().filter(l -> l.contains("timer:(keepalive")).count()).isEqualTo(1);
+                assertThat(toOrigin.lines().count()).isEqualTo(2);
+            }
+        }
+    }
 }

@@ -21,6 +21,7 @@ import java.util.function.Function;
  */
 public final class Listener {
     private final Bind bind;
+    private boolean tcpKeepAlive;
     private final String frontend;
     private final ConnectionLimit limit;
     private final Function<Boolean, ChannelHandler> connectionHandler;
@@ -54,6 +55,12 @@ public final class Listener {
         return this;
     }
 
+    /** {@code option clitcpka}: TCP keep-alive probes on the accepted connections. */
+    public Listener tcpKeepAlive(boolean on) {
+        this.tcpKeepAlive = on;
+        return this;
+    }
+
     public Bind bind() {
         return bind;
     }
@@ -77,6 +84,7 @@ public final class Listener {
                 .option(ChannelOption.ALLOCATOR, transport.allocator())
                 .childOption(ChannelOption.ALLOCATOR, transport.allocator())
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.SO_KEEPALIVE, tcpKeepAlive)
                 // a client may half-close after its request and still expect the response
                 .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
                 .childHandler(new io.netty.channel.ChannelInitializer<SocketChannel>() {

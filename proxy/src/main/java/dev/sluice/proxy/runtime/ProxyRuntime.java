@@ -156,7 +156,7 @@ public final class ProxyRuntime {
                 }
             }
             for (int i = listenersBefore; i < listeners.size(); i++) {
-                listeners.get(i).acceptFilter(connectionRules).sessions(pools.sessions());
+                listeners.get(i).acceptFilter(connectionRules).sessions(pools.sessions()).tcpKeepAlive(p.http().clientTcpKeepAlive());
             }
         }
         fullconn(config);
