@@ -119,6 +119,15 @@ final class CoreKeywords {
         connectionMode(r, "http-server-close", HttpOptions.ConnectionMode.SERVER_CLOSE,
                 "Close the server connection after each response; keep the client connection.");
         connectionMode(r, "httpclose", HttpOptions.ConnectionMode.CLOSE, "Close both connections after each response.");
+        r.register(new Keyword("pool-purge-delay", BACKEND_SIDE, "pool-purge-delay <time>",
+                "Each period, half of a server's idle connections are closed (default 5s; 0: never).", c -> {
+                    if (c.expectArgs(1, 1, "pool-purge-delay <time>")) {
+                        long t = c.timeArg(c.args().get(0));
+                        if (t >= 0) {
+                            c.proxy().poolPurgeDelay = t;
+                        }
+                    }
+                }));
         r.register(new Keyword("option tcpka", PROXIES, "[no] option tcpka",
                 "Send TCP keep-alive probes on client connections (frontends) and server connections (backends).", c -> {
                     if (c.expectArgs(0, 0, "option tcpka")) {

@@ -37,6 +37,7 @@ public final class ProxyBuilder {
     public long timeoutTarpit = Timeouts.UNSET;
     boolean clientTcpKeepAlive;
     boolean serverTcpKeepAlive;
+    long poolPurgeDelay = dev.sluice.config.model.HttpOptions.DEFAULT_POOL_PURGE_DELAY_MS;
     public HttpOptions.ConnectionMode connectionMode = HttpOptions.ConnectionMode.KEEP_ALIVE;
     public boolean acceptInvalidRequest;
     public HttpOptions.Reuse reuse = HttpOptions.Reuse.SAFE;
@@ -111,6 +112,7 @@ public final class ProxyBuilder {
         timeoutTarpit = d.timeoutTarpit;
         clientTcpKeepAlive = d.clientTcpKeepAlive;
         serverTcpKeepAlive = d.serverTcpKeepAlive;
+        poolPurgeDelay = d.poolPurgeDelay;
         connectionMode = d.connectionMode;
         acceptInvalidRequest = d.acceptInvalidRequest;
         reuse = d.reuse;
@@ -197,7 +199,8 @@ public final class ProxyBuilder {
                 kind.hasFrontend() ? binds : List.of(),
                 kind.hasFrontend() ? maxconn : 0,
                 timeouts,
-                new HttpOptions(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, clientTcpKeepAlive, serverTcpKeepAlive),
+                new HttpOptions(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, clientTcpKeepAlive, serverTcpKeepAlive,
+                        poolPurgeDelay),
                 acls, redirectRules.isEmpty() ? httpRequestRules : concat(httpRequestRules, redirectRules), httpResponseRules,
                 httpAfterResponseRules,
                 kind.hasFrontend() ? useBackends : List.of(),

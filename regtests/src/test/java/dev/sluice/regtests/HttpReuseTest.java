@@ -75,4 +75,51 @@ class HttpReuseTest {
         assertThat(r.exitCode()).isEqualTo(1);
         assertThat(r.output()).contains("test.cfg:4: error: 'http-reuse' : expects 'never', 'safe', 'aggressive' or 'always', not 'sometimes'.");
     }
+
+    /** How many connections the proxy holds open to a port, as ss lists them. */
+    private static long connectionsTo(int port) throws Exception {
+        Process p = new ProcessBuilder("ss", "-tnH", "state", "established", "( dport = :" + port + " )").redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        p.waitFor();
+        return out.lines().filter(l -> !l.isBlank()).count();
+    }
+
+    @Test
+    void idleConnectionsOpenedByFirstRequestsArePurgedByHalves() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isExecutable(java.nio.file.Path.of("/bin/ss")), "ss is not installed");
+        try (Origin o = Origin.start("o")) {
+            int port = Ports.free();
+            try (Sluice s = Sluice.start("""
+                    global
+                        nbthread 1
+                    defaults
+                        mode http
+                        timeout connect 2s
+                        timeout client 30s
+                        timeout server 30s
+                    frontend fe
+                        bind 127.0.0.1:%d
+                        default_backend be
+                    backend be
+                        pool-purge-delay 400ms
+                        server s1 127.0.0.1:%d
+                    """.formatted(port, o.port()), port)) {
+                // each client sends one request and leaves: under 'safe' each first request opens its own connection,
+                // which then waits idle for the next (not first) request of anyone
+                for (int i = 0; i < 8; i++) {
+                    try (RawClient c = new RawClient(port)) {
+                        assertThat(c.send("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").read().status()).isEqualTo(200);
+                    }
+                }
+                assertThat(o.requests().stream().map(Origin.Request::connection).distinct().count()).isEqualTo(8);
+                // every period half of them close (8, 4, 2, 1): one stays for the next request
+                long n = connectionsTo(o.port());
+                for (int i = 0; i < 100 && n > 1; i++) {
+                    Thread.sleep(50);
+                    n = connectionsTo(o.port());
+                }
+                assertThat(n).isEqualTo(1);
+            }
+        }
+    }
 }

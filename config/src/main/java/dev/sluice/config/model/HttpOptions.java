@@ -5,14 +5,17 @@ package dev.sluice.config.model;
  * {@code http-server-close}, {@code httpclose}), {@code option forwardfor} (null when off) and
  * {@code option accept-unsafe-violations-in-http-request} (alias {@code accept-invalid-http-request}) and
  * {@code option http-use-proxy-header}; {@code option clitcpka|srvtcpka|tcpka} (TCP keep-alive probes on the client
- * or server connections).
+ * or server connections); {@code pool-purge-delay} (each period, half of a server's idle connections close; 0: never).
  */
 public record HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor, boolean acceptInvalidRequest, boolean useProxyHeader,
-        Reuse reuse, boolean clientTcpKeepAlive, boolean serverTcpKeepAlive) {
+        Reuse reuse, boolean clientTcpKeepAlive, boolean serverTcpKeepAlive, long poolPurgeDelayMs) {
+
+    /** HAProxy's default {@code pool-purge-delay}. */
+    public static final long DEFAULT_POOL_PURGE_DELAY_MS = 5000;
 
     public HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor, boolean acceptInvalidRequest, boolean useProxyHeader,
             Reuse reuse) {
-        this(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, false, false);
+        this(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, false, false, DEFAULT_POOL_PURGE_DELAY_MS);
     }
 
     public HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor) {

@@ -81,7 +81,10 @@ public final class ServerConnector {
                 }
             }
             ArrayDeque<ServerSide> idle = server.idle(loopIndex);
-            for (Iterator<ServerSide> it = idle.descendingIterator(); it.hasNext();) {
+            // under 'safe' a client connection's first request takes no idle connection: no need to look at any (with
+            // clients that close after each request the pool holds thousands and this is every request)
+            boolean none = first && policy == HttpOptions.Reuse.SAFE;
+            for (Iterator<ServerSide> it = idle.descendingIterator(); !none && it.hasNext();) {
                 ServerSide c = it.next();
                 if (!c.isOpen()) {
                     it.remove();
@@ -257,6 +260,23 @@ public final class ServerConnector {
     /** Puts a connection that may carry another request back in its loop's idle pool. */
     public static void park(Server server, int loopIndex, ServerSide connection) {
         server.idle(loopIndex).offerLast(connection);
+    }
+
+    /**
+     * HAProxy's idle-connection purge ({@code pool-purge-delay}, 5 s): closes the older half of a server's idle
+     * connections on this loop, so that a pool grown by a burst (or by clients that close after each request,
+     * whose first requests each open a connection under {@code http-reuse safe}) shrinks back. On the loop.
+     */
+    public static void purge(Server server, int loopIndex) {
+        ArrayDeque<ServerSide> idle = server.idle(loopIndex);
+        for (int n = idle.size() / 2; n > 0; n--) {
+            // the head holds the least recently used: connections are taken from the tail
+            ServerSide c = idle.pollFirst();
+            if (c == null) {
+                return;
+            }
+            c.abort();
+        }
     }
 
     /** Removes a connection from its idle pool (it closed or timed out there). */

@@ -669,6 +669,21 @@ public final class ProxyRuntime {
             throw e;
         }
         sampler = group.next().scheduleAtFixedRate(this::sample, 1, 1, TimeUnit.SECONDS);
+        // pool-purge-delay: each backend's idle server connections, on every loop
+        for (Backend b : backends.values()) {
+            long period = b.http().poolPurgeDelayMs();
+            if (period <= 0) {
+                continue;
+            }
+            for (int i = 0; i < workers.count(); i++) {
+                int loop = i;
+                workers.loop(i).scheduleAtFixedRate(() -> {
+                    for (dev.sluice.proxy.backend.Server s : b.servers()) {
+                        dev.sluice.proxy.backend.ServerConnector.purge(s, loop);
+                    }
+                }, period, period, TimeUnit.MILLISECONDS);
+            }
+        }
     }
 
     /** Stops listening and lets running exchanges finish, then stops; the process exits when it is done. */
