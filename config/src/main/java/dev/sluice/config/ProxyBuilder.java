@@ -34,6 +34,8 @@ public final class ProxyBuilder {
     public long timeoutHttpRequest = Timeouts.UNSET;
     public long timeoutHttpKeepAlive = Timeouts.UNSET;
     public long timeoutTunnel = Timeouts.UNSET;
+    public long timeoutQueue = Timeouts.UNSET;
+    public dev.sluice.config.model.Retries retries = dev.sluice.config.model.Retries.DEFAULT;
     public HttpOptions.ConnectionMode connectionMode = HttpOptions.ConnectionMode.KEEP_ALIVE;
     public boolean acceptInvalidRequest;
     public HttpOptions.Reuse reuse = HttpOptions.Reuse.SAFE;
@@ -91,6 +93,8 @@ public final class ProxyBuilder {
         timeoutHttpRequest = d.timeoutHttpRequest;
         timeoutHttpKeepAlive = d.timeoutHttpKeepAlive;
         timeoutTunnel = d.timeoutTunnel;
+        timeoutQueue = d.timeoutQueue;
+        retries = d.retries;
         connectionMode = d.connectionMode;
         acceptInvalidRequest = d.acceptInvalidRequest;
         reuse = d.reuse;
@@ -164,7 +168,7 @@ public final class ProxyBuilder {
     private Proxy build(dev.sluice.config.model.Logging logging) {
         ProxyKind kind = kind();
         Timeouts timeouts = new Timeouts(timeoutClient, timeoutServer, timeoutConnect, timeoutHttpRequest, timeoutHttpKeepAlive,
-                Timeouts.UNSET, timeoutTunnel, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET);
+                timeoutQueue, timeoutTunnel, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET);
         return new Proxy(name, kind, where, mode == null ? Mode.TCP : mode,
                 kind.hasFrontend() ? binds : List.of(),
                 kind.hasFrontend() ? maxconn : 0,
@@ -181,6 +185,7 @@ public final class ProxyBuilder {
                 new dev.sluice.config.model.TcpRules(kind.hasFrontend() ? tcpRequestConnectionRules : List.of(), tcpRequestContentRules),
                 kind.hasFrontend() ? new dev.sluice.config.model.Monitor(monitorUri, monitorFail)
                         : dev.sluice.config.model.Monitor.NONE,
-                kind.hasBackend() ? stickRules : List.of());
+                kind.hasBackend() ? stickRules : List.of(),
+                retries);
     }
 }

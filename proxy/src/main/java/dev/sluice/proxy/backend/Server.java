@@ -63,6 +63,8 @@ public final class Server {
      * increment, as HAProxy's cur_sess.
      */
     private final java.util.concurrent.atomic.AtomicInteger active = new java.util.concurrent.atomic.AtomicInteger();
+    /** Requests bound to this server (by hash or stickiness) waiting for a slot. */
+    private final WaitQueue queue;
 
     @SuppressWarnings("unchecked")
     Server(dev.sluice.config.model.Server config, int index, Backend backend, InetSocketAddress address, int loops, Tls tls) {
@@ -79,6 +81,7 @@ public final class Server {
         this.slowstart = config.slowstart();
         this.up = config.initState() == null || config.initState().up();
         this.maintenance = config.disabled();
+        this.queue = new WaitQueue(this, backend.tickets);
         boolean forcedH2 = "h2".equals(config.proto());
         this.forcedH2 = forcedH2;
         this.tls = tls;
@@ -133,7 +136,7 @@ public final class Server {
         return maxconn;
     }
 
-    /** {@code maxqueue}, kept for the server queues to come (0: no limit). */
+    /** The most requests its own queue holds; more get a 503 (0: no limit). */
     public int maxqueue() {
         return maxqueue;
     }
@@ -148,13 +151,25 @@ public final class Server {
         return up;
     }
 
-    /** Marks the server UP or DOWN; the backend's algorithm follows at once. */
-    public void setUp(boolean value) {
-        if (up != value) {
-            up = value;
-            lastChange = System.currentTimeMillis();
-            backend.serversChanged();
+    /**
+     * Marks the server UP or DOWN; the backend's algorithm follows at once. Going UP, it takes requests
+     * waiting in the backend's queue as far as its slots allow; going DOWN with {@code option redispatch}, the
+     * requests waiting in its own queue are assigned again. Returns how many requests it took or sent away
+     * (HAProxy's "sessions requeued").
+     */
+    public int setUp(boolean value) {
+        if (up == value) {
+            return 0;
         }
+        up = value;
+        lastChange = System.currentTimeMillis();
+        if (value) {
+            int n = backend.drain(this);
+            backend.serversChanged();
+            return n;
+        }
+        backend.serversChanged();
+        return backend.redistribute(this);
     }
 
     /** Whether the server is in configured maintenance ({@code disabled}). */
@@ -167,19 +182,38 @@ public final class Server {
             maintenance = value;
             lastChange = System.currentTimeMillis();
             backend.serversChanged();
+            if (value) {
+                backend.redistribute(this);
+            }
         }
     }
 
-    /** Whether the server has reached its maxconn. */
+    /**
+     * Whether a new request cannot have a slot now: at its maxconn, or requests already wait in its own
+     * queue (they go first, as in HAProxy).
+     */
     public boolean full() {
-        return maxconn > 0 && active.get() >= maxconn;
+        return maxconn > 0 && (active.get() >= maxconn || !queue.isEmpty());
+    }
+
+    /** Requests waiting for this server in its own queue. */
+    public WaitQueue queue() {
+        return queue;
     }
 
     /**
-     * Takes a request slot on this server: false when it is at its maxconn. The stream that took it gives
-     * it back with {@link #streamEnded}.
+     * Takes a request slot on this server for a new request: false when it is at its maxconn or requests
+     * wait in its queue. The stream that took it gives it back with {@link #streamEnded}.
      */
     public boolean tryTake() {
+        if (maxconn > 0 && !queue.isEmpty()) {
+            return false;
+        }
+        return take();
+    }
+
+    /** Takes a slot when one is free below maxconn, whatever waits. */
+    boolean take() {
         int n;
         if (maxconn == 0) {
             n = active.incrementAndGet();
@@ -195,6 +229,12 @@ public final class Server {
         counters.noteCurrent(n);
         backend.counters().noteCurrent(backend.active.incrementAndGet());
         return true;
+    }
+
+    /** Gives a slot back without handing it on (the caller looks at the queues again). */
+    void giveBack() {
+        active.decrementAndGet();
+        backend.active.decrementAndGet();
     }
 
     /** Forced maintenance ({@code set server ... state maint}): no traffic at all. */
@@ -239,6 +279,9 @@ public final class Server {
             checkHealth = 0;
         }
         backend.serversChanged();
+        if ((state & FORCED_MAINT) != 0) {
+            backend.redistribute(this);
+        }
     }
 
     /** The counters right now, with the current number of streams using the server. */
@@ -318,17 +361,20 @@ public final class Server {
         counters.add(dev.sluice.proxy.stats.Counter.REQUESTS);
     }
 
-    /** Takes a slot whatever the maxconn (a stream that did not come through {@link Backend#pickServer}). */
+    /** Takes a slot whatever the maxconn and the queue (tests load a server this way). */
     public void streamStarted() {
         counters.noteCurrent(active.incrementAndGet());
         backend.counters().noteCurrent(backend.active.incrementAndGet());
     }
 
-    /** Gives back the slot of a stream. */
+    /**
+     * Gives back the slot of a stream; when requests wait for this server (its own queue, or the backend's
+     * when it balances over it), the slot goes to the oldest of them instead. Any event loop.
+     */
     public void streamEnded() {
-        active.decrementAndGet();
-        backend.active.decrementAndGet();
+        giveBack();
         backend.released(this);
+        backend.drain(this);
     }
 
     public int activeStreams() {

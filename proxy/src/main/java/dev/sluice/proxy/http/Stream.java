@@ -53,7 +53,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     private Backend backend;
     private Server server;
     private ServerSide conn;
-    private int retriesLeft;
+    /** How many more attempts a failure may get ({@code retries}, or {@code http-request set-retries}), and how many it got. */
+    private int retries;
+    private int retriesDone;
+    /** The server came from a stickiness rule (HAProxy's SF_DIRECT): a redispatch needs {@code option redispatch}'s count. */
+    private boolean direct;
     private boolean requestEnded;
     private HttpFields requestTrailers;
     private ArrayDeque<ByteBuf> pending;
@@ -88,7 +92,12 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     private long tConnectStart = -1;
     private long tConnected = -1;
     private long tResponse = -1;
-    private boolean counted;
+    /** The server slot: assignment, queueing, hand-off; null until the backend's rules passed. */
+    private ServerSlot slot;
+    /** The server of the last assignment while a new one is made (requeue, redispatch); null otherwise. */
+    private Server previous;
+    /** Moved to another server than first chosen (the log's "+" before the retries). */
+    private boolean redispatched;
     private boolean logged;
     /** Request bytes received from the client (head as HTTP/1 text, body, tunnel), for bin. */
     private long bytesIn;
@@ -187,28 +196,81 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             return;
         }
         forwardFor();
-        server = stickyServer();
-        if (server == null) {
-            server = backend.pickServer(this);
+        retries = retriesOverride >= 0 ? retriesOverride : backend.retries();
+        slot = new ServerSlot(this, backend, client.loop());
+        Server sticky = stickyServer();
+        direct = sticky != null;
+        assigned(slot.assign(sticky, direct, null));
+    }
+
+    /** Goes on from an assignment: connect, wait in the queue, or 503. */
+    private void assigned(ServerSlot.Outcome o) {
+        switch (o) {
+            case ASSIGNED -> serverAssigned();
+            case QUEUED -> server = slot.server();
+            case NO_SERVER -> fail(503);
+            case QUEUE_FULL -> {
+                // the server's queue holds maxqueue requests already: flags SQ
+                server = slot.server();
+                queueFailed('S');
+            }
         }
-        if (server != null) {
-            stickStore(false);
-        }
-        if (server == null) {
-            fail(503);
-            return;
+    }
+
+    /** A slot is held on {@code slot.server()}: the request goes there. */
+    private void serverAssigned() {
+        server = slot.server();
+        if (previous != null) {
+            // assigned again (requeued, redispatched): HAProxy counts a redispatch when the server changed, else a retry
+            Counter c = previous != server ? Counter.REDISPATCHES : Counter.RETRIES;
+            previous.counters().add(c);
+            backend.counters().add(c);
+            redispatched |= previous != server;
+            previous = null;
         }
         server.counters().add(Counter.SELECTED);
         backend.counters().add(Counter.SELECTED);
-        // the pick took a slot on the server, given back when the stream is logged
-        counted = true;
-        retriesLeft = retriesOverride >= 0 ? retriesOverride : backend.retries();
+        stickStore(false);
         connect(true);
     }
 
+    /** The queue handed this stream a slot (on its loop). */
+    void slotGranted() {
+        if (!finished) {
+            serverAssigned();
+        }
+    }
+
+    /** The server this stream waited for went down and {@code option redispatch} sends it elsewhere. */
+    void slotRequeued() {
+        if (!finished) {
+            previous = server;
+            server = null;
+            assigned(slot.assign(null, false, previous));
+        }
+    }
+
+    /** {@code timeout queue} struck while waiting: 503, flags sQ, counted as a connection failure, as HAProxy does. */
+    void queueTimedOut() {
+        if (!finished) {
+            queueFailed('s');
+        }
+    }
+
+    /** No slot from the queue: 503, counted as a connection failure (econ), termination flags {@code why} and Q. */
+    private void queueFailed(char why) {
+        if (server != null) {
+            server.counters().add(Counter.CONNECT_ERRORS);
+        }
+        backend.counters().add(Counter.CONNECT_ERRORS);
+        cause = why;
+        state = 'Q';
+        fail(503);
+    }
+
     /**
-     * {@code stick match|on}: the server stored for the request's key, when it is usable and has a free
-     * slot (taken here); null to let the load-balancing algorithm choose.
+     * {@code stick match|on}: the server stored for the request's key, when it is usable (the request then
+     * waits in its queue when it is full); null to let the load-balancing algorithm choose.
      */
     private Server stickyServer() {
         for (ProxyRules.Stick r : backend.rules().stick()) {
@@ -219,7 +281,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             dev.sluice.sticktable.StickEntry e = key == null ? null : r.table().lookup(key);
             if (e != null) {
                 Server s = backend.serverById(e.serverId());
-                if (s != null && s.usable() && s.tryTake()) {
+                if (s != null && s.usable()) {
                     return s;
                 }
             }
@@ -297,10 +359,6 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             server.counters().add(Counter.REUSES);
             backend.counters().add(Counter.REUSES);
         }
-        if (!counted) {
-            counted = true;
-            server.streamStarted();
-        }
         c.sendHead(request);
         if (pending != null) {
             ByteBuf b;
@@ -327,28 +385,48 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         if (finished) {
             return;
         }
-        if (retriesLeft-- > 0) {
-            server.counters().add(Counter.RETRIES);
-            backend.counters().add(Counter.RETRIES);
-            // HAProxy waits MIN(1s, timeout connect) before retrying a server that refused
-            long delay = 1000;
-            long ct = backend.timeouts().connect();
-            if (ct != Timeouts.UNSET && ct < delay) {
-                delay = ct;
-            }
-            if (cause instanceof io.netty.channel.ConnectTimeoutException) {
-                delay = 0;
-            }
-            client.loop().schedule(() -> {
-                if (!finished) {
-                    connect(true);
-                }
-            }, delay, TimeUnit.MILLISECONDS);
+        if (retriesDone < retries && backend.retryPolicy().on().contains(dev.sluice.config.model.Retries.RetryOn.CONN_FAILURE)) {
+            retriesDone++;
+            retry(!(cause instanceof io.netty.channel.ConnectTimeoutException));
             return;
         }
         server.counters().add(Counter.CONNECT_ERRORS);
         backend.counters().add(Counter.CONNECT_ERRORS);
         fail(503);
+    }
+
+    /**
+     * Tries again, on the same server or, as {@code option redispatch} decides, on another one (HAProxy's
+     * stream_choose_redispatch); after a refused connection, staying on the server (or not balancing round
+     * robin over several) waits MIN(1s, timeout connect) first, as HAProxy does.
+     */
+    private void retry(boolean refused) {
+        boolean redispatch = backend.redispatchOnRetry(server, direct, retriesDone);
+        long delay = refused && backend.waitBeforeRetry(redispatch) ? backend.retryDelay() : 0;
+        if (redispatch) {
+            previous = server;
+            slot.releaseForRetry();
+        } else {
+            server.counters().add(Counter.RETRIES);
+            backend.counters().add(Counter.RETRIES);
+        }
+        Runnable again = () -> {
+            if (finished) {
+                return;
+            }
+            if (redispatch) {
+                server = null;
+                direct = false;
+                assigned(slot.assign(null, false, previous));
+            } else {
+                connect(true);
+            }
+        };
+        if (delay > 0) {
+            client.loop().schedule(again, delay, TimeUnit.MILLISECONDS);
+        } else {
+            again.run();
+        }
     }
 
     /** A piece of request body from the client; takes ownership. */
@@ -619,7 +697,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         }
         finished = true;
         cause = 'C';
-        state = responseStarted ? 'D' : conn != null ? 'H' : 'R';
+        state = responseStarted ? 'D' : conn != null ? 'H' : slot != null && slot.waiting() ? 'Q' : 'R';
         if (backend != null) {
             backend.counters().add(Counter.CLIENT_ABORTS);
             if (server != null && tConnectStart >= 0) {
@@ -717,11 +795,10 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         if (trackers != null) {
             trackers.end(status, cause == 'L', bytesIn, client.bytesOut());
         }
-        // the server slot too (maxconn, leastconn): a client that got the response may send its next
+        // the server slot too (maxconn, leastconn, queues): a client that got the response may send its next
         // request at once, and must find the slot free
-        if (counted) {
-            counted = false;
-            server.streamEnded();
+        if (slot != null) {
+            slot.release();
         }
     }
 
@@ -1042,7 +1119,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             e.sslCipher = ts.cipher();
         }
         e.backend = backend != null ? backend.name() : null;
-        e.server = tConnectStart >= 0 && server != null ? server.name() : null;
+        e.server = server != null ? server.name() : null;
         e.serverAddress = e.server != null ? server.address() : null;
         e.method = request.method().toString();
         e.uri = request.target().toString();
@@ -1051,14 +1128,16 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         e.status = status;
         e.bytesOut = client.bytesOut();
         e.tRequest = ms(start, tHead);
-        boolean queued = backend != null && server != null && tConnectStart >= 0;
-        e.tQueue = queued ? 0 : -1;
+        e.tQueue = slot != null ? slot.queueMillis() : -1;
+        e.serverQueue = slot != null ? slot.serverQueuePosition() : 0;
+        e.backendQueue = slot != null ? slot.backendQueuePosition() : 0;
         e.tConnect = tConnected >= 0 ? ms(tConnectStart, tConnected) : -1;
         e.tResponse = tResponse >= 0 && tConnected >= 0 ? ms(tConnected, tResponse) : -1;
         e.tActive = ms(start, now);
         e.cause = cause;
         e.state = state;
-        e.retries = backend != null && tConnectStart >= 0 ? backend.retries() - Math.max(0, retriesLeft) : 0;
+        e.retries = retriesDone;
+        e.redispatched = redispatched;
         e.actconn = frontend.globalConnections();
         e.feconn = frontend.limit().current();
         e.beconn = backend != null ? backend.activeStreams() : 0;

@@ -386,8 +386,10 @@ public final class ProxyRuntime {
         }
         for (Backend be : backends.values()) {
             be.counters().clear(all);
+            be.queue().resetMax();
             for (dev.sluice.proxy.backend.Server s : be.servers()) {
                 s.counters().clear(all);
+                s.queue().resetMax();
             }
         }
         maxConnRate = 0;
