@@ -5,8 +5,8 @@ import java.net.InetAddress;
 
 /**
  * Parses HAProxy address syntax: {@code [ipv4@|ipv6@]<ip>:<port>}, {@code *:<port>}, {@code :<port>},
- * {@code [<ipv6>]:<port>}, {@code <ipv6>:<port>} (the last colon separates the port) and
- * {@code fd@<n>}. Literals only: no name resolution happens here.
+ * {@code [<ipv6>]:<port>}, {@code <ipv6>:<port>} (the last colon separates the port),
+ * {@code quic4@}/{@code quic6@} addresses and {@code fd@<n>}. Literals only: no name resolution happens here.
  */
 public final class Addresses {
     private Addresses() {
@@ -31,8 +31,11 @@ public final class Addresses {
                         + (n.isEmpty() ? " (is the environment variable set?)" : ""));
             }
         }
-        for (String unsupported : new String[] {"unix@", "abns@", "abnsz@", "sockpair@", "rhttp@", "udp@", "udp4@", "udp6@", "quic4@",
-                "quic6@", "uxst@", "uxdg@", "mptcp@", "mptcp4@", "mptcp6@"}) {
+        if (s.startsWith("quic4@") || s.startsWith("quic6@")) {
+            return quic(s);
+        }
+        for (String unsupported : new String[] {"unix@", "abns@", "abnsz@", "sockpair@", "rhttp@", "udp@", "udp4@", "udp6@", "quic@",
+                "uxst@", "uxdg@", "mptcp@", "mptcp4@", "mptcp6@"}) {
             if (s.startsWith(unsupported)) {
                 throw new IllegalArgumentException("address family '" + unsupported + "' is not supported by Sluice yet");
             }
@@ -67,6 +70,28 @@ public final class Addresses {
             throw new IllegalArgumentException("address '" + host + "' does not match its family prefix");
         }
         return new ListenAddress.Inet(host, hp.port());
+    }
+
+    /**
+     * {@code quic4@<ipv4>:<port>} / {@code quic6@<ipv6>:<port>}, the wildcard written {@code *}, empty, or
+     * as the family's any-address.
+     */
+    private static ListenAddress quic(String s) {
+        boolean v6 = s.startsWith("quic6@");
+        String rest = s.substring(6);
+        HostPort hp = split(rest, true);
+        String host = hp.host();
+        if (host.isEmpty() || host.equals("*")) {
+            return new ListenAddress.Quic(v6 ? "::" : "0.0.0.0", hp.port());
+        }
+        InetAddress a = literal(host);
+        if (a == null) {
+            throw new IllegalArgumentException("'" + host + "' is not an IP address (bind takes IP addresses, '*' or nothing)");
+        }
+        if (v6 != (host.indexOf(':') >= 0)) {
+            throw new IllegalArgumentException("address '" + host + "' does not match its family prefix '" + s.substring(0, 6) + "'");
+        }
+        return new ListenAddress.Quic(host, hp.port());
     }
 
     /**

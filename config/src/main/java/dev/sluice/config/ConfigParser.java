@@ -354,6 +354,10 @@ public final class ConfigParser {
             TlsOptions own = p.bindOptions.get(i);
             if (own.sslEnabled()) {
                 TlsOptions eff = own.copy();
+                if (p.binds.get(i).isQuic() && eff.alpn == null) {
+                    // a QUIC bind speaks HTTP/3: the TCP binds' default ALPN never applies to it
+                    eff.alpn = List.of("h3");
+                }
                 eff.layerOver(global.bindDefaults);
                 p.binds.set(i, p.binds.get(i).withTls(eff.toBind(global.crtBase)));
             }

@@ -67,8 +67,9 @@ final class CoreKeywords {
         // proxies
         r.register(new Keyword("mode", PROXIES, "mode http", "Proxy mode: 'http' processes HTTP requests (the only mode Sluice has so far).",
                 CoreKeywords::mode));
-        r.register(new Keyword("bind", FRONTENDS, "bind <address>:<port>[,...] | fd@<n> [ssl crt <pem|dir>... [alpn <list>] [ciphers <list>] [ssl-min-ver <v>] [verify ...]] [proto h2]",
-                "Accept connections on an IPv4 or IPv6 address and port, or on a listening socket inherited as file descriptor <n>; with ssl, terminate TLS (certificates chosen by SNI, default ALPN h2,http/1.1); proto h2 speaks HTTP/2 on clear text.",
+        r.register(new Keyword("bind", FRONTENDS, "bind <address>:<port>[,...] | fd@<n> | quic4@<address>:<port> | quic6@<address>:<port> [ssl crt <pem|dir>... [alpn <list>] [ciphers <list>] [ssl-min-ver <v>] [verify ...]] [proto h2] [quic-force-retry] [quic-cc-algo cubic|newreno|bbr]",
+                "Accept connections on an IPv4 or IPv6 address and port, or on a listening socket inherited as file descriptor <n>; with ssl, terminate TLS (certificates chosen by SNI, default ALPN h2,http/1.1); proto h2 speaks HTTP/2 on clear text."
+                        + " quic4@/quic6@ receive QUIC datagrams on UDP and serve HTTP/3 (needs ssl crt; ALPN h3): quic-force-retry makes every new connection prove its address with a Retry token first (otherwise Retry starts above tune.quic.retry-threshold half-open connections); quic-cc-algo picks the congestion controller (default cubic).",
                 CoreKeywords::bind));
         r.register(new Keyword("server", BACKENDS, "server <name> <address>[:<port>] [weight <0-256>] [backup] [disabled] [id <n>]"
                 + " [init-state fully-up|up|down|fully-down] [maxconn <n>] [maxqueue <n>] [slowstart <time>] [ssl [verify none|required]"
@@ -212,6 +213,7 @@ final class CoreKeywords {
         RuleKeywords.register(r);
         UserlistKeywords.register(r);
         RetryKeywords.register(r);
+        QuicKeywords.register(r);
 
         r.register(new Keyword("http-request return", PROXY_SECTIONS,
                 "http-request return [status <code>] [content-type <type>] [string <text> | file <path>] [hdr <name> <value>]* [if|unless <cond>]",
@@ -273,9 +275,36 @@ final class CoreKeywords {
             return;
         }
         TlsOptions opts = new TlsOptions();
+        boolean forceRetry = false;
+        dev.sluice.config.model.BindQuic.CongestionControl cc = null;
+        String quicOption = null;
         int i = 1;
         while (i < a.size()) {
             String opt = a.get(i);
+            if (opt.equals("quic-force-retry")) {
+                forceRetry = true;
+                quicOption = opt;
+                i++;
+                continue;
+            }
+            if (opt.equals("quic-cc-algo")) {
+                String v = i + 1 < a.size() ? a.get(i + 1) : null;
+                // HAProxy accepts an optional window size in parentheses: cubic(8m)
+                String name = v == null ? null : v.replaceFirst("\\(.*\\)$", "");
+                cc = dev.sluice.config.model.BindQuic.CongestionControl.of(name);
+                if (cc == null) {
+                    c.error(v == null ? "'quic-cc-algo' expects an argument (cubic, newreno or bbr)."
+                            : name.equals("nocc") || name.equals("bbr2") ? "'quic-cc-algo " + name + "' is not supported by Sluice: Netty's QUIC codec offers cubic, newreno and bbr."
+                            : "'quic-cc-algo' : unknown algorithm '" + v + "' (expected cubic, newreno or bbr).");
+                    return;
+                }
+                if (!name.equals(v)) {
+                    c.warning("'quic-cc-algo' : the window size in '" + v + "' is ignored (the codec sizes its congestion window itself).");
+                }
+                quicOption = opt;
+                i += 2;
+                continue;
+            }
             int next = TlsKeywords.option(c, opts, a, i, false);
             if (next == TlsKeywords.FAILED) {
                 return;
@@ -285,7 +314,7 @@ final class CoreKeywords {
                 c.error(what != null ? "bind option '" + opt + "' is not supported by Sluice yet: " + what
                         : "unknown bind option '" + opt + "'" + Suggestions.didYouMean(Suggestions.closest(opt, List.of("ssl", "crt", "alpn",
                                 "ciphers", "ciphersuites", "ssl-min-ver", "ssl-max-ver", "ca-file", "verify", "proto", "no-tls-tickets",
-                                "strict-sni", "curves"))));
+                                "strict-sni", "curves", "quic-force-retry", "quic-cc-algo"))));
                 return;
             }
             i = next;
@@ -309,12 +338,40 @@ final class CoreKeywords {
             }
             try {
                 ListenAddress addr = Addresses.listen(one);
-                c.proxy().binds.add(new Bind(c.at(), addr, one, null, opts.proto));
+                dev.sluice.config.model.BindQuic quic = null;
+                if (addr instanceof ListenAddress.Quic) {
+                    if (!quicBind(c, one, opts)) {
+                        continue;
+                    }
+                    quic = new dev.sluice.config.model.BindQuic(forceRetry,
+                            cc != null ? cc : dev.sluice.config.model.BindQuic.DEFAULT.congestionControl());
+                } else if (quicOption != null) {
+                    c.error("'" + quicOption + "' only applies to QUIC binds (quic4@ or quic6@), not to '" + one + "'.");
+                    continue;
+                }
+                c.proxy().binds.add(new Bind(c.at(), addr, one, null, opts.proto, quic));
                 c.proxy().bindOptions.add(opts);
             } catch (IllegalArgumentException e) {
                 c.error(e.getMessage());
             }
         }
+    }
+
+    /** What a QUIC bind needs: TLS with a certificate (QUIC always carries TLS 1.3), HTTP/3 as its protocol. */
+    private static boolean quicBind(KeywordContext c, String addr, TlsOptions opts) {
+        if (!opts.sslEnabled()) {
+            c.error("QUIC bind '" + addr + "' needs 'ssl crt <pem>': QUIC always runs TLS 1.3.");
+            return false;
+        }
+        if (opts.proto != null) {
+            c.error("'proto' does not apply to QUIC bind '" + addr + "': it always speaks HTTP/3.");
+            return false;
+        }
+        if (opts.alpn != null && !opts.alpn.contains("h3")) {
+            c.error("QUIC bind '" + addr + "' speaks HTTP/3 only: its 'alpn' must include 'h3' (not '" + String.join(",", opts.alpn) + "').");
+            return false;
+        }
+        return true;
     }
 
     private static String serverOptionFeature(String opt) {

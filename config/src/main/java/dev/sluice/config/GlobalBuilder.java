@@ -24,9 +24,18 @@ public final class GlobalBuilder {
     public int maxhdr = dev.sluice.config.model.Tune.DEFAULT.maxhdr();
     public final java.util.List<dev.sluice.config.model.StatsSocket> statsSockets = new java.util.ArrayList<>();
     public long statsTimeout = Global.DEFAULT_STATS_TIMEOUT_MS;
+    public long quicIdleTimeout = dev.sluice.config.model.QuicTune.DEFAULT.maxIdleTimeoutMs();
+    public int quicMaxStreams = dev.sluice.config.model.QuicTune.DEFAULT.maxStreamsBidi();
+    public long quicMaxData = dev.sluice.config.model.QuicTune.DEFAULT.maxData();
+    public long quicStreamData = dev.sluice.config.model.QuicTune.DEFAULT.streamData();
+    public boolean quicHystart = dev.sluice.config.model.QuicTune.DEFAULT.hystart();
+    public int quicRetryThreshold = dev.sluice.config.model.QuicTune.DEFAULT.retryThreshold();
+    public String clusterSecret;
 
     public Global build() {
         return new Global(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetime, logs, logTag, statsSockets, statsTimeout,
-                new dev.sluice.config.model.Tune(bufsize, maxrewrite, maxhdr));
+                new dev.sluice.config.model.Tune(bufsize, maxrewrite, maxhdr),
+                new dev.sluice.config.model.QuicTune(quicIdleTimeout, quicMaxStreams, quicMaxData, quicStreamData, quicHystart,
+                        quicRetryThreshold, clusterSecret));
     }
 }

@@ -153,7 +153,12 @@ final class StatsKeywords {
             return new ListenAddress.Unix(path);
         }
         try {
-            return Addresses.listen(s);
+            ListenAddress a = Addresses.listen(s);
+            if (a instanceof ListenAddress.Quic) {
+                c.error("a stats socket cannot listen on QUIC ('" + s + "'): use a UNIX socket or a TCP address.");
+                return null;
+            }
+            return a;
         } catch (IllegalArgumentException e) {
             c.error(e.getMessage() + (s.indexOf(':') < 0 && s.indexOf('@') < 0
                     ? " (a UNIX socket path must be absolute or start with 'unix@')" : "") + ".");

@@ -218,7 +218,7 @@ final class TlsKeywords {
             case "name", "id", "maxconn", "backlog", "v4v6", "v6only", "transparent", "tfo", "defer-accept", "interface", "namespace",
                     "nice", "process", "thread", "shards", "mss", "tcp-ut", "label", "guid-prefix" -> "this bind option";
             case "level", "mode", "user", "group", "uid", "gid", "expose-fd", "severity-output" -> "stats sockets";
-            case "quic-cc-algo", "quic-force-retry", "quic-socket" -> "QUIC";
+            case "quic-socket" -> "QUIC socket ownership (connections share their listener's socket)";
             default -> null;
         };
     }

@@ -93,5 +93,7 @@ final class Unsupported {
             Map.entry("option independent-streams", "independent-streams"),
             Map.entry("option persist", "persistence"),
             Map.entry("nbproc", "multi-process mode (removed from HAProxy 2.5)"),
+            Map.entry("tune.quic.frontend.conn-tx-buffers.limit", "QUIC transmit buffer limits"),
+            Map.entry("tune.quic.max-frame-loss", "QUIC frame-loss limits"),
             Map.entry("cpu-map", "CPU pinning"), Map.entry("thread-groups", "thread groups"));
 }

@@ -290,7 +290,7 @@ class KeywordParsersTest {
                 "[::1]80              => unexpected '80' after ']' in address '[::1]80'",
                 "unix@/run/s.sock     => address family 'unix@' is not supported by Sluice yet",
                 "abns@name            => address family 'abns@' is not supported by Sluice yet",
-                "quic4@:443           => address family 'quic4@' is not supported by Sluice yet",
+                "quic@:443            => address family 'quic@' is not supported by Sluice yet",
                 "/run/sluice.sock     => UNIX socket listeners ('/run/sluice.sock') are not supported by Sluice yet",
                 "tcp@1.2.3.4:80       => unknown address family 'tcp@'",
                 "ipv4@::1:80          => address '::1' does not match its family prefix",

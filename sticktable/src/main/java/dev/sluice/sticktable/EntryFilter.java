@@ -3,7 +3,8 @@ package dev.sluice.sticktable;
 /**
  * A {@code data.<type>[<index>] <op> <value>} filter of {@code show table} / {@code clear table}: keeps the
  * entries whose value (for a rate, its current rate) compares to {@code value} as {@code op} says, as
- * signed 64-bit numbers like HAProxy. Immutable.
+ * signed 64-bit numbers like HAProxy. {@code server_key}, which is not a number, reads as 0, as in HAProxy
+ * 2.6. Immutable.
  */
 public record EntryFilter(DataType type, int index, Op op, long value) {
 
@@ -37,6 +38,6 @@ public record EntryFilter(DataType type, int index, Op op, long value) {
     }
 
     public boolean matches(StickEntry e) {
-        return op.test(e.get(type, index), value);
+        return op.test(type == DataType.SERVER_KEY ? 0 : e.get(type, index), value);
     }
 }

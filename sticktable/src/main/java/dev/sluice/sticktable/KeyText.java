@@ -40,6 +40,36 @@ final class KeyText {
         return i == n ? out : null;
     }
 
+    /**
+     * HAProxy 2.6's {@code inetaddr_host}, which its CLI uses for {@code ip} table keys: up to four
+     * dot-separated groups, each worth the number its last three digits (at most) make, added at its byte
+     * position with carries ({@code 1.1.1.300} is {@code 1.1.2.44}); a group stops at the first non-digit,
+     * missing groups are 0, so {@code 10} is {@code 10.0.0.0}, {@code 1.2.3.4x} is {@code 1.2.3.4} and
+     * {@code abc} is {@code 0.0.0.0}. Never fails.
+     */
+    static int parseIpv4Lenient(String s) {
+        int value = 0;
+        int shift = 24;
+        int i = 0;
+        int n = s.length();
+        for (;;) {
+            int start = i;
+            while (i < n && s.charAt(i) >= '0' && s.charAt(i) <= '9') {
+                i++;
+            }
+            int group = 0;
+            for (int d = Math.max(start, i - 3); d < i; d++) {
+                group = group * 10 + (s.charAt(d) - '0');
+            }
+            value += group << shift;
+            if (shift == 0 || i >= n || s.charAt(i) != '.') {
+                return value;
+            }
+            shift -= 8;
+            i++;
+        }
+    }
+
     /** Sixteen network-order bytes, or null when {@code s} is not an IPv6 literal. */
     static byte[] parseIpv6(String s) {
         int dbl = s.indexOf("::");

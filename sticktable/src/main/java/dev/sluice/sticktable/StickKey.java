@@ -8,9 +8,11 @@ import java.util.Arrays;
  * (4 network-order bytes for {@code ip}, 16 for {@code ipv6}, 4 big-endian bytes for {@code integer},
  * at most {@code len} bytes for {@code string}, exactly {@code len} zero-padded bytes for {@code binary}).
  * Keys are built by {@link StickTable}'s {@code keyOf...} methods, which know the type and length, or by
- * the static factories here. Immutable and thread-safe; the hash is computed once.
+ * the static factories here. Immutable and thread-safe; the hash is computed once. Keys order as HAProxy's
+ * key trees walk them in dumps: by their stored bytes, unsigned, a prefix first (numeric order for
+ * {@code ip}, {@code ipv6} and {@code integer} keys, {@code strcmp} order for strings).
  */
-public final class StickKey {
+public final class StickKey implements Comparable<StickKey> {
     private final byte[] bytes;
     private final int hash;
 
@@ -88,6 +90,11 @@ public final class StickKey {
     @Override
     public boolean equals(Object o) {
         return o instanceof StickKey k && k.hash == hash && Arrays.equals(k.bytes, bytes);
+    }
+
+    @Override
+    public int compareTo(StickKey o) {
+        return Arrays.compareUnsigned(bytes, o.bytes);
     }
 
     @Override

@@ -163,12 +163,20 @@ public final class StickTable {
     }
 
     /**
-     * Parses a key typed on the CLI: a dotted quad, an IPv6 literal, a decimal in [0, 2^32), or a string.
-     * Returns null when invalid (HAProxy's "Invalid key"), and for binary tables, which the CLI cannot
-     * address by key.
+     * Parses a key as sample text: a dotted quad, an IPv6 literal, a decimal in [0, 2^32), or a string.
+     * Returns null when invalid, and for binary tables.
      */
     public StickKey parseKey(String text) {
         return TableKeys.parse(spec, text);
+    }
+
+    /**
+     * Parses a key typed on the admin socket the way HAProxy 2.6 does (see {@code TableKeys.parseCli}:
+     * lenient for {@code ip}, {@code strtoul} for {@code integer}). Returns null when HAProxy answers
+     * "Invalid key", and for binary tables.
+     */
+    public StickKey parseCliKey(String text) {
+        return TableKeys.parseCli(spec, text);
     }
 
     /** The key as {@code show table} prints it after {@code key=}. */
@@ -523,6 +531,14 @@ public final class StickTable {
                 }
             }
         }
+    }
+
+    /** The live entries the query addresses, in key order (the order of HAProxy's dumps). */
+    public List<StickEntry> select(TableQuery query) {
+        List<StickEntry> out = new ArrayList<>();
+        forEach(query, out::add);
+        out.sort(Comparator.comparing(StickEntry::key));
+        return out;
     }
 
     /** Every live entry. */

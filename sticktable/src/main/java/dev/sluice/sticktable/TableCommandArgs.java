@@ -5,17 +5,21 @@ import java.util.List;
 
 /**
  * Parses the arguments of the admin socket's {@code show table}, {@code clear table} and
- * {@code set table} commands on a known table, with HAProxy's error texts. The admin layer looks the
- * table up by name (answering {@link #NO_SUCH_TABLE} when absent), passes the words after the name, and
- * prints a {@link TableCommandException}'s message as the answer. Stateless.
+ * {@code set table} commands on a known table, with HAProxy 2.6's rules and error texts (checked against
+ * it by a regtest). {@link TableCli} looks the table up by name and prints a
+ * {@link TableCommandException}'s message as the answer. Stateless.
  *
  * <pre>
- * show table &lt;t&gt; [data.&lt;type&gt; &lt;op&gt; &lt;v&gt;]{0..4} | [key &lt;k&gt;] | [ptr &lt;0x..&gt;]
- * clear table &lt;t&gt; [data.&lt;type&gt; &lt;op&gt; &lt;v&gt;]{0..4} | [key &lt;k&gt;] | [ptr &lt;0x..&gt;]
- * set table &lt;t&gt; key &lt;k&gt;|ptr &lt;0x..&gt; [data.&lt;type&gt; &lt;v&gt;]*
+ * show table &lt;t&gt; [data.&lt;type&gt; &lt;op&gt; &lt;v&gt;]{0..4} | [key &lt;k&gt;]
+ * clear table &lt;t&gt; [data.&lt;type&gt; &lt;op&gt; &lt;v&gt;]{0..4} | [key &lt;k&gt;]
+ * set table &lt;t&gt; key &lt;k&gt; [data.&lt;type&gt; &lt;v&gt;]*
  * </pre>
  *
- * Array elements are addressed as {@code data.gpc[1]} (an array type without index means element 0).
+ * Two additions from HAProxy 3.x, which 2.6 answers with an error: {@code ptr 0x<hex>} in place of
+ * {@code key <k>} (the only way to address an entry of a binary table), and {@code data.gpc[1]} for
+ * element 1 of an array type (2.6 reaches element 0 only, as {@code data.gpc}). One departure: 2.6 takes
+ * {@code set table <t>} with nothing after the name as a clear of the whole table (its dump loop runs
+ * with the clear branch); Sluice answers the usage message instead.
  */
 public final class TableCommandArgs {
     public static final String NO_SUCH_TABLE = "No such table";
@@ -37,26 +41,26 @@ public final class TableCommandArgs {
      * @throws TableCommandException with HAProxy's message when the words are not a valid command
      */
     public static TableCommand parse(TableCommand.Action action, StickTable table, List<String> args) {
-        if (args.isEmpty()) {
+        String first = args.isEmpty() ? "" : args.getFirst();
+        if (first.isEmpty()) {
             if (action == TableCommand.Action.SET) {
                 throw usage(action);
             }
             return new TableCommand(action, new TableQuery.All(), List.of());
         }
-        String first = args.getFirst();
         if (first.equals("key")) {
             if (args.size() < 2 || args.get(1).isEmpty()) {
                 throw new TableCommandException("Key value expected");
             }
             StickKey key = parseKey(table, args.get(1), action);
-            return new TableCommand(action, new TableQuery.ByKey(key), values(action, table, args));
+            return withValues(action, new TableQuery.ByKey(key), table, args);
         }
         if (first.equals("ptr")) {
             long ptr = args.size() < 2 ? -1 : parsePtr(args.get(1));
             if (ptr < 0) {
                 throw new TableCommandException("Pointer expected (0xffff notation)");
             }
-            return new TableCommand(action, new TableQuery.ByPtr(ptr), values(action, table, args));
+            return withValues(action, new TableQuery.ByPtr(ptr), table, args);
         }
         if (first.startsWith("data.")) {
             if (action == TableCommand.Action.SET) {
@@ -68,7 +72,7 @@ public final class TableCommandArgs {
     }
 
     /**
-     * A key typed on the CLI, checked against the table's type.
+     * A key typed on the CLI, read as HAProxy 2.6 reads it for the table's type.
      *
      * @throws TableCommandException "Invalid key", or HAProxy's refusal for binary tables
      */
@@ -80,7 +84,7 @@ public final class TableCommandArgs {
                 case SET -> "Inserting keys into tables of type other than ip, ipv6, string and integer is not supported";
             });
         }
-        StickKey k = table.parseKey(text);
+        StickKey k = table.parseCliKey(text);
         if (k == null) {
             throw new TableCommandException(INVALID_KEY);
         }
@@ -107,7 +111,7 @@ public final class TableCommandArgs {
         int i = 0;
         for (; i < MAX_FILTERS; i++) {
             int base = 3 * i;
-            if (i > 0 && base >= args.size()) {
+            if (i > 0 && (base >= args.size() || args.get(base).isEmpty())) {
                 break;
             }
             String prefix = "Filter entry #" + (i + 1) + ": ";
@@ -119,20 +123,17 @@ public final class TableCommandArgs {
             if (!stored(table, ref)) {
                 throw new TableCommandException(prefix + NOT_STORED);
             }
-            if (ref.type == DataType.SERVER_KEY) {
-                throw new TableCommandException(prefix + "Data type server_key cannot be compared to a number");
-            }
             EntryFilter.Op op = base + 1 < args.size() ? EntryFilter.Op.of(args.get(base + 1)) : null;
             if (op == null) {
                 throw new TableCommandException(prefix + "Require and operator among \"eq\", \"ne\", \"le\", \"ge\", \"lt\", \"gt\"");
             }
-            Long v = base + 2 < args.size() ? parseLong(args.get(base + 2)) : null;
+            Long v = base + 2 < args.size() ? strl2llrc(args.get(base + 2)) : null;
             if (v == null) {
                 throw new TableCommandException(prefix + "Require a valid integer value to compare against");
             }
             out.add(new EntryFilter(ref.type, ref.index, op, v));
         }
-        if (3 * i < args.size()) {
+        if (3 * i < args.size() && !args.get(3 * i).isEmpty()) {
             // HAProxy counts words from the command's start: "show table <t>" are words 1 to 3.
             throw new TableCommandException("Detected extra data in filter, " + (3 * i + 4) + "th word of input, after '"
                     + args.get(3 * i - 1) + "'");
@@ -140,44 +141,45 @@ public final class TableCommandArgs {
         return out;
     }
 
-    private static List<DataAssignment> values(TableCommand.Action action, StickTable table, List<String> args) {
+    /**
+     * The {@code data.<type> <value>} pairs of a {@code set}, up to the first that does not parse, whose
+     * message becomes the command's {@link TableCommand#error}. {@code show} and {@code clear} ignore what
+     * follows the key, as HAProxy does.
+     */
+    private static TableCommand withValues(TableCommand.Action action, TableQuery query, StickTable table, List<String> args) {
         if (action != TableCommand.Action.SET) {
-            return List.of();
+            return new TableCommand(action, query, List.of());
         }
         List<DataAssignment> out = new ArrayList<>();
-        for (int j = 2; j < args.size(); j += 2) {
+        for (int j = 2; j < args.size() && !args.get(j).isEmpty(); j += 2) {
             String w = args.get(j);
+            String error = null;
+            DataRef ref = null;
+            Long v = null;
             if (!w.startsWith("data.")) {
-                throw new TableCommandException("\"data.<type>\" followed by a value expected");
+                error = "\"data.<type>\" followed by a value expected";
+            } else if ((ref = dataRef(w.substring(5))) == null) {
+                error = UNKNOWN_DATA_TYPE;
+            } else if (!stored(table, ref)) {
+                error = NOT_STORED;
+            } else if ((v = j + 1 < args.size() ? strl2llrc(args.get(j + 1)) : null) == null) {
+                error = "Require a valid integer value to store";
             }
-            DataRef ref = dataRef(w.substring(5));
-            if (ref == null) {
-                throw new TableCommandException(UNKNOWN_DATA_TYPE);
+            if (error != null) {
+                return new TableCommand(action, query, out, error);
             }
-            if (!stored(table, ref)) {
-                throw new TableCommandException(NOT_STORED);
+            // HAProxy 2.6 parses a number for server_key too, then has nothing to store it with.
+            if (ref.type != DataType.SERVER_KEY) {
+                out.add(new DataAssignment(ref.type, ref.index, v, null));
             }
-            String text = j + 1 < args.size() ? args.get(j + 1) : "";
-            if (ref.type == DataType.SERVER_KEY) {
-                if (text.isEmpty()) {
-                    throw new TableCommandException("Require a server key to store");
-                }
-                out.add(new DataAssignment(ref.type, 0, 0, text));
-                continue;
-            }
-            Long v = parseLong(text);
-            if (v == null) {
-                throw new TableCommandException("Require a valid integer value to store");
-            }
-            out.add(new DataAssignment(ref.type, ref.index, v, null));
         }
-        return out;
+        return new TableCommand(action, query, out, null);
     }
 
     private record DataRef(DataType type, int index) {
     }
 
-    /** {@code gpc0}, {@code http_req_rate}, {@code gpc[2]}; null when unknown or malformed. */
+    /** {@code gpc0}, {@code http_req_rate}, {@code gpc} (element 0), {@code gpc[2]}; null when unknown or malformed. */
     private static DataRef dataRef(String s) {
         int open = s.indexOf('[');
         int idx = 0;
@@ -204,22 +206,41 @@ public final class TableCommandArgs {
         return table.layout().stores(ref.type) && ref.index < Math.max(1, table.layout().count(ref.type));
     }
 
-    private static Long parseLong(String s) {
+    /**
+     * HAProxy's {@code strl2llrc}: an optional minus sign then decimal digits only (no plus sign, no
+     * blank), within the signed 64-bit range; a lone {@code -} is 0. Null otherwise, and for "".
+     */
+    static Long strl2llrc(String s) {
         if (s.isEmpty()) {
             return null;
         }
-        try {
-            return Long.parseLong(s);
-        } catch (NumberFormatException e) {
-            return null;
+        boolean neg = s.charAt(0) == '-';
+        long v = 0;
+        for (int i = neg ? 1 : 0; i < s.length(); i++) {
+            int d = s.charAt(i) - '0';
+            if (d < 0 || d > 9) {
+                return null;
+            }
+            if (neg) {
+                if (v < Long.MIN_VALUE / 10 || v * 10 < Long.MIN_VALUE + d) {
+                    return null;
+                }
+                v = v * 10 - d;
+            } else {
+                if (v > Long.MAX_VALUE / 10 || v * 10 > Long.MAX_VALUE - d) {
+                    return null;
+                }
+                v = v * 10 + d;
+            }
         }
+        return v;
     }
 
     private static TableCommandException usage(TableCommand.Action action) {
         return new TableCommandException(switch (action) {
-            case SHOW -> "Optional argument only supports \"data.<store_data_type>\" <operator> <value> or key <key> or ptr <ptr>";
-            case CLEAR -> "Required arguments: <table> \"data.<store_data_type>\" <operator> <value> or <table> key <key> or <table> ptr <ptr>";
-            case SET -> "Required arguments: <table> key <key> [data.<store_data_type> <value>]* or <table> ptr <ptr> [data.<store_data_type> <value>]*";
+            case SHOW -> "Optional argument only supports \"data.<store_data_type>\" <operator> <value> and key <key>";
+            case CLEAR -> "Required arguments: <table> \"data.<store_data_type>\" <operator> <value> or <table> key <key>";
+            case SET -> "Required arguments: <table> key <key> [data.<store_data_type> <value>]*";
         });
     }
 }

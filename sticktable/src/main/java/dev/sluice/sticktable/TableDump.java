@@ -1,12 +1,14 @@
 package dev.sluice.sticktable;
 
 /**
- * The text of {@code show table}, byte for byte as HAProxy 3.x prints it (management guide, section
- * "show table"): the header line {@code # table: <name>, type: <type>, size:<n>, used:<n>} and one line
- * per entry, {@code 0x<ptr>: key=<key> use=<trackers> exp=<ms left> shard=<peers shard>} followed by the
+ * The text of {@code show table}, byte for byte as HAProxy 2.6 prints it (checked against it by a regtest):
+ * the header line {@code # table: <name>, type: <type>, size:<n>, used:<n>} and one line per entry,
+ * {@code 0x<ptr>: key=<key> use=<trackers> exp=<ms left>} followed by the
  * stored data in data-type id order: {@code name=value}, rates as {@code name(<period ms>)=<rate>}, array
  * elements as {@code gpc0=... gpc1=...} and {@code gpc0_rate(<p>)=...}, {@code server_key} as the string
- * or {@code -}. Lines carry no trailing newline. Stateless; reads entries without locks.
+ * or {@code -}. HAProxy 3.x inserts {@code shard=<n>} (the peers shard) after {@code exp=}; Sluice has no
+ * peers sharding and prints 2.6's line. Lines carry no trailing newline. Stateless; reads entries without
+ * locks.
  */
 public final class TableDump {
     private TableDump() {
@@ -27,15 +29,14 @@ public final class TableDump {
     /**
      * Appends the entry's line as seen at {@code now}. {@code use=} is the number of trackers (HAProxy
      * prints its refcount minus the dumper's own reference, i.e. the same number); {@code exp=} is the
-     * time left before expiry, 0 once past or when the table has no {@code expire}; {@code shard=} is the
-     * peers shard, always 0 until peers sharding exists.
+     * time left before expiry, 0 once past or when the table has no {@code expire}.
      */
     public static void appendEntry(StringBuilder sb, StickEntry e, long now) {
         StickTable t = e.table;
         sb.append("0x").append(Long.toHexString(e.ptr())).append(": key=");
         KeyText.append(sb, t.keyType(), e.key());
         long left = t.expireMs() > 0 ? Math.max(0, e.expireAt() - now) : 0;
-        sb.append(" use=").append(e.trackers()).append(" exp=").append(left).append(" shard=0");
+        sb.append(" use=").append(e.trackers()).append(" exp=").append(left);
         DataLayout l = t.layout();
         for (DataType type : DataType.values()) {
             if (!l.stores(type)) {

@@ -96,7 +96,64 @@ final class TableKeys {
         };
     }
 
-    /** A decimal in [0, 2^32), or -1 (HAProxy's strtoul check on CLI integer keys). */
+    /**
+     * A key typed on the admin socket, read as HAProxy 2.6 reads it: {@code ip} keys with its lenient
+     * {@code inetaddr_host} (never invalid), {@code ipv6} keys with {@code inet_pton} (null when invalid),
+     * {@code integer} keys with {@code strtoul} (leading blanks and a sign allowed, digits up to the first
+     * other character; null without any digit or beyond 2^32 - 1), strings truncated to {@code len}; null
+     * for binary tables, which the CLI cannot address.
+     */
+    static StickKey parseCli(StickTableSpec spec, String text) {
+        return switch (spec.keyType()) {
+            case IP -> StickKey.ipv4(KeyText.parseIpv4Lenient(text));
+            case IPV6 -> {
+                byte[] b = KeyText.parseIpv6(text);
+                yield b == null ? null : StickKey.ipv6(b);
+            }
+            case INTEGER -> {
+                long v = strtoul32(text);
+                yield v < 0 ? null : StickKey.integer(v);
+            }
+            case STRING -> StickKey.string(text, spec.keyLength());
+            case BINARY -> null;
+        };
+    }
+
+    /**
+     * C's {@code strtoul(s, &end, 10)} on a 64-bit system with HAProxy's checks: the value when some digit
+     * was read and it fits in 32 bits, else -1. A minus sign negates modulo 2^64, so any non-zero negative
+     * number is out of range.
+     */
+    static long strtoul32(String s) {
+        int i = 0;
+        int n = s.length();
+        while (i < n && isCSpace(s.charAt(i))) {
+            i++;
+        }
+        boolean neg = false;
+        if (i < n && (s.charAt(i) == '+' || s.charAt(i) == '-')) {
+            neg = s.charAt(i) == '-';
+            i++;
+        }
+        int start = i;
+        long v = 0;
+        while (i < n && s.charAt(i) >= '0' && s.charAt(i) <= '9') {
+            if (v <= 0xFFFF_FFFFL) {
+                v = v * 10 + (s.charAt(i) - '0');
+            }
+            i++;
+        }
+        if (i == start || v > 0xFFFF_FFFFL || (neg && v != 0)) {
+            return -1;
+        }
+        return v;
+    }
+
+    private static boolean isCSpace(char c) {
+        return c == ' ' || (c >= '\t' && c <= '\r');
+    }
+
+    /** A decimal in [0, 2^32), or -1 (strict: digits only). */
     private static long parseUnsigned32(String s) {
         if (s.isEmpty() || s.length() > 10) {
             return -1;

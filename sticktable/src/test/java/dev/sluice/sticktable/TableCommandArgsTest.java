@@ -43,16 +43,43 @@ class TableCommandArgsTest {
         assertThat(parse(CLEAR, "ptr 0x1f").query()).isEqualTo(new TableQuery.ByPtr(0x1f));
         assertThat(parse(SHOW, "data.gpc0 gt 3").query())
                 .isEqualTo(new TableQuery.Filtered(List.of(new EntryFilter(DataType.GPC0, 0, EntryFilter.Op.GT, 3))));
-        TableCommand set = parse(SET, "key 10.0.0.1 data.gpc0 5 data.http_req_rate 3 data.server_key web1");
-        assertThat(set.values()).containsExactly(DataAssignment.of(DataType.GPC0, 5), DataAssignment.of(DataType.HTTP_REQ_RATE, 3),
-                new DataAssignment(DataType.SERVER_KEY, 0, 0, "web1"));
+        TableCommand set = parse(SET, "key 10.0.0.1 data.gpc0 5 data.http_req_rate 3 data.server_key 7");
+        // 2.6 reads a number for server_key and has nothing to store it with
+        assertThat(set.values()).containsExactly(DataAssignment.of(DataType.GPC0, 5), DataAssignment.of(DataType.HTTP_REQ_RATE, 3));
+        assertThat(set.error()).isNull();
+        // show and clear ignore what follows the key
+        assertThat(parse(CLEAR, "key 10.0.0.1 extra").query()).isEqualTo(new TableQuery.ByKey(StickKey.ipv4(0x0A000001)));
+    }
+
+    @Test
+    void cliKeysAreReadAsHaproxy26ReadsThem() {
+        // ip keys through inetaddr_host: never invalid (outputs captured from HAProxy 2.6.12)
+        String[][] ip = {{"1.2.3", "1.2.3.0"}, {"abc", "0.0.0.0"}, {"10", "10.0.0.0"}, {"1.2.3.4.5", "1.2.3.4"},
+            {"1234.1.1.1", "234.1.1.1"}, {"1.1.1.300", "1.1.2.44"}, {".1", "0.1.0.0"}, {"1..1", "1.0.1.0"}, {"1.1.1.1x", "1.1.1.1"}};
+        for (String[] c : ip) {
+            assertThat(ipTable.formatKey(((TableQuery.ByKey) parse(SHOW, "key " + c[0]).query()).key())).as(c[0]).isEqualTo(c[1]);
+        }
+        StickTable ints = new StickTable("i", StickTableSpec.of(KeyType.INTEGER, 10, 0));
+        String[][] in = {{"12abc", "12"}, {"+5", "5"}, {"0x10", "0"}, {"4294967295", "4294967295"}, {"-0", "0"}, {"\t7", "7"}};
+        for (String[] c : in) {
+            String text = c[0].replace("\\t", "\t");
+            TableCommand cmd = TableCommandArgs.parse(SET, ints, List.of("key", text));
+            assertThat(ints.formatKey(((TableQuery.ByKey) cmd.query()).key())).as(c[0]).isEqualTo(c[1]);
+        }
+        for (String bad : new String[] {"abc", "-1", "4294967296", "'", "99999999999999999999999"}) {
+            fails(SET, ints, "key " + bad, "Invalid key");
+        }
+        StickTable v6 = new StickTable("v", StickTableSpec.of(KeyType.IPV6, 10, 0));
+        for (String bad : new String[] {"1.2.3.4", "[::1]", "::1%lo", "x"}) {
+            fails(SET, v6, "key " + bad, "Invalid key");
+        }
+        StickTable str = new StickTable("s", new StickTableSpec(KeyType.STRING, 4, 10, 0, false, null, null, null));
+        assertThat(str.formatKey(((TableQuery.ByKey) TableCommandArgs.parse(SHOW, str, words("key abcdefg")).query()).key())).isEqualTo("abcd");
     }
 
     @Test
     void keyErrors() {
         fails(SHOW, "key", "Key value expected");
-        fails(SHOW, "key notanip", "Invalid key");
-        fails(SET, "key 10.0.0.256 data.gpc0 1", "Invalid key");
         StickTable ints = new StickTable("i", StickTableSpec.of(KeyType.INTEGER, 10, 0));
         fails(SHOW, ints, "key 4294967296", "Invalid key");
         StickTable bin = new StickTable("b", StickTableSpec.of(KeyType.BINARY, 10, 0));
@@ -73,7 +100,13 @@ class TableCommandArgsTest {
         fails(CLEAR, "data.gpc0 eq", "Filter entry #1: Require a valid integer value to compare against");
         fails(SHOW, "data.gpc0 eq 1 data.nope eq 1", "Filter entry #2: Unknown data type");
         fails(SHOW, "data.gpc0 eq 1 gpc0 eq 1", "Filter entry #2: Unknown data type");
-        fails(SHOW, "data.gpc0 eq 1 data.conn_cnt ge 1 data.server_key eq 1", "Filter entry #3: Data type server_key cannot be compared to a number");
+        fails(SHOW, "data.gpc0 eq +1", "Filter entry #1: Require a valid integer value to compare against");
+        fails(SHOW, "data.gpc0 eq 99999999999999999999", "Filter entry #1: Require a valid integer value to compare against");
+        fails(SHOW, "data.gpc0 eq 1 data.gpc0", "Filter entry #2: Require and operator among \"eq\", \"ne\", \"le\", \"ge\", \"lt\", \"gt\"");
+        fails(SHOW, "data.gpc0 eq 1 data.gpc0 eq", "Filter entry #2: Require a valid integer value to compare against");
+        // server_key reads as 0 in 2.6
+        assertThat(((TableQuery.Filtered) parse(SHOW, "data.server_key eq 0").query()).filters())
+                .containsExactly(new EntryFilter(DataType.SERVER_KEY, 0, EntryFilter.Op.EQ, 0));
         fails(SHOW, "data.gpc0 eq 1 data.gpc0 eq 2 data.gpc0 eq 3 data.gpc0 eq 4 data.gpc0 eq 5",
                 "Detected extra data in filter, 16th word of input, after '4'");
         assertThat(((TableQuery.Filtered) parse(SHOW, "data.gpc0 eq 1 data.gpc0 ne 2 data.conn_cnt le 3 data.http_req_rate lt 4").query())
@@ -97,14 +130,33 @@ class TableCommandArgsTest {
 
     @Test
     void setErrors() {
-        fails(SET, "", "Required arguments: <table> key <key> [data.<store_data_type> <value>]* or <table> ptr <ptr> [data.<store_data_type> <value>]*");
-        fails(SET, "key 10.0.0.1 gpc0 1", "\"data.<type>\" followed by a value expected");
-        fails(SET, "key 10.0.0.1 data.nope 1", "Unknown data type");
-        fails(SET, "key 10.0.0.1 data.sess_cnt 1", "Data type not stored in this table");
-        fails(SET, "key 10.0.0.1 data.gpc0 abc", "Require a valid integer value to store");
-        fails(SET, "key 10.0.0.1 data.gpc0", "Require a valid integer value to store");
-        fails(SHOW, "bogus", "Optional argument only supports \"data.<store_data_type>\" <operator> <value> or key <key> or ptr <ptr>");
-        fails(CLEAR, "bogus", "Required arguments: <table> \"data.<store_data_type>\" <operator> <value> or <table> key <key> or <table> ptr <ptr>");
+        // 2.6 clears the whole table here (its dump loop runs the clear branch): Sluice answers the usage
+        fails(SET, "", "Required arguments: <table> key <key> [data.<store_data_type> <value>]*");
+        fails(SET, "foo", "Required arguments: <table> key <key> [data.<store_data_type> <value>]*");
+        fails(SHOW, "bogus", "Optional argument only supports \"data.<store_data_type>\" <operator> <value> and key <key>");
+        fails(CLEAR, "bogus", "Required arguments: <table> \"data.<store_data_type>\" <operator> <value> or <table> key <key>");
+        // a bad assignment stops the list: those before it are kept and applied, the error comes after
+        String[][] cases = {
+            {"key 10.0.0.1 gpc0 1", "\"data.<type>\" followed by a value expected"},
+            {"key 10.0.0.1 data.nope 1", "Unknown data type"},
+            {"key 10.0.0.1 data.sess_cnt 1", "Data type not stored in this table"},
+            {"key 10.0.0.1 data.gpc0 abc", "Require a valid integer value to store"},
+            {"key 10.0.0.1 data.gpc0", "Require a valid integer value to store"},
+            {"key 10.0.0.1 data.gpc0 +3", "Require a valid integer value to store"},
+            {"key 10.0.0.1 data.gpc0 12abc", "Require a valid integer value to store"},
+            {"key 10.0.0.1 data.gpc0 99999999999999999999", "Require a valid integer value to store"},
+        };
+        for (String[] c : cases) {
+            TableCommand cmd = parse(SET, c[0]);
+            assertThat(cmd.error()).as(c[0]).isEqualTo(c[1]);
+            assertThat(cmd.values()).isEmpty();
+        }
+        TableCommand partial = parse(SET, "key 10.0.0.1 data.conn_cnt 4 data.foo 1 data.gpc0 5");
+        assertThat(partial.values()).containsExactly(DataAssignment.of(DataType.CONN_CNT, 4));
+        assertThat(partial.error()).isEqualTo("Unknown data type");
+        assertThat(parse(SET, "key 10.0.0.1 data.gpc0 -").values()).containsExactly(DataAssignment.of(DataType.GPC0, 0));
+        assertThat(parse(SET, "key 10.0.0.1 data.gpc0 -9223372036854775808").values())
+                .containsExactly(DataAssignment.of(DataType.GPC0, Long.MIN_VALUE));
     }
 
     private List<String> show(String args) {
@@ -116,10 +168,10 @@ class TableCommandArgsTest {
 
     @Test
     void setCreatesAndUpdatesEntriesAndRatesBecomeTheCurrentCount() {
-        TableCommand c = parse(SET, "key 10.0.0.1 data.gpc0 5 data.http_req_rate 3 data.server_key web1");
+        TableCommand c = parse(SET, "key 10.0.0.1 data.gpc0 5 data.http_req_rate 3 data.server_key 1");
         StickEntry e = ipTable.set(c.query(), c.values());
         assertThat(e).isNotNull();
-        assertThat(TableDump.entry(e)).endsWith(" key=10.0.0.1 use=0 exp=30000 shard=0 gpc0=5 conn_cnt=0 http_req_rate(10000)=3 server_key=web1");
+        assertThat(TableDump.entry(e)).endsWith(" key=10.0.0.1 use=0 exp=30000 gpc0=5 conn_cnt=0 http_req_rate(10000)=3 server_key=-");
         clock.advance(10_001);
         assertThat(e.get(DataType.HTTP_REQ_RATE)).isEqualTo(2); // 3 * 9999 / 10000: the value faded from the next period on
         TableCommand byPtr = parse(SET, "ptr 0x" + Long.toHexString(e.ptr()) + " data.conn_cnt 8");

@@ -33,7 +33,7 @@ class TableDumpTest {
     @Test
     void rateLimiterEntryMatchesHaproxysSample() {
         // 0x55d333fb2488: key=127.0.0.1 use=0 exp=17012 gpc0=0 conn_cnt=6 conn_cur=0 http_req_cnt=6
-        //   http_req_rate(10000)=4 http_err_rate(10000)=1 bytes_out_rate(10000)=993   (+ shard=0 in 3.x)
+        //   http_req_rate(10000)=4 http_err_rate(10000)=1 bytes_out_rate(10000)=993   (3.x adds shard=0 after exp)
         StickTable t = table("fe_main", KeyType.IP, 1024 * 1024, 30_000,
                 "http_req_rate(10s),http_err_rate(10s),bytes_out_rate(10s),gpc0,conn_cnt,conn_cur,http_req_cnt");
         StickEntry e = t.track(StickKey.ipv4(0x7F000001));
@@ -48,7 +48,7 @@ class TableDumpTest {
         e.set(DataType.HTTP_REQ_RATE, 0, 4);
         e.set(DataType.HTTP_ERR_RATE, 0, 1);
         e.set(DataType.BYTES_OUT_RATE, 0, 993);
-        assertThat(TableDump.entry(e)).isEqualTo(ptr(e) + " key=127.0.0.1 use=0 exp=17012 shard=0 gpc0=0 conn_cnt=6 conn_cur=0 "
+        assertThat(TableDump.entry(e)).isEqualTo(ptr(e) + " key=127.0.0.1 use=0 exp=17012 gpc0=0 conn_cnt=6 conn_cur=0 "
                 + "http_req_cnt=6 http_req_rate(10000)=4 http_err_rate(10000)=1 bytes_out_rate(10000)=993");
     }
 
@@ -63,12 +63,12 @@ class TableDumpTest {
         t.untrack(e);
         clock.advance(12_998);
         assertThat(TableDump.entry(e))
-                .isEqualTo(ptr(e) + " key=/index.html use=0 exp=47002 shard=0 server_id=1 http_req_rate(10000)=0 server_key=web1");
+                .isEqualTo(ptr(e) + " key=/index.html use=0 exp=47002 server_id=1 http_req_rate(10000)=0 server_key=web1");
     }
 
     @Test
     void peersRegtestEntry() {
-        // key=/c1_client use=0 exp=0 shard=0 server_id=0 gpc0=1 conn_rate(50000)=1 conn_cur=0
+        // key=/c1_client use=0 exp=0 server_id=0 gpc0=1 conn_rate(50000)=1 conn_cur=0
         StickTable t = table("tbl", KeyType.STRING, 1000, 0, "server_id,gpc0,conn_rate(50s),conn_cur");
         StickEntry e = t.track(t.keyOfString("/c1_client"));
         e.onTrackStart();
@@ -76,7 +76,7 @@ class TableDumpTest {
         e.onTrackEnd();
         t.touch(e);
         t.untrack(e);
-        assertThat(TableDump.entry(e)).isEqualTo(ptr(e) + " key=/c1_client use=0 exp=0 shard=0 server_id=0 gpc0=1 conn_rate(50000)=1 conn_cur=0");
+        assertThat(TableDump.entry(e)).isEqualTo(ptr(e) + " key=/c1_client use=0 exp=0 server_id=0 gpc0=1 conn_rate(50000)=1 conn_cur=0");
     }
 
     @Test
@@ -84,9 +84,9 @@ class TableDumpTest {
         StickTable t = table("t", KeyType.IP, 10, 10_000, "");
         StickEntry e = t.track(StickKey.ipv4(0x0A000001));
         t.track(StickKey.ipv4(0x0A000001));
-        assertThat(TableDump.entry(e)).isEqualTo(ptr(e) + " key=10.0.0.1 use=2 exp=10000 shard=0");
+        assertThat(TableDump.entry(e)).isEqualTo(ptr(e) + " key=10.0.0.1 use=2 exp=10000");
         clock.advance(25_000);
-        assertThat(TableDump.entry(e)).isEqualTo(ptr(e) + " key=10.0.0.1 use=2 exp=0 shard=0");
+        assertThat(TableDump.entry(e)).isEqualTo(ptr(e) + " key=10.0.0.1 use=2 exp=0");
     }
 
     @Test
@@ -97,7 +97,7 @@ class TableDumpTest {
         e.onBytesIn(6_000_000_000L);
         e.onHttpRequest();
         t.untrack(e);
-        assertThat(TableDump.entry(e)).isEqualTo(ptr(e) + " key=42 use=0 exp=0 shard=0 server_id=-3 gpt0=0 gpc0=0 gpc0_rate(10000)=0"
+        assertThat(TableDump.entry(e)).isEqualTo(ptr(e) + " key=42 use=0 exp=0 server_id=-3 gpt0=0 gpc0=0 gpc0_rate(10000)=0"
                 + " conn_cnt=0 conn_rate(10000)=0 conn_cur=0 sess_cnt=0 sess_rate(10000)=0 http_req_cnt=1 http_req_rate(10000)=1"
                 + " http_err_cnt=0 http_err_rate(10000)=0 bytes_in_cnt=6000000000 bytes_in_rate(10000)=1705032704"
                 + " bytes_out_cnt=0 bytes_out_rate(10000)=0 gpc1=0 gpc1_rate(10000)=0 server_key=- http_fail_cnt=0"
@@ -111,7 +111,7 @@ class TableDumpTest {
         e.incGpc(1);
         e.setGpt(0, 5);
         t.untrack(e);
-        assertThat(TableDump.entry(e)).isEqualTo(ptr(e) + " key=2001:db8::1 use=0 exp=0 shard=0 gpt0=5 gpt1=0 gpc0=0 gpc1=1 gpc2=0"
+        assertThat(TableDump.entry(e)).isEqualTo(ptr(e) + " key=2001:db8::1 use=0 exp=0 gpt0=5 gpt1=0 gpc0=0 gpc1=1 gpc2=0"
                 + " gpc0_rate(60000)=0 gpc1_rate(60000)=1");
     }
 

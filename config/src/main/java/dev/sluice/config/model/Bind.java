@@ -5,15 +5,25 @@ import dev.sluice.config.SourceRef;
 /**
  * A {@code bind} line: where a frontend accepts connections, whether it terminates TLS ({@code tls}
  * null for clear text) and which protocol it speaks on clear text ({@code proto} "h2" for HTTP/2 with
- * prior knowledge, null for HTTP/1.x).
+ * prior knowledge, null for HTTP/1.x). A {@code quic4@}/{@code quic6@} bind ({@link ListenAddress.Quic})
+ * always has {@code tls} and carries its QUIC options in {@code quic}; {@code quic} is null on TCP binds.
  */
-public record Bind(SourceRef where, ListenAddress address, String text, BindTls tls, String proto) {
+public record Bind(SourceRef where, ListenAddress address, String text, BindTls tls, String proto, BindQuic quic) {
 
     public Bind(SourceRef where, ListenAddress address, String text) {
-        this(where, address, text, null, null);
+        this(where, address, text, null, null, null);
+    }
+
+    public Bind(SourceRef where, ListenAddress address, String text, BindTls tls, String proto) {
+        this(where, address, text, tls, proto, null);
     }
 
     public Bind withTls(BindTls t) {
-        return new Bind(where, address, text, t, proto);
+        return new Bind(where, address, text, t, proto, quic);
+    }
+
+    /** Whether this bind listens for QUIC (HTTP/3) datagrams rather than TCP connections. */
+    public boolean isQuic() {
+        return address instanceof ListenAddress.Quic;
     }
 }

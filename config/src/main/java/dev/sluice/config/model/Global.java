@@ -6,10 +6,11 @@ package dev.sluice.config.model;
  * and {@code sslLifetimeMs} size the TLS session cache ({@code tune.ssl.cachesize}, {@code tune.ssl.lifetime});
  * {@code logs} are the global {@code log} lines that proxies use with {@code log global}; {@code statsSockets}
  * the admin sockets and {@code statsTimeoutMs} how long an idle admin session stays open; {@code tune} the
- * buffer tuning.
+ * buffer tuning; {@code quic} the QUIC transport settings.
  */
 public record Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
-        java.util.List<LogTarget> logs, String logTag, java.util.List<StatsSocket> statsSockets, long statsTimeoutMs, Tune tune) {
+        java.util.List<LogTarget> logs, String logTag, java.util.List<StatsSocket> statsSockets, long statsTimeoutMs, Tune tune,
+        QuicTune quic) {
 
     /** HAProxy's default {@code stats timeout}. */
     public static final long DEFAULT_STATS_TIMEOUT_MS = 10_000;
@@ -17,6 +18,13 @@ public record Global(int maxconn, int nbthread, boolean daemon, String pidfile, 
     public Global {
         logs = java.util.List.copyOf(logs);
         statsSockets = java.util.List.copyOf(statsSockets);
+    }
+
+    /** With the default QUIC settings. */
+    public Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
+            java.util.List<LogTarget> logs, String logTag, java.util.List<StatsSocket> statsSockets, long statsTimeoutMs, Tune tune) {
+        this(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetimeMs, logs, logTag, statsSockets, statsTimeoutMs, tune,
+                QuicTune.DEFAULT);
     }
 
     /** A global section without admin sockets, with the default buffer tuning. */

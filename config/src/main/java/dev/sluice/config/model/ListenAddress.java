@@ -14,6 +14,21 @@ public sealed interface ListenAddress {
         }
     }
 
+    /**
+     * {@code quic4@<ip>:<port>} or {@code quic6@<ip>:<port>}: a UDP socket receiving QUIC datagrams.
+     * {@code host} is an IP literal without brackets ({@code 0.0.0.0} or {@code ::} for all addresses).
+     */
+    record Quic(String host, int port) implements ListenAddress {
+        public boolean ipv6() {
+            return host.indexOf(':') >= 0;
+        }
+
+        @Override
+        public String toString() {
+            return ipv6() ? "quic6@[" + host + "]:" + port : "quic4@" + host + ":" + port;
+        }
+    }
+
     /** {@code fd@<n>}: an already-listening socket inherited from the parent process. */
     record InheritedFd(int fd) implements ListenAddress {
         @Override

@@ -649,7 +649,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         // back to the pool first, so a pipelined next request may reuse it at once
         c.release();
         endTracking();
+        long before = client.bytesOut();
         client.sendEnd(trailers);
+        if (trackers != null) {
+            trackers.creditBytesOut(client.bytesOut() - before);
+        }
         log();
     }
 
@@ -784,7 +788,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         status = head.status();
         endTracking();
         countSent(status);
+        long before = client.bytesOut();
         client.sendGenerated(head, body);
+        if (trackers != null) {
+            trackers.creditBytesOut(client.bytesOut() - before);
+        }
     }
 
     /**

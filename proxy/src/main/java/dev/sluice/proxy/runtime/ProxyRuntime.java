@@ -149,6 +149,7 @@ public final class ProxyRuntime {
         fullconn(config);
         ProxyCommands.register(registry, this);
         ServerCommands.register(registry, backends.values());
+        dev.sluice.proxy.rules.TableCommands.register(registry, stickTables);
         this.admin = new AdminSockets(config.global().statsSockets(), config.global().statsTimeoutMs(), registry);
     }
 
@@ -237,6 +238,11 @@ public final class ProxyRuntime {
             problems.addAll(tls.prepare(config));
         }
         for (Proxy p : config.proxies()) {
+            for (Bind b : p.binds()) {
+                if (b.isQuic()) {
+                    problems.add(b.where() + ": error: 'bind " + b.text() + "' : QUIC listeners are not served by this build yet.");
+                }
+            }
             ProxyRules.compile(p, problems, tables);
             for (var e : p.errors().pages().entrySet()) {
                 if (e.getValue().length > 0) {
