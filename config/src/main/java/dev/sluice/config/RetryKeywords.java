@@ -29,12 +29,9 @@ final class RetryKeywords {
                     }
                 }));
         r.register(new Keyword("retry-on", BACKEND_SIDE, RETRY_ON_SYNTAX,
-                "Which failures are retried (default conn-failure; replaces the previous list). Anything after the request was"
-                        + " sent (empty-response, junk-response, response-timeout, a status among 401 403 404 408 425 500 501 502"
-                        + " 503 504) is only retried for idempotent methods (GET HEAD OPTIONS TRACE PUT DELETE) whose body is"
-                        + " complete and fits in tune.bufsize, kept for the replay. 0rtt-rejected is accepted and never happens"
-                        + " (no early data towards servers). all-retryable-errors = conn-failure empty-response junk-response"
-                        + " response-timeout 0rtt-rejected 500 502 503 504.",
+                "Which failures are retried: conn-failure (the default: a refused or timed-out connection) or none. Retrying after"
+                        + " the request was sent (empty-response, junk-response, response-timeout, statuses, all-retryable-errors) is"
+                        + " refused with an error until Sluice does it.",
                 RetryKeywords::retryOn));
         r.register(new Keyword("option redispatch", BACKEND_SIDE, "[no] option redispatch [<interval>]",
                 "Let a retry go to another server than the first choice (even one given by stickiness): by default on the last"
@@ -96,6 +93,11 @@ final class RetryKeywords {
                     }
                 }
             }
+        }
+        if (!statuses.isEmpty() || on.stream().anyMatch(e -> e != Retries.RetryOn.CONN_FAILURE)) {
+            c.error("'retry-on' : retrying after the request was sent (" + String.join(" ", a)
+                    + ") is not supported by Sluice yet: only 'conn-failure' and 'none' are.");
+            return;
         }
         c.proxy().retries = c.proxy().retries.withOn(on, statuses);
     }

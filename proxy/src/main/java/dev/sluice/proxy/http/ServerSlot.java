@@ -39,6 +39,8 @@ final class ServerSlot implements QueuedRequest.Waiter {
     /** {@link System#nanoTime()} of the first assignment and of the last time a slot was obtained (-1: not yet). */
     private long start = -1;
     private long end = -1;
+    /** Whether it waited in a queue or was assigned again: otherwise %Tw is 0. */
+    private boolean waited;
     private int serverQueuePosition;
     private int backendQueuePosition;
 
@@ -68,9 +70,10 @@ final class ServerSlot implements QueuedRequest.Waiter {
      * the request to, else on the balancing's choice, moving away from {@code avoid} when it can.
      */
     Outcome assign(Server bound, boolean direct, Server avoid) {
-        long now = System.nanoTime();
         if (start < 0) {
-            start = now;
+            start = System.nanoTime();
+        } else {
+            waited = true;
         }
         if (bound == null) {
             bound = backend.bound(stream);
@@ -112,6 +115,7 @@ final class ServerSlot implements QueuedRequest.Waiter {
     }
 
     private void queue(Server s) {
+        waited = true;
         QueuedRequest r = new QueuedRequest(this, loop);
         waiting = r;
         backend.enqueue(s, r);
@@ -193,9 +197,12 @@ final class ServerSlot implements QueuedRequest.Waiter {
         }
     }
 
-    /** The log's %Tw: milliseconds from the first assignment to the slot (or the queue timeout); -1 when never. */
+    /**
+     * The log's %Tw: milliseconds from the first assignment to the slot (or the queue timeout) when the request
+     * waited in a queue or was assigned again (a retry's turn-around counts), else 0; -1 when it never got one.
+     */
     long queueMillis() {
-        return start < 0 || end < 0 ? -1 : (end - start) / 1_000_000;
+        return start < 0 || end < 0 ? -1 : waited ? (end - start) / 1_000_000 : 0;
     }
 
     /** The log's %sq. */
