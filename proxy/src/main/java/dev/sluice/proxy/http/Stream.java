@@ -104,6 +104,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     /** The cause and state letters of the log's termination flags, decided where the outcome is. */
     private char cause = '-';
     private char state = '-';
+    /** Capture slots, cookies, unique id and log level (null until the frontend or a rule needs them). */
+    private dev.sluice.proxy.log.LogCaptures captures;
+    private boolean lineLogged;
+    private final long number = COUNTER.getAndIncrement();
+    private static final java.util.concurrent.atomic.AtomicLong COUNTER = new java.util.concurrent.atomic.AtomicLong();
 
     public Stream(ClientSide client, Frontend frontend, RequestHead request) {
         this.client = client;
@@ -147,6 +152,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             logged = true;
             fail(frontend.monitorFails(this) ? 503 : 200);
             return;
+        }
+        dev.sluice.proxy.log.AccessLog al = frontend.accessLog();
+        if (al != null && (captures = al.newCaptures()) != null) {
+            // header captures are taken before any rule, as HAProxy does
+            captures.capture(false, request.fields());
         }
         dev.sluice.proxy.rules.Trackers session = client.sessionTrackers();
         if (session != null) {
@@ -196,6 +206,10 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             return;
         }
         forwardFor();
+        io.netty.util.AsciiString idHeader = frontend.uniqueIdHeader();
+        if (idHeader != null) {
+            request.fields().add(idHeader, new io.netty.util.AsciiString(uniqueId()));
+        }
         retries = retriesOverride >= 0 ? retriesOverride : backend.retries();
         slot = new ServerSlot(this, backend, client.loop());
         Server sticky = stickyServer();
@@ -560,6 +574,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         boolean switching = head.status() == 101 && request.upgrade() != null
                 || request.method().contentEquals(RequestHead.CONNECT) && head.status() >= 200 && head.status() < 300;
         if (!head.isInterim()) {
+            if (captures != null) {
+                captures.capture(true, head.fields());
+            }
             // http-response rules: the backend's, then the frontend's; a rule may answer instead
             response = head;
             responsePhase = true;
@@ -572,6 +589,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             countSent(head.status());
         }
         client.sendHead(head);
+        if (!head.isInterim() && frontend.accessLog() != null && frontend.accessLog().logAsap()) {
+            logLine(true);
+        }
         if (switching && conn != null) {
             tunnel = true;
             client.startTunnel();
@@ -957,6 +977,56 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     }
 
     @Override
+    public void capture(boolean isResponse, int slot, CharSequence value) {
+        if (captures != null) {
+            captures.set(isResponse, slot, value);
+        }
+    }
+
+    @Override
+    public String captured(boolean isResponse, int slot) {
+        return captures == null ? null : captures.get(isResponse, slot);
+    }
+
+    @Override
+    public void setLogLevel(int level) {
+        logCaptures().level(level);
+    }
+
+    @Override
+    public long requestDate() {
+        return requestDate;
+    }
+
+    @Override
+    public long requestCounter() {
+        return number;
+    }
+
+    /** The unique id, made from the frontend's {@code unique-id-format} on first use; null without one. */
+    @Override
+    public String uniqueId() {
+        dev.sluice.proxy.rules.Template f = frontend.uniqueIdFormat();
+        if (f == null) {
+            return null;
+        }
+        dev.sluice.proxy.log.LogCaptures c = logCaptures();
+        if (c.uniqueId() == null) {
+            c.uniqueId(f.render(this));
+        }
+        return c.uniqueId();
+    }
+
+    private dev.sluice.proxy.log.LogCaptures logCaptures() {
+        if (captures == null) {
+            dev.sluice.proxy.log.AccessLog al = frontend.accessLog();
+            captures = al != null ? al.captures() : new dev.sluice.proxy.log.LogCaptures(dev.sluice.config.model.Captures.NONE,
+                    new io.netty.util.AsciiString[0], new io.netty.util.AsciiString[0]);
+        }
+        return captures;
+    }
+
+    @Override
     public void setRetries(int n) {
         retriesOverride = n;
     }
@@ -1056,6 +1126,36 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         }
 
         @Override
+        public String captured(boolean isResponse, int slot) {
+            return Stream.this.captured(isResponse, slot);
+        }
+
+        @Override
+        public void capture(boolean isResponse, int slot, CharSequence value) {
+            Stream.this.capture(isResponse, slot, value);
+        }
+
+        @Override
+        public void setLogLevel(int level) {
+            Stream.this.setLogLevel(level);
+        }
+
+        @Override
+        public String uniqueId() {
+            return Stream.this.uniqueId();
+        }
+
+        @Override
+        public long requestDate() {
+            return Stream.this.requestDate();
+        }
+
+        @Override
+        public long requestCounter() {
+            return Stream.this.requestCounter();
+        }
+
+        @Override
         public boolean proxyAuthentication() {
             return Stream.this.proxyAuthentication();
         }
@@ -1108,6 +1208,14 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         logged = true;
         endTracking();
         account();
+        if (!lineLogged) {
+            logLine(false);
+        }
+    }
+
+    /** The access-log line, once: at the end, or when the response head left with {@code option logasap}. */
+    private void logLine(boolean asap) {
+        lineLogged = true;
         dev.sluice.proxy.log.AccessLog al = frontend.accessLog();
         if (al == null || !al.logsRequests()) {
             return;
@@ -1151,6 +1259,13 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         e.beconn = backend != null ? backend.activeStreams() : 0;
         e.srvconn = server != null ? server.activeStreams() : 0;
         e.error = status >= 500 || cause != '-' && cause != 'L';
+        e.txn = this;
+        e.logAsap = asap;
+        e.requestCounter = number;
+        if (frontend.uniqueIdFormat() != null) {
+            uniqueId();
+        }
+        e.captures = captures;
         al.log(e);
     }
 
