@@ -369,10 +369,6 @@ final class BalanceKeywords {
                     return TlsKeywords.FAILED;
                 }
                 p.slowstart = ms;
-                if (ms > 0) {
-                    c.warning(prefix + "'slowstart' has no effect yet: a server gets its full weight at once (slow start comes with the"
-                            + " health checks of issue 4).");
-                }
                 return i + 2;
             }
             default -> {

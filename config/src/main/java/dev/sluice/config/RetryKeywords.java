@@ -29,9 +29,13 @@ final class RetryKeywords {
                     }
                 }));
         r.register(new Keyword("retry-on", BACKEND_SIDE, RETRY_ON_SYNTAX,
-                "Which failures are retried: conn-failure (the default: a refused or timed-out connection) or none. Retrying after"
-                        + " the request was sent (empty-response, junk-response, response-timeout, statuses, all-retryable-errors) is"
-                        + " refused with an error until Sluice does it.",
+                "Which failures are retried (replaces the previous list; default conn-failure: a refused or timed-out connection)."
+                        + " After the request was sent (empty-response, junk-response, response-timeout, a status among 401 403 404"
+                        + " 408 425 500 501 502 503 504) Sluice only retries idempotent methods (GET HEAD OPTIONS TRACE PUT DELETE)"
+                        + " whose body is complete and fits in tune.bufsize less tune.maxrewrite, kept for the replay (HAProxy retries"
+                        + " any method). 0rtt-rejected is accepted and never happens (no early data towards servers)."
+                        + " all-retryable-errors = conn-failure empty-response junk-response response-timeout 0rtt-rejected 500 502"
+                        + " 503 504.",
                 RetryKeywords::retryOn));
         r.register(new Keyword("option redispatch", BACKEND_SIDE, "[no] option redispatch [<interval>]",
                 "Let a retry go to another server than the first choice (even one given by stickiness): by default on the last"
@@ -93,11 +97,6 @@ final class RetryKeywords {
                     }
                 }
             }
-        }
-        if (!statuses.isEmpty() || on.stream().anyMatch(e -> e != Retries.RetryOn.CONN_FAILURE)) {
-            c.error("'retry-on' : retrying after the request was sent (" + String.join(" ", a)
-                    + ") is not supported by Sluice yet: only 'conn-failure' and 'none' are.");
-            return;
         }
         c.proxy().retries = c.proxy().retries.withOn(on, statuses);
     }

@@ -42,6 +42,17 @@ class RetryKeywordsTest {
     }
 
     @Test
+    void allRetryableErrorsIsHaproxysList() {
+        Retries r = backendOf("retry-on all-retryable-errors").retries();
+        assertThat(r.on()).isEqualTo(java.util.EnumSet.allOf(RetryOn.class));
+        assertThat(r.statuses()).isEqualTo(java.util.Set.of(500, 502, 503, 504));
+        Retries s = backendOf("retry-on empty-response 503 response-timeout").retries();
+        assertThat(s.on()).containsExactlyInAnyOrder(RetryOn.EMPTY_RESPONSE, RetryOn.RESPONSE_TIMEOUT);
+        assertThat(s.statuses()).containsExactly(503);
+        assertThat(s.afterSending()).isTrue();
+    }
+
+    @Test
     void retryOnReplacesTheListAndDefaultsPassItOn() {
         var c = Configs.valid(Configs.DEFAULTS.replace("defaults\n", "defaults\n    retries 1\n    retry-on none\n    option redispatch\n") + """
                 backend a
@@ -67,7 +78,6 @@ class RetryKeywordsTest {
             "retry-on conn-failure bogus => 'retry-on' : unknown keyword 'bogus'",
             "retry-on none 503           => 'retry-on' : 'none' keyword only usable alone",
             "option redispatch x         => 'option redispatch' : expects an integer interval, not 'x'.",
-            "retry-on 503                => 'retry-on' : 'retry-on' : retrying after the request was sent (503) is not supported by Sluice yet",
     })
     void errors(String line, String message) {
         assertThat(assertSingleError(parse(inBackend(line)), BACKEND_LINE, message).message()).startsWith(message);

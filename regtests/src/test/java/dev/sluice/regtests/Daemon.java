@@ -39,14 +39,20 @@ final class Daemon implements AutoCloseable {
             Path dir = Files.createTempDirectory(haproxy ? "haproxy-test" : "sluice-test");
             Path cfg = dir.resolve("test.cfg");
             Files.writeString(cfg, config.replace("@DIR@", dir.toString()), StandardCharsets.UTF_8);
+            Daemon d;
             if (!haproxy) {
-                return new Daemon(Sluice.start(cfg, List.of(), java.util.Map.of(), port), null, null, dir);
+                d = new Daemon(Sluice.start(cfg, List.of(), java.util.Map.of(), port), null, null, dir);
+            } else {
+                Path log = dir.resolve("haproxy.log");
+                Process p = new ProcessBuilder(HAPROXY.toString(), "-db", "-f", cfg.toString()).redirectErrorStream(true)
+                        .redirectOutput(log.toFile()).start();
+                d = new Daemon(null, p, log, dir);
+                d.awaitPort(port);
             }
-            Path log = dir.resolve("haproxy.log");
-            Process p = new ProcessBuilder(HAPROXY.toString(), "-db", "-f", cfg.toString()).redirectErrorStream(true)
-                    .redirectOutput(log.toFile()).start();
-            Daemon d = new Daemon(null, p, log, dir);
-            d.awaitPort(port);
+            if (config.contains("@DIR@/admin.sock")) {
+                // the admin socket may come up just after the listeners
+                AdminClient.await(dir.resolve("admin.sock"));
+            }
             return d;
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -226,7 +226,8 @@ public final class Backend {
         if (!r.redispatches()) {
             return false;
         }
-        if (!s.up()) {
+        if (!s.up() || s.warming()) {
+            // HAProxy: a server not RUNNING (down, or starting) is left
             return true;
         }
         int every = r.redispatch();
@@ -256,6 +257,44 @@ public final class Backend {
             case ROUNDROBIN, STATIC_RR, FIRST, LEASTCONN -> false;
             default -> true;
         };
+    }
+
+    private volatile java.util.concurrent.ScheduledExecutorService scheduler;
+
+    /** Where periodic work of the backend runs (the event loops): slow starts, health checks. Set once at start. */
+    public void scheduler(java.util.concurrent.ScheduledExecutorService s) {
+        scheduler = s;
+    }
+
+    public java.util.concurrent.ScheduledExecutorService scheduler() {
+        return scheduler;
+    }
+
+    /**
+     * {@code s} began a slow start: the balancing follows its growing weight, rebuilt every MAX(1 s, slowstart / 20)
+     * until it is over (HAProxy's server_warmup task). Without a scheduler (tests) the weight is read at each rebuild.
+     */
+    void warmUp(Server s) {
+        java.util.concurrent.ScheduledExecutorService sch = scheduler;
+        if (sch == null) {
+            return;
+        }
+        long every = Math.max(1000, s.slowstart() / 20);
+        sch.schedule(new Runnable() {
+            @Override
+            public void run() {
+                if (!s.warming()) {
+                    return;
+                }
+                if (s.throttle() < 0 || s.eweight() == s.weight() * 16) {
+                    s.endWarmup();
+                    serversChanged();
+                    return;
+                }
+                serversChanged();
+                sch.schedule(this, every, java.util.concurrent.TimeUnit.MILLISECONDS);
+            }
+        }, every, java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
     /** How many active (not backup) servers can take new requests. */

@@ -141,9 +141,74 @@ public final class Server {
         return maxqueue;
     }
 
-    /** {@code slowstart} in milliseconds, kept for slow start to come (0: none). */
+    /** {@code slowstart} in milliseconds (0: none). */
     public long slowstart() {
         return slowstart;
+    }
+
+    /**
+     * When a slow start began (epoch milliseconds: the server came back UP, or out of maintenance, with a
+     * {@code slowstart}), -1 when none runs. Never at start-up, as in HAProxy.
+     */
+    private volatile long warmingSince = -1;
+
+    /** Whether the server is in its slow start (HAProxy's STARTING state). */
+    public boolean warming() {
+        return warmingSince >= 0;
+    }
+
+    /** Whole seconds into the slow start and its length in seconds (HAProxy counts both in seconds); null when none. */
+    private long[] warmup() {
+        long since = warmingSince;
+        if (since < 0) {
+            return null;
+        }
+        long ss = Math.max(1, (slowstart + 999) / 1000);
+        long e = Math.max(0, (System.currentTimeMillis() - since) / 1000);
+        return e >= ss ? null : new long[] {e, ss};
+    }
+
+    /**
+     * HAProxy's effective weight, which the dynamic algorithms (roundrobin, leastconn, random, consistent hashing)
+     * balance by: the weight times 16, and during a slow start the weight times {@code (16 * elapsed + slowstart) /
+     * slowstart}, from 1/16 of it up to all of it.
+     */
+    public int eweight() {
+        int w = weight;
+        long[] ws = warmup();
+        return ws == null ? w * 16 : (int) (w * ((16 * ws[0] + ws[1]) / ws[1]));
+    }
+
+    /** The maxconn in force: during a slow start it grows from 1 with the time elapsed, as HAProxy's srv_dynamic_maxconn. */
+    int effectiveMaxconn() {
+        int m = maxconn;
+        long[] ws = m == 0 ? null : warmup();
+        return ws == null ? m : (int) Math.max(1, m * (100 * ws[0] / ws[1]) / 100);
+    }
+
+    /**
+     * The share of its weight a slow-starting server has, in percent rounded up ({@code throttle} in show stat, as
+     * HAProxy's server_throttle_rate: 7 at the start, when it has 1/16), or -1 when no slow start runs.
+     */
+    public int throttle() {
+        int w = weight;
+        if (warmup() == null || w == 0) {
+            return -1;
+        }
+        return (100 * eweight() + 16 * w - 1) / (16 * w);
+    }
+
+    /** Starts a slow start when the server has one; the backend rebuilds its balancing as it goes. */
+    private void startWarmup() {
+        if (slowstart > 0) {
+            warmingSince = System.currentTimeMillis();
+            backend.warmUp(this);
+        }
+    }
+
+    /** The slow start is over (or was cut short by the server going down). */
+    void endWarmup() {
+        warmingSince = -1;
     }
 
     /** Whether the server is operationally UP (health checks set it; {@code init-state} gives the start). */
@@ -164,10 +229,12 @@ public final class Server {
         up = value;
         lastChange = System.currentTimeMillis();
         if (value) {
+            startWarmup();
             int n = backend.drain(this);
             backend.serversChanged();
             return n;
         }
+        endWarmup();
         backend.serversChanged();
         return backend.redistribute(this);
     }
@@ -181,6 +248,9 @@ public final class Server {
         if (maintenance != value) {
             maintenance = value;
             lastChange = System.currentTimeMillis();
+            if (!value && up) {
+                startWarmup();
+            }
             backend.serversChanged();
             if (value) {
                 backend.redistribute(this);
@@ -193,7 +263,7 @@ public final class Server {
      * queue (they go first, as in HAProxy).
      */
     public boolean full() {
-        return maxconn > 0 && (active.get() >= maxconn || !queue.isEmpty());
+        return maxconn > 0 && (active.get() >= effectiveMaxconn() || !queue.isEmpty());
     }
 
     /** Requests waiting for this server in its own queue. */
@@ -218,9 +288,10 @@ public final class Server {
         if (maxconn == 0) {
             n = active.incrementAndGet();
         } else {
+            int max = effectiveMaxconn();
             do {
                 n = active.get();
-                if (n >= maxconn) {
+                if (n >= max) {
                     return false;
                 }
             } while (!active.compareAndSet(n, n + 1));
@@ -273,8 +344,12 @@ public final class Server {
         if (state == adminState) {
             return;
         }
+        boolean leavingMaint = (adminState & FORCED_MAINT) != 0 && (state & FORCED_MAINT) == 0;
         adminState = state;
         lastChange = System.currentTimeMillis();
+        if (leavingMaint && up && !maintenance) {
+            startWarmup();
+        }
         if ((state & FORCED_MAINT) != 0) {
             checkHealth = 0;
         }

@@ -53,11 +53,8 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     private Backend backend;
     private Server server;
     private ServerSide conn;
-    /** How many more attempts a failure may get ({@code retries}, or {@code http-request set-retries}), and how many it got. */
-    private int retries;
-    private int retriesDone;
-    /** The server came from a stickiness rule (HAProxy's SF_DIRECT): a redispatch needs {@code option redispatch}'s count. */
-    private boolean direct;
+    /** Retries, redispatches, the replay copy of the request: decided there; null until the backend's rules passed. */
+    private Attempts attempts;
     private boolean requestEnded;
     private HttpFields requestTrailers;
     private ArrayDeque<ByteBuf> pending;
@@ -94,10 +91,6 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     private long tResponse = -1;
     /** The server slot: assignment, queueing, hand-off; null until the backend's rules passed. */
     private ServerSlot slot;
-    /** The server of the last assignment while a new one is made (requeue, redispatch); null otherwise. */
-    private Server previous;
-    /** Moved to another server than first chosen (the log's "+" before the retries). */
-    private boolean redispatched;
     private boolean logged;
     /** Request bytes received from the client (head as HTTP/1 text, body, tunnel), for bin. */
     private long bytesIn;
@@ -210,11 +203,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         if (idHeader != null) {
             request.fields().add(idHeader, new io.netty.util.AsciiString(uniqueId()));
         }
-        retries = retriesOverride >= 0 ? retriesOverride : backend.retries();
+        attempts = new Attempts(backend, request, retriesOverride >= 0 ? retriesOverride : backend.retries());
         slot = new ServerSlot(this, backend, client.loop());
         Server sticky = stickyServer();
-        direct = sticky != null;
-        assigned(slot.assign(sticky, direct, null));
+        attempts.direct(sticky != null);
+        assigned(slot.assign(sticky, sticky != null, null));
     }
 
     /** Goes on from an assignment: connect, wait in the queue, or 503. */
@@ -234,14 +227,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     /** A slot is held on {@code slot.server()}: the request goes there. */
     private void serverAssigned() {
         server = slot.server();
-        if (previous != null) {
-            // assigned again (requeued, redispatched): HAProxy counts a redispatch when the server changed, else a retry
-            Counter c = previous != server ? Counter.REDISPATCHES : Counter.RETRIES;
-            previous.counters().add(c);
-            backend.counters().add(c);
-            redispatched |= previous != server;
-            previous = null;
-        }
+        attempts.assigned(server);
         server.counters().add(Counter.SELECTED);
         backend.counters().add(Counter.SELECTED);
         stickStore(false);
@@ -258,9 +244,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     /** The server this stream waited for went down and {@code option redispatch} sends it elsewhere. */
     void slotRequeued() {
         if (!finished) {
-            previous = server;
+            attempts.leaving(server);
             server = null;
-            assigned(slot.assign(null, false, previous));
+            assigned(slot.assign(null, false, attempts.previous()));
         }
     }
 
@@ -373,10 +359,12 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             server.counters().add(Counter.REUSES);
             backend.counters().add(Counter.REUSES);
         }
+        attempts.sending(c);
         c.sendHead(request);
         if (pending != null) {
             ByteBuf b;
             while ((b = pending.poll()) != null) {
+                attempts.sent(b);
                 c.sendBody(b);
             }
             pendingBytes = 0;
@@ -399,9 +387,8 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         if (finished) {
             return;
         }
-        if (retriesDone < retries && backend.retryPolicy().on().contains(dev.sluice.config.model.Retries.RetryOn.CONN_FAILURE)) {
-            retriesDone++;
-            retry(!(cause instanceof io.netty.channel.ConnectTimeoutException));
+        if (attempts.connectFailed()) {
+            retry(!(cause instanceof io.netty.channel.ConnectTimeoutException), true);
             return;
         }
         server.counters().add(Counter.CONNECT_ERRORS);
@@ -411,14 +398,14 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
 
     /**
      * Tries again, on the same server or, as {@code option redispatch} decides, on another one (HAProxy's
-     * stream_choose_redispatch); after a refused connection, staying on the server (or not balancing round
-     * robin over several) waits MIN(1s, timeout connect) first, as HAProxy does.
+     * stream_choose_redispatch); after a refused connection, staying on the server (or redispatching with a
+     * single usable server) waits MIN(1s, timeout connect) first, as HAProxy 2.6 does. {@code reuse}: the same
+     * server's idle connections may serve the new attempt.
      */
-    private void retry(boolean refused) {
-        boolean redispatch = backend.redispatchOnRetry(server, direct, retriesDone);
+    private void retry(boolean refused, boolean reuse) {
+        boolean redispatch = attempts.redispatch(server);
         long delay = refused && backend.waitBeforeRetry(redispatch) ? backend.retryDelay() : 0;
         if (redispatch) {
-            previous = server;
             slot.releaseForRetry();
         } else {
             server.counters().add(Counter.RETRIES);
@@ -430,10 +417,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             }
             if (redispatch) {
                 server = null;
-                direct = false;
-                assigned(slot.assign(null, false, previous));
+                assigned(slot.assign(null, false, attempts.previous()));
             } else {
-                connect(true);
+                connect(reuse);
             }
         };
         if (delay > 0) {
@@ -441,6 +427,41 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         } else {
             again.run();
         }
+    }
+
+    /**
+     * The request went out and failed by {@code event} or got {@code status} (0: none): sends it again when
+     * {@link Attempts#afterSending} allows, a stale reused connection on a new connection at once, a {@code retry-on}
+     * failure as HAProxy's L7 retries (counted as a retry, perhaps redispatched). True when it goes again.
+     */
+    private boolean againAfterSending(dev.sluice.config.model.Retries.RetryOn event, int status, ServerSide c) {
+        Attempts.Again a = attempts.afterSending(event, status, c != null && c.reused(), requestEnded);
+        if (a == Attempts.Again.NO) {
+            return false;
+        }
+        if (conn != null) {
+            // a response to retry: the connection has the rest of it
+            ServerSide x = conn;
+            conn = null;
+            x.abort();
+        }
+        // HAProxy's do_l7_retry counts a retry, and stream_choose_redispatch another one unless it redispatches
+        server.counters().add(Counter.RETRIES);
+        backend.counters().add(Counter.RETRIES);
+        ArrayDeque<ByteBuf> body = attempts.replayBody();
+        if (body != null) {
+            pending = body;
+            for (ByteBuf b : body) {
+                pendingBytes += b.readableBytes();
+            }
+        }
+        tResponse = -1;
+        if (a == Attempts.Again.STALE) {
+            connect(false);
+        } else {
+            retry(false, true);
+        }
+        return true;
     }
 
     /** A piece of request body from the client; takes ownership. */
@@ -451,6 +472,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             return;
         }
         if (conn != null) {
+            attempts.sent(data);
             conn.sendBody(data);
             if (!conn.isWritable()) {
                 client.pauseRequestBody();
@@ -566,6 +588,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             return;
         }
         if (!head.isInterim()) {
+            if (backend.retryPolicy().statuses().contains(head.status()) && againAfterSending(null, head.status(), conn)) {
+                // retry-on <status>: this response is dropped (nor counted, as in HAProxy) and the request sent again
+                return;
+            }
+            attempts.release();
             responseStarted = true;
             status = head.status();
             tResponse = System.nanoTime();
@@ -688,9 +715,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             c.abort();
         }
         if (!responseStarted) {
-            if (failure == ServerFailure.CLOSED_BEFORE_RESPONSE && c != null && c.reused() && replayable()) {
-                // a stale idle connection: replay the request on a fresh one
-                connect(false);
+            if (againAfterSending(switch (failure) {
+                case CLOSED_BEFORE_RESPONSE -> dev.sluice.config.model.Retries.RetryOn.EMPTY_RESPONSE;
+                case TIMEOUT -> dev.sluice.config.model.Retries.RetryOn.RESPONSE_TIMEOUT;
+                default -> dev.sluice.config.model.Retries.RetryOn.JUNK_RESPONSE;
+            }, 0, c)) {
                 return;
             }
             server.counters().add(Counter.RESPONSE_ERRORS);
@@ -710,10 +739,6 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         log();
     }
 
-    /** A request can be sent again when none of its body has gone out. */
-    private boolean replayable() {
-        return !request.hasBody();
-    }
 
     public void onClientClosed() {
         if (finished) {
@@ -1252,8 +1277,8 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         e.tActive = ms(start, now);
         e.cause = cause;
         e.state = state;
-        e.retries = retriesDone;
-        e.redispatched = redispatched;
+        e.retries = attempts != null ? attempts.done() : 0;
+        e.redispatched = attempts != null && attempts.redispatched();
         e.actconn = frontend.globalConnections();
         e.feconn = frontend.limit().current();
         e.beconn = backend != null ? backend.activeStreams() : 0;
@@ -1300,6 +1325,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     }
 
     private void releasePending() {
+        if (attempts != null) {
+            attempts.release();
+        }
         if (pending != null) {
             ByteBuf b;
             while ((b = pending.poll()) != null) {

@@ -97,6 +97,7 @@ public final class ProxyRuntime {
         }
         for (Proxy p : config.backends()) {
             Backend be = new Backend(p, resolved.get(p.name()), workers.count(), connector);
+            be.scheduler(group);
             be.id(proxyIds.get(p.name()));
             if (p.kind() == dev.sluice.config.model.ProxyKind.BACKEND) {
                 be.rules(ProxyRules.compile(p, new ArrayList<>(), stickTables));

@@ -81,6 +81,7 @@ final class StatRows {
                 .set("status", status(srv)).set("weight", srv.weight()).set("act", 1).set("bck", 0)
                 .set("lastchg", (now - srv.lastChange()) / 1000)
                 .set("qlimit", srv.maxqueue() > 0 ? srv.maxqueue() : null)
+                .set("throttle", srv.throttle() >= 0 ? srv.throttle() : null)
                 .set("pid", 1).set("iid", srv.backend().id()).set("sid", srv.id()).set("lbtot", s.get(Counter.SELECTED))
                 .set("type", StatRow.Type.SERVER.code())
                 .set("rate", s.rate(Counter.SESSIONS)).set("rate_max", s.rateMax(Counter.SESSIONS))
