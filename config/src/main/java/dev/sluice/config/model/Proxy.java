@@ -31,6 +31,7 @@ public record Proxy(
         TcpRules tcpRules,
         Monitor monitor,
         List<StickRule> stickRules,
+        StatsPage stats,
         Retries retries) {
 
     public Proxy {
@@ -49,6 +50,6 @@ public record Proxy(
             List<Acl> acls, List<HttpRule> httpRequestRules, List<HttpRule> httpResponseRules, List<HttpRule> httpAfterResponseRules,
             List<UseBackend> useBackends, String defaultBackend, Balance balance, List<Server> servers, Logging logging, ErrorPages errors) {
         this(name, kind, where, mode, binds, maxconn, timeouts, http, acls, httpRequestRules, httpResponseRules, httpAfterResponseRules,
-                useBackends, defaultBackend, balance, servers, logging, errors, null, TcpRules.NONE, Monitor.NONE, List.of(), Retries.DEFAULT);
+                useBackends, defaultBackend, balance, servers, logging, errors, null, TcpRules.NONE, Monitor.NONE, List.of(), StatsPage.NONE, Retries.DEFAULT);
     }
 }

@@ -92,11 +92,17 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     /** The server slot: assignment, queueing, hand-off; null until the backend's rules passed. */
     private ServerSlot slot;
     private boolean logged;
+    /** The frontend's stream budget while this stream holds a place in it; given back once, at {@link #log}. */
+    private dev.sluice.pools.Budget budget;
     /** Request bytes received from the client (head as HTTP/1 text, body, tunnel), for bin. */
     private long bytesIn;
     /** The cause and state letters of the log's termination flags, decided where the outcome is. */
     private char cause = '-';
     private char state = '-';
+    /** Position in this loop's {@link LiveStreams} (-1 when not registered), the stream's id and epoch there. */
+    int liveSlot = -1;
+    private long liveId;
+    private int epoch;
     /** Capture slots, cookies, unique id and log level (null until the frontend or a rule needs them). */
     private dev.sluice.proxy.log.LogCaptures captures;
     private boolean lineLogged;
@@ -138,8 +144,22 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
 
     /** Processes the request head: monitor URI, rules, backend, server, connection. */
     public void start() {
+        LiveStreams live = frontend.workers().streams();
+        liveId = live.add(this, client.loopIndex());
+        epoch = live.epoch();
         frontend.countRequest();
         bytesIn = headBytes(request);
+        dev.sluice.pools.Budget b = frontend.streamBudget();
+        if (b != null) {
+            if (!b.take()) {
+                // the memory ceiling (-m): a resource of the proxy is exhausted
+                cause = 'R';
+                state = 'R';
+                fail(503);
+                return;
+            }
+            budget = b;
+        }
         if (frontend.isMonitorRequest(request)) {
             // answered before any rule; as in HAProxy, neither forwarded nor logged
             logged = true;
@@ -177,6 +197,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
                 ruleIndex = r;
                 return;
             }
+            if (servePage(frontend.statsPage(), frontend.rules().request().size())) {
+                return;
+            }
             backend = frontend.selectBackend(this);
             if (backend == null) {
                 fail(503);
@@ -196,6 +219,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         }
         if (waitingBody) {
             ruleIndex = r;
+            return;
+        }
+        if (servePage(backend.statsPage(), backend.rules().request().size())) {
             return;
         }
         forwardFor();
@@ -266,6 +292,28 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         cause = why;
         state = 'Q';
         fail(503);
+    }
+
+    /**
+     * The stats page of the proxy whose rules just ran, when the request is for it: answered (true), or held
+     * until its body arrived (true too: {@link #processRequest} comes back here, the rules before it done).
+     */
+    private boolean servePage(dev.sluice.proxy.rules.PageService page, int rulesDone) {
+        if (page == null || !page.matches(request)) {
+            return false;
+        }
+        if (page.needsBody(request)) {
+            long t = frontend.timeouts().httpRequest();
+            if (t == Timeouts.UNSET || t <= 0) {
+                t = frontend.timeouts().client() == Timeouts.UNSET ? 10_000 : frontend.timeouts().client();
+            }
+            if (!waitForBody(t, 0)) {
+                ruleIndex = rulesDone;
+                return true;
+            }
+        }
+        dev.sluice.proxy.rules.Service.send(this, page.serve(this));
+        return true;
     }
 
     /**
@@ -578,6 +626,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     }
 
     @Override
+    public dev.sluice.proxy.rules.Service service(String name) {
+        return frontend.service(name);
+    }
+
+    @Override
     public boolean proxyAuthentication() {
         io.netty.util.AsciiString t = request.target();
         return frontend.http().useProxyHeader() && t.length() > 0 && t.byteAt(0) != '/';
@@ -665,6 +718,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             cause = byClient ? 'c' : 's';
             state = 'D';
         }
+        closeBoth();
+    }
+
+    /** Closes the server connection (if any) and the client connection, then logs: the exchange is over. */
+    private void closeBoth() {
         ServerSide c = conn;
         conn = null;
         if (c != null) {
@@ -1227,12 +1285,19 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
 
     /** Emits the access-log line of this stream, once, and ends its server accounting. */
     private void log() {
+        dev.sluice.pools.Budget b = budget;
+        if (b != null) {
+            budget = null;
+            b.give();
+        }
+        frontend.workers().streams().remove(this, client.loopIndex());
         if (logged) {
             return;
         }
         logged = true;
         endTracking();
         account();
+        timeStats();
         if (!lineLogged) {
             logLine(false);
         }
@@ -1292,6 +1357,78 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         }
         e.captures = captures;
         al.log(e);
+    }
+
+    /**
+     * The request's queue, connect, response and total times into its server's and backend's averages, when
+     * it reached a server and got a response head from it (HAProxy skips the others).
+     */
+    private void timeStats() {
+        if (server == null || tConnectStart < 0 || tConnected < 0 || tResponse < 0) {
+            return;
+        }
+        long c = ms(tConnectStart, tConnected);
+        long r = ms(tConnected, tResponse);
+        long t = ms(requestStart, System.nanoTime());
+        int loop = client.loopIndex();
+        long q = Math.max(0, slot.queueMillis());
+        server.timeStats().record(loop, q, c, r, t);
+        backend.timeStats().record(loop, q, c, r, t);
+    }
+
+    // ------------------------------------------------------------------ admin view
+
+    /** The id {@code show sess} prints and {@code shutdown session} takes. */
+    public long id() {
+        return liveId;
+    }
+
+    /** The {@code show sess} epoch this stream started in. */
+    public int epoch() {
+        return epoch;
+    }
+
+    /** Epoch milliseconds when the request started to arrive. */
+    public long startDate() {
+        return requestDate;
+    }
+
+    /** The client connection's end of this stream. */
+    public ClientSide client() {
+        return client;
+    }
+
+    /** Where the exchange is: the log's state letter it would end with now. */
+    public char phase() {
+        if (tunnel) {
+            return 'D';
+        }
+        if (responseStarted) {
+            return 'D';
+        }
+        if (conn != null) {
+            return 'H';
+        }
+        if (tConnectStart >= 0) {
+            return 'C';
+        }
+        return 'R';
+    }
+
+    /**
+     * {@code shutdown session}: ends the exchange at once, both connections closed, logged with HAProxy's
+     * "killed" cause ({@code K}). Only on the stream's loop.
+     */
+    public void kill() {
+        if (finished) {
+            return;
+        }
+        char at = phase();
+        finished = true;
+        cause = 'K';
+        state = at;
+        releasePending();
+        closeBoth();
     }
 
     /**

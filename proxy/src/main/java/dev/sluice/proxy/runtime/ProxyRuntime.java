@@ -55,13 +55,16 @@ public final class ProxyRuntime {
     private final Map<String, Frontend> frontends = new LinkedHashMap<>();
     private final List<Listener> listeners = new ArrayList<>();
     private final ConnectionLimit globalLimit;
+    private final int globalMaxconn;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private dev.sluice.proxy.log.LogWriter logWriter;
     private final StickTables stickTables;
+    private final dev.sluice.proxy.memory.ProxyPools pools;
     private final TlsContexts tls;
     /** Proxy ids by name, as HAProxy 2.6 numbers them: in declaration order from 2 (1 is its internal HTTP client). */
     private final Map<String, Integer> proxyIds = new LinkedHashMap<>();
     private final CliRegistry registry = new CliRegistry();
+    private final dev.sluice.proxy.metrics.PrometheusExporter metrics;
     private final AdminSockets admin;
     private final long startMillis = System.currentTimeMillis();
     private final String node = hostname();
@@ -74,15 +77,17 @@ public final class ProxyRuntime {
     private volatile long maxConnRate;
     private volatile long bytesOutRate;
 
-    private ProxyRuntime(Config config, Prepared prepared) {
+    private ProxyRuntime(Config config, Prepared prepared, dev.sluice.proxy.memory.ProxyPools pools) {
         this.config = config;
+        this.pools = pools;
         this.tls = prepared.tls();
         Map<String, List<Backend.ResolvedServer>> resolved = prepared.resolved();
         this.transport = Transport.select();
         int threads = config.global().nbthread() > 0 ? config.global().nbthread() : Runtime.getRuntime().availableProcessors();
         this.group = transport.newGroup(threads, new DefaultThreadFactory("sluice-loop", false));
         this.workers = new Workers(group);
-        this.globalLimit = new ConnectionLimit("global", globalMaxconn(config), null);
+        this.globalMaxconn = globalMaxconn(config);
+        this.globalLimit = new ConnectionLimit("global", globalMaxconn, null);
         dev.sluice.config.model.Tune tune = config.global().tune();
         H1Limits limits = new H1Limits(tune.maxHeadBytes(), tune.maxhdr());
         this.stickTables = StickTables.of(config, new ArrayList<>());
@@ -108,6 +113,12 @@ public final class ProxyRuntime {
             backends.put(p.name(), be);
         }
         dev.sluice.proxy.auth.Userlists userlists = dev.sluice.proxy.auth.Userlists.compile(config.userlists());
+        this.metrics = new dev.sluice.proxy.metrics.PrometheusExporter(config.global().tune().prometheusMaxSeries());
+        this.metrics.register(new ProxyMetrics(this));
+        pools.register(metrics);
+        dev.sluice.proxy.rules.Service prometheusService = t -> new dev.sluice.proxy.rules.Service.Reply(200,
+                dev.sluice.proxy.metrics.PrometheusExporter.CONTENT_TYPE, List.of(),
+                metrics.scrape().getBytes(java.nio.charset.StandardCharsets.UTF_8));
         for (Proxy p : config.frontends()) {
             ProxyRules rules = ProxyRules.compile(p, new ArrayList<>(), stickTables);
             // a listen section is its own default backend
@@ -125,6 +136,8 @@ public final class ProxyRuntime {
             Frontend fe = new Frontend(p, proxyIds.get(p.name()), workers, rules, backends, dflt, limit,
                     limits.withAcceptInvalid(p.http().acceptInvalidRequest()), log);
             fe.userlists(userlists);
+            fe.streamBudget(pools.streams());
+            fe.services(java.util.Map.of("prometheus-exporter", prometheusService));
             frontends.put(p.name(), fe);
             ConnectionRules connectionRules = rules.connection().isEmpty() ? null : new ConnectionRules(rules.connection(), p.name());
             int listenersBefore = listeners.size();
@@ -144,14 +157,39 @@ public final class ProxyRuntime {
                 }
             }
             for (int i = listenersBefore; i < listeners.size(); i++) {
-                listeners.get(i).acceptFilter(connectionRules);
+                listeners.get(i).acceptFilter(connectionRules).sessions(pools.sessions());
             }
         }
         fullconn(config);
+        statsPages(config);
         ProxyCommands.register(registry, this);
-        ServerCommands.register(registry, backends.values());
+        ServerCommands.register(registry, backends.values(), workers);
+        StreamCommands.register(registry, workers, backends.values());
         dev.sluice.proxy.rules.TableCommands.register(registry, stickTables);
+        pools.register(registry);
         this.admin = new AdminSockets(config.global().statsSockets(), config.global().statsTimeoutMs(), registry);
+    }
+
+    /** The stats pages: a frontend's or listen's is checked after its rules, a backend's after the backend's. */
+    private void statsPages(Config config) {
+        for (Proxy p : config.proxies()) {
+            if (!p.stats().enabled()) {
+                continue;
+            }
+            List<dev.sluice.proxy.rules.Cond> admin = ProxyRules.conditions(p, p.stats().admin(), "stats admin", new ArrayList<>(), stickTables);
+            StatsPage page = new StatsPage(this, p, admin);
+            Frontend fe = frontends.get(p.name());
+            if (fe != null) {
+                fe.statsPage(page);
+            } else if (backends.get(p.name()) != null) {
+                backends.get(p.name()).statsPage(page);
+            }
+        }
+    }
+
+    /** The event loops. */
+    Workers workers() {
+        return workers;
     }
 
     /**
@@ -199,6 +237,10 @@ public final class ProxyRuntime {
         if (config.global().maxconn() > 0) {
             return config.global().maxconn();
         }
+        return derivedMaxconn();
+    }
+
+    private static int derivedMaxconn() {
         long fds = 4096;
         if (java.lang.management.ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean u) {
             fds = u.getMaxFileDescriptorCount();
@@ -246,6 +288,9 @@ public final class ProxyRuntime {
             }
             ProxyRules.compile(p, problems, tables);
             checkLogging(p, problems);
+            if (p.stats().enabled()) {
+                ProxyRules.conditions(p, p.stats().admin(), "stats admin", problems, tables);
+            }
             for (var e : p.errors().pages().entrySet()) {
                 if (e.getValue().length > 0) {
                     try {
@@ -382,7 +427,17 @@ public final class ProxyRuntime {
     }
 
     public static ProxyRuntime build(Config config, Prepared prepared) {
-        return new ProxyRuntime(config, prepared);
+        return build(config, prepared, new dev.sluice.proxy.memory.ProxyPools(0));
+    }
+
+    /** A runtime whose streams and connections count in {@code pools} (and its {@code -m} ceiling). */
+    public static ProxyRuntime build(Config config, Prepared prepared, dev.sluice.proxy.memory.ProxyPools pools) {
+        return new ProxyRuntime(config, prepared, pools);
+    }
+
+    /** The pools and budgets, with the memory ceiling. */
+    public dev.sluice.proxy.memory.ProxyPools pools() {
+        return pools;
     }
 
     public Transport transport() {
@@ -413,8 +468,37 @@ public final class ProxyRuntime {
         return registry;
     }
 
+    /**
+     * The Prometheus exporter. Subsystems built after the runtime (pools, QUIC) add their metric families here
+     * before {@link #start}: {@code metrics().register(sink -> sink.gauge("haproxy_..", "help", value, "label", v))},
+     * read from the same snapshots as their admin commands.
+     */
+    public dev.sluice.proxy.metrics.PrometheusExporter metrics() {
+        return metrics;
+    }
+
+    /** The stick tables of the configuration. */
+    public StickTables stickTables() {
+        return stickTables;
+    }
+
     public AdminSockets adminSockets() {
         return admin;
+    }
+
+    /** The process-wide connection limit ({@code maxconn} in global, {@code set maxconn global}). */
+    ConnectionLimit globalLimit() {
+        return globalLimit;
+    }
+
+    /** The highest {@code set maxconn global} accepts: the limit the process started with (HAProxy's hard maxconn). */
+    int hardMaxconn() {
+        return globalMaxconn;
+    }
+
+    /** Every proxy id. */
+    java.util.Collection<Integer> proxyIds() {
+        return proxyIds.values();
     }
 
     /** A proxy's id by name, or null. */
@@ -431,9 +515,11 @@ public final class ProxyRuntime {
         for (Backend be : backends.values()) {
             be.counters().clear(all);
             be.queue().resetMax();
+            be.timeStats().clear(all);
             for (dev.sluice.proxy.backend.Server s : be.servers()) {
                 s.counters().clear(all);
                 s.queue().resetMax();
+                s.timeStats().clear(all);
             }
         }
         maxConnRate = 0;
@@ -466,7 +552,7 @@ public final class ProxyRuntime {
     }
 
     /** The values of {@code show info}, by HAProxy field name. */
-    Map<String, Object> info() {
+    public Map<String, Object> info() {
         long now = System.currentTimeMillis();
         long up = (now - startMillis) / 1000;
         long connections = 0;
@@ -477,15 +563,10 @@ public final class ProxyRuntime {
             requests += fe.totalRequests();
             bytesOut += fe.counters().get(Counter.BYTES_OUT);
         }
-        io.netty.buffer.PooledByteBufAllocatorMetric pool = io.netty.buffer.PooledByteBufAllocator.DEFAULT.metric();
-        long poolAlloc = pool.usedDirectMemory() + pool.usedHeapMemory();
-        long poolUsed = 0;
-        for (io.netty.buffer.PoolArenaMetric a : pool.directArenas()) {
-            poolUsed += a.numActiveBytes();
-        }
-        for (io.netty.buffer.PoolArenaMetric a : pool.heapArenas()) {
-            poolUsed += a.numActiveBytes();
-        }
+        // the same figures as the Total line of show pools: the pools, budgets and Netty's arenas
+        dev.sluice.pools.PoolTotals poolTotals = pools.totals();
+        long poolAlloc = poolTotals.allocatedBytes();
+        long poolUsed = poolTotals.usedBytes();
         int pending = 0;
         for (io.netty.util.concurrent.EventExecutor e : group) {
             if (e instanceof io.netty.util.concurrent.SingleThreadEventExecutor st) {
@@ -504,14 +585,14 @@ public final class ProxyRuntime {
         m.put("Pid", ProcessHandle.current().pid());
         m.put("Uptime", String.format("%dd %dh%02dm%02ds", up / 86400, up / 3600 % 24, up / 60 % 60, up % 60));
         m.put("Uptime_sec", up);
-        m.put("Memmax_MB", 0);
-        m.put("PoolAlloc_MB", poolAlloc >> 20);
-        m.put("PoolUsed_MB", poolUsed >> 20);
-        m.put("PoolFailed", 0);
+        m.put("Memmax_MB", poolTotals.memmaxMb());
+        m.put("PoolAlloc_MB", poolTotals.poolAllocMb());
+        m.put("PoolUsed_MB", poolTotals.poolUsedMb());
+        m.put("PoolFailed", poolTotals.poolFailed());
         m.put("Ulimit-n", fds);
         m.put("Maxsock", fds);
         m.put("Maxconn", globalLimit.max());
-        m.put("Hard_maxconn", globalLimit.max());
+        m.put("Hard_maxconn", hardMaxconn());
         m.put("CurrConns", globalLimit.current());
         m.put("CumConns", connections + admin.totalSessions());
         m.put("CumReq", requests + admin.totalSessions());
@@ -519,7 +600,7 @@ public final class ProxyRuntime {
                 "SessRateLimit", "SslRate", "SslRateLimit", "MaxSslRate", "SslFrontendKeyRate", "SslFrontendMaxKeyRate",
                 "SslFrontendSessionReuse_pct", "SslBackendKeyRate", "SslBackendMaxKeyRate", "SslCacheLookups", "SslCacheMisses",
                 "CompressBpsIn", "CompressBpsOut", "CompressBpsRateLim", "Unstoppable Jobs", "ActivePeers", "ConnectedPeers",
-                "BusyPolling", "FailedResolutions", "TotalSplicdedBytesOut", "DebugCommandsIssued", "CumRecvLogs", "Memmax_bytes")) {
+                "BusyPolling", "FailedResolutions", "TotalSplicdedBytesOut", "DebugCommandsIssued", "CumRecvLogs")) {
             m.put(zero, 0);
         }
         m.put("ConnRate", connRate);
@@ -537,6 +618,7 @@ public final class ProxyRuntime {
         m.put("TotalBytesOut", bytesOut);
         m.put("BytesOutRate", bytesOutRate);
         m.put("Build info", ProductInfo.VERSION);
+        m.put("Memmax_bytes", poolTotals.memoryLimitBytes());
         m.put("PoolAlloc_bytes", poolAlloc);
         m.put("PoolUsed_bytes", poolUsed);
         m.put("Start_time_sec", startMillis / 1000);
