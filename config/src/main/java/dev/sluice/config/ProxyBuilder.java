@@ -36,6 +36,9 @@ public final class ProxyBuilder {
     public long timeoutTunnel = Timeouts.UNSET;
     public long timeoutQueue = Timeouts.UNSET;
     public dev.sluice.config.model.Retries retries = dev.sluice.config.model.Retries.DEFAULT;
+    public long timeoutTarpit = Timeouts.UNSET;
+    boolean clientTcpKeepAlive;
+    boolean serverTcpKeepAlive;
     public HttpOptions.ConnectionMode connectionMode = HttpOptions.ConnectionMode.KEEP_ALIVE;
     public boolean acceptInvalidRequest;
     public HttpOptions.Reuse reuse = HttpOptions.Reuse.SAFE;
@@ -109,6 +112,9 @@ public final class ProxyBuilder {
         timeoutTunnel = d.timeoutTunnel;
         timeoutQueue = d.timeoutQueue;
         retries = d.retries;
+        timeoutTarpit = d.timeoutTarpit;
+        clientTcpKeepAlive = d.clientTcpKeepAlive;
+        serverTcpKeepAlive = d.serverTcpKeepAlive;
         connectionMode = d.connectionMode;
         acceptInvalidRequest = d.acceptInvalidRequest;
         reuse = d.reuse;
@@ -190,12 +196,12 @@ public final class ProxyBuilder {
     private Proxy build(dev.sluice.config.model.Logging logging) {
         ProxyKind kind = kind();
         Timeouts timeouts = new Timeouts(timeoutClient, timeoutServer, timeoutConnect, timeoutHttpRequest, timeoutHttpKeepAlive,
-                timeoutQueue, timeoutTunnel, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET);
+                timeoutQueue, timeoutTunnel, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET, timeoutTarpit);
         return new Proxy(name, kind, where, mode == null ? Mode.TCP : mode,
                 kind.hasFrontend() ? binds : List.of(),
                 kind.hasFrontend() ? maxconn : 0,
                 timeouts,
-                new HttpOptions(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse),
+                new HttpOptions(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, clientTcpKeepAlive, serverTcpKeepAlive),
                 acls, redirectRules.isEmpty() ? httpRequestRules : concat(httpRequestRules, redirectRules), httpResponseRules,
                 httpAfterResponseRules,
                 kind.hasFrontend() ? useBackends : List.of(),
