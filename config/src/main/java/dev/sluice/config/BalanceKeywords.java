@@ -351,15 +351,8 @@ final class BalanceKeywords {
                 }
                 if (w.equals("maxconn")) {
                     p.maxconn = n;
-                    if (n > 0) {
-                        c.warning(prefix + "'maxconn' : server queues are not implemented yet (they come with a later part of issue 4):"
-                                + " a request finding every eligible server at its maxconn gets a 503 instead of waiting in a queue.");
-                    }
                 } else {
                     p.maxqueue = n;
-                    if (n > 0) {
-                        c.warning(prefix + "'maxqueue' has no effect yet: server queues are not implemented (a later part of issue 4).");
-                    }
                 }
                 return i + 2;
             }
@@ -376,10 +369,6 @@ final class BalanceKeywords {
                     return TlsKeywords.FAILED;
                 }
                 p.slowstart = ms;
-                if (ms > 0) {
-                    c.warning(prefix + "'slowstart' has no effect yet: a server gets its full weight at once (slow start comes with the"
-                            + " health checks of issue 4).");
-                }
                 return i + 2;
             }
             default -> {

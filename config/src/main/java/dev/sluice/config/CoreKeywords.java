@@ -78,8 +78,9 @@ final class CoreKeywords {
                 + " [ca-file <f>] [sni <expr>] [alpn <list>] [crt <pem>]] [proto h2]",
                 "Declare a server of the backend; without a port the connection's destination port is used. A backup server serves"
                         + " only when no active server is usable; a disabled one (or weight 0) is never chosen; init-state down starts it"
-                        + " DOWN. id defaults to the first free number. maxconn: requests above it get 503 until server queues exist;"
-                        + " maxqueue and slowstart are accepted without effect yet. With ssl, connect over TLS (SNI from the sni expression, else"
+                        + " DOWN. id defaults to the first free number. maxconn: concurrent requests; more wait in a queue (the server's"
+                        + " own when a hash or stickiness chose it, else the backend's), first in first out, until 'timeout queue'"
+                        + " (503); maxqueue: the most requests its own queue holds (503 beyond). With ssl, connect over TLS (SNI from the sni expression, else"
                         + " the host name; with alpn h2 the handshake chooses HTTP/2 or HTTP/1.1).",
                 CoreKeywords::server));
         r.register(new Keyword("default-server", BACKEND_SIDE, "default-server [weight <0-256>] [backup|no-backup] [disabled|enabled]"
@@ -107,6 +108,8 @@ final class CoreKeywords {
                 "Maximum time to wait for the next request on a kept-alive connection (defaults to 'timeout http-request').",
                 (p, v) -> p.timeoutHttpKeepAlive = v);
 
+        timeout(r, "queue", BACKEND_SIDE, "Maximum time a request waits in a queue for a server slot (server maxconn); 503 after"
+                + " it. Defaults to 'timeout connect'.", (p, v) -> p.timeoutQueue = v);
         timeout(r, "tarpit", PROXIES, "How long 'http-request tarpit' holds a request before answering (defaults to 'timeout connect').",
                 (p, v) -> p.timeoutTarpit = v);
         timeout(r, "tunnel", PROXIES, "Inactivity limit of a tunnel (WebSocket, CONNECT), both sides; defaults to client/server.",
@@ -241,6 +244,7 @@ final class CoreKeywords {
         ErrorKeywords.register(r);
         RuleKeywords.register(r);
         UserlistKeywords.register(r);
+        RetryKeywords.register(r);
         QuicKeywords.register(r);
 
         r.register(new Keyword("http-request return", PROXY_SECTIONS,

@@ -34,6 +34,8 @@ public final class ProxyBuilder {
     public long timeoutHttpRequest = Timeouts.UNSET;
     public long timeoutHttpKeepAlive = Timeouts.UNSET;
     public long timeoutTunnel = Timeouts.UNSET;
+    public long timeoutQueue = Timeouts.UNSET;
+    public dev.sluice.config.model.Retries retries = dev.sluice.config.model.Retries.DEFAULT;
     public long timeoutTarpit = Timeouts.UNSET;
     boolean clientTcpKeepAlive;
     boolean serverTcpKeepAlive;
@@ -109,6 +111,8 @@ public final class ProxyBuilder {
         timeoutHttpRequest = d.timeoutHttpRequest;
         timeoutHttpKeepAlive = d.timeoutHttpKeepAlive;
         timeoutTunnel = d.timeoutTunnel;
+        timeoutQueue = d.timeoutQueue;
+        retries = d.retries;
         timeoutTarpit = d.timeoutTarpit;
         clientTcpKeepAlive = d.clientTcpKeepAlive;
         serverTcpKeepAlive = d.serverTcpKeepAlive;
@@ -194,7 +198,7 @@ public final class ProxyBuilder {
     private Proxy build(dev.sluice.config.model.Logging logging) {
         ProxyKind kind = kind();
         Timeouts timeouts = new Timeouts(timeoutClient, timeoutServer, timeoutConnect, timeoutHttpRequest, timeoutHttpKeepAlive,
-                Timeouts.UNSET, timeoutTunnel, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET, timeoutTarpit);
+                timeoutQueue, timeoutTunnel, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET, timeoutTarpit);
         return new Proxy(name, kind, where, mode == null ? Mode.TCP : mode,
                 kind.hasFrontend() ? binds : List.of(),
                 kind.hasFrontend() ? maxconn : 0,
@@ -214,7 +218,8 @@ public final class ProxyBuilder {
                 kind.hasFrontend() ? new dev.sluice.config.model.Monitor(monitorUri, monitorFail)
                         : dev.sluice.config.model.Monitor.NONE,
                 kind.hasBackend() ? stickRules : List.of(),
-                stats.build());
+                stats.build(),
+                retries);
     }
 
     private static <T> List<T> concat(List<T> a, List<T> b) {

@@ -56,8 +56,6 @@ final class Unsupported {
             Map.entry("tcp-request", "tcp-request rules"), Map.entry("tcp-response", "tcp-response rules"),
             
             Map.entry("http-error", "http-error rules"), 
-            Map.entry("retries", "retries"), Map.entry("retry-on", "retries"), Map.entry("option redispatch", "retries"),
-            Map.entry("timeout queue", "server queues"), 
             Map.entry("timeout client-fin", "half-closed connection timeouts"),
             Map.entry("timeout server-fin", "half-closed connection timeouts"),
            

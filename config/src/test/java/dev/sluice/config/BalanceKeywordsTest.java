@@ -218,16 +218,12 @@ class BalanceKeywordsTest {
         }
 
         @Test
-        void queueAndSlowStartOptionsAreKeptWithWarnings() {
+        void queueAndSlowStartOptionsAreKept() {
             var r = parse(inBackend("server a 10.0.0.1:80 maxconn 10 maxqueue 5 slowstart 10s"));
             assertThat(r.ok()).isTrue();
             Server s = Configs.proxy(r.config(), "be").servers().getFirst();
             assertThat(s).extracting(Server::maxconn, Server::maxqueue, Server::slowstart).containsExactly(10, 5, 10_000L);
-            assertThat(warnings(r)).extracting(Diagnostic::line).containsOnly(BACKEND_LINE);
-            assertThat(warnings(r)).extracting(Diagnostic::message).satisfiesExactly(
-                    m -> assertThat(m).contains("'maxconn' : server queues are not implemented yet").contains("503"),
-                    m -> assertThat(m).contains("'maxqueue' has no effect yet"),
-                    m -> assertThat(m).contains("'slowstart' has no effect yet"));
+            assertThat(warnings(r)).isEmpty();
         }
 
         @Test

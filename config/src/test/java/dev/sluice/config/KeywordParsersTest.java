@@ -655,7 +655,7 @@ class KeywordParsersTest {
                 "timeout                  => 'timeout' expects a timeout (one of: client, http-request, http-keep-alive, tarpit, tunnel).",
                 "timeout clinet 5s        => unknown timeout 'clinet' in 'frontend' section; did you mean 'client' maybe ?",
                 "timeout server 5s        => 'timeout server' is not allowed in 'frontend' section (allowed in: defaults, backend, listen).",
-                "timeout queue 5s         => 'timeout queue' is not supported by Sluice yet: server queues.",
+                "timeout queue 5s         => 'timeout queue' is not allowed in 'frontend' section (allowed in: defaults, backend, listen).",
                 "timeout tunnel x         => 'timeout tunnel' : 'x' is not a time",
                 "timeout check 1s         => 'timeout check' is not supported by Sluice yet: health checks.",
         })

@@ -154,6 +154,16 @@ final class RawClient implements AutoCloseable {
         }
     }
 
+    /** Closes with a reset (SO_LINGER 0): an abort, not the half-close HAProxy keeps serving. */
+    void reset() {
+        try {
+            socket.setSoLinger(true, 0);
+        } catch (IOException e) {
+            // closing anyway
+        }
+        close();
+    }
+
     @Override
     public void close() {
         try {

@@ -5,7 +5,8 @@ import java.util.List;
 
 /**
  * One frontend, backend or listen section with the defaults it inherited already applied. Frontend-only
- * parts are empty on a backend and backend-only parts are empty on a frontend.
+ * parts are empty on a backend and backend-only parts are empty on a frontend. {@code retries} is what the
+ * backend side does with failed requests ({@code retries}, {@code retry-on}, {@code option redispatch}).
  */
 public record Proxy(
         String name,
@@ -30,7 +31,8 @@ public record Proxy(
         TcpRules tcpRules,
         Monitor monitor,
         List<StickRule> stickRules,
-        StatsPage stats) {
+        StatsPage stats,
+        Retries retries) {
 
     public Proxy {
         binds = List.copyOf(binds);
@@ -48,6 +50,6 @@ public record Proxy(
             List<Acl> acls, List<HttpRule> httpRequestRules, List<HttpRule> httpResponseRules, List<HttpRule> httpAfterResponseRules,
             List<UseBackend> useBackends, String defaultBackend, Balance balance, List<Server> servers, Logging logging, ErrorPages errors) {
         this(name, kind, where, mode, binds, maxconn, timeouts, http, acls, httpRequestRules, httpResponseRules, httpAfterResponseRules,
-                useBackends, defaultBackend, balance, servers, logging, errors, null, TcpRules.NONE, Monitor.NONE, List.of(), StatsPage.NONE);
+                useBackends, defaultBackend, balance, servers, logging, errors, null, TcpRules.NONE, Monitor.NONE, List.of(), StatsPage.NONE, Retries.DEFAULT);
     }
 }

@@ -12,9 +12,6 @@ import java.util.List;
  * Immutable apart from the servers' own run-time state.
  */
 public final class Backend {
-    /** HAProxy's default {@code retries}. */
-    public static final int DEFAULT_RETRIES = 3;
-
     private final String name;
     private final Proxy config;
     /** Replaced whole (copy on write) when {@code add server} or {@code del server} changes the list. */
@@ -29,6 +26,10 @@ public final class Backend {
     /** Streams currently using a server of this backend (the log's %bc, scur): one atomic, see {@link Server}. */
     final java.util.concurrent.atomic.AtomicInteger active = new java.util.concurrent.atomic.AtomicInteger();
     private final dev.sluice.proxy.stats.Counters counters = new dev.sluice.proxy.stats.Counters();
+    /** Arrival order across the backend's queue and its servers' own queues (set before the servers are built). */
+    final java.util.concurrent.atomic.AtomicLong tickets = new java.util.concurrent.atomic.AtomicLong();
+    /** Requests the balancing found no free server for: they wait for any server of the balanced group. */
+    private final WaitQueue queue = new WaitQueue(null, tickets);
     private final dev.sluice.proxy.stats.TimeStats timeStats;
     private int id;
     private int fullconn = 1;
@@ -168,8 +169,18 @@ public final class Backend {
         serversChanged();
     }
 
-    /** A server's weight or state changed: rebuild the schedule and track UP/DOWN. Admin path only. */
-    public synchronized void serversChanged() {
+    /**
+     * A server's weight or state changed: rebuild the schedule, track UP/DOWN, and let the servers that can
+     * now serve waiting requests take them. Admin and check paths only.
+     */
+    public void serversChanged() {
+        rebuild();
+        for (Server s : servers) {
+            drain(s);
+        }
+    }
+
+    private synchronized void rebuild() {
         lb.rebuild();
         boolean nowUp = servers.length == 0 || usableWeight() > 0;
         if (nowUp != up) {
@@ -278,8 +289,116 @@ public final class Backend {
         return List.of(servers);
     }
 
+    /** {@code retries}, {@code retry-on}, {@code option redispatch}. */
+    public dev.sluice.config.model.Retries retryPolicy() {
+        return config.retries();
+    }
+
     public int retries() {
-        return DEFAULT_RETRIES;
+        return config.retries().count();
+    }
+
+    /**
+     * Whether a retry after failing on {@code s} goes through the balancing again (HAProxy's
+     * stream_choose_redispatch): with {@code option redispatch}, when {@code s} is down, when the retry count
+     * {@code done} (this one included) matches the redispatch interval (by default the last retry), or at once
+     * when the request was balanced (not {@code direct}) by an algorithm that does not hash (HAProxy 2.6:
+     * roundrobin, static-rr, first, leastconn) over more than one usable active server.
+     */
+    public boolean redispatchOnRetry(Server s, boolean direct, int done) {
+        dev.sluice.config.model.Retries r = config.retries();
+        if (!r.redispatches()) {
+            return false;
+        }
+        if (!s.up() || s.warming()) {
+            // HAProxy: a server not RUNNING (down, or starting) is left
+            return true;
+        }
+        int every = r.redispatch();
+        if (every > 0 ? done % every == 0 : done == retries() + every + 1) {
+            return true;
+        }
+        return !direct && !hashKind() && usableActiveServers() > 1;
+    }
+
+    /**
+     * Whether a retry after a refused connection waits {@link #retryDelay} first: as measured on HAProxy 2.6, unless
+     * it goes through the balancing again (redispatch) with more than one usable active server.
+     */
+    public boolean waitBeforeRetry(boolean redispatch) {
+        return !redispatch || usableActiveServers() <= 1;
+    }
+
+    /** HAProxy's turn-around before retrying a refused connection: MIN(1s, timeout connect). */
+    public long retryDelay() {
+        long ct = config.timeouts().connect();
+        return ct != Timeouts.UNSET && ct < 1000 ? ct : 1000;
+    }
+
+    /** HAProxy's BE_LB_KIND_HI: the hash algorithms and random, whose choice a retry should keep. */
+    private boolean hashKind() {
+        return switch (config.balance().algorithm()) {
+            case ROUNDROBIN, STATIC_RR, FIRST, LEASTCONN -> false;
+            default -> true;
+        };
+    }
+
+    private volatile java.util.concurrent.ScheduledExecutorService scheduler;
+
+    /** Where periodic work of the backend runs (the event loops): slow starts, health checks. Set once at start. */
+    public void scheduler(java.util.concurrent.ScheduledExecutorService s) {
+        scheduler = s;
+    }
+
+    public java.util.concurrent.ScheduledExecutorService scheduler() {
+        return scheduler;
+    }
+
+    /**
+     * {@code s} began a slow start: the balancing follows its growing weight, rebuilt every MAX(1 s, slowstart / 20)
+     * until it is over (HAProxy's server_warmup task). Without a scheduler (tests) the weight is read at each rebuild.
+     */
+    void warmUp(Server s) {
+        java.util.concurrent.ScheduledExecutorService sch = scheduler;
+        if (sch == null) {
+            return;
+        }
+        long every = Math.max(1000, s.slowstart() / 20);
+        sch.schedule(new Runnable() {
+            @Override
+            public void run() {
+                if (!s.warming()) {
+                    return;
+                }
+                if (s.throttle() < 0 || s.eweight() == s.weight() * 16) {
+                    s.endWarmup();
+                    serversChanged();
+                    return;
+                }
+                serversChanged();
+                sch.schedule(this, every, java.util.concurrent.TimeUnit.MILLISECONDS);
+            }
+        }, every, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    /** How many active (not backup) servers can take new requests. */
+    public int usableActiveServers() {
+        int n = 0;
+        for (Server s : servers) {
+            if (s.usable() && !s.backup()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** How long a request may wait in a queue: {@code timeout queue}, else {@code timeout connect}; 0 for ever. */
+    public long queueTimeout() {
+        long t = config.timeouts().queue();
+        if (t == Timeouts.UNSET) {
+            t = config.timeouts().connect();
+        }
+        return t == Timeouts.UNSET ? 0 : t;
     }
 
     /** The server with this id, or null. */
@@ -311,6 +430,33 @@ public final class Backend {
         return lb.pick(txn);
     }
 
+    /**
+     * {@link #pickServer(dev.sluice.proxy.rules.Txn)} for a retry moving away from {@code avoid}: another
+     * server when the algorithm has one with a free slot, else {@code avoid} again (as HAProxy's srvtoavoid).
+     */
+    public Server pickServer(dev.sluice.proxy.rules.Txn txn, Server avoid) {
+        Server s = lb.pick(txn);
+        if (s == null || s != avoid) {
+            return s;
+        }
+        Server t = lb.pick(txn);
+        if (t == null) {
+            return s;
+        }
+        // two slots are held now: keep one
+        if (t == s) {
+            t.streamEnded();
+            return s;
+        }
+        s.streamEnded();
+        return t;
+    }
+
+    /** The server the algorithm binds this request to whatever its load (hash algorithms), or null; no slot taken. */
+    public Server bound(dev.sluice.proxy.rules.Txn txn) {
+        return lb.bound(txn);
+    }
+
     /** {@link #pickServer(dev.sluice.proxy.rules.Txn)} without a request: hash algorithms go round robin. */
     public Server pickServer() {
         return lb.pick(null);
@@ -334,6 +480,121 @@ public final class Backend {
     /** A server gave back a request slot. */
     void released(Server s) {
         lb.released(s);
+    }
+
+    // ------------------------------------------------------------------ queues
+
+    /** The requests waiting for any server of the balanced group. */
+    public WaitQueue queue() {
+        return queue;
+    }
+
+    /**
+     * Whether a balanced request must wait: requests already wait in the backend's queue, so every server
+     * was full a moment ago and those go first, in arrival order.
+     */
+    public boolean queueing() {
+        return !queue.isEmpty();
+    }
+
+    /**
+     * Queues a request on {@code s}'s own queue (a hash or stickiness bound it to {@code s}), or on the
+     * backend's when {@code s} is null; then makes sure no slot is left free while it waits (a slot given back
+     * between the failed pick and this call is handed to it, or to an older one). Any thread.
+     */
+    public void enqueue(Server s, QueuedRequest r) {
+        if (s != null) {
+            s.queue().add(r);
+            drain(s);
+            return;
+        }
+        queue.add(r);
+        for (Server srv : servers) {
+            if (queue.isEmpty()) {
+                return;
+            }
+            drain(srv);
+        }
+    }
+
+    /**
+     * Hands the free slots of {@code s} to the oldest waiting requests it serves: its own queue, and the
+     * backend's while it is in the balanced group, whichever head arrived first. Called when a slot is given
+     * back, after a request was queued, and when a server's state changes; returns how many got a slot. A
+     * slot taken here for a request that left meanwhile (cancelled) is given back and the queues looked at
+     * again, so a request and a free slot never both wait.
+     */
+    int drain(Server s) {
+        WaitQueue own = s.queue();
+        int granted = 0;
+        while (true) {
+            long mine = own.headTicket();
+            long shared = queue.isEmpty() ? Long.MAX_VALUE : queue.headTicket();
+            if (shared != Long.MAX_VALUE && !servesBackendQueue(s)) {
+                shared = Long.MAX_VALUE;
+            }
+            if (mine == Long.MAX_VALUE && shared == Long.MAX_VALUE) {
+                return granted;
+            }
+            if (!s.take()) {
+                // every slot is held: each holder drains when it gives its slot back
+                return granted;
+            }
+            WaitQueue first = mine <= shared ? own : queue;
+            QueuedRequest r = first.claim();
+            if (r == null) {
+                WaitQueue other = first == own ? (shared != Long.MAX_VALUE ? queue : null) : own;
+                r = other == null ? null : other.claim();
+            }
+            if (r == null) {
+                s.giveBack();
+                continue;
+            }
+            r.grant(s);
+            granted++;
+        }
+    }
+
+    /**
+     * Whether {@code s} takes requests from the backend's queue: usable, and active, or a backup while no
+     * active server is usable (the first usable backup, or any with {@code option allbackups}).
+     */
+    private boolean servesBackendQueue(Server s) {
+        if (!s.usable()) {
+            return false;
+        }
+        if (!s.backup()) {
+            return true;
+        }
+        Server firstBackup = null;
+        for (Server o : servers) {
+            if (o.usable()) {
+                if (!o.backup()) {
+                    return false;
+                }
+                if (firstBackup == null) {
+                    firstBackup = o;
+                }
+            }
+        }
+        return config.balance().allBackups() || s == firstBackup;
+    }
+
+    /**
+     * {@code s} went down or into maintenance: with {@code option redispatch}, the requests waiting in its own
+     * queue are assigned again by the balancing (HAProxy's pendconn_redistribute). Returns how many.
+     */
+    int redistribute(Server s) {
+        if (!config.retries().redispatches()) {
+            return 0;
+        }
+        int n = 0;
+        QueuedRequest r;
+        while ((r = s.queue().takeForRequeue()) != null) {
+            r.requeued();
+            n++;
+        }
+        return n;
     }
 
     public int activeStreams() {

@@ -44,7 +44,7 @@ public final class ConsistentRing implements HashBalance.Table {
         }
         int count = 0;
         for (Server s : group) {
-            count += s.weight() * WEIGHT_SCALE;
+            count += s.eweight();
         }
         // key in the high half, insertion order in the low half: a stable sort, as the tree keeps duplicates in order;
         // the sign bit is flipped so that the signed sort orders the keys as unsigned numbers
@@ -52,7 +52,8 @@ public final class ConsistentRing implements HashBalance.Table {
         Server[] byOrder = new Server[count];
         int k = 0;
         for (Server s : group) {
-            int n = s.weight() * WEIGHT_SCALE;
+            // HAProxy's lb_nodes_now: the first eweight points of the server (all of them once warmed up)
+            int n = s.eweight();
             for (int node = 0; node < n; node++) {
                 int key = Hashes.fullAvalanche(s.id() * ID_RANGE + node);
                 points[k] = ((key & 0xffff_ffffL) << 32 | k) ^ Long.MIN_VALUE;

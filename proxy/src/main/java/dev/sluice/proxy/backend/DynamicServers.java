@@ -99,7 +99,8 @@ final class DynamicServers {
         if ((s.adminState() & Server.FORCED_MAINT) == 0 && !s.maintenance()) {
             return "Only servers in maintenance mode can be deleted.\n";
         }
-        if (s.activeStreams() > 0) {
+        if (s.activeStreams() > 0 || !s.queue().isEmpty()) {
+            // as HAProxy: streams served or waiting in its queue
             return "Server still has connections attached to it, cannot remove it.\n";
         }
         s.backend().deleteServer(s);

@@ -37,8 +37,9 @@ final class FwrrSchedule {
     private long currWeight;
     private final long nextWeight;
 
-    private FwrrSchedule(int[] weights) {
-        int n = weights.length;
+    /** {@code eweights}: HAProxy's effective weights, user weights times {@link #SCALE} (less during a slow start). */
+    private FwrrSchedule(int[] eweights) {
+        int n = eweights.length;
         eweight = new int[n];
         npos = new long[n];
         rweight = new long[n];
@@ -50,7 +51,7 @@ final class FwrrSchedule {
         curr = new TreeSet<>(order);
         long total = 0;
         for (int i = 0; i < n; i++) {
-            eweight[i] = weights[i] * SCALE;
+            eweight[i] = eweights[i];
             total += eweight[i];
         }
         currPos = total;
@@ -65,9 +66,18 @@ final class FwrrSchedule {
 
     /** HAProxy's order for servers of these weights (0 = left out); empty when every weight is 0. */
     static Schedule of(int[] weights) {
+        int[] e = new int[weights.length];
+        for (int i = 0; i < e.length; i++) {
+            e[i] = weights[i] * SCALE;
+        }
+        return ofEffective(e);
+    }
+
+    /** The order for these effective weights ({@link Server#eweight}: user weight times 16, less while warming up). */
+    static Schedule ofEffective(int[] eweights) {
         int g = 0;
         long total = 0;
-        for (int w : weights) {
+        for (int w : eweights) {
             if (w > 0) {
                 g = RoundRobin.gcd(g, w);
                 total += w;
@@ -77,7 +87,7 @@ final class FwrrSchedule {
             return new Schedule(new int[0], new int[0]);
         }
         int len = (int) (total / g);
-        FwrrSchedule f = new FwrrSchedule(weights);
+        FwrrSchedule f = new FwrrSchedule(eweights);
         // replay enough picks to see where the period starts (observed: within the first few picks)
         int[] picks = new int[3 * len + 8];
         for (int i = 0; i < picks.length; i++) {

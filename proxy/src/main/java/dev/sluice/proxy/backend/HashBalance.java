@@ -5,8 +5,8 @@ import dev.sluice.proxy.rules.Txn;
 /**
  * The hash algorithms ({@code source uri url_param hdr hash}): the request's key hashed by the
  * {@code hash-type} function, then mapped to a server by a {@link Table} (HAProxy's map or its consistent
- * ring). A request without a key goes round robin over the same table, as in HAProxy. When the server
- * the hash designates is at its maxconn there is no server (HAProxy would queue on it).
+ * ring). A request without a key goes round robin over the same table, as in HAProxy. A request with a key
+ * is {@link #bound} to its server: when that server is at its maxconn, the request waits in its queue.
  */
 final class HashBalance implements LbAlgorithm {
 
@@ -39,6 +39,12 @@ final class HashBalance implements LbAlgorithm {
         }
         Server s = table.lookup((int) h);
         return s != null && s.tryTake() ? s : null;
+    }
+
+    @Override
+    public Server bound(Txn txn) {
+        long h = txn == null ? RequestKey.NONE : key.hash(txn, function);
+        return h == RequestKey.NONE ? null : table.lookup((int) h);
     }
 
     @Override

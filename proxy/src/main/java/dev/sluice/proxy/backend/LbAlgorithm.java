@@ -23,6 +23,15 @@ public interface LbAlgorithm {
      */
     Server pick(Txn txn);
 
+    /**
+     * The server a request is bound to whatever its load (the hash algorithms, for a request with a key), its
+     * slot not taken: the request waits in that server's own queue when it is full. Null when the algorithm
+     * balances (or the request has no key): then {@link #pick} chooses among the servers with a free slot.
+     */
+    default Server bound(Txn txn) {
+        return null;
+    }
+
     /** Recomputes what the algorithm derives from the servers' states and weights. */
     void rebuild();
 

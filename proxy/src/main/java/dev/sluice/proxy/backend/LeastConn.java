@@ -37,8 +37,8 @@ public final class LeastConn implements LbAlgorithm {
     }
 
     /** HAProxy's fwlc key: 0 when idle, else (n + 1) * SRV_EWGHT_MAX / eweight. */
-    static long key(int inflight, int weight) {
-        return inflight == 0 ? 0 : (inflight + 1L) * ConsistentRing.ID_RANGE / ((long) weight * ConsistentRing.WEIGHT_SCALE);
+    static long key(int inflight, int eweight) {
+        return inflight == 0 ? 0 : (inflight + 1L) * ConsistentRing.ID_RANGE / eweight;
     }
 
     @Override
@@ -53,7 +53,7 @@ public final class LeastConn implements LbAlgorithm {
                 if (!s.usable() || s.full()) {
                     continue;
                 }
-                long k = key(s.activeStreams(), s.weight());
+                long k = key(s.activeStreams(), s.eweight());
                 long st = stamps.get(s.index());
                 if (best == null || k < bestKey || k == bestKey && st < bestStamp) {
                     best = s;

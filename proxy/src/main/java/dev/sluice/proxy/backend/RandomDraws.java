@@ -33,7 +33,7 @@ public final class RandomDraws implements LbAlgorithm {
                 return null;
             }
             // keep the previous choice when the new one is more loaded for its weight
-            if (best == null || best != s && (long) s.activeStreams() * best.weight() <= (long) best.activeStreams() * s.weight()) {
+            if (best == null || best != s && (long) s.activeStreams() * best.eweight() <= (long) best.activeStreams() * s.eweight()) {
                 best = s;
             }
         }

@@ -36,9 +36,9 @@ public final class RoundRobin implements LbAlgorithm {
         Server[] group = LbAlgorithm.eligible(servers, allBackups);
         int[] weights = new int[group.length];
         for (int i = 0; i < group.length; i++) {
-            weights[i] = group[i].weight();
+            weights[i] = group[i].eweight();
         }
-        FwrrSchedule.Schedule s = FwrrSchedule.of(weights);
+        FwrrSchedule.Schedule s = FwrrSchedule.ofEffective(weights);
         walk = new Walk(pick(group, s.prefix()), pick(group, s.cycle()));
     }
 

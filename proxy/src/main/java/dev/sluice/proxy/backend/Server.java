@@ -70,6 +70,8 @@ public final class Server {
      * increment, as HAProxy's cur_sess.
      */
     private final java.util.concurrent.atomic.AtomicInteger active = new java.util.concurrent.atomic.AtomicInteger();
+    /** Requests bound to this server (by hash or stickiness) waiting for a slot. */
+    private final WaitQueue queue;
 
     @SuppressWarnings("unchecked")
     Server(dev.sluice.config.model.Server config, int index, Backend backend, InetSocketAddress address, int loops, Tls tls) {
@@ -92,6 +94,7 @@ public final class Server {
         this.slowstart = config.slowstart();
         this.up = config.initState() == null || config.initState().up();
         this.maintenance = config.disabled();
+        this.queue = new WaitQueue(this, backend.tickets);
         boolean forcedH2 = "h2".equals(config.proto());
         this.forcedH2 = forcedH2;
         this.tls = tls;
@@ -201,14 +204,79 @@ public final class Server {
         return maxconn;
     }
 
-    /** {@code maxqueue}, kept for the server queues to come (0: no limit). */
+    /** The most requests its own queue holds; more get a 503 (0: no limit). */
     public int maxqueue() {
         return maxqueue;
     }
 
-    /** {@code slowstart} in milliseconds, kept for slow start to come (0: none). */
+    /** {@code slowstart} in milliseconds (0: none). */
     public long slowstart() {
         return slowstart;
+    }
+
+    /**
+     * When a slow start began (epoch milliseconds: the server came back UP, or out of maintenance, with a
+     * {@code slowstart}), -1 when none runs. Never at start-up, as in HAProxy.
+     */
+    private volatile long warmingSince = -1;
+
+    /** Whether the server is in its slow start (HAProxy's STARTING state). */
+    public boolean warming() {
+        return warmingSince >= 0;
+    }
+
+    /** Whole seconds into the slow start and its length in seconds (HAProxy counts both in seconds); null when none. */
+    private long[] warmup() {
+        long since = warmingSince;
+        if (since < 0) {
+            return null;
+        }
+        long ss = Math.max(1, (slowstart + 999) / 1000);
+        long e = Math.max(0, (System.currentTimeMillis() - since) / 1000);
+        return e >= ss ? null : new long[] {e, ss};
+    }
+
+    /**
+     * HAProxy's effective weight, which the dynamic algorithms (roundrobin, leastconn, random, consistent hashing)
+     * balance by: the weight times 16, and during a slow start the weight times {@code (16 * elapsed + slowstart) /
+     * slowstart}, from 1/16 of it up to all of it.
+     */
+    public int eweight() {
+        int w = weight;
+        long[] ws = warmup();
+        return ws == null ? w * 16 : (int) (w * ((16 * ws[0] + ws[1]) / ws[1]));
+    }
+
+    /** The maxconn in force: during a slow start it grows from 1 with the time elapsed, as HAProxy's srv_dynamic_maxconn. */
+    int effectiveMaxconn() {
+        int m = maxconn;
+        long[] ws = m == 0 ? null : warmup();
+        return ws == null ? m : (int) Math.max(1, m * (100 * ws[0] / ws[1]) / 100);
+    }
+
+    /**
+     * The share of its weight a slow-starting server has, in percent rounded up ({@code throttle} in show stat, as
+     * HAProxy's server_throttle_rate: 7 at the start, when it has 1/16), or -1 when no slow start runs.
+     */
+    public int throttle() {
+        int w = weight;
+        if (warmup() == null || w == 0) {
+            return -1;
+        }
+        return (100 * eweight() + 16 * w - 1) / (16 * w);
+    }
+
+    /** Starts a slow start when the server has one; the backend rebuilds its balancing as it goes. */
+    private void startWarmup() {
+        if (slowstart > 0) {
+            warmingSince = System.currentTimeMillis();
+            backend.warmUp(this);
+        }
+    }
+
+    /** The slow start is over (or was cut short by the server going down). */
+    void endWarmup() {
+        warmingSince = -1;
     }
 
     /** Whether the server is operationally UP (health checks set it; {@code init-state} gives the start). */
@@ -216,13 +284,27 @@ public final class Server {
         return up;
     }
 
-    /** Marks the server UP or DOWN; the backend's algorithm follows at once. */
-    public void setUp(boolean value) {
-        if (up != value) {
-            up = value;
-            lastChange = System.currentTimeMillis();
-            backend.serversChanged();
+    /**
+     * Marks the server UP or DOWN; the backend's algorithm follows at once. Going UP, it takes requests
+     * waiting in the backend's queue as far as its slots allow; going DOWN with {@code option redispatch}, the
+     * requests waiting in its own queue are assigned again. Returns how many requests it took or sent away
+     * (HAProxy's "sessions requeued").
+     */
+    public int setUp(boolean value) {
+        if (up == value) {
+            return 0;
         }
+        up = value;
+        lastChange = System.currentTimeMillis();
+        if (value) {
+            startWarmup();
+            int n = backend.drain(this);
+            backend.serversChanged();
+            return n;
+        }
+        endWarmup();
+        backend.serversChanged();
+        return backend.redistribute(this);
     }
 
     /** Whether the server is in configured maintenance ({@code disabled}). */
@@ -234,27 +316,50 @@ public final class Server {
         if (maintenance != value) {
             maintenance = value;
             lastChange = System.currentTimeMillis();
+            if (!value && up) {
+                startWarmup();
+            }
             backend.serversChanged();
+            if (value) {
+                backend.redistribute(this);
+            }
         }
     }
 
-    /** Whether the server has reached its maxconn. */
+    /**
+     * Whether a new request cannot have a slot now: at its maxconn, or requests already wait in its own
+     * queue (they go first, as in HAProxy).
+     */
     public boolean full() {
-        return maxconn > 0 && active.get() >= maxconn;
+        return maxconn > 0 && (active.get() >= effectiveMaxconn() || !queue.isEmpty());
+    }
+
+    /** Requests waiting for this server in its own queue. */
+    public WaitQueue queue() {
+        return queue;
     }
 
     /**
-     * Takes a request slot on this server: false when it is at its maxconn. The stream that took it gives
-     * it back with {@link #streamEnded}.
+     * Takes a request slot on this server for a new request: false when it is at its maxconn or requests
+     * wait in its queue. The stream that took it gives it back with {@link #streamEnded}.
      */
     public boolean tryTake() {
+        if (maxconn > 0 && !queue.isEmpty()) {
+            return false;
+        }
+        return take();
+    }
+
+    /** Takes a slot when one is free below maxconn, whatever waits. */
+    boolean take() {
         int n;
         if (maxconn == 0) {
             n = active.incrementAndGet();
         } else {
+            int max = effectiveMaxconn();
             do {
                 n = active.get();
-                if (n >= maxconn) {
+                if (n >= max) {
                     return false;
                 }
             } while (!active.compareAndSet(n, n + 1));
@@ -263,6 +368,12 @@ public final class Server {
         counters.noteCurrent(n);
         backend.counters().noteCurrent(backend.active.incrementAndGet());
         return true;
+    }
+
+    /** Gives a slot back without handing it on (the caller looks at the queues again). */
+    void giveBack() {
+        active.decrementAndGet();
+        backend.active.decrementAndGet();
     }
 
     /** Forced maintenance ({@code set server ... state maint}): no traffic at all. */
@@ -306,12 +417,19 @@ public final class Server {
         if (state == adminState) {
             return;
         }
+        boolean leavingMaint = (adminState & FORCED_MAINT) != 0 && (state & FORCED_MAINT) == 0;
         adminState = state;
         lastChange = System.currentTimeMillis();
+        if (leavingMaint && up && !maintenance) {
+            startWarmup();
+        }
         if ((state & FORCED_MAINT) != 0) {
             checkHealth = 0;
         }
         backend.serversChanged();
+        if ((state & FORCED_MAINT) != 0) {
+            backend.redistribute(this);
+        }
     }
 
     /** The counters right now, with the current number of streams using the server. */
@@ -391,17 +509,20 @@ public final class Server {
         counters.add(dev.sluice.proxy.stats.Counter.REQUESTS);
     }
 
-    /** Takes a slot whatever the maxconn (a stream that did not come through {@link Backend#pickServer}). */
+    /** Takes a slot whatever the maxconn and the queue (tests load a server this way). */
     public void streamStarted() {
         counters.noteCurrent(active.incrementAndGet());
         backend.counters().noteCurrent(backend.active.incrementAndGet());
     }
 
-    /** Gives back the slot of a stream. */
+    /**
+     * Gives back the slot of a stream; when requests wait for this server (its own queue, or the backend's
+     * when it balances over it), the slot goes to the oldest of them instead. Any event loop.
+     */
     public void streamEnded() {
-        active.decrementAndGet();
-        backend.active.decrementAndGet();
+        giveBack();
         backend.released(this);
+        backend.drain(this);
     }
 
     public int activeStreams() {

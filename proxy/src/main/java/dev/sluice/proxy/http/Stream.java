@@ -53,7 +53,8 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     private Backend backend;
     private Server server;
     private ServerSide conn;
-    private int retriesLeft;
+    /** Retries, redispatches, the replay copy of the request: decided there; null until the backend's rules passed. */
+    private Attempts attempts;
     private boolean requestEnded;
     private HttpFields requestTrailers;
     private ArrayDeque<ByteBuf> pending;
@@ -88,7 +89,8 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     private long tConnectStart = -1;
     private long tConnected = -1;
     private long tResponse = -1;
-    private boolean counted;
+    /** The server slot: assignment, queueing, hand-off; null until the backend's rules passed. */
+    private ServerSlot slot;
     private boolean logged;
     /** The frontend's stream budget while this stream holds a place in it; given back once, at {@link #log}. */
     private dev.sluice.pools.Budget budget;
@@ -227,23 +229,69 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         if (idHeader != null) {
             request.fields().add(idHeader, new io.netty.util.AsciiString(uniqueId()));
         }
-        server = stickyServer();
-        if (server == null) {
-            server = backend.pickServer(this);
+        attempts = new Attempts(backend, request, retriesOverride >= 0 ? retriesOverride : backend.retries());
+        slot = new ServerSlot(this, backend, client.loop());
+        Server sticky = stickyServer();
+        attempts.direct(sticky != null);
+        assigned(slot.assign(sticky, sticky != null, null));
+    }
+
+    /** Goes on from an assignment: connect, wait in the queue, or 503. */
+    private void assigned(ServerSlot.Outcome o) {
+        switch (o) {
+            case ASSIGNED -> serverAssigned();
+            case QUEUED -> server = slot.server();
+            case NO_SERVER -> fail(503);
+            case QUEUE_FULL -> {
+                // the server's queue holds maxqueue requests already: flags SQ
+                server = slot.server();
+                queueFailed('S');
+            }
         }
-        if (server != null) {
-            stickStore(false);
-        }
-        if (server == null) {
-            fail(503);
-            return;
-        }
+    }
+
+    /** A slot is held on {@code slot.server()}: the request goes there. */
+    private void serverAssigned() {
+        server = slot.server();
+        attempts.assigned(server);
         server.counters().add(Counter.SELECTED);
         backend.counters().add(Counter.SELECTED);
-        // the pick took a slot on the server, given back when the stream is logged
-        counted = true;
-        retriesLeft = retriesOverride >= 0 ? retriesOverride : backend.retries();
+        stickStore(false);
         connect(true);
+    }
+
+    /** The queue handed this stream a slot (on its loop). */
+    void slotGranted() {
+        if (!finished) {
+            serverAssigned();
+        }
+    }
+
+    /** The server this stream waited for went down and {@code option redispatch} sends it elsewhere. */
+    void slotRequeued() {
+        if (!finished) {
+            attempts.leaving(server);
+            server = null;
+            assigned(slot.assign(null, false, attempts.previous()));
+        }
+    }
+
+    /** {@code timeout queue} struck while waiting: 503, flags sQ, counted as a connection failure, as HAProxy does. */
+    void queueTimedOut() {
+        if (!finished) {
+            queueFailed('s');
+        }
+    }
+
+    /** No slot from the queue: 503, counted as a connection failure (econ), termination flags {@code why} and Q. */
+    private void queueFailed(char why) {
+        if (server != null) {
+            server.counters().add(Counter.CONNECT_ERRORS);
+        }
+        backend.counters().add(Counter.CONNECT_ERRORS);
+        cause = why;
+        state = 'Q';
+        fail(503);
     }
 
     /**
@@ -269,8 +317,8 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     }
 
     /**
-     * {@code stick match|on}: the server stored for the request's key, when it is usable and has a free
-     * slot (taken here); null to let the load-balancing algorithm choose.
+     * {@code stick match|on}: the server stored for the request's key, when it is usable (the request then
+     * waits in its queue when it is full); null to let the load-balancing algorithm choose.
      */
     private Server stickyServer() {
         for (ProxyRules.Stick r : backend.rules().stick()) {
@@ -281,7 +329,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             dev.sluice.sticktable.StickEntry e = key == null ? null : r.table().lookup(key);
             if (e != null) {
                 Server s = backend.serverById(e.serverId());
-                if (s != null && s.usable() && s.tryTake()) {
+                if (s != null && s.usable()) {
                     return s;
                 }
             }
@@ -359,14 +407,12 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             server.counters().add(Counter.REUSES);
             backend.counters().add(Counter.REUSES);
         }
-        if (!counted) {
-            counted = true;
-            server.streamStarted();
-        }
+        attempts.sending(c);
         c.sendHead(request);
         if (pending != null) {
             ByteBuf b;
             while ((b = pending.poll()) != null) {
+                attempts.sent(b);
                 c.sendBody(b);
             }
             pendingBytes = 0;
@@ -389,28 +435,81 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         if (finished) {
             return;
         }
-        if (retriesLeft-- > 0) {
-            server.counters().add(Counter.RETRIES);
-            backend.counters().add(Counter.RETRIES);
-            // HAProxy waits MIN(1s, timeout connect) before retrying a server that refused
-            long delay = 1000;
-            long ct = backend.timeouts().connect();
-            if (ct != Timeouts.UNSET && ct < delay) {
-                delay = ct;
-            }
-            if (cause instanceof io.netty.channel.ConnectTimeoutException) {
-                delay = 0;
-            }
-            client.loop().schedule(() -> {
-                if (!finished) {
-                    connect(true);
-                }
-            }, delay, TimeUnit.MILLISECONDS);
+        if (attempts.connectFailed()) {
+            retry(!(cause instanceof io.netty.channel.ConnectTimeoutException), true);
             return;
         }
         server.counters().add(Counter.CONNECT_ERRORS);
         backend.counters().add(Counter.CONNECT_ERRORS);
         fail(503);
+    }
+
+    /**
+     * Tries again, on the same server or, as {@code option redispatch} decides, on another one (HAProxy's
+     * stream_choose_redispatch); after a refused connection, staying on the server (or redispatching with a
+     * single usable server) waits MIN(1s, timeout connect) first, as HAProxy 2.6 does. {@code reuse}: the same
+     * server's idle connections may serve the new attempt.
+     */
+    private void retry(boolean refused, boolean reuse) {
+        boolean redispatch = attempts.redispatch(server);
+        long delay = refused && backend.waitBeforeRetry(redispatch) ? backend.retryDelay() : 0;
+        if (redispatch) {
+            slot.releaseForRetry();
+        } else {
+            server.counters().add(Counter.RETRIES);
+            backend.counters().add(Counter.RETRIES);
+        }
+        Runnable again = () -> {
+            if (finished) {
+                return;
+            }
+            if (redispatch) {
+                server = null;
+                assigned(slot.assign(null, false, attempts.previous()));
+            } else {
+                connect(reuse);
+            }
+        };
+        if (delay > 0) {
+            client.loop().schedule(again, delay, TimeUnit.MILLISECONDS);
+        } else {
+            again.run();
+        }
+    }
+
+    /**
+     * The request went out and failed by {@code event} or got {@code status} (0: none): sends it again when
+     * {@link Attempts#afterSending} allows, a stale reused connection on a new connection at once, a {@code retry-on}
+     * failure as HAProxy's L7 retries (counted as a retry, perhaps redispatched). True when it goes again.
+     */
+    private boolean againAfterSending(dev.sluice.config.model.Retries.RetryOn event, int status, ServerSide c) {
+        Attempts.Again a = attempts.afterSending(event, status, c != null && c.reused(), requestEnded);
+        if (a == Attempts.Again.NO) {
+            return false;
+        }
+        if (conn != null) {
+            // a response to retry: the connection has the rest of it
+            ServerSide x = conn;
+            conn = null;
+            x.abort();
+        }
+        // HAProxy's do_l7_retry counts a retry, and stream_choose_redispatch another one unless it redispatches
+        server.counters().add(Counter.RETRIES);
+        backend.counters().add(Counter.RETRIES);
+        ArrayDeque<ByteBuf> body = attempts.replayBody();
+        if (body != null) {
+            pending = body;
+            for (ByteBuf b : body) {
+                pendingBytes += b.readableBytes();
+            }
+        }
+        tResponse = -1;
+        if (a == Attempts.Again.STALE) {
+            connect(false);
+        } else {
+            retry(false, true);
+        }
+        return true;
     }
 
     /** A piece of request body from the client; takes ownership. */
@@ -421,6 +520,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             return;
         }
         if (conn != null) {
+            attempts.sent(data);
             conn.sendBody(data);
             if (!conn.isWritable()) {
                 client.pauseRequestBody();
@@ -541,6 +641,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             return;
         }
         if (!head.isInterim()) {
+            if (backend.retryPolicy().statuses().contains(head.status()) && againAfterSending(null, head.status(), conn)) {
+                // retry-on <status>: this response is dropped (nor counted, as in HAProxy) and the request sent again
+                return;
+            }
+            attempts.release();
             responseStarted = true;
             status = head.status();
             tResponse = System.nanoTime();
@@ -668,9 +773,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             c.abort();
         }
         if (!responseStarted) {
-            if (failure == ServerFailure.CLOSED_BEFORE_RESPONSE && c != null && c.reused() && replayable()) {
-                // a stale idle connection: replay the request on a fresh one
-                connect(false);
+            if (againAfterSending(switch (failure) {
+                case CLOSED_BEFORE_RESPONSE -> dev.sluice.config.model.Retries.RetryOn.EMPTY_RESPONSE;
+                case TIMEOUT -> dev.sluice.config.model.Retries.RetryOn.RESPONSE_TIMEOUT;
+                default -> dev.sluice.config.model.Retries.RetryOn.JUNK_RESPONSE;
+            }, 0, c)) {
                 return;
             }
             server.counters().add(Counter.RESPONSE_ERRORS);
@@ -690,10 +797,6 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         log();
     }
 
-    /** A request can be sent again when none of its body has gone out. */
-    private boolean replayable() {
-        return !request.hasBody();
-    }
 
     public void onClientClosed() {
         if (finished) {
@@ -701,7 +804,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         }
         finished = true;
         cause = 'C';
-        state = responseStarted ? 'D' : conn != null ? 'H' : 'R';
+        state = responseStarted ? 'D' : conn != null ? 'H' : slot != null && slot.waiting() ? 'Q' : 'R';
         if (backend != null) {
             backend.counters().add(Counter.CLIENT_ABORTS);
             if (server != null && tConnectStart >= 0) {
@@ -803,11 +906,10 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         if (trackers != null) {
             trackers.end(status, cause == 'L', bytesIn, client.bytesOut());
         }
-        // the server slot too (maxconn, leastconn): a client that got the response may send its next
+        // the server slot too (maxconn, leastconn, queues): a client that got the response may send its next
         // request at once, and must find the slot free
-        if (counted) {
-            counted = false;
-            server.streamEnded();
+        if (slot != null) {
+            slot.release();
         }
     }
 
@@ -1232,7 +1334,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             e.sslCipher = ts.cipher();
         }
         e.backend = backend != null ? backend.name() : null;
-        e.server = tConnectStart >= 0 && server != null ? server.name() : null;
+        e.server = server != null ? server.name() : null;
         e.serverAddress = e.server != null ? server.address() : null;
         e.method = request.method().toString();
         e.uri = request.target().toString();
@@ -1241,14 +1343,16 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         e.status = status;
         e.bytesOut = client.bytesOut();
         e.tRequest = ms(start, tHead);
-        boolean queued = backend != null && server != null && tConnectStart >= 0;
-        e.tQueue = queued ? 0 : -1;
+        e.tQueue = slot != null ? slot.queueMillis() : -1;
+        e.serverQueue = slot != null ? slot.serverQueuePosition() : 0;
+        e.backendQueue = slot != null ? slot.backendQueuePosition() : 0;
         e.tConnect = tConnected >= 0 ? ms(tConnectStart, tConnected) : -1;
         e.tResponse = tResponse >= 0 && tConnected >= 0 ? ms(tConnected, tResponse) : -1;
         e.tActive = ms(start, now);
         e.cause = cause;
         e.state = state;
-        e.retries = backend != null && tConnectStart >= 0 ? backend.retries() - Math.max(0, retriesLeft) : 0;
+        e.retries = attempts != null ? attempts.done() : 0;
+        e.redispatched = attempts != null && attempts.redispatched();
         e.actconn = frontend.globalConnections();
         e.feconn = frontend.limit().current();
         e.beconn = backend != null ? backend.activeStreams() : 0;
@@ -1276,8 +1380,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         long r = ms(tConnected, tResponse);
         long t = ms(requestStart, System.nanoTime());
         int loop = client.loopIndex();
-        server.timeStats().record(loop, 0, c, r, t);
-        backend.timeStats().record(loop, 0, c, r, t);
+        long q = Math.max(0, slot.queueMillis());
+        server.timeStats().record(loop, q, c, r, t);
+        backend.timeStats().record(loop, q, c, r, t);
     }
 
     // ------------------------------------------------------------------ admin view
@@ -1366,6 +1471,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     }
 
     private void releasePending() {
+        if (attempts != null) {
+            attempts.release();
+        }
         if (pending != null) {
             ByteBuf b;
             while ((b = pending.poll()) != null) {

@@ -41,6 +41,11 @@ public final class LogEvent {
     public char cause = '-';
     public char state = '-';
     public int retries;
+    /** The request went to another server than first chosen (%rc shows "+" before the retries). */
+    public boolean redispatched;
+    /** Requests served from the server's and the backend's queue while this one waited there, plus one (0: it did not wait). */
+    public int serverQueue;
+    public int backendQueue;
     public int actconn;
     public int feconn;
     public int beconn;

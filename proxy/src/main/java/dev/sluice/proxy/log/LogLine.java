@@ -204,8 +204,10 @@ public final class LogLine {
             case "fc" -> sb.append(e.feconn);
             case "bc" -> sb.append(e.beconn);
             case "sc" -> sb.append(e.srvconn);
-            case "rc" -> sb.append(e.retries);
-            case "sq", "bq", "lc" -> sb.append(0);
+            case "rc" -> sb.append(e.redispatched ? "+" : "").append(e.retries);
+            case "sq" -> sb.append(e.serverQueue);
+            case "bq" -> sb.append(e.backendQueue);
+            case "lc" -> sb.append(0);
             case "ts" -> sb.append(e.cause).append(e.state);
             case "tsc" -> sb.append(e.cause).append(e.state).append("--");
             case "r" -> text(sb, e.requestLine, v);

@@ -106,6 +106,7 @@ public final class ProxyRuntime {
         }
         for (Proxy p : config.backends()) {
             Backend be = new Backend(p, resolved.get(p.name()), workers.count(), connector);
+            be.scheduler(group);
             be.id(proxyIds.get(p.name()));
             if (p.kind() == dev.sluice.config.model.ProxyKind.BACKEND) {
                 be.rules(ProxyRules.compile(p, new ArrayList<>(), stickTables));
@@ -518,9 +519,11 @@ public final class ProxyRuntime {
         }
         for (Backend be : backends.values()) {
             be.counters().clear(all);
+            be.queue().resetMax();
             be.timeStats().clear(all);
             for (dev.sluice.proxy.backend.Server s : be.servers()) {
                 s.counters().clear(all);
+                s.queue().resetMax();
                 s.timeStats().clear(all);
             }
         }

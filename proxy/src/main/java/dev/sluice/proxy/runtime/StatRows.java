@@ -50,7 +50,8 @@ final class StatRows {
         int weight = be.usableWeight();
         StatRow r = new StatRow()
                 .set("pxname", be.name()).set("svname", "BACKEND")
-                .set("qcur", 0).set("qmax", 0).set("scur", s.current()).set("smax", s.currentMax()).set("slim", be.fullconn())
+                .set("qcur", be.queue().length()).set("qmax", be.queue().max()).set("scur", s.current()).set("smax", s.currentMax())
+                .set("slim", be.fullconn())
                 .set("stot", s.get(Counter.SESSIONS)).set("bin", s.get(Counter.BYTES_IN)).set("bout", s.get(Counter.BYTES_OUT))
                 .set("dreq", s.get(Counter.DENIED_REQUESTS)).set("dresp", s.get(Counter.DENIED_RESPONSES))
                 .set("econ", s.get(Counter.CONNECT_ERRORS)).set("eresp", s.get(Counter.RESPONSE_ERRORS))
@@ -77,7 +78,7 @@ final class StatRows {
         long now = System.currentTimeMillis();
         StatRow r = new StatRow()
                 .set("pxname", srv.backend().name()).set("svname", srv.name())
-                .set("qcur", 0).set("qmax", 0).set("scur", s.current()).set("smax", s.currentMax())
+                .set("qcur", srv.queue().length()).set("qmax", srv.queue().max()).set("scur", s.current()).set("smax", s.currentMax())
                 .set("slim", srv.maxconn() > 0 ? srv.maxconn() : null)
                 .set("stot", s.get(Counter.SESSIONS)).set("bin", s.get(Counter.BYTES_IN)).set("bout", s.get(Counter.BYTES_OUT))
                 .set("dresp", s.get(Counter.DENIED_RESPONSES))
@@ -85,6 +86,8 @@ final class StatRows {
                 .set("wretr", s.get(Counter.RETRIES)).set("wredis", s.get(Counter.REDISPATCHES))
                 .set("status", status(srv)).set("weight", srv.weight()).set("act", 1).set("bck", 0)
                 .set("lastchg", (now - srv.lastChange()) / 1000)
+                .set("qlimit", srv.maxqueue() > 0 ? srv.maxqueue() : null)
+                .set("throttle", srv.throttle() >= 0 ? srv.throttle() : null)
                 .set("pid", 1).set("iid", srv.backend().id()).set("sid", srv.id()).set("lbtot", s.get(Counter.SELECTED))
                 .set("type", StatRow.Type.SERVER.code())
                 .set("rate", s.rate(Counter.SESSIONS)).set("rate_max", s.rateMax(Counter.SESSIONS))

@@ -48,9 +48,10 @@ class LeastConnTest {
         Backend b = Backends.of("balance leastconn\n" + Backends.servers("", 1, 3));
         List<String> p = picks(b, 8, false);
         assertThat(p).containsExactly("s1", "s2", "s2", "s2", "s2", "s2", "s1", "s2");
-        assertThat(LeastConn.key(0, 1)).isZero();
-        assertThat(LeastConn.key(1, 1)).isEqualTo(512);
-        assertThat(LeastConn.key(2, 3)).isEqualTo(256);
+        // effective weights: user weight times 16
+        assertThat(LeastConn.key(0, 16)).isZero();
+        assertThat(LeastConn.key(1, 16)).isEqualTo(512);
+        assertThat(LeastConn.key(2, 48)).isEqualTo(256);
     }
 
     @Test
