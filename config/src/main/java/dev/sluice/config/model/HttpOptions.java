@@ -4,10 +4,16 @@ package dev.sluice.config.model;
  * HTTP behaviour options of a proxy: the connection mode ({@code option http-keep-alive},
  * {@code http-server-close}, {@code httpclose}), {@code option forwardfor} (null when off) and
  * {@code option accept-unsafe-violations-in-http-request} (alias {@code accept-invalid-http-request}) and
- * {@code option http-use-proxy-header}.
+ * {@code option http-use-proxy-header}; {@code option clitcpka|srvtcpka|tcpka} (TCP keep-alive probes on the client
+ * or server connections).
  */
 public record HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor, boolean acceptInvalidRequest, boolean useProxyHeader,
-        Reuse reuse) {
+        Reuse reuse, boolean clientTcpKeepAlive, boolean serverTcpKeepAlive) {
+
+    public HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor, boolean acceptInvalidRequest, boolean useProxyHeader,
+            Reuse reuse) {
+        this(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, false, false);
+    }
 
     public HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor) {
         this(connectionMode, forwardFor, false, false, Reuse.SAFE);
