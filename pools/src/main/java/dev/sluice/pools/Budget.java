@@ -19,6 +19,8 @@ public final class Budget {
     private final int size;
     private final PoolRegistry registry;
     private final Buckets buckets;
+    /** Registrations sharing this budget (same name and size, as HAProxy merges same-sized pools); guarded by the registry. */
+    private volatile int users = 1;
 
     Budget(String name, int size, PoolRegistry registry, int bucketBits) {
         this.name = Objects.requireNonNull(name);
@@ -76,10 +78,20 @@ public final class Budget {
         return Math.max(0, Buckets.average(buckets.sum(Buckets.NEEDED)));
     }
 
+    void addUser() {
+        users++;
+    }
+
+    /** Registrations sharing this budget. */
+    public int users() {
+        return users;
+    }
+
     public PoolStats stats() {
         long used = used();
-        return new PoolStats(name, size, used, used, 0, neededAvg(), failed(), 1,
-                "0x" + Integer.toHexString(System.identityHashCode(this)), false);
+        int u = users;
+        return new PoolStats(name, size, used, used, 0, neededAvg(), failed(), u,
+                "0x" + Integer.toHexString(System.identityHashCode(this)), u > 1);
     }
 
     @Override

@@ -93,13 +93,21 @@ public final class PoolRegistry {
 
     /**
      * Creates a {@link Budget}: a count of live objects that are not recycled, held to the ceiling and
-     * listed by {@code show pools} among the pools (by size, after pools of the same size).
+     * listed by {@code show pools} among the pools (by size, after pools of the same size). A registration
+     * with the name and size of an existing budget shares it (one more user, {@code [SHARED]}), as HAProxy
+     * merges its same-sized {@code sticktables} pools.
      *
      * @param size estimated bytes per object
      */
     public synchronized Budget budget(String name, int size) {
         if (name == null || name.isEmpty() || size <= 0) {
             throw new IllegalArgumentException("a budget needs a name and a positive size");
+        }
+        for (Budget existing : budgets) {
+            if (existing.name().equals(name) && existing.size() == size) {
+                existing.addUser();
+                return existing;
+            }
         }
         Budget b = new Budget(name, size, this, Buckets.defaultBits());
         budgets.add(b);

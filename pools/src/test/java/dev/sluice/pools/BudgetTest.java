@@ -96,4 +96,17 @@ class BudgetTest {
         assertThat(b.used()).isEqualTo(20_000);
         assertThat(r.reservedBytes()).isEqualTo(20_000L * 512);
     }
+
+    @Test
+    void registrationsOfTheSameNameAndSizeShareOneBudget() {
+        PoolRegistry r = new PoolRegistry();
+        Budget a = r.budget("sticktables", 300);
+        Budget b = r.budget("sticktables", 300);
+        Budget c = r.budget("sticktables", 400);
+        assertThat(b).isSameAs(a);
+        assertThat(c).isNotSameAs(a);
+        assertThat(a.users()).isEqualTo(2);
+        assertThat(ShowPools.render(r, ShowPoolsArgs.ALL)).contains("  - Pool sticktables (300 bytes) : 0 allocated (0 bytes), 0 used (~0 by thread caches), needed_avg 0, 0 failures, 2 users, @0x"
+                + Integer.toHexString(System.identityHashCode(a)) + " [SHARED]\n");
+    }
 }

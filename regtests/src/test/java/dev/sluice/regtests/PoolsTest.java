@@ -43,6 +43,8 @@ class PoolsTest {
                 frontend fe
                     bind 127.0.0.1:%2$d
                     bind 127.0.0.1:%3$d proto h2
+                    stick-table type ip size 10 expire 30s store http_req_cnt
+                    http-request track-sc0 src
                     http-request use-service prometheus-exporter if { path /metrics }
                     http-request deny if { path /deny }
                     http-request return status 404 if { path /nf }
@@ -110,7 +112,10 @@ class PoolsTest {
                     assertThat(c.send("GET / HTTP/1.1\r\nhost: x\r\n\r\n").read().status()).isEqualTo(200);
                     // the connection is open and idle: one session, no stream
                     Map<String, long[]> p = pools(sock);
-                    assertThat(p).containsKeys("stream", "session", "nettydirect", "nettyheap");
+                    assertThat(p).containsKeys("stream", "session", "sticktables", "nettydirect", "nettyheap");
+                    // 127.0.0.1 in fe's table: one entry of 96 + 16 + 8 x 1 slot + 32 + 4-byte key + 48 + 40 bytes
+                    assertThat(p.get("sticktables")[0]).isEqualTo(244);
+                    assertThat(p.get("sticktables")[3]).isEqualTo(1);
                     assertThat(p.get("session")[3]).isEqualTo(1);
                     assertThat(p.get("session")[0]).isEqualTo(2048);
                     assertThat(p.get("stream")[3]).isZero();
@@ -254,6 +259,9 @@ class PoolsTest {
                     }
                     assertThat(got503).isEqualTo(512);
                     assertThat(refused).isEqualTo(8);
+                    // no room for a stick-table entry either
+                    assertThat(AdminClient.run(sock, "set table fe key 10.0.0.1\n")).isEqualTo("Unable to allocate a new entry\n\n");
+                    assertThat(pools(sock).get("sticktables")[6]).isEqualTo(1);
                 } finally {
                     for (RawClient c : open) {
                         c.close();
@@ -263,7 +271,7 @@ class PoolsTest {
                 assertThat(p.get("session")[6]).isEqualTo(8);
                 assertThat(p.get("stream")[6]).isEqualTo(512);
                 Map<String, String> info = info(sock);
-                assertThat(info).containsEntry("Memmax_MB", "1").containsEntry("Memmax_bytes", "1048576").containsEntry("PoolFailed", "520");
+                assertThat(info).containsEntry("Memmax_MB", "1").containsEntry("Memmax_bytes", "1048576").containsEntry("PoolFailed", "521");
                 // memory given back: served again
                 awaitIdle(sock);
                 try (RawClient c = new RawClient(port)) {

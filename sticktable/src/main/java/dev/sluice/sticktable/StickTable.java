@@ -35,6 +35,8 @@ import java.util.function.Consumer;
  * full evicts a batch of {@code size/256 + 1} of the untracked entries with the oldest expiry dates, taking
  * the shard locks one after the other ({@code nopurge}: the creation fails instead).</li>
  * <li>Update log: see {@link UpdateLog}; it has its own lock, never taken while a shard lock is held.</li>
+ * <li>Memory: with an {@link EntryMemory} (the proxy's {@code -m} ceiling), a creation takes its room there
+ * after reserving its slot, and every removal gives it back; refused, nothing is created.</li>
  * </ul>
  */
 public final class StickTable {
@@ -51,6 +53,8 @@ public final class StickTable {
     private final TableOptions.UpdateRecording recording;
     private final AtomicInteger used = new AtomicInteger();
     private final int evictBatch;
+    /** Null when entries are not accounted. */
+    private final EntryMemory memory;
 
     public StickTable(String name, StickTableSpec spec) {
         this(name, spec, TableOptions.DEFAULT);
@@ -79,6 +83,7 @@ public final class StickTable {
             case UNDER_TABLE_LOCK -> new UpdateLog(shards[0].lock);
         };
         this.evictBatch = (spec.size() >>> 8) + 1;
+        this.memory = options.memory();
     }
 
     // ---- description ----
@@ -302,25 +307,34 @@ public final class StickTable {
         if (!reserveSlot()) {
             return null;
         }
+        if (memory != null && !memory.take()) {
+            // the memory ceiling: as a full nopurge table, nothing is created and the caller does nothing
+            used.decrementAndGet();
+            return null;
+        }
         long now = now();
         StickEntry fresh = new StickEntry(this, key, NEXT_PTR.getAndIncrement(), 1, spec.expireMs() > 0 ? now + spec.expireMs() : now);
+        StickEntry cur;
         s.lock.lock();
         try {
-            StickEntry cur = s.map.get(key);
-            if (cur != null) {
-                // Another thread created it first. Entries in the map are alive while we hold the lock.
-                if (!cur.tryRetain()) {
-                    throw new IllegalStateException("dead entry left in the index: " + cur);
-                }
-                used.decrementAndGet();
-                return cur;
+            cur = s.map.get(key);
+            if (cur == null) {
+                s.map.put(key, fresh);
+                s.enqueue(fresh, fresh.expire);
+                return fresh;
             }
-            s.map.put(key, fresh);
-            s.enqueue(fresh, fresh.expire);
-            return fresh;
+            // Another thread created it first. Entries in the map are alive while we hold the lock.
+            if (!cur.tryRetain()) {
+                throw new IllegalStateException("dead entry left in the index: " + cur);
+            }
         } finally {
             s.lock.unlock();
         }
+        used.decrementAndGet();
+        if (memory != null) {
+            memory.give();
+        }
+        return cur;
     }
 
     /** Reserves room for one more entry, evicting when full; false when there is none to be had. */
@@ -505,6 +519,11 @@ public final class StickTable {
             return;
         }
         used.addAndGet(-dead.size());
+        if (memory != null) {
+            for (int i = 0; i < dead.size(); i++) {
+                memory.give();
+            }
+        }
         if (updateLog != null) {
             updateLog.removeAll(dead);
         }

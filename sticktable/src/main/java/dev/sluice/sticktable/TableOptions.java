@@ -8,8 +8,9 @@ package dev.sluice.sticktable;
  * @param clock the millisecond clock for expiry and rates
  * @param updates where touches record updates for peers; null picks {@link UpdateRecording#OWN_LOCK}
  *                when the table has {@code peers}, {@link UpdateRecording#OFF} otherwise
+ * @param memory where entries are accounted (the proxy's {@code -m} ceiling); null for nowhere
  */
-public record TableOptions(int shards, TableClock clock, UpdateRecording updates) {
+public record TableOptions(int shards, TableClock clock, UpdateRecording updates, EntryMemory memory) {
 
     /** Where a table records updates for peer replication. */
     public enum UpdateRecording {
@@ -26,7 +27,7 @@ public record TableOptions(int shards, TableClock clock, UpdateRecording updates
     }
 
     public static final int DEFAULT_SHARDS = 16;
-    public static final TableOptions DEFAULT = new TableOptions(DEFAULT_SHARDS, TableClock.SYSTEM, null);
+    public static final TableOptions DEFAULT = new TableOptions(DEFAULT_SHARDS, TableClock.SYSTEM, null, null);
 
     public TableOptions {
         if (shards < 1 || shards > 1024 || Integer.bitCount(shards) != 1) {
@@ -38,14 +39,18 @@ public record TableOptions(int shards, TableClock clock, UpdateRecording updates
     }
 
     public TableOptions withClock(TableClock c) {
-        return new TableOptions(shards, c, updates);
+        return new TableOptions(shards, c, updates, memory);
     }
 
     public TableOptions withUpdates(UpdateRecording u) {
-        return new TableOptions(shards, clock, u);
+        return new TableOptions(shards, clock, u, memory);
     }
 
     public TableOptions withShards(int n) {
-        return new TableOptions(n, clock, updates);
+        return new TableOptions(n, clock, updates, memory);
+    }
+
+    public TableOptions withMemory(EntryMemory m) {
+        return new TableOptions(shards, clock, updates, m);
     }
 }

@@ -135,4 +135,37 @@ class EvictionTest {
         assertThat(present(t, 1)).isTrue();
         assertThat(present(t, 2)).isFalse();
     }
+
+    @Test
+    void aRefusingMemoryBudgetCreatesNothingAndRemovalsGiveBack() {
+        int[] room = {2};
+        EntryMemory memory = new EntryMemory() {
+            @Override
+            public boolean take() {
+                if (room[0] == 0) {
+                    return false;
+                }
+                room[0]--;
+                return true;
+            }
+
+            @Override
+            public void give() {
+                room[0]++;
+            }
+        };
+        StickTable t = new StickTable("m", StickTableSpec.of(KeyType.INTEGER, 10, 0), TableOptions.DEFAULT.withMemory(memory));
+        assertThat(t.update(StickKey.integer(1), e -> { })).isTrue();
+        assertThat(t.update(StickKey.integer(2), e -> { })).isTrue();
+        assertThat(t.track(StickKey.integer(3))).isNull();
+        assertThat(t.used()).isEqualTo(2);
+        // an existing key needs no room
+        StickEntry one = t.track(StickKey.integer(1));
+        assertThat(one).isNotNull();
+        t.untrack(one);
+        assertThat(t.clear(new TableQuery.ByKey(StickKey.integer(2))).removed()).isEqualTo(1);
+        assertThat(room[0]).isEqualTo(1);
+        assertThat(t.update(StickKey.integer(3), e -> { })).isTrue();
+        assertThat(room[0]).isZero();
+    }
 }

@@ -25,7 +25,20 @@ class RefcountRaceTest {
         // Small table, short expiry: creations evict, purges remove, all the time.
         StickTableSpec spec = StickTableSpec.of(KeyType.INTEGER, 48, 3)
                 .withStore(StoreSpec.parse("conn_cur,conn_cnt,http_req_cnt", null)).withPeers("p");
-        StickTable t = new StickTable("race", spec, ManualClock.options(clock).withUpdates(recording));
+        AtomicLong accounted = new AtomicLong();
+        EntryMemory memory = new EntryMemory() {
+            @Override
+            public boolean take() {
+                accounted.incrementAndGet();
+                return true;
+            }
+
+            @Override
+            public void give() {
+                accounted.decrementAndGet();
+            }
+        };
+        StickTable t = new StickTable("race", spec, ManualClock.options(clock).withUpdates(recording).withMemory(memory));
         int trackers = 4;
         long deadline = System.nanoTime() + 1_500_000_000L;
         AtomicBoolean stop = new AtomicBoolean();
@@ -96,6 +109,7 @@ class RefcountRaceTest {
         // Idle: every tracker left, the counts agree, and every live entry's conn_cur is back to 0.
         assertThat(t.used()).isEqualTo(t.indexedCount()).isEqualTo(t.queuedCount());
         assertThat(t.used()).isLessThanOrEqualTo(48);
+        assertThat(accounted.get()).as("entries accounted in the memory budget").isEqualTo(t.used());
         for (StickEntry e : t.entries()) {
             assertThat(e.trackers()).isZero();
             assertThat(e.get(DataType.CONN_CUR)).isZero();
@@ -106,6 +120,7 @@ class RefcountRaceTest {
         assertThat(t.used()).isZero();
         assertThat(t.indexedCount()).isZero();
         assertThat(t.queuedCount()).isZero();
+        assertThat(accounted.get()).isZero();
         if (t.updateLog() != null) {
             assertThat(t.updateLog().localSize()).isZero();
             assertThat(t.updateLog().learnedSize()).isZero();

@@ -28,6 +28,11 @@ import java.util.List;
  * (card marking, remembered sets), which cost more than the young collection it saves.</li>
  * <li>{@code session}: one per client connection (the connection handler, its Netty channel and
  * pipeline; 2 kB as an estimate). Over the ceiling the connection is closed at once.</li>
+ * <li>{@code sticktables}: the entries of the stick tables, one budget per entry size shared by the tables
+ * of that size, as HAProxy's pool of that name. Over the ceiling no entry is created: the tracking or
+ * stickiness action does nothing, {@code set table} answers "Unable to allocate a new entry". Not
+ * recycled: the tables read entries without locks, so a removed entry may still be read and must not
+ * become another key's.</li>
  * </ul>
  */
 public final class ProxyPools {
@@ -63,6 +68,22 @@ public final class ProxyPools {
     /** Taken by each accepted client connection, given back when it closes; null when not counted. */
     public Budget sessions() {
         return sessions;
+    }
+
+    /** Where a stick table with entries of {@code entrySize} bytes accounts them. */
+    public dev.sluice.sticktable.EntryMemory tableMemory(int entrySize) {
+        Budget b = registry.budget("sticktables", entrySize);
+        return new dev.sluice.sticktable.EntryMemory() {
+            @Override
+            public boolean take() {
+                return b.take();
+            }
+
+            @Override
+            public void give() {
+                b.give();
+            }
+        };
     }
 
     /** Totals for {@code show info} and the Prometheus output. */

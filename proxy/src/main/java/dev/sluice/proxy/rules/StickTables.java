@@ -25,6 +25,14 @@ public final class StickTables {
 
     /** Parses every proxy's {@code stick-table}; each problem goes to {@code problems} as "file:line: error: ...". */
     public static StickTables of(Config config, List<String> problems) {
+        return of(config, problems, null);
+    }
+
+    /**
+     * As {@link #of(Config, List)}, each table accounting its entries in the memory {@code memory} gives for
+     * its entry size (the proxy's pools, under {@code -m}); null for none.
+     */
+    public static StickTables of(Config config, List<String> problems, java.util.function.IntFunction<dev.sluice.sticktable.EntryMemory> memory) {
         // tables that stick rules use keep the server of each key, as HAProxy adds server_id/server_key to them
         java.util.Set<String> sticky = new java.util.HashSet<>();
         for (Proxy p : config.proxies()) {
@@ -43,7 +51,12 @@ public final class StickTables {
                 if (sticky.contains(p.name()) && !spec.store().has(dev.sluice.sticktable.DataType.SERVER_ID)) {
                     spec = spec.withStore(spec.store().plus("server_id,server_key", null));
                 }
-                t.byName.put(p.name(), new StickTable(p.name(), spec));
+                dev.sluice.sticktable.TableOptions options = dev.sluice.sticktable.TableOptions.DEFAULT;
+                if (memory != null) {
+                    dev.sluice.sticktable.DataLayout layout = new dev.sluice.sticktable.DataLayout(spec.store());
+                    options = options.withMemory(memory.apply(dev.sluice.sticktable.EntryMemory.entrySize(layout, spec.keyLength())));
+                }
+                t.byName.put(p.name(), new StickTable(p.name(), spec, options));
             } catch (StickTableConfigException e) {
                 problems.add(p.stickTable().where() + ": error: 'stick-table' : " + e.getMessage() + ".");
             }

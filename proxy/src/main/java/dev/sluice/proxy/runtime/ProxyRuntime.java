@@ -94,7 +94,7 @@ public final class ProxyRuntime {
         this.globalLimit = new ConnectionLimit("global", globalMaxconn, null);
         dev.sluice.config.model.Tune tune = config.global().tune();
         H1Limits limits = new H1Limits(tune.maxHeadBytes(), tune.maxhdr());
-        this.stickTables = StickTables.of(config, new ArrayList<>());
+        this.stickTables = StickTables.of(config, new ArrayList<>(), pools::tableMemory);
         for (dev.sluice.sticktable.StickTable t : stickTables.all()) {
             // expired untracked entries go away within a second, as HAProxy's purge task does
             group.scheduleAtFixedRate(t::purgeExpired, 1, 1, java.util.concurrent.TimeUnit.SECONDS);
