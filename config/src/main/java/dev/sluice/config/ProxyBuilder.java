@@ -39,6 +39,7 @@ public final class ProxyBuilder {
     public HttpOptions.Reuse reuse = HttpOptions.Reuse.SAFE;
     public HttpOptions.ForwardFor forwardFor;
     boolean useProxyHeader;
+    long h3AltSvcMaxAge = -1;
     public final List<Acl> acls = new ArrayList<>();
     public final List<HttpRule> httpRequestRules = new ArrayList<>();
     public final List<HttpRule> httpResponseRules = new ArrayList<>();
@@ -96,6 +97,7 @@ public final class ProxyBuilder {
         reuse = d.reuse;
         forwardFor = d.forwardFor;
         useProxyHeader = d.useProxyHeader;
+        h3AltSvcMaxAge = d.h3AltSvcMaxAge;
         defaultBackend = d.defaultBackend;
         defaultBackendWhere = d.defaultBackendWhere;
         balance = d.balance;
@@ -169,7 +171,7 @@ public final class ProxyBuilder {
                 kind.hasFrontend() ? binds : List.of(),
                 kind.hasFrontend() ? maxconn : 0,
                 timeouts,
-                new HttpOptions(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse),
+                new HttpOptions(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, h3AltSvcMaxAge),
                 acls, httpRequestRules, httpResponseRules, httpAfterResponseRules,
                 kind.hasFrontend() ? useBackends : List.of(),
                 kind.hasFrontend() ? defaultBackend : null,

@@ -162,13 +162,19 @@ public final class QuicListener {
             if (s.channel == null || !s.channel.isRegistered()) {
                 continue;
             }
-            s.channel.eventLoop().execute(() -> {
+            Runnable task = () -> {
                 try {
                     part.complete(f.apply(s));
                 } catch (RuntimeException e) {
                     part.completeExceptionally(e);
                 }
-            });
+            };
+            if (s.channel.eventLoop().inEventLoop()) {
+                // the caller runs on this socket's loop (an admin session): a task would wait behind it
+                task.run();
+            } else {
+                s.channel.eventLoop().execute(task);
+            }
             parts.add(part);
         }
         return CompletableFuture.allOf(parts.toArray(new CompletableFuture[0])).thenApply(v -> {

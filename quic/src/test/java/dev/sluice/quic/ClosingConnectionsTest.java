@@ -39,6 +39,7 @@ class ClosingConnectionsTest {
             c.send("close", new ChannelInboundHandlerAdapter());
             await(() -> count(server) == 1);
             assertThat(server.listener.counters().knobDrops.sum()).isEqualTo(1);
+            List<ClosingConnection> r = server.records();
             // the client never got the CONNECTION_CLOSE: its next packet reaches the record, which answers
             long start = System.nanoTime();
             c.quic.createStream(io.netty.handler.codec.quic.QuicStreamType.BIDIRECTIONAL, new ChannelInboundHandlerAdapter())
@@ -47,19 +48,18 @@ class ClosingConnectionsTest {
                             ((io.netty.channel.Channel) f.getNow()).writeAndFlush(io.netty.buffer.Unpooled.copiedBuffer("more".getBytes()));
                         }
                     });
-            assertThat(c.quic.closeFuture().await(1, TimeUnit.SECONDS)).as("client learned of the close within 1 s").isTrue();
-            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            // (the client's channel itself closes only after its own draining period, 3 x its PTO)
             QuicConnectionCloseEvent e = closeEvent.get(1, TimeUnit.SECONDS);
+            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertThat(e.isApplicationClose()).isTrue();
             assertThat(e.error()).isEqualTo(TestQuic.APP_ERROR);
             assertThat(server.listener.counters().closeResends()).isGreaterThanOrEqualTo(1);
             assertThat(ms).isLessThan(1000);
-            List<ClosingConnection> r = server.records();
             assertThat(r).singleElement().satisfies(x -> {
                 assertThat(x.validated).isTrue();
                 assertThat(x.datagramLength()).isBetween(20, 1500);
-                assertThat(x.resends()).isGreaterThanOrEqualTo(1);
             });
+            assertThat(server.listener.counters().closingRecords()).isEqualTo(1);
             assertThat(server.live()).isZero();
         }
     }

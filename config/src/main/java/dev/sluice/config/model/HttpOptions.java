@@ -3,18 +3,27 @@ package dev.sluice.config.model;
 /**
  * HTTP behaviour options of a proxy: the connection mode ({@code option http-keep-alive},
  * {@code http-server-close}, {@code httpclose}), {@code option forwardfor} (null when off) and
- * {@code option accept-unsafe-violations-in-http-request} (alias {@code accept-invalid-http-request}) and
- * {@code option http-use-proxy-header}.
+ * {@code option accept-unsafe-violations-in-http-request} (alias {@code accept-invalid-http-request}),
+ * {@code option http-use-proxy-header}, {@code http-reuse} and {@code option h3-alt-svc} ({@code h3AltSvcMaxAge}:
+ * the seconds advertised, -1 when off).
  */
 public record HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor, boolean acceptInvalidRequest, boolean useProxyHeader,
-        Reuse reuse) {
+        Reuse reuse, long h3AltSvcMaxAge) {
+
+    /** {@code option h3-alt-svc}'s default max age: one day. */
+    public static final long DEFAULT_ALT_SVC_MAX_AGE = 86_400;
 
     public HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor) {
-        this(connectionMode, forwardFor, false, false, Reuse.SAFE);
+        this(connectionMode, forwardFor, false, false, Reuse.SAFE, -1);
     }
 
     public HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor, boolean acceptInvalidRequest, boolean useProxyHeader) {
-        this(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, Reuse.SAFE);
+        this(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, Reuse.SAFE, -1);
+    }
+
+    public HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor, boolean acceptInvalidRequest, boolean useProxyHeader,
+            Reuse reuse) {
+        this(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, -1);
     }
 
     /**

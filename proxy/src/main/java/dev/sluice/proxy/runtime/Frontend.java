@@ -39,6 +39,7 @@ public final class Frontend {
     private final Counters counters = new Counters();
     private final int id;
     private volatile boolean stopped;
+    private io.netty.util.AsciiString altSvc;
 
     public Frontend(Proxy config, int id, Workers workers, ProxyRules rules, java.util.Map<String, Backend> backends, Backend defaultBackend,
             ConnectionLimit limit, H1Limits h1Limits, dev.sluice.proxy.log.AccessLog accessLog) {
@@ -54,6 +55,16 @@ public final class Frontend {
         this.errors = new dev.sluice.proxy.http.ErrorResponses(config.errors());
         this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());
         this.monitorUri = config.monitor().uri() == null ? null : new io.netty.util.AsciiString(config.monitor().uri());
+    }
+
+    /** Sets the {@code alt-svc} value added to TCP responses ({@code option h3-alt-svc}); before start. */
+    public void altSvc(io.netty.util.AsciiString value) {
+        this.altSvc = value;
+    }
+
+    /** What {@code option h3-alt-svc} adds to responses on TCP connections (HTTP/1, HTTP/2), or null. */
+    public io.netty.util.AsciiString altSvc() {
+        return altSvc;
     }
 
     /** Sets the configuration's userlists; before the frontend accepts connections. */

@@ -59,6 +59,7 @@ public final class ProxyRuntime {
     private dev.sluice.proxy.log.LogWriter logWriter;
     private final StickTables stickTables;
     private final TlsContexts tls;
+    private final QuicBinds quic;
     /** Proxy ids by name, as HAProxy 2.6 numbers them: in declaration order from 2 (1 is its internal HTTP client). */
     private final Map<String, Integer> proxyIds = new LinkedHashMap<>();
     private final CliRegistry registry = new CliRegistry();
@@ -86,6 +87,7 @@ public final class ProxyRuntime {
         dev.sluice.config.model.Tune tune = config.global().tune();
         H1Limits limits = new H1Limits(tune.maxHeadBytes(), tune.maxhdr());
         this.stickTables = StickTables.of(config, new ArrayList<>());
+        this.quic = new QuicBinds(config.global().quic(), null);
         for (dev.sluice.sticktable.StickTable t : stickTables.all()) {
             // expired untracked entries go away within a second, as HAProxy's purge task does
             group.scheduleAtFixedRate(t::purgeExpired, 1, 1, java.util.concurrent.TimeUnit.SECONDS);
@@ -123,6 +125,7 @@ public final class ProxyRuntime {
             }
             Frontend fe = new Frontend(p, proxyIds.get(p.name()), workers, rules, backends, dflt, limit,
                     limits.withAcceptInvalid(p.http().acceptInvalidRequest()), log);
+            fe.altSvc(altSvc(p));
             fe.userlists(userlists);
             frontends.put(p.name(), fe);
             ConnectionRules connectionRules = rules.connection().isEmpty() ? null : new ConnectionRules(rules.connection(), p.name());
@@ -130,6 +133,10 @@ public final class ProxyRuntime {
             int bindIndex = 0;
             for (Bind b : p.binds()) {
                 bindIndex++;
+                if (b.isQuic()) {
+                    quic.add(fe, b, tls.forQuicBind(p.name(), b), connectionRules);
+                    continue;
+                }
                 boolean h2 = "h2".equals(b.proto());
                 if (b.tls() != null) {
                     ServerTlsContext ctx = tls.forBind(p.name(), b);
@@ -148,9 +155,27 @@ public final class ProxyRuntime {
         }
         fullconn(config);
         ProxyCommands.register(registry, this);
+        quic.register(registry);
         ServerCommands.register(registry, backends.values());
         dev.sluice.proxy.rules.TableCommands.register(registry, stickTables);
         this.admin = new AdminSockets(config.global().statsSockets(), config.global().statsTimeoutMs(), registry);
+    }
+
+    /**
+     * The {@code alt-svc} value {@code option h3-alt-svc} adds on the TCP connections of a frontend: its first
+     * QUIC bind's port and the configured max age; null when off or when the frontend has no QUIC bind.
+     */
+    static io.netty.util.AsciiString altSvc(Proxy p) {
+        long ma = p.http().h3AltSvcMaxAge();
+        if (ma < 0) {
+            return null;
+        }
+        for (Bind b : p.binds()) {
+            if (b.address() instanceof dev.sluice.config.model.ListenAddress.Quic q) {
+                return new io.netty.util.AsciiString("h3=\":" + q.port() + "\"; ma=" + ma);
+            }
+        }
+        return null;
     }
 
     /**
@@ -238,11 +263,6 @@ public final class ProxyRuntime {
             problems.addAll(tls.prepare(config));
         }
         for (Proxy p : config.proxies()) {
-            for (Bind b : p.binds()) {
-                if (b.isQuic()) {
-                    problems.add(b.where() + ": error: 'bind " + b.text() + "' : QUIC listeners are not served by this build yet.");
-                }
-            }
             ProxyRules.compile(p, problems, tables);
             for (var e : p.errors().pages().entrySet()) {
                 if (e.getValue().length > 0) {
@@ -355,6 +375,11 @@ public final class ProxyRuntime {
         return listeners;
     }
 
+    /** The listeners of the QUIC binds. */
+    public List<dev.sluice.quic.QuicListener> quicListeners() {
+        return quic.listeners();
+    }
+
     public Map<String, Frontend> frontends() {
         return frontends;
     }
@@ -453,7 +478,7 @@ public final class ProxyRuntime {
             }
         }
         long fds = maxFileDescriptors();
-        int listening = listeners.size() + admin.count();
+        int listening = listeners.size() + quic.listeners().size() + admin.count();
         Map<String, Object> m = new HashMap<>();
         m.put("Name", "Sluice");
         m.put("Version", ProductInfo.VERSION);
@@ -536,6 +561,8 @@ public final class ProxyRuntime {
     public void start() {
         int backlog = Math.min(globalLimit.max(), 65535);
         try {
+            // QUIC first: once a TCP port of the process answers, its QUIC sockets are bound too
+            quic.start(transport, workers);
             for (Listener l : listeners) {
                 l.start(transport, group, backlog);
             }
@@ -553,6 +580,7 @@ public final class ProxyRuntime {
         for (Listener l : listeners) {
             l.stop();
         }
+        quic.stop();
         frontends.values().forEach(Frontend::stopped);
         admin.stop();
         // connections in progress are not tracked individually yet: give them a grace period, then stop
@@ -568,6 +596,7 @@ public final class ProxyRuntime {
         for (Listener l : listeners) {
             l.stop();
         }
+        quic.stop();
         frontends.values().forEach(Frontend::stopped);
         admin.stop();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).addListener(f -> {
