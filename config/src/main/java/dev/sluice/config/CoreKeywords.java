@@ -64,6 +64,8 @@ final class CoreKeywords {
                     }
                 }));
 
+        processKeywords(r);
+
         // proxies
         r.register(new Keyword("mode", PROXIES, "mode http", "Proxy mode: 'http' processes HTTP requests (the only mode Sluice has so far).",
                 CoreKeywords::mode));
@@ -654,6 +656,7 @@ final class CoreKeywords {
                 return;
             }
         }
+        RuleKeywords.warnAfterRedirect(c);
         c.proxy().httpRequestRules.add(new HttpRule.Action(c.at(), cond, "return", a.subList(0, end)));
     }
 
@@ -668,5 +671,67 @@ final class CoreKeywords {
             }
         }
         return true;
+    }
+
+    /** The global {@code user} (a userlist's {@code user} is the same keyword: {@link UserlistKeywords}). */
+    static void globalUser(KeywordContext c) {
+        if (c.expectArgs(1, 1, "user <user name>")) {
+            if (c.global().user != null || c.global().uid >= 0) {
+                c.warning("user/uid already specified; the last one wins.");
+            }
+            c.global().user = c.args().get(0);
+            c.global().userAt = c.at();
+            c.global().uid = -1;
+        }
+    }
+
+    /** The global {@code group} (a userlist's {@code group} is the same keyword: {@link UserlistKeywords}). */
+    static void globalGroup(KeywordContext c) {
+        if (c.expectArgs(1, 1, "group <group name>")) {
+            if (c.global().group != null || c.global().gid >= 0) {
+                c.warning("group/gid already specified; the last one wins.");
+            }
+            c.global().group = c.args().get(0);
+            c.global().groupAt = c.at();
+            c.global().gid = -1;
+        }
+    }
+
+    /** uid, gid, chroot, ulimit-n (and user, group: see above): applied by the daemon once its listeners are bound. */
+    private static void processKeywords(KeywordRegistry r) {
+        r.register(new Keyword("uid", GLOBAL, "uid <number>", "Run with this numeric user id once the listeners are bound.",
+                c -> {
+                    if (c.expectArgs(1, 1, "uid <number>")) {
+                        if (c.global().user != null || c.global().uid >= 0) {
+                            c.warning("user/uid already specified; the last one wins.");
+                        }
+                        c.global().uid = c.intArg(c.args().get(0), "uid", 0, Integer.MAX_VALUE, -1);
+                        c.global().user = null;
+                    }
+                }));
+        r.register(new Keyword("gid", GLOBAL, "gid <number>", "Run with this numeric group id once the listeners are bound.",
+                c -> {
+                    if (c.expectArgs(1, 1, "gid <number>")) {
+                        if (c.global().group != null || c.global().gid >= 0) {
+                            c.warning("group/gid already specified; the last one wins.");
+                        }
+                        c.global().gid = c.intArg(c.args().get(0), "gid", 0, Integer.MAX_VALUE, -1);
+                        c.global().group = null;
+                    }
+                }));
+        r.register(new Keyword("chroot", GLOBAL, "chroot <directory>",
+                "Change the root directory to this one once the listeners are bound and every file is read (needs root).",
+                c -> {
+                    if (c.expectArgs(1, 1, "chroot <directory>")) {
+                        c.global().chroot = c.args().get(0);
+                    }
+                }));
+        r.register(new Keyword("ulimit-n", GLOBAL, "ulimit-n <number>",
+                "Set the process's file-descriptor limit (soft and hard) before anything is opened.",
+                c -> {
+                    if (c.expectArgs(1, 1, "ulimit-n <number>")) {
+                        c.global().ulimitN = c.intArg(c.args().get(0), "ulimit-n", 1, Integer.MAX_VALUE, 0);
+                    }
+                }));
     }
 }

@@ -24,6 +24,14 @@ public final class GlobalBuilder {
     public int maxhdr = dev.sluice.config.model.Tune.DEFAULT.maxhdr();
     public final java.util.List<dev.sluice.config.model.StatsSocket> statsSockets = new java.util.ArrayList<>();
     public long statsTimeout = Global.DEFAULT_STATS_TIMEOUT_MS;
+    public String user;
+    public SourceRef userAt;
+    public String group;
+    public SourceRef groupAt;
+    public int uid = -1;
+    public int gid = -1;
+    public String chroot;
+    public int ulimitN;
     public long quicIdleTimeout = dev.sluice.config.model.QuicTune.DEFAULT.maxIdleTimeoutMs();
     public int quicMaxStreams = dev.sluice.config.model.QuicTune.DEFAULT.maxStreamsBidi();
     public long quicMaxData = dev.sluice.config.model.QuicTune.DEFAULT.maxData();
@@ -36,6 +44,7 @@ public final class GlobalBuilder {
         return new Global(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetime, logs, logTag, statsSockets, statsTimeout,
                 new dev.sluice.config.model.Tune(bufsize, maxrewrite, maxhdr),
                 new dev.sluice.config.model.QuicTune(quicIdleTimeout, quicMaxStreams, quicMaxData, quicStreamData, quicHystart,
-                        quicRetryThreshold, clusterSecret));
+                        quicRetryThreshold, clusterSecret),
+                new dev.sluice.config.model.ProcessSettings(user, userAt, group, groupAt, uid, gid, chroot, ulimitN));
     }
 }

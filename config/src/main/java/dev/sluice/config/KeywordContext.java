@@ -105,6 +105,11 @@ public final class KeywordContext {
         diags.error(at, "'" + keyword() + "' : " + message);
     }
 
+    /** A warning about the line as a whole, without the keyword in front (HAProxy's wording for some). */
+    public void lineWarning(String message) {
+        diags.warning(at, message);
+    }
+
     public void warning(String message) {
         diags.warning(at, "'" + keyword() + "' : " + message);
     }

@@ -19,7 +19,7 @@ public final class LogFormats {
     public static final String TCPLOG = "%ci:%cp [%t] %ft %b/%s %Tw/%Tc/%Tt %B %ts %ac/%fc/%bc/%sc/%rc %sq/%bq";
 
     /** The variables Sluice knows, as HAProxy names them. */
-    public static final Set<String> VARIABLES = Set.of("ci", "cp", "fi", "fp", "bi", "bp", "si", "sp", "t", "tr", "trg", "trl", "T", "Ta",
+    public static final Set<String> VARIABLES = Set.of("ci", "cp", "fi", "fp", "bi", "bp", "si", "sp", "t", "tr", "trg", "trl", "T", "Ts", "Ta",
             "Tc", "Td", "Th", "Ti", "Tq", "TR", "Tr", "Tt", "Tu", "Tw", "ST", "B", "U", "CC", "CS", "H", "HM", "HP", "HPO", "HQ", "HU", "HV",
             "ID", "b", "f", "ft", "fc", "bc", "sc", "ac", "rc", "s", "sq", "bq", "ts", "tsc", "r", "hr", "hs", "hrl", "hsl", "pid", "lc", "ms",
             "o", "rt", "sslc", "sslv", "lt");
@@ -38,6 +38,10 @@ public final class LogFormats {
         StringBuilder lit = new StringBuilder();
         int n = text.length();
         int i = 0;
+        // %{...}o sets the flags of every variable after it, as in HAProxy
+        boolean defQuote = false;
+        boolean defEscape = false;
+        boolean defHex = false;
         while (i < n) {
             char c = text.charAt(i);
             if (c == ' ') {
@@ -59,9 +63,9 @@ public final class LogFormats {
                 continue;
             }
             i++;
-            boolean quote = false;
-            boolean escape = false;
-            boolean hex = false;
+            boolean quote = defQuote;
+            boolean escape = defEscape;
+            boolean hex = defHex;
             if (i < n && text.charAt(i) == '{') {
                 int close = text.indexOf('}', i);
                 if (close < 0) {
@@ -116,6 +120,12 @@ public final class LogFormats {
             if (!VARIABLES.contains(name)) {
                 throw new IllegalArgumentException("no such format variable '" + name + "'"
                         + Suggestions.didYouMean(Suggestions.closest(name, VARIABLES)));
+            }
+            if (name.equals("o")) {
+                defQuote = quote;
+                defEscape = escape;
+                defHex = hex;
+                continue;
             }
             flush(lit, nodes);
             nodes.add(new LogFormat.Variable(name, quote, escape, hex));

@@ -14,6 +14,7 @@ final class LogKeywords {
     }
 
     static void register(KeywordRegistry r) {
+        registerCaptures(r);
         Set<Section> all = EnumSet.of(Section.GLOBAL, Section.DEFAULTS, Section.FRONTEND, Section.BACKEND, Section.LISTEN);
         r.register(new Keyword("log", all,
                 "log global | log <stdout|stderr|/unix/path|host[:port]> [len <n>] [format rfc3164|rfc5424|raw|short|...] <facility> [<level> [<minlevel>]]",
@@ -26,7 +27,8 @@ final class LogKeywords {
                         return;
                     }
                     try {
-                        c.proxy().logFormat = LogFormats.parse(String.join(" ", c.args()));
+                        c.proxy().logFormat = LogFormats.parse(String.join(" ", c.args()), true);
+                        c.proxy().logFormatWhere = c.at();
                     } catch (IllegalArgumentException e) {
                         c.error("failed to parse log-format : " + e.getMessage() + ".");
                     }
@@ -80,6 +82,101 @@ final class LogKeywords {
                         c.proxy().dontLogNormal = !c.negated();
                     }
                 }));
+    }
+
+    private static final java.util.Set<Section> FRONTENDS = EnumSet.of(Section.FRONTEND, Section.LISTEN);
+
+    /** capture request|response header, capture cookie, declare capture, option logasap, unique-id-format|header. */
+    static void registerCaptures(KeywordRegistry r) {
+        r.family("capture", "capture");
+        r.register(new Keyword("capture request", FRONTENDS, "capture request header <name> len <length>",
+                "Keep the last value of this request header (at most <length> bytes) for the log line (%hr) and capture.req.hdr(<n>).",
+                c -> header(c, c.proxy().requestCaptures)));
+        r.register(new Keyword("capture response", FRONTENDS, "capture response header <name> len <length>",
+                "Keep the last value of this response header (at most <length> bytes) for the log line (%hs) and capture.res.hdr(<n>).",
+                c -> header(c, c.proxy().responseCaptures)));
+        r.register(new Keyword("capture cookie", FRONTENDS, "capture cookie <name> len <length>",
+                "Log the first request cookie (%CC) and response Set-Cookie (%CS) whose name starts with <name> ('name=' for an exact name).",
+                c -> {
+                    if (!c.expectArgs(3, 3, "capture cookie <name> len <length>") || !c.args().get(1).equals("len")) {
+                        if (c.args().size() == 3) {
+                            c.error("expects 'len' after the cookie name.");
+                        }
+                        return;
+                    }
+                    if (c.proxy().captureCookie != null) {
+                        c.error("only one cookie capture is allowed per frontend.");
+                        return;
+                    }
+                    int len = c.intArg(c.args().get(2), "len", 1, 65535, 0);
+                    if (len > 0) {
+                        c.proxy().captureCookie = new dev.sluice.config.model.Captures.Cookie(c.args().get(0), len);
+                    }
+                }));
+        r.family("declare", "declaration");
+        r.register(new Keyword("declare capture", FRONTENDS, "declare capture request|response len <length>",
+                "Declare a capture slot for 'http-request capture ... id <n>' or 'http-response capture ... id <n>'.", c -> {
+                    List<String> a = c.args();
+                    if (!c.expectArgs(3, 3, "declare capture request|response len <length>")) {
+                        return;
+                    }
+                    if (!a.get(1).equals("len") || !a.get(0).equals("request") && !a.get(0).equals("response")) {
+                        c.error("expects 'request' or 'response', then 'len <length>'.");
+                        return;
+                    }
+                    int len = c.intArg(a.get(2), "len", 1, 65535, 0);
+                    if (len > 0) {
+                        (a.get(0).equals("request") ? c.proxy().requestCaptures : c.proxy().responseCaptures)
+                                .add(new dev.sluice.config.model.Captures.Slot(null, len));
+                    }
+                }));
+        r.register(new Keyword("option logasap", Section.PROXIES, "[no] option logasap",
+                "Log a request as soon as the response head is sent, without waiting for the body (bytes and total time then start with '+').",
+                c -> {
+                    if (c.expectArgs(0, 0, "option logasap")) {
+                        c.proxy().logAsap = !c.negated();
+                    }
+                }));
+        r.register(new Keyword("unique-id-format", Section.PROXIES, "unique-id-format <format>",
+                "Give each request an identifier built from this log-format string (%ID in logs, the unique-id fetch).", c -> {
+                    if (c.args().isEmpty()) {
+                        c.error("expects an argument.");
+                        return;
+                    }
+                    try {
+                        c.proxy().uniqueIdFormat = LogFormats.parse(String.join(" ", c.args()), true);
+                        c.proxy().uniqueIdWhere = c.at();
+                    } catch (IllegalArgumentException e) {
+                        c.error("failed to parse unique-id-format : " + e.getMessage() + ".");
+                    }
+                }));
+        r.register(new Keyword("unique-id-header", Section.PROXIES, "unique-id-header <name>",
+                "Add the request's unique identifier to the request sent to the server in this header.", c -> {
+                    if (c.expectArgs(1, 1, "unique-id-header <name>")) {
+                        if (!HttpTokens.isToken(c.args().get(0))) {
+                            c.error("'" + c.args().get(0) + "' is not a valid header name.");
+                            return;
+                        }
+                        c.proxy().uniqueIdHeader = c.args().get(0);
+                    }
+                }));
+    }
+
+    private static void header(KeywordContext c, List<dev.sluice.config.model.Captures.Slot> slots) {
+        List<String> all = c.args();
+        if (all.size() != 4 || !all.get(0).equals("header") || !all.get(2).equals("len")) {
+            c.error("expects 'header <name> len <length>'.");
+            return;
+        }
+        List<String> a = all.subList(1, 4);
+        if (!HttpTokens.isToken(a.get(0))) {
+            c.error("'" + a.get(0) + "' is not a valid header name.");
+            return;
+        }
+        int len = c.intArg(a.get(2), "len", 1, 65535, 0);
+        if (len > 0) {
+            slots.add(new dev.sluice.config.model.Captures.Slot(a.get(0), len));
+        }
     }
 
     private static void log(KeywordContext c) {

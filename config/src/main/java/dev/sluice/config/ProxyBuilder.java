@@ -42,6 +42,8 @@ public final class ProxyBuilder {
     long h3AltSvcMaxAge = -1;
     public final List<Acl> acls = new ArrayList<>();
     public final List<HttpRule> httpRequestRules = new ArrayList<>();
+    /** {@code redirect} lines: HAProxy runs them after every http-request rule of the proxy. */
+    final List<HttpRule> redirectRules = new ArrayList<>();
     public final List<HttpRule> httpResponseRules = new ArrayList<>();
     public final List<HttpRule> httpAfterResponseRules = new ArrayList<>();
     public dev.sluice.config.model.StickTableDecl stickTable;
@@ -68,6 +70,15 @@ public final class ProxyBuilder {
     boolean logSeparateErrors;
     boolean dontLogNormal;
     String logTag;
+    dev.sluice.config.SourceRef logFormatWhere;
+    boolean logAsap;
+    dev.sluice.config.model.LogFormat uniqueIdFormat;
+    dev.sluice.config.SourceRef uniqueIdWhere;
+    String uniqueIdHeader;
+    /** Capture slots in declaration order (frontends only; not inherited from defaults, as HAProxy). */
+    final List<dev.sluice.config.model.Captures.Slot> requestCaptures = new ArrayList<>();
+    final List<dev.sluice.config.model.Captures.Slot> responseCaptures = new ArrayList<>();
+    dev.sluice.config.model.Captures.Cookie captureCookie;
     /** {@code errorfile}/{@code errorfiles} pages by status. */
     final java.util.Map<Integer, byte[]> errorPages = new java.util.HashMap<>();
     /** {@code monitor-uri} (null when unset) and the {@code monitor fail} conditions. */
@@ -112,6 +123,11 @@ public final class ProxyBuilder {
         logSeparateErrors = d.logSeparateErrors;
         dontLogNormal = d.dontLogNormal;
         logTag = d.logTag;
+        logFormatWhere = d.logFormatWhere;
+        logAsap = d.logAsap;
+        uniqueIdFormat = d.uniqueIdFormat;
+        uniqueIdWhere = d.uniqueIdWhere;
+        uniqueIdHeader = d.uniqueIdHeader;
         errorPages.putAll(d.errorPages);
         monitorUri = d.monitorUri;
     }
@@ -131,7 +147,9 @@ public final class ProxyBuilder {
             targets.addAll(global.logs());
         }
         dev.sluice.config.model.Logging logging = new dev.sluice.config.model.Logging(targets, logFormat, dontLogNull, logSeparateErrors,
-                dontLogNormal, logTag != null ? logTag : global.logTag());
+                dontLogNormal, logTag != null ? logTag : global.logTag(), logFormat == null ? null : logFormatWhere,
+                new dev.sluice.config.model.Captures(requestCaptures, responseCaptures, captureCookie), logAsap, uniqueIdFormat, uniqueIdWhere,
+                uniqueIdHeader);
         return build(logging);
     }
 
@@ -172,7 +190,8 @@ public final class ProxyBuilder {
                 kind.hasFrontend() ? maxconn : 0,
                 timeouts,
                 new HttpOptions(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, h3AltSvcMaxAge),
-                acls, httpRequestRules, httpResponseRules, httpAfterResponseRules,
+                acls, redirectRules.isEmpty() ? httpRequestRules : concat(httpRequestRules, redirectRules), httpResponseRules,
+                httpAfterResponseRules,
                 kind.hasFrontend() ? useBackends : List.of(),
                 kind.hasFrontend() ? defaultBackend : null,
                 balance.with(hashType, allBackups),
@@ -184,5 +203,11 @@ public final class ProxyBuilder {
                 kind.hasFrontend() ? new dev.sluice.config.model.Monitor(monitorUri, monitorFail)
                         : dev.sluice.config.model.Monitor.NONE,
                 kind.hasBackend() ? stickRules : List.of());
+    }
+
+    private static <T> List<T> concat(List<T> a, List<T> b) {
+        List<T> out = new ArrayList<>(a);
+        out.addAll(b);
+        return out;
     }
 }

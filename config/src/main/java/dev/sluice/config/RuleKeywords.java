@@ -17,6 +17,9 @@ final class RuleKeywords {
 
     private static final Set<Section> PROXY_SECTIONS = EnumSet.of(Section.FRONTEND, Section.BACKEND, Section.LISTEN);
 
+    /** The levels of {@code set-log-level}, in syslog order, then {@code silent}. */
+    static final List<String> LOG_LEVELS = List.of("emerg", "alert", "crit", "err", "warning", "notice", "info", "debug", "silent");
+
     /** Which rule sets an action exists in. */
     private static final int REQ = 1;
     private static final int RES = 2;
@@ -67,6 +70,11 @@ final class RuleKeywords {
             new Spec("sc-add-gpc", REQ | RES | AFTER, 1, 1, "sc-add-gpc(<idx>,<sc>) <int|expr>", "Add a value to gpc(<idx>) of the tracked entry."),
             new Spec("sc-set-gpt0", REQ | RES | AFTER, 1, 1, "sc-set-gpt0(<sc>) <int|expr>", "Set gpt0 of the tracked entry."),
             new Spec("sc-set-gpt", REQ | RES | AFTER, 1, 1, "sc-set-gpt(<idx>,<sc>) <int|expr>", "Set gpt(<idx>) of the tracked entry."),
+            new Spec("capture", REQ | RES, 3, 3, "capture <sample> len <length> | id <slot>",
+                    "Keep a sample in a capture slot of the frontend for the log line (%hr/%hs): a new slot of <length> bytes"
+                            + " (http-request, in a frontend), or a declared one."),
+            new Spec("set-log-level", REQ | RES | AFTER, 1, 1, "set-log-level emerg|alert|crit|err|warning|notice|info|debug|silent",
+                    "Log this request at that syslog level, or not at all (silent)."),
             new Spec("auth", REQ, 0, 2, "auth [realm <realm>]",
                     "Answer 401 with 'WWW-Authenticate: Basic realm=\"<realm>\"' (default realm: the proxy's name); final. Use with"
                             + " 'unless { http_auth(<userlist>) }'."),
@@ -91,6 +99,11 @@ final class RuleKeywords {
         Spec ret = new Spec("return", RES | AFTER, 0, -1, "return [status <code>] [content-type <type>] [string <text> | file <path>] [hdr <name> <value>]*",
                 "Answer from the proxy itself.");
         add(r, "http-response", ret);
+        r.register(new Keyword("redirect", PROXY_SECTIONS,
+                "redirect location|prefix|scheme <fmt> [code 301|302|303|307|308] [drop-query] [append-slash] [set-cookie <c>] [clear-cookie <c>]"
+                        + " [if|unless <condition>]",
+                "Answer with a redirection (the older form of 'http-request redirect', evaluated after the proxy's http-request rules).",
+                RuleKeywords::redirect));
         registerTcp(r);
     }
 
@@ -193,10 +206,19 @@ final class RuleKeywords {
                     + family + " " + s.syntax() + ".");
             return;
         }
+        if (name.equals("redirect")) {
+            args = typeFirst(args);
+        }
         String problem = check(name, args);
         if (problem != null) {
             c.error(problem);
             return;
+        }
+        if (name.equals("capture")) {
+            args = captureSlot(c, family, args);
+            if (args == null) {
+                return;
+            }
         }
         Condition cond = null;
         if (end < a.size()) {
@@ -206,6 +228,9 @@ final class RuleKeywords {
             }
         }
         HttpRule rule = new HttpRule.Action(c.at(), cond, word, args);
+        if (family.equals("http-request")) {
+            warnAfterRedirect(c);
+        }
         switch (family) {
             case "http-request" -> c.proxy().httpRequestRules.add(rule);
             case "http-response" -> c.proxy().httpResponseRules.add(rule);
@@ -335,9 +360,98 @@ final class RuleKeywords {
                     return "expects a number of retries.";
                 }
             }
+            case "capture" -> {
+                if (!a.get(1).equals("len") && !a.get(1).equals("id") || !a.get(2).matches("\\d{1,5}")) {
+                    return "expects '<sample> len <length>' or '<sample> id <slot>'.";
+                }
+            }
+            case "set-log-level" -> {
+                if (!LOG_LEVELS.contains(a.get(0))) {
+                    return "expects one of " + String.join(", ", LOG_LEVELS) + ", not '" + a.get(0) + "'.";
+                }
+            }
             default -> {
             }
         }
         return null;
+    }
+
+    /** HAProxy's warning for an http-request rule written after a {@code redirect} line of the same proxy. */
+    static void warnAfterRedirect(KeywordContext c) {
+        if (!c.proxy().redirectRules.isEmpty()) {
+            c.lineWarning("a 'http-request' rule placed after a 'redirect' rule will still be processed before.");
+        }
+    }
+
+    /** The {@code redirect} keyword: an http-request redirect that runs after the http-request rules. */
+    private static void redirect(KeywordContext c) {
+        List<String> a = c.args();
+        int end = c.conditionStart(0);
+        List<String> args = typeFirst(a.subList(0, end));
+        if (args.size() < 2) {
+            c.error("expects 'location', 'prefix' or 'scheme' and a value.");
+            return;
+        }
+        String problem = check("redirect", args);
+        if (problem != null) {
+            c.error(problem);
+            return;
+        }
+        Condition cond = null;
+        if (end < a.size()) {
+            cond = c.conditionFrom(end);
+            if (cond == null) {
+                return;
+            }
+        }
+        c.proxy().redirectRules.add(new HttpRule.Action(c.at(), cond, "redirect", args));
+    }
+
+    /** {@code redirect} options in any order, as HAProxy reads them: the type and its value moved first. */
+    static List<String> typeFirst(List<String> args) {
+        for (int i = 0; i + 1 < args.size(); i++) {
+            String w = args.get(i);
+            if (w.equals("location") || w.equals("prefix") || w.equals("scheme")) {
+                if (i == 0) {
+                    return args;
+                }
+                List<String> out = new java.util.ArrayList<>(args.size());
+                out.add(w);
+                out.add(args.get(i + 1));
+                out.addAll(args.subList(0, i));
+                out.addAll(args.subList(i + 2, args.size()));
+                return out;
+            }
+            if (w.equals("code") || w.equals("set-cookie") || w.equals("clear-cookie")) {
+                i++;
+            }
+        }
+        return args;
+    }
+
+    /**
+     * {@code capture <sample> len <n>} declares a new slot of the frontend, as HAProxy does, and becomes
+     * {@code capture <sample> id <slot>}; null (after an error) where that is not allowed.
+     */
+    private static List<String> captureSlot(KeywordContext c, String family, List<String> args) {
+        boolean request = family.equals("http-request");
+        if (args.get(1).equals("id")) {
+            return args;
+        }
+        if (!request) {
+            c.error("'len' is only allowed in http-request rules; declare the slot with 'declare capture response len <n>' and use 'id'.");
+            return null;
+        }
+        if (c.section() != Section.FRONTEND && c.section() != Section.LISTEN) {
+            c.error("proxy '" + c.proxy().name + "' has no frontend capability: 'capture ... len' needs one (use 'id').");
+            return null;
+        }
+        int len = c.intArg(args.get(2), "len", 1, 65535, 0);
+        if (len <= 0) {
+            return null;
+        }
+        List<dev.sluice.config.model.Captures.Slot> slots = c.proxy().requestCaptures;
+        slots.add(new dev.sluice.config.model.Captures.Slot(null, len));
+        return List.of(args.get(0), "id", Integer.toString(slots.size() - 1));
     }
 }

@@ -17,7 +17,6 @@ final class Unsupported {
     private static final String TLS = "TLS (comes with the HTTP engine)";
     private static final String CHECKS = "health checks";
     private static final String STATS = "the HTML stats page";
-    private static final String PRIVS = "dropping privileges (run Sluice as the target user instead)";
 
     /** Section keywords HAProxy has and Sluice does not. */
     static final Map<String, String> SECTIONS = Map.ofEntries(
@@ -38,9 +37,7 @@ final class Unsupported {
             Map.entry("lua-load", LUA), Map.entry("lua-load-per-thread", LUA), Map.entry("lua-prepend-path", LUA),
             Map.entry("filter", "filters (SPOE, compression, cache, trace)"),
                         Map.entry("option log-health-checks", "health checks"),
-            Map.entry("option logasap", LOGS),
-            Map.entry("log-send-hostname", LOGS), Map.entry("unique-id-format", LOGS),
-            Map.entry("unique-id-header", LOGS), Map.entry("capture", LOGS),
+            Map.entry("log-send-hostname", LOGS), 
             
             
             
@@ -56,9 +53,6 @@ final class Unsupported {
             Map.entry("stats http-request", STATS), Map.entry("stats disable", STATS),
             Map.entry("stats maxconn", "a connection limit on stats sockets"),
             Map.entry("stats bind-process", "multi-process mode (removed from HAProxy 2.5)"),
-            Map.entry("user", PRIVS), Map.entry("group", PRIVS), Map.entry("uid", PRIVS), Map.entry("gid", PRIVS),
-            Map.entry("chroot", "chroot (run Sluice in a container or a restricted account instead)"),
-            Map.entry("ulimit-n", "setting the file-descriptor limit (set it with ulimit before starting)"),
             Map.entry("master-worker", "master-worker mode"), Map.entry("mworker-max-reloads", "master-worker mode"),
             Map.entry("email-alert", "email alerts (mailers)"),
             Map.entry("compression", "HTTP compression"),
@@ -76,7 +70,7 @@ final class Unsupported {
             Map.entry("load-server-state-from-file", "server state files"),
             Map.entry("hard-stop-after", "reload"), 
             Map.entry("use-fcgi-app", "FastCGI applications"),
-            Map.entry("redirect", "redirect rules"), Map.entry("description", "descriptions"),
+            Map.entry("description", "descriptions"),
             Map.entry("node", "node names"), Map.entry("fullconn", "dynamic server limits (fullconn)"),
             Map.entry("backlog", "listen backlog tuning"), Map.entry("localpeer", "peers (stick-table replication)"),
             Map.entry("httpclient.ssl.verify", "the internal HTTP client"), Map.entry("set-dumpable", "core dumps (set-dumpable)"),

@@ -32,12 +32,29 @@ final class UserlistKeywords {
     }
 
     static void register(KeywordRegistry r) {
-        r.register(new Keyword("user", EnumSet.of(Section.USERLIST),
-                "user <name> [password <crypt hash> | insecure-password <password>] [groups <group>[,<group>...]]",
-                "Declare a user; the hash is a crypt(3) SHA-512 ($6$), SHA-256 ($5$) or MD5 ($1$) one, as 'openssl passwd -6|-5|-1' makes.",
-                UserlistKeywords::user));
-        r.register(new Keyword("group", EnumSet.of(Section.USERLIST), "group <name> [users <user>[,<user>...]]",
-                "Declare a group, optionally with its users.", UserlistKeywords::group));
+        r.register(new Keyword("user", EnumSet.of(Section.GLOBAL, Section.USERLIST),
+                "user <user name> (global) | user <name> [password <crypt hash> | insecure-password <password>] [groups <group>[,<group>...]]"
+                        + " (userlist)",
+                "In global: run as this user once the listeners are bound (looked up when the daemon starts, and by -c). In a userlist:"
+                        + " declare a user; the hash is a crypt(3) SHA-512 ($6$), SHA-256 ($5$) or MD5 ($1$) one, as 'openssl passwd -6|-5|-1' makes.",
+                c -> {
+                    if (c.section() == Section.GLOBAL) {
+                        CoreKeywords.globalUser(c);
+                    } else {
+                        user(c);
+                    }
+                }));
+        r.register(new Keyword("group", EnumSet.of(Section.GLOBAL, Section.USERLIST),
+                "group <group name> (global) | group <name> [users <user>[,<user>...]] (userlist)",
+                "In global: run with this group (supplementary groups dropped) once the listeners are bound. In a userlist: declare a"
+                        + " group, optionally with its users.",
+                c -> {
+                    if (c.section() == Section.GLOBAL) {
+                        CoreKeywords.globalGroup(c);
+                    } else {
+                        group(c);
+                    }
+                }));
         r.register(new Keyword("monitor-uri", Section.PROXIES, "monitor-uri <uri>",
                 "Answer requests for exactly this URI with 200 (or 503 after 'monitor fail') before any rule; they are not forwarded nor logged.",
                 UserlistKeywords::monitorUri));

@@ -91,6 +91,47 @@ class KeywordParsersTest {
         }
 
         @Test
+        void processSettings() {
+            var p = valid(inGlobal("user haproxy\ngroup haproxy\nchroot /var/lib/haproxy\nulimit-n 8192")).global().process();
+            assertThat(p).isEqualTo(new dev.sluice.config.model.ProcessSettings("haproxy", at(GLOBAL_LINE), "haproxy", at(GLOBAL_LINE + 1),
+                    -1, -1, "/var/lib/haproxy", 8192));
+            assertThat(p.dropsPrivileges()).isTrue();
+            var n = valid(inGlobal("uid 99\ngid 98")).global().process();
+            assertThat(n.uid()).isEqualTo(99);
+            assertThat(n.gid()).isEqualTo(98);
+            assertThat(n.user()).isNull();
+            assertThat(valid("global\n").global().process()).isEqualTo(dev.sluice.config.model.ProcessSettings.DEFAULT);
+            assertThat(dev.sluice.config.model.ProcessSettings.DEFAULT.dropsPrivileges()).isFalse();
+        }
+
+        @Test
+        void userAndUidTogetherWarnAndTheLastWins() {
+            var r = parse(inGlobal("user haproxy\nuid 5\ngroup g\ngid 7"));
+            assertThat(r.ok()).isTrue();
+            assertThat(Configs.warnings(r)).extracting(Diagnostic::line, Diagnostic::message).containsExactly(
+                    tuple(GLOBAL_LINE + 1, "'uid' : user/uid already specified; the last one wins."),
+                    tuple(GLOBAL_LINE + 3, "'gid' : group/gid already specified; the last one wins."));
+            var p = r.config().global().process();
+            assertThat(p.user()).isNull();
+            assertThat(p.uid()).isEqualTo(5);
+            assertThat(p.gid()).isEqualTo(7);
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
+                "user          => 'user' : missing argument; expected: user <user name>",
+                "user a b      => 'user' : unexpected argument 'b'; expected: user <user name>",
+                "group         => 'group' : missing argument; expected: group <group name>",
+                "uid x         => 'uid' : uid expects an integer, not 'x'",
+                "gid -1        => 'gid' : gid must be between 0 and 2147483647 (got -1)",
+                "chroot        => 'chroot' : missing argument; expected: chroot <directory>",
+                "ulimit-n 0    => 'ulimit-n' : ulimit-n must be between 1 and 2147483647 (got 0)",
+        })
+        void processSettingErrors(String line, String message) {
+            assertSingleError(parse(inGlobal(line)), GLOBAL_LINE, message);
+        }
+
+        @Test
         void nbthreadBounds() {
             assertThat(valid(inGlobal("nbthread 1")).global().nbthread()).isEqualTo(1);
             assertThat(valid(inGlobal("nbthread 4096")).global().nbthread()).isEqualTo(4096);

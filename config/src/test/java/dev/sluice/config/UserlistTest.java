@@ -103,9 +103,12 @@ class UserlistTest {
     }
 
     @Test
-    void userAndGroupOfGlobalStayUnsupported() {
-        assertSingleError(parse("global\n    user haproxy\n"), 2,
-                "'user' is not supported by Sluice yet: dropping privileges (run Sluice as the target user instead).");
+    void userAndGroupOfGlobalAreTheProcessIdentityNotAUserlist() {
+        var r = parse("global\n    user haproxy\n    group haproxy\nuserlist u\n    user haproxy insecure-password x\n    group haproxy\n");
+        assertThat(r.ok()).isTrue();
+        assertThat(r.config().global().process().user()).isEqualTo("haproxy");
+        assertThat(r.config().global().process().group()).isEqualTo("haproxy");
+        assertThat(r.config().userlists()).hasSize(1);
     }
 
     @ParameterizedTest(name = "{0}")

@@ -19,6 +19,9 @@ class AccessLogTest {
             + "(\\S+) (\\S+)/(\\S+) (-?\\d+)/(-?\\d+)/(-?\\d+)/(-?\\d+)/(-?\\d+) (\\d+) (\\d+) (\\S+) (\\S+) (\\S{4}) "
             + "(\\d+)/(\\d+)/(\\d+)/(\\d+)/(\\d+) (\\d+)/(\\d+) \"(.*)\"$");
 
+    /** How a connection closed before its first byte is logged by option httplog. */
+    static final Pattern PROBE = Pattern.compile(" -1/-1/-1/-1/\\d+ 400 0 - - CR-- .*\"<BADREQ>\"$");
+
     record Line(String ci, int cp, String date, String fe, String be, String srv, long tr, long tw, long tc, long tresp, long ta,
             int status, long bytes, String cc, String cs, String tsc, int ac, int fc, int bc, int sc, int rc, String request) {
     }
@@ -33,9 +36,13 @@ class AccessLogTest {
                 Integer.parseInt(m.group(21)), m.group(24));
     }
 
+    /**
+     * The request lines logged so far, waiting for {@code expected} of them; without the harness's own
+     * readiness probes (a connection closed before its first byte, which HAProxy logs as a 400 CR--).
+     */
     static List<String> lines(Sluice s, int expected) throws InterruptedException {
         for (int i = 0; i < 100; i++) {
-            List<String> l = s.output().lines().filter(x -> x.contains(" [")).toList();
+            List<String> l = s.output().lines().filter(x -> x.contains(" [") && !PROBE.matcher(x).find()).toList();
             if (l.size() >= expected) {
                 return l;
             }
@@ -166,12 +173,73 @@ class AccessLogTest {
                     """.formatted(syslog.getLocalPort(), port);
             try (Sluice s = Sluice.start(cfg, port); RawClient c = new RawClient(port)) {
                 c.send("GET /r HTTP/1.1\r\nHost: x\r\n\r\n").read();
-                DatagramPacket p = new DatagramPacket(new byte[2048], 2048);
-                syslog.receive(p);
-                String msg = new String(p.getData(), 0, p.getLength(), StandardCharsets.UTF_8);
+                String msg;
+                do {
+                    // the harness's readiness probe is logged first (a 400 CR--, as HAProxy logs it)
+                    DatagramPacket p = new DatagramPacket(new byte[2048], 2048);
+                    syslog.receive(p);
+                    msg = new String(p.getData(), 0, p.getLength(), StandardCharsets.UTF_8);
+                } while (PROBE.matcher(msg).find());
                 // local2 (18) * 8 + info (6) = 150
                 assertThat(msg).matches("<150>\\w{3} [ \\d]\\d \\d{2}:\\d{2}:\\d{2} haproxy\\[\\d+\\]: 127\\.0\\.0\\.1:\\d+ \\[.*\\] web "
                         + "web/<NOSRV> \\d+/-1/-1/-1/\\d+ 200 \\d+ - - LR-- .* \"GET /r HTTP/1\\.1\"");
+            }
+        }
+    }
+
+    @Test
+    void connectionsWithoutACompleteRequestAreLoggedAsHaproxyDoes() throws Exception {
+        for (boolean dontLogNull : new boolean[] {false, true}) {
+            int port = Ports.free();
+            int other = Ports.free();
+            String cfg = """
+                    global
+                        log stdout format raw local0
+                    defaults
+                        mode http
+                        log global
+                        option httplog
+                        %s
+                        timeout client 10s
+                        timeout server 1s
+                        timeout connect 1s
+                    frontend web
+                        bind 127.0.0.1:%d
+                        http-request return status 200
+                    frontend other
+                        bind 127.0.0.1:%d
+                        http-request return status 200
+                    """.formatted(dontLogNull ? "option dontlognull" : "", port, other);
+            // the harness probes the second frontend only, so every line of 'web' is the test's
+            try (Sluice s = Sluice.start(cfg, other)) {
+                try (java.net.Socket empty = new java.net.Socket("127.0.0.1", port)) {
+                    empty.getOutputStream().flush();
+                }
+                try (java.net.Socket partial = new java.net.Socket("127.0.0.1", port)) {
+                    partial.getOutputStream().write("GET / HT".getBytes(StandardCharsets.US_ASCII));
+                    Thread.sleep(150);
+                    partial.shutdownOutput();
+                    partial.getInputStream().readAllBytes();
+                }
+                List<String> web = null;
+                for (int i = 0; i < 100; i++) {
+                    web = s.output().lines().filter(l -> l.contains(" web web/<NOSRV> ")).toList();
+                    if (web.size() >= (dontLogNull ? 1 : 2)) {
+                        break;
+                    }
+                    Thread.sleep(50);
+                }
+                Thread.sleep(200);
+                web = s.output().lines().filter(l -> l.contains(" web web/<NOSRV> ")).toList();
+                assertThat(web).as("dontlognull=%s: %s", dontLogNull, web).hasSize(dontLogNull ? 1 : 2);
+                for (String l : web) {
+                    Line line = parse(l);
+                    assertThat(line.status()).isEqualTo(400);
+                    assertThat(line.tsc()).isEqualTo("CR--");
+                    assertThat(line.request()).isEqualTo("<BADREQ>");
+                    assertThat(line.tr()).isEqualTo(-1);
+                    assertThat(line.ta()).isNotNegative();
+                }
             }
         }
     }

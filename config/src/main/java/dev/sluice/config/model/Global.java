@@ -6,11 +6,12 @@ package dev.sluice.config.model;
  * and {@code sslLifetimeMs} size the TLS session cache ({@code tune.ssl.cachesize}, {@code tune.ssl.lifetime});
  * {@code logs} are the global {@code log} lines that proxies use with {@code log global}; {@code statsSockets}
  * the admin sockets and {@code statsTimeoutMs} how long an idle admin session stays open; {@code tune} the
- * buffer tuning; {@code quic} the QUIC transport settings.
+ * buffer tuning; {@code quic} the QUIC transport settings; {@code process} the user, group, chroot and
+ * file-descriptor limit of the process.
  */
 public record Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
         java.util.List<LogTarget> logs, String logTag, java.util.List<StatsSocket> statsSockets, long statsTimeoutMs, Tune tune,
-        QuicTune quic) {
+        QuicTune quic, ProcessSettings process) {
 
     /** HAProxy's default {@code stats timeout}. */
     public static final long DEFAULT_STATS_TIMEOUT_MS = 10_000;
@@ -24,7 +25,7 @@ public record Global(int maxconn, int nbthread, boolean daemon, String pidfile, 
     public Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
             java.util.List<LogTarget> logs, String logTag, java.util.List<StatsSocket> statsSockets, long statsTimeoutMs, Tune tune) {
         this(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetimeMs, logs, logTag, statsSockets, statsTimeoutMs, tune,
-                QuicTune.DEFAULT);
+                QuicTune.DEFAULT, ProcessSettings.DEFAULT);
     }
 
     /** A global section without admin sockets, with the default buffer tuning. */
@@ -32,6 +33,14 @@ public record Global(int maxconn, int nbthread, boolean daemon, String pidfile, 
             java.util.List<LogTarget> logs, String logTag) {
         this(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetimeMs, logs, logTag, java.util.List.of(), DEFAULT_STATS_TIMEOUT_MS,
                 Tune.DEFAULT);
+    }
+
+    /** With the process left as it was started. */
+    public Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
+            java.util.List<LogTarget> logs, String logTag, java.util.List<StatsSocket> statsSockets, long statsTimeoutMs, Tune tune,
+            QuicTune quic) {
+        this(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetimeMs, logs, logTag, statsSockets, statsTimeoutMs, tune, quic,
+                ProcessSettings.DEFAULT);
     }
 
     /** With the default buffer tuning. */

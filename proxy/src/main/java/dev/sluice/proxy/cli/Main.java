@@ -82,6 +82,7 @@ public final class Main {
             return 1;
         }
         ProxyRuntime.Prepared prepared = ProxyRuntime.check(config);
+        Privileges.Resolved privileges = Privileges.resolve(config.global().process(), prepared.problems());
         if (!opts.quiet()) {
             prepared.warnings().forEach(err::println);
         }
@@ -106,10 +107,11 @@ public final class Main {
         if (daemon && System.getenv(READY_FILE_ENV) == null) {
             return Daemon.spawn(args, pidfile);
         }
-        return serve(opts, config, prepared, pidfile);
+        return serve(opts, config, prepared, privileges, pidfile);
     }
 
-    private static int serve(Options opts, Config config, ProxyRuntime.Prepared prepared, String pidfile) {
+    private static int serve(Options opts, Config config, ProxyRuntime.Prepared prepared, Privileges.Resolved privileges, String pidfile) {
+        Privileges.applyFdLimit(privileges, System.err);
         ProxyRuntime runtime = ProxyRuntime.build(config, prepared);
         if (opts.debug() && runtime.transport().fallbackReason() != null) {
             System.err.println("[NOTICE] using the NIO transport: " + runtime.transport().fallbackReason());
@@ -138,12 +140,38 @@ public final class Main {
                 System.err.println("[NOTICE] listening on " + l.localAddress() + " (" + runtime.transport().name() + ")");
             }
         }
+        // as HAProxy: the old processes are told once the new one listens, then privileges are dropped
+        for (long p : opts.softStopPids()) {
+            Signals.send(p, "USR1");
+        }
+        for (long p : opts.hardStopPids()) {
+            Signals.send(p, "TERM");
+        }
         String ready = System.getenv(READY_FILE_ENV);
+        OutputStream readyOut = null;
         if (ready != null) {
             try {
-                Files.writeString(Path.of(ready), Long.toString(pid), StandardCharsets.US_ASCII);
+                // opened before a chroot, which would hide its path
+                readyOut = Files.newOutputStream(Path.of(ready));
             } catch (IOException e) {
                 // the parent will see the child alive without the file and give up waiting: nothing else to do
+            }
+        }
+        String alert = Privileges.drop(privileges, System.err);
+        if (alert != null) {
+            if (!opts.quiet()) {
+                System.err.println("[ALERT] " + alert);
+            }
+            runtime.stop();
+            return 1;
+        }
+        if (ready != null) {
+            if (readyOut != null) {
+                try (OutputStream out = readyOut) {
+                    out.write(Long.toString(pid).getBytes(StandardCharsets.US_ASCII));
+                } catch (IOException e) {
+                    // as above
+                }
             }
             if (!opts.debug()) {
                 PrintStream nul = new PrintStream(OutputStream.nullOutputStream());
@@ -151,12 +179,6 @@ public final class Main {
                 System.setErr(nul);
                 DetachedStdio.detach();
             }
-        }
-        for (long p : opts.softStopPids()) {
-            Signals.send(p, "USR1");
-        }
-        for (long p : opts.hardStopPids()) {
-            Signals.send(p, "TERM");
         }
         try {
             runtime.awaitStop();

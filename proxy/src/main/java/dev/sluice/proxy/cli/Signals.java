@@ -17,15 +17,12 @@ final class Signals {
         Signal.handle(new Signal("USR1"), s -> runtime.softStop());
     }
 
-    /** Sends {@code SIG<name>} to {@code pid} with kill(1); failures are reported, not fatal. */
+    /** Sends {@code SIG<name>} to {@code pid}; failures are reported, not fatal. */
     static void send(long pid, String name) {
         try {
-            Process p = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
-            p.waitFor();
-        } catch (java.io.IOException e) {
+            Libc.kill(pid, new Signal(name).getNumber());
+        } catch (Libc.Failure e) {
             System.err.println("[WARNING] cannot signal process " + pid + ": " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }

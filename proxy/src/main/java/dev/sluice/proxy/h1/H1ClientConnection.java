@@ -176,6 +176,10 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
                         sendRawAndClose(GeneratedResponse.of(400));
                     }
                 } else {
+                    if (requests == 0) {
+                        // a connection closed before its first byte: HAProxy counts and logs it (400, CR) unless dontlognull
+                        logBadRequest(400, 'C', 'R', true);
+                    }
                     closeNow();
                 }
             }
@@ -361,10 +365,18 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
 
     /** Counts and logs a request that never became a stream (HAProxy's "&lt;BADREQ&gt;" lines). */
     private void logBadRequest(int status, char cause, char state) {
+        logBadRequest(status, cause, state, false);
+    }
+
+    /**
+     * {@code empty}: nothing was received on the connection; HAProxy counts it all the same and
+     * {@code option dontlognull} only keeps it out of the log.
+     */
+    private void logBadRequest(int status, char cause, char state, boolean empty) {
         // every invalid request (400, 408, 413, 414, 431) passes here: the one place ereq is counted for HTTP/1
         frontend.countInvalidRequest(status);
         dev.sluice.proxy.log.AccessLog al = frontend.accessLog();
-        if (al == null || !al.logsRequests()) {
+        if (al == null || !al.logsRequests() || empty && al.dontLogNull()) {
             return;
         }
         long now = System.nanoTime();
@@ -381,7 +393,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         }
         e.requestLine = "<BADREQ>";
         e.status = status;
-        e.tActive = cause == 'c' ? (now - requestStart) / 1_000_000 : 0;
+        e.tActive = (now - requestStart) / 1_000_000;
         e.cause = cause;
         e.state = state;
         e.actconn = frontend.globalConnections();
@@ -643,9 +655,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
             case WAIT_REQUEST -> {
                 if (requests == 0 || !parser.idle() || input.isReadable()) {
                     // HAProxy answers 408 to a new connection or a started request; an idle kept-alive one just closes
-                    if (!(requests == 0 && !input.isReadable() && frontend.accessLog() != null && frontend.accessLog().dontLogNull())) {
-                        logBadRequest(408, 'c', 'R');
-                    }
+                    logBadRequest(408, 'c', 'R', requests == 0 && !input.isReadable());
                     sendRawAndClose(GeneratedResponse.of(408));
                 } else {
                     closeNow();

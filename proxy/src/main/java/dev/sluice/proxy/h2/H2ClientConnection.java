@@ -54,7 +54,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     private ChannelHandlerContext ctx;
     private int loopIndex;
     private Deadline timer;
-    private boolean dirty;
+    private final RoundFlush roundFlush = new RoundFlush(this::flush);
     private long acceptDate;
     private boolean tls;
     /** The client shut its side down (FIN): HTTP/2 has no half-close, the connection ends with its last stream. */
@@ -157,6 +157,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
         this.ctx = ctx;
+        roundFlush.attach(ctx);
         super.handlerAdded(ctx);
         if (ctx.channel().isActive()) {
             started();
@@ -235,20 +236,17 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
         for (H2ClientStream s : streams.values()) {
             s.flushServer();
         }
-        dirty = false;
+        roundFlush.flushed();
         super.channelReadComplete(ctx);
     }
 
-    /** Flushes frames written by streams (called after the server side's reads). */
+    /** Flushes frames written by streams, once per event-loop round (see {@link RoundFlush}). */
     void flushIfNeeded() {
-        if (dirty) {
-            dirty = false;
-            flush(ctx);
-        }
+        roundFlush.request();
     }
 
     void markDirty() {
-        dirty = true;
+        roundFlush.markDirty();
     }
 
     @Override

@@ -45,7 +45,7 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
     private boolean ready;
     private boolean closed;
     private boolean draining;
-    private boolean dirty;
+    private final RoundFlush roundFlush = new RoundFlush(this::flush);
     private int served;
 
     private H2ServerConnection(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings, Server server,
@@ -191,14 +191,12 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
     }
 
     void markDirty() {
-        dirty = true;
+        roundFlush.markDirty();
     }
 
+    /** Flushes frames written by streams, once per event-loop round (see {@link RoundFlush}). */
     void flushIfNeeded() {
-        if (dirty) {
-            dirty = false;
-            flush(ctx);
-        }
+        roundFlush.request();
     }
 
     void consumed(int streamId, int bytes) {
@@ -220,12 +218,13 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
         this.ctx = ctx;
+        roundFlush.attach(ctx);
         this.idleTimer = new Deadline(ctx.channel().eventLoop(), this::onIdle);
         this.tls = ctx.pipeline().get(io.netty.handler.ssl.SslHandler.class) != null;
         super.handlerAdded(ctx);
         if (ctx.channel().isActive()) {
             // added after the TLS handshake: the preface was written in super.handlerAdded
-            dirty = true;
+            roundFlush.markDirty();
             becomeReady();
         }
     }
@@ -266,7 +265,7 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
         for (H2ServerStream s : streams.values()) {
             s.flushClient();
         }
-        dirty = false;
+        roundFlush.flushed();
         super.channelReadComplete(ctx);
     }
 

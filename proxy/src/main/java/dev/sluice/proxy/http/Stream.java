@@ -95,6 +95,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     /** The cause and state letters of the log's termination flags, decided where the outcome is. */
     private char cause = '-';
     private char state = '-';
+    /** Capture slots, cookies, unique id and log level (null until the frontend or a rule needs them). */
+    private dev.sluice.proxy.log.LogCaptures captures;
+    private boolean lineLogged;
+    private final long number = COUNTER.getAndIncrement();
+    private static final java.util.concurrent.atomic.AtomicLong COUNTER = new java.util.concurrent.atomic.AtomicLong();
 
     public Stream(ClientSide client, Frontend frontend, RequestHead request) {
         this.client = client;
@@ -138,6 +143,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             logged = true;
             fail(frontend.monitorFails(this) ? 503 : 200);
             return;
+        }
+        dev.sluice.proxy.log.AccessLog al = frontend.accessLog();
+        if (al != null && (captures = al.newCaptures()) != null) {
+            // header captures are taken before any rule, as HAProxy does
+            captures.capture(false, request.fields());
         }
         dev.sluice.proxy.rules.Trackers session = client.sessionTrackers();
         if (session != null) {
@@ -187,6 +197,10 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             return;
         }
         forwardFor();
+        io.netty.util.AsciiString idHeader = frontend.uniqueIdHeader();
+        if (idHeader != null) {
+            request.fields().add(idHeader, new io.netty.util.AsciiString(uniqueId()));
+        }
         server = stickyServer();
         if (server == null) {
             server = backend.pickServer(this);
@@ -482,6 +496,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         boolean switching = head.status() == 101 && request.upgrade() != null
                 || request.method().contentEquals(RequestHead.CONNECT) && head.status() >= 200 && head.status() < 300;
         if (!head.isInterim()) {
+            if (captures != null) {
+                captures.capture(true, head.fields());
+            }
             // http-response rules: the backend's, then the frontend's; a rule may answer instead
             response = head;
             responsePhase = true;
@@ -494,6 +511,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             countSent(head.status());
         }
         client.sendHead(head);
+        if (!head.isInterim() && frontend.accessLog() != null && frontend.accessLog().logAsap()) {
+            logLine(true);
+        }
         if (switching && conn != null) {
             tunnel = true;
             client.startTunnel();
@@ -885,6 +905,56 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     }
 
     @Override
+    public void capture(boolean isResponse, int slot, CharSequence value) {
+        if (captures != null) {
+            captures.set(isResponse, slot, value);
+        }
+    }
+
+    @Override
+    public String captured(boolean isResponse, int slot) {
+        return captures == null ? null : captures.get(isResponse, slot);
+    }
+
+    @Override
+    public void setLogLevel(int level) {
+        logCaptures().level(level);
+    }
+
+    @Override
+    public long requestDate() {
+        return requestDate;
+    }
+
+    @Override
+    public long requestCounter() {
+        return number;
+    }
+
+    /** The unique id, made from the frontend's {@code unique-id-format} on first use; null without one. */
+    @Override
+    public String uniqueId() {
+        dev.sluice.proxy.rules.Template f = frontend.uniqueIdFormat();
+        if (f == null) {
+            return null;
+        }
+        dev.sluice.proxy.log.LogCaptures c = logCaptures();
+        if (c.uniqueId() == null) {
+            c.uniqueId(f.render(this));
+        }
+        return c.uniqueId();
+    }
+
+    private dev.sluice.proxy.log.LogCaptures logCaptures() {
+        if (captures == null) {
+            dev.sluice.proxy.log.AccessLog al = frontend.accessLog();
+            captures = al != null ? al.captures() : new dev.sluice.proxy.log.LogCaptures(dev.sluice.config.model.Captures.NONE,
+                    new io.netty.util.AsciiString[0], new io.netty.util.AsciiString[0]);
+        }
+        return captures;
+    }
+
+    @Override
     public void setRetries(int n) {
         retriesOverride = n;
     }
@@ -984,6 +1054,36 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         }
 
         @Override
+        public String captured(boolean isResponse, int slot) {
+            return Stream.this.captured(isResponse, slot);
+        }
+
+        @Override
+        public void capture(boolean isResponse, int slot, CharSequence value) {
+            Stream.this.capture(isResponse, slot, value);
+        }
+
+        @Override
+        public void setLogLevel(int level) {
+            Stream.this.setLogLevel(level);
+        }
+
+        @Override
+        public String uniqueId() {
+            return Stream.this.uniqueId();
+        }
+
+        @Override
+        public long requestDate() {
+            return Stream.this.requestDate();
+        }
+
+        @Override
+        public long requestCounter() {
+            return Stream.this.requestCounter();
+        }
+
+        @Override
         public boolean proxyAuthentication() {
             return Stream.this.proxyAuthentication();
         }
@@ -1036,6 +1136,14 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         logged = true;
         endTracking();
         account();
+        if (!lineLogged) {
+            logLine(false);
+        }
+    }
+
+    /** The access-log line, once: at the end, or when the response head left with {@code option logasap}. */
+    private void logLine(boolean asap) {
+        lineLogged = true;
         dev.sluice.proxy.log.AccessLog al = frontend.accessLog();
         if (al == null || !al.logsRequests()) {
             return;
@@ -1077,6 +1185,13 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         e.beconn = backend != null ? backend.activeStreams() : 0;
         e.srvconn = server != null ? server.activeStreams() : 0;
         e.error = status >= 500 || cause != '-' && cause != 'L';
+        e.txn = this;
+        e.logAsap = asap;
+        e.requestCounter = number;
+        if (frontend.uniqueIdFormat() != null) {
+            uniqueId();
+        }
+        e.captures = captures;
         al.log(e);
     }
 

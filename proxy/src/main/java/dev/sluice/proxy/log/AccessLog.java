@@ -21,9 +21,17 @@ public final class AccessLog {
     private final boolean separateErrors;
     private final boolean dontLogNormal;
     private final LogWriter writer;
+    private final dev.sluice.config.model.Captures captures;
+    private final io.netty.util.AsciiString[] requestNames;
+    private final io.netty.util.AsciiString[] responseNames;
+    private final boolean logAsap;
 
     public AccessLog(Logging logging, LogWriter writer) {
         this.line = logging.format() == null ? null : new LogLine(logging.format(), ZoneId.systemDefault());
+        this.captures = logging.captures();
+        this.requestNames = LogCaptures.names(captures.request());
+        this.responseNames = LogCaptures.names(captures.response());
+        this.logAsap = logging.logAsap();
         this.targets = logging.targets();
         this.tag = logging.tag();
         this.dontLogNull = logging.dontLogNull();
@@ -42,6 +50,21 @@ public final class AccessLog {
         return dontLogNull;
     }
 
+    /** A new exchange's capture slots when the frontend declares any, else null (made on demand by rules). */
+    public LogCaptures newCaptures() {
+        return captures.isEmpty() ? null : captures();
+    }
+
+    /** Capture slots for an exchange, even when the frontend declares none (for a rule's log level). */
+    public LogCaptures captures() {
+        return new LogCaptures(captures, requestNames, responseNames);
+    }
+
+    /** {@code option logasap}: log when the response head is sent. */
+    public boolean logAsap() {
+        return logAsap;
+    }
+
     public void log(LogEvent e) {
         if (line == null) {
             return;
@@ -49,8 +72,12 @@ public final class AccessLog {
         if (dontLogNormal && !e.error) {
             return;
         }
+        int set = e.captures == null ? -1 : e.captures.level();
+        if (set == LogCaptures.SILENT) {
+            return;
+        }
         String msg = line.render(e);
-        int level = separateErrors && e.error ? ERR : INFO;
+        int level = set >= 0 ? set : separateErrors && e.error ? ERR : INFO;
         for (LogTarget t : targets) {
             writer.submit(t, tag, level, msg);
         }

@@ -46,4 +46,12 @@ public final class LogEvent {
     public int beconn;
     public int srvconn;
     public boolean error;
+    /** The exchange, for {@code %[...]} sample expressions (read while rendering, on its event loop); null for none. */
+    public dev.sluice.proxy.rules.Txn txn;
+    /** Capture slots, cookies, unique id and level of the exchange; null when it has none. */
+    public LogCaptures captures;
+    /** {@code option logasap}: logged when the response head left, before the body. */
+    public boolean logAsap;
+    /** The process-wide number of the exchange ({@code %rt}). */
+    public long requestCounter;
 }

@@ -18,18 +18,46 @@ public final class LogLine {
     private static final String PID = Long.toString(ProcessHandle.current().pid());
 
     private final List<LogFormat.Node> nodes;
+    /** The compiled {@code %[...]} expressions, by node index (null elsewhere). */
+    private final dev.sluice.proxy.rules.SampleExpr[] samples;
     private final ZoneId zone;
 
+    /**
+     * Compiles {@code format}; its sample expressions throw {@link IllegalArgumentException} (an unknown
+     * fetch or converter), which {@link #check} reports at configuration check time.
+     */
     public LogLine(LogFormat format, ZoneId zone) {
         this.nodes = format.nodes();
         this.zone = zone;
+        this.samples = new dev.sluice.proxy.rules.SampleExpr[nodes.size()];
+        for (int i = 0; i < nodes.size(); i++) {
+            if (nodes.get(i) instanceof LogFormat.Sample smp) {
+                // as HAProxy: the request and response are gone when the line is made (use capture.req.hdr())
+                dev.sluice.proxy.rules.RuleCompiler.checkPhase(smp.expr(), dev.sluice.proxy.rules.RuleCompiler.Phase.LOG);
+                samples[i] = dev.sluice.proxy.rules.RuleCompiler.sample(smp.expr());
+            }
+        }
+    }
+
+    /** The problem with a format's sample expressions, or null. */
+    public static String check(LogFormat format) {
+        try {
+            new LogLine(format, ZoneId.systemDefault());
+            return null;
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
     }
 
     public String render(LogEvent e) {
         StringBuilder sb = new StringBuilder(192);
         boolean lastSpace = true;
-        for (LogFormat.Node n : nodes) {
-            if (n instanceof LogFormat.Separator) {
+        for (int i = 0; i < nodes.size(); i++) {
+            LogFormat.Node n = nodes.get(i);
+            if (n instanceof LogFormat.Sample smp) {
+                sample(sb, smp, samples[i], e);
+                lastSpace = false;
+            } else if (n instanceof LogFormat.Separator) {
                 if (!lastSpace) {
                     sb.append(' ');
                     lastSpace = true;
@@ -53,7 +81,84 @@ public final class LogLine {
         return sb.toString();
     }
 
+    /** A sample expression, evaluated on the exchange now: {@code -} when it has no value ({@code ""} quoted). */
+    private static void sample(StringBuilder sb, LogFormat.Sample smp, dev.sluice.proxy.rules.SampleExpr expr, LogEvent e) {
+        CharSequence v = null;
+        if (e.txn != null) {
+            try {
+                v = dev.sluice.proxy.rules.Samples.str(expr.get(e.txn));
+            } catch (RuntimeException ex) {
+                // a fetch that cannot run on this exchange (no response yet, ...) has no value
+                v = null;
+            }
+        }
+        text(sb, v == null ? null : v.toString(), smp.quote(), false);
+    }
+
+    /** {@code %hr}/{@code %hs}: {@code {v1|v2}}, each value with '#XX' for bytes HAProxy encodes. */
+    private static void headerCaptures(StringBuilder sb, String[] slots, LogFormat.Variable v) {
+        if (slots == null) {
+            return;
+        }
+        if (v.quote()) {
+            sb.append('"');
+        }
+        sb.append('{');
+        for (int i = 0; i < slots.length; i++) {
+            if (i > 0) {
+                sb.append('|');
+            }
+            if (slots[i] != null) {
+                encode(sb, slots[i], true);
+            }
+        }
+        sb.append('}');
+        if (v.quote()) {
+            sb.append('"');
+        }
+    }
+
+    /** {@code %hrl}/{@code %hsl}: the values separated by spaces, {@code -} for an empty slot. */
+    private static void headerCaptureList(StringBuilder sb, String[] slots, LogFormat.Variable v) {
+        if (slots == null) {
+            return;
+        }
+        for (int i = 0; i < slots.length; i++) {
+            if (i > 0) {
+                sb.append(' ');
+            }
+            if (v.quote()) {
+                sb.append('"');
+            }
+            if (slots[i] != null) {
+                encode(sb, slots[i], true);
+            } else if (!v.quote()) {
+                sb.append('-');
+            }
+            if (v.quote()) {
+                sb.append('"');
+            }
+        }
+    }
+
+    /** HAProxy's header encoding map: control bytes, 8-bit bytes and '"#' (and '{|}' for headers) as '#XX'. */
+    private static void encode(StringBuilder sb, String s, boolean header) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x20 || c >= 0x7f || c == '"' || c == '#' || header && (c == '{' || c == '|' || c == '}')) {
+                sb.append('#').append(HEX[(c >> 4) & 0xf]).append(HEX[c & 0xf]);
+            } else {
+                sb.append(c);
+            }
+        }
+    }
+
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
     private void variable(StringBuilder sb, LogFormat.Variable v, LogEvent e) {
+        if (v.hex() && hexVariable(sb, v.name(), e)) {
+            return;
+        }
         switch (v.name()) {
             case "ci" -> ip(sb, e.client);
             case "cp" -> port(sb, e.client);
@@ -66,7 +171,7 @@ public final class LogLine {
             case "trg" -> gmtDate(sb, e.requestDate, ZoneId.of("UTC"));
             case "trl" -> gmtDate(sb, e.requestDate, zone);
             case "T" -> gmtDate(sb, e.acceptDate, ZoneId.of("UTC"));
-            case "Ta" -> sb.append(e.tActive);
+            case "Ta" -> asap(sb, e).append(e.tActive);
             case "Tc" -> sb.append(e.tConnect);
             case "Td" -> sb.append(e.tActive < 0 || e.tResponse < 0 ? -1 : Math.max(0, e.tActive - e.tRequest - Math.max(0, e.tQueue)
                     - Math.max(0, e.tConnect) - e.tResponse));
@@ -75,13 +180,14 @@ public final class LogLine {
             case "Tq" -> sb.append(e.tRequest < 0 ? -1 : e.tRequest + e.tIdle);
             case "TR" -> sb.append(e.tRequest);
             case "Tr" -> sb.append(e.tResponse);
-            case "Tt" -> sb.append(e.tTotal >= 0 ? e.tTotal : e.tActive);
+            case "Tt" -> asap(sb, e).append(e.tTotal >= 0 ? e.tTotal : e.tActive);
             case "Tu" -> sb.append(e.tActive);
             case "Tw" -> sb.append(e.tQueue);
             case "ST" -> sb.append(e.status < 0 ? 0 : e.status);
-            case "B" -> sb.append(e.bytesOut);
+            case "B" -> asap(sb, e).append(e.bytesOut);
             case "U" -> sb.append(e.bytesIn);
-            case "CC", "CS" -> sb.append('-');
+            case "CC" -> text(sb, e.captures == null ? null : e.captures.requestCookie(), v);
+            case "CS" -> text(sb, e.captures == null ? null : e.captures.responseCookie(), v);
             case "H" -> sb.append(HOST);
             case "HM" -> text(sb, e.method, v);
             case "HU" -> text(sb, e.uri, v);
@@ -89,7 +195,7 @@ public final class LogLine {
             case "HPO" -> text(sb, e.uri == null ? null : stripQuery(e.uri), v);
             case "HQ" -> text(sb, e.uri == null || e.uri.indexOf('?') < 0 ? "" : e.uri.substring(e.uri.indexOf('?')), v);
             case "HV" -> text(sb, e.version, v);
-            case "ID" -> sb.append('-');
+            case "ID" -> text(sb, e.captures == null ? null : e.captures.uniqueId(), v);
             case "b" -> sb.append(e.backend != null ? e.backend : e.frontend);
             case "f" -> sb.append(e.frontend);
             case "ft" -> sb.append(e.frontend).append(e.frontendTls ? "~" : "");
@@ -103,10 +209,8 @@ public final class LogLine {
             case "ts" -> sb.append(e.cause).append(e.state);
             case "tsc" -> sb.append(e.cause).append(e.state).append("--");
             case "r" -> text(sb, e.requestLine, v);
-            case "hr", "hs" -> {
-                // no captures configured: nothing, like HAProxy
-            }
-            case "hrl", "hsl" -> sb.append('-');
+            case "hr", "hs" -> headerCaptures(sb, e.captures == null ? null : e.captures.slots(v.name().equals("hs")), v);
+            case "hrl", "hsl" -> headerCaptureList(sb, e.captures == null ? null : e.captures.slots(v.name().equals("hsl")), v);
             case "pid" -> sb.append(PID);
             case "ms" -> {
                 long ms = e.acceptDate % 1000;
@@ -115,11 +219,45 @@ public final class LogLine {
             case "o" -> {
                 // flag only
             }
-            case "rt", "lt" -> sb.append(0);
+            case "rt" -> sb.append(e.requestCounter);
+            case "Ts" -> sb.append(e.acceptDate / 1000);
+            case "lt" -> sb.append(0);
             case "sslc" -> text(sb, e.sslCipher, v);
             case "sslv" -> text(sb, e.sslVersion, v);
             default -> sb.append('-');
         }
+    }
+
+    /** {@code +X}: addresses as 8 hex digits, ports and counters as at least 4, the date as 8; false for other variables. */
+    private static boolean hexVariable(StringBuilder sb, String name, LogEvent e) {
+        switch (name) {
+            case "ci", "fi" -> {
+                InetSocketAddress a = name.equals("ci") ? e.client : e.frontendAddress;
+                if (a == null || a.getAddress() == null) {
+                    return false;
+                }
+                for (byte b : a.getAddress().getAddress()) {
+                    hex(sb, b & 0xff, 2);
+                }
+            }
+            case "cp" -> hex(sb, e.client == null ? 0 : e.client.getPort(), 4);
+            case "fp" -> hex(sb, e.frontendAddress == null ? 0 : e.frontendAddress.getPort(), 4);
+            case "Ts" -> hex(sb, e.acceptDate / 1000, 8);
+            case "rt" -> hex(sb, e.requestCounter, 4);
+            case "pid" -> hex(sb, ProcessHandle.current().pid(), 4);
+            default -> {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static void hex(StringBuilder sb, long v, int digits) {
+        String h = Long.toHexString(v).toUpperCase(Locale.ROOT);
+        for (int i = h.length(); i < digits; i++) {
+            sb.append('0');
+        }
+        sb.append(h);
     }
 
     private static final String HOST = hostname();
@@ -137,19 +275,28 @@ public final class LogLine {
         return q < 0 ? uri : uri.substring(0, q);
     }
 
+    /** {@code option logasap}: byte counts and total times are logged before the end, with a '+'. */
+    private static StringBuilder asap(StringBuilder sb, LogEvent e) {
+        return e.logAsap ? sb.append('+') : sb;
+    }
+
     private static void text(StringBuilder sb, String s, LogFormat.Variable v) {
-        if (v.quote()) {
+        text(sb, s, v.quote(), v.escape());
+    }
+
+    private static void text(StringBuilder sb, String s, boolean quote, boolean escape) {
+        if (quote) {
             sb.append('"');
         }
         if (s == null || s.isEmpty()) {
-            if (!v.quote()) {
+            if (!quote) {
                 sb.append('-');
             }
-        } else if (v.escape() || v.quote()) {
+        } else if (escape || quote) {
             for (int i = 0; i < s.length(); i++) {
                 char c = s.charAt(i);
-                if (c < 0x20 || c >= 0x7f || c == '"' && v.escape()) {
-                    sb.append('#').append(String.format(Locale.ROOT, "%02X", (int) c));
+                if (c < 0x20 || c >= 0x7f || c == '"' && escape) {
+                    sb.append('#').append(HEX[(c >> 4) & 0xf]).append(HEX[c & 0xf]);
                 } else {
                     sb.append(c);
                 }
@@ -157,7 +304,7 @@ public final class LogLine {
         } else {
             sb.append(s);
         }
-        if (v.quote()) {
+        if (quote) {
             sb.append('"');
         }
     }

@@ -231,6 +231,22 @@ public final class Actions {
                 long atLeast = args.size() > 3 ? Units.parseSize(args.get(3)) : 0;
                 yield t -> t.waitForBody(ms, atLeast) ? Action.Verdict.CONTINUE : Action.Verdict.YIELD;
             }
+            case "capture" -> {
+                SampleExpr e = RuleCompiler.sample(args.get(0));
+                int slot = Integer.parseInt(args.get(2));
+                yield t -> {
+                    t.capture(response, slot, Samples.str(e.get(t)));
+                    return Action.Verdict.CONTINUE;
+                };
+            }
+            case "set-log-level" -> {
+                int level = args.get(0).equals("silent") ? Integer.MAX_VALUE
+                        : java.util.List.of("emerg", "alert", "crit", "err", "warning", "notice", "info", "debug").indexOf(args.get(0));
+                yield t -> {
+                    t.setLogLevel(level);
+                    return Action.Verdict.CONTINUE;
+                };
+            }
             case "set-retries" -> {
                 int n = Integer.parseInt(args.get(0));
                 yield t -> {

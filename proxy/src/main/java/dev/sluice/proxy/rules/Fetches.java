@@ -38,7 +38,7 @@ public final class Fetches {
             Map.entry("res.body", "response body inspection"), Map.entry("res.body_len", "response body inspection"),
             Map.entry("ssl_c_used", "client certificates"), Map.entry("ssl_c_verify", "client certificates"),
             Map.entry("ssl_c_s_dn", "client certificates"), Map.entry("nbsrv", "server states"), Map.entry("uuid", "unique ids"),
-            Map.entry("unique-id", "unique ids"), Map.entry("acl", "the acl() fetch (HAProxy 3.x)"), Map.entry("lua", "Lua scripting"));
+            Map.entry("acl", "the acl() fetch (HAProxy 3.x)"), Map.entry("lua", "Lua scripting"));
 
     static {
         def("src", 0, 0, Match.IP, false, a -> t -> t.clientAddress().getAddress());
@@ -58,6 +58,16 @@ public final class Fetches {
         def("capture.req.uri", 0, 0, Match.STR, false, a -> t -> t.request().target());
         def("capture.req.method", 0, 0, Match.STR, false, a -> t -> t.request().method());
         def("capture.req.ver", 0, 0, Match.STR, false, a -> t -> "HTTP/" + version(t.request()));
+        def("capture.req.hdr", 1, 1, Match.STR, false, a -> {
+            int slot = Integer.parseInt(a.get(0));
+            return t -> t.captured(false, slot);
+        });
+        def("capture.res.hdr", 1, 1, Match.STR, true, a -> {
+            int slot = Integer.parseInt(a.get(0));
+            return t -> t.captured(true, slot);
+        });
+        def("capture.res.ver", 0, 0, Match.STR, true, a -> t -> t.response() == null ? null : "HTTP/" + version(t.response()));
+        def("unique-id", 0, 0, Match.STR, false, a -> Txn::uniqueId);
         def("hdr", 0, 2, Match.STR, false, a -> new Header(null, a.isEmpty() ? null : a.get(0), occurrence(a), true));
         def("req.hdr", 0, 2, Match.STR, false, a -> new Header(false, a.isEmpty() ? null : a.get(0), occurrence(a), true));
         def("req.fhdr", 1, 2, Match.STR, false, a -> new Header(false, a.get(0), occurrence(a), false));

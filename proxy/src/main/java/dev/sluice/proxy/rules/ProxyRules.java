@@ -119,6 +119,7 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
             case CONNECTION -> "tcp-request connection rule";
             case REQUEST -> family.startsWith("tcp-") ? "tcp-request content rule" : "http-request header rule";
             case RESPONSE -> "http-response header rule";
+            case LOG -> "log-format";
         };
         List<Rule> out = new ArrayList<>();
         for (HttpRule r : list) {

@@ -28,8 +28,14 @@ public final class RuleCompiler {
     /** Where rules run: what they can read. */
     public enum Phase {
         /** tcp-request connection rules: no HTTP message yet. */
-        CONNECTION, REQUEST, RESPONSE
+        CONNECTION, REQUEST, RESPONSE,
+        /** log-format: the messages are gone; what was captured, the connection and the variables remain. */
+        LOG
     }
+
+    /** Fetches of what the exchange kept (captures, its unique id): every HTTP phase, logs included. */
+    private static final java.util.Set<String> KEPT = java.util.Set.of("capture.req.hdr", "capture.res.hdr", "capture.req.method",
+            "capture.req.uri", "capture.req.ver", "capture.res.ver", "unique-id");
 
     /** Fetches that read neither message: usable in every phase. */
     private static final java.util.Set<String> ANY_PHASE = java.util.Set.of("src", "src_port", "dst", "dst_port", "ssl_fc", "ssl_fc_sni",
@@ -54,7 +60,8 @@ public final class RuleCompiler {
     public static void checkPhase(String text, Phase phase) {
         String name = SampleArgs.parse(text).get(0).name();
         Phase n = needs(name);
-        if (n == null || n == phase || phase == Phase.RESPONSE && CONTEXTUAL.contains(name)) {
+        if (n == null || n == phase || phase == Phase.RESPONSE && CONTEXTUAL.contains(name)
+                || phase != Phase.CONNECTION && KEPT.contains(name)) {
             return;
         }
         String what = n == Phase.REQUEST ? "HTTP request headers" : name.equals("status") ? "HTTP response" : "HTTP response headers";

@@ -29,6 +29,14 @@ public interface RuleTarget extends Txn {
 
     void setRetries(int retries);
 
+    /** {@code http-request|response capture <sample> id <slot>}. */
+    default void capture(boolean response, int slot, CharSequence value) {
+    }
+
+    /** {@code set-log-level}: a syslog level (0-7), or {@code Integer.MAX_VALUE} for none at all. */
+    default void setLogLevel(int level) {
+    }
+
     /**
      * {@code wait-for-body}: true when the request body is already there (whole, {@code atLeast} bytes of
      * it when positive, or as much as the stream holds); otherwise the stream starts waiting for it (at most

@@ -46,7 +46,12 @@ public final class Template {
                 String s = l.text();
                 parts[i] = (sb, t) -> sb.append(s);
             } else if (n instanceof LogFormat.Separator) {
-                parts[i] = (sb, t) -> sb.append(' ');
+                // as in log lines: no leading space, one between words
+                parts[i] = (sb, t) -> {
+                    if (!sb.isEmpty() && sb.charAt(sb.length() - 1) != ' ') {
+                        sb.append(' ');
+                    }
+                };
             } else if (n instanceof LogFormat.Sample s) {
                 SampleExpr e = RuleCompiler.sample(s.expr());
                 boolean quote = s.quote();
@@ -63,7 +68,7 @@ public final class Template {
                     }
                 };
             } else if (n instanceof LogFormat.Variable v) {
-                parts[i] = variable(v.name());
+                parts[i] = v.hex() ? hexVariable(v.name()) : variable(v.name());
             }
         }
         return new Template(parts, null);
@@ -99,8 +104,52 @@ public final class Template {
                 yield (sb, t) -> sb.append(host);
             }
             case "ST" -> (sb, t) -> sb.append(t.response() == null ? 0 : t.response().status());
+            case "ID" -> (sb, t) -> {
+                String id = t.uniqueId();
+                sb.append(id == null ? "-" : id);
+            };
+            case "Ts" -> (sb, t) -> sb.append(t.requestDate() / 1000);
+            case "ms" -> (sb, t) -> {
+                long ms = t.requestDate() % 1000;
+                sb.append(ms < 10 ? "00" : ms < 100 ? "0" : "").append(ms);
+            };
+            case "rt" -> (sb, t) -> sb.append(t.requestCounter());
             default -> throw new IllegalArgumentException("format variable '%" + name + "' is not available in rule values");
         };
+    }
+
+    /**
+     * A variable with the {@code +X} flag, as HAProxy writes it for unique ids: addresses as 8 hex digits,
+     * ports and counters as 4 or more, times as 8.
+     */
+    private static Part hexVariable(String name) {
+        return switch (name) {
+            case "ci" -> (sb, t) -> hexIp(sb, t.clientAddress());
+            case "fi" -> (sb, t) -> hexIp(sb, t.frontendAddress());
+            case "cp" -> (sb, t) -> hex(sb, t.clientAddress().getPort(), 4);
+            case "fp" -> (sb, t) -> hex(sb, t.frontendAddress().getPort(), 4);
+            case "Ts" -> (sb, t) -> hex(sb, t.requestDate() / 1000, 8);
+            case "rt" -> (sb, t) -> hex(sb, t.requestCounter(), 4);
+            case "pid" -> {
+                long pid = ProcessHandle.current().pid();
+                yield (sb, t) -> hex(sb, pid, 4);
+            }
+            default -> variable(name);
+        };
+    }
+
+    private static void hexIp(StringBuilder sb, java.net.InetSocketAddress a) {
+        for (byte b : a.getAddress().getAddress()) {
+            hex(sb, b & 0xff, 2);
+        }
+    }
+
+    private static void hex(StringBuilder sb, long v, int digits) {
+        String h = Long.toHexString(v).toUpperCase(java.util.Locale.ROOT);
+        for (int i = h.length(); i < digits; i++) {
+            sb.append('0');
+        }
+        sb.append(h);
     }
 
     private static String hostname() {

@@ -53,6 +53,29 @@ public interface Txn {
         return null;
     }
 
+    /**
+     * The value of capture slot {@code slot} of the request ({@code response} false) or the response, for
+     * {@code capture.req.hdr(n)} / {@code capture.res.hdr(n)}; null when empty or absent.
+     */
+    default String captured(boolean response, int slot) {
+        return null;
+    }
+
+    /** When the request began, epoch milliseconds ({@code %Ts}, {@code %ms} in rule values and unique ids). */
+    default long requestDate() {
+        return System.currentTimeMillis();
+    }
+
+    /** The process-wide number of this exchange ({@code %rt}), counted from 0. */
+    default long requestCounter() {
+        return 0;
+    }
+
+    /** The request's unique id ({@code unique-id-format}), made on first use; null without a format. */
+    default String uniqueId() {
+        return null;
+    }
+
     /** The stream's stick counters, or null when it has none (tests, generated answers). */
     default Trackers trackers() {
         return null;

@@ -31,6 +31,9 @@ public final class Frontend {
     private final dev.sluice.proxy.log.AccessLog accessLog;
     private final dev.sluice.proxy.http.ErrorResponses errors;
     private final io.netty.util.AsciiString monitorUri;
+    /** {@code unique-id-format} compiled (null: none) and the {@code unique-id-header} it goes in (null: none). */
+    private final dev.sluice.proxy.rules.Template uniqueIdFormat;
+    private final io.netty.util.AsciiString uniqueIdHeader;
     private dev.sluice.proxy.auth.Userlists userlists = dev.sluice.proxy.auth.Userlists.NONE;
     /** TLS handshakes completed, of which resumed, and failed (HAProxy's ssl_sess, ssl_reused_sess, ssl_failed_handshake). */
     final LongAdder tlsSessions = new LongAdder();
@@ -55,6 +58,20 @@ public final class Frontend {
         this.errors = new dev.sluice.proxy.http.ErrorResponses(config.errors());
         this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());
         this.monitorUri = config.monitor().uri() == null ? null : new io.netty.util.AsciiString(config.monitor().uri());
+        var logging = config.logging();
+        this.uniqueIdFormat = logging.uniqueIdFormat() == null ? null : dev.sluice.proxy.rules.Template.compile(logging.uniqueIdFormat().text());
+        this.uniqueIdHeader = logging.uniqueIdHeader() == null || uniqueIdFormat == null ? null
+                : io.netty.util.AsciiString.cached(logging.uniqueIdHeader().toLowerCase(java.util.Locale.ROOT));
+    }
+
+    /** {@code unique-id-format}, or null. */
+    public dev.sluice.proxy.rules.Template uniqueIdFormat() {
+        return uniqueIdFormat;
+    }
+
+    /** {@code unique-id-header} (lower case), or null when no id is sent to servers. */
+    public io.netty.util.AsciiString uniqueIdHeader() {
+        return uniqueIdHeader;
     }
 
     /** Sets the {@code alt-svc} value added to TCP responses ({@code option h3-alt-svc}); before start. */

@@ -264,6 +264,7 @@ public final class ProxyRuntime {
         }
         for (Proxy p : config.proxies()) {
             ProxyRules.compile(p, problems, tables);
+            checkLogging(p, problems);
             for (var e : p.errors().pages().entrySet()) {
                 if (e.getValue().length > 0) {
                     try {
@@ -348,6 +349,42 @@ public final class ProxyRuntime {
     }
 
     /** The sample expression of {@code balance hash} must compile and be known on the request. */
+    /**
+     * The sample expressions of {@code log-format} and {@code unique-id-format}, and the capture slots that
+     * {@code capture ... id <n>} rules of a frontend name.
+     */
+    private static void checkLogging(Proxy p, List<String> problems) {
+        dev.sluice.config.model.Logging lg = p.logging();
+        if (lg.format() != null && lg.formatWhere() != null) {
+            String err = dev.sluice.proxy.log.LogLine.check(lg.format());
+            if (err != null) {
+                problems.add(lg.formatWhere() + ": error: 'log-format' : failed to parse log-format : " + err + ".");
+            }
+        }
+        if (lg.uniqueIdFormat() != null) {
+            try {
+                dev.sluice.proxy.rules.Template.compile(lg.uniqueIdFormat().text());
+            } catch (IllegalArgumentException e) {
+                problems.add(lg.uniqueIdWhere() + ": error: 'unique-id-format' : failed to parse unique-id-format : " + e.getMessage() + ".");
+            }
+        }
+        if (!p.kind().hasFrontend()) {
+            return;
+        }
+        checkCaptureIds(p.httpRequestRules(), lg.captures().request().size(), "http-request", problems);
+        checkCaptureIds(p.httpResponseRules(), lg.captures().response().size(), "http-response", problems);
+    }
+
+    private static void checkCaptureIds(List<dev.sluice.config.model.HttpRule> rules, int slots, String family, List<String> problems) {
+        for (dev.sluice.config.model.HttpRule r : rules) {
+            if (r instanceof dev.sluice.config.model.HttpRule.Action a && a.name().equals("capture") && a.args().get(1).equals("id")
+                    && Integer.parseInt(a.args().get(2)) >= slots) {
+                problems.add(a.where() + ": error: unable to find capture id '" + a.args().get(2) + "' referenced by " + family
+                        + " capture rule.");
+            }
+        }
+    }
+
     private static void checkBalance(Proxy p, List<String> problems) {
         dev.sluice.config.model.Balance b = p.balance();
         if (b.algorithm() != dev.sluice.config.model.Balance.Algorithm.HASH) {

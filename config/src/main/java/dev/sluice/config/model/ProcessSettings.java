@@ -1,0 +1,21 @@
+package dev.sluice.config.model;
+
+import dev.sluice.config.SourceRef;
+
+/**
+ * What the {@code global} section asks of the process itself: the user and group to run as after the
+ * listeners are bound ({@code user}/{@code group} by name, {@code uid}/{@code gid} by number; -1 and null
+ * when not set), the directory to {@code chroot} into (null: none) and the file-descriptor limit
+ * ({@code ulimit-n}, 0: unchanged). Names are resolved by the daemon, not the parser, so {@code -c}
+ * reports an unknown user with the line that names it.
+ */
+public record ProcessSettings(String user, SourceRef userAt, String group, SourceRef groupAt, int uid, int gid,
+        String chroot, int ulimitN) {
+
+    public static final ProcessSettings DEFAULT = new ProcessSettings(null, null, null, null, -1, -1, null, 0);
+
+    /** True when anything changes the process's identity or root. */
+    public boolean dropsPrivileges() {
+        return user != null || group != null || uid >= 0 || gid >= 0 || chroot != null;
+    }
+}
