@@ -57,7 +57,8 @@ class Http3Test {
         port = Ports.free();
         retryPort = Ports.free();
         admin = Files.createTempDirectory("h3adm").resolve("admin.sock");
-        String cfg = "global\n    stats socket " + admin + " level admin\n" + DEFAULTS + """
+        // four event loops: four QUIC sockets sharing the port (SO_REUSEPORT)
+        String cfg = "global\n    nbthread 4\n    stats socket " + admin + " level admin\n" + DEFAULTS + """
                 frontend fe
                     bind 127.0.0.1:%1$d
                     bind quic4@127.0.0.1:%1$d ssl crt %2$s alpn h3
@@ -264,6 +265,21 @@ class Http3Test {
             }
             assertThat(after).doesNotContain(" CLOSE ");
         }
+    }
+
+    @Test
+    void aClientThatMovesToAnotherPortKeepsItsConnectionWhicheverSocketTheKernelPicks() throws Exception {
+        assumeTrue(Gtls.installed(), "gtlsclient (ngtcp2-client) is not installed");
+        // each move gives the client a new port, so the kernel's SO_REUSEPORT hash may pick another of the four
+        // sockets: the CID's socket index sends the datagrams back to the one that owns the connection
+        for (int i = 0; i < 6; i++) {
+            Gtls.Run run = Gtls.run(port, List.of("--no-quic-dump", "--change-local-addr=50ms", "--delay-stream=150ms"), "/moved/" + i);
+            assertThat(run.exit()).as(run.output()).isZero();
+            assertThat(run.responseHeaders()).contains(":status: 200");
+            assertThat(run.output().lines().filter(l -> l.startsWith("Sent packet: local=")).map(l -> l.substring(0, l.indexOf(" remote")))
+                    .distinct().count()).as("the client moved").isGreaterThanOrEqualTo(2);
+        }
+        assertThat(o1.requests()).extracting(Origin.Request::target).filteredOn(t -> t.startsWith("/moved/")).hasSize(6);
     }
 
     @Test
