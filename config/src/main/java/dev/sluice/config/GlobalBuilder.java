@@ -22,6 +22,7 @@ public final class GlobalBuilder {
     public int bufsize = dev.sluice.config.model.Tune.DEFAULT.bufsize();
     public int maxrewrite = dev.sluice.config.model.Tune.DEFAULT.maxrewrite();
     public int maxhdr = dev.sluice.config.model.Tune.DEFAULT.maxhdr();
+    public int prometheusMaxSeries = dev.sluice.config.model.Tune.DEFAULT_PROMETHEUS_MAX_SERIES;
     public final java.util.List<dev.sluice.config.model.StatsSocket> statsSockets = new java.util.ArrayList<>();
     public long statsTimeout = Global.DEFAULT_STATS_TIMEOUT_MS;
     public String user;
@@ -42,7 +43,7 @@ public final class GlobalBuilder {
 
     public Global build() {
         return new Global(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetime, logs, logTag, statsSockets, statsTimeout,
-                new dev.sluice.config.model.Tune(bufsize, maxrewrite, maxhdr),
+                new dev.sluice.config.model.Tune(bufsize, maxrewrite, maxhdr, prometheusMaxSeries),
                 new dev.sluice.config.model.QuicTune(quicIdleTimeout, quicMaxStreams, quicMaxData, quicStreamData, quicHystart,
                         quicRetryThreshold, clusterSecret),
                 new dev.sluice.config.model.ProcessSettings(user, userAt, group, groupAt, uid, gid, chroot, ulimitN));

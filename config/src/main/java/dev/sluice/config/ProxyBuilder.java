@@ -81,6 +81,9 @@ public final class ProxyBuilder {
     dev.sluice.config.model.Captures.Cookie captureCookie;
     /** {@code errorfile}/{@code errorfiles} pages by status. */
     final java.util.Map<Integer, byte[]> errorPages = new java.util.HashMap<>();
+    /** The {@code stats} keywords of the HTML page. */
+    final StatsPageBuilder stats = new StatsPageBuilder();
+
     /** {@code monitor-uri} (null when unset) and the {@code monitor fail} conditions. */
     String monitorUri;
     final List<dev.sluice.config.model.Condition> monitorFail = new ArrayList<>();
@@ -130,6 +133,7 @@ public final class ProxyBuilder {
         uniqueIdHeader = d.uniqueIdHeader;
         errorPages.putAll(d.errorPages);
         monitorUri = d.monitorUri;
+        stats.copyFrom(d.stats);
     }
 
     public ProxyKind kind() {
@@ -202,7 +206,8 @@ public final class ProxyBuilder {
                 new dev.sluice.config.model.TcpRules(kind.hasFrontend() ? tcpRequestConnectionRules : List.of(), tcpRequestContentRules),
                 kind.hasFrontend() ? new dev.sluice.config.model.Monitor(monitorUri, monitorFail)
                         : dev.sluice.config.model.Monitor.NONE,
-                kind.hasBackend() ? stickRules : List.of());
+                kind.hasBackend() ? stickRules : List.of(),
+                stats.build());
     }
 
     private static <T> List<T> concat(List<T> a, List<T> b) {

@@ -78,6 +78,9 @@ final class RuleKeywords {
             new Spec("auth", REQ, 0, 2, "auth [realm <realm>]",
                     "Answer 401 with 'WWW-Authenticate: Basic realm=\"<realm>\"' (default realm: the proxy's name); final. Use with"
                             + " 'unless { http_auth(<userlist>) }'."),
+            new Spec("use-service", REQ, 1, 1, "use-service <service-name>",
+                    "Answer the request with a service of the proxy; final. Sluice has HAProxy's 'prometheus-exporter' (the"
+                            + " metrics of frontends, backends, servers, stick tables and the process, in Prometheus' text format)."),
             new Spec("wait-for-body", REQ, 2, 4, "wait-for-body time <time> [at-least <size>]",
                     "Hold the request until its whole body, <size> bytes of it or a full buffer (tune.bufsize) arrived, so that req.body"
                             + " fetches see it; 408 when <time> passes first."));
@@ -241,6 +244,11 @@ final class RuleKeywords {
     /** Option-level checks of one action's arguments; null when fine. */
     private static String check(String name, List<String> a) {
         switch (name) {
+            case "use-service" -> {
+                if (!a.get(0).equals("prometheus-exporter")) {
+                    return "'use-service' : unknown service '" + a.get(0) + "' (Sluice has 'prometheus-exporter').";
+                }
+            }
             case "track-sc0", "track-sc1", "track-sc2" -> {
                 if (a.size() == 2 || a.size() == 3 && !a.get(1).equals("table")) {
                     return "expects '<key> [table <table>]'.";

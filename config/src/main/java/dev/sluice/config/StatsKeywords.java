@@ -1,5 +1,6 @@
 package dev.sluice.config;
 
+import dev.sluice.config.model.Condition;
 import dev.sluice.config.model.ListenAddress;
 import dev.sluice.config.model.StatsSocket;
 import java.nio.charset.StandardCharsets;
@@ -8,14 +9,16 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The admin socket keywords of the global section: {@code stats socket} (several may be declared) and
- * {@code stats timeout}. The {@code stats} keywords of proxies (the HTML page) are not implemented yet.
+ * The admin socket keywords of the global section ({@code stats socket}, several may be declared, and
+ * {@code stats timeout}) and the {@code stats} keywords of proxies that set up the HTML stats page, as
+ * HAProxy has them (any of them enables the page).
  */
 final class StatsKeywords {
     private StatsKeywords() {
     }
 
     private static final Set<Section> GLOBAL = EnumSet.of(Section.GLOBAL);
+    private static final Set<Section> PROXIES = EnumSet.of(Section.DEFAULTS, Section.FRONTEND, Section.BACKEND, Section.LISTEN);
 
     /**
      * Room kept in a UNIX socket path for the temporary name the socket is bound to before it replaces the
@@ -46,6 +49,71 @@ final class StatsKeywords {
                         c.global().statsTimeout = v;
                     }
                 }));
+        page(r, "stats enable", "stats enable", "Enable the HTML stats page (at /haproxy?stats unless 'stats uri' says otherwise).", 0, 0,
+                (c, p) -> {
+                });
+        page(r, "stats uri", "stats uri <prefix>", "Serve the stats page for request paths starting with <prefix> (CSV at <prefix>;csv).", 1, 1,
+                (c, p) -> p.uri = c.args().get(0));
+        page(r, "stats refresh", "stats refresh <delay>", "Make the page reload itself every <delay>.", 1, 1, (c, p) -> {
+            long v = c.timeArg(c.args().get(0));
+            if (v >= 0) {
+                p.refreshMs = v;
+            }
+        });
+        page(r, "stats auth", "stats auth <user>:<password>", "Require HTTP basic authentication with these credentials (may be repeated).",
+                1, 1, (c, p) -> {
+                    if (c.args().get(0).indexOf(':') <= 0) {
+                        c.error("expects <user>:<passwd> as argument.");
+                        return;
+                    }
+                    p.auth.add(c.args().get(0));
+                });
+        page(r, "stats realm", "stats realm <realm>", "The realm of the basic authentication (default 'HAProxy Statistics').", 1, 1,
+                (c, p) -> p.realm = c.args().get(0));
+        page(r, "stats admin", "stats admin { if | unless } <cond>", "Offer actions on servers (maintenance, drain, ready, weight...) from the"
+                + " page when the condition holds.", 2, -1, (c, p) -> {
+                    Condition cond = c.conditionFrom(0);
+                    if (cond != null) {
+                        p.admin.add(cond);
+                    }
+                });
+        page(r, "stats hide-version", "stats hide-version", "Do not show the version on the page.", 0, 0, (c, p) -> p.hideVersion = true);
+        page(r, "stats show-legends", "stats show-legends", "Show the legend and server addresses and algorithms on the page.", 0, 0,
+                (c, p) -> p.showLegends = true);
+        page(r, "stats show-node", "stats show-node [<name>]", "Show the node name (default: the host name) on the page.", 0, 1,
+                (c, p) -> p.node = c.args().isEmpty() ? "" : c.args().get(0));
+        page(r, "stats show-desc", "stats show-desc [<description>]", "Show a description on the page.", 0, 1,
+                (c, p) -> p.desc = c.args().isEmpty() ? "" : c.args().get(0));
+        page(r, "stats scope", "stats scope { <name> | \".\" }", "Show only these proxies on the page ('.' is the proxy itself; may be"
+                + " repeated).", 1, 1, (c, p) -> p.scope.add(c.args().get(0)));
+        r.register(new Keyword("tune.prometheus.max-series", GLOBAL, "tune.prometheus.max-series <number>",
+                "Sluice's bound on label cardinality: the most series (label sets) one metric family of the Prometheus exporter"
+                        + " writes per scrape (default 10000, 1 to 10000000); the others are left out and counted in"
+                        + " sluice_prometheus_omitted_series.", c -> {
+                    if (c.expectArgs(1, 1, "tune.prometheus.max-series <number>")) {
+                        c.global().prometheusMaxSeries = c.intArg(c.args().get(0), "tune.prometheus.max-series", 1, 10_000_000,
+                                c.global().prometheusMaxSeries);
+                    }
+                }));
+    }
+
+    /** Registers a keyword of the stats page: checks its argument count, enables the page, then applies it. */
+    private static void page(KeywordRegistry r, String name, String syntax, String description, int min, int max,
+            java.util.function.BiConsumer<KeywordContext, StatsPageBuilder> apply) {
+        r.register(new Keyword(name, PROXIES, syntax, description, c -> {
+            int n = c.args().size();
+            if (n < min || max >= 0 && n > max) {
+                c.error("expects " + (min == max ? min + "" : max < 0 ? "at least " + min : min + " to " + max) + " argument(s); syntax: " + syntax
+                        + ".");
+                return;
+            }
+            StatsPageBuilder p = c.proxy().stats;
+            p.enabled = true;
+            if (p.where == null) {
+                p.where = c.at();
+            }
+            apply.accept(c, p);
+        }));
     }
 
     private static void socket(KeywordContext c) {

@@ -16,7 +16,7 @@ final class Unsupported {
     private static final String LOGS = "this logging feature";
     private static final String TLS = "TLS (comes with the HTTP engine)";
     private static final String CHECKS = "health checks";
-    private static final String STATS = "the HTML stats page";
+    private static final String STATS = "this stats page option";
 
     /** Section keywords HAProxy has and Sluice does not. */
     static final Map<String, String> SECTIONS = Map.ofEntries(
@@ -46,11 +46,7 @@ final class Unsupported {
             Map.entry("option httpchk", CHECKS), Map.entry("http-check", CHECKS), Map.entry("timeout check", CHECKS),
             Map.entry("option spop-check", SPOE), Map.entry("spread-checks", CHECKS), Map.entry("option tcp-check", CHECKS),
             Map.entry("tcp-check", CHECKS),
-            Map.entry("stats enable", STATS), Map.entry("stats uri", STATS), Map.entry("stats refresh", STATS),
-            Map.entry("stats auth", STATS), Map.entry("stats admin", STATS), Map.entry("stats realm", STATS),
-            Map.entry("stats scope", STATS), Map.entry("stats hide-version", STATS), Map.entry("stats show-legends", STATS),
-            Map.entry("stats show-node", STATS), Map.entry("stats show-desc", STATS), Map.entry("stats show-modules", STATS),
-            Map.entry("stats http-request", STATS), Map.entry("stats disable", STATS),
+            Map.entry("stats show-modules", STATS), Map.entry("stats http-request", STATS), Map.entry("stats disable", STATS),
             Map.entry("stats maxconn", "a connection limit on stats sockets"),
             Map.entry("stats bind-process", "multi-process mode (removed from HAProxy 2.5)"),
             Map.entry("master-worker", "master-worker mode"), Map.entry("mworker-max-reloads", "master-worker mode"),

@@ -244,6 +244,7 @@ public final class ClosingConnections extends ChannelDuplexHandler {
     }
 
     private void free(ClosingConnection r) {
+        counters.recordsFreed.increment();
         if (pool != null) {
             pool.release(r);
         } else {

@@ -16,6 +16,7 @@ public final class QuicCounters {
     final LongAdder tokensValid = new LongAdder();
     final LongAdder tokensInvalid = new LongAdder();
     final LongAdder closingRecords = new LongAdder();
+    final LongAdder recordsFreed = new LongAdder();
     final LongAdder closeResends = new LongAdder();
     final LongAdder closeAmplificationDrops = new LongAdder();
     final LongAdder closingDatagrams = new LongAdder();
@@ -47,6 +48,11 @@ public final class QuicCounters {
     /** Closing records created (server-side closes that sent a CONNECTION_CLOSE). */
     public long closingRecords() {
         return closingRecords.sum();
+    }
+
+    /** Closing records freed (at their deadline, or when their socket closed). */
+    public long recordsFreed() {
+        return recordsFreed.sum();
     }
 
     /** CONNECTION_CLOSE datagrams re-sent from records. */

@@ -81,6 +81,50 @@ class AdminParityTest {
             "show backend extra\n",
             "clear counters foo\n",
             "show errors nope\n",
+            "set server be_web/web1 health\n",
+            "set server be_web/web1 health foo\n",
+            "set server be_web/web1 health down;get weight be_web/web1;set server be_web/web1 health up\n",
+            "set server be_web/web1 agent up\n",
+            "set server be_web/web1 agent-send x\n",
+            "set server be_web/web1 agent-addr 127.0.0.1\n",
+            "set server be_web/web1 agent-port 1\n",
+            "set server be_web/web1 check-port 1\n",
+            "set server be_web/web1 fqdn x\n",
+            "set server be_web/web1 ssl on\n",
+            "set server be_web/web1 addr\n",
+            "set server be_web/web1 addr nope\n",
+            "set server be_web/web1 addr 127.0.0.1\n",
+            "set server be_web/web1 addr 127.0.0.1 port x\n",
+            "set server be_web/web1 addr 127.0.0.2;set server be_web/web1 addr 127.0.0.1\n",
+            "set maxconn\n",
+            "set maxconn frontend\n",
+            "set maxconn frontend nope 1\n",
+            "set maxconn frontend fe_main\n",
+            "set maxconn frontend fe_main -1\n",
+            "set maxconn server\n",
+            "set maxconn server be_web/web1\n",
+            "set maxconn server be_web/web1 x\n",
+            "set maxconn server be_web/web1 1x\n",
+            "set maxconn server be_web/nope 10\n",
+            "set maxconn global\n",
+            "set maxconn global 100000000\n",
+            "show sess 0x1234\n",
+            "shutdown session\n",
+            "shutdown session 0x1234\n",
+            "shutdown sessions server\n",
+            "shutdown sessions server be_web/nope\n",
+            "show servers conn nope\n",
+            "add server\n",
+            "add server be_web\n",
+            "add server nope/x 127.0.0.1:1\n",
+            "add server be_web/x\n",
+            "add server be_web/web1 127.0.0.1:1\n",
+            "add server be_web/x 127.0.0.1:1 bogus\n",
+            "add server be_web/x 127.0.0.1:1 weight 300\n",
+            "add server be_web/web9 127.0.0.1:1;set server be_web/web9 state maint;del server be_web/web9\n",
+            "del server\n",
+            "del server be_web/nope\n",
+            "del server be_web/web1\n",
             "show errors request\n");
 
     static String config(String sock, int feMain, int feApi, int web1, int web2, int api1, int st1) {
@@ -135,6 +179,15 @@ class AdminParityTest {
                     assertThat(normalise(ours)).as("answer to %s", in.replace("\n", "\\n").replace("\r", "\\r").replace("\0", "\\0"))
                             .isEqualTo(normalise(theirs));
                 }
+                // show stat json: the same layout, down to the first fields of the first row
+                String theirJson = AdminClient.run(hsock, "show stat json\n");
+                String ourJson = AdminClient.run(ssock, "show stat json\n");
+                int third = theirJson.indexOf("{\"objType\"", theirJson.indexOf("{\"objType\"", 3) + 1);
+                assertThat(ourJson.substring(0, third)).isEqualTo(theirJson.substring(0, third));
+                assertThat(ourJson).endsWith("}}]]\n\n");
+                assertThat(theirJson).endsWith("}}]]\n\n");
+                String theirConn = AdminClient.run(hsock, "show servers conn\n").lines().findFirst().orElseThrow();
+                assertThat(AdminClient.run(ssock, "show servers conn\n").lines().findFirst().orElseThrow()).isEqualTo(theirConn);
                 String theirStat = AdminClient.run(hsock, "show stat\n").lines().findFirst().orElseThrow();
                 assertThat(AdminClient.run(ssock, "show stat\n").lines().findFirst().orElseThrow()).isEqualTo(theirStat);
             } finally {

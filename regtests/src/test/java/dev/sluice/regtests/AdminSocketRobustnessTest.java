@@ -48,7 +48,11 @@ class AdminSocketRobustnessTest {
             "show cli level", "help", "help show", "prompt", "prompt i", "quit", "operator", "user", "get weight be/s1",
             "set weight be/s1 50%", "set weight be/s2 7", "set server be/s1 state drain", "set server be/s2 state maint",
             "set server be/s1 state ready", "set server be/s1 weight 3", "disable server be/s2", "enable server be/s2",
-            "disable frontend fe", "enable frontend fe", "clear counters", "clear counters all", "show sess", "set server be/s1 addr 1.2.3.4");
+            "disable frontend fe", "enable frontend fe", "clear counters", "clear counters all", "show sess", "set server be/s1 addr 1.2.3.4",
+            "show sess all", "show sess 0x101", "shutdown session 0x101", "shutdown sessions server be/s1", "show servers conn",
+            "show activity", "show stat json", "set server be/s1 health down", "set server be/s2 health stopping",
+            "set maxconn server be/s1 3", "set maxconn frontend fe 10", "set maxconn global 50", "add server be/s3 127.0.0.1:1",
+            "del server be/s3", "show errors -1 response");
 
     /** One fuzz input: random text, random bytes, truncated or mangled commands, pipelines, long lines, sessions. */
     static byte[] input(Random rnd) {
@@ -142,7 +146,8 @@ class AdminSocketRobustnessTest {
                 // still serving: commands, and traffic once the fuzz's state changes are undone
                 assertThat(AdminClient.run(sock, "show cli level\n")).isEqualTo("admin\n\n");
                 AdminClient.run(sock, "enable frontend fe;set server be/s1 state ready;set server be/s2 state ready;set weight be/s1 1;"
-                        + "set weight be/s2 1\n");
+                        + "set weight be/s2 1;set server be/s1 addr 127.0.0.1 port " + o.port() + ";set server be/s1 health up;"
+                        + "set server be/s2 health up;set maxconn server be/s1 0;set maxconn frontend fe 0;set maxconn global 0\n");
                 try (RawClient c = new RawClient(port)) {
                     assertThat(c.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);
                 }

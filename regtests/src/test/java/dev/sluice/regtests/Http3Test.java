@@ -68,6 +68,7 @@ class Http3Test {
                     stick-table type ip size 10 expire 1m store http_req_cnt
                     http-request track-sc0 src if { path_beg /lb/ }
                     http-request deny deny_status 403 if { path_beg /lb/private } || { path_beg /deny }
+                    http-request use-service prometheus-exporter if { path /metrics }
                     http-request set-header x-via-h3 %%[ssl_fc]
                     http-response set-header x-req-cnt %%[sc0_http_req_cnt] if { res.hdr(x-origin) -m beg lb- }
                     http-response set-header alt-svc "h3=\\":443\\"; ma=900" if { res.hdr(x-origin) -m beg lb- }
@@ -155,6 +156,12 @@ class Http3Test {
         assertThat(l.bytes()).isEqualTo("origin s1\n".length());
         assertThat(lines.stream().anyMatch(x -> x.contains(" fe_retry~ be_h1/s1 ") && x.endsWith("\"GET /retried HTTP/3.0\""))).as(lines.toString())
                 .isTrue();
+        // the QUIC metric families on the Prometheus endpoint
+        String metrics = Http2Test.run(List.of("curl", "-sS", "http://127.0.0.1:" + port + "/metrics"));
+        assertThat(metrics).containsPattern("haproxy_frontend_quic_retry_sent_total\\{proxy=\"fe_retry\"\\} [1-9]")
+                .containsPattern("haproxy_frontend_quic_retry_validated_total\\{proxy=\"fe_retry\"\\} [1-9]")
+                .contains("haproxy_frontend_quic_retry_sent_total{proxy=\"fe\"} 0")
+                .contains("sluice_frontend_quic_closing_records_alive{proxy=\"fe\"}");
     }
 
     /** The log lines of the requests for {@code paths}, once all are there. */

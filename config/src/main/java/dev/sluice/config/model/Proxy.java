@@ -29,7 +29,8 @@ public record Proxy(
         StickTableDecl stickTable,
         TcpRules tcpRules,
         Monitor monitor,
-        List<StickRule> stickRules) {
+        List<StickRule> stickRules,
+        StatsPage stats) {
 
     public Proxy {
         binds = List.copyOf(binds);
@@ -47,6 +48,6 @@ public record Proxy(
             List<Acl> acls, List<HttpRule> httpRequestRules, List<HttpRule> httpResponseRules, List<HttpRule> httpAfterResponseRules,
             List<UseBackend> useBackends, String defaultBackend, Balance balance, List<Server> servers, Logging logging, ErrorPages errors) {
         this(name, kind, where, mode, binds, maxconn, timeouts, http, acls, httpRequestRules, httpResponseRules, httpAfterResponseRules,
-                useBackends, defaultBackend, balance, servers, logging, errors, null, TcpRules.NONE, Monitor.NONE, List.of());
+                useBackends, defaultBackend, balance, servers, logging, errors, null, TcpRules.NONE, Monitor.NONE, List.of(), StatsPage.NONE);
     }
 }

@@ -29,6 +29,8 @@ final class CliConnection extends ChannelInboundHandlerAdapter {
     private int length;
     private boolean closing;
     private boolean inputShutdown;
+    /** A command answering later is running: no other command starts until its answer is written. */
+    private boolean waiting;
 
     CliConnection(CliSession session, AdminSockets owner) {
         this.session = session;
@@ -68,7 +70,7 @@ final class CliConnection extends ChannelInboundHandlerAdapter {
 
     private void process(ChannelHandlerContext ctx) {
         boolean wrote = false;
-        while (!closing && ctx.channel().isWritable()) {
+        while (!closing && !waiting && ctx.channel().isWritable()) {
             int end = CliLine.end(input, length);
             if (end >= MAX_LINE || end < 0 && length >= MAX_LINE) {
                 close(ctx);
@@ -81,18 +83,25 @@ final class CliConnection extends ChannelInboundHandlerAdapter {
             System.arraycopy(input, end + 1, input, 0, length - end - 1);
             length -= end + 1;
             String out = session.execute(line);
-            if (session.quit()) {
-                close(ctx);
+            if (out == null) {
+                waiting = true;
+                session.pending().whenComplete((answer, e) -> ctx.executor().execute(() -> {
+                    waiting = false;
+                    if (closing || !ctx.channel().isActive() || !answered(ctx, answer)) {
+                        return;
+                    }
+                    ctx.flush();
+                    process(ctx);
+                    if (inputShutdown && !closing && !waiting) {
+                        close(ctx);
+                    }
+                }));
+                break;
+            }
+            if (!answered(ctx, out)) {
                 return;
             }
-            byte[] bytes = out.getBytes(StandardCharsets.UTF_8);
-            owner.countBytesOut(bytes.length);
-            ctx.write(Unpooled.wrappedBuffer(bytes));
             wrote = true;
-            if (session.mode() == CliSession.Mode.NON_INTERACTIVE && length == 0) {
-                close(ctx);
-                return;
-            }
         }
         if (wrote) {
             ctx.flush();
@@ -101,6 +110,22 @@ final class CliConnection extends ChannelInboundHandlerAdapter {
             // the client does not read its answers: stop taking commands until it does
             ctx.channel().config().setAutoRead(false);
         }
+    }
+
+    /** Writes an answer; false when the session ended with it (then everything was flushed or closed). */
+    private boolean answered(ChannelHandlerContext ctx, String out) {
+        if (session.quit()) {
+            close(ctx);
+            return false;
+        }
+        byte[] bytes = out.getBytes(StandardCharsets.UTF_8);
+        owner.countBytesOut(bytes.length);
+        ctx.write(Unpooled.wrappedBuffer(bytes));
+        if (session.mode() == CliSession.Mode.NON_INTERACTIVE && length == 0) {
+            close(ctx);
+            return false;
+        }
+        return true;
     }
 
     /**
@@ -142,7 +167,7 @@ final class CliConnection extends ChannelInboundHandlerAdapter {
                 return;
             }
             process(ctx);
-            if (!closing) {
+            if (!closing && !waiting) {
                 close(ctx);
             }
             return;

@@ -47,6 +47,22 @@ public final class CliRequest {
         session.level(l);
     }
 
+    /**
+     * Answers later: the handler returns what this returns (null) and the session sends {@code answer} once
+     * it completes, taking no further command meanwhile. For commands that read or change state owned by
+     * the event loops (live streams, idle connections): they gather it with a task on each loop rather than
+     * share it under a lock. The answer may complete on any thread.
+     */
+    public String later(java.util.concurrent.CompletionStage<String> answer) {
+        session.defer(answer);
+        return null;
+    }
+
+    /** HAProxy prints some answers without the empty line that ends the others ({@code del server}): this one too. */
+    public void noSeparator() {
+        session.suppressNewline();
+    }
+
     CliSession session() {
         return session;
     }

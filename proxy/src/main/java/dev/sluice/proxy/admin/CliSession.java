@@ -21,6 +21,7 @@ public final class CliSession {
     private Mode mode = Mode.NON_INTERACTIVE;
     private boolean quit;
     private boolean noNewline;
+    private java.util.concurrent.CompletionStage<String> deferred;
 
     public CliSession(CliRegistry registry, Level level) {
         this.registry = registry;
@@ -61,11 +62,19 @@ public final class CliSession {
         noNewline = true;
     }
 
-    /** Runs one command line; returns the answer and separator ("" after {@code quit}). */
+    void defer(java.util.concurrent.CompletionStage<String> answer) {
+        deferred = answer;
+    }
+
+    /**
+     * Runs one command line; returns the answer and separator ("" after {@code quit}), or null when the
+     * command answers later: {@link #pending} then gives the answer with its separator.
+     */
     public String execute(String line) {
         List<String> args = CliLine.words(line);
         String out;
         CliCommand cmd = registry.find(args);
+        deferred = null;
         if (cmd == null) {
             out = registry.usage(args, false);
         } else if (!level.allows(cmd.level())) {
@@ -76,7 +85,24 @@ public final class CliSession {
             } catch (RuntimeException e) {
                 out = "Internal error.\n";
             }
+            if (out == null && deferred != null) {
+                return null;
+            }
+            if (out == null) {
+                out = "Internal error.\n";
+            }
         }
+        return separate(out);
+    }
+
+    /** The answer of the command that answered later, with its separator; completes on any thread. */
+    public java.util.concurrent.CompletionStage<String> pending() {
+        java.util.concurrent.CompletionStage<String> d = deferred;
+        deferred = null;
+        return d.handle((out, e) -> separate(e != null || out == null ? "Internal error.\n" : out));
+    }
+
+    private String separate(String out) {
         if (quit) {
             return "";
         }

@@ -17,8 +17,11 @@ public final class Backend {
 
     private final String name;
     private final Proxy config;
-    private final Server[] servers;
-    private final LbAlgorithm lb;
+    /** Replaced whole (copy on write) when {@code add server} or {@code del server} changes the list. */
+    private volatile Server[] servers;
+    private volatile LbAlgorithm lb;
+    private final int loops;
+    private final dev.sluice.proxy.rules.SampleExpr hashExpr;
     private final ServerConnector connector;
     private final ForwardFor forwardFor;
     private final dev.sluice.proxy.http.ErrorResponses errors;
@@ -26,6 +29,7 @@ public final class Backend {
     /** Streams currently using a server of this backend (the log's %bc, scur): one atomic, see {@link Server}. */
     final java.util.concurrent.atomic.AtomicInteger active = new java.util.concurrent.atomic.AtomicInteger();
     private final dev.sluice.proxy.stats.Counters counters = new dev.sluice.proxy.stats.Counters();
+    private final dev.sluice.proxy.stats.TimeStats timeStats;
     private int id;
     private int fullconn = 1;
     /** UP/DOWN history, changed under this backend's lock by {@link #serversChanged}. */
@@ -56,12 +60,14 @@ public final class Backend {
         this.name = config.name();
         this.config = config;
         this.connector = connector;
+        this.timeStats = new dev.sluice.proxy.stats.TimeStats(loops);
         this.servers = new Server[resolved.size()];
         for (int i = 0; i < servers.length; i++) {
             ResolvedServer r = resolved.get(i);
             servers[i] = new Server(r.config(), i, this, r.address(), loops, r.tls());
         }
-        dev.sluice.proxy.rules.SampleExpr hashExpr = config.balance().algorithm() == dev.sluice.config.model.Balance.Algorithm.HASH
+        this.loops = loops;
+        this.hashExpr = config.balance().algorithm() == dev.sluice.config.model.Balance.Algorithm.HASH
                 ? dev.sluice.proxy.rules.RuleCompiler.sample(config.balance().argument()) : null;
         this.lb = LbAlgorithm.of(config.balance(), servers, hashExpr);
         this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());
@@ -86,13 +92,80 @@ public final class Backend {
         this.fullconn = Math.max(1, n);
     }
 
+    private volatile dev.sluice.proxy.stats.ErrorCapture.Event lastError;
+
+    /** The last invalid message captured here ({@code show errors}), or null. */
+    public dev.sluice.proxy.stats.ErrorCapture.Event lastError() {
+        return lastError;
+    }
+
+    public void lastError(dev.sluice.proxy.stats.ErrorCapture.Event e) {
+        lastError = e;
+    }
+
     public dev.sluice.proxy.stats.Counters counters() {
         return counters;
+    }
+
+    /** Queue, connect, response and total times of the last requests ({@code qtime}..{@code ttime}). */
+    public dev.sluice.proxy.stats.TimeStats timeStats() {
+        return timeStats;
     }
 
     /** The counters right now, with the current number of streams using the backend. */
     public dev.sluice.proxy.stats.Counters.Snapshot snapshot() {
         return counters.snapshot(activeStreams());
+    }
+
+    /**
+     * Whether servers may be added and deleted at run time: HAProxy's dynamic algorithms (roundrobin,
+     * leastconn, first, random, consistent hashing), not the static maps ({@code static-rr}, map-based hashing).
+     */
+    public boolean dynamicAlgorithm() {
+        return switch (config.balance().algorithm()) {
+            case ROUNDROBIN, LEASTCONN, FIRST, RANDOM -> true;
+            case STATIC_RR -> false;
+            default -> config.balance().hashType().method() == dev.sluice.config.model.HashType.Method.CONSISTENT;
+        };
+    }
+
+    /**
+     * {@code add server}: a new server after the others, in maintenance (as HAProxy's dynamic servers start),
+     * with the lowest free id when the line gives none. Admin path.
+     */
+    public synchronized Server addServer(dev.sluice.config.model.Server cfg, InetSocketAddress address, Server.Tls tls) {
+        int id = cfg.id();
+        if (id <= 0) {
+            id = 1;
+            while (serverById(id) != null) {
+                id++;
+            }
+        }
+        Server[] now = servers;
+        Server s = new Server(cfg.withId(id), now.length, this, address, loops, tls, true);
+        s.adminState(Server.FORCED_MAINT);
+        Server[] next = java.util.Arrays.copyOf(now, now.length + 1);
+        next[now.length] = s;
+        servers = next;
+        lb = LbAlgorithm.of(config.balance(), next, hashExpr);
+        serversChanged();
+        return s;
+    }
+
+    /** {@code del server}: removes a server the caller checked is in maintenance and unused. Admin path. */
+    public synchronized void deleteServer(Server s) {
+        Server[] now = servers;
+        Server[] next = new Server[now.length - 1];
+        int j = 0;
+        for (Server o : now) {
+            if (o != s) {
+                o.index(j);
+                next[j++] = o;
+            }
+        }
+        servers = next;
+        lb = LbAlgorithm.of(config.balance(), next, hashExpr);
+        serversChanged();
     }
 
     /** A server's weight or state changed: rebuild the schedule and track UP/DOWN. Admin path only. */
@@ -153,6 +226,17 @@ public final class Backend {
             }
         }
         return n;
+    }
+
+    private dev.sluice.proxy.rules.PageService statsPage;
+
+    /** The stats page this proxy serves ({@code stats enable|uri ...}), or null. */
+    public dev.sluice.proxy.rules.PageService statsPage() {
+        return statsPage;
+    }
+
+    public void statsPage(dev.sluice.proxy.rules.PageService page) {
+        this.statsPage = page;
     }
 
     /** The backend's own rules (a listen's are shared with its frontend side). */

@@ -28,18 +28,24 @@ public final class Server {
 
     private final String name;
     private final int id;
-    /** Position in the backend's declaration order, from 0. */
-    private final int index;
+    /** Position in the backend's declaration order, from 0 (moves down when a server before it is deleted). */
+    private volatile int index;
     private final Backend backend;
     private final boolean backup;
-    private final int maxconn;
+    private volatile int maxconn;
     private final int maxqueue;
     private final long slowstart;
     /** The operational state, which health checks flip. */
     private volatile boolean up;
     /** The configured maintenance state ({@code disabled}). */
     private volatile boolean maintenance;
-    private final InetSocketAddress address;
+    private volatile InetSocketAddress address;
+    /** {@code set server ... health stopping}: UP but taking no new request (HAProxy's NOLB). */
+    private volatile boolean stopping;
+    /** Added with {@code add server} (HAProxy's dynamic servers). */
+    private final boolean dynamic;
+    /** The server line it was built from. */
+    private final dev.sluice.config.model.Server config;
     private volatile int weight;
     private final int initialWeight;
     /** HAProxy's srv_admin_state bits: {@link #FORCED_MAINT}, {@link #FORCED_DRAIN}. */
@@ -49,6 +55,7 @@ public final class Server {
     /** HAProxy's check health counter of a server without checks: rise (2) until it is put in maintenance. */
     private volatile int checkHealth = 2;
     private final dev.sluice.proxy.stats.Counters counters = new dev.sluice.proxy.stats.Counters();
+    private final dev.sluice.proxy.stats.TimeStats timeStats;
     private final ArrayDeque<ServerSide>[] idle;
     private final java.util.ArrayList<MultiplexedConnection>[] mux;
     /** {@code proto h2}: HTTP/2 whatever ALPN says. */
@@ -66,6 +73,12 @@ public final class Server {
 
     @SuppressWarnings("unchecked")
     Server(dev.sluice.config.model.Server config, int index, Backend backend, InetSocketAddress address, int loops, Tls tls) {
+        this(config, index, backend, address, loops, tls, false);
+    }
+
+    Server(dev.sluice.config.model.Server config, int index, Backend backend, InetSocketAddress address, int loops, Tls tls, boolean dynamic) {
+        this.config = config;
+        this.dynamic = dynamic;
         this.name = config.name();
         this.id = config.id() > 0 ? config.id() : index + 1;
         this.index = index;
@@ -83,6 +96,7 @@ public final class Server {
         this.forcedH2 = forcedH2;
         this.tls = tls;
         this.alpnH2 = tls != null && tls.context().alpn().contains("h2");
+        this.timeStats = new dev.sluice.proxy.stats.TimeStats(loops);
         this.idle = new ArrayDeque[loops];
         this.mux = new java.util.ArrayList[loops];
         for (int i = 0; i < loops; i++) {
@@ -117,11 +131,65 @@ public final class Server {
      * and neither in forced maintenance nor draining.
      */
     public boolean usable() {
-        return up && !maintenance && weight > 0 && adminState == 0;
+        return up && !stopping && !maintenance && weight > 0 && adminState == 0;
     }
 
     int index() {
         return index;
+    }
+
+    void index(int i) {
+        index = i;
+    }
+
+    /** The server line this server was built from ({@code add server} makes one too). */
+    public dev.sluice.config.model.Server config() {
+        return config;
+    }
+
+    /** Whether it was added at run time ({@code add server}). */
+    public boolean dynamic() {
+        return dynamic;
+    }
+
+    /**
+     * {@code set server ... addr}: new connections go to {@code a}; established ones stay where they are, as
+     * in HAProxy. Admin path.
+     */
+    public void address(InetSocketAddress a) {
+        address = a;
+    }
+
+    /** {@code set maxconn server}: concurrent requests allowed from now on (0: no limit). Admin path. */
+    public void maxconn(int n) {
+        maxconn = n;
+    }
+
+    /** Whether the server has health checks ({@code check}); none yet in Sluice. */
+    public boolean checked() {
+        return false;
+    }
+
+    /** Whether {@code set server ... health stopping} holds it (UP, no new request). */
+    public boolean stopping() {
+        return stopping;
+    }
+
+    /**
+     * {@code set server ... health up|stopping|down}: the operational state, as a health check would set it;
+     * the backend's algorithm follows at once.
+     */
+    public void setHealth(boolean up, boolean stopping) {
+        // as HAProxy's CLI: fully up (rise + fall - 1 with the defaults 2 and 3) or 0
+        checkHealth = up ? 4 : 0;
+        if (this.stopping != stopping) {
+            this.stopping = stopping;
+            lastChange = System.currentTimeMillis();
+            if (this.up == up) {
+                backend.serversChanged();
+            }
+        }
+        setUp(up);
     }
 
     public boolean backup() {
@@ -220,6 +288,11 @@ public final class Server {
 
     public dev.sluice.proxy.stats.Counters counters() {
         return counters;
+    }
+
+    /** Queue, connect, response and total times of the last requests ({@code qtime}..{@code ttime}). */
+    public dev.sluice.proxy.stats.TimeStats timeStats() {
+        return timeStats;
     }
 
     /** Changes the weight (0..256); new requests follow at once. Admin path only. */

@@ -23,7 +23,15 @@ public final class ServerCommands {
             + " bk_f_forced_id srv_f_forced_id srv_fqdn srv_port srvrecord srv_use_ssl srv_check_port srv_check_addr srv_agent_addr"
             + " srv_agent_port\n";
 
-    public static void register(CliRegistry r, Collection<Backend> backends) {
+    public static void register(CliRegistry r, Collection<Backend> backends, dev.sluice.proxy.runtime.Workers workers) {
+        r.register(new CliCommand(List.of("show", "servers", "conn"), Level.USER, "show servers conn [<backend>]",
+                "dump server connections status (all or for a single backend)", req -> serversConn(backends, workers, req)));
+        r.register(new CliCommand(List.of("set", "maxconn", "server"), Level.ADMIN, "set maxconn server <bk>/<srv>",
+                "change a server's maxconn setting", req -> {
+                    Found f = find(backends, req.arg(3));
+                    return f.error != null ? f.error : maxconn(f.server, req.arg(4));
+                }));
+        DynamicServers.register(r, backends);
         r.register(new CliCommand(List.of("show", "servers", "state"), Level.USER, "show servers state [<backend>]",
                 "dump volatile server information (all or for a single backend)", req -> {
                     StringBuilder out = new StringBuilder(STATE_HEADER);
@@ -93,8 +101,42 @@ public final class ServerCommands {
                 }
                 return "";
             }
-            case "health", "agent", "agent-addr", "agent-port", "agent-send", "check-addr", "check-port", "addr", "fqdn", "ssl" -> {
-                return "'set server <srv> " + req.arg(3) + "' is not supported by Sluice yet.\n";
+            case "addr" -> {
+                if (req.arg(4).isEmpty()) {
+                    return "set server <b>/<s> addr requires an address and optionally a port.\n";
+                }
+                return address(s, req.arg(4), req.arg(5).equals("port") ? req.arg(6) : null) + "\n";
+            }
+            case "health" -> {
+                switch (req.arg(4)) {
+                    case "up" -> s.setHealth(true, false);
+                    case "stopping" -> s.setHealth(true, true);
+                    case "down" -> s.setHealth(false, false);
+                    default -> {
+                        return "'set server <srv> health' expects 'up', 'stopping', or 'down'.\n";
+                    }
+                }
+                return "";
+            }
+            case "agent", "agent-send" -> {
+                // Sluice has no agent checks: HAProxy's answers for a server without one (some without a line feed)
+                return "agent checks are not enabled on this server.\n";
+            }
+            case "agent-addr", "agent-port" -> {
+                return "agent checks are not enabled on this server";
+            }
+            case "check-addr", "check-port" -> {
+                if (s.checked()) {
+                    return "'set server <srv> " + req.arg(3) + "' is not supported by Sluice yet.\n";
+                }
+                return "health checks are not enabled on this server";
+            }
+            case "fqdn" -> {
+                // Sluice has no resolvers
+                return "set server <b>/<s> fqdn failed because no resolution is configured.\n";
+            }
+            case "ssl" -> {
+                return "'set server <srv> ssl' cannot be set.  default-server should define ssl settings\n";
             }
             default -> {
                 return "usage: set server <backend>/<server> addr | agent | agent-addr | agent-port | agent-send | check-addr | check-port"
@@ -103,11 +145,184 @@ public final class ServerCommands {
         }
     }
 
-    /** A server found by {@code <backend>/<server>}, or HAProxy's error for the argument. */
-    private record Found(Server server, String error) {
+    /**
+     * HAProxy's {@code srv_update_addr_port}: a new IP address (a literal: no name is resolved on an event
+     * loop) and optionally a new port, reported as HAProxy reports them ("IP changed from '127.0.0.1' to
+     * '127.0.0.2', no need to change the port by 'stats socket command'").
+     */
+    static String address(Server s, String addr, String port) {
+        java.net.InetAddress ip = dev.sluice.config.Addresses.literal(addr);
+        if (ip == null) {
+            return "Invalid addr '" + addr + "' by 'stats socket command'";
+        }
+        java.net.InetSocketAddress current = s.address();
+        StringBuilder msg = new StringBuilder();
+        java.net.InetAddress newIp = current.getAddress();
+        if (ip.equals(current.getAddress())) {
+            msg.append("no need to change the addr");
+        } else {
+            newIp = ip;
+            msg.append("IP changed from '").append(current.getAddress().getHostAddress()).append("' to '").append(addr).append('\'');
+        }
+        int newPort = current.getPort();
+        if (port != null) {
+            msg.append(", ");
+            int i = 0;
+            while (i < port.length() && Character.isWhitespace(port.charAt(i))) {
+                i++;
+            }
+            int start = i;
+            if (i < port.length() && (port.charAt(i) == '+' || port.charAt(i) == '-')) {
+                return msg.append("mapped ports ('+' or '-') are not supported by Sluice by 'stats socket command'").toString();
+            }
+            while (i < port.length() && Character.isDigit(port.charAt(i))) {
+                i++;
+            }
+            if (i == start || i - start > 9) {
+                msg.append("problem converting port '").append(port).append("' to an int");
+                s.address(new java.net.InetSocketAddress(newIp, newPort));
+                return msg.append(" by 'stats socket command'").toString();
+            }
+            int p = Integer.parseInt(port.substring(start, i));
+            if (p == current.getPort()) {
+                msg.append("no need to change the port");
+            } else if (p > 65535) {
+                msg.append("problem converting port '").append(port).append("' to an int");
+            } else {
+                msg.append("port changed from '").append(current.getPort()).append("' to '").append(port).append('\'');
+                newPort = p;
+            }
+        }
+        s.address(new java.net.InetSocketAddress(newIp, newPort));
+        return msg.append(" by 'stats socket command'").toString();
     }
 
-    private static Found find(Collection<Backend> backends, String arg) {
+    /**
+     * C's strtol on a decimal string: leading spaces, a sign, digits (saturating), and what follows; null
+     * when there is no digit.
+     */
+    record Strtol(long value, String rest) {
+        static Strtol of(String arg) {
+            int i = 0;
+            while (i < arg.length() && Character.isWhitespace(arg.charAt(i))) {
+                i++;
+            }
+            int start = i;
+            if (i < arg.length() && (arg.charAt(i) == '-' || arg.charAt(i) == '+')) {
+                i++;
+            }
+            int digits = i;
+            while (i < arg.length() && arg.charAt(i) >= '0' && arg.charAt(i) <= '9') {
+                i++;
+            }
+            if (i == digits) {
+                return null;
+            }
+            long v;
+            try {
+                v = Long.parseLong(arg.substring(start, i));
+            } catch (NumberFormatException e) {
+                v = arg.charAt(start) == '-' ? Long.MIN_VALUE : Long.MAX_VALUE;
+            }
+            return new Strtol(v, arg.substring(i));
+        }
+    }
+
+    /** HAProxy's srv_op_state: 0 stopped (down or in maintenance), 2 running, 3 stopping. */
+    static int opState(Server s) {
+        if ((s.adminState() & Server.FORCED_MAINT) != 0 || s.maintenance() || !s.up()) {
+            return 0;
+        }
+        return s.stopping() ? 3 : 2;
+    }
+
+    /** HAProxy's {@code server_parse_maxconn_change_request}; its two garbage messages have no line feed. */
+    static String maxconn(Server s, String arg) {
+        if (arg.isEmpty()) {
+            return "Require <maxconn>.\n";
+        }
+        Strtol n = Strtol.of(arg);
+        if (n == null) {
+            return "maxconn string empty or preceded by garbage";
+        }
+        if (!n.rest().isEmpty()) {
+            return "Trailing garbage in maxconn string";
+        }
+        long v = n.value();
+        // HAProxy stores it unsigned: a negative value is no limit in effect
+        s.maxconn(v <= 0 || v > Integer.MAX_VALUE ? 0 : (int) v);
+        return "";
+    }
+
+    /**
+     * {@code show servers conn}: per server, its connection counts; the idle connections are counted on each
+     * event loop by a task there (the idle pools belong to their loops). {@code used_cur} is the streams using
+     * the server now, {@code used_max} and {@code need_est} (HAProxy's estimate; Sluice has none) its peak.
+     */
+    private static String serversConn(Collection<Backend> backends, dev.sluice.proxy.runtime.Workers workers, CliRequest req) {
+        List<Backend> which;
+        if (!req.arg(3).isEmpty()) {
+            Backend be = backend(backends, req.arg(3));
+            if (be == null) {
+                return "Can't find backend.\n";
+            }
+            which = List.of(be);
+        } else {
+            which = List.copyOf(backends);
+        }
+        int loops = workers.count();
+        return req.later(workers.onEachLoop(loop -> {
+            // per server of the listed backends: {idle, safe} on this loop
+            java.util.Map<Server, int[]> counts = new java.util.HashMap<>();
+            for (Backend be : which) {
+                for (Server s : be.servers()) {
+                    int idle = 0;
+                    int safe = 0;
+                    for (dev.sluice.proxy.http.ServerSide c : s.idle(loop)) {
+                        if (c.isOpen()) {
+                            idle++;
+                            if (c.reused()) {
+                                safe++;
+                            }
+                        }
+                    }
+                    counts.put(s, new int[] {idle, safe});
+                }
+            }
+            return counts;
+        }).thenApply(perLoop -> {
+            StringBuilder out = new StringBuilder("# bkname/svname bkid/svid addr port - purge_delay used_cur used_max need_est unsafe_nb"
+                    + " safe_nb idle_lim idle_cur idle_per_thr[" + loops + "]\n");
+            for (Backend be : which) {
+                for (Server s : be.servers()) {
+                    int idle = 0;
+                    int safe = 0;
+                    StringBuilder per = new StringBuilder();
+                    for (java.util.Map<Server, int[]> m : perLoop) {
+                        int[] c = m.getOrDefault(s, new int[2]);
+                        idle += c[0];
+                        safe += c[1];
+                        per.append(' ').append(c[0]);
+                    }
+                    long max = s.snapshot().currentMax();
+                    out.append(be.name()).append('/').append(s.name()).append(' ').append(be.id()).append('/').append(s.id()).append(' ')
+                            .append(s.address().getAddress().getHostAddress()).append(' ').append(s.address().getPort()).append(" - ")
+                            .append(H1_PURGE_DELAY).append(' ').append(s.activeStreams()).append(' ').append(max).append(' ').append(max)
+                            .append(' ').append(idle - safe).append(' ').append(safe).append(" -1 ").append(idle).append(per).append('\n');
+                }
+            }
+            return out.toString();
+        }));
+    }
+
+    /** How long an idle server connection is kept (HAProxy's {@code pool-purge-delay}). */
+    private static final long H1_PURGE_DELAY = 5000;
+
+    /** A server found by {@code <backend>/<server>}, or HAProxy's error for the argument. */
+    record Found(Server server, String error) {
+    }
+
+    static Found find(Collection<Backend> backends, String arg) {
         int slash = arg.indexOf('/');
         if (slash < 0 || slash == arg.length() - 1) {
             return new Found(null, "Require 'backend/server'.\n");
@@ -138,28 +353,12 @@ public final class ServerCommands {
         if (arg.isEmpty()) {
             return "Require <weight> or <weight%>.\n";
         }
-        int i = 0;
-        while (i < arg.length() && Character.isWhitespace(arg.charAt(i))) {
-            i++;
-        }
-        int start = i;
-        if (i < arg.length() && (arg.charAt(i) == '-' || arg.charAt(i) == '+')) {
-            i++;
-        }
-        int digits = i;
-        while (i < arg.length() && arg.charAt(i) >= '0' && arg.charAt(i) <= '9') {
-            i++;
-        }
-        if (i == digits) {
+        Strtol n = Strtol.of(arg);
+        if (n == null) {
             return "Empty weight string empty or preceded by garbage";
         }
-        long w;
-        try {
-            w = Long.parseLong(arg.substring(start, i));
-        } catch (NumberFormatException e) {
-            w = arg.charAt(start) == '-' ? Long.MIN_VALUE : Long.MAX_VALUE;
-        }
-        String rest = arg.substring(i);
+        long w = n.value();
+        String rest = n.rest();
         if (rest.equals("%")) {
             if (w < 0) {
                 return "Relative weight must be positive.\n";
@@ -179,10 +378,10 @@ public final class ServerCommands {
     private static void state(StringBuilder out, Backend be) {
         long now = System.currentTimeMillis();
         for (Server s : be.servers()) {
-            boolean tls = s.id() <= be.config().servers().size() && be.config().servers().get(s.id() - 1).tls() != null;
+            boolean tls = s.tls() != null;
             out.append(be.id()).append(' ').append(be.name()).append(' ').append(s.id()).append(' ').append(s.name()).append(' ')
                     .append(s.address().getAddress().getHostAddress()).append(' ')
-                    .append((s.adminState() & Server.FORCED_MAINT) != 0 ? 0 : 2).append(' ')
+                    .append(opState(s)).append(' ')
                     .append(s.adminState()).append(' ').append(s.weight()).append(' ').append(s.initialWeight()).append(' ')
                     .append((now - s.lastChange()) / 1000).append(" 1 0 ").append(s.checkHealth()).append(" 0 0 0 0 - ")
                     .append(s.address().getPort()).append(" - ").append(tls ? 1 : 0).append(" 0 - - 0\n");

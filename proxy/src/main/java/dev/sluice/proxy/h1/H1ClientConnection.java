@@ -124,7 +124,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         }
         loopIndex = frontend.workers().indexOf(ch.eventLoop());
         timer = new Deadline(ch.eventLoop(), this::onTimeout);
-        frontend.countConnection();
+        frontend.countConnection(loopIndex);
         acceptDate = System.currentTimeMillis();
         requestStart = System.nanoTime();
         tlsSession = TlsSession.of(ch);
@@ -351,6 +351,11 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     @Override
     public void onError(H1Error error) {
         Stream s = stream;
+        dev.sluice.proxy.backend.Backend be = s == null ? null : s.backend();
+        dev.sluice.proxy.backend.Server srv = s == null ? null : s.server();
+        frontend.lastError(dev.sluice.proxy.stats.ErrorCapture.capture(true, frontend.name(), frontend.id(), be == null ? null : be.name(),
+                be == null ? -1 : be.id(), srv == null ? null : srv.name(), srv == null ? -1 : srv.id(), remoteAddress(), input.get(),
+                parser.messageStart(), error.offset()));
         stream = null;
         if (s != null) {
             s.onClientClosed();

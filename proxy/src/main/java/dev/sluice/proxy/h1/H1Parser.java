@@ -229,6 +229,15 @@ public final class H1Parser {
         sink.onEnd(trailerFields);
     }
 
+    /**
+     * Where the bytes of the message part being parsed start in the buffer given to {@link #parse} (the head,
+     * or the chunk line), for {@code show errors}; error offsets count from there. Valid during the call
+     * that reports the error.
+     */
+    public int messageStart() {
+        return messageStart;
+    }
+
     private void fail(int status, String reason, int offset) {
         state = State.ERROR;
         sink.onError(new H1Error(request ? status : 502, reason, offset));
@@ -237,9 +246,12 @@ public final class H1Parser {
     // ------------------------------------------------------------------ head
 
     /** Returns true when a head was parsed (state moved on), false when more input is needed or on error. */
+    private int messageStart;
+
     private boolean parseHead(ByteBuf in) {
         int start = in.readerIndex();
         int end = in.writerIndex();
+        messageStart = start;
         if (scanOffset == 0) {
             // RFC 9112 2.2: ignore empty lines received before a request line
             while (start < end && (in.getByte(start) == CR || in.getByte(start) == LF)) {
@@ -393,7 +405,12 @@ public final class H1Parser {
             p++;
         }
         if (p + 3 > n || !digit(b[p]) || !digit(b[p + 1]) || !digit(b[p + 2])) {
-            fail(502, "invalid status code", p);
+            // the offset of the first byte that is not a digit, as HAProxy reports it
+            int bad = p;
+            while (bad < p + 3 && bad < n && digit(b[bad])) {
+                bad++;
+            }
+            fail(502, "invalid status code", bad);
             return false;
         }
         int status = (b[p] - '0') * 100 + (b[p + 1] - '0') * 10 + (b[p + 2] - '0');
@@ -1006,6 +1023,7 @@ public final class H1Parser {
     /** Parses {@code <hex>[;ext]CRLF}; returns false when more input is needed or on error. */
     private boolean parseChunkSize(ByteBuf in) {
         int start = in.readerIndex();
+        messageStart = start;
         int end = in.writerIndex();
         int lf = in.indexOf(start, Math.min(end, start + 1024), LF);
         if (lf < 0) {
@@ -1089,6 +1107,7 @@ public final class H1Parser {
     /** Reads trailer lines up to the empty line, then ends the message; otherwise waits for input or fails. */
     private void parseTrailers(ByteBuf in) {
         int start = in.readerIndex();
+        messageStart = start;
         int end = in.writerIndex();
         int limit = Math.min(end, start + limits.maxHeadBytes());
         int p = start;

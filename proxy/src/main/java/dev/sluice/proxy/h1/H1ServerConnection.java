@@ -2,6 +2,7 @@ package dev.sluice.proxy.h1;
 
 import dev.sluice.config.model.HttpOptions;
 import dev.sluice.config.model.Timeouts;
+import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.backend.ServerConnector;
 import dev.sluice.proxy.http.Deadline;
@@ -348,6 +349,10 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
     @Override
     public void onError(H1Error error) {
         keepAlive = false;
+        Backend be = server.backend();
+        dev.sluice.proxy.runtime.Frontend fe = stream == null ? null : stream.frontend();
+        be.lastError(dev.sluice.proxy.stats.ErrorCapture.capture(false, be.name(), be.id(), fe == null ? null : fe.name(), fe == null ? -1 : fe.id(),
+                server.name(), server.id(), stream == null ? null : stream.clientAddress(), input.get(), parser.messageStart(), error.offset()));
         if (stream != null) {
             stream.onServerFailure(Stream.ServerFailure.INVALID_RESPONSE);
         } else {

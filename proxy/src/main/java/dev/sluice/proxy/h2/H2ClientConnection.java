@@ -176,7 +176,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
         }
         loopIndex = frontend.workers().indexOf(ctx.channel().eventLoop());
         timer = new Deadline(ctx.channel().eventLoop(), this::onTimeout);
-        frontend.countConnection();
+        frontend.countConnection(loopIndex);
         acceptDate = System.currentTimeMillis();
         tlsSession = dev.sluice.proxy.tls.TlsSession.of(ctx.channel());
         tls = tlsSession != null;

@@ -79,8 +79,20 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
                         s.pipeline().addLast("h3-stream", new H3ClientStream(conn));
                     }
                 }, null, null, null, true));
+                ch.pipeline().addLast("h3-errors", ERRORS);
             }
         };
+    }
+
+    /** Last in a connection's pipeline: what Netty's HTTP/3 handler reports (its stream failures) is counted, not logged. */
+    private static final ChannelInboundHandlerAdapter ERRORS = new Errors();
+
+    @io.netty.channel.ChannelHandler.Sharable
+    private static final class Errors extends ChannelInboundHandlerAdapter {
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            PROTOCOL_ERRORS.increment();
+        }
     }
 
     Frontend frontend() {
@@ -123,7 +135,10 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         started();
-        ctx.fireChannelActive();
+        if (admitted) {
+            // a refused connection is closing: HTTP/3 must not open its control stream on it
+            ctx.fireChannelActive();
+        }
     }
 
     /** The handshake is done: admit the connection or refuse it. */
@@ -150,7 +165,7 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
         admitted = true;
         loopIndex = frontend.workers().indexOf(quic.eventLoop());
         timer = new Deadline(quic.eventLoop(), this::onTimeout);
-        frontend.countConnection();
+        frontend.countConnection(loopIndex);
         SSLEngine engine = quic.sslEngine();
         SSLSession s = engine == null ? null : engine.getSession();
         tls = new TlsSession(s == null ? "TLSv1.3" : s.getProtocol(), s == null ? null : s.getCipherSuite(), "h3", sni, false);

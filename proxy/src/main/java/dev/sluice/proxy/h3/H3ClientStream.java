@@ -46,6 +46,8 @@ final class H3ClientStream extends Http3RequestStreamInboundHandler implements C
     private boolean counted;
     private final long requestStart = System.nanoTime();
     private long bytesOut;
+    /** The last write of the response: the FIN goes after it (see {@link #fin()}). */
+    private io.netty.channel.ChannelFuture lastWrite;
 
     H3ClientStream(H3ClientConnection conn) {
         this.conn = conn;
@@ -304,15 +306,15 @@ final class H3ClientStream extends Http3RequestStreamInboundHandler implements C
         }
         if (head.isInterim()) {
             if (head.status() != 101) {
-                ctx.write(new DefaultHttp3HeadersFrame(H3Messages.encodeResponse(head)));
+                lastWrite = ctx.write(new DefaultHttp3HeadersFrame(H3Messages.encodeResponse(head)));
             }
             return;
         }
         headOnly = request.isHead() || !head.hasBody();
-        ctx.write(new DefaultHttp3HeadersFrame(H3Messages.encodeResponse(head)));
+        lastWrite = ctx.write(new DefaultHttp3HeadersFrame(H3Messages.encodeResponse(head)));
         if (headOnly) {
             responseEnded = true;
-            ch.shutdownOutput();
+            fin();
         }
     }
 
@@ -323,7 +325,7 @@ final class H3ClientStream extends Http3RequestStreamInboundHandler implements C
             return;
         }
         bytesOut += data.readableBytes();
-        ctx.write(new DefaultHttp3DataFrame(data));
+        lastWrite = ctx.write(new DefaultHttp3DataFrame(data));
     }
 
     @Override
@@ -331,9 +333,9 @@ final class H3ClientStream extends Http3RequestStreamInboundHandler implements C
         if (!responseEnded) {
             responseEnded = true;
             if (trailers != null && trailers.size() > 0) {
-                ctx.write(new DefaultHttp3HeadersFrame(H3Messages.encodeTrailers(trailers)));
+                lastWrite = ctx.write(new DefaultHttp3HeadersFrame(H3Messages.encodeTrailers(trailers)));
             }
-            ch.shutdownOutput();
+            fin();
         }
         done();
     }
@@ -343,14 +345,28 @@ final class H3ClientStream extends Http3RequestStreamInboundHandler implements C
         if (!responseEnded) {
             responseEnded = true;
             boolean noBody = body.length == 0 || request != null && request.isHead();
-            ctx.write(new DefaultHttp3HeadersFrame(H3Messages.encodeResponse(head)));
+            lastWrite = ctx.write(new DefaultHttp3HeadersFrame(H3Messages.encodeResponse(head)));
             bytesOut += body.length;
             if (!noBody) {
-                ctx.write(new DefaultHttp3DataFrame(Unpooled.wrappedBuffer(body)));
+                lastWrite = ctx.write(new DefaultHttp3DataFrame(Unpooled.wrappedBuffer(body)));
             }
-            ch.shutdownOutput();
+            fin();
         }
         done();
+    }
+
+    /**
+     * Ends the response stream (FIN) once its last write is in quiche's stream buffer. Netty's
+     * {@code shutdownOutput()} writes the FIN at once, ahead of writes still queued for stream capacity, which
+     * would cut the body short; waiting for the last write keeps the order.
+     */
+    private void fin() {
+        io.netty.channel.ChannelFuture last = lastWrite;
+        if (last == null || last.isDone()) {
+            ch.shutdownOutput();
+        } else {
+            last.addListener(f -> ch.shutdownOutput());
+        }
     }
 
     /** The response is complete: a request body still coming is not needed any more. */

@@ -95,6 +95,10 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     /** The cause and state letters of the log's termination flags, decided where the outcome is. */
     private char cause = '-';
     private char state = '-';
+    /** Position in this loop's {@link LiveStreams} (-1 when not registered), the stream's id and epoch there. */
+    int liveSlot = -1;
+    private long liveId;
+    private int epoch;
     /** Capture slots, cookies, unique id and log level (null until the frontend or a rule needs them). */
     private dev.sluice.proxy.log.LogCaptures captures;
     private boolean lineLogged;
@@ -136,6 +140,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
 
     /** Processes the request head: monitor URI, rules, backend, server, connection. */
     public void start() {
+        LiveStreams live = frontend.workers().streams();
+        liveId = live.add(this, client.loopIndex());
+        epoch = live.epoch();
         frontend.countRequest();
         bytesIn = headBytes(request);
         if (frontend.isMonitorRequest(request)) {
@@ -175,6 +182,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
                 ruleIndex = r;
                 return;
             }
+            if (servePage(frontend.statsPage(), frontend.rules().request().size())) {
+                return;
+            }
             backend = frontend.selectBackend(this);
             if (backend == null) {
                 fail(503);
@@ -194,6 +204,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         }
         if (waitingBody) {
             ruleIndex = r;
+            return;
+        }
+        if (servePage(backend.statsPage(), backend.rules().request().size())) {
             return;
         }
         forwardFor();
@@ -218,6 +231,28 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         counted = true;
         retriesLeft = retriesOverride >= 0 ? retriesOverride : backend.retries();
         connect(true);
+    }
+
+    /**
+     * The stats page of the proxy whose rules just ran, when the request is for it: answered (true), or held
+     * until its body arrived (true too: {@link #processRequest} comes back here, the rules before it done).
+     */
+    private boolean servePage(dev.sluice.proxy.rules.PageService page, int rulesDone) {
+        if (page == null || !page.matches(request)) {
+            return false;
+        }
+        if (page.needsBody(request)) {
+            long t = frontend.timeouts().httpRequest();
+            if (t == Timeouts.UNSET || t <= 0) {
+                t = frontend.timeouts().client() == Timeouts.UNSET ? 10_000 : frontend.timeouts().client();
+            }
+            if (!waitForBody(t, 0)) {
+                ruleIndex = rulesDone;
+                return true;
+            }
+        }
+        dev.sluice.proxy.rules.Service.send(this, page.serve(this));
+        return true;
     }
 
     /**
@@ -478,6 +513,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     }
 
     @Override
+    public dev.sluice.proxy.rules.Service service(String name) {
+        return frontend.service(name);
+    }
+
+    @Override
     public boolean proxyAuthentication() {
         io.netty.util.AsciiString t = request.target();
         return frontend.http().useProxyHeader() && t.length() > 0 && t.byteAt(0) != '/';
@@ -560,6 +600,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             cause = byClient ? 'c' : 's';
             state = 'D';
         }
+        closeBoth();
+    }
+
+    /** Closes the server connection (if any) and the client connection, then logs: the exchange is over. */
+    private void closeBoth() {
         ServerSide c = conn;
         conn = null;
         if (c != null) {
@@ -1130,12 +1175,14 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
 
     /** Emits the access-log line of this stream, once, and ends its server accounting. */
     private void log() {
+        frontend.workers().streams().remove(this, client.loopIndex());
         if (logged) {
             return;
         }
         logged = true;
         endTracking();
         account();
+        timeStats();
         if (!lineLogged) {
             logLine(false);
         }
@@ -1193,6 +1240,77 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         }
         e.captures = captures;
         al.log(e);
+    }
+
+    /**
+     * The request's queue, connect, response and total times into its server's and backend's averages, when
+     * it reached a server and got a response head from it (HAProxy skips the others).
+     */
+    private void timeStats() {
+        if (server == null || tConnectStart < 0 || tConnected < 0 || tResponse < 0) {
+            return;
+        }
+        long c = ms(tConnectStart, tConnected);
+        long r = ms(tConnected, tResponse);
+        long t = ms(requestStart, System.nanoTime());
+        int loop = client.loopIndex();
+        server.timeStats().record(loop, 0, c, r, t);
+        backend.timeStats().record(loop, 0, c, r, t);
+    }
+
+    // ------------------------------------------------------------------ admin view
+
+    /** The id {@code show sess} prints and {@code shutdown session} takes. */
+    public long id() {
+        return liveId;
+    }
+
+    /** The {@code show sess} epoch this stream started in. */
+    public int epoch() {
+        return epoch;
+    }
+
+    /** Epoch milliseconds when the request started to arrive. */
+    public long startDate() {
+        return requestDate;
+    }
+
+    /** The client connection's end of this stream. */
+    public ClientSide client() {
+        return client;
+    }
+
+    /** Where the exchange is: the log's state letter it would end with now. */
+    public char phase() {
+        if (tunnel) {
+            return 'D';
+        }
+        if (responseStarted) {
+            return 'D';
+        }
+        if (conn != null) {
+            return 'H';
+        }
+        if (tConnectStart >= 0) {
+            return 'C';
+        }
+        return 'R';
+    }
+
+    /**
+     * {@code shutdown session}: ends the exchange at once, both connections closed, logged with HAProxy's
+     * "killed" cause ({@code K}). Only on the stream's loop.
+     */
+    public void kill() {
+        if (finished) {
+            return;
+        }
+        char at = phase();
+        finished = true;
+        cause = 'K';
+        state = at;
+        releasePending();
+        closeBoth();
     }
 
     /**

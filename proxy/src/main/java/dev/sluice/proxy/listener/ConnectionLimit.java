@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class ConnectionLimit {
     private final String name;
-    private final int max;
+    private volatile int max;
     private final ConnectionLimit parent;
     private final AtomicInteger current = new AtomicInteger();
     /** The highest {@link #current} since the start or the last {@link #resetPeak}. */
@@ -46,6 +46,20 @@ public final class ConnectionLimit {
 
     public int current() {
         return current.get();
+    }
+
+    /**
+     * {@code set maxconn frontend|global}: the new limit applies to the next connections; connections held
+     * in the backlog are admitted at once when it grew. Admin path.
+     */
+    public synchronized void max(int m) {
+        max = m;
+        if (parent == null) {
+            drain();
+            drainChildren();
+        } else {
+            drain();
+        }
     }
 
     /** The highest count since the start or the last {@code clear counters}. */

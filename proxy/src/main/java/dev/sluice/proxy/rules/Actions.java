@@ -52,6 +52,18 @@ public final class Actions {
                 return Action.Verdict.DONE;
             };
             case "return" -> returnFromArgs(args);
+            case "use-service" -> {
+                String svc = args.get(0);
+                yield t -> {
+                    Service s = t.service(svc);
+                    if (s == null) {
+                        t.answerStatus(500, 'I');
+                    } else {
+                        Service.send(t, s.serve(t));
+                    }
+                    return Action.Verdict.DONE;
+                };
+            }
             case "redirect" -> redirect(args);
             case "set-header", "add-header" -> {
                 AsciiString n = lower(args.get(0));

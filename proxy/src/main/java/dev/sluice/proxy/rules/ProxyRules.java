@@ -112,6 +112,31 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
         return new ProxyRules(req, res, after, sw, connection, content, monitor, stick);
     }
 
+    /**
+     * Compiles conditions of a proxy outside its rule sets (the {@code stats admin} ones) with the proxy's
+     * ACLs; a problem is reported with {@code what} naming the keyword.
+     */
+    public static List<Cond> conditions(Proxy p, List<Condition> conditions, String what, List<String> problems, StickTables tables) {
+        return StickTables.compiling(tables, p.name(), () -> {
+            Map<String, List<AclExpr>> named = new HashMap<>();
+            for (Acl a : p.acls()) {
+                named.computeIfAbsent(a.name(), k -> new ArrayList<>()).add(a.expr());
+            }
+            RuleCompiler rc = new RuleCompiler(named);
+            List<Cond> out = new ArrayList<>();
+            for (Condition c : conditions) {
+                try {
+                    List<String> warnings = new ArrayList<>();
+                    out.add(rc.condition(c, RuleCompiler.Phase.REQUEST, p.kind().keyword() + " " + what, warnings));
+                    warnings.forEach(w -> problems.add(p.where() + ": warning: " + w + "."));
+                } catch (IllegalArgumentException e) {
+                    problems.add(p.where() + ": error: error detected while parsing a '" + what + "' condition : " + e.getMessage() + ".");
+                }
+            }
+            return out;
+        });
+    }
+
     private static List<Rule> rules(List<HttpRule> list, RuleCompiler rc, RuleCompiler.Phase phase, String family, String kind,
             List<String> problems) {
         boolean response = phase == RuleCompiler.Phase.RESPONSE;

@@ -42,6 +42,11 @@ public interface RuleTarget extends Txn {
      * it when positive, or as much as the stream holds); otherwise the stream starts waiting for it (at most
      * {@code millis}, then 408) and false is returned: the rules must yield.
      */
+    /** The service of this name for {@code use-service}, or null when the frontend has none. */
+    default Service service(String name) {
+        return null;
+    }
+
     default boolean waitForBody(long millis, long atLeast) {
         return true;
     }

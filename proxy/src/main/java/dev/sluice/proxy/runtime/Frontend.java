@@ -84,6 +84,29 @@ public final class Frontend {
         return altSvc;
     }
 
+    private java.util.Map<String, dev.sluice.proxy.rules.Service> services = java.util.Map.of();
+
+    private dev.sluice.proxy.rules.PageService statsPage;
+
+    /** The stats page this proxy serves ({@code stats enable|uri ...}), or null. */
+    public dev.sluice.proxy.rules.PageService statsPage() {
+        return statsPage;
+    }
+
+    public void statsPage(dev.sluice.proxy.rules.PageService page) {
+        this.statsPage = page;
+    }
+
+    /** Sets the services {@code use-service} may name; before the frontend accepts connections. */
+    public void services(java.util.Map<String, dev.sluice.proxy.rules.Service> s) {
+        this.services = java.util.Map.copyOf(s);
+    }
+
+    /** The service of this name, or null. */
+    public dev.sluice.proxy.rules.Service service(String name) {
+        return services.get(name);
+    }
+
     /** Sets the configuration's userlists; before the frontend accepts connections. */
     public void userlists(dev.sluice.proxy.auth.Userlists u) {
         this.userlists = u;
@@ -185,6 +208,17 @@ public final class Frontend {
         return id;
     }
 
+    private volatile dev.sluice.proxy.stats.ErrorCapture.Event lastError;
+
+    /** The last invalid message captured here ({@code show errors}), or null. */
+    public dev.sluice.proxy.stats.ErrorCapture.Event lastError() {
+        return lastError;
+    }
+
+    public void lastError(dev.sluice.proxy.stats.ErrorCapture.Event e) {
+        lastError = e;
+    }
+
     public Counters counters() {
         return counters;
     }
@@ -195,8 +229,9 @@ public final class Frontend {
         return new Counters.Snapshot(s.values(), s.rates(), s.rateMaxes(), s.current(), limit.peak(), s.lastSession());
     }
 
-    /** A client connection was accepted (one session per connection). */
-    public void countConnection() {
+    /** A client connection was accepted on loop {@code loop} (one session per connection); on that loop. */
+    public void countConnection(int loop) {
+        workers.streams().accepted(loop);
         counters.add(Counter.CONNECTIONS);
         counters.add(Counter.SESSIONS);
     }

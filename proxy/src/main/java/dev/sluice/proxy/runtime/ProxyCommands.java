@@ -61,6 +61,35 @@ final class ProxyCommands {
                     }
                     return fe.limit().enable() ? "" : "All sockets are already enabled.\n";
                 }));
+        r.register(new CliCommand(List.of("set", "maxconn", "frontend"), Level.ADMIN, "set maxconn frontend <frontend> <value>",
+                "change a frontend's maxconn setting", req -> {
+                    Frontend fe = frontend(rt, req.arg(3));
+                    if (fe == null) {
+                        return req.arg(3).isEmpty() ? "A frontend name is expected.\n" : "No such frontend.\n";
+                    }
+                    if (req.arg(4).isEmpty()) {
+                        return "Integer value expected.\n";
+                    }
+                    int v = atoi(req.arg(4));
+                    if (v < 0) {
+                        return "Value out of range.\n";
+                    }
+                    // 0 falls back to the process-wide limit, as a frontend without maxconn does
+                    fe.limit().max(v == 0 ? rt.globalLimit().max() : v);
+                    return "";
+                }));
+        r.register(new CliCommand(List.of("set", "maxconn", "global"), Level.ADMIN, "set maxconn global <value>",
+                "change the per-process maxconn setting", req -> {
+                    if (req.arg(3).isEmpty()) {
+                        return "Expects an integer value.\n";
+                    }
+                    int v = atoi(req.arg(3));
+                    if (v > rt.hardMaxconn() || v < 0) {
+                        return "Value out of range.\n";
+                    }
+                    rt.globalLimit().max(v == 0 ? rt.hardMaxconn() : v);
+                    return "";
+                }));
         r.register(new CliCommand(List.of("clear", "counters"), Level.OPERATOR, "clear counters [all]",
                 "clear max statistics counters (or all counters)", req -> {
                     boolean all = req.arg(2).equals("all");
@@ -111,12 +140,11 @@ final class ProxyCommands {
         }
         boolean hideMaint = false;
         boolean typed = false;
+        boolean json = false;
         boolean desc = false;
         for (; arg < req.args().size(); arg++) {
             switch (req.arg(arg)) {
-                case "json" -> {
-                    return "'show stat json' is not supported by Sluice yet (use the CSV or typed form).\n";
-                }
+                case "json" -> json = true;
                 case "typed" -> typed = true;
                 case "desc" -> desc = true;
                 case "up", "no-maint" -> hideMaint = true;
@@ -125,7 +153,11 @@ final class ProxyCommands {
                 }
             }
         }
-        StringBuilder out = new StringBuilder(typed ? "" : StatRow.header());
+        if (json) {
+            typed = false;
+        }
+        StringBuilder out = new StringBuilder(typed ? "" : json ? "[" : StatRow.header());
+        Format fmt = json ? Format.JSON : typed ? Format.TYPED : Format.CSV;
         for (Proxy p : rt.config().proxies()) {
             Frontend fe = rt.frontends().get(p.name());
             Backend be = rt.backends().get(p.name());
@@ -134,38 +166,103 @@ final class ProxyCommands {
                 continue;
             }
             if (fe != null && (types & StatRow.Type.FRONTEND.mask()) != 0) {
-                out.append(format(StatRows.frontend(fe), StatRow.Type.FRONTEND, id, 0, typed, desc));
+                out.append(format(out, StatRows.frontend(fe), StatRow.Type.FRONTEND, id, 0, fmt, desc));
             }
             if (be != null && (types & StatRow.Type.SERVER.mask()) != 0) {
                 for (Server s : be.servers()) {
                     if ((sid != -1 && sid != s.id()) || (hideMaint && (s.adminState() & Server.FORCED_MAINT) != 0)) {
                         continue;
                     }
-                    out.append(format(StatRows.server(s, req.level()), StatRow.Type.SERVER, id, s.id(), typed, desc));
+                    out.append(format(out, StatRows.server(s, req.level()), StatRow.Type.SERVER, id, s.id(), fmt, desc));
                 }
             }
             if (be != null && (types & StatRow.Type.BACKEND.mask()) != 0) {
-                out.append(format(StatRows.backend(be, req.level()), StatRow.Type.BACKEND, id, 0, typed, desc));
+                out.append(format(out, StatRows.backend(be, req.level()), StatRow.Type.BACKEND, id, 0, fmt, desc));
+            }
+        }
+        if (json) {
+            out.append("]\n");
+        }
+        return out.toString();
+    }
+
+    /** {@code show stat} in CSV, every proxy, at a level (addresses and algorithms from operator up): the stats page's CSV. */
+    static String statCsv(ProxyRuntime rt, Level level, boolean hideMaint) {
+        StringBuilder out = new StringBuilder(StatRow.header());
+        for (Proxy p : rt.config().proxies()) {
+            Frontend fe = rt.frontends().get(p.name());
+            Backend be = rt.backends().get(p.name());
+            if (fe != null) {
+                out.append(StatRows.frontend(fe).csv());
+            }
+            if (be != null) {
+                for (Server s : be.servers()) {
+                    if (!hideMaint || (s.adminState() & Server.FORCED_MAINT) == 0) {
+                        out.append(StatRows.server(s, level).csv());
+                    }
+                }
+                out.append(StatRows.backend(be, level).csv());
             }
         }
         return out.toString();
     }
 
-    private static String format(StatRow row, StatRow.Type type, int iid, int sid, boolean typed, boolean desc) {
-        return typed ? StatTyped.render(row, type, iid, sid, desc) : row.csv();
+    private enum Format {
+        CSV, TYPED, JSON
+    }
+
+    private static String format(StringBuilder out, StatRow row, StatRow.Type type, int iid, int sid, Format f, boolean desc) {
+        return switch (f) {
+            case CSV -> row.csv();
+            case TYPED -> StatTyped.render(row, type, iid, sid, desc);
+            // rows are separated by commas inside the outer array
+            case JSON -> (out.length() > 1 ? "," : "") + StatTyped.json(row, type, iid, sid);
+        };
     }
 
     private static final DateTimeFormatter ERRORS_DATE = DateTimeFormatter.ofPattern("dd/MMM/yyyy:HH:mm:ss.SSS", Locale.ROOT);
 
-    /** Sluice does not capture invalid messages yet: HAProxy's header with no event. */
+    /**
+     * {@code show errors [<px>] [request|response]}: the last invalid request of each frontend and the last
+     * invalid response of each backend, in HAProxy's layout (see {@link dev.sluice.proxy.stats.ErrorCapture}).
+     */
     private static String showErrors(ProxyRuntime rt, CliRequest req) {
-        if (!req.arg(2).isEmpty()) {
-            Integer id = rt.proxyId(req.arg(2));
-            if ((id != null ? id : atoi(req.arg(2))) == 0) {
-                return "No such proxy.\n";
+        int arg = 2;
+        int only = -1;
+        // as HAProxy 2.6: the first word is the proxy (a name, #<id> or -1 for all), then the direction
+        if (!req.arg(arg).isEmpty()) {
+            if (!req.arg(arg).equals("-1")) {
+                Integer id = rt.proxyId(req.arg(arg));
+                only = id != null ? id : req.arg(arg).startsWith("#") ? atoi(req.arg(arg).substring(1)) : 0;
+                if (only == 0 || !rt.proxyIds().contains(only)) {
+                    return "No such proxy.\n";
+                }
+            }
+            arg++;
+        }
+        boolean requests = !req.arg(arg).equals("response");
+        boolean responses = !req.arg(arg).equals("request");
+        List<dev.sluice.proxy.stats.ErrorCapture.Event> events = new java.util.ArrayList<>();
+        for (Proxy p : rt.config().proxies()) {
+            int id = rt.proxyId(p.name());
+            if (only != -1 && only != id) {
+                continue;
+            }
+            Frontend fe = rt.frontends().get(p.name());
+            Backend be = rt.backends().get(p.name());
+            if (requests && fe != null && fe.lastError() != null) {
+                events.add(fe.lastError());
+            }
+            if (responses && be != null && be.lastError() != null) {
+                events.add(be.lastError());
             }
         }
-        return "Total events captured on [" + ERRORS_DATE.format(ZonedDateTime.now()) + "] : 0\n";
+        StringBuilder out = new StringBuilder("Total events captured on [" + ERRORS_DATE.format(ZonedDateTime.now()) + "] : "
+                + dev.sluice.proxy.stats.ErrorCapture.total() + "\n");
+        for (dev.sluice.proxy.stats.ErrorCapture.Event e : events) {
+            e.dump(out);
+        }
+        return out.toString();
     }
 
     /** A frontend by name or {@code #<id>}, or null. */

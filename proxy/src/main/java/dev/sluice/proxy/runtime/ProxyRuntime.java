@@ -55,6 +55,7 @@ public final class ProxyRuntime {
     private final Map<String, Frontend> frontends = new LinkedHashMap<>();
     private final List<Listener> listeners = new ArrayList<>();
     private final ConnectionLimit globalLimit;
+    private final int globalMaxconn;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private dev.sluice.proxy.log.LogWriter logWriter;
     private final StickTables stickTables;
@@ -63,6 +64,7 @@ public final class ProxyRuntime {
     /** Proxy ids by name, as HAProxy 2.6 numbers them: in declaration order from 2 (1 is its internal HTTP client). */
     private final Map<String, Integer> proxyIds = new LinkedHashMap<>();
     private final CliRegistry registry = new CliRegistry();
+    private final dev.sluice.proxy.metrics.PrometheusExporter metrics;
     private final AdminSockets admin;
     private final long startMillis = System.currentTimeMillis();
     private final String node = hostname();
@@ -83,7 +85,8 @@ public final class ProxyRuntime {
         int threads = config.global().nbthread() > 0 ? config.global().nbthread() : Runtime.getRuntime().availableProcessors();
         this.group = transport.newGroup(threads, new DefaultThreadFactory("sluice-loop", false));
         this.workers = new Workers(group);
-        this.globalLimit = new ConnectionLimit("global", globalMaxconn(config), null);
+        this.globalMaxconn = globalMaxconn(config);
+        this.globalLimit = new ConnectionLimit("global", globalMaxconn, null);
         dev.sluice.config.model.Tune tune = config.global().tune();
         H1Limits limits = new H1Limits(tune.maxHeadBytes(), tune.maxhdr());
         this.stickTables = StickTables.of(config, new ArrayList<>());
@@ -109,6 +112,11 @@ public final class ProxyRuntime {
             backends.put(p.name(), be);
         }
         dev.sluice.proxy.auth.Userlists userlists = dev.sluice.proxy.auth.Userlists.compile(config.userlists());
+        this.metrics = new dev.sluice.proxy.metrics.PrometheusExporter(config.global().tune().prometheusMaxSeries());
+        this.metrics.register(new ProxyMetrics(this));
+        dev.sluice.proxy.rules.Service prometheusService = t -> new dev.sluice.proxy.rules.Service.Reply(200,
+                dev.sluice.proxy.metrics.PrometheusExporter.CONTENT_TYPE, List.of(),
+                metrics.scrape().getBytes(java.nio.charset.StandardCharsets.UTF_8));
         for (Proxy p : config.frontends()) {
             ProxyRules rules = ProxyRules.compile(p, new ArrayList<>(), stickTables);
             // a listen section is its own default backend
@@ -127,6 +135,7 @@ public final class ProxyRuntime {
                     limits.withAcceptInvalid(p.http().acceptInvalidRequest()), log);
             fe.altSvc(altSvc(p));
             fe.userlists(userlists);
+            fe.services(java.util.Map.of("prometheus-exporter", prometheusService));
             frontends.put(p.name(), fe);
             ConnectionRules connectionRules = rules.connection().isEmpty() ? null : new ConnectionRules(rules.connection(), p.name());
             int listenersBefore = listeners.size();
@@ -154,11 +163,36 @@ public final class ProxyRuntime {
             }
         }
         fullconn(config);
+        statsPages(config);
         ProxyCommands.register(registry, this);
         quic.register(registry);
-        ServerCommands.register(registry, backends.values());
+        metrics.register(quic::collect);
+        ServerCommands.register(registry, backends.values(), workers);
+        StreamCommands.register(registry, workers, backends.values());
         dev.sluice.proxy.rules.TableCommands.register(registry, stickTables);
         this.admin = new AdminSockets(config.global().statsSockets(), config.global().statsTimeoutMs(), registry);
+    }
+
+    /** The stats pages: a frontend's or listen's is checked after its rules, a backend's after the backend's. */
+    private void statsPages(Config config) {
+        for (Proxy p : config.proxies()) {
+            if (!p.stats().enabled()) {
+                continue;
+            }
+            List<dev.sluice.proxy.rules.Cond> admin = ProxyRules.conditions(p, p.stats().admin(), "stats admin", new ArrayList<>(), stickTables);
+            StatsPage page = new StatsPage(this, p, admin);
+            Frontend fe = frontends.get(p.name());
+            if (fe != null) {
+                fe.statsPage(page);
+            } else if (backends.get(p.name()) != null) {
+                backends.get(p.name()).statsPage(page);
+            }
+        }
+    }
+
+    /** The event loops. */
+    Workers workers() {
+        return workers;
     }
 
     /**
@@ -223,6 +257,10 @@ public final class ProxyRuntime {
         if (config.global().maxconn() > 0) {
             return config.global().maxconn();
         }
+        return derivedMaxconn();
+    }
+
+    private static int derivedMaxconn() {
         long fds = 4096;
         if (java.lang.management.ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean u) {
             fds = u.getMaxFileDescriptorCount();
@@ -265,6 +303,9 @@ public final class ProxyRuntime {
         for (Proxy p : config.proxies()) {
             ProxyRules.compile(p, problems, tables);
             checkLogging(p, problems);
+            if (p.stats().enabled()) {
+                ProxyRules.conditions(p, p.stats().admin(), "stats admin", problems, tables);
+            }
             for (var e : p.errors().pages().entrySet()) {
                 if (e.getValue().length > 0) {
                     try {
@@ -437,8 +478,37 @@ public final class ProxyRuntime {
         return registry;
     }
 
+    /**
+     * The Prometheus exporter. Subsystems built after the runtime (pools, QUIC) add their metric families here
+     * before {@link #start}: {@code metrics().register(sink -> sink.gauge("haproxy_..", "help", value, "label", v))},
+     * read from the same snapshots as their admin commands.
+     */
+    public dev.sluice.proxy.metrics.PrometheusExporter metrics() {
+        return metrics;
+    }
+
+    /** The stick tables of the configuration. */
+    public StickTables stickTables() {
+        return stickTables;
+    }
+
     public AdminSockets adminSockets() {
         return admin;
+    }
+
+    /** The process-wide connection limit ({@code maxconn} in global, {@code set maxconn global}). */
+    ConnectionLimit globalLimit() {
+        return globalLimit;
+    }
+
+    /** The highest {@code set maxconn global} accepts: the limit the process started with (HAProxy's hard maxconn). */
+    int hardMaxconn() {
+        return globalMaxconn;
+    }
+
+    /** Every proxy id. */
+    java.util.Collection<Integer> proxyIds() {
+        return proxyIds.values();
     }
 
     /** A proxy's id by name, or null. */
@@ -454,8 +524,10 @@ public final class ProxyRuntime {
         }
         for (Backend be : backends.values()) {
             be.counters().clear(all);
+            be.timeStats().clear(all);
             for (dev.sluice.proxy.backend.Server s : be.servers()) {
                 s.counters().clear(all);
+                s.timeStats().clear(all);
             }
         }
         maxConnRate = 0;
@@ -488,7 +560,7 @@ public final class ProxyRuntime {
     }
 
     /** The values of {@code show info}, by HAProxy field name. */
-    Map<String, Object> info() {
+    public Map<String, Object> info() {
         long now = System.currentTimeMillis();
         long up = (now - startMillis) / 1000;
         long connections = 0;
@@ -533,7 +605,7 @@ public final class ProxyRuntime {
         m.put("Ulimit-n", fds);
         m.put("Maxsock", fds);
         m.put("Maxconn", globalLimit.max());
-        m.put("Hard_maxconn", globalLimit.max());
+        m.put("Hard_maxconn", hardMaxconn());
         m.put("CurrConns", globalLimit.current());
         m.put("CumConns", connections + admin.totalSessions());
         m.put("CumReq", requests + admin.totalSessions());

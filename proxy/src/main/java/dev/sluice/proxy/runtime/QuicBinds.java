@@ -107,6 +107,45 @@ final class QuicBinds {
         }
     }
 
+    /**
+     * The QUIC metric families, per frontend with a QUIC bind (summed over its binds), read from the binds'
+     * counters: HAProxy's quic module names where it has the value, Sluice's for the closing records.
+     */
+    void collect(dev.sluice.proxy.metrics.MetricSink sink) {
+        java.util.Map<String, long[]> byFrontend = new java.util.LinkedHashMap<>();
+        for (QuicListener l : listeners) {
+            dev.sluice.quic.QuicCounters c = l.counters();
+            long[] v = byFrontend.computeIfAbsent(l.frontend(), k -> new long[9]);
+            v[0] += c.halfOpen();
+            v[1] += c.retries();
+            v[2] += c.tokensValid();
+            v[3] += c.tokensInvalid();
+            v[4] += c.closingRecords();
+            v[5] += c.closingRecords() - c.recordsFreed();
+            v[6] += c.closeResends();
+            v[7] += c.closeAmplificationDrops();
+            v[8] += c.connections();
+        }
+        for (var e : byFrontend.entrySet()) {
+            long[] v = e.getValue();
+            String px = e.getKey();
+            sink.gauge("haproxy_frontend_quic_half_open_conn", "QUIC connections whose handshake is not done.", v[0], "proxy", px);
+            sink.counter("haproxy_frontend_quic_retry_sent_total", "Retry packets sent (address validation).", v[1], "proxy", px);
+            sink.counter("haproxy_frontend_quic_retry_validated_total", "Retry tokens that validated.", v[2], "proxy", px);
+            sink.counter("haproxy_frontend_quic_retry_error_total", "Retry tokens refused (forged, expired, from another address).", v[3],
+                    "proxy", px);
+            sink.counter("haproxy_frontend_quic_connections_total", "QUIC connections created.", v[8], "proxy", px);
+            sink.counter("sluice_frontend_quic_closing_records_created_total", "Server-closed QUIC connections kept as compact closing records.", v[4],
+                    "proxy", px);
+            sink.gauge("sluice_frontend_quic_closing_records_alive", "Closing records alive (each re-sends its CONNECTION_CLOSE until its deadline).",
+                    v[5], "proxy", px);
+            sink.counter("sluice_frontend_quic_close_resent_total", "CONNECTION_CLOSE datagrams re-sent from closing records.", v[6],
+                    "proxy", px);
+            sink.counter("sluice_frontend_quic_close_amplification_skipped_total",
+                    "Re-sends skipped by the anti-amplification limit.", v[7], "proxy", px);
+        }
+    }
+
     /** {@code show quic}, registered by the QUIC subsystem. */
     void register(CliRegistry r) {
         r.register(new CliCommand(List.of("show", "quic"), Level.OPERATOR, "show quic [oneline|full] [all]",

@@ -9,8 +9,8 @@ import dev.sluice.proxy.stats.StatRow;
 
 /**
  * The {@code show stat} rows of frontends, backends and servers, from their counter snapshots. Columns
- * follow HAProxy 2.6; those Sluice does not measure (average and maximum timers, idle connection counts,
- * checks, the ssl/h2/h1 module columns) stay empty, and those counting what Sluice never does (queueing,
+ * follow HAProxy 2.6; those Sluice does not measure (idle connection counts, checks, the ssl/h2/h1 module
+ * columns) stay empty, and those counting what Sluice never does (queueing,
  * compression, caching, tcp-request rules, redispatch) are 0. Addresses and algorithms are shown from the
  * operator level up, as HAProxy does.
  */
@@ -58,11 +58,12 @@ final class StatRows {
                 .set("req_tot", s.get(Counter.REQUESTS))
                 .set("cli_abrt", s.get(Counter.CLIENT_ABORTS)).set("srv_abrt", s.get(Counter.SERVER_ABORTS))
                 .set("comp_in", 0).set("comp_out", 0).set("comp_byp", 0).set("comp_rsp", 0)
-                .set("lastsess", lastSession(s, now)).set("qtime", 0)
+                .set("lastsess", lastSession(s, now))
                 .set("mode", "http").set("algo", level.allows(Level.OPERATOR) ? be.config().balance().algorithm().keyword() : null)
                 .set("wrew", 0).set("connect", s.get(Counter.CONNECTS)).set("reuse", s.get(Counter.REUSES))
-                .set("cache_lookups", 0).set("cache_hits", 0).set("qtime_max", 0).set("uweight", weight);
+                .set("cache_lookups", 0).set("cache_hits", 0).set("uweight", weight);
         responses(r, s);
+        timers(r, be.timeStats().snapshot());
         return r;
     }
 
@@ -72,6 +73,7 @@ final class StatRows {
         StatRow r = new StatRow()
                 .set("pxname", srv.backend().name()).set("svname", srv.name())
                 .set("qcur", 0).set("qmax", 0).set("scur", s.current()).set("smax", s.currentMax())
+                .set("slim", srv.maxconn() > 0 ? srv.maxconn() : null)
                 .set("stot", s.get(Counter.SESSIONS)).set("bin", s.get(Counter.BYTES_IN)).set("bout", s.get(Counter.BYTES_OUT))
                 .set("dresp", s.get(Counter.DENIED_RESPONSES))
                 .set("econ", s.get(Counter.CONNECT_ERRORS)).set("eresp", s.get(Counter.RESPONSE_ERRORS))
@@ -83,11 +85,12 @@ final class StatRows {
                 .set("rate", s.rate(Counter.SESSIONS)).set("rate_max", s.rateMax(Counter.SESSIONS))
                 .set("req_tot", s.get(Counter.REQUESTS))
                 .set("cli_abrt", s.get(Counter.CLIENT_ABORTS)).set("srv_abrt", s.get(Counter.SERVER_ABORTS))
-                .set("lastsess", lastSession(s, now)).set("qtime", 0)
+                .set("lastsess", lastSession(s, now))
                 .set("addr", level.allows(Level.OPERATOR) ? address(srv) : null)
                 .set("mode", "http").set("wrew", 0).set("connect", s.get(Counter.CONNECTS)).set("reuse", s.get(Counter.REUSES))
-                .set("qtime_max", 0).set("uweight", srv.weight());
+                .set("uweight", srv.weight());
         responses(r, s);
+        timers(r, srv.timeStats().snapshot());
         return r;
     }
 
@@ -99,7 +102,10 @@ final class StatRows {
         if ((srv.adminState() & Server.FORCED_DRAIN) != 0) {
             return "DRAIN";
         }
-        return "no check";
+        if (!srv.up()) {
+            return "DOWN";
+        }
+        return srv.stopping() ? "NOLB" : "no check";
     }
 
     static String address(Server srv) {
@@ -109,6 +115,12 @@ final class StatRows {
 
     private static long lastSession(Counters.Snapshot s, long now) {
         return s.lastSession() < 0 ? -1 : (now - s.lastSession()) / 1000;
+    }
+
+    /** {@code qtime ctime rtime ttime}, averaged over the last 1024 requests, and their maxima. */
+    private static void timers(StatRow r, dev.sluice.proxy.stats.TimeStats.Snapshot t) {
+        r.set("qtime", t.queue()).set("ctime", t.connect()).set("rtime", t.response()).set("ttime", t.total())
+                .set("qtime_max", t.queueMax()).set("ctime_max", t.connectMax()).set("rtime_max", t.responseMax()).set("ttime_max", t.totalMax());
     }
 
     private static void responses(StatRow r, Counters.Snapshot s) {

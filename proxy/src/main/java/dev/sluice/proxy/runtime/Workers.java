@@ -14,6 +14,7 @@ import java.util.List;
 public final class Workers {
     private final EventLoopGroup group;
     private final EventLoop[] loops;
+    private final dev.sluice.proxy.http.LiveStreams streams;
 
     public Workers(EventLoopGroup group) {
         this.group = group;
@@ -22,6 +23,44 @@ public final class Workers {
             l.add((EventLoop) e);
         }
         this.loops = l.toArray(new EventLoop[0]);
+        this.streams = new dev.sluice.proxy.http.LiveStreams(loops.length);
+    }
+
+    /** The streams in progress on each loop ({@code show sess}, {@code shutdown session}). */
+    public dev.sluice.proxy.http.LiveStreams streams() {
+        return streams;
+    }
+
+    /**
+     * Runs {@code task} on every loop with the loop's index and gathers the results in loop order: how the
+     * admin side reads or changes per-loop state (live streams, idle connections) without a lock.
+     */
+    public <T> java.util.concurrent.CompletableFuture<java.util.List<T>> onEachLoop(java.util.function.IntFunction<T> task) {
+        @SuppressWarnings("unchecked")
+        java.util.concurrent.CompletableFuture<T>[] parts = new java.util.concurrent.CompletableFuture[loops.length];
+        for (int i = 0; i < loops.length; i++) {
+            int index = i;
+            java.util.concurrent.CompletableFuture<T> f = new java.util.concurrent.CompletableFuture<>();
+            parts[i] = f;
+            try {
+                loops[i].execute(() -> {
+                    try {
+                        f.complete(task.apply(index));
+                    } catch (RuntimeException e) {
+                        f.completeExceptionally(e);
+                    }
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                f.completeExceptionally(e);
+            }
+        }
+        return java.util.concurrent.CompletableFuture.allOf(parts).thenApply(v -> {
+            java.util.List<T> out = new ArrayList<>(parts.length);
+            for (java.util.concurrent.CompletableFuture<T> f : parts) {
+                out.add(f.join());
+            }
+            return out;
+        });
     }
 
     public EventLoopGroup group() {
@@ -34,6 +73,16 @@ public final class Workers {
 
     public EventLoop loop(int index) {
         return loops[index];
+    }
+
+    /** The index of the loop running the caller, or -1 when it runs on none. */
+    public int currentIndex() {
+        for (int i = 0; i < loops.length; i++) {
+            if (loops[i].inEventLoop()) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** The index of a loop of this group; called once per connection, not per request. */

@@ -123,6 +123,50 @@ public final class StatTyped {
         return out.toString();
     }
 
+    /**
+     * {@code show stat json}: one row as HAProxy 2.6 writes it, an array of
+     * {@code {"objType":..,"proxyId":..,"id":..,"field":{"pos":..,"name":..},"processNum":1,"tags":{..},"value":{..}}}
+     * for the filled columns.
+     */
+    public static String json(StatRow row, StatRow.Type type, int iid, int sid) {
+        String obj = switch (type) {
+            case FRONTEND -> "Frontend";
+            case BACKEND -> "Backend";
+            case SERVER -> "Server";
+        };
+        char t = obj.charAt(0);
+        StringBuilder out = new StringBuilder("[");
+        int pos = 0;
+        boolean first = true;
+        for (String c : StatRow.COLUMNS) {
+            if (c.equals("-")) {
+                continue;
+            }
+            String v = row.get(c);
+            String[] f = FIELDS.get(c);
+            if (v != null && !v.isEmpty() && f != null) {
+                String[] tt = tagsAndType(f[0], t).split(":");
+                if (!first) {
+                    out.append(',');
+                }
+                first = false;
+                out.append("{\"objType\":\"").append(obj).append("\",\"proxyId\":").append(iid).append(",\"id\":").append(sid)
+                        .append(",\"field\":{\"pos\":").append(pos).append(",\"name\":\"").append(c).append("\"},\"processNum\":1,")
+                        .append("\"tags\":{\"origin\":\"").append(InfoFields.origin(tt[0].charAt(0))).append("\",\"nature\":\"")
+                        .append(InfoFields.nature(tt[0].charAt(1))).append("\",\"scope\":\"").append(InfoFields.scope(tt[0].charAt(2)))
+                        .append("\"},\"value\":{\"type\":\"").append(tt[1]).append("\",\"value\":");
+                if (tt[1].equals("str")) {
+                    out.append('"').append(InfoFields.json(v)).append('"');
+                } else {
+                    out.append(v);
+                }
+                out.append("}}");
+            }
+            pos++;
+        }
+        return out.append(']').toString();
+    }
+
     private static String tagsAndType(String spec, char type) {
         if (spec.indexOf('=') < 0) {
             return spec;

@@ -1,0 +1,29 @@
+package dev.sluice.config.model;
+
+import dev.sluice.config.SourceRef;
+
+import java.util.List;
+
+/**
+ * A proxy's HTML stats page ({@code stats enable|uri|refresh|auth|realm|admin|hide-version|show-legends|
+ * show-node|show-desc|scope}): served for requests whose path starts with {@code uri}, CSV at
+ * {@code <uri>;csv}. {@code auth} holds {@code user:password} pairs (none: no authentication);
+ * {@code admin} the conditions under which the page offers server actions; {@code scope} the proxies shown
+ * (empty: all); {@code node} and {@code desc} are null unless shown. {@link #NONE} when disabled.
+ */
+public record StatsPage(boolean enabled, String uri, long refreshMs, List<String> auth, String realm, List<Condition> admin,
+        boolean hideVersion, boolean showLegends, String node, String desc, List<String> scope, SourceRef where) {
+
+    /** HAProxy's defaults. */
+    public static final String DEFAULT_URI = "/haproxy?stats";
+    public static final String DEFAULT_REALM = "HAProxy Statistics";
+
+    public static final StatsPage NONE = new StatsPage(false, DEFAULT_URI, 0, List.of(), DEFAULT_REALM, List.of(), false, false, null, null,
+            List.of(), null);
+
+    public StatsPage {
+        auth = List.copyOf(auth);
+        admin = List.copyOf(admin);
+        scope = List.copyOf(scope);
+    }
+}

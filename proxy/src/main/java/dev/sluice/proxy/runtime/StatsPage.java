@@ -1,0 +1,389 @@
+package dev.sluice.proxy.runtime;
+
+import dev.sluice.config.model.Proxy;
+import dev.sluice.config.model.StatsSocket.Level;
+import dev.sluice.proxy.backend.Backend;
+import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.http.RequestHead;
+import dev.sluice.proxy.rules.Cond;
+import dev.sluice.proxy.rules.PageService;
+import dev.sluice.proxy.rules.RuleTarget;
+import dev.sluice.proxy.stats.StatRow;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * HAProxy's HTML stats page of one proxy ({@code stats enable|uri|refresh|auth|realm|admin|hide-version|
+ * show-legends|show-node|show-desc|scope}): the process summary and one table per proxy (frontend, servers
+ * coloured by state, backend), built from the very rows {@code show stat} prints ({@link StatRows}); the CSV
+ * at {@code <uri>;csv} is {@code show stat}'s output. With {@code stats admin} holding, servers get check
+ * boxes and an action form; the form is posted back and applied as the admin socket would apply it, then the
+ * browser is sent back to the page with HAProxy's {@code ;st=} status. Basic authentication with
+ * {@code stats auth}. Immutable; serves every event loop.
+ */
+final class StatsPage implements PageService {
+    private final ProxyRuntime rt;
+    private final dev.sluice.config.model.StatsPage cfg;
+    private final List<Cond> admin;
+    private final String owner;
+
+    StatsPage(ProxyRuntime rt, Proxy owner, List<Cond> admin) {
+        this.rt = rt;
+        this.cfg = owner.stats();
+        this.admin = admin;
+        this.owner = owner.name();
+    }
+
+    @Override
+    public boolean matches(RequestHead r) {
+        return r.target().toString().startsWith(cfg.uri());
+    }
+
+    @Override
+    public boolean needsBody(RequestHead r) {
+        return r.method().contentEquals("POST") && r.hasBody();
+    }
+
+    @Override
+    public Reply serve(RuleTarget t) {
+        RequestHead r = t.request();
+        if (!cfg.auth().isEmpty() && !authorized(r)) {
+            byte[] body = ("<html><body><h1>401 Unauthorized</h1>\nYou need a valid user and password to access this content.\n"
+                    + "</body></html>\n").getBytes(StandardCharsets.US_ASCII);
+            return new Reply(401, "text/html", List.<String[]>of(new String[] {"cache-control", "no-cache"},
+                    new String[] {"www-authenticate", "Basic realm=\"" + cfg.realm() + "\""}), body);
+        }
+        String options = r.target().toString().substring(cfg.uri().length());
+        boolean adminOk = false;
+        for (Cond c : admin) {
+            adminOk |= c.test(t);
+        }
+        if (r.method().contentEquals("POST")) {
+            String st = adminOk ? apply(t.requestBody()) : "DENY";
+            String base = cfg.uri();
+            return new Reply(303, null, List.<String[]>of(new String[] {"cache-control", "no-cache"},
+                    new String[] {"location", base + ";st=" + st}), new byte[0]);
+        }
+        if (options.contains(";csv")) {
+            String csv = ProxyCommands.statCsv(rt, cfg.showLegends() ? Level.OPERATOR : Level.USER, options.contains(";up") || options.contains(";no-maint"));
+            return new Reply(200, "text/plain", List.<String[]>of(new String[] {"cache-control", "no-cache"}),
+                    csv.getBytes(StandardCharsets.UTF_8));
+        }
+        List<String[]> fields = new ArrayList<>();
+        fields.add(new String[] {"cache-control", "no-cache"});
+        if (cfg.refreshMs() > 0 && !options.contains(";norefresh")) {
+            fields.add(new String[] {"refresh", Long.toString(Math.max(1, cfg.refreshMs() / 1000))});
+        }
+        return new Reply(200, "text/html", fields, html(options, adminOk).getBytes(StandardCharsets.UTF_8));
+    }
+
+    private boolean authorized(RequestHead r) {
+        io.netty.util.AsciiString h = r.fields().get(io.netty.util.AsciiString.cached("authorization"));
+        if (h == null || !h.toString().regionMatches(true, 0, "Basic ", 0, 6)) {
+            return false;
+        }
+        String cred;
+        try {
+            cred = new String(Base64.getDecoder().decode(h.toString().substring(6).trim()), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+        return cfg.auth().contains(cred);
+    }
+
+    /**
+     * Applies a posted form ({@code b=#<iid>&s=<server>&...&action=<action>}) as HAProxy's page does; returns
+     * the {@code st} code: DONE, PART (some servers not found), NONE (nothing selected), ERRP (bad form), UNKN.
+     */
+    String apply(byte[] body) {
+        if (body == null) {
+            return "ERRP";
+        }
+        String backend = null;
+        String action = null;
+        List<String> servers = new ArrayList<>();
+        for (String kv : new String(body, StandardCharsets.ISO_8859_1).split("&")) {
+            int eq = kv.indexOf('=');
+            if (eq <= 0) {
+                continue;
+            }
+            String k = kv.substring(0, eq);
+            String v = URLDecoder.decode(kv.substring(eq + 1), StandardCharsets.UTF_8);
+            switch (k) {
+                case "b" -> backend = v;
+                case "s" -> servers.add(v);
+                case "action" -> action = v;
+                default -> {
+                }
+            }
+        }
+        if (backend == null || action == null) {
+            return "ERRP";
+        }
+        Backend be = null;
+        for (Backend b : rt.backends().values()) {
+            if (b.name().equals(backend) || backend.equals("#" + b.id())) {
+                be = b;
+            }
+        }
+        if (be == null) {
+            return "ERRP";
+        }
+        if (servers.isEmpty()) {
+            return "NONE";
+        }
+        int done = 0;
+        for (String name : servers) {
+            Server s = be.server(name);
+            if (s == null) {
+                continue;
+            }
+            switch (action) {
+                case "ready" -> s.adminState(0);
+                case "drain" -> s.adminState(Server.FORCED_DRAIN);
+                case "maint" -> s.adminState(Server.FORCED_MAINT);
+                case "hrunn" -> s.setHealth(true, false);
+                case "hnolb" -> s.setHealth(true, true);
+                case "hdown" -> s.setHealth(false, false);
+                case "shutdown" -> killSessions(s);
+                default -> {
+                    return "UNKN";
+                }
+            }
+            done++;
+        }
+        return done == servers.size() ? "DONE" : "PART";
+    }
+
+    private void killSessions(Server srv) {
+        Workers w = rt.workers();
+        w.onEachLoop(loop -> {
+            for (dev.sluice.proxy.http.Stream s : w.streams().on(loop)) {
+                if (s.server() == srv) {
+                    s.kill();
+                }
+            }
+            return null;
+        });
+    }
+
+    // ------------------------------------------------------------------ HTML
+
+    private static final String CSS = """
+            body{font-family:Arial,Helvetica,sans-serif;font-size:12px;font-weight:normal;color:black;background:white;margin:8px}
+            h1{font-size:20px;margin:0 0 4px;color:#fff;background:#20427c;padding:6px 8px}
+            h2{font-size:14px;margin:10px 0 4px;color:#20427c}
+            table.tbl{border-collapse:collapse;border:1px solid #888;margin-bottom:12px;width:100%}
+            table.tbl td,table.tbl th{border:1px solid #aaa;padding:1px 4px;text-align:right;white-space:nowrap;font-size:11px}
+            table.tbl th.pxname{background:#20427c;color:#ffff80;text-align:left;font-size:13px;padding:3px 6px}
+            table.tbl tr.titre th{background:#20D0D0;color:#000;font-weight:bold;text-align:center}
+            table.tbl td.ac,table.tbl td.name{text-align:left}
+            tr.frontend td,tr.backend td{background:#e8e8d0;font-weight:bold}
+            tr.active_up td{background:#c0ffc0}
+            tr.active_down td{background:#ff9090}
+            tr.active_nolb td{background:#ffd020}
+            tr.active_draining td{background:#20a0ff}
+            tr.maintain td{background:#c07820}
+            tr.active_no_check td{background:#e0e0e0}
+            tr.backend_down td{background:#ff9090;font-weight:bold}
+            table.info{border-collapse:collapse;margin-bottom:10px}
+            table.info td{padding:1px 10px 1px 0;vertical-align:top}
+            table.legend td{padding:1px 6px;border:1px solid #aaa}
+            .status_msg{padding:6px;margin:6px 0;border:1px solid #444;background:#ffff80}
+            a{color:#20427c}
+            """;
+
+    private static final String[] STATUS_MESSAGES = {"DONE", "Action processed successfully.", "PART", "Action partially processed.",
+            "NONE", "Nothing has changed.", "DENY", "Action denied.", "ERRP", "Action not processed because of invalid parameters.",
+            "UNKN", "Unexpected result."};
+
+    String html(String options, boolean adminOk) {
+        Map<String, Object> info = rt.info();
+        StringBuilder b = new StringBuilder(16384);
+        String version = cfg.hideVersion() ? "" : " version " + esc(String.valueOf(info.get("Version")));
+        b.append("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Statistics Report for pid ").append(info.get("Pid"))
+                .append("</title>\n<style>").append(CSS).append("</style></head>\n<body>\n");
+        b.append("<h1>Sluice").append(version).append(" &mdash; Statistics Report for pid ").append(info.get("Pid"));
+        if (cfg.node() != null) {
+            b.append(" on ").append(esc(cfg.node().isEmpty() ? String.valueOf(info.get("node")) : cfg.node()));
+        }
+        b.append("</h1>\n");
+        if (cfg.desc() != null && !cfg.desc().isEmpty()) {
+            b.append("<p>").append(esc(cfg.desc())).append("</p>\n");
+        }
+        int st = options.indexOf(";st=");
+        if (st >= 0) {
+            String code = options.substring(st + 4).split(";", 2)[0];
+            for (int i = 0; i < STATUS_MESSAGES.length; i += 2) {
+                if (STATUS_MESSAGES[i].equals(code)) {
+                    b.append("<p class=\"status_msg\" id=\"status\">[<a href=\"").append(esc(cfg.uri())).append("\">X</a>] ")
+                            .append(STATUS_MESSAGES[i + 1]).append("</p>\n");
+                }
+            }
+        }
+        b.append("<h2>General process information</h2>\n<table class=\"info\"><tr><td>");
+        b.append("<b>pid = </b>").append(info.get("Pid")).append(" (process #1, nbproc = 1, nbthread = ").append(info.get("Nbthread"))
+                .append(")<br>\n<b>uptime = </b>").append(info.get("Uptime")).append("<br>\n<b>system limits:</b> memmax = unlimited; ulimit-n = ")
+                .append(info.get("Ulimit-n")).append("<br>\n<b>maxsock = </b>").append(info.get("Maxsock")).append("; <b>maxconn = </b>")
+                .append(info.get("Maxconn")).append("<br>\n<b>current conns = </b>").append(info.get("CurrConns"))
+                .append("; <b>current pipes = </b>0/0; <b>conn rate = </b>").append(info.get("ConnRate")).append("/sec<br>\n")
+                .append("<b>Running tasks: </b>").append(info.get("Run_queue")).append('/').append(info.get("Tasks"))
+                .append("; <b>idle = </b>").append(info.get("Idle_pct")).append(" %</td><td>\n");
+        b.append("<table class=\"legend\"><tr class=\"active_up\"><td>active UP</td></tr><tr class=\"active_down\"><td>active DOWN</td></tr>"
+                + "<tr class=\"active_nolb\"><td>active UP, NOLB</td></tr><tr class=\"active_draining\"><td>active UP, draining</td></tr>"
+                + "<tr class=\"maintain\"><td>active or backup in MAINT</td></tr><tr class=\"active_no_check\"><td>not checked</td></tr></table>\n");
+        b.append("</td><td>Display option:<ul><li><a href=\"").append(esc(cfg.uri())).append(options.contains(";up") ? "" : ";up")
+                .append("\">").append(options.contains(";up") ? "Show all servers" : "Hide 'DOWN' servers").append("</a></li>");
+        if (cfg.refreshMs() > 0) {
+            b.append("<li><a href=\"").append(esc(cfg.uri())).append(";norefresh\">Disable refresh</a></li>");
+        }
+        b.append("<li><a href=\"").append(esc(cfg.uri())).append("\">Refresh now</a></li><li><a href=\"").append(esc(cfg.uri()))
+                .append(";csv\">CSV export</a></li></ul></td></tr></table>\n");
+        boolean hideDown = options.contains(";up");
+        Level level = cfg.showLegends() ? Level.OPERATOR : Level.USER;
+        for (Proxy p : rt.config().proxies()) {
+            if (!inScope(p.name())) {
+                continue;
+            }
+            proxyTable(b, p, level, adminOk, hideDown);
+        }
+        b.append("</body></html>\n");
+        return b.toString();
+    }
+
+    private boolean inScope(String name) {
+        if (cfg.scope().isEmpty()) {
+            return true;
+        }
+        for (String s : cfg.scope()) {
+            if (s.equals(name) || s.equals(".") && name.equals(owner)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static final String[][] GROUPS = {{"Queue", "3"}, {"Session rate", "3"}, {"Sessions", "6"}, {"Bytes", "2"}, {"Denied", "2"},
+            {"Errors", "3"}, {"Warnings", "2"}, {"Server", "9"}};
+    private static final String[] SUBS = {"Cur", "Max", "Limit", "Cur", "Max", "Limit", "Cur", "Max", "Limit", "Total", "LbTot", "Last", "In",
+            "Out", "Req", "Resp", "Req", "Conn", "Resp", "Retr", "Redis", "Status", "LastChk", "Wght", "Act", "Bck", "Chk", "Dwn", "Dwntme",
+            "Thrtle"};
+
+    private void proxyTable(StringBuilder b, Proxy p, Level level, boolean adminOk, boolean hideDown) {
+        Frontend fe = rt.frontends().get(p.name());
+        Backend be = rt.backends().get(p.name());
+        boolean form = adminOk && be != null && !be.servers().isEmpty();
+        if (form) {
+            b.append("<form method=\"post\" action=\"").append(esc(cfg.uri())).append("\">");
+        }
+        b.append("<table class=\"tbl\" id=\"px-").append(esc(p.name())).append("\">\n<tr><th class=\"pxname\" colspan=\"")
+                .append(SUBS.length + 1 + (form ? 1 : 0)).append("\"><a name=\"").append(esc(p.name())).append("\"></a>").append(esc(p.name()))
+                .append("</th></tr>\n<tr class=\"titre\">");
+        if (form) {
+            b.append("<th rowspan=\"2\"></th>");
+        }
+        b.append("<th rowspan=\"2\"></th>");
+        for (String[] g : GROUPS) {
+            b.append("<th colspan=\"").append(g[1]).append("\">").append(g[0]).append("</th>");
+        }
+        b.append("</tr>\n<tr class=\"titre\">");
+        for (String s : SUBS) {
+            b.append("<th>").append(s).append("</th>");
+        }
+        b.append("</tr>\n");
+        if (fe != null) {
+            row(b, StatRows.frontend(fe), "frontend", "Frontend", form, null);
+        }
+        if (be != null) {
+            for (Server s : be.servers()) {
+                StatRow r = StatRows.server(s, level);
+                String status = r.get("status");
+                if (hideDown && (status.equals("DOWN") || status.equals("MAINT"))) {
+                    continue;
+                }
+                row(b, r, serverClass(status), s.name(), form, s.name());
+            }
+            StatRow br = StatRows.backend(be, level);
+            row(b, br, "UP".equals(br.get("status")) ? "backend" : "backend_down", "Backend", form, null);
+        }
+        b.append("</table>\n");
+        if (form) {
+            b.append("<input type=\"hidden\" name=\"b\" value=\"#").append(be.id()).append("\">Choose the action to perform on the checked servers : "
+                    + "<select name=\"action\"><option value=\"\"></option><option value=\"ready\">Set state to READY</option>"
+                    + "<option value=\"drain\">Set state to DRAIN</option><option value=\"maint\">Set state to MAINT</option>"
+                    + "<option value=\"hrunn\">Health: force UP</option><option value=\"hnolb\">Health: force NOLB</option>"
+                    + "<option value=\"hdown\">Health: force DOWN</option><option value=\"shutdown\">Kill Sessions</option></select>"
+                    + "<input type=\"submit\" value=\"Apply\"></form>\n");
+        }
+    }
+
+    static String serverClass(String status) {
+        return switch (status) {
+            case "DOWN" -> "active_down";
+            case "NOLB" -> "active_nolb";
+            case "DRAIN" -> "active_draining";
+            case "MAINT" -> "maintain";
+            case "no check" -> "active_no_check";
+            default -> "active_up";
+        };
+    }
+
+    private static void row(StringBuilder b, StatRow r, String cls, String name, boolean form, String checkbox) {
+        b.append("<tr class=\"").append(cls).append("\">");
+        if (form) {
+            b.append("<td>");
+            if (checkbox != null) {
+                b.append("<input type=\"checkbox\" name=\"s\" value=\"").append(esc(checkbox)).append("\">");
+            }
+            b.append("</td>");
+        }
+        String addr = r.get("addr");
+        b.append("<td class=\"name\"").append(addr != null && !addr.isEmpty() ? " title=\"" + esc(addr) + "\"" : "").append(">").append(esc(name))
+                .append("</td>");
+        String[] cols = {"qcur", "qmax", "qlimit", "rate", "rate_max", "rate_lim", "scur", "smax", "slim", "stot", "lbtot", "lastsess", "bin",
+                "bout", "dreq", "dresp", "ereq", "econ", "eresp", "wretr", "wredis", "status", "check_status", "weight", "act", "bck", "chkfail",
+                "chkdown", "downtime", "throttle"};
+        for (String c : cols) {
+            String v = r.get(c);
+            if (v == null) {
+                v = "";
+            }
+            if (c.equals("lastsess") || c.equals("downtime")) {
+                v = v.isEmpty() || v.equals("-1") ? (c.equals("lastsess") && v.equals("-1") ? "never" : v) : StreamCommands.humanTime(Long.parseLong(v));
+            } else if (c.equals("bin") || c.equals("bout")) {
+                v = v.isEmpty() ? v : bytes(Long.parseLong(v));
+            } else if (c.equals("act") && r.get("type").equals("2")) {
+                v = "Y";
+            } else if (c.equals("bck") && r.get("type").equals("2")) {
+                v = "-";
+            }
+            b.append("<td").append(c.equals("status") ? " class=\"ac\"" : "").append('>').append(esc(v)).append("</td>");
+        }
+        b.append("</tr>\n");
+    }
+
+    /** Bytes as HAProxy's page prints them: digits grouped by thousands. */
+    static String bytes(long n) {
+        return String.format(java.util.Locale.ROOT, "%,d", n).replace(',', ' ');
+    }
+
+    static String esc(String s) {
+        StringBuilder b = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '<' -> b.append("&lt;");
+                case '>' -> b.append("&gt;");
+                case '&' -> b.append("&amp;");
+                case '"' -> b.append("&quot;");
+                case '\'' -> b.append("&#39;");
+                default -> b.append(c);
+            }
+        }
+        return b.toString();
+    }
+}
