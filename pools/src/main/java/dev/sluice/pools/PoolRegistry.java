@@ -29,6 +29,7 @@ public final class PoolRegistry {
     /** Set while an allocation that hit the ceiling collects spares; others then fail without waiting. */
     private final AtomicBoolean collecting = new AtomicBoolean();
     private final List<Pool<?>> pools = new CopyOnWriteArrayList<>();
+    private final List<Budget> budgets = new CopyOnWriteArrayList<>();
     private final List<ExternalPools> externals = new CopyOnWriteArrayList<>();
 
     /** A registry without memory ceiling. */
@@ -90,6 +91,21 @@ public final class PoolRegistry {
         return pool;
     }
 
+    /**
+     * Creates a {@link Budget}: a count of live objects that are not recycled, held to the ceiling and
+     * listed by {@code show pools} among the pools (by size, after pools of the same size).
+     *
+     * @param size estimated bytes per object
+     */
+    public synchronized Budget budget(String name, int size) {
+        if (name == null || name.isEmpty() || size <= 0) {
+            throw new IllegalArgumentException("a budget needs a name and a positive size");
+        }
+        Budget b = new Budget(name, size, this, Buckets.defaultBits());
+        budgets.add(b);
+        return b;
+    }
+
     /** Adds a source of extra {@code show pools} lines (Netty's allocator, reported by the proxy). */
     public void addExternal(ExternalPools source) {
         externals.add(Objects.requireNonNull(source));
@@ -100,11 +116,21 @@ public final class PoolRegistry {
         return List.copyOf(pools);
     }
 
-    /** Lines for {@code show pools}: the pools in list order, then the external sources' lines. */
+    /**
+     * Lines for {@code show pools}: the pools and budgets by increasing size (a budget after the pools of
+     * its size), then the external sources' lines.
+     */
     public List<PoolStats> snapshot() {
         List<PoolStats> out = new ArrayList<>();
         for (Pool<?> p : pools) {
             out.add(p.stats());
+        }
+        for (Budget b : budgets) {
+            int at = out.size();
+            while (at > 0 && out.get(at - 1).size() > b.size()) {
+                at--;
+            }
+            out.add(at, b.stats());
         }
         for (ExternalPools e : externals) {
             out.addAll(e.pools());

@@ -14,19 +14,19 @@ package dev.sluice.pools;
  * @param users registrations sharing the pool
  * @param id what {@code @} prints: HAProxy prints the pool's address; Sluice its identity hash
  * @param shared true when other registrations may merge into the pool ({@code [SHARED]})
+ * @param allocatedBytes bytes allocated: {@code size x allocated} for a pool; an external source, whose
+ *                       objects differ in size (Netty's buffers), gives its own figure
+ * @param usedBytes bytes in use, likewise
+ * @param cachedBytes bytes in thread caches, likewise
  */
 public record PoolStats(String name, long size, long allocated, long used, long cached, long neededAvg,
-                        long failed, int users, String id, boolean shared) {
+                        long failed, int users, String id, boolean shared, long allocatedBytes, long usedBytes,
+                        long cachedBytes) {
 
-    public long allocatedBytes() {
-        return size * allocated;
-    }
-
-    public long usedBytes() {
-        return size * used;
-    }
-
-    public long cachedBytes() {
-        return size * cached;
+    /** The line of a pool of same-sized objects: the byte figures are the counts times {@code size}. */
+    public PoolStats(String name, long size, long allocated, long used, long cached, long neededAvg, long failed,
+                     int users, String id, boolean shared) {
+        this(name, size, allocated, used, cached, neededAvg, failed, users, id, shared, size * allocated, size * used,
+                size * cached);
     }
 }

@@ -42,6 +42,44 @@ class StickTableTest {
     }
 
     @Test
+    void aSourceConnectionRateLimitRefusesTheConnectionsPastIt() {
+        try (Origin o = Origin.start("o")) {
+            int port = Ports.free();
+            int probe = Ports.free();
+            try (Sluice s = Sluice.start("""
+                    defaults
+                        mode http
+                        timeout connect 2s
+                        timeout client 5s
+                        timeout server 5s
+                    frontend fe
+                        bind 127.0.0.1:%d
+                        stick-table type ip size 1m expire 30s store conn_rate(10s)
+                        tcp-request connection track-sc0 src
+                        tcp-request connection reject if { src_conn_rate gt 5 }
+                        default_backend be
+                    # bound after fe (listeners start in order): readiness is probed here, not counted in fe's table
+                    frontend probe
+                        bind 127.0.0.1:%d
+                        default_backend be
+                    backend be
+                        server s1 127.0.0.1:%d
+                    """.formatted(port, probe, o.port()), probe)) {
+                List<Boolean> served = new ArrayList<>();
+                for (int i = 0; i < 8; i++) {
+                    try (RawClient c = new RawClient(port)) {
+                        served.add(c.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n").read().status() == 200);
+                    } catch (RuntimeException e) {
+                        served.add(false);
+                    }
+                }
+                assertThat(served).containsExactly(true, true, true, true, true, false, false, false);
+                assertThat(o.requests()).hasSize(5);
+            }
+        }
+    }
+
+    @Test
     void countersAndActionsMatchHaproxy() throws Exception {
         String get = "GET / HTTP/1.1\r\n\r\n";
         List<String> requests = new ArrayList<>(List.of(get, "GET /inc HTTP/1.1\r\n\r\n", "GET /nf HTTP/1.1\r\n\r\n",

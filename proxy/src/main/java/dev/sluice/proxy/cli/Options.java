@@ -7,10 +7,10 @@ import java.util.List;
 /**
  * The command line, HAProxy's flags: {@code -f <file|dir>} (repeatable), {@code -c}, {@code -d},
  * {@code -D}, {@code -p <pidfile>}, {@code -q}, {@code -v}/{@code -vv}, {@code -sf|-st <pid>...},
- * {@code --help}. Immutable.
+ * {@code -m <megabytes>} (the pools' memory ceiling, 0 for none), {@code --help}. Immutable.
  */
 public record Options(List<Path> files, boolean check, boolean debug, boolean daemon, String pidfile, boolean quiet, int version,
-        boolean help, List<Long> softStopPids, List<Long> hardStopPids) {
+        boolean help, List<Long> softStopPids, List<Long> hardStopPids, long memoryMb) {
 
     /** Thrown for a command line that cannot be used; the message says why. */
     public static final class UsageException extends Exception {
@@ -30,6 +30,7 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
         boolean help = false;
         List<Long> sf = new ArrayList<>();
         List<Long> st = new ArrayList<>();
+        long memoryMb = 0;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -40,6 +41,17 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
                     files.add(Path.of(args[++i]));
                 }
                 case "-c" -> check = true;
+                case "-m" -> {
+                    String v = i + 1 < args.length ? args[++i] : "";
+                    try {
+                        memoryMb = Long.parseLong(v);
+                    } catch (NumberFormatException e) {
+                        memoryMb = -1;
+                    }
+                    if (memoryMb < 0 || memoryMb > 1L << 40) {
+                        throw new UsageException("-m expects a number of megabytes (0 for no limit), not '" + v + "'");
+                    }
+                }
                 case "-d" -> debug = true;
                 case "-D" -> daemon = true;
                 case "-q" -> quiet = true;
@@ -73,17 +85,20 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
                 }
             }
         }
-        return new Options(List.copyOf(files), check, debug, daemon, pidfile, quiet, version, help, List.copyOf(sf), List.copyOf(st));
+        return new Options(List.copyOf(files), check, debug, daemon, pidfile, quiet, version, help, List.copyOf(sf), List.copyOf(st),
+                memoryMb);
     }
 
     public static String usage() {
         return """
-                Usage : sluice [-f <cfgfile|cfgdir>]* [ -vdVD ] [ -q ] [ -c ] [ -p <pidfile> ] [ -sf|-st <pid>* ]
+                Usage : sluice [-f <cfgfile|cfgdir>]* [ -vdVD ] [ -q ] [ -c ] [ -p <pidfile> ] [ -m <max megs> ] [ -sf|-st <pid>* ]
                         -v displays version ; -vv shows build details.
                         -d enters debug mode (foreground, events printed) ; -D goes daemon.
                         -f <file|dir> reads a configuration file, or the *.cfg files of a directory in order (repeatable).
                         -c checks the configuration and exits (0 when valid, 1 on error).
                         -p writes the process id to <pidfile>.
+                        -m limits the memory of the pools (streams, connections) to <max megs> MB: past it a request
+                           gets a 503 and a new connection is closed (show pools, show info PoolFailed count them).
                         -q quiet mode : don't display messages.
                         -sf/-st <pid>* sends a soft stop (finish, then exit) / a hard stop to those processes once started.
                         Without -f, the built-in quickstart configuration (examples/quickstart.cfg) is used by ./sluice.

@@ -90,6 +90,8 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     private long tResponse = -1;
     private boolean counted;
     private boolean logged;
+    /** The frontend's stream budget while this stream holds a place in it; given back once, at {@link #log}. */
+    private dev.sluice.pools.Budget budget;
     /** Request bytes received from the client (head as HTTP/1 text, body, tunnel), for bin. */
     private long bytesIn;
     /** The cause and state letters of the log's termination flags, decided where the outcome is. */
@@ -145,6 +147,17 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         epoch = live.epoch();
         frontend.countRequest();
         bytesIn = headBytes(request);
+        dev.sluice.pools.Budget b = frontend.streamBudget();
+        if (b != null) {
+            if (!b.take()) {
+                // the memory ceiling (-m): a resource of the proxy is exhausted
+                cause = 'R';
+                state = 'R';
+                fail(503);
+                return;
+            }
+            budget = b;
+        }
         if (frontend.isMonitorRequest(request)) {
             // answered before any rule; as in HAProxy, neither forwarded nor logged
             logged = true;
@@ -1175,6 +1188,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
 
     /** Emits the access-log line of this stream, once, and ends its server accounting. */
     private void log() {
+        dev.sluice.pools.Budget b = budget;
+        if (b != null) {
+            budget = null;
+            b.give();
+        }
         frontend.workers().streams().remove(this, client.loopIndex());
         if (logged) {
             return;

@@ -26,6 +26,7 @@ public final class Listener {
     private final Function<Boolean, ChannelHandler> connectionHandler;
     private Channel channel;
     private java.util.function.Predicate<Channel> acceptFilter;
+    private dev.sluice.pools.Budget sessions;
 
     /**
      * @param connectionHandler makes the protocol handler of an accepted connection, given whether the
@@ -36,6 +37,15 @@ public final class Listener {
         this.frontend = frontend;
         this.limit = limit;
         this.connectionHandler = connectionHandler;
+    }
+
+    /**
+     * The budget each accepted connection takes until it closes ({@code show pools}' session line); when the
+     * memory ceiling refuses it, the connection is closed at once, before any rule or admission.
+     */
+    public Listener sessions(dev.sluice.pools.Budget b) {
+        this.sessions = b;
+        return this;
     }
 
     /** Decides on each accepted connection before admission ({@code tcp-request connection} rules); false closes it. */
@@ -71,6 +81,14 @@ public final class Listener {
                 .childHandler(new io.netty.channel.ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        dev.sluice.pools.Budget budget = sessions;
+                        if (budget != null) {
+                            if (!budget.take()) {
+                                ch.close();
+                                return;
+                            }
+                            ch.closeFuture().addListener(f -> budget.give());
+                        }
                         if (acceptFilter != null && !acceptFilter.test(ch)) {
                             ch.close();
                             return;

@@ -35,6 +35,7 @@ public final class Frontend {
     private final dev.sluice.proxy.rules.Template uniqueIdFormat;
     private final io.netty.util.AsciiString uniqueIdHeader;
     private dev.sluice.proxy.auth.Userlists userlists = dev.sluice.proxy.auth.Userlists.NONE;
+    private dev.sluice.pools.Budget streamBudget;
     /** TLS handshakes completed, of which resumed, and failed (HAProxy's ssl_sess, ssl_reused_sess, ssl_failed_handshake). */
     final LongAdder tlsSessions = new LongAdder();
     final LongAdder tlsReused = new LongAdder();
@@ -108,6 +109,16 @@ public final class Frontend {
     }
 
     /** Sets the configuration's userlists; before the frontend accepts connections. */
+    /** The budget every stream of this frontend takes ({@code show pools}' stream line, the {@code -m} ceiling). */
+    public void streamBudget(dev.sluice.pools.Budget b) {
+        this.streamBudget = b;
+    }
+
+    /** The stream budget, or null when none was set (unit tests). */
+    public dev.sluice.pools.Budget streamBudget() {
+        return streamBudget;
+    }
+
     public void userlists(dev.sluice.proxy.auth.Userlists u) {
         this.userlists = u;
     }

@@ -59,6 +59,7 @@ public final class ProxyRuntime {
     private final CountDownLatch stopped = new CountDownLatch(1);
     private dev.sluice.proxy.log.LogWriter logWriter;
     private final StickTables stickTables;
+    private final dev.sluice.proxy.memory.ProxyPools pools;
     private final TlsContexts tls;
     private final QuicBinds quic;
     /** Proxy ids by name, as HAProxy 2.6 numbers them: in declaration order from 2 (1 is its internal HTTP client). */
@@ -77,8 +78,9 @@ public final class ProxyRuntime {
     private volatile long maxConnRate;
     private volatile long bytesOutRate;
 
-    private ProxyRuntime(Config config, Prepared prepared) {
+    private ProxyRuntime(Config config, Prepared prepared, dev.sluice.proxy.memory.ProxyPools pools) {
         this.config = config;
+        this.pools = pools;
         this.tls = prepared.tls();
         Map<String, List<Backend.ResolvedServer>> resolved = prepared.resolved();
         this.transport = Transport.select();
@@ -90,7 +92,7 @@ public final class ProxyRuntime {
         dev.sluice.config.model.Tune tune = config.global().tune();
         H1Limits limits = new H1Limits(tune.maxHeadBytes(), tune.maxhdr());
         this.stickTables = StickTables.of(config, new ArrayList<>());
-        this.quic = new QuicBinds(config.global().quic(), null);
+        this.quic = new QuicBinds(config.global().quic(), pools.registry());
         for (dev.sluice.sticktable.StickTable t : stickTables.all()) {
             // expired untracked entries go away within a second, as HAProxy's purge task does
             group.scheduleAtFixedRate(t::purgeExpired, 1, 1, java.util.concurrent.TimeUnit.SECONDS);
@@ -114,6 +116,7 @@ public final class ProxyRuntime {
         dev.sluice.proxy.auth.Userlists userlists = dev.sluice.proxy.auth.Userlists.compile(config.userlists());
         this.metrics = new dev.sluice.proxy.metrics.PrometheusExporter(config.global().tune().prometheusMaxSeries());
         this.metrics.register(new ProxyMetrics(this));
+        pools.register(metrics);
         dev.sluice.proxy.rules.Service prometheusService = t -> new dev.sluice.proxy.rules.Service.Reply(200,
                 dev.sluice.proxy.metrics.PrometheusExporter.CONTENT_TYPE, List.of(),
                 metrics.scrape().getBytes(java.nio.charset.StandardCharsets.UTF_8));
@@ -135,6 +138,7 @@ public final class ProxyRuntime {
                     limits.withAcceptInvalid(p.http().acceptInvalidRequest()), log);
             fe.altSvc(altSvc(p));
             fe.userlists(userlists);
+            fe.streamBudget(pools.streams());
             fe.services(java.util.Map.of("prometheus-exporter", prometheusService));
             frontends.put(p.name(), fe);
             ConnectionRules connectionRules = rules.connection().isEmpty() ? null : new ConnectionRules(rules.connection(), p.name());
@@ -159,7 +163,7 @@ public final class ProxyRuntime {
                 }
             }
             for (int i = listenersBefore; i < listeners.size(); i++) {
-                listeners.get(i).acceptFilter(connectionRules);
+                listeners.get(i).acceptFilter(connectionRules).sessions(pools.sessions());
             }
         }
         fullconn(config);
@@ -170,6 +174,7 @@ public final class ProxyRuntime {
         ServerCommands.register(registry, backends.values(), workers);
         StreamCommands.register(registry, workers, backends.values());
         dev.sluice.proxy.rules.TableCommands.register(registry, stickTables);
+        pools.register(registry);
         this.admin = new AdminSockets(config.global().statsSockets(), config.global().statsTimeoutMs(), registry);
     }
 
@@ -442,7 +447,17 @@ public final class ProxyRuntime {
     }
 
     public static ProxyRuntime build(Config config, Prepared prepared) {
-        return new ProxyRuntime(config, prepared);
+        return build(config, prepared, new dev.sluice.proxy.memory.ProxyPools(0));
+    }
+
+    /** A runtime whose streams and connections count in {@code pools} (and its {@code -m} ceiling). */
+    public static ProxyRuntime build(Config config, Prepared prepared, dev.sluice.proxy.memory.ProxyPools pools) {
+        return new ProxyRuntime(config, prepared, pools);
+    }
+
+    /** The pools and budgets, with the memory ceiling. */
+    public dev.sluice.proxy.memory.ProxyPools pools() {
+        return pools;
     }
 
     public Transport transport() {
@@ -571,15 +586,10 @@ public final class ProxyRuntime {
             requests += fe.totalRequests();
             bytesOut += fe.counters().get(Counter.BYTES_OUT);
         }
-        io.netty.buffer.PooledByteBufAllocatorMetric pool = io.netty.buffer.PooledByteBufAllocator.DEFAULT.metric();
-        long poolAlloc = pool.usedDirectMemory() + pool.usedHeapMemory();
-        long poolUsed = 0;
-        for (io.netty.buffer.PoolArenaMetric a : pool.directArenas()) {
-            poolUsed += a.numActiveBytes();
-        }
-        for (io.netty.buffer.PoolArenaMetric a : pool.heapArenas()) {
-            poolUsed += a.numActiveBytes();
-        }
+        // the same figures as the Total line of show pools: the pools, budgets and Netty's arenas
+        dev.sluice.pools.PoolTotals poolTotals = pools.totals();
+        long poolAlloc = poolTotals.allocatedBytes();
+        long poolUsed = poolTotals.usedBytes();
         int pending = 0;
         for (io.netty.util.concurrent.EventExecutor e : group) {
             if (e instanceof io.netty.util.concurrent.SingleThreadEventExecutor st) {
@@ -598,10 +608,10 @@ public final class ProxyRuntime {
         m.put("Pid", ProcessHandle.current().pid());
         m.put("Uptime", String.format("%dd %dh%02dm%02ds", up / 86400, up / 3600 % 24, up / 60 % 60, up % 60));
         m.put("Uptime_sec", up);
-        m.put("Memmax_MB", 0);
-        m.put("PoolAlloc_MB", poolAlloc >> 20);
-        m.put("PoolUsed_MB", poolUsed >> 20);
-        m.put("PoolFailed", 0);
+        m.put("Memmax_MB", poolTotals.memmaxMb());
+        m.put("PoolAlloc_MB", poolTotals.poolAllocMb());
+        m.put("PoolUsed_MB", poolTotals.poolUsedMb());
+        m.put("PoolFailed", poolTotals.poolFailed());
         m.put("Ulimit-n", fds);
         m.put("Maxsock", fds);
         m.put("Maxconn", globalLimit.max());
@@ -613,7 +623,7 @@ public final class ProxyRuntime {
                 "SessRateLimit", "SslRate", "SslRateLimit", "MaxSslRate", "SslFrontendKeyRate", "SslFrontendMaxKeyRate",
                 "SslFrontendSessionReuse_pct", "SslBackendKeyRate", "SslBackendMaxKeyRate", "SslCacheLookups", "SslCacheMisses",
                 "CompressBpsIn", "CompressBpsOut", "CompressBpsRateLim", "Unstoppable Jobs", "ActivePeers", "ConnectedPeers",
-                "BusyPolling", "FailedResolutions", "TotalSplicdedBytesOut", "DebugCommandsIssued", "CumRecvLogs", "Memmax_bytes")) {
+                "BusyPolling", "FailedResolutions", "TotalSplicdedBytesOut", "DebugCommandsIssued", "CumRecvLogs")) {
             m.put(zero, 0);
         }
         m.put("ConnRate", connRate);
@@ -631,6 +641,7 @@ public final class ProxyRuntime {
         m.put("TotalBytesOut", bytesOut);
         m.put("BytesOutRate", bytesOutRate);
         m.put("Build info", ProductInfo.VERSION);
+        m.put("Memmax_bytes", poolTotals.memoryLimitBytes());
         m.put("PoolAlloc_bytes", poolAlloc);
         m.put("PoolUsed_bytes", poolUsed);
         m.put("Start_time_sec", startMillis / 1000);
