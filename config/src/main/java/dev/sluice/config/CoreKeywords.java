@@ -107,6 +107,8 @@ final class CoreKeywords {
                 "Maximum time to wait for the next request on a kept-alive connection (defaults to 'timeout http-request').",
                 (p, v) -> p.timeoutHttpKeepAlive = v);
 
+        timeout(r, "tarpit", PROXIES, "How long 'http-request tarpit' holds a request before answering (defaults to 'timeout connect').",
+                (p, v) -> p.timeoutTarpit = v);
         timeout(r, "tunnel", PROXIES, "Inactivity limit of a tunnel (WebSocket, CONNECT), both sides; defaults to client/server.",
                 (p, v) -> p.timeoutTunnel = v);
 
@@ -117,6 +119,25 @@ final class CoreKeywords {
         connectionMode(r, "http-server-close", HttpOptions.ConnectionMode.SERVER_CLOSE,
                 "Close the server connection after each response; keep the client connection.");
         connectionMode(r, "httpclose", HttpOptions.ConnectionMode.CLOSE, "Close both connections after each response.");
+        r.register(new Keyword("option tcpka", PROXIES, "[no] option tcpka",
+                "Send TCP keep-alive probes on client connections (frontends) and server connections (backends).", c -> {
+                    if (c.expectArgs(0, 0, "option tcpka")) {
+                        c.proxy().clientTcpKeepAlive = !c.negated();
+                        c.proxy().serverTcpKeepAlive = !c.negated();
+                    }
+                }));
+        r.register(new Keyword("option clitcpka", FRONTEND_SIDE, "[no] option clitcpka",
+                "Send TCP keep-alive probes on client connections.", c -> {
+                    if (c.expectArgs(0, 0, "option clitcpka")) {
+                        c.proxy().clientTcpKeepAlive = !c.negated();
+                    }
+                }));
+        r.register(new Keyword("option srvtcpka", BACKEND_SIDE, "[no] option srvtcpka",
+                "Send TCP keep-alive probes on server connections.", c -> {
+                    if (c.expectArgs(0, 0, "option srvtcpka")) {
+                        c.proxy().serverTcpKeepAlive = !c.negated();
+                    }
+                }));
         for (String name : new String[] {"accept-unsafe-violations-in-http-request", "accept-invalid-http-request"}) {
             r.register(new Keyword("option " + name, FRONTEND_SIDE, "[no] option " + name,
                     "Relax HTTP/1 request parsing as HAProxy does: any non-control character in field names, 8-bit characters, "
@@ -273,6 +294,7 @@ final class CoreKeywords {
             return;
         }
         TlsOptions opts = new TlsOptions();
+        BindSocketOptions sock = new BindSocketOptions();
         boolean forceRetry = false;
         dev.sluice.config.model.BindQuic.CongestionControl cc = null;
         String quicOption = null;
@@ -306,6 +328,12 @@ final class CoreKeywords {
             int next = TlsKeywords.option(c, opts, a, i, false);
             if (next == TlsKeywords.FAILED) {
                 return;
+            }
+            if (next == TlsKeywords.NOT_MINE) {
+                next = sock.option(c, a, i);
+                if (next == TlsKeywords.FAILED) {
+                    return;
+                }
             }
             if (next == TlsKeywords.NOT_MINE) {
                 String what = TlsKeywords.bindFeature(opt);
@@ -347,7 +375,11 @@ final class CoreKeywords {
                     c.error("'" + quicOption + "' only applies to QUIC binds (quic4@ or quic6@), not to '" + one + "'.");
                     continue;
                 }
-                c.proxy().binds.add(new Bind(c.at(), addr, one, null, opts.proto, quic));
+                if (sock.used != null && !(addr instanceof ListenAddress.Inet)) {
+                    c.error("'" + sock.used + "' only applies to TCP addresses, not to '" + one + "'.");
+                    continue;
+                }
+                c.proxy().binds.add(new Bind(c.at(), addr, one, null, opts.proto, quic, sock.build()));
                 c.proxy().bindOptions.add(opts);
             } catch (IllegalArgumentException e) {
                 c.error(e.getMessage());
@@ -631,12 +663,12 @@ final class CoreKeywords {
                     }
                     i += 2;
                 }
-                case "errorfile", "errorfiles", "default-errorfiles" -> {
-                    c.error("'" + w + "' is not supported by Sluice yet (use 'string', 'lf-string', 'file' or 'lf-file').");
-                    return;
+                case "errorfile", "errorfiles" -> i++;
+                case "default-errorfiles" -> {
                 }
                 default -> {
-                    c.error("unexpected argument '" + w + "'; expected: status, content-type, string, lf-string, file, lf-file, hdr, if or unless.");
+                    c.error("unexpected argument '" + w + "'; expected: status, content-type, string, lf-string, file, lf-file, hdr,"
+                            + " errorfile, errorfiles, default-errorfiles, if or unless.");
                     return;
                 }
             }
@@ -656,8 +688,12 @@ final class CoreKeywords {
                 return;
             }
         }
+        List<String> args = ErrorKeywords.resolveRulePage(c, a.subList(0, end), status);
+        if (args == null) {
+            return;
+        }
         RuleKeywords.warnAfterRedirect(c);
-        c.proxy().httpRequestRules.add(new HttpRule.Action(c.at(), cond, "return", a.subList(0, end)));
+        c.proxy().httpRequestRules.add(new HttpRule.Action(c.at(), cond, "return", args));
     }
 
     static boolean validName(String name) {

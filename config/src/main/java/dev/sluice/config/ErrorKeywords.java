@@ -107,4 +107,81 @@ final class ErrorKeywords {
             c.proxy().errorPages.put(code, section.get(code));
         }
     }
+
+    static final String RULE_PAGE = dev.sluice.config.model.ErrorPages.RULE_PAGE;
+
+    /**
+     * The {@code errorfile <file>}, {@code errorfiles <section>} and {@code default-errorfiles} options of a
+     * {@code deny}, {@code tarpit} or {@code return} rule with status {@code status}: the page is read now and
+     * the arguments come back with {@link #RULE_PAGE} and its text instead (a section without that status gives the
+     * bare status, as HAProxy answers); null after an error. Arguments without these options come back unchanged.
+     */
+    static List<String> resolveRulePage(KeywordContext c, List<String> args, int status) {
+        int at = -1;
+        for (int i = 0; i < args.size(); i++) {
+            String w = args.get(i);
+            if (w.equals("errorfile") || w.equals("errorfiles") || w.equals("default-errorfiles")) {
+                if (at >= 0) {
+                    c.error("only one of 'errorfile', 'errorfiles' and 'default-errorfiles' may be given.");
+                    return null;
+                }
+                at = i;
+            }
+        }
+        if (at < 0) {
+            return args;
+        }
+        for (String w : args) {
+            if (List.of("content-type", "string", "lf-string", "file", "lf-file", "hdr").contains(w)) {
+                c.error("'" + args.get(at) + "' cannot be used with '" + w + "': the page is a whole HTTP response.");
+                return null;
+            }
+        }
+        String opt = args.get(at);
+        List<String> out = new java.util.ArrayList<>(args.subList(0, at));
+        if (opt.equals("default-errorfiles")) {
+            out.add(opt);
+            out.addAll(args.subList(at + 1, args.size()));
+            return out;
+        }
+        if (at + 1 >= args.size()) {
+            c.error("'" + opt + "' expects " + (opt.equals("errorfile") ? "a file." : "the name of an http-errors section."));
+            return null;
+        }
+        String value = args.get(at + 1);
+        byte[] page;
+        if (opt.equals("errorfile")) {
+            try {
+                page = Files.readAllBytes(Path.of(value));
+            } catch (IOException | RuntimeException e) {
+                c.error("error opening file <" + value + ">.");
+                return null;
+            }
+            String why = page.length == 0 ? null : checkResponse(page);
+            if (why != null) {
+                c.error("file <" + value + "> is not a valid HTTP response: " + why + ".");
+                return null;
+            }
+        } else {
+            Map<Integer, byte[]> section = c.httpErrorSections().get(value);
+            if (section == null) {
+                c.error("unknown http-errors section '" + value + "' (it must be declared before it is used)"
+                        + Suggestions.didYouMean(Suggestions.closest(value, c.httpErrorSections().keySet())) + ".");
+                return null;
+            }
+            page = section.get(status);
+            if (page == null) {
+                // HAProxy answers the status with nothing else when the section has no page for it
+                page = ("HTTP/1.1 " + status + " \r\ncontent-length: 0\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+            }
+        }
+        if (page == null) {
+            out.add("default-errorfiles");
+        } else {
+            out.add(RULE_PAGE);
+            out.add(new String(page, StandardCharsets.ISO_8859_1));
+        }
+        out.addAll(args.subList(at + 2, args.size()));
+        return out;
+    }
 }

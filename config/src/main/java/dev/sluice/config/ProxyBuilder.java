@@ -34,6 +34,9 @@ public final class ProxyBuilder {
     public long timeoutHttpRequest = Timeouts.UNSET;
     public long timeoutHttpKeepAlive = Timeouts.UNSET;
     public long timeoutTunnel = Timeouts.UNSET;
+    public long timeoutTarpit = Timeouts.UNSET;
+    boolean clientTcpKeepAlive;
+    boolean serverTcpKeepAlive;
     public HttpOptions.ConnectionMode connectionMode = HttpOptions.ConnectionMode.KEEP_ALIVE;
     public boolean acceptInvalidRequest;
     public HttpOptions.Reuse reuse = HttpOptions.Reuse.SAFE;
@@ -106,6 +109,9 @@ public final class ProxyBuilder {
         timeoutHttpRequest = d.timeoutHttpRequest;
         timeoutHttpKeepAlive = d.timeoutHttpKeepAlive;
         timeoutTunnel = d.timeoutTunnel;
+        timeoutTarpit = d.timeoutTarpit;
+        clientTcpKeepAlive = d.clientTcpKeepAlive;
+        serverTcpKeepAlive = d.serverTcpKeepAlive;
         connectionMode = d.connectionMode;
         acceptInvalidRequest = d.acceptInvalidRequest;
         reuse = d.reuse;
@@ -188,12 +194,13 @@ public final class ProxyBuilder {
     private Proxy build(dev.sluice.config.model.Logging logging) {
         ProxyKind kind = kind();
         Timeouts timeouts = new Timeouts(timeoutClient, timeoutServer, timeoutConnect, timeoutHttpRequest, timeoutHttpKeepAlive,
-                Timeouts.UNSET, timeoutTunnel, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET);
+                Timeouts.UNSET, timeoutTunnel, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET, timeoutTarpit);
         return new Proxy(name, kind, where, mode == null ? Mode.TCP : mode,
                 kind.hasFrontend() ? binds : List.of(),
                 kind.hasFrontend() ? maxconn : 0,
                 timeouts,
-                new HttpOptions(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, h3AltSvcMaxAge),
+                new HttpOptions(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, clientTcpKeepAlive, serverTcpKeepAlive,
+                        h3AltSvcMaxAge),
                 acls, redirectRules.isEmpty() ? httpRequestRules : concat(httpRequestRules, redirectRules), httpResponseRules,
                 httpAfterResponseRules,
                 kind.hasFrontend() ? useBackends : List.of(),

@@ -223,6 +223,13 @@ final class RuleKeywords {
                 return;
             }
         }
+        if (name.equals("deny") || name.equals("tarpit") || name.equals("return")) {
+            int dflt = name.equals("tarpit") ? 500 : name.equals("return") ? 200 : family.equals("http-request") ? 403 : 502;
+            args = ErrorKeywords.resolveRulePage(c, args, statusOf(args, dflt));
+            if (args == null) {
+                return;
+            }
+        }
         Condition cond = null;
         if (end < a.size()) {
             cond = c.conditionFrom(end);
@@ -382,6 +389,15 @@ final class RuleKeywords {
             }
         }
         return null;
+    }
+
+    private static int statusOf(List<String> args, int dflt) {
+        for (int i = 0; i + 1 < args.size(); i++) {
+            if ((args.get(i).equals("status") || args.get(i).equals("deny_status")) && args.get(i + 1).matches("\\d{3}")) {
+                return Integer.parseInt(args.get(i + 1));
+            }
+        }
+        return dflt;
     }
 
     /** HAProxy's warning for an http-request rule written after a {@code redirect} line of the same proxy. */

@@ -215,8 +215,8 @@ final class TlsKeywords {
             case "allow-0rtt", "ca-ignore-err", "crt-ignore-err", "ecdhe", "ca-sign-file", "ca-sign-pass", "generate-certificates",
                     "no-ca-names", "crl-file", "ca-verify-file", "ocsp-update", "sigalgs", "client-sigalgs", "ssl-reuse" -> "this TLS option";
             case "accept-proxy", "accept-netscaler-cip" -> "the PROXY protocol";
-            case "name", "id", "maxconn", "backlog", "v4v6", "v6only", "transparent", "tfo", "defer-accept", "interface", "namespace",
-                    "nice", "process", "thread", "shards", "mss", "tcp-ut", "label", "guid-prefix" -> "this bind option";
+            case "maxconn" -> "per-listener connection limits (use the frontend's maxconn)";
+            case "namespace", "nice", "process", "thread", "shards", "label", "guid-prefix" -> "this bind option";
             case "level", "mode", "user", "group", "uid", "gid", "expose-fd", "severity-output" -> "stats sockets";
             case "quic-socket" -> "QUIC socket ownership (connections share their listener's socket)";
             default -> null;

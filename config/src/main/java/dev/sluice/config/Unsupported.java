@@ -59,7 +59,7 @@ final class Unsupported {
             Map.entry("retries", "retries"), Map.entry("retry-on", "retries"), Map.entry("option redispatch", "retries"),
             Map.entry("timeout queue", "server queues"), 
             Map.entry("timeout client-fin", "half-closed connection timeouts"),
-            Map.entry("timeout server-fin", "half-closed connection timeouts"), Map.entry("timeout tarpit", "tarpit"),
+            Map.entry("timeout server-fin", "half-closed connection timeouts"),
            
             Map.entry("server-template", "server templates"), Map.entry("use-server", "use-server rules"),
             Map.entry("server-state-file", "server state files"), Map.entry("server-state-base", "server state files"),
@@ -76,8 +76,8 @@ final class Unsupported {
             Map.entry("option abortonclose", "abort on close"), Map.entry("hash-balance-factor", "bounded-load consistent hashing"),
             Map.entry("option contstats", "continuous statistics"), Map.entry("option http-ignore-probes", "http-ignore-probes"),
             Map.entry("option keep-conn", "keep-conn"), Map.entry("option prefer-last-server", "prefer-last-server"),
-            Map.entry("option socket-stats", "per-listener statistics"), Map.entry("option tcpka", "TCP keep-alive probes"),
-            Map.entry("option clitcpka", "TCP keep-alive probes"), Map.entry("option srvtcpka", "TCP keep-alive probes"),
+            Map.entry("option socket-stats", "per-listener statistics"),
+           
             Map.entry("option splice-auto", "kernel splicing"), Map.entry("option http-use-htx", "legacy HTX switch"),
             Map.entry("option originalto", "X-Original-To"),
             Map.entry("option accept-invalid-http-response", "relaxed HTTP parsing (comes with the HTTP engine)"),

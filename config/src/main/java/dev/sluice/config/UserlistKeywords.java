@@ -111,6 +111,12 @@ final class UserlistKeywords {
             insecure = opt.equals("insecure-password");
             if (!insecure) {
                 String problem = checkHash(v);
+                if (problem != null && !v.startsWith("$") && unsupportedFormat(v).equals(NOT_A_HASH)) {
+                    // no crypt(3) method reads it as a hash: HAProxy accepts it and never authenticates the user; so does Sluice
+                    c.warning("password of user '" + name + "' is not a crypt(3) hash: this user can never be authenticated"
+                            + " (use a hash made by 'openssl passwd -6', or 'insecure-password').");
+                    problem = null;
+                }
                 if (problem != null) {
                     c.error("password of user '" + name + "' " + problem);
                     return;
@@ -188,6 +194,8 @@ final class UserlistKeywords {
         return null;
     }
 
+    private static final String NOT_A_HASH = "not a crypt(3) hash in a known format";
+
     private static String unsupportedFormat(String h) {
         if (h.matches("\\$2[abxy]?\\$.*")) {
             return "a bcrypt hash ('" + h.substring(0, h.indexOf('$', 1) + 1) + "')";
@@ -216,7 +224,7 @@ final class UserlistKeywords {
         if (h.length() == 13 && h.matches("[./0-9A-Za-z]+")) {
             return "a traditional DES crypt hash";
         }
-        return "not a crypt(3) hash in a known format";
+        return NOT_A_HASH;
     }
 
     private static void monitorUri(KeywordContext c) {

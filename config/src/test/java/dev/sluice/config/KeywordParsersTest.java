@@ -349,7 +349,8 @@ class KeywordParsersTest {
                 "`:80 ssl crt /x.pem crt-list /l` => bind option 'crt-list' is not supported by Sluice yet: certificate lists (use several 'crt' or a directory)",
                 "`:80 ssl crt /x.pem no-tlsv10 no-tlsv11 no-tlsv12 no-tlsv13` => no TLS version is left enabled by the version options.",
                 "`:80 accept-proxy`   => bind option 'accept-proxy' is not supported by Sluice yet: the PROXY protocol",
-                "`:80 name web`       => bind option 'name' is not supported by Sluice yet: this bind option",
+                "`:80 shards 2`       => bind option 'shards' is not supported by Sluice yet: this bind option",
+                "`:80 name`           => 'name' expects an argument.",
         })
         void rejectedAddresses(String address, String message) {
             Diagnostic d = assertSingleError(parse(inFrontend("bind " + address)), FRONTEND_LINE, message);
@@ -629,6 +630,7 @@ class KeywordParsersTest {
             long others = Stream.of(t.client(), t.server(), t.connect(), t.httpRequest(), t.httpKeepAlive()).filter(v -> v == 1000).count();
             assertThat(others).isEqualTo(name.startsWith("http") ? 3 : 2);
             assertThat(List.of(t.queue(), t.tunnel(), t.clientFin(), t.serverFin(), t.check(), t.tarpit())).containsOnly(Timeouts.UNSET);
+            assertThat(frontendOf("timeout tarpit 3s").timeouts().tarpit()).isEqualTo(3000);
         }
 
         @Test
@@ -650,7 +652,7 @@ class KeywordParsersTest {
                 "timeout client 1s 2s     => 'timeout client' : unexpected argument '2s'; expected: timeout client <time>",
                 "timeout http-request 30d => 'timeout http-request' : time value '30d' is too large (maximum is 2147483647 ms, about 24.8 days)",
                 "timeout client -1        => 'timeout client' : '-1' is not a time",
-                "timeout                  => 'timeout' expects a timeout (one of: client, http-request, http-keep-alive, tunnel).",
+                "timeout                  => 'timeout' expects a timeout (one of: client, http-request, http-keep-alive, tarpit, tunnel).",
                 "timeout clinet 5s        => unknown timeout 'clinet' in 'frontend' section; did you mean 'client' maybe ?",
                 "timeout server 5s        => 'timeout server' is not allowed in 'frontend' section (allowed in: defaults, backend, listen).",
                 "timeout queue 5s         => 'timeout queue' is not supported by Sluice yet: server queues.",
@@ -840,8 +842,11 @@ class KeywordParsersTest {
                 "hdr \"Bad Name\" v                           => invalid header name 'Bad Name'.",
                 "hdr X-A:b v                                  => invalid header name 'X-A:b'.",
                 "lf-string x                                  => a content type must be defined when non-empty payload is configured.",
-                "errorfile /x                                 => 'errorfile' is not supported by Sluice yet (use 'string', 'lf-string', 'file' or 'lf-file').",
-                "deny                                         => unexpected argument 'deny'; expected: status, content-type, string, lf-string, file, lf-file, hdr, if or unless.",
+                "errorfile /nonexistent/x                     => error opening file </nonexistent/x>.",
+                "errorfiles nope                              => unknown http-errors section 'nope' (it must be declared before it is used).",
+                "errorfiles a errorfile /x                    => only one of 'errorfile', 'errorfiles' and 'default-errorfiles' may be given.",
+                "content-type a/b errorfile /x                => 'errorfile' cannot be used with 'content-type': the page is a whole HTTP response.",
+                "deny                                         => unexpected argument 'deny'; expected: status, content-type, string, lf-string, file, lf-file, hdr, errorfile, errorfiles, default-errorfiles, if or unless.",
         })
         void errors(String args, String message) {
             Diagnostic d = assertSingleError(parse(inFrontend("http-request return " + args)), FRONTEND_LINE, message);

@@ -461,7 +461,7 @@ class SectionsTest {
                 "frontend => http-request do-resolve(txn.ip,dns) hdr(host) => unknown http-request action 'do-resolve' in 'frontend' section",
                 "frontend => tcp-request session accept   => 'tcp-request' is not supported by Sluice yet: tcp-request rules.",
                 "backend  => option httpchk GET /health   => 'option httpchk' is not supported by Sluice yet: health checks.",
-                "backend  => timeout tarpit 1h            => 'timeout tarpit' is not supported by Sluice yet: tarpit.",
+                "backend  => timeout client-fin 1h        => 'timeout client-fin' is not supported by Sluice yet: half-closed connection timeouts.",
         })
         void unsupportedKeywordExamples(String section, String line, String message) {
             assertMessage(section, line, message);

@@ -120,7 +120,6 @@ class UserlistTest {
             "user dan password $2y$10$abcdefghijklmnopqrstuu5Jp7m/dpOSmR4xJgNd4QUovX2I.OZd6 => 'user' : password of user 'dan' is a bcrypt hash ('$2y$'), which Sluice cannot verify; use a SHA-512 crypt hash ('$6$', made by 'openssl passwd -6' or 'mkpasswd -m sha-512'), SHA-256 ('$5$', 'openssl passwd -5') or MD5 ('$1$', 'openssl passwd -1'), or 'insecure-password'.",
             "user eve password abJnggxhB/yWI => 'user' : password of user 'eve' is a traditional DES crypt hash, which Sluice cannot verify",
             "user y password $y$j9T$abc$defdefdefdefdefdefdefdefdefdefdefdefdefdef => 'user' : password of user 'y' is a yescrypt hash ('$y$')",
-            "user z password plain => 'user' : password of user 'z' is not a crypt(3) hash in a known format",
             "user m password $6$salt$tooshort => 'user' : password of user 'm' is a malformed SHA-512 crypt hash (expected '$6$<salt>$<86 characters>').",
             "user r password $5$rounds=x$salt$0IyaXrmV7.sGNS6tirgqHLqX/G.FBvgkYA.lpPdS5sA => 'user' : password of user 'r' is a malformed SHA-256 crypt hash (bad 'rounds=').",
             "group => 'group' : missing group name",
@@ -129,6 +128,16 @@ class UserlistTest {
     })
     void userlistErrors(String line, String message) {
         assertSingleError(parse("userlist ul\n    " + line + "\n" + inFrontend("default_backend be")), 2, message);
+    }
+
+    @Test
+    void aPasswordNoCryptMethodReadsIsAWarningAndTheUserNeverAuthenticates() {
+        var r = parse("userlist ul\n    user z password plain\n" + inFrontend("default_backend be"));
+        assertThat(Configs.errors(r)).isEmpty();
+        assertThat(Configs.warnings(r)).extracting(Diagnostic::line, Diagnostic::message).contains(tuple(2,
+                "'user' : password of user 'z' is not a crypt(3) hash: this user can never be authenticated (use a hash made by"
+                        + " 'openssl passwd -6', or 'insecure-password')."));
+        assertThat(r.config().userlists().get(0).users().get(0).password()).isEqualTo("plain");
     }
 
     @Test

@@ -82,8 +82,12 @@ class HaproxyParityTest {
      * the same normalised responses.
      */
     static void assertSameAsHaproxy(String resource, List<String> requests) throws Exception {
+        assertSameAsHaproxyWith(Files.readString(Path.of("src/test/resources/" + resource)), requests);
+    }
+
+    /** The same with a configuration template given as text (@FE@ @FE2@ @O1@ @O2@ filled in). */
+    static void assertSameAsHaproxyWith(String template, List<String> requests) throws Exception {
         assumeTrue(haproxy() != null, "haproxy is not installed");
-        String template = Files.readString(Path.of("src/test/resources/" + resource));
         try (Origin s1 = EchoOrigin.start("s1"); Origin s2 = EchoOrigin.start("s2")) {
             int[] hp = {Ports.free(), Ports.free()};
             int[] sp = {Ports.free(), Ports.free()};

@@ -42,12 +42,21 @@ final class RawClient implements AutoCloseable {
 
     /** A client whose connection comes from {@code localIp} (any 127.x.y.z works on Linux), or the default address. */
     RawClient(int port, int readTimeoutMs, String localIp) {
+        this("127.0.0.1", port, readTimeoutMs, localIp);
+    }
+
+    /** A client of {@code host} (an address literal, e.g. "::1"). */
+    RawClient(String host, int port) {
+        this(host, port, 10_000, null);
+    }
+
+    private RawClient(String host, int port, int readTimeoutMs, String localIp) {
         try {
             socket = new Socket();
             if (localIp != null) {
                 socket.bind(new InetSocketAddress(localIp, 0));
             }
-            socket.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+            socket.connect(new InetSocketAddress(host, port), 5000);
             socket.setSoTimeout(readTimeoutMs);
             socket.setTcpNoDelay(true);
             in = socket.getInputStream();

@@ -7,19 +7,24 @@ import dev.sluice.config.SourceRef;
  * null for clear text) and which protocol it speaks on clear text ({@code proto} "h2" for HTTP/2 with
  * prior knowledge, null for HTTP/1.x). A {@code quic4@}/{@code quic6@} bind ({@link ListenAddress.Quic})
  * always has {@code tls} and carries its QUIC options in {@code quic}; {@code quic} is null on TCP binds.
+ * {@code socket} holds the listener's name and socket options.
  */
-public record Bind(SourceRef where, ListenAddress address, String text, BindTls tls, String proto, BindQuic quic) {
+public record Bind(SourceRef where, ListenAddress address, String text, BindTls tls, String proto, BindQuic quic, BindSocket socket) {
 
     public Bind(SourceRef where, ListenAddress address, String text) {
-        this(where, address, text, null, null, null);
+        this(where, address, text, null, null, null, BindSocket.DEFAULT);
     }
 
     public Bind(SourceRef where, ListenAddress address, String text, BindTls tls, String proto) {
-        this(where, address, text, tls, proto, null);
+        this(where, address, text, tls, proto, null, BindSocket.DEFAULT);
+    }
+
+    public Bind(SourceRef where, ListenAddress address, String text, BindTls tls, String proto, BindQuic quic) {
+        this(where, address, text, tls, proto, quic, BindSocket.DEFAULT);
     }
 
     public Bind withTls(BindTls t) {
-        return new Bind(where, address, text, t, proto, quic);
+        return new Bind(where, address, text, t, proto, quic, socket);
     }
 
     /** Whether this bind listens for QUIC (HTTP/3) datagrams rather than TCP connections. */

@@ -9,6 +9,13 @@ import java.util.Map;
 public record ErrorPages(Map<Integer, byte[]> pages) {
     public static final ErrorPages NONE = new ErrorPages(Map.of());
 
+    /**
+     * In the arguments of a {@code deny}, {@code tarpit} or {@code return} rule: the next argument is a whole raw
+     * error page (the ISO-8859-1 text of its bytes), read from its {@code errorfile} or {@code errorfiles} when the
+     * configuration was parsed.
+     */
+    public static final String RULE_PAGE = "errorpage-raw";
+
     public ErrorPages {
         pages = Map.copyOf(pages);
     }

@@ -4,26 +4,32 @@ package dev.sluice.config.model;
  * HTTP behaviour options of a proxy: the connection mode ({@code option http-keep-alive},
  * {@code http-server-close}, {@code httpclose}), {@code option forwardfor} (null when off) and
  * {@code option accept-unsafe-violations-in-http-request} (alias {@code accept-invalid-http-request}),
- * {@code option http-use-proxy-header}, {@code http-reuse} and {@code option h3-alt-svc} ({@code h3AltSvcMaxAge}:
- * the seconds advertised, -1 when off).
+ * {@code option http-use-proxy-header}, {@code http-reuse}; {@code option clitcpka|srvtcpka|tcpka} (TCP keep-alive
+ * probes on the client or server connections); {@code option h3-alt-svc} ({@code h3AltSvcMaxAge}: the seconds
+ * advertised, -1 when off).
  */
 public record HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor, boolean acceptInvalidRequest, boolean useProxyHeader,
-        Reuse reuse, long h3AltSvcMaxAge) {
+        Reuse reuse, boolean clientTcpKeepAlive, boolean serverTcpKeepAlive, long h3AltSvcMaxAge) {
 
     /** {@code option h3-alt-svc}'s default max age: one day. */
     public static final long DEFAULT_ALT_SVC_MAX_AGE = 86_400;
 
-    public HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor) {
-        this(connectionMode, forwardFor, false, false, Reuse.SAFE, -1);
-    }
-
-    public HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor, boolean acceptInvalidRequest, boolean useProxyHeader) {
-        this(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, Reuse.SAFE, -1);
+    public HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor, boolean acceptInvalidRequest, boolean useProxyHeader,
+            Reuse reuse, boolean clientTcpKeepAlive, boolean serverTcpKeepAlive) {
+        this(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, clientTcpKeepAlive, serverTcpKeepAlive, -1);
     }
 
     public HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor, boolean acceptInvalidRequest, boolean useProxyHeader,
             Reuse reuse) {
-        this(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, -1);
+        this(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, false, false, -1);
+    }
+
+    public HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor) {
+        this(connectionMode, forwardFor, false, false, Reuse.SAFE);
+    }
+
+    public HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor, boolean acceptInvalidRequest, boolean useProxyHeader) {
+        this(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, Reuse.SAFE);
     }
 
     /**

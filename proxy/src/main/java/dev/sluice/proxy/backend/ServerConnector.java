@@ -100,6 +100,7 @@ public final class ServerConnector {
                 .group(loop)
                 .channelFactory(transport::newSocketChannel)
                 .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.SO_KEEPALIVE, server.backend().http().serverTcpKeepAlive())
                 .option(ChannelOption.ALLOCATOR, transport.allocator())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeoutMs > 0 ? connectTimeoutMs : 30_000));
         // every new connection attempt counts in connect, for the server and its backend

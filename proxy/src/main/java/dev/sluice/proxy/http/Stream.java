@@ -937,6 +937,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
 
     @Override
     public void tarpit(int code) {
+        tarpit(code, null);
+    }
+
+    @Override
+    public void tarpit(int code, Action reply) {
         long t = frontend.timeouts().tarpit();
         if (t == Timeouts.UNSET) {
             t = frontend.timeouts().connect() != Timeouts.UNSET ? frontend.timeouts().connect() : 0;
@@ -946,7 +951,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         state = 'T';
         client.loop().schedule(() -> {
             if (!finished) {
-                fail(code);
+                if (reply != null) {
+                    reply.apply(this);
+                } else {
+                    fail(code);
+                }
             }
         }, t, TimeUnit.MILLISECONDS);
     }

@@ -21,6 +21,7 @@ import java.util.function.Function;
  */
 public final class Listener {
     private final Bind bind;
+    private boolean tcpKeepAlive;
     private final String frontend;
     private final ConnectionLimit limit;
     private final Function<Boolean, ChannelHandler> connectionHandler;
@@ -54,6 +55,12 @@ public final class Listener {
         return this;
     }
 
+    /** {@code option clitcpka}: TCP keep-alive probes on the accepted connections. */
+    public Listener tcpKeepAlive(boolean on) {
+        this.tcpKeepAlive = on;
+        return this;
+    }
+
     public Bind bind() {
         return bind;
     }
@@ -69,13 +76,15 @@ public final class Listener {
     /** Binds (or adopts) the socket; throws {@link IllegalStateException} with HAProxy-like wording on failure. */
     public void start(Transport transport, EventLoopGroup group, int backlog) {
         ListenAddress addr = bind.address();
+        dev.sluice.config.model.BindSocket so = bind.socket();
         ServerBootstrap b = new ServerBootstrap()
                 .group(group)
-                .option(ChannelOption.SO_BACKLOG, backlog)
+                .option(ChannelOption.SO_BACKLOG, so.backlog() > 0 ? so.backlog() : backlog)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .option(ChannelOption.ALLOCATOR, transport.allocator())
                 .childOption(ChannelOption.ALLOCATOR, transport.allocator())
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.SO_KEEPALIVE, tcpKeepAlive)
                 // a client may half-close after its request and still expect the response
                 .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
                 .childHandler(new io.netty.channel.ChannelInitializer<SocketChannel>() {
@@ -97,6 +106,13 @@ public final class Listener {
                         ch.pipeline().addLast("conn", connectionHandler.apply(admitted));
                     }
                 });
+        if (so.needsEpoll()) {
+            if (!transport.name().equals("epoll")) {
+                throw new IllegalStateException("Starting frontend " + frontend + ": the socket options of 'bind " + bind.text()
+                        + "' need the epoll transport (" + transport.fallbackReason() + ")");
+            }
+            SocketOptions.applyChildren(b, so);
+        }
         ChannelFuture f;
         if (addr instanceof ListenAddress.InheritedFd fd) {
             if (!transport.canInherit()) {
@@ -113,7 +129,19 @@ public final class Listener {
             f = b.register();
         } else {
             ListenAddress.Inet inet = (ListenAddress.Inet) addr;
-            b.channelFactory(transport::newServerChannel);
+            String where = "[" + addr + "]";
+            b.channelFactory(() -> {
+                ServerChannel ch = transport.newServerChannel();
+                if (so.needsEpoll()) {
+                    try {
+                        SocketOptions.apply(ch, so, where);
+                    } catch (IllegalStateException e) {
+                        ch.unsafe().closeForcibly();
+                        throw e;
+                    }
+                }
+                return ch;
+            });
             InetSocketAddress sa = inet.host().isEmpty() ? new InetSocketAddress(inet.port())
                     : new InetSocketAddress(dev.sluice.config.Addresses.literal(inet.host()), inet.port());
             f = b.bind(sa);
@@ -121,6 +149,10 @@ public final class Listener {
         f.awaitUninterruptibly();
         if (!f.isSuccess()) {
             Throwable c = f.cause();
+            if (c instanceof IllegalStateException) {
+                // a socket option the kernel refused (SocketOptions)
+                throw new IllegalStateException("Starting frontend " + frontend + ": " + c.getMessage());
+            }
             String why = c == null ? "unknown error" : c.getMessage();
             if (why != null && why.contains("Address already in use")) {
                 why = "Address already in use";

@@ -42,8 +42,11 @@ public final class Actions {
             case "deny" -> deny(args, response ? 502 : 403);
             case "tarpit" -> {
                 int status = statusOpt(args, 500);
+                // with content options the answer after the delay is that reply, else the proxy's page for the status
+                Action reply = args.stream().anyMatch(w -> !w.equals("deny_status") && !w.equals("status") && !w.matches("\\d{3}"))
+                        ? replyFromArgs(args, 500, true) : null;
                 yield t -> {
-                    t.tarpit(status);
+                    t.tarpit(status, reply);
                     return Action.Verdict.DONE;
                 };
             }
@@ -318,6 +321,23 @@ public final class Actions {
         };
     }
 
+    /** Answers with a raw error page; an empty page closes the connection without a reply, as HAProxy does. */
+    private static Action pageAction(int status, byte[] raw, char cause) {
+        if (raw.length == 0) {
+            return t -> {
+                t.drop();
+                return Action.Verdict.DONE;
+            };
+        }
+        dev.sluice.proxy.http.ErrorResponses page = new dev.sluice.proxy.http.ErrorResponses(
+                new dev.sluice.config.model.ErrorPages(java.util.Map.of(status, raw)));
+        byte[] body = page.body(status);
+        return t -> {
+            t.answer(page.head(status), body, cause);
+            return Action.Verdict.DONE;
+        };
+    }
+
     private static int statusOpt(List<String> args, int dflt) {
         for (int i = 0; i + 1 < args.size(); i++) {
             if (args.get(i).equals("deny_status") || args.get(i).equals("status")) {
@@ -329,7 +349,8 @@ public final class Actions {
 
     /** Parses return-style options: status, content-type, string/lf-string/file/lf-file, hdr. */
     private static Action replyFromArgs(List<String> args, int dfltStatus, boolean deny) {
-        int status = dfltStatus;
+        // the status first: a page option may come before it
+        int status = statusOpt(args, dfltStatus);
         String ct = null;
         Template body = null;
         boolean custom = false;
@@ -365,8 +386,20 @@ public final class Actions {
                     i += 2;
                     custom = true;
                 }
-                case "errorfile", "errorfiles", "default-errorfiles" -> throw new IllegalArgumentException("'" + w
-                        + "' in a rule is not supported by Sluice yet (use string or file)");
+                case dev.sluice.config.model.ErrorPages.RULE_PAGE -> {
+                    // errorfile/errorfiles, read when the configuration was parsed
+                    byte[] raw = args.get(++i).getBytes(StandardCharsets.ISO_8859_1);
+                    return pageAction(status, raw, deny ? 'P' : 'L');
+                }
+                case "default-errorfiles" -> {
+                    // the proxy's own page for the status (errorfile, errorfiles, or the built-in one)
+                    int s = status;
+                    char cause = deny ? 'P' : 'L';
+                    return t -> {
+                        t.answerStatus(s, cause);
+                        return Action.Verdict.DONE;
+                    };
+                }
                 default -> throw new IllegalArgumentException("unexpected argument '" + w + "'");
             }
         }

@@ -25,6 +25,11 @@ public interface RuleTarget extends Txn {
     /** Holds the request for {@code timeout tarpit}, then answers {@code status}. */
     void tarpit(int status);
 
+    /** Holds the request for {@code timeout tarpit}, then answers with {@code reply} (a custom page), or {@code status}. */
+    default void tarpit(int status, Action reply) {
+        tarpit(status);
+    }
+
     void setTimeout(String which, long millis);
 
     void setRetries(int retries);

@@ -153,7 +153,7 @@ public final class ProxyRuntime {
                 boolean h2 = "h2".equals(b.proto());
                 if (b.tls() != null) {
                     ServerTlsContext ctx = tls.forBind(p.name(), b);
-                    String bindName = Integer.toString(bindIndex);
+                    String bindName = b.socket().name() != null ? b.socket().name() : Integer.toString(bindIndex);
                     long handshakeTimeout = handshakeTimeout(p.timeouts());
                     listeners.add(new Listener(b, p.name(), limit,
                             admitted -> new TlsClientSetup(fe, ctx, bindName, h2, handshakeTimeout, admitted)));
@@ -163,7 +163,7 @@ public final class ProxyRuntime {
                 }
             }
             for (int i = listenersBefore; i < listeners.size(); i++) {
-                listeners.get(i).acceptFilter(connectionRules).sessions(pools.sessions());
+                listeners.get(i).acceptFilter(connectionRules).sessions(pools.sessions()).tcpKeepAlive(p.http().clientTcpKeepAlive());
             }
         }
         fullconn(config);

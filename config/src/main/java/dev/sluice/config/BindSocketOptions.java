@@ -1,0 +1,90 @@
+package dev.sluice.config;
+
+import dev.sluice.config.model.BindSocket;
+import java.util.List;
+
+/** The socket options of one {@code bind} line while parsing; {@link #build} freezes them. Parse-time only. */
+final class BindSocketOptions {
+    String name;
+    int id = -1;
+    int backlog;
+    boolean deferAccept;
+    boolean fastOpen;
+    boolean transparent;
+    boolean v4v6;
+    boolean v6only;
+    int mss;
+    long userTimeout;
+    String iface;
+    private static final java.util.Set<String> VALUED = java.util.Set.of("name", "id", "backlog", "mss", "tcp-ut", "interface");
+
+    /** The first socket option seen (they do not apply to inherited sockets or QUIC). */
+    String used;
+
+    /**
+     * Parses the option at {@code a[i]}: the index after it, {@link TlsKeywords#NOT_MINE} when it is not a
+     * socket option, {@link TlsKeywords#FAILED} after reporting an error.
+     */
+    int option(KeywordContext c, List<String> a, int i) {
+        String opt = a.get(i);
+        String v = i + 1 < a.size() ? a.get(i + 1) : null;
+        int next = i + 2;
+        if (VALUED.contains(opt) && v == null) {
+            return missing(c, opt);
+        }
+        switch (opt) {
+            case "name" -> {
+                name = v;
+                return i + 2;
+            }
+            case "id" -> id = c.intArg(v, "id", 1, Integer.MAX_VALUE, -1);
+            case "backlog" -> backlog = c.intArg(v, "backlog", 1, Integer.MAX_VALUE, 0);
+            case "mss" -> mss = c.intArg(v, "mss", 1, 65535, 0);
+            case "tcp-ut" -> {
+                userTimeout = c.timeArg(v);
+                if (userTimeout < 0) {
+                    return TlsKeywords.FAILED;
+                }
+            }
+            case "interface" -> iface = v;
+            case "defer-accept" -> {
+                deferAccept = true;
+                next = i + 1;
+            }
+            case "tfo" -> {
+                fastOpen = true;
+                next = i + 1;
+            }
+            case "transparent" -> {
+                transparent = true;
+                next = i + 1;
+            }
+            case "v4v6" -> {
+                v4v6 = true;
+                v6only = false;
+                next = i + 1;
+            }
+            case "v6only" -> {
+                v6only = true;
+                v4v6 = false;
+                next = i + 1;
+            }
+            default -> {
+                return TlsKeywords.NOT_MINE;
+            }
+        }
+        if (!opt.equals("name") && !opt.equals("id") && used == null) {
+            used = opt;
+        }
+        return next;
+    }
+
+    private static int missing(KeywordContext c, String opt) {
+        c.error("'" + opt + "' expects an argument.");
+        return TlsKeywords.FAILED;
+    }
+
+    BindSocket build() {
+        return new BindSocket(name, id, backlog, deferAccept, fastOpen, transparent, v4v6, v6only, mss, userTimeout, iface);
+    }
+}
