@@ -762,6 +762,28 @@ final class CoreKeywords {
                         c.global().chroot = c.args().get(0);
                     }
                 }));
+        r.register(new Keyword("zero-warning", GLOBAL, "zero-warning",
+                "Treat every configuration warning as fatal: the daemon does not start and -c fails.", c -> {
+                    if (c.expectArgs(0, 0, "zero-warning")) {
+                        c.global().zeroWarning = true;
+                    }
+                }));
+        r.register(new Keyword("noreuseport", GLOBAL, "noreuseport",
+                "Listen without SO_REUSEPORT: a new process started with -sf then cannot bind the same ports while the old one runs.",
+                c -> {
+                    if (c.expectArgs(0, 0, "noreuseport")) {
+                        c.global().noReusePort = true;
+                    }
+                }));
+        r.register(new Keyword("hard-stop-after", GLOBAL, "hard-stop-after <time>",
+                "The longest a graceful stop (SIGUSR1, -sf) may last: connections still open then are closed.", c -> {
+                    if (c.expectArgs(1, 1, "hard-stop-after <time>")) {
+                        long t = c.timeArg(c.args().get(0));
+                        if (t >= 0) {
+                            c.global().hardStopAfter = t;
+                        }
+                    }
+                }));
         r.register(new Keyword("ulimit-n", GLOBAL, "ulimit-n <number>",
                 "Set the process's file-descriptor limit (soft and hard) before anything is opened.",
                 c -> {

@@ -33,6 +33,9 @@ public final class GlobalBuilder {
     public int gid = -1;
     public String chroot;
     public int ulimitN;
+    public long hardStopAfter;
+    public boolean noReusePort;
+    public boolean zeroWarning;
     public long quicIdleTimeout = dev.sluice.config.model.QuicTune.DEFAULT.maxIdleTimeoutMs();
     public int quicMaxStreams = dev.sluice.config.model.QuicTune.DEFAULT.maxStreamsBidi();
     public long quicMaxData = dev.sluice.config.model.QuicTune.DEFAULT.maxData();
@@ -46,6 +49,7 @@ public final class GlobalBuilder {
                 new dev.sluice.config.model.Tune(bufsize, maxrewrite, maxhdr, prometheusMaxSeries),
                 new dev.sluice.config.model.QuicTune(quicIdleTimeout, quicMaxStreams, quicMaxData, quicStreamData, quicHystart,
                         quicRetryThreshold, clusterSecret),
-                new dev.sluice.config.model.ProcessSettings(user, userAt, group, groupAt, uid, gid, chroot, ulimitN));
+                new dev.sluice.config.model.ProcessSettings(user, userAt, group, groupAt, uid, gid, chroot, ulimitN,
+                        hardStopAfter, noReusePort, zeroWarning));
     }
 }

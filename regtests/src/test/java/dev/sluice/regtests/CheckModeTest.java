@@ -144,4 +144,24 @@ class CheckModeTest {
                 .containsPattern("test\\.cfg:14: error: .*unknown converter 'nosuchconv'")
                 .contains("Fatal errors found in configuration.");
     }
+
+    @Test
+    void zeroWarningMakesWarningsFatal() {
+        String body = """
+                defaults
+                    mode http
+                frontend fe
+                    bind 127.0.0.1:1
+                    http-request return status 200
+                """;
+        Sluice.Result warned = Sluice.check("global\n    zero-warning\n" + body);
+        assertThat(warned.exitCode()).isEqualTo(1);
+        assertThat(warned.output()).contains("warning: missing timeouts for frontend 'fe'")
+                .contains("[ALERT] Some warnings were found and 'zero-warning' is set. Aborting.")
+                .doesNotContain("Configuration file is valid");
+        Sluice.Result clean = Sluice.check("global\n    zero-warning\n    hard-stop-after 30s\n    noreuseport\n"
+                + body.replace("    mode http\n", "    mode http\n    timeout client 5s\n"));
+        assertThat(clean.output()).isEqualTo("Configuration file is valid\n");
+        assertThat(clean.exitCode()).isZero();
+    }
 }

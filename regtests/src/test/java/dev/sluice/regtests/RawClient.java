@@ -135,6 +135,17 @@ final class RawClient implements AutoCloseable {
     }
 
     /** True when the server closed the connection (read returns end of stream within the timeout). */
+    /** Whether the server closed the connection (end of stream or reset) before the read timeout; a timeout is false. */
+    boolean closedByPeerBeforeTimeout() {
+        try {
+            return in.read() == -1;
+        } catch (java.net.SocketTimeoutException e) {
+            return false;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
     boolean closedByPeer() {
         try {
             return in.read() == -1;

@@ -6,13 +6,20 @@ import dev.sluice.config.SourceRef;
  * What the {@code global} section asks of the process itself: the user and group to run as after the
  * listeners are bound ({@code user}/{@code group} by name, {@code uid}/{@code gid} by number; -1 and null
  * when not set), the directory to {@code chroot} into (null: none) and the file-descriptor limit
- * ({@code ulimit-n}, 0: unchanged). Names are resolved by the daemon, not the parser, so {@code -c}
+ * ({@code ulimit-n}, 0: unchanged); {@code hard-stop-after}: how long a graceful stop may last (0: until the last
+ * connection closes); {@code noreuseport}: listeners do not share their port with another process (no reload with
+ * {@code -sf} on the same ports then); {@code zero-warning}: a configuration with warnings does not start (nor pass
+ * {@code -c}). Names are resolved by the daemon, not the parser, so {@code -c}
  * reports an unknown user with the line that names it.
  */
 public record ProcessSettings(String user, SourceRef userAt, String group, SourceRef groupAt, int uid, int gid,
-        String chroot, int ulimitN) {
+        String chroot, int ulimitN, long hardStopAfterMs, boolean noReusePort, boolean zeroWarning) {
 
-    public static final ProcessSettings DEFAULT = new ProcessSettings(null, null, null, null, -1, -1, null, 0);
+    public static final ProcessSettings DEFAULT = new ProcessSettings(null, null, null, null, -1, -1, null, 0, 0, false, false);
+
+    public ProcessSettings(String user, SourceRef userAt, String group, SourceRef groupAt, int uid, int gid, String chroot, int ulimitN) {
+        this(user, userAt, group, groupAt, uid, gid, chroot, ulimitN, 0, false, false);
+    }
 
     /** True when anything changes the process's identity or root. */
     public boolean dropsPrivileges() {

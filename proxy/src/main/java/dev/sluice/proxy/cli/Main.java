@@ -93,9 +93,16 @@ public final class Main {
             }
             return 1;
         }
+        boolean warned = !prepared.warnings().isEmpty() || diags.stream().anyMatch(d -> d.severity() == Diagnostic.Severity.WARNING);
+        if (warned && config.global().process().zeroWarning()) {
+            if (!opts.quiet()) {
+                err.println("[ALERT] Some warnings were found and 'zero-warning' is set. Aborting.");
+            }
+            return 1;
+        }
         if (opts.check()) {
             if (!opts.quiet()) {
-                if (!prepared.warnings().isEmpty() || diags.stream().anyMatch(d -> d.severity() == Diagnostic.Severity.WARNING)) {
+                if (warned) {
                     System.out.println("Warnings were found.");
                 }
                 System.out.println("Configuration file is valid");

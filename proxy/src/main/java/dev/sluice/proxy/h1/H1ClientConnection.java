@@ -148,6 +148,13 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
             inputShutdown();
             return;
         }
+        if (evt == dev.sluice.proxy.http.SoftStop.EVENT) {
+            // an idle connection goes now; one in an exchange goes after its response (finalFraming closes it)
+            if (phase == Phase.WAIT_REQUEST && parser.idle() && !input.isReadable()) {
+                closeNow();
+            }
+            return;
+        }
         ctx.fireUserEventTriggered(evt);
     }
 
@@ -431,7 +438,8 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
 
     /** Decides framing and persistence for a final response head; returns the extra framing line. */
     private byte[] finalFraming(ResponseHead h) {
-        boolean close = !clientKeepAlive || inputClosed || stream == null || stream.connectionMode() == HttpOptions.ConnectionMode.CLOSE;
+        boolean close = !clientKeepAlive || inputClosed || stream == null || stream.connectionMode() == HttpOptions.ConnectionMode.CLOSE
+                || frontend.isStopped();
         byte[] framing = null;
         chunked = false;
         chunkWritten = false;

@@ -208,6 +208,10 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
             }
             return;
         }
+        if (evt == dev.sluice.proxy.http.SoftStop.EVENT) {
+            shutdownGracefully();
+            return;
+        }
         super.userEventTriggered(ctx, evt);
     }
 
@@ -304,6 +308,8 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
 
     /** Stops taking new streams (soft stop): GOAWAY, then close once the running streams are done. */
     public void shutdownGracefully() {
+        // the streams in progress may take their time: the process's hard-stop-after bounds the wait
+        gracefulShutdownTimeoutMillis(-1);
         ctx.close();
     }
 

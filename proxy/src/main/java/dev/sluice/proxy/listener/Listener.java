@@ -22,6 +22,8 @@ import java.util.function.Function;
 public final class Listener {
     private final Bind bind;
     private boolean tcpKeepAlive;
+    private boolean reusePort = true;
+    private io.netty.channel.group.ChannelGroup clients;
     private final String frontend;
     private final ConnectionLimit limit;
     private final Function<Boolean, ChannelHandler> connectionHandler;
@@ -52,6 +54,18 @@ public final class Listener {
     /** Decides on each accepted connection before admission ({@code tcp-request connection} rules); false closes it. */
     public Listener acceptFilter(java.util.function.Predicate<Channel> filter) {
         this.acceptFilter = filter;
+        return this;
+    }
+
+    /** {@code SO_REUSEPORT} on the listening socket (the default; {@code noreuseport} turns it off). */
+    public Listener reusePort(boolean on) {
+        this.reusePort = on;
+        return this;
+    }
+
+    /** Where every accepted connection is registered until it closes (for a graceful stop). */
+    public Listener clients(io.netty.channel.group.ChannelGroup group) {
+        this.clients = group;
         return this;
     }
 
@@ -102,10 +116,17 @@ public final class Listener {
                             ch.close();
                             return;
                         }
+                        if (clients != null) {
+                            clients.add(ch);
+                        }
                         boolean admitted = limit.admit(ch);
                         ch.pipeline().addLast("conn", connectionHandler.apply(admitted));
                     }
                 });
+        if (reusePort && transport.name().equals("epoll") && !(addr instanceof ListenAddress.InheritedFd)) {
+            // as HAProxy: a new process (-sf) binds the same ports while the old one finishes
+            b.option(io.netty.channel.epoll.EpollChannelOption.SO_REUSEPORT, true);
+        }
         if (so.needsEpoll()) {
             if (!transport.name().equals("epoll")) {
                 throw new IllegalStateException("Starting frontend " + frontend + ": the socket options of 'bind " + bind.text()

@@ -301,6 +301,11 @@ public final class Frontend {
         stopped = true;
     }
 
+    /** Whether the process is stopping: a response now ends its connection ({@code Connection: close}). */
+    public boolean isStopped() {
+        return stopped;
+    }
+
     /** HAProxy's frontend status: OPEN, FULL (at maxconn), PAUSED ({@code disable frontend}) or STOP. */
     public String status() {
         if (stopped) {

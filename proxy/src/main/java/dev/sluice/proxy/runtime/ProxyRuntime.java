@@ -70,6 +70,10 @@ public final class ProxyRuntime {
     private final long startMillis = System.currentTimeMillis();
     private final String node = hostname();
     private volatile boolean stopping;
+    private final java.util.concurrent.atomic.AtomicBoolean hardStopped = new java.util.concurrent.atomic.AtomicBoolean();
+    /** Every accepted client connection until it closes, for a graceful stop. */
+    private final io.netty.channel.group.ChannelGroup clients = new io.netty.channel.group.DefaultChannelGroup("clients",
+            io.netty.util.concurrent.GlobalEventExecutor.INSTANCE);
     private java.util.concurrent.ScheduledFuture<?> sampler;
     /** Process-wide rates, updated by the sampler. */
     private long previousConnections;
@@ -163,7 +167,8 @@ public final class ProxyRuntime {
                 }
             }
             for (int i = listenersBefore; i < listeners.size(); i++) {
-                listeners.get(i).acceptFilter(connectionRules).sessions(pools.sessions()).tcpKeepAlive(p.http().clientTcpKeepAlive());
+                listeners.get(i).acceptFilter(connectionRules).sessions(pools.sessions()).tcpKeepAlive(p.http().clientTcpKeepAlive())
+                        .clients(clients).reusePort(!config.global().process().noReusePort());
             }
         }
         fullconn(config);
@@ -696,6 +701,9 @@ public final class ProxyRuntime {
 
     /** Stops listening and lets running exchanges finish, then stops; the process exits when it is done. */
     public void softStop() {
+        if (stopping) {
+            return;
+        }
         stopping = true;
         for (Listener l : listeners) {
             l.stop();
@@ -703,12 +711,32 @@ public final class ProxyRuntime {
         quic.stop();
         frontends.values().forEach(Frontend::stopped);
         admin.stop();
-        // connections in progress are not tracked individually yet: give them a grace period, then stop
-        group.schedule(this::stop, 0, TimeUnit.MILLISECONDS);
+        // as HAProxy: idle connections close now, the others after their exchange; the process ends with the last
+        // one, or at hard-stop-after
+        for (io.netty.channel.Channel ch : clients) {
+            ch.eventLoop().execute(() -> ch.pipeline().fireUserEventTriggered(dev.sluice.proxy.http.SoftStop.EVENT));
+        }
+        long hard = config.global().process().hardStopAfterMs();
+        if (hard > 0) {
+            group.schedule(this::stop, hard, TimeUnit.MILLISECONDS);
+        }
+        drainCheck();
     }
 
-    /** Closes everything at once. */
+    /** Stops once every client connection is gone (checked ten times a second during a graceful stop). */
+    private void drainCheck() {
+        if (clients.isEmpty()) {
+            stop();
+        } else if (!group.isShuttingDown()) {
+            group.schedule(this::drainCheck, 100, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Closes everything at once (once: a graceful stop may end in it from two places). */
     public void stop() {
+        if (!hardStopped.compareAndSet(false, true)) {
+            return;
+        }
         stopping = true;
         if (sampler != null) {
             sampler.cancel(false);

@@ -1,0 +1,148 @@
+package dev.sluice.regtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A graceful stop (SIGUSR1, or a new process started with {@code -sf}) as HAProxy does it: the listeners
+ * close (a new process may already listen on the same ports), idle connections close at once, a request in
+ * progress gets its whole response with {@code Connection: close}, and the process exits with its last
+ * connection, or at {@code hard-stop-after}.
+ */
+class GracefulStopTest {
+
+    private static String config(int port, int origin, String global) {
+        return """
+                global
+                %s
+                defaults
+                    mode http
+                    timeout client 30s
+                    timeout server 30s
+                    timeout connect 5s
+                frontend fe
+                    bind 127.0.0.1:%d
+                    default_backend be
+                backend be
+                    server o1 127.0.0.1:%d
+                """.formatted(global, port, origin);
+    }
+
+    private static void signal(long pid, String sig) throws Exception {
+        assertThat(new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).start().waitFor()).isZero();
+    }
+
+    /** An origin that answers /slow only once {@code release} opens, everything else at once. */
+    private static Origin origin(CountDownLatch slowArrived, CountDownLatch release) {
+        return Origin.start("o1", (r, out) -> {
+            if (r.target().equals("/slow")) {
+                slowArrived.countDown();
+                try {
+                    release.await(20, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            Origin.respond(out, 200, "OK", Origin.headers(), ("done " + r.target() + "\n").getBytes(StandardCharsets.US_ASCII));
+            return true;
+        });
+    }
+
+    private static boolean connects(int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    @Test
+    void idleConnectionsCloseAndARequestInProgressFinishesBeforeTheProcessExits() throws Exception {
+        CountDownLatch arrived = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try (Origin o = origin(arrived, release)) {
+            int port = Ports.free();
+            try (Sluice s = Sluice.start(config(port, o.port(), ""), port);
+                    RawClient idle = new RawClient(port);
+                    RawClient busy = new RawClient(port)) {
+                assertThat(idle.send("GET /first HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);
+                busy.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n");
+                assertThat(arrived.await(10, TimeUnit.SECONDS)).isTrue();
+                signal(s.pid(), "USR1");
+                // the idle keep-alive connection is closed by the proxy, without waiting for its timeout
+                assertThat(idle.closedByPeerBeforeTimeout()).isTrue();
+                for (int i = 0; i < 100 && connects(port); i++) {
+                    Thread.sleep(20);
+                }
+                assertThat(connects(port)).as("the listener is closed").isFalse();
+                assertThat(s.process().isAlive()).as("a request is still in progress").isTrue();
+                release.countDown();
+                RawClient.Response r = busy.read();
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(new String(r.body(), StandardCharsets.US_ASCII)).isEqualTo("done /slow\n");
+                assertThat(r.header("connection")).isEqualTo("close");
+                assertThat(s.process().waitFor(10, TimeUnit.SECONDS)).as("the process exits with its last connection").isTrue();
+            }
+        }
+    }
+
+    @Test
+    void hardStopAfterBoundsTheWait() throws Exception {
+        CountDownLatch arrived = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try (Origin o = origin(arrived, release)) {
+            int port = Ports.free();
+            try (Sluice s = Sluice.start(config(port, o.port(), "    hard-stop-after 500ms"), port); RawClient busy = new RawClient(port)) {
+                busy.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n");
+                assertThat(arrived.await(10, TimeUnit.SECONDS)).isTrue();
+                signal(s.pid(), "USR1");
+                assertThat(s.process().waitFor(10, TimeUnit.SECONDS)).as("stopped at hard-stop-after").isTrue();
+                assertThat(busy.closedByPeerBeforeTimeout()).isTrue();
+            } finally {
+                release.countDown();
+            }
+        }
+    }
+
+    @Test
+    void aNewProcessTakesTheSamePortWithSfWhileTheOldOneFinishes() throws Exception {
+        CountDownLatch arrived = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try (Origin o = origin(arrived, release)) {
+            int port = Ports.free();
+            Path cfg = Sluice.writeConfig(config(port, o.port(), ""));
+            try (Sluice old = Sluice.start(cfg, List.of(), Map.of(), port); RawClient busy = new RawClient(port)) {
+                busy.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n");
+                assertThat(arrived.await(10, TimeUnit.SECONDS)).isTrue();
+                try (Sluice fresh = Sluice.start(cfg, List.of("-sf", Long.toString(old.pid())), Map.of(), port)) {
+                    // new connections reach the new process once the old one closed its listener
+                    CompletableFuture<Boolean> oldExited = old.process().onExit().thenApply(p -> true);
+                    for (int i = 0; i < 20; i++) {
+                        try (RawClient c = new RawClient(port)) {
+                            assertThat(c.send("GET /n" + i + " HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);
+                        }
+                    }
+                    assertThat(old.process().isAlive()).as("the old process still serves its request").isTrue();
+                    release.countDown();
+                    assertThat(busy.read().status()).isEqualTo(200);
+                    assertThat(oldExited.get(10, TimeUnit.SECONDS)).isTrue();
+                    assertThat(fresh.process().isAlive()).isTrue();
+                }
+            } finally {
+                release.countDown();
+            }
+        }
+    }
+}
