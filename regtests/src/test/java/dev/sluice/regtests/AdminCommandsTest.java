@@ -307,6 +307,21 @@ class AdminCommandsTest {
         assertThat(cli("show servers conn nope")).isEqualTo("Can't find backend.\n\n");
     }
 
+    @Test
+    void protocolColumnsCountClientConnections() {
+        Map<String, String> before = stat().get("fe_main/FRONTEND");
+        try (RawClient c = new RawClient(feMain)) {
+            assertThat(c.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);
+            Map<String, String> during = stat().get("fe_main/FRONTEND");
+            assertThat(Long.parseLong(during.get("h1_open_connections"))).isPositive();
+            assertThat(Long.parseLong(during.get("h1_total_connections")) - Long.parseLong(before.get("h1_total_connections"))).isEqualTo(1);
+        }
+        Map<String, String> fe = stat().get("fe_main/FRONTEND");
+        assertThat(fe.get("h2_total_connections")).isEqualTo("0");
+        assertThat(fe.get("ssl_sess")).isEqualTo("0");
+        assertThat(fe.get("ssl_failed_handshake")).isEqualTo("0");
+    }
+
     // ------------------------------------------------------------------ set server addr / health / agent
 
     @Test

@@ -124,7 +124,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         }
         loopIndex = frontend.workers().indexOf(ch.eventLoop());
         timer = new Deadline(ch.eventLoop(), this::onTimeout);
-        frontend.countConnection(loopIndex);
+        frontend.countConnection(loopIndex, false);
         acceptDate = System.currentTimeMillis();
         requestStart = System.nanoTime();
         tlsSession = TlsSession.of(ch);
@@ -261,6 +261,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     public void channelInactive(ChannelHandlerContext ctx) {
         if (timer != null) {
             timer.cancel();
+            frontend.connectionClosed(false);
         }
         input.release();
         Stream s = stream;

@@ -873,7 +873,7 @@ public final class H1Parser {
     /** Request-target form rules: origin, absolute (authority must match Host), authority, asterisk. */
     private boolean targetChecks(RequestHead head) {
         AsciiString t = head.target();
-        boolean connect = head.method().contentEquals(RequestHead.CONNECT);
+        boolean connect = head.isConnect();
         if (connect) {
             int colon = t.lastIndexOf(":");
             if (t.byteAt(0) == '/' || colon < 0 || colon == t.length() - 1 || !validAuthority(t) || !digits(t, colon + 1)) {

@@ -117,7 +117,7 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
 
     @Override
     public void sendHead(RequestHead head) {
-        parser.expectResponseTo(head.isHead(), head.method().contentEquals(RequestHead.CONNECT));
+        parser.expectResponseTo(head.isHead(), head.isConnect());
         chunked = head.body() == MessageHead.Body.STREAMED;
         chunkWritten = false;
         // an HTTP/1.0 request goes on as HTTP/1.0 (asking for keep-alive), as HAProxy does, unless its

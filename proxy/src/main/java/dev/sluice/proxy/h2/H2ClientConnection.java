@@ -176,7 +176,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
         }
         loopIndex = frontend.workers().indexOf(ctx.channel().eventLoop());
         timer = new Deadline(ctx.channel().eventLoop(), this::onTimeout);
-        frontend.countConnection(loopIndex);
+        frontend.countConnection(loopIndex, true);
         acceptDate = System.currentTimeMillis();
         tlsSession = dev.sluice.proxy.tls.TlsSession.of(ctx.channel());
         tls = tlsSession != null;
@@ -219,6 +219,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         if (timer != null) {
             timer.cancel();
+            frontend.connectionClosed(true);
         }
         super.channelInactive(ctx);
         if (admitted) {

@@ -64,7 +64,7 @@ final class H2ClientStream implements ClientSide {
         requestEnded = endStream;
         expectedLength = head.contentLength();
         stream = new Stream(this, conn.frontend(), head);
-        if (head.method().contentEquals(RequestHead.CONNECT)) {
+        if (head.isConnect()) {
             stream.fail(501);
             return;
         }

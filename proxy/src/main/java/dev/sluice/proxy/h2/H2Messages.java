@@ -304,7 +304,7 @@ public final class H2Messages {
         HttpFields f = r.fields();
         DefaultHttp2Headers h = new DefaultHttp2Headers(false, f.size() + 4);
         h.method(r.method());
-        boolean connect = r.method().contentEquals(RequestHead.CONNECT);
+        boolean connect = r.isConnect();
         AsciiString host = f.get(HeaderNames.HOST);
         if (connect) {
             h.authority(r.target());

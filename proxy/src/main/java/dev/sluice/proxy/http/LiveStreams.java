@@ -8,7 +8,8 @@ import java.util.List;
  * finds. Each loop has its own array, touched only by that loop: a stream takes a slot when it starts and
  * gives it back when it ends (two array writes, no lock, no atomic). The admin side reads a loop's streams
  * with a task on that loop ({@code Workers.onEachLoop}), the way HAProxy isolates threads to dump them.
- * A stream's id carries its loop in its low byte, so {@code shutdown session <id>} goes straight to it.
+ * A stream's id carries its loop in its low 12 bits (nbthread goes up to 4096), so {@code shutdown session <id>}
+ * goes straight to it.
  */
 public final class LiveStreams {
     /** Per-loop state; only its loop touches it. */
@@ -19,13 +20,15 @@ public final class LiveStreams {
         long accepted;
     }
 
+    private static final int LOOP_BITS = 12;
+
     private final Loop[] loops;
     /** HAProxy's stream epoch: {@code show sess} moves it on, each stream keeps the one it started in. */
     private volatile int epoch;
 
     public LiveStreams(int loopCount) {
-        if (loopCount > 256) {
-            throw new IllegalArgumentException("at most 256 event loops");
+        if (loopCount > 1 << LOOP_BITS) {
+            throw new IllegalArgumentException("at most " + (1 << LOOP_BITS) + " event loops");
         }
         loops = new Loop[loopCount];
         for (int i = 0; i < loopCount; i++) {
@@ -41,7 +44,7 @@ public final class LiveStreams {
         }
         s.liveSlot = l.size;
         l.streams[l.size++] = s;
-        return ++l.created << 8 | loop;
+        return ++l.created << LOOP_BITS | loop;
     }
 
     /** Unregisters an ending stream; on its loop. Idempotent. */
@@ -85,7 +88,7 @@ public final class LiveStreams {
 
     /** The loop of a stream id, or -1 when it names none. */
     public int loopOf(long id) {
-        int loop = (int) (id & 0xff);
+        int loop = (int) (id & ((1 << LOOP_BITS) - 1));
         return id <= 0 || loop >= loops.length ? -1 : loop;
     }
 

@@ -12,13 +12,16 @@ public final class RequestHead extends MessageHead {
     public static final AsciiString CONNECT = AsciiString.cached("CONNECT");
     public static final AsciiString OPTIONS = AsciiString.cached("OPTIONS");
     public static final AsciiString DELETE = AsciiString.cached("DELETE");
+    public static final AsciiString POST = AsciiString.cached("POST");
+    public static final AsciiString PUT = AsciiString.cached("PUT");
+    public static final AsciiString PATCH = AsciiString.cached("PATCH");
 
     private AsciiString method;
     private AsciiString target;
 
     public RequestHead(AsciiString method, AsciiString target, HttpVersion version, HttpFields fields) {
         super(version, fields);
-        this.method = method;
+        this.method = canonical(method);
         this.target = target;
     }
 
@@ -27,7 +30,27 @@ public final class RequestHead extends MessageHead {
     }
 
     public void method(AsciiString m) {
-        this.method = m;
+        this.method = canonical(m);
+    }
+
+    /**
+     * The shared constant for a common method, so that the checks made several times per request
+     * ({@link #isHead}, CONNECT) compare references; other methods as given.
+     */
+    static AsciiString canonical(AsciiString m) {
+        AsciiString c = switch (m.length()) {
+            case 3 -> m.contentEquals(GET) ? GET : m.contentEquals(PUT) ? PUT : null;
+            case 4 -> m.contentEquals(HEAD) ? HEAD : m.contentEquals(POST) ? POST : null;
+            case 5 -> m.contentEquals(PATCH) ? PATCH : null;
+            case 6 -> m.contentEquals(DELETE) ? DELETE : null;
+            case 7 -> m.contentEquals(CONNECT) ? CONNECT : m.contentEquals(OPTIONS) ? OPTIONS : null;
+            default -> null;
+        };
+        return c != null ? c : m;
+    }
+
+    public boolean isConnect() {
+        return method == CONNECT;
     }
 
     public AsciiString target() {
@@ -39,7 +62,7 @@ public final class RequestHead extends MessageHead {
     }
 
     public boolean isHead() {
-        return method.contentEquals(HEAD);
+        return method == HEAD;
     }
 
     @Override

@@ -547,7 +547,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             server.counters().countResponse(head.status());
         }
         boolean switching = head.status() == 101 && request.upgrade() != null
-                || request.method().contentEquals(RequestHead.CONNECT) && head.status() >= 200 && head.status() < 300;
+                || request.isConnect() && head.status() >= 200 && head.status() < 300;
         if (!head.isInterim()) {
             if (captures != null) {
                 captures.capture(true, head.fields());

@@ -240,8 +240,19 @@ public final class Frontend {
         return new Counters.Snapshot(s.values(), s.rates(), s.rateMaxes(), s.current(), limit.peak(), s.lastSession());
     }
 
-    /** A client connection was accepted on loop {@code loop} (one session per connection); on that loop. */
-    public void countConnection(int loop) {
+    /** HTTP/1 and HTTP/2 client connections since the start and open now (the h1_ and h2_ columns of show stat). */
+    private final LongAdder h1Total = new LongAdder();
+    private final LongAdder h1Open = new LongAdder();
+    private final LongAdder h2Total = new LongAdder();
+    private final LongAdder h2Open = new LongAdder();
+
+    /**
+     * A client connection was accepted on loop {@code loop} (one session per connection), speaking HTTP/2 or
+     * HTTP/1; on that loop.
+     */
+    public void countConnection(int loop, boolean h2) {
+        (h2 ? h2Total : h1Total).increment();
+        (h2 ? h2Open : h1Open).increment();
         workers.streams().accepted(loop);
         counters.add(Counter.CONNECTIONS);
         counters.add(Counter.SESSIONS);
@@ -261,6 +272,16 @@ public final class Frontend {
         if (status > 0) {
             counters.countResponse(status);
         }
+    }
+
+    /** A client connection counted by {@link #countConnection} closed. */
+    public void connectionClosed(boolean h2) {
+        (h2 ? h2Open : h1Open).decrement();
+    }
+
+    /** {h1 open, h1 total, h2 open, h2 total} client connections. */
+    public long[] protocolConnections() {
+        return new long[] {h1Open.sum(), h1Total.sum(), h2Open.sum(), h2Total.sum()};
     }
 
     /** A TLS handshake with a client completed. */

@@ -34,7 +34,12 @@ final class StatRows {
                 .set("mode", "http")
                 .set("conn_rate", s.rate(Counter.CONNECTIONS)).set("conn_rate_max", s.rateMax(Counter.CONNECTIONS))
                 .set("conn_tot", s.get(Counter.CONNECTIONS)).set("intercepted", s.get(Counter.INTERCEPTED))
-                .set("dcon", 0).set("dses", 0).set("wrew", 0).set("cache_lookups", 0).set("cache_hits", 0);
+                .set("dcon", 0).set("dses", 0).set("wrew", 0).set("cache_lookups", 0).set("cache_hits", 0)
+                .set("ssl_sess", fe.totalTlsSessions()).set("ssl_reused_sess", fe.totalTlsReused())
+                .set("ssl_failed_handshake", fe.totalTlsFailures());
+        long[] pc = fe.protocolConnections();
+        r.set("h2_open_connections", pc[2]).set("h2_total_connections", pc[3])
+                .set("h1_open_connections", pc[0]).set("h1_total_connections", pc[1]);
         responses(r, s);
         return r;
     }
