@@ -422,6 +422,9 @@ public final class ConfigParser {
             if (p.binds().isEmpty()) {
                 diags.error(p.where(), what + " has no 'bind' directive. Please declare it as a backend if this was intended.");
             }
+            if (p.http().h3AltSvcMaxAge() >= 0 && p.binds().stream().noneMatch(dev.sluice.config.model.Bind::isQuic)) {
+                diags.warning(p.where(), what + " : 'option h3-alt-svc' has no effect: the frontend has no QUIC bind (quic4@ or quic6@) to advertise.");
+            }
             for (UseBackend u : p.useBackends()) {
                 if (!u.isDynamic() && !backends.containsKey(u.backend())) {
                     diags.error(u.where(), "Proxy '" + p.name() + "': unable to find required use_backend: '" + u.backend() + "'"

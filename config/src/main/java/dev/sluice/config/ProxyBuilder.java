@@ -45,6 +45,7 @@ public final class ProxyBuilder {
     public HttpOptions.Reuse reuse = HttpOptions.Reuse.SAFE;
     public HttpOptions.ForwardFor forwardFor;
     boolean useProxyHeader;
+    long h3AltSvcMaxAge = -1;
     public final List<Acl> acls = new ArrayList<>();
     public final List<HttpRule> httpRequestRules = new ArrayList<>();
     /** {@code redirect} lines: HAProxy runs them after every http-request rule of the proxy. */
@@ -122,6 +123,7 @@ public final class ProxyBuilder {
         reuse = d.reuse;
         forwardFor = d.forwardFor;
         useProxyHeader = d.useProxyHeader;
+        h3AltSvcMaxAge = d.h3AltSvcMaxAge;
         defaultBackend = d.defaultBackend;
         defaultBackendWhere = d.defaultBackendWhere;
         balance = d.balance;
@@ -204,7 +206,7 @@ public final class ProxyBuilder {
                 kind.hasFrontend() ? maxconn : 0,
                 timeouts,
                 new HttpOptions(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, clientTcpKeepAlive, serverTcpKeepAlive,
-                        poolPurgeDelay),
+                        poolPurgeDelay, h3AltSvcMaxAge),
                 acls, redirectRules.isEmpty() ? httpRequestRules : concat(httpRequestRules, redirectRules), httpResponseRules,
                 httpAfterResponseRules,
                 kind.hasFrontend() ? useBackends : List.of(),

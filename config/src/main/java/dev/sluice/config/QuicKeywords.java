@@ -67,6 +67,10 @@ final class QuicKeywords {
                         }
                     }
                 }));
+        r.register(new Keyword("option h3-alt-svc", Section.FRONTEND_SIDE, "[no] option h3-alt-svc [ma <seconds>]",
+                "On a frontend with a QUIC bind, add 'alt-svc: h3=\":<port>\"; ma=<seconds>' (default one day) to the responses sent on its"
+                        + " TCP connections (HTTP/1 and HTTP/2) that have none, so that clients move to HTTP/3.",
+                QuicKeywords::altSvc));
         r.register(new Keyword("cluster-secret", GLOBAL, "cluster-secret <secret>",
                 "Secret shared by the processes of a cluster: QUIC Retry-token keys and stateless-reset tokens are derived from it"
                         + " (default: a random secret per process, so tokens do not survive a restart).", c -> {
@@ -78,6 +82,28 @@ final class QuicKeywords {
                         }
                     }
                 }));
+    }
+
+    /** {@code [no] option h3-alt-svc [ma <seconds>]}. */
+    private static void altSvc(KeywordContext c) {
+        if (c.negated()) {
+            if (c.expectArgs(0, 0, "no option h3-alt-svc")) {
+                c.proxy().h3AltSvcMaxAge = -1;
+            }
+            return;
+        }
+        java.util.List<String> a = c.args();
+        long ma = dev.sluice.config.model.HttpOptions.DEFAULT_ALT_SVC_MAX_AGE;
+        if (a.size() == 2 && a.get(0).equals("ma")) {
+            ma = c.intArg(a.get(1), "ma", 0, Integer.MAX_VALUE, -2);
+            if (ma == -2) {
+                return;
+            }
+        } else if (!a.isEmpty()) {
+            c.error("unexpected argument '" + a.get(0) + "'; expected: option h3-alt-svc [ma <seconds>]");
+            return;
+        }
+        c.proxy().h3AltSvcMaxAge = ma;
     }
 
     private static long size(KeywordContext c, String name, long fallback) {

@@ -115,6 +115,20 @@ class QuicKeywordsTest {
         assertThat(q).isEqualTo(new QuicTune(8000, 32, 2L << 20, 64L << 10, false, 5, "s3cr3t"));
     }
 
+    @Test
+    void altSvcOption() {
+        var fe = frontendOf("bind quic4@:443 ssl crt /x.pem\noption h3-alt-svc");
+        assertThat(fe.http().h3AltSvcMaxAge()).isEqualTo(86_400);
+        assertThat(frontendOf("bind quic4@:443 ssl crt /x.pem\noption h3-alt-svc ma 60").http().h3AltSvcMaxAge()).isEqualTo(60);
+        assertThat(frontendOf("bind quic4@:443 ssl crt /x.pem").http().h3AltSvcMaxAge()).isEqualTo(-1);
+        assertThat(frontendOf("bind quic4@:443 ssl crt /x.pem\noption h3-alt-svc\nno option h3-alt-svc").http().h3AltSvcMaxAge()).isEqualTo(-1);
+        var r = parse(inFrontend("option h3-alt-svc"));
+        assertThat(r.ok()).isTrue();
+        assertThat(warnings(r)).singleElement().satisfies(d -> assertThat(d.message()).contains("'option h3-alt-svc' has no effect"));
+        assertSingleError(parse(inFrontend("bind quic4@:443 ssl crt /x.pem\noption h3-alt-svc max-age 5")), FRONTEND_LINE + 1,
+                "unexpected argument 'max-age'");
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
             "tune.quic.frontend.max-idle-timeout soon => ",

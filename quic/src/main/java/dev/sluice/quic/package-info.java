@@ -1,6 +1,5 @@
 /**
- * QUIC listeners on Netty's QUIC codec: connection-ID generation, address-validation tokens, stateless
- * resets, and the compact closing-connection record that only re-sends its CONNECTION_CLOSE datagram.
- * Filled by the QUIC issue.
+ * QUIC listeners on Netty's QUIC codec: one UDP socket per event loop, connection IDs that share a prefix per
+ * connection, Retry tokens and stateless-reset tokens, and the compact record a closing connection shrinks to.
  */
 package dev.sluice.quic;

@@ -3,19 +3,30 @@ package dev.sluice.config.model;
 /**
  * HTTP behaviour options of a proxy: the connection mode ({@code option http-keep-alive},
  * {@code http-server-close}, {@code httpclose}), {@code option forwardfor} (null when off) and
- * {@code option accept-unsafe-violations-in-http-request} (alias {@code accept-invalid-http-request}) and
- * {@code option http-use-proxy-header}; {@code option clitcpka|srvtcpka|tcpka} (TCP keep-alive probes on the client
- * or server connections); {@code pool-purge-delay} (each period, half of a server's idle connections close; 0: never).
+ * {@code option accept-unsafe-violations-in-http-request} (alias {@code accept-invalid-http-request}),
+ * {@code option http-use-proxy-header}, {@code http-reuse}; {@code option clitcpka|srvtcpka|tcpka} (TCP keep-alive
+ * probes on the client or server connections); {@code pool-purge-delay} (each period, half of a server's idle
+ * connections close; 0: never); {@code option h3-alt-svc} ({@code h3AltSvcMaxAge}: the seconds advertised, -1 when
+ * off).
  */
 public record HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor, boolean acceptInvalidRequest, boolean useProxyHeader,
-        Reuse reuse, boolean clientTcpKeepAlive, boolean serverTcpKeepAlive, long poolPurgeDelayMs) {
+        Reuse reuse, boolean clientTcpKeepAlive, boolean serverTcpKeepAlive, long poolPurgeDelayMs, long h3AltSvcMaxAge) {
 
     /** HAProxy's default {@code pool-purge-delay}. */
     public static final long DEFAULT_POOL_PURGE_DELAY_MS = 5000;
 
+    /** {@code option h3-alt-svc}'s default max age: one day. */
+    public static final long DEFAULT_ALT_SVC_MAX_AGE = 86_400;
+
+    public HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor, boolean acceptInvalidRequest, boolean useProxyHeader,
+            Reuse reuse, boolean clientTcpKeepAlive, boolean serverTcpKeepAlive) {
+        this(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, clientTcpKeepAlive, serverTcpKeepAlive,
+                DEFAULT_POOL_PURGE_DELAY_MS, -1);
+    }
+
     public HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor, boolean acceptInvalidRequest, boolean useProxyHeader,
             Reuse reuse) {
-        this(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, false, false, DEFAULT_POOL_PURGE_DELAY_MS);
+        this(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, false, false, DEFAULT_POOL_PURGE_DELAY_MS, -1);
     }
 
     public HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor) {

@@ -28,7 +28,8 @@ public final class Main {
     }
 
     /** Features that {@code .if feature(...)} sees as present. */
-    static final Set<String> FEATURES = Set.of("EPOLL", "LINUX_SPLICE", "TFO");
+    static final Set<String> FEATURES = io.netty.handler.codec.quic.Quic.isAvailable() ? Set.of("EPOLL", "LINUX_SPLICE", "TFO", "QUIC")
+            : Set.of("EPOLL", "LINUX_SPLICE", "TFO");
 
     /** Set in the child of {@code -D}: where to write the pid once listening. */
     static final String READY_FILE_ENV = "SLUICE_READY_FILE";

@@ -49,6 +49,16 @@ public final class H2Messages {
      * fields and a TE other than "trailers" (all stream errors).
      */
     public static Request request(Http2Headers h, boolean endStream) {
+        return request(h, h.size(), endStream, HttpVersion.HTTP_2, false);
+    }
+
+    /**
+     * The same for an HTTP/3 field section (RFC 9114 4.2-4.3 has HTTP/2's rules), with {@code strict}: the
+     * checks Netty's HTTP/3 codec leaves out are made here (field names lower-case tokens, no
+     * connection-specific field, TE only "trailers"); a failure is a stream error (H3_MESSAGE_ERROR).
+     */
+    public static Request request(Iterable<Map.Entry<CharSequence, CharSequence>> h, int size, boolean endStream, HttpVersion version,
+            boolean strict) {
         CharSequence method = null;
         CharSequence scheme = null;
         CharSequence path = null;
@@ -57,13 +67,19 @@ public final class H2Messages {
         int s = 0;
         int p = 0;
         int a = 0;
-        HttpFields fields = new HttpFields(Math.max(4, h.size()));
+        HttpFields fields = new HttpFields(Math.max(4, size));
         AsciiString cookie = null;
         AsciiString contentLength = null;
         for (Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iterator(); it.hasNext();) {
             Map.Entry<CharSequence, CharSequence> e = it.next();
             CharSequence name = e.getKey();
             CharSequence value = e.getValue();
+            if (strict) {
+                String why = strictFieldError(name, value);
+                if (why != null) {
+                    return streamError(why);
+                }
+            }
             if (name.length() > 0 && name.charAt(0) == ':') {
                 String n = name.toString();
                 switch (n) {
@@ -175,7 +191,7 @@ public final class H2Messages {
         if (cookie != null) {
             fields.add(COOKIE, cookie);
         }
-        RequestHead head = new RequestHead(meth, target, HttpVersion.HTTP_2, fields);
+        RequestHead head = new RequestHead(meth, target, version, fields);
         if (contentLength != null) {
             long cl = parseLength(contentLength);
             if (cl < 0) {
@@ -192,6 +208,33 @@ public final class H2Messages {
             head.bodyStreamed();
         }
         return new Request(head, 200, null);
+    }
+
+    private static final AsciiString TRAILERS = AsciiString.cached("trailers");
+
+    /** What Netty's HTTP/2 codec rejects and its HTTP/3 codec lets through, or null when the field is fine. */
+    private static String strictFieldError(CharSequence name, CharSequence value) {
+        if (name.length() == 0) {
+            return "empty field name";
+        }
+        for (int i = name.charAt(0) == ':' ? 1 : 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c >= 'A' && c <= 'Z' || !dev.sluice.config.HttpTokens.isTokenChar(c)) {
+                return "invalid character in field name " + name;
+            }
+        }
+        if (name.charAt(0) == ':') {
+            return null;
+        }
+        AsciiString n = AsciiString.of(name);
+        if (n.contentEquals(HeaderNames.CONNECTION) || n.contentEquals(HeaderNames.PROXY_CONNECTION) || n.contentEquals(HeaderNames.KEEP_ALIVE)
+                || n.contentEquals(HeaderNames.UPGRADE) || n.contentEquals(HeaderNames.TRANSFER_ENCODING)) {
+            return "connection-specific field " + name;
+        }
+        if (n.contentEquals(HeaderNames.TE) && !AsciiString.of(value).contentEquals(TRAILERS)) {
+            return "te other than trailers";
+        }
+        return null;
     }
 
     /** Response header block from a server connection: :status and fields. Null when invalid. */

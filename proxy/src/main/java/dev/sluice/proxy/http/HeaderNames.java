@@ -19,5 +19,6 @@ public final class HeaderNames {
     public static final AsciiString TRAILER = AsciiString.cached("trailer");
     public static final AsciiString CACHE_CONTROL = AsciiString.cached("cache-control");
     public static final AsciiString EXPECT = AsciiString.cached("expect");
+    public static final AsciiString ALT_SVC = AsciiString.cached("alt-svc");
     public static final AsciiString X_FORWARDED_FOR = AsciiString.cached("x-forwarded-for");
 }

@@ -917,6 +917,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     private void afterResponse(ResponseHead head) {
         response = head;
         responsePhase = true;
+        io.netty.util.AsciiString altSvc = frontend.altSvc();
+        if (altSvc != null && request.version() != HttpVersion.HTTP_3 && !head.fields().contains(HeaderNames.ALT_SVC)) {
+            // option h3-alt-svc: tell TCP clients where this frontend serves HTTP/3
+            head.fields().add(HeaderNames.ALT_SVC, altSvc);
+        }
         if (backend != null) {
             Rule.run(backend.rules().after(), afterTarget);
         }

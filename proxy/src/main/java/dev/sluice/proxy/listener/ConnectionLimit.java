@@ -155,6 +155,20 @@ public final class ConnectionLimit {
         return false;
     }
 
+    /**
+     * Admits a connection that cannot be held unread (a QUIC connection shares its socket with the others):
+     * true when there is room now and the frontend is not disabled, false when it must be refused.
+     */
+    public boolean tryAdmit() {
+        if (disabled || !waiting.isEmpty() || !tryAcquire()) {
+            return false;
+        }
+        if (current.get() >= max || (parent != null && parent.current.get() >= parent.max)) {
+            pauseAll();
+        }
+        return true;
+    }
+
     /** A connection admitted here ended. */
     public void release() {
         current.decrementAndGet();

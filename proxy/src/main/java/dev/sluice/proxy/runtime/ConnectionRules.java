@@ -14,7 +14,7 @@ import java.util.function.Predicate;
  * before any protocol handler. {@code reject} closes the connection at once; trackers set here live as
  * long as the connection (its streams see them through {@link dev.sluice.proxy.http.ClientSide#SESSION_TRACKERS}).
  */
-final class ConnectionRules implements Predicate<Channel> {
+public final class ConnectionRules implements Predicate<Channel> {
     private final List<Rule> rules;
     private final String frontend;
 
@@ -26,7 +26,12 @@ final class ConnectionRules implements Predicate<Channel> {
     /** Whether the connection may go on. */
     @Override
     public boolean test(Channel ch) {
-        Target t = new Target((InetSocketAddress) ch.remoteAddress(), (InetSocketAddress) ch.localAddress(), frontend);
+        return accept(ch, (InetSocketAddress) ch.remoteAddress(), (InetSocketAddress) ch.localAddress());
+    }
+
+    /** The same for a connection whose channel addresses are not IP ones (a QUIC connection's are CIDs). */
+    public boolean accept(Channel ch, InetSocketAddress client, InetSocketAddress local) {
+        Target t = new Target(client, local, frontend);
         Rule.run(rules, t);
         Trackers trackers = t.trackers();
         if (t.rejected) {

@@ -43,6 +43,7 @@ public final class Frontend {
     private final Counters counters = new Counters();
     private final int id;
     private volatile boolean stopped;
+    private io.netty.util.AsciiString altSvc;
 
     public Frontend(Proxy config, int id, Workers workers, ProxyRules rules, java.util.Map<String, Backend> backends, Backend defaultBackend,
             ConnectionLimit limit, H1Limits h1Limits, dev.sluice.proxy.log.AccessLog accessLog) {
@@ -72,6 +73,16 @@ public final class Frontend {
     /** {@code unique-id-header} (lower case), or null when no id is sent to servers. */
     public io.netty.util.AsciiString uniqueIdHeader() {
         return uniqueIdHeader;
+    }
+
+    /** Sets the {@code alt-svc} value added to TCP responses ({@code option h3-alt-svc}); before start. */
+    public void altSvc(io.netty.util.AsciiString value) {
+        this.altSvc = value;
+    }
+
+    /** What {@code option h3-alt-svc} adds to responses on TCP connections (HTTP/1, HTTP/2), or null. */
+    public io.netty.util.AsciiString altSvc() {
+        return altSvc;
     }
 
     private java.util.Map<String, dev.sluice.proxy.rules.Service> services = java.util.Map.of();
@@ -242,6 +253,11 @@ public final class Frontend {
     public void countConnection(int loop, boolean h2) {
         (h2 ? h2Total : h1Total).increment();
         (h2 ? h2Open : h1Open).increment();
+        countConnection(loop);
+    }
+
+    /** A QUIC connection was admitted on loop {@code loop}: a session, counted by neither HTTP/1 nor HTTP/2. */
+    public void countConnection(int loop) {
         workers.streams().accepted(loop);
         counters.add(Counter.CONNECTIONS);
         counters.add(Counter.SESSIONS);

@@ -61,6 +61,7 @@ public final class ProxyRuntime {
     private final StickTables stickTables;
     private final dev.sluice.proxy.memory.ProxyPools pools;
     private final TlsContexts tls;
+    private final QuicBinds quic;
     /** Proxy ids by name, as HAProxy 2.6 numbers them: in declaration order from 2 (1 is its internal HTTP client). */
     private final Map<String, Integer> proxyIds = new LinkedHashMap<>();
     private final CliRegistry registry = new CliRegistry();
@@ -95,6 +96,7 @@ public final class ProxyRuntime {
         dev.sluice.config.model.Tune tune = config.global().tune();
         H1Limits limits = new H1Limits(tune.maxHeadBytes(), tune.maxhdr());
         this.stickTables = StickTables.of(config, new ArrayList<>(), pools::tableMemory);
+        this.quic = new QuicBinds(config.global().quic(), pools.registry());
         for (dev.sluice.sticktable.StickTable t : stickTables.all()) {
             // expired untracked entries go away within a second, as HAProxy's purge task does
             group.scheduleAtFixedRate(t::purgeExpired, 1, 1, java.util.concurrent.TimeUnit.SECONDS);
@@ -139,6 +141,7 @@ public final class ProxyRuntime {
             }
             Frontend fe = new Frontend(p, proxyIds.get(p.name()), workers, rules, backends, dflt, limit,
                     limits.withAcceptInvalid(p.http().acceptInvalidRequest()), log);
+            fe.altSvc(altSvc(p));
             fe.userlists(userlists);
             fe.streamBudget(pools.streams());
             fe.services(java.util.Map.of("prometheus-exporter", prometheusService));
@@ -148,6 +151,10 @@ public final class ProxyRuntime {
             int bindIndex = 0;
             for (Bind b : p.binds()) {
                 bindIndex++;
+                if (b.isQuic()) {
+                    quic.add(fe, b, tls.forQuicBind(p.name(), b), connectionRules);
+                    continue;
+                }
                 boolean h2 = "h2".equals(b.proto());
                 if (b.tls() != null) {
                     ServerTlsContext ctx = tls.forBind(p.name(), b);
@@ -168,6 +175,8 @@ public final class ProxyRuntime {
         fullconn(config);
         statsPages(config);
         ProxyCommands.register(registry, this);
+        quic.register(registry);
+        metrics.register(quic::collect);
         ServerCommands.register(registry, backends.values(), workers);
         StreamCommands.register(registry, workers, backends.values());
         dev.sluice.proxy.rules.TableCommands.register(registry, stickTables);
@@ -195,6 +204,23 @@ public final class ProxyRuntime {
     /** The event loops. */
     Workers workers() {
         return workers;
+    }
+
+    /**
+     * The {@code alt-svc} value {@code option h3-alt-svc} adds on the TCP connections of a frontend: its first
+     * QUIC bind's port and the configured max age; null when off or when the frontend has no QUIC bind.
+     */
+    static io.netty.util.AsciiString altSvc(Proxy p) {
+        long ma = p.http().h3AltSvcMaxAge();
+        if (ma < 0) {
+            return null;
+        }
+        for (Bind b : p.binds()) {
+            if (b.address() instanceof dev.sluice.config.model.ListenAddress.Quic q) {
+                return new io.netty.util.AsciiString("h3=\":" + q.port() + "\"; ma=" + ma);
+            }
+        }
+        return null;
     }
 
     /**
@@ -286,11 +312,6 @@ public final class ProxyRuntime {
             problems.addAll(tls.prepare(config));
         }
         for (Proxy p : config.proxies()) {
-            for (Bind b : p.binds()) {
-                if (b.isQuic()) {
-                    problems.add(b.where() + ": error: 'bind " + b.text() + "' : QUIC listeners are not served by this build yet.");
-                }
-            }
             ProxyRules.compile(p, problems, tables);
             checkLogging(p, problems);
             if (p.stats().enabled()) {
@@ -453,6 +474,11 @@ public final class ProxyRuntime {
         return listeners;
     }
 
+    /** The listeners of the QUIC binds. */
+    public List<dev.sluice.quic.QuicListener> quicListeners() {
+        return quic.listeners();
+    }
+
     public Map<String, Frontend> frontends() {
         return frontends;
     }
@@ -579,7 +605,7 @@ public final class ProxyRuntime {
             }
         }
         long fds = maxFileDescriptors();
-        int listening = listeners.size() + admin.count();
+        int listening = listeners.size() + quic.listeners().size() + admin.count();
         Map<String, Object> m = new HashMap<>();
         m.put("Name", "Sluice");
         m.put("Version", ProductInfo.VERSION);
@@ -663,6 +689,8 @@ public final class ProxyRuntime {
     public void start() {
         int backlog = Math.min(globalLimit.max(), 65535);
         try {
+            // QUIC first: once a TCP port of the process answers, its QUIC sockets are bound too
+            quic.start(transport, workers);
             for (Listener l : listeners) {
                 l.start(transport, group, backlog);
             }
@@ -698,6 +726,7 @@ public final class ProxyRuntime {
         for (Listener l : listeners) {
             l.stop();
         }
+        quic.stop();
         frontends.values().forEach(Frontend::stopped);
         admin.stop();
         // as HAProxy: idle connections close now, the others after their exchange; the process ends with the last
@@ -733,6 +762,7 @@ public final class ProxyRuntime {
         for (Listener l : listeners) {
             l.stop();
         }
+        quic.stop();
         frontends.values().forEach(Frontend::stopped);
         admin.stop();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).addListener(f -> {

@@ -4,7 +4,12 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerDomainSocketChannel;
@@ -32,6 +37,8 @@ public final class Transport {
     private final Supplier<ServerChannel> domainServerChannel;
     private final IntFunction<ServerChannel> inheritedDomainServerChannel;
     private final String fallbackReason;
+    private final Supplier<DatagramChannel> datagramChannel;
+    private final ChannelOption<Boolean> reusePort;
 
     private Transport(String name, IoHandlerFactory ioFactory, Supplier<ServerChannel> serverChannel, Supplier<SocketChannel> socketChannel,
             IntFunction<ServerChannel> inherited, Supplier<ServerChannel> domainServerChannel, IntFunction<ServerChannel> inheritedDomain,
@@ -44,6 +51,9 @@ public final class Transport {
         this.domainServerChannel = domainServerChannel;
         this.inheritedDomainServerChannel = inheritedDomain;
         this.fallbackReason = fallbackReason;
+        boolean epoll = "epoll".equals(name);
+        this.datagramChannel = epoll ? EpollDatagramChannel::new : NioDatagramChannel::new;
+        this.reusePort = epoll ? EpollChannelOption.SO_REUSEPORT : null;
     }
 
     /** Picks the best transport available on this machine. */
@@ -88,6 +98,19 @@ public final class Transport {
 
     public SocketChannel newSocketChannel() {
         return socketChannel.get();
+    }
+
+    /** A UDP channel (a QUIC socket). */
+    public DatagramChannel newDatagramChannel() {
+        return datagramChannel.get();
+    }
+
+    /**
+     * SO_REUSEPORT, with which several UDP sockets share one port and the kernel spreads datagrams over them
+     * (one QUIC socket per event loop); null when the transport cannot set it (NIO).
+     */
+    public ChannelOption<Boolean> reusePortOption() {
+        return reusePort;
     }
 
     public boolean canInherit() {

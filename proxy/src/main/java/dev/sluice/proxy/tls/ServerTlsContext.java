@@ -48,14 +48,14 @@ public final class ServerTlsContext {
     private final BindTls tls;
     private final List<CertifiedKey> certificates;
     private final List<SslContext> contexts;
-    private final SniMapping sni;
+    private final SniMapping<SslContext> sni;
     private final List<OpenSslServerSessionContext> ticketed;
 
     private ServerTlsContext(BindTls tls, List<CertifiedKey> certificates, List<SslContext> contexts, List<OpenSslServerSessionContext> ticketed) {
         this.tls = tls;
         this.certificates = List.copyOf(certificates);
         this.contexts = List.copyOf(contexts);
-        this.sni = contexts.size() > 1 || tls.strictSni() ? new SniMapping(certificates, contexts, tls.strictSni()) : null;
+        this.sni = contexts.size() > 1 || tls.strictSni() ? new SniMapping<>(certificates, contexts, tls.strictSni()) : null;
         this.ticketed = List.copyOf(ticketed);
     }
 

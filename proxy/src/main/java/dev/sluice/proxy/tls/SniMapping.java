@@ -1,6 +1,5 @@
 package dev.sluice.proxy.tls;
 
-import io.netty.handler.ssl.SslContext;
 import io.netty.util.Mapping;
 import java.util.HashMap;
 import java.util.List;
@@ -11,16 +10,17 @@ import java.util.Map;
  * then a wildcard ({@code *.example.com} covers exactly one more label), else the bind's first
  * certificate, or nothing with {@code strict-sni} (the handshake is then refused). When several
  * certificates carry the same name the first one declared wins. Names are the certificates' DNS SANs and
- * subject CNs. Immutable after start-up; looked up on event loops (two hash lookups at most).
+ * subject CNs. {@code C} is the context type: a TCP bind's {@code SslContext}, a QUIC bind's
+ * {@code QuicSslContext}. Immutable after start-up; looked up on event loops (two hash lookups at most).
  */
-final class SniMapping implements Mapping<String, SslContext> {
-    private final Map<String, SslContext> exact = new HashMap<>();
+final class SniMapping<C> implements Mapping<String, C> {
+    private final Map<String, C> exact = new HashMap<>();
     /** Keyed by the part after {@code *.}. */
-    private final Map<String, SslContext> wildcard = new HashMap<>();
-    private final SslContext fallback;
+    private final Map<String, C> wildcard = new HashMap<>();
+    private final C fallback;
     private final boolean strict;
 
-    SniMapping(List<CertifiedKey> certificates, List<SslContext> contexts, boolean strict) {
+    SniMapping(List<CertifiedKey> certificates, List<C> contexts, boolean strict) {
         for (int i = 0; i < certificates.size(); i++) {
             for (String name : certificates.get(i).names()) {
                 if (name.startsWith("*.")) {
@@ -36,9 +36,9 @@ final class SniMapping implements Mapping<String, SslContext> {
 
     /** The context for {@code hostname} (lower case, as Netty's SNI parser gives it; null when the client sent none). */
     @Override
-    public SslContext map(String hostname) {
+    public C map(String hostname) {
         if (hostname != null) {
-            SslContext c = exact.get(hostname);
+            C c = exact.get(hostname);
             if (c != null) {
                 return c;
             }

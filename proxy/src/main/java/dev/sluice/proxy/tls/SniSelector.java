@@ -18,7 +18,7 @@ final class SniSelector extends SniHandler {
     /** TLS record: alert, TLS 1.2 record version, length 2, fatal (2), unrecognized_name (112). */
     private static final byte[] UNRECOGNIZED_NAME = {0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 112};
 
-    SniSelector(SniMapping mapping, long handshakeTimeoutMillis) {
+    SniSelector(SniMapping<SslContext> mapping, long handshakeTimeoutMillis) {
         super(mapping, handshakeTimeoutMillis);
     }
 

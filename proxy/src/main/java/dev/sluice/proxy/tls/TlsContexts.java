@@ -29,6 +29,7 @@ public final class TlsContexts {
     private final TlsProvider provider;
     private final SessionTicketKeys ticketKeys;
     private final Map<BindTls, Object> binds = new HashMap<>();
+    private final Map<BindTls, Object> quicBinds = new HashMap<>();
     private final Map<ServerTls, Object> servers = new HashMap<>();
     private final Set<String> warnings = new LinkedHashSet<>();
 
@@ -62,6 +63,10 @@ public final class TlsContexts {
                 for (Bind b : p.binds()) {
                     if (b.tls() != null) {
                         try {
+                            if (b.isQuic()) {
+                                forQuicBind(p.name(), b);
+                                continue;
+                            }
                             forBind(p.name(), b);
                         } catch (TlsConfigException e) {
                             problems.add(e.diagnostic());
@@ -106,6 +111,28 @@ public final class TlsContexts {
             throw new TlsConfigException(bind.where(), subject, e.getMessage(), e);
         }
         return (ServerTlsContext) o;
+    }
+
+    /**
+     * The context of a QUIC bind ({@code quic4@ ... ssl crt ...}) of proxy {@code proxy}, built on first use
+     * and shared by binds with the same settings. Throws {@link TlsConfigException} when it cannot be built.
+     */
+    public synchronized io.netty.handler.codec.quic.QuicSslContext forQuicBind(String proxy, Bind bind) {
+        String subject = "'bind " + bind.text() + "' in proxy '" + proxy + "'";
+        Object o = quicBinds.get(bind.tls());
+        if (o == null) {
+            try {
+                o = QuicTlsContext.build(bind.tls(), global, warner(bind.where(), subject));
+            } catch (IllegalArgumentException | UnsatisfiedLinkError e) {
+                o = e instanceof IllegalArgumentException iae ? iae
+                        : new IllegalArgumentException("the QUIC codec's native library does not load: " + e.getMessage(), e);
+            }
+            quicBinds.put(bind.tls(), o);
+        }
+        if (o instanceof IllegalArgumentException e) {
+            throw new TlsConfigException(bind.where(), subject, e.getMessage(), e);
+        }
+        return (io.netty.handler.codec.quic.QuicSslContext) o;
     }
 
     /**

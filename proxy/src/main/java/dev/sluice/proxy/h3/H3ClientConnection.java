@@ -1,0 +1,268 @@
+package dev.sluice.proxy.h3;
+
+import dev.sluice.config.model.Timeouts;
+import dev.sluice.proxy.http.Deadline;
+import dev.sluice.proxy.listener.ConnectionLimit;
+import dev.sluice.proxy.runtime.ConnectionRules;
+import dev.sluice.proxy.runtime.Frontend;
+import dev.sluice.proxy.tls.TlsSession;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.handler.codec.http3.DefaultHttp3GoAwayFrame;
+import io.netty.handler.codec.http3.Http3;
+import io.netty.handler.codec.http3.Http3ErrorCode;
+import io.netty.handler.codec.http3.Http3ServerConnectionHandler;
+import io.netty.handler.codec.quic.QuicChannel;
+import io.netty.handler.codec.quic.QuicStreamChannel;
+import io.netty.handler.ssl.SniCompletionEvent;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLSession;
+
+/**
+ * An HTTP/3 client connection (one QUIC connection of a {@code quic4@}/{@code quic6@} bind): admission against
+ * the frontend's {@code maxconn} and its {@code tcp-request connection} rules once the handshake is done, the
+ * connection's counters and log line, the idle timer (GOAWAY then CONNECTION_CLOSE with H3_NO_ERROR), and its
+ * request streams, each an {@link H3ClientStream}. Netty's {@link Http3ServerConnectionHandler} runs the
+ * control and QPACK streams beside it. A refused connection is closed with CONNECTION_REFUSED. One instance
+ * per connection, on its event loop.
+ */
+public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
+    /** QUIC's CONNECTION_REFUSED transport error. */
+    static final int CONNECTION_REFUSED = 0x2;
+
+    /** Request streams refused or reset for protocol reasons, process-wide. */
+    public static final LongAdder PROTOCOL_ERRORS = new LongAdder();
+
+    private final Frontend frontend;
+    private final ConnectionLimit limit;
+    private final ConnectionRules rules;
+    private final List<H3ClientStream> streams = new ArrayList<>(4);
+    private ChannelHandlerContext ctx;
+    private QuicChannel quic;
+    private boolean started;
+    private boolean admitted;
+    private boolean closing;
+    private int loopIndex;
+    private long acceptDate;
+    private InetSocketAddress remote;
+    private InetSocketAddress local;
+    private String sni;
+    private TlsSession tls;
+    private Deadline timer;
+    private long lastStreamId = -1;
+
+    private H3ClientConnection(Frontend frontend, ConnectionRules rules) {
+        this.frontend = frontend;
+        this.limit = frontend.limit();
+        this.rules = rules;
+    }
+
+    /**
+     * What a QUIC connection of this frontend's binds gets in its pipeline: this handler, then Netty's HTTP/3
+     * connection handler whose request streams get an {@link H3ClientStream} each.
+     */
+    public static ChannelInitializer<QuicChannel> initializer(Frontend frontend, ConnectionRules rules) {
+        return new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(QuicChannel ch) {
+                H3ClientConnection conn = new H3ClientConnection(frontend, rules);
+                ch.pipeline().addLast("h3-conn", conn);
+                ch.pipeline().addLast("h3", new Http3ServerConnectionHandler(new ChannelInitializer<QuicStreamChannel>() {
+                    @Override
+                    protected void initChannel(QuicStreamChannel s) {
+                        s.pipeline().addLast("h3-stream", new H3ClientStream(conn));
+                    }
+                }, null, null, null, true));
+                ch.pipeline().addLast("h3-errors", ERRORS);
+            }
+        };
+    }
+
+    /** Last in a connection's pipeline: what Netty's HTTP/3 handler reports (its stream failures) is counted, not logged. */
+    private static final ChannelInboundHandlerAdapter ERRORS = new Errors();
+
+    @io.netty.channel.ChannelHandler.Sharable
+    private static final class Errors extends ChannelInboundHandlerAdapter {
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            PROTOCOL_ERRORS.increment();
+        }
+    }
+
+    Frontend frontend() {
+        return frontend;
+    }
+
+    int loopIndex() {
+        return loopIndex;
+    }
+
+    long acceptDate() {
+        return acceptDate;
+    }
+
+    InetSocketAddress remoteAddress() {
+        return remote;
+    }
+
+    InetSocketAddress localAddress() {
+        return local;
+    }
+
+    String sni() {
+        return sni;
+    }
+
+    TlsSession tlsSession() {
+        return tls;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        this.quic = (QuicChannel) ctx.channel();
+        if (quic.isActive()) {
+            started();
+        }
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        started();
+        if (admitted) {
+            // a refused connection is closing: HTTP/3 must not open its control stream on it
+            ctx.fireChannelActive();
+        }
+    }
+
+    /** The handshake is done: admit the connection or refuse it. */
+    private void started() {
+        if (started) {
+            return;
+        }
+        started = true;
+        remote = (InetSocketAddress) quic.remoteSocketAddress();
+        local = (InetSocketAddress) quic.localSocketAddress();
+        acceptDate = System.currentTimeMillis();
+        if (remote == null || local == null) {
+            quic.close();
+            return;
+        }
+        if (rules != null && !rules.accept(quic, remote, local)) {
+            refuse("rejected");
+            return;
+        }
+        if (!limit.tryAdmit()) {
+            refuse("maxconn");
+            return;
+        }
+        admitted = true;
+        loopIndex = frontend.workers().indexOf(quic.eventLoop());
+        timer = new Deadline(quic.eventLoop(), this::onTimeout);
+        frontend.countConnection(loopIndex);
+        SSLEngine engine = quic.sslEngine();
+        SSLSession s = engine == null ? null : engine.getSession();
+        tls = new TlsSession(s == null ? "TLSv1.3" : s.getProtocol(), s == null ? null : s.getCipherSuite(), "h3", sni, false);
+        frontend.countTlsSession(false);
+        if (frontend.accessLog() != null) {
+            frontend.accessLog().logConnect(remote, local, frontend.name());
+        }
+        long t = frontend.timeouts().httpRequest();
+        timer.arm(t != Timeouts.UNSET ? t : frontend.timeouts().client());
+    }
+
+    /** Closes a connection refused by a rule or by maxconn: CONNECTION_CLOSE with CONNECTION_REFUSED. */
+    private void refuse(String why) {
+        closing = true;
+        quic.close(false, CONNECTION_REFUSED, Unpooled.copiedBuffer(why, java.nio.charset.StandardCharsets.US_ASCII));
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof SniCompletionEvent e && e.isSuccess()) {
+            sni = e.hostname();
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        // connection-level errors (QUIC, TLS, HTTP/3 control streams): the connection closes; nothing to log here
+        PROTOCOL_ERRORS.increment();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        ended();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        ended();
+    }
+
+    private void ended() {
+        if (timer != null) {
+            timer.cancel();
+        }
+        for (H3ClientStream s : new ArrayList<>(streams)) {
+            s.onConnectionClosed();
+        }
+        streams.clear();
+        if (admitted) {
+            admitted = false;
+            limit.release();
+        }
+    }
+
+    /** A request stream opened; false when the connection does not take new ones (refused, closing). */
+    boolean streamOpened(H3ClientStream s, long id) {
+        if (!admitted || closing) {
+            return false;
+        }
+        streams.add(s);
+        lastStreamId = Math.max(lastStreamId, id);
+        if (timer != null) {
+            timer.disarm();
+        }
+        return true;
+    }
+
+    void streamClosed(H3ClientStream s) {
+        if (streams.remove(s) && streams.isEmpty() && timer != null && !closing) {
+            long ka = frontend.timeouts().effectiveKeepAlive();
+            timer.arm(ka != Timeouts.UNSET ? ka : frontend.timeouts().client());
+        }
+    }
+
+    private void onTimeout() {
+        if (closing || !quic.isOpen()) {
+            return;
+        }
+        if (!streams.isEmpty()) {
+            timer.arm(frontend.timeouts().client());
+            return;
+        }
+        shutdown();
+    }
+
+    /** Idle, soft stop: tell the client no new request is taken (GOAWAY), then close with H3_NO_ERROR. */
+    public void shutdown() {
+        if (closing) {
+            return;
+        }
+        closing = true;
+        QuicStreamChannel control = Http3.getLocalControlStream(quic);
+        if (control != null && control.isActive()) {
+            control.writeAndFlush(new DefaultHttp3GoAwayFrame(lastStreamId < 0 ? 0 : lastStreamId + 4));
+        }
+        quic.close(true, Http3ErrorCode.H3_NO_ERROR.code(), Unpooled.EMPTY_BUFFER);
+    }
+}

@@ -1,0 +1,217 @@
+package dev.sluice.quic;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.quic.QuicConnectionCloseEvent;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.SocketTimeoutException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The closing state end to end, over loopback with a real QUIC client: a connection the server closes
+ * becomes a compact record that answers for it.
+ */
+class ClosingConnectionsTest {
+
+    @Test
+    void aLostConnectionCloseIsLearnedFromTheRecordNotFromTheIdleTimeout() throws Exception {
+        try (TestQuic server = new TestQuic(false, 1); TestQuic.Client c = server.connect(TestQuic.ALPN)) {
+            CompletableFuture<QuicConnectionCloseEvent> closeEvent = new CompletableFuture<>();
+            c.quic.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                @Override
+                public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                    if (evt instanceof QuicConnectionCloseEvent e) {
+                        closeEvent.complete(e);
+                    }
+                }
+            });
+            assertThat(echo(c, "hello")).isEqualTo("hello");
+            c.send("close", new ChannelInboundHandlerAdapter());
+            await(() -> count(server) == 1);
+            assertThat(server.listener.counters().knobDrops.sum()).isEqualTo(1);
+            List<ClosingConnection> r = server.records();
+            // the client never got the CONNECTION_CLOSE: its next packet reaches the record, which answers
+            long start = System.nanoTime();
+            c.quic.createStream(io.netty.handler.codec.quic.QuicStreamType.BIDIRECTIONAL, new ChannelInboundHandlerAdapter())
+                    .addListener(f -> {
+                        if (f.isSuccess()) {
+                            ((io.netty.channel.Channel) f.getNow()).writeAndFlush(io.netty.buffer.Unpooled.copiedBuffer("more".getBytes()));
+                        }
+                    });
+            // (the client's channel itself closes only after its own draining period, 3 x its PTO)
+            QuicConnectionCloseEvent e = closeEvent.get(1, TimeUnit.SECONDS);
+            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(e.isApplicationClose()).isTrue();
+            assertThat(e.error()).isEqualTo(TestQuic.APP_ERROR);
+            assertThat(server.listener.counters().closeResends()).isGreaterThanOrEqualTo(1);
+            assertThat(ms).isLessThan(1000);
+            assertThat(r).singleElement().satisfies(x -> {
+                assertThat(x.validated).isTrue();
+                assertThat(x.datagramLength()).isBetween(20, 1500);
+            });
+            assertThat(server.listener.counters().closingRecords()).isEqualTo(1);
+            assertThat(server.live()).isZero();
+        }
+    }
+
+    @Test
+    void packetsWithAnyCidOfTheConnectionGetTheSameAnswerOnALinearBackOffUntilTheDeadline() throws Exception {
+        try (TestQuic server = new TestQuic(false, 0); TestQuic.Client c = server.connect(TestQuic.ALPN)) {
+            assertThat(echo(c, "hi")).isEqualTo("hi");
+            c.send("close", new ChannelInboundHandlerAdapter());
+            await(() -> count(server) == 1);
+            ClosingConnection rec = server.records().getFirst();
+            byte[] expected = rec.datagram.clone();
+            try (DatagramSocket raw = new DatagramSocket()) {
+                raw.setSoTimeout(300);
+                Random rnd = new Random(1);
+                // ten packets, each to a different CID that shares the connection's prefix (as later CIDs do)
+                for (int i = 0; i < 10; i++) {
+                    raw.send(shortHeader(rec.prefix, rnd, 1200, server));
+                }
+                List<byte[]> answers = receiveAll(raw);
+                assertThat(answers).hasSize(4); // after the 1st, 3rd, 6th and 10th datagram
+                for (byte[] a : answers) {
+                    assertThat(a).isEqualTo(expected);
+                }
+                // tiny packets from an address that never was the peer: never more than 3x what it sent
+                for (int i = 0; i < 3; i++) {
+                    raw.send(shortHeader(rec.prefix, rnd, Cids.LENGTH + 1, server));
+                }
+                List<byte[]> small = receiveAll(raw);
+                if (expected.length > 3 * (Cids.LENGTH + 1)) {
+                    assertThat(small).isEmpty();
+                }
+                // after the deadline the record is gone and nothing answers
+                long left = rec.deadline - System.nanoTime();
+                assertThat(left).isLessThanOrEqualTo(ClosingConnections.MAX_LIFETIME_NANOS);
+                await(() -> count(server) == 0);
+                for (int i = 0; i < 3; i++) {
+                    raw.send(shortHeader(rec.prefix, rnd, 1200, server));
+                }
+                assertThat(receiveAll(raw)).isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void aCloseByThePeerKeepsNothing() throws Exception {
+        try (TestQuic server = new TestQuic(false, 0); TestQuic.Client c = server.connect(TestQuic.ALPN)) {
+            assertThat(echo(c, "x")).isEqualTo("x");
+            assertThat(server.live()).isEqualTo(1);
+            c.quic.close().sync();
+            await(() -> live(server) == 0);
+            assertThat(count(server)).isZero();
+            assertThat(server.listener.counters().peerCloses()).isEqualTo(1);
+            assertThat(server.listener.counters().closingRecords()).isZero();
+        }
+    }
+
+    @Test
+    void aHandshakeTheStackFailsIsFreedAtOnce() throws Exception {
+        // quiche fails the TLS handshake (no common ALPN) and reports it; the connection is closed and freed at
+        // once rather than kept through a draining period. quiche sends no CONNECTION_CLOSE for this failure,
+        // so there is nothing to keep: no record.
+        try (TestQuic server = new TestQuic(false, 0); TestQuic.Client c = server.connect("no-such-protocol")) {
+            assertThat(c.quic).as("the handshake fails").isNull();
+            await(() -> server.listener.counters().connections() >= 1);
+            await(() -> live(server) == 0);
+            assertThat(server.listener.counters().halfOpen()).isZero();
+            assertThat(count(server)).isZero();
+        }
+    }
+
+    @Test
+    void forcedRetryValidatesTheClientAddressFirst() throws Exception {
+        try (TestQuic server = new TestQuic(true, 0); TestQuic.Client c = server.connect(TestQuic.ALPN)) {
+            assertThat(echo(c, "retry")).isEqualTo("retry");
+            assertThat(server.listener.counters().retries()).isEqualTo(1);
+            assertThat(server.listener.counters().tokensValid()).isEqualTo(1);
+            assertThat(server.listener.counters().tokensInvalid()).isZero();
+        }
+    }
+
+    @Test
+    void emptyDatagramsAreDropped() throws Exception {
+        try (TestQuic server = new TestQuic(false, 0); DatagramSocket raw = new DatagramSocket()) {
+            raw.send(new DatagramPacket(new byte[0], 0, server.address()));
+            await(() -> server.listener.counters().emptyDatagrams() == 1);
+            try (TestQuic.Client c = server.connect(TestQuic.ALPN)) {
+                assertThat(echo(c, "still serving")).isEqualTo("still serving");
+            }
+        }
+    }
+
+    static DatagramPacket shortHeader(long prefix, Random rnd, int size, TestQuic server) {
+        byte[] b = new byte[size];
+        rnd.nextBytes(b);
+        b[0] = (byte) (0x40 | (b[0] & 0x3f));
+        for (int i = 0; i < 8; i++) {
+            b[1 + i] = (byte) (prefix >>> (56 - 8 * i));
+        }
+        return new DatagramPacket(b, b.length, server.address());
+    }
+
+    static List<byte[]> receiveAll(DatagramSocket s) throws Exception {
+        List<byte[]> out = new ArrayList<>();
+        byte[] buf = new byte[2048];
+        while (true) {
+            DatagramPacket p = new DatagramPacket(buf, buf.length);
+            try {
+                s.receive(p);
+            } catch (SocketTimeoutException e) {
+                return out;
+            }
+            out.add(Arrays.copyOf(p.getData(), p.getLength()));
+        }
+    }
+
+    static String echo(TestQuic.Client c, String text) throws Exception {
+        CompletableFuture<String> got = new CompletableFuture<>();
+        c.send(text, new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                io.netty.buffer.ByteBuf b = (io.netty.buffer.ByteBuf) msg;
+                got.complete(b.toString(io.netty.util.CharsetUtil.US_ASCII));
+                b.release();
+            }
+        });
+        return got.get(5, TimeUnit.SECONDS);
+    }
+
+    static int count(TestQuic s) {
+        try {
+            return s.closing();
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    static int live(TestQuic s) {
+        try {
+            return s.live();
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    static void await(BooleanSupplier cond) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!cond.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not met within 5 s");
+            }
+            Thread.sleep(5);
+        }
+    }
+}

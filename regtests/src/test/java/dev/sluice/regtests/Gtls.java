@@ -1,0 +1,80 @@
+package dev.sluice.regtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The real HTTP/3 client of these tests: {@code gtlsclient} (ngtcp2 + nghttp3 + GnuTLS, Debian's
+ * ngtcp2-client). Runs it against 127.0.0.1, captures its packet and HTTP dump, and keeps what it downloaded.
+ */
+final class Gtls {
+    static final String BIN = "/usr/bin/gtlsclient";
+
+    /** What one run gave: exit status, output (ngtcp2's trace), wall time, the download directory. */
+    record Run(int exit, String output, long millis, Path downloads) {
+        /** The body downloaded for {@code path} (its last segment names the file). */
+        byte[] body(String path) throws Exception {
+            String name = path.substring(path.lastIndexOf('/') + 1);
+            return Files.readAllBytes(downloads.resolve(name.isEmpty() ? "index.html" : name));
+        }
+
+        /** Milliseconds since the client started (ngtcp2's I<ms> stamps) of the first line matching {@code regex}, or -1. */
+        long stampOf(String regex) {
+            Pattern p = Pattern.compile("^I(\\d{8}) .*" + regex);
+            for (String line : output.lines().toList()) {
+                Matcher m = p.matcher(line);
+                if (m.find()) {
+                    return Long.parseLong(m.group(1));
+                }
+            }
+            return -1;
+        }
+
+        /** The response header lines ngtcp2 printed ({@code [name: value]}). */
+        List<String> responseHeaders() {
+            List<String> out = new ArrayList<>();
+            for (String line : output.lines().toList()) {
+                Matcher m = Pattern.compile("^http: stream 0x[0-9a-f]+ \\[(.*)\\]$").matcher(line);
+                if (m.find()) {
+                    out.add(m.group(1));
+                }
+            }
+            return out;
+        }
+    }
+
+    static boolean installed() {
+        return new File(BIN).canExecute();
+    }
+
+    /** Runs {@code gtlsclient [options] 127.0.0.1 <port> <uris...>} (8 s idle timeout). */
+    static Run run(int port, List<String> options, String... paths) throws Exception {
+        Path dir = Files.createTempDirectory("gtls");
+        List<String> cmd = new ArrayList<>(List.of(BIN, "--timeout=8s", "--exit-on-all-streams-close", "--download=" + dir));
+        cmd.addAll(options);
+        cmd.add("127.0.0.1");
+        cmd.add(Integer.toString(port));
+        for (String p : paths) {
+            cmd.add("https://127.0.0.1:" + port + p);
+        }
+        Path out = dir.resolve("trace.txt");
+        long start = System.nanoTime();
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        boolean done = p.waitFor(30, TimeUnit.SECONDS);
+        if (!done) {
+            p.destroyForcibly();
+        }
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertThat(done).as("gtlsclient ended").isTrue();
+        return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), ms, dir);
+    }
+}

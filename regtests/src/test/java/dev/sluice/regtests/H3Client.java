@@ -1,0 +1,123 @@
+package dev.sluice.regtests;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.handler.codec.http3.DefaultHttp3DataFrame;
+import io.netty.handler.codec.http3.DefaultHttp3Headers;
+import io.netty.handler.codec.http3.DefaultHttp3HeadersFrame;
+import io.netty.handler.codec.http3.Http3;
+import io.netty.handler.codec.http3.Http3ClientConnectionHandler;
+import io.netty.handler.codec.http3.Http3DataFrame;
+import io.netty.handler.codec.http3.Http3Headers;
+import io.netty.handler.codec.http3.Http3HeadersFrame;
+import io.netty.handler.codec.http3.Http3RequestStreamInboundHandler;
+import io.netty.handler.codec.quic.QuicChannel;
+import io.netty.handler.codec.quic.QuicException;
+import io.netty.handler.codec.quic.QuicSslContext;
+import io.netty.handler.codec.quic.QuicSslContextBuilder;
+import io.netty.handler.codec.quic.QuicStreamChannel;
+import io.netty.handler.codec.quic.QuicStreamResetException;
+import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
+import java.io.ByteArrayOutputStream;
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A Netty HTTP/3 client for what gtlsclient cannot send: requests with fields of any name and value (Netty's
+ * validation off), to check that Sluice rejects what is malformed. Each request reports its response or the
+ * error code its stream was reset with.
+ */
+final class H3Client implements AutoCloseable {
+    /** How one request ended: a response (status, body), or a reset with an HTTP/3 error code. */
+    record Result(int status, byte[] body, long resetCode) {
+    }
+
+    private final MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    private final Channel datagram;
+    final QuicChannel quic;
+
+    H3Client(int port) throws Exception {
+        QuicSslContext ctx = QuicSslContextBuilder.forClient().trustManager(InsecureTrustManagerFactory.INSTANCE)
+                .applicationProtocols(Http3.supportedApplicationProtocols()).build();
+        ChannelHandler codec = Http3.newQuicClientCodecBuilder().sslContext(ctx).maxIdleTimeout(10, TimeUnit.SECONDS)
+                .initialMaxData(10_000_000).initialMaxStreamDataBidirectionalLocal(1_000_000).build();
+        datagram = new Bootstrap().group(group).channel(NioDatagramChannel.class).handler(codec).bind(0).sync().channel();
+        quic = QuicChannel.newBootstrap(datagram).handler(new Http3ClientConnectionHandler())
+                .remoteAddress(new InetSocketAddress("127.0.0.1", port)).connect().get(10, TimeUnit.SECONDS);
+    }
+
+    /** Request fields as given, in order ({@code :method}, {@code :path} ... included); no validation. */
+    static Http3Headers fields(String... nameValue) {
+        Http3Headers h = new DefaultHttp3Headers(false);
+        for (int i = 0; i < nameValue.length; i += 2) {
+            h.add(nameValue[i], nameValue[i + 1]);
+        }
+        return h;
+    }
+
+    /** Sends a request (body null: none) and waits for how it ended. */
+    Result send(Http3Headers headers, byte[] body) throws Exception {
+        CompletableFuture<Result> done = new CompletableFuture<>();
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        int[] status = {0};
+        QuicStreamChannel s = Http3.newRequestStream(quic, new Http3RequestStreamInboundHandler() {
+            @Override
+            protected void channelRead(ChannelHandlerContext ctx, Http3HeadersFrame frame) {
+                CharSequence st = frame.headers().status();
+                if (st != null && status[0] < 200) {
+                    status[0] = Integer.parseInt(st.toString());
+                }
+            }
+
+            @Override
+            protected void channelRead(ChannelHandlerContext ctx, Http3DataFrame frame) {
+                ByteBuf c = frame.content();
+                byte[] b = new byte[c.readableBytes()];
+                c.readBytes(b);
+                got.writeBytes(b);
+                frame.release();
+            }
+
+            @Override
+            protected void channelInputClosed(ChannelHandlerContext ctx) {
+                done.complete(new Result(status[0], got.toByteArray(), -1));
+            }
+
+            @Override
+            protected void handleQuicException(ChannelHandlerContext ctx, QuicException e) {
+                done.complete(new Result(status[0], got.toByteArray(), e instanceof QuicStreamResetException r ? r.applicationProtocolCode() : -2));
+            }
+
+            @Override
+            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                if (cause instanceof QuicStreamResetException r) {
+                    done.complete(new Result(status[0], got.toByteArray(), r.applicationProtocolCode()));
+                    return;
+                }
+                super.exceptionCaught(ctx, cause);
+            }
+        }).get(5, TimeUnit.SECONDS);
+        if (body == null) {
+            s.writeAndFlush(new DefaultHttp3HeadersFrame(headers)).addListener(QuicStreamChannel.SHUTDOWN_OUTPUT);
+        } else {
+            s.write(new DefaultHttp3HeadersFrame(headers));
+            s.writeAndFlush(new DefaultHttp3DataFrame(Unpooled.wrappedBuffer(body))).addListener(QuicStreamChannel.SHUTDOWN_OUTPUT);
+        }
+        return done.get(10, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void close() {
+        quic.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        datagram.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
+    }
+}

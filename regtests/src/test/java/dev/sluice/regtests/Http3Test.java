@@ -1,0 +1,318 @@
+package dev.sluice.regtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * HTTP/3 in front: {@code bind quic4@} driven by the real external client gtlsclient (ngtcp2) and, for
+ * malformed requests it will not send, a Netty HTTP/3 client; HTTP/1.1 and HTTP/2 origins behind. One daemon
+ * serves every test but the closing-state one (each test has its own paths and origins); its frontends have a
+ * QUIC bind and a TCP bind on the same port number (the TCP one also tells when the daemon is up).
+ */
+class Http3Test {
+    static TestPki.Issued cert;
+    static final byte[] BIG = new byte[300_000];
+    static Origin o1;
+    static Origin lbA;
+    static Origin lbB;
+    static H2Origin o2;
+    static Sluice sluice;
+    static int port;
+    static int retryPort;
+    static Path admin;
+
+    static final String DEFAULTS = """
+            defaults
+                mode http
+                timeout connect 2s
+                timeout client 10s
+                timeout server 10s
+            """;
+
+    @BeforeAll
+    static void start() throws Exception {
+        cert = new TestPki("h3-ca").leaf("localhost", "127.0.0.1");
+        new Random(3).nextBytes(BIG);
+        o1 = Origin.start("s1", (r, out) -> {
+            byte[] body = r.method().equals("POST") ? r.sha256().getBytes(StandardCharsets.US_ASCII)
+                    : r.target().endsWith("/big.bin") ? BIG : "origin s1\n".getBytes(StandardCharsets.US_ASCII);
+            Origin.respond(out, 200, "OK", Origin.headers("X-Origin", "s1"), body);
+            return true;
+        });
+        lbA = Origin.start("lb-a");
+        lbB = Origin.start("lb-b");
+        o2 = new H2Origin("from h2\n".getBytes(StandardCharsets.US_ASCII));
+        port = Ports.free();
+        retryPort = Ports.free();
+        admin = Files.createTempDirectory("h3adm").resolve("admin.sock");
+        // four event loops: four QUIC sockets sharing the port (SO_REUSEPORT)
+        String cfg = "global\n    nbthread 4\n    stats socket " + admin + " level admin\n" + DEFAULTS + """
+                frontend fe
+                    bind 127.0.0.1:%1$d
+                    bind quic4@127.0.0.1:%1$d ssl crt %2$s alpn h3
+                    option httplog
+                    log stdout format raw local0
+                    option h3-alt-svc ma 600
+                    stick-table type ip size 10 expire 1m store http_req_cnt
+                    http-request track-sc0 src if { path_beg /lb/ }
+                    http-request deny deny_status 403 if { path_beg /lb/private } || { path_beg /deny }
+                    http-request use-service prometheus-exporter if { path /metrics }
+                    http-request set-header x-via-h3 %%[ssl_fc]
+                    http-response set-header x-req-cnt %%[sc0_http_req_cnt] if { res.hdr(x-origin) -m beg lb- }
+                    http-response set-header alt-svc "h3=\\":443\\"; ma=900" if { res.hdr(x-origin) -m beg lb- }
+                    use_backend be_h2 if { path_beg /h2/ }
+                    use_backend be_lb if { path_beg /lb/ }
+                    default_backend be_h1
+                frontend fe_retry
+                    bind 127.0.0.1:%3$d
+                    bind quic4@127.0.0.1:%3$d ssl crt %2$s quic-force-retry
+                    option httplog
+                    log stdout format raw local0
+                    default_backend be_h1
+                backend be_h1
+                    server s1 127.0.0.1:%4$d
+                backend be_h2
+                    server s2 127.0.0.1:%5$d proto h2
+                backend be_lb
+                    balance roundrobin
+                    server a 127.0.0.1:%6$d
+                    server b 127.0.0.1:%7$d
+                """.formatted(port, cert.pem(), retryPort, o1.port(), o2.port(), lbA.port(), lbB.port());
+        sluice = Sluice.start(cfg, port, retryPort);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (sluice != null) {
+            sluice.close();
+        }
+        o1.close();
+        lbA.close();
+        lbB.close();
+        o2.close();
+    }
+
+    @Test
+    void getAndPostThroughHttp3ToHttp1AndHttp2Origins() throws Exception {
+        assumeTrue(Gtls.installed(), "gtlsclient (ngtcp2-client) is not installed");
+        Path up = Files.createTempFile("h3up", ".bin");
+        byte[] upload = new byte[200_000];
+        new Random(4).nextBytes(upload);
+        Files.write(up, upload);
+        Gtls.Run get = Gtls.run(port, List.of("-q"), "/h1/big.bin");
+        assertThat(get.exit()).as(get.output()).isZero();
+        assertThat(Origin.sha256(get.body("/h1/big.bin"))).isEqualTo(Origin.sha256(BIG));
+        Origin.Request r = o1.requests().stream().filter(x -> x.target().equals("/h1/big.bin")).findFirst().orElseThrow();
+        assertThat(r.version()).isEqualTo("HTTP/1.1");
+        assertThat(r.header("host")).isEqualTo("127.0.0.1:" + port);
+
+        Gtls.Run post = Gtls.run(port, List.of("-q", "-m", "POST", "-d", up.toString()), "/h1/up");
+        assertThat(post.exit()).as(post.output()).isZero();
+        assertThat(new String(post.body("/h1/up"), StandardCharsets.US_ASCII)).isEqualTo(Origin.sha256(upload));
+        assertThat(o1.requests().stream().filter(x -> x.target().equals("/h1/up")).findFirst().orElseThrow().body()).isEqualTo(upload);
+
+        Gtls.Run h2get = Gtls.run(port, List.of("-q"), "/h2/x");
+        assertThat(h2get.exit()).as(h2get.output()).isZero();
+        assertThat(new String(h2get.body("/h2/x"), StandardCharsets.US_ASCII)).isEqualTo("from h2\n");
+        Gtls.Run h2post = Gtls.run(port, List.of("-q", "-m", "POST", "-d", up.toString()), "/h2/up");
+        assertThat(h2post.exit()).as(h2post.output()).isZero();
+        assertThat(new String(h2post.body("/h2/up"), StandardCharsets.US_ASCII)).isEqualTo(Origin.sha256(upload));
+        H2Origin.Request r2 = o2.requests().stream().filter(x -> x.headers().path().toString().equals("/h2/up")).findFirst().orElseThrow();
+        assertThat(r2.body()).isEqualTo(upload);
+        assertThat(r2.headers().authority().toString()).isEqualTo("127.0.0.1:" + port);
+    }
+
+    @Test
+    void retryWhenForcedOnlyAndTheHttpLogLine() throws Exception {
+        assumeTrue(Gtls.installed(), "gtlsclient (ngtcp2-client) is not installed");
+        Gtls.Run plain = Gtls.run(port, List.of("--no-http-dump"), "/plain");
+        assertThat(plain.exit()).as(plain.output()).isZero();
+        assertThat(plain.output()).doesNotContain("type=Retry");
+        Gtls.Run retried = Gtls.run(retryPort, List.of("--no-http-dump"), "/retried");
+        assertThat(retried.exit()).as(retried.output()).isZero();
+        assertThat(retried.output()).contains("type=Retry");
+        assertThat(new String(retried.body("/retried"), StandardCharsets.US_ASCII)).isEqualTo("origin s1\n");
+
+        List<String> lines = logLines("/plain", "/retried");
+        AccessLogTest.Line l = AccessLogTest.parse(lines.stream().filter(x -> x.contains("/plain")).findFirst().orElseThrow());
+        assertThat(l.fe()).isEqualTo("fe~");
+        assertThat(l.be()).isEqualTo("be_h1");
+        assertThat(l.srv()).isEqualTo("s1");
+        assertThat(l.status()).isEqualTo(200);
+        assertThat(l.tsc()).isEqualTo("----");
+        assertThat(l.request()).isEqualTo("GET /plain HTTP/3.0");
+        assertThat(l.bytes()).isEqualTo("origin s1\n".length());
+        assertThat(lines.stream().anyMatch(x -> x.contains(" fe_retry~ be_h1/s1 ") && x.endsWith("\"GET /retried HTTP/3.0\""))).as(lines.toString())
+                .isTrue();
+        // the QUIC metric families on the Prometheus endpoint
+        String metrics = Http2Test.run(List.of("curl", "-sS", "http://127.0.0.1:" + port + "/metrics"));
+        assertThat(metrics).containsPattern("haproxy_frontend_quic_retry_sent_total\\{proxy=\"fe_retry\"\\} [1-9]")
+                .containsPattern("haproxy_frontend_quic_retry_validated_total\\{proxy=\"fe_retry\"\\} [1-9]")
+                .contains("haproxy_frontend_quic_retry_sent_total{proxy=\"fe\"} 0")
+                .contains("sluice_frontend_quic_closing_records_alive{proxy=\"fe\"}");
+    }
+
+    /** The log lines of the requests for {@code paths}, once all are there. */
+    static List<String> logLines(String... paths) throws InterruptedException {
+        for (int i = 0; i < 100; i++) {
+            List<String> l = sluice.output().lines().filter(x -> x.contains(" [") && java.util.Arrays.stream(paths).anyMatch(x::contains)).toList();
+            if (l.size() >= paths.length) {
+                return l;
+            }
+            Thread.sleep(50);
+        }
+        return sluice.output().lines().toList();
+    }
+
+    @Test
+    void rulesLoadBalancingAndStickCountersOverHttp3() throws Exception {
+        assumeTrue(Gtls.installed(), "gtlsclient (ngtcp2-client) is not installed");
+        Gtls.Run run = Gtls.run(port, List.of("--no-quic-dump"), "/lb/1", "/lb/2", "/lb/3", "/lb/4", "/lb/private/x");
+        assertThat(run.exit()).as(run.output()).isZero();
+        assertThat(lbA.requests()).hasSize(2);
+        assertThat(lbB.requests()).hasSize(2);
+        assertThat(lbA.requests().getFirst().header("x-via-h3")).isEqualTo("1");
+        List<String> headers = run.responseHeaders();
+        assertThat(headers).contains(":status: 403", "alt-svc: h3=\":443\"; ma=900");
+        assertThat(headers.stream().filter(h -> h.startsWith("x-req-cnt: ")).toList()).hasSize(4);
+        String table = AdminClient.run(admin, "show table fe\n");
+        assertThat(table).contains("key=127.0.0.1").contains("http_req_cnt=5");
+    }
+
+    @Test
+    void aResponseCompleteBeforeTheBodyStopsTheUploadWithNoError() throws Exception {
+        assumeTrue(Gtls.installed(), "gtlsclient (ngtcp2-client) is not installed");
+        Path up = Files.createTempFile("h3up", ".bin");
+        Files.write(up, new byte[2_000_000]);
+        Gtls.Run run = Gtls.run(port, List.of("-m", "POST", "-d", up.toString()), "/deny");
+        assertThat(run.responseHeaders()).contains(":status: 403");
+        // RFC 9114 4.1: the request body is not needed; STOP_SENDING with H3_NO_ERROR (0x100)
+        assertThat(run.output()).containsPattern("frm rx \\d+ 1RTT STOP_SENDING\\(0x05\\) id=0x0 app_error_code=\\S*\\(0x100\\)");
+    }
+
+    @Test
+    void malformedRequestsAreResetWithMessageErrorAndCounted() throws Exception {
+        try (H3Client c = new H3Client(port)) {
+            String auth = "127.0.0.1:" + port;
+            long ereqBefore = ereq();
+            H3Client.Result ok = c.send(H3Client.fields(":method", "GET", ":scheme", "https", ":authority", auth, ":path", "/m/ok"), null);
+            assertThat(ok.status()).isEqualTo(200);
+            long messageError = 0x10e;
+            List<io.netty.handler.codec.http3.Http3Headers> bad = List.of(
+                    H3Client.fields(":method", "GET", ":scheme", "https", ":authority", auth, ":path", "/m/x", "Upper", "1"),
+                    H3Client.fields(":method", "GET", ":scheme", "https", ":authority", auth, ":path", "/m/x", "connection", "close"),
+                    H3Client.fields(":method", "GET", ":scheme", "https", ":authority", auth, ":path", "/m/x", "transfer-encoding", "chunked"),
+                    H3Client.fields(":method", "GET", ":scheme", "https", ":authority", auth, ":path", "/m/a b"),
+                    H3Client.fields(":method", "GET", ":scheme", "https", ":authority", auth, ":path", "m/x"),
+                    H3Client.fields(":method", "GET", ":scheme", "https", ":authority", auth, ":path", "/m/x", "x-bad", "a\nb"),
+                    H3Client.fields(":method", "GET", ":scheme", "https", ":authority", auth),
+                    H3Client.fields(":method", "GET", ":scheme", "https", ":authority", auth, ":path", "/m/x", "content-length", "1",
+                            "content-length", "2"));
+            for (var h : bad) {
+                H3Client.Result r = c.send(h, null);
+                assertThat(r.resetCode()).as("%s", h).isEqualTo(messageError);
+            }
+            // a body longer than its content-length (Netty's own check, same outcome)
+            H3Client.Result tooLong = c.send(H3Client.fields(":method", "POST", ":scheme", "https", ":authority", auth, ":path", "/m/p",
+                    "content-length", "2"), new byte[10]);
+            assertThat(tooLong.resetCode()).isEqualTo(messageError);
+            // the connection still serves
+            assertThat(c.send(H3Client.fields(":method", "GET", ":scheme", "https", ":authority", auth, ":path", "/m/ok2"), null).status())
+                    .isEqualTo(200);
+            assertThat(o1.requests()).extracting(Origin.Request::target).filteredOn(t -> t.startsWith("/m/")).containsExactly("/m/ok", "/m/ok2");
+            assertThat(ereq()).isEqualTo(ereqBefore + bad.size() + 1);
+        }
+    }
+
+    static long ereq() {
+        return Long.parseLong(AdminSocketTest.parseStat(AdminClient.run(admin, "show stat\n")).get("fe/FRONTEND").get("ereq"));
+    }
+
+    @Test
+    void aLostConnectionCloseIsLearnedFromTheResentOneAndTheRecordThenGoes() throws Exception {
+        assumeTrue(Gtls.installed(), "gtlsclient (ngtcp2-client) is not installed");
+        int port = Ports.free();
+        Path admin = Files.createTempDirectory("h3adm").resolve("admin.sock");
+        // the server closes each connection once its handshake is done; the knob drops its CONNECTION_CLOSE
+        String cfg = "global\n    stats socket " + admin + " level admin\n" + DEFAULTS + """
+                frontend fe
+                    bind 127.0.0.1:%1$d
+                    bind quic4@127.0.0.1:%1$d ssl crt %2$s alpn h3
+                    tcp-request connection reject
+                    default_backend be
+                backend be
+                    server s1 127.0.0.1:1
+                """.formatted(port, cert.pem());
+        try (Sluice s = Sluice.start(Sluice.writeConfig(cfg), List.of(), Map.of("SLUICE_QUIC_TEST_DROP_CLOSE", "1"), port)) {
+            Gtls.Run run = Gtls.run(port, List.of("--no-http-dump"), "/");
+            // ngtcp2 stamps its trace in ms since it started: the close it received came from the record, well
+            // before its 8 s idle timeout (where the stock codec leaves it)
+            long closedAt = run.stampOf("CONNECTION_CLOSE\\(0x1c\\) error_code=CONNECTION_REFUSED");
+            assertThat(closedAt).as(run.output()).isBetween(0L, 1000L);
+            assertThat(run.millis()).isLessThan(3000);
+            String stat = AdminClient.run(admin, "show quic all\n");
+            assertThat(stat).startsWith("# conn/frontend");
+            // then the record is freed at its deadline (min(3 x PTO, 1 s)) and nothing answers any more
+            String after = stat;
+            for (int i = 0; i < 100 && after.contains(" CLOSE "); i++) {
+                Thread.sleep(20);
+                after = AdminClient.run(admin, "show quic all\n");
+            }
+            assertThat(after).doesNotContain(" CLOSE ");
+        }
+    }
+
+    @Test
+    void aClientThatMovesToAnotherPortKeepsItsConnectionWhicheverSocketTheKernelPicks() throws Exception {
+        assumeTrue(Gtls.installed(), "gtlsclient (ngtcp2-client) is not installed");
+        // each move gives the client a new port, so the kernel's SO_REUSEPORT hash may pick another of the four
+        // sockets: the CID's socket index sends the datagrams back to the one that owns the connection
+        for (int i = 0; i < 6; i++) {
+            Gtls.Run run = Gtls.run(port, List.of("--no-quic-dump", "--change-local-addr=50ms", "--delay-stream=150ms"), "/moved/" + i);
+            assertThat(run.exit()).as(run.output()).isZero();
+            assertThat(run.responseHeaders()).contains(":status: 200");
+            assertThat(run.output().lines().filter(l -> l.startsWith("Sent packet: local=")).map(l -> l.substring(0, l.indexOf(" remote")))
+                    .distinct().count()).as("the client moved").isGreaterThanOrEqualTo(2);
+        }
+        assertThat(o1.requests()).extracting(Origin.Request::target).filteredOn(t -> t.startsWith("/moved/")).hasSize(6);
+    }
+
+    @Test
+    void showQuicListsALiveConnectionAndAltSvcIsAddedOnTcp() throws Exception {
+        assumeTrue(Gtls.installed(), "gtlsclient (ngtcp2-client) is not installed");
+        Thread client = Thread.ofVirtual().start(() -> {
+            try {
+                Gtls.run(port, List.of("-q", "--delay-stream=1500ms"), "/late");
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        String show = "";
+        for (int i = 0; i < 100 && !show.contains(" ESTAB "); i++) {
+            Thread.sleep(20);
+            show = AdminClient.run(admin, "show quic\n");
+        }
+        Matcher m = Pattern.compile("0x[0-9a-f]{8}\\[\\d\\d\\]/fe +ESTAB +0 +0 +\\d+ +127\\.0\\.0\\.1:" + port
+                + " +127\\.0\\.0\\.1:\\d+ +0f00[0-9a-f]{28} [0-9a-f]+\n").matcher(show);
+        assertThat(m.find()).as(show).isTrue();
+        assertThat(AdminClient.run(admin, "show quic full\n")).contains("st=opened").contains("local_addr=127.0.0.1:" + port);
+        assertThat(AdminClient.run(admin, "show quic foo\n")).startsWith("Invalid argument, use 'help' for more options.\n");
+        client.join();
+        assertThat(o1.requests()).extracting(Origin.Request::target).contains("/late");
+
+        String tcp = Http2Test.run(List.of("curl", "-sS", "-D-", "-o", "/dev/null", "http://127.0.0.1:" + port + "/tcp"));
+        assertThat(tcp).contains("alt-svc: h3=\":" + port + "\"; ma=600");
+    }
+}
