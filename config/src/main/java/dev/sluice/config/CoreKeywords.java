@@ -112,6 +112,8 @@ final class CoreKeywords {
                 + " it. Defaults to 'timeout connect'.", (p, v) -> p.timeoutQueue = v);
         timeout(r, "tarpit", PROXIES, "How long 'http-request tarpit' holds a request before answering (defaults to 'timeout connect').",
                 (p, v) -> p.timeoutTarpit = v);
+        timeout(r, "check", BACKEND_SIDE, "With 'timeout connect', a health check connects within MIN(timeout connect, inter) and then"
+                + " has this long to get its answer; unset, the whole check must finish within 'inter'.", (p, v) -> p.timeoutCheck = v);
         timeout(r, "tunnel", PROXIES, "Inactivity limit of a tunnel (WebSocket, CONNECT), both sides; defaults to client/server.",
                 (p, v) -> p.timeoutTunnel = v);
 
@@ -246,6 +248,7 @@ final class CoreKeywords {
         UserlistKeywords.register(r);
         RetryKeywords.register(r);
         QuicKeywords.register(r);
+        CheckKeywords.register(r);
 
         r.register(new Keyword("http-request return", PROXY_SECTIONS,
                 "http-request return [status <code>] [content-type <type>] [string <text> | file <path>] [hdr <name> <value>]* [if|unless <cond>]",
@@ -419,8 +422,10 @@ final class CoreKeywords {
 
     private static String serverOptionFeature(String opt) {
         return switch (opt) {
-            case "check", "inter", "fastinter", "downinter", "rise", "fall", "port", "addr", "check-ssl", "check-send-proxy", "agent-check",
-                    "observe", "error-limit", "on-error", "check-sni", "check-alpn", "check-proto" -> "health checks";
+            case "agent-check", "agent-port", "agent-addr", "agent-inter", "agent-send", "agent-host" -> "agent checks";
+            case "observe", "error-limit", "on-error", "on-marked-down", "on-marked-up" -> "health analysis of live traffic (observe)";
+            case "check-send-proxy" -> "the PROXY protocol";
+            case "check-alpn", "check-proto", "check-via-socks4" -> "this health-check option";
             case "verifyhost", "sni-auto", "allow-0rtt", "crl-file" -> "this server TLS option";
             case "minconn" -> "dynamic server limits (minconn)";
             case "cookie" -> "cookie persistence";
@@ -468,7 +473,7 @@ final class CoreKeywords {
         if (line != null) {
             ServerParams p = line.params;
             c.proxy().servers.add(new Server(c.at(), name, hp.host(), hp.port(), p.weight, null, line.tls.proto, p.id, p.backup, p.disabled,
-                    p.initState, p.maxconn, p.maxqueue, p.slowstart));
+                    p.initState, p.maxconn, p.maxqueue, p.slowstart, CheckKeywords.serverCheck(p)));
             c.proxy().serverOptions.add(line.tls);
         }
     }
@@ -485,6 +490,9 @@ final class CoreKeywords {
         while (i < a.size()) {
             String opt = a.get(i);
             int next = BalanceKeywords.serverOption(c, dflt ? null : name, params, a, i);
+            if (next == TlsKeywords.NOT_MINE) {
+                next = CheckKeywords.serverOption(c, dflt ? null : name, params, a, i);
+            }
             if (next == TlsKeywords.FAILED) {
                 return null;
             }
@@ -510,6 +518,7 @@ final class CoreKeywords {
 
     private static List<String> serverOptionNames() {
         List<String> names = new ArrayList<>(BalanceKeywords.SERVER_OPTIONS);
+        names.addAll(CheckKeywords.SERVER_OPTIONS);
         names.addAll(List.of("ssl", "verify", "ca-file", "sni", "alpn", "proto", "crt", "no-ssl-reuse"));
         return names;
     }

@@ -43,10 +43,12 @@ public final class GlobalBuilder {
     public boolean quicHystart = dev.sluice.config.model.QuicTune.DEFAULT.hystart();
     public int quicRetryThreshold = dev.sluice.config.model.QuicTune.DEFAULT.retryThreshold();
     public String clusterSecret;
+    /** {@code spread-checks}: percent of random noise on check intervals. */
+    public int spreadChecks;
 
     public Global build() {
         return new Global(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetime, logs, logTag, statsSockets, statsTimeout,
-                new dev.sluice.config.model.Tune(bufsize, maxrewrite, maxhdr, prometheusMaxSeries),
+                new dev.sluice.config.model.Tune(bufsize, maxrewrite, maxhdr, prometheusMaxSeries, spreadChecks),
                 new dev.sluice.config.model.QuicTune(quicIdleTimeout, quicMaxStreams, quicMaxData, quicStreamData, quicHystart,
                         quicRetryThreshold, clusterSecret),
                 new dev.sluice.config.model.ProcessSettings(user, userAt, group, groupAt, uid, gid, chroot, ulimitN,

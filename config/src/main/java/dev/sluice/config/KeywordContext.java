@@ -105,6 +105,11 @@ public final class KeywordContext {
         diags.error(at, "'" + keyword() + "' : " + message);
     }
 
+    /** An error about the line as a whole, without the keyword in front (HAProxy's wording for some). */
+    public void lineError(String message) {
+        diags.error(at, message);
+    }
+
     /** A warning about the line as a whole, without the keyword in front (HAProxy's wording for some). */
     public void lineWarning(String message) {
         diags.warning(at, message);

@@ -37,6 +37,9 @@ public final class ProxyBuilder {
     public long timeoutQueue = Timeouts.UNSET;
     public dev.sluice.config.model.Retries retries = dev.sluice.config.model.Retries.DEFAULT;
     public long timeoutTarpit = Timeouts.UNSET;
+    public long timeoutCheck = Timeouts.UNSET;
+    /** Health checks: {@code option httpchk}, {@code http-check ...}, {@code option log-health-checks}. */
+    CheckKeywords.Builder checks = new CheckKeywords.Builder();
     boolean clientTcpKeepAlive;
     boolean serverTcpKeepAlive;
     long poolPurgeDelay = dev.sluice.config.model.HttpOptions.DEFAULT_POOL_PURGE_DELAY_MS;
@@ -115,6 +118,8 @@ public final class ProxyBuilder {
         timeoutQueue = d.timeoutQueue;
         retries = d.retries;
         timeoutTarpit = d.timeoutTarpit;
+        timeoutCheck = d.timeoutCheck;
+        checks = d.checks.copy();
         clientTcpKeepAlive = d.clientTcpKeepAlive;
         serverTcpKeepAlive = d.serverTcpKeepAlive;
         poolPurgeDelay = d.poolPurgeDelay;
@@ -200,7 +205,7 @@ public final class ProxyBuilder {
     private Proxy build(dev.sluice.config.model.Logging logging) {
         ProxyKind kind = kind();
         Timeouts timeouts = new Timeouts(timeoutClient, timeoutServer, timeoutConnect, timeoutHttpRequest, timeoutHttpKeepAlive,
-                timeoutQueue, timeoutTunnel, Timeouts.UNSET, Timeouts.UNSET, Timeouts.UNSET, timeoutTarpit);
+                timeoutQueue, timeoutTunnel, Timeouts.UNSET, Timeouts.UNSET, timeoutCheck, timeoutTarpit);
         return new Proxy(name, kind, where, mode == null ? Mode.TCP : mode,
                 kind.hasFrontend() ? binds : List.of(),
                 kind.hasFrontend() ? maxconn : 0,
@@ -221,7 +226,8 @@ public final class ProxyBuilder {
                         : dev.sluice.config.model.Monitor.NONE,
                 kind.hasBackend() ? stickRules : List.of(),
                 stats.build(),
-                retries);
+                retries,
+                kind.hasBackend() ? checks.build() : dev.sluice.config.model.HealthChecks.NONE);
     }
 
     private static <T> List<T> concat(List<T> a, List<T> b) {

@@ -16,6 +16,17 @@ final class ServerParams {
     int maxconn;
     int maxqueue;
     long slowstart;
+    /** Health checks ({@link CheckKeywords}). */
+    boolean check;
+    long inter = dev.sluice.config.model.ServerCheck.DEFAULT.inter();
+    long fastinter;
+    long downinter;
+    int rise = dev.sluice.config.model.ServerCheck.DEFAULT.rise();
+    int fall = dev.sluice.config.model.ServerCheck.DEFAULT.fall();
+    int checkPort;
+    String checkAddr;
+    boolean checkSsl;
+    String checkSni;
 
     ServerParams copy() {
         ServerParams p = new ServerParams();
@@ -27,6 +38,16 @@ final class ServerParams {
         p.maxconn = maxconn;
         p.maxqueue = maxqueue;
         p.slowstart = slowstart;
+        p.check = check;
+        p.inter = inter;
+        p.fastinter = fastinter;
+        p.downinter = downinter;
+        p.rise = rise;
+        p.fall = fall;
+        p.checkPort = checkPort;
+        p.checkAddr = checkAddr;
+        p.checkSsl = checkSsl;
+        p.checkSni = checkSni;
         return p;
     }
 }

@@ -15,7 +15,8 @@ final class Unsupported {
     private static final String SPOE = "SPOE/SPOA filters";
     private static final String LOGS = "this logging feature";
     private static final String TLS = "TLS (comes with the HTTP engine)";
-    private static final String CHECKS = "health checks";
+    private static final String MULTI_STEP_CHECKS = "multi-step health checks (http-check connect, comment, set-var)";
+    private static final String TCP_CHECKS = "tcp-check rule sets";
     private static final String STATS = "this stats page option";
 
     /** Section keywords HAProxy has and Sluice does not. */
@@ -36,16 +37,20 @@ final class Unsupported {
     static final Map<String, String> KEYWORDS = Map.ofEntries(
             Map.entry("lua-load", LUA), Map.entry("lua-load-per-thread", LUA), Map.entry("lua-prepend-path", LUA),
             Map.entry("filter", "filters (SPOE, compression, cache, trace)"),
-                        Map.entry("option log-health-checks", "health checks"),
             Map.entry("log-send-hostname", LOGS), 
             
             
             
             
             Map.entry("ssl-load-extra-files", TLS), Map.entry("ssl-load-extra-del-ext", TLS),
-            Map.entry("option httpchk", CHECKS), Map.entry("http-check", CHECKS), Map.entry("timeout check", CHECKS),
-            Map.entry("option spop-check", SPOE), Map.entry("spread-checks", CHECKS), Map.entry("option tcp-check", CHECKS),
-            Map.entry("tcp-check", CHECKS),
+            Map.entry("http-check connect", MULTI_STEP_CHECKS), Map.entry("http-check comment", MULTI_STEP_CHECKS),
+            Map.entry("http-check set-var", MULTI_STEP_CHECKS), Map.entry("http-check unset-var", MULTI_STEP_CHECKS),
+            Map.entry("option spop-check", SPOE), Map.entry("option tcp-check", TCP_CHECKS), Map.entry("tcp-check", TCP_CHECKS),
+            Map.entry("option ssl-hello-chk", "SSLv3 hello health checks (use 'check-ssl' or a server with 'ssl')"),
+            Map.entry("option mysql-check", "MySQL health checks"), Map.entry("option pgsql-check", "PostgreSQL health checks"),
+            Map.entry("option redis-check", "Redis health checks"), Map.entry("option smtpchk", "SMTP health checks"),
+            Map.entry("option ldap-check", "LDAP health checks"), Map.entry("option external-check", "external health checks"),
+            Map.entry("external-check", "external health checks"),
             Map.entry("stats show-modules", STATS), Map.entry("stats http-request", STATS), Map.entry("stats disable", STATS),
             Map.entry("stats maxconn", "a connection limit on stats sockets"),
             Map.entry("stats bind-process", "multi-process mode (removed from HAProxy 2.5)"),

@@ -410,7 +410,7 @@ class KeywordParsersTest {
                 "s1 10.0.0.1:80 weight -1       => weight of server s1 is not within 0 and 256 (-1).",
                 "s1 10.0.0.1:80 weight abc      => 'weight' expects an integer argument, not 'abc'.",
                 "s1 10.0.0.1:80 weight          => 'weight' expects an integer argument.",
-                "s1 10.0.0.1:80 check           => server 's1' : option 'check' is not supported by Sluice yet: health checks",
+                "s1 10.0.0.1:80 check agent-check => server 's1' : option 'agent-check' is not supported by Sluice yet: agent checks",
                 "s1 10.0.0.1:80 verifyhost x    => server 's1' : option 'verifyhost' is not supported by Sluice yet: this server TLS option",
                 "s1 10.0.0.1:80 ssl verify optional => 'verify' on a server takes 'none' or 'required', not 'optional'",
                 "s1 10.0.0.1:80 proto h3        => 'proto' : unknown protocol 'h3' (Sluice supports 'h1' and 'h2')",
@@ -473,7 +473,7 @@ class KeywordParsersTest {
                 "weight 300 => 'default-server' : weight of server default-server is not within 0 and 256 (300).",
                 "weight x   => 'default-server' : 'weight' expects an integer argument, not 'x'.",
                 "weight     => 'default-server' : 'weight' expects an integer argument.",
-                "check      => 'default-server' : option 'check' is not supported by Sluice yet: health checks",
+                "check observe layer4 => 'default-server' : option 'observe' is not supported by Sluice yet: health analysis of live traffic (observe)",
                 "bogus      => 'default-server' : unknown keyword 'bogus'",
         })
         void defaultServerErrors(String args, String message) {
@@ -657,7 +657,7 @@ class KeywordParsersTest {
                 "timeout server 5s        => 'timeout server' is not allowed in 'frontend' section (allowed in: defaults, backend, listen).",
                 "timeout queue 5s         => 'timeout queue' is not allowed in 'frontend' section (allowed in: defaults, backend, listen).",
                 "timeout tunnel x         => 'timeout tunnel' : 'x' is not a time",
-                "timeout check 1s         => 'timeout check' is not supported by Sluice yet: health checks.",
+                "timeout check 1s         => 'timeout check' is not allowed in 'frontend' section (allowed in: defaults, backend, listen).",
         })
         void errors(String line, String message) {
             Diagnostic d = assertSingleError(parse(inFrontend(line)), FRONTEND_LINE, message);

@@ -460,7 +460,9 @@ class SectionsTest {
                 "global   => nbproc 2                     => 'nbproc' is not supported by Sluice yet: multi-process mode (removed from HAProxy 2.5).",
                 "frontend => http-request do-resolve(txn.ip,dns) hdr(host) => unknown http-request action 'do-resolve' in 'frontend' section",
                 "frontend => tcp-request session accept   => 'tcp-request' is not supported by Sluice yet: tcp-request rules.",
-                "backend  => option httpchk GET /health   => 'option httpchk' is not supported by Sluice yet: health checks.",
+                "backend  => option tcp-check            => 'option tcp-check' is not supported by Sluice yet: tcp-check rule sets.",
+                "backend  => http-check connect port 81  => 'http-check connect' is not supported by Sluice yet: multi-step health checks (http-check connect, comment, set-var).",
+                "backend  => option mysql-check user x   => 'option mysql-check' is not supported by Sluice yet: MySQL health checks.",
                 "backend  => timeout client-fin 1h        => 'timeout client-fin' is not supported by Sluice yet: half-closed connection timeouts.",
         })
         void unsupportedKeywordExamples(String section, String line, String message) {

@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * One frontend, backend or listen section with the defaults it inherited already applied. Frontend-only
  * parts are empty on a backend and backend-only parts are empty on a frontend. {@code retries} is what the
- * backend side does with failed requests ({@code retries}, {@code retry-on}, {@code option redispatch}).
+ * backend side does with failed requests ({@code retries}, {@code retry-on}, {@code option redispatch}); {@code checks} how
+ * it checks its servers' health.
  */
 public record Proxy(
         String name,
@@ -32,7 +33,8 @@ public record Proxy(
         Monitor monitor,
         List<StickRule> stickRules,
         StatsPage stats,
-        Retries retries) {
+        Retries retries,
+        HealthChecks checks) {
 
     public Proxy {
         binds = List.copyOf(binds);
@@ -50,6 +52,7 @@ public record Proxy(
             List<Acl> acls, List<HttpRule> httpRequestRules, List<HttpRule> httpResponseRules, List<HttpRule> httpAfterResponseRules,
             List<UseBackend> useBackends, String defaultBackend, Balance balance, List<Server> servers, Logging logging, ErrorPages errors) {
         this(name, kind, where, mode, binds, maxconn, timeouts, http, acls, httpRequestRules, httpResponseRules, httpAfterResponseRules,
-                useBackends, defaultBackend, balance, servers, logging, errors, null, TcpRules.NONE, Monitor.NONE, List.of(), StatsPage.NONE, Retries.DEFAULT);
+                useBackends, defaultBackend, balance, servers, logging, errors, null, TcpRules.NONE, Monitor.NONE, List.of(), StatsPage.NONE, Retries.DEFAULT,
+                HealthChecks.NONE);
     }
 }

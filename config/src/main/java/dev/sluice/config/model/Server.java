@@ -8,10 +8,21 @@ import dev.sluice.config.SourceRef;
  * {@code proto} is "h2" for HTTP/2 (h2c, or forced on TLS), null for HTTP/1.1 (or ALPN's choice on TLS).
  * {@code id} is the server's numeric id ({@code id <n>}, else the first free one, as HAProxy assigns
  * them); {@code initState} is null when not set. {@code maxconn} and {@code maxqueue} are 0 for no limit,
- * {@code slowstart} is in milliseconds (0: none).
+ * {@code slowstart} is in milliseconds (0: none). {@code check} holds its health-check options (never null).
  */
 public record Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto, int id, boolean backup,
-        boolean disabled, InitState initState, int maxconn, int maxqueue, long slowstart) {
+        boolean disabled, InitState initState, int maxconn, int maxqueue, long slowstart, ServerCheck check) {
+
+    public Server {
+        if (check == null) {
+            check = ServerCheck.DEFAULT;
+        }
+    }
+
+    public Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto, int id, boolean backup,
+            boolean disabled, InitState initState, int maxconn, int maxqueue, long slowstart) {
+        this(where, name, host, port, weight, tls, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, ServerCheck.DEFAULT);
+    }
 
     public Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto) {
         this(where, name, host, port, weight, tls, proto, 0, false, false, null, 0, 0, 0);
@@ -22,11 +33,11 @@ public record Server(SourceRef where, String name, String host, int port, int we
     }
 
     public Server withTls(ServerTls t) {
-        return new Server(where, name, host, port, weight, t, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart);
+        return new Server(where, name, host, port, weight, t, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, check);
     }
 
     public Server withId(int newId) {
-        return new Server(where, name, host, port, weight, tls, proto, newId, backup, disabled, initState, maxconn, maxqueue, slowstart);
+        return new Server(where, name, host, port, weight, tls, proto, newId, backup, disabled, initState, maxconn, maxqueue, slowstart, check);
     }
 
     /** {@code init-state}: the state a server starts in, before any health check. */

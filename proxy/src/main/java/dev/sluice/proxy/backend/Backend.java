@@ -39,6 +39,10 @@ public final class Backend {
     private long downSince = -1;
     private long downtime;
     private volatile long downTransitions;
+    /** The backend lost its last usable server and {@link #reportLoss} has not said so yet. Under this backend's lock. */
+    private boolean lossToReport;
+    /** Where server transitions and the loss of every server are reported (set by the runtime). */
+    private volatile ServerEvents events = ServerEvents.NONE;
 
     /**
      * A server line whose address is resolved (resolution happens before the runtime is built), with how
@@ -174,9 +178,29 @@ public final class Backend {
      * now serve waiting requests take them. Admin and check paths only.
      */
     public void serversChanged() {
+        serversChangedQuietly();
+        reportLoss();
+    }
+
+    /** {@link #serversChanged} without reporting the loss of every server yet (the caller reports its transition first). */
+    void serversChangedQuietly() {
         rebuild();
         for (Server s : servers) {
             drain(s);
+        }
+    }
+
+    /** Reports that no server is left, when the last rebuild found so and it was not reported yet. */
+    void reportLoss() {
+        boolean report;
+        synchronized (this) {
+            report = lossToReport;
+            lossToReport = false;
+        }
+        if (report) {
+            // HAProxy quotes the name on the console only
+            events.report(ServerEvents.EMERG, "backend " + name + " has no server available!",
+                    "backend '" + name + "' has no server available!");
         }
     }
 
@@ -193,8 +217,18 @@ public final class Backend {
             } else {
                 downSince = now;
                 downTransitions++;
+                lossToReport = servers.length > 0;
             }
         }
+    }
+
+    /** Where server transitions are reported. */
+    public ServerEvents events() {
+        return events;
+    }
+
+    public void events(ServerEvents e) {
+        this.events = e == null ? ServerEvents.NONE : e;
     }
 
     /** UP while a server can take traffic (or when there is no server at all, as HAProxy reports it). */

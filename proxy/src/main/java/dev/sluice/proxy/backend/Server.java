@@ -54,6 +54,12 @@ public final class Server {
     private volatile long lastChange = System.currentTimeMillis();
     /** HAProxy's check health counter of a server without checks: rise (2) until it is put in maintenance. */
     private volatile int checkHealth = 2;
+    /** Its health check ({@code check}), null without one; set once by the runtime before traffic starts. */
+    private volatile dev.sluice.proxy.check.HealthCheck check;
+    /** DOWN history ({@code downtime}, {@code chkdown}), under this server's lock. */
+    private long downSince = -1;
+    private long downtime;
+    private long downTransitions;
     private final dev.sluice.proxy.stats.Counters counters = new dev.sluice.proxy.stats.Counters();
     private final dev.sluice.proxy.stats.TimeStats timeStats;
     private final ArrayDeque<ServerSide>[] idle;
@@ -93,6 +99,9 @@ public final class Server {
         this.maxqueue = config.maxqueue();
         this.slowstart = config.slowstart();
         this.up = config.initState() == null || config.initState().up();
+        if (!up) {
+            downSince = System.currentTimeMillis();
+        }
         this.maintenance = config.disabled();
         this.queue = new WaitQueue(this, backend.tickets);
         boolean forcedH2 = "h2".equals(config.proto());
@@ -168,9 +177,20 @@ public final class Server {
         maxconn = n;
     }
 
-    /** Whether the server has health checks ({@code check}); none yet in Sluice. */
+    /** Whether the server has health checks ({@code check}) and they are enabled ({@code enable|disable health}). */
     public boolean checked() {
-        return false;
+        dev.sluice.proxy.check.HealthCheck c = check;
+        return c != null && c.enabled();
+    }
+
+    /** Its health check, or null when the server line has no {@code check}. */
+    public dev.sluice.proxy.check.HealthCheck check() {
+        return check;
+    }
+
+    /** Attaches its health check (the runtime does, once, before starting). */
+    public void check(dev.sluice.proxy.check.HealthCheck c) {
+        this.check = c;
     }
 
     /** Whether {@code set server ... health stopping} holds it (UP, no new request). */
@@ -185,6 +205,10 @@ public final class Server {
     public void setHealth(boolean up, boolean stopping) {
         // as HAProxy's CLI: fully up (rise + fall - 1 with the defaults 2 and 3) or 0
         checkHealth = up ? 4 : 0;
+        dev.sluice.proxy.check.HealthCheck c = check;
+        if (c != null) {
+            c.forceHealth(up);
+        }
         if (this.stopping != stopping) {
             this.stopping = stopping;
             lastChange = System.currentTimeMillis();
@@ -291,20 +315,104 @@ public final class Server {
      * (HAProxy's "sessions requeued").
      */
     public int setUp(boolean value) {
+        return setUp(value, null);
+    }
+
+    /** What reports a transition once it is done, with the number of requests it moved; before the backend's own loss. */
+    public interface Transition {
+        void done(int requeued);
+    }
+
+    /**
+     * {@link #setUp(boolean)}, then {@code report} (may be null) with the requests moved, then the backend's loss of
+     * its last server if this was it: HAProxy's order of the log lines.
+     */
+    public int setUp(boolean value, Transition report) {
         if (up == value) {
             return 0;
         }
         up = value;
-        lastChange = System.currentTimeMillis();
+        long now = System.currentTimeMillis();
+        lastChange = now;
+        int n;
+        synchronized (this) {
+            if (value) {
+                if (downSince >= 0) {
+                    downtime += now - downSince;
+                    downSince = -1;
+                }
+            } else {
+                downSince = now;
+                downTransitions++;
+            }
+        }
         if (value) {
             startWarmup();
-            int n = backend.drain(this);
-            backend.serversChanged();
-            return n;
+            n = backend.drain(this);
+            backend.serversChangedQuietly();
+        } else {
+            endWarmup();
+            backend.serversChangedQuietly();
+            n = backend.redistribute(this);
         }
-        endWarmup();
-        backend.serversChanged();
-        return backend.redistribute(this);
+        if (report != null) {
+            report.done(n);
+        }
+        backend.reportLoss();
+        return n;
+    }
+
+    /**
+     * A health check's verdict: UP or DOWN, and NOLB ({@code stopping}) for a conditional pass; {@code report} tells the
+     * transition once done (null: nothing to tell). Returns the requests moved. On the check's event loop.
+     */
+    public int checkedState(boolean value, boolean nolb, Transition report) {
+        if (up == value) {
+            if (stopping != nolb) {
+                stopping = nolb;
+                lastChange = System.currentTimeMillis();
+                backend.serversChangedQuietly();
+                if (report != null) {
+                    report.done(0);
+                }
+                backend.reportLoss();
+            }
+            return 0;
+        }
+        stopping = nolb;
+        return setUp(value, report);
+    }
+
+    /** Milliseconds spent DOWN so far (HAProxy's {@code downtime}). */
+    public synchronized long downtime() {
+        return downtime + (downSince >= 0 ? System.currentTimeMillis() - downSince : 0);
+    }
+
+    /** How many times the server went from UP to DOWN ({@code chkdown}). */
+    public synchronized long downTransitions() {
+        return downTransitions;
+    }
+
+    /**
+     * Maintenance begins or ends for a checked server: its checks pause (health 0); when it ends the server is UP
+     * again with the health at {@code rise}, so that its next check decides, as HAProxy does.
+     */
+    private void maintenanceChanged(boolean entering) {
+        dev.sluice.proxy.check.HealthCheck c = check;
+        if (c == null) {
+            return;
+        }
+        c.maintenance(entering);
+        if (!entering && !up) {
+            up = true;
+            lastChange = System.currentTimeMillis();
+            synchronized (this) {
+                if (downSince >= 0) {
+                    downtime += lastChange - downSince;
+                    downSince = -1;
+                }
+            }
+        }
     }
 
     /** Whether the server is in configured maintenance ({@code disabled}). */
@@ -315,6 +423,7 @@ public final class Server {
     public void setMaintenance(boolean value) {
         if (maintenance != value) {
             maintenance = value;
+            maintenanceChanged(value);
             lastChange = System.currentTimeMillis();
             if (!value && up) {
                 startWarmup();
@@ -394,7 +503,8 @@ public final class Server {
     }
 
     public int checkHealth() {
-        return checkHealth;
+        dev.sluice.proxy.check.HealthCheck c = check;
+        return c != null ? c.health() : checkHealth;
     }
 
     public dev.sluice.proxy.stats.Counters counters() {
@@ -418,7 +528,13 @@ public final class Server {
             return;
         }
         boolean leavingMaint = (adminState & FORCED_MAINT) != 0 && (state & FORCED_MAINT) == 0;
+        boolean enteringMaint = (adminState & FORCED_MAINT) == 0 && (state & FORCED_MAINT) != 0;
         adminState = state;
+        if (leavingMaint && !maintenance) {
+            maintenanceChanged(false);
+        } else if (enteringMaint && !maintenance) {
+            maintenanceChanged(true);
+        }
         lastChange = System.currentTimeMillis();
         if (leavingMaint && up && !maintenance) {
             startWarmup();

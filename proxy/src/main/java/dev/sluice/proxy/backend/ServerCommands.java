@@ -69,6 +69,19 @@ public final class ServerCommands {
                     f.server.adminState(Server.FORCED_MAINT);
                     return "";
                 }));
+        for (boolean on : new boolean[] {true, false}) {
+            r.register(new CliCommand(List.of(on ? "enable" : "disable", "health"), Level.ADMIN, (on ? "enable" : "disable") + " health",
+                    (on ? "enable" : "disable") + " health checks", req -> {
+                        Found f = find(backends, req.arg(2));
+                        if (f.error != null) {
+                            return f.error;
+                        }
+                        if (f.server.check() != null) {
+                            f.server.check().enabled(on);
+                        }
+                        return "";
+                    }));
+        }
         r.register(new CliCommand(List.of("enable", "server"), Level.ADMIN, "enable server  (DEPRECATED)",
                 "enable a disabled server (use 'set server' instead)", req -> {
                     Found f = find(backends, req.arg(2));
@@ -125,11 +138,52 @@ public final class ServerCommands {
             case "agent-addr", "agent-port" -> {
                 return "agent checks are not enabled on this server";
             }
-            case "check-addr", "check-port" -> {
-                if (s.checked()) {
-                    return "'set server <srv> " + req.arg(3) + "' is not supported by Sluice yet.\n";
+            case "check-port" -> {
+                if (s.check() == null) {
+                    return "health checks are not enabled on this server";
                 }
-                return "health checks are not enabled on this server";
+                if (req.arg(4).isEmpty()) {
+                    return "set server <b>/<s> check-port requires a port.\n";
+                }
+                int port;
+                try {
+                    port = Integer.parseInt(req.arg(4));
+                } catch (NumberFormatException e) {
+                    return "provided port is not an integer\n";
+                }
+                if (port < 0 || port > 65535) {
+                    return "provided port is invalid\n";
+                }
+                s.check().port(port);
+                return "";
+            }
+            case "check-addr" -> {
+                if (s.check() == null) {
+                    return "health checks are not enabled on this server";
+                }
+                if (req.arg(4).isEmpty()) {
+                    return "set server <b>/<s> check-addr requires an address and optionally a port.\n";
+                }
+                java.net.InetAddress ip = dev.sluice.config.Addresses.literal(req.arg(4));
+                if (ip == null) {
+                    return "invalid addr '" + req.arg(4) + "'\n";
+                }
+                int port = -1;
+                if (req.arg(5).equals("port")) {
+                    try {
+                        port = Integer.parseInt(req.arg(6));
+                    } catch (NumberFormatException e) {
+                        return "provided port is not an integer\n";
+                    }
+                    if (port < 0 || port > 65535) {
+                        return "provided port is invalid\n";
+                    }
+                }
+                s.check().addr(ip);
+                if (port >= 0) {
+                    s.check().port(port);
+                }
+                return "";
             }
             case "fqdn" -> {
                 // Sluice has no resolvers
@@ -375,6 +429,9 @@ public final class ServerCommands {
         return "";
     }
 
+    /** HAProxy's admin-state bits of a server {@code disabled} in the configuration: SRV_ADMF_CMAINT with SRV_ADMF_FMAINT. */
+    private static final int CONFIGURED_MAINT = 0x05;
+
     private static void state(StringBuilder out, Backend be) {
         long now = System.currentTimeMillis();
         for (Server s : be.servers()) {
@@ -382,9 +439,18 @@ public final class ServerCommands {
             out.append(be.id()).append(' ').append(be.name()).append(' ').append(s.id()).append(' ').append(s.name()).append(' ')
                     .append(s.address().getAddress().getHostAddress()).append(' ')
                     .append(opState(s)).append(' ')
-                    .append(s.adminState()).append(' ').append(s.weight()).append(' ').append(s.initialWeight()).append(' ')
-                    .append((now - s.lastChange()) / 1000).append(" 1 0 ").append(s.checkHealth()).append(" 0 0 0 0 - ")
-                    .append(s.address().getPort()).append(" - ").append(tls ? 1 : 0).append(" 0 - - 0\n");
+                    .append(s.adminState() | (s.maintenance() ? CONFIGURED_MAINT : 0)).append(' ').append(s.weight()).append(' ')
+                    .append(s.initialWeight()).append(' ').append((now - s.lastChange()) / 1000).append(' ');
+            dev.sluice.proxy.check.HealthCheck c = s.check();
+            if (c == null) {
+                out.append("1 0 ").append(s.checkHealth()).append(" 0");
+            } else {
+                out.append(c.status().code()).append(' ').append(c.status().result().code()).append(' ').append(c.health()).append(' ')
+                        .append(c.stateBits());
+            }
+            out.append(" 0 0 0 - ").append(s.address().getPort()).append(" - ").append(tls ? 1 : 0).append(' ')
+                    .append(c == null ? 0 : c.checkPort()).append(' ').append(c == null || c.checkAddr() == null ? "-" : c.checkAddr())
+                    .append(" - 0\n");
         }
     }
 }

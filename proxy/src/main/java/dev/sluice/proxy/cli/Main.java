@@ -120,6 +120,9 @@ public final class Main {
     private static int serve(Options opts, Config config, ProxyRuntime.Prepared prepared, Privileges.Resolved privileges, String pidfile) {
         Privileges.applyFdLimit(privileges, System.err);
         ProxyRuntime runtime = ProxyRuntime.build(config, prepared, new dev.sluice.proxy.memory.ProxyPools(opts.memoryMb()));
+        if (opts.quiet()) {
+            runtime.quiet();
+        }
         if (opts.debug() && runtime.transport().fallbackReason() != null) {
             System.err.println("[NOTICE] using the NIO transport: " + runtime.transport().fallbackReason());
         }

@@ -9,35 +9,35 @@ import io.netty.handler.codec.ByteToMessageDecoder;
  * buffer is used as it is; only a partial head or pipelined data are merged into an accumulating buffer
  * (which is copied, not written in place, while slices of it are still out). Used on one event loop.
  */
-final class InputBuffer {
+public final class InputBuffer {
     private ByteBuf buf;
 
-    ByteBuf append(ByteBufAllocator alloc, ByteBuf in) {
+    public ByteBuf append(ByteBufAllocator alloc, ByteBuf in) {
         buf = buf == null ? in : ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(alloc, buf, in);
         return buf;
     }
 
-    ByteBuf get() {
+    public ByteBuf get() {
         return buf;
     }
 
-    int readableBytes() {
+    public int readableBytes() {
         return buf == null ? 0 : buf.readableBytes();
     }
 
-    boolean isReadable() {
+    public boolean isReadable() {
         return buf != null && buf.isReadable();
     }
 
     /** Drops the buffer once everything in it was consumed. */
-    void compact() {
+    public void compact() {
         if (buf != null && !buf.isReadable()) {
             buf.release();
             buf = null;
         }
     }
 
-    void release() {
+    public void release() {
         if (buf != null) {
             buf.release();
             buf = null;

@@ -139,6 +139,7 @@ final class ProxyCommands {
             arg += 3;
         }
         boolean hideMaint = false;
+        boolean hideDown = false;
         boolean typed = false;
         boolean json = false;
         boolean desc = false;
@@ -147,7 +148,8 @@ final class ProxyCommands {
                 case "json" -> json = true;
                 case "typed" -> typed = true;
                 case "desc" -> desc = true;
-                case "up", "no-maint" -> hideMaint = true;
+                case "no-maint" -> hideMaint = true;
+                case "up" -> hideDown = true;
                 default -> {
                     // ignored, as HAProxy ignores unknown words here
                 }
@@ -170,7 +172,7 @@ final class ProxyCommands {
             }
             if (be != null && (types & StatRow.Type.SERVER.mask()) != 0) {
                 for (Server s : be.servers()) {
-                    if ((sid != -1 && sid != s.id()) || (hideMaint && (s.adminState() & Server.FORCED_MAINT) != 0)) {
+                    if ((sid != -1 && sid != s.id()) || hidden(s, hideMaint, hideDown)) {
                         continue;
                     }
                     out.append(format(out, StatRows.server(s, req.level()), StatRow.Type.SERVER, id, s.id(), fmt, desc));
@@ -187,7 +189,23 @@ final class ProxyCommands {
     }
 
     /** {@code show stat} in CSV, every proxy, at a level (addresses and algorithms from operator up): the stats page's CSV. */
+    /**
+     * HAProxy's {@code no-maint} hides servers in maintenance; {@code up} also hides the DOWN ones, except those whose
+     * checks are bringing them up ("DOWN 1/2").
+     */
+    static boolean hidden(Server s, boolean hideMaint, boolean hideDown) {
+        if (!hideMaint && !hideDown) {
+            return false;
+        }
+        String status = StatRows.status(s);
+        return status.equals("MAINT") || hideDown && status.equals("DOWN");
+    }
+
     static String statCsv(ProxyRuntime rt, Level level, boolean hideMaint) {
+        return statCsv(rt, level, hideMaint, false);
+    }
+
+    static String statCsv(ProxyRuntime rt, Level level, boolean hideMaint, boolean hideDown) {
         StringBuilder out = new StringBuilder(StatRow.header());
         for (Proxy p : rt.config().proxies()) {
             Frontend fe = rt.frontends().get(p.name());
@@ -197,7 +215,7 @@ final class ProxyCommands {
             }
             if (be != null) {
                 for (Server s : be.servers()) {
-                    if (!hideMaint || (s.adminState() & Server.FORCED_MAINT) == 0) {
+                    if (!hidden(s, hideMaint, hideDown)) {
                         out.append(StatRows.server(s, level).csv());
                     }
                 }

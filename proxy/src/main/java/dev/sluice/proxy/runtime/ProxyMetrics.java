@@ -142,8 +142,8 @@ final class ProxyMetrics implements MetricSource {
         shared(m, "haproxy_backend_", s, be.timeStats().snapshot(), be.lastChange(), l);
         m.counter("haproxy_backend_requests_denied_total", "Total number of denied requests.", s.get(Counter.DENIED_REQUESTS), l);
         m.gauge("haproxy_backend_weight", "Service weight.", be.usableWeight(), l);
-        m.gauge("haproxy_backend_active_servers", "Current number of active servers.", be.usableServers(), l);
-        m.gauge("haproxy_backend_backup_servers", "Current number of backup servers.", 0, l);
+        m.gauge("haproxy_backend_active_servers", "Current number of active servers.", be.usableActiveServers(), l);
+        m.gauge("haproxy_backend_backup_servers", "Current number of backup servers.", be.usableServers() - be.usableActiveServers(), l);
         m.counter("haproxy_backend_check_up_down_total", "Total number of UP->DOWN transitions.", be.downTransitions(), l);
         m.counter("haproxy_backend_downtime_seconds_total", "Total downtime (in seconds) for the service.", be.downtime() / 1000, l);
         m.counter("haproxy_backend_http_requests_total", "Total number of HTTP requests received.", s.get(Counter.REQUESTS), l);
@@ -153,7 +153,8 @@ final class ProxyMetrics implements MetricSource {
     private static void server(MetricSink m, Server srv) {
         String[] l = {"proxy", srv.backend().name(), "server", srv.name()};
         String status = StatRows.status(srv);
-        String state = status.equals("no check") ? "UP" : status;
+        // "UP 1/3" and the like: the word before the check progress
+        String state = status.equals("no check") ? "UP" : status.split(" ")[0];
         for (String st : STATES) {
             m.gauge("haproxy_server_status", "Current status of the service, per state label value.", st.equals(state) ? 1 : 0, "proxy",
                     srv.backend().name(), "server", srv.name(), "state", st);
@@ -162,6 +163,28 @@ final class ProxyMetrics implements MetricSource {
         Counters.Snapshot s = srv.snapshot();
         shared(m, "haproxy_server_", s, srv.timeStats().snapshot(), srv.lastChange(), l);
         m.gauge("haproxy_server_weight", "Service weight.", srv.weight(), l);
+        dev.sluice.proxy.check.HealthCheck c = srv.checked() ? srv.check() : null;
+        if (c != null) {
+            m.counter("haproxy_server_check_failures_total", "Total number of failed check (Only counts checks failed when the server is up).",
+                    c.failures(), l);
+            m.counter("haproxy_server_check_up_down_total", "Total number of UP->DOWN transitions.", srv.downTransitions(), l);
+            m.counter("haproxy_server_downtime_seconds_total", "Total downtime (in seconds) for the service.", srv.downtime() / 1000, l);
+            if (!c.paused()) {
+                for (dev.sluice.proxy.check.CheckStatus st : dev.sluice.proxy.check.CheckStatus.values()) {
+                    if (st.result() != dev.sluice.proxy.check.CheckStatus.Result.UNKNOWN) {
+                        m.gauge("haproxy_server_check_status", "Status of last health check, per state value", c.status() == st ? 1 : 0,
+                                "proxy", srv.backend().name(), "server", srv.name(), "state", st.info());
+                    }
+                }
+                if (c.status().hasCode()) {
+                    m.gauge("haproxy_server_check_code", "layer5-7 code, if available of the last health check.", c.code(), l);
+                }
+                if (c.status().finished() && c.duration() >= 0) {
+                    m.gauge("haproxy_server_check_duration_seconds", "Total duration of the latest server health check, in seconds.",
+                            c.duration() / 1000.0, l);
+                }
+            }
+        }
         responses(m, "haproxy_server_http_responses_total", s, srv.backend().name(), srv.name());
     }
 

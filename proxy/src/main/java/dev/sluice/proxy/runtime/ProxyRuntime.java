@@ -8,6 +8,7 @@ import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.admin.AdminSockets;
 import dev.sluice.proxy.admin.CliRegistry;
 import dev.sluice.proxy.backend.Backend;
+import dev.sluice.proxy.check.HealthCheck;
 import dev.sluice.proxy.backend.ServerCommands;
 import dev.sluice.proxy.stats.Counter;
 import dev.sluice.proxy.backend.ServerConnector;
@@ -75,6 +76,8 @@ public final class ProxyRuntime {
     private final io.netty.channel.group.ChannelGroup clients = new io.netty.channel.group.DefaultChannelGroup("clients",
             io.netty.util.concurrent.GlobalEventExecutor.INSTANCE);
     private java.util.concurrent.ScheduledFuture<?> sampler;
+    /** The servers' health checks, started with the listeners. */
+    private final List<HealthCheck> checks = new ArrayList<>();
     /** Process-wide rates, updated by the sampler. */
     private long previousConnections;
     private long previousBytesOut;
@@ -174,6 +177,7 @@ public final class ProxyRuntime {
         }
         fullconn(config);
         statsPages(config);
+        healthChecks(config);
         ProxyCommands.register(registry, this);
         quic.register(registry);
         metrics.register(quic::collect);
@@ -182,6 +186,46 @@ public final class ProxyRuntime {
         dev.sluice.proxy.rules.TableCommands.register(registry, stickTables);
         pools.register(registry);
         this.admin = new AdminSockets(config.global().statsSockets(), config.global().statsTimeoutMs(), registry);
+    }
+
+    /**
+     * Gives every server with {@code check} its {@link HealthCheck}, spread over the event loops, and every backend
+     * its {@link ServerEventLog}; the checks start with {@link #start}.
+     */
+    private void healthChecks(Config config) {
+        int spread = config.global().tune().spreadChecks();
+        int n = 0;
+        for (Backend be : backends.values()) {
+            dev.sluice.proxy.check.CheckPlan plan = null;
+            for (dev.sluice.proxy.backend.Server s : be.servers()) {
+                if (!s.config().check().enabled()) {
+                    continue;
+                }
+                if (plan == null) {
+                    plan = new dev.sluice.proxy.check.CheckPlan(be, node, config.global().tune().bufsize());
+                }
+                s.check(new HealthCheck(s, plan, workers.loop(n % workers.count()), transport, spread));
+                checks.add(s.check());
+                n++;
+            }
+        }
+        if (logWriter == null && (!checks.isEmpty() || backends.values().stream().anyMatch(b -> !b.config().logging().targets().isEmpty()))) {
+            logWriter = new dev.sluice.proxy.log.LogWriter();
+        }
+        for (Backend be : backends.values()) {
+            if (logWriter != null) {
+                be.events(new ServerEventLog(logWriter, be.config().logging().targets(), be.config().logging().tag(), true));
+            }
+        }
+    }
+
+    /** Turns the console messages (server transitions, warnings) off: {@code -q}. Before {@link #start}. */
+    public void quiet() {
+        for (Backend be : backends.values()) {
+            if (logWriter != null) {
+                be.events(new ServerEventLog(logWriter, be.config().logging().targets(), be.config().logging().tag(), false));
+            }
+        }
     }
 
     /** The stats pages: a frontend's or listen's is checked after its rules, a backend's after the backend's. */
@@ -700,6 +744,11 @@ public final class ProxyRuntime {
             throw e;
         }
         sampler = group.next().scheduleAtFixedRate(this::sample, 1, 1, TimeUnit.SECONDS);
+        // as HAProxy: the first checks are spread over the shortest interval, in declaration order
+        long minInter = checks.stream().mapToLong(c -> c.server().config().check().inter()).min().orElse(0);
+        for (int i = 0; i < checks.size(); i++) {
+            checks.get(i).start(minInter * i / checks.size());
+        }
         // pool-purge-delay: each backend's idle server connections, on every loop
         for (Backend b : backends.values()) {
             long period = b.http().poolPurgeDelayMs();
@@ -759,6 +808,7 @@ public final class ProxyRuntime {
         if (sampler != null) {
             sampler.cancel(false);
         }
+        checks.forEach(HealthCheck::stop);
         for (Listener l : listeners) {
             l.stop();
         }

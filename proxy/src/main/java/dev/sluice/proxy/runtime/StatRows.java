@@ -3,15 +3,16 @@ package dev.sluice.proxy.runtime;
 import dev.sluice.config.model.StatsSocket.Level;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.check.CheckStatus;
+import dev.sluice.proxy.check.HealthCheck;
 import dev.sluice.proxy.stats.Counter;
 import dev.sluice.proxy.stats.Counters;
 import dev.sluice.proxy.stats.StatRow;
 
 /**
- * The {@code show stat} rows of frontends, backends and servers, from their counter snapshots. Columns
- * follow HAProxy 2.6; those Sluice does not measure (idle connection counts, checks, the ssl/h2/h1 module
- * columns) stay empty, and those counting what Sluice never does (queueing,
- * compression, caching, tcp-request rules, redispatch) are 0. Addresses and algorithms are shown from the
+ * The {@code show stat} rows of frontends, backends and servers, from their counter snapshots and health checks.
+ * Columns follow HAProxy 2.6; those Sluice does not measure (idle connection counts, agent checks, most of the h2/h1
+ * module columns) stay empty, and those counting what Sluice never does (compression, caching) are 0. Addresses and algorithms are shown from the
  * operator level up, as HAProxy does.
  */
 final class StatRows {
@@ -56,7 +57,8 @@ final class StatRows {
                 .set("dreq", s.get(Counter.DENIED_REQUESTS)).set("dresp", s.get(Counter.DENIED_RESPONSES))
                 .set("econ", s.get(Counter.CONNECT_ERRORS)).set("eresp", s.get(Counter.RESPONSE_ERRORS))
                 .set("wretr", s.get(Counter.RETRIES)).set("wredis", s.get(Counter.REDISPATCHES))
-                .set("status", be.up() ? "UP" : "DOWN").set("weight", weight).set("act", be.usableServers()).set("bck", 0)
+                .set("status", be.up() ? "UP" : "DOWN").set("weight", weight).set("act", be.usableActiveServers())
+                .set("bck", be.usableServers() - be.usableActiveServers())
                 .set("chkdown", be.downTransitions()).set("lastchg", (now - be.lastChange()) / 1000).set("downtime", be.downtime() / 1000)
                 .set("pid", 1).set("iid", be.id()).set("sid", 0).set("lbtot", s.get(Counter.SELECTED))
                 .set("type", StatRow.Type.BACKEND.code())
@@ -84,7 +86,7 @@ final class StatRows {
                 .set("dresp", s.get(Counter.DENIED_RESPONSES))
                 .set("econ", s.get(Counter.CONNECT_ERRORS)).set("eresp", s.get(Counter.RESPONSE_ERRORS))
                 .set("wretr", s.get(Counter.RETRIES)).set("wredis", s.get(Counter.REDISPATCHES))
-                .set("status", status(srv)).set("weight", srv.weight()).set("act", 1).set("bck", 0)
+                .set("status", status(srv)).set("weight", srv.weight()).set("act", srv.backup() ? 0 : 1).set("bck", srv.backup() ? 1 : 0)
                 .set("lastchg", (now - srv.lastChange()) / 1000)
                 .set("qlimit", srv.maxqueue() > 0 ? srv.maxqueue() : null)
                 .set("throttle", srv.throttle() >= 0 ? srv.throttle() : null)
@@ -99,21 +101,43 @@ final class StatRows {
                 .set("uweight", srv.weight());
         responses(r, s);
         timers(r, srv.timeStats().snapshot());
+        HealthCheck c = srv.checked() ? srv.check() : null;
+        if (c != null) {
+            CheckStatus st = c.status();
+            r.set("chkfail", c.failures()).set("chkdown", srv.downTransitions()).set("downtime", srv.downtime() / 1000)
+                    .set("check_status", (c.running() ? "* " : "") + st.info())
+                    .set("check_code", st.hasCode() ? c.code() : null)
+                    .set("check_duration", st.finished() && c.duration() >= 0 ? c.duration() : null)
+                    .set("check_desc", st.description()).set("last_chk", c.desc())
+                    .set("check_rise", c.rise()).set("check_fall", c.fall()).set("check_health", c.health());
+        }
         return r;
     }
 
-    /** HAProxy's status of a server without health checks. */
+    /**
+     * HAProxy's status of a server: MAINT, then (running) UP, {@code UP 1/3} while its checks are taking it down, DRAIN,
+     * {@code no check} when unchecked; (NOLB) NOLB or {@code NOLB 1/3}; (stopped) DOWN, or {@code DOWN 1/2} while its
+     * checks are bringing it up.
+     */
     static String status(Server srv) {
-        if ((srv.adminState() & Server.FORCED_MAINT) != 0) {
+        if ((srv.adminState() & Server.FORCED_MAINT) != 0 || srv.maintenance()) {
             return "MAINT";
         }
-        if ((srv.adminState() & Server.FORCED_DRAIN) != 0) {
-            return "DRAIN";
+        HealthCheck c = srv.checked() ? srv.check() : null;
+        int h = c == null ? 0 : c.health();
+        int full = c == null ? 0 : c.rise() + c.fall() - 1;
+        if (srv.up() && !srv.stopping()) {
+            boolean goingDown = c != null && h < full;
+            String progress = goingDown ? " " + (h - c.rise() + 1) + "/" + c.fall() : "";
+            if ((srv.adminState() & Server.FORCED_DRAIN) != 0) {
+                return "DRAIN" + progress;
+            }
+            return c == null ? "no check" : "UP" + progress;
         }
-        if (!srv.up()) {
-            return "DOWN";
+        if (srv.up()) {
+            return c == null || h == full ? "NOLB" : "NOLB " + (h - c.rise() + 1) + "/" + c.fall();
         }
-        return srv.stopping() ? "NOLB" : "no check";
+        return c != null && h > 0 ? "DOWN " + h + "/" + c.rise() : "DOWN";
     }
 
     static String address(Server srv) {

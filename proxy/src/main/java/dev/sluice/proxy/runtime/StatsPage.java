@@ -69,7 +69,8 @@ final class StatsPage implements PageService {
                     new String[] {"location", base + ";st=" + st}), new byte[0]);
         }
         if (options.contains(";csv")) {
-            String csv = ProxyCommands.statCsv(rt, cfg.showLegends() ? Level.OPERATOR : Level.USER, options.contains(";up") || options.contains(";no-maint"));
+            String csv = ProxyCommands.statCsv(rt, cfg.showLegends() ? Level.OPERATOR : Level.USER, options.contains(";no-maint"),
+                    options.contains(";up"));
             return new Reply(200, "text/plain", List.<String[]>of(new String[] {"cache-control", "no-cache"}),
                     csv.getBytes(StandardCharsets.UTF_8));
         }
@@ -189,6 +190,15 @@ final class StatsPage implements PageService {
             tr.active_draining td{background:#20a0ff}
             tr.maintain td{background:#c07820}
             tr.active_no_check td{background:#e0e0e0}
+            tr.active_going_up td{background:#ffa020}
+            tr.active_going_down td{background:#ffffa0}
+            tr.backup_up td{background:#b0d0ff}
+            tr.backup_down td{background:#ff9090}
+            tr.backup_going_up td{background:#ff80ff}
+            tr.backup_going_down td{background:#c060ff}
+            tr.backup_nolb td{background:#90b0e0}
+            tr.backup_draining td{background:#cc9900}
+            tr.backup_no_check td{background:#e0e0e0}
             tr.backend_down td{background:#ff9090;font-weight:bold}
             table.info{border-collapse:collapse;margin-bottom:10px}
             table.info td{padding:1px 10px 1px 0;vertical-align:top}
@@ -302,10 +312,10 @@ final class StatsPage implements PageService {
             for (Server s : be.servers()) {
                 StatRow r = StatRows.server(s, level);
                 String status = r.get("status");
-                if (hideDown && (status.equals("DOWN") || status.equals("MAINT"))) {
+                if (ProxyCommands.hidden(s, false, hideDown)) {
                     continue;
                 }
-                row(b, r, serverClass(status), s.name(), form, s.name());
+                row(b, r, serverClass(status, s.backup()), s.name(), form, s.name());
             }
             StatRow br = StatRows.backend(be, level);
             row(b, br, "UP".equals(br.get("status")) ? "backend" : "backend_down", "Backend", form, null);
@@ -322,13 +332,25 @@ final class StatsPage implements PageService {
     }
 
     static String serverClass(String status) {
+        return serverClass(status, false);
+    }
+
+    /** HAProxy's row class of a server in that {@code show stat} status (the transitional ones read "UP 1/3", "DOWN 1/2"). */
+    static String serverClass(String status, boolean backup) {
+        String kind = backup ? "backup_" : "active_";
+        if (status.startsWith("UP ") || status.startsWith("NOLB ") || status.startsWith("DRAIN ")) {
+            return kind + "going_down";
+        }
+        if (status.startsWith("DOWN ")) {
+            return kind + "going_up";
+        }
         return switch (status) {
-            case "DOWN" -> "active_down";
-            case "NOLB" -> "active_nolb";
-            case "DRAIN" -> "active_draining";
+            case "DOWN" -> kind + "down";
+            case "NOLB" -> kind + "nolb";
+            case "DRAIN" -> kind + "draining";
             case "MAINT" -> "maintain";
-            case "no check" -> "active_no_check";
-            default -> "active_up";
+            case "no check" -> kind + "no_check";
+            default -> kind + "up";
         };
     }
 
@@ -356,10 +378,8 @@ final class StatsPage implements PageService {
                 v = v.isEmpty() || v.equals("-1") ? (c.equals("lastsess") && v.equals("-1") ? "never" : v) : StreamCommands.humanTime(Long.parseLong(v));
             } else if (c.equals("bin") || c.equals("bout")) {
                 v = v.isEmpty() ? v : bytes(Long.parseLong(v));
-            } else if (c.equals("act") && r.get("type").equals("2")) {
-                v = "Y";
-            } else if (c.equals("bck") && r.get("type").equals("2")) {
-                v = "-";
+            } else if ((c.equals("act") || c.equals("bck")) && r.get("type").equals("2")) {
+                v = "1".equals(v) ? "Y" : "-";
             }
             b.append("<td").append(c.equals("status") ? " class=\"ac\"" : "").append('>').append(esc(v)).append("</td>");
         }

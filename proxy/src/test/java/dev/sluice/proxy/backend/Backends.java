@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.Set;
 
 /** Test helper: backends built from configuration lines, the way the runtime builds them (no sockets). */
-final class Backends {
+public final class Backends {
     private Backends() {
     }
 
@@ -20,7 +20,7 @@ final class Backends {
      * A backend 'be' from its section body (balance, hash-type, server lines...); servers need no
      * address: "server s1" lines get 127.0.0.1 and distinct ports.
      */
-    static Backend of(String body) {
+    public static Backend of(String body) {
         StringBuilder sb = new StringBuilder("""
                 defaults
                     mode http
@@ -64,7 +64,7 @@ final class Backends {
         return sb.toString();
     }
 
-    static Server server(Backend b, String name) {
+    public static Server server(Backend b, String name) {
         return b.servers().stream().filter(s -> s.name().equals(name)).findFirst().orElseThrow();
     }
 

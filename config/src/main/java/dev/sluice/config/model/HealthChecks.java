@@ -1,0 +1,58 @@
+package dev.sluice.config.model;
+
+import java.util.List;
+
+/**
+ * The health-check settings of a backend: the HTTP check ({@code option httpchk}, {@code http-check send|expect}),
+ * null for a plain connection check; {@code log} is {@code option log-health-checks}; {@code sendState} adds
+ * {@code X-Haproxy-Server-State}; {@code disableOn404} makes a 404 put a running server in NOLB.
+ */
+public record HealthChecks(HttpCheck http, boolean log, boolean sendState, boolean disableOn404) {
+
+    public static final HealthChecks NONE = new HealthChecks(null, false, false, false);
+
+    /**
+     * The request of an HTTP check and the rules its response must pass. {@code headers} are name/value pairs in
+     * order; {@code body} is null for none. {@code expects} empty means HAProxy's implicit rule: a 2xx or 3xx status.
+     */
+    public record HttpCheck(String method, String uri, String version, List<Header> headers, String body, List<Expect> expects) {
+        public static final HttpCheck DEFAULT = new HttpCheck("OPTIONS", "/", "HTTP/1.0", List.of(), null, List.of());
+
+        public HttpCheck {
+            headers = List.copyOf(headers);
+            expects = List.copyOf(expects);
+        }
+    }
+
+    public record Header(String name, String value) {
+    }
+
+    /**
+     * One {@code http-check expect} rule. {@code kind} says which of the other fields apply: {@code codes} (pairs of
+     * inclusive bounds) for STATUS, {@code pattern} (a regex source for RSTATUS and RSTRING, the text for STRING), and
+     * for HDR/FHDR the name and the optional value with how each matches. Status overrides are check status codes
+     * (L7OK ...), null when unset; {@code minRecv} is -1 when unset.
+     */
+    public record Expect(Kind kind, boolean inverse, int[] codes, String pattern, Match nameMatch, String name, Match valueMatch,
+            String value, String comment, String okStatus, String errorStatus, String timeoutStatus, int minRecv) {
+
+        public enum Kind { STATUS, RSTATUS, STRING, RSTRING, HDR, FHDR }
+
+        /** How a header name or value is compared ({@code -m}); names always without case. */
+        public enum Match { STR, BEG, END, SUB, REG }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Expect e && kind == e.kind && inverse == e.inverse && java.util.Arrays.equals(codes, e.codes)
+                    && java.util.Objects.equals(pattern, e.pattern) && nameMatch == e.nameMatch && java.util.Objects.equals(name, e.name)
+                    && valueMatch == e.valueMatch && java.util.Objects.equals(value, e.value) && java.util.Objects.equals(comment, e.comment)
+                    && java.util.Objects.equals(okStatus, e.okStatus) && java.util.Objects.equals(errorStatus, e.errorStatus)
+                    && java.util.Objects.equals(timeoutStatus, e.timeoutStatus) && minRecv == e.minRecv;
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(kind, inverse, java.util.Arrays.hashCode(codes), pattern, name, value);
+        }
+    }
+}

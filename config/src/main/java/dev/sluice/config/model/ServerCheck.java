@@ -1,0 +1,31 @@
+package dev.sluice.config.model;
+
+/**
+ * The health-check options of a {@code server} line ({@code default-server} values applied). {@code enabled} is
+ * {@code check}; intervals are in milliseconds ({@code fastinter} and {@code downinter} 0 when unset: {@code inter}
+ * is used); {@code port} is 0 and {@code addr} null when the check goes to the server's own address. {@code ssl} is
+ * {@code check-ssl}: a check with its own address or port only speaks TLS with it, otherwise it inherits the
+ * server's {@code ssl}, as in HAProxy. {@code sni} is {@code check-sni} (null: none).
+ */
+public record ServerCheck(boolean enabled, long inter, long fastinter, long downinter, int rise, int fall, int port, String addr,
+        boolean ssl, String sni) {
+
+    /** HAProxy's defaults: no check, every 2 s, rise 2, fall 3. */
+    public static final ServerCheck DEFAULT = new ServerCheck(false, 2000, 0, 0, 2, 3, 0, null, false, null);
+
+    /** The interval while the server is fully up or fully down, or in between ({@code fastinter}). */
+    public long interval(boolean fullyUp, boolean fullyDown) {
+        if (fullyUp) {
+            return inter;
+        }
+        if (fullyDown) {
+            return downinter > 0 ? downinter : inter;
+        }
+        return fastinter > 0 ? fastinter : inter;
+    }
+
+    /** Whether the check goes somewhere else than the server's traffic (then it does not inherit the server's TLS). */
+    public boolean redirected() {
+        return port > 0 || addr != null;
+    }
+}

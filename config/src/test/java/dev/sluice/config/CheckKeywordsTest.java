@@ -1,0 +1,185 @@
+package dev.sluice.config;
+
+import static dev.sluice.config.Configs.BACKEND_LINE;
+import static dev.sluice.config.Configs.assertSingleError;
+import static dev.sluice.config.Configs.backendOf;
+import static dev.sluice.config.Configs.inBackend;
+import static dev.sluice.config.Configs.parse;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.config.model.HealthChecks;
+import dev.sluice.config.model.HealthChecks.Expect;
+import dev.sluice.config.model.ServerCheck;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Health checks: the server options, {@code option httpchk}, {@code http-check}, {@code timeout check}, {@code spread-checks}. */
+class CheckKeywordsTest {
+
+    private static ServerCheck check(String serverLine) {
+        return backendOf(serverLine).servers().getFirst().check();
+    }
+
+    @Test
+    void serversAreNotCheckedUnlessAsked() {
+        assertThat(check("server s1 10.0.0.1:80")).isEqualTo(ServerCheck.DEFAULT);
+        assertThat(ServerCheck.DEFAULT.enabled()).isFalse();
+        assertThat(backendOf("server s1 10.0.0.1:80").checks()).isEqualTo(HealthChecks.NONE);
+    }
+
+    @Test
+    void serverOptionsSetTheCheck() {
+        ServerCheck c = check("server s1 10.0.0.1:80 check inter 5s fastinter 1s downinter 10s rise 3 fall 4 port 8081 addr 10.0.0.9 check-ssl"
+                + " check-sni health.example");
+        assertThat(c).isEqualTo(new ServerCheck(true, 5000, 1000, 10000, 3, 4, 8081, "10.0.0.9", true, "health.example"));
+        assertThat(c.redirected()).isTrue();
+        assertThat(c.interval(true, false)).isEqualTo(5000);
+        assertThat(c.interval(false, true)).isEqualTo(10000);
+        assertThat(c.interval(false, false)).isEqualTo(1000);
+        // fastinter and downinter fall back to inter
+        ServerCheck d = check("server s1 10.0.0.1:80 check inter 3s");
+        assertThat(d.interval(false, true)).isEqualTo(3000);
+        assertThat(d.interval(false, false)).isEqualTo(3000);
+        assertThat(d.redirected()).isFalse();
+    }
+
+    @Test
+    void defaultServerPassesCheckOptionsOnAndNoCheckTakesThemBack() {
+        var be = backendOf("default-server check inter 1s rise 1\nserver s1 10.0.0.1:80\nserver s2 10.0.0.2:80 no-check");
+        assertThat(be.servers().get(0).check().enabled()).isTrue();
+        assertThat(be.servers().get(0).check().inter()).isEqualTo(1000);
+        assertThat(be.servers().get(0).check().rise()).isEqualTo(1);
+        assertThat(be.servers().get(1).check().enabled()).isFalse();
+    }
+
+    @Test
+    void httpchkTakesHaproxysThreeForms() {
+        assertThat(backendOf("option httpchk").checks().http()).isEqualTo(HealthChecks.HttpCheck.DEFAULT);
+        assertThat(backendOf("option httpchk /health").checks().http())
+                .isEqualTo(new HealthChecks.HttpCheck("OPTIONS", "/health", "HTTP/1.0", List.of(), null, List.of()));
+        assertThat(backendOf("option httpchk GET /health").checks().http())
+                .isEqualTo(new HealthChecks.HttpCheck("GET", "/health", "HTTP/1.0", List.of(), null, List.of()));
+        assertThat(backendOf("option httpchk HEAD /h HTTP/1.1").checks().http())
+                .isEqualTo(new HealthChecks.HttpCheck("HEAD", "/h", "HTTP/1.1", List.of(), null, List.of()));
+        assertThat(backendOf("option httpchk\nno option httpchk").checks().http()).isNull();
+    }
+
+    @Test
+    void sendOverridesTheLineAndAddsFieldsAndABody() {
+        HealthChecks.HttpCheck h = backendOf("option httpchk GET /a\nhttp-check send meth POST ver HTTP/1.1 hdr Host example.com hdr"
+                + " Content-Length 9 body hello").checks().http();
+        assertThat(h).isEqualTo(new HealthChecks.HttpCheck("POST", "/a", "HTTP/1.1", List.of(new HealthChecks.Header("Host", "example.com")),
+                "hello", List.of()));
+    }
+
+    @Test
+    void expectRulesParse() {
+        List<Expect> e = backendOf("""
+                option httpchk
+                http-check expect status 200,201,300-310
+                http-check expect ! rstatus ^5
+                http-check expect comment "must say ok" string ok
+                http-check expect !string stacktrace
+                http-check expect rstring <!--tag:[0-9a-f]*--></html>
+                http-check expect hdr name -m beg x-health value -m sub good
+                http-check expect fhdr name set-cookie
+                http-check expect error-status L7RSP ok-status L7OKC tout-status L4TOUT min-recv 10 status 204
+                """).checks().http().expects();
+        assertThat(e).hasSize(8);
+        assertThat(e.get(0).kind()).isEqualTo(Expect.Kind.STATUS);
+        assertThat(e.get(0).codes()).containsExactly(200, 200, 201, 201, 300, 310);
+        assertThat(e.get(1).kind()).isEqualTo(Expect.Kind.RSTATUS);
+        assertThat(e.get(1).inverse()).isTrue();
+        assertThat(e.get(2).comment()).isEqualTo("must say ok");
+        assertThat(e.get(2).pattern()).isEqualTo("ok");
+        assertThat(e.get(3).inverse()).isTrue();
+        assertThat(e.get(3).kind()).isEqualTo(Expect.Kind.STRING);
+        assertThat(e.get(4).kind()).isEqualTo(Expect.Kind.RSTRING);
+        assertThat(e.get(5)).extracting(Expect::kind, Expect::nameMatch, Expect::name, Expect::valueMatch, Expect::value)
+                .containsExactly(Expect.Kind.HDR, Expect.Match.BEG, "x-health", Expect.Match.SUB, "good");
+        assertThat(e.get(6)).extracting(Expect::kind, Expect::name, Expect::value).containsExactly(Expect.Kind.FHDR, "set-cookie", null);
+        assertThat(e.get(7)).extracting(Expect::errorStatus, Expect::okStatus, Expect::timeoutStatus, Expect::minRecv)
+                .containsExactly("L7RSP", "L7OKC", "L4TOUT", 10);
+    }
+
+    @Test
+    void backendRulesReplaceTheDefaultsOnes() {
+        var c = Configs.valid(Configs.DEFAULTS.replace("defaults\n", """
+                defaults
+                    option httpchk GET /d
+                    option log-health-checks
+                    http-check send hdr X-From defaults
+                    http-check expect status 200
+                    timeout check 2s
+                """) + """
+                backend a
+                    http-check expect status 204
+                backend b
+                    no option log-health-checks
+                """);
+        HealthChecks a = Configs.proxy(c, "a").checks();
+        assertThat(a.http().uri()).isEqualTo("/d");
+        assertThat(a.http().headers()).isEmpty();
+        assertThat(a.http().expects()).extracting(x -> x.codes()[0]).containsExactly(204);
+        assertThat(a.log()).isTrue();
+        HealthChecks b = Configs.proxy(c, "b").checks();
+        assertThat(b.http().headers()).containsExactly(new HealthChecks.Header("X-From", "defaults"));
+        assertThat(b.http().expects()).hasSize(1);
+        assertThat(b.log()).isFalse();
+        assertThat(Configs.proxy(c, "b").timeouts().check()).isEqualTo(2000);
+    }
+
+    @Test
+    void stateAnd404Options() {
+        HealthChecks h = backendOf("option httpchk\nhttp-check send-state\nhttp-check disable-on-404").checks();
+        assertThat(h.sendState()).isTrue();
+        assertThat(h.disableOn404()).isTrue();
+    }
+
+    @Test
+    void spreadChecksIsAPercentage() {
+        var c = Configs.valid("global\n    spread-checks 5\n" + Configs.DEFAULTS + "backend b\n    server s 10.0.0.1:80\n");
+        assertThat(c.global().tune().spreadChecks()).isEqualTo(5);
+        assertThat(parse("global\n    spread-checks 51\n").diagnostics()).extracting(Diagnostic::message)
+                .anySatisfy(m -> assertThat(m).contains("spread-checks"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
+            "server s1 10.0.0.1:80 check rise 0      => 'server' : server 's1' : 'rise' has to be > 0..",
+            "server s1 10.0.0.1:80 check fall -1     => 'server' : server 's1' : 'fall' has to be > 0..",
+            "server s1 10.0.0.1:80 check rise        => 'server' : server 's1' : 'rise' expects an integer argument..",
+            "server s1 10.0.0.1:80 check inter 0     => 'server' : server 's1' : invalid value 0 for argument 'inter' of server s1..",
+            "server s1 10.0.0.1:80 check fastinter   => 'server' : server 's1' : 'fastinter' expects a delay as argument..",
+            "server s1 10.0.0.1:80 check inter abc   => 'server' : server 's1' : 'inter' :",
+            "server s1 10.0.0.1:80 check port 70000  => 'server' : server 's1' : 'port' expects a valid TCP port (from 1 to 65535), got '70000'.",
+            "server s1 10.0.0.1:80 check addr nope   => 'server' : server 's1' : 'addr' : invalid address: 'nope'",
+            "server s1 10.0.0.1:80 check agent-check => 'server' : server 's1' : option 'agent-check' is not supported by Sluice yet: agent checks",
+            "server s1 10.0.0.1:80 check observe layer7 => 'server' : server 's1' : option 'observe' is not supported by Sluice yet: health analysis",
+            "option httpchk GET / HTTP/1.1 extra     => 'option httpchk' cannot handle unexpected argument 'extra'.",
+            "option httpchk GET / HTTP/2             => 'option httpchk' : invalid version 'HTTP/2'",
+            "http-check expect status abc            => 'http-check expect' : invalid character 'a' in the list of status codes.",
+            "http-check expect bogus 1               => 'http-check expect' : 'only supports min-recv, [!]string', '[!]rstring', '[!]string-lf', '[!]status', '[!]rstatus', [!]hdr, [!]fhdr or comment but got 'bogus' as argument..",
+            "http-check expect rstatus (             => 'http-check expect' : regex '(' is invalid",
+            "http-check expect                       => 'http-check expect' : expects at least a matching pattern as arguments.",
+            "http-check expect ok-status L7STS status 200 => 'http-check expect' : 'ok-status' only supports 'L7OK', 'L7OKC', 'L6OK', 'L4OK' status (got 'L7STS').",
+            "http-check expect hdr value x           => 'http-check expect' : 'hdr' expects a header name",
+            "http-check expect string-lf %[src]      => 'http-check expect' : 'string-lf' (log-format) is not supported by Sluice yet in health checks.",
+            "http-check send meth                    => 'http-check send' : 'meth' expects a string as argument..",
+            "http-check send foo bar                 => 'http-check send' : expects 'comment', 'meth', 'uri', 'uri-lf', 'ver', 'hdr', 'body' or 'body-lf' but got 'foo' as argument..",
+            "http-check send hdr x-a %[src]          => 'http-check send' : header value '%[src]' : log-format values",
+            "http-check send-state now               => 'http-check' cannot handle unexpected argument 'now'.",
+            "timeout check abc                       => 'timeout check' :",
+    })
+    void errorsAreHaproxys(String line, String message) {
+        assertThat(assertSingleError(parse(inBackend(line)), BACKEND_LINE, message).message()).startsWith(message);
+    }
+
+    @Test
+    void aSecondSendIsAMultiStepCheck() {
+        assertSingleError(parse(inBackend("option httpchk\nhttp-check send uri /a\nhttp-check send uri /b")), BACKEND_LINE + 2,
+                "'http-check send' : a second 'http-check send' (a multi-step check) is not supported by Sluice yet.");
+    }
+}

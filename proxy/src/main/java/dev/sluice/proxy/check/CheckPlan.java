@@ -1,0 +1,149 @@
+package dev.sluice.proxy.check;
+
+import dev.sluice.config.model.HealthChecks;
+import dev.sluice.config.model.Timeouts;
+import dev.sluice.proxy.backend.Backend;
+import dev.sluice.proxy.backend.Server;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+
+/**
+ * What the checks of one backend share: the HTTP request (built once; only {@code X-Haproxy-Server-State} is
+ * rendered per check), the compiled expect rules, the timeouts and whether every check result is logged.
+ * Immutable.
+ */
+public final class CheckPlan {
+    private final Backend backend;
+    private final HealthChecks config;
+    private final Expectations expectations;
+    /** The request line and configured fields, then (after the state field) the framing fields, the blank line and the body. */
+    private final byte[] head;
+    private final byte[] tail;
+    private final boolean headRequest;
+    private final String node;
+    private final long timeoutCheck;
+    private final long timeoutConnect;
+    private final int bufsize;
+
+    public CheckPlan(Backend backend, String node, int bufsize) {
+        this.backend = backend;
+        this.config = backend.config().checks();
+        this.expectations = Expectations.of(config);
+        this.node = node;
+        this.bufsize = bufsize;
+        Timeouts t = backend.config().timeouts();
+        this.timeoutCheck = t.check() == Timeouts.UNSET ? 0 : t.check();
+        this.timeoutConnect = t.connect() == Timeouts.UNSET ? 0 : t.connect();
+        HealthChecks.HttpCheck http = config.http();
+        if (http == null) {
+            head = null;
+            tail = null;
+            headRequest = false;
+            return;
+        }
+        headRequest = http.method().equals("HEAD");
+        StringBuilder h = new StringBuilder(64).append(http.method()).append(' ').append(http.uri()).append(' ').append(http.version())
+                .append("\r\n");
+        boolean http11 = !http.version().equals("HTTP/1.0");
+        boolean connection = false;
+        for (HealthChecks.Header f : http.headers()) {
+            String name = f.name().toLowerCase(Locale.ROOT);
+            if (name.equals("connection")) {
+                connection = true;
+                // the HTTP/1 encoder drops what is the version's default, as HAProxy's does
+                if (http11 && f.value().equalsIgnoreCase("keep-alive") || !http11 && f.value().equalsIgnoreCase("close")) {
+                    continue;
+                }
+            }
+            h.append(name).append(": ").append(f.value()).append("\r\n");
+        }
+        this.head = h.toString().getBytes(StandardCharsets.ISO_8859_1);
+        StringBuilder tl = new StringBuilder(48);
+        byte[] body = http.body() == null ? new byte[0] : http.body().getBytes(StandardCharsets.ISO_8859_1);
+        if (http.body() != null) {
+            tl.append("content-length: ").append(body.length).append("\r\n");
+        }
+        if (http11 && !connection) {
+            // checks never keep their connection
+            tl.append("connection: close\r\n");
+        }
+        tl.append("\r\n");
+        byte[] t1 = tl.toString().getBytes(StandardCharsets.ISO_8859_1);
+        this.tail = new byte[t1.length + body.length];
+        System.arraycopy(t1, 0, tail, 0, t1.length);
+        System.arraycopy(body, 0, tail, t1.length, body.length);
+    }
+
+    public Backend backend() {
+        return backend;
+    }
+
+    /** Whether checks send an HTTP request (else a connection is the whole check). */
+    public boolean http() {
+        return head != null;
+    }
+
+    public Expectations expectations() {
+        return expectations;
+    }
+
+    /** {@code option log-health-checks}. */
+    public boolean logsEveryCheck() {
+        return config.log();
+    }
+
+    /** The check request was HEAD: its response has no body. */
+    public boolean headRequest() {
+        return headRequest;
+    }
+
+    /** {@code timeout check} in milliseconds, 0 when unset. */
+    public long timeoutCheck() {
+        return timeoutCheck;
+    }
+
+    /** {@code timeout connect} in milliseconds, 0 when unset. */
+    public long timeoutConnect() {
+        return timeoutConnect;
+    }
+
+    /** How much of a response is read (HAProxy: {@code tune.bufsize}). */
+    public int bufsize() {
+        return bufsize;
+    }
+
+    /** The request bytes for one check of {@code check}'s server. */
+    byte[] request(HealthCheck check) {
+        if (!config.sendState()) {
+            byte[] out = new byte[head.length + tail.length];
+            System.arraycopy(head, 0, out, 0, head.length);
+            System.arraycopy(tail, 0, out, head.length, tail.length);
+            return out;
+        }
+        byte[] state = ("x-haproxy-server-state: " + stateField(check) + "\r\n").getBytes(StandardCharsets.ISO_8859_1);
+        byte[] out = new byte[head.length + state.length + tail.length];
+        System.arraycopy(head, 0, out, 0, head.length);
+        System.arraycopy(state, 0, out, head.length, state.length);
+        System.arraycopy(tail, 0, out, head.length + state.length, tail.length);
+        return out;
+    }
+
+    /**
+     * HAProxy's {@code X-Haproxy-Server-State} value: {@code UP 1/3; address=127.0.0.1; port=8080; name=be/s1; node=host;
+     * weight=1/2; scur=0/0; qcur=0}.
+     */
+    String stateField(HealthCheck check) {
+        Server s = check.server();
+        StringBuilder b = new StringBuilder(128).append(check.stateText());
+        String ip = s.address().getAddress().getHostAddress();
+        b.append("; address=").append(ip).append("; port=").append(s.address().getPort()).append("; name=").append(backend.name()).append('/')
+                .append(s.name()).append("; node=").append(node).append("; weight=").append(s.weight()).append('/').append(backend.usableWeight())
+                .append("; scur=").append(s.activeStreams()).append('/').append(backend.activeStreams() - backend.queue().length())
+                .append("; qcur=").append(s.queue().length());
+        int throttle = s.throttle();
+        if (throttle >= 0) {
+            b.append("; throttle=").append(throttle).append('%');
+        }
+        return b.toString();
+    }
+}

@@ -1,0 +1,323 @@
+package dev.sluice.proxy.check;
+
+import dev.sluice.proxy.h1.H1Error;
+import dev.sluice.proxy.h1.H1Limits;
+import dev.sluice.proxy.h1.H1Parser;
+import dev.sluice.proxy.h1.InputBuffer;
+import dev.sluice.proxy.http.HttpFields;
+import dev.sluice.proxy.http.MessageHead;
+import dev.sluice.proxy.http.ResponseHead;
+import dev.sluice.proxy.tls.TlsHandshakeHandler;
+import dev.sluice.proxy.tls.TlsSession;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.handler.ssl.SslHandler;
+import java.io.ByteArrayOutputStream;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One health check on the wire: connect (bounded by {@code inter}, or by MIN(inter, timeout connect) when
+ * {@code timeout check} is set), the TLS handshake when checks speak TLS, then for HTTP checks the request and
+ * its response, read through the strict HTTP/1 response parser and judged by the backend's {@link Expectations}
+ * once the head (or, when a rule reads the body, the whole response up to the buffer size) arrived. The connection
+ * is closed after each check, as HAProxy does. Every outcome maps to HAProxy's status: refused or failed connect
+ * L4CON, connect timeout L4TOUT, handshake failure or timeout L6RSP/L6TOUT, an error after connecting SOCKERR, no or
+ * an invalid response L7RSP, no answer in time L7TOUT. On the check's event loop only.
+ */
+final class CheckRun extends ChannelInboundHandlerAdapter implements H1Parser.Sink, TlsHandshakeHandler.Callback {
+    private enum Phase { CONNECT, HANDSHAKE, RESPONSE, DONE }
+
+    private final HealthCheck check;
+    private final CheckPlan plan;
+    private final byte[] request;
+    private Phase phase = Phase.CONNECT;
+    private Channel channel;
+    private ScheduledFuture<?> timer;
+    private H1Parser parser;
+    private final InputBuffer input = new InputBuffer();
+    private ResponseHead head;
+    private ByteArrayOutputStream body;
+
+    CheckRun(HealthCheck check, byte[] request) {
+        this.check = check;
+        this.plan = check.plan();
+        this.request = request;
+    }
+
+    void start() {
+        long inter = check.server().config().check().inter();
+        long connectLimit = plan.timeoutCheck() > 0 && plan.timeoutConnect() > 0 ? Math.min(inter, plan.timeoutConnect()) : inter;
+        timer = check.loop().schedule(this::expired, connectLimit, TimeUnit.MILLISECONDS);
+        InetSocketAddress target = check.target();
+        boolean tls = check.tls();
+        Bootstrap b = new Bootstrap().group(check.loop()).channelFactory(check.transport()::newSocketChannel)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.ALLOCATOR, check.transport().allocator())
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectLimit + 1000))
+                .handler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        if (tls) {
+                            SslHandler ssl = check.server().tls().context().newHandler(ch.alloc(), check.sni(), target);
+                            // the check's own timers bound the handshake
+                            ssl.setHandshakeTimeoutMillis(0);
+                            ch.pipeline().addLast("tls", ssl).addLast("handshake", new TlsHandshakeHandler(CheckRun.this));
+                        } else {
+                            ch.pipeline().addLast("check", CheckRun.this);
+                        }
+                    }
+                });
+        channel = b.connect(target).addListener((ChannelFutureListener) f -> {
+            if (phase == Phase.DONE) {
+                f.channel().close();
+                return;
+            }
+            if (!f.isSuccess()) {
+                Throwable cause = f.cause();
+                if (cause instanceof ConnectTimeoutException) {
+                    finish(CheckStatus.L4TOUT, 0, "");
+                } else {
+                    finish(CheckStatus.L4CON, 0, errorText(cause));
+                }
+                return;
+            }
+            if (tls) {
+                phase = Phase.HANDSHAKE;
+                startReadTimer();
+            } else {
+                connected(f.channel());
+            }
+        }).channel();
+    }
+
+    /** {@code timeout check}: once connected, the rest of the check has that long. */
+    private void startReadTimer() {
+        if (plan.timeoutCheck() > 0) {
+            timer.cancel(false);
+            timer = check.loop().schedule(this::expired, plan.timeoutCheck(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    @Override
+    public void handshakeDone(ChannelHandlerContext ctx, TlsSession session) {
+        if (phase != Phase.HANDSHAKE) {
+            return;
+        }
+        ctx.pipeline().addAfter(ctx.name(), "check", this);
+        connected(ctx.channel());
+    }
+
+    @Override
+    public void handshakeFailed(ChannelHandlerContext ctx, Throwable cause) {
+        if (phase == Phase.HANDSHAKE || phase == Phase.CONNECT) {
+            finish(CheckStatus.L6RSP, 0, errorText(cause));
+        }
+    }
+
+    private void connected(Channel ch) {
+        if (phase == Phase.CONNECT) {
+            startReadTimer();
+        }
+        if (request == null) {
+            finish(check.tls() ? CheckStatus.L6OK : CheckStatus.L4OK, 0, "");
+            return;
+        }
+        phase = Phase.RESPONSE;
+        parser = new H1Parser(false, new H1Limits(plan.bufsize(), 101), this);
+        parser.expectResponseTo(plan.headRequest(), false);
+        ch.writeAndFlush(Unpooled.wrappedBuffer(request));
+    }
+
+    private void expired() {
+        switch (phase) {
+            case CONNECT -> finish(CheckStatus.L4TOUT, 0, "");
+            case HANDSHAKE -> finish(CheckStatus.L6TOUT, 0, "");
+            case RESPONSE -> {
+                if (head != null) {
+                    // what arrived is all there is: judge it (HAProxy evaluates a full buffer the same way)
+                    judge();
+                } else {
+                    CheckStatus tout = CheckStatus.L7TOUT;
+                    for (var e : check.server().backend().config().checks().http().expects()) {
+                        if (e.timeoutStatus() != null) {
+                            tout = CheckStatus.named(e.timeoutStatus());
+                            break;
+                        }
+                    }
+                    finish(tout, 0, "");
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof ByteBuf in)) {
+            io.netty.util.ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (phase != Phase.RESPONSE) {
+            in.release();
+            return;
+        }
+        parser.parse(input.append(ctx.alloc(), in));
+        input.compact();
+    }
+
+    @Override
+    public void onHead(MessageHead h) {
+        if (phase != Phase.RESPONSE || !(h instanceof ResponseHead r) || r.isInterim()) {
+            return;
+        }
+        head = r;
+        if (!plan.expectations().readsBody()) {
+            judge();
+        } else {
+            body = new ByteArrayOutputStream(256);
+        }
+    }
+
+    @Override
+    public void onBody(ByteBuf data) {
+        try {
+            if (phase != Phase.RESPONSE || body == null) {
+                return;
+            }
+            int room = plan.bufsize() - body.size();
+            int n = Math.min(room, data.readableBytes());
+            if (n > 0) {
+                byte[] b = new byte[n];
+                data.getBytes(data.readerIndex(), b);
+                body.write(b, 0, n);
+            }
+            if (body.size() >= plan.bufsize()) {
+                judge();
+            }
+        } finally {
+            data.release();
+        }
+    }
+
+    @Override
+    public void onEnd(HttpFields trailers) {
+        if (phase == Phase.RESPONSE && head != null) {
+            judge();
+        }
+    }
+
+    @Override
+    public void onError(H1Error error) {
+        if (phase == Phase.RESPONSE) {
+            finish(CheckStatus.L7RSP, 0, "");
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (phase == Phase.RESPONSE) {
+            if (head == null) {
+                // closed without an answer
+                finish(CheckStatus.L7RSP, 0, "");
+            } else if (!parser.inputClosed() && phase == Phase.RESPONSE) {
+                judge();
+            }
+        } else if (phase == Phase.HANDSHAKE) {
+            finish(CheckStatus.L6RSP, 0, "");
+        }
+        input.release();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        switch (phase) {
+            case RESPONSE -> {
+                if (head == null) {
+                    finish(CheckStatus.SOCKERR, 0, errorText(cause));
+                } else {
+                    judge();
+                }
+            }
+            case HANDSHAKE -> finish(CheckStatus.L6RSP, 0, errorText(cause));
+            case CONNECT -> finish(CheckStatus.L4CON, 0, errorText(cause));
+            default -> {
+            }
+        }
+    }
+
+    private void judge() {
+        ResponseHead r = head;
+        List<String[]> fields = new ArrayList<>(r.fields().size());
+        for (int i = 0; i < r.fields().size(); i++) {
+            fields.add(new String[] {r.fields().name(i).toString().toLowerCase(Locale.ROOT), r.fields().value(i).toString()});
+        }
+        byte[] b = body == null ? new byte[0] : body.toByteArray();
+        String reason = r.reason() == null ? "" : r.reason().toString();
+        Expectations.Outcome o = plan.expectations().evaluate(new Expectations.Response(r.status(), reason, fields, b), check.server().up());
+        finish(o.status(), o.code(), o.desc());
+    }
+
+    private void finish(CheckStatus status, int code, String desc) {
+        if (phase == Phase.DONE) {
+            return;
+        }
+        phase = Phase.DONE;
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        if (channel != null) {
+            channel.close();
+        }
+        check.completed(this, new Expectations.Outcome(status, code, desc));
+    }
+
+    /** The check was stopped: close without a result. */
+    void abandon() {
+        phase = Phase.DONE;
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        if (channel != null) {
+            channel.close();
+        }
+    }
+
+    /**
+     * The system's words for a failure, as HAProxy prints strerror: {@code Connection refused}, without Netty's
+     * {@code connect(..) failed: } prefix or the address Java appends.
+     */
+    static String errorText(Throwable cause) {
+        Throwable c = cause;
+        while (c.getCause() != null && c.getMessage() == null) {
+            c = c.getCause();
+        }
+        String m = c.getMessage();
+        if (m == null) {
+            return "";
+        }
+        // Netty's native transport: "finishConnect(..) failed with error(-111): Connection refused"
+        int failed = m.indexOf("failed");
+        if (failed >= 0 && m.indexOf(": ", failed) >= 0) {
+            m = m.substring(m.indexOf(": ", failed) + 2);
+        }
+        int colon = m.indexOf(": /");
+        if (colon >= 0) {
+            m = m.substring(0, colon);
+        }
+        return m;
+    }
+}

@@ -1,0 +1,417 @@
+package dev.sluice.proxy.check;
+
+import dev.sluice.config.model.ServerCheck;
+import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.backend.ServerEvents;
+import dev.sluice.proxy.runtime.Transport;
+import io.netty.channel.EventLoop;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The health check of one server: HAProxy's health counter ({@code health} in [0, rise + fall - 1], UP from
+ * {@code rise}), the last status, code, description and duration, and the schedule ({@code inter}, {@code fastinter}
+ * while in transition, {@code downinter} while fully down, with {@code spread-checks} noise), run on one event loop.
+ * <p>
+ * Threads: every check, its result and the state changes it causes happen on {@link #loop}; the state is published
+ * through volatile fields for the admin socket, the stats page and Prometheus. Admin commands that change the check
+ * ({@code set server ... health}, {@code enable|disable health}, {@code check-port}) hand the change to the loop.
+ */
+public final class HealthCheck {
+    private final Server server;
+    private final ServerCheck config;
+    private final CheckPlan plan;
+    private final EventLoop loop;
+    private final Transport transport;
+    private final int spreadPercent;
+    private final int rise;
+    private final int fall;
+
+    private volatile int health;
+    private volatile CheckStatus status = CheckStatus.INI;
+    private volatile int code;
+    private volatile long duration = -1;
+    private volatile String desc = "";
+    private volatile boolean running;
+    private volatile boolean enabled = true;
+    /** Checks are suspended while the server is in maintenance. */
+    private volatile boolean paused;
+    private volatile long failures;
+    /** {@code set server ... check-port|check-addr}: where checks go from now on (0 / null: the configured target). */
+    private volatile int portOverride;
+    private volatile InetAddress addrOverride;
+    private long startNanos;
+    private ScheduledFuture<?> next;
+    private CheckRun current;
+    private boolean stopped;
+
+    public HealthCheck(Server server, CheckPlan plan, EventLoop loop, Transport transport, int spreadPercent) {
+        this.server = server;
+        this.config = server.config().check();
+        this.plan = plan;
+        this.loop = loop;
+        this.transport = transport;
+        this.spreadPercent = spreadPercent;
+        this.rise = config.rise();
+        this.fall = config.fall();
+        var init = server.config().initState();
+        if (init == null) {
+            health = rise;
+        } else {
+            health = switch (init) {
+                case FULLY_UP -> rise + fall - 1;
+                case UP -> rise;
+                case DOWN -> rise - 1;
+                case FULLY_DOWN -> 0;
+            };
+        }
+        if (server.config().disabled()) {
+            paused = true;
+            health = 0;
+        }
+    }
+
+    public Server server() {
+        return server;
+    }
+
+    public CheckPlan plan() {
+        return plan;
+    }
+
+    EventLoop loop() {
+        return loop;
+    }
+
+    Transport transport() {
+        return transport;
+    }
+
+    public int rise() {
+        return rise;
+    }
+
+    public int fall() {
+        return fall;
+    }
+
+    public int health() {
+        return health;
+    }
+
+    public CheckStatus status() {
+        return status;
+    }
+
+    /** The HTTP status of the last check when its status carries one, else 0. */
+    public int code() {
+        return status.hasCode() ? code : 0;
+    }
+
+    /** Milliseconds the last finished check took, -1 before the first. */
+    public long duration() {
+        return duration;
+    }
+
+    /** The last check's description ({@code last_chk}: a reason phrase, an error), "" when none. */
+    public String desc() {
+        return desc;
+    }
+
+    /** Whether a check is in progress now ({@code * } before the status in {@code show stat}). */
+    public boolean running() {
+        return running;
+    }
+
+    /** Whether checks are enabled ({@code disable health} turns them off). */
+    public boolean enabled() {
+        return enabled;
+    }
+
+    /** Whether checks are suspended (maintenance). */
+    public boolean paused() {
+        return paused;
+    }
+
+    /** Failed checks while the server had health left ({@code chkfail}). */
+    public long failures() {
+        return failures;
+    }
+
+    /** HAProxy's {@code srv_check_state} bits: configured (2), enabled (4), paused (8), in progress (1). */
+    public int stateBits() {
+        return 2 | (enabled ? 4 : 0) | (paused ? 8 : 0) | (running ? 1 : 0);
+    }
+
+    /** Where the checks connect: {@code addr}/{@code port} (or their admin overrides), else the server's address. */
+    public InetSocketAddress target() {
+        InetSocketAddress srv = server.address();
+        InetAddress ip = addrOverride != null ? addrOverride
+                : config.addr() != null ? dev.sluice.config.Addresses.literal(config.addr()) : srv.getAddress();
+        int port = portOverride > 0 ? portOverride : config.port() > 0 ? config.port() : srv.getPort();
+        return new InetSocketAddress(ip, port);
+    }
+
+    /** The check port shown by {@code show servers state}: the configured or set one, 0 when checks use the server's. */
+    public int checkPort() {
+        return portOverride > 0 ? portOverride : config.port();
+    }
+
+    /** The check address shown by {@code show servers state}, null when checks use the server's. */
+    public String checkAddr() {
+        InetAddress a = addrOverride;
+        return a != null ? a.getHostAddress() : config.addr();
+    }
+
+    /** Whether checks speak TLS: {@code check-ssl}, or the server's {@code ssl} when checks go to the server's own address. */
+    boolean tls() {
+        return server.tls() != null && (config.ssl() || !config.redirected() && portOverride == 0 && addrOverride == null);
+    }
+
+    /** The SNI of a TLS check: {@code check-sni}, else none (HAProxy sends none by default). */
+    String sni() {
+        return config.sni();
+    }
+
+    /** HAProxy's server state as checks see it: {@code UP}, {@code UP 1/3}, {@code NOLB}, {@code DOWN 1/2}, {@code DOWN}. */
+    public String stateText() {
+        int h = health;
+        if (server.up()) {
+            String word = server.stopping() ? "NOLB" : "UP";
+            return h == rise + fall - 1 ? word : word + " " + (h - rise + 1) + "/" + fall;
+        }
+        return h > 0 ? "DOWN " + h + "/" + rise : "DOWN";
+    }
+
+    // ------------------------------------------------------------------ schedule
+
+    /** Starts checking after {@code delayMs} (the runtime spreads the first checks of all servers over an interval). */
+    public void start(long delayMs) {
+        loop.execute(() -> {
+            if (!stopped) {
+                next = loop.schedule(this::run, delayMs, TimeUnit.MILLISECONDS);
+            }
+        });
+    }
+
+    /** Stops checking; a check in progress is abandoned. Any thread. */
+    public void stop() {
+        loop.execute(() -> {
+            stopped = true;
+            if (next != null) {
+                next.cancel(false);
+            }
+            if (current != null) {
+                current.abandon();
+                current = null;
+            }
+        });
+    }
+
+    private void run() {
+        next = null;
+        if (stopped) {
+            return;
+        }
+        if (!enabled || paused) {
+            schedule();
+            return;
+        }
+        running = true;
+        startNanos = System.nanoTime();
+        current = new CheckRun(this, plan.http() ? plan.request(this) : null);
+        current.start();
+    }
+
+    /** Elapsed milliseconds since the current check started. */
+    long elapsedMs() {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+    }
+
+    /** The current check ended with {@code outcome}; on the loop. */
+    void completed(CheckRun run, Expectations.Outcome outcome) {
+        if (run != current) {
+            return;
+        }
+        current = null;
+        running = false;
+        if (stopped) {
+            return;
+        }
+        duration = elapsedMs();
+        if (enabled && !paused) {
+            apply(outcome.status(), outcome.code(), outcome.desc());
+        }
+        schedule();
+    }
+
+    private void schedule() {
+        if (stopped) {
+            return;
+        }
+        long interval = interval();
+        if (spreadPercent > 0) {
+            long rv = interval * spreadPercent / 100;
+            rv -= (long) (2 * rv * ThreadLocalRandom.current().nextDouble());
+            interval += rv;
+        }
+        next = loop.schedule(this::run, Math.max(1, interval), TimeUnit.MILLISECONDS);
+    }
+
+    /** HAProxy's srv_getinter: inter when fully up, downinter when fully down, fastinter in between. */
+    long interval() {
+        int h = health;
+        return config.interval(h == rise + fall - 1, !server.up() && h == 0);
+    }
+
+    // ------------------------------------------------------------------ results
+
+    /** A check that took {@code durationMs} ended with {@code o} (tests drive the state machine through this). On the loop. */
+    void record(Expectations.Outcome o, long durationMs) {
+        duration = durationMs;
+        apply(o.status(), o.code(), o.desc());
+    }
+
+    /** Applies a check result to the health counter and the server's state, with HAProxy's log lines. On the loop. */
+    void apply(CheckStatus st, int httpCode, String description) {
+        CheckStatus prev = status;
+        status = st;
+        code = httpCode;
+        desc = description == null ? "" : description;
+        boolean report = false;
+        int h = health;
+        switch (st.result()) {
+            case FAILED -> {
+                if (h > 0) {
+                    failures++;
+                    report = true;
+                    h--;
+                    if (h < rise) {
+                        h = 0;
+                    }
+                }
+            }
+            case PASSED, CONDPASS -> {
+                if (h < rise + fall - 1 && (st.result() == CheckStatus.Result.PASSED || h > 0)) {
+                    report = true;
+                    h++;
+                    if (h >= rise) {
+                        h = rise + fall - 1;
+                    }
+                }
+            }
+            default -> {
+            }
+        }
+        health = h;
+        boolean log = plan.logsEveryCheck();
+        if (log && (st != prev || report)) {
+            String line = "Health check for " + (server.backup() ? "backup " : "") + "server " + server.backend().name() + "/" + server.name()
+                    + " " + (st.result() == CheckStatus.Result.CONDPASS ? "conditionally " : "")
+                    + (st.result() == CheckStatus.Result.FAILED ? "failed" : "succeeded") + reason() + ", status: "
+                    + (h >= rise ? (h - rise + 1) + "/" + fall + " " + (server.weight() > 0 ? "UP" : "DRAIN") : h + "/" + rise + " DOWN") + ".";
+            server.backend().events().report(ServerEvents.NOTICE, line, null);
+        }
+        if (server.maintenance() || (server.adminState() & Server.FORCED_MAINT) != 0) {
+            return;
+        }
+        String why = log ? "" : reason();
+        switch (st.result()) {
+            case FAILED -> {
+                if (h == 0 && server.up()) {
+                    boolean wasStopping = server.stopping();
+                    server.checkedState(false, false, n -> server.backend().events().report(wasStopping ? ServerEvents.NOTICE : ServerEvents.ALERT,
+                            ServerEvents.name(server) + " is DOWN" + why + ServerEvents.tail(server, true, n) + ".", null));
+                }
+            }
+            case PASSED -> {
+                if (h >= rise && (!server.up() || server.stopping())) {
+                    server.checkedState(true, false, n -> server.backend().events().report(ServerEvents.NOTICE,
+                            ServerEvents.name(server) + " is UP" + why + ServerEvents.tail(server, false, n) + ".", null));
+                }
+            }
+            case CONDPASS -> {
+                if (h >= rise && !server.stopping()) {
+                    server.checkedState(true, true, n -> server.backend().events().report(ServerEvents.NOTICE,
+                            ServerEvents.name(server) + " is stopping" + why + ServerEvents.tail(server, false, n) + ".", null));
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    /** {@code , reason: Layer7 wrong status, code: 500, info: "Internal Error", check duration: 1ms}. */
+    String reason() {
+        StringBuilder b = new StringBuilder(96).append(", reason: ").append(status.description());
+        if (status.hasCode()) {
+            b.append(", code: ").append(code);
+        }
+        String d = desc;
+        if (!d.isEmpty()) {
+            b.append(", info: \"");
+            asciiEncode(b, d);
+            b.append('"');
+        }
+        if (duration >= 0) {
+            b.append(", check duration: ").append(duration).append("ms");
+        }
+        return b.toString();
+    }
+
+    /** HAProxy's chunk_asciiencode with '"' escaped: control and 8-bit bytes as \xHH, the quote as \". */
+    static void asciiEncode(StringBuilder b, String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 32 || c > 126 || c == '"' || c == '\\') {
+                if (c == '"' || c == '\\') {
+                    b.append('\\').append(c);
+                } else {
+                    b.append("\\x").append(Character.forDigit((c >> 4) & 0xf, 16)).append(Character.forDigit(c & 0xf, 16));
+                }
+            } else {
+                b.append(c);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ admin
+
+    /**
+     * {@code set server ... health up|stopping|down}: the counter goes to fully up or to 0, as HAProxy's CLI sets it.
+     * Any thread.
+     */
+    public void forceHealth(boolean up) {
+        loop.execute(() -> health = up ? rise + fall - 1 : 0);
+    }
+
+    /** {@code enable|disable health}. Any thread. */
+    public void enabled(boolean on) {
+        loop.execute(() -> enabled = on);
+    }
+
+    /** {@code set server ... check-port}. Any thread. */
+    public void port(int port) {
+        portOverride = port;
+    }
+
+    /** {@code set server ... check-addr}. Any thread. */
+    public void addr(InetAddress addr) {
+        addrOverride = addr;
+    }
+
+    /**
+     * The server entered ({@code true}) or left maintenance: checks pause, the counter drops to 0; leaving, the server
+     * starts UP with the counter at {@code rise}, so the first failed check takes it down (HAProxy's "UP/READY (leaving
+     * forced maintenance)"). Any thread.
+     */
+    public void maintenance(boolean on) {
+        loop.execute(() -> {
+            paused = on;
+            health = on ? 0 : rise;
+        });
+    }
+}
