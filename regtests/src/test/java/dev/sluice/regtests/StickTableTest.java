@@ -93,6 +93,17 @@ class StickTableTest {
     }
 
     @Test
+    void arrayFetchesAndConvertersMatchHaproxy() throws Exception {
+        List<String> requests = new ArrayList<>();
+        for (String path : List.of("/", "/inc1", "/inc1", "/gpt", "/fetchinc", "/clr", "/inc1", "/srcinc", "/srcinc", "/srcclr", "/leg",
+                "/leg", "/")) {
+            requests.add("GET " + path + " HTTP/1.1\r\n\r\n");
+        }
+        requests.add("2:GET / HTTP/1.1\r\n\r\n");
+        HaproxyParityTest.assertSameAsHaproxy("sticktable-arrays-parity.cfg", requests);
+    }
+
+    @Test
     void tcpRequestConnectionAndContentRulesMatchHaproxy() throws Exception {
         List<String> requests = new ArrayList<>();
         requests.add("GET / HTTP/1.1\r\n\r\n");
