@@ -148,7 +148,8 @@ final class StickFetches {
         }
         Reader trackers = e -> (long) e.trackers();
         countersOnly("trackers", (slot, table) -> reading(slot, table, trackers));
-        Converters.def("table_trackers", 1, 1, a -> byKey(a.get(0), trackers));
+        // HAProxy reads the count while its own lookup holds a reference: one more than the trackers
+        Converters.def("table_trackers", 1, 1, a -> byKey(a.get(0), e -> e.trackers() + 1L));
         Converters.def("table_server_id", 1, 1, a -> byKey(a.get(0), stored(DataType.SERVER_ID)));
         for (Map.Entry<String, IntFunction<Reader>> m : READ_AT.entrySet()) {
             String metric = m.getKey();
