@@ -148,10 +148,9 @@ final class RuleKeywords {
             return;
         }
         if (name.startsWith("sc-")) {
-            boolean two = name.equals("sc-inc-gpc") || name.equals("sc-add-gpc") || name.equals("sc-set-gpt");
-            int open = word.indexOf('(');
-            if (open < 0 || !word.endsWith(")") || !word.substring(open + 1, word.length() - 1).matches(two ? "\\d+,[0-2]" : "[0-2]")) {
-                c.error("expects '" + s.syntax().split(" ")[0] + "' with a stick counter number between 0 and 2.");
+            String problem = stickCounterProblem(name, word, s);
+            if (problem != null) {
+                c.error(problem);
                 return;
             }
         }
@@ -169,6 +168,27 @@ final class RuleKeywords {
         }
         HttpRule rule = new HttpRule.Action(c.at(), cond, word, args);
         (connection ? c.proxy().tcpRequestConnectionRules : c.proxy().tcpRequestContentRules).add(rule);
+    }
+
+    /**
+     * What is wrong with the parenthesised part of {@code sc-inc-gpc0(<sc>)}, {@code sc-inc-gpc(<idx>,<sc>)} and
+     * their kin, or null: an array index that is not a number is HAProxy's "Missing gpc ID" (any number is
+     * taken, as HAProxy takes it: one past the table's array changes nothing), a counter number outside 0..2
+     * is refused.
+     */
+    private static String stickCounterProblem(String name, String word, Spec s) {
+        boolean two = name.equals("sc-inc-gpc") || name.equals("sc-add-gpc") || name.equals("sc-set-gpt");
+        int open = word.indexOf('(');
+        String inner = open < 0 || !word.endsWith(")") ? null : word.substring(open + 1, word.length() - 1);
+        if (two && inner != null && !inner.matches("\\d+,.*")) {
+            String what = name.equals("sc-set-gpt") ? "gpt" : "gpc";
+            return "Missing " + what + " ID '" + word + "'. Expects " + name + "(<" + what.toUpperCase(java.util.Locale.ROOT)
+                    + " ID>,<Track ID>).";
+        }
+        if (inner == null || !inner.matches(two ? "\\d+,[0-2]" : "[0-2]")) {
+            return "expects '" + s.syntax().split(" ")[0] + "' with a stick counter number between 0 and 2.";
+        }
+        return null;
     }
 
     private static void add(KeywordRegistry r, String family, Spec s) {
@@ -191,10 +211,9 @@ final class RuleKeywords {
                 return;
             }
         } else if (name.startsWith("sc-")) {
-            int open = word.indexOf('(');
-            boolean two = name.equals("sc-inc-gpc") || name.equals("sc-add-gpc") || name.equals("sc-set-gpt");
-            if (open < 0 || !word.endsWith(")") || !word.substring(open + 1, word.length() - 1).matches(two ? "\\d+,[0-2]" : "[0-2]")) {
-                c.error("expects '" + s.syntax().split(" ")[0] + "' with a stick counter number between 0 and 2.");
+            String problem = stickCounterProblem(name, word, s);
+            if (problem != null) {
+                c.error(problem);
                 return;
             }
         } else if (word.indexOf('(') >= 0) {

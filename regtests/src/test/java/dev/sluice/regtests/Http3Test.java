@@ -203,6 +203,30 @@ class Http3Test {
     }
 
     @Test
+    void aQuicConnectionCountsOneSessionOnItsConnectionTrackers() throws Exception {
+        int quic = Ports.free();
+        int probe = Ports.free();
+        String cfg = DEFAULTS + """
+                frontend q
+                    bind quic4@127.0.0.1:%1$d ssl crt %2$s alpn h3
+                    stick-table type ip size 10 expire 1m store conn_cnt,sess_cnt,sess_rate(10s),http_req_cnt
+                    tcp-request connection track-sc0 src
+                    http-request return status 200 content-type text/plain lf-string "%%[sc_sess_cnt(0)]|%%[sc_conn_cnt(0)]|%%[sc_http_req_cnt(0)]|%%[sc_sess_rate(0)]"
+                frontend probe
+                    bind 127.0.0.1:%3$d
+                    http-request return status 200
+                """.formatted(quic, cert.pem(), probe);
+        try (Sluice s = Sluice.start(cfg, probe); H3Client c = new H3Client(quic)) {
+            List<String> seen = new java.util.ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                H3Client.Result r = c.send(H3Client.fields(":method", "GET", ":scheme", "https", ":authority", "x", ":path", "/"), null);
+                seen.add(new String(r.body(), StandardCharsets.US_ASCII));
+            }
+            assertThat(seen).containsExactly("1|1|1|1", "1|1|2|1");
+        }
+    }
+
+    @Test
     void malformedRequestsAreResetWithMessageErrorAndCounted() throws Exception {
         try (H3Client c = new H3Client(port)) {
             String auth = "127.0.0.1:" + port;

@@ -1,6 +1,7 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -90,6 +91,88 @@ class StickTableTest {
         }
         requests.add("2:GET / HTTP/1.1\r\n\r\n");
         HaproxyParityTest.assertSameAsHaproxy("sticktable-parity.cfg", requests);
+    }
+
+    @Test
+    void arrayFetchesAndConvertersMatchHaproxy() throws Exception {
+        List<String> requests = new ArrayList<>();
+        for (String path : List.of("/", "/inc1", "/inc1", "/gpt", "/fetchinc", "/clr", "/inc1", "/srcinc", "/srcinc", "/srcclr", "/leg",
+                "/leg", "/")) {
+            requests.add("GET " + path + " HTTP/1.1\r\n\r\n");
+        }
+        requests.add("2:GET / HTTP/1.1\r\n\r\n");
+        HaproxyParityTest.assertSameAsHaproxy("sticktable-arrays-parity.cfg", requests);
+    }
+
+    static String sessionsOverTlsAndH2(String pem, int probe, int tls, int h2) {
+        String table = "stick-table type ip size 10 expire 1m store conn_cnt,sess_cnt,sess_rate(10s),http_req_cnt";
+        String seen = "http-request return status 200 hdr x-s \"%[sc_sess_cnt(0)]|%[sc_conn_cnt(0)]|%[sc_http_req_cnt(0)]|%[sc_sess_rate(0)]\"";
+        return """
+                defaults
+                    mode http
+                    timeout connect 2s
+                    timeout client 5s
+                    timeout server 5s
+                frontend probe
+                    bind 127.0.0.1:%d
+                    http-request return status 200
+                frontend tls
+                    bind 127.0.0.1:%d ssl crt %s
+                    %s
+                    tcp-request connection track-sc0 src
+                    %s
+                frontend h2
+                    bind 127.0.0.1:%d proto h2
+                    %s
+                    tcp-request connection track-sc0 src
+                    %s
+                """.formatted(probe, tls, pem, table, seen, h2, table, seen);
+    }
+
+    /** A failed TLS handshake, then two requests on one TLS connection, then two streams on one HTTP/2 connection. */
+    private static List<String> sessionsExchange(int tls, int h2) throws Exception {
+        List<String> out = new ArrayList<>();
+        try (java.net.Socket plain = new java.net.Socket("127.0.0.1", tls)) {
+            plain.getOutputStream().write("GET / HTTP/1.1\r\nhost: x\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+            plain.setSoTimeout(5000);
+            out.add("plain on tls: " + plain.getInputStream().read());
+        }
+        String url = "https://127.0.0.1:" + tls + "/";
+        out.addAll(CurlTest.curl("-k", "-o", "/dev/null", "-o", "/dev/null", "-w", "%header{x-s}\n", url, url).lines().toList());
+        try (H2RawClient c = new H2RawClient(h2)) {
+            for (int stream = 1; stream <= 3; stream += 2) {
+                c.headers(stream, true, MalformedHttp2Test.fields());
+                H2RawClient.Frame f = c.awaitStream(stream);
+                out.add("h2: " + c.decode(f).get("x-s"));
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void sessionsOverTlsAndHttp2MatchHaproxy() throws Exception {
+        assumeTrue(HaproxyParityTest.haproxy() != null, "haproxy is not installed");
+        assumeTrue(CurlTest.curlInstalled(), "curl is not installed");
+        TestPki.Issued cert = new TestPki("sessions-ca").leaf("a.test");
+        int[] hp = {Ports.free(), Ports.free(), Ports.free()};
+        int[] sp = {Ports.free(), Ports.free(), Ports.free()};
+        List<String> theirs;
+        java.nio.file.Path hcfg = Sluice.writeConfig(sessionsOverTlsAndH2(cert.pem().toString(), hp[0], hp[1], hp[2]));
+        Process h = new ProcessBuilder(HaproxyParityTest.haproxy(), "-db", "-f", hcfg.toString()).redirectErrorStream(true)
+                .redirectOutput(hcfg.resolveSibling("haproxy.log").toFile()).start();
+        try {
+            HaproxyParityTest.waitFor(hp[0]);
+            theirs = sessionsExchange(hp[1], hp[2]);
+        } finally {
+            h.destroy();
+            h.waitFor();
+        }
+        try (Sluice s = Sluice.start(sessionsOverTlsAndH2(cert.pem().toString(), sp[0], sp[1], sp[2]), sp[0])) {
+            List<String> ours = sessionsExchange(sp[1], sp[2]);
+            assertThat(ours).isEqualTo(theirs);
+            // the failed handshake counted a connection and no session
+            assertThat(ours).containsExactly("plain on tls: -1", "1|2|1|1", "1|2|2|1", "h2: 1|1|1|1", "h2: 1|1|2|1");
+        }
     }
 
     @Test

@@ -204,6 +204,141 @@ class TableCommandsTest {
         }
     }
 
+    /**
+     * Sessions ({@code sess_cnt}, {@code sess_rate}) against connections and requests, by where the tracker is
+     * set: HAProxy 2.6 counts a session only on trackers of {@code tcp-request connection} rules, once the
+     * connection passed them (a rejected connection counts a connection, no session); {@code tcp-request
+     * content} and {@code http-request} trackers count a connection per request and never a session.
+     */
+    static String sessionsConfig(Path dir, int[] p) {
+        String store = "store conn_cnt,sess_cnt,sess_rate(10s),http_req_cnt";
+        String seen = "hdr x-s \"%[sc_sess_cnt(0)]|%[sc_sess_rate(0)]|%[sc_conn_cnt(0)]|%[sc_http_req_cnt(0)]|%[src_sess_cnt(tb)]\"";
+        return """
+                global
+                    stats socket %1$s/admin.sock level admin
+                defaults
+                    mode http
+                    timeout connect 1s
+                    timeout client 30s
+                    timeout server 5s
+                frontend plain
+                    bind 127.0.0.1:%2$d
+                    http-request return status 200
+                frontend fc
+                    bind 127.0.0.1:%3$d
+                    stick-table type ip size 100 expire 1m %8$s
+                    tcp-request connection track-sc0 src
+                    http-request return status 200 %9$s
+                frontend fh
+                    bind 127.0.0.1:%4$d
+                    http-request track-sc0 src table th
+                    http-request return status 200 %9$s
+                frontend ft
+                    bind 127.0.0.1:%5$d
+                    tcp-request content track-sc0 src table tt
+                    http-request return status 200 %9$s
+                frontend fb
+                    bind 127.0.0.1:%6$d
+                    tcp-request connection track-sc0 src table tb
+                    http-request track-sc1 src table tb2
+                    http-request return status 200 %9$s
+                frontend frej
+                    bind 127.0.0.1:%7$d
+                    tcp-request connection track-sc0 src table tr
+                    tcp-request connection reject if { sc_conn_cnt(0) gt 1 }
+                    http-request return status 200 %9$s
+                backend th
+                    stick-table type ip size 100 expire 1m %8$s
+                backend tt
+                    stick-table type ip size 100 expire 1m %8$s
+                backend tb
+                    stick-table type ip size 100 expire 1m %8$s
+                backend tb2
+                    stick-table type ip size 100 expire 1m %8$s
+                backend tr
+                    stick-table type ip size 100 expire 1m %8$s
+                """.formatted(dir, p[0], p[1], p[2], p[3], p[4], p[5], store, seen);
+    }
+
+    @Test
+    void sessionCountersMatchHaproxy() throws Exception {
+        String haproxy = HaproxyParityTest.haproxy();
+        assumeTrue(haproxy != null, "haproxy is not installed");
+        Path hdir = Files.createTempDirectory("sessions-haproxy");
+        Path sdir = Files.createTempDirectory("sessions-sluice");
+        int[] hp = new int[6];
+        int[] sp = new int[6];
+        for (int i = 0; i < 6; i++) {
+            hp[i] = Ports.free();
+            sp[i] = Ports.free();
+        }
+        Path hcfg = hdir.resolve("haproxy.cfg");
+        Files.writeString(hcfg, sessionsConfig(hdir, hp));
+        Process h = new ProcessBuilder(haproxy, "-db", "-f", hcfg.toString()).redirectErrorStream(true)
+                .redirectOutput(hdir.resolve("haproxy.log").toFile()).start();
+        try (Sluice s = Sluice.start(sessionsConfig(sdir, sp), sp[0])) {
+            HaproxyParityTest.waitFor(hp[0]);
+            AdminClient.await(hdir.resolve("admin.sock"));
+            AdminClient.await(sdir.resolve("admin.sock"));
+            List<String> theirs = sessionTraffic(hp);
+            List<String> ours = sessionTraffic(sp);
+            assertThat(ours).isEqualTo(theirs);
+            for (String t : List.of("fc", "th", "tt", "tb", "tb2", "tr")) {
+                String a = released(hdir, t);
+                String b = released(sdir, t);
+                assertThat(mask(b)).as("show table %s", t).isEqualTo(mask(a));
+            }
+            // the figures themselves, so that the comparison cannot pass on two empty dumps
+            assertThat(released(sdir, "fc")).contains(" conn_cnt=2 sess_cnt=2 sess_rate(10000)=2 http_req_cnt=4");
+            assertThat(released(sdir, "th")).contains(" conn_cnt=4 sess_cnt=0 sess_rate(10000)=0 http_req_cnt=4");
+            assertThat(released(sdir, "tr")).contains(" conn_cnt=3 sess_cnt=1 sess_rate(10000)=1 http_req_cnt=1");
+            for (String cmd : List.of("show table fc data.sess_cnt eq 2", "show table tb2 data.sess_cnt gt 0", "show table tr data.sess_rate eq 1",
+                    "show table th data.sess_rate gt 0 data.conn_cnt eq 4", "set table th key 127.0.0.1 data.sess_cnt 7 data.sess_rate 3",
+                    "show table th data.sess_cnt eq 7")) {
+                assertThat(mask(run(sdir, cmd))).as("answer to %s", cmd).isEqualTo(mask(run(hdir, cmd)));
+            }
+        } finally {
+            h.destroy();
+            h.waitFor();
+        }
+    }
+
+    /**
+     * Two connections of two requests each to fc, fh, ft and fb, then three connections of one request to
+     * frej (the last two rejected); the x-s field of every answer, or "no response".
+     */
+    private static List<String> sessionTraffic(int[] p) {
+        List<String> out = new ArrayList<>();
+        String get = "GET / HTTP/1.1\r\nhost: x\r\n\r\n";
+        for (int i = 1; i <= 4; i++) {
+            for (int c = 0; c < 2; c++) {
+                try (RawClient client = new RawClient(p[i])) {
+                    for (int r = 0; r < 2; r++) {
+                        out.add(i + ":" + client.send(get).read().head().get("x-s"));
+                    }
+                }
+            }
+        }
+        for (int c = 0; c < 3; c++) {
+            try (RawClient client = new RawClient(p[5])) {
+                out.add("5:" + client.send(get).read().head().get("x-s"));
+            } catch (RuntimeException e) {
+                out.add("5:no response");
+            }
+        }
+        return out;
+    }
+
+    /** {@code show table <t>} once no connection tracks its entries any more (they are released when connections close). */
+    private static String released(Path dir, String table) throws InterruptedException {
+        String answer = run(dir, "show table " + table);
+        for (int i = 0; i < 200 && answer.contains(" use=") && !answer.contains(" use=0 "); i++) {
+            Thread.sleep(20);
+            answer = run(dir, "show table " + table);
+        }
+        return answer;
+    }
+
     /** One request tracked by fe, then a connection held open on the frontend tracking it for trk. */
     private static Socket traffic(int[] ports) throws IOException {
         try (RawClient c = new RawClient(ports[1])) {

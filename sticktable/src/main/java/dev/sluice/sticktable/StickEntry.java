@@ -151,6 +151,11 @@ public final class StickEntry {
         rateAdd(DataType.CONN_RATE, 0, 1);
     }
 
+    /** {@code src_updt_conn_cnt}: {@code conn_cnt++} alone (no rate, no {@code conn_cur}); returns the new count, 0 when not stored. */
+    public long incConnCnt() {
+        return incU32(layout.slot(DataType.CONN_CNT), 1);
+    }
+
     /** The tracker stops: {@code conn_cur--}, never below 0. */
     public void onTrackEnd() {
         decU32Floor(layout.slot(DataType.CONN_CUR));

@@ -125,6 +125,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         loopIndex = frontend.workers().indexOf(ch.eventLoop());
         timer = new Deadline(ch.eventLoop(), this::onTimeout);
         frontend.countConnection(loopIndex, false);
+        dev.sluice.proxy.rules.Trackers.sessionStarted(sessionTrackers());
         acceptDate = System.currentTimeMillis();
         requestStart = System.nanoTime();
         tlsSession = TlsSession.of(ch);

@@ -177,6 +177,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
         loopIndex = frontend.workers().indexOf(ctx.channel().eventLoop());
         timer = new Deadline(ctx.channel().eventLoop(), this::onTimeout);
         frontend.countConnection(loopIndex, true);
+        dev.sluice.proxy.rules.Trackers.sessionStarted(ctx.channel().attr(dev.sluice.proxy.http.ClientSide.SESSION_TRACKERS).get());
         acceptDate = System.currentTimeMillis();
         tlsSession = dev.sluice.proxy.tls.TlsSession.of(ctx.channel());
         tls = tlsSession != null;

@@ -166,6 +166,7 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
         loopIndex = frontend.workers().indexOf(quic.eventLoop());
         timer = new Deadline(quic.eventLoop(), this::onTimeout);
         frontend.countConnection(loopIndex);
+        dev.sluice.proxy.rules.Trackers.sessionStarted(quic.attr(dev.sluice.proxy.http.ClientSide.SESSION_TRACKERS).get());
         SSLEngine engine = quic.sslEngine();
         SSLSession s = engine == null ? null : engine.getSession();
         tls = new TlsSession(s == null ? "TLSv1.3" : s.getProtocol(), s == null ? null : s.getCipherSuite(), "h3", sni, false);

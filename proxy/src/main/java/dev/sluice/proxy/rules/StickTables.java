@@ -64,6 +64,12 @@ public final class StickTables {
         return t;
     }
 
+    /** Adds a table under its own name (tests build tables without a configuration). */
+    StickTables add(StickTable table) {
+        byName.put(table.name(), table);
+        return this;
+    }
+
     public StickTable get(String name) {
         return byName.get(name);
     }

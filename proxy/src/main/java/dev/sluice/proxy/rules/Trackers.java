@@ -74,6 +74,24 @@ public final class Trackers {
     }
 
     /**
+     * The connection became a session (it passed its {@code tcp-request connection} rules and, on a TLS
+     * bind, its handshake): {@code sess_cnt} and {@code sess_rate} count it on the connection's trackers.
+     * As in HAProxy, trackers set later by {@code tcp-request content} or {@code http-request} rules never
+     * count sessions. Null-safe, so callers pass the channel's trackers as they find them.
+     */
+    public static void sessionStarted(Trackers session) {
+        if (session == null || session.ended) {
+            return;
+        }
+        for (StickEntry e : session.entries) {
+            if (e != null) {
+                e.onSession();
+                e.table().touch(e);
+            }
+        }
+    }
+
+    /**
      * {@code track-scN}: the first tracker of a slot wins. Attaching credits the entry with a connection,
      * and with the current request once it is counted, as HAProxy does; a full table tracks nothing.
      */

@@ -17,6 +17,7 @@ final class FakeTxn implements Txn {
     final Map<String, Object> vars = new HashMap<>();
     dev.sluice.proxy.auth.Userlists userlists = dev.sluice.proxy.auth.Userlists.NONE;
     byte[] body;
+    Trackers trackers;
 
     FakeTxn(String method, String target, String... fields) {
         HttpFields f = new HttpFields();
@@ -79,5 +80,10 @@ final class FakeTxn implements Txn {
     @Override
     public byte[] requestBody() {
         return body;
+    }
+
+    @Override
+    public Trackers trackers() {
+        return trackers;
     }
 }
