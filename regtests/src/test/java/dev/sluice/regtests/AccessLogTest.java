@@ -185,7 +185,37 @@ class AccessLogTest {
                 } while (PROBE.matcher(msg).find());
                 // local2 (18) * 8 + info (6) = 150
                 assertThat(msg).matches("<150>\\w{3} [ \\d]\\d \\d{2}:\\d{2}:\\d{2} haproxy\\[\\d+\\]: 127\\.0\\.0\\.1:\\d+ \\[.*\\] web "
-                        + "web/<NOSRV> \\d+/-1/-1/-1/\\d+ 200 \\d+ - - LR-- .* \"GET /r HTTP/1\\.1\"");
+                        + "web/<NOSRV> \\d+/-1/-1/-1/\\d+ 200 \\d+ - - LR-- .* \"GET /r HTTP/1\\.1\"\n");
+            }
+        }
+    }
+
+    /** HAProxy 2.6's RFC 5424 header: microseconds, a numeric offset, "-" for the host; a line feed ends the datagram. */
+    @Test
+    void syslogOverUdpWithRfc5424Header() throws Exception {
+        try (DatagramSocket syslog = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+            syslog.setSoTimeout(10_000);
+            int port = Ports.free();
+            String cfg = """
+                    global
+                        log 127.0.0.1:%d format rfc5424 local2 info
+                    defaults
+                        mode http
+                        log global
+                        option httplog
+                        option dontlognull
+                        timeout client 10s
+                    frontend web
+                        bind 127.0.0.1:%d
+                        http-request return status 200 content-type text/plain string "hi"
+                    """.formatted(syslog.getLocalPort(), port);
+            try (Sluice s = Sluice.start(cfg, port); RawClient c = new RawClient(port)) {
+                c.send("GET /r HTTP/1.1\r\nHost: x\r\n\r\n").read();
+                DatagramPacket p = new DatagramPacket(new byte[2048], 2048);
+                syslog.receive(p);
+                String msg = new String(p.getData(), 0, p.getLength(), StandardCharsets.UTF_8);
+                assertThat(msg).matches("<150>1 \\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}[+-]\\d{2}:\\d{2} - haproxy \\d+ - - "
+                        + "127\\.0\\.0\\.1:\\d+ \\[.*\\] web web/<NOSRV> .* \"GET /r HTTP/1\\.1\"\n");
             }
         }
     }

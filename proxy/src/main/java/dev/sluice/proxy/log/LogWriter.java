@@ -26,6 +26,7 @@ public final class LogWriter implements AutoCloseable {
     private record Entry(LogTarget target, String tag, int level, long date, String message) {
     }
 
+    private static final DateTimeFormatter RFC5424_DATE = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSSxxx", Locale.ROOT);
     private static final String[] MONTHS = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
     private static final String PID = Long.toString(ProcessHandle.current().pid());
 
@@ -33,18 +34,10 @@ public final class LogWriter implements AutoCloseable {
     private final Map<LogTarget, LogSink> sinks = new HashMap<>();
     private final Thread thread;
     private final ZoneId zone = ZoneId.systemDefault();
-    private final String hostname;
     private volatile boolean running = true;
     private volatile boolean parked;
 
     public LogWriter() {
-        String h;
-        try {
-            h = java.net.InetAddress.getLocalHost().getHostName();
-        } catch (IOException e) {
-            h = "localhost";
-        }
-        hostname = h;
         thread = new Thread(this::run, "sluice-log");
         thread.setDaemon(true);
         thread.start();
@@ -98,9 +91,8 @@ public final class LogWriter implements AutoCloseable {
         byte[] b = line.getBytes(StandardCharsets.UTF_8);
         int len = Math.min(b.length, e.target().maxLength());
         System.arraycopy(b, 0, buf, 0, len);
-        if (sink.stream()) {
-            buf[len++] = '\n';
-        }
+        // HAProxy ends every message with a line feed, datagrams included
+        buf[len++] = '\n';
         try {
             sink.write(buf, len);
         } catch (IOException ex) {
@@ -114,8 +106,8 @@ public final class LogWriter implements AutoCloseable {
         return switch (e.target().format()) {
             case RAW -> "";
             case SHORT, PRIORITY -> "<" + pri + ">";
-            case RFC5424 -> "<" + pri + ">1 " + t.format(DateTimeFormatter.ISO_OFFSET_DATE_TIME) + " " + hostname + " " + e.tag() + " " + PID
-                    + " - - ";
+            // HAProxy's: microseconds and a numeric offset, "-" for the host name (it is sent with log-send-hostname only)
+            case RFC5424 -> "<" + pri + ">1 " + t.format(RFC5424_DATE) + " - " + e.tag() + " " + PID + " - - ";
             case ISO -> t.format(DateTimeFormatter.ISO_OFFSET_DATE_TIME) + " ";
             case TIMED -> "<" + pri + ">" + rfc3164Date(t) + " ";
             case RFC3164, LOCAL -> "<" + pri + ">" + rfc3164Date(t) + " " + e.tag() + "[" + PID + "]: ";
