@@ -72,6 +72,65 @@ class StickinessTest {
         }
     }
 
+    /** The same when a real server failure takes the server down: its health checks fail and the client moves. */
+    @Test
+    void aStickyClientMovesWhenItsServerFailsItsHealthChecks() {
+        java.util.Map<String, java.util.concurrent.atomic.AtomicBoolean> healthy = new java.util.concurrent.ConcurrentHashMap<>();
+        Origin.Handler[] h = new Origin.Handler[2];
+        for (int i = 0; i < 2; i++) {
+            String name = "s" + (i + 1);
+            healthy.put(name, new java.util.concurrent.atomic.AtomicBoolean(true));
+            h[i] = (r, out) -> {
+                boolean up = healthy.get(name).get();
+                if (r.target().equals("/health") && !up) {
+                    Origin.respond(out, 503, "Service Unavailable", java.util.List.of(), new byte[0]);
+                } else {
+                    Origin.respond(out, 200, "OK", Origin.headers("X-Origin", name), name.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                }
+                return true;
+            };
+        }
+        try (Origin s1 = Origin.start("s1", h[0]); Origin s2 = Origin.start("s2", h[1])) {
+            int port = Ports.free();
+            try (Daemon d = Daemon.start(false, """
+                    global
+                        stats socket @DIR@/admin.sock level admin
+                    defaults
+                        mode http
+                        timeout connect 2s
+                        timeout client 5s
+                        timeout server 5s
+                        timeout check 2s
+                    frontend fe
+                        bind 127.0.0.1:%d
+                        default_backend be
+                    backend be
+                        balance roundrobin
+                        option httpchk GET /health
+                        stick-table type string len 32 size 100 expire 1m
+                        stick on req.hdr(x-user)
+                        server s1 127.0.0.1:%d check inter 200 rise 1 fall 1
+                        server s2 127.0.0.1:%d check inter 200 rise 1 fall 1
+                    """.formatted(port, s1.port(), s2.port()), port); RawClient c = new RawClient(port)) {
+                String first = c.send(user("bob", "/")).read().header("x-origin");
+                for (int i = 0; i < 1000; i++) {
+                    assertThat(c.send(user("bob", "/")).read().header("x-origin")).isEqualTo(first);
+                }
+                String other = first.equals("s1") ? "s2" : "s1";
+                healthy.get(first).set(false);
+                ServerQueueTest.awaitStat(d, "be," + first, "status", "DOWN");
+                for (int i = 0; i < 10; i++) {
+                    assertThat(c.send(user("bob", "/")).read().header("x-origin")).isEqualTo(other);
+                }
+                healthy.get(first).set(true);
+                ServerQueueTest.awaitStat(d, "be," + first, "status", "UP");
+                for (int i = 0; i < 10; i++) {
+                    assertThat(c.send(user("bob", "/")).read().header("x-origin")).isEqualTo(other);
+                }
+            }
+        }
+    }
+
     @Test
     void stickRulesAreChecked() {
         Sluice.Result r = Sluice.check("""
