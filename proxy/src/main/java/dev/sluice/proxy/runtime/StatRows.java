@@ -5,12 +5,13 @@ import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.stats.Counter;
 import dev.sluice.proxy.stats.Counters;
+import dev.sluice.proxy.stats.H2Counters;
 import dev.sluice.proxy.stats.StatRow;
 
 /**
  * The {@code show stat} rows of frontends, backends and servers, from their counter snapshots. Columns
- * follow HAProxy 2.6; those Sluice does not measure (idle connection counts, checks, the ssl/h2/h1 module
- * columns) stay empty, and those counting what Sluice never does (queueing,
+ * follow HAProxy 2.6; those Sluice does not measure (idle connection counts, checks, the module columns of
+ * backends and servers, a frontend's h1 bytes and streams) stay empty, and those counting what Sluice never does (queueing,
  * compression, caching, tcp-request rules, redispatch) are 0. Addresses and algorithms are shown from the
  * operator level up, as HAProxy does.
  */
@@ -40,6 +41,10 @@ final class StatRows {
         long[] pc = fe.protocolConnections();
         r.set("h2_open_connections", pc[2]).set("h2_total_connections", pc[3])
                 .set("h1_open_connections", pc[0]).set("h1_total_connections", pc[1]);
+        H2Counters h2 = fe.h2();
+        for (H2Counters.Column c : H2Counters.Column.values()) {
+            r.set(c.column(), h2.get(c));
+        }
         responses(r, s);
         return r;
     }
