@@ -420,7 +420,9 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     public void shutdownGracefully() {
         // the streams in progress may take their time: the process's hard-stop-after bounds the wait
         gracefulShutdownTimeoutMillis(-1);
-        ctx.close();
+        // through the pipeline's tail, so that this handler's close() runs: GOAWAY NO_ERROR, then the close once
+        // the streams are done (ctx.close() would start past this handler and cut the streams off)
+        ctx.channel().close();
     }
 
     // ------------------------------------------------------------------ frame listener
