@@ -98,6 +98,47 @@ class GracefulStopTest {
         }
     }
 
+    /**
+     * Over HTTP/2 the stop is announced with GOAWAY NO_ERROR whose last stream id covers the stream in
+     * progress: the client knows that stream will complete and that new ones go to a new connection; the
+     * stream completes, then the connection closes and the process exits.
+     */
+    @Test
+    void http2ClientsGetGoAwayAndTheStreamInProgressCompletes() throws Exception {
+        CountDownLatch arrived = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try (Origin o = origin(arrived, release)) {
+            int port = Ports.free();
+            String cfg = config(port, o.port(), "").replace("bind 127.0.0.1:" + port, "bind 127.0.0.1:" + port + " proto h2");
+            try (Sluice s = Sluice.start(cfg, port); H2RawClient c = new H2RawClient(port)) {
+                c.headers(1, true, MalformedHttp2Test.fields(":path=/first"));
+                assertThat(c.decode(c.awaitStream(1)).status().toString()).isEqualTo("200");
+                assertThat(new String(c.body(1), StandardCharsets.US_ASCII)).isEqualTo("done /first\n");
+                c.headers(3, true, MalformedHttp2Test.fields(":path=/slow"));
+                assertThat(arrived.await(10, TimeUnit.SECONDS)).isTrue();
+                signal(s.pid(), "USR1");
+                H2RawClient.Frame g = c.awaitGoAway();
+                assertThat(g).as("GOAWAY").isNotNull();
+                assertThat(g.errorCode()).as("NO_ERROR").isZero();
+                assertThat(g.lastStreamId()).as("last stream id").isEqualTo(3);
+                for (int i = 0; i < 100 && connects(port); i++) {
+                    Thread.sleep(20);
+                }
+                assertThat(connects(port)).as("the listener is closed").isFalse();
+                assertThat(s.process().isAlive()).as("a stream is still in progress").isTrue();
+                release.countDown();
+                H2RawClient.Frame h = c.awaitStream(3);
+                assertThat(h.type()).isEqualTo(H2RawClient.HEADERS);
+                assertThat(c.decode(h).status().toString()).isEqualTo("200");
+                assertThat(new String(c.body(3), StandardCharsets.US_ASCII)).isEqualTo("done /slow\n");
+                assertThat(c.drain(10000)).as("the connection closes after its last stream").isTrue();
+                assertThat(s.process().waitFor(10, TimeUnit.SECONDS)).as("the process exits with its last connection").isTrue();
+            } finally {
+                release.countDown();
+            }
+        }
+    }
+
     @Test
     void hardStopAfterBoundsTheWait() throws Exception {
         CountDownLatch arrived = new CountDownLatch(1);

@@ -26,12 +26,24 @@ final class H2RawClient implements AutoCloseable {
     static final int SETTINGS = 4;
     static final int PING = 6;
     static final int GOAWAY = 7;
+    static final int WINDOW_UPDATE = 8;
+    static final int CONTINUATION = 9;
+
+    static final int PROTOCOL_ERROR = 1;
+    static final int STREAM_CLOSED = 5;
+    static final int COMPRESSION_ERROR = 9;
+    static final int ENHANCE_YOUR_CALM = 11;
 
     /** A received frame. */
     record Frame(int type, int flags, int stream, byte[] payload) {
         int errorCode() {
             int off = type == GOAWAY ? 4 : 0;
             return (payload[off] & 0xff) << 24 | (payload[off + 1] & 0xff) << 16 | (payload[off + 2] & 0xff) << 8 | payload[off + 3] & 0xff;
+        }
+
+        /** A GOAWAY's last stream id. */
+        int lastStreamId() {
+            return ((payload[0] & 0x7f) << 24 | (payload[1] & 0xff) << 16 | (payload[2] & 0xff) << 8 | payload[3] & 0xff);
         }
     }
 
@@ -41,8 +53,17 @@ final class H2RawClient implements AutoCloseable {
     private final DefaultHttp2HeadersDecoder decoder = new DefaultHttp2HeadersDecoder(false);
 
     H2RawClient(int port) {
+        this(port, 0);
+    }
+
+    /** With {@code receiveBuffer} > 0, a receive buffer that small (a client that hardly reads). */
+    H2RawClient(int port, int receiveBuffer) {
         try {
-            socket = new Socket(InetAddress.getLoopbackAddress(), port);
+            socket = new Socket();
+            if (receiveBuffer > 0) {
+                socket.setReceiveBufferSize(receiveBuffer);
+            }
+            socket.connect(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 5000);
             socket.setSoTimeout(5000);
             out = socket.getOutputStream();
             in = new DataInputStream(socket.getInputStream());
@@ -54,26 +75,67 @@ final class H2RawClient implements AutoCloseable {
     }
 
     void frame(int type, int flags, int stream, byte[] payload) {
+        send(encode(type, flags, stream, payload));
+    }
+
+    /** Writes bytes as they are (several frames in one write). */
+    void send(byte[] bytes) {
         try {
-            byte[] h = {(byte) (payload.length >> 16), (byte) (payload.length >> 8), (byte) payload.length, (byte) type, (byte) flags,
-                    (byte) (stream >> 24), (byte) (stream >> 16), (byte) (stream >> 8), (byte) stream};
-            out.write(h);
-            out.write(payload);
+            out.write(bytes);
             out.flush();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
+    /** One frame's bytes. */
+    static byte[] encode(int type, int flags, int stream, byte[] payload) {
+        byte[] f = new byte[9 + payload.length];
+        f[0] = (byte) (payload.length >> 16);
+        f[1] = (byte) (payload.length >> 8);
+        f[2] = (byte) payload.length;
+        f[3] = (byte) type;
+        f[4] = (byte) flags;
+        f[5] = (byte) (stream >> 24);
+        f[6] = (byte) (stream >> 16);
+        f[7] = (byte) (stream >> 8);
+        f[8] = (byte) stream;
+        System.arraycopy(payload, 0, f, 9, payload.length);
+        return f;
+    }
+
+    /** Frames one after the other. */
+    static byte[] concat(byte[]... frames) {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        for (byte[] f : frames) {
+            b.writeBytes(f);
+        }
+        return b.toByteArray();
+    }
+
+    /** A four-byte big-endian payload (RST_STREAM error code, WINDOW_UPDATE increment). */
+    static byte[] int32(long v) {
+        return new byte[] {(byte) (v >> 24), (byte) (v >> 16), (byte) (v >> 8), (byte) v};
+    }
+
     /** HEADERS with END_HEADERS (and END_STREAM when {@code end}); fields as name, value pairs in order. */
     void headers(int stream, boolean end, List<String[]> fields) {
+        send(headersFrame(stream, end, fields));
+    }
+
+    static byte[] headersFrame(int stream, boolean end, List<String[]> fields) {
+        return encode(HEADERS, 0x4 | (end ? 0x1 : 0), stream, block(fields));
+    }
+
+    /** A header block of literal fields without indexing. */
+    static byte[] block(List<String[]> fields) {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         for (String[] f : fields) {
             b.write(0); // literal header field without indexing, new name
             literal(b, f[0]);
             literal(b, f[1]);
         }
-        frame(HEADERS, 0x4 | (end ? 0x1 : 0), stream, b.toByteArray());
+        return b.toByteArray();
     }
 
     private static void literal(ByteArrayOutputStream b, String s) {
@@ -120,6 +182,53 @@ final class H2RawClient implements AutoCloseable {
                 frame(SETTINGS, 1, 0, new byte[0]);
             } else if (f.type() == GOAWAY || f.stream() == stream && (f.type() == RST_STREAM || f.type() == HEADERS)) {
                 return f;
+            }
+        }
+    }
+
+    /**
+     * Reads until a GOAWAY (returned), or until the connection ends or stays silent for the read timeout
+     * (null); acknowledges nothing.
+     */
+    Frame awaitGoAway() {
+        try {
+            while (true) {
+                Frame f = read();
+                if (f.type() == GOAWAY) {
+                    return f;
+                }
+            }
+        } catch (UncheckedIOException e) {
+            return null;
+        }
+    }
+
+    /** Reads and drops frames until the connection ends or stays silent for {@code millis}; true when it ended. */
+    boolean drain(int millis) {
+        try {
+            socket.setSoTimeout(millis);
+            while (true) {
+                read();
+            }
+        } catch (UncheckedIOException e) {
+            return !(e.getCause() instanceof java.net.SocketTimeoutException);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The DATA of {@code stream} up to END_STREAM; other frames are dropped. */
+    byte[] body(int stream) {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        while (true) {
+            Frame f = read();
+            if (f.type() == DATA && f.stream() == stream) {
+                b.writeBytes(f.payload());
+                if ((f.flags() & 1) != 0) {
+                    return b.toByteArray();
+                }
+            } else if (f.type() == RST_STREAM && f.stream() == stream) {
+                throw new IllegalStateException("stream " + stream + " reset with " + f.errorCode());
             }
         }
     }

@@ -17,21 +17,24 @@ import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Flags;
 import io.netty.handler.codec.http2.Http2FrameListener;
+import io.netty.handler.codec.http2.Http2FrameLogger;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2Stream;
+import dev.sluice.proxy.stats.H2Counters;
+import io.netty.handler.logging.LogLevel;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * An HTTP/2 client connection (h2 after TLS ALPN, or h2c with prior knowledge). Each request stream
  * gets an {@link H2ClientStream}, the {@code ClientSide} of its {@code Stream}. Built on Netty's
  * {@link Http2ConnectionHandler} with this class as the frame listener (no child channels, no frame
- * objects). Flood protections are on: RST_STREAM rate, empty DATA frames, queued control frames,
- * CONTINUATION floods; each rejection is counted. Request body bytes are returned to the client's
- * flow-control window only once the server side can take more, which is the back-pressure.
- * One instance per connection, used only on its event loop.
+ * objects). Flood protections are on: RST_STREAM received and provoked, empty DATA frames, queued control
+ * frames, CONTINUATION floods; each ends the connection with GOAWAY ENHANCE_YOUR_CALM and is counted by kind
+ * in the frontend's {@link H2Counters}, which also keeps HAProxy's h2 frame and error columns. Request body
+ * bytes are returned to the client's flow-control window only once the server side can take more, which is
+ * the back-pressure. One instance per connection, used only on its event loop.
  */
 public final class H2ClientConnection extends Http2ConnectionHandler implements Http2FrameListener {
 
@@ -42,11 +45,37 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     /** Connection-level receive window: large, so one slow stream does not stall the others. */
     static final int CONNECTION_WINDOW = 16 * 1024 * 1024;
 
-    /** Counts of the protections that fired, process-wide. */
-    public static final LongAdder PROTOCOL_ERRORS = new LongAdder();
-    public static final LongAdder FLOOD_REJECTIONS = new LongAdder();
+    /** RST_STREAM frames received (rapid reset) or provoked within {@link #RST_WINDOW_SECONDS} before the connection is closed. */
+    static final int MAX_RST_PER_WINDOW = 200;
+    static final int RST_WINDOW_SECONDS = 30;
+    /** Consecutive DATA frames without payload nor END_STREAM before the connection is closed. */
+    static final int MAX_EMPTY_DATA = 2;
+    /** Control frames (SETTINGS and PING acknowledgements, RST_STREAM) queued unwritten before the connection is closed. */
+    static final int MAX_QUEUED_CONTROL_FRAMES = 10000;
+    /** CONTINUATION frames under 16 KiB in one header block before the connection is closed. */
+    static final int MAX_SMALL_CONTINUATIONS = 16;
 
     private final Frontend frontend;
+    private final H2Counters h2Counters;
+    /** Fields a header block may carry, pseudo-header fields included: HAProxy's {@code 2 * tune.http.maxhdr - 1}. */
+    private final int maxFields;
+    /** Frames received and not yet added to {@link #h2Counters} (added once per read, see {@link #addFrames}). */
+    private int headersRcvd;
+    private int dataRcvd;
+    private int settingsRcvd;
+    private int rstRcvd;
+    private int goawayRcvd;
+    private boolean settingsSeen;
+    /** The stream of the last HEADERS frame Netty's reader decoded, whatever became of it. */
+    private int lastHeadersDecoded;
+    /** The highest stream a request HEADERS frame reached {@link #onHeadersRead} for. */
+    private int lastRequestStream;
+    /** A stream whose request head {@link #onHeadersRead} refused with a stream error. */
+    private int rejectedHead = -1;
+    /** The header block had too many fields (a COMPRESSION_ERROR whose HEADERS frame is already counted). */
+    private boolean tooManyFields;
+    /** A connection error was counted: later errors of the same connection are consequences. */
+    private boolean connectionErrorCounted;
     private final ConnectionLimit limit;
     private boolean admitted;
     private final IntObjectMap<H2ClientStream> streams = new IntObjectHashMap<>();
@@ -65,6 +94,8 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
             boolean admitted) {
         super(decoder, encoder, settings);
         this.frontend = frontend;
+        this.h2Counters = frontend.h2();
+        this.maxFields = 2 * frontend.h1Limits().maxFields() - 1;
         this.limit = frontend.limit();
         this.admitted = admitted;
         decoder.frameListener(this);
@@ -110,10 +141,12 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
                     .maxConcurrentStreams(MAX_CONCURRENT_STREAMS)
                     .initialWindowSize(INITIAL_WINDOW)
                     .maxHeaderListSize(frontend.h1Limits().maxHeadBytes() * 2L));
-            decoderEnforceMaxRstFramesPerWindow(200, 30);
-            decoderEnforceMaxConsecutiveEmptyDataFrames(2);
-            encoderEnforceMaxQueuedControlFrames(10000);
-            decoderEnforceMaxSmallContinuationFrames(16);
+            decoderEnforceMaxRstFramesPerWindow(MAX_RST_PER_WINDOW, RST_WINDOW_SECONDS);
+            encoderEnforceMaxRstFramesPerWindow(MAX_RST_PER_WINDOW, RST_WINDOW_SECONDS);
+            decoderEnforceMaxConsecutiveEmptyDataFrames(MAX_EMPTY_DATA);
+            encoderEnforceMaxQueuedControlFrames(MAX_QUEUED_CONTROL_FRAMES);
+            decoderEnforceMaxSmallContinuationFrames(MAX_SMALL_CONTINUATIONS);
+            frameLogger(HeadersCounter.INSTANCE);
             gracefulShutdownTimeoutMillis(5000);
         }
 
@@ -218,6 +251,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        addFrames();
         if (timer != null) {
             timer.cancel();
             frontend.connectionClosed(true);
@@ -243,7 +277,21 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
             s.flushServer();
         }
         roundFlush.flushed();
+        addFrames();
         super.channelReadComplete(ctx);
+    }
+
+    /** Adds the frames counted since the last read to the frontend's counters: a few adds per read, none per frame. */
+    private void addFrames() {
+        if ((headersRcvd | dataRcvd | settingsRcvd | rstRcvd | goawayRcvd) == 0) {
+            return;
+        }
+        h2Counters.addFrames(headersRcvd, dataRcvd, settingsRcvd, rstRcvd, goawayRcvd);
+        headersRcvd = 0;
+        dataRcvd = 0;
+        settingsRcvd = 0;
+        rstRcvd = 0;
+        goawayRcvd = 0;
     }
 
     /** Flushes frames written by streams, once per event-loop round (see {@link RoundFlush}). */
@@ -255,26 +303,87 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
         roundFlush.markDirty();
     }
 
+    /**
+     * A connection error: Netty answers GOAWAY with its code and closes. Counted as HAProxy counts it: a
+     * protocol error detected ({@code h2_detected_conn_protocol_errors}; not an HPACK failure, which HAProxy
+     * counts in neither error column), a GOAWAY sent on error ({@code h2_goaway_resp}; not for NO_ERROR,
+     * ENHANCE_YOUR_CALM, REFUSED_STREAM or CANCEL); a flood (ENHANCE_YOUR_CALM) counts by kind instead.
+     */
     @Override
     protected void onConnectionError(ChannelHandlerContext ctx, boolean outbound, Throwable cause, Http2Exception http2Ex) {
-        if (http2Ex != null && http2Ex.error() == Http2Error.ENHANCE_YOUR_CALM) {
-            FLOOD_REJECTIONS.increment();
-        } else {
-            PROTOCOL_ERRORS.increment();
-            if (!outbound && http2Ex != null) {
-                // the client broke the protocol: its connection counts as an invalid request
-                frontend.countInvalidRequest(0);
+        if (http2Ex != null && !connectionErrorCounted) {
+            connectionErrorCounted = true;
+            Http2Error error = http2Ex.error();
+            if (error == Http2Error.ENHANCE_YOUR_CALM) {
+                h2Counters.flood(floodKind(outbound, http2Ex.getMessage()));
+            } else {
+                if (!outbound) {
+                    if (error != Http2Error.COMPRESSION_ERROR) {
+                        h2Counters.add(H2Counters.Column.CONN_PROTO_ERR);
+                    } else if (!tooManyFields) {
+                        // the header block could not be decoded: HAProxy counts its HEADERS frame all the same
+                        headersRcvd++;
+                    }
+                    // the client broke the protocol: its connection counts as an invalid request
+                    frontend.countInvalidRequest(0);
+                }
+                if (error != Http2Error.NO_ERROR && error != Http2Error.REFUSED_STREAM && error != Http2Error.CANCEL) {
+                    h2Counters.add(H2Counters.Column.GOAWAY_RESP);
+                }
             }
         }
         super.onConnectionError(ctx, outbound, cause, http2Ex);
     }
 
+    /** Which protection an ENHANCE_YOUR_CALM error comes from; Netty tells only by its message. */
+    static H2Counters.Flood floodKind(boolean outbound, String message) {
+        String m = message == null ? "" : message;
+        if (m.contains("RST frames")) {
+            // received ones are counted by the decoder (inbound), the ones the client provoked by the encoder
+            return outbound ? H2Counters.Flood.RESETS_SENT : H2Counters.Flood.RAPID_RESET;
+        }
+        if (m.contains("empty data frames")) {
+            return H2Counters.Flood.EMPTY_DATA;
+        }
+        if (m.contains("outstanding control frames")) {
+            return H2Counters.Flood.CONTROL_FRAMES;
+        }
+        if (m.contains("continuations frames")) {
+            return H2Counters.Flood.CONTINUATION;
+        }
+        return H2Counters.Flood.OTHER;
+    }
+
+    /**
+     * A stream error: Netty answers RST_STREAM ({@code h2_rst_stream_resp}). One found in a request's header
+     * block (Netty's header validation, the strict rules of {@link H2Messages}, a refused stream) is not a
+     * protocol error for HAProxy; one found on a stream already started (flow control, WINDOW_UPDATE of 0, ...)
+     * is ({@code h2_detected_strm_protocol_errors}), unless it is only a frame on a closed stream.
+     */
     @Override
     protected void onStreamError(ChannelHandlerContext ctx, boolean outbound, Throwable cause, Http2Exception.StreamException http2Ex) {
-        PROTOCOL_ERRORS.increment();
         if (!outbound) {
-            // an invalid request stream (RST_STREAM PROTOCOL_ERROR): HTTP/2's choke point for ereq
-            frontend.countInvalidRequest(0);
+            int id = http2Ex.streamId();
+            Http2Error error = http2Ex.error();
+            h2Counters.add(H2Counters.Column.RST_STREAM_RESP);
+            if (id > lastRequestStream || id == rejectedHead) {
+                if (id != lastHeadersDecoded) {
+                    // the block failed to decode or validate: HAProxy counts its HEADERS frame all the same
+                    headersRcvd++;
+                    lastHeadersDecoded = id;
+                }
+                if (error != Http2Error.REFUSED_STREAM) {
+                    // an invalid request (RST_STREAM PROTOCOL_ERROR, or 431 then RST for a head over the size limit):
+                    // HTTP/2's choke point for ereq
+                    frontend.countInvalidRequest(http2Ex instanceof Http2Exception.HeaderListSizeException ? 431 : 0);
+                }
+            } else {
+                if (error != Http2Error.STREAM_CLOSED && error != Http2Error.REFUSED_STREAM && error != Http2Error.CANCEL) {
+                    h2Counters.add(H2Counters.Column.STRM_PROTO_ERR);
+                }
+                // the request was counted when it started
+                frontend.countRequestError();
+            }
         }
         H2ClientStream s = streams.remove(http2Ex.streamId());
         if (s != null) {
@@ -312,13 +421,16 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     public void shutdownGracefully() {
         // the streams in progress may take their time: the process's hard-stop-after bounds the wait
         gracefulShutdownTimeoutMillis(-1);
-        ctx.close();
+        // through the pipeline's tail, so that this handler's close() runs: GOAWAY NO_ERROR, then the close once
+        // the streams are done (ctx.close() would start past this handler and cut the streams off)
+        ctx.channel().close();
     }
 
     // ------------------------------------------------------------------ frame listener
 
     @Override
     public int onDataRead(ChannelHandlerContext ctx, int streamId, ByteBuf data, int padding, boolean endOfStream) throws Http2Exception {
+        dataRcvd++;
         H2ClientStream s = streams.get(streamId);
         if (s == null) {
             return data.readableBytes() + padding;
@@ -329,6 +441,12 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     @Override
     public void onHeadersRead(ChannelHandlerContext ctx, int streamId, Http2Headers headers, int padding, boolean endOfStream)
             throws Http2Exception {
+        if (headers.size() > maxFields) {
+            // HAProxy decodes a header block into 2 * tune.http.maxhdr entries, one of them the end marker, and
+            // answers a longer block with GOAWAY COMPRESSION_ERROR
+            tooManyFields = true;
+            throw Http2Exception.connectionError(Http2Error.COMPRESSION_ERROR, "more than %d header fields", maxFields);
+        }
         H2ClientStream existing = streams.get(streamId);
         if (existing != null) {
             if (!endOfStream) {
@@ -340,14 +458,17 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
         if (timer != null) {
             timer.disarm();
         }
+        if (streamId > lastRequestStream) {
+            lastRequestStream = streamId;
+        }
         H2Messages.Request r = H2Messages.request(headers, endOfStream);
         if (r.streamError()) {
+            rejectedHead = streamId;
             throw Http2Exception.streamError(streamId, Http2Error.PROTOCOL_ERROR, "%s", r.error());
         }
         H2ClientStream s = new H2ClientStream(this, streamId);
         streams.put(streamId, s);
         if (r.head() == null) {
-            PROTOCOL_ERRORS.increment();
             frontend.countInvalidRequest(r.status());
             s.reject(GeneratedResponse.of(r.status()), endOfStream);
             return;
@@ -363,6 +484,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
 
     @Override
     public void onRstStreamRead(ChannelHandlerContext ctx, int streamId, long errorCode) {
+        rstRcvd++;
         H2ClientStream s = streams.remove(streamId);
         if (s != null) {
             s.onReset();
@@ -375,10 +497,15 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
 
     @Override
     public void onSettingsAckRead(ChannelHandlerContext ctx) {
+        settingsRcvd++;
     }
 
     @Override
     public void onSettingsRead(ChannelHandlerContext ctx, Http2Settings settings) {
+        // HAProxy 2.6 counts the SETTINGS frame of the client's preface twice (once in its preface state, once as
+        // a frame); counted the same way so that the columns compare
+        settingsRcvd += settingsSeen ? 1 : 2;
+        settingsSeen = true;
     }
 
     @Override
@@ -397,6 +524,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
 
     @Override
     public void onGoAwayRead(ChannelHandlerContext ctx, int lastStreamId, long errorCode, ByteBuf debugData) {
+        goawayRcvd++;
     }
 
     @Override
@@ -424,5 +552,101 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
 
     Http2Connection h2() {
         return connection();
+    }
+
+    /**
+     * A stream this side resets because its DATA broke the protocol (more or less than its content-length):
+     * counted as Netty's stream errors on a started stream are.
+     */
+    void streamProtocolError() {
+        h2Counters.add(H2Counters.Column.STRM_PROTO_ERR);
+        h2Counters.add(H2Counters.Column.RST_STREAM_RESP);
+        frontend.countRequestError();
+    }
+
+    private void headersDecoded(int streamId) {
+        headersRcvd++;
+        lastHeadersDecoded = streamId;
+    }
+
+    /**
+     * Counts HEADERS frames as Netty's frame reader decodes them, before the connection decoder checks the
+     * stream's state: HAProxy counts a HEADERS frame the state check then refuses (on an idle even stream, past
+     * the stream limit) too. Netty's frame logger hook, shared by every connection (the connection is the
+     * handler of the context it is given); it logs nothing.
+     */
+    private static final class HeadersCounter extends Http2FrameLogger {
+        static final HeadersCounter INSTANCE = new HeadersCounter();
+
+        private HeadersCounter() {
+            super(LogLevel.TRACE, H2ClientConnection.class);
+        }
+
+        private static void counted(Direction d, ChannelHandlerContext ctx, int streamId) {
+            if (d == Direction.INBOUND && ctx.handler() instanceof H2ClientConnection c) {
+                c.headersDecoded(streamId);
+            }
+        }
+
+        @Override
+        public boolean isEnabled() {
+            return false;
+        }
+
+        @Override
+        public void logHeaders(Direction d, ChannelHandlerContext ctx, int streamId, Http2Headers headers, int padding, boolean endStream) {
+            counted(d, ctx, streamId);
+        }
+
+        @Override
+        public void logHeaders(Direction d, ChannelHandlerContext ctx, int streamId, Http2Headers headers, int streamDependency, short weight,
+                boolean exclusive, int padding, boolean endStream) {
+            counted(d, ctx, streamId);
+        }
+
+        @Override
+        public void logData(Direction d, ChannelHandlerContext ctx, int streamId, ByteBuf data, int padding, boolean endStream) {
+        }
+
+        @Override
+        public void logPriority(Direction d, ChannelHandlerContext ctx, int streamId, int streamDependency, short weight, boolean exclusive) {
+        }
+
+        @Override
+        public void logRstStream(Direction d, ChannelHandlerContext ctx, int streamId, long errorCode) {
+        }
+
+        @Override
+        public void logSettingsAck(Direction d, ChannelHandlerContext ctx) {
+        }
+
+        @Override
+        public void logSettings(Direction d, ChannelHandlerContext ctx, Http2Settings settings) {
+        }
+
+        @Override
+        public void logPing(Direction d, ChannelHandlerContext ctx, long data) {
+        }
+
+        @Override
+        public void logPingAck(Direction d, ChannelHandlerContext ctx, long data) {
+        }
+
+        @Override
+        public void logPushPromise(Direction d, ChannelHandlerContext ctx, int streamId, int promisedStreamId, Http2Headers headers,
+                int padding) {
+        }
+
+        @Override
+        public void logGoAway(Direction d, ChannelHandlerContext ctx, int lastStreamId, long errorCode, ByteBuf debugData) {
+        }
+
+        @Override
+        public void logWindowsUpdate(Direction d, ChannelHandlerContext ctx, int streamId, int windowSizeIncrement) {
+        }
+
+        @Override
+        public void logUnknownFrame(Direction d, ChannelHandlerContext ctx, byte frameType, int streamId, Http2Flags flags, ByteBuf data) {
+        }
     }
 }

@@ -86,8 +86,7 @@ final class H2ClientStream implements ClientSide {
         received += n;
         if (expectedLength >= 0 && (received > expectedLength || endStream && received != expectedLength)) {
             // DATA must add up to content-length
-            H2ClientConnection.PROTOCOL_ERRORS.increment();
-            conn.frontend().countInvalidRequest(0);
+            conn.streamProtocolError();
             abortStream();
             conn.resetStream(ctx(), id, Http2Error.PROTOCOL_ERROR.code(), ctx().newPromise());
             return n;

@@ -41,6 +41,7 @@ public final class Frontend {
     final LongAdder tlsReused = new LongAdder();
     final LongAdder tlsFailures = new LongAdder();
     private final Counters counters = new Counters();
+    private final dev.sluice.proxy.stats.H2Counters h2 = new dev.sluice.proxy.stats.H2Counters();
     private final int id;
     private volatile boolean stopped;
     private io.netty.util.AsciiString altSvc;
@@ -234,6 +235,11 @@ public final class Frontend {
         return counters;
     }
 
+    /** The HTTP/2 frame, error and flood counters of this frontend's client connections. */
+    public dev.sluice.proxy.stats.H2Counters h2() {
+        return h2;
+    }
+
     /** The counters right now, with the current number of connections. */
     public Counters.Snapshot snapshot() {
         Counters.Snapshot s = counters.snapshot(limit.current());
@@ -277,6 +283,14 @@ public final class Frontend {
         if (status > 0) {
             counters.countResponse(status);
         }
+    }
+
+    /**
+     * A request already counted turned out invalid (an HTTP/2 stream error after its head, a body not matching
+     * its content-length): {@code ereq} only.
+     */
+    public void countRequestError() {
+        counters.add(Counter.REQUEST_ERRORS);
     }
 
     /** A client connection counted by {@link #countConnection} closed. */

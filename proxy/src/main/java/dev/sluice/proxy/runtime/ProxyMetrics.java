@@ -132,6 +132,11 @@ final class ProxyMetrics implements MetricSource {
         m.counter("haproxy_frontend_http_requests_total", "Total number of HTTP requests received.", s.get(Counter.REQUESTS), l);
         responses(m, "haproxy_frontend_http_responses_total", s, fe.name(), null);
         m.counter("haproxy_frontend_intercepted_requests_total", "Total number of intercepted HTTP requests.", s.get(Counter.INTERCEPTED), l);
+        dev.sluice.proxy.stats.H2Counters h2 = fe.h2();
+        for (dev.sluice.proxy.stats.H2Counters.Flood f : dev.sluice.proxy.stats.H2Counters.Flood.values()) {
+            m.counter("sluice_h2_flood_rejections_total", "HTTP/2 client connections closed by a flood protection (GOAWAY ENHANCE_YOUR_CALM).",
+                    h2.get(f), "proxy", fe.name(), "kind", f.label());
+        }
     }
 
     private static void backend(MetricSink m, Backend be) {

@@ -586,6 +586,9 @@ public final class ProxyRuntime {
         for (Frontend fe : frontends.values()) {
             fe.counters().clear(all);
             fe.limit().resetPeak();
+            if (all) {
+                fe.h2().clear();
+            }
         }
         for (Backend be : backends.values()) {
             be.counters().clear(all);

@@ -7,12 +7,14 @@ import dev.sluice.proxy.check.CheckStatus;
 import dev.sluice.proxy.check.HealthCheck;
 import dev.sluice.proxy.stats.Counter;
 import dev.sluice.proxy.stats.Counters;
+import dev.sluice.proxy.stats.H2Counters;
 import dev.sluice.proxy.stats.StatRow;
 
 /**
  * The {@code show stat} rows of frontends, backends and servers, from their counter snapshots and health checks.
- * Columns follow HAProxy 2.6; those Sluice does not measure (idle connection counts, agent checks, most of the h2/h1
- * module columns) stay empty, and those counting what Sluice never does (compression, caching) are 0. Addresses and algorithms are shown from the
+ * Columns follow HAProxy 2.6; those Sluice does not measure (idle connection counts, agent checks, the module columns
+ * of backends and servers, a frontend's h1 bytes and streams) stay empty, and those counting what Sluice never does
+ * (compression, caching) are 0. Addresses and algorithms are shown from the
  * operator level up, as HAProxy does.
  */
 final class StatRows {
@@ -41,6 +43,10 @@ final class StatRows {
         long[] pc = fe.protocolConnections();
         r.set("h2_open_connections", pc[2]).set("h2_total_connections", pc[3])
                 .set("h1_open_connections", pc[0]).set("h1_total_connections", pc[1]);
+        H2Counters h2 = fe.h2();
+        for (H2Counters.Column c : H2Counters.Column.values()) {
+            r.set(c.column(), h2.get(c));
+        }
         responses(r, s);
         return r;
     }
