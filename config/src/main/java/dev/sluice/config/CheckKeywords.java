@@ -170,6 +170,27 @@ final class CheckKeywords {
                 b.version = a.get(2);
             }
         }
+        int crlf = b.version.indexOf("\r\n");
+        if (crlf >= 0) {
+            // the old way to add fields: "HTTP/1.1\r\nHost: x" (HAProxy still reads it, with a warning)
+            c.warning("hiding headers or body at the end of the version string is deprecated. Please, consider to use 'http-check send'"
+                    + " directive instead.");
+            String rest = b.version.substring(crlf + 2);
+            b.version = b.version.substring(0, crlf);
+            b.ownRules();
+            b.headers = new ArrayList<>();
+            for (String line : rest.split("\r\n")) {
+                int colon = line.indexOf(':');
+                if (line.isEmpty()) {
+                    continue;
+                }
+                if (colon <= 0) {
+                    c.error("invalid header line '" + line + "' at the end of the version string.");
+                    return;
+                }
+                b.headers.add(new HealthChecks.Header(line.substring(0, colon).strip(), line.substring(colon + 1).strip()));
+            }
+        }
         String bad = requestLineProblem(b.method, b.uri, b.version);
         if (bad != null) {
             c.error(bad);

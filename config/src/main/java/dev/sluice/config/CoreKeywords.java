@@ -112,6 +112,16 @@ final class CoreKeywords {
                 + " it. Defaults to 'timeout connect'.", (p, v) -> p.timeoutQueue = v);
         timeout(r, "tarpit", PROXIES, "How long 'http-request tarpit' holds a request before answering (defaults to 'timeout connect').",
                 (p, v) -> p.timeoutTarpit = v);
+        r.register(new Keyword("backlog", FRONTEND_SIDE, "backlog <conns>",
+                "The listen queue of this frontend's binds that do not set one ('bind ... backlog'); default: maxconn, as HAProxy.",
+                c -> {
+                    if (c.expectArgs(1, 1, "backlog <conns>")) {
+                        int n = c.intArg(c.args().get(0), "backlog", 1, Integer.MAX_VALUE, -1);
+                        if (n > 0) {
+                            c.proxy().backlog = n;
+                        }
+                    }
+                }));
         timeout(r, "check", BACKEND_SIDE, "With 'timeout connect', a health check connects within MIN(timeout connect, inter) and then"
                 + " has this long to get its answer; unset, the whole check must finish within 'inter'.", (p, v) -> p.timeoutCheck = v);
         timeout(r, "tunnel", PROXIES, "Inactivity limit of a tunnel (WebSocket, CONNECT), both sides; defaults to client/server.",

@@ -28,6 +28,8 @@ public final class ProxyBuilder {
     /** The TLS options given on each bind line, parallel to {@link #binds}; resolved after parsing. */
     final List<TlsOptions> bindOptions = new ArrayList<>();
     public int maxconn;
+    /** {@code backlog}: the listen queue of the binds that set none (0: the default). */
+    int backlog;
     public long timeoutClient = Timeouts.UNSET;
     public long timeoutServer = Timeouts.UNSET;
     public long timeoutConnect = Timeouts.UNSET;
@@ -109,6 +111,7 @@ public final class ProxyBuilder {
     public void inherit(ProxyBuilder d) {
         mode = d.mode;
         maxconn = d.maxconn;
+        backlog = d.backlog;
         timeoutClient = d.timeoutClient;
         timeoutServer = d.timeoutServer;
         timeoutConnect = d.timeoutConnect;
@@ -207,7 +210,7 @@ public final class ProxyBuilder {
         Timeouts timeouts = new Timeouts(timeoutClient, timeoutServer, timeoutConnect, timeoutHttpRequest, timeoutHttpKeepAlive,
                 timeoutQueue, timeoutTunnel, Timeouts.UNSET, Timeouts.UNSET, timeoutCheck, timeoutTarpit);
         return new Proxy(name, kind, where, mode == null ? Mode.TCP : mode,
-                kind.hasFrontend() ? binds : List.of(),
+                kind.hasFrontend() ? binds.stream().map(b -> b.withDefaultBacklog(backlog)).toList() : List.of(),
                 kind.hasFrontend() ? maxconn : 0,
                 timeouts,
                 new HttpOptions(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, clientTcpKeepAlive, serverTcpKeepAlive,

@@ -82,8 +82,8 @@ final class StatsKeywords {
                 (c, p) -> p.showLegends = true);
         page(r, "stats show-node", "stats show-node [<name>]", "Show the node name (default: the host name) on the page.", 0, 1,
                 (c, p) -> p.node = c.args().isEmpty() ? "" : c.args().get(0));
-        page(r, "stats show-desc", "stats show-desc [<description>]", "Show a description on the page.", 0, 1,
-                (c, p) -> p.desc = c.args().isEmpty() ? "" : c.args().get(0));
+        page(r, "stats show-desc", "stats show-desc [<description>]", "Show a description on the page (its words joined by spaces, as"
+                + " HAProxy does).", 0, -1, (c, p) -> p.desc = String.join(" ", c.args()));
         page(r, "stats scope", "stats scope { <name> | \".\" }", "Show only these proxies on the page ('.' is the proxy itself; may be"
                 + " repeated).", 1, 1, (c, p) -> p.scope.add(c.args().get(0)));
         r.register(new Keyword("tune.prometheus.max-series", GLOBAL, "tune.prometheus.max-series <number>",

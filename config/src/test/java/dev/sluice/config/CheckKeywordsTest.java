@@ -67,6 +67,15 @@ class CheckKeywordsTest {
     }
 
     @Test
+    void fieldsHiddenAfterTheVersionAreReadWithAWarning() {
+        var r = parse(inBackend("option httpchk HEAD / HTTP/1.1\\r\\nHost:localhost\\r\\nX-A:b"));
+        assertThat(Configs.warnings(r)).extracting(Diagnostic::message).containsExactly("'option httpchk' : hiding headers or body at the end of"
+                + " the version string is deprecated. Please, consider to use 'http-check send' directive instead.");
+        assertThat(Configs.proxy(r.config(), "be").checks().http()).isEqualTo(new HealthChecks.HttpCheck("HEAD", "/", "HTTP/1.1",
+                List.of(new HealthChecks.Header("Host", "localhost"), new HealthChecks.Header("X-A", "b")), null, List.of()));
+    }
+
+    @Test
     void sendOverridesTheLineAndAddsFieldsAndABody() {
         HealthChecks.HttpCheck h = backendOf("option httpchk GET /a\nhttp-check send meth POST ver HTTP/1.1 hdr Host example.com hdr"
                 + " Content-Length 9 body hello").checks().http();

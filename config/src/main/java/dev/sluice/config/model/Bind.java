@@ -27,6 +27,16 @@ public record Bind(SourceRef where, ListenAddress address, String text, BindTls 
         return new Bind(where, address, text, t, proto, quic, socket);
     }
 
+    /** With the proxy's {@code backlog} when the line sets none. */
+    public Bind withDefaultBacklog(int backlog) {
+        if (backlog <= 0 || socket.backlog() > 0 || isQuic()) {
+            return this;
+        }
+        BindSocket s = socket;
+        return new Bind(where, address, text, tls, proto, quic, new BindSocket(s.name(), s.id(), backlog, s.deferAccept(), s.fastOpen(),
+                s.transparent(), s.v4v6(), s.v6only(), s.mss(), s.userTimeoutMs(), s.iface()));
+    }
+
     /** Whether this bind listens for QUIC (HTTP/3) datagrams rather than TCP connections. */
     public boolean isQuic() {
         return address instanceof ListenAddress.Quic;
