@@ -212,4 +212,32 @@ class Http3StopTest {
             }
         }
     }
+
+    /** Whether a UDP socket with SO_REUSEPORT can join {@code port} (only if every socket there has it too). */
+    private static boolean canJoinWithReusePort(int port) throws Exception {
+        try (java.nio.channels.DatagramChannel d = java.nio.channels.DatagramChannel.open()) {
+            d.setOption(java.net.StandardSocketOptions.SO_REUSEPORT, true);
+            d.bind(new java.net.InetSocketAddress("127.0.0.1", port));
+            return true;
+        } catch (java.net.BindException e) {
+            return false;
+        }
+    }
+
+    @Test
+    void noreuseportBindsTheQuicSocketWithoutSoReuseport() throws Exception {
+        assumeTrue(Gtls.installed(), "gtlsclient (ngtcp2-client) is not installed");
+        try (Origin o = Origin.start("o1")) {
+            int port = Ports.free();
+            try (Sluice s = Sluice.start(config(port, o.port(), "", ""), port)) {
+                assertThat(canJoinWithReusePort(port)).as("by default the QUIC sockets have SO_REUSEPORT").isTrue();
+            }
+            port = Ports.free();
+            try (Sluice s = Sluice.start(config(port, o.port(), "    noreuseport", ""), port)) {
+                assertThat(canJoinWithReusePort(port)).as("noreuseport: no other socket may join").isFalse();
+                Gtls.Run r = Gtls.run(port, List.of(), "/one");
+                assertThat(r.responseHeaders()).as(r.output()).contains(":status: 200");
+            }
+        }
+    }
 }
