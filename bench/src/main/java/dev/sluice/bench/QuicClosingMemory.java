@@ -129,7 +129,7 @@ public final class QuicClosingMemory {
             }
         };
         PoolRegistry registry = new PoolRegistry();
-        Pool<ClosingConnection> pool = registry.create("quic_conn_closed", ClosingConnection.class, 80, ClosingConnection::new, c -> { });
+        Pool<ClosingConnection> pool = ClosingConnection.pool(registry);
         QuicSettings settings = new QuicSettings(900_000, 100, 1 << 20, 256 << 10, true, QuicCongestionControlAlgorithm.CUBIC,
                 Integer.MAX_VALUE, false, 0, 0);
         Secrets secrets = Secrets.of(null);

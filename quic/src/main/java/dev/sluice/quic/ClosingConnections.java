@@ -43,6 +43,10 @@ public final class ClosingConnections extends ChannelDuplexHandler {
     private ScheduledFuture<?> timer;
     private long timerAt;
 
+    /** While the socket stops: whether a CID prefix names a live connection (else null), and what to run once empty. */
+    private java.util.function.LongPredicate live;
+    private Runnable whenEmpty;
+
     private InetSocketAddress capturing;
     /** Datagrams to the peer written while capturing: message, promise, message, promise ... */
     private final List<Object> held = new ArrayList<>(4);
@@ -77,6 +81,16 @@ public final class ClosingConnections extends ChannelDuplexHandler {
         releaseHeld();
     }
 
+    /**
+     * The socket stops taking connections: from now on a long-header datagram (Initial, 0-RTT, Handshake) is
+     * dropped unless its destination CID names a connection for which {@code isLive} holds, so no new connection
+     * reaches the codec while existing handshakes finish; {@code whenEmpty} runs each time the last record goes.
+     */
+    void stopAccepting(java.util.function.LongPredicate isLive, Runnable whenEmpty) {
+        this.live = isLive;
+        this.whenEmpty = whenEmpty;
+    }
+
     /** Records alive now (the socket's loop only). */
     public int size() {
         return byPrefix.size();
@@ -109,6 +123,13 @@ public final class ClosingConnections extends ChannelDuplexHandler {
                     answer(r, p);
                     return;
                 }
+            }
+            if (live != null && (c.getByte(c.readerIndex()) & 0x80) != 0 && !(Cids.hasOurCid(c) && live.test(Cids.datagramPrefix(c)))) {
+                // stopping: a new connection (or a Retry's follow-up); the client retries, and reaches the sockets
+                // of the new process once this one is gone
+                counters.refusedWhileStopping.increment();
+                p.release();
+                return;
             }
         }
         ctx.fireChannelRead(msg);
@@ -244,6 +265,8 @@ public final class ClosingConnections extends ChannelDuplexHandler {
         }
         if (r != null) {
             arm(r.deadline);
+        } else if (whenEmpty != null) {
+            whenEmpty.run();
         }
     }
 

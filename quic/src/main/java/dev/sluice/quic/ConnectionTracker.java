@@ -21,9 +21,12 @@ import javax.net.ssl.SSLException;
  *   <li>A close through the pipeline (the application's: idle policy, shutdown, HTTP/3 errors; or this
  *       handler's own) is bracketed by {@link ClosingConnections#beginCapture}/{@code endCapture}: the codec
  *       sends CONNECTION_CLOSE and frees the connection synchronously, the datagram is kept.</li>
- *   <li>A close the QUIC stack decides on a protocol error (it reports the error, then would keep the whole
- *       connection through its draining period without ever re-sending) is closed here at once, the same
- *       way, so that it too becomes a compact record.</li>
+ *   <li>A close the QUIC stack decides on a protocol error found in a received packet: quiche queues its own
+ *       CONNECTION_CLOSE and Netty reports the error to this pipeline ({@link QuicException} from its receive or
+ *       send path; the close itself never goes through the pipeline, and Netty would then keep the whole
+ *       connection through quiche's draining period, never re-sending). It is closed here at once, the same
+ *       way, so that it too becomes a compact record ({@code ClosingConnectionsTest} provokes one with a forged
+ *       packet: without this, no record is kept).</li>
  *   <li>A close by the peer ({@link QuicConnectionCloseEvent}) frees the connection at once and keeps nothing:
  *       nothing may be sent while draining.</li>
  * </ul>
@@ -68,7 +71,7 @@ final class ConnectionTracker extends ChannelDuplexHandler {
                 ours = true;
             }
         }
-        socket.live.add(this);
+        socket.added(this, ours, prefix);
         counted = true;
         counters.halfOpen.incrementAndGet();
         counters.connections.increment();
@@ -84,7 +87,7 @@ final class ConnectionTracker extends ChannelDuplexHandler {
     /** The connection is gone (a connection that never became active gets no channelInactive, but this). */
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        socket.live.remove(this);
+        socket.removed(this, ours, prefix);
         uncount();
     }
 
@@ -132,23 +135,12 @@ final class ConnectionTracker extends ChannelDuplexHandler {
         closing = true;
         long rx = 0;
         long tx = 0;
-        long rtt = INITIAL_RTT_NANOS;
-        long ackDelay = 25;
         QuicConnectionStats stats = channel.collectStats().getNow();
         if (stats != null) {
             rx = stats.recvBytes();
             tx = stats.sentBytes();
         }
-        QuicConnectionPathStats path = channel.collectPathStats(0).getNow();
-        if (path != null && path.rtt() > 0) {
-            rtt = path.rtt();
-        }
-        QuicTransportParameters tp = channel.peerTransportParameters();
-        if (tp != null) {
-            ackDelay = tp.maxAckDelay();
-        }
-        // RFC 9002 PTO without an RTT variance sample: srtt + 4 * (srtt / 2) + max_ack_delay
-        long pto = 3 * rtt + TimeUnit.MILLISECONDS.toNanos(ackDelay);
+        long pto = ptoNanos(channel);
         socket.closing.beginCapture(peer);
         try {
             ctx.close(promise);
@@ -159,5 +151,23 @@ final class ConnectionTracker extends ChannelDuplexHandler {
 
     long prefix() {
         return prefix;
+    }
+
+    /**
+     * The connection's probe timeout: RFC 9002's srtt + 4 x rttvar + max_ack_delay without an RTT variance
+     * sample (rttvar = srtt / 2), from the path's RTT (333 ms before any sample) and the peer's max_ack_delay.
+     */
+    static long ptoNanos(QuicChannel channel) {
+        long rtt = INITIAL_RTT_NANOS;
+        long ackDelay = 25;
+        QuicConnectionPathStats path = channel.collectPathStats(0).getNow();
+        if (path != null && path.rtt() > 0) {
+            rtt = path.rtt();
+        }
+        QuicTransportParameters tp = channel.peerTransportParameters();
+        if (tp != null) {
+            ackDelay = tp.maxAckDelay();
+        }
+        return 3 * rtt + TimeUnit.MILLISECONDS.toNanos(ackDelay);
     }
 }

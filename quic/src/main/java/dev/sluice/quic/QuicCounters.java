@@ -24,6 +24,7 @@ public final class QuicCounters {
     final LongAdder emptyDatagrams = new LongAdder();
     final LongAdder poolFailures = new LongAdder();
     final LongAdder knobDrops = new LongAdder();
+    final LongAdder refusedWhileStopping = new LongAdder();
 
     public int halfOpen() {
         return halfOpen.get();
@@ -78,6 +79,11 @@ public final class QuicCounters {
     /** Empty datagrams dropped (io_uring writes one as a flush barrier when a connection closes). */
     public long emptyDatagrams() {
         return emptyDatagrams.sum();
+    }
+
+    /** Long-header datagrams of new connections dropped while the bind stops. */
+    public long refusedWhileStopping() {
+        return refusedWhileStopping.sum();
     }
 
     /** Closes that kept no record because the pool refused an object. */

@@ -134,11 +134,64 @@ public final class QuicListener {
         return (h.indexOf(':') >= 0 ? "quic6@[" + h + "]" : "quic4@" + h) + ":" + a.getPort();
     }
 
-    /** Closes the sockets (their connections are closed by the codec as it goes). */
-    public void stop() {
-        for (Channel c : channels) {
-            c.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+    /**
+     * Soft stop ({@code SIGUSR1}, {@code -sf}): on each socket's loop, new connections are no longer taken, every
+     * live connection gets {@code event} on its pipeline (HTTP/3 sends GOAWAY, finishes its requests, then closes
+     * and becomes a closing record), and the socket closes once it has neither live connections nor closing
+     * records. {@link #isClosed()} tells when every socket is closed. Does not wait.
+     */
+    public void softStop(Object event) {
+        for (QuicSocket s : sockets) {
+            onLoop(s, () -> s.softStop(event));
         }
+    }
+
+    private static void onLoop(QuicSocket s, Runnable task) {
+        if (s.channel.eventLoop().inEventLoop()) {
+            task.run();
+            return;
+        }
+        try {
+            s.channel.eventLoop().execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the loop is gone, and the socket with it
+        }
+    }
+
+    /**
+     * Hard stop: on each socket's loop, every live connection is closed (its CONNECTION_CLOSE is sent) and then the
+     * socket, closing records included. Does not wait (it may be called on one of the loops); once the tasks ran,
+     * {@link #isClosed()} holds.
+     */
+    public void stop() {
+        for (QuicSocket s : sockets) {
+            onLoop(s, s::hardStop);
+        }
+        for (Channel c : channels) {
+            if (sockets.stream().noneMatch(s -> s.channel == c)) {
+                // bound but never initialised (a failed start)
+                c.close();
+            }
+        }
+    }
+
+    /** Whether every socket of the bind is closed (after a soft stop once they drained, or after a stop). */
+    public boolean isClosed() {
+        for (Channel c : channels) {
+            if (c.isOpen()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * How long a connection lingers in the closing state: min(3 x PTO, 1 s), as the closing records live (and
+     * HAProxy's closing connections); also how long a draining HTTP/3 connection leaves its last response to be
+     * acknowledged before it closes (a CONNECTION_CLOSE discards stream data still unacknowledged).
+     */
+    public static long closingPeriodNanos(QuicChannel channel) {
+        return Math.min(3 * ConnectionTracker.ptoNanos(channel), ClosingConnections.MAX_LIFETIME_NANOS);
     }
 
     /** The socket that owns a QUIC connection. */

@@ -132,4 +132,74 @@ class ClosingConnectionTest {
         assertThat(counters.knobDrops.sum()).isEqualTo(1);
         ch.finishAndReleaseAll();
     }
+
+    @Test
+    void recordsGoBackToTheirPoolWithoutTheirDatagram() {
+        dev.sluice.pools.Pool<ClosingConnection> pool = ClosingConnection.pool(new dev.sluice.pools.PoolRegistry(0));
+        assertThat(pool.name()).isEqualTo("quic_conn_closed");
+        assertThat(pool.size()).isEqualTo(96);
+        ClosingConnections h = new ClosingConnections(pool, new QuicCounters(), new AtomicInteger());
+        EmbeddedChannel ch = new EmbeddedChannel(h);
+        h.beginCapture(PEER);
+        ch.write(new DatagramPacket(Unpooled.wrappedBuffer(new byte[] {1, 2, 3}), PEER));
+        ClosingConnection r = h.endCapture(7, 100, 100, true, 1_000_000_000L);
+        assertThat(r.datagram).hasSize(3);
+        // the socket closes: its records are freed, through the pool's reset step
+        ch.finishAndReleaseAll();
+        assertThat(h.size()).isZero();
+        assertThat(r.datagram).isNull();
+        assertThat(r.prefix).isZero();
+        assertThat(r.port).isZero();
+        assertThat(pool.alloc()).as("from the thread's cache").isSameAs(r);
+    }
+
+    @Test
+    void whileStoppingOnlyLiveConnectionsLongHeaderPacketsReachTheCodec() {
+        QuicCounters counters = new QuicCounters();
+        ClosingConnections h = new ClosingConnections(null, counters, new AtomicInteger());
+        EmbeddedChannel ch = new EmbeddedChannel(h);
+        long live = 0x0f00000000000abcL;
+        int[] emptied = {0};
+        h.stopAccepting(p -> p == live, () -> emptied[0]++);
+        // a new connection's Initial (a client-chosen 8-byte DCID): dropped
+        assertThat(passes(ch, longHeader(new byte[] {1, 2, 3, 4, 5, 6, 7, 8}))).isFalse();
+        // one with a CID of our length but no live connection (a Retry's follow-up): dropped
+        assertThat(passes(ch, longHeader(cid(0x0f00000000000defL)))).isFalse();
+        assertThat(counters.refusedWhileStopping()).isEqualTo(2);
+        // a handshake in progress, and short-header packets: on to the codec
+        assertThat(passes(ch, longHeader(cid(live)))).isTrue();
+        byte[] shortHeader = new byte[100];
+        shortHeader[0] = 0x40;
+        assertThat(passes(ch, shortHeader)).isTrue();
+        assertThat(counters.refusedWhileStopping()).isEqualTo(2);
+        assertThat(ch.finishAndReleaseAll()).isFalse();
+    }
+
+    private static boolean passes(EmbeddedChannel ch, byte[] datagram) {
+        ch.writeInbound(new DatagramPacket(Unpooled.wrappedBuffer(datagram), OTHER, PEER));
+        DatagramPacket p = ch.readInbound();
+        if (p == null) {
+            return false;
+        }
+        p.release();
+        return true;
+    }
+
+    private static byte[] cid(long prefix) {
+        byte[] c = new byte[Cids.LENGTH];
+        for (int i = 0; i < 8; i++) {
+            c[i] = (byte) (prefix >>> (56 - 8 * i));
+        }
+        return c;
+    }
+
+    /** A QUIC v1 Initial packet header to {@code dcid}, padded to 1200 bytes. */
+    private static byte[] longHeader(byte[] dcid) {
+        byte[] b = new byte[1200];
+        b[0] = (byte) 0xc3;
+        b[4] = 1;
+        b[5] = (byte) dcid.length;
+        System.arraycopy(dcid, 0, b, 6, dcid.length);
+        return b;
+    }
 }

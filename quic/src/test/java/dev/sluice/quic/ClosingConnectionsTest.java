@@ -132,6 +132,41 @@ class ClosingConnectionsTest {
     }
 
     @Test
+    void aProtocolErrorTheQuicStackDetectsIsClosedAtOnceAndKeptAsARecord() throws Exception {
+        // the client sends a STREAM frame on stream 3, a server-initiated unidirectional stream it may not send on:
+        // quiche fails the packet with STREAM_STATE_ERROR and queues its CONNECTION_CLOSE; Netty reports the error
+        // to the connection's pipeline, where the tracker closes the connection through the capture
+        CompletableFuture<byte[]> secret = new CompletableFuture<>();
+        try (TestQuic server = new TestQuic(false, 0);
+                TestQuic.Client c = server.connect(TestQuic.ALPN, (engine, line) -> {
+                    byte[] s = Forge1Rtt.clientTrafficSecret(line);
+                    if (s != null) {
+                        secret.complete(s);
+                    }
+                })) {
+            CompletableFuture<QuicConnectionCloseEvent> closed = QuicStopTest.closeEvent(c);
+            assertThat(echo(c, "hello")).isEqualTo("hello");
+            byte[] serverCid = server.listener.perSocket(s -> s.live.iterator().next().channel().localAddress()).get(5, TimeUnit.SECONDS)
+                    .stream().map(Cids::bytes).findFirst().orElseThrow();
+            Forge1Rtt forge = new Forge1Rtt(secret.get(5, TimeUnit.SECONDS), c.quic.sslEngine().getSession().getCipherSuite());
+            byte[] frames = new byte[32]; // STREAM (with length) on stream 3, 4 bytes, then PADDING
+            byte[] stream = {0x0a, 0x03, 0x04, 'b', 'o', 'o', 'm'};
+            System.arraycopy(stream, 0, frames, 0, stream.length);
+            byte[] packet = forge.packet(serverCid, 100_000, frames);
+            // from the client's own socket, past its codec
+            c.datagram.pipeline().firstContext().writeAndFlush(
+                    new io.netty.channel.socket.DatagramPacket(io.netty.buffer.Unpooled.wrappedBuffer(packet), server.address())).sync();
+            QuicConnectionCloseEvent e = closed.get(2, TimeUnit.SECONDS);
+            assertThat(e.isApplicationClose()).isFalse();
+            assertThat(e.error()).as("STREAM_STATE_ERROR").isEqualTo(0x5);
+            // freed at once (no draining period with the whole connection), the CONNECTION_CLOSE kept
+            await(() -> live(server) == 0);
+            assertThat(server.listener.counters().closingRecords()).isEqualTo(1);
+            assertThat(server.records()).singleElement().satisfies(r -> assertThat(r.datagramLength()).isBetween(20, 1500));
+        }
+    }
+
+    @Test
     void forcedRetryValidatesTheClientAddressFirst() throws Exception {
         try (TestQuic server = new TestQuic(true, 0); TestQuic.Client c = server.connect(TestQuic.ALPN)) {
             assertThat(echo(c, "retry")).isEqualTo("retry");

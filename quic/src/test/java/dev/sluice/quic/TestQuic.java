@@ -96,7 +96,12 @@ final class TestQuic implements AutoCloseable {
 
     /** A client connection (its own datagram socket), with {@code alpn} as its protocol. */
     Client connect(String alpn) throws Exception {
-        return new Client(this, alpn);
+        return new Client(this, alpn, null);
+    }
+
+    /** The same, handing the client's TLS key log lines to {@code keylog}. */
+    Client connect(String alpn, io.netty.handler.codec.quic.BoringSSLKeylog keylog) throws Exception {
+        return new Client(this, alpn, keylog);
     }
 
     int closing() throws Exception {
@@ -120,8 +125,20 @@ final class TestQuic implements AutoCloseable {
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
+    /** The user event on which the test application closes the connection (application error 0x42). */
+    static final String CLOSE_EVENT = "test-close";
+
     @ChannelHandler.Sharable
     private static final class App extends ChannelInboundHandlerAdapter {
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (CLOSE_EVENT.equals(evt)) {
+                ((QuicChannel) ctx.channel()).close(true, APP_ERROR, Unpooled.copiedBuffer("stopping", CharsetUtil.US_ASCII));
+                return;
+            }
+            ctx.fireUserEventTriggered(evt);
+        }
+
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             if (msg instanceof QuicStreamChannel s) {
@@ -149,9 +166,9 @@ final class TestQuic implements AutoCloseable {
         final Channel datagram;
         final QuicChannel quic;
 
-        Client(TestQuic server, String alpn) throws Exception {
+        Client(TestQuic server, String alpn, io.netty.handler.codec.quic.BoringSSLKeylog keylog) throws Exception {
             QuicSslContext ctx = QuicSslContextBuilder.forClient().trustManager(InsecureTrustManagerFactory.INSTANCE).applicationProtocols(alpn)
-                    .build();
+                    .keylog(keylog).build();
             ChannelHandler codec = new QuicClientCodecBuilder().sslContext(ctx).maxIdleTimeout(10_000, TimeUnit.MILLISECONDS)
                     .initialMaxData(1 << 20).initialMaxStreamDataBidirectionalLocal(1 << 18).initialMaxStreamDataBidirectionalRemote(1 << 18)
                     .initialMaxStreamsBidirectional(10)

@@ -6,6 +6,9 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioDatagramChannel;
@@ -15,16 +18,20 @@ import io.netty.handler.codec.http3.DefaultHttp3HeadersFrame;
 import io.netty.handler.codec.http3.Http3;
 import io.netty.handler.codec.http3.Http3ClientConnectionHandler;
 import io.netty.handler.codec.http3.Http3DataFrame;
+import io.netty.handler.codec.http3.Http3GoAwayFrame;
 import io.netty.handler.codec.http3.Http3Headers;
 import io.netty.handler.codec.http3.Http3HeadersFrame;
 import io.netty.handler.codec.http3.Http3RequestStreamInboundHandler;
 import io.netty.handler.codec.quic.QuicChannel;
+import io.netty.handler.codec.quic.QuicConnectionCloseEvent;
 import io.netty.handler.codec.quic.QuicException;
 import io.netty.handler.codec.quic.QuicSslContext;
 import io.netty.handler.codec.quic.QuicSslContextBuilder;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import io.netty.handler.codec.quic.QuicStreamResetException;
+import io.netty.handler.codec.quic.QuicStreamType;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
+import io.netty.util.ReferenceCountUtil;
 import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
@@ -43,15 +50,69 @@ final class H3Client implements AutoCloseable {
     private final MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final Channel datagram;
     final QuicChannel quic;
+    /** The id of the GOAWAY frame the server sent, once it did. */
+    final CompletableFuture<Long> goAway = new CompletableFuture<>();
+    /** How the server closed the connection (its CONNECTION_CLOSE), once it did. */
+    final CompletableFuture<QuicConnectionCloseEvent> closed = new CompletableFuture<>();
 
     H3Client(int port) throws Exception {
+        this(port, 25, 10_000);
+    }
+
+    /**
+     * @param maxAckDelayMs    the client's max_ack_delay: the server's PTO estimate grows with it (a long one makes
+     *                         the server's closing records live their full second)
+     * @param connectTimeoutMs how long the handshake may take (the constructor then throws)
+     */
+    H3Client(int port, long maxAckDelayMs, long connectTimeoutMs) throws Exception {
         QuicSslContext ctx = QuicSslContextBuilder.forClient().trustManager(InsecureTrustManagerFactory.INSTANCE)
                 .applicationProtocols(Http3.supportedApplicationProtocols()).build();
         ChannelHandler codec = Http3.newQuicClientCodecBuilder().sslContext(ctx).maxIdleTimeout(10, TimeUnit.SECONDS)
+                .maxAckDelay(maxAckDelayMs, TimeUnit.MILLISECONDS)
                 .initialMaxData(10_000_000).initialMaxStreamDataBidirectionalLocal(1_000_000).build();
         datagram = new Bootstrap().group(group).channel(NioDatagramChannel.class).handler(codec).bind(0).sync().channel();
-        quic = QuicChannel.newBootstrap(datagram).handler(new Http3ClientConnectionHandler())
-                .remoteAddress(new InetSocketAddress("127.0.0.1", port)).connect().get(10, TimeUnit.SECONDS);
+        ChannelHandler control = new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext c, Object msg) {
+                if (msg instanceof Http3GoAwayFrame g) {
+                    goAway.complete(g.id());
+                }
+                ReferenceCountUtil.release(msg);
+            }
+        };
+        try {
+            quic = QuicChannel.newBootstrap(datagram).handler(new ChannelInitializer<QuicChannel>() {
+                @Override
+                protected void initChannel(QuicChannel ch) {
+                    ch.pipeline().addLast(new Http3ClientConnectionHandler(control, null, null, null, true));
+                    ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                        @Override
+                        public void userEventTriggered(ChannelHandlerContext c, Object evt) {
+                            if (evt instanceof QuicConnectionCloseEvent e) {
+                                closed.complete(e);
+                            }
+                            c.fireUserEventTriggered(evt);
+                        }
+                    });
+                }
+            }).option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeoutMs)
+                    .remoteAddress(new InetSocketAddress("127.0.0.1", port)).connect().get(connectTimeoutMs + 2000, TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            datagram.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
+            throw e;
+        }
+    }
+
+    /** The client's UDP port. */
+    int localPort() {
+        return ((InetSocketAddress) datagram.localAddress()).getPort();
+    }
+
+    /** Opens a unidirectional stream and writes {@code bytes} on it (a stream type and frames, as they are). */
+    void uniStream(byte... bytes) throws Exception {
+        QuicStreamChannel s = quic.createStream(QuicStreamType.UNIDIRECTIONAL, new ChannelInboundHandlerAdapter()).get(5, TimeUnit.SECONDS);
+        s.writeAndFlush(Unpooled.wrappedBuffer(bytes)).sync();
     }
 
     /** Request fields as given, in order ({@code :method}, {@code :path} ... included); no validation. */

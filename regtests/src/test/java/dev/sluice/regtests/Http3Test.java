@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -295,6 +296,53 @@ class Http3Test {
                 after = AdminClient.run(admin, "show quic all\n");
             }
             assertThat(after).doesNotContain(" CLOSE ");
+
+            // ngtcp2's record lives about 80 ms (3 x PTO on loopback); a client announcing a 400 ms max_ack_delay
+            // gets one that lives the full second: show quic all lists it in state CLOSE while it lives, then not
+            long refusedAt;
+            try (H3Client refused = new H3Client(port, 400, 5000)) {
+                refusedAt = System.nanoTime();
+                assertThat(refused.closed.get(5, TimeUnit.SECONDS).error()).as("CONNECTION_REFUSED").isEqualTo(0x2);
+            } catch (java.util.concurrent.ExecutionException e) {
+                // the close may come before the client saw its handshake done: the record exists all the same
+                refusedAt = System.nanoTime();
+            }
+            // the record was made when the handshake completed, just before refusedAt: it lives until about 1 s later
+            Pattern closeLine = Pattern.compile("0x[0-9a-f]{8}\\[\\d\\d\\]/fe +CLOSE +0 +0 +0 +127\\.0\\.0\\.1:" + port
+                    + " +127\\.0\\.0\\.1:\\d+ +0f00[0-9a-f]{12}\\.{16} -\n");
+            String listed = AdminClient.run(admin, "show quic all\n");
+            long listedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - refusedAt);
+            if (listedMs < 800) {
+                assertThat(closeLine.matcher(listed).find()).as(listed).isTrue();
+                assertThat(AdminClient.run(admin, "show quic\n")).as("not without 'all'").doesNotContain(" CLOSE ");
+                assertThat(AdminClient.run(admin, "show quic full all\n")).contains("st=closing").contains("cc_dgram_len=");
+            }
+            String gone = listed;
+            while (gone.contains(" CLOSE ") && System.nanoTime() - refusedAt < TimeUnit.SECONDS.toNanos(5)) {
+                Thread.sleep(20);
+                gone = AdminClient.run(admin, "show quic all\n");
+            }
+            assertThat(gone).doesNotContain(" CLOSE ");
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - refusedAt)).as("freed at its 1 s deadline, not before")
+                    .isGreaterThanOrEqualTo(700);
+        }
+    }
+
+    @Test
+    void anHttp3ConnectionErrorOfTheClientIsClosedAndKeptAsARecord() throws Exception {
+        // a second control stream from the client: H3_STREAM_CREATION_ERROR, a connection error Netty's HTTP/3
+        // codec closes through the connection's pipeline, where the closing record is made
+        try (H3Client c = new H3Client(port, 400, 5000)) {
+            String auth = "127.0.0.1:" + port;
+            assertThat(c.send(H3Client.fields(":method", "GET", ":scheme", "https", ":authority", auth, ":path", "/err/ok"), null).status())
+                    .isEqualTo(200);
+            int clientPort = c.localPort();
+            c.uniStream((byte) 0x00, (byte) 0x04, (byte) 0x00);
+            io.netty.handler.codec.quic.QuicConnectionCloseEvent e = c.closed.get(5, TimeUnit.SECONDS);
+            assertThat(e.isApplicationClose()).isTrue();
+            assertThat(e.error()).as("H3_STREAM_CREATION_ERROR").isEqualTo(0x103);
+            String listed = AdminClient.run(admin, "show quic all\n");
+            assertThat(listed).containsPattern("/fe +CLOSE +0 +0 +0 +127\\.0\\.0\\.1:" + port + " +127\\.0\\.0\\.1:" + clientPort + " ");
         }
     }
 

@@ -2,10 +2,12 @@ package dev.sluice.proxy.h3;
 
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.http.Deadline;
+import dev.sluice.proxy.http.SoftStop;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.runtime.ConnectionRules;
 import dev.sluice.proxy.runtime.Frontend;
 import dev.sluice.proxy.tls.TlsSession;
+import dev.sluice.quic.QuicListener;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -27,10 +29,11 @@ import javax.net.ssl.SSLSession;
 /**
  * An HTTP/3 client connection (one QUIC connection of a {@code quic4@}/{@code quic6@} bind): admission against
  * the frontend's {@code maxconn} and its {@code tcp-request connection} rules once the handshake is done, the
- * connection's counters and log line, the idle timer (GOAWAY then CONNECTION_CLOSE with H3_NO_ERROR), and its
- * request streams, each an {@link H3ClientStream}. Netty's {@link Http3ServerConnectionHandler} runs the
- * control and QPACK streams beside it. A refused connection is closed with CONNECTION_REFUSED. One instance
- * per connection, on its event loop.
+ * connection's counters and log line, the idle timer (GOAWAY then CONNECTION_CLOSE with H3_NO_ERROR), the
+ * graceful stop ({@link SoftStop}: GOAWAY, the requests in progress finish, then H3_NO_ERROR), and its request
+ * streams, each an {@link H3ClientStream}. Netty's {@link Http3ServerConnectionHandler} runs the control and
+ * QPACK streams beside it. A refused connection is closed with CONNECTION_REFUSED. One instance per connection,
+ * on its event loop.
  */
 public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
     /** QUIC's CONNECTION_REFUSED transport error. */
@@ -48,6 +51,9 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
     private boolean started;
     private boolean admitted;
     private boolean closing;
+    /** Soft stop: GOAWAY sent, the streams below {@link #goAwayId} finish, then the connection closes. */
+    private boolean draining;
+    private long goAwayId = -1;
     private int loopIndex;
     private long acceptDate;
     private InetSocketAddress remote;
@@ -154,6 +160,11 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
             quic.close();
             return;
         }
+        if (frontend.isStopped()) {
+            // the process stops gracefully: a handshake that completes now gets no service
+            refuse("stopping");
+            return;
+        }
         if (rules != null && !rules.accept(quic, remote, local)) {
             refuse("rejected");
             return;
@@ -186,10 +197,66 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt == SoftStop.EVENT) {
+            softStop();
+            return;
+        }
         if (evt instanceof SniCompletionEvent e && e.isSuccess()) {
             sni = e.hostname();
         }
         ctx.fireUserEventTriggered(evt);
+    }
+
+    /**
+     * The process stops gracefully, as HTTP/2 does: GOAWAY now, the requests already taken finish, new ones are
+     * refused (H3_REQUEST_REJECTED, the client may retry them elsewhere), then the connection closes with
+     * H3_NO_ERROR. A connection still in its handshake is refused (CONNECTION_REFUSED).
+     */
+    private void softStop() {
+        if (closing || draining) {
+            return;
+        }
+        if (!started) {
+            refuse("stopping");
+            return;
+        }
+        if (!admitted) {
+            return;
+        }
+        draining = true;
+        goAway();
+        if (streams.isEmpty()) {
+            drained();
+        }
+    }
+
+    /** GOAWAY (once): streams from this id on are not taken. */
+    private void goAway() {
+        if (goAwayId >= 0) {
+            return;
+        }
+        goAwayId = lastStreamId < 0 ? 0 : lastStreamId + 4;
+        QuicStreamChannel control = Http3.getLocalControlStream(quic);
+        if (control != null && control.isActive()) {
+            control.writeAndFlush(new DefaultHttp3GoAwayFrame(goAwayId));
+        }
+    }
+
+    /**
+     * The last request of a draining connection is done: close once its response had time to be acknowledged.
+     * A CONNECTION_CLOSE discards the stream data still unacknowledged, so the close waits for the closing period
+     * (min(3 x PTO, 1 s), in which a lost packet is sent again), unless the client closes first.
+     */
+    private void drained() {
+        if (timer != null) {
+            timer.disarm();
+        }
+        quic.eventLoop().schedule(() -> {
+            if (!closing && quic.isOpen()) {
+                closing = true;
+                quic.close(true, Http3ErrorCode.H3_NO_ERROR.code(), Unpooled.EMPTY_BUFFER);
+            }
+        }, QuicListener.closingPeriodNanos(quic), java.util.concurrent.TimeUnit.NANOSECONDS);
     }
 
     @Override
@@ -223,9 +290,9 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** A request stream opened; false when the connection does not take new ones (refused, closing). */
+    /** A request stream opened; false when the connection does not take new ones (refused, closing, past GOAWAY). */
     boolean streamOpened(H3ClientStream s, long id) {
-        if (!admitted || closing) {
+        if (!admitted || closing || (draining && (id >= goAwayId || streams.isEmpty()))) {
             return false;
         }
         streams.add(s);
@@ -237,7 +304,11 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     void streamClosed(H3ClientStream s) {
-        if (streams.remove(s) && streams.isEmpty() && timer != null && !closing) {
+        if (streams.remove(s) && streams.isEmpty() && draining && !closing) {
+            drained();
+            return;
+        }
+        if (streams.isEmpty() && timer != null && !closing && !draining) {
             long ka = frontend.timeouts().effectiveKeepAlive();
             timer.arm(ka != Timeouts.UNSET ? ka : frontend.timeouts().client());
         }
@@ -254,16 +325,13 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
         shutdown();
     }
 
-    /** Idle, soft stop: tell the client no new request is taken (GOAWAY), then close with H3_NO_ERROR. */
+    /** Idle: tell the client no new request is taken (GOAWAY), then close with H3_NO_ERROR. */
     public void shutdown() {
         if (closing) {
             return;
         }
+        goAway();
         closing = true;
-        QuicStreamChannel control = Http3.getLocalControlStream(quic);
-        if (control != null && control.isActive()) {
-            control.writeAndFlush(new DefaultHttp3GoAwayFrame(lastStreamId < 0 ? 0 : lastStreamId + 4));
-        }
         quic.close(true, Http3ErrorCode.H3_NO_ERROR.code(), Unpooled.EMPTY_BUFFER);
     }
 }

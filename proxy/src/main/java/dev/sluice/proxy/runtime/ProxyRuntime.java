@@ -99,7 +99,7 @@ public final class ProxyRuntime {
         dev.sluice.config.model.Tune tune = config.global().tune();
         H1Limits limits = new H1Limits(tune.maxHeadBytes(), tune.maxhdr());
         this.stickTables = StickTables.of(config, new ArrayList<>(), pools::tableMemory);
-        this.quic = new QuicBinds(config.global().quic(), pools.registry());
+        this.quic = new QuicBinds(config.global().quic(), pools.registry(), !config.global().process().noReusePort());
         for (dev.sluice.sticktable.StickTable t : stickTables.all()) {
             // expired untracked entries go away within a second, as HAProxy's purge task does
             group.scheduleAtFixedRate(t::purgeExpired, 1, 1, java.util.concurrent.TimeUnit.SECONDS);
@@ -778,11 +778,12 @@ public final class ProxyRuntime {
         for (Listener l : listeners) {
             l.stop();
         }
-        quic.stop();
         frontends.values().forEach(Frontend::stopped);
         admin.stop();
         // as HAProxy: idle connections close now, the others after their exchange; the process ends with the last
-        // one, or at hard-stop-after
+        // one, or at hard-stop-after. QUIC connections get the same event; their sockets stay open (taking no new
+        // connection) until the last connection and the last closing record are gone
+        quic.softStop(dev.sluice.proxy.http.SoftStop.EVENT);
         for (io.netty.channel.Channel ch : clients) {
             ch.eventLoop().execute(() -> ch.pipeline().fireUserEventTriggered(dev.sluice.proxy.http.SoftStop.EVENT));
         }
@@ -793,9 +794,12 @@ public final class ProxyRuntime {
         drainCheck();
     }
 
-    /** Stops once every client connection is gone (checked ten times a second during a graceful stop). */
+    /**
+     * Stops once every client connection is gone and every QUIC socket closed (checked ten times a second during a
+     * graceful stop).
+     */
     private void drainCheck() {
-        if (clients.isEmpty()) {
+        if (clients.isEmpty() && quic.drained()) {
             stop();
         } else if (!group.isShuttingDown()) {
             group.schedule(this::drainCheck, 100, TimeUnit.MILLISECONDS);

@@ -40,14 +40,17 @@ final class QuicBinds {
     private final TokenKeys tokenKeys;
     private final Pool<ClosingConnection> pool;
     private final List<QuicListener> listeners = new ArrayList<>();
+    private final boolean reusePort;
     private ScheduledFuture<?> rotation;
 
-    QuicBinds(QuicTune tune, PoolRegistry pools) {
+    /** @param reusePort false with {@code noreuseport}: one socket per bind, without SO_REUSEPORT */
+    QuicBinds(QuicTune tune, PoolRegistry pools, boolean reusePort) {
         this.tune = tune;
         this.secrets = Secrets.of(tune.clusterSecret());
         this.tokenKeys = new TokenKeys(secrets);
-        // about 80 bytes of fields; the CONNECTION_CLOSE datagram is a separate array
-        this.pool = pools == null ? null : pools.create("quic_conn_closed", ClosingConnection.class, 80, ClosingConnection::new, c -> { });
+        this.reusePort = reusePort;
+        // 96 bytes a record (measured), its CONNECTION_CLOSE datagram apart; the reset step drops the datagram
+        this.pool = pools == null ? null : ClosingConnection.pool(pools);
     }
 
     /** Adds the listener of a QUIC bind of {@code fe}. */
@@ -77,14 +80,17 @@ final class QuicBinds {
         return listeners;
     }
 
-    /** Binds every QUIC socket (one per loop with SO_REUSEPORT) and starts rotating the token keys. */
+    /**
+     * Binds every QUIC socket (one per loop with SO_REUSEPORT; one socket without it, with {@code noreuseport} or
+     * a transport that has no such option) and starts rotating the token keys.
+     */
     void start(Transport transport, Workers workers) {
         List<EventLoop> loops = new ArrayList<>();
         for (int i = 0; i < workers.count(); i++) {
             loops.add(workers.loop(i));
         }
         for (QuicListener l : listeners) {
-            l.allocator(transport.allocator()).start(loops, transport::newDatagramChannel, transport.reusePortOption());
+            l.allocator(transport.allocator()).start(loops, transport::newDatagramChannel, reusePort ? transport.reusePortOption() : null);
         }
         if (!listeners.isEmpty()) {
             scheduleRotation(workers.loop(0));
@@ -98,6 +104,28 @@ final class QuicBinds {
         }, tokenKeys.untilNextRotation() + 1, TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * Graceful stop: every live connection gets {@code event} (HTTP/3: GOAWAY, its requests finish, then it closes
+     * and leaves a closing record); the sockets stay open, taking no new connection, until neither connections
+     * nor records remain ({@link #drained()}).
+     */
+    void softStop(Object event) {
+        for (QuicListener l : listeners) {
+            l.softStop(event);
+        }
+    }
+
+    /** Whether every QUIC socket is closed: after a soft stop, once its connections and closing records are gone. */
+    boolean drained() {
+        for (QuicListener l : listeners) {
+            if (!l.isClosed()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Hard stop: every connection is closed (CONNECTION_CLOSE sent) and the sockets with their records. */
     void stop() {
         if (rotation != null) {
             rotation.cancel(false);

@@ -1,0 +1,243 @@
+package dev.sluice.regtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.netty.handler.codec.quic.QuicConnectionCloseEvent;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Stopping gracefully with HTTP/3 clients, as with HTTP/2 ones: on SIGUSR1 (or {@code -sf}) each HTTP/3
+ * connection gets GOAWAY, its requests in progress finish, then it closes (H3_NO_ERROR); the QUIC sockets
+ * stay open, taking no new connection, until no connection and no closing record remain, and the process
+ * exits then (or at {@code hard-stop-after}). A new process started with {@code -sf} binds the same UDP port
+ * (SO_REUSEPORT) and serves HTTP/3 there.
+ */
+class Http3StopTest {
+    static TestPki.Issued cert;
+
+    @BeforeAll
+    static void pki() {
+        cert = new TestPki("h3-stop-ca").leaf("localhost", "127.0.0.1");
+    }
+
+    private static String config(int port, int origin, String global, String frontend) {
+        return """
+                global
+                    nbthread 2
+                %s
+                defaults
+                    mode http
+                    timeout client 30s
+                    timeout server 30s
+                    timeout connect 5s
+                frontend fe
+                    bind 127.0.0.1:%d
+                    bind quic4@127.0.0.1:%d ssl crt %s alpn h3
+                %s
+                    default_backend be
+                backend be
+                    server o1 127.0.0.1:%d
+                """.formatted(global, port, port, cert.pem(), frontend, origin);
+    }
+
+    private static void signal(long pid, String sig) throws Exception {
+        assertThat(new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).start().waitFor()).isZero();
+    }
+
+    /** An origin that answers /slow only once {@code release} opens, everything else at once. */
+    private static Origin origin(CountDownLatch slowArrived, CountDownLatch release) {
+        return Origin.start("o1", (r, out) -> {
+            if (r.target().equals("/slow")) {
+                slowArrived.countDown();
+                try {
+                    release.await(20, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            Origin.respond(out, 200, "OK", Origin.headers(), ("done " + r.target() + "\n").getBytes(StandardCharsets.US_ASCII));
+            return true;
+        });
+    }
+
+    /**
+     * gtlsclient in the background, with a 30 s idle timeout: a request held at the origin while a new process
+     * starts (seconds on a loaded machine) sees no packet meanwhile.
+     */
+    private static CompletableFuture<Gtls.Run> gtls(int port, String path) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return Gtls.run(port, List.of("--timeout=30s"), path);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    private static void awaitClosed(Path adminSocket) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < deadline) {
+            try {
+                AdminClient.run(adminSocket, "show info\n");
+            } catch (RuntimeException e) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("the old process was not told to stop");
+    }
+
+    @Test
+    void aRequestInProgressFinishesIdleConnectionsGetGoAwayAndTheProcessExitsAfterTheLast() throws Exception {
+        assumeTrue(Gtls.installed(), "gtlsclient (ngtcp2-client) is not installed");
+        CountDownLatch arrived = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try (Origin o = origin(arrived, release)) {
+            int port = Ports.free();
+            try (Sluice s = Sluice.start(config(port, o.port(), "", ""), port); H3Client idle = new H3Client(port)) {
+                assertThat(idle.send(H3Client.fields(":method", "GET", ":scheme", "https", ":authority", "localhost", ":path", "/first"), null)
+                        .status()).isEqualTo(200);
+                CompletableFuture<Gtls.Run> busy = gtls(port, "/slow");
+                assertThat(arrived.await(10, TimeUnit.SECONDS)).isTrue();
+                signal(s.pid(), "USR1");
+                // the idle connection: GOAWAY (its one request, on stream 0, was taken; nothing from 4 on), then
+                // CONNECTION_CLOSE with H3_NO_ERROR
+                assertThat(idle.goAway.get(5, TimeUnit.SECONDS)).isEqualTo(4L);
+                QuicConnectionCloseEvent closed = idle.closed.get(5, TimeUnit.SECONDS);
+                assertThat(closed.isApplicationClose()).isTrue();
+                assertThat(closed.error()).as("H3_NO_ERROR").isEqualTo(0x100);
+                // no new connection is taken while stopping (its packets are dropped)
+                assertThatThrownBy(() -> new H3Client(port, 25, 1500).close()).isInstanceOf(Exception.class);
+                assertThat(s.process().isAlive()).as("a request is still in progress").isTrue();
+                release.countDown();
+                Gtls.Run run = busy.get(30, TimeUnit.SECONDS);
+                assertThat(run.exit()).as(run.output()).isZero();
+                assertThat(run.responseHeaders()).contains(":status: 200");
+                assertThat(new String(run.body("/slow"), StandardCharsets.US_ASCII)).isEqualTo("done /slow\n");
+                // the busy connection got its GOAWAY too: a 3-byte frame on the server's control stream (0x3) after
+                // its SETTINGS
+                assertThat(Pattern.compile("frm rx \\d+ 1RTT STREAM\\(0x0[8-f]\\) id=0x3 fin=0 offset=[1-9]\\d* len=3 ").matcher(run.output())
+                        .find()).as(run.output()).isTrue();
+                assertThat(s.process().waitFor(10, TimeUnit.SECONDS)).as("the process exits with its last connection").isTrue();
+                assertThat(s.process().exitValue()).isZero();
+            } finally {
+                release.countDown();
+            }
+        }
+    }
+
+    @Test
+    void hardStopAfterClosesHttp3ConnectionsWithAConnectionClose() throws Exception {
+        CountDownLatch arrived = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try (Origin o = origin(arrived, release)) {
+            int port = Ports.free();
+            try (Sluice s = Sluice.start(config(port, o.port(), "    hard-stop-after 500ms", ""), port); H3Client busy = new H3Client(port)) {
+                CompletableFuture<H3Client.Result> result = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return busy.send(H3Client.fields(":method", "GET", ":scheme", "https", ":authority", "localhost", ":path", "/slow"), null);
+                    } catch (Exception e) {
+                        return null;
+                    }
+                });
+                assertThat(arrived.await(10, TimeUnit.SECONDS)).isTrue();
+                long start = System.nanoTime();
+                signal(s.pid(), "USR1");
+                // at hard-stop-after the connection is closed with a CONNECTION_CLOSE, not left to the client's idle timeout
+                QuicConnectionCloseEvent closed = busy.closed.get(5, TimeUnit.SECONDS);
+                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isBetween(400L, 4000L);
+                assertThat(closed.error()).isZero();
+                assertThat(s.process().waitFor(10, TimeUnit.SECONDS)).as("stopped at hard-stop-after").isTrue();
+                H3Client.Result r = result.get(15, TimeUnit.SECONDS);
+                assertThat(r == null || r.status() != 200).as("the request was cut").isTrue();
+            } finally {
+                release.countDown();
+            }
+        }
+    }
+
+    @Test
+    void aNewProcessStartedWithSfServesHttp3OnTheSamePortWhileTheOldOneFinishes() throws Exception {
+        assumeTrue(Gtls.installed(), "gtlsclient (ngtcp2-client) is not installed");
+        CountDownLatch arrived = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try (Origin o = origin(arrived, release)) {
+            int port = Ports.free();
+            Path oldAdmin = java.nio.file.Files.createTempDirectory("h3stop").resolve("old.sock");
+            Path oldCfg = Sluice.writeConfig(config(port, o.port(), "    stats socket " + oldAdmin, "    http-response set-header x-gen 1"));
+            Path newCfg = Sluice.writeConfig(config(port, o.port(), "", "    http-response set-header x-gen 2"));
+            try (Sluice old = Sluice.start(oldCfg, List.of(), Map.of(), port)) {
+                CompletableFuture<Gtls.Run> busy = gtls(port, "/slow");
+                assertThat(arrived.await(10, TimeUnit.SECONDS)).isTrue();
+                try (Sluice fresh = Sluice.start(newCfg, List.of("-sf", Long.toString(old.pid())), Map.of(), port)) {
+                    // the TCP port answered (either process): wait until the new process told the old one to stop
+                    // (it closes its stats socket then)
+                    awaitClosed(oldAdmin);
+                    // the new process bound the same UDP port (SO_REUSEPORT) beside the old one's sockets; the kernel
+                    // spreads new clients over both, and the old one takes none: a client it drops retries, and
+                    // reaches the new process (at the latest once the old one is gone)
+                    List<CompletableFuture<Gtls.Run>> fresh4 = new ArrayList<>();
+                    for (int i = 0; i < 4; i++) {
+                        fresh4.add(gtls(port, "/n" + i));
+                    }
+                    Thread.sleep(300);
+                    assertThat(old.process().isAlive()).as("the old process still serves its request").isTrue();
+                    release.countDown();
+                    Gtls.Run slow = busy.get(30, TimeUnit.SECONDS);
+                    assertThat(slow.exit()).as(slow.output()).isZero();
+                    assertThat(new String(slow.body("/slow"), StandardCharsets.US_ASCII)).as(slow.output()).isEqualTo("done /slow\n");
+                    assertThat(slow.responseHeaders()).contains("x-gen: 1");
+                    assertThat(old.process().waitFor(10, TimeUnit.SECONDS)).as("the old process exits").isTrue();
+                    for (int i = 0; i < 4; i++) {
+                        Gtls.Run r = fresh4.get(i).get(30, TimeUnit.SECONDS);
+                        assertThat(r.exit()).as(r.output()).isZero();
+                        assertThat(r.responseHeaders()).as(r.output()).contains(":status: 200", "x-gen: 2");
+                    }
+                    assertThat(fresh.process().isAlive()).isTrue();
+                }
+            } finally {
+                release.countDown();
+            }
+        }
+    }
+
+    /** Whether a UDP socket with SO_REUSEPORT can join {@code port} (only if every socket there has it too). */
+    private static boolean canJoinWithReusePort(int port) throws Exception {
+        try (java.nio.channels.DatagramChannel d = java.nio.channels.DatagramChannel.open()) {
+            d.setOption(java.net.StandardSocketOptions.SO_REUSEPORT, true);
+            d.bind(new java.net.InetSocketAddress("127.0.0.1", port));
+            return true;
+        } catch (java.net.BindException e) {
+            return false;
+        }
+    }
+
+    @Test
+    void noreuseportBindsTheQuicSocketWithoutSoReuseport() throws Exception {
+        assumeTrue(Gtls.installed(), "gtlsclient (ngtcp2-client) is not installed");
+        try (Origin o = Origin.start("o1")) {
+            int port = Ports.free();
+            try (Sluice s = Sluice.start(config(port, o.port(), "", ""), port)) {
+                assertThat(canJoinWithReusePort(port)).as("by default the QUIC sockets have SO_REUSEPORT").isTrue();
+            }
+            port = Ports.free();
+            try (Sluice s = Sluice.start(config(port, o.port(), "    noreuseport", ""), port)) {
+                assertThat(canJoinWithReusePort(port)).as("noreuseport: no other socket may join").isFalse();
+                Gtls.Run r = Gtls.run(port, List.of(), "/one");
+                assertThat(r.responseHeaders()).as(r.output()).contains(":status: 200");
+            }
+        }
+    }
+}
