@@ -383,6 +383,62 @@ class HealthCheckTest {
         }
     }
 
+    private static List<String> adminTransitions(boolean haproxy) {
+        int port = Ports.free();
+        String cfg = config(port, "", """
+                server s1 127.0.0.1:%d
+                server s2 127.0.0.1:%d
+                server s3 127.0.0.1:%d backup
+                """.formatted(Ports.free(), Ports.free(), Ports.free()));
+        try (Daemon d = Daemon.start(haproxy, cfg, port)) {
+            Path sock = d.dir().resolve("admin.sock");
+            for (String cmd : List.of("set server be/s1 state maint", "set server be/s1 state ready", "set server be/s1 state drain",
+                    "set server be/s1 state ready", "set server be/s2 health down", "set server be/s2 health up", "disable server be/s2",
+                    "enable server be/s2", "set server be/s1 health stopping", "set server be/s1 health up", "set weight be/s1 0",
+                    "set weight be/s1 1", "set server be/s1 state maint", "set server be/s2 state maint", "set server be/s3 state maint")) {
+                assertThat(AdminClient.run(sock, cmd + "\n")).as(cmd).isEqualTo("\n");
+            }
+            awaitLine(d, "has no server available!");
+            return d.output().lines().filter(l -> l.contains("Server be/") || l.contains("has no server available"))
+                    .map(l -> l.replaceAll("\\(\\d+\\) :", "(PID) :")).toList();
+        }
+    }
+
+    /** What the admin socket does to servers is logged and shown on the console with HAProxy's words and levels. */
+    @Test
+    void adminTransitionsAreLoggedAsHaproxy() {
+        List<String> sluice = adminTransitions(false);
+        assertThat(sluice.stream().filter(l -> !l.startsWith("[")).toList()).containsExactly(
+                "Server be/s1 is going DOWN for maintenance. 1 active and 1 backup servers left. 0 sessions active, 0 requeued, 0 remaining in"
+                        + " queue.",
+                "Server be/s1 is UP/READY (leaving forced maintenance).",
+                "Server be/s1 enters drain state. 1 active and 1 backup servers online. 0 sessions requeued, 0 total in queue.",
+                "Server be/s1 is UP (leaving forced drain).",
+                "Server be/s2 is DOWN, changed from CLI. 1 active and 1 backup servers left. 0 sessions active, 0 requeued, 0 remaining in queue.",
+                "Server be/s2 is UP, changed from CLI. 2 active and 1 backup servers online. 0 sessions requeued, 0 total in queue.",
+                "Server be/s2 is going DOWN for maintenance. 1 active and 1 backup servers left. 0 sessions active, 0 requeued, 0 remaining in"
+                        + " queue.",
+                "Server be/s2 is UP/READY (leaving forced maintenance).",
+                "Server be/s1 is stopping, changed from CLI. 1 active and 1 backup servers online. 0 sessions requeued, 0 total in queue.",
+                "Server be/s1 is UP, changed from CLI. 2 active and 1 backup servers online. 0 sessions requeued, 0 total in queue.",
+                "Server be/s1 is going DOWN for maintenance. 1 active and 1 backup servers left. 0 sessions active, 0 requeued, 0 remaining in"
+                        + " queue.",
+                "Server be/s2 is going DOWN for maintenance. 0 active and 1 backup servers left. Running on backup. 0 sessions active, 0"
+                        + " requeued, 0 remaining in queue.",
+                "Backup Server be/s3 is going DOWN for maintenance. 0 active and 0 backup servers left. 0 sessions active, 0 requeued, 0"
+                        + " remaining in queue.",
+                "backend be has no server available!");
+        assertThat(sluice.stream().filter(l -> l.startsWith("[")).toList()).hasSize(14).last().isEqualTo(
+                "[ALERT]    (PID) : backend 'be' has no server available!");
+        if (Daemon.haproxyInstalled()) {
+            List<String> haproxy = adminTransitions(true);
+            for (boolean console : new boolean[] {false, true}) {
+                assertThat(haproxy.stream().filter(l -> l.startsWith("[") == console).toList()).as("HAProxy 2.6")
+                        .isEqualTo(sluice.stream().filter(l -> l.startsWith("[") == console).toList());
+            }
+        }
+    }
+
     @Test
     void promtoolAcceptsTheCheckFamilies() throws Exception {
         Checked a = new Checked("s1");

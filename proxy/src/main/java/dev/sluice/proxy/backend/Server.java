@@ -209,14 +209,25 @@ public final class Server {
         if (c != null) {
             c.forceHealth(up);
         }
-        if (this.stopping != stopping) {
+        boolean wasUp = this.up;
+        boolean wasStopping = this.stopping;
+        if (wasUp == up && wasStopping == stopping) {
+            return;
+        }
+        // HAProxy's lines: "Server be/s is DOWN, changed from CLI. ..." and the like
+        String what = !up ? " is DOWN" : stopping ? " is stopping" : " is UP";
+        Transition report = n -> backend.events().report(up || wasStopping ? ServerEvents.NOTICE : ServerEvents.ALERT,
+                ServerEvents.name(this) + what + ", changed from CLI" + ServerEvents.tail(this, !up, n) + ".", null);
+        if (wasUp == up) {
             this.stopping = stopping;
             lastChange = System.currentTimeMillis();
-            if (this.up == up) {
-                backend.serversChanged();
-            }
+            backend.serversChangedQuietly();
+            report.done(0);
+            backend.reportLoss();
+            return;
         }
-        setUp(up);
+        this.stopping = stopping;
+        setUp(up, report);
     }
 
     public boolean backup() {
@@ -527,8 +538,11 @@ public final class Server {
         if (state == adminState) {
             return;
         }
-        boolean leavingMaint = (adminState & FORCED_MAINT) != 0 && (state & FORCED_MAINT) == 0;
-        boolean enteringMaint = (adminState & FORCED_MAINT) == 0 && (state & FORCED_MAINT) != 0;
+        int before = adminState;
+        boolean leavingMaint = (before & FORCED_MAINT) != 0 && (state & FORCED_MAINT) == 0;
+        boolean enteringMaint = (before & FORCED_MAINT) == 0 && (state & FORCED_MAINT) != 0;
+        boolean enteringDrain = (before & FORCED_DRAIN) == 0 && (state & FORCED_DRAIN) != 0;
+        boolean leavingDrain = (before & FORCED_DRAIN) != 0 && (state & FORCED_DRAIN) == 0;
         adminState = state;
         if (leavingMaint && !maintenance) {
             maintenanceChanged(false);
@@ -542,10 +556,22 @@ public final class Server {
         if ((state & FORCED_MAINT) != 0) {
             checkHealth = 0;
         }
-        backend.serversChanged();
-        if ((state & FORCED_MAINT) != 0) {
-            backend.redistribute(this);
+        backend.serversChangedQuietly();
+        int requeued = (state & FORCED_MAINT) != 0 ? backend.redistribute(this) : 0;
+        // HAProxy's lines for what the CLI (or the stats page) did
+        ServerEvents ev = backend.events();
+        if (enteringMaint) {
+            ev.report(ServerEvents.ALERT, ServerEvents.name(this) + " is going DOWN for maintenance" + ServerEvents.tail(this, true, requeued)
+                    + ".", null);
+        } else if (leavingMaint) {
+            ev.report(ServerEvents.NOTICE, ServerEvents.name(this) + " is " + (up ? "UP/READY" : "DOWN") + " (leaving forced maintenance).",
+                    null);
+        } else if (enteringDrain) {
+            ev.report(ServerEvents.NOTICE, ServerEvents.name(this) + " enters drain state" + ServerEvents.tail(this, false, 0) + ".", null);
+        } else if (leavingDrain) {
+            ev.report(ServerEvents.NOTICE, ServerEvents.name(this) + " is " + (up ? "UP" : "DOWN") + " (leaving forced drain).", null);
         }
+        backend.reportLoss();
     }
 
     /** The counters right now, with the current number of streams using the server. */

@@ -209,7 +209,8 @@ public final class ProxyRuntime {
                 n++;
             }
         }
-        if (logWriter == null && (!checks.isEmpty() || backends.values().stream().anyMatch(b -> !b.config().logging().targets().isEmpty()))) {
+        if (logWriter == null && !backends.isEmpty()) {
+            // server transitions go to the console even without log targets, as HAProxy's warnings
             logWriter = new dev.sluice.proxy.log.LogWriter();
         }
         for (Backend be : backends.values()) {
