@@ -380,6 +380,18 @@ final class ProxyMetrics implements MetricSource {
         return v;
     }
 
+    /** A {@code show stat} field as a number: NaN when it is empty (or, which no column should be, not a number). */
+    private static double number(String v) {
+        if (v == null || v.isEmpty()) {
+            return Double.NaN;
+        }
+        try {
+            return Double.parseDouble(v);
+        } catch (NumberFormatException e) {
+            return Double.NaN;
+        }
+    }
+
     /** The plain families of one object from its {@code show stat} row; an empty column is NaN. */
     private static void columns(MetricSink m, int kind, StatRow r, String[] l) {
         String[] names = NAMES[kind];
@@ -389,7 +401,7 @@ final class ProxyMetrics implements MetricSource {
             }
             Column col = COLUMNS[i];
             String v = r.get(col.column());
-            double d = v == null || v.isEmpty() ? Double.NaN : Double.parseDouble(v) * col.scale();
+            double d = number(v) * col.scale();
             if (col.counter()) {
                 m.counter(names[i], col.help(), d, l);
             } else {
@@ -398,7 +410,7 @@ final class ProxyMetrics implements MetricSource {
         }
         double[] codes = new double[CODES.length];
         for (int i = 0; i < CODES.length; i++) {
-            codes[i] = Double.parseDouble(r.get(CODE_COLUMNS[i]));
+            codes[i] = number(r.get(CODE_COLUMNS[i]));
         }
         String prefix = kind == FE ? "haproxy_frontend_" : kind == BE ? "haproxy_backend_" : "haproxy_server_";
         m.counters(prefix + "http_responses_total", "Total number of HTTP responses with status 100-199 returned by this object" + SINCE, "code",
