@@ -80,7 +80,9 @@ final class RuleKeywords {
                             + " 'unless { http_auth(<userlist>) }'."),
             new Spec("use-service", REQ, 1, 1, "use-service <service-name>",
                     "Answer the request with a service of the proxy; final. Sluice has HAProxy's 'prometheus-exporter' (the"
-                            + " metrics of frontends, backends, servers, stick tables and the process, in Prometheus' text format)."),
+                            + " metrics of frontends, backends, servers, stick tables and the process, in Prometheus' text format, under"
+                            + " HAProxy 2.6's names; the URI's query selects as HAProxy's: scope=<global|frontend|listener|backend|server|sticktable|*>,"
+                            + " repeatable, an empty one for none, and no-maint to leave out servers in maintenance)."),
             new Spec("wait-for-body", REQ, 2, 4, "wait-for-body time <time> [at-least <size>]",
                     "Hold the request until its whole body, <size> bytes of it or a full buffer (tune.bufsize) arrived, so that req.body"
                             + " fetches see it; 408 when <time> passes first."));

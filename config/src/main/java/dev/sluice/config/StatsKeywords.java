@@ -70,8 +70,8 @@ final class StatsKeywords {
                 });
         page(r, "stats realm", "stats realm <realm>", "The realm of the basic authentication (default 'HAProxy Statistics').", 1, 1,
                 (c, p) -> p.realm = c.args().get(0));
-        page(r, "stats admin", "stats admin { if | unless } <cond>", "Offer actions on servers (maintenance, drain, ready, weight...) from the"
-                + " page when the condition holds.", 2, -1, (c, p) -> {
+        page(r, "stats admin", "stats admin { if | unless } <cond>", "Offer HAProxy's actions on the checked servers (ready, drain, maint,"
+                + " enable/disable health checks, force health UP/NOLB/DOWN, kill sessions) from the page when the condition holds.", 2, -1, (c, p) -> {
                     Condition cond = c.conditionFrom(0);
                     if (cond != null) {
                         p.admin.add(cond);
@@ -88,8 +88,9 @@ final class StatsKeywords {
                 + " repeated).", 1, 1, (c, p) -> p.scope.add(c.args().get(0)));
         r.register(new Keyword("tune.prometheus.max-series", GLOBAL, "tune.prometheus.max-series <number>",
                 "Sluice's bound on label cardinality: the most series (label sets) one metric family of the Prometheus exporter"
-                        + " writes per scrape (default 10000, 1 to 10000000); the others are left out and counted in"
-                        + " sluice_prometheus_omitted_series.", c -> {
+                        + " writes per scrape (default 10000, 1 to 10000000), by whole objects (all the series of a server or proxy in"
+                        + " the family, its states or response classes, or none); from the first object that does not fit, the"
+                        + " family's objects are left out and their series counted in sluice_prometheus_omitted_series.", c -> {
                     if (c.expectArgs(1, 1, "tune.prometheus.max-series <number>")) {
                         c.global().prometheusMaxSeries = c.intArg(c.args().get(0), "tune.prometheus.max-series", 1, 10_000_000,
                                 c.global().prometheusMaxSeries);

@@ -22,9 +22,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The admin commands on live streams, server addresses, health, limits, dynamic servers, captured errors
- * and timers, against a daemon with two frontends, three backends and a stick table: exact outputs where
- * HAProxy's are fixed, error strings, levels, and the effect on traffic. The byte-for-byte comparison with
- * a live HAProxy of the same error strings is in {@link AdminParityTest}.
+ * and timers, the stick-table commands, {@code show stat}'s filters, {@code help <command>}, the idle timeout and
+ * an inherited {@code "fd@${NAME}"} socket, against a daemon with two frontends, three backends and a stick table:
+ * exact outputs where HAProxy's are fixed (captured from HAProxy 2.6 on the same configuration), error strings,
+ * levels, and the effect on traffic. The byte-for-byte comparison with a live HAProxy of the same error strings
+ * is in {@link AdminParityTest}.
  */
 class AdminCommandsTest {
     static Origin web1;
@@ -58,6 +60,7 @@ class AdminCommandsTest {
                     maxconn 500
                     stats socket %1$s/admin.sock level admin
                     stats socket %1$s/user.sock level user
+                    stats timeout 2s
                 defaults
                     mode http
                     timeout client 5s
@@ -502,6 +505,182 @@ class AdminCommandsTest {
         assertThat(cli("show errors request")).isEqualTo("No such proxy.\n\n");
         assertThat(cli("show errors #4")).contains("invalid response").doesNotContain("invalid request");
         assertThat(cli("show errors nope")).isEqualTo("No such proxy.\n\n");
+    }
+
+    // ------------------------------------------------------------------ stick table
+
+    @Test
+    void tableCommandsShowClearAndSetEntries() {
+        try {
+            cli("clear table fe_main");
+            assertThat(get(feMain, "/")).startsWith("200 web");
+            assertThat(get(feMain, "/")).startsWith("200 web");
+            assertThat(cli("show table")).isEqualTo("# table: fe_main, type: ip, size:1024, used:1\n\n");
+            String entry = "0x[0-9a-f]+: key=127\\.0\\.0\\.1 use=0 exp=\\d+ http_req_cnt=2\n";
+            assertThat(cli("show table fe_main")).matches("# table: fe_main, type: ip, size:1024, used:1\n" + entry + "\n");
+            assertThat(cli("show table fe_main data.http_req_cnt gt 1")).matches("# table: fe_main, type: ip, size:1024, used:1\n" + entry + "\n");
+            assertThat(cli("show table fe_main data.http_req_cnt gt 2")).isEqualTo("# table: fe_main, type: ip, size:1024, used:1\n\n");
+            assertThat(cli("set table fe_main key 127.0.0.2 data.http_req_cnt 7")).isEqualTo("\n");
+            assertThat(cli("show table fe_main key 127.0.0.2")).matches("# table: fe_main, type: ip, size:1024, used:2\n"
+                    + "0x[0-9a-f]+: key=127\\.0\\.0\\.2 use=0 exp=\\d+ http_req_cnt=7\n\n");
+            // the entry set by hand counts on with the traffic of its key... and goes with clear
+            assertThat(cli("clear table fe_main key 127.0.0.2")).isEqualTo("\n");
+            assertThat(cli("show table fe_main key 127.0.0.2")).isEqualTo("\n");
+            // a key without data creates the entry
+            assertThat(cli("set table fe_main key 127.0.0.3")).isEqualTo("\n");
+            assertThat(cli("show table")).isEqualTo("# table: fe_main, type: ip, size:1024, used:2\n\n");
+            // HAProxy 2.6's errors and levels
+            assertThat(cli("show table nope")).isEqualTo("No such table\n\n");
+            assertThat(cli("clear table nope")).isEqualTo("No such table\n\n");
+            // the entry is made before the data are looked at: 127.0.0.2 is there again, as in HAProxy
+            assertThat(cli("set table fe_main key 127.0.0.2 data.gpc0 1")).isEqualTo("Data type not stored in this table\n\n");
+            assertThat(cli("set table fe_main data.http_req_cnt 1"))
+                    .isEqualTo("content-based lookup is only supported with the \"show\" and \"clear\" actions\n\n");
+            assertThat(AdminClient.run(user, "clear table fe_main key 127.0.0.1\n")).isEqualTo("Permission denied\n\n");
+            assertThat(AdminClient.run(user, "set table fe_main key 127.0.0.3 data.http_req_cnt 1\n")).isEqualTo("Permission denied\n\n");
+            assertThat(AdminClient.run(user, "show table fe_main\n"))
+                    .isEqualTo("# table: fe_main, type: ip, size:1024, used:3\n# contents not dumped due to insufficient privileges\n\n");
+            assertThat(cli("clear table fe_main")).isEqualTo("\n");
+            assertThat(cli("show table fe_main")).isEqualTo("# table: fe_main, type: ip, size:1024, used:0\n\n");
+            // the tracking goes on: the next request makes a new entry
+            assertThat(get(feMain, "/")).startsWith("200 web");
+            assertThat(cli("show table fe_main")).matches("# table: fe_main, type: ip, size:1024, used:1\n"
+                    + "0x[0-9a-f]+: key=127\\.0\\.0\\.1 use=0 exp=\\d+ http_req_cnt=1\n\n");
+        } finally {
+            cli("clear table fe_main");
+        }
+    }
+
+    // ------------------------------------------------------------------ show stat filters, help
+
+    /** The pxname,svname pairs of a show stat answer, in order. */
+    static List<String> rows(String csv) {
+        assertThat(csv).startsWith("# pxname,svname,").endsWith("\n\n");
+        return csv.lines().skip(1).filter(l -> !l.isEmpty()).map(l -> l.substring(0, l.indexOf(',', l.indexOf(',') + 1))).toList();
+    }
+
+    @Test
+    void showStatFiltersByProxyTypeAndServerAndState() {
+        // as HAProxy 2.6: <proxy> <type> <sid>, the proxy by name or number; types 1 frontends, 2 backends, 4 servers
+        assertThat(rows(cli("show stat be_web 4 -1"))).containsExactly("be_web,web1", "be_web,web2");
+        assertThat(rows(cli("show stat 4 2 -1"))).containsExactly("be_web,BACKEND");
+        assertThat(rows(cli("show stat -1 1 -1"))).containsExactly("fe_main,FRONTEND", "fe_api,FRONTEND");
+        assertThat(rows(cli("show stat be_web 4 2"))).containsExactly("be_web,web2");
+        assertThat(rows(cli("show stat be_web 6 -1"))).containsExactly("be_web,web1", "be_web,web2", "be_web,BACKEND");
+        // all three words or none
+        assertThat(rows(cli("show stat be_web"))).hasSize(9);
+        assertThat(rows(cli("show stat 99 -1 -1"))).isEmpty();
+        assertThat(cli("show stat nope 1 -1")).isEqualTo("No such proxy.\n\n");
+        try {
+            assertThat(cli("set server be_web/web2 state maint;set server be_slow/slow1 health down")).isEqualTo("\n\n");
+            List<String> noMaint = rows(cli("show stat no-maint"));
+            assertThat(noMaint).doesNotContain("be_web,web2").contains("be_web,web1", "be_slow,slow1", "be_web,BACKEND");
+            List<String> up = rows(cli("show stat up"));
+            assertThat(up).doesNotContain("be_web,web2", "be_slow,slow1").contains("be_web,web1", "be_static,st1", "be_slow,BACKEND");
+            assertThat(rows(cli("show stat be_web 4 -1 no-maint"))).containsExactly("be_web,web1");
+            assertThat(rows(cli("show stat be_slow 4 -1 up"))).isEmpty();
+            assertThat(cli("show stat typed no-maint")).doesNotContain("S.4.2.").contains("S.4.1.");
+        } finally {
+            cli("set server be_web/web2 state ready;set server be_slow/slow1 health up");
+        }
+        assertThat(rows(cli("show stat up"))).hasSize(9);
+    }
+
+    @Test
+    void helpOfOneCommandListsTheMatchingOnesAsHaproxy() {
+        String tail = "  help [<command>]                        : list matching or all commands\n"
+                + "  prompt                                  : toggle interactive mode with prompt\n"
+                + "  quit                                    : disconnect\n\n";
+        assertThat(cli("help show stat")).isEqualTo("The following commands are valid at this level:\n"
+                + "  show stat [desc|json|no-maint|typed|up]*: report counters for each proxy and server\n" + tail);
+        assertThat(cli("help set table")).isEqualTo("The following commands are valid at this level:\n"
+                + "  set table <table> key <k> [data.* <v>]* : update or create a table entry's data\n" + tail);
+        assertThat(AdminClient.run(user, "help show table\n")).isEqualTo("The following commands are valid at this level:\n"
+                + "  show table <table> [<filter>]*          : report table usage stats or dump this table's contents (filter: data/key)\n" + tail);
+        // every word matched: the table commands, not the other "show" ones
+        String table = cli("help table");
+        assertThat(table).startsWith("The following commands are valid at this level:\n")
+                .contains("  clear table <table> [<filter>]*         : remove an entry from a table (filter: data/key)\n")
+                .contains("  set table <table> key <k> [data.* <v>]* : update or create a table entry's data\n")
+                .contains("  show table <table> [<filter>]*          : report table usage stats or dump this table's contents (filter: data/key)\n")
+                .doesNotContain("show stat").endsWith(tail);
+        // as HAProxy, help lists a command at any level: the level is checked when it runs
+        assertThat(AdminClient.run(user, "help set table\n")).isEqualTo("The following commands are valid at this level:\n"
+                + "  set table <table> key <k> [data.* <v>]* : update or create a table entry's data\n" + tail);
+    }
+
+    // ------------------------------------------------------------------ stats timeout, fd@${NAME}
+
+    @Test
+    void statsTimeoutClosesAnIdleSession() {
+        // a connection that never sends anything
+        long start = System.nanoTime();
+        try (AdminClient c = AdminClient.open(admin)) {
+            assertThat(c.readToEnd(10_000)).isEmpty();
+        }
+        long idle = (System.nanoTime() - start) / 1_000_000;
+        assertThat(idle).isBetween(1_500L, 8_000L);
+        // an interactive session that ran a command, then stays idle
+        try (AdminClient c = AdminClient.open(admin)) {
+            c.send("prompt\nshow cli level\n");
+            assertThat(c.readUntil("admin\n\n> ", 5_000)).isEqualTo("\n> admin\n\n> ");
+            start = System.nanoTime();
+            assertThat(c.readToEnd(10_000)).isEmpty();
+            assertThat((System.nanoTime() - start) / 1_000_000).isBetween(1_500L, 8_000L);
+        }
+        // the socket still answers
+        assertThat(cli("show cli level")).isEqualTo("admin\n\n");
+    }
+
+    @Test
+    void statsSocketInheritedFromTheEnvironment() throws Exception {
+        Path dir2 = Files.createTempDirectory("sluice-fd-env");
+        Path sock = dir2.resolve("inherited.sock");
+        int port = Ports.free();
+        Path cfg = Sluice.writeConfig("""
+                global
+                    stats socket "fd@${ADMIN_FD}" level admin
+                defaults
+                    mode http
+                    timeout client 5s
+                    timeout server 5s
+                    timeout connect 1s
+                frontend fe
+                    bind 127.0.0.1:%d
+                    stick-table type ip size 10 expire 30s store http_req_cnt
+                    http-request track-sc0 src
+                    default_backend be
+                backend be
+                    server s1 127.0.0.1:%d
+                """.formatted(port, web1.port()));
+        ProcessBuilder launcher = Sluice.launcher(List.of("-f", cfg.toString()), Map.of("ADMIN_FD", "3"));
+        List<String> cmd = new java.util.ArrayList<>(List.of("perl", "-e", AdminSocketRobustnessTest.INHERIT_UNIX_SOCKET, sock.toString()));
+        cmd.addAll(launcher.command());
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().putAll(launcher.environment());
+        pb.directory(launcher.directory());
+        try (Sluice s = Sluice.startWith(pb, cfg.getParent(), port)) {
+            assertThat(AdminClient.run(sock, "show cli level\n")).isEqualTo("admin\n\n");
+            assertThat(get(port, "/")).isEqualTo("200 web1");
+            assertThat(AdminClient.run(sock, "show table\n")).isEqualTo("# table: fe, type: ip, size:10, used:1\n\n");
+            assertThat(AdminClient.run(sock, "show backend\n")).isEqualTo("# name\nbe\n\n");
+        }
+        // a variable that names no descriptor is a configuration error
+        Sluice.Result r = Sluice.check("""
+                global
+                    stats socket "fd@${NO_SUCH_FD}" level admin
+                defaults
+                    mode http
+                    timeout client 5s
+                    timeout server 5s
+                    timeout connect 1s
+                frontend fe
+                    bind 127.0.0.1:%d
+                    default_backend be
+                backend be
+                    server s1 127.0.0.1:1
+                """.formatted(Ports.free()));
+        assertThat(r.exitCode()).isEqualTo(1);
     }
 
     /** Sends n requests to fe_main and counts the answering origins. */

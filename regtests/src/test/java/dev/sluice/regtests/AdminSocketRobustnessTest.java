@@ -18,8 +18,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * The admin socket under bad input and in its other set-ups: 10,000 random and truncated command lines
- * (each answered or closed cleanly, the daemon serving afterwards), the NIO transport, an inherited UNIX
+ * The admin socket under bad input and in its other set-ups: 10,000 random and truncated command lines, the
+ * stick-table, pools and QUIC commands among them (each answered or closed cleanly, the daemon serving afterwards), the NIO transport, an inherited UNIX
  * socket ({@code fd@}), configuration errors and a socket that cannot be bound.
  */
 class AdminSocketRobustnessTest {
@@ -36,6 +36,8 @@ class AdminSocketRobustnessTest {
                     timeout connect 1s
                 frontend fe
                     bind 127.0.0.1:%d
+                    stick-table type ip size 100 expire 30s store http_req_cnt,gpc0,http_req_rate(10s)
+                    http-request track-sc0 src
                     default_backend be
                 backend be
                     server s1 127.0.0.1:%d
@@ -52,7 +54,10 @@ class AdminSocketRobustnessTest {
             "show sess all", "show sess 0x101", "shutdown session 0x101", "shutdown sessions server be/s1", "show servers conn",
             "show activity", "show stat json", "set server be/s1 health down", "set server be/s2 health stopping",
             "set maxconn server be/s1 3", "set maxconn frontend fe 10", "set maxconn global 50", "add server be/s3 127.0.0.1:1",
-            "del server be/s3", "show errors -1 response");
+            "del server be/s3", "show errors -1 response", "show table", "show table fe", "show table fe data.http_req_cnt gt 1",
+            "show table fe key 127.0.0.1", "clear table fe key 127.0.0.1", "clear table fe data.gpc0 eq 0", "clear table fe",
+            "set table fe key 127.0.0.9 data.http_req_cnt 3", "set table fe key 127.0.0.9 data.gpc0 1 data.http_req_rate 4", "show pools",
+            "show pools byname", "show pools match quic 3", "show quic", "show quic full", "show quic oneline all", "help table");
 
     /** One fuzz input: random text, random bytes, truncated or mangled commands, pipelines, long lines, sessions. */
     static byte[] input(Random rnd) {
@@ -148,9 +153,15 @@ class AdminSocketRobustnessTest {
                 AdminClient.run(sock, "enable frontend fe;set server be/s1 state ready;set server be/s2 state ready;set weight be/s1 1;"
                         + "set weight be/s2 1;set server be/s1 addr 127.0.0.1 port " + o.port() + ";set server be/s1 health up;"
                         + "set server be/s2 health up;set maxconn server be/s1 0;set maxconn frontend fe 0;set maxconn global 0\n");
+                AdminClient.run(sock, "clear table fe\n");
                 try (RawClient c = new RawClient(port)) {
                     assertThat(c.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);
                 }
+                // the table still tracks, the pools and QUIC commands still answer
+                assertThat(AdminClient.run(sock, "show table fe\n")).matches("(?s)# table: fe, type: ip, size:100, used:1\n"
+                        + "0x[0-9a-f]+: key=127\\.0\\.0\\.1 use=0 exp=\\d+ gpc0=0 http_req_cnt=1 http_req_rate\\(10000\\)=1\n\n");
+                assertThat(AdminClient.run(sock, "show pools\n")).startsWith("Dumping pools usage.");
+                assertThat(AdminClient.run(sock, "show quic\n")).endsWith("\n");
                 assertThat(s.process().isAlive()).isTrue();
                 assertThat(s.output()).as("daemon output (seed %d)", seed).doesNotContain("Exception");
             }
@@ -188,7 +199,7 @@ class AdminSocketRobustnessTest {
     }
 
     /** Opens a listening UNIX socket at argv[0] as fd 3, then execs the rest of argv (the launcher). */
-    private static final String PERL = """
+    static final String INHERIT_UNIX_SOCKET = """
             use strict; use Socket; use POSIX qw(dup2);
             $^F = 10;
             my $path = shift @ARGV;
@@ -208,7 +219,7 @@ class AdminSocketRobustnessTest {
             int port = Ports.free();
             Path cfg = Sluice.writeConfig(config(sock, port, o.port()).replace("stats socket " + sock, "stats socket fd@3"));
             ProcessBuilder launcher = Sluice.launcher(List.of("-f", cfg.toString()), Map.of());
-            List<String> cmd = new ArrayList<>(List.of("perl", "-e", PERL, sock.toString()));
+            List<String> cmd = new ArrayList<>(List.of("perl", "-e", INHERIT_UNIX_SOCKET, sock.toString()));
             cmd.addAll(launcher.command());
             ProcessBuilder pb = new ProcessBuilder(cmd);
             pb.environment().putAll(launcher.environment());

@@ -15,9 +15,12 @@ import org.junit.jupiter.api.Test;
 /**
  * hatop, HAProxy's interactive console, against Sluice's stats socket: run in a tmux session (send-keys to
  * drive it, capture-pane to read its screen), it shows the proxies and servers on each of its screens, its
- * embedded CLI answers, and it quits without an error. Skipped when hatop or tmux is not installed.
+ * embedded CLI answers, and it quits without an error. Every screen it waited for is kept in
+ * {@code target/hatop-screens.txt}. Skipped when hatop or tmux is not installed.
  */
 class HatopTest {
+    /** The screens captured so far, each under a line telling what it was waited for. */
+    static final StringBuilder SCREENS = new StringBuilder();
 
     static boolean installed(String path) {
         return Files.isExecutable(Path.of(path));
@@ -40,10 +43,12 @@ class HatopTest {
         while (System.nanoTime() < deadline) {
             screen = tmux(socket, "capture-pane", "-p", "-t", "hatop");
             if (screen.contains(text)) {
+                SCREENS.append("---- hatop's screen showing '").append(text).append("'\n").append(screen);
                 return screen;
             }
             Thread.sleep(100);
         }
+        SCREENS.append("---- hatop's screen never showed '").append(text).append("'\n").append(screen);
         throw new AssertionError("hatop's screen never showed '" + text + "':\n" + screen);
     }
 
@@ -102,7 +107,12 @@ class HatopTest {
                     assertThat(Files.readString(err)).as("hatop's error output").isEmpty();
                 } finally {
                     tmux(socket, "kill-server");
+                    Path artefact = Path.of("target", "hatop-screens.txt").toAbsolutePath();
+                    Files.createDirectories(artefact.getParent());
+                    Files.writeString(artefact, SCREENS);
                 }
+                assertThat(Files.readString(Path.of("target", "hatop-screens.txt"))).contains("---- hatop's screen showing '>>> be_web'\n")
+                        .contains(">>> fe_main").contains("# name");
                 assertThat(s.process().isAlive()).isTrue();
             }
         }

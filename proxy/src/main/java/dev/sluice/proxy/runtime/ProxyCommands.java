@@ -188,7 +188,6 @@ final class ProxyCommands {
         return out.toString();
     }
 
-    /** {@code show stat} in CSV, every proxy, at a level (addresses and algorithms from operator up): the stats page's CSV. */
     /**
      * HAProxy's {@code no-maint} hides servers in maintenance; {@code up} also hides the DOWN ones, except those whose
      * checks are bringing them up ("DOWN 1/2").
@@ -201,6 +200,7 @@ final class ProxyCommands {
         return status.equals("MAINT") || hideDown && status.equals("DOWN");
     }
 
+    /** {@code show stat} in CSV, every proxy, at a level (addresses and algorithms from operator up): the stats page's CSV. */
     static String statCsv(ProxyRuntime rt, Level level, boolean hideMaint) {
         return statCsv(rt, level, hideMaint, false);
     }

@@ -1,28 +1,155 @@
 package dev.sluice.proxy.runtime;
 
+import dev.sluice.config.model.StatsSocket.Level;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.check.CheckStatus;
+import dev.sluice.proxy.check.HealthCheck;
 import dev.sluice.proxy.metrics.MetricSink;
 import dev.sluice.proxy.metrics.MetricSource;
-import dev.sluice.proxy.stats.Counter;
-import dev.sluice.proxy.stats.Counters;
-import dev.sluice.proxy.stats.TimeStats;
+import dev.sluice.proxy.metrics.Scope;
+import dev.sluice.proxy.metrics.ScrapeQuery;
+import dev.sluice.proxy.stats.StatRow;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
- * The process, frontend, backend, server and stick-table families of the Prometheus exporter, with the
- * names and help strings of HAProxy's exporter ({@code haproxy_process_*}, {@code haproxy_frontend_*},
- * {@code haproxy_backend_*}, {@code haproxy_server_*}, {@code haproxy_sticktable_*}), so that dashboards
- * built for HAProxy work unchanged. Every value comes from what {@code show info} and {@code show stat} print:
- * {@link ProxyRuntime#info()} and the counter snapshots, one snapshot per object per scrape. Labels are
- * HAProxy's: {@code proxy}, {@code server}, {@code code} for response classes, {@code state} for server states.
+ * The process, frontend, backend, server and stick-table families of the Prometheus exporter, under the names,
+ * types, labels and help strings of HAProxy 2.6's exporter ({@code haproxy_process_*}, {@code haproxy_frontend_*},
+ * {@code haproxy_backend_*}, {@code haproxy_server_*}, {@code haproxy_sticktable_*}), so that dashboards built for
+ * HAProxy work unchanged. As in HAProxy, the values are those {@code show info} and {@code show stat} print: the
+ * process families read {@link ProxyRuntime#info()}, the proxy and server families read the very {@link StatRow}s
+ * of {@code show stat} ({@link StatRows}), one per object per scrape, column by column; a column {@code show stat}
+ * leaves empty for an object (a server without {@code maxconn}, {@code maxqueue}, slow start or checks) is
+ * {@code NaN}, as HAProxy writes it. Columns Sluice does not measure ({@code eint}, the idle-connection ones) have
+ * no family. Labels: {@code proxy}, {@code server}, {@code code} for response classes, {@code state} for
+ * statuses, {@code name} and {@code type} for stick tables.
  */
 final class ProxyMetrics implements MetricSource {
+    private static final int FE = 1;
+    private static final int BE = 2;
+    private static final int SRV = 4;
     private static final String[] CODES = {"1xx", "2xx", "3xx", "4xx", "5xx", "other"};
-    private static final Counter[] CODE_COUNTERS = {Counter.HRSP_1XX, Counter.HRSP_2XX, Counter.HRSP_3XX, Counter.HRSP_4XX, Counter.HRSP_5XX,
-            Counter.HRSP_OTHER};
-    /** HAProxy's server states as the {@code state} label of {@code haproxy_server_status}. */
-    private static final String[] STATES = {"DOWN", "UP", "MAINT", "DRAIN", "NOLB"};
+    private static final String[] CODE_COLUMNS = {"hrsp_1xx", "hrsp_2xx", "hrsp_3xx", "hrsp_4xx", "hrsp_5xx", "hrsp_other"};
+    /** HAProxy's server states, the {@code state} label of {@code haproxy_server_status}. */
+    private static final String[] SERVER_STATES = {"DOWN", "UP", "MAINT", "DRAIN", "NOLB"};
+    /** HAProxy's frontend and backend states. */
+    private static final String[] PROXY_STATES = {"DOWN", "UP"};
+    /** The check statuses HAProxy's exporter lists (those whose result is at least "failed"). */
+    private static final CheckStatus[] CHECK_STATES;
+    private static final String[] CHECK_STATE_NAMES;
+    private static final String STATUS_HELP = "Current status of the service, per state label value.";
+
+    static {
+        List<CheckStatus> l = new ArrayList<>();
+        for (CheckStatus st : CheckStatus.values()) {
+            if (st.result() != CheckStatus.Result.UNKNOWN) {
+                l.add(st);
+            }
+        }
+        CHECK_STATES = l.toArray(new CheckStatus[0]);
+        CHECK_STATE_NAMES = new String[CHECK_STATES.length];
+        for (int i = 0; i < CHECK_STATES.length; i++) {
+            CHECK_STATE_NAMES[i] = CHECK_STATES[i].info();
+        }
+    }
+
+    /**
+     * A {@code show stat} column exported as a family {@code haproxy_<kind>_<suffix>}: counter or gauge, the kinds
+     * of objects HAProxy exports it for, the factor from the column's unit (milliseconds to seconds), HAProxy 2.6's
+     * help. In HAProxy's field order.
+     */
+    private record Column(String column, String suffix, boolean counter, int kinds, double scale, String help) {
+    }
+
+    private static Column g(String column, String suffix, int kinds, String help) {
+        return new Column(column, suffix, false, kinds, 1, help);
+    }
+
+    private static Column c(String column, String suffix, int kinds, String help) {
+        return new Column(column, suffix, true, kinds, 1, help);
+    }
+
+    private static Column ms(String column, String suffix, String help) {
+        return new Column(column, suffix, false, BE | SRV, 0.001, help);
+    }
+
+    private static final String SINCE = " since the worker process started";
+    private static final Column[] COLUMNS = {
+        g("qcur", "current_queue", BE | SRV, "Number of current queued connections"),
+        g("qmax", "max_queue", BE | SRV, "Highest value of queued connections encountered since process started"),
+        g("scur", "current_sessions", FE | BE | SRV, "Number of current sessions on the frontend, backend or server"),
+        g("smax", "max_sessions", FE | BE | SRV, "Highest value of current sessions encountered since process started"),
+        g("slim", "limit_sessions", FE | BE | SRV, "Frontend/listener/server's maxconn, backend's fullconn"),
+        c("stot", "sessions_total", FE | BE | SRV, "Total number of sessions since process started"),
+        c("bin", "bytes_in_total", FE | BE | SRV, "Total number of request bytes since process started"),
+        c("bout", "bytes_out_total", FE | BE | SRV, "Total number of response bytes since process started"),
+        c("dreq", "requests_denied_total", FE | BE, "Total number of denied requests since process started"),
+        c("dresp", "responses_denied_total", FE | BE | SRV, "Total number of denied responses since process started"),
+        c("ereq", "request_errors_total", FE, "Total number of invalid requests since process started"),
+        c("econ", "connection_errors_total", BE | SRV, "Total number of failed connections to server" + SINCE),
+        c("eresp", "response_errors_total", BE | SRV, "Total number of invalid responses" + SINCE),
+        c("wretr", "retry_warnings_total", BE | SRV, "Total number of server connection retries" + SINCE),
+        c("wredis", "redispatch_warnings_total", BE | SRV, "Total number of server redispatches due to connection failures" + SINCE),
+        g("weight", "weight", BE | SRV, "Server's effective weight, or sum of active servers' effective weights for a backend"),
+        g("act", "active_servers", BE, "Total number of active UP servers with a non-zero weight"),
+        g("bck", "backup_servers", BE, "Total number of backup UP servers with a non-zero weight"),
+        c("chkfail", "check_failures_total", SRV, "Total number of failed individual health checks per server/backend," + SINCE),
+        c("chkdown", "check_up_down_total", BE | SRV,
+                "Total number of failed checks causing UP to DOWN server transitions, per server/backend," + SINCE),
+        g("lastchg", "check_last_change_seconds", BE | SRV, "How long ago the last server state changed, in seconds"),
+        c("downtime", "downtime_seconds_total", BE | SRV, "Total time spent in DOWN state, for server or backend"),
+        g("qlimit", "queue_limit", SRV, "Limit on the number of connections in queue, for servers only (maxqueue argument)"),
+        g("throttle", "current_throttle", SRV, "Throttling ratio applied to a server's maxconn and weight during the slowstart period (0 to 100%)"),
+        c("lbtot", "loadbalanced_total", BE | SRV,
+                "Total number of requests routed by load balancing" + SINCE + " (ignores queue pop and stickiness)"),
+        g("rate_lim", "limit_session_rate", FE, "Limit on the number of sessions accepted in a second (frontend only, 'rate-limit sessions' setting)"),
+        g("rate_max", "max_session_rate", FE | BE | SRV, "Highest value of sessions per second observed" + SINCE),
+        g("req_rate_max", "http_requests_rate_max", FE, "Highest value of http requests observed" + SINCE),
+        c("req_tot", "http_requests_total", FE | BE, "Total number of HTTP requests processed by this object" + SINCE),
+        c("cli_abrt", "client_aborts_total", BE | SRV, "Total number of requests or connections aborted by the client" + SINCE),
+        c("srv_abrt", "server_aborts_total", BE | SRV, "Total number of requests or connections aborted by the server" + SINCE),
+        c("comp_in", "http_comp_bytes_in_total", FE | BE, "Total number of bytes submitted to the HTTP compressor for this object" + SINCE),
+        c("comp_out", "http_comp_bytes_out_total", FE | BE, "Total number of bytes emitted by the HTTP compressor for this object" + SINCE),
+        c("comp_byp", "http_comp_bytes_bypassed_total", FE | BE,
+                "Total number of bytes that bypassed HTTP compression for this object" + SINCE + " (CPU/memory/bandwidth limitation)"),
+        c("comp_rsp", "http_comp_responses_total", FE | BE, "Total number of HTTP responses that were compressed for this object" + SINCE),
+        g("lastsess", "last_session_seconds", BE | SRV, "How long ago some traffic was seen on this object on this worker process, in seconds"),
+        ms("qtime", "queue_time_average_seconds", "Avg. queue time for last 1024 successful connections."),
+        ms("ctime", "connect_time_average_seconds", "Avg. connect time for last 1024 successful connections."),
+        ms("rtime", "response_time_average_seconds", "Avg. response time for last 1024 successful connections."),
+        ms("ttime", "total_time_average_seconds", "Avg. total time for last 1024 successful connections."),
+        g("conn_rate_max", "connections_rate_max", FE, "Highest value of connections per second observed" + SINCE),
+        c("conn_tot", "connections_total", FE, "Total number of new connections accepted on this frontend" + SINCE),
+        c("intercepted", "intercepted_requests_total", FE,
+                "Total number of HTTP requests intercepted on the frontend (redirects/stats/services)" + SINCE),
+        c("dcon", "denied_connections_total", FE,
+                "Total number of incoming connections blocked on a listener/frontend by a tcp-request connection rule" + SINCE),
+        c("dses", "denied_sessions_total", FE,
+                "Total number of incoming sessions blocked on a listener/frontend by a tcp-request connection rule" + SINCE),
+        c("wrew", "failed_header_rewriting_total", FE | BE | SRV, "Total number of failed HTTP header rewrites" + SINCE),
+        c("connect", "connection_attempts_total", BE | SRV, "Total number of outgoing connection attempts on this backend/server" + SINCE),
+        c("reuse", "connection_reuses_total", BE | SRV, "Total number of reused connection on this backend/server" + SINCE),
+        c("cache_lookups", "http_cache_lookups_total", FE | BE,
+                "Total number of HTTP requests looked up in the cache on this frontend/backend" + SINCE),
+        c("cache_hits", "http_cache_hits_total", FE | BE, "Total number of HTTP requests not found in the cache on this frontend/backend" + SINCE),
+        ms("qtime_max", "max_queue_time_seconds", "Maximum observed time spent in the queue"),
+        ms("ctime_max", "max_connect_time_seconds", "Maximum observed time spent waiting for a connection to complete"),
+        ms("rtime_max", "max_response_time_seconds", "Maximum observed time spent waiting for a server response"),
+        ms("ttime_max", "max_total_time_seconds", "Maximum observed total request+response time (request+queue+connect+response+processing)"),
+        g("uweight", "uweight", BE | SRV, "Server's user weight, or sum of active servers' user weights for a backend"),
+    };
+    /** The family names of {@link #COLUMNS} per kind (null where the kind has no such family). */
+    private static final String[][] NAMES = new String[SRV + 1][COLUMNS.length];
+
+    static {
+        for (int i = 0; i < COLUMNS.length; i++) {
+            NAMES[FE][i] = (COLUMNS[i].kinds() & FE) != 0 ? "haproxy_frontend_" + COLUMNS[i].suffix() : null;
+            NAMES[BE][i] = (COLUMNS[i].kinds() & BE) != 0 ? "haproxy_backend_" + COLUMNS[i].suffix() : null;
+            NAMES[SRV][i] = (COLUMNS[i].kinds() & SRV) != 0 ? "haproxy_server_" + COLUMNS[i].suffix() : null;
+        }
+    }
 
     private final ProxyRuntime rt;
 
@@ -32,21 +159,37 @@ final class ProxyMetrics implements MetricSource {
 
     @Override
     public void collect(MetricSink m) {
-        process(m);
-        for (Frontend fe : rt.frontends().values()) {
-            frontend(m, fe);
+        ScrapeQuery q = m.query();
+        if (q.wants(Scope.GLOBAL)) {
+            process(m);
         }
-        for (Backend be : rt.backends().values()) {
-            backend(m, be);
-        }
-        for (Backend be : rt.backends().values()) {
-            for (Server s : be.servers()) {
-                server(m, s);
+        if (q.wants(Scope.FRONTEND)) {
+            for (Frontend fe : rt.frontends().values()) {
+                frontend(m, fe);
             }
         }
-        for (dev.sluice.sticktable.StickTable t : rt.stickTables().all()) {
-            m.gauge("haproxy_sticktable_size", "Stick table size.", t.size(), "name", t.name());
-            m.gauge("haproxy_sticktable_used", "Number of entries used in this stick table.", t.used(), "name", t.name());
+        if (q.wants(Scope.BACKEND)) {
+            for (Backend be : rt.backends().values()) {
+                backend(m, be);
+            }
+        }
+        if (q.wants(Scope.SERVER)) {
+            for (Backend be : rt.backends().values()) {
+                for (Server s : be.servers()) {
+                    if (!q.noMaint() || !ProxyCommands.hidden(s, true, false)) {
+                        server(m, s);
+                    }
+                }
+            }
+        }
+        if (q.wants(Scope.STICKTABLE)) {
+            for (dev.sluice.sticktable.StickTable t : rt.stickTables().all()) {
+                if (t.size() > 0) {
+                    String type = t.keyType().haproxyName();
+                    m.gauge("haproxy_sticktable_size", "Stick table size.", t.size(), "name", t.name(), "type", type);
+                    m.gauge("haproxy_sticktable_used", "Number of entries used in this stick table.", t.used(), "name", t.name(), "type", type);
+                }
+            }
         }
     }
 
@@ -70,6 +213,42 @@ final class ProxyMetrics implements MetricSource {
         g(m, "haproxy_process_current_connections", "Current number of connections on this worker process", info, "CurrConns");
         c(m, "haproxy_process_connections_total", "Total number of connections on this worker process since started", info, "CumConns");
         c(m, "haproxy_process_requests_total", "Total number of requests on this worker process since started", info, "CumReq");
+        g(m, "haproxy_process_max_ssl_connections", "Hard limit on the number of per-process SSL endpoints (front+back), 0=unlimited", info,
+                "MaxSslConns");
+        g(m, "haproxy_process_current_ssl_connections", "Current number of SSL endpoints on this worker process (front+back)", info,
+                "CurrSslConns");
+        c(m, "haproxy_process_ssl_connections_total", "Total number of SSL endpoints on this worker process since started (front+back)", info,
+                "CumSslConns");
+        g(m, "haproxy_process_max_pipes", "Hard limit on the number of pipes for splicing, 0=unlimited", info, "Maxpipes");
+        c(m, "haproxy_process_pipes_used_total", "Current number of pipes in use in this worker process", info, "PipesUsed");
+        c(m, "haproxy_process_pipes_free_total", "Current number of allocated and available pipes in this worker process", info, "PipesFree");
+        g(m, "haproxy_process_limit_connection_rate", "Hard limit for ConnRate (global.maxconnrate)", info, "ConnRateLimit");
+        g(m, "haproxy_process_limit_session_rate", "Hard limit for SessRate (global.maxsessrate)", info, "SessRateLimit");
+        g(m, "haproxy_process_current_ssl_rate", "Number of SSL connections created on this worker process over the last second", info, "SslRate");
+        g(m, "haproxy_process_limit_ssl_rate", "Hard limit for SslRate (global.maxsslrate)", info, "SslRateLimit");
+        g(m, "haproxy_process_max_ssl_rate", "Highest SslRate reached on this worker process since started (in connections per second)", info,
+                "MaxSslRate");
+        g(m, "haproxy_process_current_frontend_ssl_key_rate", "Number of SSL keys created on frontends in this worker process over the last second",
+                info, "SslFrontendKeyRate");
+        g(m, "haproxy_process_max_frontend_ssl_key_rate",
+                "Highest SslFrontendKeyRate reached on this worker process since started (in SSL keys per second)", info, "SslFrontendMaxKeyRate");
+        g(m, "haproxy_process_frontend_ssl_reuse", "Percent of frontend SSL connections which did not require a new key", info,
+                "SslFrontendSessionReuse_pct");
+        g(m, "haproxy_process_current_backend_ssl_key_rate", "Number of SSL keys created on backends in this worker process over the last second",
+                info, "SslBackendKeyRate");
+        g(m, "haproxy_process_max_backend_ssl_key_rate",
+                "Highest SslBackendKeyRate reached on this worker process since started (in SSL keys per second)", info, "SslBackendMaxKeyRate");
+        c(m, "haproxy_process_ssl_cache_lookups_total", "Total number of SSL session ID lookups in the SSL session cache on this worker since started",
+                info, "SslCacheLookups");
+        c(m, "haproxy_process_ssl_cache_misses_total",
+                "Total number of SSL session ID lookups that didn't find a session in the SSL session cache on this worker since started", info,
+                "SslCacheMisses");
+        c(m, "haproxy_process_http_comp_bytes_in_total",
+                "Number of bytes submitted to the HTTP compressor in this worker process over the last second", info, "CompressBpsIn");
+        c(m, "haproxy_process_http_comp_bytes_out_total", "Number of bytes emitted by the HTTP compressor in this worker process over the last second",
+                info, "CompressBpsOut");
+        g(m, "haproxy_process_limit_http_comp", "Limit of CompressBpsOut beyond which HTTP compression is automatically disabled", info,
+                "CompressBpsRateLim");
         g(m, "haproxy_process_current_connection_rate", "Number of front connections created on this worker process over the last second",
                 info, "ConnRate");
         g(m, "haproxy_process_max_connection_rate", "Highest ConnRate reached on this worker process since started (in connections per second)",
@@ -84,19 +263,33 @@ final class ProxyMetrics implements MetricSource {
         g(m, "haproxy_process_stopping", "1 if the worker process is currently stopping, otherwise zero", info, "Stopping");
         g(m, "haproxy_process_jobs", "Current number of active jobs on the current worker process (frontend connections, master connections,"
                 + " listeners)", info, "Jobs");
+        g(m, "haproxy_process_unstoppable_jobs", "Current number of unstoppable jobs on the current worker process (master connections)", info,
+                "Unstoppable Jobs");
         g(m, "haproxy_process_listeners", "Current number of active listeners on the current worker process", info, "Listeners");
+        g(m, "haproxy_process_active_peers", "Current number of verified active peers connections on the current worker process", info,
+                "ActivePeers");
+        g(m, "haproxy_process_connected_peers", "Current number of peers having passed the connection step on the current worker process", info,
+                "ConnectedPeers");
         c(m, "haproxy_process_dropped_logs_total", "Total number of dropped logs for current worker process since started", info, "DroppedLogs");
+        g(m, "haproxy_process_busy_polling_enabled", "1 if busy-polling is currently in use on the worker process, otherwise zero (config.busy-polling)",
+                info, "BusyPolling");
+        // FailedResolutions: HAProxy's haproxy_process_failed_resolutions is a counter without the _total suffix, which
+        // promtool refuses; Sluice resolves nothing at run time, so it is left out
         c(m, "haproxy_process_bytes_out_total", "Total number of bytes emitted by current worker process since started", info, "TotalBytesOut");
+        c(m, "haproxy_process_spliced_bytes_out_total", "Total number of bytes emitted by current worker process through a kernel pipe since started",
+                info, "TotalSplicdedBytesOut");
         g(m, "haproxy_process_bytes_out_rate", "Number of bytes emitted by current worker process over the last second", info, "BytesOutRate");
+        c(m, "haproxy_process_recv_logs_total", "Total number of log messages received by log-forwarding listeners on this worker process since started",
+                info, "CumRecvLogs");
         m.gauge("haproxy_process_build_info", "Build info", 1, "version", String.valueOf(info.get("Version")));
     }
 
     private static void g(MetricSink m, String name, String help, Map<String, Object> info, String field) {
-        m.gauge(name, help + ".", number(info.get(field)));
+        m.gauge(name, help, number(info.get(field)));
     }
 
     private static void c(MetricSink m, String name, String help, Map<String, Object> info, String field) {
-        m.counter(name, help + ".", number(info.get(field)));
+        m.counter(name, help, number(info.get(field)));
     }
 
     private static double number(Object v) {
@@ -111,27 +304,12 @@ final class ProxyMetrics implements MetricSource {
     }
 
     private static void frontend(MetricSink m, Frontend fe) {
-        Counters.Snapshot s = fe.snapshot();
+        StatRow r = StatRows.frontend(fe);
         String[] l = {"proxy", fe.name()};
-        m.gauge("haproxy_frontend_status", "Current status of the service.", fe.status().equals("OPEN") || fe.status().equals("FULL") ? 1 : 0, l);
-        m.gauge("haproxy_frontend_current_sessions", "Current number of active sessions.", s.current(), l);
-        m.gauge("haproxy_frontend_max_sessions", "Maximum observed number of active sessions.", s.currentMax(), l);
-        m.gauge("haproxy_frontend_limit_sessions", "Configured session limit.", fe.limit().max(), l);
-        m.counter("haproxy_frontend_sessions_total", "Total number of sessions.", s.get(Counter.SESSIONS), l);
-        m.gauge("haproxy_frontend_current_session_rate", "Current number of sessions per second over last elapsed second.",
-                s.rate(Counter.SESSIONS), l);
-        m.gauge("haproxy_frontend_max_session_rate", "Maximum observed number of sessions per second.", s.rateMax(Counter.SESSIONS), l);
-        m.counter("haproxy_frontend_connections_total", "Total number of connections.", s.get(Counter.CONNECTIONS), l);
-        m.gauge("haproxy_frontend_connections_rate_max", "Maximum observed number of connections per second.", s.rateMax(Counter.CONNECTIONS), l);
-        m.counter("haproxy_frontend_bytes_in_total", "Current total of incoming bytes.", s.get(Counter.BYTES_IN), l);
-        m.counter("haproxy_frontend_bytes_out_total", "Current total of outgoing bytes.", s.get(Counter.BYTES_OUT), l);
-        m.counter("haproxy_frontend_requests_denied_total", "Total number of denied requests.", s.get(Counter.DENIED_REQUESTS), l);
-        m.counter("haproxy_frontend_responses_denied_total", "Total number of denied responses.", s.get(Counter.DENIED_RESPONSES), l);
-        m.counter("haproxy_frontend_request_errors_total", "Total number of request errors.", s.get(Counter.REQUEST_ERRORS), l);
-        m.gauge("haproxy_frontend_http_requests_rate_max", "Maximum observed number of HTTP requests per second.", s.rateMax(Counter.REQUESTS), l);
-        m.counter("haproxy_frontend_http_requests_total", "Total number of HTTP requests received.", s.get(Counter.REQUESTS), l);
-        responses(m, "haproxy_frontend_http_responses_total", s, fe.name(), null);
-        m.counter("haproxy_frontend_intercepted_requests_total", "Total number of intercepted HTTP requests.", s.get(Counter.INTERCEPTED), l);
+        // HAProxy: UP unless stopped (a paused frontend is UP)
+        m.gauges("haproxy_frontend_status", STATUS_HELP, "state", PROXY_STATES, oneOf(PROXY_STATES, "STOP".equals(r.get("status")) ? "DOWN" : "UP"),
+                l);
+        columns(m, FE, r, l);
         dev.sluice.proxy.stats.H2Counters h2 = fe.h2();
         for (dev.sluice.proxy.stats.H2Counters.Flood f : dev.sluice.proxy.stats.H2Counters.Flood.values()) {
             m.counter("sluice_h2_flood_rejections_total", "HTTP/2 client connections closed by a flood protection (GOAWAY ENHANCE_YOUR_CALM).",
@@ -140,106 +318,107 @@ final class ProxyMetrics implements MetricSource {
     }
 
     private static void backend(MetricSink m, Backend be) {
+        StatRow r = StatRows.backend(be, Level.USER);
         String[] l = {"proxy", be.name()};
-        m.gauge("haproxy_backend_status", "Current status of the service.", be.up() ? 1 : 0, l);
-        m.gauge("haproxy_backend_limit_sessions", "Configured session limit.", be.fullconn(), l);
-        Counters.Snapshot s = be.snapshot();
-        shared(m, "haproxy_backend_", s, be.timeStats().snapshot(), be.lastChange(), l);
-        m.counter("haproxy_backend_requests_denied_total", "Total number of denied requests.", s.get(Counter.DENIED_REQUESTS), l);
-        m.gauge("haproxy_backend_weight", "Service weight.", be.usableWeight(), l);
-        m.gauge("haproxy_backend_active_servers", "Current number of active servers.", be.usableActiveServers(), l);
-        m.gauge("haproxy_backend_backup_servers", "Current number of backup servers.", be.usableServers() - be.usableActiveServers(), l);
-        m.counter("haproxy_backend_check_up_down_total", "Total number of UP->DOWN transitions.", be.downTransitions(), l);
-        m.counter("haproxy_backend_downtime_seconds_total", "Total downtime (in seconds) for the service.", be.downtime() / 1000, l);
-        m.counter("haproxy_backend_http_requests_total", "Total number of HTTP requests received.", s.get(Counter.REQUESTS), l);
-        responses(m, "haproxy_backend_http_responses_total", s, be.name(), null);
+        m.gauges("haproxy_backend_status", STATUS_HELP, "state", PROXY_STATES, oneOf(PROXY_STATES, "UP".equals(r.get("status")) ? "UP" : "DOWN"), l);
+        columns(m, BE, r, l);
+        // the servers counted by state and by check status
+        double[] states = new double[SERVER_STATES.length];
+        double[] checks = new double[CHECK_STATES.length];
+        for (Server s : be.servers()) {
+            String st = state(StatRows.status(s));
+            for (int i = 0; i < SERVER_STATES.length; i++) {
+                if (SERVER_STATES[i].equals(st)) {
+                    states[i]++;
+                }
+            }
+            HealthCheck c = s.checked() ? s.check() : null;
+            if (c != null && !c.paused()) {
+                for (int i = 0; i < CHECK_STATES.length; i++) {
+                    if (CHECK_STATES[i] == c.status()) {
+                        checks[i]++;
+                    }
+                }
+            }
+        }
+        if (!be.servers().isEmpty()) {
+            m.gauges("haproxy_backend_agg_server_status", "Backend's aggregated gauge of servers' status", "state", SERVER_STATES, states, l);
+            // HAProxy 2.6's misnamed first version of agg_server_status, with the same values
+            m.gauges("haproxy_backend_agg_server_check_status", "Backend's aggregated gauge of servers' state check status", "state", SERVER_STATES,
+                    states.clone(), l);
+            m.gauges("haproxy_backend_agg_check_status", "Backend's aggregated gauge of servers' state check status", "state", CHECK_STATE_NAMES,
+                    checks, l);
+        }
     }
 
     private static void server(MetricSink m, Server srv) {
+        StatRow r = StatRows.server(srv, Level.USER);
         String[] l = {"proxy", srv.backend().name(), "server", srv.name()};
-        String status = StatRows.status(srv);
-        // "UP 1/3" and the like: the word before the check progress
-        String state = status.equals("no check") ? "UP" : status.split(" ")[0];
-        for (String st : STATES) {
-            m.gauge("haproxy_server_status", "Current status of the service, per state label value.", st.equals(state) ? 1 : 0, "proxy",
-                    srv.backend().name(), "server", srv.name(), "state", st);
-        }
-        m.gauge("haproxy_server_limit_sessions", "Configured session limit.", srv.maxconn(), l);
-        Counters.Snapshot s = srv.snapshot();
-        shared(m, "haproxy_server_", s, srv.timeStats().snapshot(), srv.lastChange(), l);
-        m.gauge("haproxy_server_weight", "Service weight.", srv.weight(), l);
-        dev.sluice.proxy.check.HealthCheck c = srv.checked() ? srv.check() : null;
-        if (c != null) {
-            m.counter("haproxy_server_check_failures_total", "Total number of failed check (Only counts checks failed when the server is up).",
-                    c.failures(), l);
-            m.counter("haproxy_server_check_up_down_total", "Total number of UP->DOWN transitions.", srv.downTransitions(), l);
-            m.counter("haproxy_server_downtime_seconds_total", "Total downtime (in seconds) for the service.", srv.downtime() / 1000, l);
-            if (!c.paused()) {
-                for (dev.sluice.proxy.check.CheckStatus st : dev.sluice.proxy.check.CheckStatus.values()) {
-                    if (st.result() != dev.sluice.proxy.check.CheckStatus.Result.UNKNOWN) {
-                        m.gauge("haproxy_server_check_status", "Status of last health check, per state value", c.status() == st ? 1 : 0,
-                                "proxy", srv.backend().name(), "server", srv.name(), "state", st.info());
-                    }
-                }
-                if (c.status().hasCode()) {
-                    m.gauge("haproxy_server_check_code", "layer5-7 code, if available of the last health check.", c.code(), l);
-                }
-                if (c.status().finished() && c.duration() >= 0) {
-                    m.gauge("haproxy_server_check_duration_seconds", "Total duration of the latest server health check, in seconds.",
-                            c.duration() / 1000.0, l);
-                }
+        m.gauges("haproxy_server_status", STATUS_HELP, "state", SERVER_STATES, oneOf(SERVER_STATES, state(r.get("status"))), l);
+        columns(m, SRV, r, l);
+        HealthCheck c = srv.checked() ? srv.check() : null;
+        if (c != null && !c.paused()) {
+            double[] v = new double[CHECK_STATES.length];
+            for (int i = 0; i < CHECK_STATES.length; i++) {
+                v[i] = c.status() == CHECK_STATES[i] ? 1 : 0;
+            }
+            m.gauges("haproxy_server_check_status", "Status of last health check, per state label value.", "state", CHECK_STATE_NAMES, v, l);
+            // as HAProxy: 0 for a status without a code
+            m.gauge("haproxy_server_check_code", "layer5-7 code, if available of the last health check.", c.status().hasCode() ? c.code() : 0, l);
+            if (c.status().finished() && c.duration() >= 0) {
+                m.gauge("haproxy_server_check_duration_seconds", "Total duration of the latest server health check, in seconds.",
+                        c.duration() / 1000.0, l);
             }
         }
-        responses(m, "haproxy_server_http_responses_total", s, srv.backend().name(), srv.name());
     }
 
-    /** The families backends and servers both have, under their prefix. */
-    private static void shared(MetricSink m, String p, Counters.Snapshot s, TimeStats.Snapshot t, long lastChange, String[] l) {
-        long now = System.currentTimeMillis();
-        m.gauge(p + "current_sessions", "Current number of active sessions.", s.current(), l);
-        m.gauge(p + "max_sessions", "Maximum observed number of active sessions.", s.currentMax(), l);
-        m.counter(p + "sessions_total", "Total number of sessions.", s.get(Counter.SESSIONS), l);
-        m.gauge(p + "max_session_rate", "Maximum observed number of sessions per second.", s.rateMax(Counter.SESSIONS), l);
-        m.gauge(p + "last_session_seconds", "Number of seconds since last session assigned to server/backend.",
-                s.lastSession() < 0 ? -1 : (now - s.lastSession()) / 1000, l);
-        m.gauge(p + "current_queue", "Current number of queued requests.", 0, l);
-        m.gauge(p + "max_queue", "Maximum observed number of queued requests.", 0, l);
-        m.counter(p + "connection_attempts_total", "Total number of connection establishment attempts.", s.get(Counter.CONNECTS), l);
-        m.counter(p + "connection_reuses_total", "Total number of connection reuses.", s.get(Counter.REUSES), l);
-        m.counter(p + "bytes_in_total", "Current total of incoming bytes.", s.get(Counter.BYTES_IN), l);
-        m.counter(p + "bytes_out_total", "Current total of outgoing bytes.", s.get(Counter.BYTES_OUT), l);
-        times(m, p, t, l);
-        m.counter(p + "responses_denied_total", "Total number of denied responses.", s.get(Counter.DENIED_RESPONSES), l);
-        m.counter(p + "connection_errors_total", "Total number of connection errors.", s.get(Counter.CONNECT_ERRORS), l);
-        m.counter(p + "response_errors_total", "Total number of response errors.", s.get(Counter.RESPONSE_ERRORS), l);
-        m.counter(p + "retry_warnings_total", "Total number of retry warnings.", s.get(Counter.RETRIES), l);
-        m.counter(p + "redispatch_warnings_total", "Total number of redispatch warnings.", s.get(Counter.REDISPATCHES), l);
-        m.gauge(p + "check_last_change_seconds", "Number of seconds since the last UP<->DOWN transition.", (now - lastChange) / 1000, l);
-        m.counter(p + "loadbalanced_total", "Total number of times a service was selected, either for new sessions, or when redispatching.",
-                s.get(Counter.SELECTED), l);
-        m.counter(p + "client_aborts_total", "Total number of data transfers aborted by the client.", s.get(Counter.CLIENT_ABORTS), l);
-        m.counter(p + "server_aborts_total", "Total number of data transfers aborted by the server.", s.get(Counter.SERVER_ABORTS), l);
+    /** The word of a {@code show stat} server status HAProxy's exporter knows ("UP 1/3" is UP, "no check" too). */
+    private static String state(String status) {
+        return status.equals("no check") ? "UP" : status.split(" ")[0];
     }
 
-    private static void times(MetricSink m, String prefix, TimeStats.Snapshot t, String[] l) {
-        m.gauge(prefix + "queue_time_average_seconds", "Avg. queue time for last 1024 successful connections.", t.queue() / 1000.0, l);
-        m.gauge(prefix + "connect_time_average_seconds", "Avg. connect time for last 1024 successful connections.", t.connect() / 1000.0, l);
-        m.gauge(prefix + "response_time_average_seconds", "Avg. response time for last 1024 successful connections.", t.response() / 1000.0, l);
-        m.gauge(prefix + "total_time_average_seconds", "Avg. total time for last 1024 successful connections.", t.total() / 1000.0, l);
-        m.gauge(prefix + "max_queue_time_seconds", "Maximum observed time spent in the queue", t.queueMax() / 1000.0, l);
-        m.gauge(prefix + "max_connect_time_seconds", "Maximum observed time spent waiting for a connection to complete", t.connectMax() / 1000.0, l);
-        m.gauge(prefix + "max_response_time_seconds", "Maximum observed time spent waiting for a server response", t.responseMax() / 1000.0, l);
-        m.gauge(prefix + "max_total_time_seconds", "Maximum observed total request+response time (request+queue+connect+response+processing)",
-                t.totalMax() / 1000.0, l);
+    private static double[] oneOf(String[] states, String state) {
+        double[] v = new double[states.length];
+        for (int i = 0; i < states.length; i++) {
+            v[i] = states[i].equals(state) ? 1 : 0;
+        }
+        return v;
     }
 
-    private static void responses(MetricSink m, String name, Counters.Snapshot s, String proxy, String server) {
-        for (int i = 0; i < CODES.length; i++) {
-            if (server == null) {
-                m.counter(name, "Total number of HTTP responses.", s.get(CODE_COUNTERS[i]), "proxy", proxy, "code", CODES[i]);
+    /** A {@code show stat} field as a number: NaN when it is empty (or, which no column should be, not a number). */
+    private static double number(String v) {
+        if (v == null || v.isEmpty()) {
+            return Double.NaN;
+        }
+        try {
+            return Double.parseDouble(v);
+        } catch (NumberFormatException e) {
+            return Double.NaN;
+        }
+    }
+
+    /** The plain families of one object from its {@code show stat} row; an empty column is NaN. */
+    private static void columns(MetricSink m, int kind, StatRow r, String[] l) {
+        String[] names = NAMES[kind];
+        for (int i = 0; i < COLUMNS.length; i++) {
+            if (names[i] == null) {
+                continue;
+            }
+            Column col = COLUMNS[i];
+            String v = r.get(col.column());
+            double d = number(v) * col.scale();
+            if (col.counter()) {
+                m.counter(names[i], col.help(), d, l);
             } else {
-                m.counter(name, "Total number of HTTP responses.", s.get(CODE_COUNTERS[i]), "proxy", proxy, "server", server, "code", CODES[i]);
+                m.gauge(names[i], col.help(), d, l);
             }
         }
+        double[] codes = new double[CODES.length];
+        for (int i = 0; i < CODES.length; i++) {
+            codes[i] = number(r.get(CODE_COLUMNS[i]));
+        }
+        String prefix = kind == FE ? "haproxy_frontend_" : kind == BE ? "haproxy_backend_" : "haproxy_server_";
+        m.counters(prefix + "http_responses_total", "Total number of HTTP responses with status 100-199 returned by this object" + SINCE, "code",
+                CODES, codes, l);
     }
 }

@@ -125,9 +125,7 @@ public final class ProxyRuntime {
         this.metrics = new dev.sluice.proxy.metrics.PrometheusExporter(config.global().tune().prometheusMaxSeries());
         this.metrics.register(new ProxyMetrics(this));
         pools.register(metrics);
-        dev.sluice.proxy.rules.Service prometheusService = t -> new dev.sluice.proxy.rules.Service.Reply(200,
-                dev.sluice.proxy.metrics.PrometheusExporter.CONTENT_TYPE, List.of(),
-                metrics.scrape().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        dev.sluice.proxy.rules.Service prometheusService = this::scrape;
         for (Proxy p : config.frontends()) {
             ProxyRules rules = ProxyRules.compile(p, new ArrayList<>(), stickTables);
             // a listen section is its own default backend
@@ -542,6 +540,22 @@ public final class ProxyRuntime {
      */
     public CliRegistry registry() {
         return registry;
+    }
+
+    /**
+     * {@code http-request use-service prometheus-exporter}: a scrape of what the URI's query asks for
+     * ({@code scope=}, {@code no-maint}, as HAProxy's exporter), or HAProxy's 400 page for a query it rejects.
+     */
+    private dev.sluice.proxy.rules.Service.Reply scrape(dev.sluice.proxy.rules.RuleTarget t) {
+        List<String[]> fields = List.<String[]>of(new String[] {"cache-control", "no-cache"});
+        dev.sluice.proxy.metrics.ScrapeQuery q;
+        try {
+            q = dev.sluice.proxy.metrics.ScrapeQuery.parse(t.request().target());
+        } catch (IllegalArgumentException e) {
+            return new dev.sluice.proxy.rules.Service.Reply(400, "text/html", fields, dev.sluice.proxy.http.GeneratedResponse.of(400).body());
+        }
+        return new dev.sluice.proxy.rules.Service.Reply(200, dev.sluice.proxy.metrics.PrometheusExporter.CONTENT_TYPE, fields,
+                metrics.scrape(q).getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
     /**

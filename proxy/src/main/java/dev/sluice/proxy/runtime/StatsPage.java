@@ -9,7 +9,6 @@ import dev.sluice.proxy.rules.Cond;
 import dev.sluice.proxy.rules.PageService;
 import dev.sluice.proxy.rules.RuleTarget;
 import dev.sluice.proxy.stats.StatRow;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -96,68 +95,124 @@ final class StatsPage implements PageService {
         return cfg.auth().contains(cred);
     }
 
+    /** The actions of HAProxy 2.6's page (its select), then the older names it still accepts. */
+    static final List<String> ACTIONS = List.of("ready", "drain", "maint", "dhlth", "ehlth", "hrunn", "hnolb", "hdown", "dagent", "eagent",
+            "arunn", "adown", "shutdown", "disable", "enable", "stop", "start");
+
     /**
-     * Applies a posted form ({@code b=#<iid>&s=<server>&...&action=<action>}) as HAProxy's page does; returns
-     * the {@code st} code: DONE, PART (some servers not found), NONE (nothing selected), ERRP (bad form), UNKN.
+     * Applies a posted form ({@code s=<server>&...&action=<action>&b=<backend>}) as HAProxy 2.6's page does, and
+     * returns the {@code st} code. As HAProxy: the parameters are read from the last one back, so the last
+     * {@code b} and {@code action} count; an unknown backend ({@code <name>} or {@code #<id>}) or action is ERRP
+     * at once; a bad {@code %} escape ends the reading. Each named server counts in the total; it counts as
+     * changed when the action applies to it ({@code enable}/{@code disable}/{@code start}/{@code stop} only when
+     * they change its state, the health-check ones only when it has checks, the agent ones never: Sluice has no
+     * agent checks). No server counted: NONE; none changed: ERRP; all: DONE; else PART.
      */
     String apply(byte[] body) {
-        if (body == null) {
-            return "ERRP";
-        }
+        String[] params = body == null ? new String[0] : new String(body, StandardCharsets.ISO_8859_1).split("&", -1);
         String backend = null;
         String action = null;
         List<String> servers = new ArrayList<>();
-        for (String kv : new String(body, StandardCharsets.ISO_8859_1).split("&")) {
+        for (int i = params.length - 1; i >= 0; i--) {
+            String kv = params[i];
             int eq = kv.indexOf('=');
-            if (eq <= 0) {
-                continue;
+            String k;
+            String v;
+            try {
+                k = formDecode(eq < 0 ? kv : kv.substring(0, eq));
+                v = eq < 0 ? "" : formDecode(kv.substring(eq + 1));
+            } catch (IllegalArgumentException e) {
+                break;
             }
-            String k = kv.substring(0, eq);
-            String v = URLDecoder.decode(kv.substring(eq + 1), StandardCharsets.UTF_8);
-            switch (k) {
-                case "b" -> backend = v;
-                case "s" -> servers.add(v);
-                case "action" -> action = v;
-                default -> {
+            if (backend == null && k.equals("b")) {
+                backend = v;
+                if (backend(v) == null) {
+                    return "ERRP";
                 }
+            } else if (action == null && k.equals("action")) {
+                action = v;
+                if (!ACTIONS.contains(v)) {
+                    return "ERRP";
+                }
+            } else if (k.equals("s")) {
+                servers.add(v);
             }
         }
         if (backend == null || action == null) {
-            return "ERRP";
-        }
-        Backend be = null;
-        for (Backend b : rt.backends().values()) {
-            if (b.name().equals(backend) || backend.equals("#" + b.id())) {
-                be = b;
-            }
-        }
-        if (be == null) {
-            return "ERRP";
-        }
-        if (servers.isEmpty()) {
+            // the servers are only looked at once both are known
             return "NONE";
         }
-        int done = 0;
+        Backend be = backend(backend);
+        int total = 0;
+        int altered = 0;
         for (String name : servers) {
             Server s = be.server(name);
+            total++;
             if (s == null) {
                 continue;
             }
-            switch (action) {
-                case "ready" -> s.adminState(0);
-                case "drain" -> s.adminState(Server.FORCED_DRAIN);
-                case "maint" -> s.adminState(Server.FORCED_MAINT);
-                case "hrunn" -> s.setHealth(true, false);
-                case "hnolb" -> s.setHealth(true, true);
-                case "hdown" -> s.setHealth(false, false);
-                case "shutdown" -> killSessions(s);
-                default -> {
-                    return "UNKN";
+            int admin = s.adminState();
+            boolean changed = switch (action) {
+                case "ready" -> set(s, 0);
+                case "drain" -> set(s, Server.FORCED_DRAIN);
+                case "maint" -> set(s, Server.FORCED_MAINT);
+                case "disable" -> (admin & Server.FORCED_MAINT) == 0 && set(s, admin | Server.FORCED_MAINT);
+                case "enable" -> (admin & Server.FORCED_MAINT) != 0 && set(s, admin & ~Server.FORCED_MAINT);
+                case "stop" -> (admin & Server.FORCED_DRAIN) == 0 && set(s, admin | Server.FORCED_DRAIN);
+                case "start" -> (admin & Server.FORCED_DRAIN) != 0 && set(s, admin & ~Server.FORCED_DRAIN);
+                case "dhlth", "ehlth" -> {
+                    if (s.check() == null) {
+                        yield false;
+                    }
+                    s.check().enabled(action.equals("ehlth"));
+                    yield true;
                 }
+                case "hrunn" -> health(s, true, false);
+                case "hnolb" -> health(s, true, true);
+                case "hdown" -> health(s, false, false);
+                case "shutdown" -> {
+                    killSessions(s);
+                    yield true;
+                }
+                // dagent, eagent, arunn, adown: no agent check to act on
+                default -> false;
+            };
+            if (changed) {
+                altered++;
+            } else {
+                // HAProxy counts a server the action does not apply to in neither figure
+                total--;
             }
-            done++;
         }
-        return done == servers.size() ? "DONE" : "PART";
+        if (total == 0) {
+            return "NONE";
+        }
+        return altered == 0 ? "ERRP" : altered == total ? "DONE" : "PART";
+    }
+
+    private static boolean set(Server s, int adminState) {
+        s.adminState(adminState);
+        return true;
+    }
+
+    private static boolean health(Server s, boolean up, boolean stopping) {
+        s.setHealth(up, stopping);
+        return true;
+    }
+
+    /** A backend by name or {@code #<id>}, or null. */
+    private Backend backend(String nameOrId) {
+        for (Backend b : rt.backends().values()) {
+            if (b.name().equals(nameOrId) || nameOrId.equals("#" + b.id())) {
+                return b;
+            }
+        }
+        return null;
+    }
+
+    /** HAProxy's {@code url_decode} of a form field; throws on a bad {@code %} escape. */
+    static String formDecode(String s) {
+        return dev.sluice.proxy.metrics.ScrapeQuery.urlDecode(s);
     }
 
     private void killSessions(Server srv) {
@@ -325,8 +380,11 @@ final class StatsPage implements PageService {
             b.append("<input type=\"hidden\" name=\"b\" value=\"#").append(be.id()).append("\">Choose the action to perform on the checked servers : "
                     + "<select name=\"action\"><option value=\"\"></option><option value=\"ready\">Set state to READY</option>"
                     + "<option value=\"drain\">Set state to DRAIN</option><option value=\"maint\">Set state to MAINT</option>"
+                    + "<option value=\"dhlth\">Health: disable checks</option><option value=\"ehlth\">Health: enable checks</option>"
                     + "<option value=\"hrunn\">Health: force UP</option><option value=\"hnolb\">Health: force NOLB</option>"
-                    + "<option value=\"hdown\">Health: force DOWN</option><option value=\"shutdown\">Kill Sessions</option></select>"
+                    + "<option value=\"hdown\">Health: force DOWN</option><option value=\"dagent\">Agent: disable checks</option>"
+                    + "<option value=\"eagent\">Agent: enable checks</option><option value=\"arunn\">Agent: force UP</option>"
+                    + "<option value=\"adown\">Agent: force DOWN</option><option value=\"shutdown\">Kill Sessions</option></select>"
                     + "<input type=\"submit\" value=\"Apply\"></form>\n");
         }
     }
