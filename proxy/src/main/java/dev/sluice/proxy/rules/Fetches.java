@@ -126,7 +126,7 @@ public final class Fetches {
         });
         def("fe_name", 0, 0, Match.STR, false, a -> Txn::frontendName);
         def("be_name", 0, 0, Match.STR, false, a -> Txn::backendName);
-        def("http_first_req", 0, 0, Match.BOOL, false, a -> t -> Boolean.TRUE);
+        def("http_first_req", 0, 0, Match.BOOL, false, a -> t -> t.request() == null ? null : t.firstRequest());
         def("http_auth", 1, 1, Match.BOOL, false, a -> new HttpAuth(a.get(0), false));
         def("http_auth_group", 1, 1, Match.STR, false, a -> new HttpAuth(a.get(0), true));
         def("req.body", 0, 0, null, false, a -> Txn::requestBody);
