@@ -26,6 +26,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * claim moves it out of the waiting state), two threads doing it at once, as two event loops would.
  * {@code backlog} requests wait in the queue before the run, so that a claim does not always meet the
  * request just added (0: the queue is nearly empty and head and tail are the same few nodes).
+ * {@code queue} picks the implementation:
  * <ul>
  * <li>{@code lockFree}: Sluice's {@link WaitQueue} of {@link QueuedRequest}s (Michael-Scott list, a
  * compare-and-set on the request's own state to claim it, atomic counts for qcur/qmax);</li>
@@ -33,7 +34,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * queue-wide {@link ReentrantLock} (the lock makes "claimed exactly once" and the qcur/qmax counts
  * consistent, as a simple design would), with a request object of the same size.</li>
  * </ul>
- * Both run in the same JMH invocation, so compare their ops/s with each other, not across runs.
+ * Both run in the same JMH invocation, so compare their ops/s with each other, not across runs; on a shared
+ * machine, {@code bench/jmh-paired.sh 4 QueueBench queue locked,lockFree} alternates them round by round.
  *
  * <p>Run: {@code java -jar bench/target/benchmarks.jar QueueBench -f 1 -wi 3 -i 5 -w 1s -r 1s} (two threads
  * are set here; {@code -t 1} shows the uncontended cost).
@@ -47,30 +49,38 @@ import org.openjdk.jmh.annotations.Warmup;
 @Threads(2)
 public class QueueBench {
 
+    @Param({"lockFree", "locked"})
+    public String queue;
+
     @Param({"0", "64"})
     public int backlog;
 
-    private WaitQueue queue;
+    private WaitQueue waitQueue;
     private LockedQueue baseline;
+    private boolean lockFree;
 
     @Setup
     public void setUp() {
-        queue = new WaitQueue();
+        lockFree = switch (queue) {
+            case "lockFree" -> true;
+            case "locked" -> false;
+            default -> throw new IllegalArgumentException(queue);
+        };
+        waitQueue = new WaitQueue();
         baseline = new LockedQueue();
         for (int i = 0; i < backlog; i++) {
-            queue.add(new QueuedRequest(null, null));
+            waitQueue.add(new QueuedRequest(null, null));
             baseline.add(new Pending());
         }
     }
 
+    /** One request joins the queue, one is claimed from it. */
     @Benchmark
-    public Object lockFree() {
-        queue.add(new QueuedRequest(null, null));
-        return queue.claim();
-    }
-
-    @Benchmark
-    public Object locked() {
+    public Object addAndClaim() {
+        if (lockFree) {
+            waitQueue.add(new QueuedRequest(null, null));
+            return waitQueue.claim();
+        }
         baseline.add(new Pending());
         return baseline.claim();
     }
