@@ -49,6 +49,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code String.matches} for the regex, per request.</li>
  * </ul>
  * Every way chooses the same backend for every request (checked at set-up).
+ * <p>
+ * {@code compiledSamples} runs a second frontend, compiled, on the same requests: ACLs on the fetches and
+ * matchers that build values ({@code cook}, {@code req.cook} and {@code cook_cnt}, {@code hdr} as a sample and
+ * {@code hdr_cnt}, {@code base}, {@code -m dom}, {@code path_dir}, {@code -m reg}), to follow what they allocate.
  *
  * <p>Run: {@code java -jar bench/target/benchmarks.jar AclBench -prof gc}.
  */
@@ -102,6 +106,31 @@ public class AclBench {
                 default_backend be_www
             """;
 
+    /** ACLs on value-building fetches and matchers, for {@code compiledSamples}. */
+    static final String SAMPLES = """
+            frontend fe2
+                bind 127.0.0.1:8081
+                acl dom_ex hdr(host) -m dom example.com
+                acl dir_api path_dir api
+                acl sess req.cook(sid) -m found
+                acl theme cook(theme) dark light
+                acl two_cookies cook_cnt ge 2
+                acl many_accept hdr_cnt(accept) gt 1
+                acl shop base_beg shop.example.com/products
+                acl legacy_base base_reg ^example[.]com/legacy/
+                acl ua_bot hdr(user-agent),lower -m sub bot
+                acl lang_en hdr(accept-language) -m reg ^en(-|$)
+                http-request deny if { hdr(x-forbidden) -m found }
+                use_backend be_api if dom_ex dir_api
+                use_backend be_shop if shop
+                use_backend be_legacy if legacy_base
+                use_backend be_bots if ua_bot
+                use_backend be_admin if sess theme two_cookies
+                use_backend be_search if lang_en
+                use_backend be_static if many_accept
+                default_backend be_www
+            """;
+
     /** The request mix: method, target, client address, then field name/value pairs. */
     static final String[][] REQUESTS = {
         {"GET", "/static/app.js", "198.51.100.7", "host", "www.example.com", "user-agent", "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0",
@@ -122,6 +151,7 @@ public class AclBench {
 
     private Proxy proxy;
     private ProxyRules rules;
+    private ProxyRules sampleRules;
     private Target[] targets;
     private int next;
 
@@ -129,6 +159,7 @@ public class AclBench {
     public void setUp() {
         StringBuilder cfg = new StringBuilder("defaults\n    mode http\n    timeout client 5s\n    timeout server 5s\n    timeout connect 5s\n");
         cfg.append(FRONTEND);
+        cfg.append(SAMPLES);
         for (String b : BACKENDS) {
             cfg.append("backend ").append(b).append("\n    server s1 127.0.0.1:8081\n");
         }
@@ -140,6 +171,11 @@ public class AclBench {
         proxy = r.config().proxy("fe").orElseThrow();
         List<String> problems = new ArrayList<>();
         rules = ProxyRules.compile(proxy, problems);
+        if (!problems.isEmpty()) {
+            throw new IllegalStateException(problems.toString());
+        }
+        Proxy fe2 = r.config().proxy("fe2").orElseThrow();
+        sampleRules = ProxyRules.compile(fe2, problems);
         if (!problems.isEmpty()) {
             throw new IllegalStateException(problems.toString());
         }
@@ -155,6 +191,15 @@ public class AclBench {
                 throw new IllegalStateException(t.request.target() + ": compiled " + a + ", recompiled " + b + ", naive " + c);
             }
         }
+        // the second frontend: what each request of the mix chooses there
+        StringBuilder chosen = new StringBuilder();
+        for (Target t : targets) {
+            t.reset();
+            chosen.append(evaluate(sampleRules, t)).append(' ');
+        }
+        if (!chosen.toString().equals(SAMPLES_CHOSEN)) {
+            throw new IllegalStateException("compiledSamples chose " + chosen);
+        }
     }
 
     private Target nextTarget() {
@@ -168,6 +213,14 @@ public class AclBench {
     public String compiled() {
         return evaluate(rules, nextTarget());
     }
+
+    @Benchmark
+    public String compiledSamples() {
+        return evaluate(sampleRules, nextTarget());
+    }
+
+    /** What {@code compiledSamples} picks for each request of the mix, in order. */
+    static final String SAMPLES_CHOSEN = "be_www be_api be_admin be_www be_search be_legacy be_www be_shop ";
 
     @Benchmark
     public String recompiledPerRequest() {

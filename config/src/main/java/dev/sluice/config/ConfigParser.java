@@ -338,6 +338,23 @@ public final class ConfigParser {
             List<String> known = registry.familyMembers(first, section);
             if (second == null) {
                 diags.error(at, "'" + first + "' expects a " + member + " (one of: " + String.join(", ", known) + ").");
+            } else if (first.equals("http-after-response")) {
+                // HAProxy 2.6's wording and order: this rule set has far fewer actions than the other two (no deny, return,
+                // redirect); the variable actions come last
+                List<String> vars = List.of("set-var-fmt", "set-var", "unset-var");
+                List<String> quoted = new ArrayList<>();
+                for (String k : new java.util.TreeSet<>(known)) {
+                    if (!vars.contains(k)) {
+                        quoted.add("'" + k + "'");
+                    }
+                }
+                for (String k : vars) {
+                    if (known.contains(k)) {
+                        quoted.add("'" + k + "(*)'");
+                    }
+                }
+                diags.error(at, "'" + first + "' expects " + String.join(", ", quoted) + ", but got '" + w.get(1) + "'."
+                        + Suggestions.didYouMean(Suggestions.closest(second, known)));
             } else {
                 diags.error(at, "unknown " + member + " '" + second + "' in '" + section.keyword() + "' section"
                         + Suggestions.didYouMean(Suggestions.closest(second, known)));

@@ -58,22 +58,24 @@ final class RuleKeywords {
             new Spec("set-var", REQ | RES | AFTER, 1, 1, "set-var(<scope.name>) <expr>", "Store a sample in a variable."),
             new Spec("set-var-fmt", REQ | RES | AFTER, 1, 1, "set-var-fmt(<scope.name>) <fmt>", "Store a formatted string in a variable."),
             new Spec("unset-var", REQ | RES | AFTER, 0, 0, "unset-var(<scope.name>)", "Remove a variable."),
-            new Spec("set-timeout", REQ | RES, 2, 2, "set-timeout server|tunnel|client <time>", "Change a timeout for this stream."),
-            new Spec("set-retries", REQ, 1, 1, "set-retries <n>", "Change the number of connect retries for this stream."),
+            new Spec("set-timeout", REQ, 2, 2, "set-timeout server|tunnel <time>",
+                    "Change the server or tunnel timeout of this stream (in a backend or listen section)."),
+            new Spec("set-retries", REQ, 1, 1, "set-retries <n>",
+                    "Change the number of connect retries for this stream (HAProxy 2.7 and later; HAProxy 2.6 refuses it)."),
             new Spec("track-sc0", REQ | RES, 1, 3, "track-sc0 <key> [table <table>]",
                     "Track the key's entry in stick counter 0 for this request (the first tracker of a slot wins)."),
             new Spec("track-sc1", REQ | RES, 1, 3, "track-sc1 <key> [table <table>]", "Track the key's entry in stick counter 1."),
             new Spec("track-sc2", REQ | RES, 1, 3, "track-sc2 <key> [table <table>]", "Track the key's entry in stick counter 2."),
-            new Spec("sc-inc-gpc0", REQ | RES | AFTER, 0, 0, "sc-inc-gpc0(<sc>)", "Increment gpc0 of the entry tracked by stick counter <sc>."),
-            new Spec("sc-inc-gpc1", REQ | RES | AFTER, 0, 0, "sc-inc-gpc1(<sc>)", "Increment gpc1 of the entry tracked by stick counter <sc>."),
-            new Spec("sc-inc-gpc", REQ | RES | AFTER, 0, 0, "sc-inc-gpc(<idx>,<sc>)", "Increment gpc(<idx>) of the tracked entry."),
-            new Spec("sc-add-gpc", REQ | RES | AFTER, 1, 1, "sc-add-gpc(<idx>,<sc>) <int|expr>", "Add a value to gpc(<idx>) of the tracked entry."),
-            new Spec("sc-set-gpt0", REQ | RES | AFTER, 1, 1, "sc-set-gpt0(<sc>) <int|expr>", "Set gpt0 of the tracked entry."),
-            new Spec("sc-set-gpt", REQ | RES | AFTER, 1, 1, "sc-set-gpt(<idx>,<sc>) <int|expr>", "Set gpt(<idx>) of the tracked entry."),
-            new Spec("capture", REQ | RES, 3, 3, "capture <sample> len <length> | id <slot>",
+            new Spec("sc-inc-gpc0", REQ | RES, 0, 0, "sc-inc-gpc0(<sc>)", "Increment gpc0 of the entry tracked by stick counter <sc>."),
+            new Spec("sc-inc-gpc1", REQ | RES, 0, 0, "sc-inc-gpc1(<sc>)", "Increment gpc1 of the entry tracked by stick counter <sc>."),
+            new Spec("sc-inc-gpc", REQ | RES, 0, 0, "sc-inc-gpc(<idx>,<sc>)", "Increment gpc(<idx>) of the tracked entry."),
+            new Spec("sc-add-gpc", REQ | RES, 1, 1, "sc-add-gpc(<idx>,<sc>) <int|expr>", "Add a value to gpc(<idx>) of the tracked entry."),
+            new Spec("sc-set-gpt0", REQ | RES, 1, 1, "sc-set-gpt0(<sc>) <int|expr>", "Set gpt0 of the tracked entry."),
+            new Spec("sc-set-gpt", REQ | RES, 1, 1, "sc-set-gpt(<idx>,<sc>) <int|expr>", "Set gpt(<idx>) of the tracked entry."),
+            new Spec("capture", REQ | RES | AFTER, 3, 3, "capture <sample> len <length> | id <slot>",
                     "Keep a sample in a capture slot of the frontend for the log line (%hr/%hs): a new slot of <length> bytes"
                             + " (http-request, in a frontend), or a declared one."),
-            new Spec("set-log-level", REQ | RES | AFTER, 1, 1, "set-log-level emerg|alert|crit|err|warning|notice|info|debug|silent",
+            new Spec("set-log-level", REQ | RES, 1, 1, "set-log-level emerg|alert|crit|err|warning|notice|info|debug|silent",
                     "Log this request at that syslog level, or not at all (silent)."),
             new Spec("auth", REQ, 0, 2, "auth [realm <realm>]",
                     "Answer 401 with 'WWW-Authenticate: Basic realm=\"<realm>\"' (default realm: the proxy's name); final. Use with"
@@ -234,6 +236,9 @@ final class RuleKeywords {
             args = typeFirst(args);
         }
         String problem = check(name, args);
+        if (problem == null) {
+            problem = checkIn(c, family, name, args);
+        }
         if (problem != null) {
             c.error(problem);
             return;
@@ -338,7 +343,8 @@ final class RuleKeywords {
                 }
             }
             case "set-header", "add-header", "del-header", "replace-header", "replace-value" -> {
-                if (!HttpTokens.isToken(a.get(0))) {
+                boolean regex = name.equals("del-header") && a.size() == 3 && a.get(2).equals("reg");
+                if (!regex && !HttpTokens.isToken(a.get(0))) {
                     return "invalid header name '" + a.get(0) + "'.";
                 }
                 if (name.equals("del-header") && a.size() > 1) {
@@ -356,8 +362,8 @@ final class RuleKeywords {
                 }
             }
             case "set-timeout" -> {
-                if (!List.of("server", "tunnel", "client").contains(a.get(0))) {
-                    return "expects 'server', 'tunnel' or 'client', not '" + a.get(0) + "'.";
+                if (!List.of("server", "tunnel").contains(a.get(0))) {
+                    return "'set-timeout' rule supports 'server'/'tunnel' (got '" + a.get(0) + "').";
                 }
             }
             case "auth" -> {
@@ -408,6 +414,17 @@ final class RuleKeywords {
             }
             default -> {
             }
+        }
+        return null;
+    }
+
+    /** What HAProxy 2.6 refuses of an action in this rule set or section, or null. */
+    private static String checkIn(KeywordContext c, String family, String name, List<String> args) {
+        if (name.equals("set-timeout") && c.section() == Section.FRONTEND) {
+            return "proxy '" + c.proxy().name + "' has no backend capability.";
+        }
+        if (name.equals("redirect") && family.equals("http-response") && !args.get(0).equals("location")) {
+            return "response only supports redirect type 'location'.";
         }
         return null;
     }

@@ -68,11 +68,90 @@ class HaproxyParityTest {
             "GET /b2/x HTTP/1.1\r\n\r\n",
             "GET /b2/st HTTP/1.1\r\n\r\n",
             "GET /st HTTP/1.1\r\nx-be: b2\r\n\r\n",
-            "GET / HTTP/1.1\r\nx-be: nope\r\n\r\n");
+            "GET / HTTP/1.1\r\nx-be: nope\r\n\r\n",
+            // allow stops the frontend's http-request rules (no deny, no x-add), not the backend's
+            "GET /admin/allowed HTTP/1.1\r\n\r\n",
+            "GET /b2/allowed HTTP/1.1\r\n\r\n",
+            "GET /spq/a?x=1 HTTP/1.1\r\n\r\n",
+            "GET /rpq/a/b?z=9 HTTP/1.1\r\n\r\n",
+            "GET /rpq/c HTTP/1.1\r\n\r\n",
+            "GET /ru/x?y=1 HTTP/1.1\r\n\r\n",
+            "GET http://h.example/ru/z HTTP/1.1\r\nhost: h.example\r\n\r\n",
+            "GET /uv HTTP/1.1\r\n\r\n",
+            "GET /uv HTTP/1.1\r\nx-unset: 1\r\n\r\n",
+            // set-timeout server 300ms in backend b2: 504 when the origin takes longer, 200 elsewhere
+            "GET /b2/stm HTTP/1.1\r\nx-delay: 1500\r\n\r\n",
+            "GET /b2/slow HTTP/1.1\r\nx-delay: 600\r\n\r\n",
+            "GET /dhm/beg HTTP/1.1\r\nX-Pre-One: 1\r\nx-pre-two: 2\r\nx-keep: 3\r\n\r\n",
+            "GET /dhm/end HTTP/1.1\r\nx-a-suf: 1\r\nx-suf-b: 2\r\n\r\n",
+            "GET /dhm/sub HTTP/1.1\r\nx-mid-a: 1\r\nx-amidb: 2\r\nx-other: 3\r\n\r\n",
+            "GET /dhm/reg HTTP/1.1\r\nx-r1: a\r\nX-R2: b\r\nx-rr: c\r\n\r\n",
+            "GET /dhm/reg-case HTTP/1.1\r\nx-r1: a\r\nX-R2: b\r\nx-rr: c\r\n\r\n",
+            "GET /dhm/str HTTP/1.1\r\nX-Exact: 1\r\nx-exact-not: 2\r\n\r\n",
+            "GET /rdeny HTTP/1.1\r\n\r\n",
+            "GET /rdeny2 HTTP/1.1\r\n\r\n",
+            "GET /rret HTTP/1.1\r\n\r\n",
+            "GET /rredir HTTP/1.1\r\n\r\n",
+            "GET /adel HTTP/1.1\r\n\r\n",
+            "GET /adelm HTTP/1.1\r\n\r\n",
+            "GET /arep HTTP/1.1\r\n\r\n",
+            "GET /ast HTTP/1.1\r\n\r\n",
+            "GET /aallow HTTP/1.1\r\n\r\n",
+            "GET /c303 HTTP/1.1\r\n\r\n",
+            "GET /c307 HTTP/1.1\r\n\r\n");
+
+    /** Requests sharing a connection each: http_first_req is true for the first one only. */
+    static final List<List<String>> KEPT_ALIVE = List.of(
+            List.of("GET /ka/1 HTTP/1.1\r\n\r\n", "GET /ka/2 HTTP/1.1\r\n\r\n", "GET /ka-ret HTTP/1.1\r\n\r\n",
+                    "POST /ka/3 HTTP/1.1\r\ncontent-length: 3\r\n\r\nabc", "GET /ka/4 HTTP/1.1\r\n\r\n"),
+            List.of("GET /ka-ret HTTP/1.1\r\n\r\n", "GET /ka/5 HTTP/1.1\r\n\r\n"),
+            List.of("GET /other HTTP/1.1\r\n\r\n", "GET /ka/6 HTTP/1.1\r\n\r\n"),
+            List.of("GET /ka/7 HTTP/1.0\r\nconnection: keep-alive\r\n\r\n", "GET /ka/8 HTTP/1.1\r\n\r\n"));
 
     @Test
     void sameResponsesAsHaproxy() throws Exception {
         assertSameAsHaproxy("rules-parity.cfg", REQUESTS);
+    }
+
+    @Test
+    void sameResponsesOnKeptAliveConnections() throws Exception {
+        List<String> labels = new ArrayList<>();
+        for (int c = 0; c < KEPT_ALIVE.size(); c++) {
+            for (String r : KEPT_ALIVE.get(c)) {
+                labels.add("connection " + c + ": " + r);
+            }
+        }
+        compare(Files.readString(Path.of("src/test/resources/rules-parity.cfg")), labels, ports -> exchangeKeptAlive(ports[0], KEPT_ALIVE));
+    }
+
+    /** HAProxy's HTTP/2 streams are never a connection's first request (its mux marks them all "not first"). */
+    @Test
+    void httpFirstReqIsFalseForHttp2Streams() throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/curl")), "curl is not installed");
+        String template = """
+                defaults
+                    mode http
+                    timeout connect 2s
+                    timeout client 5s
+                    timeout server 5s
+                frontend fe
+                    bind 127.0.0.1:@FE@ proto h2
+                    http-request return status 200 content-type text/plain lf-string "first=%[http_first_req]\\n"
+                """;
+        compare(template, List.of("h2 stream 1", "h2 stream 3"), ports -> {
+            List<String> out = new ArrayList<>();
+            String url = "http://127.0.0.1:" + ports[0] + "/";
+            Process p = new ProcessBuilder("curl", "-sS", "--http2-prior-knowledge", url, url).redirectErrorStream(true).start();
+            String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            try {
+                p.waitFor();
+            } catch (InterruptedException e) {
+                throw new IOException(e);
+            }
+            out.add(text);
+            out.add(text.lines().count() + " lines");
+            return out;
+        });
     }
 
     /**
@@ -87,6 +166,16 @@ class HaproxyParityTest {
 
     /** The same with a configuration template given as text (@FE@ @FE2@ @O1@ @O2@ filled in). */
     static void assertSameAsHaproxyWith(String template, List<String> requests) throws Exception {
+        compare(template, requests, ports -> exchange(ports, requests));
+    }
+
+    /** What a comparison sends: the normalised responses, one per label, from the daemon listening on {@code ports}. */
+    interface Exchange {
+        List<String> run(int[] ports) throws IOException;
+    }
+
+    /** Runs the template in HAProxy, then in Sluice, and asserts that {@code exchange} gets the same responses from both. */
+    static void compare(String template, List<String> requests, Exchange exchange) throws Exception {
         assumeTrue(haproxy() != null, "haproxy is not installed");
         try (Origin s1 = EchoOrigin.start("s1"); Origin s2 = EchoOrigin.start("s2")) {
             int[] hp = {Ports.free(), Ports.free()};
@@ -99,18 +188,21 @@ class HaproxyParityTest {
             int probe = template.contains("@FE2@") ? 1 : 0;
             try {
                 waitFor(hp[probe]);
-                fromHaproxy = exchange(hp, requests);
+                fromHaproxy = exchange.run(hp);
             } finally {
                 h.destroy();
                 h.waitFor();
             }
             List<String> fromSluice;
             try (Sluice s = Sluice.start(fill(template, sp, s1, s2), sp[probe])) {
-                fromSluice = exchange(sp, requests);
+                fromSluice = exchange.run(sp);
             }
+            // every difference at once
+            org.assertj.core.api.SoftAssertions soft = new org.assertj.core.api.SoftAssertions();
             for (int i = 0; i < requests.size(); i++) {
-                assertThat(fromSluice.get(i)).as("response to %s", requests.get(i).replace("\r\n", "\\r\\n")).isEqualTo(fromHaproxy.get(i));
+                soft.assertThat(fromSluice.get(i)).as("response to %s", requests.get(i).replace("\r\n", "\\r\\n")).isEqualTo(fromHaproxy.get(i));
             }
+            soft.assertAll();
         }
     }
 
@@ -135,6 +227,30 @@ class HaproxyParityTest {
                 out.add(normalise(r));
             } catch (RuntimeException e) {
                 out.add("no response");
+            }
+        }
+        return out;
+    }
+
+    /** Each list of requests on one connection, each request sent once the previous response arrived. */
+    static List<String> exchangeKeptAlive(int port, List<List<String>> connections) {
+        List<String> out = new ArrayList<>();
+        for (List<String> requests : connections) {
+            try (RawClient c = new RawClient(port)) {
+                boolean open = true;
+                for (String req : requests) {
+                    String withHost = req.replaceFirst("\r\n", "\r\nhost: test\r\n");
+                    if (!open) {
+                        out.add("no response");
+                        continue;
+                    }
+                    try {
+                        out.add(normalise(c.send(withHost).read()));
+                    } catch (RuntimeException e) {
+                        out.add("no response");
+                        open = false;
+                    }
+                }
             }
         }
         return out;

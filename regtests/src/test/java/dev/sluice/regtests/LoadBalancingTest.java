@@ -258,7 +258,7 @@ class LoadBalancingTest {
     void firstFillsServersInIdOrderUpToMaxconn() {
         List<Origin> o = origins(3);
         int port = Ports.free();
-        String cfg = config(port, "balance first", o, "maxconn 1 id 3", "maxconn 1 id 1", "maxconn 1 id 2");
+        String cfg = config(port, "balance first\ntimeout queue 2s", o, "maxconn 1 id 3", "maxconn 1 id 1", "maxconn 1 id 2");
         try (Sluice s = Sluice.start(cfg, port); RawClient c = new RawClient(port)) {
             // nothing busy: always the lowest id (s2)
             assertThat(askKeepAlive(c, repeat(get("/"), 3))).isEqualTo("s2 s2 s2");
@@ -267,9 +267,21 @@ class LoadBalancingTest {
             RawClient h2 = hold(port, o.get(2));
             assertThat(askKeepAlive(c, get("/"))).isEqualTo("s1");
             RawClient h3 = hold(port, o.get(0));
-            // every server at its maxconn: no queue yet, so 503
+            // every server at its maxconn: a request waits in the backend's queue, 503 once 'timeout queue' is over
+            long start = System.nanoTime();
             assertThat(ask(port, get("/"))).isEqualTo("503");
-            gate.countDown();
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isGreaterThanOrEqualTo(1900);
+            // one that waits less is served by the first server that frees its slot
+            try (RawClient queued = new RawClient(port, 30_000)) {
+                long sent = System.nanoTime();
+                queued.send(get("/"));
+                sleep(300);
+                gate.countDown();
+                RawClient.Response r = queued.read();
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(r.header("x-origin")).isIn("s1", "s2", "s3");
+                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent)).isGreaterThanOrEqualTo(300);
+            }
             for (RawClient h : List.of(h1, h2, h3)) {
                 assertThat(h.read().status()).isEqualTo(200);
                 h.close();

@@ -1100,6 +1100,16 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         return number;
     }
 
+    /**
+     * {@code http_first_req}: the first request of an HTTP/1 client connection. HAProxy marks every HTTP/2 and
+     * HTTP/3 stream "not first" (its muxes set SE_FL_NOT_FIRST on each), so those are never first.
+     */
+    @Override
+    public boolean firstRequest() {
+        HttpVersion v = request.version();
+        return (v == HttpVersion.HTTP_1_0 || v == HttpVersion.HTTP_1_1) && client.firstRequest();
+    }
+
     /** The unique id, made from the frontend's {@code unique-id-format} on first use; null without one. */
     @Override
     public String uniqueId() {
@@ -1250,6 +1260,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         @Override
         public long requestCounter() {
             return Stream.this.requestCounter();
+        }
+
+        @Override
+        public boolean firstRequest() {
+            return Stream.this.firstRequest();
         }
 
         @Override

@@ -305,10 +305,12 @@ public final class Actions {
     private static Action returnAction(int status, String contentType, Template body, List<Hdr> hdrs, char cause) {
         AsciiString ct = contentType == null ? null : AsciiString.cached(contentType);
         return t -> {
-            byte[] b = body == null ? new byte[0] : body.render(t).getBytes(StandardCharsets.ISO_8859_1);
+            // a reply to a response is built once the server's response is dropped: its samples read nothing there
+            Txn src = t.responsePhase() ? new WithoutResponse(t) : t;
+            byte[] b = body == null ? new byte[0] : body.render(src).getBytes(StandardCharsets.ISO_8859_1);
             HttpFields f = new HttpFields(hdrs.size() + 2);
             for (Hdr h : hdrs) {
-                f.add(h.name(), new AsciiString(h.value().render(t)));
+                f.add(h.name(), new AsciiString(h.value().render(src)));
             }
             f.add(HeaderNames.CONTENT_LENGTH, AsciiString.of(Integer.toString(b.length)));
             if (ct != null) {
@@ -496,7 +498,9 @@ public final class Actions {
             };
         }
         Match m = Match.of(args.get(2));
-        java.util.function.Predicate<Object> p = m.compile(List.of(args.get(0).toLowerCase(Locale.ROOT)), true);
+        // names are lower case: str, beg, end and sub ignore case, a regex runs as written on the lower-case name (HAProxy's way)
+        java.util.function.Predicate<Object> p = m == Match.REG ? m.compile(List.of(args.get(0)), false)
+                : m.compile(List.of(args.get(0).toLowerCase(Locale.ROOT)), true);
         return t -> {
             HttpFields f = t.head().fields();
             for (int i = f.size() - 1; i >= 0; i--) {
@@ -548,7 +552,7 @@ public final class Actions {
             HttpFields f = new HttpFields(4);
             f.add(HeaderNames.CONTENT_LENGTH, AsciiString.cached("0"));
             f.add(LOCATION, new AsciiString(loc));
-            if (status == 302) {
+            if (status == 302 || status == 303 || status == 307) {
                 f.add(HeaderNames.CACHE_CONTROL, NO_CACHE);
             }
             for (String c : cookies) {

@@ -126,7 +126,7 @@ public final class Fetches {
         });
         def("fe_name", 0, 0, Match.STR, false, a -> Txn::frontendName);
         def("be_name", 0, 0, Match.STR, false, a -> Txn::backendName);
-        def("http_first_req", 0, 0, Match.BOOL, false, a -> t -> Boolean.TRUE);
+        def("http_first_req", 0, 0, Match.BOOL, false, a -> t -> t.request() == null ? null : t.firstRequest());
         def("http_auth", 1, 1, Match.BOOL, false, a -> new HttpAuth(a.get(0), false));
         def("http_auth_group", 1, 1, Match.STR, false, a -> new HttpAuth(a.get(0), true));
         def("req.body", 0, 0, null, false, a -> Txn::requestBody);
@@ -208,52 +208,61 @@ public final class Fetches {
     record UrlParam(String name, char delim) implements Fetch {
         @Override
         public Object get(Txn t) {
-            Object[] first = new Object[1];
-            scan(t, v -> {
-                first[0] = v;
-                return true;
-            });
-            return first[0];
+            AsciiString target = t.request().target();
+            int q = target.indexOf('?', 0);
+            if (q < 0) {
+                return null;
+            }
+            for (int start = q + 1; start <= target.length();) {
+                int end = end(target, start);
+                int vs = valueStart(target, start, end);
+                if (vs >= 0) {
+                    return target.subSequence(vs, end, false);
+                }
+                start = end + 1;
+            }
+            return null;
         }
 
         @Override
         public boolean any(Txn t, Predicate<Object> p) {
-            return scan(t, p);
-        }
-
-        /** Offers each value of the parameter to {@code p} until it accepts one. */
-        private boolean scan(Txn t, Predicate<Object> p) {
-            CharSequence q = query(t.request());
-            if (q == null) {
+            AsciiString target = t.request().target();
+            int q = target.indexOf('?', 0);
+            if (q < 0) {
                 return false;
             }
-            int n = q.length();
-            int start = 0;
-            while (start <= n) {
-                int end = start;
-                while (end < n && q.charAt(end) != delim) {
-                    end++;
-                }
-                int klen = name.length();
-                if (end - start >= klen && regionEquals(q, start, name)
-                        && (start + klen == end || q.charAt(start + klen) == '=')) {
-                    int vs = Math.min(start + klen + 1, end);
-                    if (p.test(q.subSequence(vs, end))) {
-                        return true;
-                    }
+            for (int start = q + 1; start <= target.length();) {
+                int end = end(target, start);
+                int vs = valueStart(target, start, end);
+                if (vs >= 0 && p.test(target.subSequence(vs, end, false))) {
+                    return true;
                 }
                 start = end + 1;
             }
             return false;
         }
 
-        private static boolean regionEquals(CharSequence s, int at, String k) {
-            for (int i = 0; i < k.length(); i++) {
-                if (s.charAt(at + i) != k.charAt(i)) {
-                    return false;
+        /** The end of the parameter starting at {@code start}: the next delimiter or the end of the target. */
+        private int end(AsciiString s, int start) {
+            int end = start;
+            while (end < s.length() && s.byteAt(end) != delim) {
+                end++;
+            }
+            return end;
+        }
+
+        /** Where the value of the parameter {@code s[start, end)} starts when it is the one named, else -1. */
+        private int valueStart(AsciiString s, int start, int end) {
+            int klen = name.length();
+            if (end - start < klen || start + klen != end && s.byteAt(start + klen) != '=') {
+                return -1;
+            }
+            for (int i = 0; i < klen; i++) {
+                if ((char) (s.byteAt(start + i) & 0xff) != name.charAt(i)) {
+                    return -1;
                 }
             }
-            return true;
+            return Math.min(start + klen + 1, end);
         }
     }
 
@@ -348,7 +357,42 @@ public final class Fetches {
         if (host == null || p == null) {
             return p;
         }
-        return host.toString() + p;
+        return new Concat(host, p);
+    }
+
+    /**
+     * Two character sequences read as one, without copying them ({@code base}: host then path); a string is made
+     * only when someone asks for one.
+     */
+    static final class Concat implements CharSequence {
+        private final CharSequence a;
+        private final CharSequence b;
+
+        Concat(CharSequence a, CharSequence b) {
+            this.a = a;
+            this.b = b;
+        }
+
+        @Override
+        public int length() {
+            return a.length() + b.length();
+        }
+
+        @Override
+        public char charAt(int index) {
+            int n = a.length();
+            return index < n ? a.charAt(index) : b.charAt(index - n);
+        }
+
+        @Override
+        public CharSequence subSequence(int start, int end) {
+            return toString().substring(start, end);
+        }
+
+        @Override
+        public String toString() {
+            return new StringBuilder(length()).append(a).append(b).toString();
+        }
     }
 
     static String version(MessageHead h) {
@@ -431,11 +475,63 @@ public final class Fetches {
             return h == null ? null : h.fields();
         }
 
-        private void collect(HttpFields f, List<CharSequence> out) {
-            each(f, v -> {
-                out.add(v);
-                return false;
-            });
+        /** How many values there are (elements, or whole lines without splitting). */
+        int count(HttpFields f) {
+            int n = 0;
+            for (int i = 0; i < f.size(); i++) {
+                if (name != null && !f.name(i).contentEquals(name)) {
+                    continue;
+                }
+                if (!split) {
+                    n++;
+                    continue;
+                }
+                AsciiString v = f.value(i);
+                for (int k = 0; k <= v.length(); k++) {
+                    if (k == v.length() || v.byteAt(k) == ',') {
+                        n++;
+                    }
+                }
+            }
+            return n;
+        }
+
+        /** The value at position {@code wanted} (from 0), or null; views are made for that one only. */
+        private CharSequence nth(HttpFields f, int wanted) {
+            int n = 0;
+            for (int i = 0; i < f.size(); i++) {
+                if (name != null && !f.name(i).contentEquals(name)) {
+                    continue;
+                }
+                AsciiString v = f.value(i);
+                if (!split) {
+                    if (n++ == wanted) {
+                        return v;
+                    }
+                    continue;
+                }
+                int s = 0;
+                for (int k = 0; k <= v.length(); k++) {
+                    if (k == v.length() || v.byteAt(k) == ',') {
+                        if (n++ == wanted) {
+                            return trimmed(v, s, k);
+                        }
+                        s = k + 1;
+                    }
+                }
+            }
+            return null;
+        }
+
+        /** {@code v[a, b)} without spaces and tabs around it: {@code v} itself when nothing is cut. */
+        private static CharSequence trimmed(AsciiString v, int a, int b) {
+            while (a < b && (v.byteAt(a) == ' ' || v.byteAt(a) == '\t')) {
+                a++;
+            }
+            while (b > a && (v.byteAt(b - 1) == ' ' || v.byteAt(b - 1) == '\t')) {
+                b--;
+            }
+            return a == 0 && b == v.length() ? v : v.subSequence(a, b, false);
         }
 
         /** Offers each value to {@code p} in order until it accepts one; returns whether one was accepted. */
@@ -454,15 +550,7 @@ public final class Fetches {
                 int s = 0;
                 for (int k = 0; k <= v.length(); k++) {
                     if (k == v.length() || v.byteAt(k) == ',') {
-                        int a = s;
-                        int b = k;
-                        while (a < b && (v.byteAt(a) == ' ' || v.byteAt(a) == '\t')) {
-                            a++;
-                        }
-                        while (b > a && (v.byteAt(b - 1) == ' ' || v.byteAt(b - 1) == '\t')) {
-                            b--;
-                        }
-                        if (p.test(a == 0 && b == v.length() ? v : v.subSequence(a, b, false))) {
+                        if (p.test(trimmed(v, s, k))) {
                             return true;
                         }
                         s = k + 1;
@@ -478,13 +566,10 @@ public final class Fetches {
             if (f == null) {
                 return null;
             }
-            List<CharSequence> vals = new java.util.ArrayList<>(2);
-            collect(f, vals);
-            if (vals.isEmpty()) {
-                return null;
-            }
-            int idx = occ == 0 ? vals.size() - 1 : occ > 0 ? occ - 1 : vals.size() + occ;
-            return idx >= 0 && idx < vals.size() ? vals.get(idx) : null;
+            // a positive occurrence needs no count
+            int n = occ > 0 ? Integer.MAX_VALUE : count(f);
+            int idx = occ == 0 ? n - 1 : occ > 0 ? occ - 1 : n + occ;
+            return idx >= 0 && idx < n ? nth(f, idx) : null;
         }
 
         @Override
@@ -494,75 +579,206 @@ public final class Fetches {
                 return v != null && p.test(v);
             }
             HttpFields f = fields(t);
-            return f != null && each(f, p::test);
+            return f != null && each(f, p);
         }
     }
 
-    record HeaderCount(Boolean response, String name, boolean split) implements Fetch {
+    static final class HeaderCount implements Fetch {
+        private final Boolean response;
+        private final Header values;
+
+        HeaderCount(Boolean response, String name, boolean split) {
+            this.response = response;
+            this.values = new Header(response, name, 0, split);
+        }
+
         @Override
         public Object get(Txn t) {
             MessageHead h = head(t, response);
-            if (h == null) {
-                return null;
-            }
-            List<CharSequence> vals = new java.util.ArrayList<>();
-            new Header(response, name, 0, split).collect(h.fields(), vals);
-            return (long) vals.size();
+            return h == null ? null : (Object) (long) values.count(h.fields());
         }
     }
 
-    /** {@code cook(name)}: the value of a cookie in {@code cookie} (request) or {@code set-cookie} (response). */
-    record Cookie(boolean response, String name) implements Fetch {
+    private static final AsciiString COOKIE = AsciiString.cached("cookie");
+    private static final AsciiString SET_COOKIE = AsciiString.cached("set-cookie");
+
+    /**
+     * {@code cook(name)}: the value of a cookie in {@code cookie} (request: the last one, every one in ACLs) or
+     * {@code set-cookie} (response: the first one, the attributes after the first ';' ignored). Scanned in place:
+     * a view is made for the value returned or offered, nothing else.
+     */
+    static final class Cookie implements Fetch {
+        private final boolean response;
+        private final String name;
+
+        Cookie(boolean response, String name) {
+            this.response = response;
+            this.name = name;
+        }
+
         @Override
         public Object get(Txn t) {
-            List<CharSequence> all = new java.util.ArrayList<>();
-            each(t, all);
-            return all.isEmpty() ? null : all.get(response ? 0 : all.size() - 1);
+            HttpFields f = fields(t);
+            if (f == null) {
+                return null;
+            }
+            // the response's first cookie, the request's last
+            AsciiString in = null;
+            int from = 0;
+            int to = 0;
+            for (int i = 0; i < f.size(); i++) {
+                if (!f.name(i).contentEquals(response ? SET_COOKIE : COOKIE)) {
+                    continue;
+                }
+                AsciiString v = f.value(i);
+                int end = partsEnd(v, response);
+                for (int s = 0; s < end || s == 0 && end == 0;) {
+                    int e = s;
+                    while (e < end && v.byteAt(e) != ';') {
+                        e++;
+                    }
+                    long kv = match(v, s, e);
+                    if (kv >= 0) {
+                        in = v;
+                        from = (int) (kv >>> 32);
+                        to = (int) kv;
+                        if (response) {
+                            return value(in, from, to);
+                        }
+                    }
+                    s = e + 1;
+                    if (e >= end) {
+                        break;
+                    }
+                }
+            }
+            return in == null ? null : value(in, from, to);
         }
 
         @Override
         public boolean any(Txn t, Predicate<Object> p) {
-            List<CharSequence> all = new java.util.ArrayList<>();
-            each(t, all);
-            for (CharSequence v : all) {
-                if (p.test(v)) {
-                    return true;
+            HttpFields f = fields(t);
+            if (f == null) {
+                return false;
+            }
+            for (int i = 0; i < f.size(); i++) {
+                if (!f.name(i).contentEquals(response ? SET_COOKIE : COOKIE)) {
+                    continue;
+                }
+                AsciiString v = f.value(i);
+                int end = partsEnd(v, response);
+                for (int s = 0; s < end || s == 0 && end == 0;) {
+                    int e = s;
+                    while (e < end && v.byteAt(e) != ';') {
+                        e++;
+                    }
+                    long kv = match(v, s, e);
+                    if (kv >= 0 && p.test(value(v, (int) (kv >>> 32), (int) kv))) {
+                        return true;
+                    }
+                    s = e + 1;
+                    if (e >= end) {
+                        break;
+                    }
                 }
             }
             return false;
         }
 
-        void each(Txn t, List<CharSequence> out) {
-            MessageHead h = response ? t.response() : t.request();
-            if (h == null) {
-                return;
+        /** How many cookies match (for {@code cook_cnt}). */
+        long count(Txn t) {
+            HttpFields f = fields(t);
+            long n = 0;
+            if (f == null) {
+                return 0;
             }
-            AsciiString field = response ? AsciiString.cached("set-cookie") : AsciiString.cached("cookie");
-            HttpFields f = h.fields();
             for (int i = 0; i < f.size(); i++) {
-                if (!f.name(i).contentEquals(field)) {
+                if (!f.name(i).contentEquals(response ? SET_COOKIE : COOKIE)) {
                     continue;
                 }
-                String v = f.value(i).toString();
-                String[] parts = response ? new String[] {v.split(";", 2)[0]} : v.split(";");
-                for (String c : parts) {
-                    String kv = c.trim();
-                    int eq = kv.indexOf('=');
-                    String k = eq < 0 ? kv : kv.substring(0, eq);
-                    if (name == null || k.equals(name)) {
-                        out.add(eq < 0 ? "" : kv.substring(eq + 1));
+                AsciiString v = f.value(i);
+                int end = partsEnd(v, response);
+                for (int s = 0; s < end || s == 0 && end == 0;) {
+                    int e = s;
+                    while (e < end && v.byteAt(e) != ';') {
+                        e++;
+                    }
+                    if (match(v, s, e) >= 0) {
+                        n++;
+                    }
+                    s = e + 1;
+                    if (e >= end) {
+                        break;
                     }
                 }
             }
+            return n;
+        }
+
+        private HttpFields fields(Txn t) {
+            MessageHead h = response ? t.response() : t.request();
+            return h == null ? null : h.fields();
+        }
+
+        /**
+         * Where the cookie parts of {@code v} end: in a response, the first ';' (what follows are attributes); in a
+         * request, after the last non-empty part (empty parts at the end are not cookies, as String.split drops them).
+         */
+        private static int partsEnd(AsciiString v, boolean response) {
+            int n = v.length();
+            if (response) {
+                int semi = v.indexOf(';', 0);
+                return semi < 0 ? n : semi;
+            }
+            int end = n;
+            while (end > 0 && v.byteAt(end - 1) == ';') {
+                end--;
+            }
+            // "a=1;;" ends after "a=1"; ";;" (nothing but separators) has no part at all
+            return end == 0 && n > 0 ? -1 : end;
+        }
+
+        /**
+         * Whether the part {@code v[s, e)}, trimmed of control characters and spaces, is a cookie of the wanted name:
+         * its value's bounds packed as (start << 32 | end), or -1.
+         */
+        private long match(AsciiString v, int s, int e) {
+            if (e < 0) {
+                return -1;
+            }
+            while (s < e && (v.byteAt(s) & 0xff) <= ' ') {
+                s++;
+            }
+            while (e > s && (v.byteAt(e - 1) & 0xff) <= ' ') {
+                e--;
+            }
+            int eq = v.indexOf('=', s);
+            if (eq >= e) {
+                eq = -1;
+            }
+            int keyEnd = eq < 0 ? e : eq;
+            if (name != null) {
+                if (keyEnd - s != name.length()) {
+                    return -1;
+                }
+                for (int k = 0; k < name.length(); k++) {
+                    if ((char) (v.byteAt(s + k) & 0xff) != name.charAt(k)) {
+                        return -1;
+                    }
+                }
+            }
+            int from = eq < 0 ? e : eq + 1;
+            return (long) from << 32 | e;
+        }
+
+        private static CharSequence value(AsciiString v, int from, int to) {
+            return from == 0 && to == v.length() ? v : v.subSequence(from, to, false);
         }
     }
 
     private static Fetch cookieCount(String name) {
-        return t -> {
-            List<CharSequence> all = new java.util.ArrayList<>();
-            new Cookie(false, name).each(t, all);
-            return (long) all.size();
-        };
+        Cookie c = new Cookie(false, name);
+        return t -> c.count(t);
     }
 
 }

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.function.Predicate;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -102,13 +103,24 @@ public enum Match {
                 for (String p : patterns) {
                     res.add(Pattern.compile(p, ignoreCase ? Pattern.CASE_INSENSITIVE : 0));
                 }
+                // one matcher per pattern and thread, reset for each sample: no Matcher made per test
+                List<ThreadLocal<Matcher>> matchers = new ArrayList<>();
+                for (Pattern r : res) {
+                    matchers.add(ThreadLocal.withInitial(() -> r.matcher("")));
+                }
+                @SuppressWarnings("unchecked")
+                ThreadLocal<Matcher>[] ms = matchers.toArray(new ThreadLocal[0]);
                 return v -> {
                     CharSequence s = Samples.str(v);
                     if (s == null) {
                         return false;
                     }
-                    for (Pattern r : res) {
-                        if (r.matcher(s).find()) {
+                    for (ThreadLocal<Matcher> tl : ms) {
+                        Matcher m = tl.get().reset(s);
+                        boolean found = m.find();
+                        // not keeping the sample (a view of a request head) past the test
+                        m.reset("");
+                        if (found) {
                             return true;
                         }
                     }
@@ -151,29 +163,46 @@ public enum Match {
                     ps.add(ignoreCase ? p.toLowerCase(Locale.ROOT) : p);
                 }
                 Match m = this;
-                if (this == BEG || this == END || this == SUB) {
-                    String[] ps2 = ps.toArray(new String[0]);
+                if (this == DOM || this == DIR) {
+                    String delims = this == DOM ? "/?.:" : "/?";
+                    // the patterns without the delimiters around them, once; one that is nothing but delimiters never matches
+                    List<String> words = new ArrayList<>();
+                    for (String p : ps) {
+                        int a = 0;
+                        int b = p.length();
+                        while (a < b && delims.indexOf(p.charAt(a)) >= 0) {
+                            a++;
+                        }
+                        while (b > a && delims.indexOf(p.charAt(b - 1)) >= 0) {
+                            b--;
+                        }
+                        if (a < b) {
+                            words.add(p.substring(a, b));
+                        }
+                    }
+                    String[] ws = words.toArray(new String[0]);
                     return v -> {
                         CharSequence cs = Samples.str(v);
                         if (cs == null) {
                             return false;
                         }
-                        for (String p : ps2) {
-                            if (m.inPlace(cs, p, ignoreCase)) {
+                        for (String w : ws) {
+                            if (delimited(cs, w, delims, ignoreCase)) {
                                 return true;
                             }
                         }
                         return false;
                     };
                 }
+                // beg, end, sub
+                String[] ps2 = ps.toArray(new String[0]);
                 return v -> {
                     CharSequence cs = Samples.str(v);
                     if (cs == null) {
                         return false;
                     }
-                    String s = ignoreCase ? cs.toString().toLowerCase(Locale.ROOT) : cs.toString();
-                    for (String p : ps) {
-                        if (m.test(s, p)) {
+                    for (String p : ps2) {
+                        if (m.inPlace(cs, p, ignoreCase)) {
                             return true;
                         }
                     }
@@ -219,48 +248,21 @@ public enum Match {
         return true;
     }
 
-    private boolean test(String s, String p) {
-        return switch (this) {
-            case BEG -> s.startsWith(p);
-            case END -> s.endsWith(p);
-            case SUB -> s.contains(p);
-            case DOM -> delimited(s, p, "/?.:");
-            case DIR -> delimited(s, p, "/?");
-            default -> false;
-        };
-    }
-
     /**
-     * Whether {@code p} appears in {@code s} as a whole element between delimiters: HAProxy's
-     * {@code match_word}, with "/?" for dir and "/?.:" for dom; delimiters around the pattern are ignored.
+     * Whether {@code word} appears in {@code s} as a whole element between delimiters: HAProxy's {@code match_word},
+     * with "/?" for dir and "/?.:" for dom ({@code word} is the pattern without the delimiters around it, lower case
+     * already with {@code ignoreCase}). Compared in place.
      */
-    private static boolean delimited(String s, String p, String delims) {
-        int ps = 0;
-        int pe = p.length();
-        while (ps < pe && delims.indexOf(p.charAt(ps)) >= 0) {
-            ps++;
-        }
-        while (pe > ps && delims.indexOf(p.charAt(pe - 1)) >= 0) {
-            pe--;
-        }
-        if (ps == pe) {
-            return false;
-        }
-        String pat = p.substring(ps, pe);
-        int from = 0;
-        while (true) {
-            int i = s.indexOf(pat, from);
-            if (i < 0) {
-                return false;
-            }
-            int end = i + pat.length();
-            boolean startOk = i == 0 || delims.indexOf(s.charAt(i - 1)) >= 0;
-            boolean endOk = end == s.length() || delims.indexOf(s.charAt(end)) >= 0;
-            if (startOk && endOk) {
+    private static boolean delimited(CharSequence s, String word, String delims, boolean ignoreCase) {
+        int n = s.length();
+        int k = word.length();
+        for (int i = 0; i + k <= n; i++) {
+            if ((i == 0 || delims.indexOf(s.charAt(i - 1)) >= 0) && (i + k == n || delims.indexOf(s.charAt(i + k)) >= 0)
+                    && regionMatches(s, i, word, ignoreCase)) {
                 return true;
             }
-            from = i + 1;
         }
+        return false;
     }
 
     private static int lengthOf(Object v) {

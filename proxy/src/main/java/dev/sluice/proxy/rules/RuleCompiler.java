@@ -33,9 +33,9 @@ public final class RuleCompiler {
         LOG
     }
 
-    /** Fetches of what the exchange kept (captures, its unique id): every HTTP phase, logs included. */
+    /** Fetches of what the exchange kept (captures, its unique id, whether it came first): every HTTP phase, logs included. */
     private static final java.util.Set<String> KEPT = java.util.Set.of("capture.req.hdr", "capture.res.hdr", "capture.req.method",
-            "capture.req.uri", "capture.req.ver", "capture.res.ver", "unique-id");
+            "capture.req.uri", "capture.req.ver", "capture.res.ver", "unique-id", "http_first_req");
 
     /** Fetches that read neither message: usable in every phase. */
     private static final java.util.Set<String> ANY_PHASE = java.util.Set.of("src", "src_port", "dst", "dst_port", "ssl_fc", "ssl_fc_sni",
@@ -187,11 +187,13 @@ public final class RuleCompiler {
         if (match == Match.STR && patterns.isEmpty() && Fetches.get(fetchName).dflt() == Match.BOOL) {
             match = Match.BOOL;
         }
+        // what the exchange kept can be tested in both directions
+        Phase needs = KEPT.contains(fetchName) ? null : needs(fetchName);
         if (patterns.isEmpty() && match != Match.FOUND && match != Match.BOOL) {
             // no pattern: HAProxy matches nothing, except for boolean fetches
-            return new Acl(sample, v -> false, head, needs(fetchName));
+            return new Acl(sample, v -> false, head, needs);
         }
-        return new Acl(sample, match.compile(patterns, ignoreCase), head, needs(fetchName));
+        return new Acl(sample, match.compile(patterns, ignoreCase), head, needs);
     }
 
     private static List<String> patternFile(String file) {

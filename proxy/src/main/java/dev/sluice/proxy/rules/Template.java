@@ -16,10 +16,26 @@ public final class Template {
 
     private final Part[] parts;
     private final String constant;
+    /** Whether a space before the first word is dropped (unique ids), or kept (rule values). */
+    private final boolean dropLeadingSpace;
 
     private Template(Part[] parts, String constant) {
+        this(parts, constant, false);
+    }
+
+    private Template(Part[] parts, String constant, boolean dropLeadingSpace) {
         this.parts = parts;
         this.constant = constant;
+        this.dropLeadingSpace = dropLeadingSpace;
+    }
+
+    /**
+     * Compiles a {@code unique-id-format}: as {@link #compile}, except that HAProxy 2.6 drops a space before the
+     * first word of a unique id ({@code %{+X}o\ %ci} starts with the address), where rule values keep it.
+     */
+    public static Template uniqueId(String text) {
+        Template t = compile(text);
+        return t.parts == null ? t : new Template(t.parts, null, true);
     }
 
     /** A template that is exactly {@code text} (no format interpretation: {@code string} bodies). */
@@ -46,12 +62,7 @@ public final class Template {
                 String s = l.text();
                 parts[i] = (sb, t) -> sb.append(s);
             } else if (n instanceof LogFormat.Separator) {
-                // as in log lines: no leading space, one between words
-                parts[i] = (sb, t) -> {
-                    if (!sb.isEmpty() && sb.charAt(sb.length() - 1) != ' ') {
-                        sb.append(' ');
-                    }
-                };
+                parts[i] = SEPARATOR;
             } else if (n instanceof LogFormat.Sample s) {
                 SampleExpr e = RuleCompiler.sample(s.expr());
                 boolean quote = s.quote();
@@ -73,6 +84,12 @@ public final class Template {
         }
         return new Template(parts, null);
     }
+
+    /**
+     * A space between words: HAProxy's build_logline writes one unless the previous node was a space too; a
+     * word that renders empty still counts as a word ("a %[none] b" is "a  b"), a leading space is kept.
+     */
+    private static final Part SEPARATOR = (sb, t) -> sb.append(' ');
 
     private static Part variable(String name) {
         return switch (name) {
@@ -165,8 +182,15 @@ public final class Template {
             return constant;
         }
         StringBuilder sb = new StringBuilder(32);
+        boolean lastSpace = dropLeadingSpace;
         for (Part p : parts) {
-            p.append(sb, t);
+            if (p != SEPARATOR) {
+                p.append(sb, t);
+                lastSpace = false;
+            } else if (!lastSpace) {
+                p.append(sb, t);
+                lastSpace = true;
+            }
         }
         return sb.toString();
     }

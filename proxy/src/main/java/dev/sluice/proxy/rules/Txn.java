@@ -76,6 +76,14 @@ public interface Txn {
         return null;
     }
 
+    /**
+     * Whether this is the first request of its client connection ({@code http_first_req}); a lone request
+     * (tests, benchmarks) is.
+     */
+    default boolean firstRequest() {
+        return true;
+    }
+
     /** The stream's stick counters, or null when it has none (tests, generated answers). */
     default Trackers trackers() {
         return null;

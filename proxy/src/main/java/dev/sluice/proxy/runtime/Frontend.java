@@ -61,7 +61,7 @@ public final class Frontend {
         this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());
         this.monitorUri = config.monitor().uri() == null ? null : new io.netty.util.AsciiString(config.monitor().uri());
         var logging = config.logging();
-        this.uniqueIdFormat = logging.uniqueIdFormat() == null ? null : dev.sluice.proxy.rules.Template.compile(logging.uniqueIdFormat().text());
+        this.uniqueIdFormat = logging.uniqueIdFormat() == null ? null : dev.sluice.proxy.rules.Template.uniqueId(logging.uniqueIdFormat().text());
         this.uniqueIdHeader = logging.uniqueIdHeader() == null || uniqueIdFormat == null ? null
                 : io.netty.util.AsciiString.cached(logging.uniqueIdHeader().toLowerCase(java.util.Locale.ROOT));
     }

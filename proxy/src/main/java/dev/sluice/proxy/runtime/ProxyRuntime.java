@@ -458,7 +458,7 @@ public final class ProxyRuntime {
         }
         if (lg.uniqueIdFormat() != null) {
             try {
-                dev.sluice.proxy.rules.Template.compile(lg.uniqueIdFormat().text());
+                dev.sluice.proxy.rules.Template.uniqueId(lg.uniqueIdFormat().text());
             } catch (IllegalArgumentException e) {
                 problems.add(lg.uniqueIdWhere() + ": error: 'unique-id-format' : failed to parse unique-id-format : " + e.getMessage() + ".");
             }
@@ -468,6 +468,8 @@ public final class ProxyRuntime {
         }
         checkCaptureIds(p.httpRequestRules(), lg.captures().request().size(), "http-request", problems);
         checkCaptureIds(p.httpResponseRules(), lg.captures().response().size(), "http-response", problems);
+        // HAProxy names an http-after-response capture "http-response capture rule" too
+        checkCaptureIds(p.httpAfterResponseRules(), lg.captures().response().size(), "http-response", problems);
     }
 
     private static void checkCaptureIds(List<dev.sluice.config.model.HttpRule> rules, int slots, String family, List<String> problems) {

@@ -18,6 +18,7 @@ final class FakeTxn implements Txn {
     dev.sluice.proxy.auth.Userlists userlists = dev.sluice.proxy.auth.Userlists.NONE;
     byte[] body;
     Trackers trackers;
+    boolean first = true;
 
     FakeTxn(String method, String target, String... fields) {
         HttpFields f = new HttpFields();
@@ -85,5 +86,10 @@ final class FakeTxn implements Txn {
     @Override
     public Trackers trackers() {
         return trackers;
+    }
+
+    @Override
+    public boolean firstRequest() {
+        return first;
     }
 }

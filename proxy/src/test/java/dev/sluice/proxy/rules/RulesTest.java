@@ -107,6 +107,21 @@ class RulesTest {
     }
 
     @Test
+    void httpFirstReqIsTrueOnlyForTheFirstRequestOfTheConnection() {
+        FakeTxn first = new FakeTxn("GET", "/");
+        FakeTxn later = new FakeTxn("GET", "/");
+        later.first = false;
+        Acl acl = RuleCompiler.acl(new AclExpr("http_first_req", List.of(), List.of()));
+        assertThat(acl.test(first)).isTrue();
+        assertThat(acl.test(later)).isFalse();
+        SampleExpr s = RuleCompiler.sample("http_first_req");
+        assertThat(Samples.str(s.get(first))).hasToString("1");
+        assertThat(Samples.str(s.get(later))).hasToString("0");
+        // no request (tcp-request connection rules): no sample
+        assertThat(s.get(new RequestTxn(null, first.client, first.client, "fe", null))).isNull();
+    }
+
+    @Test
     void conditionsCombineAndOrNot() {
         RuleCompiler rc = new RuleCompiler(Map.of("img", List.of(new AclExpr("path_beg", List.of(), List.of("/img"))),
                 "nope", List.of(new AclExpr("path_beg", List.of(), List.of("/nope")))));
