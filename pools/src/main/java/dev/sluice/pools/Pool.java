@@ -234,19 +234,17 @@ public final class Pool<T> {
         return spares < options.minAvail() ? options.minAvail() - spares : 0;
     }
 
-    /** Drops shared spares down to {@code minAvail} (HAProxy's {@code pool_gc} for one pool). */
+    /**
+     * Drops every shared spare, {@code minAvail} included (HAProxy's {@code pool_flush}; its {@code pool_gc}
+     * keeps {@code minAvail}: see {@link PoolRegistry#gc()} for why Sluice does not).
+     */
     void dropSpares() {
         if (shared == null) {
             return;
         }
-        long spares = buckets.sum(Buckets.ALLOCATED) - buckets.sum(Buckets.USED);
-        while (spares > options.minAvail()) {
-            T o = shared.poll();
-            if (o == null) {
-                return;
-            }
+        T o;
+        while ((o = shared.poll()) != null) {
             drop(buckets.of(o));
-            spares--;
         }
     }
 
@@ -255,6 +253,27 @@ public final class Pool<T> {
         ThreadCache c = caches == null ? null : caches[slot];
         if (c != null && c.count > 0) {
             evict(c, c.count);
+        }
+    }
+
+    /**
+     * Drops every object of the calling thread's cache (not to the shared cache: to the GC). Only the owner
+     * may touch its cache, so each thread that holds one runs this for itself; a thread without a slot or
+     * without a cache of this pool has nothing to drop and is not given a slot.
+     */
+    @SuppressWarnings("unchecked")
+    void dropOwnCache() {
+        int slot = ThreadSlots.currentIfAny(byThreadId);
+        ThreadCache c = slot < 0 || caches == null ? null : caches[slot];
+        if (c == null) {
+            return;
+        }
+        while (c.count > 0) {
+            T o = (T) c.removeOldest();
+            int b = buckets.of(o);
+            long used = buckets.add(b, Buckets.USED, -1);
+            buckets.feedNeeded(b, used, 1);
+            drop(b);
         }
     }
 

@@ -5,7 +5,8 @@ package dev.sluice.pools;
  * default described on each field. Pools merge only when their options are equal.
  *
  * @param limit most objects allocated at once (HAProxy's pool {@code limit}); 0 for no limit
- * @param minAvail spare objects kept whatever the average need (HAProxy's {@code minavail})
+ * @param minAvail spare objects releases keep whatever the average need (HAProxy's {@code minavail});
+ *                 {@link PoolRegistry#gc()} drops them too
  * @param exact true to keep the size as given and never merge with another pool (HAProxy's
  *              {@code MEM_F_EXACT}); false rounds the size up to 16 bytes and lets pools of the same
  *              object type and size merge (reported {@code [SHARED]})

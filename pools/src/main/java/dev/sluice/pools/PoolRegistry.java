@@ -170,10 +170,19 @@ public final class PoolRegistry {
     }
 
     /**
-     * Releases every spare object to the GC: caches of threads that died are emptied, then each pool's
-     * shared cache is emptied down to its {@code minAvail} (HAProxy's {@code pool_gc}, run on SIGQUIT,
-     * soft-stop and allocation failures). Objects in live threads' caches stay: only their owner may touch
-     * them. Any thread.
+     * Releases every spare object to the GC: caches of threads that died are emptied, then every pool's
+     * shared cache is emptied. Objects in live threads' caches stay (only their owner may touch them: each
+     * owner runs {@link #dropOwnCaches()}). Run when an allocation meets the ceiling, and by the proxy on an
+     * operator's request and when a graceful stop begins (HAProxy's SIGQUIT, soft-stop and allocation-failure
+     * collections). Any thread.
+     *
+     * <p>Unlike HAProxy's {@code pool_gc}, which keeps each pool's {@code minavail} spares, this drops them
+     * too ({@code minAvail} then only bounds what releases keep, and the next releases
+     * refill it). Each of its callers wants all the memory it can get: on the ceiling, spares of other pools
+     * held back for a floor would make the allocation that needs the room fail; on a graceful stop the
+     * process is ending and the memory is better left to the one that replaces it; an operator asks for
+     * everything. HAProxy's floor protects its buffer reserve, which lets a stream make progress under memory
+     * pressure; Sluice's buffers come from Netty's allocator, not from these pools, and no pool here sets one.
      */
     public void gc() {
         ThreadSlots.forEachDeadSlot(slot -> {
@@ -183,6 +192,17 @@ public final class PoolRegistry {
         });
         for (Pool<?> p : pools) {
             p.dropSpares();
+        }
+    }
+
+    /**
+     * Drops every object the calling thread holds in its caches, of every pool (to the GC, not to the shared
+     * caches). Run by each thread that owns caches (the proxy runs it on each of its event loops, before
+     * {@link #gc()}, for an operator's flush and on a graceful stop); a thread without caches does nothing.
+     */
+    public void dropOwnCaches() {
+        for (Pool<?> p : pools) {
+            p.dropOwnCache();
         }
     }
 

@@ -45,6 +45,19 @@ final class ThreadSlots {
         return s != null ? s.index : register(t);
     }
 
+    /** The current thread's slot, or -1 when it has none; never assigns one. */
+    static int currentIfAny(boolean byThreadId) {
+        Thread t = Thread.currentThread();
+        if (byThreadId) {
+            Slot s = BY_ID[(int) t.threadId() & (BY_ID_SIZE - 1)];
+            if (s != null && s.thread == t) {
+                return s.index;
+            }
+        }
+        Slot s = LOCAL.get();
+        return s != null ? s.index : -1;
+    }
+
     private static synchronized int register(Thread t) {
         int index = -1;
         if (!t.isVirtual()) {

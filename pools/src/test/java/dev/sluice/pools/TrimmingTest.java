@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The spare-keeping rule (keep while allocated &lt; 1.25 x needed_avg or spares &lt; minAvail), thread
- * cache eviction, and gc. One bucket so that the sliding average is deterministic.
+ * cache eviction, gc (every shared spare, minAvail included) and each thread dropping its own cache. One bucket so that the sliding average is deterministic.
  */
 class TrimmingTest {
 
@@ -82,13 +82,63 @@ class TrimmingTest {
     }
 
     @Test
-    void gcKeepsMinAvailSpares() {
-        PoolRegistry r = new PoolRegistry();
+    void gcDropsEvenTheMinAvailSparesWhichReleasesThenRefill() {
+        PoolRegistry r = new PoolRegistry(1 << 20);
         Pool<Item> p = pool(r, NO_CACHE.withMinAvail(5));
-        alloc(p, 100).forEach(p::release);
+        List<Item> held = alloc(p, 100);
+        Item kept = held.removeLast();
+        held.forEach(p::release);
+        assertThat(p.sharedSpares()).isGreaterThanOrEqualTo(5);
+        // HAProxy's pool_gc would keep 5; Sluice's drops every shared spare and gives its bytes back
         r.gc();
-        assertThat(p.allocated()).isEqualTo(5);
-        assertThat(p.sharedSpares()).isEqualTo(5);
+        assertThat(p.sharedSpares()).isZero();
+        assertThat(p.allocated()).isEqualTo(1);
+        assertThat(r.reservedBytes()).isEqualTo(64);
+        // the trimming rule still applies to releases: spares come back with the next ones
+        p.release(kept);
+        assertThat(p.sharedSpares()).isEqualTo(1);
+        assertThat(p.allocated()).isEqualTo(1);
+    }
+
+    @Test
+    void eachThreadDropsItsOwnCacheAndOnlyItsOwn() throws Exception {
+        PoolRegistry r = new PoolRegistry(1 << 20);
+        Pool<Item> p = pool(r, ONE_BUCKET.withThreadCacheItems(64));
+        java.util.concurrent.CountDownLatch filled = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch dropped = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        Thread other = Thread.ofPlatform().start(() -> {
+            alloc(p, 10).forEach(p::release);
+            filled.countDown();
+            try {
+                dropped.await();
+                r.dropOwnCaches();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            done.countDown();
+        });
+        filled.await();
+        alloc(p, 20).forEach(p::release);
+        assertThat(p.cached()).isEqualTo(30);
+        assertThat(p.used()).isEqualTo(30);
+        // this thread's 20 go; the other thread's 10 stay (it is alive: gc may not touch them either)
+        r.dropOwnCaches();
+        r.gc();
+        assertThat(p.cached()).isEqualTo(10);
+        assertThat(p.used()).isEqualTo(10);
+        assertThat(p.allocated()).isEqualTo(10);
+        assertThat(r.reservedBytes()).isEqualTo(10 * 64);
+        dropped.countDown();
+        done.await();
+        assertThat(p.cached()).isZero();
+        assertThat(p.used()).isZero();
+        assertThat(p.allocated()).isZero();
+        assertThat(r.reservedBytes()).isZero();
+        other.join();
+        // a thread that never used the pool has nothing to drop
+        Thread.ofPlatform().start(r::dropOwnCaches).join();
+        assertThat(p.allocated()).isZero();
     }
 
     @Test

@@ -65,6 +65,37 @@ class CheckModeTest {
     }
 
     @Test
+    void cipherNamesBoringSslCannotUseAreLeftOutAndOnlyAnEmptyListIsAnError() {
+        // a hardening list from a real configuration, which HAProxy 2.6 (OpenSSL) accepts as is
+        String hardened = "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305:"
+                + "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-SHA384:ECDHE-RSA-AES256-SHA384:"
+                + "ECDHE-ECDSA-AES128-SHA256:ECDHE-RSA-AES128-SHA256";
+        java.nio.file.Path pem = new TestPki("check-ca").leaf("localhost", "127.0.0.1").pem();
+        String cfg = """
+                global
+                    ssl-default-bind-ciphers %s
+                    ssl-default-bind-options no-sslv3
+                defaults
+                    mode http
+                    timeout client 5s
+                    timeout server 5s
+                    timeout connect 5s
+                frontend fe
+                    bind 127.0.0.1:1 ssl crt %s
+                    http-request return status 200
+                """;
+        Sluice.Result r = Sluice.check(cfg.formatted(hardened, pem));
+        assertThat(r.exitCode()).as(r.output()).isZero();
+        assertThat(r.output()).contains("test.cfg:10: warning: 'bind 127.0.0.1:1' in proxy 'fe' : 'ciphers' : ignoring cipher name(s) BoringSSL "
+                + "cannot use: ECDHE-ECDSA-AES256-SHA384:ECDHE-RSA-AES256-SHA384:ECDHE-ECDSA-AES128-SHA256:ECDHE-RSA-AES128-SHA256\n")
+                .doesNotContain("failed to set cipher suite").endsWith("Warnings were found.\nConfiguration file is valid\n");
+        Sluice.Result none = Sluice.check(cfg.formatted("ECDHE-RSA-AES256-SHA384:ECDHE-RSA-AES128-SHA256", pem));
+        assertThat(none.exitCode()).isEqualTo(1);
+        assertThat(none.output()).contains("test.cfg:10: error: 'bind 127.0.0.1:1' in proxy 'fe' : 'ciphers' : "
+                + "'ECDHE-RSA-AES256-SHA384:ECDHE-RSA-AES128-SHA256' selects no cipher BoringSSL can use").contains("Fatal errors found in configuration.");
+    }
+
+    @Test
     void unknownFlagsAndMissingFilesAreErrors() {
         Sluice.Result bad = Sluice.run(List.of("-Z"), Map.of());
         assertThat(bad.exitCode()).isEqualTo(1);

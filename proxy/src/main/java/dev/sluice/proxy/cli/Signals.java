@@ -6,6 +6,12 @@ import sun.misc.Signal;
 /**
  * Signal handling, as HAProxy: SIGTERM and SIGINT stop at once, SIGUSR1 stops gracefully (listeners
  * close, running exchanges may finish). Also sends signals to other processes for {@code -sf}/{@code -st}.
+ *
+ * <p>Not SIGQUIT, on which HAProxy dumps its pools to stderr and flushes them: the JVM keeps that signal for
+ * its thread dump (printed on stdout; the process goes on) and refuses a Java handler for it ("Signal already
+ * used by VM or OS"), with or without {@code -Xrs}, which would besides make SIGQUIT kill the process and take
+ * SIGTERM and SIGINT away from Java handlers. The pools' dump and flush is the admin command
+ * {@code flush pools} instead ({@code ProxyPools#flush}).
  */
 final class Signals {
     private Signals() {

@@ -14,6 +14,8 @@ import dev.sluice.proxy.metrics.MetricSink;
 import dev.sluice.proxy.metrics.PrometheusExporter;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 
 /**
  * The process's pools and budgets, held to the {@code -m <megabytes>} ceiling, with Netty's allocator
@@ -113,10 +115,39 @@ public final class ProxyPools {
     }
 
     /**
-     * {@code show pools [byname|bysize|byusage] [match <prefix>] [<n>]}, at user level as in HAProxy (2.6
-     * ignores the arguments; they are 2.7's).
+     * Drops every spare object, HAProxy's SIGQUIT: each event loop drops the objects of its own thread caches,
+     * then the shared caches and the caches of dead threads are emptied ({@link PoolRegistry#gc()}). The answer
+     * is the {@code show pools} dump as it was before (what HAProxy prints on SIGQUIT), complete once the
+     * spares are gone.
+     *
+     * @param eachLoop runs a task on every event loop; completes once every loop ran it (or refused it: a
+     *                 stopping loop has nothing left to flush)
      */
-    public void register(CliRegistry r) {
+    public CompletionStage<String> flush(Function<Runnable, CompletionStage<?>> eachLoop) {
+        String before = ShowPools.render(registry, ShowPoolsArgs.ALL);
+        return dropSpares(eachLoop).thenApply(v -> before);
+    }
+
+    /** {@link #flush} without the dump: run when a graceful stop begins and while it drains. */
+    public CompletionStage<Void> dropSpares(Function<Runnable, CompletionStage<?>> eachLoop) {
+        return eachLoop.apply(registry::dropOwnCaches).handle((v, e) -> {
+            registry.gc();
+            return null;
+        });
+    }
+
+    /**
+     * {@code show pools [byname|bysize|byusage] [match <prefix>] [<n>]}, at user level as in HAProxy (2.6
+     * ignores the arguments; they are 2.7's), and {@code flush pools} (admin level; Sluice's: see
+     * {@link #flush}), which does what SIGQUIT does to HAProxy. The JVM keeps SIGQUIT for its thread dump and
+     * refuses a Java handler for it, even with {@code -Xrs} (which would also take SIGTERM and SIGINT away).
+     *
+     * @param eachLoop as for {@link #flush}
+     */
+    public void register(CliRegistry r, Function<Runnable, CompletionStage<?>> eachLoop) {
+        r.register(new CliCommand(List.of("flush", "pools"), Level.ADMIN, "flush pools",
+                "dump the memory pools usage, then release every spare object", req -> req.later(flush(eachLoop))));
+
         r.register(new CliCommand(List.of("show", "pools"), Level.USER, "show pools",
                 "report information about the memory pools usage", req -> {
                     try {

@@ -182,7 +182,7 @@ public final class ProxyRuntime {
         ServerCommands.register(registry, backends.values(), workers);
         StreamCommands.register(registry, workers, backends.values());
         dev.sluice.proxy.rules.TableCommands.register(registry, stickTables);
-        pools.register(registry);
+        pools.register(registry, this::onEachLoop);
         this.admin = new AdminSockets(config.global().statsSockets(), config.global().statsTimeoutMs(), registry);
     }
 
@@ -786,12 +786,23 @@ public final class ProxyRuntime {
         }
     }
 
+    /** Runs {@code task} on every event loop; completes once each ran it (exceptionally if a loop refused it). */
+    private java.util.concurrent.CompletionStage<?> onEachLoop(Runnable task) {
+        return workers.onEachLoop(i -> {
+            task.run();
+            return Boolean.TRUE;
+        });
+    }
+
     /** Stops listening and lets running exchanges finish, then stops; the process exits when it is done. */
     public void softStop() {
         if (stopping) {
             return;
         }
         stopping = true;
+        // as HAProxy: a stopping process gives back what it can, for the process that replaces it, now and as
+        // its connections end (each drain check)
+        pools.dropSpares(this::onEachLoop);
         for (Listener l : listeners) {
             l.stop();
         }
@@ -819,6 +830,7 @@ public final class ProxyRuntime {
         if (clients.isEmpty() && quic.drained()) {
             stop();
         } else if (!group.isShuttingDown()) {
+            pools.dropSpares(this::onEachLoop);
             group.schedule(this::drainCheck, 100, TimeUnit.MILLISECONDS);
         }
     }

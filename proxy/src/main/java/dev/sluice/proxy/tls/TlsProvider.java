@@ -123,10 +123,7 @@ public final class TlsProvider {
             if (ciphers == null && tls13 == null) {
                 return null;
             }
-            List<String> out = new ArrayList<>(ciphers == null ? defaultTls12() : expand(ciphers));
-            if (ciphers != null) {
-                warnUnknownNames(ciphers, warn);
-            }
+            List<String> out = new ArrayList<>(ciphers == null ? defaultTls12() : usable(ciphers, warn));
             // Netty disables TLS 1.3 on a context whose list has no TLS 1.3 suite: always give some
             out.addAll(tls13 != null ? tls13 : BORINGSSL_TLS13);
             return out;
@@ -177,25 +174,57 @@ public final class TlsProvider {
     }
 
     /**
-     * BoringSSL, like OpenSSL (and so HAProxy), skips the names of a list it does not know as long as
-     * something is left: say which, since a typo silently narrows the list.
+     * The TLS 1.2 ciphers of {@code spec} that can be used, with OpenSSL's cipher-list semantics (what HAProxy users
+     * expect): a named cipher that cannot be used is left out, with a warning naming it (a typo silently narrows
+     * the list), and only a list left with nothing is an error. A name is left out for one of two reasons:
+     * <ul>
+     * <li>BoringSSL does not know it, and its cipher-list parser skips it, as OpenSSL's does: it dropped the CBC
+     * suites with SHA-256 and SHA-384 MACs (ECDHE-ECDSA-AES128-SHA256, ECDHE-RSA-AES256-SHA384 ...), DHE,
+     * CAMELLIA, ...;</li>
+     * <li>BoringSSL knows it but keeps it out of its {@code ALL} (ECDHE-RSA-AES128-SHA256, kept for old clients
+     * only), and Netty refuses a whole list with such a name ("failed to set cipher suite"): it accepts only what
+     * {@code ALL} selects ({@link OpenSsl#isCipherSuiteAvailable}).</li>
+     * </ul>
+     * Ciphers a keyword selects ({@code HIGH}) are filtered the same way, without a warning: none was named.
      */
-    private static void warnUnknownNames(String spec, Consumer<String> warn) {
-        List<String> unknown = new ArrayList<>();
+    private List<String> usable(String spec, Consumer<String> warn) {
+        List<String> selected = expand(spec);
+        List<String> out = new ArrayList<>();
+        Set<String> unavailable = new LinkedHashSet<>();
+        for (String c : selected) {
+            if (OpenSsl.isCipherSuiteAvailable(c)) {
+                out.add(c);
+            } else {
+                unavailable.add(c);
+            }
+        }
+        List<String> ignored = new ArrayList<>();
         for (String t : split(spec)) {
             char c = t.charAt(0);
-            // explicit cipher names have dashes; keywords (HIGH, ECDHE, aNULL) and operators are not checked
+            // explicit cipher names have dashes; keywords (HIGH, ECDHE, aNULL), removals and operators are not checked
             if (c == '!' || c == '-' || c == '+' || c == '@' || t.indexOf('+') >= 0 || t.indexOf('-') < 0 || TLS13_SUITES.contains(t)) {
                 continue;
             }
-            try {
-                expand(t);
-            } catch (IllegalArgumentException e) {
-                unknown.add(t);
+            if (unavailable.contains(t) || !selected.contains(t) && !known(t)) {
+                ignored.add(t);
             }
         }
-        if (!unknown.isEmpty()) {
-            warn.accept("'ciphers' : unknown cipher name(s) ignored: " + String.join(":", unknown));
+        if (out.isEmpty()) {
+            throw new IllegalArgumentException("'ciphers' : '" + spec + "' selects no cipher " + name() + " can use");
+        }
+        if (!ignored.isEmpty()) {
+            warn.accept("'ciphers' : ignoring cipher name(s) " + name() + " cannot use: " + String.join(":", ignored));
+        }
+        return out;
+    }
+
+    /** Whether BoringSSL knows the cipher {@code name} (a list of it alone selects something). */
+    private static boolean known(String name) {
+        try {
+            expand(name);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
         }
     }
 

@@ -167,6 +167,22 @@ class ClientTlsContextTest {
     }
 
     @Test
+    void serverCiphersBoringSslCannotUseAreLeftOutWithAWarning() throws Exception {
+        ServerTls t = new ServerTls(Verify.NONE, null, null, List.of(), null, ServerTlsContextTest.HARDENED, null, null, TlsVersion.TLSV12, true);
+        List<String> warnings = new java.util.ArrayList<>();
+        ClientTlsContext c = ClientTlsContext.build(t, Fixtures.global(), TlsProvider.detect(), warnings::add);
+        assertThat(warnings).containsExactly("'ciphers' : ignoring cipher name(s) BoringSSL cannot use: "
+                + "ECDHE-ECDSA-AES256-SHA384:ECDHE-RSA-AES256-SHA384:ECDHE-ECDSA-AES128-SHA256:ECDHE-RSA-AES128-SHA256");
+        Loopback.Result r = connect(server, c, null);
+        assertThat(r.ok()).as("%s", r.clientFailure()).isTrue();
+        // the server picks by its own order among what the client offers: one of the RSA suites kept
+        assertThat(r.server().cipher()).isIn("TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
+                "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256");
+        ServerTls nothing = new ServerTls(Verify.NONE, null, null, List.of(), null, "ECDHE-RSA-AES128-SHA256", null, null, null, true);
+        assertThatThrownBy(() -> client(nothing)).hasMessage("'ciphers' : 'ECDHE-RSA-AES128-SHA256' selects no cipher BoringSSL can use");
+    }
+
+    @Test
     void buildErrors() throws Exception {
         assertThatThrownBy(() -> client(required(null))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("verify is enabled by default but no CA file specified.");

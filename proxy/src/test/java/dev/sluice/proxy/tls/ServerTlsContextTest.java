@@ -229,7 +229,46 @@ class ServerTlsContextTest {
         List<String> warnings = new java.util.ArrayList<>();
         ServerTlsContext.build(with(Fixtures.bind(aPem), "ciphers", "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-TYPO-AES128:!MD5"), Fixtures.global(),
                 TlsProvider.detect(), new SessionTicketKeys(new java.security.SecureRandom()), warnings::add);
-        assertThat(warnings).containsExactly("'ciphers' : unknown cipher name(s) ignored: ECDHE-TYPO-AES128");
+        assertThat(warnings).containsExactly("'ciphers' : ignoring cipher name(s) BoringSSL cannot use: ECDHE-TYPO-AES128");
+    }
+
+    /** A hardening list found in real configurations (Mozilla's "intermediate" of old), which HAProxy with OpenSSL accepts. */
+    static final String HARDENED = "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:"
+            + "ECDHE-RSA-CHACHA20-POLY1305:ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-SHA384:"
+            + "ECDHE-RSA-AES256-SHA384:ECDHE-ECDSA-AES128-SHA256:ECDHE-RSA-AES128-SHA256";
+
+    @Test
+    void namesBoringSslCannotUseAreLeftOutWithAWarning() throws Exception {
+        // BoringSSL does not know the three CBC-SHA384/ECDSA-SHA256 suites; it knows ECDHE-RSA-AES128-SHA256 but keeps it out
+        // of ALL, and Netty refuses any list naming it ("failed to set cipher suite")
+        List<String> warnings = new java.util.ArrayList<>();
+        ServerTlsContext ctx = ServerTlsContext.build(with(with(Fixtures.bind(defaultPem), "ciphers", HARDENED), "max", TlsVersion.TLSV12),
+                Fixtures.global(), TlsProvider.detect(), new SessionTicketKeys(new java.security.SecureRandom()), warnings::add);
+        assertThat(warnings).containsExactly("'ciphers' : ignoring cipher name(s) BoringSSL cannot use: "
+                + "ECDHE-ECDSA-AES256-SHA384:ECDHE-RSA-AES256-SHA384:ECDHE-ECDSA-AES128-SHA256:ECDHE-RSA-AES128-SHA256");
+        // what is left is used, in the list's order: the first RSA suite of it
+        try (Loopback lb = new Loopback(ctx)) {
+            assertThat(lb.connect(Fixtures.client().build(), "x").server().cipher()).isEqualTo("TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384");
+        }
+        // a CBC suite BoringSSL can use stays
+        warnings.clear();
+        ServerTlsContext.build(with(Fixtures.bind(defaultPem), "ciphers", "ECDHE-RSA-AES128-SHA:ECDHE-RSA-AES128-SHA256"), Fixtures.global(),
+                TlsProvider.detect(), new SessionTicketKeys(new java.security.SecureRandom()), warnings::add);
+        assertThat(warnings).containsExactly("'ciphers' : ignoring cipher name(s) BoringSSL cannot use: ECDHE-RSA-AES128-SHA256");
+        // what a keyword selects is filtered without a word, a removal is never reported
+        warnings.clear();
+        ServerTlsContext.build(with(Fixtures.bind(defaultPem), "ciphers", "ALL:!ECDHE-RSA-AES256-SHA384:!aNULL"), Fixtures.global(),
+                TlsProvider.detect(), new SessionTicketKeys(new java.security.SecureRandom()), warnings::add);
+        assertThat(warnings).isEmpty();
+    }
+
+    @Test
+    void aListWithNothingBoringSslCanUseIsAnError() {
+        assertThatThrownBy(() -> Fixtures.serverContext(with(Fixtures.bind(defaultPem), "ciphers", "ECDHE-RSA-AES128-SHA256")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("'ciphers' : 'ECDHE-RSA-AES128-SHA256' selects no cipher BoringSSL can use");
+        assertThatThrownBy(() -> Fixtures.serverContext(with(Fixtures.bind(defaultPem), "ciphers", "ECDHE-RSA-AES256-SHA384:ECDHE-ECDSA-AES128-SHA256")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("selects no cipher");
     }
 
     @Test

@@ -114,7 +114,7 @@ class TlsContextsTest {
         assertThat(tls.warnings()).containsExactly(
                 "test.cfg:9: warning: 'bind 127.0.0.1:8443' in proxy 'fe' : 'ciphersuites' has no effect with BoringSSL, which always offers "
                         + "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256",
-                "test.cfg:9: warning: 'bind 127.0.0.1:8443' in proxy 'fe' : 'ciphers' : unknown cipher name(s) ignored: TYPO-CIPHER");
+                "test.cfg:9: warning: 'bind 127.0.0.1:8443' in proxy 'fe' : 'ciphers' : ignoring cipher name(s) BoringSSL cannot use: TYPO-CIPHER");
     }
 
     @Test
