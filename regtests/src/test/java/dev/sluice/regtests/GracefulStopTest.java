@@ -39,12 +39,12 @@ class GracefulStopTest {
                 """.formatted(global, port, origin);
     }
 
-    private static void signal(long pid, String sig) throws Exception {
+    static void signal(long pid, String sig) throws Exception {
         assertThat(new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).start().waitFor()).isZero();
     }
 
     /** An origin that answers /slow only once {@code release} opens, everything else at once. */
-    private static Origin origin(CountDownLatch slowArrived, CountDownLatch release) {
+    static Origin origin(CountDownLatch slowArrived, CountDownLatch release) {
         return Origin.start("o1", (r, out) -> {
             if (r.target().equals("/slow")) {
                 slowArrived.countDown();

@@ -53,23 +53,12 @@ class Http3StopTest {
     }
 
     private static void signal(long pid, String sig) throws Exception {
-        assertThat(new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).start().waitFor()).isZero();
+        GracefulStopTest.signal(pid, sig);
     }
 
-    /** An origin that answers /slow only once {@code release} opens, everything else at once. */
+    /** An origin that answers /slow only once {@code release} opens, everything else at once (GracefulStopTest's). */
     private static Origin origin(CountDownLatch slowArrived, CountDownLatch release) {
-        return Origin.start("o1", (r, out) -> {
-            if (r.target().equals("/slow")) {
-                slowArrived.countDown();
-                try {
-                    release.await(20, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            Origin.respond(out, 200, "OK", Origin.headers(), ("done " + r.target() + "\n").getBytes(StandardCharsets.US_ASCII));
-            return true;
-        });
+        return GracefulStopTest.origin(slowArrived, release);
     }
 
     /**
