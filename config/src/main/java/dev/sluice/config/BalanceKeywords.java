@@ -10,7 +10,7 @@ import java.util.List;
 /**
  * Load balancing: {@code balance}, {@code hash-type}, {@code option allbackups}, and the load-balancing
  * options of {@code server} and {@code default-server} lines ({@code weight backup disabled id init-state
- * maxconn maxqueue slowstart}).
+ * maxconn maxqueue slowstart}, and the persistence {@code cookie <value>}).
  */
 final class BalanceKeywords {
     private BalanceKeywords() {
@@ -21,7 +21,7 @@ final class BalanceKeywords {
 
     /** The server options this class parses, for suggestions. */
     static final List<String> SERVER_OPTIONS = List.of("weight", "backup", "no-backup", "disabled", "enabled", "id", "init-state",
-            "maxconn", "maxqueue", "slowstart");
+            "maxconn", "maxqueue", "slowstart", "cookie");
 
     private static final List<String> ALGORITHMS = List.of("roundrobin", "static-rr", "leastconn", "first", "source", "uri", "url_param",
             "hdr", "random", "hash", "rdp-cookie");
@@ -354,6 +354,14 @@ final class BalanceKeywords {
                 } else {
                     p.maxqueue = n;
                 }
+                return i + 2;
+            }
+            case "cookie" -> {
+                if (i + 1 >= a.size() || a.get(i + 1).isEmpty()) {
+                    c.error(prefix + "'cookie' expects <value> as argument.");
+                    return TlsKeywords.FAILED;
+                }
+                p.cookie = a.get(i + 1);
                 return i + 2;
             }
             case "slowstart" -> {

@@ -16,6 +16,8 @@ final class ServerParams {
     int maxconn;
     int maxqueue;
     long slowstart;
+    /** {@code cookie <value>}: the persistence cookie value designating the server (null: none). */
+    String cookie;
     /** Health checks ({@link CheckKeywords}). */
     boolean check;
     long inter = dev.sluice.config.model.ServerCheck.DEFAULT.inter();
@@ -38,6 +40,7 @@ final class ServerParams {
         p.maxconn = maxconn;
         p.maxqueue = maxqueue;
         p.slowstart = slowstart;
+        p.cookie = cookie;
         p.check = check;
         p.inter = inter;
         p.fastinter = fastinter;

@@ -8,10 +8,11 @@ import dev.sluice.config.SourceRef;
  * {@code proto} is "h2" for HTTP/2 (h2c, or forced on TLS), null for HTTP/1.1 (or ALPN's choice on TLS).
  * {@code id} is the server's numeric id ({@code id <n>}, else the first free one, as HAProxy assigns
  * them); {@code initState} is null when not set. {@code maxconn} and {@code maxqueue} are 0 for no limit,
- * {@code slowstart} is in milliseconds (0: none). {@code check} holds its health-check options (never null).
+ * {@code slowstart} is in milliseconds (0: none). {@code check} holds its health-check options (never null). {@code cookie}
+ * is its persistence cookie value ({@code cookie <value>}), null when none.
  */
 public record Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto, int id, boolean backup,
-        boolean disabled, InitState initState, int maxconn, int maxqueue, long slowstart, ServerCheck check) {
+        boolean disabled, InitState initState, int maxconn, int maxqueue, long slowstart, ServerCheck check, String cookie) {
 
     public Server {
         if (check == null) {
@@ -21,7 +22,7 @@ public record Server(SourceRef where, String name, String host, int port, int we
 
     public Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto, int id, boolean backup,
             boolean disabled, InitState initState, int maxconn, int maxqueue, long slowstart) {
-        this(where, name, host, port, weight, tls, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, ServerCheck.DEFAULT);
+        this(where, name, host, port, weight, tls, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, ServerCheck.DEFAULT, null);
     }
 
     public Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto) {
@@ -33,11 +34,11 @@ public record Server(SourceRef where, String name, String host, int port, int we
     }
 
     public Server withTls(ServerTls t) {
-        return new Server(where, name, host, port, weight, t, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, check);
+        return new Server(where, name, host, port, weight, t, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie);
     }
 
     public Server withId(int newId) {
-        return new Server(where, name, host, port, weight, tls, proto, newId, backup, disabled, initState, maxconn, maxqueue, slowstart, check);
+        return new Server(where, name, host, port, weight, tls, proto, newId, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie);
     }
 
     /** {@code init-state}: the state a server starts in, before any health check. */

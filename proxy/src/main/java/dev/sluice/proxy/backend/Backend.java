@@ -22,6 +22,8 @@ public final class Backend {
     private final ServerConnector connector;
     private final ForwardFor forwardFor;
     private final dev.sluice.proxy.http.ErrorResponses errors;
+    /** The persistence cookie ({@code cookie}), null when none. */
+    private final dev.sluice.proxy.http.PersistenceCookie cookie;
     private dev.sluice.proxy.rules.ProxyRules rules = dev.sluice.proxy.rules.ProxyRules.NONE;
     /** Streams currently using a server of this backend (the log's %bc, scur): one atomic, see {@link Server}. */
     final java.util.concurrent.atomic.AtomicInteger active = new java.util.concurrent.atomic.AtomicInteger();
@@ -77,6 +79,12 @@ public final class Backend {
         this.lb = LbAlgorithm.of(config.balance(), servers, hashExpr);
         this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());
         this.errors = new dev.sluice.proxy.http.ErrorResponses(config.errors());
+        this.cookie = config.cookie() == null ? null : new dev.sluice.proxy.http.PersistenceCookie(config.cookie());
+    }
+
+    /** The persistence cookie ({@code cookie}), or null. */
+    public dev.sluice.proxy.http.PersistenceCookie cookie() {
+        return cookie;
     }
 
     /** The proxy id ({@code iid} in {@code show stat}, {@code #<id>} in admin commands). */

@@ -177,6 +177,64 @@ public final class Server {
         maxconn = n;
     }
 
+    /** A dynamic cookie value and the address it was made from. */
+    private record DynamicCookie(InetSocketAddress address, String value) {
+    }
+
+    private volatile DynamicCookie dynamicCookie;
+
+    /**
+     * The value of the backend's persistence cookie that designates this server: its {@code cookie}, else, with
+     * {@code cookie ... dynamic} and a {@code dynamic-cookie-key}, HAProxy's dynamic value (XXH64 of the key, the
+     * address bytes and the port as 4 big-endian bytes, in 16 hexadecimal digits), made again when the address
+     * changes; null when it has none.
+     */
+    public String cookie() {
+        String c = config.cookie();
+        if (c != null) {
+            return c;
+        }
+        dev.sluice.config.model.Cookie ck = backend.config().cookie();
+        if (ck == null || !ck.dynamic() || ck.dynamicKey() == null) {
+            return null;
+        }
+        InetSocketAddress a = address;
+        DynamicCookie d = dynamicCookie;
+        if (d == null || d.address() != a) {
+            d = new DynamicCookie(a, dynamicCookie(ck.dynamicKey(), a));
+            dynamicCookie = d;
+        }
+        return d.value();
+    }
+
+    /** HAProxy's srv_set_dyncookie: null for an address that is not an IP one. */
+    static String dynamicCookie(String key, InetSocketAddress a) {
+        if (a == null || a.getAddress() == null) {
+            return null;
+        }
+        byte[] k = key.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] ip = a.getAddress().getAddress();
+        byte[] buf = new byte[k.length + ip.length + 4];
+        System.arraycopy(k, 0, buf, 0, k.length);
+        System.arraycopy(ip, 0, buf, k.length, ip.length);
+        int port = a.getPort();
+        int at = k.length + ip.length;
+        buf[at] = (byte) (port >>> 24);
+        buf[at + 1] = (byte) (port >>> 16);
+        buf[at + 2] = (byte) (port >>> 8);
+        buf[at + 3] = (byte) port;
+        return String.format("%016x", Xxh64.hash(buf, 0));
+    }
+
+    /**
+     * Whether the server is not stopped in HAProxy's sense (its {@code cur_state} is not STOPPED): UP, even draining,
+     * at weight 0 or stopping (NOLB), and not in maintenance. Persistence (a cookie, a stick match) still sends its
+     * requests there; the balancing needs {@link #usable()}.
+     */
+    public boolean running() {
+        return up && !maintenance && (adminState & FORCED_MAINT) == 0;
+    }
+
     /** Whether the server has health checks ({@code check}) and they are enabled ({@code enable|disable health}). */
     public boolean checked() {
         dev.sluice.proxy.check.HealthCheck c = check;

@@ -106,6 +106,10 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     /** Capture slots, cookies, unique id and log level (null until the frontend or a rule needs them). */
     private dev.sluice.proxy.log.LogCaptures captures;
     private boolean lineLogged;
+    /** What the backend's persistence cookie made of this request (null: no cookie on the way yet). */
+    private PersistenceCookie.Txn cookieTxn;
+    /** The server persistence (a cookie, a stick match) sent the request to, null when balanced. */
+    private Server persistTarget;
     private final long number = COUNTER.getAndIncrement();
     private static final java.util.concurrent.atomic.AtomicLong COUNTER = new java.util.concurrent.atomic.AtomicLong();
 
@@ -224,6 +228,8 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         if (servePage(backend.statsPage(), backend.rules().request().size())) {
             return;
         }
+        // HAProxy's order: the persistence cookie, the unique id, X-Forwarded-For; then stickiness and the balancing
+        Server sticky = cookieServer(backend);
         forwardFor();
         io.netty.util.AsciiString idHeader = frontend.uniqueIdHeader();
         if (idHeader != null) {
@@ -231,8 +237,12 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         }
         attempts = new Attempts(backend, request, retriesOverride >= 0 ? retriesOverride : backend.retries());
         slot = new ServerSlot(this, backend, client.loop());
-        Server sticky = stickyServer();
+        if (sticky == null) {
+            // a valid cookie comes first: stick match rules only look when it designated no server
+            sticky = stickyServer();
+        }
         attempts.direct(sticky != null);
+        persistTarget = sticky;
         assigned(slot.assign(sticky, sticky != null, null));
     }
 
@@ -254,8 +264,15 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     private void serverAssigned() {
         server = slot.server();
         attempts.assigned(server);
-        server.counters().add(Counter.SELECTED);
-        backend.counters().add(Counter.SELECTED);
+        if (attempts.direct() && server != persistTarget) {
+            // its server's queue was full and option redispatch balanced it
+            attempts.direct(false);
+        }
+        if (!attempts.direct()) {
+            // lbtot counts what the balancing chose, not what persistence (a cookie, a stick match) imposed
+            server.counters().add(Counter.SELECTED);
+            backend.counters().add(Counter.SELECTED);
+        }
         stickStore(false);
         connect(true);
     }
@@ -271,6 +288,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     void slotRequeued() {
         if (!finished) {
             attempts.leaving(server);
+            attempts.direct(false);
             server = null;
             assigned(slot.assign(null, false, attempts.previous()));
         }
@@ -317,7 +335,42 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     }
 
     /**
-     * {@code stick match|on}: the server stored for the request's key, when it is usable (the request then
+     * The server the request's persistence cookie designates in {@code be} (null: none, or no cookie configured), the
+     * request's {@code Cookie} fields rewritten as the cookie's mode says. Done once per request.
+     */
+    private Server cookieServer(Backend be) {
+        PersistenceCookie pc = be.cookie();
+        if (pc == null) {
+            return null;
+        }
+        if (cookieTxn == null) {
+            cookieTxn = new PersistenceCookie.Txn();
+        }
+        if (!cookieTxn.requestDone) {
+            pc.request(request.fields(), cookieTxn, be.servers(), System.currentTimeMillis() / 1000);
+        }
+        return cookieTxn.designated;
+    }
+
+    /**
+     * A request rule denied the request: as HAProxy, the persistence cookie is still read so that the log tells what
+     * the client sent (and names the server it designates), in the backend or, before switching, in a listen section.
+     */
+    private void cookieForLog() {
+        if (responsePhase || server != null) {
+            return;
+        }
+        Backend be = backend != null ? backend : frontend.ownBackend();
+        if (be != null) {
+            Server s = cookieServer(be);
+            if (s != null) {
+                server = s;
+            }
+        }
+    }
+
+    /**
+     * {@code stick match|on}: the server stored for the request's key, when it is not stopped (the request then
      * waits in its queue when it is full); null to let the load-balancing algorithm choose.
      */
     private Server stickyServer() {
@@ -329,7 +382,8 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             dev.sluice.sticktable.StickEntry e = key == null ? null : r.table().lookup(key);
             if (e != null) {
                 Server s = backend.serverById(e.serverId());
-                if (s != null && s.usable()) {
+                if (s != null && s.running()) {
+                    // as HAProxy: any server that is not stopped (draining, weight 0 and NOLB ones included)
                     return s;
                 }
             }
@@ -664,6 +718,13 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             if (Rule.run(backend.rules().response(), this) == Action.Verdict.DONE
                     || Rule.run(frontend.rules().response(), this) == Action.Verdict.DONE) {
                 return;
+            }
+            PersistenceCookie pc = backend.cookie();
+            if (pc != null && (head.status() >= 200 || head.status() == 101)) {
+                if (cookieTxn == null) {
+                    cookieTxn = new PersistenceCookie.Txn();
+                }
+                pc.response(head, cookieTxn, server, attempts.direct(), request, System.currentTimeMillis() / 1000);
             }
             afterResponse(head);
             countSent(head.status());
@@ -1001,6 +1062,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         if (why == 'L' && !responsePhase) {
             frontend.counters().add(Counter.INTERCEPTED);
         }
+        if (why == 'P') {
+            cookieForLog();
+        }
         releasePending();
         cause = why;
         state = responsePhase ? 'H' : 'R';
@@ -1130,6 +1194,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
 
     /** A rule denied the request (dreq) or the response (dresp). */
     private void countDenied() {
+        cookieForLog();
         Counter c = responsePhase ? Counter.DENIED_RESPONSES : Counter.DENIED_REQUESTS;
         frontend.counters().add(c);
         if (backend != null) {
@@ -1356,6 +1421,10 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         e.tActive = ms(start, now);
         e.cause = cause;
         e.state = state;
+        Backend be = backend != null ? backend : frontend.ownBackend();
+        if (be != null && be.cookie() != null && be.cookie().config().logsFlags()) {
+            e.cookieFlags = cookieTxn == null ? "NN" : new String(new char[] {cookieTxn.clientFlag(), cookieTxn.serverFlag()});
+        }
         e.retries = attempts != null ? attempts.done() : 0;
         e.redispatched = attempts != null && attempts.redispatched();
         e.actconn = frontend.globalConnections();

@@ -209,7 +209,7 @@ public final class LogLine {
             case "bq" -> sb.append(e.backendQueue);
             case "lc" -> sb.append(0);
             case "ts" -> sb.append(e.cause).append(e.state);
-            case "tsc" -> sb.append(e.cause).append(e.state).append("--");
+            case "tsc" -> sb.append(e.cause).append(e.state).append(e.cookieFlags);
             case "r" -> text(sb, e.requestLine, v);
             case "hr", "hs" -> headerCaptures(sb, e.captures == null ? null : e.captures.slots(v.name().equals("hs")), v);
             case "hrl", "hsl" -> headerCaptureList(sb, e.captures == null ? null : e.captures.slots(v.name().equals("hsl")), v);
