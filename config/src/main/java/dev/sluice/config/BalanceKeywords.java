@@ -40,6 +40,16 @@ final class BalanceKeywords {
                         + " (default, sdbm); consistent is the closest of weight*16 points per server on a ring (default sdbm with"
                         + " avalanche). none uses a decimal key as the hash.",
                 BalanceKeywords::hashType));
+        r.register(new Keyword("option prefer-last-server", BACKEND_SIDE, "[no] option prefer-last-server",
+                "A balanced request (roundrobin, static-rr, leastconn, first, random) goes to the server its client connection"
+                        + " still holds a private connection to ('http-reuse never'), when that server is usable, even if it has to"
+                        + " queue there; as in HAProxy 2.6, shared server connections ('http-reuse safe' and the others) give no"
+                        + " such preference.",
+                c -> {
+                    if (c.expectArgs(0, 0, "option prefer-last-server")) {
+                        c.proxy().preferLastServer = !c.negated();
+                    }
+                }));
         r.register(new Keyword("option allbackups", BACKEND_SIDE, "[no] option allbackups",
                 "When no active server is usable, balance over all usable backup servers instead of the first one only.",
                 c -> {

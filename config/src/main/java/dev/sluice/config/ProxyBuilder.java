@@ -72,6 +72,8 @@ public final class ProxyBuilder {
     dev.sluice.config.model.Cookie cookie;
     String cookieAttrs;
     String dynamicCookieKey;
+    /** {@code option prefer-last-server}. */
+    boolean preferLastServer;
     public final List<Server> servers = new ArrayList<>();
     /** The TLS options of each server line, parallel to {@link #servers}; resolved after parsing. */
     final List<TlsOptions> serverOptions = new ArrayList<>();
@@ -144,6 +146,7 @@ public final class ProxyBuilder {
         cookie = d.cookie;
         cookieAttrs = d.cookieAttrs;
         dynamicCookieKey = d.dynamicCookieKey;
+        preferLastServer = d.preferLastServer;
         defaultServer = d.defaultServer.copy();
         defaultServerTls = d.defaultServerTls.copy();
         logs.addAll(d.logs);
@@ -238,7 +241,8 @@ public final class ProxyBuilder {
                 stats.build(),
                 retries,
                 kind.hasBackend() ? checks.build() : dev.sluice.config.model.HealthChecks.NONE,
-                kind.hasBackend() && cookie != null ? cookie.withDynamicKey(dynamicCookieKey) : null);
+                kind.hasBackend() && cookie != null ? cookie.withDynamicKey(dynamicCookieKey) : null,
+                new dev.sluice.config.model.ProxyOptions(kind.hasBackend() && preferLastServer));
     }
 
     private static <T> List<T> concat(List<T> a, List<T> b) {

@@ -76,7 +76,7 @@ final class Unsupported {
             Map.entry("default-path", "default-path"),
             Map.entry("option abortonclose", "abort on close"), Map.entry("hash-balance-factor", "bounded-load consistent hashing"),
             Map.entry("option contstats", "continuous statistics"), Map.entry("option http-ignore-probes", "http-ignore-probes"),
-            Map.entry("option keep-conn", "keep-conn"), Map.entry("option prefer-last-server", "prefer-last-server"),
+            Map.entry("option keep-conn", "keep-conn"), 
             Map.entry("option socket-stats", "per-listener statistics"),
            
             Map.entry("option splice-auto", "kernel splicing"), Map.entry("option http-use-htx", "legacy HTX switch"),

@@ -377,6 +377,17 @@ public final class Backend {
         return ct != Timeouts.UNSET && ct < 1000 ? ct : 1000;
     }
 
+    /**
+     * Whether the algorithm is one {@code option prefer-last-server} applies to: those that do not hash a request key
+     * (roundrobin, static-rr, leastconn, first, random), as HAProxy 2.6's assign_server.
+     */
+    public boolean balancesWithoutHash() {
+        return switch (config.balance().algorithm()) {
+            case ROUNDROBIN, STATIC_RR, FIRST, LEASTCONN, RANDOM -> true;
+            default -> false;
+        };
+    }
+
     /** HAProxy's BE_LB_KIND_HI: the hash algorithms and random, whose choice a retry should keep. */
     private boolean hashKind() {
         return switch (config.balance().algorithm()) {

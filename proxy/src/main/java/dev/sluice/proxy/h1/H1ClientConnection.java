@@ -92,6 +92,17 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     // ------------------------------------------------------------------ channel events
 
     @Override
+    public java.util.List<dev.sluice.proxy.http.ServerSide> privateConnections() {
+        if (privateConnections == null) {
+            privateConnections = new java.util.ArrayList<>(2);
+        }
+        return privateConnections;
+    }
+
+    /** The server connections private to this one ({@code http-reuse never}), in first-use order; null until one. */
+    private java.util.List<dev.sluice.proxy.http.ServerSide> privateConnections;
+
+    @Override
     public boolean firstRequest() {
         return requests <= 1;
     }

@@ -110,6 +110,8 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     private PersistenceCookie.Txn cookieTxn;
     /** The server persistence (a cookie, a stick match) sent the request to, null when balanced. */
     private Server persistTarget;
+    /** The server {@code option prefer-last-server} chose instead of the balancing, or null. */
+    private Server preferredTarget;
     private final long number = COUNTER.getAndIncrement();
     private static final java.util.concurrent.atomic.AtomicLong COUNTER = new java.util.concurrent.atomic.AtomicLong();
 
@@ -243,7 +245,10 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         }
         attempts.direct(sticky != null);
         persistTarget = sticky;
-        assigned(slot.assign(sticky, sticky != null, null));
+        if (sticky == null) {
+            preferredTarget = lastServer();
+        }
+        assigned(slot.assign(sticky != null ? sticky : preferredTarget, sticky != null, null));
     }
 
     /** Goes on from an assignment: connect, wait in the queue, or 503. */
@@ -268,8 +273,8 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             // its server's queue was full and option redispatch balanced it
             attempts.direct(false);
         }
-        if (!attempts.direct()) {
-            // lbtot counts what the balancing chose, not what persistence (a cookie, a stick match) imposed
+        if (!attempts.direct() && server != preferredTarget) {
+            // lbtot counts what the balancing chose, not what persistence (a cookie, a stick match) imposed, nor the last server
             server.counters().add(Counter.SELECTED);
             backend.counters().add(Counter.SELECTED);
         }
@@ -350,6 +355,34 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             pc.request(request.fields(), cookieTxn, be.servers(), System.currentTimeMillis() / 1000);
         }
         return cookieTxn.designated;
+    }
+
+    /**
+     * {@code option prefer-last-server} (HAProxy's assign_server before its balancing, for the algorithms that do not
+     * hash): the server of the first private connection ({@code http-reuse never}) of the client connection, in the order
+     * they were first used, that is still open and goes to a usable server of this backend; the request then goes there,
+     * waiting in its queue if need be (HAProxy's default {@code max-keep-alive-queue}). Null otherwise.
+     */
+    private Server lastServer() {
+        if (!backend.config().options().preferLastServer() || !backend.balancesWithoutHash()) {
+            return null;
+        }
+        java.util.List<ServerSide> mine = client.privateConnections();
+        if (mine == null) {
+            return null;
+        }
+        for (java.util.Iterator<ServerSide> it = mine.iterator(); it.hasNext();) {
+            ServerSide c = it.next();
+            if (!c.isOpen() || c.owner() != client.session()) {
+                it.remove();
+                continue;
+            }
+            Server s = c.server();
+            if (s != null && s.backend() == backend && s.usable()) {
+                return s;
+            }
+        }
+        return null;
     }
 
     /**
@@ -454,6 +487,12 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         if (backend.http().reuse() == HttpOptions.Reuse.NEVER) {
             // http-reuse never: this server connection only ever serves this client connection
             c.owner(client.session());
+            java.util.List<ServerSide> mine = client.privateConnections();
+            if (mine != null && c.owner() == client.session() && !mine.contains(c)) {
+                // closed ones go first, so that a long client connection keeps no more than its open private connections
+                mine.removeIf(x -> !x.isOpen());
+                mine.add(c);
+            }
         }
         tConnected = c.reused() ? tConnectStart : System.nanoTime();
         server.countRequest();
