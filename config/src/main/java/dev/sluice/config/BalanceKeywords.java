@@ -21,7 +21,7 @@ final class BalanceKeywords {
 
     /** The server options this class parses, for suggestions. */
     static final List<String> SERVER_OPTIONS = List.of("weight", "backup", "no-backup", "disabled", "enabled", "id", "init-state",
-            "maxconn", "maxqueue", "slowstart", "cookie");
+            "maxconn", "minconn", "maxqueue", "slowstart", "cookie");
 
     private static final List<String> ALGORITHMS = List.of("roundrobin", "static-rr", "leastconn", "first", "source", "uri", "url_param",
             "hdr", "random", "hash", "rdp-cookie");
@@ -40,6 +40,28 @@ final class BalanceKeywords {
                         + " (default, sdbm); consistent is the closest of weight*16 points per server on a ring (default sdbm with"
                         + " avalanche). none uses a decimal key as the hash.",
                 BalanceKeywords::hashType));
+        r.register(new Keyword("fullconn", dev.sluice.config.Section.PROXIES, "fullconn <conns>",
+                "The backend load (requests in it, queued ones included) at which servers with a 'minconn' reach their 'maxconn';"
+                        + " below it their limit is MAX(minconn, load * maxconn / fullconn). Default (or 0): a tenth of the maxconn of"
+                        + " the frontends that use the backend.",
+                c -> {
+                    if (c.section() == dev.sluice.config.Section.FRONTEND) {
+                        c.lineWarning("'fullconn' ignored because frontend '" + c.proxy().name + "' has no backend capability. Maybe you"
+                                + " want 'maxconn' instead ?");
+                        return;
+                    }
+                    if (c.args().isEmpty() || c.args().get(0).isEmpty()) {
+                        c.lineError("'fullconn' expects an integer argument.");
+                        return;
+                    }
+                    int n = positive(c.args().get(0));
+                    if (n < 0 || c.args().size() > 1) {
+                        c.lineError(n < 0 ? "'fullconn' expects an integer argument." : "'fullconn' cannot handle unexpected argument '"
+                                + c.args().get(1) + "'.");
+                        return;
+                    }
+                    c.proxy().fullconn = n;
+                }));
         r.register(new Keyword("option prefer-last-server", BACKEND_SIDE, "[no] option prefer-last-server",
                 "A balanced request (roundrobin, static-rr, leastconn, first, random) goes to the server its client connection"
                         + " still holds a private connection to ('http-reuse never'), when that server is usable, even if it has to"
@@ -353,16 +375,16 @@ final class BalanceKeywords {
                 c.error(prefix + "'init-state' expects 'fully-up', 'up', 'down' or 'fully-down'" + (v.isEmpty() ? "." : " (got '" + v + "')."));
                 return TlsKeywords.FAILED;
             }
-            case "maxconn", "maxqueue" -> {
+            case "maxconn", "maxqueue", "minconn" -> {
                 int n = i + 1 < a.size() ? positive(a.get(i + 1)) : -1;
                 if (n < 0) {
                     c.error(prefix + "'" + w + "' expects a non-negative integer" + (i + 1 < a.size() ? " (got '" + a.get(i + 1) + "')." : "."));
                     return TlsKeywords.FAILED;
                 }
-                if (w.equals("maxconn")) {
-                    p.maxconn = n;
-                } else {
-                    p.maxqueue = n;
+                switch (w) {
+                    case "maxconn" -> p.maxconn = n;
+                    case "minconn" -> p.minconn = n;
+                    default -> p.maxqueue = n;
                 }
                 return i + 2;
             }

@@ -74,6 +74,8 @@ public final class ProxyBuilder {
     String dynamicCookieKey;
     /** {@code option prefer-last-server}. */
     boolean preferLastServer;
+    /** {@code fullconn} (0: HAProxy's default). */
+    int fullconn;
     public final List<Server> servers = new ArrayList<>();
     /** The TLS options of each server line, parallel to {@link #servers}; resolved after parsing. */
     final List<TlsOptions> serverOptions = new ArrayList<>();
@@ -147,6 +149,7 @@ public final class ProxyBuilder {
         cookieAttrs = d.cookieAttrs;
         dynamicCookieKey = d.dynamicCookieKey;
         preferLastServer = d.preferLastServer;
+        fullconn = d.fullconn;
         defaultServer = d.defaultServer.copy();
         defaultServerTls = d.defaultServerTls.copy();
         logs.addAll(d.logs);
@@ -242,7 +245,7 @@ public final class ProxyBuilder {
                 retries,
                 kind.hasBackend() ? checks.build() : dev.sluice.config.model.HealthChecks.NONE,
                 kind.hasBackend() && cookie != null ? cookie.withDynamicKey(dynamicCookieKey) : null,
-                new dev.sluice.config.model.ProxyOptions(kind.hasBackend() && preferLastServer));
+                new dev.sluice.config.model.ProxyOptions(kind.hasBackend() && preferLastServer, kind.hasBackend() ? fullconn : 0));
     }
 
     private static <T> List<T> concat(List<T> a, List<T> b) {

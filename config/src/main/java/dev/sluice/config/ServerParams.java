@@ -15,6 +15,7 @@ final class ServerParams {
     Server.InitState initState;
     int maxconn;
     int maxqueue;
+    int minconn;
     long slowstart;
     /** {@code cookie <value>}: the persistence cookie value designating the server (null: none). */
     String cookie;
@@ -39,6 +40,7 @@ final class ServerParams {
         p.initState = initState;
         p.maxconn = maxconn;
         p.maxqueue = maxqueue;
+        p.minconn = minconn;
         p.slowstart = slowstart;
         p.cookie = cookie;
         p.check = check;

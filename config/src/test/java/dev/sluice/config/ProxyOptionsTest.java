@@ -24,4 +24,27 @@ class ProxyOptionsTest {
         assertThat(Configs.proxy(c, "b").options().preferLastServer()).isFalse();
         assertThat(Configs.proxy(c, "fe").options().preferLastServer()).isFalse();
     }
+
+    @Test
+    void fullconnAndMinconnAsHaproxy() {
+        assertThat(backendOf("").options().fullconn()).isZero();
+        assertThat(backendOf("fullconn 100").options().fullconn()).isEqualTo(100);
+        var servers = backendOf("""
+                server s1 127.0.0.1:80 minconn 10 maxconn 50
+                server s2 127.0.0.1:80 minconn 60 maxconn 50
+                server s3 127.0.0.1:80 minconn 7
+                server s4 127.0.0.1:80 maxconn 9
+                server s5 127.0.0.1:80
+                """).servers();
+        // a minconn above maxconn becomes the maxconn; no minconn: a static limit (minconn = maxconn)
+        assertThat(servers).extracting(s -> s.minconn() + "/" + s.maxconn()).containsExactly("10/50", "60/60", "7/7", "9/9", "0/0");
+        var r = Configs.parse(Configs.inFrontend("fullconn 10"));
+        assertThat(r.ok()).isTrue();
+        assertThat(Configs.warnings(r)).singleElement().satisfies(d -> assertThat(d.message())
+                .isEqualTo("'fullconn' ignored because frontend 'fe' has no backend capability. Maybe you want 'maxconn' instead ?"));
+        Configs.assertSingleError(Configs.parse(Configs.inBackend("fullconn")), Configs.BACKEND_LINE, "'fullconn' expects an integer argument.");
+        Configs.assertSingleError(Configs.parse(Configs.inBackend("fullconn x")), Configs.BACKEND_LINE, "'fullconn' expects an integer argument.");
+        Configs.assertSingleError(Configs.parse(Configs.inBackend("server s1 127.0.0.1:80 minconn x")), Configs.BACKEND_LINE,
+                "'minconn' expects a non-negative integer (got 'x').");
+    }
 }

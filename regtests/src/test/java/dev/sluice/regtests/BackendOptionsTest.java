@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Options that change how a backend serves requests, through the real daemon and, when it is installed, HAProxy 2.6 on
- * the same configuration: {@code option prefer-last-server}.
+ * the same configuration: {@code option prefer-last-server}, {@code fullconn} with the servers' {@code minconn}.
  */
 class BackendOptionsTest {
     private final List<Origin> origins = new ArrayList<>();
@@ -21,6 +21,31 @@ class BackendOptionsTest {
 
     private Origin origin(String name) {
         Origin o = Origin.start(name);
+        origins.add(o);
+        return o;
+    }
+
+    /** Requests for /hold/... wait until their path is released. */
+    private final java.util.Map<String, java.util.concurrent.CountDownLatch> holds = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Set: no request waits any more. */
+    private volatile boolean released;
+
+    private java.util.concurrent.CountDownLatch hold(String path) {
+        return holds.computeIfAbsent(path, k -> new java.util.concurrent.CountDownLatch(1));
+    }
+
+    private Origin holding(String name) {
+        Origin o = Origin.start(name, (r, out) -> {
+            try {
+                if (r.target().startsWith("/hold") && !released && !hold(r.target()).await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                    return false;
+                }
+            } catch (InterruptedException e) {
+                return false;
+            }
+            Origin.respond(out, 200, "OK", Origin.headers("X-Origin", name), new byte[0]);
+            return true;
+        });
         origins.add(o);
         return o;
     }
@@ -88,6 +113,71 @@ class BackendOptionsTest {
                 "plsnever,s1 lbtot 1", "plsnever,s2 lbtot 1", "plsnever,BACKEND lbtot 2", "pls,BACKEND lbtot 6");
         if (Daemon.haproxyInstalled()) {
             assertThat(preferLastServer(true, s1, s2)).as("HAProxy 2.6").isEqualTo(sluice);
+        }
+    }
+
+    /** The server's current requests and the backend's queue, once they add up to {@code total}. */
+    private static String served(Daemon d, int total) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            String scur = ServerQueueTest.stat(d, "l,s1", "scur");
+            String qcur = ServerQueueTest.stat(d, "l,BACKEND", "qcur");
+            if (Integer.parseInt(scur) + Integer.parseInt(qcur) == total || System.nanoTime() > deadline) {
+                return scur + "/" + qcur;
+            }
+            Daemon.sleep(10);
+        }
+    }
+
+    /**
+     * {@code fullconn 8} and a server of {@code minconn 1 maxconn 4}: its limit is MAX(1, load * 4 / 8), the load being
+     * the backend's requests, queued ones included. New requests queue behind the others, and a slot given back serves
+     * the queue up to the limit the load gives then.
+     */
+    private List<String> dynamicMaxconn(boolean haproxy, Origin o) {
+        holds.clear();
+        released = false;
+        int port = Ports.free();
+        String cfg = HEADER + "listen l\n    bind 127.0.0.1:" + port + "\n    timeout queue 30s\n    timeout server 30s\n    fullconn 8\n"
+                + "    server s1 127.0.0.1:" + o.port() + " minconn 1 maxconn 4\n";
+        List<String> out = new ArrayList<>();
+        List<RawClient> clients = new ArrayList<>();
+        try (Daemon d = Daemon.start(haproxy, cfg, port)) {
+            out.add("slim " + ServerQueueTest.stat(d, "l,s1", "slim") + " " + ServerQueueTest.stat(d, "l,BACKEND", "slim"));
+            for (int i = 1; i <= 8; i++) {
+                clients.add(new RawClient(port, 30_000).send("GET /hold/" + i + " HTTP/1.1\r\nhost: t\r\n\r\n"));
+                out.add("arrived " + i + ": " + served(d, i));
+            }
+            int left = 8;
+            for (int i = 1; i <= 3; i++) {
+                hold("/hold/" + i).countDown();
+                assertThat(clients.get(i - 1).read().status()).isEqualTo(200);
+                clients.get(i - 1).close();
+                left--;
+                // the slot given back serves the queue up to the new limit
+                Daemon.sleep(200);
+                out.add("released " + i + ": " + served(d, left));
+            }
+            released = true;
+            holds.values().forEach(java.util.concurrent.CountDownLatch::countDown);
+            for (int i = 3; i < clients.size(); i++) {
+                assertThat(clients.get(i).read().status()).isEqualTo(200);
+                clients.get(i).close();
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void fullconnAndMinconnAsHaproxy() {
+        Origin o = holding("s1");
+        List<String> sluice = dynamicMaxconn(false, o);
+        // arrivals queue behind the others whatever the limit; each slot given back serves the queue up to MAX(1, load * 4 / 8),
+        // the load counting the request that leaves (8, 7, 6 requests: limits 4, 3, 3)
+        assertThat(sluice).containsExactly("slim 4 8", "arrived 1: 1/0", "arrived 2: 1/1", "arrived 3: 1/2", "arrived 4: 1/3", "arrived 5: 1/4",
+                "arrived 6: 1/5", "arrived 7: 1/6", "arrived 8: 1/7", "released 1: 4/3", "released 2: 3/3", "released 3: 3/2");
+        if (Daemon.haproxyInstalled()) {
+            assertThat(dynamicMaxconn(true, o)).as("HAProxy 2.6").isEqualTo(sluice);
         }
     }
 }

@@ -96,7 +96,19 @@ public final class Backend {
         this.id = id;
     }
 
-    /** HAProxy's {@code fullconn}: a tenth of the maxconn of the frontends that can route here ({@code slim}). */
+    /**
+     * HAProxy's {@code beconn} as the dynamic maxconn reads it: the requests holding a slot on a server of this backend and
+     * those waiting in its queues.
+     */
+    int load() {
+        int n = active.get() + queue.length();
+        for (Server s : servers) {
+            n += s.queue().length();
+        }
+        return n;
+    }
+
+    /** HAProxy's {@code fullconn} ({@code slim}): configured, else a tenth of the maxconn of the frontends that can route here. */
     public int fullconn() {
         return fullconn;
     }
@@ -558,7 +570,7 @@ public final class Backend {
     public void enqueue(Server s, QueuedRequest r) {
         if (s != null) {
             s.queue().add(r);
-            drain(s);
+            drain(s, Server.Load.ARRIVAL);
             return;
         }
         queue.add(r);
@@ -566,7 +578,7 @@ public final class Backend {
             if (queue.isEmpty()) {
                 return;
             }
-            drain(srv);
+            drain(srv, Server.Load.ARRIVAL);
         }
     }
 
@@ -578,6 +590,11 @@ public final class Backend {
      * again, so a request and a free slot never both wait.
      */
     int drain(Server s) {
+        return drain(s, Server.Load.QUEUES);
+    }
+
+    /** {@link #drain(Server)}, the dynamic maxconn ({@code minconn}) computed for the given moment ({@link Server.Load}). */
+    int drain(Server s, Server.Load load) {
         WaitQueue own = s.queue();
         int granted = 0;
         while (true) {
@@ -589,7 +606,7 @@ public final class Backend {
             if (mine == Long.MAX_VALUE && shared == Long.MAX_VALUE) {
                 return granted;
             }
-            if (!s.take()) {
+            if (!s.take(load)) {
                 // every slot is held: each holder drains when it gives its slot back
                 return granted;
             }

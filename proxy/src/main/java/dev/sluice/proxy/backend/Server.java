@@ -33,6 +33,8 @@ public final class Server {
     private final Backend backend;
     private final boolean backup;
     private volatile int maxconn;
+    /** {@code minconn}: below {@link #maxconn} the limit follows the backend's load (HAProxy's srv_dynamic_maxconn). */
+    private final int minconn;
     private final int maxqueue;
     private final long slowstart;
     /** The operational state, which health checks flip. */
@@ -96,6 +98,7 @@ public final class Server {
         this.initialWeight = config.weight();
         this.backup = config.backup();
         this.maxconn = config.maxconn();
+        this.minconn = config.minconn();
         this.maxqueue = config.maxqueue();
         this.slowstart = config.slowstart();
         this.up = config.initState() == null || config.initState().up();
@@ -329,11 +332,55 @@ public final class Server {
         return ws == null ? w * 16 : (int) (w * ((16 * ws[0] + ws[1]) / ws[1]));
     }
 
-    /** The maxconn in force: during a slow start it grows from 1 with the time elapsed, as HAProxy's srv_dynamic_maxconn. */
+    /** {@code minconn} (equal to maxconn when the limit is static). */
+    public int minconn() {
+        return minconn;
+    }
+
+    /** Which of the backend's requests count in its load for the dynamic maxconn ({@link #effectiveMaxconn(Load)}). */
+    enum Load {
+        /** A new request asks for a slot: the backend's requests and this one (HAProxy's beconn counts it already). */
+        NEW_REQUEST,
+        /** A server changed: the backend's requests, queued ones included. */
+        QUEUES,
+        /** A request gave its slot back: the backend's requests and that one (HAProxy serves its queue before it leaves). */
+        RELEASE,
+        /**
+         * A request was just queued: only those holding a slot, so that the load's rise alone hands out no slot (HAProxy
+         * serves its queues with the new limit only when a slot is given back or a server changes).
+         */
+        ARRIVAL
+    }
+
+    /** The maxconn in force for a new request; see {@link #effectiveMaxconn(Load)}. */
     int effectiveMaxconn() {
+        return effectiveMaxconn(Load.NEW_REQUEST);
+    }
+
+    /**
+     * The maxconn in force, as HAProxy's srv_dynamic_maxconn: with a {@code minconn} below {@code maxconn}, MAX(minconn,
+     * load * maxconn / fullconn) while the backend's load is below {@code fullconn}, else maxconn; during a slow start it
+     * grows from 1 with the time elapsed. 0 for no limit.
+     */
+    int effectiveMaxconn(Load which) {
         int m = maxconn;
-        long[] ws = m == 0 ? null : warmup();
-        return ws == null ? m : (int) Math.max(1, m * (100 * ws[0] / ws[1]) / 100);
+        if (m == 0) {
+            return 0;
+        }
+        int max = m;
+        int full = backend.fullconn();
+        if (minconn < m) {
+            int load = switch (which) {
+                case NEW_REQUEST, RELEASE -> backend.load() + 1;
+                case QUEUES -> backend.load();
+                case ARRIVAL -> backend.activeStreams();
+            };
+            if (load < full) {
+                max = (int) Math.max(minconn, (long) load * m / full);
+            }
+        }
+        long[] ws = warmup();
+        return ws == null ? max : (int) Math.max(1, max * (100 * ws[0] / ws[1]) / 100);
     }
 
     /**
@@ -514,16 +561,16 @@ public final class Server {
         if (maxconn > 0 && !queue.isEmpty()) {
             return false;
         }
-        return take();
+        return take(Load.NEW_REQUEST);
     }
 
-    /** Takes a slot when one is free below maxconn, whatever waits. */
-    boolean take() {
+    /** Takes a slot when one is free below maxconn (whatever waits) for a queued request: see {@link Load}. */
+    boolean take(Load which) {
         int n;
         if (maxconn == 0) {
             n = active.incrementAndGet();
         } else {
-            int max = effectiveMaxconn();
+            int max = effectiveMaxconn(which);
             do {
                 n = active.get();
                 if (n >= max) {
@@ -696,7 +743,7 @@ public final class Server {
     public void streamEnded() {
         giveBack();
         backend.released(this);
-        backend.drain(this);
+        backend.drain(this, Load.RELEASE);
     }
 
     public int activeStreams() {
