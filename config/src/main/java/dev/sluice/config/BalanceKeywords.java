@@ -62,6 +62,15 @@ final class BalanceKeywords {
                     }
                     c.proxy().fullconn = n;
                 }));
+        r.register(new Keyword("option abortonclose", BACKEND_SIDE, "[no] option abortonclose",
+                "A client that half-closes its connection (FIN) after its request aborts it while still possible: waiting in a"
+                        + " queue (CQ) or for the server connection (CC) it ends without a response; waiting for the response head,"
+                        + " the server connection is closed and the client gets a 400 (CH). Without it the request is served.",
+                c -> {
+                    if (c.expectArgs(0, 0, "option abortonclose")) {
+                        c.proxy().abortOnClose = !c.negated();
+                    }
+                }));
         r.register(new Keyword("option prefer-last-server", BACKEND_SIDE, "[no] option prefer-last-server",
                 "A balanced request (roundrobin, static-rr, leastconn, first, random) goes to the server its client connection"
                         + " still holds a private connection to ('http-reuse never'), when that server is usable, even if it has to"

@@ -76,6 +76,8 @@ public final class ProxyBuilder {
     boolean preferLastServer;
     /** {@code fullconn} (0: HAProxy's default). */
     int fullconn;
+    /** {@code option abortonclose}. */
+    boolean abortOnClose;
     public final List<Server> servers = new ArrayList<>();
     /** The TLS options of each server line, parallel to {@link #servers}; resolved after parsing. */
     final List<TlsOptions> serverOptions = new ArrayList<>();
@@ -150,6 +152,7 @@ public final class ProxyBuilder {
         dynamicCookieKey = d.dynamicCookieKey;
         preferLastServer = d.preferLastServer;
         fullconn = d.fullconn;
+        abortOnClose = d.abortOnClose;
         defaultServer = d.defaultServer.copy();
         defaultServerTls = d.defaultServerTls.copy();
         logs.addAll(d.logs);
@@ -245,7 +248,8 @@ public final class ProxyBuilder {
                 retries,
                 kind.hasBackend() ? checks.build() : dev.sluice.config.model.HealthChecks.NONE,
                 kind.hasBackend() && cookie != null ? cookie.withDynamicKey(dynamicCookieKey) : null,
-                new dev.sluice.config.model.ProxyOptions(kind.hasBackend() && preferLastServer, kind.hasBackend() ? fullconn : 0));
+                new dev.sluice.config.model.ProxyOptions(kind.hasBackend() && preferLastServer, kind.hasBackend() ? fullconn : 0,
+                        kind.hasBackend() && abortOnClose));
     }
 
     private static <T> List<T> concat(List<T> a, List<T> b) {

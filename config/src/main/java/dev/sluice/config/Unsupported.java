@@ -74,7 +74,7 @@ final class Unsupported {
             Map.entry("httpclient.ssl.verify", "the internal HTTP client"), Map.entry("set-dumpable", "core dumps (set-dumpable)"),
             Map.entry("expose-experimental-directives", "experimental directives"),
             Map.entry("default-path", "default-path"),
-            Map.entry("option abortonclose", "abort on close"), Map.entry("hash-balance-factor", "bounded-load consistent hashing"),
+            Map.entry("hash-balance-factor", "bounded-load consistent hashing"),
             Map.entry("option contstats", "continuous statistics"), Map.entry("option http-ignore-probes", "http-ignore-probes"),
             Map.entry("option keep-conn", "keep-conn"), 
             Map.entry("option socket-stats", "per-listener statistics"),

@@ -47,4 +47,13 @@ class ProxyOptionsTest {
         Configs.assertSingleError(Configs.parse(Configs.inBackend("server s1 127.0.0.1:80 minconn x")), Configs.BACKEND_LINE,
                 "'minconn' expects a non-negative integer (got 'x').");
     }
+
+    @Test
+    void abortOnClose() {
+        assertThat(backendOf("").options().abortOnClose()).isFalse();
+        assertThat(backendOf("option abortonclose").options().abortOnClose()).isTrue();
+        assertThat(backendOf("option abortonclose\nno option abortonclose").options().abortOnClose()).isFalse();
+        Configs.assertSingleError(Configs.parse(Configs.inFrontend("option abortonclose")), Configs.FRONTEND_LINE,
+                "'option abortonclose' is not allowed in 'frontend' section");
+    }
 }

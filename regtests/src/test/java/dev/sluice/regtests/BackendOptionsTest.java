@@ -9,7 +9,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Options that change how a backend serves requests, through the real daemon and, when it is installed, HAProxy 2.6 on
- * the same configuration: {@code option prefer-last-server}, {@code fullconn} with the servers' {@code minconn}.
+ * the same configuration: {@code option prefer-last-server}, {@code fullconn} with the servers' {@code minconn},
+ * {@code option abortonclose}.
  */
 class BackendOptionsTest {
     private final List<Origin> origins = new ArrayList<>();
@@ -178,6 +179,123 @@ class BackendOptionsTest {
                 "arrived 6: 1/5", "arrived 7: 1/6", "arrived 8: 1/7", "released 1: 4/3", "released 2: 3/3", "released 3: 3/2");
         if (Daemon.haproxyInstalled()) {
             assertThat(dynamicMaxconn(true, o)).as("HAProxy 2.6").isEqualTo(sluice);
+        }
+    }
+
+    /** What the client got: the status, or "closed" when the connection closed without a response. */
+    private static String outcome(RawClient c) {
+        try {
+            return Integer.toString(c.read().status());
+        } catch (java.io.UncheckedIOException e) {
+            return "closed";
+        }
+    }
+
+    /** The log line of the request for {@code path}: server, status, %tsc. */
+    private static String logged(Daemon d, String path) {
+        List<String> l = d.awaitLines(x -> x.contains("\"GET " + path + " "), 1);
+        assertThat(l).as("%s: log of %s in\n%s", d.name(), path, d.output()).isNotEmpty();
+        String[] w = l.getFirst().split(" ");
+        return path + " " + w[3] + " " + w[5] + " " + w[9];
+    }
+
+    /**
+     * A client that half-closes (FIN) after its request, while the request waits in the queue, while its server
+     * connection is being established, and while the server has not answered yet; with and without the option.
+     */
+    private List<String> abortOnClose(boolean haproxy, Origin o) throws Exception {
+        holds.clear();
+        released = false;
+        int[] ports = {Ports.free(), Ports.free()};
+        // a server that accepts no connection: its accept queue is full, so connecting to it never completes
+        java.net.ServerSocket deaf = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+        List<java.net.Socket> fillers = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            java.net.Socket f = new java.net.Socket();
+            try {
+                f.connect(deaf.getLocalSocketAddress(), 300);
+                fillers.add(f);
+            } catch (java.io.IOException e) {
+                f.close();
+                break;
+            }
+        }
+        StringBuilder cfg = new StringBuilder(HEADER);
+        for (int i = 0; i < 2; i++) {
+            String name = i == 0 ? "noaoc" : "aoc";
+            cfg.append("listen ").append(name).append("\n    bind 127.0.0.1:").append(ports[i]).append('\n')
+                    .append(i == 1 ? "    option abortonclose\n" : "")
+                    .append("    timeout queue 30s\n    timeout server 30s\n    timeout connect 3s\n")
+                    .append("    server s1 127.0.0.1:").append(o.port()).append(" maxconn 1\n");
+        }
+        cfg.append("listen deaf\n    bind 127.0.0.1:@DEAFPORT@\n    option abortonclose\n    timeout connect 3s\n    server d1 127.0.0.1:")
+                .append(deaf.getLocalPort()).append('\n');
+        int deafPort = Ports.free();
+        List<String> out = new ArrayList<>();
+        try (Daemon d = Daemon.start(haproxy, cfg.toString().replace("@DEAFPORT@", Integer.toString(deafPort)), ports[1])) {
+            for (int i = 0; i < 2; i++) {
+                String name = i == 0 ? "noaoc" : "aoc";
+                int port = ports[i];
+                // in the queue: a first request holds the only slot
+                RawClient held = new RawClient(port, 30_000).send("GET /hold/" + name + " HTTP/1.1\r\nhost: t\r\n\r\n");
+                ServerQueueTest.awaitRequest(o, 0, "/hold/" + name);
+                RawClient queued = new RawClient(port, 30_000).send("GET /q/" + name + " HTTP/1.1\r\nhost: t\r\n\r\n");
+                ServerQueueTest.awaitStat(d, name + ",BACKEND", "qcur", "1");
+                queued.shutdownOutput();
+                Daemon.sleep(300);
+                hold("/hold/" + name).countDown();
+                assertThat(held.read().status()).isEqualTo(200);
+                held.close();
+                out.add(name + " queued: " + outcome(queued));
+                queued.close();
+                out.add(logged(d, "/q/" + name));
+                // the server has the request and has not answered
+                RawClient slow = new RawClient(port, 30_000).send("GET /hold/slow-" + name + " HTTP/1.1\r\nhost: t\r\n\r\n");
+                ServerQueueTest.awaitRequest(o, 0, "/hold/slow-" + name);
+                slow.shutdownOutput();
+                Daemon.sleep(300);
+                hold("/hold/slow-" + name).countDown();
+                out.add(name + " slow server: " + outcome(slow));
+                slow.close();
+                out.add(logged(d, "/hold/slow-" + name));
+                out.add(name + " cli_abrt " + ServerQueueTest.stat(d, name + ",BACKEND", "cli_abrt") + "/" + ServerQueueTest.stat(d, name + ",s1", "cli_abrt")
+                        + " hrsp_4xx " + ServerQueueTest.stat(d, name + ",FRONTEND", "hrsp_4xx")
+                        + " hrsp_other " + ServerQueueTest.stat(d, name + ",FRONTEND", "hrsp_other") + "/" + ServerQueueTest.stat(d, name + ",BACKEND", "hrsp_other"));
+            }
+            if (fillers.size() >= 2) {
+                // its connection to the server is being established
+                RawClient connecting = new RawClient(deafPort, 30_000).send("GET /c HTTP/1.1\r\nhost: t\r\n\r\n");
+                Daemon.sleep(300);
+                connecting.shutdownOutput();
+                out.add("connecting: " + outcome(connecting));
+                connecting.close();
+                out.add(logged(d, "/c"));
+                out.add("deaf cli_abrt " + ServerQueueTest.stat(d, "deaf,BACKEND", "cli_abrt") + "/" + ServerQueueTest.stat(d, "deaf,d1", "cli_abrt"));
+            }
+        } finally {
+            for (java.net.Socket f : fillers) {
+                f.close();
+            }
+            deaf.close();
+        }
+        return out;
+    }
+
+    @Test
+    void abortOnCloseAsHaproxy() throws Exception {
+        Origin o = holding("s1");
+        List<String> sluice = abortOnClose(false, o);
+        assertThat(sluice).startsWith(
+                // without the option a half-closed client is served
+                "noaoc queued: 200", "/q/noaoc noaoc/s1 200 ----", "noaoc slow server: 200", "/hold/slow-noaoc noaoc/s1 200 ----",
+                "noaoc cli_abrt 0/0 hrsp_4xx 0 hrsp_other 0/0",
+                // with it the request is aborted: no response from the queue, a 400 while the server has not answered
+                "aoc queued: closed", "/q/aoc aoc/<NOSRV> -1 CQ--", "aoc slow server: 400", "/hold/slow-aoc aoc/s1 400 CH--",
+                // only the abort of a request a server had counts as a client abort, as in HAProxy
+                // and the request dropped from the queue, without a status, counts as "other"
+                "aoc cli_abrt 1/1 hrsp_4xx 2 hrsp_other 1/1");
+        if (Daemon.haproxyInstalled()) {
+            assertThat(abortOnClose(true, o)).as("HAProxy 2.6").isEqualTo(sluice);
         }
     }
 }

@@ -172,7 +172,8 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
 
     /**
      * The client half-closed (sent FIN). A complete request still gets its response, after which the
-     * connection closes (HAProxy without {@code option abortonclose}); a partial one is an error.
+     * connection closes, unless {@code option abortonclose} aborts it ({@link Stream#onClientHalfClosed}); a partial one
+     * is an error.
      */
     private void inputShutdown() {
         inputClosed = true;
@@ -210,6 +211,9 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
                         s.onClientClosed();
                     }
                     closeNow();
+                } else if (stream != null) {
+                    // a complete request: served unless option abortonclose aborts it
+                    stream.onClientHalfClosed();
                 }
             }
             default -> closeNow();

@@ -898,13 +898,45 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     }
 
 
+    /**
+     * The client half-closed its connection (a FIN) once the whole request was received. HAProxy cannot tell a client
+     * that only closed its output from one that left, so by default the exchange goes on. With {@code option abortonclose}
+     * it is aborted while that is still possible, as HAProxy 2.6 does: a request waiting in a queue (CQ) or for its
+     * server connection (CC) ends without a response and the connection closes; one waiting for the response head gets
+     * a 400 and its server connection is closed (CH). Returns whether the exchange ended.
+     */
+    public boolean onClientHalfClosed() {
+        if (finished || responseStarted || tunnel || state == 'T' || backend == null || !backend.config().options().abortOnClose()) {
+            return false;
+        }
+        cause = 'C';
+        if (conn == null) {
+            // HAProxy counts no client abort for a request it drops from a queue or a connection attempt
+            finished = true;
+            state = slot != null && slot.waiting() ? 'Q' : tConnectStart >= 0 ? 'C' : 'R';
+            releasePending();
+            client.abort();
+            log();
+            return true;
+        }
+        backend.counters().add(Counter.CLIENT_ABORTS);
+        server.counters().add(Counter.CLIENT_ABORTS);
+        // the server connection goes with the request it carries
+        ServerSide c = conn;
+        conn = null;
+        c.abort();
+        state = 'H';
+        fail(400);
+        return true;
+    }
+
     public void onClientClosed() {
         if (finished) {
             return;
         }
         finished = true;
         cause = 'C';
-        state = responseStarted ? 'D' : conn != null ? 'H' : slot != null && slot.waiting() ? 'Q' : 'R';
+        state = responseStarted ? 'D' : conn != null ? 'H' : slot != null && slot.waiting() ? 'Q' : tConnectStart >= 0 ? 'C' : 'R';
         if (backend != null) {
             backend.counters().add(Counter.CLIENT_ABORTS);
             if (server != null && tConnectStart >= 0) {
@@ -1414,6 +1446,10 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         }
         logged = true;
         endTracking();
+        if (status == 0) {
+            // no response (the client left, the request was aborted or killed): HAProxy counts its status -1 as "other"
+            countSent(-1);
+        }
         account();
         timeStats();
         if (!lineLogged) {
@@ -1449,7 +1485,8 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         e.uri = request.target().toString();
         e.version = request.version().text();
         e.requestLine = e.method + " " + e.uri + " " + e.version;
-        e.status = status;
+        // HAProxy logs -1 when no response was sent
+        e.status = status > 0 ? status : -1;
         e.bytesOut = client.bytesOut();
         e.tRequest = ms(start, tHead);
         e.tQueue = slot != null ? slot.queueMillis() : -1;

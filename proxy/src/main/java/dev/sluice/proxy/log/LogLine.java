@@ -183,7 +183,7 @@ public final class LogLine {
             case "Tt" -> asap(sb, e).append(e.tTotal >= 0 ? e.tTotal : e.tActive);
             case "Tu" -> sb.append(e.tActive);
             case "Tw" -> sb.append(e.tQueue);
-            case "ST" -> sb.append(e.status < 0 ? 0 : e.status);
+            case "ST" -> sb.append(e.status);
             case "B" -> asap(sb, e).append(e.bytesOut);
             case "U" -> sb.append(e.bytesIn);
             case "CC" -> text(sb, e.captures == null ? null : e.captures.requestCookie(), v);
