@@ -14,6 +14,14 @@ final class LogKeywords {
     }
 
     static void register(KeywordRegistry r) {
+        r.register(new Keyword("option contstats", Section.FRONTEND_SIDE, "[no] option contstats",
+                "Add the bytes of a transfer to the frontend, backend and server byte counters (bin, bout) as they go, rather"
+                        + " than when the exchange ends, so that long transfers show in the statistics while they run.",
+                c -> {
+                    if (c.expectArgs(0, 0, "option contstats")) {
+                        c.proxy().contStats = !c.negated();
+                    }
+                }));
         registerCaptures(r);
         Set<Section> all = EnumSet.of(Section.GLOBAL, Section.DEFAULTS, Section.FRONTEND, Section.BACKEND, Section.LISTEN);
         r.register(new Keyword("log", all,

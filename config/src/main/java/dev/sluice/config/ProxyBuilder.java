@@ -78,6 +78,8 @@ public final class ProxyBuilder {
     int fullconn;
     /** {@code option abortonclose}. */
     boolean abortOnClose;
+    /** {@code option contstats}. */
+    boolean contStats;
     public final List<Server> servers = new ArrayList<>();
     /** The TLS options of each server line, parallel to {@link #servers}; resolved after parsing. */
     final List<TlsOptions> serverOptions = new ArrayList<>();
@@ -153,6 +155,7 @@ public final class ProxyBuilder {
         preferLastServer = d.preferLastServer;
         fullconn = d.fullconn;
         abortOnClose = d.abortOnClose;
+        contStats = d.contStats;
         defaultServer = d.defaultServer.copy();
         defaultServerTls = d.defaultServerTls.copy();
         logs.addAll(d.logs);
@@ -249,7 +252,7 @@ public final class ProxyBuilder {
                 kind.hasBackend() ? checks.build() : dev.sluice.config.model.HealthChecks.NONE,
                 kind.hasBackend() && cookie != null ? cookie.withDynamicKey(dynamicCookieKey) : null,
                 new dev.sluice.config.model.ProxyOptions(kind.hasBackend() && preferLastServer, kind.hasBackend() ? fullconn : 0,
-                        kind.hasBackend() && abortOnClose));
+                        kind.hasBackend() && abortOnClose, kind.hasFrontend() && contStats));
     }
 
     private static <T> List<T> concat(List<T> a, List<T> b) {

@@ -56,4 +56,12 @@ class ProxyOptionsTest {
         Configs.assertSingleError(Configs.parse(Configs.inFrontend("option abortonclose")), Configs.FRONTEND_LINE,
                 "'option abortonclose' is not allowed in 'frontend' section");
     }
+
+    @Test
+    void contStatsIsAFrontendOption() {
+        assertThat(Configs.frontendOf("option contstats").options().contStats()).isTrue();
+        assertThat(Configs.frontendOf("").options().contStats()).isFalse();
+        Configs.assertSingleError(Configs.parse(Configs.inBackend("option contstats")), Configs.BACKEND_LINE,
+                "'option contstats' is not allowed in 'backend' section");
+    }
 }

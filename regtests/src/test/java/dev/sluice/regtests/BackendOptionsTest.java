@@ -2,6 +2,7 @@ package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -10,7 +11,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Options that change how a backend serves requests, through the real daemon and, when it is installed, HAProxy 2.6 on
  * the same configuration: {@code option prefer-last-server}, {@code fullconn} with the servers' {@code minconn},
- * {@code option abortonclose}.
+ * {@code option abortonclose}, {@code option contstats}.
  */
 class BackendOptionsTest {
     private final List<Origin> origins = new ArrayList<>();
@@ -296,6 +297,96 @@ class BackendOptionsTest {
                 "aoc cli_abrt 1/1 hrsp_4xx 2 hrsp_other 1/1");
         if (Daemon.haproxyInstalled()) {
             assertThat(abortOnClose(true, o)).as("HAProxy 2.6").isEqualTo(sluice);
+        }
+    }
+
+    /** An origin whose /stream... responses send a head and a first chunk, then the end once their path is released. */
+    private Origin streaming(String name) {
+        Origin o = Origin.start(name, (r, out) -> {
+            out.write(("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1000\r\n" + "x".repeat(4096) + "\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            try {
+                if (!hold(r.target()).await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                    return false;
+                }
+            } catch (InterruptedException e) {
+                return false;
+            }
+            out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            return true;
+        });
+        origins.add(o);
+        return o;
+    }
+
+    /** bin and bout of the frontend, backend and server rows of a listen: "bin/bout" each, or ">0" for positive ones. */
+    private static String bytes(Daemon d, String px, boolean exact) {
+        StringBuilder sb = new StringBuilder();
+        for (String row : List.of("FRONTEND", "BACKEND", "s1")) {
+            for (String col : List.of("bin", "bout")) {
+                String v = ServerQueueTest.stat(d, px + "," + row, col);
+                sb.append(exact ? v : Long.parseLong(v) > 0 ? ">0" : "0").append(col.equals("bin") ? "/" : " ");
+            }
+        }
+        return sb.toString().strip();
+    }
+
+    /** A response that stays open after its first 4 kB: the byte counters while it runs and once it is over. */
+    private List<String> contStats(boolean haproxy, Origin o) {
+        holds.clear();
+        int[] ports = {Ports.free(), Ports.free()};
+        String cfg = HEADER.replace("timeout server 5s", "timeout server 30s").replace("timeout client 5s", "timeout client 30s")
+                + "listen cs\n    bind 127.0.0.1:" + ports[0] + "\n    option contstats\n    server s1 127.0.0.1:" + o.port() + "\n"
+                + "listen nocs\n    bind 127.0.0.1:" + ports[1] + "\n    server s1 127.0.0.1:" + o.port() + "\n";
+        List<String> out = new ArrayList<>();
+        try (Daemon d = Daemon.start(haproxy, cfg, ports[1])) {
+            for (int i = 0; i < 2; i++) {
+                String px = i == 0 ? "cs" : "nocs";
+                try (RawClient c = new RawClient(ports[i], 30_000)) {
+                    c.send("GET /stream-" + px + " HTTP/1.1\r\nhost: t\r\nconnection: close\r\n\r\n");
+                    // the head and the first chunk reached the client
+                    byte[] got = new byte[4096];
+                    int n = 0;
+                    try {
+                        while (n < 4096 + 20) {
+                            int r = readSome(c, got);
+                            if (r < 0) {
+                                break;
+                            }
+                            n += r;
+                        }
+                    } catch (java.io.IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                    Daemon.sleep(300);
+                    out.add(px + " while running: " + bytes(d, px, false));
+                    hold("/stream-" + px).countDown();
+                    c.readToEnd();
+                }
+                Daemon.sleep(300);
+                String end = bytes(d, px, true);
+                String[] rows = end.split(" ");
+                out.add(px + " at the end: " + bytes(d, px, false) + (rows[0].equals(rows[1]) && rows[0].equals(rows[2]) ? " (same on the three rows)" : " " + end));
+            }
+        }
+        return out;
+    }
+
+    private static int readSome(RawClient c, byte[] buf) throws java.io.IOException {
+        return c.in().read(buf);
+    }
+
+    @Test
+    void contStatsAsHaproxy() {
+        Origin o = streaming("s1");
+        List<String> sluice = contStats(false, o);
+        assertThat(sluice).containsExactly(
+                "cs while running: >0/>0 >0/>0 >0/>0", "cs at the end: >0/>0 >0/>0 >0/>0 (same on the three rows)",
+                "nocs while running: 0/0 0/0 0/0", "nocs at the end: >0/>0 >0/>0 >0/>0 (same on the three rows)");
+        if (Daemon.haproxyInstalled()) {
+            assertThat(contStats(true, o)).as("HAProxy 2.6").isEqualTo(sluice);
         }
     }
 }

@@ -96,6 +96,10 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     private dev.sluice.pools.Budget budget;
     /** Request bytes received from the client (head as HTTP/1 text, body, tunnel), for bin. */
     private long bytesIn;
+    /** {@code option contstats}: the byte counters follow the transfer; what was added to them so far. */
+    private final boolean contStats;
+    private long creditedIn;
+    private long creditedOut;
     /** The cause and state letters of the log's termination flags, decided where the outcome is. */
     private char cause = '-';
     private char state = '-';
@@ -120,6 +124,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         this.frontend = frontend;
         this.request = request;
         this.requestStart = client.requestStartNanos();
+        this.contStats = frontend.config().options().contStats();
         this.requestDate = System.currentTimeMillis() - (tHead - requestStart) / 1_000_000;
     }
 
@@ -618,6 +623,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             if (!conn.isWritable()) {
                 client.pauseRequestBody();
             }
+            creditBytes();
             return;
         }
         if (pending == null) {
@@ -769,6 +775,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             countSent(head.status());
         }
         client.sendHead(head);
+        creditBytes();
         if (!head.isInterim() && frontend.accessLog() != null && frontend.accessLog().logAsap()) {
             logLine(true);
         }
@@ -795,6 +802,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         if (!conn.isWritable()) {
             client.pauseRequestBody();
         }
+        creditBytes();
     }
 
     public void onTunnelFromServer(ByteBuf data) {
@@ -806,6 +814,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         if (!client.isWritable() && conn != null) {
             conn.pauseResponseBody();
         }
+        creditBytes();
     }
 
     /** One side of a tunnel closed or timed out: the other side goes too; the exchange is over. */
@@ -842,6 +851,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         if (!client.isWritable() && conn != null) {
             conn.pauseResponseBody();
         }
+        creditBytes();
     }
 
     public void onResponseEnd(HttpFields trailers) {
@@ -1602,9 +1612,43 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         }
     }
 
-    /** Adds this exchange's bytes to the frontend, backend and server counters, once, at its end. */
+    /**
+     * {@code option contstats} (HAProxy's stream_process_counters on each wake-up): adds the bytes received and sent since
+     * the last time to the frontend, backend and server counters, once the request has a server connection (before that,
+     * nothing went through). Two shared adds per chunk, only with the option.
+     */
+    private void creditBytes() {
+        if (!contStats || conn == null) {
+            return;
+        }
+        long in = bytesIn - creditedIn;
+        long out = client.bytesOut() - creditedOut;
+        if (in == 0 && out == 0) {
+            return;
+        }
+        creditedIn += in;
+        creditedOut += out;
+        add(frontend.counters(), in, out);
+        add(backend.counters(), in, out);
+        add(server.counters(), in, out);
+    }
+
+    private static void add(Counters c, long in, long out) {
+        if (in > 0) {
+            c.add(Counter.BYTES_IN, in);
+        }
+        if (out > 0) {
+            c.add(Counter.BYTES_OUT, out);
+        }
+    }
+
+    /**
+     * Adds this exchange's bytes to the frontend, backend and server counters, once, at its end (what
+     * {@link #creditBytes} did not add yet).
+     */
     private void account() {
-        long out = client.bytesOut();
+        long out = client.bytesOut() - creditedOut;
+        long bytesIn = this.bytesIn - creditedIn;
         Counters fe = frontend.counters();
         fe.add(Counter.BYTES_IN, bytesIn);
         fe.add(Counter.BYTES_OUT, out);
