@@ -80,6 +80,8 @@ public final class ProxyBuilder {
     boolean abortOnClose;
     /** {@code option contstats}. */
     boolean contStats;
+    /** {@code option http-ignore-probes}. */
+    boolean ignoreProbes;
     public final List<Server> servers = new ArrayList<>();
     /** The TLS options of each server line, parallel to {@link #servers}; resolved after parsing. */
     final List<TlsOptions> serverOptions = new ArrayList<>();
@@ -156,6 +158,7 @@ public final class ProxyBuilder {
         fullconn = d.fullconn;
         abortOnClose = d.abortOnClose;
         contStats = d.contStats;
+        ignoreProbes = d.ignoreProbes;
         defaultServer = d.defaultServer.copy();
         defaultServerTls = d.defaultServerTls.copy();
         logs.addAll(d.logs);
@@ -252,7 +255,8 @@ public final class ProxyBuilder {
                 kind.hasBackend() ? checks.build() : dev.sluice.config.model.HealthChecks.NONE,
                 kind.hasBackend() && cookie != null ? cookie.withDynamicKey(dynamicCookieKey) : null,
                 new dev.sluice.config.model.ProxyOptions(kind.hasBackend() && preferLastServer, kind.hasBackend() ? fullconn : 0,
-                        kind.hasBackend() && abortOnClose, kind.hasFrontend() && contStats));
+                        kind.hasBackend() && abortOnClose, kind.hasFrontend() && contStats,
+                        kind.hasFrontend() && ignoreProbes));
     }
 
     private static <T> List<T> concat(List<T> a, List<T> b) {

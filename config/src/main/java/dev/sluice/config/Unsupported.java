@@ -75,7 +75,7 @@ final class Unsupported {
             Map.entry("expose-experimental-directives", "experimental directives"),
             Map.entry("default-path", "default-path"),
             Map.entry("hash-balance-factor", "bounded-load consistent hashing"),
-            Map.entry("option http-ignore-probes", "http-ignore-probes"),
+            
             Map.entry("option keep-conn", "keep-conn"), 
             Map.entry("option socket-stats", "per-listener statistics"),
            

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Options that change how a backend serves requests, through the real daemon and, when it is installed, HAProxy 2.6 on
  * the same configuration: {@code option prefer-last-server}, {@code fullconn} with the servers' {@code minconn},
- * {@code option abortonclose}, {@code option contstats}.
+ * {@code option abortonclose}, {@code option contstats}, {@code option http-ignore-probes}.
  */
 class BackendOptionsTest {
     private final List<Origin> origins = new ArrayList<>();
@@ -387,6 +387,70 @@ class BackendOptionsTest {
                 "nocs while running: 0/0 0/0 0/0", "nocs at the end: >0/>0 >0/>0 >0/>0 (same on the three rows)");
         if (Daemon.haproxyInstalled()) {
             assertThat(contStats(true, o)).as("HAProxy 2.6").isEqualTo(sluice);
+        }
+    }
+
+    /** What a probe connection got: a status, or "closed" with nothing. */
+    private static String probe(int port, String send, boolean fin) {
+        try (RawClient c = new RawClient(port, 10_000)) {
+            if (send == null) {
+                return "closed by the client";
+            }
+            if (!send.isEmpty()) {
+                c.send(send);
+            }
+            if (fin) {
+                c.shutdownOutput();
+            }
+            String all = c.readToEndText();
+            return all.isEmpty() ? "closed" : all.substring(9, 12);
+        }
+    }
+
+    /**
+     * Connections that send nothing and close, or nothing until {@code timeout http-request}, then ones that send part
+     * of a request: with {@code option http-ignore-probes} the first two are neither answered, logged nor counted.
+     */
+    private List<String> ignoreProbes(boolean haproxy) {
+        int[] ports = {Ports.free(), Ports.free(), Ports.free()};
+        String cfg = HEADER + "    timeout http-request 500ms\n"
+                + "listen noip\n    bind 127.0.0.1:" + ports[0] + "\n    server s1 127.0.0.1:9\n"
+                + "listen ip\n    bind 127.0.0.1:" + ports[1] + "\n    option http-ignore-probes\n    server s1 127.0.0.1:9\n"
+                // the harness's readiness probe goes here
+                + "listen ready\n    bind 127.0.0.1:" + ports[2] + "\n    server s1 127.0.0.1:9\n";
+        List<String> out = new ArrayList<>();
+        try (Daemon d = Daemon.start(haproxy, cfg, ports[2])) {
+            for (int i = 0; i < 2; i++) {
+                String px = i == 0 ? "noip" : "ip";
+                out.add(px + " nothing, closed: " + probe(ports[i], null, false));
+                out.add(px + " nothing, timeout: " + probe(ports[i], "", false));
+                out.add(px + " part, closed: " + probe(ports[i], "GET / HT", true));
+                out.add(px + " part, timeout: " + probe(ports[i], "GET / HT", false));
+            }
+            Daemon.sleep(300);
+            for (String px : List.of("noip", "ip")) {
+                out.add(px + " logged: " + d.output().lines().filter(l -> l.contains("] " + px + " " + px + "/<NOSRV> "))
+                        .map(l -> l.split(" ")[5] + " " + l.split(" ")[9]).toList());
+                StringBuilder sb = new StringBuilder(px);
+                for (String col : List.of("stot", "ereq", "hrsp_4xx", "req_tot")) {
+                    sb.append(' ').append(col).append(' ').append(ServerQueueTest.stat(d, px + ",FRONTEND", col));
+                }
+                out.add(sb.toString());
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void httpIgnoreProbesAsHaproxy() {
+        List<String> sluice = ignoreProbes(false);
+        assertThat(sluice).containsExactly(
+                "noip nothing, closed: closed by the client", "noip nothing, timeout: 408", "noip part, closed: 400", "noip part, timeout: 408",
+                "ip nothing, closed: closed by the client", "ip nothing, timeout: closed", "ip part, closed: 400", "ip part, timeout: 408",
+                "noip logged: [400 CR--, 408 cR--, 400 CR--, 408 cR--]", "noip stot 4 ereq 4 hrsp_4xx 4 req_tot 4",
+                "ip logged: [400 CR--, 408 cR--]", "ip stot 4 ereq 2 hrsp_4xx 2 req_tot 2");
+        if (Daemon.haproxyInstalled()) {
+            assertThat(ignoreProbes(true)).as("HAProxy 2.6").isEqualTo(sluice);
         }
     }
 }

@@ -196,8 +196,9 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
                         sendRawAndClose(GeneratedResponse.of(400));
                     }
                 } else {
-                    if (requests == 0) {
-                        // a connection closed before its first byte: HAProxy counts and logs it (400, CR) unless dontlognull
+                    if (requests == 0 && !frontend.config().options().ignoreProbes()) {
+                        // a connection closed before its first byte: HAProxy counts and logs it (400, CR) unless dontlognull,
+                        // and option http-ignore-probes ignores it altogether
                         logBadRequest(400, 'C', 'R', true);
                     }
                     closeNow();
@@ -683,7 +684,11 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     private void onTimeout() {
         switch (phase) {
             case WAIT_REQUEST -> {
-                if (requests == 0 || !parser.idle() || input.isReadable()) {
+                boolean empty = requests == 0 && parser.idle() && !input.isReadable();
+                if (empty && frontend.config().options().ignoreProbes()) {
+                    // option http-ignore-probes: a connection that never sent a byte (a browser's pre-connect) goes quietly
+                    closeNow();
+                } else if (requests == 0 || !parser.idle() || input.isReadable()) {
                     // HAProxy answers 408 to a new connection or a started request; an idle kept-alive one just closes
                     logBadRequest(408, 'c', 'R', requests == 0 && !input.isReadable());
                     sendRawAndClose(GeneratedResponse.of(408));
