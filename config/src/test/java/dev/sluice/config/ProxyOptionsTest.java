@@ -64,4 +64,11 @@ class ProxyOptionsTest {
         Configs.assertSingleError(Configs.parse(Configs.inBackend("option contstats")), Configs.BACKEND_LINE,
                 "'option contstats' is not allowed in 'backend' section");
     }
+
+    @Test
+    void httpIgnoreProbesIsAFrontendOption() {
+        assertThat(Configs.frontendOf("option http-ignore-probes").options().ignoreProbes()).isTrue();
+        assertThat(Configs.frontendOf("option http-ignore-probes\nno option http-ignore-probes").options().ignoreProbes()).isFalse();
+        assertThat(backendOf("").options().ignoreProbes()).isFalse();
+    }
 }
