@@ -126,6 +126,17 @@ public final class TlsProvider {
             List<String> out = new ArrayList<>(ciphers == null ? defaultTls12() : expand(ciphers));
             if (ciphers != null) {
                 warnUnknownNames(ciphers, warn);
+                // BoringSSL knows some legacy suites by name (the CBC-SHA256/SHA384 ones) that Netty refuses to set because its
+                // build does not enable them: leave them out with a warning rather than fail on a list OpenSSL would accept
+                List<String> unusable = out.stream().filter(n -> !OpenSsl.isCipherSuiteAvailable(n)).toList();
+                if (!unusable.isEmpty()) {
+                    out.removeAll(unusable);
+                    if (out.isEmpty()) {
+                        throw new IllegalArgumentException("'ciphers' : '" + ciphers + "' selects no cipher this TLS library offers ("
+                                + String.join(":", unusable) + " are not offered)");
+                    }
+                    warn.accept("'ciphers' : cipher(s) not offered by this TLS library, ignored: " + String.join(":", unusable));
+                }
             }
             // Netty disables TLS 1.3 on a context whose list has no TLS 1.3 suite: always give some
             out.addAll(tls13 != null ? tls13 : BORINGSSL_TLS13);
