@@ -10,7 +10,7 @@ import java.util.List;
 /**
  * Load balancing: {@code balance}, {@code hash-type}, {@code option allbackups}, and the load-balancing
  * options of {@code server} and {@code default-server} lines ({@code weight backup disabled id init-state
- * maxconn maxqueue slowstart}).
+ * maxconn maxqueue slowstart}, and the persistence {@code cookie <value>}).
  */
 final class BalanceKeywords {
     private BalanceKeywords() {
@@ -21,7 +21,7 @@ final class BalanceKeywords {
 
     /** The server options this class parses, for suggestions. */
     static final List<String> SERVER_OPTIONS = List.of("weight", "backup", "no-backup", "disabled", "enabled", "id", "init-state",
-            "maxconn", "maxqueue", "slowstart");
+            "maxconn", "minconn", "maxqueue", "slowstart", "cookie");
 
     private static final List<String> ALGORITHMS = List.of("roundrobin", "static-rr", "leastconn", "first", "source", "uri", "url_param",
             "hdr", "random", "hash", "rdp-cookie");
@@ -40,6 +40,47 @@ final class BalanceKeywords {
                         + " (default, sdbm); consistent is the closest of weight*16 points per server on a ring (default sdbm with"
                         + " avalanche). none uses a decimal key as the hash.",
                 BalanceKeywords::hashType));
+        r.register(new Keyword("fullconn", dev.sluice.config.Section.PROXIES, "fullconn <conns>",
+                "The backend load (requests in it, queued ones included) at which servers with a 'minconn' reach their 'maxconn';"
+                        + " below it their limit is MAX(minconn, load * maxconn / fullconn). Default (or 0): a tenth of the maxconn of"
+                        + " the frontends that use the backend.",
+                c -> {
+                    if (c.section() == dev.sluice.config.Section.FRONTEND) {
+                        c.lineWarning("'fullconn' ignored because frontend '" + c.proxy().name + "' has no backend capability. Maybe you"
+                                + " want 'maxconn' instead ?");
+                        return;
+                    }
+                    if (c.args().isEmpty() || c.args().get(0).isEmpty()) {
+                        c.lineError("'fullconn' expects an integer argument.");
+                        return;
+                    }
+                    int n = positive(c.args().get(0));
+                    if (n < 0 || c.args().size() > 1) {
+                        c.lineError(n < 0 ? "'fullconn' expects an integer argument." : "'fullconn' cannot handle unexpected argument '"
+                                + c.args().get(1) + "'.");
+                        return;
+                    }
+                    c.proxy().fullconn = n;
+                }));
+        r.register(new Keyword("option abortonclose", BACKEND_SIDE, "[no] option abortonclose",
+                "A client that half-closes its connection (FIN) after its request aborts it while still possible: waiting in a"
+                        + " queue (CQ) or for the server connection (CC) it ends without a response; waiting for the response head,"
+                        + " the server connection is closed and the client gets a 400 (CH). Without it the request is served.",
+                c -> {
+                    if (c.expectArgs(0, 0, "option abortonclose")) {
+                        c.proxy().abortOnClose = !c.negated();
+                    }
+                }));
+        r.register(new Keyword("option prefer-last-server", BACKEND_SIDE, "[no] option prefer-last-server",
+                "A balanced request (roundrobin, static-rr, leastconn, first, random) goes to the server its client connection"
+                        + " still holds a private connection to ('http-reuse never'), when that server is usable, even if it has to"
+                        + " queue there; as in HAProxy 2.6, shared server connections ('http-reuse safe' and the others) give no"
+                        + " such preference.",
+                c -> {
+                    if (c.expectArgs(0, 0, "option prefer-last-server")) {
+                        c.proxy().preferLastServer = !c.negated();
+                    }
+                }));
         r.register(new Keyword("option allbackups", BACKEND_SIDE, "[no] option allbackups",
                 "When no active server is usable, balance over all usable backup servers instead of the first one only.",
                 c -> {
@@ -343,17 +384,25 @@ final class BalanceKeywords {
                 c.error(prefix + "'init-state' expects 'fully-up', 'up', 'down' or 'fully-down'" + (v.isEmpty() ? "." : " (got '" + v + "')."));
                 return TlsKeywords.FAILED;
             }
-            case "maxconn", "maxqueue" -> {
+            case "maxconn", "maxqueue", "minconn" -> {
                 int n = i + 1 < a.size() ? positive(a.get(i + 1)) : -1;
                 if (n < 0) {
                     c.error(prefix + "'" + w + "' expects a non-negative integer" + (i + 1 < a.size() ? " (got '" + a.get(i + 1) + "')." : "."));
                     return TlsKeywords.FAILED;
                 }
-                if (w.equals("maxconn")) {
-                    p.maxconn = n;
-                } else {
-                    p.maxqueue = n;
+                switch (w) {
+                    case "maxconn" -> p.maxconn = n;
+                    case "minconn" -> p.minconn = n;
+                    default -> p.maxqueue = n;
                 }
+                return i + 2;
+            }
+            case "cookie" -> {
+                if (i + 1 >= a.size() || a.get(i + 1).isEmpty()) {
+                    c.error(prefix + "'cookie' expects <value> as argument.");
+                    return TlsKeywords.FAILED;
+                }
+                p.cookie = a.get(i + 1);
                 return i + 2;
             }
             case "slowstart" -> {

@@ -74,17 +74,22 @@ final class CoreKeywords {
                         + " quic4@/quic6@ receive QUIC datagrams on UDP and serve HTTP/3 (needs ssl crt; ALPN h3): quic-force-retry makes every new connection prove its address with a Retry token first (otherwise Retry starts above tune.quic.retry-threshold half-open connections); quic-cc-algo picks the congestion controller (default cubic).",
                 CoreKeywords::bind));
         r.register(new Keyword("server", BACKENDS, "server <name> <address>[:<port>] [weight <0-256>] [backup] [disabled] [id <n>]"
-                + " [init-state fully-up|up|down|fully-down] [maxconn <n>] [maxqueue <n>] [slowstart <time>] [ssl [verify none|required]"
+                + " [init-state fully-up|up|down|fully-down] [maxconn <n>] [minconn <n>] [maxqueue <n>] [slowstart <time>] [cookie <value>]"
+                + " [ssl [verify none|required]"
                 + " [ca-file <f>] [sni <expr>] [alpn <list>] [crt <pem>]] [proto h2]",
                 "Declare a server of the backend; without a port the connection's destination port is used. A backup server serves"
                         + " only when no active server is usable; a disabled one (or weight 0) is never chosen; init-state down starts it"
                         + " DOWN. id defaults to the first free number. maxconn: concurrent requests; more wait in a queue (the server's"
                         + " own when a hash or stickiness chose it, else the backend's), first in first out, until 'timeout queue'"
-                        + " (503); maxqueue: the most requests its own queue holds (503 beyond). With ssl, connect over TLS (SNI from the sni expression, else"
+                        + " (503); maxqueue: the most requests its own queue holds (503 beyond); minconn: with maxconn, a limit that"
+                        + " grows from minconn to maxconn with the backend's load, reaching maxconn at 'fullconn' requests."
+                        + " cookie: the value of the backend's"
+                        + " persistence cookie that designates this server. With ssl, connect over TLS (SNI from the sni expression, else"
                         + " the host name; with alpn h2 the handshake chooses HTTP/2 or HTTP/1.1).",
                 CoreKeywords::server));
         r.register(new Keyword("default-server", BACKEND_SIDE, "default-server [weight <0-256>] [backup|no-backup] [disabled|enabled]"
-                + " [init-state <state>] [maxconn <n>] [maxqueue <n>] [slowstart <time>] [ssl options] [proto h2]",
+                + " [init-state <state>] [maxconn <n>] [minconn <n>] [maxqueue <n>] [slowstart <time>] [cookie <value>] [ssl options]"
+                + " [proto h2]",
                 "Default values for the server lines that follow.", CoreKeywords::defaultServer));
         r.register(new Keyword("default_backend", FRONTEND_SIDE, "default_backend <backend>",
                 "Backend used when no use_backend rule matches.", c -> {
@@ -259,6 +264,7 @@ final class CoreKeywords {
         RetryKeywords.register(r);
         QuicKeywords.register(r);
         CheckKeywords.register(r);
+        PersistenceKeywords.register(r);
 
         r.register(new Keyword("http-request return", PROXY_SECTIONS,
                 "http-request return [status <code>] [content-type <type>] [string <text> | file <path>] [hdr <name> <value>]* [if|unless <cond>]",
@@ -437,8 +443,6 @@ final class CoreKeywords {
             case "check-send-proxy" -> "the PROXY protocol";
             case "check-alpn", "check-proto", "check-via-socks4" -> "this health-check option";
             case "verifyhost", "sni-auto", "allow-0rtt", "crl-file" -> "this server TLS option";
-            case "minconn" -> "dynamic server limits (minconn)";
-            case "cookie" -> "cookie persistence";
             case "send-proxy", "send-proxy-v2", "send-proxy-v2-ssl", "send-proxy-v2-ssl-cn" -> "the PROXY protocol";
             case "resolvers", "resolve-prefer", "init-addr", "resolve-opts", "resolve-net" -> "DNS resolvers";
             case "track" -> "server tracking";
@@ -482,8 +486,11 @@ final class CoreKeywords {
         ServerLine line = serverOptions(c, name, a, 2, c.proxy().defaultServer.copy(), c.proxy().defaultServerTls.copy());
         if (line != null) {
             ServerParams p = line.params;
+            // HAProxy's check_config_validity: a minconn above maxconn becomes the maxconn, no minconn means a static maxconn
+            int maxconn = p.minconn > p.maxconn ? p.minconn : p.maxconn;
+            int minconn = p.minconn > p.maxconn || p.minconn == 0 ? maxconn : p.minconn;
             c.proxy().servers.add(new Server(c.at(), name, hp.host(), hp.port(), p.weight, null, line.tls.proto, p.id, p.backup, p.disabled,
-                    p.initState, p.maxconn, p.maxqueue, p.slowstart, CheckKeywords.serverCheck(p)));
+                    p.initState, maxconn, p.maxqueue, p.slowstart, CheckKeywords.serverCheck(p), p.cookie, minconn));
             c.proxy().serverOptions.add(line.tls);
         }
     }

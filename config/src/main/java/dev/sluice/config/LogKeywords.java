@@ -14,6 +14,22 @@ final class LogKeywords {
     }
 
     static void register(KeywordRegistry r) {
+        r.register(new Keyword("option http-ignore-probes", Section.FRONTEND_SIDE, "[no] option http-ignore-probes",
+                "A connection closed or timed out before sending a single byte (a browser's pre-connect) is closed quietly: no"
+                        + " 400 or 408, no log line, no error counted. Without it HAProxy and Sluice answer, log and count it.",
+                c -> {
+                    if (c.expectArgs(0, 0, "option http-ignore-probes")) {
+                        c.proxy().ignoreProbes = !c.negated();
+                    }
+                }));
+        r.register(new Keyword("option contstats", Section.FRONTEND_SIDE, "[no] option contstats",
+                "Add the bytes of a transfer to the frontend, backend and server byte counters (bin, bout) as they go, rather"
+                        + " than when the exchange ends, so that long transfers show in the statistics while they run.",
+                c -> {
+                    if (c.expectArgs(0, 0, "option contstats")) {
+                        c.proxy().contStats = !c.negated();
+                    }
+                }));
         registerCaptures(r);
         Set<Section> all = EnumSet.of(Section.GLOBAL, Section.DEFAULTS, Section.FRONTEND, Section.BACKEND, Section.LISTEN);
         r.register(new Keyword("log", all,

@@ -68,6 +68,20 @@ public final class ProxyBuilder {
     /** {@code hash-type} and {@code option allbackups}, folded into {@link #balance} when built. */
     public dev.sluice.config.model.HashType hashType = dev.sluice.config.model.HashType.DEFAULT;
     public boolean allBackups;
+    /** {@code cookie} (null: none), its attributes as they piled up over the lines, and {@code dynamic-cookie-key}. */
+    dev.sluice.config.model.Cookie cookie;
+    String cookieAttrs;
+    String dynamicCookieKey;
+    /** {@code option prefer-last-server}. */
+    boolean preferLastServer;
+    /** {@code fullconn} (0: HAProxy's default). */
+    int fullconn;
+    /** {@code option abortonclose}. */
+    boolean abortOnClose;
+    /** {@code option contstats}. */
+    boolean contStats;
+    /** {@code option http-ignore-probes}. */
+    boolean ignoreProbes;
     public final List<Server> servers = new ArrayList<>();
     /** The TLS options of each server line, parallel to {@link #servers}; resolved after parsing. */
     final List<TlsOptions> serverOptions = new ArrayList<>();
@@ -137,6 +151,14 @@ public final class ProxyBuilder {
         balance = d.balance;
         hashType = d.hashType;
         allBackups = d.allBackups;
+        cookie = d.cookie;
+        cookieAttrs = d.cookieAttrs;
+        dynamicCookieKey = d.dynamicCookieKey;
+        preferLastServer = d.preferLastServer;
+        fullconn = d.fullconn;
+        abortOnClose = d.abortOnClose;
+        contStats = d.contStats;
+        ignoreProbes = d.ignoreProbes;
         defaultServer = d.defaultServer.copy();
         defaultServerTls = d.defaultServerTls.copy();
         logs.addAll(d.logs);
@@ -230,7 +252,11 @@ public final class ProxyBuilder {
                 kind.hasBackend() ? stickRules : List.of(),
                 stats.build(),
                 retries,
-                kind.hasBackend() ? checks.build() : dev.sluice.config.model.HealthChecks.NONE);
+                kind.hasBackend() ? checks.build() : dev.sluice.config.model.HealthChecks.NONE,
+                kind.hasBackend() && cookie != null ? cookie.withDynamicKey(dynamicCookieKey) : null,
+                new dev.sluice.config.model.ProxyOptions(kind.hasBackend() && preferLastServer, kind.hasBackend() ? fullconn : 0,
+                        kind.hasBackend() && abortOnClose, kind.hasFrontend() && contStats,
+                        kind.hasFrontend() && ignoreProbes));
     }
 
     private static <T> List<T> concat(List<T> a, List<T> b) {

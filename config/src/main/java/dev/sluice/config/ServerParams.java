@@ -15,7 +15,10 @@ final class ServerParams {
     Server.InitState initState;
     int maxconn;
     int maxqueue;
+    int minconn;
     long slowstart;
+    /** {@code cookie <value>}: the persistence cookie value designating the server (null: none). */
+    String cookie;
     /** Health checks ({@link CheckKeywords}). */
     boolean check;
     long inter = dev.sluice.config.model.ServerCheck.DEFAULT.inter();
@@ -37,7 +40,9 @@ final class ServerParams {
         p.initState = initState;
         p.maxconn = maxconn;
         p.maxqueue = maxqueue;
+        p.minconn = minconn;
         p.slowstart = slowstart;
+        p.cookie = cookie;
         p.check = check;
         p.inter = inter;
         p.fastinter = fastinter;

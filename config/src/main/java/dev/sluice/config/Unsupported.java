@@ -57,7 +57,6 @@ final class Unsupported {
             Map.entry("master-worker", "master-worker mode"), Map.entry("mworker-max-reloads", "master-worker mode"),
             Map.entry("email-alert", "email alerts (mailers)"),
             Map.entry("compression", "HTTP compression"),
-            Map.entry("cookie", "cookie persistence"),
             Map.entry("tcp-request", "tcp-request rules"), Map.entry("tcp-response", "tcp-response rules"),
             
             Map.entry("http-error", "http-error rules"), 
@@ -70,15 +69,14 @@ final class Unsupported {
             
             Map.entry("use-fcgi-app", "FastCGI applications"),
             Map.entry("description", "descriptions"),
-            Map.entry("node", "node names"), Map.entry("fullconn", "dynamic server limits (fullconn)"),
+            Map.entry("node", "node names"), 
             Map.entry("localpeer", "peers (stick-table replication)"),
             Map.entry("httpclient.ssl.verify", "the internal HTTP client"), Map.entry("set-dumpable", "core dumps (set-dumpable)"),
             Map.entry("expose-experimental-directives", "experimental directives"),
             Map.entry("default-path", "default-path"),
-            Map.entry("dynamic-cookie-key", "cookie persistence"),
-            Map.entry("option abortonclose", "abort on close"), Map.entry("hash-balance-factor", "bounded-load consistent hashing"),
-            Map.entry("option contstats", "continuous statistics"), Map.entry("option http-ignore-probes", "http-ignore-probes"),
-            Map.entry("option keep-conn", "keep-conn"), Map.entry("option prefer-last-server", "prefer-last-server"),
+            Map.entry("hash-balance-factor", "bounded-load consistent hashing"),
+            
+            Map.entry("option keep-conn", "keep-conn"), 
             Map.entry("option socket-stats", "per-listener statistics"),
            
             Map.entry("option splice-auto", "kernel splicing"), Map.entry("option http-use-htx", "legacy HTX switch"),

@@ -84,6 +84,10 @@ final class RawClient implements AutoCloseable {
         return out;
     }
 
+    InputStream in() {
+        return in;
+    }
+
     void shutdownOutput() {
         try {
             socket.shutdownOutput();

@@ -7,7 +7,8 @@ import java.util.List;
  * One frontend, backend or listen section with the defaults it inherited already applied. Frontend-only
  * parts are empty on a backend and backend-only parts are empty on a frontend. {@code retries} is what the
  * backend side does with failed requests ({@code retries}, {@code retry-on}, {@code option redispatch}); {@code checks} how
- * it checks its servers' health.
+ * it checks its servers' health, {@code cookie} its persistence cookie (null: none), {@code options} the options of
+ * {@link ProxyOptions}.
  */
 public record Proxy(
         String name,
@@ -34,7 +35,9 @@ public record Proxy(
         List<StickRule> stickRules,
         StatsPage stats,
         Retries retries,
-        HealthChecks checks) {
+        HealthChecks checks,
+        Cookie cookie,
+        ProxyOptions options) {
 
     public Proxy {
         binds = List.copyOf(binds);
@@ -53,6 +56,6 @@ public record Proxy(
             List<UseBackend> useBackends, String defaultBackend, Balance balance, List<Server> servers, Logging logging, ErrorPages errors) {
         this(name, kind, where, mode, binds, maxconn, timeouts, http, acls, httpRequestRules, httpResponseRules, httpAfterResponseRules,
                 useBackends, defaultBackend, balance, servers, logging, errors, null, TcpRules.NONE, Monitor.NONE, List.of(), StatsPage.NONE, Retries.DEFAULT,
-                HealthChecks.NONE);
+                HealthChecks.NONE, null, ProxyOptions.DEFAULT);
     }
 }

@@ -8,10 +8,14 @@ import dev.sluice.config.SourceRef;
  * {@code proto} is "h2" for HTTP/2 (h2c, or forced on TLS), null for HTTP/1.1 (or ALPN's choice on TLS).
  * {@code id} is the server's numeric id ({@code id <n>}, else the first free one, as HAProxy assigns
  * them); {@code initState} is null when not set. {@code maxconn} and {@code maxqueue} are 0 for no limit,
- * {@code slowstart} is in milliseconds (0: none). {@code check} holds its health-check options (never null).
+ * {@code slowstart} is in milliseconds (0: none). {@code check} holds its health-check options (never null). {@code cookie}
+ * is its persistence cookie value ({@code cookie <value>}), null when none. {@code minconn} makes {@code maxconn} a dynamic
+ * limit (see {@code fullconn}); as HAProxy, a {@code minconn} above {@code maxconn} raises {@code maxconn} to it, and
+ * without {@code minconn} it equals {@code maxconn} (a static limit).
  */
 public record Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto, int id, boolean backup,
-        boolean disabled, InitState initState, int maxconn, int maxqueue, long slowstart, ServerCheck check) {
+        boolean disabled, InitState initState, int maxconn, int maxqueue, long slowstart, ServerCheck check, String cookie,
+        int minconn) {
 
     public Server {
         if (check == null) {
@@ -21,7 +25,7 @@ public record Server(SourceRef where, String name, String host, int port, int we
 
     public Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto, int id, boolean backup,
             boolean disabled, InitState initState, int maxconn, int maxqueue, long slowstart) {
-        this(where, name, host, port, weight, tls, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, ServerCheck.DEFAULT);
+        this(where, name, host, port, weight, tls, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, ServerCheck.DEFAULT, null, 0);
     }
 
     public Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto) {
@@ -33,11 +37,11 @@ public record Server(SourceRef where, String name, String host, int port, int we
     }
 
     public Server withTls(ServerTls t) {
-        return new Server(where, name, host, port, weight, t, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, check);
+        return new Server(where, name, host, port, weight, t, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn);
     }
 
     public Server withId(int newId) {
-        return new Server(where, name, host, port, weight, tls, proto, newId, backup, disabled, initState, maxconn, maxqueue, slowstart, check);
+        return new Server(where, name, host, port, weight, tls, proto, newId, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn);
     }
 
     /** {@code init-state}: the state a server starts in, before any health check. */

@@ -22,6 +22,8 @@ public final class Backend {
     private final ServerConnector connector;
     private final ForwardFor forwardFor;
     private final dev.sluice.proxy.http.ErrorResponses errors;
+    /** The persistence cookie ({@code cookie}), null when none. */
+    private final dev.sluice.proxy.http.PersistenceCookie cookie;
     private dev.sluice.proxy.rules.ProxyRules rules = dev.sluice.proxy.rules.ProxyRules.NONE;
     /** Streams currently using a server of this backend (the log's %bc, scur): one atomic, see {@link Server}. */
     final java.util.concurrent.atomic.AtomicInteger active = new java.util.concurrent.atomic.AtomicInteger();
@@ -77,6 +79,12 @@ public final class Backend {
         this.lb = LbAlgorithm.of(config.balance(), servers, hashExpr);
         this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());
         this.errors = new dev.sluice.proxy.http.ErrorResponses(config.errors());
+        this.cookie = config.cookie() == null ? null : new dev.sluice.proxy.http.PersistenceCookie(config.cookie());
+    }
+
+    /** The persistence cookie ({@code cookie}), or null. */
+    public dev.sluice.proxy.http.PersistenceCookie cookie() {
+        return cookie;
     }
 
     /** The proxy id ({@code iid} in {@code show stat}, {@code #<id>} in admin commands). */
@@ -88,7 +96,19 @@ public final class Backend {
         this.id = id;
     }
 
-    /** HAProxy's {@code fullconn}: a tenth of the maxconn of the frontends that can route here ({@code slim}). */
+    /**
+     * HAProxy's {@code beconn} as the dynamic maxconn reads it: the requests holding a slot on a server of this backend and
+     * those waiting in its queues.
+     */
+    int load() {
+        int n = active.get() + queue.length();
+        for (Server s : servers) {
+            n += s.queue().length();
+        }
+        return n;
+    }
+
+    /** HAProxy's {@code fullconn} ({@code slim}): configured, else a tenth of the maxconn of the frontends that can route here. */
     public int fullconn() {
         return fullconn;
     }
@@ -369,6 +389,17 @@ public final class Backend {
         return ct != Timeouts.UNSET && ct < 1000 ? ct : 1000;
     }
 
+    /**
+     * Whether the algorithm is one {@code option prefer-last-server} applies to: those that do not hash a request key
+     * (roundrobin, static-rr, leastconn, first, random), as HAProxy 2.6's assign_server.
+     */
+    public boolean balancesWithoutHash() {
+        return switch (config.balance().algorithm()) {
+            case ROUNDROBIN, STATIC_RR, FIRST, LEASTCONN, RANDOM -> true;
+            default -> false;
+        };
+    }
+
     /** HAProxy's BE_LB_KIND_HI: the hash algorithms and random, whose choice a retry should keep. */
     private boolean hashKind() {
         return switch (config.balance().algorithm()) {
@@ -539,7 +570,7 @@ public final class Backend {
     public void enqueue(Server s, QueuedRequest r) {
         if (s != null) {
             s.queue().add(r);
-            drain(s);
+            drain(s, Server.Load.ARRIVAL);
             return;
         }
         queue.add(r);
@@ -547,7 +578,7 @@ public final class Backend {
             if (queue.isEmpty()) {
                 return;
             }
-            drain(srv);
+            drain(srv, Server.Load.ARRIVAL);
         }
     }
 
@@ -559,6 +590,11 @@ public final class Backend {
      * again, so a request and a free slot never both wait.
      */
     int drain(Server s) {
+        return drain(s, Server.Load.QUEUES);
+    }
+
+    /** {@link #drain(Server)}, the dynamic maxconn ({@code minconn}) computed for the given moment ({@link Server.Load}). */
+    int drain(Server s, Server.Load load) {
         WaitQueue own = s.queue();
         int granted = 0;
         while (true) {
@@ -570,7 +606,7 @@ public final class Backend {
             if (mine == Long.MAX_VALUE && shared == Long.MAX_VALUE) {
                 return granted;
             }
-            if (!s.take()) {
+            if (!s.take(load)) {
                 // every slot is held: each holder drains when it gives its slot back
                 return granted;
             }

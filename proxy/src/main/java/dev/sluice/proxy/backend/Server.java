@@ -33,6 +33,8 @@ public final class Server {
     private final Backend backend;
     private final boolean backup;
     private volatile int maxconn;
+    /** {@code minconn}: below {@link #maxconn} the limit follows the backend's load (HAProxy's srv_dynamic_maxconn). */
+    private final int minconn;
     private final int maxqueue;
     private final long slowstart;
     /** The operational state, which health checks flip. */
@@ -96,6 +98,7 @@ public final class Server {
         this.initialWeight = config.weight();
         this.backup = config.backup();
         this.maxconn = config.maxconn();
+        this.minconn = config.minconn();
         this.maxqueue = config.maxqueue();
         this.slowstart = config.slowstart();
         this.up = config.initState() == null || config.initState().up();
@@ -175,6 +178,64 @@ public final class Server {
     /** {@code set maxconn server}: concurrent requests allowed from now on (0: no limit). Admin path. */
     public void maxconn(int n) {
         maxconn = n;
+    }
+
+    /** A dynamic cookie value and the address it was made from. */
+    private record DynamicCookie(InetSocketAddress address, String value) {
+    }
+
+    private volatile DynamicCookie dynamicCookie;
+
+    /**
+     * The value of the backend's persistence cookie that designates this server: its {@code cookie}, else, with
+     * {@code cookie ... dynamic} and a {@code dynamic-cookie-key}, HAProxy's dynamic value (XXH64 of the key, the
+     * address bytes and the port as 4 big-endian bytes, in 16 hexadecimal digits), made again when the address
+     * changes; null when it has none.
+     */
+    public String cookie() {
+        String c = config.cookie();
+        if (c != null) {
+            return c;
+        }
+        dev.sluice.config.model.Cookie ck = backend.config().cookie();
+        if (ck == null || !ck.dynamic() || ck.dynamicKey() == null) {
+            return null;
+        }
+        InetSocketAddress a = address;
+        DynamicCookie d = dynamicCookie;
+        if (d == null || d.address() != a) {
+            d = new DynamicCookie(a, dynamicCookie(ck.dynamicKey(), a));
+            dynamicCookie = d;
+        }
+        return d.value();
+    }
+
+    /** HAProxy's srv_set_dyncookie: null for an address that is not an IP one. */
+    static String dynamicCookie(String key, InetSocketAddress a) {
+        if (a == null || a.getAddress() == null) {
+            return null;
+        }
+        byte[] k = key.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] ip = a.getAddress().getAddress();
+        byte[] buf = new byte[k.length + ip.length + 4];
+        System.arraycopy(k, 0, buf, 0, k.length);
+        System.arraycopy(ip, 0, buf, k.length, ip.length);
+        int port = a.getPort();
+        int at = k.length + ip.length;
+        buf[at] = (byte) (port >>> 24);
+        buf[at + 1] = (byte) (port >>> 16);
+        buf[at + 2] = (byte) (port >>> 8);
+        buf[at + 3] = (byte) port;
+        return String.format("%016x", Xxh64.hash(buf, 0));
+    }
+
+    /**
+     * Whether the server is not stopped in HAProxy's sense (its {@code cur_state} is not STOPPED): UP, even draining,
+     * at weight 0 or stopping (NOLB), and not in maintenance. Persistence (a cookie, a stick match) still sends its
+     * requests there; the balancing needs {@link #usable()}.
+     */
+    public boolean running() {
+        return up && !maintenance && (adminState & FORCED_MAINT) == 0;
     }
 
     /** Whether the server has health checks ({@code check}) and they are enabled ({@code enable|disable health}). */
@@ -282,11 +343,55 @@ public final class Server {
         return ws == null ? w * 16 : (int) (w * ((16 * ws[0] + ws[1]) / ws[1]));
     }
 
-    /** The maxconn in force: during a slow start it grows from 1 with the time elapsed, as HAProxy's srv_dynamic_maxconn. */
+    /** {@code minconn} (equal to maxconn when the limit is static). */
+    public int minconn() {
+        return minconn;
+    }
+
+    /** Which of the backend's requests count in its load for the dynamic maxconn ({@link #effectiveMaxconn(Load)}). */
+    enum Load {
+        /** A new request asks for a slot: the backend's requests and this one (HAProxy's beconn counts it already). */
+        NEW_REQUEST,
+        /** A server changed: the backend's requests, queued ones included. */
+        QUEUES,
+        /** A request gave its slot back: the backend's requests and that one (HAProxy serves its queue before it leaves). */
+        RELEASE,
+        /**
+         * A request was just queued: only those holding a slot, so that the load's rise alone hands out no slot (HAProxy
+         * serves its queues with the new limit only when a slot is given back or a server changes).
+         */
+        ARRIVAL
+    }
+
+    /** The maxconn in force for a new request; see {@link #effectiveMaxconn(Load)}. */
     int effectiveMaxconn() {
+        return effectiveMaxconn(Load.NEW_REQUEST);
+    }
+
+    /**
+     * The maxconn in force, as HAProxy's srv_dynamic_maxconn: with a {@code minconn} below {@code maxconn}, MAX(minconn,
+     * load * maxconn / fullconn) while the backend's load is below {@code fullconn}, else maxconn; during a slow start it
+     * grows from 1 with the time elapsed. 0 for no limit.
+     */
+    int effectiveMaxconn(Load which) {
         int m = maxconn;
-        long[] ws = m == 0 ? null : warmup();
-        return ws == null ? m : (int) Math.max(1, m * (100 * ws[0] / ws[1]) / 100);
+        if (m == 0) {
+            return 0;
+        }
+        int max = m;
+        int full = backend.fullconn();
+        if (minconn < m) {
+            int load = switch (which) {
+                case NEW_REQUEST, RELEASE -> backend.load() + 1;
+                case QUEUES -> backend.load();
+                case ARRIVAL -> backend.activeStreams();
+            };
+            if (load < full) {
+                max = (int) Math.max(minconn, (long) load * m / full);
+            }
+        }
+        long[] ws = warmup();
+        return ws == null ? max : (int) Math.max(1, max * (100 * ws[0] / ws[1]) / 100);
     }
 
     /**
@@ -467,16 +572,16 @@ public final class Server {
         if (maxconn > 0 && !queue.isEmpty()) {
             return false;
         }
-        return take();
+        return take(Load.NEW_REQUEST);
     }
 
-    /** Takes a slot when one is free below maxconn, whatever waits. */
-    boolean take() {
+    /** Takes a slot when one is free below maxconn (whatever waits) for a queued request: see {@link Load}. */
+    boolean take(Load which) {
         int n;
         if (maxconn == 0) {
             n = active.incrementAndGet();
         } else {
-            int max = effectiveMaxconn();
+            int max = effectiveMaxconn(which);
             do {
                 n = active.get();
                 if (n >= max) {
@@ -664,7 +769,7 @@ public final class Server {
     public void streamEnded() {
         giveBack();
         backend.released(this);
-        backend.drain(this);
+        backend.drain(this, Load.RELEASE);
     }
 
     public int activeStreams() {

@@ -92,6 +92,17 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     // ------------------------------------------------------------------ channel events
 
     @Override
+    public java.util.List<dev.sluice.proxy.http.ServerSide> privateConnections() {
+        if (privateConnections == null) {
+            privateConnections = new java.util.ArrayList<>(2);
+        }
+        return privateConnections;
+    }
+
+    /** The server connections private to this one ({@code http-reuse never}), in first-use order; null until one. */
+    private java.util.List<dev.sluice.proxy.http.ServerSide> privateConnections;
+
+    @Override
     public boolean firstRequest() {
         return requests <= 1;
     }
@@ -161,7 +172,8 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
 
     /**
      * The client half-closed (sent FIN). A complete request still gets its response, after which the
-     * connection closes (HAProxy without {@code option abortonclose}); a partial one is an error.
+     * connection closes, unless {@code option abortonclose} aborts it ({@link Stream#onClientHalfClosed}); a partial one
+     * is an error.
      */
     private void inputShutdown() {
         inputClosed = true;
@@ -184,8 +196,9 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
                         sendRawAndClose(GeneratedResponse.of(400));
                     }
                 } else {
-                    if (requests == 0) {
-                        // a connection closed before its first byte: HAProxy counts and logs it (400, CR) unless dontlognull
+                    if (requests == 0 && !frontend.config().options().ignoreProbes()) {
+                        // a connection closed before its first byte: HAProxy counts and logs it (400, CR) unless dontlognull,
+                        // and option http-ignore-probes ignores it altogether
                         logBadRequest(400, 'C', 'R', true);
                     }
                     closeNow();
@@ -199,6 +212,9 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
                         s.onClientClosed();
                     }
                     closeNow();
+                } else if (stream != null) {
+                    // a complete request: served unless option abortonclose aborts it
+                    stream.onClientHalfClosed();
                 }
             }
             default -> closeNow();
@@ -668,7 +684,11 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     private void onTimeout() {
         switch (phase) {
             case WAIT_REQUEST -> {
-                if (requests == 0 || !parser.idle() || input.isReadable()) {
+                boolean empty = requests == 0 && parser.idle() && !input.isReadable();
+                if (empty && frontend.config().options().ignoreProbes()) {
+                    // option http-ignore-probes: a connection that never sent a byte (a browser's pre-connect) goes quietly
+                    closeNow();
+                } else if (requests == 0 || !parser.idle() || input.isReadable()) {
                     // HAProxy answers 408 to a new connection or a started request; an idle kept-alive one just closes
                     logBadRequest(408, 'c', 'R', requests == 0 && !input.isReadable());
                     sendRawAndClose(GeneratedResponse.of(408));

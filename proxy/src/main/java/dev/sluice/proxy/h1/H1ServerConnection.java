@@ -103,6 +103,11 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
     }
 
     @Override
+    public Server server() {
+        return server;
+    }
+
+    @Override
     public boolean reused() {
         return requests > 1;
     }

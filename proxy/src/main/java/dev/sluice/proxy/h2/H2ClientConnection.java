@@ -37,6 +37,8 @@ import io.netty.util.collection.IntObjectMap;
  * the back-pressure. One instance per connection, used only on its event loop.
  */
 public final class H2ClientConnection extends Http2ConnectionHandler implements Http2FrameListener {
+    /** The server connections private to this client connection ({@code http-reuse never}), in first-use order; null until one. */
+    java.util.List<dev.sluice.proxy.http.ServerSide> privateConnections;
 
     /** HAProxy's tune.h2.max-concurrent-streams default. */
     static final int MAX_CONCURRENT_STREAMS = 100;

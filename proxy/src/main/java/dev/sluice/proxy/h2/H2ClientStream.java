@@ -50,6 +50,14 @@ final class H2ClientStream implements ClientSide {
     }
 
     @Override
+    public java.util.List<dev.sluice.proxy.http.ServerSide> privateConnections() {
+        if (conn.privateConnections == null) {
+            conn.privateConnections = new java.util.ArrayList<>(2);
+        }
+        return conn.privateConnections;
+    }
+
+    @Override
     public boolean firstRequest() {
         return id <= 1;
     }

@@ -36,6 +36,8 @@ import javax.net.ssl.SSLSession;
  * on its event loop.
  */
 public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
+    /** The server connections private to this client connection ({@code http-reuse never}), in first-use order; null until one. */
+    java.util.List<dev.sluice.proxy.http.ServerSide> privateConnections;
     /** QUIC's CONNECTION_REFUSED transport error. */
     static final int CONNECTION_REFUSED = 0x2;
 

@@ -240,6 +240,14 @@ final class H3ClientStream extends Http3RequestStreamInboundHandler implements C
     }
 
     @Override
+    public java.util.List<dev.sluice.proxy.http.ServerSide> privateConnections() {
+        if (conn.privateConnections == null) {
+            conn.privateConnections = new java.util.ArrayList<>(2);
+        }
+        return conn.privateConnections;
+    }
+
+    @Override
     public boolean firstRequest() {
         return ch.streamId() == 0;
     }

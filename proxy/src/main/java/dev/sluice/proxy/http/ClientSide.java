@@ -84,6 +84,15 @@ public interface ClientSide {
         return this;
     }
 
+    /**
+     * The server connections private to this client connection ({@code http-reuse never}), in the order they were
+     * first used (HAProxy's session list of private connections, which {@code option prefer-last-server} reads); a
+     * mutable list owned by the client connection's loop, or null when the protocol keeps none.
+     */
+    default java.util.List<ServerSide> privateConnections() {
+        return null;
+    }
+
     /** Whether this is the first request of its client connection ({@code http-reuse safe}). */
     default boolean firstRequest() {
         return true;

@@ -30,6 +30,11 @@ public interface ServerSide {
     default void owner(Object session) {
     }
 
+    /** The server this connection goes to (null when unknown: a multiplexed stream). */
+    default dev.sluice.proxy.backend.Server server() {
+        return null;
+    }
+
     void sendHead(RequestHead head);
 
     /** Takes ownership of {@code data}. */

@@ -96,6 +96,10 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     private dev.sluice.pools.Budget budget;
     /** Request bytes received from the client (head as HTTP/1 text, body, tunnel), for bin. */
     private long bytesIn;
+    /** {@code option contstats}: the byte counters follow the transfer; what was added to them so far. */
+    private final boolean contStats;
+    private long creditedIn;
+    private long creditedOut;
     /** The cause and state letters of the log's termination flags, decided where the outcome is. */
     private char cause = '-';
     private char state = '-';
@@ -106,6 +110,12 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     /** Capture slots, cookies, unique id and log level (null until the frontend or a rule needs them). */
     private dev.sluice.proxy.log.LogCaptures captures;
     private boolean lineLogged;
+    /** What the backend's persistence cookie made of this request (null: no cookie on the way yet). */
+    private PersistenceCookie.Txn cookieTxn;
+    /** The server persistence (a cookie, a stick match) sent the request to, null when balanced. */
+    private Server persistTarget;
+    /** The server {@code option prefer-last-server} chose instead of the balancing, or null. */
+    private Server preferredTarget;
     private final long number = COUNTER.getAndIncrement();
     private static final java.util.concurrent.atomic.AtomicLong COUNTER = new java.util.concurrent.atomic.AtomicLong();
 
@@ -114,6 +124,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         this.frontend = frontend;
         this.request = request;
         this.requestStart = client.requestStartNanos();
+        this.contStats = frontend.config().options().contStats();
         this.requestDate = System.currentTimeMillis() - (tHead - requestStart) / 1_000_000;
     }
 
@@ -224,6 +235,8 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         if (servePage(backend.statsPage(), backend.rules().request().size())) {
             return;
         }
+        // HAProxy's order: the persistence cookie, the unique id, X-Forwarded-For; then stickiness and the balancing
+        Server sticky = cookieServer(backend);
         forwardFor();
         io.netty.util.AsciiString idHeader = frontend.uniqueIdHeader();
         if (idHeader != null) {
@@ -231,9 +244,16 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         }
         attempts = new Attempts(backend, request, retriesOverride >= 0 ? retriesOverride : backend.retries());
         slot = new ServerSlot(this, backend, client.loop());
-        Server sticky = stickyServer();
+        if (sticky == null) {
+            // a valid cookie comes first: stick match rules only look when it designated no server
+            sticky = stickyServer();
+        }
         attempts.direct(sticky != null);
-        assigned(slot.assign(sticky, sticky != null, null));
+        persistTarget = sticky;
+        if (sticky == null) {
+            preferredTarget = lastServer();
+        }
+        assigned(slot.assign(sticky != null ? sticky : preferredTarget, sticky != null, null));
     }
 
     /** Goes on from an assignment: connect, wait in the queue, or 503. */
@@ -254,8 +274,15 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     private void serverAssigned() {
         server = slot.server();
         attempts.assigned(server);
-        server.counters().add(Counter.SELECTED);
-        backend.counters().add(Counter.SELECTED);
+        if (attempts.direct() && server != persistTarget) {
+            // its server's queue was full and option redispatch balanced it
+            attempts.direct(false);
+        }
+        if (!attempts.direct() && server != preferredTarget) {
+            // lbtot counts what the balancing chose, not what persistence (a cookie, a stick match) imposed, nor the last server
+            server.counters().add(Counter.SELECTED);
+            backend.counters().add(Counter.SELECTED);
+        }
         stickStore(false);
         connect(true);
     }
@@ -271,6 +298,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     void slotRequeued() {
         if (!finished) {
             attempts.leaving(server);
+            attempts.direct(false);
             server = null;
             assigned(slot.assign(null, false, attempts.previous()));
         }
@@ -317,7 +345,70 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     }
 
     /**
-     * {@code stick match|on}: the server stored for the request's key, when it is usable (the request then
+     * The server the request's persistence cookie designates in {@code be} (null: none, or no cookie configured), the
+     * request's {@code Cookie} fields rewritten as the cookie's mode says. Done once per request.
+     */
+    private Server cookieServer(Backend be) {
+        PersistenceCookie pc = be.cookie();
+        if (pc == null) {
+            return null;
+        }
+        if (cookieTxn == null) {
+            cookieTxn = new PersistenceCookie.Txn();
+        }
+        if (!cookieTxn.requestDone) {
+            pc.request(request.fields(), cookieTxn, be.servers(), System.currentTimeMillis() / 1000);
+        }
+        return cookieTxn.designated;
+    }
+
+    /**
+     * {@code option prefer-last-server} (HAProxy's assign_server before its balancing, for the algorithms that do not
+     * hash): the server of the first private connection ({@code http-reuse never}) of the client connection, in the order
+     * they were first used, that is still open and goes to a usable server of this backend; the request then goes there,
+     * waiting in its queue if need be (HAProxy's default {@code max-keep-alive-queue}). Null otherwise.
+     */
+    private Server lastServer() {
+        if (!backend.config().options().preferLastServer() || !backend.balancesWithoutHash()) {
+            return null;
+        }
+        java.util.List<ServerSide> mine = client.privateConnections();
+        if (mine == null) {
+            return null;
+        }
+        for (java.util.Iterator<ServerSide> it = mine.iterator(); it.hasNext();) {
+            ServerSide c = it.next();
+            if (!c.isOpen() || c.owner() != client.session()) {
+                it.remove();
+                continue;
+            }
+            Server s = c.server();
+            if (s != null && s.backend() == backend && s.usable()) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A request rule denied the request: as HAProxy, the persistence cookie is still read so that the log tells what
+     * the client sent (and names the server it designates), in the backend or, before switching, in a listen section.
+     */
+    private void cookieForLog() {
+        if (responsePhase || server != null) {
+            return;
+        }
+        Backend be = backend != null ? backend : frontend.ownBackend();
+        if (be != null) {
+            Server s = cookieServer(be);
+            if (s != null) {
+                server = s;
+            }
+        }
+    }
+
+    /**
+     * {@code stick match|on}: the server stored for the request's key, when it is not stopped (the request then
      * waits in its queue when it is full); null to let the load-balancing algorithm choose.
      */
     private Server stickyServer() {
@@ -329,7 +420,8 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             dev.sluice.sticktable.StickEntry e = key == null ? null : r.table().lookup(key);
             if (e != null) {
                 Server s = backend.serverById(e.serverId());
-                if (s != null && s.usable()) {
+                if (s != null && s.running()) {
+                    // as HAProxy: any server that is not stopped (draining, weight 0 and NOLB ones included)
                     return s;
                 }
             }
@@ -400,6 +492,12 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         if (backend.http().reuse() == HttpOptions.Reuse.NEVER) {
             // http-reuse never: this server connection only ever serves this client connection
             c.owner(client.session());
+            java.util.List<ServerSide> mine = client.privateConnections();
+            if (mine != null && c.owner() == client.session() && !mine.contains(c)) {
+                // closed ones go first, so that a long client connection keeps no more than its open private connections
+                mine.removeIf(x -> !x.isOpen());
+                mine.add(c);
+            }
         }
         tConnected = c.reused() ? tConnectStart : System.nanoTime();
         server.countRequest();
@@ -525,6 +623,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             if (!conn.isWritable()) {
                 client.pauseRequestBody();
             }
+            creditBytes();
             return;
         }
         if (pending == null) {
@@ -665,10 +764,18 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
                     || Rule.run(frontend.rules().response(), this) == Action.Verdict.DONE) {
                 return;
             }
+            PersistenceCookie pc = backend.cookie();
+            if (pc != null && (head.status() >= 200 || head.status() == 101)) {
+                if (cookieTxn == null) {
+                    cookieTxn = new PersistenceCookie.Txn();
+                }
+                pc.response(head, cookieTxn, server, attempts.direct(), request, System.currentTimeMillis() / 1000);
+            }
             afterResponse(head);
             countSent(head.status());
         }
         client.sendHead(head);
+        creditBytes();
         if (!head.isInterim() && frontend.accessLog() != null && frontend.accessLog().logAsap()) {
             logLine(true);
         }
@@ -695,6 +802,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         if (!conn.isWritable()) {
             client.pauseRequestBody();
         }
+        creditBytes();
     }
 
     public void onTunnelFromServer(ByteBuf data) {
@@ -706,6 +814,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         if (!client.isWritable() && conn != null) {
             conn.pauseResponseBody();
         }
+        creditBytes();
     }
 
     /** One side of a tunnel closed or timed out: the other side goes too; the exchange is over. */
@@ -742,6 +851,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         if (!client.isWritable() && conn != null) {
             conn.pauseResponseBody();
         }
+        creditBytes();
     }
 
     public void onResponseEnd(HttpFields trailers) {
@@ -798,13 +908,45 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     }
 
 
+    /**
+     * The client half-closed its connection (a FIN) once the whole request was received. HAProxy cannot tell a client
+     * that only closed its output from one that left, so by default the exchange goes on. With {@code option abortonclose}
+     * it is aborted while that is still possible, as HAProxy 2.6 does: a request waiting in a queue (CQ) or for its
+     * server connection (CC) ends without a response and the connection closes; one waiting for the response head gets
+     * a 400 and its server connection is closed (CH). Returns whether the exchange ended.
+     */
+    public boolean onClientHalfClosed() {
+        if (finished || responseStarted || tunnel || state == 'T' || backend == null || !backend.config().options().abortOnClose()) {
+            return false;
+        }
+        cause = 'C';
+        if (conn == null) {
+            // HAProxy counts no client abort for a request it drops from a queue or a connection attempt
+            finished = true;
+            state = slot != null && slot.waiting() ? 'Q' : tConnectStart >= 0 ? 'C' : 'R';
+            releasePending();
+            client.abort();
+            log();
+            return true;
+        }
+        backend.counters().add(Counter.CLIENT_ABORTS);
+        server.counters().add(Counter.CLIENT_ABORTS);
+        // the server connection goes with the request it carries
+        ServerSide c = conn;
+        conn = null;
+        c.abort();
+        state = 'H';
+        fail(400);
+        return true;
+    }
+
     public void onClientClosed() {
         if (finished) {
             return;
         }
         finished = true;
         cause = 'C';
-        state = responseStarted ? 'D' : conn != null ? 'H' : slot != null && slot.waiting() ? 'Q' : 'R';
+        state = responseStarted ? 'D' : conn != null ? 'H' : slot != null && slot.waiting() ? 'Q' : tConnectStart >= 0 ? 'C' : 'R';
         if (backend != null) {
             backend.counters().add(Counter.CLIENT_ABORTS);
             if (server != null && tConnectStart >= 0) {
@@ -1001,6 +1143,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         if (why == 'L' && !responsePhase) {
             frontend.counters().add(Counter.INTERCEPTED);
         }
+        if (why == 'P') {
+            cookieForLog();
+        }
         releasePending();
         cause = why;
         state = responsePhase ? 'H' : 'R';
@@ -1140,6 +1285,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
 
     /** A rule denied the request (dreq) or the response (dresp). */
     private void countDenied() {
+        cookieForLog();
         Counter c = responsePhase ? Counter.DENIED_RESPONSES : Counter.DENIED_REQUESTS;
         frontend.counters().add(c);
         if (backend != null) {
@@ -1325,6 +1471,10 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         }
         logged = true;
         endTracking();
+        if (status == 0) {
+            // no response (the client left, the request was aborted or killed): HAProxy counts its status -1 as "other"
+            countSent(-1);
+        }
         account();
         timeStats();
         if (!lineLogged) {
@@ -1360,7 +1510,8 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         e.uri = request.target().toString();
         e.version = request.version().text();
         e.requestLine = e.method + " " + e.uri + " " + e.version;
-        e.status = status;
+        // HAProxy logs -1 when no response was sent
+        e.status = status > 0 ? status : -1;
         e.bytesOut = client.bytesOut();
         e.tRequest = ms(start, tHead);
         e.tQueue = slot != null ? slot.queueMillis() : -1;
@@ -1371,6 +1522,10 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         e.tActive = ms(start, now);
         e.cause = cause;
         e.state = state;
+        Backend be = backend != null ? backend : frontend.ownBackend();
+        if (be != null && be.cookie() != null && be.cookie().config().logsFlags()) {
+            e.cookieFlags = cookieTxn == null ? "NN" : new String(new char[] {cookieTxn.clientFlag(), cookieTxn.serverFlag()});
+        }
         e.retries = attempts != null ? attempts.done() : 0;
         e.redispatched = attempts != null && attempts.redispatched();
         e.actconn = frontend.globalConnections();
@@ -1472,9 +1627,43 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         }
     }
 
-    /** Adds this exchange's bytes to the frontend, backend and server counters, once, at its end. */
+    /**
+     * {@code option contstats} (HAProxy's stream_process_counters on each wake-up): adds the bytes received and sent since
+     * the last time to the frontend, backend and server counters, once the request has a server connection (before that,
+     * nothing went through). Two shared adds per chunk, only with the option.
+     */
+    private void creditBytes() {
+        if (!contStats || conn == null) {
+            return;
+        }
+        long in = bytesIn - creditedIn;
+        long out = client.bytesOut() - creditedOut;
+        if (in == 0 && out == 0) {
+            return;
+        }
+        creditedIn += in;
+        creditedOut += out;
+        add(frontend.counters(), in, out);
+        add(backend.counters(), in, out);
+        add(server.counters(), in, out);
+    }
+
+    private static void add(Counters c, long in, long out) {
+        if (in > 0) {
+            c.add(Counter.BYTES_IN, in);
+        }
+        if (out > 0) {
+            c.add(Counter.BYTES_OUT, out);
+        }
+    }
+
+    /**
+     * Adds this exchange's bytes to the frontend, backend and server counters, once, at its end (what
+     * {@link #creditBytes} did not add yet).
+     */
     private void account() {
-        long out = client.bytesOut();
+        long out = client.bytesOut() - creditedOut;
+        long bytesIn = this.bytesIn - creditedIn;
         Counters fe = frontend.counters();
         fe.add(Counter.BYTES_IN, bytesIn);
         fe.add(Counter.BYTES_OUT, out);

@@ -40,6 +40,8 @@ public final class LogEvent {
     /** Termination cause (C S P L R I c s or -) and state (R Q C H D L T or -). */
     public char cause = '-';
     public char state = '-';
+    /** The last two characters of %tsc: the persistence cookie the client sent and what became of the server's ("--": none). */
+    public String cookieFlags = "--";
     public int retries;
     /** The request went to another server than first chosen (%rc shows "+" before the retries). */
     public boolean redispatched;

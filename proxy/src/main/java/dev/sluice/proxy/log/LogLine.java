@@ -183,7 +183,7 @@ public final class LogLine {
             case "Tt" -> asap(sb, e).append(e.tTotal >= 0 ? e.tTotal : e.tActive);
             case "Tu" -> sb.append(e.tActive);
             case "Tw" -> sb.append(e.tQueue);
-            case "ST" -> sb.append(e.status < 0 ? 0 : e.status);
+            case "ST" -> sb.append(e.status);
             case "B" -> asap(sb, e).append(e.bytesOut);
             case "U" -> sb.append(e.bytesIn);
             case "CC" -> text(sb, e.captures == null ? null : e.captures.requestCookie(), v);
@@ -209,7 +209,7 @@ public final class LogLine {
             case "bq" -> sb.append(e.backendQueue);
             case "lc" -> sb.append(0);
             case "ts" -> sb.append(e.cause).append(e.state);
-            case "tsc" -> sb.append(e.cause).append(e.state).append("--");
+            case "tsc" -> sb.append(e.cause).append(e.state).append(e.cookieFlags);
             case "r" -> text(sb, e.requestLine, v);
             case "hr", "hs" -> headerCaptures(sb, e.captures == null ? null : e.captures.slots(v.name().equals("hs")), v);
             case "hrl", "hsl" -> headerCaptureList(sb, e.captures == null ? null : e.captures.slots(v.name().equals("hsl")), v);

@@ -184,6 +184,11 @@ public final class Frontend {
      * backend exists (a dynamic name that names no backend falls through, as in HAProxy), else the
      * default backend, else null.
      */
+    /** A listen section's own backend side (where its requests are before any switching, as HAProxy's s->be), else null. */
+    public Backend ownBackend() {
+        return config.kind() == dev.sluice.config.model.ProxyKind.LISTEN ? backends.get(config.name()) : null;
+    }
+
     public Backend selectBackend(Txn t) {
         List<ProxyRules.Switch> sw = rules.switching();
         for (int i = 0; i < sw.size(); i++) {

@@ -267,8 +267,8 @@ public final class ProxyRuntime {
     }
 
     /**
-     * HAProxy's default {@code fullconn} ({@code slim} of a backend): a tenth of the maxconn of the frontends
-     * whose default_backend or use_backend rules name it (a listen counts for itself), rounded up.
+     * A backend's {@code fullconn} ({@code slim}): the configured one, else HAProxy's default, a tenth of the maxconn of the
+     * frontends whose default_backend or use_backend rules name it (a listen counts for itself), rounded up.
      */
     private void fullconn(Config config) {
         Map<String, Long> total = new HashMap<>();
@@ -288,7 +288,8 @@ public final class ProxyRuntime {
             }
         }
         for (Backend be : backends.values()) {
-            be.fullconn((int) Math.min(Integer.MAX_VALUE, (total.getOrDefault(be.name(), 0L) + 9) / 10));
+            int configured = be.config().options().fullconn();
+            be.fullconn(configured > 0 ? configured : (int) Math.min(Integer.MAX_VALUE, (total.getOrDefault(be.name(), 0L) + 9) / 10));
         }
     }
 

@@ -73,6 +73,7 @@ final class StatRows {
                 .set("cli_abrt", s.get(Counter.CLIENT_ABORTS)).set("srv_abrt", s.get(Counter.SERVER_ABORTS))
                 .set("comp_in", 0).set("comp_out", 0).set("comp_byp", 0).set("comp_rsp", 0)
                 .set("lastsess", lastSession(s, now))
+                .set("cookie", level.allows(Level.OPERATOR) && be.cookie() != null ? be.cookie().config().name() : null)
                 .set("mode", "http").set("algo", level.allows(Level.OPERATOR) ? be.config().balance().algorithm().keyword() : null)
                 .set("wrew", 0).set("connect", s.get(Counter.CONNECTS)).set("reuse", s.get(Counter.REUSES))
                 .set("cache_lookups", 0).set("cache_hits", 0).set("uweight", weight);
@@ -103,6 +104,7 @@ final class StatRows {
                 .set("cli_abrt", s.get(Counter.CLIENT_ABORTS)).set("srv_abrt", s.get(Counter.SERVER_ABORTS))
                 .set("lastsess", lastSession(s, now))
                 .set("addr", level.allows(Level.OPERATOR) ? address(srv) : null)
+                .set("cookie", level.allows(Level.OPERATOR) ? srv.cookie() : null)
                 .set("mode", "http").set("wrew", 0).set("connect", s.get(Counter.CONNECTS)).set("reuse", s.get(Counter.REUSES))
                 .set("uweight", srv.weight());
         responses(r, s);

@@ -65,6 +65,7 @@ public final class StatTyped {
             Map.entry("ctime", new String[] {"MaP:u32", "Time spent waiting for a connection to complete, in milliseconds, averaged over the 1024 last requests (backend/server)"}),
             Map.entry("rtime", new String[] {"MaP:u32", "Time spent waiting for a server response, in milliseconds, averaged over the 1024 last requests (backend/server)"}),
             Map.entry("ttime", new String[] {"MaP:u32", "Total request+response time (request+queue+connect+response+processing), in milliseconds, averaged over the 1024 last requests (backend/server)"}),
+            Map.entry("cookie", new String[] {"CNS:str", "Backend's cookie name or Server's cookie value, shown only if show-legends is set, or at levels oper/admin for the CLI"}),
             Map.entry("addr", new String[] {"CGS:str", "Server's address:port, shown only if show-legends is set, or at levels oper/admin for the CLI"}),
             Map.entry("mode", new String[] {"CGS:str", "'mode' setting (tcp/http/health/cli)"}),
             Map.entry("algo", new String[] {"CGS:str", "Backend's load balancing algorithm, shown only if show-legends is set, or at levels oper/admin for the CLI"}),

@@ -1,0 +1,222 @@
+package dev.sluice.config;
+
+import dev.sluice.config.model.Cookie;
+import java.util.EnumSet;
+import java.util.List;
+
+/**
+ * Cookie persistence: the proxy's {@code cookie} and {@code dynamic-cookie-key} (the server side, {@code cookie
+ * <value>}, is a server option: {@link BalanceKeywords}). Parsed as HAProxy 2.6 parses them, with its messages.
+ */
+final class PersistenceKeywords {
+    private PersistenceKeywords() {
+    }
+
+    static final String COOKIE_SYNTAX = "cookie <name> [rewrite|insert|prefix] [indirect] [nocache] [postonly] [preserve] [httponly]"
+            + " [secure] [domain <domain>]* [maxidle <idle>] [maxlife <life>] [dynamic] [attr <value>]*";
+
+    static void register(KeywordRegistry r) {
+        r.register(new Keyword("cookie", EnumSet.of(Section.DEFAULTS, Section.FRONTEND, Section.BACKEND, Section.LISTEN), COOKIE_SYNTAX,
+                "Cookie-based persistence: a request whose cookie <name> carries a server's 'cookie' value goes to that server"
+                        + " while it is not down (before any stick rule or the balancing). insert: the proxy sets the cookie in"
+                        + " responses (removing one the server set), indirect: the server never sees it (insert) and one it sets"
+                        + " is removed when the client had a valid one; rewrite: the server's own cookie gets the server's value;"
+                        + " prefix: the value is put in front of an application cookie with a '~'. nocache adds 'Cache-control:"
+                        + " private' to a cacheable response that gets the cookie, postonly inserts it only on POST responses,"
+                        + " preserve leaves a cookie the server set alone. maxidle/maxlife (seconds by default) date the cookie and"
+                        + " ignore it past that age. dynamic gives servers without a cookie one made from dynamic-cookie-key and"
+                        + " their address. The log's %tsc shows what happened to the cookie in its last two characters.",
+                PersistenceKeywords::cookie));
+        r.register(new Keyword("dynamic-cookie-key", Section.BACKEND_SIDE, "dynamic-cookie-key <string>",
+                "The secret that 'cookie ... dynamic' hashes with a server's address and port (XXH64) to make its cookie value.",
+                c -> {
+                    if (c.args().isEmpty() || c.args().get(0).isEmpty()) {
+                        c.lineError("'dynamic-cookie-key' expects <secret_key> as argument.");
+                        return;
+                    }
+                    c.proxy().dynamicCookieKey = c.args().get(0);
+                }));
+    }
+
+    private static void cookie(KeywordContext c) {
+        if (c.section() == Section.FRONTEND) {
+            c.lineWarning("'cookie' ignored because frontend '" + c.proxy().name + "' has no backend capability.");
+            return;
+        }
+        List<String> a = c.args();
+        if (a.isEmpty() || a.get(0).isEmpty()) {
+            c.lineError("'cookie' expects <cookie_name> as argument.");
+            return;
+        }
+        ProxyBuilder p = c.proxy();
+        // as HAProxy, each cookie line starts over, except for the attributes which pile up
+        Cookie.Mode mode = Cookie.Mode.PASSIVE;
+        boolean rewrite = false;
+        boolean insert = false;
+        boolean prefix = false;
+        boolean indirect = false;
+        boolean nocache = false;
+        boolean postonly = false;
+        boolean preserve = false;
+        boolean httponly = false;
+        boolean secure = false;
+        boolean dynamic = false;
+        String domain = null;
+        int maxIdle = 0;
+        int maxLife = 0;
+        String attrs = p.cookieAttrs;
+        for (int i = 1; i < a.size(); i++) {
+            String w = a.get(i);
+            String next = i + 1 < a.size() ? a.get(i + 1) : "";
+            switch (w) {
+                case "rewrite" -> rewrite = true;
+                case "insert" -> insert = true;
+                case "prefix" -> prefix = true;
+                case "indirect" -> indirect = true;
+                case "nocache" -> nocache = true;
+                case "postonly" -> postonly = true;
+                case "preserve" -> preserve = true;
+                case "httponly" -> httponly = true;
+                case "secure" -> secure = true;
+                case "dynamic" -> dynamic = true;
+                case "domain" -> {
+                    if (next.isEmpty()) {
+                        c.lineError("'domain' expects <domain> as argument.");
+                        return;
+                    }
+                    if (next.indexOf('.') < 0) {
+                        c.lineWarning("domain '" + next + "' contains no embedded dot, this configuration may not work properly"
+                                + " (see RFC6265#5.2.3).");
+                    }
+                    for (int k = 0; k < next.length(); k++) {
+                        char ch = next.charAt(k);
+                        if (!(ch < 128 && Character.isLetterOrDigit(ch)) && ch != '.' && ch != '_' && ch != '-') {
+                            c.lineError("character '" + ch + "' is not permitted in domain name '" + next + "'.");
+                            return;
+                        }
+                    }
+                    domain = domain == null ? next : domain + "; domain=" + next;
+                    i++;
+                }
+                case "maxidle", "maxlife" -> {
+                    if (next.isEmpty()) {
+                        c.lineError("'" + w + "' expects <" + (w.equals("maxidle") ? "idletime" : "lifetime") + "> in seconds as argument.");
+                        return;
+                    }
+                    long secs = seconds(c, next, w);
+                    if (secs < 0) {
+                        return;
+                    }
+                    if (w.equals("maxidle")) {
+                        maxIdle = (int) secs;
+                    } else {
+                        maxLife = (int) secs;
+                    }
+                    i++;
+                }
+                case "attr" -> {
+                    if (next.isEmpty()) {
+                        c.lineError("'attr' expects <value> as argument.");
+                        return;
+                    }
+                    for (int k = 0; k < next.length(); k++) {
+                        char ch = next.charAt(k);
+                        if (ch < 32 || ch == 127 || ch == ';') {
+                            c.lineError(String.format("character '%%x%02X' is not permitted in attribute value.", (int) ch));
+                            return;
+                        }
+                    }
+                    attrs = attrs == null ? next : attrs + "; " + next;
+                    i++;
+                }
+                default -> {
+                    c.lineError("'cookie' supports 'rewrite', 'insert', 'prefix', 'indirect', 'nocache', 'postonly', 'domain', 'maxidle',"
+                            + " 'dynamic', 'maxlife' and 'attr' options.");
+                    return;
+                }
+            }
+        }
+        p.cookieAttrs = attrs;
+        boolean failed = false;
+        if (rewrite && indirect) {
+            c.lineError("cookie 'rewrite' and 'indirect' modes are incompatible.");
+            failed = true;
+        }
+        if ((rewrite ? 1 : 0) + (insert ? 1 : 0) + (prefix ? 1 : 0) > 1) {
+            c.lineError("cookie 'rewrite', 'insert' and 'prefix' modes are incompatible.");
+            failed = true;
+        }
+        if (preserve && !insert && !indirect) {
+            c.lineError("cookie 'preserve' requires at least 'insert' or 'indirect'.");
+            failed = true;
+        }
+        if (failed) {
+            return;
+        }
+        mode = rewrite ? Cookie.Mode.REWRITE : insert ? Cookie.Mode.INSERT : prefix ? Cookie.Mode.PREFIX : Cookie.Mode.PASSIVE;
+        p.cookie = new Cookie(c.at(), a.get(0), mode, indirect, nocache, postonly, preserve, httponly, secure, domain, maxIdle, maxLife,
+                dynamic, attrs, null);
+    }
+
+    /**
+     * A time in seconds as HAProxy reads {@code maxidle} and {@code maxlife}: a bare number is seconds, units us ms s m h d
+     * round up to the next second; -1 (reported) when it is not a time or exceeds 2147483647 s.
+     */
+    static long seconds(KeywordContext c, String v, String what) {
+        int i = 0;
+        while (i < v.length() && v.charAt(i) >= '0' && v.charAt(i) <= '9') {
+            i++;
+        }
+        if (i == 0) {
+            c.lineError("unexpected character '" + v.charAt(0) + "' in argument to <" + what + ">.");
+            return -1;
+        }
+        long micros = 1_000_000;
+        int at = i;
+        if (at < v.length()) {
+            char u = v.charAt(at);
+            boolean sNext = at + 1 < v.length() && v.charAt(at + 1) == 's';
+            switch (u) {
+                case 's' -> at++;
+                case 'u' -> {
+                    if (!sNext) {
+                        c.lineError("unexpected character 'u' in argument to <" + what + ">.");
+                        return -1;
+                    }
+                    micros = 1;
+                    at += 2;
+                }
+                case 'm' -> {
+                    micros = sNext ? 1_000 : 60_000_000L;
+                    at += sNext ? 2 : 1;
+                }
+                case 'h' -> {
+                    micros = 3_600_000_000L;
+                    at++;
+                }
+                case 'd' -> {
+                    micros = 86_400_000_000L;
+                    at++;
+                }
+                default -> {
+                    c.lineError("unexpected character '" + u + "' in argument to <" + what + ">.");
+                    return -1;
+                }
+            }
+            if (at < v.length()) {
+                c.lineWarning("unexpected character '" + v.charAt(at) + "' after the timer value '" + v + "', only (us=microseconds,"
+                        + "ms=milliseconds,s=seconds,m=minutes,h=hours,d=days) are supported. This will be reported as an error in next"
+                        + " versions.");
+            }
+        }
+        String digits = v.substring(0, i);
+        java.math.BigInteger n = new java.math.BigInteger(digits).multiply(java.math.BigInteger.valueOf(micros));
+        java.math.BigInteger[] qr = n.divideAndRemainder(java.math.BigInteger.valueOf(1_000_000));
+        java.math.BigInteger secs = qr[1].signum() == 0 ? qr[0] : qr[0].add(java.math.BigInteger.ONE);
+        if (secs.compareTo(java.math.BigInteger.valueOf(Integer.MAX_VALUE)) > 0) {
+            c.lineError("timer overflow in argument <" + v + "> to <" + what + ">, maximum value is 2147483647 s (~68 years).");
+            return -1;
+        }
+        return secs.longValue();
+    }
+}
