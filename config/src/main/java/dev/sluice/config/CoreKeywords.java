@@ -486,6 +486,10 @@ final class CoreKeywords {
         ServerLine line = serverOptions(c, name, a, 2, c.proxy().defaultServer.copy(), c.proxy().defaultServerTls.copy());
         if (line != null) {
             ServerParams p = line.params;
+            if (p.check && hp.port() == 0 && p.checkPort == 0) {
+                c.error("server '" + name + "' has neither service port nor check port.");
+                return;
+            }
             // HAProxy's check_config_validity: a minconn above maxconn becomes the maxconn, no minconn means a static maxconn
             int maxconn = p.minconn > p.maxconn ? p.minconn : p.maxconn;
             int minconn = p.minconn > p.maxconn || p.minconn == 0 ? maxconn : p.minconn;

@@ -181,6 +181,7 @@ class CheckKeywordsTest {
             "http-check send hdr x-a %[src]          => 'http-check send' : header value '%[src]' : log-format values",
             "http-check send-state now               => 'http-check' cannot handle unexpected argument 'now'.",
             "timeout check abc                       => 'timeout check' :",
+            "server s1 10.0.0.1 check                => 'server' : server 's1' has neither service port nor check port.",
     })
     void errorsAreHaproxys(String line, String message) {
         assertThat(assertSingleError(parse(inBackend(line)), BACKEND_LINE, message).message()).startsWith(message);
