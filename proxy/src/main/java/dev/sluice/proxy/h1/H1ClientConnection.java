@@ -254,6 +254,9 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         }
         if (!writable) {
             timer.arm(frontend.timeouts().client());
+        } else if (phase == Phase.EXCHANGE && requestEnded) {
+            // the client reads again: nothing is expected from it until the response is done
+            timer.disarm();
         }
         ctx.fireChannelWritabilityChanged();
     }
@@ -615,6 +618,9 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
             ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
             return;
         }
+        // what the response already wrote goes out first (as HAProxy forwards what it had): a head whose body
+        // the server then cut short reaches the client before the close, instead of nothing at all
+        flush();
         closeNow();
     }
 
@@ -680,7 +686,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
                 Stream s = stream;
                 stream = null;
                 if (s != null) {
-                    s.onClientClosed();
+                    s.onClientTimeout();
                 }
                 closeNow();
             }

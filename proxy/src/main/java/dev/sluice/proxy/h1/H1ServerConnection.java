@@ -172,11 +172,18 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
     @Override
     public void pauseResponseBody() {
         ch.config().setAutoRead(false);
+        // the server is not read while the client cannot take more: timeout server waits (timeout client runs)
+        if (!tunnel) {
+            timer.disarm();
+        }
     }
 
     @Override
     public void resumeResponseBody() {
         ch.config().setAutoRead(true);
+        if (!tunnel && stream != null && !responseEnded) {
+            timer.arm(serverTimeout());
+        }
     }
 
     @Override

@@ -273,7 +273,13 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
     protected void onStreamError(ChannelHandlerContext ctx, boolean outbound, Throwable cause, Http2Exception.StreamException http2Ex) {
         H2ServerStream s = streams.remove(http2Ex.streamId());
         if (s != null) {
-            s.onReset(false);
+            if (!outbound && !s.headReceived()) {
+                // what the server sent before a valid head broke the rules (Netty's header validation: an upper-case
+                // or connection-specific field, a bad content-length, ...): an invalid response, 502 without a retry
+                s.onInvalid();
+            } else {
+                s.onReset(false);
+            }
         }
         super.onStreamError(ctx, outbound, cause, http2Ex);
     }
@@ -314,8 +320,12 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
             resetStream(ctx, streamId, Http2Error.PROTOCOL_ERROR.code(), ctx.newPromise());
             return;
         }
-        if (endOfStream && !head.isInterim()) {
-            head.bodyNone();
+        if (!head.isInterim()) {
+            if (endOfStream) {
+                head.bodyNone();
+            } else {
+                H2Messages.noBodyFor(s.request(), head);
+            }
         }
         s.onHead(head, endOfStream);
     }

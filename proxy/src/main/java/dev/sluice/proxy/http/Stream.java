@@ -790,6 +790,12 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         finished = true;
         server.counters().add(Counter.SERVER_ABORTS);
         backend.counters().add(Counter.SERVER_ABORTS);
+        if (failure != ServerFailure.TIMEOUT) {
+            // a response cut short by an error on the server side (closed, reset, a body not matching its
+            // content-length) is also a response error for HAProxy, which counts both
+            server.counters().add(Counter.RESPONSE_ERRORS);
+            backend.counters().add(Counter.RESPONSE_ERRORS);
+        }
         cause = failure == ServerFailure.TIMEOUT ? 's' : 'S';
         state = 'D';
         releasePending();
@@ -799,11 +805,20 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
 
 
     public void onClientClosed() {
+        clientGone('C');
+    }
+
+    /** {@code timeout client} expired while the client had to read (or send) something: logged {@code cD}, {@code cH}, ... */
+    public void onClientTimeout() {
+        clientGone('c');
+    }
+
+    private void clientGone(char why) {
         if (finished) {
             return;
         }
         finished = true;
-        cause = 'C';
+        cause = why;
         state = responseStarted ? 'D' : conn != null ? 'H' : slot != null && slot.waiting() ? 'Q' : 'R';
         if (backend != null) {
             backend.counters().add(Counter.CLIENT_ABORTS);
