@@ -76,6 +76,8 @@ final class H2RawOrigin implements AutoCloseable {
     private final List<Request> requests = Collections.synchronizedList(new ArrayList<>());
     private final List<Socket> open = Collections.synchronizedList(new ArrayList<>());
     private final AtomicInteger connections = new AtomicInteger();
+    /** When each connection ended (System.nanoTime()), by connection number. */
+    private final Map<Integer, Long> ended = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile Handler handler;
 
     H2RawOrigin(Handler handler) throws IOException {
@@ -108,6 +110,11 @@ final class H2RawOrigin implements AutoCloseable {
 
     int connections() {
         return connections.get();
+    }
+
+    /** Connections (by number) the peer closed, and when (System.nanoTime()). */
+    Map<Integer, Long> ended() {
+        return Map.copyOf(ended);
     }
 
     private void acceptLoop() {
@@ -193,6 +200,8 @@ final class H2RawOrigin implements AutoCloseable {
             }
         } catch (IOException e) {
             // the peer closed
+        } finally {
+            ended.put(connection, System.nanoTime());
         }
     }
 

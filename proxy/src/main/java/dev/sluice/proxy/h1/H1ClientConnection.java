@@ -97,6 +97,11 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     }
 
     @Override
+    public io.netty.util.concurrent.Future<?> closeFuture() {
+        return ch.closeFuture();
+    }
+
+    @Override
     public dev.sluice.proxy.rules.Trackers sessionTrackers() {
         return ch == null ? null : ch.attr(SESSION_TRACKERS).get();
     }

@@ -61,6 +61,11 @@ final class H2ClientStream implements ClientSide {
     }
 
     @Override
+    public io.netty.util.concurrent.Future<?> closeFuture() {
+        return ctx().channel().closeFuture();
+    }
+
+    @Override
     public dev.sluice.proxy.rules.Trackers sessionTrackers() {
         return ctx().channel().attr(SESSION_TRACKERS).get();
     }

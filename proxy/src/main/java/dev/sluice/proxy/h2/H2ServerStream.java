@@ -75,6 +75,12 @@ final class H2ServerStream implements ServerSide {
         return reused;
     }
 
+    /** The connection's owner: an HTTP/2 connection is made private when it is opened (see ServerConnector). */
+    @Override
+    public Object owner() {
+        return conn.owner();
+    }
+
     private long serverTimeout() {
         if (stream != null) {
             return stream.serverTimeout();

@@ -30,6 +30,10 @@ public interface ServerSide {
     default void owner(Object session) {
     }
 
+    /** The client connection {@code session} closed: a connection private to it closes too. */
+    default void ownerGone(Object session) {
+    }
+
     void sendHead(RequestHead head);
 
     /** Takes ownership of {@code data}. */

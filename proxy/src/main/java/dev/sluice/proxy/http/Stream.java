@@ -386,7 +386,12 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         tConnectStart = System.nanoTime();
         long timeout = backend.timeouts().connect();
         backend.connector().acquire(server, client.loop(), client.loopIndex(), client.localAddress(), timeout == Timeouts.UNSET ? 0 : timeout,
-                reuse, server.sniFor(this), client.session(), client.firstRequest(), backend.http().reuse(), this);
+                reuse, server.sniFor(this), client.session(), firstRequest(), backend.http().reuse(), this);
+    }
+
+    @Override
+    public io.netty.util.concurrent.Future<?> sessionEnd() {
+        return client.closeFuture();
     }
 
     @Override
@@ -397,9 +402,14 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         }
         conn = c;
         c.attach(this);
-        if (backend.http().reuse() == HttpOptions.Reuse.NEVER) {
-            // http-reuse never: this server connection only ever serves this client connection
-            c.owner(client.session());
+        if (backend.http().reuse() == HttpOptions.Reuse.NEVER && c.owner() == null) {
+            // http-reuse never: this server connection only ever serves this client connection, and goes with it
+            Object session = client.session();
+            c.owner(session);
+            io.netty.util.concurrent.Future<?> end = client.closeFuture();
+            if (end != null) {
+                end.addListener(f -> c.ownerGone(session));
+            }
         }
         tConnected = c.reused() ? tConnectStart : System.nanoTime();
         server.countRequest();
