@@ -166,9 +166,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             fail(frontend.monitorFails(this) ? 503 : 200);
             return;
         }
-        dev.sluice.proxy.log.AccessLog al = frontend.accessLog();
-        if (al != null && (captures = al.newCaptures()) != null) {
-            // header captures are taken before any rule, as HAProxy does
+        if ((captures = frontend.captures().newCaptures()) != null) {
+            // header captures are taken before any rule, as HAProxy does, whether the frontend logs or not (rules read
+            // them with capture.req.hdr)
             captures.capture(false, request.fields());
         }
         dev.sluice.proxy.rules.Trackers session = client.sessionTrackers();
@@ -1151,9 +1151,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
 
     private dev.sluice.proxy.log.LogCaptures logCaptures() {
         if (captures == null) {
-            dev.sluice.proxy.log.AccessLog al = frontend.accessLog();
-            captures = al != null ? al.captures() : new dev.sluice.proxy.log.LogCaptures(dev.sluice.config.model.Captures.NONE,
-                    new io.netty.util.AsciiString[0], new io.netty.util.AsciiString[0]);
+            captures = frontend.captures().captures();
         }
         return captures;
     }
