@@ -209,6 +209,53 @@ class LogCapturesTest {
         }
     }
 
+    /**
+     * Captures exist whether or not the frontend logs: rules read them with {@code capture.req.hdr(n)} and
+     * {@code capture.res.hdr(n)}. Checked against HAProxy 2.6 on the same configuration when it is installed.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "haproxy={0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void captureSamplesWorkInRulesOfAFrontendThatDoesNotLog(boolean haproxy) throws Exception {
+        if (haproxy) {
+            assumeTrue(Daemon.haproxyInstalled(), "haproxy is not installed");
+        }
+        try (Origin o = Origin.start("o", (r, out) -> {
+            Origin.respond(out, 200, "OK", Origin.headers("X-Res", "from-origin"), "ok".getBytes(StandardCharsets.US_ASCII));
+            return true;
+        })) {
+            int port = Ports.free();
+            String cfg = """
+                    defaults
+                        mode http
+                        timeout client 5s
+                        timeout server 5s
+                        timeout connect 5s
+                    frontend fe
+                        bind 127.0.0.1:%d
+                        capture request header Host len 20
+                        declare capture request len 10
+                        declare capture response len 12
+                        http-request capture req.hdr(x-tag) id 1
+                        http-request set-header X-Seen-Host %%[capture.req.hdr(0)]
+                        http-request set-header X-Seen-Tag %%[capture.req.hdr(1)]
+                        http-response capture res.hdr(x-res) id 0
+                        http-after-response set-header X-Captured %%[capture.req.hdr(0)],%%[capture.req.hdr(1)],%%[capture.res.hdr(0)]
+                        default_backend be
+                    backend be
+                        server o 127.0.0.1:%d
+                    """.formatted(port, o.port());
+            try (Daemon d = Daemon.start(haproxy, cfg, port); RawClient c = new RawClient(port)) {
+                RawClient.Response r = c.send("GET / HTTP/1.1\r\nHost: www.example.com\r\nX-Tag: tag-1234567890\r\n\r\n").read();
+                assertThat(r.status()).isEqualTo(200);
+                // slots keep their length: the host (20) whole, the tag cut at 10, the response field at 12
+                assertThat(r.header("x-captured")).as(d.name()).isEqualTo("www.example.com,tag-123456,from-origin");
+                Origin.Request got = o.requests().getLast();
+                assertThat(got.header("x-seen-host")).as(d.name()).isEqualTo("www.example.com");
+                assertThat(got.header("x-seen-tag")).as(d.name()).isEqualTo("tag-123456");
+            }
+        }
+    }
+
     @Test
     void checkModeRejectsCaptureSlotsThatCannotExist() {
         Sluice.Result r = Sluice.check("""

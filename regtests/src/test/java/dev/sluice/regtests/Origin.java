@@ -23,8 +23,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class Origin implements AutoCloseable {
 
-    /** A received request, body included. {@code connection} numbers the connection it came on (from 1). */
-    record Request(String method, String target, String version, Http1.Head head, byte[] body, int connection) {
+    /**
+     * A received request, body included, and the trailers of a chunked body (empty without). {@code connection}
+     * numbers the connection it came on (from 1).
+     */
+    record Request(String method, String target, String version, Http1.Head head, byte[] body, List<String[]> trailers, int connection) {
         String header(String name) {
             return head.get(name);
         }
@@ -144,14 +147,15 @@ final class Origin implements AutoCloseable {
                 }
                 String[] line = h.startLine().split(" ", 3);
                 byte[] body;
+                List<String[]> trailers = new ArrayList<>();
                 if (Http1.isChunked(h)) {
-                    body = Http1.readChunked(in, null);
+                    body = Http1.readChunked(in, trailers);
                 } else if (h.has("content-length")) {
                     body = Http1.readFixed(in, Long.parseLong(h.get("content-length")));
                 } else {
                     body = new byte[0];
                 }
-                Request r = new Request(line[0], line[1], line.length > 2 ? line[2] : "", h, body, id);
+                Request r = new Request(line[0], line[1], line.length > 2 ? line[2] : "", h, body, trailers, id);
                 requests.add(r);
                 if (!handler.handle(r, out)) {
                     return;

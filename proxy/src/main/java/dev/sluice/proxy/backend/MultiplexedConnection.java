@@ -4,13 +4,18 @@ package dev.sluice.proxy.backend;
  * A server connection that carries several streams at once (HTTP/2). Streams are handed out through
  * {@link #offer}; a connection still being established queues the requests and serves them once ready.
  * Lives in its event loop's list for its server; used only on that loop.
+ * <p>
+ * {@code http-reuse} (see {@link ServerConnector}): a connection may be private to one client connection
+ * ({@link #owner}, under {@code never}), or, while it carries streams, reserved for the client connection those
+ * streams belong to ({@link #reservedBy}, what {@code safe} respects).
  */
 public interface MultiplexedConnection {
     /**
-     * Gives {@code cb} a new stream now or once the connection is ready; returns false when this
-     * connection cannot take one (closing, or at its concurrent-stream limit counting the queued ones).
+     * Gives {@code cb} a new stream now or once the connection is ready, for client connection {@code session};
+     * returns false when this connection cannot take one (closing, or at its concurrent-stream limit counting the
+     * queued ones). A connection that had no stream becomes reserved for {@code session}.
      */
-    boolean offer(ServerConnector.Callback cb);
+    boolean offer(ServerConnector.Callback cb, Object session);
 
     /** The connection could not be established: fail what was queued. */
     void connectFailed(Throwable cause);
@@ -23,4 +28,19 @@ public interface MultiplexedConnection {
      * it, for the caller to place elsewhere.
      */
     java.util.List<ServerConnector.Callback> abandon();
+
+    /** The client connection this one is private to ({@code http-reuse never}), or null. */
+    Object owner();
+
+    /** Makes the connection private to {@code session}; it closes when that client connection does. */
+    void owner(Object session, io.netty.util.concurrent.Future<?> sessionEnd);
+
+    /** The client connection whose streams it carries now, or null when it carries none. */
+    Object reservedBy();
+
+    /** Carries no stream and has none queued: an idle connection, which the pool purge may close. */
+    boolean isIdle();
+
+    /** Closes the connection (idle: it has no stream to lose). */
+    void close();
 }

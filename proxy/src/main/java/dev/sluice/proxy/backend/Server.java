@@ -66,6 +66,7 @@ public final class Server {
     private final dev.sluice.proxy.stats.TimeStats timeStats;
     private final ArrayDeque<ServerSide>[] idle;
     private final java.util.ArrayList<MultiplexedConnection>[] mux;
+    private final ConnUse[] use;
     /** {@code proto h2}: HTTP/2 whatever ALPN says. */
     private final boolean forcedH2;
     private final Tls tls;
@@ -114,9 +115,11 @@ public final class Server {
         this.timeStats = new dev.sluice.proxy.stats.TimeStats(loops);
         this.idle = new ArrayDeque[loops];
         this.mux = new java.util.ArrayList[loops];
+        this.use = new ConnUse[loops];
         for (int i = 0; i < loops; i++) {
             idle[i] = new ArrayDeque<>();
             mux[i] = new java.util.ArrayList<>(2);
+            use[i] = new ConnUse();
         }
     }
 
@@ -745,6 +748,11 @@ public final class Server {
     /** The multiplexed connections of one event loop; only that loop may call this. */
     java.util.ArrayList<MultiplexedConnection> mux(int loop) {
         return mux[loop];
+    }
+
+    /** The connection-need estimate of one event loop; only that loop may call this. */
+    ConnUse use(int loop) {
+        return use[loop];
     }
 
     /** The idle connections of one event loop; only that loop may call this. */

@@ -310,8 +310,9 @@ public final class ServerCommands {
 
     /**
      * {@code show servers conn}: per server, its connection counts; the idle connections are counted on each
-     * event loop by a task there (the idle pools belong to their loops). {@code used_cur} is the streams using
-     * the server now, {@code used_max} and {@code need_est} (HAProxy's estimate; Sluice has none) its peak.
+     * event loop by a task there (the idle pools belong to their loops; an idle HTTP/2 connection counts as safe, as
+     * HAProxy files it). {@code used_cur} is the streams using the server now, {@code used_max} its peak, {@code need_est}
+     * the sum of the loops' estimates of the connections needed ({@link ConnUse}).
      */
     private static String serversConn(Collection<Backend> backends, dev.sluice.proxy.runtime.Workers workers, CliRequest req) {
         List<Backend> which;
@@ -326,7 +327,7 @@ public final class ServerCommands {
         }
         int loops = workers.count();
         return req.later(workers.onEachLoop(loop -> {
-            // per server of the listed backends: {idle, safe} on this loop
+            // per server of the listed backends: {idle, safe, estimated need} on this loop
             java.util.Map<Server, int[]> counts = new java.util.HashMap<>();
             for (Backend be : which) {
                 for (Server s : be.servers()) {
@@ -340,7 +341,13 @@ public final class ServerCommands {
                             }
                         }
                     }
-                    counts.put(s, new int[] {idle, safe});
+                    for (MultiplexedConnection c : s.mux(loop)) {
+                        if (c.isIdle()) {
+                            idle++;
+                            safe++;
+                        }
+                    }
+                    counts.put(s, new int[] {idle, safe, s.use(loop).estNeed});
                 }
             }
             return counts;
@@ -351,26 +358,25 @@ public final class ServerCommands {
                 for (Server s : be.servers()) {
                     int idle = 0;
                     int safe = 0;
+                    long need = 0;
                     StringBuilder per = new StringBuilder();
                     for (java.util.Map<Server, int[]> m : perLoop) {
-                        int[] c = m.getOrDefault(s, new int[2]);
+                        int[] c = m.getOrDefault(s, new int[3]);
                         idle += c[0];
                         safe += c[1];
+                        need += c[2];
                         per.append(' ').append(c[0]);
                     }
                     long max = s.snapshot().currentMax();
                     out.append(be.name()).append('/').append(s.name()).append(' ').append(be.id()).append('/').append(s.id()).append(' ')
                             .append(s.address().getAddress().getHostAddress()).append(' ').append(s.address().getPort()).append(" - ")
-                            .append(H1_PURGE_DELAY).append(' ').append(s.activeStreams()).append(' ').append(max).append(' ').append(max)
+                            .append(be.http().poolPurgeDelayMs()).append(' ').append(s.activeStreams()).append(' ').append(max).append(' ').append(need)
                             .append(' ').append(idle - safe).append(' ').append(safe).append(" -1 ").append(idle).append(per).append('\n');
                 }
             }
             return out.toString();
         }));
     }
-
-    /** How long an idle server connection is kept (HAProxy's {@code pool-purge-delay}). */
-    private static final long H1_PURGE_DELAY = 5000;
 
     /** A server found by {@code <backend>/<server>}, or HAProxy's error for the argument. */
     record Found(Server server, String error) {

@@ -47,6 +47,11 @@ public final class ServerConnector {
         void connected(ServerSide connection);
 
         void failed(Throwable cause);
+
+        /** Completes when the stream's client connection closes (a private server connection goes with it); null: unknown. */
+        default io.netty.util.concurrent.Future<?> sessionEnd() {
+            return null;
+        }
     }
 
     private final Transport transport;
@@ -69,14 +74,15 @@ public final class ServerConnector {
 
     /**
      * Acquires a connection for a stream of client connection {@code session}, following the backend's
-     * {@code http-reuse} policy for HTTP/1 idle connections ({@code first}: the first request of that
-     * client connection). HTTP/2 connections are shared whatever the policy.
+     * {@code http-reuse} policy ({@code first}: the first request of that client connection, which HTTP/2 and
+     * HTTP/3 streams never are): see {@link #reusable} for idle HTTP/1 connections and {@link #shareable} for
+     * HTTP/2 ones.
      */
     public void acquire(Server server, EventLoop loop, int loopIndex, InetSocketAddress clientLocal, long connectTimeoutMs,
             boolean reuse, String sni, Object session, boolean first, HttpOptions.Reuse policy, Callback cb) {
         if (reuse) {
             for (MultiplexedConnection c : server.mux(loopIndex)) {
-                if (Objects.equals(c.sni(), sni) && c.offer(cb)) {
+                if (Objects.equals(c.sni(), sni) && shareable(c, session, first, policy) && c.offer(cb, session)) {
                     return;
                 }
             }
@@ -111,11 +117,9 @@ public final class ServerConnector {
         server.backend().counters().add(dev.sluice.proxy.stats.Counter.CONNECTS);
         boolean h2 = server.multiplexed();
         if (server.tls() != null) {
-            TlsConnect t = new TlsConnect(server, loop, loopIndex, clientLocal, addr, connectTimeoutMs, sni);
+            TlsConnect t = new TlsConnect(server, loop, loopIndex, clientLocal, addr, connectTimeoutMs, sni, session, policy);
             if (h2) {
-                t.pending = (MultiplexedConnection) factory.create(server, loopIndex, true, sni);
-                server.mux(loopIndex).add(t.pending);
-                t.pending.offer(cb);
+                t.pending = newMux(server, loopIndex, sni, session, policy, cb);
             } else {
                 t.cb = cb;
             }
@@ -126,13 +130,8 @@ public final class ServerConnector {
             });
             return;
         }
-        ChannelHandler handler = factory.create(server, loopIndex, h2, null);
+        ChannelHandler handler = h2 ? (ChannelHandler) newMux(server, loopIndex, null, session, policy, cb) : factory.create(server, loopIndex, false, null);
         b.handler(handler);
-        if (h2) {
-            MultiplexedConnection c = (MultiplexedConnection) handler;
-            server.mux(loopIndex).add(c);
-            c.offer(cb);
-        }
         ChannelFuture f = b.connect(addr);
         f.addListener(x -> {
             if (x.isSuccess()) {
@@ -145,6 +144,17 @@ public final class ServerConnector {
                 cb.failed(x.cause());
             }
         });
+    }
+
+    /** A new HTTP/2 connection in the loop's list, private to {@code session} under {@code never}, with {@code cb}'s stream queued. */
+    private MultiplexedConnection newMux(Server server, int loopIndex, String sni, Object session, HttpOptions.Reuse policy, Callback cb) {
+        MultiplexedConnection c = (MultiplexedConnection) factory.create(server, loopIndex, true, sni);
+        if (policy == HttpOptions.Reuse.NEVER && session != null) {
+            c.owner(session, cb.sessionEnd());
+        }
+        server.mux(loopIndex).add(c);
+        c.offer(cb, session);
+        return c;
     }
 
     /**
@@ -160,12 +170,14 @@ public final class ServerConnector {
         private final InetSocketAddress addr;
         private final long connectTimeoutMs;
         private final String sni;
+        private final Object session;
+        private final HttpOptions.Reuse policy;
         Callback cb;
         MultiplexedConnection pending;
         private boolean settled;
 
         TlsConnect(Server server, EventLoop loop, int loopIndex, InetSocketAddress clientLocal, InetSocketAddress addr, long connectTimeoutMs,
-                String sni) {
+                String sni, Object session, HttpOptions.Reuse policy) {
             this.server = server;
             this.loop = loop;
             this.loopIndex = loopIndex;
@@ -173,6 +185,8 @@ public final class ServerConnector {
             this.addr = addr;
             this.connectTimeoutMs = connectTimeoutMs;
             this.sni = sni;
+            this.session = session;
+            this.policy = policy;
         }
 
         @Override
@@ -196,9 +210,7 @@ public final class ServerConnector {
             if (h2) {
                 MultiplexedConnection c = pending;
                 if (c == null) {
-                    c = (MultiplexedConnection) factory.create(server, loopIndex, true, sni);
-                    server.mux(loopIndex).add(c);
-                    c.offer(cb);
+                    c = newMux(server, loopIndex, sni, session, policy, cb);
                 }
                 // added to an active channel, the connection sends its preface and serves what queued on it
                 ctx.pipeline().addAfter(ctx.name(), "h2", (ChannelHandler) c);
@@ -217,7 +229,9 @@ public final class ServerConnector {
             }
             waiting.get(0).connected((ServerSide) h1);
             for (int i = 1; i < waiting.size(); i++) {
-                acquire(server, loop, loopIndex, clientLocal, connectTimeoutMs, true, sni, waiting.get(i));
+                // placed again as not-first requests of no particular client connection: they were already waiting
+                acquire(server, loop, loopIndex, clientLocal, connectTimeoutMs, true, sni, null, false,
+                        policy == HttpOptions.Reuse.NEVER ? HttpOptions.Reuse.SAFE : policy, waiting.get(i));
             }
         }
 
@@ -252,6 +266,66 @@ public final class ServerConnector {
         };
     }
 
+    /**
+     * Whether an HTTP/2 connection may carry a stream of {@code session} under {@code policy}, as HAProxy 2.6
+     * shares them (checked against it): a private one ({@code never}) only its own client connection's, however
+     * many at once; under {@code safe} one carrying streams only more streams of the client connection it carries
+     * them for, and an idle one any request but a first; under {@code aggressive} and {@code always} anyone's
+     * (HAProxy files every idle HTTP/2 connection as safe, so {@code aggressive} shares as {@code always} does).
+     */
+    static boolean shareable(MultiplexedConnection c, Object session, boolean first, HttpOptions.Reuse policy) {
+        Object owner = c.owner();
+        if (owner != null || policy == HttpOptions.Reuse.NEVER) {
+            return owner == session;
+        }
+        if (policy == HttpOptions.Reuse.SAFE) {
+            Object busyFor = c.reservedBy();
+            return busyFor != null ? busyFor == session : !first;
+        }
+        return true;
+    }
+
+    /** A connection of {@code server} on this loop now carries a request (see {@link ConnUse}). */
+    public static void used(Server server, int loopIndex) {
+        server.use(loopIndex).use();
+    }
+
+    /** A connection of {@code server} on this loop carries no request any more (it is idle or closed). */
+    public static void unused(Server server, int loopIndex) {
+        server.use(loopIndex).unuse();
+    }
+
+    /**
+     * Whether a connection of {@code server} that is about to stop carrying requests (still counted as used) may
+     * wait idle for the next ones, as HAProxy decides: never with {@code pool-purge-delay 0}, always when the loop
+     * has no idle connection to that server, else while the connections stay within the estimated need.
+     */
+    public static boolean keepIdle(Server server, int loopIndex) {
+        if (server.backend().http().poolPurgeDelayMs() <= 0) {
+            return false;
+        }
+        return server.use(loopIndex).keepIdle(idleCount(server, loopIndex));
+    }
+
+    /** Idle connections to {@code server} on this loop that any client connection may take (not private ones). */
+    private static int idleCount(Server server, int loopIndex) {
+        int n = 0;
+        for (Iterator<ServerSide> it = server.idle(loopIndex).iterator(); it.hasNext();) {
+            ServerSide c = it.next();
+            if (!c.isOpen()) {
+                it.remove();
+            } else if (c.owner() == null) {
+                n++;
+            }
+        }
+        for (MultiplexedConnection c : server.mux(loopIndex)) {
+            if (c.owner() == null && c.isIdle()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** Forgets a multiplexed connection that closed. */
     public static void remove(Server server, int loopIndex, MultiplexedConnection c) {
         server.mux(loopIndex).remove(c);
@@ -263,19 +337,29 @@ public final class ServerConnector {
     }
 
     /**
-     * HAProxy's idle-connection purge ({@code pool-purge-delay}, 5 s): closes the older half of a server's idle
-     * connections on this loop, so that a pool grown by a burst (or by clients that close after each request,
-     * whose first requests each open a connection under {@code http-reuse safe}) shrinks back. On the loop.
+     * HAProxy's idle-connection purge, run every {@code pool-purge-delay} (5 s) on each loop: closes half of the idle
+     * connections in excess of the estimated need (rounded up), least recently used first, HTTP/1 ones then HTTP/2
+     * ones, and lets the estimate decay towards what the period used (see {@link ConnUse#purge}). So a pool grown by
+     * a burst shrinks back, and the last idle connection of a server no one uses goes after about three periods.
+     * Private connections ({@code http-reuse never}) are not the pool's: they close with their client connection.
+     * On the loop.
      */
     public static void purge(Server server, int loopIndex) {
-        ArrayDeque<ServerSide> idle = server.idle(loopIndex);
-        for (int n = idle.size() / 2; n > 0; n--) {
-            // the head holds the least recently used: connections are taken from the tail
-            ServerSide c = idle.pollFirst();
-            if (c == null) {
-                return;
+        int kill = server.use(loopIndex).purge(idleCount(server, loopIndex));
+        // the head holds the least recently used: connections are taken from the tail
+        for (Iterator<ServerSide> it = server.idle(loopIndex).iterator(); kill > 0 && it.hasNext();) {
+            ServerSide c = it.next();
+            if (c.owner() == null) {
+                it.remove();
+                c.abort();
+                kill--;
             }
-            c.abort();
+        }
+        for (MultiplexedConnection c : List.copyOf(server.mux(loopIndex))) {
+            if (kill > 0 && c.owner() == null && c.isIdle()) {
+                c.close();
+                kill--;
+            }
         }
     }
 

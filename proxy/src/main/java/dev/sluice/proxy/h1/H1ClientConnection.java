@@ -108,6 +108,11 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     }
 
     @Override
+    public io.netty.util.concurrent.Future<?> closeFuture() {
+        return ch.closeFuture();
+    }
+
+    @Override
     public dev.sluice.proxy.rules.Trackers sessionTrackers() {
         return ch == null ? null : ch.attr(SESSION_TRACKERS).get();
     }
@@ -270,6 +275,9 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         }
         if (!writable) {
             timer.arm(frontend.timeouts().client());
+        } else if (phase == Phase.EXCHANGE && requestEnded) {
+            // the client reads again: nothing is expected from it until the response is done
+            timer.disarm();
         }
         ctx.fireChannelWritabilityChanged();
     }
@@ -631,6 +639,9 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
             ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
             return;
         }
+        // what the response already wrote goes out first (as HAProxy forwards what it had): a head whose body
+        // the server then cut short reaches the client before the close, instead of nothing at all
+        flush();
         closeNow();
     }
 
@@ -700,7 +711,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
                 Stream s = stream;
                 stream = null;
                 if (s != null) {
-                    s.onClientClosed();
+                    s.onClientTimeout();
                 }
                 closeNow();
             }

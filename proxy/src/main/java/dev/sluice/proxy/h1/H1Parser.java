@@ -562,7 +562,7 @@ public final class H1Parser {
 
     /**
      * Reads and removes the hop-by-hop fields: Connection (and what it lists), Keep-Alive,
-     * Proxy-Connection, Upgrade (remembered), TE other than "trailers".
+     * Proxy-Connection, Upgrade (remembered), TE unless it announces "trailers" (then kept as "trailers").
      */
     private void hopByHop(HttpFields f) {
         int i;
@@ -594,13 +594,29 @@ public final class H1Parser {
         }
         int te = f.indexOf(HeaderNames.TE);
         while (te >= 0) {
-            if (f.value(te).contentEqualsIgnoreCase(TRAILERS)) {
+            if (announcesTrailers(f.value(te))) {
+                f.setValue(te, TRAILERS);
                 te = f.indexOf(HeaderNames.TE, te + 1);
             } else {
                 f.remove(te);
                 te = f.indexOf(HeaderNames.TE, te);
             }
         }
+    }
+
+    /**
+     * HAProxy's rule for a TE field, each field on its own: the first occurrence of "trailers" (case-sensitive,
+     * anywhere in the value) ends the value or is followed by a comma; the field is then kept as "trailers"
+     * alone, else dropped. So "deflate, trailers" and "trailers, deflate" become "trailers", while "Trailers",
+     * "trailers;q=0.5" and "trailers ,x" are dropped.
+     */
+    static boolean announcesTrailers(AsciiString v) {
+        int i = v.indexOf(TRAILERS, 0);
+        if (i < 0) {
+            return false;
+        }
+        int after = i + TRAILERS.length();
+        return after == v.length() || v.byteAt(after) == ',';
     }
 
     private static boolean isEssential(AsciiString name) {

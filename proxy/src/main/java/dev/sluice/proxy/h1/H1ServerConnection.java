@@ -21,14 +21,14 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 /**
  * An HTTP/1.1 connection to a server: encodes the stream's request, parses the response and hands it to
  * the stream, then goes back to its event loop's idle pool when both messages ended cleanly and the
- * server keeps the connection. Applies {@code timeout server} while a stream is attached and closes
- * itself after {@link #IDLE_TIMEOUT_MS} in the pool. One instance per connection, used only on its loop.
+ * server keeps the connection and the server's estimated need leaves room for it ({@link ServerConnector#keepIdle}).
+ * Applies {@code timeout server} while a stream is attached; idle, it has no timeout of its own: the pool purge
+ * ({@code pool-purge-delay}) closes it, or its client connection closing when it is private ({@code http-reuse never}).
+ * One instance per connection, used only on its loop.
  */
 public final class H1ServerConnection extends ChannelInboundHandlerAdapter implements ServerSide, H1Parser.Sink {
 
     /** How long an idle connection waits in the pool (HAProxy's {@code pool-purge-delay} default). */
-    static final long IDLE_TIMEOUT_MS = 5000;
-
     private final Server server;
     private final int loopIndex;
     private final H1Parser parser;
@@ -42,6 +42,8 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
     /** The client connection this one is private to (http-reuse never), or null. */
     private Object owner;
     private boolean parked;
+    /** Counted in the server's used connections of this loop (attached to a stream). */
+    private boolean inUse;
     private boolean chunked;
     private boolean chunkWritten;
     private boolean dirty;
@@ -74,6 +76,10 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
         if (parked) {
             parked = false;
         }
+        if (!inUse) {
+            inUse = true;
+            ServerConnector.used(server, loopIndex);
+        }
         requests++;
         requestEnded = false;
         responseEnded = false;
@@ -105,6 +111,20 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
     @Override
     public Server server() {
         return server;
+    }
+
+    @Override
+    public void ownerGone(Object session) {
+        if (owner == session) {
+            abort();
+        }
+    }
+
+    private void notInUse() {
+        if (inUse) {
+            inUse = false;
+            ServerConnector.unused(server, loopIndex);
+        }
     }
 
     @Override
@@ -177,21 +197,33 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
     @Override
     public void pauseResponseBody() {
         ch.config().setAutoRead(false);
+        // the server is not read while the client cannot take more: timeout server waits (timeout client runs)
+        if (!tunnel) {
+            timer.disarm();
+        }
     }
 
     @Override
     public void resumeResponseBody() {
         ch.config().setAutoRead(true);
+        if (!tunnel && stream != null && !responseEnded) {
+            timer.arm(serverTimeout());
+        }
     }
 
     @Override
     public void release() {
         stream = null;
         ch.config().setAutoRead(true);
-        if (keepAlive && requestEnded && responseEnded && ch.isActive() && !input.isReadable()) {
+        timer.disarm();
+        // idle, it waits in the pool only as far as the server's estimated need goes (a private one for its owner);
+        // the pool purge closes it later, as HAProxy has no idle timeout of its own
+        boolean keep = keepAlive && requestEnded && responseEnded && ch.isActive() && !input.isReadable()
+                && (owner != null || ServerConnector.keepIdle(server, loopIndex));
+        notInUse();
+        if (keep) {
             parked = true;
             ServerConnector.park(server, loopIndex, this);
-            timer.arm(IDLE_TIMEOUT_MS);
         } else {
             ch.close();
         }
@@ -224,6 +256,7 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
     public void abort() {
         stream = null;
         keepAlive = false;
+        notInUse();
         if (tunnel) {
             ctx.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(io.netty.channel.ChannelFutureListener.CLOSE);
             return;
@@ -275,6 +308,7 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         timer.cancel();
+        notInUse();
         if (parked) {
             parked = false;
             ServerConnector.unpark(server, loopIndex, this);

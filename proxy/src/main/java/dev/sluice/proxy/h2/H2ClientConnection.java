@@ -227,8 +227,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
             ctx.close();
             return;
         }
-        long t = frontend.timeouts().httpRequest();
-        timer.arm(t != Timeouts.UNSET ? t : frontend.timeouts().client());
+        armIdle();
     }
 
     @Override
@@ -267,7 +266,8 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (streams.isEmpty() && timer != null) {
+        if (streams.isEmpty() && timer != null && idleTimeout() == Timeouts.UNSET) {
+            // only timeout client, the fallback, counts from the last read; the others from the start of the idle time
             timer.arm(frontend.timeouts().client());
         }
         super.channelRead(ctx, msg);
@@ -394,12 +394,23 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
         super.onStreamError(ctx, outbound, cause, http2Ex);
     }
 
+    /**
+     * The connection has no stream: HAProxy 2.6's idle timeouts for an HTTP/2 client connection. After a first
+     * stream, {@code timeout http-keep-alive}; before it (or without keep-alive), {@code timeout http-request};
+     * both count from the moment the connection became idle, whatever frames (PING, SETTINGS) come meanwhile.
+     * Without either, {@code timeout client}, re-armed by every read. At expiry: GOAWAY NO_ERROR, then close.
+     */
     private void armIdle() {
         if (timer == null) {
             return;
         }
-        long ka = frontend.timeouts().effectiveKeepAlive();
-        timer.arm(ka != Timeouts.UNSET ? ka : frontend.timeouts().client());
+        long t = idleTimeout();
+        timer.arm(t != Timeouts.UNSET ? t : frontend.timeouts().client());
+    }
+
+    private long idleTimeout() {
+        Timeouts t = frontend.timeouts();
+        return lastRequestStream > 0 && t.httpKeepAlive() != Timeouts.UNSET ? t.httpKeepAlive() : t.httpRequest();
     }
 
     private void onTimeout() {

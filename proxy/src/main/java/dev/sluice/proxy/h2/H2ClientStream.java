@@ -1,6 +1,7 @@
 package dev.sluice.proxy.h2;
 
 import dev.sluice.proxy.http.ClientSide;
+import dev.sluice.proxy.http.Deadline;
 import dev.sluice.proxy.http.GeneratedResponse;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.RequestHead;
@@ -9,6 +10,7 @@ import dev.sluice.proxy.http.Stream;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Stream;
@@ -34,6 +36,10 @@ final class H2ClientStream implements ClientSide {
     private long received;
     private final long requestStart = System.nanoTime();
     private long bytesOut;
+    /** {@code timeout client} while the response is blocked by the client (see {@link #blocked}); made when first needed. */
+    private Deadline clientTimer;
+    /** The frame that ended the response (END_STREAM), for a reset that must follow it. */
+    private ChannelPromise endWritten;
 
     H2ClientStream(H2ClientConnection conn, int id) {
         this.conn = conn;
@@ -60,6 +66,11 @@ final class H2ClientStream implements ClientSide {
     @Override
     public boolean firstRequest() {
         return id <= 1;
+    }
+
+    @Override
+    public io.netty.util.concurrent.Future<?> closeFuture() {
+        return ctx().channel().closeFuture();
     }
 
     @Override
@@ -130,12 +141,14 @@ final class H2ClientStream implements ClientSide {
 
     /** Netty forgot the stream (both sides ended, reset, or the connection closed). */
     void onStreamRemoved() {
+        cancelClientTimer();
         if (!responseEnded) {
             abortStream();
         }
     }
 
     private void abortStream() {
+        cancelClientTimer();
         Stream s = stream;
         stream = null;
         if (s != null) {
@@ -146,6 +159,44 @@ final class H2ClientStream implements ClientSide {
     void writabilityChanged(boolean writable) {
         if (stream != null) {
             stream.onClientWritable(writable);
+            blocked(!writable);
+        }
+    }
+
+    /**
+     * The response cannot go on (the client's window for this stream, or the connection, is full): {@code timeout
+     * client} runs until it can, as HAProxy's stream-level client timeout does; then the stream is aborted, logged
+     * {@code cD}, and reset. A stream waiting for its server has no client timeout.
+     */
+    private void blocked(boolean blocked) {
+        if (blocked && !responseEnded) {
+            if (clientTimer == null) {
+                clientTimer = new Deadline(ctx().channel().eventLoop(), this::onClientTimeout);
+            }
+            if (!clientTimer.armed()) {
+                clientTimer.arm(conn.frontend().timeouts().client());
+            }
+        } else if (clientTimer != null) {
+            clientTimer.disarm();
+        }
+    }
+
+    private void onClientTimeout() {
+        Stream s = stream;
+        if (s == null || responseEnded || isWritable()) {
+            return;
+        }
+        stream = null;
+        responseEnded = true;
+        s.onClientTimeout();
+        conn.resetStream(ctx(), id, Http2Error.CANCEL.code(), ctx().newPromise());
+        conn.markDirty();
+        conn.flushIfNeeded();
+    }
+
+    private void cancelClientTimer() {
+        if (clientTimer != null) {
+            clientTimer.cancel();
         }
     }
 
@@ -221,10 +272,12 @@ final class H2ClientStream implements ClientSide {
             return;
         }
         headOnly = request.isHead() || !head.hasBody();
-        conn.encoder().writeHeaders(ctx(), id, H2Messages.encodeResponse(head), 0, headOnly, ctx().newPromise());
+        ChannelPromise p = ctx().newPromise();
+        conn.encoder().writeHeaders(ctx(), id, H2Messages.encodeResponse(head), 0, headOnly, p);
         conn.markDirty();
         if (headOnly) {
             responseEnded = true;
+            endWritten = p;
         }
     }
 
@@ -243,10 +296,11 @@ final class H2ClientStream implements ClientSide {
     public void sendEnd(HttpFields trailers) {
         if (!responseEnded) {
             responseEnded = true;
+            endWritten = ctx().newPromise();
             if (trailers != null && trailers.size() > 0) {
-                conn.encoder().writeHeaders(ctx(), id, H2Messages.encodeTrailers(trailers), 0, true, ctx().newPromise());
+                conn.encoder().writeHeaders(ctx(), id, H2Messages.encodeTrailers(trailers), 0, true, endWritten);
             } else {
-                conn.encoder().writeData(ctx(), id, Unpooled.EMPTY_BUFFER, 0, true, ctx().newPromise());
+                conn.encoder().writeData(ctx(), id, Unpooled.EMPTY_BUFFER, 0, true, endWritten);
             }
             conn.markDirty();
         }
@@ -258,10 +312,11 @@ final class H2ClientStream implements ClientSide {
         if (!responseEnded) {
             responseEnded = true;
             boolean noBody = body.length == 0 || request != null && request.isHead();
-            conn.encoder().writeHeaders(ctx(), id, H2Messages.encodeResponse(head), 0, noBody, ctx().newPromise());
+            endWritten = ctx().newPromise();
+            conn.encoder().writeHeaders(ctx(), id, H2Messages.encodeResponse(head), 0, noBody, noBody ? endWritten : ctx().newPromise());
             bytesOut += body.length;
             if (!noBody) {
-                conn.encoder().writeData(ctx(), id, Unpooled.wrappedBuffer(body), 0, true, ctx().newPromise());
+                conn.encoder().writeData(ctx(), id, Unpooled.wrappedBuffer(body), 0, true, endWritten);
             }
             conn.markDirty();
         }
@@ -271,9 +326,17 @@ final class H2ClientStream implements ClientSide {
     /** The response is complete; a request still being received is not needed any more. */
     private void done() {
         stream = null;
-        if (!requestEnded) {
-            // RFC 9113 8.1: a complete response may end the exchange; tell the client to stop sending
-            conn.resetStream(ctx(), id, Http2Error.NO_ERROR.code(), ctx().newPromise());
+        cancelClientTimer();
+        if (!requestEnded && endWritten != null) {
+            // RFC 9113 8.1: a complete response may end the exchange; tell the client to stop sending, once the
+            // response's last frame is out (DATA waits in the flow controller, a reset would overtake it)
+            endWritten.addListener(f -> {
+                if (f.isSuccess() && !requestEnded && conn.h2().stream(id) != null) {
+                    conn.resetStream(ctx(), id, Http2Error.NO_ERROR.code(), ctx().newPromise());
+                    conn.markDirty();
+                    conn.flushIfNeeded();
+                }
+            });
         }
         conn.flushIfNeeded();
     }
@@ -320,7 +383,10 @@ final class H2ClientStream implements ClientSide {
     public void abort() {
         stream = null;
         responseEnded = true;
+        cancelClientTimer();
         conn.resetStream(ctx(), id, Http2Error.INTERNAL_ERROR.code(), ctx().newPromise());
+        // written outside any read of this connection: nothing else would flush it
+        conn.markDirty();
         conn.flushIfNeeded();
     }
 }

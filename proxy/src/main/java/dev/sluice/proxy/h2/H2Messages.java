@@ -429,6 +429,21 @@ public final class H2Messages {
         return true;
     }
 
+    /**
+     * A response to HEAD, a 204 or a 304 has no body whatever the server sends after its head (its DATA is
+     * dropped), as HAProxy relays it; a 204 also loses its content-length (a 304 keeps it: it describes the
+     * resource). The HTTP/1 parser applies the same rule to HTTP/1 responses.
+     */
+    static void noBodyFor(RequestHead req, ResponseHead resp) {
+        int status = resp.status();
+        if (req != null && req.isHead() || status == 204 || status == 304) {
+            resp.bodyNone();
+            if (status == 204) {
+                resp.fields().removeAll(HeaderNames.CONTENT_LENGTH);
+            }
+        }
+    }
+
     /** Whether the response to this request may carry a body at all. */
     static boolean responseMayHaveBody(RequestHead req, MessageHead resp) {
         return !req.isHead() && resp.hasBody();

@@ -3,7 +3,6 @@ package dev.sluice.proxy.h2;
 import dev.sluice.proxy.backend.MultiplexedConnection;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.backend.ServerConnector;
-import dev.sluice.proxy.http.Deadline;
 import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.http.Stream;
 import io.netty.buffer.ByteBuf;
@@ -26,13 +25,13 @@ import java.util.ArrayDeque;
 
 /**
  * An HTTP/2 connection to a server (h2c, or h2 chosen by ALPN), carrying streams of many client
- * requests of the same event loop. It takes new streams while the server's concurrent-stream limit
- * allows and it has not been told to go away; it closes after {@link #IDLE_TIMEOUT_MS} without streams.
- * One instance per connection, used only on its event loop.
+ * requests of the same event loop, as {@code http-reuse} lets them share it (see {@link ServerConnector}). It takes
+ * new streams while the server's concurrent-stream limit allows and it has not been told to go away. Without
+ * streams it is idle: kept or closed at once as the server's estimated need decides ({@link ServerConnector#keepIdle}),
+ * then closed by the pool purge ({@code pool-purge-delay}), as HAProxy does; no timeout of its own. A private one
+ * ({@code http-reuse never}) closes with its client connection. One instance per connection, used only on its event loop.
  */
 public final class H2ServerConnection extends Http2ConnectionHandler implements Http2FrameListener, MultiplexedConnection {
-
-    static final long IDLE_TIMEOUT_MS = 5000;
 
     private final Server server;
     private final int loopIndex;
@@ -41,8 +40,13 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
     private final IntObjectMap<H2ServerStream> streams = new IntObjectHashMap<>();
     private final ArrayDeque<ServerConnector.Callback> waiting = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
-    private Deadline idleTimer;
     private boolean ready;
+    /** Counted in the server's used connections of this loop (it carries or waits for streams). */
+    private boolean inUse;
+    /** The client connection this one is private to ({@code http-reuse never}), or null. */
+    private Object owner;
+    /** The client connection whose streams it carries now, or null. */
+    private Object reservedBy;
     private boolean closed;
     private boolean draining;
     private final RoundFlush roundFlush = new RoundFlush(this::flush);
@@ -62,9 +66,7 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
                 if (s != null) {
                     s.onRemoved();
                 }
-                if (streams.isEmpty() && idleTimer != null) {
-                    idleTimer.arm(IDLE_TIMEOUT_MS);
-                }
+                updateUse();
             }
 
             @Override
@@ -134,7 +136,7 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
     // ------------------------------------------------------------------ MultiplexedConnection
 
     @Override
-    public boolean offer(ServerConnector.Callback cb) {
+    public boolean offer(ServerConnector.Callback cb, Object session) {
         if (closed || draining) {
             return false;
         }
@@ -142,14 +144,95 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
             if (waiting.size() >= H2ClientConnection.MAX_CONCURRENT_STREAMS) {
                 return false;
             }
+            reserve(session);
             waiting.add(cb);
+            updateUse();
             return true;
         }
         if (!connection().local().canOpenStream()) {
             return false;
         }
+        reserve(session);
         cb.connected(newStream());
         return true;
+    }
+
+    private void reserve(Object session) {
+        if (isIdle()) {
+            reservedBy = session;
+        }
+    }
+
+    @Override
+    public Object owner() {
+        return owner;
+    }
+
+    @Override
+    public void owner(Object session, io.netty.util.concurrent.Future<?> sessionEnd) {
+        owner = session;
+        if (sessionEnd != null) {
+            sessionEnd.addListener(f -> {
+                if (!closed) {
+                    closed = true;
+                    ServerConnector.remove(server, loopIndex, this);
+                    if (ctx != null) {
+                        ctx.close();
+                    }
+                }
+            });
+        }
+    }
+
+    @Override
+    public Object reservedBy() {
+        return reservedBy;
+    }
+
+    @Override
+    public boolean isIdle() {
+        // not while it is leaving the used ones (updateUse asks whether it may stay idle, counting the others)
+        return !inUse && streams.isEmpty() && waiting.isEmpty() && !closed;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        ServerConnector.remove(server, loopIndex, this);
+        if (ctx != null) {
+            // through the pipeline's tail: GOAWAY NO_ERROR first
+            ctx.channel().close();
+        }
+    }
+
+    /**
+     * Follows whether the connection carries (or waits for) streams: counted in the server's used connections of
+     * this loop while it does; when it stops, it is released from its client connection and either waits idle or,
+     * beyond what the server is estimated to need, closes at once.
+     */
+    private void updateUse() {
+        boolean now = !streams.isEmpty() || !waiting.isEmpty();
+        if (now == inUse) {
+            return;
+        }
+        if (now) {
+            inUse = true;
+            ServerConnector.used(server, loopIndex);
+            return;
+        }
+        boolean keep = owner != null || closed || draining || ServerConnector.keepIdle(server, loopIndex);
+        inUse = false;
+        reservedBy = null;
+        ServerConnector.unused(server, loopIndex);
+        if (!keep) {
+            close();
+        } else if (draining && !closed) {
+            // told to go away: nothing more will come on it
+            close();
+        }
     }
 
     @Override
@@ -158,6 +241,7 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
         ServerConnector.remove(server, loopIndex, this);
         java.util.List<ServerConnector.Callback> out = new java.util.ArrayList<>(waiting);
         waiting.clear();
+        updateUse();
         return out;
     }
 
@@ -165,8 +249,10 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
     public void connectFailed(Throwable cause) {
         closed = true;
         ServerConnector.remove(server, loopIndex, this);
-        ServerConnector.Callback cb;
-        while ((cb = waiting.poll()) != null) {
+        java.util.List<ServerConnector.Callback> failed = new java.util.ArrayList<>(waiting);
+        waiting.clear();
+        updateUse();
+        for (ServerConnector.Callback cb : failed) {
             cb.failed(cause);
         }
     }
@@ -180,9 +266,7 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
     int register(H2ServerStream s) {
         int id = connection().local().incrementAndGetNextStreamId();
         streams.put(id, s);
-        if (idleTimer != null) {
-            idleTimer.disarm();
-        }
+        updateUse();
         return id;
     }
 
@@ -219,7 +303,6 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
     public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
         this.ctx = ctx;
         roundFlush.attach(ctx);
-        this.idleTimer = new Deadline(ctx.channel().eventLoop(), this::onIdle);
         this.tls = ctx.pipeline().get(io.netty.handler.ssl.SslHandler.class) != null;
         super.handlerAdded(ctx);
         if (ctx.channel().isActive()) {
@@ -238,25 +321,30 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
     private void becomeReady() {
         ready = true;
         ServerConnector.Callback cb;
-        while ((cb = waiting.poll()) != null) {
+        while ((cb = waiting.peek()) != null) {
+            // each stream registers itself (sendHead) before it leaves the queue: the connection stays in use
             cb.connected(newStream());
+            waiting.poll();
         }
+        updateUse();
         flushIfNeeded();
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         closed = true;
-        idleTimer.cancel();
         ServerConnector.remove(server, loopIndex, this);
-        ServerConnector.Callback cb;
-        while ((cb = waiting.poll()) != null) {
+        java.util.List<ServerConnector.Callback> failed = new java.util.ArrayList<>(waiting);
+        waiting.clear();
+        H2ServerStream[] open = streams.values().toArray(new H2ServerStream[0]);
+        streams.clear();
+        updateUse();
+        for (ServerConnector.Callback cb : failed) {
             cb.failed(new java.io.IOException("connection to " + server + " closed"));
         }
-        for (H2ServerStream s : streams.values().toArray(new H2ServerStream[0])) {
+        for (H2ServerStream s : open) {
             s.onConnectionClosed();
         }
-        streams.clear();
         super.channelInactive(ctx);
     }
 
@@ -273,17 +361,15 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
     protected void onStreamError(ChannelHandlerContext ctx, boolean outbound, Throwable cause, Http2Exception.StreamException http2Ex) {
         H2ServerStream s = streams.remove(http2Ex.streamId());
         if (s != null) {
-            s.onReset(false);
+            if (!outbound && !s.headReceived()) {
+                // what the server sent before a valid head broke the rules (Netty's header validation: an upper-case
+                // or connection-specific field, a bad content-length, ...): an invalid response, 502 without a retry
+                s.onInvalid();
+            } else {
+                s.onReset(false);
+            }
         }
         super.onStreamError(ctx, outbound, cause, http2Ex);
-    }
-
-    private void onIdle() {
-        if (streams.isEmpty()) {
-            closed = true;
-            ServerConnector.remove(server, loopIndex, this);
-            ctx.close();
-        }
     }
 
     // ------------------------------------------------------------------ frame listener
@@ -314,8 +400,12 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
             resetStream(ctx, streamId, Http2Error.PROTOCOL_ERROR.code(), ctx.newPromise());
             return;
         }
-        if (endOfStream && !head.isInterim()) {
-            head.bodyNone();
+        if (!head.isInterim()) {
+            if (endOfStream) {
+                head.bodyNone();
+            } else {
+                H2Messages.noBodyFor(s.request(), head);
+            }
         }
         s.onHead(head, endOfStream);
     }
@@ -343,6 +433,10 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
                 streams.remove(s.id());
                 s.onReset(true);
             }
+        }
+        updateUse();
+        if (streams.isEmpty() && waiting.isEmpty()) {
+            close();
         }
     }
 

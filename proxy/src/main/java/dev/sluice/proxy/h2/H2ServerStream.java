@@ -28,6 +28,8 @@ final class H2ServerStream implements ServerSide {
     private boolean requestEnded;
     private boolean headReceived;
     private boolean responseEnded;
+    /** The response has no body (HEAD, 204, 304): DATA the server sends anyway is not relayed. */
+    private boolean bodyDropped;
     private boolean paused;
     private int unconsumed;
     private Deadline timer;
@@ -43,6 +45,10 @@ final class H2ServerStream implements ServerSide {
 
     boolean headReceived() {
         return headReceived;
+    }
+
+    RequestHead request() {
+        return request;
     }
 
     private ChannelHandlerContext ctx() {
@@ -67,6 +73,12 @@ final class H2ServerStream implements ServerSide {
     @Override
     public boolean reused() {
         return reused;
+    }
+
+    /** The connection's owner: an HTTP/2 connection is made private when it is opened (see ServerConnector). */
+    @Override
+    public Object owner() {
+        return conn.owner();
     }
 
     private long serverTimeout() {
@@ -129,11 +141,18 @@ final class H2ServerStream implements ServerSide {
     @Override
     public void pauseResponseBody() {
         paused = true;
+        // the server is not read while the client cannot take more: timeout server waits (timeout client runs)
+        if (timer != null) {
+            timer.disarm();
+        }
     }
 
     @Override
     public void resumeResponseBody() {
         paused = false;
+        if (timer != null && !responseEnded) {
+            timer.arm(serverTimeout());
+        }
         if (unconsumed > 0) {
             int n = unconsumed;
             unconsumed = 0;
@@ -189,6 +208,7 @@ final class H2ServerStream implements ServerSide {
     void onHead(ResponseHead head, boolean endStream) {
         if (!head.isInterim()) {
             headReceived = true;
+            bodyDropped = head.body() == MessageHead.Body.NONE;
         }
         if (timer != null) {
             timer.arm(serverTimeout());
@@ -209,7 +229,7 @@ final class H2ServerStream implements ServerSide {
             timer.arm(serverTimeout());
         }
         Stream s = stream;
-        if (s != null && n > 0 && !request.isHead()) {
+        if (s != null && n > 0 && !bodyDropped) {
             s.onResponseBody(data.retain());
         }
         if (endStream) {

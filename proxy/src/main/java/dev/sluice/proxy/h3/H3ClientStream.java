@@ -253,6 +253,11 @@ final class H3ClientStream extends Http3RequestStreamInboundHandler implements C
     }
 
     @Override
+    public io.netty.util.concurrent.Future<?> closeFuture() {
+        return ch.parent().closeFuture();
+    }
+
+    @Override
     public dev.sluice.proxy.rules.Trackers sessionTrackers() {
         return ch.parent().attr(SESSION_TRACKERS).get();
     }

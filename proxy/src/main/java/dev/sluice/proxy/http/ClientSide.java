@@ -93,6 +93,11 @@ public interface ClientSide {
         return null;
     }
 
+    /** Completes when the client connection closes (server connections private to it close then); null: not known. */
+    default io.netty.util.concurrent.Future<?> closeFuture() {
+        return null;
+    }
+
     /** Whether this is the first request of its client connection ({@code http-reuse safe}). */
     default boolean firstRequest() {
         return true;

@@ -35,6 +35,10 @@ public interface ServerSide {
         return null;
     }
 
+    /** The client connection {@code session} closed: a connection private to it closes too. */
+    default void ownerGone(Object session) {
+    }
+
     void sendHead(RequestHead head);
 
     /** Takes ownership of {@code data}. */

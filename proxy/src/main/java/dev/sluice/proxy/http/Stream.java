@@ -177,9 +177,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             fail(frontend.monitorFails(this) ? 503 : 200);
             return;
         }
-        dev.sluice.proxy.log.AccessLog al = frontend.accessLog();
-        if (al != null && (captures = al.newCaptures()) != null) {
-            // header captures are taken before any rule, as HAProxy does
+        if ((captures = frontend.captures().newCaptures()) != null) {
+            // header captures are taken before any rule, as HAProxy does, whether the frontend logs or not (rules read
+            // them with capture.req.hdr)
             captures.capture(false, request.fields());
         }
         dev.sluice.proxy.rules.Trackers session = client.sessionTrackers();
@@ -478,7 +478,12 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         tConnectStart = System.nanoTime();
         long timeout = backend.timeouts().connect();
         backend.connector().acquire(server, client.loop(), client.loopIndex(), client.localAddress(), timeout == Timeouts.UNSET ? 0 : timeout,
-                reuse, server.sniFor(this), client.session(), client.firstRequest(), backend.http().reuse(), this);
+                reuse, server.sniFor(this), client.session(), firstRequest(), backend.http().reuse(), this);
+    }
+
+    @Override
+    public io.netty.util.concurrent.Future<?> sessionEnd() {
+        return client.closeFuture();
     }
 
     @Override
@@ -489,11 +494,18 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         }
         conn = c;
         c.attach(this);
-        if (backend.http().reuse() == HttpOptions.Reuse.NEVER) {
-            // http-reuse never: this server connection only ever serves this client connection
-            c.owner(client.session());
+        if (backend.http().reuse() == HttpOptions.Reuse.NEVER && c.owner() == null) {
+            // http-reuse never: this server connection only ever serves this client connection, and goes with it
+            Object session = client.session();
+            c.owner(session);
+            io.netty.util.concurrent.Future<?> end = client.closeFuture();
+            if (end != null) {
+                end.addListener(f -> c.ownerGone(session));
+            }
+        }
+        if (backend.http().reuse() == HttpOptions.Reuse.NEVER && c.owner() == client.session()) {
             java.util.List<ServerSide> mine = client.privateConnections();
-            if (mine != null && c.owner() == client.session() && !mine.contains(c)) {
+            if (mine != null && !mine.contains(c)) {
                 // closed ones go first, so that a long client connection keeps no more than its open private connections
                 mine.removeIf(x -> !x.isOpen());
                 mine.add(c);
@@ -900,6 +912,12 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         finished = true;
         server.counters().add(Counter.SERVER_ABORTS);
         backend.counters().add(Counter.SERVER_ABORTS);
+        if (failure != ServerFailure.TIMEOUT) {
+            // a response cut short by an error on the server side (closed, reset, a body not matching its
+            // content-length) is also a response error for HAProxy, which counts both
+            server.counters().add(Counter.RESPONSE_ERRORS);
+            backend.counters().add(Counter.RESPONSE_ERRORS);
+        }
         cause = failure == ServerFailure.TIMEOUT ? 's' : 'S';
         state = 'D';
         releasePending();
@@ -941,11 +959,20 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     }
 
     public void onClientClosed() {
+        clientGone('C');
+    }
+
+    /** {@code timeout client} expired while the client had to read (or send) something: logged {@code cD}, {@code cH}, ... */
+    public void onClientTimeout() {
+        clientGone('c');
+    }
+
+    private void clientGone(char why) {
         if (finished) {
             return;
         }
         finished = true;
-        cause = 'C';
+        cause = why;
         state = responseStarted ? 'D' : conn != null ? 'H' : slot != null && slot.waiting() ? 'Q' : tConnectStart >= 0 ? 'C' : 'R';
         if (backend != null) {
             backend.counters().add(Counter.CLIENT_ABORTS);
@@ -1271,9 +1298,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
 
     private dev.sluice.proxy.log.LogCaptures logCaptures() {
         if (captures == null) {
-            dev.sluice.proxy.log.AccessLog al = frontend.accessLog();
-            captures = al != null ? al.captures() : new dev.sluice.proxy.log.LogCaptures(dev.sluice.config.model.Captures.NONE,
-                    new io.netty.util.AsciiString[0], new io.netty.util.AsciiString[0]);
+            captures = frontend.captures().captures();
         }
         return captures;
     }

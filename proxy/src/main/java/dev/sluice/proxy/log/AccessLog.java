@@ -21,16 +21,10 @@ public final class AccessLog {
     private final boolean separateErrors;
     private final boolean dontLogNormal;
     private final LogWriter writer;
-    private final dev.sluice.config.model.Captures captures;
-    private final io.netty.util.AsciiString[] requestNames;
-    private final io.netty.util.AsciiString[] responseNames;
     private final boolean logAsap;
 
     public AccessLog(Logging logging, LogWriter writer) {
         this.line = logging.format() == null ? null : new LogLine(logging.format(), ZoneId.systemDefault());
-        this.captures = logging.captures();
-        this.requestNames = LogCaptures.names(captures.request());
-        this.responseNames = LogCaptures.names(captures.response());
         this.logAsap = logging.logAsap();
         this.targets = logging.targets();
         this.tag = logging.tag();
@@ -48,16 +42,6 @@ public final class AccessLog {
     /** {@code option dontlognull}: a connection that carried no request is not logged. */
     public boolean dontLogNull() {
         return dontLogNull;
-    }
-
-    /** A new exchange's capture slots when the frontend declares any, else null (made on demand by rules). */
-    public LogCaptures newCaptures() {
-        return captures.isEmpty() ? null : captures();
-    }
-
-    /** Capture slots for an exchange, even when the frontend declares none (for a rule's log level). */
-    public LogCaptures captures() {
-        return new LogCaptures(captures, requestNames, responseNames);
     }
 
     /** {@code option logasap}: log when the response head is sent. */

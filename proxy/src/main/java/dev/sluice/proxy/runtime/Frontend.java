@@ -29,6 +29,7 @@ public final class Frontend {
     private final H1Limits h1Limits;
     private final ForwardFor forwardFor;
     private final dev.sluice.proxy.log.AccessLog accessLog;
+    private final dev.sluice.proxy.log.CapturePlan captures;
     private final dev.sluice.proxy.http.ErrorResponses errors;
     private final io.netty.util.AsciiString monitorUri;
     /** {@code unique-id-format} compiled (null: none) and the {@code unique-id-header} it goes in (null: none). */
@@ -61,9 +62,15 @@ public final class Frontend {
         this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());
         this.monitorUri = config.monitor().uri() == null ? null : new io.netty.util.AsciiString(config.monitor().uri());
         var logging = config.logging();
+        this.captures = new dev.sluice.proxy.log.CapturePlan(logging.captures());
         this.uniqueIdFormat = logging.uniqueIdFormat() == null ? null : dev.sluice.proxy.rules.Template.uniqueId(logging.uniqueIdFormat().text());
         this.uniqueIdHeader = logging.uniqueIdHeader() == null || uniqueIdFormat == null ? null
                 : io.netty.util.AsciiString.cached(logging.uniqueIdHeader().toLowerCase(java.util.Locale.ROOT));
+    }
+
+    /** The capture slots of this frontend's streams, whether or not it logs. */
+    public dev.sluice.proxy.log.CapturePlan captures() {
+        return captures;
     }
 
     /** {@code unique-id-format}, or null. */

@@ -287,12 +287,21 @@ class H1ParserRequestTest {
 
     @Test
     void teIsKeptOnlyAsTrailers() {
+        // HAProxy 2.6's rule, each field on its own (checked against haproxy -db): the first "trailers" in the value,
+        // case-sensitive, ends it or is followed by a comma
         assertThat(fields(parsedHead(head("GET / HTTP/1.1", "TE: trailers")).fields())).containsExactly("te: trailers");
-        assertThat(fields(parsedHead(head("GET / HTTP/1.1", "TE: Trailers")).fields())).containsExactly("te: Trailers");
+        assertThat(fields(parsedHead(head("GET / HTTP/1.1", "TE: Trailers")).fields())).isEmpty();
         assertThat(fields(parsedHead(head("GET / HTTP/1.1", "TE: deflate", "X: 1")).fields())).containsExactly("x: 1");
-        assertThat(fields(parsedHead(head("GET / HTTP/1.1", "TE: trailers, deflate")).fields())).isEmpty();
+        assertThat(fields(parsedHead(head("GET / HTTP/1.1", "TE: trailers, deflate")).fields())).containsExactly("te: trailers");
+        assertThat(fields(parsedHead(head("GET / HTTP/1.1", "TE: deflate, trailers")).fields())).containsExactly("te: trailers");
+        assertThat(fields(parsedHead(head("GET / HTTP/1.1", "TE: a,trailers,b")).fields())).containsExactly("te: trailers");
+        assertThat(fields(parsedHead(head("GET / HTTP/1.1", "TE: trailers;q=0.5")).fields())).isEmpty();
+        assertThat(fields(parsedHead(head("GET / HTTP/1.1", "TE: trailers ,x")).fields())).isEmpty();
+        assertThat(fields(parsedHead(head("GET / HTTP/1.1", "TE: trailersx, trailers")).fields())).isEmpty();
         assertThat(fields(parsedHead(head("GET / HTTP/1.1", "TE: gzip", "TE: trailers", "TE: x")).fields()))
             .containsExactly("te: trailers");
+        assertThat(fields(parsedHead(head("GET / HTTP/1.1", "TE: trailers", "TE: trailers")).fields()))
+            .containsExactly("te: trailers", "te: trailers");
     }
 
     @Test
