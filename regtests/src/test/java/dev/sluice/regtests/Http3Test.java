@@ -203,6 +203,14 @@ class Http3Test {
         assertThat(last[2]).isEqualTo(2);
         assertThat(frames.subList(0, frames.size() - 1)).allSatisfy(f -> assertThat(f[0]).isZero());
         assertThat(new String(run.body("/h1/late-end"), StandardCharsets.US_ASCII)).isEqualTo("hello\n");
+        // Netty's HTTP/3 client takes the empty DATA frame as well
+        try (H3Client c = new H3Client(port)) {
+            H3Client.Result r = c.send(H3Client.fields(":method", "GET", ":scheme", "https", ":authority", "127.0.0.1:" + port, ":path",
+                    "/h1/late-end"), null);
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(new String(r.body(), StandardCharsets.US_ASCII)).isEqualTo("hello\n");
+            assertThat(r.resetCode()).isEqualTo(-1);
+        }
     }
 
     @Test
