@@ -87,7 +87,7 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
                         s.pipeline().addFirst("h3-writes", writes);
                         s.pipeline().addLast("h3-stream", new H3ClientStream(conn, writes));
                     }
-                }, null, null, null, true));
+                }, null, null, null, true)); // true: QPACK's dynamic table off (H3StreamWrites relies on it)
                 ch.pipeline().addLast("h3-errors", ERRORS);
             }
         };

@@ -27,8 +27,10 @@ import java.util.List;
  * where a DATA frame may come, see {@link #finish(boolean)}).
  * <p>
  * Past {@link #HOLD_LIMIT} bytes held, they are written without waiting for the flush, so the stream's writability
- * (quiche's stream capacity) still holds a large body back. Writes that are not bytes pass through in order. Used
- * only on the stream's event loop.
+ * (quiche's stream capacity) still holds a large body back. Writes that are not bytes pass through in order. The FIN
+ * is a write, so it stays behind writes Netty queued for stream capacity; it would not stay behind writes the HTTP/3
+ * codec itself held back, which it does only for HEADERS waiting for QPACK's encoder stream, and QPACK's dynamic
+ * table is off ({@link H3ClientConnection}). Used only on the stream's event loop.
  */
 final class H3StreamWrites extends ChannelOutboundHandlerAdapter {
     /** Bytes held before they are written without waiting for a flush. */
