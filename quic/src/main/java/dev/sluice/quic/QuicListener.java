@@ -11,7 +11,9 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.DatagramChannel;
+import io.netty.handler.codec.quic.QLogConfiguration;
 import io.netty.handler.codec.quic.QuicChannel;
+import io.netty.handler.codec.quic.QuicChannelOption;
 import io.netty.handler.codec.quic.QuicCodecDispatcher;
 import io.netty.handler.codec.quic.QuicConnectionIdGenerator;
 import io.netty.handler.codec.quic.QuicServerCodecBuilder;
@@ -39,6 +41,12 @@ import java.util.function.Supplier;
  * stopped once; its sockets then run on their event loops.
  */
 public final class QuicListener {
+    /**
+     * Debugging knob: a directory where quiche writes a qlog file per connection (every packet and frame, in JSON
+     * lines; large). Off unless the environment sets {@code SLUICE_QUIC_QLOG}.
+     */
+    static final String QLOG_DIR = System.getenv("SLUICE_QUIC_QLOG");
+
     private final String frontend;
     private final InetSocketAddress address;
     private final QuicSettings settings;
@@ -301,6 +309,7 @@ public final class QuicListener {
                     .tokenHandler(new RetryTokens(tokenKeys, settings.forceRetry(), settings.retryThreshold(), counters))
                     .resetTokenGenerator(new ResetTokens(secrets))
                     .option(ChannelOption.ALLOCATOR, allocator)
+                    .option(QuicChannelOption.QLOG, QLOG_DIR == null ? null : new QLogConfiguration(QLOG_DIR, "sluice", frontend))
                     .streamOption(ChannelOption.ALLOCATOR, allocator)
                     .handler(new ChannelInitializer<QuicChannel>() {
                         @Override

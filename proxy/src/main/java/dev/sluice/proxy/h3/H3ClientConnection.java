@@ -84,9 +84,12 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
                 ch.pipeline().addLast("h3", new Http3ServerConnectionHandler(new ChannelInitializer<QuicStreamChannel>() {
                     @Override
                     protected void initChannel(QuicStreamChannel s) {
-                        s.pipeline().addLast("h3-stream", new H3ClientStream(conn));
+                        // first, next to the transport: below Netty's HTTP/3 codec, it sees the frames as bytes
+                        H3StreamWrites writes = new H3StreamWrites();
+                        s.pipeline().addFirst("h3-writes", writes);
+                        s.pipeline().addLast("h3-stream", new H3ClientStream(conn, writes));
                     }
-                }, null, null, null, true));
+                }, null, null, null, true)); // true: QPACK's dynamic table off (H3StreamWrites relies on it)
                 ch.pipeline().addLast("h3-errors", ERRORS);
             }
         };

@@ -46,11 +46,14 @@ final class H3ClientStream extends Http3RequestStreamInboundHandler implements C
     private boolean counted;
     private final long requestStart = System.nanoTime();
     private long bytesOut;
-    /** The last write of the response: the FIN goes after it (see {@link #fin()}). */
-    private io.netty.channel.ChannelFuture lastWrite;
+    /** Whether the final HEADERS frame of a response with content went out: a DATA frame may follow. */
+    private boolean inBody;
+    /** The stream's first handler: holds the response's bytes until a flush and ends the stream with them. */
+    private final H3StreamWrites writes;
 
-    H3ClientStream(H3ClientConnection conn) {
+    H3ClientStream(H3ClientConnection conn, H3StreamWrites writes) {
         this.conn = conn;
+        this.writes = writes;
     }
 
     @Override
@@ -319,15 +322,17 @@ final class H3ClientStream extends Http3RequestStreamInboundHandler implements C
         }
         if (head.isInterim()) {
             if (head.status() != 101) {
-                lastWrite = ctx.write(new DefaultHttp3HeadersFrame(H3Messages.encodeResponse(head)));
+                ctx.write(new DefaultHttp3HeadersFrame(H3Messages.encodeResponse(head)), ctx.voidPromise());
             }
             return;
         }
         headOnly = request.isHead() || !head.hasBody();
-        lastWrite = ctx.write(new DefaultHttp3HeadersFrame(H3Messages.encodeResponse(head)));
+        ctx.write(new DefaultHttp3HeadersFrame(H3Messages.encodeResponse(head)), ctx.voidPromise());
         if (headOnly) {
             responseEnded = true;
             fin();
+        } else {
+            inBody = true;
         }
     }
 
@@ -338,7 +343,7 @@ final class H3ClientStream extends Http3RequestStreamInboundHandler implements C
             return;
         }
         bytesOut += data.readableBytes();
-        lastWrite = ctx.write(new DefaultHttp3DataFrame(data));
+        ctx.write(new DefaultHttp3DataFrame(data), ctx.voidPromise());
     }
 
     @Override
@@ -346,7 +351,8 @@ final class H3ClientStream extends Http3RequestStreamInboundHandler implements C
         if (!responseEnded) {
             responseEnded = true;
             if (trailers != null && trailers.size() > 0) {
-                lastWrite = ctx.write(new DefaultHttp3HeadersFrame(H3Messages.encodeTrailers(trailers)));
+                inBody = false;
+                ctx.write(new DefaultHttp3HeadersFrame(H3Messages.encodeTrailers(trailers)), ctx.voidPromise());
             }
             fin();
         }
@@ -358,28 +364,24 @@ final class H3ClientStream extends Http3RequestStreamInboundHandler implements C
         if (!responseEnded) {
             responseEnded = true;
             boolean noBody = body.length == 0 || request != null && request.isHead();
-            lastWrite = ctx.write(new DefaultHttp3HeadersFrame(H3Messages.encodeResponse(head)));
+            ctx.write(new DefaultHttp3HeadersFrame(H3Messages.encodeResponse(head)), ctx.voidPromise());
             bytesOut += body.length;
             if (!noBody) {
-                lastWrite = ctx.write(new DefaultHttp3DataFrame(Unpooled.wrappedBuffer(body)));
+                ctx.write(new DefaultHttp3DataFrame(Unpooled.wrappedBuffer(body)), ctx.voidPromise());
             }
+            inBody = !noBody;
             fin();
         }
         done();
     }
 
     /**
-     * Ends the response stream (FIN) once its last write is in quiche's stream buffer. Netty's
-     * {@code shutdownOutput()} writes the FIN at once, ahead of writes still queued for stream capacity, which
-     * would cut the body short; waiting for the last write keeps the order.
+     * Ends the response stream: the FIN goes with the response's last bytes, in one write behind those already
+     * queued for stream capacity ({@link H3StreamWrites}; Netty's {@code shutdownOutput()} would write it at once,
+     * ahead of queued writes, and alone in its packet, where quiche does not retransmit it).
      */
     private void fin() {
-        io.netty.channel.ChannelFuture last = lastWrite;
-        if (last == null || last.isDone()) {
-            ch.shutdownOutput();
-        } else {
-            last.addListener(f -> ch.shutdownOutput());
-        }
+        writes.finish(inBody);
     }
 
     /** The response is complete: a request body still coming is not needed any more. */
@@ -429,6 +431,7 @@ final class H3ClientStream extends Http3RequestStreamInboundHandler implements C
         stream = null;
         if (!responseEnded) {
             responseEnded = true;
+            writes.discard();
             ch.shutdown(Http3ErrorCode.H3_INTERNAL_ERROR.code());
         }
     }
