@@ -70,7 +70,14 @@ final class QuicSocket {
             t.channel().close();
         }
         if (channel != null) {
-            channel.close();
+            // the connections' CONNECTION_CLOSE datagrams are written by now but may not be flushed: closing the socket in
+            // this same task would drop them (a client then waits for its idle timeout); flush, then close in a next task
+            Channel ch = channel;
+            ch.flush();
+            ch.eventLoop().execute(() -> {
+                ch.flush();
+                ch.close();
+            });
         }
     }
 

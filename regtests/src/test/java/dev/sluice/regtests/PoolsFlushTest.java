@@ -80,10 +80,11 @@ class PoolsFlushTest {
     void flushPoolsAnswersTheDumpThenEverySpareIsGone() throws Exception {
         try (Refusing d = start()) {
             long[] before = refuseAndAwaitFreed(d, 3);
-            // [size, allocated, bytes, used, cached, ...]: the freed records wait in their loop's cache, counted as used
+            // [size, allocated, bytes, used, cached, ...]: the freed records wait in the loops' caches (counted as used), or
+            // some of them in the shared cache when a loop's cache passed its share
             assertThat(before[0]).isEqualTo(96);
-            assertThat(before[3]).isEqualTo(before[1]);
-            assertThat(before[4]).isEqualTo(before[1]);
+            assertThat(before[1]).isPositive();
+            assertThat(before[4]).isPositive().isLessThanOrEqualTo(before[1]);
 
             assertThat(AdminClient.run(d.admin(), "user;flush pools\n")).contains("Permission denied");
             assertThat(PoolsTest.pools(d.admin()).get("quic_conn_c")[1]).isEqualTo(before[1]);

@@ -382,12 +382,15 @@ class PrometheusTest {
         List<String> theirAnswers = new ArrayList<>();
         List<String> ourAnswers = new ArrayList<>();
         try (Daemon h = Daemon.start(true, cfg, port)) {
+            // the check's own families appear once it ran
+            ServerQueueTest.awaitStat(h, "be,s1", "check_status", "L4OK");
             theirs = families(metrics(port, "", null));
             for (String q : queries) {
                 metrics(port, q, theirAnswers);
             }
         }
         try (Daemon s = Daemon.start(false, cfg, port)) {
+            ServerQueueTest.awaitStat(s, "be,s1", "check_status", "L4OK");
             ours = families(metrics(port, "", null));
             for (String q : queries) {
                 metrics(port, q, ourAnswers);

@@ -113,9 +113,6 @@ class StickTableTest {
                     timeout connect 2s
                     timeout client 5s
                     timeout server 5s
-                frontend probe
-                    bind 127.0.0.1:%d
-                    http-request return status 200
                 frontend tls
                     bind 127.0.0.1:%d ssl crt %s
                     %s
@@ -126,7 +123,11 @@ class StickTableTest {
                     %s
                     tcp-request connection track-sc0 src
                     %s
-                """.formatted(probe, tls, pem, table, seen, h2, table, seen);
+                # last: listeners start in order, so once the probe's port answers the others do (probing them would count)
+                frontend probe
+                    bind 127.0.0.1:%d
+                    http-request return status 200
+                """.formatted(tls, pem, table, seen, h2, table, seen, probe);
     }
 
     /** A failed TLS handshake, then two requests on one TLS connection, then two streams on one HTTP/2 connection. */
