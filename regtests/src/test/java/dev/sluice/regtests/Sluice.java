@@ -25,6 +25,10 @@ final class Sluice implements AutoCloseable {
     static final String JVM_OPTS = "-Dio.netty.leakDetection.level=paranoid -Dio.netty.leakDetection.targetRecords=10"
             + " -Dsluice.leakCheckOnExit=true -Xmx256m";
 
+    static {
+        ensureStartupCache();
+    }
+
     private final Process process;
     private final Path dir;
     private final Path log;
@@ -33,6 +37,31 @@ final class Sluice implements AutoCloseable {
         this.process = process;
         this.dir = dir;
         this.log = log;
+    }
+
+    /**
+     * The launcher's start-up cache (JDK 25 AOT cache, {@code sluice.aot} beside the jar) for the jar under
+     * test, trained once per build as {@code ./sluice build} does, so that the daemons here start as users'
+     * do. When training fails the launcher says why in {@code sluice-aot.log} and the daemons start without it.
+     */
+    private static void ensureStartupCache() {
+        try {
+            Path aot = JAR.resolveSibling(JAR.getFileName().toString().replaceFirst("\\.jar$", "") + ".aot");
+            if (Files.exists(aot) && Files.getLastModifiedTime(aot).compareTo(Files.getLastModifiedTime(JAR)) > 0) {
+                return;
+            }
+            ProcessBuilder pb = new ProcessBuilder(ROOT.resolve("sluice").toString(), "aot");
+            pb.environment().put("SLUICE_JAR", JAR.toString());
+            pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+            Process p = pb.start();
+            if (!p.waitFor(180, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** The launcher command with the jar under test and leak detection on. */

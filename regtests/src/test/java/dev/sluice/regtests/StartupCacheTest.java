@@ -1,0 +1,104 @@
+package dev.sluice.regtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The launcher's start-up cache (JDK 25's AOT cache trained by {@code ./sluice aot}): the daemon starts with the
+ * cache of its jar while the cache is newer than the jar, without it when {@code SLUICE_AOT=off}, and a cache the
+ * JVM cannot use (damaged, or made for another jar) changes nothing a user sees: no output of its own, the same
+ * answers.
+ */
+class StartupCacheTest {
+
+    private static String config(int port) {
+        return """
+                defaults
+                    mode http
+                    timeout client 10s
+                    timeout server 10s
+                    timeout connect 2s
+                frontend fe
+                    bind 127.0.0.1:%d
+                    http-request return status 200 content-type text/plain string "cached"
+                """.formatted(port);
+    }
+
+    private static Path cacheOf(Path jar) {
+        return jar.resolveSibling(jar.getFileName().toString().replaceFirst("\\.jar$", "") + ".aot");
+    }
+
+    /** The JVM's arguments of a running daemon, from /proc. */
+    private static List<String> arguments(Sluice s) throws IOException {
+        byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(s.pid()), "cmdline"));
+        return Arrays.asList(new String(raw, StandardCharsets.UTF_8).split("\0"));
+    }
+
+    private static String get(int port) throws Exception {
+        try (HttpClient c = HttpClient.newHttpClient()) {
+            return c.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+        }
+    }
+
+    @Test
+    void theTrainedCacheIsUsedUnlessTurnedOff() throws Exception {
+        Path cache = cacheOf(Sluice.JAR);
+        // the training of this build ran when the harness loaded (as `./sluice build` runs it) and succeeded
+        assertThat(cache).exists();
+        assertThat(Files.getLastModifiedTime(cache)).isGreaterThan(Files.getLastModifiedTime(Sluice.JAR));
+        int port = Ports.free();
+        Path cfg = Sluice.writeConfig(config(port));
+        try (Sluice s = Sluice.start(cfg, List.of(), Map.of(), port)) {
+            assertThat(arguments(s)).contains("-XX:AOTCache=" + cache, "-Xlog:aot*=off");
+            assertThat(get(port)).isEqualTo("cached");
+        }
+        try (Sluice s = Sluice.start(cfg, List.of(), Map.of("SLUICE_AOT", "off"), port)) {
+            assertThat(arguments(s)).noneMatch(a -> a.startsWith("-XX:AOTCache"));
+            assertThat(get(port)).isEqualTo("cached");
+        }
+    }
+
+    @Test
+    void aCacheTheJvmCannotUseChangesNothingVisible() throws Exception {
+        Path dir = Files.createTempDirectory("sluice-aot-test");
+        Path jar = Files.copy(Sluice.JAR, dir.resolve("sluice.jar"));
+        Path cfg = Sluice.writeConfig(config(Ports.free()));
+        Map<String, String> env = Map.of("SLUICE_JAR", jar.toString());
+        Sluice.Result reference = Sluice.run(List.of("-c", "-f", cfg.toString()), Map.of("SLUICE_JAR", jar.toString(), "SLUICE_AOT", "off"));
+        assertThat(reference.exitCode()).isZero();
+        assertThat(reference.output()).isEqualTo("Configuration file is valid\n");
+
+        // damaged: not a cache at all
+        Path cache = cacheOf(jar);
+        Files.write(cache, new byte[] {'n', 'o', 't', ' ', 'a', 'n', ' ', 'A', 'O', 'T', ' ', 'c', 'a', 'c', 'h', 'e'});
+        Files.setLastModifiedTime(cache, FileTime.from(Instant.now().plusSeconds(5)));
+        assertThat(Sluice.run(List.of("-c", "-f", cfg.toString()), env)).isEqualTo(reference);
+
+        // made for another jar (this build's cache beside a copy: another path)
+        Files.copy(cacheOf(Sluice.JAR), cache, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.setLastModifiedTime(cache, FileTime.from(Instant.now().plusSeconds(5)));
+        assertThat(Sluice.run(List.of("-c", "-f", cfg.toString()), env)).isEqualTo(reference);
+        int port = Ports.free();
+        Path served = Sluice.writeConfig(config(port));
+        try (Sluice s = Sluice.start(served, List.of(), env, port)) {
+            assertThat(arguments(s)).contains("-XX:AOTCache=" + cache);
+            assertThat(get(port)).isEqualTo("cached");
+            assertThat(s.output()).isEmpty();
+        }
+    }
+}
