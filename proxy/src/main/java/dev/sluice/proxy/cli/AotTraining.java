@@ -65,9 +65,9 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 /**
  * The training run behind the launcher's ahead-of-time cache ({@code ./sluice aot}, JDK 25's
  * {@code -XX:AOTCacheOutput}): a JVM start spends most of its first second loading, linking and
- * interpreting classes, and the cache keeps the classes this run loads already parsed and linked, with the
- * method profiles it gathered, for every later start with the same jar and JDK (start-up to the first
- * answer 0.70 of the time without it; docs/design.md, "Start-up").
+ * interpreting classes, and the cache keeps the classes this run loads already parsed and linked for every
+ * later start with the same jar and JDK (start-up to the first answer 0.64-0.68 of the time without it;
+ * docs/design.md, "Start-up", which also says why the run's method profiles are left out).
  *
  * <p>It runs the proxy in this process on a configuration of its own over loopback ports picked by a child JVM
  * (which also makes the certificate): HTTP/1.1, TLS (ALPN h2 and http/1.1), h2c and QUIC listeners, backends
