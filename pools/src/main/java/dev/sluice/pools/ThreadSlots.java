@@ -35,27 +35,25 @@ final class ThreadSlots {
     /** The current thread's slot, or -1 when it has none. */
     static int current(boolean byThreadId) {
         Thread t = Thread.currentThread();
-        if (byThreadId) {
-            Slot s = BY_ID[(int) t.threadId() & (BY_ID_SIZE - 1)];
-            if (s != null && s.thread == t) {
-                return s.index;
-            }
-        }
-        Slot s = LOCAL.get();
+        Slot s = find(t, byThreadId);
         return s != null ? s.index : register(t);
     }
 
     /** The current thread's slot, or -1 when it has none; never assigns one. */
     static int currentIfAny(boolean byThreadId) {
-        Thread t = Thread.currentThread();
+        Slot s = find(Thread.currentThread(), byThreadId);
+        return s != null ? s.index : -1;
+    }
+
+    /** {@code t}'s slot record (its index may be -1), or null when it never asked for one. */
+    private static Slot find(Thread t, boolean byThreadId) {
         if (byThreadId) {
             Slot s = BY_ID[(int) t.threadId() & (BY_ID_SIZE - 1)];
             if (s != null && s.thread == t) {
-                return s.index;
+                return s;
             }
         }
-        Slot s = LOCAL.get();
-        return s != null ? s.index : -1;
+        return LOCAL.get();
     }
 
     private static synchronized int register(Thread t) {
