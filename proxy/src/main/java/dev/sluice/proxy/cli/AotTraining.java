@@ -1,9 +1,6 @@
 package dev.sluice.proxy.cli;
 
-import dev.sluice.config.ConfigFiles;
-import dev.sluice.config.ConfigParser;
 import dev.sluice.config.Diagnostic;
-import dev.sluice.config.KeywordRegistry;
 import dev.sluice.config.model.Config;
 import dev.sluice.proxy.memory.ProxyPools;
 import dev.sluice.proxy.runtime.ProxyRuntime;
@@ -77,7 +74,7 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
  * launcher then keeps no cache).
  */
 public final class AotTraining {
-    private static final int ROUNDS = Integer.getInteger("sluice.aot.rounds", 100);
+    private static final int ROUNDS = 100;
 
     private AotTraining() {
     }
@@ -111,11 +108,8 @@ public final class AotTraining {
         if (child("prepare", dir) != 0) {
             return 1;
         }
-        Path file = dir.resolve("training.cfg");
-        ConfigFiles.Loaded loaded = ConfigFiles.load(List.of(file));
-        ConfigParser.Result parsed = new ConfigParser(KeywordRegistry.standard(), ConfigParser.Settings.fromSystem(Main.FEATURES))
-                .parse(loaded.sources());
-        List<Diagnostic> errors = Stream.concat(loaded.problems().stream(), parsed.diagnostics().stream()).filter(Diagnostic::isError).toList();
+        Main.Parsed parsed = Main.parse(List.of(dir.resolve("training.cfg")));
+        List<Diagnostic> errors = parsed.diagnostics().stream().filter(Diagnostic::isError).toList();
         Config config = parsed.config();
         if (!errors.isEmpty() || config == null) {
             System.err.println("training configuration refused: " + errors);
@@ -142,8 +136,8 @@ public final class AotTraining {
     /** Runs this class's {@code role} in another JVM, its output on ours; returns its exit status. */
     private static int child(String role, Path dir) throws IOException, InterruptedException {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process p = new ProcessBuilder(java.toString(), "--enable-native-access=ALL-UNNAMED", "-Xshare:auto",
-                "-Dio.netty.leakDetection.level=disabled", "-Dsluice.aot.rounds=" + ROUNDS, "-cp", System.getProperty("java.class.path"),
+        Process p = new ProcessBuilder(java.toString(), "--enable-native-access=ALL-UNNAMED",
+                "-Dio.netty.leakDetection.level=disabled", "-cp", System.getProperty("java.class.path"),
                 AotTraining.class.getName(), role, dir.toString()).inheritIO().start();
         if (!p.waitFor(120, TimeUnit.SECONDS)) {
             p.destroyForcibly();

@@ -61,14 +61,9 @@ public final class Main {
             return 1;
         }
         PrintStream err = System.err;
-        ConfigFiles.Loaded loaded = ConfigFiles.load(opts.files());
-        List<Diagnostic> diags = new ArrayList<>(loaded.problems());
-        Config config = null;
-        if (loaded.problems().isEmpty()) {
-            ConfigParser.Result r = new ConfigParser(KeywordRegistry.standard(), ConfigParser.Settings.fromSystem(FEATURES)).parse(loaded.sources());
-            diags.addAll(r.diagnostics());
-            config = r.config();
-        }
+        Parsed parsed = parse(opts.files());
+        List<Diagnostic> diags = parsed.diagnostics();
+        Config config = parsed.config();
         boolean errors = diags.stream().anyMatch(Diagnostic::isError);
         if (!opts.quiet()) {
             for (Diagnostic d : diags) {
@@ -115,6 +110,22 @@ public final class Main {
             return Daemon.spawn(args, pidfile);
         }
         return serve(opts, config, prepared, privileges, pidfile);
+    }
+
+    /** The configuration files read and parsed: every diagnostic, and the model (null when files could not be read). */
+    record Parsed(List<Diagnostic> diagnostics, Config config) {
+    }
+
+    static Parsed parse(List<Path> files) {
+        ConfigFiles.Loaded loaded = ConfigFiles.load(files);
+        List<Diagnostic> diags = new ArrayList<>(loaded.problems());
+        Config config = null;
+        if (loaded.problems().isEmpty()) {
+            ConfigParser.Result r = new ConfigParser(KeywordRegistry.standard(), ConfigParser.Settings.fromSystem(FEATURES)).parse(loaded.sources());
+            diags.addAll(r.diagnostics());
+            config = r.config();
+        }
+        return new Parsed(diags, config);
     }
 
     private static int serve(Options opts, Config config, ProxyRuntime.Prepared prepared, Privileges.Resolved privileges, String pidfile) {
