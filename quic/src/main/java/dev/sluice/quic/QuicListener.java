@@ -168,19 +168,26 @@ public final class QuicListener {
 
     /**
      * Hard stop: on each socket's loop, every live connection is closed (its CONNECTION_CLOSE is sent) and then the
-     * socket, closing records included. Does not wait (it may be called on one of the loops); once the tasks ran,
-     * {@link #isClosed()} holds.
+     * socket, closing records included. Does not wait (it may be called on one of the loops): the future completes
+     * once every socket is closed, its last datagrams written. The loops must not be shut down before: a loop that
+     * starts shutting down closes its channels before it runs the tasks still queued, and the CONNECTION_CLOSE
+     * datagrams would never be sent (a client then waits for its idle timeout).
      */
-    public void stop() {
+    public CompletableFuture<Void> stop() {
         for (QuicSocket s : sockets) {
             onLoop(s, s::hardStop);
         }
+        List<CompletableFuture<Void>> closed = new ArrayList<>(channels.size());
         for (Channel c : channels) {
             if (sockets.stream().noneMatch(s -> s.channel == c)) {
                 // bound but never initialised (a failed start)
                 c.close();
             }
+            CompletableFuture<Void> f = new CompletableFuture<>();
+            c.closeFuture().addListener(x -> f.complete(null));
+            closed.add(f);
         }
+        return CompletableFuture.allOf(closed.toArray(CompletableFuture[]::new));
     }
 
     /** Whether every socket of the bind is closed (after a soft stop once they drained, or after a stop). */

@@ -849,9 +849,15 @@ public final class ProxyRuntime {
         for (Listener l : listeners) {
             l.stop();
         }
-        quic.stop();
+        // the loops shut down once the QUIC sockets have sent their connections' CONNECTION_CLOSE and closed (a
+        // loop shutting down closes its channels before it runs its queued tasks); a second at most
+        java.util.concurrent.CompletableFuture<Void> quicClosed = quic.stop();
         frontends.values().forEach(Frontend::stopped);
         admin.stop();
+        quicClosed.completeOnTimeout(null, 1, TimeUnit.SECONDS).whenComplete((v, e) -> shutdownLoops());
+    }
+
+    private void shutdownLoops() {
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).addListener(f -> {
             if (logWriter != null) {
                 logWriter.close();

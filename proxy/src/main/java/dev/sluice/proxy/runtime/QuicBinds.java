@@ -22,6 +22,7 @@ import io.netty.handler.codec.quic.QuicSslContext;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -125,14 +126,19 @@ final class QuicBinds {
         return true;
     }
 
-    /** Hard stop: every connection is closed (CONNECTION_CLOSE sent) and the sockets with their records. */
-    void stop() {
+    /**
+     * Hard stop: every connection is closed (CONNECTION_CLOSE sent) and the sockets with their records. The future
+     * completes once every socket is closed (see {@link QuicListener#stop()}).
+     */
+    CompletableFuture<Void> stop() {
         if (rotation != null) {
             rotation.cancel(false);
         }
+        List<CompletableFuture<Void>> closed = new ArrayList<>(listeners.size());
         for (QuicListener l : listeners) {
-            l.stop();
+            closed.add(l.stop());
         }
+        return CompletableFuture.allOf(closed.toArray(CompletableFuture[]::new));
     }
 
     /**
