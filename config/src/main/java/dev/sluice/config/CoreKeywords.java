@@ -811,6 +811,21 @@ final class CoreKeywords {
                         c.global().zeroWarning = true;
                     }
                 }));
+        r.register(new Keyword("master-worker", GLOBAL, "master-worker [no-exit-on-failure]",
+                "Run as a master that supervises a worker process (as -W): SIGUSR2 reloads, and the master exits with the "
+                        + "worker when it dies, unless no-exit-on-failure.",
+                c -> {
+                    if (c.expectArgs(0, 1, "master-worker [no-exit-on-failure]")) {
+                        if (c.args().isEmpty()) {
+                            c.global().masterWorker = true;
+                        } else if (c.args().get(0).equals("no-exit-on-failure")) {
+                            c.global().masterWorker = true;
+                            c.global().exitOnFailure = false;
+                        } else {
+                            c.error("'master-worker' only supports 'no-exit-on-failure' option.");
+                        }
+                    }
+                }));
         r.register(new Keyword("noreuseport", GLOBAL, "noreuseport",
                 "Listen without SO_REUSEPORT: a new process started with -sf then cannot bind the same ports while the old one runs.",
                 c -> {

@@ -36,6 +36,8 @@ public final class GlobalBuilder {
     public long hardStopAfter;
     public boolean noReusePort;
     public boolean zeroWarning;
+    public boolean masterWorker;
+    public boolean exitOnFailure = true;
     public long quicIdleTimeout = dev.sluice.config.model.QuicTune.DEFAULT.maxIdleTimeoutMs();
     public int quicMaxStreams = dev.sluice.config.model.QuicTune.DEFAULT.maxStreamsBidi();
     public long quicMaxData = dev.sluice.config.model.QuicTune.DEFAULT.maxData();
@@ -52,6 +54,6 @@ public final class GlobalBuilder {
                 new dev.sluice.config.model.QuicTune(quicIdleTimeout, quicMaxStreams, quicMaxData, quicStreamData, quicHystart,
                         quicRetryThreshold, clusterSecret),
                 new dev.sluice.config.model.ProcessSettings(user, userAt, group, groupAt, uid, gid, chroot, ulimitN,
-                        hardStopAfter, noReusePort, zeroWarning));
+                        hardStopAfter, noReusePort, zeroWarning, masterWorker, exitOnFailure));
     }
 }

@@ -9,16 +9,18 @@ import dev.sluice.config.SourceRef;
  * ({@code ulimit-n}, 0: unchanged); {@code hard-stop-after}: how long a graceful stop may last (0: until the last
  * connection closes); {@code noreuseport}: listeners do not share their port with another process (no reload with
  * {@code -sf} on the same ports then); {@code zero-warning}: a configuration with warnings does not start (nor pass
- * {@code -c}). Names are resolved by the daemon, not the parser, so {@code -c}
- * reports an unknown user with the line that names it.
+ * {@code -c}); {@code master-worker}: the process supervises a worker that runs the proxy (as {@code -W}), and exits
+ * with it when it dies unless {@code no-exit-on-failure} ({@code exitOnFailure} false). Names are resolved by the
+ * daemon, not the parser, so {@code -c} reports an unknown user with the line that names it.
  */
 public record ProcessSettings(String user, SourceRef userAt, String group, SourceRef groupAt, int uid, int gid,
-        String chroot, int ulimitN, long hardStopAfterMs, boolean noReusePort, boolean zeroWarning) {
+        String chroot, int ulimitN, long hardStopAfterMs, boolean noReusePort, boolean zeroWarning, boolean masterWorker,
+        boolean exitOnFailure) {
 
-    public static final ProcessSettings DEFAULT = new ProcessSettings(null, null, null, null, -1, -1, null, 0, 0, false, false);
+    public static final ProcessSettings DEFAULT = new ProcessSettings(null, null, null, null, -1, -1, null, 0, 0, false, false, false, true);
 
     public ProcessSettings(String user, SourceRef userAt, String group, SourceRef groupAt, int uid, int gid, String chroot, int ulimitN) {
-        this(user, userAt, group, groupAt, uid, gid, chroot, ulimitN, 0, false, false);
+        this(user, userAt, group, groupAt, uid, gid, chroot, ulimitN, 0, false, false, false, true);
     }
 
     /** True when anything changes the process's identity or root. */

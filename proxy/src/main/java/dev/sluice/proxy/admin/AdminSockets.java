@@ -39,15 +39,22 @@ public final class AdminSockets {
     private final List<StatsSocket> config;
     private final CliRegistry registry;
     private final long timeoutMs;
+    private final CliRouter router;
     private final List<Channel> channels = new ArrayList<>();
     private final LongAdder sessions = new LongAdder();
     private final AtomicInteger open = new AtomicInteger();
     private final LongAdder bytesOut = new LongAdder();
 
     public AdminSockets(List<StatsSocket> config, long timeoutMs, CliRegistry registry) {
+        this(config, timeoutMs, registry, null);
+    }
+
+    /** Sockets whose sessions may send commands to other processes through {@code router} (the master CLI). */
+    public AdminSockets(List<StatsSocket> config, long timeoutMs, CliRegistry registry, CliRouter router) {
         this.config = config;
         this.timeoutMs = timeoutMs;
         this.registry = registry;
+        this.router = router;
     }
 
     public CliRegistry registry() {
@@ -114,7 +121,7 @@ public final class AdminSockets {
                     @Override
                     protected void initChannel(Channel ch) {
                         ch.pipeline().addLast("idle", new IdleStateHandler(timeoutMs, 0, 0, TimeUnit.MILLISECONDS));
-                        ch.pipeline().addLast("cli", new CliConnection(new CliSession(registry, s.level()), AdminSockets.this));
+                        ch.pipeline().addLast("cli", new CliConnection(new CliSession(registry, s.level(), router), AdminSockets.this));
                     }
                 });
         ListenAddress addr = s.address();

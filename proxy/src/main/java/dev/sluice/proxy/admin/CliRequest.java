@@ -63,7 +63,7 @@ public final class CliRequest {
         session.suppressNewline();
     }
 
-    CliSession session() {
+    public CliSession session() {
         return session;
     }
 }

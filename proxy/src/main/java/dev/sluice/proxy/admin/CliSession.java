@@ -17,6 +17,8 @@ public final class CliSession {
     }
 
     private final CliRegistry registry;
+    private final CliRouter router;
+    private Object target;
     private Level level;
     private Mode mode = Mode.NON_INTERACTIVE;
     private boolean quit;
@@ -24,8 +26,23 @@ public final class CliSession {
     private java.util.concurrent.CompletionStage<String> deferred;
 
     public CliSession(CliRegistry registry, Level level) {
+        this(registry, level, null);
+    }
+
+    /** A session whose commands may be for other processes ({@code router}: the master CLI), else null. */
+    public CliSession(CliRegistry registry, Level level, CliRouter router) {
         this.registry = registry;
         this.level = level;
+        this.router = router;
+    }
+
+    /** The process the session's commands go to (the router's business; null: this one). */
+    public Object target() {
+        return target;
+    }
+
+    public void target(Object t) {
+        target = t;
     }
 
     public Level level() {
@@ -53,7 +70,7 @@ public final class CliSession {
         return quit;
     }
 
-    void requestQuit() {
+    public void requestQuit() {
         quit = true;
     }
 
@@ -72,27 +89,47 @@ public final class CliSession {
      */
     public String execute(String line) {
         List<String> args = CliLine.words(line);
-        String out;
-        CliCommand cmd = registry.find(args);
         deferred = null;
-        if (cmd == null) {
-            out = registry.usage(args, false);
-        } else if (!level.allows(cmd.level())) {
-            out = CliRequest.PERMISSION_DENIED;
-        } else {
-            try {
-                out = cmd.handler().run(new CliRequest(args, this));
-            } catch (RuntimeException e) {
-                out = "Internal error.\n";
-            }
-            if (out == null && deferred != null) {
+        if (router != null) {
+            java.util.concurrent.CompletionStage<String> routed = router.route(this, line, args);
+            if (routed != null) {
+                noNewline = true;
+                deferred = routed;
                 return null;
             }
-            if (out == null) {
-                out = "Internal error.\n";
-            }
         }
-        return separate(out);
+        String out = run(args);
+        return out == null ? null : separate(out);
+    }
+
+    /**
+     * For a {@link CliRouter}: runs {@code line} in this process whatever the session's target; the answer followed
+     * by its empty line, as another process's answer comes.
+     */
+    public String executeHere(String line) {
+        String out = run(CliLine.words(line));
+        return (out == null ? "Internal error.\n" : out) + (quit ? "" : "\n");
+    }
+
+    /** Runs a command: its answer without separator, or null when it answers later ({@link #pending}). */
+    private String run(List<String> args) {
+        CliCommand cmd = registry.find(args);
+        if (cmd == null) {
+            return registry.usage(args, false);
+        }
+        if (!level.allows(cmd.level())) {
+            return CliRequest.PERMISSION_DENIED;
+        }
+        String out;
+        try {
+            out = cmd.handler().run(new CliRequest(args, this));
+        } catch (RuntimeException e) {
+            out = "Internal error.\n";
+        }
+        if (out == null && deferred != null) {
+            return null;
+        }
+        return out == null ? "Internal error.\n" : out;
     }
 
     /** The answer of the command that answered later, with its separator; completes on any thread. */
@@ -107,7 +144,13 @@ public final class CliSession {
             return "";
         }
         if (mode == Mode.PROMPT) {
-            return out + "\n> ";
+            String prompt = (router == null ? "" : router.prompt(this)) + "> ";
+            if (router != null && (noNewline || out.isEmpty())) {
+                // the master CLI's commands that say nothing (prompt, @1) print the prompt alone, as HAProxy's
+                noNewline = false;
+                return out + prompt;
+            }
+            return out + "\n" + prompt;
         }
         if (noNewline) {
             noNewline = false;

@@ -50,6 +50,16 @@ final class Libc {
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
     private static final MethodHandle KILL = withErrno("kill", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
     private static final MethodHandle GETEUID = plain("geteuid", FunctionDescriptor.of(ValueLayout.JAVA_INT));
+    private static final MethodHandle SOCKET = withErrno("socket",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+    private static final MethodHandle SENDTO = withErrno("sendto", FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT,
+            ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
+    private static final MethodHandle CLOSE = plain("close", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+    private static final int AF_UNIX = 1;
+    private static final int SOCK_DGRAM_CLOEXEC = 2 | 0x80000;
+    private static final int MSG_NOSIGNAL = 0x4000;
+    /** sizeof(struct sockaddr_un): sun_family then 108 bytes of path. */
+    private static final int SOCKADDR_UN = 110;
 
     private static MethodHandle plain(String name, FunctionDescriptor fd) {
         return LINKER.downcallHandle(LINKER.defaultLookup().find(name).orElseThrow(), fd);
@@ -132,6 +142,46 @@ final class Libc {
             rl.set(ValueLayout.JAVA_LONG, 0, n);
             rl.set(ValueLayout.JAVA_LONG, 8, n);
             check("setrlimit(RLIMIT_NOFILE, " + n + ")", (state) -> (int) SETRLIMIT.invokeExact(state, RLIMIT_NOFILE, rl));
+        }
+    }
+
+    /**
+     * Sends one datagram to a UNIX datagram socket (systemd's {@code NOTIFY_SOCKET}); a path starting with '@' is in
+     * the abstract namespace. The JDK has no UNIX datagram sockets.
+     */
+    static void sendUnixDatagram(String path, byte[] data) throws Failure {
+        byte[] name = path.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        boolean abstractName = name.length > 0 && name[0] == '@';
+        if (name.length >= SOCKADDR_UN - 2) {
+            throw new Failure("sendto(" + path + ")", "socket path too long");
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment state = a.allocate(CALL_STATE);
+            int fd = (int) SOCKET.invokeExact(state, AF_UNIX, SOCK_DGRAM_CLOEXEC, 0);
+            if (fd < 0) {
+                throw new Failure("socket(AF_UNIX)", strerror((int) ERRNO.get(state, 0L)));
+            }
+            try {
+                MemorySegment addr = a.allocate(SOCKADDR_UN, 2);
+                addr.set(ValueLayout.JAVA_SHORT, 0, (short) AF_UNIX);
+                MemorySegment.copy(MemorySegment.ofArray(name), 0, addr, 2, name.length);
+                if (abstractName) {
+                    addr.set(ValueLayout.JAVA_BYTE, 2, (byte) 0);
+                }
+                // an abstract name is counted exactly; a path with its NUL
+                int len = 2 + name.length + (abstractName ? 0 : 1);
+                MemorySegment buf = a.allocateFrom(ValueLayout.JAVA_BYTE, data);
+                long sent = (long) SENDTO.invokeExact(state, fd, buf, (long) data.length, MSG_NOSIGNAL, addr, len);
+                if (sent < 0) {
+                    throw new Failure("sendto(" + path + ")", strerror((int) ERRNO.get(state, 0L)));
+                }
+            } finally {
+                int ignored = (int) CLOSE.invokeExact(fd);
+            }
+        } catch (Failure f) {
+            throw f;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
         }
     }
 

@@ -61,7 +61,9 @@ public final class Main {
             return 1;
         }
         PrintStream err = System.err;
-        Parsed parsed = parse(opts.files());
+        String workerCli = System.getenv(Master.WORKER_CLI_ENV);
+        Parsed parsed = parse(opts.files(), workerCli == null ? null
+                : new ConfigParser.Source("<master>", "global\n    stats socket \"" + workerCli + "\" level admin mode 600\n"));
         List<Diagnostic> diags = parsed.diagnostics();
         Config config = parsed.config();
         boolean errors = diags.stream().anyMatch(Diagnostic::isError);
@@ -104,12 +106,97 @@ public final class Main {
             }
             return 0;
         }
-        boolean daemon = (opts.daemon() || config.global().daemon()) && !opts.debug();
-        String pidfile = opts.pidfile() != null ? opts.pidfile() : config.global().pidfile();
+        // a worker of a master-worker pair: the master daemonised, holds the pid file, and reloads
+        boolean worker = System.getenv(Master.WORKER_ENV) != null;
+        boolean masterWorker = !worker && (opts.masterWorker() || config.global().process().masterWorker());
+        if (opts.masterCli() != null && !masterWorker && !worker) {
+            err.println("[ALERT] -S requires master-worker mode (-W, or 'master-worker' in the global section)");
+            return 1;
+        }
+        boolean daemon = (opts.daemon() || config.global().daemon()) && !opts.debug() && !worker;
+        String pidfile = worker ? null : opts.pidfile() != null ? opts.pidfile() : config.global().pidfile();
         if (daemon && System.getenv(READY_FILE_ENV) == null) {
             return Daemon.spawn(args, pidfile);
         }
+        if (masterWorker) {
+            return runMaster(opts, args, config, pidfile);
+        }
         return serve(opts, config, prepared, privileges, pidfile);
+    }
+
+    /** Master-worker mode: this process supervises workers that run the proxy ({@link Master}). */
+    private static int runMaster(Options opts, String[] args, Config config, String pidfile) {
+        dev.sluice.config.model.StatsSocket cli = null;
+        if (opts.masterCli() != null) {
+            cli = masterSocket(opts.masterCli(), opts.quiet());
+            if (cli == null) {
+                return 1;
+            }
+        }
+        List<String> cmd = Master.workerCommand(args);
+        if (cmd == null) {
+            System.err.println("[ALERT] cannot find the java command to start a worker");
+            return 1;
+        }
+        Master master = new Master(cmd, opts.softStopPids(), opts.hardStopPids(), config.global().process().exitOnFailure(), opts.systemd(),
+                System.err);
+        String daemonReady = System.getenv(READY_FILE_ENV);
+        long pid = ProcessHandle.current().pid();
+        int rc = master.run(cli, () -> {
+            if (pidfile != null) {
+                try {
+                    Files.writeString(Path.of(pidfile), pid + "\n", StandardCharsets.US_ASCII);
+                } catch (IOException e) {
+                    System.err.println("[ALERT] cannot create pidfile " + pidfile);
+                }
+            }
+            if (daemonReady != null) {
+                try {
+                    Files.writeString(Path.of(daemonReady), Long.toString(pid), StandardCharsets.US_ASCII);
+                } catch (IOException e) {
+                    // the parent gives up waiting: nothing else to do
+                }
+                if (!opts.debug()) {
+                    PrintStream nul = new PrintStream(OutputStream.nullOutputStream());
+                    System.setOut(nul);
+                    System.setErr(nul);
+                    DetachedStdio.detach();
+                }
+            }
+        });
+        if (pidfile != null) {
+            try {
+                Files.deleteIfExists(Path.of(pidfile));
+            } catch (IOException e) {
+                // nothing to do
+            }
+        }
+        return rc;
+    }
+
+    /**
+     * The master CLI's socket from {@code -S <bind>[,option,value...]}: read as a {@code stats socket} line (level
+     * admin unless an option says otherwise), so addresses and options mean what they mean there. Null (reported)
+     * when the line is wrong.
+     */
+    static dev.sluice.config.model.StatsSocket masterSocket(String spec, boolean quiet) {
+        String[] parts = spec.split(",");
+        StringBuilder line = new StringBuilder("global\n    stats socket ").append(parts[0]).append(" level admin");
+        for (int i = 1; i < parts.length; i++) {
+            line.append(' ').append(parts[i]);
+        }
+        ConfigParser.Result r = new ConfigParser(KeywordRegistry.standard(), ConfigParser.Settings.fromSystem(FEATURES))
+                .parse(List.of(new ConfigParser.Source("-S", line.append('\n').toString())));
+        boolean bad = r.config() == null || r.diagnostics().stream().anyMatch(Diagnostic::isError)
+                || r.config().global().statsSockets().size() != 1;
+        if (bad) {
+            if (!quiet) {
+                System.err.println("[ALERT] invalid master CLI socket '-S " + spec + "':");
+                r.diagnostics().forEach(System.err::println);
+            }
+            return null;
+        }
+        return r.config().global().statsSockets().get(0);
     }
 
     /** The configuration files read and parsed: every diagnostic, and the model (null when files could not be read). */
@@ -117,11 +204,20 @@ public final class Main {
     }
 
     static Parsed parse(List<Path> files) {
+        return parse(files, null);
+    }
+
+    /** With {@code extra} (when not null) read after the files. */
+    static Parsed parse(List<Path> files, ConfigParser.Source extra) {
         ConfigFiles.Loaded loaded = ConfigFiles.load(files);
         List<Diagnostic> diags = new ArrayList<>(loaded.problems());
         Config config = null;
         if (loaded.problems().isEmpty()) {
-            ConfigParser.Result r = new ConfigParser(KeywordRegistry.standard(), ConfigParser.Settings.fromSystem(FEATURES)).parse(loaded.sources());
+            List<ConfigParser.Source> sources = new ArrayList<>(loaded.sources());
+            if (extra != null) {
+                sources.add(extra);
+            }
+            ConfigParser.Result r = new ConfigParser(KeywordRegistry.standard(), ConfigParser.Settings.fromSystem(FEATURES)).parse(sources);
             diags.addAll(r.diagnostics());
             config = r.config();
         }
@@ -168,7 +264,10 @@ public final class Main {
         for (long p : opts.hardStopPids()) {
             Signals.send(p, "TERM");
         }
-        String ready = System.getenv(READY_FILE_ENV);
+        watchMaster(runtime);
+        // a daemon's parent, or a master, waits for this file to hold the pid
+        String daemonReady = System.getenv(READY_FILE_ENV);
+        String ready = daemonReady != null ? daemonReady : System.getenv(Master.WORKER_READY_ENV);
         OutputStream readyOut = null;
         if (ready != null) {
             try {
@@ -194,7 +293,7 @@ public final class Main {
                     // as above
                 }
             }
-            if (!opts.debug()) {
+            if (daemonReady != null && !opts.debug()) {
                 PrintStream nul = new PrintStream(OutputStream.nullOutputStream());
                 System.setOut(nul);
                 System.setErr(nul);
@@ -217,6 +316,25 @@ public final class Main {
             }
         }
         return 0;
+    }
+
+    /** A worker stops at once when its master is gone (killed): nothing would reload or supervise it any more. */
+    private static void watchMaster(ProxyRuntime runtime) {
+        String m = System.getenv(Master.WORKER_ENV);
+        if (m == null) {
+            return;
+        }
+        long masterPid;
+        try {
+            masterPid = Long.parseLong(m);
+        } catch (NumberFormatException e) {
+            return;
+        }
+        Runnable gone = () -> {
+            System.err.println("[ALERT]    (" + ProcessHandle.current().pid() + ") : the master process (" + masterPid + ") is gone: exiting.");
+            runtime.stop();
+        };
+        ProcessHandle.of(masterPid).ifPresentOrElse(h -> h.onExit().thenRun(gone), gone);
     }
 
     /**

@@ -7,10 +7,13 @@ import java.util.List;
 /**
  * The command line, HAProxy's flags: {@code -f <file|dir>} (repeatable), {@code -c}, {@code -d},
  * {@code -D}, {@code -p <pidfile>}, {@code -q}, {@code -v}/{@code -vv}, {@code -sf|-st <pid>...},
- * {@code -m <megabytes>} (the pools' memory ceiling, 0 for none), {@code --help}. Immutable.
+ * {@code -m <megabytes>} (the pools' memory ceiling, 0 for none), {@code -W}/{@code -Ws} (master-worker mode, with
+ * systemd's notifications for {@code -Ws}), {@code -S <bind>[,option,value...]} (the master CLI), {@code --help}.
+ * Immutable.
  */
 public record Options(List<Path> files, boolean check, boolean debug, boolean daemon, String pidfile, boolean quiet, int version,
-        boolean help, List<Long> softStopPids, List<Long> hardStopPids, long memoryMb) {
+        boolean help, List<Long> softStopPids, List<Long> hardStopPids, long memoryMb, boolean masterWorker, boolean systemd,
+        String masterCli) {
 
     /** Thrown for a command line that cannot be used; the message says why. */
     public static final class UsageException extends Exception {
@@ -31,6 +34,9 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
         List<Long> sf = new ArrayList<>();
         List<Long> st = new ArrayList<>();
         long memoryMb = 0;
+        boolean masterWorker = false;
+        boolean systemd = false;
+        String masterCli = null;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -75,7 +81,17 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
                         }
                     }
                 }
-                case "-W", "-Ws", "-S" -> throw new UsageException(a + ": master-worker mode is not supported by Sluice yet");
+                case "-W" -> masterWorker = true;
+                case "-Ws" -> {
+                    masterWorker = true;
+                    systemd = true;
+                }
+                case "-S" -> {
+                    if (i + 1 >= args.length || args[i + 1].startsWith("-")) {
+                        throw new UsageException("-S expects a socket address for the master CLI");
+                    }
+                    masterCli = args[++i];
+                }
                 default -> {
                     if (a.startsWith("-f") && a.length() > 2) {
                         files.add(Path.of(a.substring(2)));
@@ -86,12 +102,13 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
             }
         }
         return new Options(List.copyOf(files), check, debug, daemon, pidfile, quiet, version, help, List.copyOf(sf), List.copyOf(st),
-                memoryMb);
+                memoryMb, masterWorker, systemd, masterCli);
     }
 
     public static String usage() {
         return """
                 Usage : sluice [-f <cfgfile|cfgdir>]* [ -vdVD ] [ -q ] [ -c ] [ -p <pidfile> ] [ -m <max megs> ] [ -sf|-st <pid>* ]
+                        [ -W[s] ] [ -S <bind>[,<bind options>...] ]
                         -v displays version ; -vv shows build details.
                         -d enters debug mode (foreground, events printed) ; -D goes daemon.
                         -f <file|dir> reads a configuration file, or the *.cfg files of a directory in order (repeatable).
@@ -101,6 +118,10 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
                            gets a 503 and a new connection is closed (show pools, show info PoolFailed count them).
                         -q quiet mode : don't display messages.
                         -sf/-st <pid>* sends a soft stop (finish, then exit) / a hard stop to those processes once started.
+                        -W master-worker mode: a master process supervises the worker that serves; SIGUSR2 reloads.
+                        -Ws master-worker mode with systemd notifications (Type=notify).
+                        -S <bind>[,<option>,<value>...] binds the master CLI (a UNIX path or address:port; options as
+                           'stats socket' takes them: mode, level, user, group, uid, gid).
                         Without -f, the built-in quickstart configuration (examples/quickstart.cfg) is used by ./sluice.
                 """;
     }

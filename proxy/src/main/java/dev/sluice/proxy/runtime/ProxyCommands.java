@@ -27,6 +27,8 @@ final class ProxyCommands {
     static void register(CliRegistry r, ProxyRuntime rt) {
         r.register(new CliCommand(List.of("show", "info"), Level.USER, "show info [desc|json|typed|float]*",
                 "report information about the running process", req -> showInfo(rt, req)));
+        r.register(new CliCommand(List.of("show", "version"), Level.USER, "show version", "show version of the current process",
+                req -> ProductInfo.VERSION + "\n"));
         r.register(new CliCommand(List.of("show", "stat"), Level.USER, "show stat [desc|json|no-maint|typed|up]*",
                 "report counters for each proxy and server", req -> showStat(rt, req)));
         r.register(new CliCommand(List.of("show", "backend"), Level.USER, "show backend",

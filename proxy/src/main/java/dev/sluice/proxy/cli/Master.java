@@ -1,0 +1,554 @@
+package dev.sluice.proxy.cli;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import sun.misc.Signal;
+
+/**
+ * Master-worker mode ({@code -W}, {@code -Ws}, {@code master-worker} in the global section), as HAProxy's: this
+ * process only supervises; the proxy runs in a worker, a child process started with the same command line (without
+ * the master's own flags). The master reloads on SIGUSR2 (or the master CLI's {@code reload}) by starting a new
+ * worker with {@code -sf} and the current workers' pids: the new one tells the old ones to finish once it listens,
+ * and a new worker that fails to start (a broken configuration, a port it cannot bind) leaves the old one serving
+ * ("Loading failure!"). SIGTERM, SIGINT and SIGUSR1 are passed on to every worker and the master leaves with the last
+ * one. When the current worker dies on its own, the master stops every other worker and exits with its status
+ * (HAProxy's exit-on-failure), unless {@code master-worker no-exit-on-failure} is set. The master CLI ({@code -S})
+ * is {@link MasterCli}; with {@code -Ws}, systemd is told READY=1 and RELOADING=1 on its {@code NOTIFY_SOCKET}.
+ * Messages are HAProxy's, on stderr, with the master's pid.
+ */
+final class Master {
+    /** In a worker: the master's pid. */
+    static final String WORKER_ENV = "SLUICE_MASTER_PID";
+    /** In a worker: the file to write its pid to once it listens. */
+    static final String WORKER_READY_ENV = "SLUICE_WORKER_READY";
+    /** In a worker: the UNIX path of the admin socket (level admin) the master CLI reaches it through. */
+    static final String WORKER_CLI_ENV = "SLUICE_WORKER_CLI";
+
+    private static final long READY_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
+
+    /** A worker process, current or leaving. */
+    static final class Worker {
+        final Process process;
+        final long pid;
+        final long startMillis = System.currentTimeMillis();
+        /** The master's reload count when it started: it has lived through the difference since. */
+        final int reloadsAtStart;
+        /** Its admin socket, for the master CLI. */
+        final Path cli;
+        boolean leaving;
+
+        Worker(Process process, int reloadsAtStart, Path cli) {
+            this.process = process;
+            this.pid = process.pid();
+            this.reloadsAtStart = reloadsAtStart;
+            this.cli = cli;
+        }
+    }
+
+    private final List<String> command;
+    private final List<Long> initialSoftStop;
+    private final List<Long> initialHardStop;
+    private final boolean exitOnFailure;
+    private final boolean systemd;
+    private final PrintStream err;
+    private final long pid = ProcessHandle.current().pid();
+    private final long startMillis = System.currentTimeMillis();
+    private final CountDownLatch done = new CountDownLatch(1);
+    private final Object reloading = new Object();
+    private Path runDir;
+    private MasterCli cli;
+
+    // guarded by this
+    private final List<Worker> workers = new ArrayList<>();
+    private Worker current;
+    private int reloads;
+    private int failedReloads;
+    private int spawned;
+    private boolean stopping;
+    private boolean lastReloadFailed;
+    private boolean finished;
+    /** Workers being started (not yet in {@link #workers}). */
+    private int starting;
+    private int exitCode = -1;
+
+    /**
+     * @param command the worker's command line: the JVM, its options, the main class and the proxy's arguments
+     *                without the master's own ({@code -W}, {@code -Ws}, {@code -S}, {@code -D}, {@code -p},
+     *                {@code -sf}, {@code -st})
+     */
+    Master(List<String> command, List<Long> softStop, List<Long> hardStop, boolean exitOnFailure, boolean systemd, PrintStream err) {
+        this.command = List.copyOf(command);
+        this.initialSoftStop = List.copyOf(softStop);
+        this.initialHardStop = List.copyOf(hardStop);
+        this.exitOnFailure = exitOnFailure;
+        this.systemd = systemd;
+        this.err = err;
+    }
+
+    /**
+     * The worker's command line from this JVM's: the same JVM and options, the same main class, {@code args}
+     * without the master's own flags. Null when the JVM's command cannot be read.
+     */
+    static List<String> workerCommand(String[] args) {
+        var info = ProcessHandle.current().info();
+        if (info.command().isEmpty() || info.arguments().isEmpty()) {
+            return null;
+        }
+        String[] all = info.arguments().get();
+        // the JVM's own arguments end with the main class or jar; the proxy's follow
+        int ours = all.length - args.length;
+        if (ours < 0) {
+            return null;
+        }
+        List<String> cmd = new ArrayList<>();
+        cmd.add(info.command().get());
+        cmd.addAll(List.of(all).subList(0, ours));
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "-W", "-Ws", "-D" -> {
+                }
+                case "-S", "-p" -> i++;
+                case "-sf", "-st" -> {
+                    while (i + 1 < args.length && !args[i + 1].startsWith("-")) {
+                        i++;
+                    }
+                }
+                default -> cmd.add(a);
+            }
+        }
+        return cmd;
+    }
+
+    /**
+     * Runs the master: the master CLI when {@code cliBind} is given, the first worker, then supervision until the
+     * last worker is gone. {@code started} runs once the first worker listens (the pid file, a daemon's parent).
+     * Returns the exit status.
+     */
+    int run(dev.sluice.config.model.StatsSocket cliSocket, Runnable started) {
+        try {
+            runDir = Files.createTempDirectory("sluice-master-" + pid + "-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        } catch (IOException e) {
+            alert("cannot create a directory for the workers' sockets: " + e.getMessage());
+            return 1;
+        }
+        try {
+            if (cliSocket != null) {
+                try {
+                    cli = MasterCli.start(cliSocket, this);
+                } catch (IllegalStateException e) {
+                    alert(e.getMessage());
+                    return 1;
+                }
+            }
+            Signal.handle(new Signal("USR2"), s -> Thread.ofPlatform().daemon().name("sluice-reload").start(this::reload));
+            Signal.handle(new Signal("TERM"), s -> stop("TERM"));
+            Signal.handle(new Signal("INT"), s -> stop("INT"));
+            Signal.handle(new Signal("USR1"), s -> stop("USR1"));
+            Signal.handle(new Signal("HUP"), s -> {
+                // as HAProxy's master: passed on (the workers dump their servers' states there)
+                forEachWorker(w -> Signals.send(w.pid, "HUP"));
+            });
+            Worker first;
+            synchronized (reloading) {
+                first = spawn(initialSoftStop, initialHardStop);
+                if (first == null) {
+                    return 1;
+                }
+                synchronized (this) {
+                    current = first;
+                }
+            }
+            notice("Loading success.");
+            notifySystemd("READY=1\nMAINPID=" + pid + "\nSTATUS=Ready.\n");
+            started.run();
+            done.await();
+            synchronized (this) {
+                return Math.max(exitCode, 0);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 1;
+        } finally {
+            if (cli != null) {
+                cli.close();
+            }
+            deleteRunDir();
+        }
+    }
+
+    /**
+     * Starts a worker telling {@code softStop} to finish and {@code hardStop} to stop once it listens; waits until it
+     * listens. Null (reported) when it exits or does not listen within a minute.
+     */
+    private Worker spawn(List<Long> softStop, List<Long> hardStop) {
+        int n;
+        int reloadsNow;
+        synchronized (this) {
+            n = ++spawned;
+            reloadsNow = reloads;
+            starting++;
+        }
+        Worker w = null;
+        try {
+            w = start(n, reloadsNow, softStop, hardStop);
+            return w;
+        } finally {
+            boolean last;
+            synchronized (this) {
+                starting--;
+                last = w == null && stopping && workers.isEmpty() && starting == 0;
+            }
+            if (last) {
+                finish();
+            }
+        }
+    }
+
+    private Worker start(int n, int reloadsNow, List<Long> softStop, List<Long> hardStop) {
+        Path ready = runDir.resolve("ready-" + n);
+        Path socket = runDir.resolve("cli-" + n + ".sock");
+        List<String> cmd = new ArrayList<>(command);
+        if (!softStop.isEmpty()) {
+            cmd.add("-sf");
+            softStop.forEach(p -> cmd.add(Long.toString(p)));
+        }
+        if (!hardStop.isEmpty()) {
+            cmd.add("-st");
+            hardStop.forEach(p -> cmd.add(Long.toString(p)));
+        }
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        Map<String, String> env = pb.environment();
+        env.remove(Main.READY_FILE_ENV);
+        env.remove("NOTIFY_SOCKET");
+        env.put(WORKER_ENV, Long.toString(pid));
+        env.put(WORKER_READY_ENV, ready.toString());
+        env.put(WORKER_CLI_ENV, socket.toString());
+        pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        // the worker's output goes through the master's stderr: to the terminal, or nowhere once a daemon detached (a
+        // worker holding the terminal itself would keep a daemon's parent's pipe open)
+        pb.redirectErrorStream(true);
+        Process p;
+        try {
+            p = pb.start();
+        } catch (IOException e) {
+            alert("cannot start a worker: " + e.getMessage());
+            return null;
+        }
+        Thread.ofVirtual().name("sluice-worker-output-" + p.pid()).start(() -> copyOutput(p.getInputStream()));
+        Worker w = new Worker(p, reloadsNow, socket);
+        notice("New worker (" + w.pid + ") forked");
+        long deadline = System.nanoTime() + READY_TIMEOUT_NANOS;
+        try {
+            while (true) {
+                if (Files.exists(ready) && Files.size(ready) > 0) {
+                    Files.deleteIfExists(ready);
+                    break;
+                }
+                if (!p.isAlive()) {
+                    // it printed its own errors
+                    int status = p.exitValue();
+                    alert("New worker (" + w.pid + ") exited with code " + status + " (" + reason(status) + ") before it was ready");
+                    return null;
+                }
+                if (System.nanoTime() > deadline) {
+                    alert("the worker (" + w.pid + ") did not start listening within 60 s: stopping it");
+                    p.destroyForcibly();
+                    return null;
+                }
+                Thread.sleep(10);
+            }
+        } catch (IOException e) {
+            alert("cannot read the worker's ready file: " + e.getMessage());
+            p.destroyForcibly();
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            p.destroyForcibly();
+            return null;
+        }
+        boolean stop;
+        synchronized (this) {
+            workers.add(w);
+            stop = stopping;
+        }
+        if (stop) {
+            Signals.send(w.pid, "TERM");
+        }
+        p.onExit().thenRun(() -> exited(w));
+        return w;
+    }
+
+    /** Copies a worker's output to this process's stderr (as it is now: a detached daemon's discards it) until it ends. */
+    private static void copyOutput(java.io.InputStream in) {
+        byte[] buf = new byte[8192];
+        try (in) {
+            int n;
+            while ((n = in.read(buf)) >= 0) {
+                PrintStream to = System.err;
+                to.write(buf, 0, n);
+                to.flush();
+            }
+        } catch (IOException e) {
+            // the worker is gone
+        }
+    }
+
+    /** SIGUSR2 or the CLI's {@code reload}: a new worker takes over from the current ones. One at a time. */
+    void reload() {
+        synchronized (reloading) {
+            List<Long> old = new ArrayList<>();
+            synchronized (this) {
+                if (stopping) {
+                    return;
+                }
+                reloads++;
+                for (Worker w : workers) {
+                    old.add(w.pid);
+                }
+            }
+            notice("Reloading Sluice");
+            notifySystemd("RELOADING=1\n");
+            Worker w = spawn(old, List.of());
+            if (w == null) {
+                synchronized (this) {
+                    failedReloads++;
+                    lastReloadFailed = true;
+                }
+                warning("Loading failure!");
+                notifySystemd("READY=1\nSTATUS=Reload failed!\n");
+                return;
+            }
+            synchronized (this) {
+                for (Worker o : workers) {
+                    if (o != w) {
+                        o.leaving = true;
+                    }
+                }
+                current = w;
+                lastReloadFailed = false;
+            }
+            notice("Loading success.");
+            notifySystemd("READY=1\nSTATUS=Ready.\n");
+        }
+    }
+
+    /** SIGTERM, SIGINT (stop now) or SIGUSR1 (finish first): passed on to every worker; the master leaves with the last. */
+    void stop(String signal) {
+        boolean none;
+        synchronized (this) {
+            if (!stopping) {
+                warning("Exiting Master process...");
+            }
+            stopping = true;
+            // a worker still starting is told once it listens (spawn)
+            none = workers.isEmpty() && starting == 0;
+        }
+        notifySystemd("STOPPING=1\n");
+        forEachWorker(w -> Signals.send(w.pid, signal));
+        if (none) {
+            finish();
+        }
+    }
+
+    private void forEachWorker(java.util.function.Consumer<Worker> action) {
+        List<Worker> all;
+        synchronized (this) {
+            all = List.copyOf(workers);
+        }
+        all.forEach(action);
+    }
+
+    /** A worker process ended. */
+    private void exited(Worker w) {
+        int status = w.process.exitValue();
+        boolean last;
+        synchronized (this) {
+            workers.remove(w);
+            boolean wasCurrent = w == current;
+            if (wasCurrent) {
+                current = null;
+            }
+            reportExit(w, status, !wasCurrent);
+            if (wasCurrent && !stopping) {
+                if (status != 0 && status != 130 && status != 143 && exitOnFailure) {
+                    alert("exit-on-failure: killing every processes with SIGTERM");
+                }
+                if (exitOnFailure) {
+                    stopping = true;
+                    for (Worker o : workers) {
+                        Signals.send(o.pid, "TERM");
+                    }
+                }
+            }
+            // 0 and SIGTERM are normal ends; anything else is the master's status
+            if (wasCurrent && exitCode < 0 && status != 0 && status != 143) {
+                exitCode = status;
+            }
+            last = stopping && workers.isEmpty() && starting == 0;
+        }
+        if (last) {
+            finish();
+        }
+    }
+
+    private void reportExit(Worker w, int status, boolean former) {
+        String line = (former ? "Former" : "Current") + " worker (" + w.pid + ") exited with code " + status + " (" + reason(status) + ")";
+        if (status == 0) {
+            warning(line);
+        } else {
+            alert(line);
+        }
+    }
+
+    private void finish() {
+        int code;
+        synchronized (this) {
+            if (finished) {
+                return;
+            }
+            finished = true;
+            code = Math.max(exitCode, 0);
+        }
+        warning("All workers exited. Exiting... (" + code + ")");
+        done.countDown();
+    }
+
+    /** HAProxy's words for an exit status: "Exit", or the signal's name (strsignal) for 128 + signal. */
+    static String reason(int status) {
+        if (status <= 128) {
+            return "Exit";
+        }
+        return switch (status - 128) {
+            case 1 -> "Hangup";
+            case 2 -> "Interrupt";
+            case 3 -> "Quit";
+            case 4 -> "Illegal instruction";
+            case 6 -> "Aborted";
+            case 7 -> "Bus error";
+            case 8 -> "Floating point exception";
+            case 9 -> "Killed";
+            case 10 -> "User defined signal 1";
+            case 11 -> "Segmentation fault";
+            case 12 -> "User defined signal 2";
+            case 13 -> "Broken pipe";
+            case 14 -> "Alarm clock";
+            case 15 -> "Terminated";
+            default -> "Signal " + (status - 128);
+        };
+    }
+
+    /** {@code show proc}: HAProxy 2.6's table. */
+    String showProc() {
+        StringBuilder sb = new StringBuilder();
+        row(sb, "#<PID>", "<type>", "<reloads>", "<uptime>", "<version>");
+        long now = System.currentTimeMillis();
+        String version = Version.VERSION;
+        List<Worker> live;
+        List<Worker> leaving = new ArrayList<>();
+        synchronized (this) {
+            row(sb, Long.toString(pid), "master", reloads + " [failed: " + failedReloads + "]", uptime(now - startMillis), version);
+            live = new ArrayList<>();
+            for (Worker w : workers) {
+                (w.leaving ? leaving : live).add(w);
+            }
+            sb.append("# workers\n");
+            for (Worker w : live) {
+                row(sb, Long.toString(w.pid), "worker", Integer.toString(reloads - w.reloadsAtStart), uptime(now - w.startMillis), version);
+            }
+            if (!leaving.isEmpty()) {
+                sb.append("# old workers\n");
+                leaving.sort(Comparator.comparingLong(w -> w.startMillis));
+                for (Worker w : leaving) {
+                    row(sb, Long.toString(w.pid), "worker", Integer.toString(reloads - w.reloadsAtStart), uptime(now - w.startMillis), version);
+                }
+            }
+        }
+        sb.append("# programs\n");
+        return sb.toString();
+    }
+
+    private static void row(StringBuilder sb, String... cols) {
+        // HAProxy's "%-15s %-15s %-15s %-15s %-15s\n"
+        sb.append(String.format("%-15s %-15s %-15s %-15s %-15s%n", (Object[]) cols));
+    }
+
+    /** HAProxy's uptime: {@code 0d00h02m07s}. */
+    static String uptime(long millis) {
+        long s = Math.max(0, millis / 1000);
+        return String.format("%dd%02dh%02dm%02ds", s / 86400, s / 3600 % 24, s / 60 % 60, s % 60);
+    }
+
+    /** The master's pid. */
+    long pid() {
+        return pid;
+    }
+
+    /** Whether the last reload failed (the CLI's prompt says so). */
+    synchronized boolean lastReloadFailed() {
+        return lastReloadFailed;
+    }
+
+    /** The worker {@code @<n>} names: the n-th current worker, from 1 (a single one here). */
+    synchronized Worker relative(int n) {
+        List<Worker> live = workers.stream().filter(w -> !w.leaving).toList();
+        return n >= 1 && n <= live.size() ? live.get(n - 1) : null;
+    }
+
+    /** The worker {@code @!<pid>} names, current or leaving. */
+    synchronized Worker byPid(long p) {
+        return workers.stream().filter(w -> w.pid == p).findFirst().orElse(null);
+    }
+
+    private void notifySystemd(String state) {
+        if (!systemd) {
+            return;
+        }
+        String socket = System.getenv("NOTIFY_SOCKET");
+        if (socket == null || socket.isEmpty()) {
+            return;
+        }
+        try {
+            Libc.sendUnixDatagram(socket, state.getBytes(StandardCharsets.UTF_8));
+        } catch (Libc.Failure e) {
+            warning("cannot notify systemd on " + socket + ": " + e.getMessage());
+        }
+    }
+
+    private void deleteRunDir() {
+        if (runDir == null) {
+            return;
+        }
+        try (var files = Files.list(runDir)) {
+            for (Path f : files.toList()) {
+                Files.deleteIfExists(f);
+            }
+            Files.deleteIfExists(runDir);
+        } catch (IOException e) {
+            // a temporary directory: nothing else to do
+        }
+    }
+
+    private void notice(String msg) {
+        err.println("[NOTICE]   (" + pid + ") : " + msg);
+    }
+
+    private void warning(String msg) {
+        err.println("[WARNING]  (" + pid + ") : " + msg);
+    }
+
+    private void alert(String msg) {
+        err.println("[ALERT]    (" + pid + ") : " + msg);
+    }
+}

@@ -1,0 +1,179 @@
+package dev.sluice.proxy.cli;
+
+import dev.sluice.config.model.StatsSocket;
+import dev.sluice.config.model.StatsSocket.Level;
+import dev.sluice.proxy.admin.AdminSockets;
+import dev.sluice.proxy.admin.CliCommand;
+import dev.sluice.proxy.admin.CliRegistry;
+import dev.sluice.proxy.admin.CliRouter;
+import dev.sluice.proxy.admin.CliSession;
+import dev.sluice.proxy.runtime.Transport;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The master CLI ({@code -S}): the admin socket of the master process, on the same socket code as the workers'
+ * ({@link AdminSockets}: binding, permissions, levels, line syntax, prompt, timeouts). Its own commands are
+ * {@code show proc}, {@code show version} and {@code reload}; the prefixes {@code @<n>} (the n-th current worker),
+ * {@code @!<pid>} (any worker, leaving ones included) and {@code @master}/{@code @} choose the process a command
+ * goes to, alone for the rest of the session or before a command for that command only. A worker is reached through
+ * the admin socket its master gave it (level admin, in the master's private directory); its answer is passed on as
+ * it is.
+ */
+final class MasterCli implements CliRouter {
+    /** How long a worker may take to answer a command passed on. */
+    private static final long FORWARD_TIMEOUT_MS = 30_000;
+
+    private final Master master;
+    private final EventLoopGroup group;
+    private final AdminSockets sockets;
+
+    private MasterCli(Master master, StatsSocket socket) {
+        this.master = master;
+        Transport transport = Transport.select();
+        this.group = transport.newGroup(1, new DefaultThreadFactory("sluice-master-cli", true));
+        CliRegistry registry = new CliRegistry();
+        register(registry);
+        this.sockets = new AdminSockets(List.of(socket), dev.sluice.config.model.Global.DEFAULT_STATS_TIMEOUT_MS, registry, this);
+        try {
+            sockets.start(transport, group);
+        } catch (IllegalStateException e) {
+            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            throw e;
+        }
+    }
+
+    /** Binds the master CLI described by a parsed {@code -S} argument; throws {@link IllegalStateException} when it cannot. */
+    static MasterCli start(StatsSocket socket, Master master) {
+        return new MasterCli(master, socket);
+    }
+
+    private void register(CliRegistry r) {
+        // listed by help as HAProxy's master lists them; the router takes these words before any lookup
+        r.register(new CliCommand(List.of("@!<pid>"), Level.USER, "@!<pid>", "send a command to the <pid> process", req -> ""));
+        r.register(new CliCommand(List.of("@<relative pid>"), Level.USER, "@<relative pid>", "send a command to the <relative pid> process",
+                req -> ""));
+        r.register(new CliCommand(List.of("@master"), Level.USER, "@master", "send a command to the master process", req -> ""));
+        r.register(new CliCommand(List.of("reload"), Level.OPERATOR, "reload", "reload sluice", req -> {
+            // as HAProxy's master, whose reload re-executes it: the session ends
+            req.session().target(null);
+            Thread.ofPlatform().daemon().name("sluice-reload").start(master::reload);
+            req.session().requestQuit();
+            return "";
+        }));
+        r.register(new CliCommand(List.of("show", "proc"), Level.USER, "show proc", "show processes status", req -> master.showProc()));
+        r.register(new CliCommand(List.of("show", "version"), Level.USER, "show version", "show version of the current process",
+                req -> Version.VERSION + "\n"));
+    }
+
+    @Override
+    public CompletionStage<String> route(CliSession session, String line, List<String> args) {
+        String first = args.isEmpty() ? "" : args.get(0);
+        Object target;
+        String rest;
+        if (first.startsWith("@")) {
+            String spec = first.substring(1);
+            if (spec.isEmpty() || spec.equals("master")) {
+                target = null;
+            } else {
+                Master.Worker w = find(spec);
+                if (w == null) {
+                    return CompletableFuture.completedFuture("Can't find the target PID matching the prefix '" + first + "'\n");
+                }
+                target = w.pid;
+            }
+            rest = afterFirstWord(line);
+            if (rest.isBlank()) {
+                session.target(target);
+                return CompletableFuture.completedFuture("");
+            }
+        } else {
+            target = session.target();
+            rest = line;
+        }
+        if (target == null) {
+            if (first.startsWith("@")) {
+                // "@master show proc": run here whatever the session's target
+                return CompletableFuture.completedFuture(session.executeHere(rest));
+            }
+            return null;
+        }
+        Master.Worker w = master.byPid((Long) target);
+        if (w == null) {
+            // the worker left since the session chose it
+            return CompletableFuture.completedFuture("Can't find the target PID matching the prefix '@!" + target + "'\n");
+        }
+        String command = rest;
+        return CompletableFuture.supplyAsync(() -> forward(w, command), r -> Thread.ofVirtual().start(r));
+    }
+
+    /** The worker {@code spec} names ({@code <n>} or {@code !<pid>}), or null. */
+    private Master.Worker find(String spec) {
+        try {
+            if (spec.startsWith("!")) {
+                return master.byPid(Long.parseLong(spec.substring(1)));
+            }
+            return master.relative(Integer.parseInt(spec));
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    private static String afterFirstWord(String line) {
+        int i = 0;
+        int n = line.length();
+        while (i < n && (line.charAt(i) == ' ' || line.charAt(i) == '\t')) {
+            i++;
+        }
+        while (i < n && line.charAt(i) != ' ' && line.charAt(i) != '\t') {
+            i += line.charAt(i) == '\\' ? 2 : 1;
+        }
+        return i >= n ? "" : line.substring(i + 1);
+    }
+
+    /** Sends one command to a worker's admin socket and returns its whole answer. */
+    private static String forward(Master.Worker w, String command) {
+        try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            ch.connect(UnixDomainSocketAddress.of(w.cli));
+            ch.write(ByteBuffer.wrap((command + "\n").getBytes(StandardCharsets.UTF_8)));
+            ch.shutdownOutput();
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            ByteBuffer buf = ByteBuffer.allocate(8192);
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FORWARD_TIMEOUT_MS);
+            while (ch.read(buf.clear()) >= 0) {
+                out.write(buf.array(), 0, buf.position());
+                if (System.nanoTime() > deadline) {
+                    break;
+                }
+            }
+            return out.toString(StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "Can't connect to the target CLI of process " + w.pid + " (" + e.getMessage() + ")\n\n";
+        }
+    }
+
+    @Override
+    public String prompt(CliSession session) {
+        Object t = session.target();
+        if (t != null) {
+            return t.toString();
+        }
+        return master.lastReloadFailed() ? "master[ReloadFailed]" : "master";
+    }
+
+    void close() {
+        sockets.stop();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(2, TimeUnit.SECONDS);
+    }
+}
