@@ -826,6 +826,12 @@ final class CoreKeywords {
                         }
                     }
                 }));
+        r.register(new Keyword("mworker-max-reloads", GLOBAL, "mworker-max-reloads <number>",
+                "In master-worker mode, a leaving worker still running after this many reloads gets a SIGTERM.", c -> {
+                    if (c.expectArgs(1, 1, "mworker-max-reloads <number>")) {
+                        c.global().maxReloads = c.intArg(c.args().get(0), "mworker-max-reloads", 0, Integer.MAX_VALUE, -1);
+                    }
+                }));
         r.register(new Keyword("noreuseport", GLOBAL, "noreuseport",
                 "Listen without SO_REUSEPORT: a new process started with -sf then cannot bind the same ports while the old one runs.",
                 c -> {

@@ -38,6 +38,7 @@ public final class GlobalBuilder {
     public boolean zeroWarning;
     public boolean masterWorker;
     public boolean exitOnFailure = true;
+    public int maxReloads = -1;
     public long quicIdleTimeout = dev.sluice.config.model.QuicTune.DEFAULT.maxIdleTimeoutMs();
     public int quicMaxStreams = dev.sluice.config.model.QuicTune.DEFAULT.maxStreamsBidi();
     public long quicMaxData = dev.sluice.config.model.QuicTune.DEFAULT.maxData();
@@ -54,6 +55,6 @@ public final class GlobalBuilder {
                 new dev.sluice.config.model.QuicTune(quicIdleTimeout, quicMaxStreams, quicMaxData, quicStreamData, quicHystart,
                         quicRetryThreshold, clusterSecret),
                 new dev.sluice.config.model.ProcessSettings(user, userAt, group, groupAt, uid, gid, chroot, ulimitN,
-                        hardStopAfter, noReusePort, zeroWarning, masterWorker, exitOnFailure));
+                        hardStopAfter, noReusePort, zeroWarning, masterWorker, exitOnFailure, maxReloads));
     }
 }

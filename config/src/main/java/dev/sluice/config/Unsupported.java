@@ -54,7 +54,7 @@ final class Unsupported {
             Map.entry("stats show-modules", STATS), Map.entry("stats http-request", STATS), Map.entry("stats disable", STATS),
             Map.entry("stats maxconn", "a connection limit on stats sockets"),
             Map.entry("stats bind-process", "multi-process mode (removed from HAProxy 2.5)"),
-            Map.entry("mworker-max-reloads", "a limit on the reloads a master-worker's worker survives"),
+            
             Map.entry("email-alert", "email alerts (mailers)"),
             Map.entry("compression", "HTTP compression"),
             Map.entry("tcp-request", "tcp-request rules"), Map.entry("tcp-response", "tcp-response rules"),

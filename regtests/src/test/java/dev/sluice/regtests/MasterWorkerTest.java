@@ -187,6 +187,53 @@ class MasterWorkerTest {
         }
     }
 
+    /**
+     * A worker still finishing a request after a reload is listed under "# old workers"; with
+     * {@code mworker-max-reloads 1} the second reload it outlives stops it.
+     */
+    @Test
+    void aLeavingWorkerIsListedAsOldAndStoppedPastMworkerMaxReloads() throws Exception {
+        java.util.concurrent.CountDownLatch arrived = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        try (Origin o = GracefulStopTest.origin(arrived, release)) {
+            int port = Ports.free();
+            Path cfg = Sluice.writeConfig("""
+                    global
+                        mworker-max-reloads 1
+                    defaults
+                        mode http
+                        timeout connect 1s
+                        timeout client 30s
+                        timeout server 30s
+                    frontend fe
+                        bind 127.0.0.1:%d
+                        default_backend be
+                    backend be
+                        server o1 127.0.0.1:%d
+                    """.formatted(port, o.port()));
+            Path cli = cfg.getParent().resolve("master.sock");
+            try (Sluice s = Sluice.start(cfg, List.of("-W", "-S", cli.toString()), Map.of(), port);
+                    RawClient slow = new RawClient(port, 30_000)) {
+                AdminClient.await(cli);
+                long w1 = workerPid(cli);
+                slow.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n");
+                assertThat(arrived.await(10, TimeUnit.SECONDS)).isTrue();
+                GracefulStopTest.signal(s.pid(), "USR2");
+                await("w1 leaving", () -> {
+                    List<String> r = rows(AdminClient.run(cli, "show proc\n"));
+                    return r.indexOf("# old workers") > 0 && r.get(r.indexOf("# old workers") + 1).equals(w1 + " worker 1");
+                });
+                assertThat(ProcessHandle.of(w1).map(ProcessHandle::isAlive)).contains(true);
+                GracefulStopTest.signal(s.pid(), "USR2");
+                await("w1 stopped after its second reload", () -> ProcessHandle.of(w1).map(h -> !h.isAlive()).orElse(true));
+                assertThat(rows(AdminClient.run(cli, "show proc\n"))).doesNotContain("# old workers");
+                assertThat(s.output()).contains("Former worker (" + w1 + ") exited with code ");
+            } finally {
+                release.countDown();
+            }
+        }
+    }
+
     @Test
     void inDaemonModeThePidFileHoldsTheMasterAndAWorkerWhoseMasterIsKilledLeaves() throws Exception {
         int port = Ports.free();

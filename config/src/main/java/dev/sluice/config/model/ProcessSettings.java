@@ -10,17 +10,18 @@ import dev.sluice.config.SourceRef;
  * connection closes); {@code noreuseport}: listeners do not share their port with another process (no reload with
  * {@code -sf} on the same ports then); {@code zero-warning}: a configuration with warnings does not start (nor pass
  * {@code -c}); {@code master-worker}: the process supervises a worker that runs the proxy (as {@code -W}), and exits
- * with it when it dies unless {@code no-exit-on-failure} ({@code exitOnFailure} false). Names are resolved by the
+ * with it when it dies unless {@code no-exit-on-failure} ({@code exitOnFailure} false); {@code mworker-max-reloads}: how
+ * many reloads a leaving worker may outlive before it gets a SIGTERM (-1: no limit). Names are resolved by the
  * daemon, not the parser, so {@code -c} reports an unknown user with the line that names it.
  */
 public record ProcessSettings(String user, SourceRef userAt, String group, SourceRef groupAt, int uid, int gid,
         String chroot, int ulimitN, long hardStopAfterMs, boolean noReusePort, boolean zeroWarning, boolean masterWorker,
-        boolean exitOnFailure) {
+        boolean exitOnFailure, int maxReloads) {
 
-    public static final ProcessSettings DEFAULT = new ProcessSettings(null, null, null, null, -1, -1, null, 0, 0, false, false, false, true);
+    public static final ProcessSettings DEFAULT = new ProcessSettings(null, null, null, null, -1, -1, null, 0, 0, false, false, false, true, -1);
 
     public ProcessSettings(String user, SourceRef userAt, String group, SourceRef groupAt, int uid, int gid, String chroot, int ulimitN) {
-        this(user, userAt, group, groupAt, uid, gid, chroot, ulimitN, 0, false, false, false, true);
+        this(user, userAt, group, groupAt, uid, gid, chroot, ulimitN, 0, false, false, false, true, -1);
     }
 
     /** True when anything changes the process's identity or root. */

@@ -138,8 +138,8 @@ public final class Main {
             System.err.println("[ALERT] cannot find the java command to start a worker");
             return 1;
         }
-        Master master = new Master(cmd, opts.softStopPids(), opts.hardStopPids(), config.global().process().exitOnFailure(), opts.systemd(),
-                System.err);
+        Master master = new Master(cmd, opts.softStopPids(), opts.hardStopPids(), config.global().process().exitOnFailure(),
+                config.global().process().maxReloads(), opts.systemd(), System.err);
         String daemonReady = System.getenv(READY_FILE_ENV);
         long pid = ProcessHandle.current().pid();
         int rc = master.run(cli, () -> {

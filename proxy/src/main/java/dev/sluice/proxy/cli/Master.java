@@ -60,6 +60,7 @@ final class Master {
     private final List<Long> initialSoftStop;
     private final List<Long> initialHardStop;
     private final boolean exitOnFailure;
+    private final int maxReloads;
     private final boolean systemd;
     private final PrintStream err;
     private final long pid = ProcessHandle.current().pid();
@@ -87,11 +88,13 @@ final class Master {
      *                without the master's own ({@code -W}, {@code -Ws}, {@code -S}, {@code -D}, {@code -p},
      *                {@code -sf}, {@code -st})
      */
-    Master(List<String> command, List<Long> softStop, List<Long> hardStop, boolean exitOnFailure, boolean systemd, PrintStream err) {
+    Master(List<String> command, List<Long> softStop, List<Long> hardStop, boolean exitOnFailure, int maxReloads, boolean systemd,
+            PrintStream err) {
         this.command = List.copyOf(command);
         this.initialSoftStop = List.copyOf(softStop);
         this.initialHardStop = List.copyOf(hardStop);
         this.exitOnFailure = exitOnFailure;
+        this.maxReloads = maxReloads;
         this.systemd = systemd;
         this.err = err;
     }
@@ -321,6 +324,7 @@ final class Master {
             notice("Reloading Sluice");
             notifySystemd("RELOADING=1\n");
             Worker w = spawn(old, List.of());
+            killOverReloaded();
             if (w == null) {
                 synchronized (this) {
                     failedReloads++;
@@ -342,6 +346,22 @@ final class Master {
             notice("Loading success.");
             notifySystemd("READY=1\nSTATUS=Ready.\n");
         }
+    }
+
+    /** {@code mworker-max-reloads}: a leaving worker that outlived more reloads than that gets a SIGTERM. */
+    private void killOverReloaded() {
+        if (maxReloads < 0) {
+            return;
+        }
+        forEachWorker(w -> {
+            boolean over;
+            synchronized (this) {
+                over = w != current && reloads - w.reloadsAtStart > maxReloads;
+            }
+            if (over) {
+                Signals.send(w.pid, "TERM");
+            }
+        });
     }
 
     /** SIGTERM, SIGINT (stop now) or SIGUSR1 (finish first): passed on to every worker; the master leaves with the last. */
