@@ -9,6 +9,36 @@ import org.junit.jupiter.api.Test;
 /** {@code sluice -c}: HAProxy's configuration check, exit codes and messages. */
 class CheckModeTest {
 
+    /**
+     * As HAProxy 2.6: a configuration with nothing to listen on passes -c with exit status 2 and its words, and does
+     * not start (exit 1, an alert); a stats socket alone is something to listen on.
+     */
+    @Test
+    void aConfigurationWithoutListenerDoesNotStart() throws Exception {
+        String none = """
+                defaults
+                    mode http
+                    timeout client 5s
+                backend be
+                    server s1 127.0.0.1:9
+                """;
+        Sluice.Result r = Sluice.check(none);
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.output()).contains("Configuration file has no error but will not start (no listener) => exit(2).");
+        r = Sluice.run(List.of("-f", Sluice.writeConfig(none).toString()), Map.of());
+        assertThat(r.exitCode()).isEqualTo(1);
+        assertThat(r.output()).contains("[ALERT] No enabled listener found (check for 'bind' directives) ! Exiting.");
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("nolistener");
+        String socketOnly = "global\n    stats socket " + dir.resolve("admin.sock") + "\n" + none;
+        assertThat(Sluice.check(socketOnly).exitCode()).isZero();
+        if (Daemon.haproxyInstalled()) {
+            Process h = new ProcessBuilder("haproxy", "-c", "-f", Sluice.writeConfig(none).toString()).redirectErrorStream(true).start();
+            String out = new String(h.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(h.waitFor()).isEqualTo(2);
+            assertThat(out).contains("Configuration file has no error but will not start (no listener) => exit(2).");
+        }
+    }
+
     @Test
     void validConfigurationExitsZeroAndSaysSo() {
         Sluice.Result r = Sluice.check("""

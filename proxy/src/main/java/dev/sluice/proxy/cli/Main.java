@@ -97,14 +97,24 @@ public final class Main {
             }
             return 1;
         }
+        // as HAProxy: a configuration with nothing to listen on (no bind, no stats socket) does not start; the
+        // master's own socket in a worker does not count
+        boolean listens = config.global().statsSockets().size() > (workerCli == null ? 0 : 1)
+                || config.proxies().stream().anyMatch(p -> !p.binds().isEmpty());
         if (opts.check()) {
             if (!opts.quiet()) {
                 if (warned) {
                     System.out.println("Warnings were found.");
                 }
-                System.out.println("Configuration file is valid");
+                System.out.println(listens ? "Configuration file is valid" : "Configuration file has no error but will not start (no listener) => exit(2).");
             }
-            return 0;
+            return listens ? 0 : 2;
+        }
+        if (!listens) {
+            if (!opts.quiet()) {
+                err.println("[ALERT] No enabled listener found (check for 'bind' directives) ! Exiting.");
+            }
+            return 1;
         }
         // a worker of a master-worker pair: the master daemonised, holds the pid file, and reloads
         boolean worker = System.getenv(Master.WORKER_ENV) != null;
