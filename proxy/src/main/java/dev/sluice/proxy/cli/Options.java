@@ -112,7 +112,7 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
                         -v displays version ; -vv shows build details.
                         -d enters debug mode (foreground, events printed) ; -D goes daemon.
                         -f <file|dir> reads a configuration file, or the *.cfg files of a directory in order (repeatable).
-                        -c checks the configuration and exits (0 when valid, 1 on error).
+                        -c checks the configuration and exits (0 when valid, 1 on error, 2 when it has no listener).
                         -p writes the process id to <pidfile>.
                         -m limits the memory of the pools (streams, connections) to <max megs> MB: past it a request
                            gets a 503 and a new connection is closed (show pools, show info PoolFailed count them).
