@@ -19,20 +19,16 @@ final class Daemon {
     }
 
     static int spawn(String[] args, String pidfile) {
-        Optional<String> java = ProcessHandle.current().info().command();
-        if (java.isEmpty()) {
+        List<String> java = jvmCommand(args);
+        if (java == null) {
             System.err.println("[ALERT] cannot find the java command to start the daemon");
             return 1;
         }
-        List<String> cmd = new ArrayList<>();
+        List<String> jvm = new ArrayList<>();
         if (new File("/usr/bin/setsid").canExecute()) {
-            cmd.add("/usr/bin/setsid");
+            jvm.add("/usr/bin/setsid");
         }
-        cmd.add(java.get());
-        cmd.addAll(ProcessHandle.current().info().arguments().map(List::of).orElse(List.of()));
-        // the JVM's own arguments end with the main class or jar; ours follow and are re-added without -D
-        int ours = cmd.size() - args.length;
-        List<String> jvm = new ArrayList<>(cmd.subList(0, ours));
+        jvm.addAll(java);
         for (String a : args) {
             if (!a.equals("-D")) {
                 jvm.add(a);
@@ -58,25 +54,67 @@ final class Daemon {
             System.err.println("[ALERT] cannot start the daemon: " + e.getMessage());
             return 1;
         }
+        return switch (awaitReady(ready, child)) {
+            case READY -> 0;
+            case EXITED, FAILED -> 1;
+            case TIMEOUT -> {
+                System.err.println("[ALERT] the daemon did not start listening within 60 s");
+                yield 1;
+            }
+        };
+    }
+
+    /**
+     * This JVM's command without the proxy's arguments: the java binary, the JVM's options and the main class or
+     * jar, to start another process of the same program ({@code -D}'s daemon, a master's worker). Null when the
+     * JVM's command line cannot be read.
+     */
+    static List<String> jvmCommand(String[] args) {
+        ProcessHandle.Info info = ProcessHandle.current().info();
+        Optional<String> java = info.command();
+        String[] all = info.arguments().orElse(null);
+        // the JVM's own arguments end with the main class or jar; the proxy's follow
+        if (java.isEmpty() || all == null || all.length < args.length) {
+            return null;
+        }
+        List<String> cmd = new ArrayList<>();
+        cmd.add(java.get());
+        cmd.addAll(List.of(all).subList(0, all.length - args.length));
+        return cmd;
+    }
+
+    /** How waiting for a started process to listen ended. */
+    enum Ready {
+        /** It wrote its pid to the ready file. */
+        READY,
+        /** It exited first. */
+        EXITED,
+        /** It did not within 60 s. */
+        TIMEOUT,
+        /** The file could not be read, or the wait was interrupted. */
+        FAILED
+    }
+
+    /** Waits until {@code child} wrote its pid to {@code ready} (the file is removed then), exits, or 60 s pass. */
+    static Ready awaitReady(Path ready, Process child) {
         long deadline = System.nanoTime() + 60_000_000_000L;
         try {
             while (System.nanoTime() < deadline) {
                 if (Files.exists(ready) && Files.size(ready) > 0) {
                     Files.deleteIfExists(ready);
-                    return 0;
+                    return Ready.READY;
                 }
                 if (!child.isAlive()) {
-                    return 1;
+                    return Ready.EXITED;
                 }
-                Thread.sleep(20);
+                Thread.sleep(10);
             }
         } catch (IOException e) {
-            return 1;
+            return Ready.FAILED;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return 1;
+            return Ready.FAILED;
         }
-        System.err.println("[ALERT] the daemon did not start listening within 60 s");
-        return 1;
+        return Ready.TIMEOUT;
     }
 }

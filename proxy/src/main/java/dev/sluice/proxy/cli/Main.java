@@ -153,13 +153,7 @@ public final class Main {
         String daemonReady = System.getenv(READY_FILE_ENV);
         long pid = ProcessHandle.current().pid();
         int rc = master.run(cli, () -> {
-            if (pidfile != null) {
-                try {
-                    Files.writeString(Path.of(pidfile), pid + "\n", StandardCharsets.US_ASCII);
-                } catch (IOException e) {
-                    System.err.println("[ALERT] cannot create pidfile " + pidfile);
-                }
-            }
+            writePidfile(pidfile, pid);
             if (daemonReady != null) {
                 try {
                     Files.writeString(Path.of(daemonReady), Long.toString(pid), StandardCharsets.US_ASCII);
@@ -167,13 +161,28 @@ public final class Main {
                     // the parent gives up waiting: nothing else to do
                 }
                 if (!opts.debug()) {
-                    PrintStream nul = new PrintStream(OutputStream.nullOutputStream());
-                    System.setOut(nul);
-                    System.setErr(nul);
-                    DetachedStdio.detach();
+                    detachStdio();
                 }
             }
         });
+        deletePidfile(pidfile);
+        return rc;
+    }
+
+    /** Writes {@code pid} to the pid file (when there is one); false (reported) when it cannot be. */
+    private static boolean writePidfile(String pidfile, long pid) {
+        if (pidfile != null) {
+            try {
+                Files.writeString(Path.of(pidfile), pid + "\n", StandardCharsets.US_ASCII);
+            } catch (IOException e) {
+                System.err.println("[ALERT] cannot create pidfile " + pidfile);
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static void deletePidfile(String pidfile) {
         if (pidfile != null) {
             try {
                 Files.deleteIfExists(Path.of(pidfile));
@@ -181,7 +190,14 @@ public final class Main {
                 // nothing to do
             }
         }
-        return rc;
+    }
+
+    /** A daemon once started: nothing more reaches the terminal it was started from. */
+    private static void detachStdio() {
+        PrintStream nul = new PrintStream(OutputStream.nullOutputStream());
+        System.setOut(nul);
+        System.setErr(nul);
+        DetachedStdio.detach();
     }
 
     /**
@@ -252,14 +268,9 @@ public final class Main {
             return 1;
         }
         long pid = ProcessHandle.current().pid();
-        if (pidfile != null) {
-            try {
-                Files.writeString(Path.of(pidfile), pid + "\n", StandardCharsets.US_ASCII);
-            } catch (IOException e) {
-                System.err.println("[ALERT] cannot create pidfile " + pidfile);
-                runtime.stop();
-                return 1;
-            }
+        if (!writePidfile(pidfile, pid)) {
+            runtime.stop();
+            return 1;
         }
         Signals.install(runtime);
         if (opts.debug()) {
@@ -304,10 +315,7 @@ public final class Main {
                 }
             }
             if (daemonReady != null && !opts.debug()) {
-                PrintStream nul = new PrintStream(OutputStream.nullOutputStream());
-                System.setOut(nul);
-                System.setErr(nul);
-                DetachedStdio.detach();
+                detachStdio();
             }
         }
         try {
@@ -318,13 +326,7 @@ public final class Main {
         if (Boolean.getBoolean("sluice.leakCheckOnExit")) {
             surfaceLeakReports();
         }
-        if (pidfile != null) {
-            try {
-                Files.deleteIfExists(Path.of(pidfile));
-            } catch (IOException e) {
-                // nothing to do
-            }
-        }
+        deletePidfile(pidfile);
         return 0;
     }
 

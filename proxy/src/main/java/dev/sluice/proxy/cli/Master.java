@@ -12,7 +12,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import sun.misc.Signal;
 
 /**
@@ -35,8 +34,6 @@ final class Master {
     /** In a worker: the UNIX path of the admin socket (level admin) the master CLI reaches it through. */
     static final String WORKER_CLI_ENV = "SLUICE_WORKER_CLI";
 
-    private static final long READY_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
-
     /** A worker process, current or leaving. */
     static final class Worker {
         final Process process;
@@ -46,7 +43,6 @@ final class Master {
         final int reloadsAtStart;
         /** Its admin socket, for the master CLI. */
         final Path cli;
-        boolean leaving;
 
         Worker(Process process, int reloadsAtStart, Path cli) {
             this.process = process;
@@ -104,19 +100,10 @@ final class Master {
      * without the master's own flags. Null when the JVM's command cannot be read.
      */
     static List<String> workerCommand(String[] args) {
-        var info = ProcessHandle.current().info();
-        if (info.command().isEmpty() || info.arguments().isEmpty()) {
+        List<String> cmd = Daemon.jvmCommand(args);
+        if (cmd == null) {
             return null;
         }
-        String[] all = info.arguments().get();
-        // the JVM's own arguments end with the main class or jar; the proxy's follow
-        int ours = all.length - args.length;
-        if (ours < 0) {
-            return null;
-        }
-        List<String> cmd = new ArrayList<>();
-        cmd.add(info.command().get());
-        cmd.addAll(List.of(all).subList(0, ours));
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -159,18 +146,9 @@ final class Master {
             Signal.handle(new Signal("TERM"), s -> stop("TERM"));
             Signal.handle(new Signal("INT"), s -> stop("INT"));
             Signal.handle(new Signal("USR1"), s -> stop("USR1"));
-            Signal.handle(new Signal("HUP"), s -> {
-                // as HAProxy's master: passed on (the workers dump their servers' states there)
-                forEachWorker(w -> Signals.send(w.pid, "HUP"));
-            });
-            Worker first;
             synchronized (reloading) {
-                first = spawn(initialSoftStop, initialHardStop);
-                if (first == null) {
+                if (spawn(initialSoftStop, initialHardStop) == null) {
                     return 1;
-                }
-                synchronized (this) {
-                    current = first;
                 }
             }
             notice("Loading success.");
@@ -252,38 +230,31 @@ final class Master {
         Thread.ofVirtual().name("sluice-worker-output-" + p.pid()).start(() -> copyOutput(p.getInputStream()));
         Worker w = new Worker(p, reloadsNow, socket);
         notice("New worker (" + w.pid + ") forked");
-        long deadline = System.nanoTime() + READY_TIMEOUT_NANOS;
-        try {
-            while (true) {
-                if (Files.exists(ready) && Files.size(ready) > 0) {
-                    Files.deleteIfExists(ready);
-                    break;
-                }
-                if (!p.isAlive()) {
-                    // it printed its own errors
-                    int status = p.exitValue();
-                    alert("New worker (" + w.pid + ") exited with code " + status + " (" + reason(status) + ") before it was ready");
-                    return null;
-                }
-                if (System.nanoTime() > deadline) {
-                    alert("the worker (" + w.pid + ") did not start listening within 60 s: stopping it");
-                    p.destroyForcibly();
-                    return null;
-                }
-                Thread.sleep(10);
+        switch (Daemon.awaitReady(ready, p)) {
+            case READY -> {
             }
-        } catch (IOException e) {
-            alert("cannot read the worker's ready file: " + e.getMessage());
-            p.destroyForcibly();
-            return null;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            p.destroyForcibly();
-            return null;
+            case EXITED -> {
+                // it printed its own errors
+                int status = p.exitValue();
+                alert("New worker (" + w.pid + ") exited with code " + status + " (" + reason(status) + ") before it was ready");
+                return null;
+            }
+            case TIMEOUT -> {
+                alert("the worker (" + w.pid + ") did not start listening within 60 s: stopping it");
+                p.destroyForcibly();
+                return null;
+            }
+            case FAILED -> {
+                alert("cannot tell whether the worker (" + w.pid + ") started: stopping it");
+                p.destroyForcibly();
+                return null;
+            }
         }
         boolean stop;
         synchronized (this) {
+            // listening: the current worker now, the others leave
             workers.add(w);
+            current = w;
             stop = stopping;
         }
         if (stop) {
@@ -335,12 +306,6 @@ final class Master {
                 return;
             }
             synchronized (this) {
-                for (Worker o : workers) {
-                    if (o != w) {
-                        o.leaving = true;
-                    }
-                }
-                current = w;
                 lastReloadFailed = false;
             }
             notice("Loading success.");
@@ -475,28 +440,25 @@ final class Master {
         row(sb, "#<PID>", "<type>", "<reloads>", "<uptime>", "<version>");
         long now = System.currentTimeMillis();
         String version = Version.VERSION;
-        List<Worker> live;
-        List<Worker> leaving = new ArrayList<>();
         synchronized (this) {
             row(sb, Long.toString(pid), "master", reloads + " [failed: " + failedReloads + "]", uptime(now - startMillis), version);
-            live = new ArrayList<>();
-            for (Worker w : workers) {
-                (w.leaving ? leaving : live).add(w);
-            }
             sb.append("# workers\n");
-            for (Worker w : live) {
-                row(sb, Long.toString(w.pid), "worker", Integer.toString(reloads - w.reloadsAtStart), uptime(now - w.startMillis), version);
+            if (current != null) {
+                workerRow(sb, current, now);
             }
+            List<Worker> leaving = workers.stream().filter(w -> w != current).sorted(Comparator.comparingLong(w -> w.startMillis)).toList();
             if (!leaving.isEmpty()) {
                 sb.append("# old workers\n");
-                leaving.sort(Comparator.comparingLong(w -> w.startMillis));
-                for (Worker w : leaving) {
-                    row(sb, Long.toString(w.pid), "worker", Integer.toString(reloads - w.reloadsAtStart), uptime(now - w.startMillis), version);
-                }
+                leaving.forEach(w -> workerRow(sb, w, now));
             }
         }
         sb.append("# programs\n");
         return sb.toString();
+    }
+
+    /** A worker's row: its reloads are those since it started. Under the lock. */
+    private void workerRow(StringBuilder sb, Worker w, long now) {
+        row(sb, Long.toString(w.pid), "worker", Integer.toString(reloads - w.reloadsAtStart), uptime(now - w.startMillis), Version.VERSION);
     }
 
     private static void row(StringBuilder sb, String... cols) {
@@ -510,11 +472,6 @@ final class Master {
         return String.format("%dd%02dh%02dm%02ds", s / 86400, s / 3600 % 24, s / 60 % 60, s % 60);
     }
 
-    /** The master's pid. */
-    long pid() {
-        return pid;
-    }
-
     /** Whether the last reload failed (the CLI's prompt says so). */
     synchronized boolean lastReloadFailed() {
         return lastReloadFailed;
@@ -522,8 +479,7 @@ final class Master {
 
     /** The worker {@code @<n>} names: the n-th current worker, from 1 (a single one here). */
     synchronized Worker relative(int n) {
-        List<Worker> live = workers.stream().filter(w -> !w.leaving).toList();
-        return n >= 1 && n <= live.size() ? live.get(n - 1) : null;
+        return n == 1 ? current : null;
     }
 
     /** The worker {@code @!<pid>} names, current or leaving. */

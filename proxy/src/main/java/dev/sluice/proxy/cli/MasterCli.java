@@ -32,9 +32,6 @@ import java.util.concurrent.TimeUnit;
  * it is.
  */
 final class MasterCli implements CliRouter {
-    /** How long a worker may take to answer a command passed on. */
-    private static final long FORWARD_TIMEOUT_MS = 30_000;
-
     private final Master master;
     private final EventLoopGroup group;
     private final AdminSockets sockets;
@@ -67,7 +64,6 @@ final class MasterCli implements CliRouter {
         r.register(new CliCommand(List.of("@master"), Level.USER, "@master", "send a command to the master process", req -> ""));
         r.register(new CliCommand(List.of("reload"), Level.OPERATOR, "reload", "reload sluice", req -> {
             // as HAProxy's master, whose reload re-executes it: the session ends
-            req.session().target(null);
             Thread.ofPlatform().daemon().name("sluice-reload").start(master::reload);
             req.session().requestQuit();
             return "";
@@ -150,12 +146,9 @@ final class MasterCli implements CliRouter {
             ch.shutdownOutput();
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             ByteBuffer buf = ByteBuffer.allocate(8192);
-            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FORWARD_TIMEOUT_MS);
+            // the worker's session ends after its answer (non-interactive), or at its stats timeout
             while (ch.read(buf.clear()) >= 0) {
                 out.write(buf.array(), 0, buf.position());
-                if (System.nanoTime() > deadline) {
-                    break;
-                }
             }
             return out.toString(StandardCharsets.UTF_8);
         } catch (IOException e) {
