@@ -81,6 +81,20 @@ class MasterWorkerTest {
         return Long.parseLong(r.get(i + 1).split(" ")[0]);
     }
 
+    /** The master CLI's socket beside the configuration. */
+    static Path cli(Path cfg) {
+        return cfg.getParent().resolve("master.sock");
+    }
+
+    /** Starts a master with {@code flags} and its CLI ({@link #cli}); returns once the port and the CLI answer. */
+    static Sluice startMaster(Path cfg, int port, String... flags) {
+        List<String> args = new java.util.ArrayList<>(List.of(flags));
+        args.addAll(List.of("-S", cli(cfg).toString()));
+        Sluice s = Sluice.start(cfg, args, Map.of(), port);
+        AdminClient.await(cli(cfg));
+        return s;
+    }
+
     /** The current worker once it is another than {@code old} (the master takes it as current once it listens). */
     static long newWorker(Path cli, long old) throws InterruptedException {
         long[] w = {old};
@@ -92,9 +106,8 @@ class MasterWorkerTest {
     void theMasterReloadsOnUsr2AndItsCliAndKeepsTheOldWorkerOnABrokenConfiguration() throws Exception {
         int port = Ports.free();
         Path cfg = Sluice.writeConfig(config(port, "gen1", ""));
-        Path cli = cfg.getParent().resolve("master.sock");
-        try (Sluice s = Sluice.start(cfg, List.of("-W", "-S", cli.toString()), Map.of(), port)) {
-            AdminClient.await(cli);
+        Path cli = cli(cfg);
+        try (Sluice s = startMaster(cfg, port, "-W")) {
             assertThat(body(port)).isEqualTo("gen1");
             String table = AdminClient.run(cli, "show proc\n");
             assertThat(table.lines().findFirst().orElse("")).isEqualTo("#<PID>          <type>          <reloads>       <uptime>        <version>      ");
@@ -162,9 +175,8 @@ class MasterWorkerTest {
     void aWorkerThatDiesTakesTheMasterAndItsStatusWithItUnlessNoExitOnFailure() throws Exception {
         int port = Ports.free();
         Path cfg = Sluice.writeConfig(config(port, "up", ""));
-        Path cli = cfg.getParent().resolve("master.sock");
-        try (Sluice s = Sluice.start(cfg, List.of("-W", "-S", cli.toString()), Map.of(), port)) {
-            AdminClient.await(cli);
+        Path cli = cli(cfg);
+        try (Sluice s = startMaster(cfg, port, "-W")) {
             long w = workerPid(cli);
             ProcessHandle.of(w).orElseThrow().destroyForcibly();
             assertThat(s.process().waitFor(15, TimeUnit.SECONDS)).isTrue();
@@ -178,9 +190,8 @@ class MasterWorkerTest {
         port = Ports.free();
         int p = port;
         cfg = Sluice.writeConfig(config(port, "up", "    master-worker no-exit-on-failure"));
-        cli = cfg.getParent().resolve("master.sock");
-        try (Sluice s = Sluice.start(cfg, List.of("-S", cli.toString()), Map.of(), port)) {
-            AdminClient.await(cli);
+        cli = cli(cfg);
+        try (Sluice s = startMaster(cfg, port)) {
             long w = workerPid(cli);
             ProcessHandle.of(w).orElseThrow().destroyForcibly();
             Path c = cli;
@@ -217,10 +228,9 @@ class MasterWorkerTest {
                     backend be
                         server o1 127.0.0.1:%d
                     """.formatted(port, o.port()));
-            Path cli = cfg.getParent().resolve("master.sock");
-            try (Sluice s = Sluice.start(cfg, List.of("-W", "-S", cli.toString()), Map.of(), port);
+            Path cli = cli(cfg);
+            try (Sluice s = startMaster(cfg, port, "-W");
                     RawClient slow = new RawClient(port, 30_000)) {
-                AdminClient.await(cli);
                 long w1 = workerPid(cli);
                 slow.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n");
                 assertThat(arrived.await(10, TimeUnit.SECONDS)).isTrue();
@@ -313,10 +323,9 @@ class MasterWorkerTest {
         assumeTrue(Daemon.haproxyInstalled(), "haproxy is not installed");
         int port = Ports.free();
         Path cfg = Sluice.writeConfig(config(port, "up", ""));
-        Path cli = cfg.getParent().resolve("master.sock");
+        Path cli = cli(cfg);
         String sluice;
-        try (Sluice s = Sluice.start(cfg, List.of("-W", "-S", cli.toString()), Map.of(), port)) {
-            AdminClient.await(cli);
+        try (Sluice s = startMaster(cfg, port, "-W")) {
             sluice = masked(AdminClient.run(cli, "show proc\n")) + AdminClient.run(cli, "@3 show info\n");
         }
         Path hcli = cfg.getParent().resolve("haproxy-master.sock");
