@@ -22,7 +22,7 @@ final class CheckKeywords {
 
     /** The server options this class parses. */
     static final List<String> SERVER_OPTIONS = List.of("check", "no-check", "inter", "fastinter", "downinter", "rise", "fall", "port", "addr",
-            "check-ssl", "no-check-ssl", "check-sni");
+            "check-ssl", "no-check-ssl", "check-sni", "check-send-proxy", "no-check-send-proxy");
 
     static final String SEND_SYNTAX = "http-check send [meth <method>] [uri <uri>] [ver <version>] [hdr <name> <value>]* [body <string>]"
             + " [comment <msg>]";
@@ -546,6 +546,10 @@ final class CheckKeywords {
                 p.checkSsl = w.equals("check-ssl");
                 return i + 1;
             }
+            case "check-send-proxy", "no-check-send-proxy" -> {
+                p.checkSendProxy = w.equals("check-send-proxy");
+                return i + 1;
+            }
             case "check-sni" -> {
                 if (i + 1 >= a.size() || a.get(i + 1).isEmpty()) {
                     c.error(prefix + "'check-sni' expects a string as argument.");
@@ -636,6 +640,6 @@ final class CheckKeywords {
 
     /** The check options a server line ends with. */
     static ServerCheck serverCheck(ServerParams p) {
-        return new ServerCheck(p.check, p.inter, p.fastinter, p.downinter, p.rise, p.fall, p.checkPort, p.checkAddr, p.checkSsl, p.checkSni);
+        return new ServerCheck(p.check, p.inter, p.fastinter, p.downinter, p.rise, p.fall, p.checkPort, p.checkAddr, p.checkSsl, p.checkSni, p.checkSendProxy);
     }
 }

@@ -69,14 +69,15 @@ final class CoreKeywords {
         // proxies
         r.register(new Keyword("mode", PROXIES, "mode http", "Proxy mode: 'http' processes HTTP requests (the only mode Sluice has so far).",
                 CoreKeywords::mode));
-        r.register(new Keyword("bind", FRONTENDS, "bind <address>:<port>[,...] | fd@<n> | quic4@<address>:<port> | quic6@<address>:<port> [ssl crt <pem|dir>... [alpn <list>] [ciphers <list>] [ssl-min-ver <v>] [verify ...]] [proto h2] [quic-force-retry] [quic-cc-algo cubic|newreno|bbr]",
+        r.register(new Keyword("bind", FRONTENDS, "bind <address>:<port>[,...] | fd@<n> | quic4@<address>:<port> | quic6@<address>:<port> [ssl crt <pem|dir>... [alpn <list>] [ciphers <list>] [ssl-min-ver <v>] [verify ...]] [proto h2] [accept-proxy] [quic-force-retry] [quic-cc-algo cubic|newreno|bbr]",
                 "Accept connections on an IPv4 or IPv6 address and port, or on a listening socket inherited as file descriptor <n>; with ssl, terminate TLS (certificates chosen by SNI, default ALPN h2,http/1.1); proto h2 speaks HTTP/2 on clear text."
+                        + " accept-proxy: every connection starts with a PROXY protocol header (v1 or v2, from a load balancer in front), whose addresses become the client's (src, dst, logs); a connection without a valid one is closed and logged."
                         + " quic4@/quic6@ receive QUIC datagrams on UDP and serve HTTP/3 (needs ssl crt; ALPN h3): quic-force-retry makes every new connection prove its address with a Retry token first (otherwise Retry starts above tune.quic.retry-threshold half-open connections); quic-cc-algo picks the congestion controller (default cubic).",
                 CoreKeywords::bind));
         r.register(new Keyword("server", BACKENDS, "server <name> <address>[:<port>] [weight <0-256>] [backup] [disabled] [id <n>]"
                 + " [init-state fully-up|up|down|fully-down] [maxconn <n>] [minconn <n>] [maxqueue <n>] [slowstart <time>] [cookie <value>]"
                 + " [ssl [verify none|required]"
-                + " [ca-file <f>] [sni <expr>] [alpn <list>] [crt <pem>]] [proto h2]",
+                + " [ca-file <f>] [sni <expr>] [alpn <list>] [crt <pem>]] [proto h2] [send-proxy|send-proxy-v2]",
                 "Declare a server of the backend; without a port the connection's destination port is used. A backup server serves"
                         + " only when no active server is usable; a disabled one (or weight 0) is never chosen; init-state down starts it"
                         + " DOWN. id defaults to the first free number. maxconn: concurrent requests; more wait in a queue (the server's"
@@ -85,7 +86,9 @@ final class CoreKeywords {
                         + " grows from minconn to maxconn with the backend's load, reaching maxconn at 'fullconn' requests."
                         + " cookie: the value of the backend's"
                         + " persistence cookie that designates this server. With ssl, connect over TLS (SNI from the sni expression, else"
-                        + " the host name; with alpn h2 the handshake chooses HTTP/2 or HTTP/1.1).",
+                        + " the host name; with alpn h2 the handshake chooses HTTP/2 or HTTP/1.1). send-proxy/send-proxy-v2: each new"
+                        + " connection starts with a PROXY protocol v1/v2 header giving the client's addresses; such connections only"
+                        + " carry requests of the client connection they were opened for.",
                 CoreKeywords::server));
         r.register(new Keyword("default-server", BACKEND_SIDE, "default-server [weight <0-256>] [backup|no-backup] [disabled|enabled]"
                 + " [init-state <state>] [maxconn <n>] [minconn <n>] [maxqueue <n>] [slowstart <time>] [cookie <value>] [ssl options]"
@@ -328,11 +331,17 @@ final class CoreKeywords {
         TlsOptions opts = new TlsOptions();
         BindSocketOptions sock = new BindSocketOptions();
         boolean forceRetry = false;
+        boolean acceptProxy = false;
         dev.sluice.config.model.BindQuic.CongestionControl cc = null;
         String quicOption = null;
         int i = 1;
         while (i < a.size()) {
             String opt = a.get(i);
+            if (opt.equals("accept-proxy")) {
+                acceptProxy = true;
+                i++;
+                continue;
+            }
             if (opt.equals("quic-force-retry")) {
                 forceRetry = true;
                 quicOption = opt;
@@ -372,7 +381,7 @@ final class CoreKeywords {
                 c.error(what != null ? "bind option '" + opt + "' is not supported by Sluice yet: " + what
                         : "unknown bind option '" + opt + "'" + Suggestions.didYouMean(Suggestions.closest(opt, List.of("ssl", "crt", "alpn",
                                 "ciphers", "ciphersuites", "ssl-min-ver", "ssl-max-ver", "ca-file", "verify", "proto", "no-tls-tickets",
-                                "strict-sni", "curves", "quic-force-retry", "quic-cc-algo"))));
+                                "strict-sni", "curves", "quic-force-retry", "quic-cc-algo", "accept-proxy"))));
                 return;
             }
             i = next;
@@ -407,11 +416,15 @@ final class CoreKeywords {
                     c.error("'" + quicOption + "' only applies to QUIC binds (quic4@ or quic6@), not to '" + one + "'.");
                     continue;
                 }
+                if (acceptProxy && addr instanceof ListenAddress.Quic) {
+                    c.error("'accept-proxy' does not apply to QUIC bind '" + one + "': the PROXY protocol runs over TCP.");
+                    continue;
+                }
                 if (sock.used != null && !(addr instanceof ListenAddress.Inet)) {
                     c.error("'" + sock.used + "' only applies to TCP addresses, not to '" + one + "'.");
                     continue;
                 }
-                c.proxy().binds.add(new Bind(c.at(), addr, one, null, opts.proto, quic, sock.build()));
+                c.proxy().binds.add(new Bind(c.at(), addr, one, null, opts.proto, quic, sock.build(), acceptProxy));
                 c.proxy().bindOptions.add(opts);
             } catch (IllegalArgumentException e) {
                 c.error(e.getMessage());
@@ -440,10 +453,9 @@ final class CoreKeywords {
         return switch (opt) {
             case "agent-check", "agent-port", "agent-addr", "agent-inter", "agent-send", "agent-host" -> "agent checks";
             case "observe", "error-limit", "on-error", "on-marked-down", "on-marked-up" -> "health analysis of live traffic (observe)";
-            case "check-send-proxy" -> "the PROXY protocol";
             case "check-alpn", "check-proto", "check-via-socks4" -> "this health-check option";
             case "verifyhost", "sni-auto", "allow-0rtt", "crl-file" -> "this server TLS option";
-            case "send-proxy", "send-proxy-v2", "send-proxy-v2-ssl", "send-proxy-v2-ssl-cn" -> "the PROXY protocol";
+            case "send-proxy-v2-ssl", "send-proxy-v2-ssl-cn", "proxy-v2-options" -> "PROXY protocol v2 TLS and extra fields (TLVs)";
             case "resolvers", "resolve-prefer", "init-addr", "resolve-opts", "resolve-net" -> "DNS resolvers";
             case "track" -> "server tracking";
             case "pool-max-conn", "pool-low-conn", "pool-purge-delay" -> "connection pool tuning";
@@ -494,7 +506,8 @@ final class CoreKeywords {
             int maxconn = p.minconn > p.maxconn ? p.minconn : p.maxconn;
             int minconn = p.minconn > p.maxconn || p.minconn == 0 ? maxconn : p.minconn;
             c.proxy().servers.add(new Server(c.at(), name, hp.host(), hp.port(), p.weight, null, line.tls.proto, p.id, p.backup, p.disabled,
-                    p.initState, maxconn, p.maxqueue, p.slowstart, CheckKeywords.serverCheck(p), p.cookie, minconn));
+                    p.initState, maxconn, p.maxqueue, p.slowstart, CheckKeywords.serverCheck(p), p.cookie, minconn,
+                    (p.sendProxy & 2) != 0 ? 2 : p.sendProxy & 1));
             c.proxy().serverOptions.add(line.tls);
         }
     }
@@ -510,6 +523,21 @@ final class CoreKeywords {
         int i = from;
         while (i < a.size()) {
             String opt = a.get(i);
+            switch (opt) {
+                case "send-proxy", "send-proxy-v2" -> {
+                    // a set of versions, as HAProxy's pp_opts: v2 wins when both are set
+                    params.sendProxy |= opt.equals("send-proxy") ? 1 : 2;
+                    i++;
+                    continue;
+                }
+                case "no-send-proxy", "no-send-proxy-v2" -> {
+                    params.sendProxy &= opt.equals("no-send-proxy") ? ~1 : ~2;
+                    i++;
+                    continue;
+                }
+                default -> {
+                }
+            }
             int next = BalanceKeywords.serverOption(c, dflt ? null : name, params, a, i);
             if (next == TlsKeywords.NOT_MINE) {
                 next = CheckKeywords.serverOption(c, dflt ? null : name, params, a, i);
@@ -540,7 +568,7 @@ final class CoreKeywords {
     private static List<String> serverOptionNames() {
         List<String> names = new ArrayList<>(BalanceKeywords.SERVER_OPTIONS);
         names.addAll(CheckKeywords.SERVER_OPTIONS);
-        names.addAll(List.of("ssl", "verify", "ca-file", "sni", "alpn", "proto", "crt", "no-ssl-reuse"));
+        names.addAll(List.of("ssl", "verify", "ca-file", "sni", "alpn", "proto", "crt", "no-ssl-reuse", "send-proxy", "send-proxy-v2"));
         return names;
     }
 

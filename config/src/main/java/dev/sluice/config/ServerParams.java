@@ -30,6 +30,10 @@ final class ServerParams {
     String checkAddr;
     boolean checkSsl;
     String checkSni;
+    /** {@code check-send-proxy}. */
+    boolean checkSendProxy;
+    /** The PROXY protocol versions set: {@code send-proxy} bit 1, {@code send-proxy-v2} bit 2. */
+    int sendProxy;
 
     ServerParams copy() {
         ServerParams p = new ServerParams();
@@ -53,6 +57,8 @@ final class ServerParams {
         p.checkAddr = checkAddr;
         p.checkSsl = checkSsl;
         p.checkSni = checkSni;
+        p.checkSendProxy = checkSendProxy;
+        p.sendProxy = sendProxy;
         return p;
     }
 }

@@ -214,7 +214,7 @@ final class TlsKeywords {
             case "npn" -> "NPN (obsolete; use 'alpn')";
             case "allow-0rtt", "ca-ignore-err", "crt-ignore-err", "ecdhe", "ca-sign-file", "ca-sign-pass", "generate-certificates",
                     "no-ca-names", "crl-file", "ca-verify-file", "ocsp-update", "sigalgs", "client-sigalgs", "ssl-reuse" -> "this TLS option";
-            case "accept-proxy", "accept-netscaler-cip" -> "the PROXY protocol";
+            case "accept-netscaler-cip" -> "NetScaler client IP insertion";
             case "maxconn" -> "per-listener connection limits (use the frontend's maxconn)";
             case "namespace", "nice", "process", "thread", "shards", "label", "guid-prefix" -> "this bind option";
             case "level", "mode", "user", "group", "uid", "gid", "expose-fd", "severity-output" -> "stats sockets";

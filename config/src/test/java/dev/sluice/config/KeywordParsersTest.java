@@ -348,7 +348,8 @@ class KeywordParsersTest {
                 "`:80 ssl crt /x.pem alpn` => 'alpn' expects an argument.",
                 "`:80 ssl crt /x.pem crt-list /l` => bind option 'crt-list' is not supported by Sluice yet: certificate lists (use several 'crt' or a directory)",
                 "`:80 ssl crt /x.pem no-tlsv10 no-tlsv11 no-tlsv12 no-tlsv13` => no TLS version is left enabled by the version options.",
-                "`:80 accept-proxy`   => bind option 'accept-proxy' is not supported by Sluice yet: the PROXY protocol",
+                "`:80 accept-netscaler-cip 1234` => bind option 'accept-netscaler-cip' is not supported by Sluice yet: NetScaler client IP insertion",
+                "`quic4@:443 ssl crt /x.pem accept-proxy` => 'accept-proxy' does not apply to QUIC bind 'quic4@:443': the PROXY protocol runs over TCP.",
                 "`:80 shards 2`       => bind option 'shards' is not supported by Sluice yet: this bind option",
                 "`:80 name`           => 'name' expects an argument.",
         })
@@ -415,6 +416,8 @@ class KeywordParsersTest {
                 "s1 10.0.0.1:80 ssl verify optional => 'verify' on a server takes 'none' or 'required', not 'optional'",
                 "s1 10.0.0.1:80 proto h3        => 'proto' : unknown protocol 'h3' (Sluice supports 'h1' and 'h2')",
                 "s1 10.0.0.1:80 track be/s2     => server 's1' : option 'track' is not supported by Sluice yet: server tracking",
+                "s1 10.0.0.1:80 send-proxy-v2-ssl => server 's1' : option 'send-proxy-v2-ssl' is not supported by Sluice yet: PROXY protocol v2 TLS and extra fields (TLVs)",
+                "s1 10.0.0.1:80 send-proxi      => server 's1' : unknown keyword 'send-proxi'; did you mean 'send-proxy' maybe ?",
                 "s1 10.0.0.1:80 minconn -1      => server 's1' : 'minconn' expects a non-negative integer (got '-1').",
                 "s1 10.0.0.1:80 wieght 3        => server 's1' : unknown keyword 'wieght'; did you mean 'weight' maybe ?",
                 "s1 10.0.0.1:80 foo             => server 's1' : unknown keyword 'foo'",
@@ -453,6 +456,30 @@ class KeywordParsersTest {
                     tuple("b", 10),
                     tuple("c", 3),
                     tuple("d", 0));
+        }
+
+        @Test
+        void proxyProtocolVersionsAddAndRemoveAsInHaproxy() {
+            Proxy be = backendOf("""
+                    server a 10.0.0.1:80
+                    server b 10.0.0.2:80 send-proxy
+                    server c 10.0.0.3:80 send-proxy-v2
+                    server d 10.0.0.4:80 send-proxy send-proxy-v2
+                    default-server send-proxy-v2 check-send-proxy
+                    server e 10.0.0.5:80
+                    server f 10.0.0.6:80 no-send-proxy-v2 no-check-send-proxy
+                    server g 10.0.0.7:80 no-send-proxy
+                    """);
+            assertThat(be.servers()).extracting(Server::name, Server::sendProxy, s -> s.check().sendProxy()).containsExactly(
+                    tuple("a", 0, false),
+                    tuple("b", 1, false),
+                    tuple("c", 2, false),
+                    tuple("d", 2, false),
+                    tuple("e", 2, true),
+                    tuple("f", 0, false),
+                    tuple("g", 2, true));
+            Proxy fe = frontendOf("bind :80 accept-proxy\nbind :81");
+            assertThat(fe.binds()).extracting(dev.sluice.config.model.Bind::acceptProxy).startsWith(true, false).containsOnlyOnce(true);
         }
 
         @Test

@@ -80,6 +80,11 @@ final class RawClient implements AutoCloseable {
         }
     }
 
+    /** The client's own port. */
+    int localPort() {
+        return socket.getLocalPort();
+    }
+
     OutputStream out() {
         return out;
     }

@@ -7,9 +7,15 @@ import dev.sluice.config.SourceRef;
  * null for clear text) and which protocol it speaks on clear text ({@code proto} "h2" for HTTP/2 with
  * prior knowledge, null for HTTP/1.x). A {@code quic4@}/{@code quic6@} bind ({@link ListenAddress.Quic})
  * always has {@code tls} and carries its QUIC options in {@code quic}; {@code quic} is null on TCP binds.
- * {@code socket} holds the listener's name and socket options.
+ * {@code socket} holds the listener's name and socket options. {@code acceptProxy}: each connection starts with a
+ * PROXY protocol header (v1 or v2) giving the client's addresses ({@code accept-proxy}).
  */
-public record Bind(SourceRef where, ListenAddress address, String text, BindTls tls, String proto, BindQuic quic, BindSocket socket) {
+public record Bind(SourceRef where, ListenAddress address, String text, BindTls tls, String proto, BindQuic quic, BindSocket socket,
+        boolean acceptProxy) {
+
+    public Bind(SourceRef where, ListenAddress address, String text, BindTls tls, String proto, BindQuic quic, BindSocket socket) {
+        this(where, address, text, tls, proto, quic, socket, false);
+    }
 
     public Bind(SourceRef where, ListenAddress address, String text) {
         this(where, address, text, null, null, null, BindSocket.DEFAULT);
@@ -24,7 +30,7 @@ public record Bind(SourceRef where, ListenAddress address, String text, BindTls 
     }
 
     public Bind withTls(BindTls t) {
-        return new Bind(where, address, text, t, proto, quic, socket);
+        return new Bind(where, address, text, t, proto, quic, socket, acceptProxy);
     }
 
     /** With the proxy's {@code backlog} when the line sets none. */
@@ -34,7 +40,7 @@ public record Bind(SourceRef where, ListenAddress address, String text, BindTls 
         }
         BindSocket s = socket;
         return new Bind(where, address, text, tls, proto, quic, new BindSocket(s.name(), s.id(), backlog, s.deferAccept(), s.fastOpen(),
-                s.transparent(), s.v4v6(), s.v6only(), s.mss(), s.userTimeoutMs(), s.iface()));
+                s.transparent(), s.v4v6(), s.v6only(), s.mss(), s.userTimeoutMs(), s.iface()), acceptProxy);
     }
 
     /** Whether this bind listens for QUIC (HTTP/3) datagrams rather than TCP connections. */

@@ -11,16 +11,22 @@ import dev.sluice.config.SourceRef;
  * {@code slowstart} is in milliseconds (0: none). {@code check} holds its health-check options (never null). {@code cookie}
  * is its persistence cookie value ({@code cookie <value>}), null when none. {@code minconn} makes {@code maxconn} a dynamic
  * limit (see {@code fullconn}); as HAProxy, a {@code minconn} above {@code maxconn} raises {@code maxconn} to it, and
- * without {@code minconn} it equals {@code maxconn} (a static limit).
+ * without {@code minconn} it equals {@code maxconn} (a static limit). {@code sendProxy} is the PROXY protocol version each
+ * new connection to the server starts with ({@code send-proxy} 1, {@code send-proxy-v2} 2; 0: none).
  */
 public record Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto, int id, boolean backup,
         boolean disabled, InitState initState, int maxconn, int maxqueue, long slowstart, ServerCheck check, String cookie,
-        int minconn) {
+        int minconn, int sendProxy) {
 
     public Server {
         if (check == null) {
             check = ServerCheck.DEFAULT;
         }
+    }
+
+    public Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto, int id, boolean backup,
+            boolean disabled, InitState initState, int maxconn, int maxqueue, long slowstart, ServerCheck check, String cookie, int minconn) {
+        this(where, name, host, port, weight, tls, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn, 0);
     }
 
     public Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto, int id, boolean backup,
@@ -37,11 +43,11 @@ public record Server(SourceRef where, String name, String host, int port, int we
     }
 
     public Server withTls(ServerTls t) {
-        return new Server(where, name, host, port, weight, t, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn);
+        return new Server(where, name, host, port, weight, t, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn, sendProxy);
     }
 
     public Server withId(int newId) {
-        return new Server(where, name, host, port, weight, tls, proto, newId, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn);
+        return new Server(where, name, host, port, weight, tls, proto, newId, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn, sendProxy);
     }
 
     /** {@code init-state}: the state a server starts in, before any health check. */

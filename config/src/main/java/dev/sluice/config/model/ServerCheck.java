@@ -5,13 +5,20 @@ package dev.sluice.config.model;
  * {@code check}; intervals are in milliseconds ({@code fastinter} and {@code downinter} 0 when unset: {@code inter}
  * is used); {@code port} is 0 and {@code addr} null when the check goes to the server's own address. {@code ssl} is
  * {@code check-ssl}: a check with its own address or port only speaks TLS with it, otherwise it inherits the
- * server's {@code ssl}, as in HAProxy. {@code sni} is {@code check-sni} (null: none).
+ * server's {@code ssl}, as in HAProxy. {@code sni} is {@code check-sni} (null: none). {@code sendProxy} is
+ * {@code check-send-proxy}: the check's connection starts with a PROXY protocol header even when it goes elsewhere
+ * (without it, a check sends one when the server does and the check is not {@link #redirected()}).
  */
 public record ServerCheck(boolean enabled, long inter, long fastinter, long downinter, int rise, int fall, int port, String addr,
-        boolean ssl, String sni) {
+        boolean ssl, String sni, boolean sendProxy) {
 
     /** HAProxy's defaults: no check, every 2 s, rise 2, fall 3. */
-    public static final ServerCheck DEFAULT = new ServerCheck(false, 2000, 0, 0, 2, 3, 0, null, false, null);
+    public static final ServerCheck DEFAULT = new ServerCheck(false, 2000, 0, 0, 2, 3, 0, null, false, null, false);
+
+    public ServerCheck(boolean enabled, long inter, long fastinter, long downinter, int rise, int fall, int port, String addr,
+            boolean ssl, String sni) {
+        this(enabled, inter, fastinter, downinter, rise, fall, port, addr, ssl, sni, false);
+    }
 
     /** The interval while the server is fully up or fully down, or in between ({@code fastinter}). */
     public long interval(boolean fullyUp, boolean fullyDown) {

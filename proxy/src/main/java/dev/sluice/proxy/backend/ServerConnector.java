@@ -52,6 +52,16 @@ public final class ServerConnector {
         default io.netty.util.concurrent.Future<?> sessionEnd() {
             return null;
         }
+
+        /** The client's address for a PROXY protocol header ({@code send-proxy}); null: not known. */
+        default InetSocketAddress proxiedSource() {
+            return null;
+        }
+
+        /** The address the client connected to, for a PROXY protocol header; null: not known. */
+        default InetSocketAddress proxiedDestination() {
+            return null;
+        }
     }
 
     private final Transport transport;
@@ -118,6 +128,9 @@ public final class ServerConnector {
         boolean h2 = server.multiplexed();
         if (server.tls() != null) {
             TlsConnect t = new TlsConnect(server, loop, loopIndex, clientLocal, addr, connectTimeoutMs, sni, session, policy);
+            if (server.config().sendProxy() != 0) {
+                t.proxyHeader = new ProxyHeaderWriter(server.config().sendProxy(), cb.proxiedSource(), cb.proxiedDestination());
+            }
             if (h2) {
                 t.pending = newMux(server, loopIndex, sni, session, policy, cb);
             } else {
@@ -131,7 +144,19 @@ public final class ServerConnector {
             return;
         }
         ChannelHandler handler = h2 ? (ChannelHandler) newMux(server, loopIndex, null, session, policy, cb) : factory.create(server, loopIndex, false, null);
-        b.handler(handler);
+        int pp = server.config().sendProxy();
+        if (pp != 0) {
+            InetSocketAddress src = cb.proxiedSource();
+            InetSocketAddress dst = cb.proxiedDestination();
+            b.handler(new ChannelInitializer<Channel>() {
+                @Override
+                protected void initChannel(Channel ch) {
+                    ch.pipeline().addLast("pp", new ProxyHeaderWriter(pp, src, dst)).addLast(handler);
+                }
+            });
+        } else {
+            b.handler(handler);
+        }
         ChannelFuture f = b.connect(addr);
         f.addListener(x -> {
             if (x.isSuccess()) {
@@ -174,6 +199,8 @@ public final class ServerConnector {
         private final HttpOptions.Reuse policy;
         Callback cb;
         MultiplexedConnection pending;
+        /** The PROXY protocol header the connection starts with, before TLS; null: none. */
+        ProxyHeaderWriter proxyHeader;
         private boolean settled;
 
         TlsConnect(Server server, EventLoop loop, int loopIndex, InetSocketAddress clientLocal, InetSocketAddress addr, long connectTimeoutMs,
@@ -194,6 +221,9 @@ public final class ServerConnector {
             SslHandler ssl = server.tls().context().newHandler(ch.alloc(), sni, addr);
             // the handshake is part of connecting: timeout connect bounds it, as in HAProxy
             ssl.setHandshakeTimeoutMillis(connectTimeoutMs > 0 ? connectTimeoutMs : ServerTlsContext.DEFAULT_HANDSHAKE_TIMEOUT_MS);
+            if (proxyHeader != null) {
+                ch.pipeline().addLast("pp", proxyHeader);
+            }
             ch.pipeline().addLast("tls", ssl).addLast("handshake", new TlsHandshakeHandler(this));
         }
 

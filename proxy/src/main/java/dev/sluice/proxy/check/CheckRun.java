@@ -70,6 +70,10 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements H1Parser.Si
                 .handler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {
+                        int pp = check.proxyHeaderVersion();
+                        if (pp != 0) {
+                            ch.pipeline().addLast("pp", dev.sluice.proxy.backend.ProxyHeaderWriter.forCheck(pp));
+                        }
                         if (tls) {
                             SslHandler ssl = check.server().tls().context().newHandler(ch.alloc(), check.sni(), target);
                             // the check's own timers bound the handshake

@@ -171,6 +171,19 @@ public final class HealthCheck {
         return server.tls() != null && (config.ssl() || !config.redirected() && portOverride == 0 && addrOverride == null);
     }
 
+    /**
+     * The PROXY protocol version a check's connection starts with (0: none): {@code check-send-proxy}, or the server's
+     * {@code send-proxy}/{@code send-proxy-v2} when checks go to the server's own address, as in HAProxy; v1 when
+     * {@code check-send-proxy} is set on a server that sends none.
+     */
+    int proxyHeaderVersion() {
+        int v = server.config().sendProxy();
+        if (config.sendProxy()) {
+            return v != 0 ? v : 1;
+        }
+        return !config.redirected() && portOverride == 0 && addrOverride == null ? v : 0;
+    }
+
     /** The SNI of a TLS check: {@code check-sni}, else none (HAProxy sends none by default). */
     String sni() {
         return config.sni();

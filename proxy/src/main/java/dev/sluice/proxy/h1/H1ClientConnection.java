@@ -12,6 +12,7 @@ import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.http.Stream;
 import dev.sluice.proxy.listener.ConnectionLimit;
+import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.runtime.Frontend;
 import dev.sluice.proxy.tls.TlsSession;
 import io.netty.buffer.ByteBuf;
@@ -81,6 +82,10 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     private long bytesOut;
     private boolean tls;
     private TlsSession tlsSession;
+    /** The client's addresses: the PROXY header's when the connection started with one ({@code accept-proxy}). */
+    private InetSocketAddress remote;
+    private InetSocketAddress local;
+    private ProxyHeader.Received proxyHeader;
 
     public H1ClientConnection(Frontend frontend, boolean admitted) {
         this.frontend = frontend;
@@ -146,6 +151,9 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         requestStart = System.nanoTime();
         tlsSession = TlsSession.of(ch);
         tls = tlsSession != null;
+        proxyHeader = ProxyHeader.Received.of(ch);
+        remote = ProxyHeader.Received.remote(proxyHeader, ch);
+        local = ProxyHeader.Received.local(proxyHeader, ch);
         if (frontend.accessLog() != null) {
             frontend.accessLog().logConnect(remoteAddress(), localAddress(), frontend.name());
         }
@@ -454,12 +462,17 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
 
     @Override
     public InetSocketAddress remoteAddress() {
-        return (InetSocketAddress) ch.remoteAddress();
+        return remote != null ? remote : (InetSocketAddress) ch.remoteAddress();
     }
 
     @Override
     public InetSocketAddress localAddress() {
-        return (InetSocketAddress) ch.localAddress();
+        return local != null ? local : (InetSocketAddress) ch.localAddress();
+    }
+
+    @Override
+    public ProxyHeader.Received proxyHeader() {
+        return proxyHeader;
     }
 
     /** Decides framing and persistence for a final response head; returns the extra framing line. */

@@ -4,6 +4,7 @@ import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.http.Deadline;
 import dev.sluice.proxy.http.GeneratedResponse;
 import dev.sluice.proxy.listener.ConnectionLimit;
+import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.runtime.Frontend;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
@@ -25,6 +26,7 @@ import dev.sluice.proxy.stats.H2Counters;
 import io.netty.handler.logging.LogLevel;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
+import java.net.InetSocketAddress;
 
 /**
  * An HTTP/2 client connection (h2 after TLS ALPN, or h2c with prior knowledge). Each request stream
@@ -91,6 +93,9 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     /** The client shut its side down (FIN): HTTP/2 has no half-close, the connection ends with its last stream. */
     private boolean inputClosed;
     private dev.sluice.proxy.tls.TlsSession tlsSession;
+    private InetSocketAddress remote;
+    private InetSocketAddress local;
+    private ProxyHeader.Received proxyHeader;
 
     private H2ClientConnection(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings, Frontend frontend,
             boolean admitted) {
@@ -167,6 +172,19 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
         return acceptDate;
     }
 
+    /** The client's address: the PROXY header's when the connection started with one ({@code accept-proxy}). */
+    InetSocketAddress remoteAddress() {
+        return remote != null ? remote : (InetSocketAddress) ctx.channel().remoteAddress();
+    }
+
+    InetSocketAddress localAddress() {
+        return local != null ? local : (InetSocketAddress) ctx.channel().localAddress();
+    }
+
+    ProxyHeader.Received proxyHeader() {
+        return proxyHeader;
+    }
+
     boolean tls() {
         return tls;
     }
@@ -216,9 +234,11 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
         acceptDate = System.currentTimeMillis();
         tlsSession = dev.sluice.proxy.tls.TlsSession.of(ctx.channel());
         tls = tlsSession != null;
+        proxyHeader = ProxyHeader.Received.of(ctx.channel());
+        remote = ProxyHeader.Received.remote(proxyHeader, ctx.channel());
+        local = ProxyHeader.Received.local(proxyHeader, ctx.channel());
         if (frontend.accessLog() != null) {
-            frontend.accessLog().logConnect((java.net.InetSocketAddress) ctx.channel().remoteAddress(),
-                    (java.net.InetSocketAddress) ctx.channel().localAddress(), frontend.name());
+            frontend.accessLog().logConnect(remote, local, frontend.name());
         }
         try {
             // widen the connection window beyond the initial 64 KiB

@@ -220,12 +220,17 @@ final class H2ClientStream implements ClientSide {
 
     @Override
     public InetSocketAddress remoteAddress() {
-        return (InetSocketAddress) ctx().channel().remoteAddress();
+        return conn.remoteAddress();
     }
 
     @Override
     public InetSocketAddress localAddress() {
-        return (InetSocketAddress) ctx().channel().localAddress();
+        return conn.localAddress();
+    }
+
+    @Override
+    public dev.sluice.proxy.listener.ProxyHeader.Received proxyHeader() {
+        return conn.proxyHeader();
     }
 
     @Override

@@ -98,6 +98,11 @@ public interface ClientSide {
         return null;
     }
 
+    /** What the PROXY protocol header the connection started with said ({@code bind ... accept-proxy}), or null. */
+    default dev.sluice.proxy.listener.ProxyHeader.Received proxyHeader() {
+        return null;
+    }
+
     /** Whether this is the first request of its client connection ({@code http-reuse safe}). */
     default boolean firstRequest() {
         return true;

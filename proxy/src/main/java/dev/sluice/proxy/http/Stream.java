@@ -478,12 +478,31 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         tConnectStart = System.nanoTime();
         long timeout = backend.timeouts().connect();
         backend.connector().acquire(server, client.loop(), client.loopIndex(), client.localAddress(), timeout == Timeouts.UNSET ? 0 : timeout,
-                reuse, server.sniFor(this), client.session(), firstRequest(), backend.http().reuse(), this);
+                reuse, server.sniFor(this), client.session(), firstRequest(), reusePolicy(), this);
     }
 
     @Override
     public io.netty.util.concurrent.Future<?> sessionEnd() {
         return client.closeFuture();
+    }
+
+    /**
+     * The backend's {@code http-reuse}, except towards a server that gets a PROXY protocol header: a connection that
+     * told the server who the client is only ever carries that client connection's requests (HAProxy 2.6 puts the
+     * header's addresses in the connection's reuse key, which comes to the same).
+     */
+    private HttpOptions.Reuse reusePolicy() {
+        return server.config().sendProxy() != 0 ? HttpOptions.Reuse.NEVER : backend.http().reuse();
+    }
+
+    @Override
+    public java.net.InetSocketAddress proxiedSource() {
+        return client.remoteAddress();
+    }
+
+    @Override
+    public java.net.InetSocketAddress proxiedDestination() {
+        return client.localAddress();
     }
 
     @Override
@@ -494,7 +513,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         }
         conn = c;
         c.attach(this);
-        if (backend.http().reuse() == HttpOptions.Reuse.NEVER && c.owner() == null) {
+        if (reusePolicy() == HttpOptions.Reuse.NEVER && c.owner() == null) {
             // http-reuse never: this server connection only ever serves this client connection, and goes with it
             Object session = client.session();
             c.owner(session);
@@ -503,7 +522,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
                 end.addListener(f -> c.ownerGone(session));
             }
         }
-        if (backend.http().reuse() == HttpOptions.Reuse.NEVER && c.owner() == client.session()) {
+        if (reusePolicy() == HttpOptions.Reuse.NEVER && c.owner() == client.session()) {
             java.util.List<ServerSide> mine = client.privateConnections();
             if (mine != null && !mine.contains(c)) {
                 // closed ones go first, so that a long client connection keeps no more than its open private connections
@@ -1125,6 +1144,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     }
 
     @Override
+    public dev.sluice.proxy.listener.ProxyHeader.Received proxyHeader() {
+        return client.proxyHeader();
+    }
+
+    @Override
     public String frontendName() {
         return frontend.name();
     }
@@ -1371,6 +1395,11 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         @Override
         public String sni() {
             return Stream.this.sni();
+        }
+
+        @Override
+        public dev.sluice.proxy.listener.ProxyHeader.Received proxyHeader() {
+            return Stream.this.proxyHeader();
         }
 
         @Override

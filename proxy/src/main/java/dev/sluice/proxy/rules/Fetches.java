@@ -88,6 +88,10 @@ public final class Fetches {
         def("ssl_fc", 0, 0, Match.BOOL, false, a -> t -> t.tls());
         def("ssl_fc_sni", 0, 0, Match.STR, false, a -> t -> t.sni());
         def("ssl_fc_has_sni", 0, 0, Match.BOOL, false, a -> t -> t.sni() != null);
+        def("fc_rcvd_proxy", 0, 0, Match.BOOL, false, a -> t -> t.proxyHeader() != null);
+        def("fc_pp_authority", 0, 0, Match.STR, false, a -> t -> t.proxyHeader() == null ? null : t.proxyHeader().authority());
+        def("fc_pp_unique_id", 0, 0, Match.STR, false, a -> t -> t.proxyHeader() == null || t.proxyHeader().uniqueId() == null ? null
+                : new String(t.proxyHeader().uniqueId(), java.nio.charset.StandardCharsets.ISO_8859_1));
         def("status", 0, 0, Match.INT, true, a -> t -> t.response() == null ? null : (long) t.response().status());
         for (String n : new String[] {"res.hdr", "shdr"}) {
             def(n, 0, 2, Match.STR, true, a -> new Header(true, a.isEmpty() ? null : a.get(0), occurrence(a), true));

@@ -24,6 +24,11 @@ public interface Txn {
     /** The TLS SNI the client sent, or null. */
     String sni();
 
+    /** What the PROXY protocol header of the client connection said ({@code accept-proxy}), or null. */
+    default dev.sluice.proxy.listener.ProxyHeader.Received proxyHeader() {
+        return null;
+    }
+
     String frontendName();
 
     /** The backend chosen so far, or null. */

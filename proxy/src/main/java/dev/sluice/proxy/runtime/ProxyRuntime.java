@@ -157,16 +157,21 @@ public final class ProxyRuntime {
                     continue;
                 }
                 boolean h2 = "h2".equals(b.proto());
+                String bindName = b.socket().name() != null ? b.socket().name() : Integer.toString(bindIndex);
+                long handshakeTimeout = handshakeTimeout(p.timeouts());
+                java.util.function.Function<Boolean, io.netty.channel.ChannelHandler> first;
                 if (b.tls() != null) {
                     ServerTlsContext ctx = tls.forBind(p.name(), b);
-                    String bindName = b.socket().name() != null ? b.socket().name() : Integer.toString(bindIndex);
-                    long handshakeTimeout = handshakeTimeout(p.timeouts());
-                    listeners.add(new Listener(b, p.name(), limit,
-                            admitted -> new TlsClientSetup(fe, ctx, bindName, h2, handshakeTimeout, admitted)));
+                    first = admitted -> new TlsClientSetup(fe, ctx, bindName, h2, handshakeTimeout, admitted);
                 } else {
-                    listeners.add(new Listener(b, p.name(), limit,
-                            admitted -> h2 ? H2ClientConnection.create(fe, admitted) : new H1ClientConnection(fe, admitted)));
+                    first = admitted -> h2 ? H2ClientConnection.create(fe, admitted) : new H1ClientConnection(fe, admitted);
                 }
+                if (b.acceptProxy()) {
+                    // the PROXY header comes before anything else, TLS included
+                    java.util.function.Function<Boolean, io.netty.channel.ChannelHandler> after = first;
+                    first = admitted -> new ProxyHeaderReader(fe, bindName, handshakeTimeout, admitted, after);
+                }
+                listeners.add(new Listener(b, p.name(), limit, first));
             }
             for (int i = listenersBefore; i < listeners.size(); i++) {
                 listeners.get(i).acceptFilter(connectionRules).sessions(pools.sessions()).tcpKeepAlive(p.http().clientTcpKeepAlive())

@@ -52,7 +52,7 @@ final class TlsClientSetup extends ChannelInboundHandlerAdapter implements TlsHa
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         acceptDate = System.currentTimeMillis();
-        client = (InetSocketAddress) ctx.channel().remoteAddress();
+        client = dev.sluice.proxy.listener.ProxyHeader.Received.remote(dev.sluice.proxy.listener.ProxyHeader.Received.of(ctx.channel()), ctx.channel());
         if (admitted) {
             startHandshake(ctx);
         }
