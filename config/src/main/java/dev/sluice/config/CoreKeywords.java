@@ -265,6 +265,7 @@ final class CoreKeywords {
         RuleKeywords.register(r);
         UserlistKeywords.register(r);
         RetryKeywords.register(r);
+        CompressionKeywords.register(r);
         QuicKeywords.register(r);
         CheckKeywords.register(r);
         PersistenceKeywords.register(r);

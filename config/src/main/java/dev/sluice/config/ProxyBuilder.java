@@ -48,6 +48,10 @@ public final class ProxyBuilder {
     public HttpOptions.ConnectionMode connectionMode = HttpOptions.ConnectionMode.KEEP_ALIVE;
     public boolean acceptInvalidRequest;
     public HttpOptions.Reuse reuse = HttpOptions.Reuse.SAFE;
+    /** {@code compression algo}, {@code type} and {@code offload}. */
+    final java.util.List<String> compAlgos = new java.util.ArrayList<>();
+    final java.util.List<String> compTypes = new java.util.ArrayList<>();
+    boolean compOffload;
     public HttpOptions.ForwardFor forwardFor;
     boolean useProxyHeader;
     long h3AltSvcMaxAge = -1;
@@ -143,6 +147,9 @@ public final class ProxyBuilder {
         connectionMode = d.connectionMode;
         acceptInvalidRequest = d.acceptInvalidRequest;
         reuse = d.reuse;
+        compAlgos.addAll(d.compAlgos);
+        compTypes.addAll(d.compTypes);
+        compOffload = d.compOffload;
         forwardFor = d.forwardFor;
         useProxyHeader = d.useProxyHeader;
         h3AltSvcMaxAge = d.h3AltSvcMaxAge;
@@ -236,7 +243,8 @@ public final class ProxyBuilder {
                 kind.hasFrontend() ? maxconn : 0,
                 timeouts,
                 new HttpOptions(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, clientTcpKeepAlive, serverTcpKeepAlive,
-                        poolPurgeDelay, h3AltSvcMaxAge),
+                        poolPurgeDelay, h3AltSvcMaxAge, compAlgos.isEmpty() && compTypes.isEmpty() && !compOffload ? null
+                                : new dev.sluice.config.model.Compression(compAlgos, compTypes, compOffload)),
                 acls, redirectRules.isEmpty() ? httpRequestRules : concat(httpRequestRules, redirectRules), httpResponseRules,
                 httpAfterResponseRules,
                 kind.hasFrontend() ? useBackends : List.of(),

@@ -56,7 +56,6 @@ final class Unsupported {
             Map.entry("stats bind-process", "multi-process mode (removed from HAProxy 2.5)"),
             
             Map.entry("email-alert", "email alerts (mailers)"),
-            Map.entry("compression", "HTTP compression"),
             Map.entry("tcp-request", "tcp-request rules"), Map.entry("tcp-response", "tcp-response rules"),
             
             Map.entry("http-error", "http-error rules"), 

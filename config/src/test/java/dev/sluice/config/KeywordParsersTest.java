@@ -459,6 +459,40 @@ class KeywordParsersTest {
         }
 
         @Test
+        void compressionLinesAddUpAndInheritFromDefaults() {
+            var c = valid(Configs.DEFAULTS + """
+                        compression algo gzip
+                    frontend fe
+                        bind :80
+                        compression algo deflate gzip
+                        compression type text/html text/plain
+                        default_backend be
+                    backend be
+                        compression offload
+                        server a 10.0.0.1:80
+                    """);
+            var fe = Configs.proxy(c, "fe").http().compression();
+            assertThat(fe.algos()).containsExactly("gzip", "deflate");
+            assertThat(fe.types()).containsExactly("text/html", "text/plain");
+            assertThat(fe.offload()).isFalse();
+            var be = Configs.proxy(c, "be").http().compression();
+            assertThat(be.algos()).containsExactly("gzip");
+            assertThat(be.offload()).isTrue();
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
+                "compression algo brotli => 'compression' : 'brotli' is not a supported algorithm.",
+                "compression algo => 'compression' : expects <algorithm>",
+                "compression type => 'compression' : expects <type>",
+                "compression level 9 => 'compression' : expects 'algo', 'type' or 'offload'",
+        })
+        void compressionErrors(String line, String message) {
+            Diagnostic d = assertSingleError(parse(inBackend(line)), BACKEND_LINE, message);
+            assertThat(d.message()).isEqualTo(message);
+        }
+
+        @Test
         void proxyProtocolVersionsAddAndRemoveAsInHaproxy() {
             Proxy be = backendOf("""
                     server a 10.0.0.1:80

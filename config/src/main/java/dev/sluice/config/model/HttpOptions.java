@@ -7,10 +7,17 @@ package dev.sluice.config.model;
  * {@code option http-use-proxy-header}, {@code http-reuse}; {@code option clitcpka|srvtcpka|tcpka} (TCP keep-alive
  * probes on the client or server connections); {@code pool-purge-delay} (each period, half of a server's idle
  * connections close; 0: never); {@code option h3-alt-svc} ({@code h3AltSvcMaxAge}: the seconds advertised, -1 when
- * off).
+ * off); {@code compression} (null when the proxy has no compression line).
  */
 public record HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor, boolean acceptInvalidRequest, boolean useProxyHeader,
-        Reuse reuse, boolean clientTcpKeepAlive, boolean serverTcpKeepAlive, long poolPurgeDelayMs, long h3AltSvcMaxAge) {
+        Reuse reuse, boolean clientTcpKeepAlive, boolean serverTcpKeepAlive, long poolPurgeDelayMs, long h3AltSvcMaxAge,
+        Compression compression) {
+
+    public HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor, boolean acceptInvalidRequest, boolean useProxyHeader,
+            Reuse reuse, boolean clientTcpKeepAlive, boolean serverTcpKeepAlive, long poolPurgeDelayMs, long h3AltSvcMaxAge) {
+        this(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, clientTcpKeepAlive, serverTcpKeepAlive, poolPurgeDelayMs,
+                h3AltSvcMaxAge, null);
+    }
 
     /** HAProxy's default {@code pool-purge-delay}. */
     public static final long DEFAULT_POOL_PURGE_DELAY_MS = 5000;

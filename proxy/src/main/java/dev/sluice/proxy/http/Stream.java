@@ -63,6 +63,10 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     private boolean responseStarted;
     private boolean finished;
     private boolean tunnel;
+    /** Response compression: the settings and algorithm chosen on the request (null: none), the response's compressor. */
+    private dev.sluice.config.model.Compression compression;
+    private String compressionAlgo;
+    private Compressor compressor;
     private ResponseHead response;
     private boolean responsePhase;
     private java.util.Map<String, Object> vars;
@@ -238,6 +242,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         // HAProxy's order: the persistence cookie, the unique id, X-Forwarded-For; then stickiness and the balancing
         Server sticky = cookieServer(backend);
         forwardFor();
+        selectCompression();
         io.netty.util.AsciiString idHeader = frontend.uniqueIdHeader();
         if (idHeader != null) {
             request.fields().add(idHeader, new io.netty.util.AsciiString(uniqueId()));
@@ -454,6 +459,41 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         HttpOptions.ConnectionMode a = frontend.http().connectionMode();
         HttpOptions.ConnectionMode b = backend == null ? a : backend.http().connectionMode();
         return a.ordinal() >= b.ordinal() ? a : b;
+    }
+
+    /** The response compression this request asked for, chosen on its Accept-Encoding (see {@link Compressor#select}). */
+    private void selectCompression() {
+        dev.sluice.config.model.Compression c = Compressor.effective(backend.http().compression(), frontend.http().compression());
+        if (c != null) {
+            compression = c;
+            compressionAlgo = Compressor.select(c, request);
+        }
+    }
+
+    /** Ends compression (once, on every path): frees zlib's state and counts what went through it. */
+    private void endCompression() {
+        Compressor z = compressor;
+        if (z == null) {
+            return;
+        }
+        compressor = null;
+        z.release();
+        Counters fe = frontend.counters();
+        if (z.compressing()) {
+            fe.add(Counter.COMP_IN, z.bytesIn());
+            fe.add(Counter.COMP_OUT, z.bytesOut());
+        } else {
+            fe.add(Counter.COMP_BYP, z.bytesIn());
+        }
+        if (backend != null) {
+            Counters be = backend.counters();
+            if (z.compressing()) {
+                be.add(Counter.COMP_IN, z.bytesIn());
+                be.add(Counter.COMP_OUT, z.bytesOut());
+            } else {
+                be.add(Counter.COMP_BYP, z.bytesIn());
+            }
+        }
     }
 
     private void forwardFor() {
@@ -804,6 +844,13 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             }
             afterResponse(head);
             countSent(head.status());
+            if (compressionAlgo != null && !switching) {
+                compressor = Compressor.start(compressionAlgo, compression, request, head);
+                if (compressor != null) {
+                    frontend.counters().add(Counter.COMP_RSP);
+                    backend.counters().add(Counter.COMP_RSP);
+                }
+            }
         }
         client.sendHead(head);
         creditBytes();
@@ -878,6 +925,13 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             data.release();
             return;
         }
+        if (compressor != null) {
+            data = compressor.compress(data.alloc(), data);
+            if (!data.isReadable()) {
+                data.release();
+                return;
+            }
+        }
         client.sendBody(data);
         if (!client.isWritable() && conn != null) {
             conn.pauseResponseBody();
@@ -896,6 +950,13 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         c.release();
         endTracking();
         long before = client.bytesOut();
+        if (compressor != null) {
+            ByteBuf tail = compressor.finish(io.netty.buffer.ByteBufAllocator.DEFAULT);
+            if (tail != null) {
+                client.sendBody(tail);
+            }
+            endCompression();
+        }
         client.sendEnd(trailers);
         if (trackers != null) {
             trackers.creditBytesOut(client.bytesOut() - before);
@@ -1514,6 +1575,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
 
     /** Emits the access-log line of this stream, once, and ends its server accounting. */
     private void log() {
+        endCompression();
         dev.sluice.pools.Budget b = budget;
         if (b != null) {
             budget = null;

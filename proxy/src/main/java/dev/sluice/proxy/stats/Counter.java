@@ -32,7 +32,12 @@ public enum Counter {
     INTERCEPTED("intercepted", "Total number of HTTP requests intercepted on the frontend (redirects/stats/services) since the worker process"
             + " started", false),
     CONNECTS("connect", "Total number of outgoing connection attempts on this backend/server since the worker process started", false),
-    REUSES("reuse", "Total number of reused connection on this backend/server since the worker process started", false);
+    REUSES("reuse", "Total number of reused connection on this backend/server since the worker process started", false),
+    COMP_IN("comp_in", "Total number of bytes submitted to the HTTP compressor for this object since the worker process started", false),
+    COMP_OUT("comp_out", "Total number of bytes emitted by the HTTP compressor for this object since the worker process started", false),
+    COMP_BYP("comp_byp", "Total number of bytes that bypassed HTTP compression for this object since the worker process started (CPU/memory/bandwidth limitation)",
+            false),
+    COMP_RSP("comp_rsp", "Total number of HTTP responses that were compressed for this object since the worker process started", false);
 
     private final String field;
     private final String description;

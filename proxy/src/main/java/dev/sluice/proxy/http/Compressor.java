@@ -1,0 +1,294 @@
+package dev.sluice.proxy.http;
+
+import dev.sluice.config.model.Compression;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.AsciiString;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.zip.CRC32;
+import java.util.zip.Deflater;
+
+/**
+ * HTTP response compression ({@code compression algo|type|offload}), HAProxy 2.6's rules: the algorithm is chosen on
+ * the request (the Accept-Encoding token with the best q-value among the configured ones, {@code *} taking the first;
+ * {@code identity} when configured and nothing else matched), and used on the response when it qualifies (see
+ * {@link #start}). Bodies go through the JDK's zlib at level 1 (HAProxy's {@code tune.comp.maxlevel} default), flushed
+ * with each piece received so that a streamed response keeps streaming. One per compressed response, on its stream's
+ * loop; {@link #release} frees the native zlib state and must be called once, on every path.
+ */
+public final class Compressor {
+    private static final AsciiString ACCEPT_ENCODING = AsciiString.cached("accept-encoding");
+    private static final AsciiString CONTENT_ENCODING = AsciiString.cached("content-encoding");
+    private static final AsciiString ETAG = AsciiString.cached("etag");
+    private static final AsciiString VARY = AsciiString.cached("vary");
+    private static final AsciiString USER_AGENT = AsciiString.cached("user-agent");
+    private static final AsciiString VARY_VALUE = AsciiString.cached("Accept-Encoding");
+    /** gzip's member header as zlib writes it at level 1: no name, no time, "fastest", Unix. */
+    private static final byte[] GZIP_HEADER = {0x1f, (byte) 0x8b, 8, 0, 0, 0, 0, 0, 4, 3};
+
+    private final String algo;
+    private final Deflater deflater;
+    private final CRC32 crc;
+    private boolean headerSent;
+    private ByteBufAllocator alloc;
+    private long in;
+    private long out;
+
+    private Compressor(String algo) {
+        this.algo = algo;
+        this.deflater = algo.equals("identity") ? null : new Deflater(1, !algo.equals("deflate"));
+        this.crc = algo.equals("gzip") ? new CRC32() : null;
+    }
+
+    /** The compression settings a stream follows: the backend's algorithms and types when it has some, else the frontend's. */
+    public static Compression effective(Compression backend, Compression frontend) {
+        if (backend == null) {
+            return frontend;
+        }
+        if (frontend == null) {
+            return backend;
+        }
+        List<String> algos = !backend.algos().isEmpty() ? backend.algos() : frontend.algos();
+        List<String> types = !backend.types().isEmpty() ? backend.types() : frontend.types();
+        return new Compression(algos, types, backend.offload() || frontend.offload());
+    }
+
+    /**
+     * The algorithm to use for this request, or null: the Accept-Encoding token of the highest q-value that names a
+     * configured algorithm ({@code *}: the last configured, as HAProxy lists them), else {@code identity} when it is configured. Old
+     * "Mozilla/4" user agents (not MSIE 6 SP2 or later) get none, as in HAProxy. With {@code offload}, an algorithm
+     * found removes every Accept-Encoding field from the request.
+     */
+    public static String select(Compression c, RequestHead request) {
+        if (c == null || c.algos().isEmpty()) {
+            return null;
+        }
+        HttpFields f = request.fields();
+        AsciiString ua = f.get(USER_AGENT);
+        if (ua != null && oldMozilla(ua.toString())) {
+            return null;
+        }
+        String chosen = null;
+        int best = 0;
+        for (int i = f.indexOf(ACCEPT_ENCODING, 0); i >= 0; i = f.indexOf(ACCEPT_ENCODING, i + 1)) {
+            for (String element : f.value(i).toString().split(",")) {
+                String e = element.strip();
+                if (e.isEmpty()) {
+                    continue;
+                }
+                int semi = e.indexOf(';');
+                String token = (semi < 0 ? e : e.substring(0, semi)).strip();
+                int q = semi < 0 ? 1000 : qvalue(e.substring(semi + 1));
+                if (q <= best) {
+                    continue;
+                }
+                // HAProxy keeps its algorithms last configured first: "*" takes the last one, as does a name two share
+                for (int k = c.algos().size() - 1; k >= 0; k--) {
+                    String a = c.algos().get(k);
+                    if (token.equals("*") || token.equalsIgnoreCase(uaName(a))) {
+                        chosen = a;
+                        best = q;
+                        break;
+                    }
+                }
+            }
+        }
+        if (chosen != null) {
+            if (c.offload()) {
+                f.removeAll(ACCEPT_ENCODING);
+            }
+            return chosen;
+        }
+        return c.algos().contains("identity") ? "identity" : null;
+    }
+
+    /** The name a client uses for an algorithm in Accept-Encoding (raw-deflate is offered as "deflate"). */
+    private static String uaName(String algo) {
+        return algo.equals("raw-deflate") ? "deflate" : algo;
+    }
+
+    /** The q-value of an element's parameters, in thousandths (1000 when absent, 0 when invalid). */
+    static int qvalue(String params) {
+        for (String p : params.split(";")) {
+            String t = p.strip();
+            if (t.length() >= 2 && (t.charAt(0) == 'q' || t.charAt(0) == 'Q') && t.charAt(1) == '=') {
+                String v = t.substring(2).strip();
+                try {
+                    double d = Double.parseDouble(v);
+                    return d < 0 || d > 1 ? 0 : (int) Math.round(d * 1000);
+                } catch (NumberFormatException e) {
+                    return 0;
+                }
+            }
+        }
+        return 1000;
+    }
+
+    /** HAProxy's test: "Mozilla/4" agents compress only when they are MSIE 6 with SV1 (XP SP2) or MSIE 7 and later. */
+    static boolean oldMozilla(String ua) {
+        if (!ua.startsWith("Mozilla/4")) {
+            return false;
+        }
+        if (ua.length() < 31 || !ua.startsWith("MSIE ", 25)) {
+            return true;
+        }
+        char v = ua.charAt(30);
+        return v < '6' || v == '6' && (ua.length() < 54 || !ua.startsWith("SV1", 51));
+    }
+
+    /**
+     * Starts compressing {@code response} with {@code algo} (chosen on the request; null: none) when it qualifies, as in
+     * HAProxy 2.6: status 200 to 203, a request of HTTP/1.1 or later that is not HEAD, a body that is not empty, no
+     * Content-Encoding, no Cache-Control no-transform, a Content-Type that is not multipart and, when types are
+     * configured, starts with one of them (none when there is no Content-Type then), at most one ETag and a valid one.
+     * Then the head loses its Content-Length (the body is streamed), a strong ETag becomes weak, and it gains
+     * {@code Vary: Accept-Encoding} and {@code Content-Encoding} (not for identity). Returns null when it does not apply.
+     */
+    public static Compressor start(String algo, Compression c, RequestHead request, ResponseHead response) {
+        if (algo == null || request.version() == HttpVersion.HTTP_1_0 || response.version() == HttpVersion.HTTP_1_0 || request.isHead()) {
+            return null;
+        }
+        int status = response.status();
+        if (status < 200 || status > 203 || !response.hasBody()) {
+            return null;
+        }
+        HttpFields f = response.fields();
+        if (f.contains(CONTENT_ENCODING)) {
+            return null;
+        }
+        for (int i = f.indexOf(HeaderNames.CACHE_CONTROL, 0); i >= 0; i = f.indexOf(HeaderNames.CACHE_CONTROL, i + 1)) {
+            for (String d : f.value(i).toString().split(",")) {
+                if (d.strip().equalsIgnoreCase("no-transform")) {
+                    return null;
+                }
+            }
+        }
+        AsciiString type = f.get(HeaderNames.CONTENT_TYPE);
+        if (type != null) {
+            if (type.length() >= 9 && type.regionMatches(true, 0, "multipart", 0, 9)) {
+                return null;
+            }
+            if (!c.types().isEmpty() && c.types().stream().noneMatch(t -> type.length() >= t.length()
+                    && type.regionMatches(true, 0, t, 0, t.length()))) {
+                return null;
+            }
+        } else if (!c.types().isEmpty()) {
+            return null;
+        }
+        int etag = f.indexOf(ETAG, 0);
+        if (etag >= 0) {
+            if (f.indexOf(ETAG, etag + 1) >= 0) {
+                return null;
+            }
+            AsciiString v = f.value(etag);
+            boolean weak = v.length() >= 2 && v.charAt(0) == 'W' && v.charAt(1) == '/';
+            AsciiString tag = weak ? v.subSequence(2, v.length(), false) : v;
+            if (tag.length() < 2 || tag.charAt(0) != '"' || tag.charAt(tag.length() - 1) != '"') {
+                return null;
+            }
+            if (!weak) {
+                f.setValue(etag, AsciiString.of("W/" + v));
+            }
+        }
+        f.removeAll(HeaderNames.CONTENT_LENGTH);
+        response.bodyStreamed();
+        f.add(VARY, VARY_VALUE);
+        if (!algo.equals("identity")) {
+            f.add(CONTENT_ENCODING, AsciiString.of(uaName(algo)));
+        }
+        return new Compressor(algo);
+    }
+
+    /** Whether the data really is compressed (identity only passes it on). */
+    public boolean compressing() {
+        return deflater != null;
+    }
+
+    /** Body bytes received so far. */
+    public long bytesIn() {
+        return in;
+    }
+
+    /** Body bytes sent so far. */
+    public long bytesOut() {
+        return out;
+    }
+
+    /** Compresses a piece of body and flushes it; takes ownership of {@code data}. The result may be empty. */
+    public ByteBuf compress(ByteBufAllocator alloc, ByteBuf data) {
+        int n = data.readableBytes();
+        in += n;
+        if (deflater == null) {
+            out += n;
+            return data;
+        }
+        this.alloc = alloc;
+        try {
+            ByteBuffer src = data.nioBuffer();
+            if (crc != null) {
+                crc.update(src.duplicate());
+            }
+            deflater.setInput(src);
+            ByteBuf b = alloc.buffer(n / 2 + 64);
+            header(b);
+            drain(b, Deflater.SYNC_FLUSH);
+            out += b.readableBytes();
+            return b;
+        } finally {
+            data.release();
+        }
+    }
+
+    /** The end of the compressed body (with gzip's trailer); null for identity. {@code fallback}: when no body came. */
+    public ByteBuf finish(ByteBufAllocator fallback) {
+        if (deflater == null) {
+            return null;
+        }
+        ByteBuf b = (alloc != null ? alloc : fallback).buffer(64);
+        header(b);
+        deflater.finish();
+        drain(b, Deflater.NO_FLUSH);
+        if (crc != null) {
+            b.writeIntLE((int) crc.getValue());
+            b.writeIntLE((int) in);
+        }
+        out += b.readableBytes();
+        return b;
+    }
+
+    private void header(ByteBuf b) {
+        if (!headerSent) {
+            headerSent = true;
+            if (crc != null) {
+                b.writeBytes(GZIP_HEADER);
+            }
+        }
+    }
+
+    /** Runs the deflater until it has nothing more to give for the input it has (finished, or flushed). */
+    private void drain(ByteBuf b, int flush) {
+        while (true) {
+            b.ensureWritable(256);
+            ByteBuffer dst = b.nioBuffer(b.writerIndex(), b.writableBytes());
+            int room = dst.remaining();
+            int w = deflater.deflate(dst, flush);
+            b.writerIndex(b.writerIndex() + w);
+            if (deflater.finished() || (w < room && deflater.needsInput())) {
+                return;
+            }
+        }
+    }
+
+    /** Frees zlib's native state; once, whatever happened to the response. */
+    public void release() {
+        if (deflater != null) {
+            deflater.end();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return algo;
+    }
+}
