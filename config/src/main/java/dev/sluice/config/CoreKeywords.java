@@ -77,7 +77,7 @@ final class CoreKeywords {
         r.register(new Keyword("server", BACKENDS, "server <name> <address>[:<port>] [weight <0-256>] [backup] [disabled] [id <n>]"
                 + " [init-state fully-up|up|down|fully-down] [maxconn <n>] [minconn <n>] [maxqueue <n>] [slowstart <time>] [cookie <value>]"
                 + " [ssl [verify none|required]"
-                + " [ca-file <f>] [sni <expr>] [alpn <list>] [crt <pem>]] [proto h2] [send-proxy|send-proxy-v2]",
+                + " [ca-file <f>] [sni <expr>] [alpn <list>] [crt <pem>]] [proto h2] [send-proxy|send-proxy-v2] [init-addr <method>[,...]]",
                 "Declare a server of the backend; without a port the connection's destination port is used. A backup server serves"
                         + " only when no active server is usable; a disabled one (or weight 0) is never chosen; init-state down starts it"
                         + " DOWN. id defaults to the first free number. maxconn: concurrent requests; more wait in a queue (the server's"
@@ -88,7 +88,10 @@ final class CoreKeywords {
                         + " persistence cookie that designates this server. With ssl, connect over TLS (SNI from the sni expression, else"
                         + " the host name; with alpn h2 the handshake chooses HTTP/2 or HTTP/1.1). send-proxy/send-proxy-v2: each new"
                         + " connection starts with a PROXY protocol v1/v2 header giving the client's addresses; such connections only"
-                        + " carry requests of the client connection they were opened for.",
+                        + " carry requests of the client connection they were opened for. init-addr: how a host name becomes an address"
+                        + " at start-up, the first method that works: libc (the system's resolver), none (start in maintenance, 'MAINT"
+                        + " (resolution)', until 'set server ... addr'), an IP address, last (the state file's: Sluice has none, so it"
+                        + " is skipped); default last,libc.",
                 CoreKeywords::server));
         r.register(new Keyword("default-server", BACKEND_SIDE, "default-server [weight <0-256>] [backup|no-backup] [disabled|enabled]"
                 + " [init-state <state>] [maxconn <n>] [minconn <n>] [maxqueue <n>] [slowstart <time>] [cookie <value>] [ssl options]"
@@ -457,7 +460,7 @@ final class CoreKeywords {
             case "check-alpn", "check-proto", "check-via-socks4" -> "this health-check option";
             case "verifyhost", "sni-auto", "allow-0rtt", "crl-file" -> "this server TLS option";
             case "send-proxy-v2-ssl", "send-proxy-v2-ssl-cn", "proxy-v2-options" -> "PROXY protocol v2 TLS and extra fields (TLVs)";
-            case "resolvers", "resolve-prefer", "init-addr", "resolve-opts", "resolve-net" -> "DNS resolvers";
+            case "resolvers", "resolve-prefer", "resolve-opts", "resolve-net" -> "DNS resolvers";
             case "track" -> "server tracking";
             case "pool-max-conn", "pool-low-conn", "pool-purge-delay" -> "connection pool tuning";
             case "redir" -> "redirect servers";
@@ -508,7 +511,7 @@ final class CoreKeywords {
             int minconn = p.minconn > p.maxconn || p.minconn == 0 ? maxconn : p.minconn;
             c.proxy().servers.add(new Server(c.at(), name, hp.host(), hp.port(), p.weight, null, line.tls.proto, p.id, p.backup, p.disabled,
                     p.initState, maxconn, p.maxqueue, p.slowstart, CheckKeywords.serverCheck(p), p.cookie, minconn,
-                    (p.sendProxy & 2) != 0 ? 2 : p.sendProxy & 1));
+                    (p.sendProxy & 2) != 0 ? 2 : p.sendProxy & 1, p.initAddr));
             c.proxy().serverOptions.add(line.tls);
         }
     }
@@ -529,6 +532,21 @@ final class CoreKeywords {
                     // a set of versions, as HAProxy's pp_opts: v2 wins when both are set
                     params.sendProxy |= opt.equals("send-proxy") ? 1 : 2;
                     i++;
+                    continue;
+                }
+                case "init-addr" -> {
+                    String v = i + 1 < a.size() ? a.get(i + 1) : "";
+                    java.util.List<String> methods = new ArrayList<>();
+                    for (String m : v.split(",", -1)) {
+                        if (!m.equals("last") && !m.equals("libc") && !m.equals("none") && Addresses.literal(m) == null) {
+                            c.error((dflt ? "" : "server '" + name + "' : ") + "'init-addr' : expects 'last', 'libc', 'none' or an IP"
+                                    + " address, not '" + m + "'.");
+                            return null;
+                        }
+                        methods.add(m);
+                    }
+                    params.initAddr = List.copyOf(methods);
+                    i += 2;
                     continue;
                 }
                 case "no-send-proxy", "no-send-proxy-v2" -> {
@@ -569,7 +587,7 @@ final class CoreKeywords {
     private static List<String> serverOptionNames() {
         List<String> names = new ArrayList<>(BalanceKeywords.SERVER_OPTIONS);
         names.addAll(CheckKeywords.SERVER_OPTIONS);
-        names.addAll(List.of("ssl", "verify", "ca-file", "sni", "alpn", "proto", "crt", "no-ssl-reuse", "send-proxy", "send-proxy-v2"));
+        names.addAll(List.of("ssl", "verify", "ca-file", "sni", "alpn", "proto", "crt", "no-ssl-reuse", "send-proxy", "send-proxy-v2", "init-addr"));
         return names;
     }
 

@@ -32,6 +32,8 @@ final class ServerParams {
     String checkSni;
     /** {@code check-send-proxy}. */
     boolean checkSendProxy;
+    /** {@code init-addr} methods (null: the default). */
+    java.util.List<String> initAddr;
     /** The PROXY protocol versions set: {@code send-proxy} bit 1, {@code send-proxy-v2} bit 2. */
     int sendProxy;
 
@@ -59,6 +61,7 @@ final class ServerParams {
         p.checkSni = checkSni;
         p.checkSendProxy = checkSendProxy;
         p.sendProxy = sendProxy;
+        p.initAddr = initAddr;
         return p;
     }
 }

@@ -418,6 +418,8 @@ class KeywordParsersTest {
                 "s1 10.0.0.1:80 track be/s2     => server 's1' : option 'track' is not supported by Sluice yet: server tracking",
                 "s1 10.0.0.1:80 send-proxy-v2-ssl => server 's1' : option 'send-proxy-v2-ssl' is not supported by Sluice yet: PROXY protocol v2 TLS and extra fields (TLVs)",
                 "s1 10.0.0.1:80 send-proxi      => server 's1' : unknown keyword 'send-proxi'; did you mean 'send-proxy' maybe ?",
+                "s1 a.example:80 init-addr libc,bogus => server 's1' : 'init-addr' : expects 'last', 'libc', 'none' or an IP address, not 'bogus'.",
+                "s1 a.example:80 init-addr      => server 's1' : 'init-addr' : expects 'last', 'libc', 'none' or an IP address, not ''.",
                 "s1 10.0.0.1:80 minconn -1      => server 's1' : 'minconn' expects a non-negative integer (got '-1').",
                 "s1 10.0.0.1:80 wieght 3        => server 's1' : unknown keyword 'wieght'; did you mean 'weight' maybe ?",
                 "s1 10.0.0.1:80 foo             => server 's1' : unknown keyword 'foo'",
@@ -512,6 +514,8 @@ class KeywordParsersTest {
                     tuple("e", 2, true),
                     tuple("f", 0, false),
                     tuple("g", 2, true));
+            Proxy ia = backendOf("server a a.example:80\nserver b b.example:80 init-addr none,10.0.0.1,libc");
+            assertThat(ia.servers()).extracting(Server::initAddr).containsExactly(List.of("last", "libc"), List.of("none", "10.0.0.1", "libc"));
             Proxy fe = frontendOf("bind :80 accept-proxy\nbind :81");
             assertThat(fe.binds()).extracting(dev.sluice.config.model.Bind::acceptProxy).startsWith(true, false).containsOnlyOnce(true);
         }

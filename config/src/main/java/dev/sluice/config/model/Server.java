@@ -12,13 +12,21 @@ import dev.sluice.config.SourceRef;
  * is its persistence cookie value ({@code cookie <value>}), null when none. {@code minconn} makes {@code maxconn} a dynamic
  * limit (see {@code fullconn}); as HAProxy, a {@code minconn} above {@code maxconn} raises {@code maxconn} to it, and
  * without {@code minconn} it equals {@code maxconn} (a static limit). {@code sendProxy} is the PROXY protocol version each
- * new connection to the server starts with ({@code send-proxy} 1, {@code send-proxy-v2} 2; 0: none).
+ * new connection to the server starts with ({@code send-proxy} 1, {@code send-proxy-v2} 2; 0: none). {@code initAddr} is
+ * {@code init-addr}: how a host name is turned into an address at start-up, in order ({@code last}, {@code libc},
+ * {@code none}, or an IP address); HAProxy's default {@link #DEFAULT_INIT_ADDR}.
  */
 public record Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto, int id, boolean backup,
         boolean disabled, InitState initState, int maxconn, int maxqueue, long slowstart, ServerCheck check, String cookie,
-        int minconn, int sendProxy) {
+        int minconn, int sendProxy, java.util.List<String> initAddr) {
+
+    /** {@code init-addr}'s default: the state file's address, then the system's resolver. */
+    public static final java.util.List<String> DEFAULT_INIT_ADDR = java.util.List.of("last", "libc");
 
     public Server {
+        if (initAddr == null) {
+            initAddr = DEFAULT_INIT_ADDR;
+        }
         if (check == null) {
             check = ServerCheck.DEFAULT;
         }
@@ -26,7 +34,8 @@ public record Server(SourceRef where, String name, String host, int port, int we
 
     public Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto, int id, boolean backup,
             boolean disabled, InitState initState, int maxconn, int maxqueue, long slowstart, ServerCheck check, String cookie, int minconn) {
-        this(where, name, host, port, weight, tls, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn, 0);
+        this(where, name, host, port, weight, tls, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn, 0,
+                null);
     }
 
     public Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto, int id, boolean backup,
@@ -43,11 +52,11 @@ public record Server(SourceRef where, String name, String host, int port, int we
     }
 
     public Server withTls(ServerTls t) {
-        return new Server(where, name, host, port, weight, t, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn, sendProxy);
+        return new Server(where, name, host, port, weight, t, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn, sendProxy, initAddr);
     }
 
     public Server withId(int newId) {
-        return new Server(where, name, host, port, weight, tls, proto, newId, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn, sendProxy);
+        return new Server(where, name, host, port, weight, tls, proto, newId, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn, sendProxy, initAddr);
     }
 
     /** {@code init-state}: the state a server starts in, before any health check. */

@@ -80,6 +80,11 @@ public final class Backend {
         this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());
         this.errors = new dev.sluice.proxy.http.ErrorResponses(config.errors());
         this.cookie = config.cookie() == null ? null : new dev.sluice.proxy.http.PersistenceCookie(config.cookie());
+        // a backend whose every server starts unusable (disabled, init-state down, an unresolved name) starts DOWN
+        if (servers.length > 0 && usableWeight() == 0) {
+            up = false;
+            downSince = System.currentTimeMillis();
+        }
     }
 
     /** The persistence cookie ({@code cookie}), or null. */

@@ -41,6 +41,8 @@ public final class Server {
     private volatile boolean up;
     /** The configured maintenance state ({@code disabled}). */
     private volatile boolean maintenance;
+    /** {@code init-addr none} left it without an address: RMAINT until one is set. */
+    private volatile boolean unresolved;
     private volatile InetSocketAddress address;
     /** {@code set server ... health stopping}: UP but taking no new request (HAProxy's NOLB). */
     private volatile boolean stopping;
@@ -107,6 +109,11 @@ public final class Server {
             downSince = System.currentTimeMillis();
         }
         this.maintenance = config.disabled();
+        this.unresolved = unresolved(address);
+        if (unresolved) {
+            // as for a server put in maintenance: HAProxy's health counter of an unchecked server drops to 0
+            checkHealth = 0;
+        }
         this.queue = new WaitQueue(this, backend.tickets);
         boolean forcedH2 = "h2".equals(config.proto());
         this.forcedH2 = forcedH2;
@@ -149,7 +156,7 @@ public final class Server {
      * and neither in forced maintenance nor draining.
      */
     public boolean usable() {
-        return up && !stopping && !maintenance && weight > 0 && adminState == 0;
+        return up && !stopping && !maintenance && !unresolved && weight > 0 && adminState == 0;
     }
 
     int index() {
@@ -176,6 +183,20 @@ public final class Server {
      */
     public void address(InetSocketAddress a) {
         address = a;
+        if (unresolved && !unresolved(a)) {
+            // as HAProxy: an address given at run time takes the server out of its resolution maintenance
+            unresolved = false;
+            lastChange = System.currentTimeMillis();
+            if (!maintenance) {
+                maintenanceChanged(false);
+                if (up) {
+                    startWarmup();
+                }
+            }
+            backend.serversChanged();
+            backend.events().report(ServerEvents.WARNING, ServerEvents.name(this) + " ('" + config.host() + "') is "
+                    + (up ? "UP/READY" : "DOWN") + " (resolves again).", null);
+        }
     }
 
     /** {@code set maxconn server}: concurrent requests allowed from now on (0: no limit). Admin path. */
@@ -238,7 +259,7 @@ public final class Server {
      * requests there; the balancing needs {@link #usable()}.
      */
     public boolean running() {
-        return up && !maintenance && (adminState & FORCED_MAINT) == 0;
+        return up && !maintenance && !unresolved && (adminState & FORCED_MAINT) == 0;
     }
 
     /** Whether the server has health checks ({@code check}) and they are enabled ({@code enable|disable health}). */
@@ -534,9 +555,41 @@ public final class Server {
         }
     }
 
-    /** Whether the server is in configured maintenance ({@code disabled}). */
+    /**
+     * Whether the server is in maintenance by configuration ({@code disabled}) or because its name did not resolve at
+     * start-up under {@code init-addr ...,none} (HAProxy's RMAINT: "MAINT (resolution)").
+     */
     public boolean maintenance() {
+        return maintenance || unresolved;
+    }
+
+    /** Whether the server is {@code disabled} in the configuration (HAProxy's CMAINT). */
+    public boolean configuredMaintenance() {
         return maintenance;
+    }
+
+    /** Whether the server has no address yet ({@code init-addr none}): in maintenance until {@code set server ... addr}. */
+    public boolean unresolved() {
+        return unresolved;
+    }
+
+    /** The placeholder address of a server whose name did not resolve ({@code init-addr none}): 0.0.0.0 and its port. */
+    public static InetSocketAddress unresolvedAddress(int port) {
+        return new InetSocketAddress(UNRESOLVED, port);
+    }
+
+    private static boolean unresolved(InetSocketAddress a) {
+        return a != null && a.getAddress() == UNRESOLVED;
+    }
+
+    private static final java.net.InetAddress UNRESOLVED;
+
+    static {
+        try {
+            UNRESOLVED = java.net.InetAddress.getByAddress("unresolved", new byte[4]);
+        } catch (java.net.UnknownHostException e) {
+            throw new ExceptionInInitializerError(e);
+        }
     }
 
     public void setMaintenance(boolean value) {

@@ -437,15 +437,18 @@ public final class ServerCommands {
 
     /** HAProxy's admin-state bits of a server {@code disabled} in the configuration: SRV_ADMF_CMAINT with SRV_ADMF_FMAINT. */
     private static final int CONFIGURED_MAINT = 0x05;
+    /** SRV_ADMF_RMAINT: no address, the name did not resolve ({@code init-addr none}). */
+    private static final int RESOLUTION_MAINT = 0x20;
 
     private static void state(StringBuilder out, Backend be) {
         long now = System.currentTimeMillis();
         for (Server s : be.servers()) {
             boolean tls = s.tls() != null;
             out.append(be.id()).append(' ').append(be.name()).append(' ').append(s.id()).append(' ').append(s.name()).append(' ')
-                    .append(s.address().getAddress().getHostAddress()).append(' ')
+                    .append(s.unresolved() ? "-" : s.address().getAddress().getHostAddress()).append(' ')
                     .append(opState(s)).append(' ')
-                    .append(s.adminState() | (s.maintenance() ? CONFIGURED_MAINT : 0)).append(' ').append(s.weight()).append(' ')
+                    .append(s.adminState() | (s.configuredMaintenance() ? CONFIGURED_MAINT : 0) | (s.unresolved() ? RESOLUTION_MAINT : 0)).append(' ')
+                    .append(s.weight()).append(' ')
                     .append(s.initialWeight()).append(' ').append((now - s.lastChange()) / 1000).append(' ');
             dev.sluice.proxy.check.HealthCheck c = s.check();
             if (c == null) {
@@ -454,7 +457,9 @@ public final class ServerCommands {
                 out.append(c.status().code()).append(' ').append(c.status().result().code()).append(' ').append(c.health()).append(' ')
                         .append(c.stateBits());
             }
-            out.append(" 0 0 0 - ").append(s.address().getPort()).append(" - ").append(tls ? 1 : 0).append(' ')
+            // srv_fqdn: the name a server was declared with (HAProxy keeps it as the server's hostname)
+            String host = s.config().host();
+            out.append(" 0 0 0 ").append(dev.sluice.config.Addresses.literal(host) == null ? host : "-").append(' ').append(s.address().getPort()).append(" - ").append(tls ? 1 : 0).append(' ')
                     .append(c == null ? 0 : c.checkPort()).append(' ').append(c == null || c.checkAddr() == null ? "-" : c.checkAddr())
                     .append(" - 0\n");
         }

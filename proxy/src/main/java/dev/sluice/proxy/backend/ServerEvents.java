@@ -10,6 +10,7 @@ public interface ServerEvents {
     /** Syslog levels used. */
     int EMERG = 0;
     int ALERT = 1;
+    int WARNING = 4;
     int NOTICE = 5;
 
     ServerEvents NONE = (level, message, console) -> {

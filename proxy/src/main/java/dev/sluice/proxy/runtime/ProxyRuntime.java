@@ -381,10 +381,29 @@ public final class ProxyRuntime {
                 List<Backend.ResolvedServer> list = new ArrayList<>();
                 for (Server s : p.servers()) {
                     InetAddress a = dev.sluice.config.Addresses.literal(s.host());
+                    boolean unresolved = false;
                     if (a == null) {
-                        try {
-                            a = InetAddress.getByName(s.host());
-                        } catch (UnknownHostException e) {
+                        // init-addr: the first method that gives an address ('last' needs a state file, which Sluice has not)
+                        for (String m : s.initAddr()) {
+                            if (m.equals("libc")) {
+                                try {
+                                    a = InetAddress.getByName(s.host());
+                                } catch (UnknownHostException e) {
+                                    continue;
+                                }
+                            } else if (m.equals("none")) {
+                                unresolved = true;
+                            } else if (!m.equals("last")) {
+                                a = dev.sluice.config.Addresses.literal(m);
+                            }
+                            if (a != null || unresolved) {
+                                break;
+                            }
+                        }
+                        if (unresolved) {
+                            problems.add(s.where() + ": warning: 'server " + p.name() + "/" + s.name() + "' : could not resolve address '"
+                                    + s.host() + "', disabling server.");
+                        } else if (a == null) {
                             problems.add(s.where() + ": error: 'server " + p.name() + "/" + s.name() + "' : could not resolve address '"
                                     + s.host() + "'.");
                             continue;
@@ -397,7 +416,8 @@ public final class ProxyRuntime {
                             continue;
                         }
                     }
-                    list.add(new Backend.ResolvedServer(s, new InetSocketAddress(a, s.port()), st));
+                    list.add(new Backend.ResolvedServer(s, unresolved ? dev.sluice.proxy.backend.Server.unresolvedAddress(s.port())
+                            : new InetSocketAddress(a, s.port()), st));
                 }
                 resolvedOut.put(p.name(), list);
             }

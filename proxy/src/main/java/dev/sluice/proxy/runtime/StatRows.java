@@ -131,7 +131,7 @@ final class StatRows {
      */
     static String status(Server srv) {
         if ((srv.adminState() & Server.FORCED_MAINT) != 0 || srv.maintenance()) {
-            return "MAINT";
+            return srv.unresolved() && (srv.adminState() & Server.FORCED_MAINT) == 0 ? "MAINT (resolution)" : "MAINT";
         }
         HealthCheck c = srv.checked() ? srv.check() : null;
         int h = c == null ? 0 : c.health();
@@ -151,6 +151,9 @@ final class StatRows {
     }
 
     static String address(Server srv) {
+        if (srv.unresolved()) {
+            return null;
+        }
         String ip = srv.address().getAddress().getHostAddress();
         return (ip.indexOf(':') >= 0 ? "[" + ip + "]" : ip) + ":" + srv.address().getPort();
     }
