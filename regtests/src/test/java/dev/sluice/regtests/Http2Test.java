@@ -59,6 +59,39 @@ class Http2Test {
         }
     }
 
+    /**
+     * A bind without {@code proto h2} speaks HTTP/1 and also HTTP/2 to a client that starts with HTTP/2's preface (prior
+     * knowledge), as HAProxy's HTTP/1 multiplexer upgrades; HTTP/1 clients are unaffected, and a preface cut short is an
+     * HTTP/1 request like any other (400).
+     */
+    @Test
+    void anHttp1BindAlsoTakesHttp2WithPriorKnowledge() throws Exception {
+        assumeTrue(new File("/usr/bin/curl").canExecute(), "curl is not installed");
+        try (Origin o = Origin.start("s1")) {
+            int port = Ports.free();
+            try (Sluice s = Sluice.start(config(port, o).replace(" proto h2", ""), port)) {
+                assertThat(run(List.of("curl", "-sS", "--http2-prior-knowledge", "-w", "%{http_version}", "http://127.0.0.1:" + port + "/two")))
+                        .isEqualTo("origin s1\n2");
+                assertThat(run(List.of("curl", "-sS", "-w", "%{http_version}", "http://127.0.0.1:" + port + "/one"))).isEqualTo("origin s1\n1.1");
+                String h2load = run(List.of("h2load", "-n", "200", "-c", "4", "-m", "10", "http://127.0.0.1:" + port + "/many"));
+                assertThat(h2load).contains("200 succeeded, 0 failed, 0 errored");
+                try (RawClient c = new RawClient(port, 5_000)) {
+                    // the preface arrives in two pieces
+                    c.send("PRI * HTTP/2.0\r\n");
+                    Thread.sleep(50);
+                    c.send("\r\nSM\r\n\r\n");
+                    byte[] settings = c.in().readNBytes(9);
+                    assertThat(settings[3]).as("the server's first frame is SETTINGS").isEqualTo((byte) 4);
+                }
+                try (RawClient c = new RawClient(port, 5_000)) {
+                    c.send("PRI * HT");
+                    c.shutdownOutput();
+                    assertThat(c.read().status()).isEqualTo(400);
+                }
+            }
+        }
+    }
+
     @Test
     void sixteenMebibytesEachWayOverH2c() throws Exception {
         assumeTrue(new File("/usr/bin/curl").canExecute(), "curl is not installed");

@@ -86,6 +86,8 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     private InetSocketAddress remote;
     private InetSocketAddress local;
     private ProxyHeader.Received proxyHeader;
+    /** Whether the first bytes were looked at for HTTP/2's preface. */
+    private boolean prefaceChecked;
 
     public H1ClientConnection(Frontend frontend, boolean admitted) {
         this.frontend = frontend;
@@ -260,11 +262,54 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
             }
         }
         input.append(ctx.alloc(), in);
+        if (!prefaceChecked) {
+            // HTTP/2 with prior knowledge on a connection that started as HTTP/1, as HAProxy's HTTP/1 multiplexer upgrades
+            int m = prefaceMatch(input.get());
+            if (m == 0) {
+                return;
+            }
+            prefaceChecked = true;
+            if (m > 0) {
+                upgradeToH2(ctx);
+                return;
+            }
+        }
         parseInput();
         if (parser.paused() && input.readableBytes() > MAX_BUFFERED_AHEAD) {
             // a pipelining client got far ahead of its responses: stop reading until they catch up
             ch.config().setAutoRead(false);
         }
+    }
+
+    /** HTTP/2's connection preface, which an HTTP/2 client with prior knowledge sends first. */
+    private static final byte[] H2_PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    /** 1: {@code b} starts with the whole preface; 0: with a part of it (more is needed to tell); -1: it does not. */
+    static int prefaceMatch(ByteBuf b) {
+        int n = Math.min(b.readableBytes(), H2_PREFACE.length);
+        int at = b.readerIndex();
+        for (int i = 0; i < n; i++) {
+            if (b.getByte(at + i) != H2_PREFACE[i]) {
+                return -1;
+            }
+        }
+        return n == H2_PREFACE.length ? 1 : 0;
+    }
+
+    /**
+     * Gives the connection to an HTTP/2 handler with what was received (the preface included), keeping its slot,
+     * its session counters and its log; the HTTP/1 side only stops its timer and no longer counts as open.
+     */
+    private void upgradeToH2(ChannelHandlerContext ctx) {
+        ByteBuf received = input.get().retainedDuplicate();
+        input.release();
+        timer.cancel();
+        frontend.connectionClosed(false);
+        boolean a = admitted;
+        admitted = false;
+        phase = Phase.CLOSING;
+        ctx.pipeline().replace(this, ctx.name(), dev.sluice.proxy.h2.H2ClientConnection.upgraded(frontend, a));
+        ctx.fireChannelRead(received);
     }
 
     @Override

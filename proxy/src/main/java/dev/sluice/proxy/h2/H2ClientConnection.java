@@ -82,6 +82,8 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     private boolean connectionErrorCounted;
     private final ConnectionLimit limit;
     private boolean admitted;
+    /** Upgraded from an HTTP/1 connection that saw the preface ({@link #upgraded}). */
+    private final boolean upgraded;
     private final IntObjectMap<H2ClientStream> streams = new IntObjectHashMap<>();
 
     private ChannelHandlerContext ctx;
@@ -98,8 +100,9 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     private ProxyHeader.Received proxyHeader;
 
     private H2ClientConnection(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings, Frontend frontend,
-            boolean admitted) {
+            boolean admitted, boolean upgraded) {
         super(decoder, encoder, settings);
+        this.upgraded = upgraded;
         this.frontend = frontend;
         this.h2Counters = frontend.h2();
         this.maxFields = 2 * frontend.h1Limits().maxFields() - 1;
@@ -132,16 +135,27 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
 
     /** Builds the handler for one accepted connection. */
     public static H2ClientConnection create(Frontend frontend, boolean admitted) {
-        return new Builder(frontend, admitted).build();
+        return new Builder(frontend, admitted, false).build();
+    }
+
+    /**
+     * The HTTP/2 side of an HTTP/1 client connection whose first bytes were HTTP/2's preface (as HAProxy's HTTP/1
+     * multiplexer upgrades to HTTP/2 on it): the connection is already counted, logged and tracked as a session, so
+     * only the HTTP/2 connection counters move.
+     */
+    public static H2ClientConnection upgraded(Frontend frontend, boolean admitted) {
+        return new Builder(frontend, admitted, true).build();
     }
 
     private static final class Builder extends AbstractHttp2ConnectionHandlerBuilder<H2ClientConnection, Builder> {
         private final Frontend frontend;
         private final boolean admitted;
+        private final boolean upgraded;
 
-        Builder(Frontend frontend, boolean admitted) {
+        Builder(Frontend frontend, boolean admitted, boolean upgraded) {
             this.frontend = frontend;
             this.admitted = admitted;
+            this.upgraded = upgraded;
             server(true);
             validateHeaders(true);
             initialSettings(Http2Settings.defaultSettings()
@@ -164,7 +178,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
 
         @Override
         protected H2ClientConnection build(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings initialSettings) {
-            return new H2ClientConnection(decoder, encoder, initialSettings, frontend, admitted);
+            return new H2ClientConnection(decoder, encoder, initialSettings, frontend, admitted, upgraded);
         }
     }
 
@@ -229,15 +243,19 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
         }
         loopIndex = frontend.workers().indexOf(ctx.channel().eventLoop());
         timer = new Deadline(ctx.channel().eventLoop(), this::onTimeout);
-        frontend.countConnection(loopIndex, true);
-        dev.sluice.proxy.rules.Trackers.sessionStarted(ctx.channel().attr(dev.sluice.proxy.http.ClientSide.SESSION_TRACKERS).get());
+        if (upgraded) {
+            frontend.countH2Upgrade();
+        } else {
+            frontend.countConnection(loopIndex, true);
+            dev.sluice.proxy.rules.Trackers.sessionStarted(ctx.channel().attr(dev.sluice.proxy.http.ClientSide.SESSION_TRACKERS).get());
+        }
         acceptDate = System.currentTimeMillis();
         tlsSession = dev.sluice.proxy.tls.TlsSession.of(ctx.channel());
         tls = tlsSession != null;
         proxyHeader = ProxyHeader.Received.of(ctx.channel());
         remote = ProxyHeader.Received.remote(proxyHeader, ctx.channel());
         local = ProxyHeader.Received.local(proxyHeader, ctx.channel());
-        if (frontend.accessLog() != null) {
+        if (frontend.accessLog() != null && !upgraded) {
             frontend.accessLog().logConnect(remote, local, frontend.name());
         }
         try {

@@ -274,6 +274,12 @@ public final class Frontend {
         countConnection(loop);
     }
 
+    /** An HTTP/1 connection (already counted) turned HTTP/2 on its first bytes: HAProxy counts it in both protocols' totals. */
+    public void countH2Upgrade() {
+        h2Total.increment();
+        h2Open.increment();
+    }
+
     /** A QUIC connection was admitted on loop {@code loop}: a session, counted by neither HTTP/1 nor HTTP/2. */
     public void countConnection(int loop) {
         workers.streams().accepted(loop);
