@@ -181,6 +181,37 @@ class ProxyProtocolTest {
     }
 
     /**
+     * The header comes before TLS and before HTTP/2's preface: curl's {@code --haproxy-protocol} over TLS (HTTP/1.1 and
+     * HTTP/2 by ALPN) and with HTTP/2 prior knowledge on a clear-text bind; the answers name curl's own address.
+     */
+    @Test
+    void theHeaderComesBeforeTlsAndHttp2() throws Exception {
+        TestPki pki = new TestPki("pp-tls-ca");
+        TestPki.Issued cert = pki.leaf("localhost");
+        int plain = Ports.free();
+        int tls = Ports.free();
+        String cfg = """
+                defaults
+                    mode http
+                    timeout client 5s
+                    timeout server 5s
+                    timeout connect 5s
+                frontend fe
+                    bind 127.0.0.1:%d accept-proxy
+                    bind 127.0.0.1:%d accept-proxy ssl crt %s
+                    http-request return status 200 content-type text/plain lf-string "%%[req.ver] tls=%%[ssl_fc] proxied=%%[fc_rcvd_proxy]"
+                """.formatted(plain, tls, cert.pem());
+        try (Daemon d = Daemon.start(false, cfg, plain)) {
+            assertThat(Http2Test.run(List.of("curl", "-sS", "--haproxy-protocol", "--http2-prior-knowledge", "http://127.0.0.1:" + plain + "/")))
+                    .isEqualTo("2.0 tls=0 proxied=1");
+            assertThat(Http2Test.run(List.of("curl", "-sS", "--haproxy-protocol", "-k", "--http1.1", "https://127.0.0.1:" + tls + "/")))
+                    .isEqualTo("1.1 tls=1 proxied=1");
+            assertThat(Http2Test.run(List.of("curl", "-sS", "--haproxy-protocol", "-k", "--http2", "https://127.0.0.1:" + tls + "/")))
+                    .isEqualTo("2.0 tls=1 proxied=1");
+        }
+    }
+
+    /**
      * An origin that reads the PROXY header each connection starts with, then answers every request with what that
      * header said (hex for v2) and the connection's number. Keeps the headers it read.
      */
