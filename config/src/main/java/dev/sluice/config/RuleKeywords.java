@@ -116,14 +116,15 @@ final class RuleKeywords {
 
     /** Actions of {@code tcp-request connection|content}: accept, reject and the stick-counter ones. */
     private static final List<String> TCP_ACTIONS = List.of("accept", "reject", "track-sc0", "track-sc1", "track-sc2", "sc-inc-gpc0",
-            "sc-inc-gpc1", "sc-inc-gpc", "sc-add-gpc", "sc-set-gpt0", "sc-set-gpt");
+            "sc-inc-gpc1", "sc-inc-gpc", "sc-add-gpc", "sc-set-gpt0", "sc-set-gpt", "expect-proxy");
 
     private static void registerTcp(KeywordRegistry r) {
         r.family("tcp-request", "tcp-request ruleset");
         r.register(new Keyword("tcp-request connection", EnumSet.of(Section.FRONTEND, Section.LISTEN),
-                "tcp-request connection <accept|reject|track-sc0..2 <key> [table t]|sc-inc-gpc0(<sc>)|...> [if|unless <cond>]",
+                "tcp-request connection <accept|reject|expect-proxy layer4|track-sc0..2 <key> [table t]|sc-inc-gpc0(<sc>)|...> [if|unless <cond>]",
                 "Rules run once per accepted connection, before any protocol: reject closes it at once; trackers last as long as "
-                        + "the connection and count its requests.", c -> parseTcp(c, true)));
+                        + "the connection and count its requests; expect-proxy layer4 makes the connection start with a PROXY protocol"
+                        + " header, as 'bind ... accept-proxy' does for every connection.", c -> parseTcp(c, true)));
         r.register(new Keyword("tcp-request content", PROXY_SECTIONS,
                 "tcp-request content <accept|reject|track-sc0..2 <key> [table t]|sc-inc-gpc0(<sc>)|...> [if|unless <cond>]",
                 "Rules run for each request before the http-request rules (HTTP mode): reject closes the connection.",
@@ -144,6 +145,22 @@ final class RuleKeywords {
         }
         int end = c.conditionStart(1);
         List<String> args = a.subList(1, end);
+        if (name.equals("expect-proxy")) {
+            if (!connection) {
+                c.error("'expect-proxy' is only allowed in 'tcp-request connection' rules.");
+                return;
+            }
+            if (args.size() != 1 || !args.get(0).equals("layer4")) {
+                c.error("'expect-proxy' expects 'layer4'.");
+                return;
+            }
+            Condition cond = end < a.size() ? c.conditionFrom(end) : null;
+            if (end < a.size() && cond == null) {
+                return;
+            }
+            c.proxy().tcpRequestConnectionRules.add(new HttpRule.Action(c.at(), cond, word, args));
+            return;
+        }
         Spec s = SPECS.stream().filter(x -> x.name().equals(name)).findFirst().orElse(null);
         int min = s == null ? 0 : s.min();
         int max = s == null ? 0 : s.max();

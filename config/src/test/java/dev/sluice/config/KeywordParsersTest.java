@@ -461,6 +461,14 @@ class KeywordParsersTest {
         }
 
         @Test
+        void expectProxyIsAConnectionRuleWithLayer4() {
+            assertThat(Configs.errors(parse(inFrontend("tcp-request connection expect-proxy layer4 if { src 10.0.0.0/8 }")))).isEmpty();
+            assertSingleError(parse(inFrontend("tcp-request connection expect-proxy layer7")), FRONTEND_LINE, "'expect-proxy' expects 'layer4'.");
+            assertSingleError(parse(inFrontend("tcp-request content expect-proxy layer4")), FRONTEND_LINE,
+                    "'expect-proxy' is only allowed in 'tcp-request connection' rules.");
+        }
+
+        @Test
         void compressionLinesAddUpAndInheritFromDefaults() {
             var c = valid(Configs.DEFAULTS + """
                         compression algo gzip

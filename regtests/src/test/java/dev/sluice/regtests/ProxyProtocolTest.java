@@ -180,6 +180,53 @@ class ProxyProtocolTest {
         }
     }
 
+    /** {@code tcp-request connection expect-proxy layer4 if ...}: only the connections the rule picks must start with a header. */
+    @Test
+    void expectProxyAsksForTheHeaderWhereTheRuleSays() throws Exception {
+        List<String> sluice = expectProxy(false);
+        assertThat(sluice).containsExactly("proxied: src=1.2.3.4:1 rcvd=1", "plain on the proxied port: closed", "plain: rcvd=0");
+        if (Daemon.haproxyInstalled()) {
+            assertThat(sluice).as("Sluice against HAProxy 2.6").isEqualTo(expectProxy(true));
+        }
+    }
+
+    private static List<String> expectProxy(boolean haproxy) throws Exception {
+        int proxied = Ports.free();
+        int plain = Ports.free();
+        String cfg = """
+                defaults
+                    mode http
+                    timeout client 5s
+                    timeout server 5s
+                    timeout connect 5s
+                frontend fe
+                    bind 127.0.0.1:%d
+                    bind 127.0.0.1:%d
+                    tcp-request connection expect-proxy layer4 if { dst_port %d }
+                    http-request return status 200 content-type text/plain lf-string "src=%%[src]:%%[src_port] rcvd=%%[fc_rcvd_proxy]"
+                """.formatted(proxied, plain, proxied);
+        List<String> out = new ArrayList<>();
+        try (Daemon d = Daemon.start(haproxy, cfg, plain)) {
+            try (RawClient c = new RawClient(proxied, 5_000)) {
+                out.add("proxied: " + c.send("PROXY TCP4 1.2.3.4 5.6.7.8 1 2\r\n" + REQUEST).read().bodyText());
+            }
+            try (RawClient c = new RawClient(proxied, 5_000)) {
+                c.send(REQUEST);
+                String got;
+                try {
+                    got = c.readToEndText();
+                } catch (java.io.UncheckedIOException reset) {
+                    got = "";
+                }
+                out.add("plain on the proxied port: " + (got.isEmpty() ? "closed" : got));
+            }
+            try (RawClient c = new RawClient(plain, 5_000)) {
+                out.add("plain: " + c.send(REQUEST).read().bodyText().replaceAll("src=\\S+ ", ""));
+            }
+        }
+        return out;
+    }
+
     /**
      * The header comes before TLS and before HTTP/2's preface: curl's {@code --haproxy-protocol} over TLS (HTTP/1.1 and
      * HTTP/2 by ALPN) and with HTTP/2 prior knowledge on a clear-text bind; the answers name curl's own address.

@@ -50,6 +50,10 @@ public final class Actions {
                     return Action.Verdict.DONE;
                 };
             }
+            case "expect-proxy" -> t -> {
+                t.expectProxy();
+                return Action.Verdict.CONTINUE;
+            };
             case "reject", "silent-drop" -> t -> {
                 t.drop();
                 return Action.Verdict.DONE;

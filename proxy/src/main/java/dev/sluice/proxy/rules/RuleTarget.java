@@ -22,6 +22,11 @@ public interface RuleTarget extends Txn {
     /** Closes the client connection without a response ({@code reject}, {@code silent-drop}). */
     void drop();
 
+    /** {@code tcp-request connection expect-proxy layer4}: the connection starts with a PROXY protocol header. */
+    default void expectProxy() {
+        throw new UnsupportedOperationException("expect-proxy outside tcp-request connection rules");
+    }
+
     /** Holds the request for {@code timeout tarpit}, then answers {@code status}. */
     void tarpit(int status);
 

@@ -42,12 +42,24 @@ public final class ConnectionRules implements Predicate<Channel> {
             ch.attr(dev.sluice.proxy.http.ClientSide.SESSION_TRACKERS).set(trackers);
             ch.closeFuture().addListener(f -> trackers.endSession());
         }
+        if (t.expectProxy) {
+            ch.attr(EXPECT_PROXY).set(Boolean.TRUE);
+        }
         return true;
     }
+
+    /** Set on a connection that {@code expect-proxy layer4} makes start with a PROXY protocol header. */
+    static final io.netty.util.AttributeKey<Boolean> EXPECT_PROXY = io.netty.util.AttributeKey.valueOf("sluice.expect-proxy");
 
     /** What connection rules see: addresses, variables and stick counters; no HTTP message. */
     private static final class Target extends RequestTxn {
         private boolean rejected;
+        private boolean expectProxy;
+
+        @Override
+        public void expectProxy() {
+            expectProxy = true;
+        }
 
         Target(InetSocketAddress client, InetSocketAddress local, String frontend) {
             super(null, client, local, frontend, null);

@@ -49,6 +49,22 @@ final class ProxyHeaderReader extends ChannelInboundHandlerAdapter {
         this.next = next;
     }
 
+    /**
+     * The first handler of a connection of a frontend with {@code tcp-request connection expect-proxy layer4} rules: the
+     * reader when a rule asked for a header on this connection, else the handler the bind starts with.
+     */
+    static ChannelHandler ifExpected(Frontend frontend, String bindName, long timeoutMs, boolean admitted,
+            Function<Boolean, ChannelHandler> next) {
+        return new ChannelInboundHandlerAdapter() {
+            @Override
+            public void handlerAdded(ChannelHandlerContext ctx) {
+                boolean expected = ctx.channel().hasAttr(ConnectionRules.EXPECT_PROXY);
+                ctx.pipeline().replace(this, ctx.name(), expected ? new ProxyHeaderReader(frontend, bindName, timeoutMs, admitted, next)
+                        : next.apply(admitted));
+            }
+        };
+    }
+
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         acceptDate = System.currentTimeMillis();

@@ -148,6 +148,8 @@ public final class ProxyRuntime {
             fe.services(java.util.Map.of("prometheus-exporter", prometheusService));
             frontends.put(p.name(), fe);
             ConnectionRules connectionRules = rules.connection().isEmpty() ? null : new ConnectionRules(rules.connection(), p.name());
+            boolean expectsProxy = p.tcpRules().connection().stream()
+                    .anyMatch(r -> r instanceof dev.sluice.config.model.HttpRule.Action a && a.name().equals("expect-proxy"));
             int listenersBefore = listeners.size();
             int bindIndex = 0;
             for (Bind b : p.binds()) {
@@ -166,10 +168,13 @@ public final class ProxyRuntime {
                 } else {
                     first = admitted -> h2 ? H2ClientConnection.create(fe, admitted) : new H1ClientConnection(fe, admitted);
                 }
+                java.util.function.Function<Boolean, io.netty.channel.ChannelHandler> after = first;
                 if (b.acceptProxy()) {
                     // the PROXY header comes before anything else, TLS included
-                    java.util.function.Function<Boolean, io.netty.channel.ChannelHandler> after = first;
                     first = admitted -> new ProxyHeaderReader(fe, bindName, handshakeTimeout, admitted, after);
+                } else if (expectsProxy) {
+                    // tcp-request connection expect-proxy layer4: the rules decided, per connection
+                    first = admitted -> ProxyHeaderReader.ifExpected(fe, bindName, handshakeTimeout, admitted, after);
                 }
                 listeners.add(new Listener(b, p.name(), limit, first));
             }
