@@ -33,6 +33,14 @@ import org.junit.jupiter.api.Test;
 class ProxyProtocolTest {
     private static final byte[] V2_SIG = {0x0D, 0x0A, 0x0D, 0x0A, 0x00, 0x0D, 0x0A, 0x51, 0x55, 0x49, 0x54, 0x0A};
     private static final String REQUEST = "GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n";
+    /** The defaults section of the configurations here. */
+    private static final String DEFAULTS = """
+            defaults
+                mode http
+                timeout client 5s
+                timeout server 5s
+                timeout connect 5s
+            """;
 
     private static byte[] v2(int verCmd, int fam, byte[] body) {
         ByteBuffer b = ByteBuffer.allocate(16 + body.length);
@@ -108,13 +116,7 @@ class ProxyProtocolTest {
                     if (e.getKey().endsWith("half")) {
                         c.shutdownOutput();
                     }
-                    String got;
-                    try {
-                        got = c.readToEndText();
-                    } catch (java.io.UncheckedIOException reset) {
-                        // closed with the request unread: a reset
-                        got = "";
-                    }
+                    String got = readAll(c);
                     int body = got.indexOf("\r\n\r\n");
                     out.add(e.getKey() + ": " + (got.isEmpty() ? "closed" : got.substring(body + 4).replace(":" + c.localPort() + " ", ":P ")));
                 }
@@ -127,6 +129,15 @@ class ProxyProtocolTest {
             }
         }
         return out;
+    }
+
+    /** Everything until the connection closes; empty when it was reset (closed with the request unread). */
+    private static String readAll(RawClient c) {
+        try {
+            return c.readToEndText();
+        } catch (java.io.UncheckedIOException reset) {
+            return "";
+        }
     }
 
     private static final Pattern LINE = Pattern.compile("^(\\S+):(\\d+) \\[[^]]+\\] (.*)$");
@@ -193,12 +204,7 @@ class ProxyProtocolTest {
     private static List<String> expectProxy(boolean haproxy) throws Exception {
         int proxied = Ports.free();
         int plain = Ports.free();
-        String cfg = """
-                defaults
-                    mode http
-                    timeout client 5s
-                    timeout server 5s
-                    timeout connect 5s
+        String cfg = DEFAULTS + """
                 frontend fe
                     bind 127.0.0.1:%d
                     bind 127.0.0.1:%d
@@ -212,12 +218,7 @@ class ProxyProtocolTest {
             }
             try (RawClient c = new RawClient(proxied, 5_000)) {
                 c.send(REQUEST);
-                String got;
-                try {
-                    got = c.readToEndText();
-                } catch (java.io.UncheckedIOException reset) {
-                    got = "";
-                }
+                String got = readAll(c);
                 out.add("plain on the proxied port: " + (got.isEmpty() ? "closed" : got));
             }
             try (RawClient c = new RawClient(plain, 5_000)) {
@@ -237,12 +238,7 @@ class ProxyProtocolTest {
         TestPki.Issued cert = pki.leaf("localhost");
         int plain = Ports.free();
         int tls = Ports.free();
-        String cfg = """
-                defaults
-                    mode http
-                    timeout client 5s
-                    timeout server 5s
-                    timeout connect 5s
+        String cfg = DEFAULTS + """
                 frontend fe
                     bind 127.0.0.1:%d accept-proxy
                     bind 127.0.0.1:%d accept-proxy ssl crt %s
@@ -435,12 +431,7 @@ class ProxyProtocolTest {
         int middle = Ports.free();
         int back = Ports.free();
         int backTls = Ports.free();
-        String backCfg = """
-                defaults
-                    mode http
-                    timeout client 5s
-                    timeout server 5s
-                    timeout connect 5s
+        String backCfg = DEFAULTS + """
                 frontend back
                     bind 127.0.0.1:%d accept-proxy
                     bind 127.0.0.1:%d accept-proxy ssl crt %s
@@ -468,12 +459,7 @@ class ProxyProtocolTest {
                 backend tls
                     server b 127.0.0.1:%d send-proxy-v2 ssl verify none
                 """.formatted(middle, back, back, backTls);
-        String frontCfg = """
-                defaults
-                    mode http
-                    timeout client 5s
-                    timeout server 5s
-                    timeout connect 5s
+        String frontCfg = DEFAULTS + """
                 frontend front
                     bind 127.0.0.1:%d
                     default_backend middle
