@@ -309,6 +309,8 @@ class HealthCheckTest {
                 RawClient.Response held = first.read();
                 assertThat(held.header("x-origin")).isEqualTo("s1");
             }
+            // the line goes through the log writer: it may come a moment after the responses
+            d.awaitLines(l -> l.startsWith("Server be/s1 is DOWN"), 1);
             return checkLines(d, "be/s1").stream().filter(l -> !l.startsWith("[")).findFirst().orElseThrow();
         }
     }
