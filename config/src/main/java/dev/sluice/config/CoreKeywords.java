@@ -260,6 +260,29 @@ final class CoreKeywords {
                     }
                 }));
 
+        r.register(new Keyword("description", EnumSet.of(Section.GLOBAL, Section.FRONTEND, Section.BACKEND, Section.LISTEN), "description <text>",
+                "A description of the process (global: 'show info', the stats page with 'stats show-desc') or of a proxy (shown"
+                        + " beside its name on the stats page); the words are joined by spaces.",
+                c -> {
+                    if (c.args().isEmpty()) {
+                        c.error("expects a string argument.");
+                        return;
+                    }
+                    String text = String.join(" ", c.args());
+                    if (c.section() == Section.GLOBAL) {
+                        c.global().description = text;
+                    } else {
+                        c.proxy().description = text;
+                    }
+                }));
+        r.register(new Keyword("node", EnumSet.of(Section.GLOBAL), "node <name>",
+                "The name of this process in a cluster, shown by 'show info' and on the stats page with 'stats show-node' (default:"
+                        + " the host name).",
+                c -> {
+                    if (c.expectArgs(1, 1, "node <name>")) {
+                        c.global().node = c.args().get(0);
+                    }
+                }));
         TlsKeywords.register(r);
         BalanceKeywords.register(r);
         LogKeywords.register(r);

@@ -48,6 +48,9 @@ public final class GlobalBuilder {
     public String clusterSecret;
     /** {@code spread-checks}: percent of random noise on check intervals. */
     public int spreadChecks;
+    /** {@code node} and {@code description} (null: not set). */
+    public String node;
+    public String description;
 
     public Global build() {
         return new Global(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetime, logs, logTag, statsSockets, statsTimeout,
@@ -55,6 +58,6 @@ public final class GlobalBuilder {
                 new dev.sluice.config.model.QuicTune(quicIdleTimeout, quicMaxStreams, quicMaxData, quicStreamData, quicHystart,
                         quicRetryThreshold, clusterSecret),
                 new dev.sluice.config.model.ProcessSettings(user, userAt, group, groupAt, uid, gid, chroot, ulimitN,
-                        hardStopAfter, noReusePort, zeroWarning, masterWorker, exitOnFailure, maxReloads));
+                        hardStopAfter, noReusePort, zeroWarning, masterWorker, exitOnFailure, maxReloads), node, description);
     }
 }

@@ -50,6 +50,8 @@ public final class ProxyBuilder {
     public HttpOptions.Reuse reuse = HttpOptions.Reuse.SAFE;
     /** {@code compression algo}, {@code type} and {@code offload}. */
     final java.util.List<String> compAlgos = new java.util.ArrayList<>();
+    /** {@code description} (null: none; not passed on by defaults, as in HAProxy). */
+    String description;
     final java.util.List<String> compTypes = new java.util.ArrayList<>();
     boolean compOffload;
     public HttpOptions.ForwardFor forwardFor;
@@ -264,7 +266,8 @@ public final class ProxyBuilder {
                 kind.hasBackend() && cookie != null ? cookie.withDynamicKey(dynamicCookieKey) : null,
                 new dev.sluice.config.model.ProxyOptions(kind.hasBackend() && preferLastServer, kind.hasBackend() ? fullconn : 0,
                         kind.hasBackend() && abortOnClose, kind.hasFrontend() && contStats,
-                        kind.hasFrontend() && ignoreProbes));
+                        kind.hasFrontend() && ignoreProbes),
+                description);
     }
 
     private static <T> List<T> concat(List<T> a, List<T> b) {

@@ -67,8 +67,7 @@ final class Unsupported {
             Map.entry("load-server-state-from-file", "server state files"),
             
             Map.entry("use-fcgi-app", "FastCGI applications"),
-            Map.entry("description", "descriptions"),
-            Map.entry("node", "node names"), 
+            
             Map.entry("localpeer", "peers (stick-table replication)"),
             Map.entry("httpclient.ssl.verify", "the internal HTTP client"), Map.entry("set-dumpable", "core dumps (set-dumpable)"),
             Map.entry("expose-experimental-directives", "experimental directives"),

@@ -7,11 +7,19 @@ package dev.sluice.config.model;
  * {@code logs} are the global {@code log} lines that proxies use with {@code log global}; {@code statsSockets}
  * the admin sockets and {@code statsTimeoutMs} how long an idle admin session stays open; {@code tune} the
  * buffer tuning; {@code quic} the QUIC transport settings; {@code process} the user, group, chroot and
- * file-descriptor limit of the process.
+ * file-descriptor limit of the process; {@code node} and {@code description} the process's name and description
+ * ({@code node}, {@code description}: {@code show info}, the stats page; null when not set).
  */
 public record Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
         java.util.List<LogTarget> logs, String logTag, java.util.List<StatsSocket> statsSockets, long statsTimeoutMs, Tune tune,
-        QuicTune quic, ProcessSettings process) {
+        QuicTune quic, ProcessSettings process, String node, String description) {
+
+    public Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
+            java.util.List<LogTarget> logs, String logTag, java.util.List<StatsSocket> statsSockets, long statsTimeoutMs, Tune tune,
+            QuicTune quic, ProcessSettings process) {
+        this(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetimeMs, logs, logTag, statsSockets, statsTimeoutMs, tune, quic, process,
+                null, null);
+    }
 
     /** HAProxy's default {@code stats timeout}. */
     public static final long DEFAULT_STATS_TIMEOUT_MS = 10_000;

@@ -37,7 +37,18 @@ public record Proxy(
         Retries retries,
         HealthChecks checks,
         Cookie cookie,
-        ProxyOptions options) {
+        ProxyOptions options,
+        String description) {
+
+    public Proxy(String name, ProxyKind kind, SourceRef where, Mode mode, List<Bind> binds, int maxconn, Timeouts timeouts, HttpOptions http,
+            List<Acl> acls, List<HttpRule> httpRequestRules, List<HttpRule> httpResponseRules, List<HttpRule> httpAfterResponseRules,
+            List<UseBackend> useBackends, String defaultBackend, Balance balance, List<Server> servers, Logging logging, ErrorPages errors,
+            StickTableDecl stickTable, TcpRules tcpRules, Monitor monitor, List<StickRule> stickRules, StatsPage stats, Retries retries,
+            HealthChecks checks, Cookie cookie, ProxyOptions options) {
+        this(name, kind, where, mode, binds, maxconn, timeouts, http, acls, httpRequestRules, httpResponseRules, httpAfterResponseRules,
+                useBackends, defaultBackend, balance, servers, logging, errors, stickTable, tcpRules, monitor, stickRules, stats, retries, checks,
+                cookie, options, null);
+    }
 
     public Proxy {
         binds = List.copyOf(binds);

@@ -69,7 +69,7 @@ public final class ProxyRuntime {
     private final dev.sluice.proxy.metrics.PrometheusExporter metrics;
     private final AdminSockets admin;
     private final long startMillis = System.currentTimeMillis();
-    private final String node = hostname();
+    private final String node;
     private volatile boolean stopping;
     private final java.util.concurrent.atomic.AtomicBoolean hardStopped = new java.util.concurrent.atomic.AtomicBoolean();
     /** Every accepted client connection until it closes, for a graceful stop. */
@@ -87,6 +87,7 @@ public final class ProxyRuntime {
 
     private ProxyRuntime(Config config, Prepared prepared, dev.sluice.proxy.memory.ProxyPools pools) {
         this.config = config;
+        this.node = config.global().node() != null ? config.global().node() : hostname();
         this.pools = pools;
         this.tls = prepared.tls();
         Map<String, List<Backend.ResolvedServer>> resolved = prepared.resolved();
@@ -737,6 +738,7 @@ public final class ProxyRuntime {
         m.put("Run_queue", pending);
         m.put("Idle_pct", idlePercent());
         m.put("node", node);
+        m.put("description", config.global().description());
         m.put("Stopping", stopping ? 1 : 0);
         m.put("Jobs", listening + globalLimit.current() + admin.openSessions());
         m.put("Listeners", listening);

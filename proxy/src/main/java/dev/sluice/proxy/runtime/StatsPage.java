@@ -277,8 +277,10 @@ final class StatsPage implements PageService {
             b.append(" on ").append(esc(cfg.node().isEmpty() ? String.valueOf(info.get("node")) : cfg.node()));
         }
         b.append("</h1>\n");
-        if (cfg.desc() != null && !cfg.desc().isEmpty()) {
-            b.append("<p>").append(esc(cfg.desc())).append("</p>\n");
+        // stats show-desc: its own text, else the global description
+        String desc = cfg.desc() == null ? null : !cfg.desc().isEmpty() ? cfg.desc() : (String) info.get("description");
+        if (desc != null && !desc.isEmpty()) {
+            b.append("<p>").append(esc(desc)).append("</p>\n");
         }
         int st = options.indexOf(";st=");
         if (st >= 0) {
@@ -346,8 +348,12 @@ final class StatsPage implements PageService {
             b.append("<form method=\"post\" action=\"").append(esc(cfg.uri())).append("\">");
         }
         b.append("<table class=\"tbl\" id=\"px-").append(esc(p.name())).append("\">\n<tr><th class=\"pxname\" colspan=\"")
-                .append(SUBS.length + 1 + (form ? 1 : 0)).append("\"><a name=\"").append(esc(p.name())).append("\"></a>").append(esc(p.name()))
-                .append("</th></tr>\n<tr class=\"titre\">");
+                .append(SUBS.length + 1 + (form ? 1 : 0)).append("\"><a name=\"").append(esc(p.name())).append("\"></a>").append(esc(p.name()));
+        if (p.description() != null) {
+            // HAProxy puts the proxy's description beside its name
+            b.append(" &mdash; <span class=\"desc\">").append(esc(p.description())).append("</span>");
+        }
+        b.append("</th></tr>\n<tr class=\"titre\">");
         if (form) {
             b.append("<th rowspan=\"2\"></th>");
         }
