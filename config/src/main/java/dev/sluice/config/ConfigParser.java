@@ -403,6 +403,11 @@ public final class ConfigParser {
         Map<String, Proxy> frontends = new LinkedHashMap<>();
         Map<String, Proxy> backends = new LinkedHashMap<>();
         for (Proxy p : built) {
+            dev.sluice.config.model.StatsPage st = p.stats();
+            if (!st.rules().isEmpty() && (!st.auth().isEmpty() || !st.realm().equals(dev.sluice.config.model.StatsPage.DEFAULT_REALM))) {
+                // HAProxy 2.6 refuses the mix: the rules would have to decide where the implicit auth rule goes
+                diags.error(p.where(), "proxy '" + p.name() + "': stats 'auth'/'realm' and 'http-request' can't be used at the same time.");
+            }
             if (p.kind().hasFrontend()) {
                 Proxy prev = frontends.putIfAbsent(p.name(), p);
                 if (prev != null) {

@@ -77,6 +77,39 @@ final class StatsKeywords {
                         p.admin.add(cond);
                     }
                 });
+        page(r, "stats http-request", "stats http-request allow|deny|auth [realm <realm>] [if|unless <cond>]",
+                "Access rules of the page, the first whose condition holds decides: allow shows it, deny answers 403, auth asks for"
+                        + " credentials (401, in <realm>, else the page's); after them, 'stats auth' asks for its credentials.", 1, -1,
+                (c, p) -> {
+                    List<String> a = c.args();
+                    String action = a.get(0);
+                    if (!action.equals("allow") && !action.equals("deny") && !action.equals("auth")) {
+                        c.error("'" + action + "' is not a stats http-request action (expected allow, deny or auth).");
+                        return;
+                    }
+                    int i = 1;
+                    String realm = null;
+                    if (action.equals("auth") && i < a.size() && a.get(i).equals("realm")) {
+                        if (i + 1 >= a.size()) {
+                            c.error("'realm' expects a name.");
+                            return;
+                        }
+                        realm = a.get(i + 1);
+                        i += 2;
+                    }
+                    Condition cond = null;
+                    if (i < a.size()) {
+                        if (!a.get(i).equals("if") && !a.get(i).equals("unless")) {
+                            c.error("unexpected '" + a.get(i) + "' (expected if or unless).");
+                            return;
+                        }
+                        cond = c.conditionFrom(i);
+                        if (cond == null) {
+                            return;
+                        }
+                    }
+                    p.rules.add(new dev.sluice.config.model.StatsPage.Rule(action, realm, cond));
+                });
         page(r, "stats hide-version", "stats hide-version", "Do not show the version on the page.", 0, 0, (c, p) -> p.hideVersion = true);
         page(r, "stats show-legends", "stats show-legends", "Show the legend and server addresses and algorithms on the page.", 0, 0,
                 (c, p) -> p.showLegends = true);

@@ -14,6 +14,7 @@ final class StatsPageBuilder {
     final List<String> auth = new ArrayList<>();
     String realm = StatsPage.DEFAULT_REALM;
     final List<Condition> admin = new ArrayList<>();
+    final List<dev.sluice.config.model.StatsPage.Rule> rules = new ArrayList<>();
     boolean hideVersion;
     boolean showLegends;
     String node;
@@ -28,6 +29,7 @@ final class StatsPageBuilder {
         auth.addAll(d.auth);
         realm = d.realm;
         admin.addAll(d.admin);
+        rules.addAll(d.rules);
         hideVersion = d.hideVersion;
         showLegends = d.showLegends;
         node = d.node;
@@ -40,6 +42,6 @@ final class StatsPageBuilder {
         if (!enabled) {
             return StatsPage.NONE;
         }
-        return new StatsPage(true, uri, refreshMs, auth, realm, admin, hideVersion, showLegends, node, desc, scope, where);
+        return new StatsPage(true, uri, refreshMs, auth, realm, admin, hideVersion, showLegends, node, desc, scope, where, rules);
     }
 }

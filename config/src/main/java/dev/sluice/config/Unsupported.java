@@ -51,7 +51,7 @@ final class Unsupported {
             Map.entry("option redis-check", "Redis health checks"), Map.entry("option smtpchk", "SMTP health checks"),
             Map.entry("option ldap-check", "LDAP health checks"), Map.entry("option external-check", "external health checks"),
             Map.entry("external-check", "external health checks"),
-            Map.entry("stats show-modules", STATS), Map.entry("stats http-request", STATS), Map.entry("stats disable", STATS),
+            Map.entry("stats show-modules", STATS), Map.entry("stats disable", STATS),
             Map.entry("stats maxconn", "a connection limit on stats sockets"),
             Map.entry("stats bind-process", "multi-process mode (removed from HAProxy 2.5)"),
             

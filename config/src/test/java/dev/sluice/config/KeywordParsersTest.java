@@ -461,6 +461,15 @@ class KeywordParsersTest {
         }
 
         @Test
+        void statsHttpRequestRulesDoNotMixWithStatsAuth() {
+            assertThat(Configs.errors(parse(inFrontend("stats enable\nstats http-request deny unless { src 10.0.0.0/8 }")))).isEmpty();
+            assertThat(Configs.errors(parse(inFrontend("stats http-request auth realm R\nstats auth a:b")))).extracting(Diagnostic::message)
+                    .containsExactly("proxy 'fe': stats 'auth'/'realm' and 'http-request' can't be used at the same time.");
+            assertSingleError(parse(inFrontend("stats http-request tarpit")), FRONTEND_LINE,
+                    "'tarpit' is not a stats http-request action (expected allow, deny or auth).");
+        }
+
+        @Test
         void expectProxyIsAConnectionRuleWithLayer4() {
             assertThat(Configs.errors(parse(inFrontend("tcp-request connection expect-proxy layer4 if { src 10.0.0.0/8 }")))).isEmpty();
             assertSingleError(parse(inFrontend("tcp-request connection expect-proxy layer7")), FRONTEND_LINE, "'expect-proxy' expects 'layer4'.");

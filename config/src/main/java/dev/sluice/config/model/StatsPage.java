@@ -12,7 +12,19 @@ import java.util.List;
  * (empty: all); {@code node} and {@code desc} are null unless shown. {@link #NONE} when disabled.
  */
 public record StatsPage(boolean enabled, String uri, long refreshMs, List<String> auth, String realm, List<Condition> admin,
-        boolean hideVersion, boolean showLegends, String node, String desc, List<String> scope, SourceRef where) {
+        boolean hideVersion, boolean showLegends, String node, String desc, List<String> scope, SourceRef where, List<Rule> rules) {
+
+    /**
+     * A {@code stats http-request allow|deny|auth [realm <realm>] [if|unless <cond>]} rule ({@code condition} null: always;
+     * {@code realm} null: the page's).
+     */
+    public record Rule(String action, String realm, Condition condition) {
+    }
+
+    public StatsPage(boolean enabled, String uri, long refreshMs, List<String> auth, String realm, List<Condition> admin,
+            boolean hideVersion, boolean showLegends, String node, String desc, List<String> scope, SourceRef where) {
+        this(enabled, uri, refreshMs, auth, realm, admin, hideVersion, showLegends, node, desc, scope, where, List.of());
+    }
 
     /** HAProxy's defaults. */
     public static final String DEFAULT_URI = "/haproxy?stats";
@@ -24,6 +36,7 @@ public record StatsPage(boolean enabled, String uri, long refreshMs, List<String
     public StatsPage {
         auth = List.copyOf(auth);
         admin = List.copyOf(admin);
+        rules = List.copyOf(rules);
         scope = List.copyOf(scope);
     }
 }

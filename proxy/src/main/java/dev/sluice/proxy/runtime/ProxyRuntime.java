@@ -245,7 +245,12 @@ public final class ProxyRuntime {
                 continue;
             }
             List<dev.sluice.proxy.rules.Cond> admin = ProxyRules.conditions(p, p.stats().admin(), "stats admin", new ArrayList<>(), stickTables);
-            StatsPage page = new StatsPage(this, p, admin);
+            List<dev.sluice.proxy.rules.Cond> access = new ArrayList<>();
+            for (dev.sluice.config.model.StatsPage.Rule r : p.stats().rules()) {
+                access.add(r.condition() == null ? null
+                        : ProxyRules.conditions(p, List.of(r.condition()), "stats http-request", new ArrayList<>(), stickTables).get(0));
+            }
+            StatsPage page = new StatsPage(this, p, admin, access);
             Frontend fe = frontends.get(p.name());
             if (fe != null) {
                 fe.statsPage(page);
@@ -371,6 +376,11 @@ public final class ProxyRuntime {
             checkLogging(p, problems);
             if (p.stats().enabled()) {
                 ProxyRules.conditions(p, p.stats().admin(), "stats admin", problems, tables);
+                for (dev.sluice.config.model.StatsPage.Rule r : p.stats().rules()) {
+                    if (r.condition() != null) {
+                        ProxyRules.conditions(p, List.of(r.condition()), "stats http-request", problems, tables);
+                    }
+                }
             }
             for (var e : p.errors().pages().entrySet()) {
                 if (e.getValue().length > 0) {

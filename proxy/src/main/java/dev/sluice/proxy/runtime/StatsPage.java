@@ -28,13 +28,57 @@ final class StatsPage implements PageService {
     private final ProxyRuntime rt;
     private final dev.sluice.config.model.StatsPage cfg;
     private final List<Cond> admin;
+    /** The conditions of the {@code stats http-request} rules, in their order (null: the rule always applies). */
+    private final List<Cond> access;
     private final String owner;
 
-    StatsPage(ProxyRuntime rt, Proxy owner, List<Cond> admin) {
+    StatsPage(ProxyRuntime rt, Proxy owner, List<Cond> admin, List<Cond> access) {
         this.rt = rt;
         this.cfg = owner.stats();
         this.admin = admin;
+        this.access = access;
         this.owner = owner.name();
+    }
+
+    private static final byte[] UNAUTHORIZED = ("<html><body><h1>401 Unauthorized</h1>\nYou need a valid user and password to access this"
+            + " content.\n</body></html>\n").getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] FORBIDDEN = "<html><body><h1>403 Forbidden</h1>\nRequest forbidden by administrative rules.\n</body></html>\n"
+            .getBytes(StandardCharsets.US_ASCII);
+
+    private Reply unauthorized(String realm) {
+        return new Reply(401, "text/html", List.<String[]>of(new String[] {"cache-control", "no-cache"},
+                new String[] {"www-authenticate", "Basic realm=\"" + realm + "\""}), UNAUTHORIZED);
+    }
+
+    /**
+     * The {@code stats http-request} rules, as HAProxy runs them: the first whose condition holds decides (allow: the page;
+     * deny: 403; auth: 401 asking for credentials); then, with {@code stats auth},
+     * HAProxy's implicit rule "auth unless the credentials are valid". Null: the page may be served.
+     */
+    private Reply access(RuleTarget t) {
+        List<dev.sluice.config.model.StatsPage.Rule> rules = cfg.rules();
+        for (int i = 0; i < rules.size(); i++) {
+            Cond c = access.get(i);
+            if (c != null && !c.test(t)) {
+                continue;
+            }
+            dev.sluice.config.model.StatsPage.Rule r = rules.get(i);
+            switch (r.action()) {
+                case "allow" -> {
+                    return null;
+                }
+                case "deny" -> {
+                    return new Reply(403, "text/html", List.<String[]>of(new String[] {"cache-control", "no-cache"}), FORBIDDEN);
+                }
+                default -> {
+                    return unauthorized(r.realm() != null ? r.realm() : cfg.realm());
+                }
+            }
+        }
+        if (!cfg.auth().isEmpty() && !authorized(t.request())) {
+            return unauthorized(cfg.realm());
+        }
+        return null;
     }
 
     @Override
@@ -50,11 +94,9 @@ final class StatsPage implements PageService {
     @Override
     public Reply serve(RuleTarget t) {
         RequestHead r = t.request();
-        if (!cfg.auth().isEmpty() && !authorized(r)) {
-            byte[] body = ("<html><body><h1>401 Unauthorized</h1>\nYou need a valid user and password to access this content.\n"
-                    + "</body></html>\n").getBytes(StandardCharsets.US_ASCII);
-            return new Reply(401, "text/html", List.<String[]>of(new String[] {"cache-control", "no-cache"},
-                    new String[] {"www-authenticate", "Basic realm=\"" + cfg.realm() + "\""}), body);
+        Reply refused = access(t);
+        if (refused != null) {
+            return refused;
         }
         String options = r.target().toString().substring(cfg.uri().length());
         boolean adminOk = false;
