@@ -630,25 +630,10 @@ public final class H1Parser {
         void token(int start, int end);
     }
 
-    /** Calls {@code v} for each non-empty comma-separated element of {@code s}, trimmed. */
+    /** Calls {@code v} for each non-empty comma-separated element of {@code s}, trimmed ({@link HttpFields#nextElement}). */
     private static void forEachToken(AsciiString s, TokenVisitor v) {
-        int n = s.length();
-        int i = 0;
-        while (i < n) {
-            while (i < n && (s.byteAt(i) == ' ' || s.byteAt(i) == '\t' || s.byteAt(i) == ',')) {
-                i++;
-            }
-            int start = i;
-            while (i < n && s.byteAt(i) != ',') {
-                i++;
-            }
-            int end = i;
-            while (end > start && (s.byteAt(end - 1) == ' ' || s.byteAt(end - 1) == '\t')) {
-                end--;
-            }
-            if (end > start) {
-                v.token(start, end);
-            }
+        for (long e = HttpFields.nextElement(s, 0); e >= 0; e = HttpFields.nextElement(s, (int) e)) {
+            v.token((int) (e >>> 32), (int) e);
         }
     }
 

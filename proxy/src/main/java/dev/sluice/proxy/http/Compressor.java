@@ -24,6 +24,7 @@ public final class Compressor {
     private static final AsciiString VARY = AsciiString.cached("vary");
     private static final AsciiString USER_AGENT = AsciiString.cached("user-agent");
     private static final AsciiString VARY_VALUE = AsciiString.cached("Accept-Encoding");
+    private static final String NO_TRANSFORM = "no-transform";
     /** gzip's member header as zlib writes it at level 1: no name, no time, "fastest", Unix. */
     private static final byte[] GZIP_HEADER = {0x1f, (byte) 0x8b, 8, 0, 0, 0, 0, 0, 4, 3};
 
@@ -41,52 +42,61 @@ public final class Compressor {
         this.crc = algo.equals("gzip") ? new CRC32() : null;
     }
 
-    /** The compression settings a stream follows: the backend's algorithms and types when it has some, else the frontend's. */
-    public static Compression effective(Compression backend, Compression frontend) {
-        if (backend == null) {
-            return frontend;
+    /** The algorithms a stream may use: the backend's when it has some, else the frontend's (null: none), as HAProxy. */
+    private static List<String> algos(Compression backend, Compression frontend) {
+        if (backend != null && !backend.algos().isEmpty()) {
+            return backend.algos();
         }
-        if (frontend == null) {
-            return backend;
+        return frontend != null ? frontend.algos() : null;
+    }
+
+    /** The content types compressed: the backend's when it lists some, else the frontend's (empty: every type). */
+    private static List<String> types(Compression backend, Compression frontend) {
+        if (backend != null && !backend.types().isEmpty()) {
+            return backend.types();
         }
-        List<String> algos = !backend.algos().isEmpty() ? backend.algos() : frontend.algos();
-        List<String> types = !backend.types().isEmpty() ? backend.types() : frontend.types();
-        return new Compression(algos, types, backend.offload() || frontend.offload());
+        return frontend != null ? frontend.types() : List.of();
     }
 
     /**
-     * The algorithm to use for this request, or null: the Accept-Encoding token of the highest q-value that names a
-     * configured algorithm ({@code *}: the last configured, as HAProxy lists them), else {@code identity} when it is configured. Old
-     * "Mozilla/4" user agents (not MSIE 6 SP2 or later) get none, as in HAProxy. With {@code offload}, an algorithm
-     * found removes every Accept-Encoding field from the request.
+     * The algorithm to use for this request under the backend's and the frontend's settings (either null), or null: the
+     * Accept-Encoding token of the highest q-value that names an algorithm of theirs ({@code *}: the last configured, as
+     * HAProxy lists them), else {@code identity} when it is configured. Old "Mozilla/4" user agents (not MSIE 6 SP2 or
+     * later) get none, as in HAProxy. With {@code offload} (on either), an algorithm found removes every Accept-Encoding
+     * field from the request. Reads the fields in place: nothing is copied.
      */
-    public static String select(Compression c, RequestHead request) {
-        if (c == null || c.algos().isEmpty()) {
+    public static String select(Compression backend, Compression frontend, RequestHead request) {
+        List<String> algos = algos(backend, frontend);
+        if (algos == null || algos.isEmpty()) {
             return null;
         }
         HttpFields f = request.fields();
         AsciiString ua = f.get(USER_AGENT);
-        if (ua != null && oldMozilla(ua.toString())) {
+        if (ua != null && oldMozilla(ua)) {
             return null;
         }
         String chosen = null;
         int best = 0;
         for (int i = f.indexOf(ACCEPT_ENCODING, 0); i >= 0; i = f.indexOf(ACCEPT_ENCODING, i + 1)) {
-            for (String element : f.value(i).toString().split(",")) {
-                String e = element.strip();
-                if (e.isEmpty()) {
-                    continue;
+            AsciiString v = f.value(i);
+            for (long e = HttpFields.nextElement(v, 0); e >= 0; e = HttpFields.nextElement(v, (int) e)) {
+                int from = (int) (e >>> 32);
+                int to = (int) e;
+                int semi = v.indexOf(';', from);
+                int tokenEnd = semi < 0 || semi >= to ? to : semi;
+                while (tokenEnd > from && (v.byteAt(tokenEnd - 1) == ' ' || v.byteAt(tokenEnd - 1) == '\t')) {
+                    tokenEnd--;
                 }
-                int semi = e.indexOf(';');
-                String token = (semi < 0 ? e : e.substring(0, semi)).strip();
-                int q = semi < 0 ? 1000 : qvalue(e.substring(semi + 1));
+                int q = tokenEnd == to ? 1000 : qvalue(v, tokenEnd, to);
                 if (q <= best) {
                     continue;
                 }
+                boolean star = tokenEnd - from == 1 && v.byteAt(from) == '*';
                 // HAProxy keeps its algorithms last configured first: "*" takes the last one, as does a name two share
-                for (int k = c.algos().size() - 1; k >= 0; k--) {
-                    String a = c.algos().get(k);
-                    if (token.equals("*") || token.equalsIgnoreCase(uaName(a))) {
+                for (int k = algos.size() - 1; k >= 0; k--) {
+                    String a = algos.get(k);
+                    String name = uaName(a);
+                    if (star || tokenEnd - from == name.length() && v.regionMatches(true, from, name, 0, name.length())) {
                         chosen = a;
                         best = q;
                         break;
@@ -95,12 +105,12 @@ public final class Compressor {
             }
         }
         if (chosen != null) {
-            if (c.offload()) {
+            if (backend != null && backend.offload() || frontend != null && frontend.offload()) {
                 f.removeAll(ACCEPT_ENCODING);
             }
             return chosen;
         }
-        return c.algos().contains("identity") ? "identity" : null;
+        return algos.contains("identity") ? "identity" : null;
     }
 
     /** The name a client uses for an algorithm in Accept-Encoding (raw-deflate is offered as "deflate"). */
@@ -109,32 +119,96 @@ public final class Compressor {
     }
 
     /** The q-value of an element's parameters, in thousandths (1000 when absent, 0 when invalid). */
-    static int qvalue(String params) {
-        for (String p : params.split(";")) {
-            String t = p.strip();
-            if (t.length() >= 2 && (t.charAt(0) == 'q' || t.charAt(0) == 'Q') && t.charAt(1) == '=') {
-                String v = t.substring(2).strip();
-                try {
-                    double d = Double.parseDouble(v);
-                    return d < 0 || d > 1 ? 0 : (int) Math.round(d * 1000);
-                } catch (NumberFormatException e) {
-                    return 0;
-                }
+    static int qvalue(CharSequence params) {
+        return qvalue(params, 0, params.length());
+    }
+
+    /**
+     * The q-value of the parameters in {@code s} between {@code from} and {@code to} ({@code ;}-separated), in thousandths:
+     * 1000 when there is none, 0 when it is not a decimal number between 0 and 1.
+     */
+    static int qvalue(CharSequence s, int from, int to) {
+        int i = from;
+        while (i < to) {
+            while (i < to && (s.charAt(i) == ';' || s.charAt(i) == ' ' || s.charAt(i) == '\t')) {
+                i++;
             }
+            int end = i;
+            while (end < to && s.charAt(end) != ';') {
+                end++;
+            }
+            if (end - i >= 2 && (s.charAt(i) == 'q' || s.charAt(i) == 'Q') && s.charAt(i + 1) == '=') {
+                return thousandths(s, i + 2, end);
+            }
+            i = end;
         }
         return 1000;
     }
 
+    /** A decimal number between 0 and 1 ({@code d[.ddd...]}, spaces around) in thousandths, rounded; 0 when it is not one. */
+    private static int thousandths(CharSequence s, int from, int to) {
+        while (from < to && (s.charAt(from) == ' ' || s.charAt(from) == '\t')) {
+            from++;
+        }
+        while (to > from && (s.charAt(to - 1) == ' ' || s.charAt(to - 1) == '\t')) {
+            to--;
+        }
+        if (from == to || !Character.isDigit(s.charAt(from))) {
+            return 0;
+        }
+        long whole = 0;
+        int i = from;
+        while (i < to && Character.isDigit(s.charAt(i)) && whole <= 1) {
+            whole = whole * 10 + (s.charAt(i++) - '0');
+        }
+        long frac = 0;
+        int digits = 0;
+        boolean roundUp = false;
+        if (i < to && s.charAt(i) == '.') {
+            i++;
+            for (; i < to && Character.isDigit(s.charAt(i)); i++) {
+                if (digits < 3) {
+                    frac = frac * 10 + (s.charAt(i) - '0');
+                    digits++;
+                } else if (digits == 3) {
+                    roundUp = s.charAt(i) >= '5';
+                    digits++;
+                }
+            }
+        }
+        if (i != to) {
+            return 0;
+        }
+        for (; digits < 3; digits++) {
+            frac *= 10;
+        }
+        long q = whole * 1000 + frac + (roundUp ? 1 : 0);
+        return q > 1000 ? 0 : (int) q;
+    }
+
     /** HAProxy's test: "Mozilla/4" agents compress only when they are MSIE 6 with SV1 (XP SP2) or MSIE 7 and later. */
-    static boolean oldMozilla(String ua) {
-        if (!ua.startsWith("Mozilla/4")) {
+    static boolean oldMozilla(CharSequence ua) {
+        if (!at(ua, 0, "Mozilla/4")) {
             return false;
         }
-        if (ua.length() < 31 || !ua.startsWith("MSIE ", 25)) {
+        if (ua.length() < 31 || !at(ua, 25, "MSIE ")) {
             return true;
         }
         char v = ua.charAt(30);
-        return v < '6' || v == '6' && (ua.length() < 54 || !ua.startsWith("SV1", 51));
+        return v < '6' || v == '6' && (ua.length() < 54 || !at(ua, 51, "SV1"));
+    }
+
+    /** Whether {@code s} holds {@code literal} at {@code i}. */
+    private static boolean at(CharSequence s, int i, String literal) {
+        if (s.length() < i + literal.length()) {
+            return false;
+        }
+        for (int k = 0; k < literal.length(); k++) {
+            if (s.charAt(i + k) != literal.charAt(k)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -145,7 +219,7 @@ public final class Compressor {
      * Then the head loses its Content-Length (the body is streamed), a strong ETag becomes weak, and it gains
      * {@code Vary: Accept-Encoding} and {@code Content-Encoding} (not for identity). Returns null when it does not apply.
      */
-    public static Compressor start(String algo, Compression c, RequestHead request, ResponseHead response) {
+    public static Compressor start(String algo, Compression backend, Compression frontend, RequestHead request, ResponseHead response) {
         if (algo == null || request.version() == HttpVersion.HTTP_1_0 || response.version() == HttpVersion.HTTP_1_0 || request.isHead()) {
             return null;
         }
@@ -158,22 +232,24 @@ public final class Compressor {
             return null;
         }
         for (int i = f.indexOf(HeaderNames.CACHE_CONTROL, 0); i >= 0; i = f.indexOf(HeaderNames.CACHE_CONTROL, i + 1)) {
-            for (String d : f.value(i).toString().split(",")) {
-                if (d.strip().equalsIgnoreCase("no-transform")) {
+            AsciiString v = f.value(i);
+            for (long e = HttpFields.nextElement(v, 0); e >= 0; e = HttpFields.nextElement(v, (int) e)) {
+                int from = (int) (e >>> 32);
+                if ((int) e - from == NO_TRANSFORM.length() && v.regionMatches(true, from, NO_TRANSFORM, 0, NO_TRANSFORM.length())) {
                     return null;
                 }
             }
         }
+        List<String> types = types(backend, frontend);
         AsciiString type = f.get(HeaderNames.CONTENT_TYPE);
         if (type != null) {
             if (type.length() >= 9 && type.regionMatches(true, 0, "multipart", 0, 9)) {
                 return null;
             }
-            if (!c.types().isEmpty() && c.types().stream().noneMatch(t -> type.length() >= t.length()
-                    && type.regionMatches(true, 0, t, 0, t.length()))) {
+            if (!types.isEmpty() && !listed(type, types)) {
                 return null;
             }
-        } else if (!c.types().isEmpty()) {
+        } else if (!types.isEmpty()) {
             return null;
         }
         int etag = f.indexOf(ETAG, 0);
@@ -200,9 +276,29 @@ public final class Compressor {
         return new Compressor(algo);
     }
 
+    /** Whether {@code type} starts with one of {@code types}, in any case. */
+    private static boolean listed(AsciiString type, List<String> types) {
+        for (String t : types) {
+            if (type.length() >= t.length() && type.regionMatches(true, 0, t, 0, t.length())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Whether the data really is compressed (identity only passes it on). */
     public boolean compressing() {
         return deflater != null;
+    }
+
+    /** Adds what went through to {@code c}: comp_in and comp_out when compressing, comp_byp for identity. */
+    void count(dev.sluice.proxy.stats.Counters c) {
+        if (compressing()) {
+            c.add(dev.sluice.proxy.stats.Counter.COMP_IN, in);
+            c.add(dev.sluice.proxy.stats.Counter.COMP_OUT, out);
+        } else {
+            c.add(dev.sluice.proxy.stats.Counter.COMP_BYP, in);
+        }
     }
 
     /** Body bytes received so far. */

@@ -118,6 +118,33 @@ public final class HttpFields {
         size = 0;
     }
 
+    /**
+     * The next non-empty element of a comma-separated field value at or after {@code from}, trimmed of spaces and tabs:
+     * its start in the high 32 bits and its end in the low ones, or -1 when none is left. The next call takes
+     * {@code (int) element} as its {@code from}. Copies nothing.
+     */
+    public static long nextElement(AsciiString s, int from) {
+        int n = s.length();
+        int i = from;
+        while (i < n) {
+            while (i < n && (s.byteAt(i) == ' ' || s.byteAt(i) == '\t' || s.byteAt(i) == ',')) {
+                i++;
+            }
+            int start = i;
+            while (i < n && s.byteAt(i) != ',') {
+                i++;
+            }
+            int end = i;
+            while (end > start && (s.byteAt(end - 1) == ' ' || s.byteAt(end - 1) == '\t')) {
+                end--;
+            }
+            if (end > start) {
+                return (long) start << 32 | end;
+            }
+        }
+        return -1;
+    }
+
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder();

@@ -63,8 +63,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
     private boolean responseStarted;
     private boolean finished;
     private boolean tunnel;
-    /** Response compression: the settings and algorithm chosen on the request (null: none), the response's compressor. */
-    private dev.sluice.config.model.Compression compression;
+    /** Response compression: the algorithm chosen on the request (null: none), the response's compressor. */
     private String compressionAlgo;
     private Compressor compressor;
     private ResponseHead response;
@@ -463,11 +462,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
 
     /** The response compression this request asked for, chosen on its Accept-Encoding (see {@link Compressor#select}). */
     private void selectCompression() {
-        dev.sluice.config.model.Compression c = Compressor.effective(backend.http().compression(), frontend.http().compression());
-        if (c != null) {
-            compression = c;
-            compressionAlgo = Compressor.select(c, request);
-        }
+        compressionAlgo = Compressor.select(backend.http().compression(), frontend.http().compression(), request);
     }
 
     /** Ends compression (once, on every path): frees zlib's state and counts what went through it. */
@@ -478,21 +473,9 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
         }
         compressor = null;
         z.release();
-        Counters fe = frontend.counters();
-        if (z.compressing()) {
-            fe.add(Counter.COMP_IN, z.bytesIn());
-            fe.add(Counter.COMP_OUT, z.bytesOut());
-        } else {
-            fe.add(Counter.COMP_BYP, z.bytesIn());
-        }
+        z.count(frontend.counters());
         if (backend != null) {
-            Counters be = backend.counters();
-            if (z.compressing()) {
-                be.add(Counter.COMP_IN, z.bytesIn());
-                be.add(Counter.COMP_OUT, z.bytesOut());
-            } else {
-                be.add(Counter.COMP_BYP, z.bytesIn());
-            }
+            z.count(backend.counters());
         }
     }
 
@@ -845,7 +828,7 @@ public final class Stream implements ServerConnector.Callback, RuleTarget {
             afterResponse(head);
             countSent(head.status());
             if (compressionAlgo != null && !switching) {
-                compressor = Compressor.start(compressionAlgo, compression, request, head);
+                compressor = Compressor.start(compressionAlgo, backend.http().compression(), frontend.http().compression(), request, head);
                 if (compressor != null) {
                     frontend.counters().add(Counter.COMP_RSP);
                     backend.counters().add(Counter.COMP_RSP);

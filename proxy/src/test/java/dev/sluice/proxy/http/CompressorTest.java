@@ -41,15 +41,15 @@ class CompressorTest {
 
     @Test
     void theBestQValueWinsAndStarTakesTheLastConfigured() {
-        assertThat(Compressor.select(ALL, request("accept-encoding", "gzip;q=0.5, deflate;q=0.8"))).isEqualTo("raw-deflate");
+        assertThat(Compressor.select(ALL, null, request("accept-encoding", "gzip;q=0.5, deflate;q=0.8"))).isEqualTo("raw-deflate");
         Compression gd = new Compression(List.of("gzip", "deflate"), List.of(), false);
-        assertThat(Compressor.select(gd, request("accept-encoding", "gzip;q=0.5, deflate;q=0.8"))).isEqualTo("deflate");
-        assertThat(Compressor.select(gd, request("accept-encoding", "*"))).isEqualTo("deflate");
-        assertThat(Compressor.select(gd, request("accept-encoding", "GZIP"))).isEqualTo("gzip");
-        assertThat(Compressor.select(gd, request("accept-encoding", "br, gzip;q=0"))).isNull();
-        assertThat(Compressor.select(gd, request("accept-encoding", "gzip;q=0.001", "accept-encoding", "deflate;q=0.002"))).isEqualTo("deflate");
-        assertThat(Compressor.select(ALL, request())).isEqualTo("identity");
-        assertThat(Compressor.select(gd, request())).isNull();
+        assertThat(Compressor.select(gd, null, request("accept-encoding", "gzip;q=0.5, deflate;q=0.8"))).isEqualTo("deflate");
+        assertThat(Compressor.select(gd, null, request("accept-encoding", "*"))).isEqualTo("deflate");
+        assertThat(Compressor.select(gd, null, request("accept-encoding", "GZIP"))).isEqualTo("gzip");
+        assertThat(Compressor.select(gd, null, request("accept-encoding", "br, gzip;q=0"))).isNull();
+        assertThat(Compressor.select(gd, null, request("accept-encoding", "gzip;q=0.001", "accept-encoding", "deflate;q=0.002"))).isEqualTo("deflate");
+        assertThat(Compressor.select(ALL, null, request())).isEqualTo("identity");
+        assertThat(Compressor.select(gd, null, request())).isNull();
         assertThat(Compressor.qvalue(" q=1.0")).isEqualTo(1000);
         assertThat(Compressor.qvalue("level=1; Q=0.25")).isEqualTo(250);
         assertThat(Compressor.qvalue("q=x")).isZero();
@@ -59,10 +59,10 @@ class CompressorTest {
     void offloadRemovesAcceptEncodingOnlyWhenAnAlgorithmIsChosen() {
         Compression off = new Compression(List.of("gzip"), List.of(), true);
         RequestHead r = request("accept-encoding", "gzip", "accept-encoding", "br");
-        assertThat(Compressor.select(off, r)).isEqualTo("gzip");
+        assertThat(Compressor.select(off, null, r)).isEqualTo("gzip");
         assertThat(r.fields().contains(AsciiString.of("accept-encoding"))).isFalse();
         RequestHead kept = request("accept-encoding", "br");
-        assertThat(Compressor.select(off, kept)).isNull();
+        assertThat(Compressor.select(off, null, kept)).isNull();
         assertThat(kept.fields().contains(AsciiString.of("accept-encoding"))).isTrue();
     }
 
@@ -78,7 +78,7 @@ class CompressorTest {
     @Test
     void theHeadChangesAsHaproxyChangesIt() {
         ResponseHead h = response("content-type", "text/plain", "etag", "\"v1\"");
-        Compressor z = Compressor.start("gzip", ALL, request(), h);
+        Compressor z = Compressor.start("gzip", ALL, null, request(), h);
         try {
             assertThat(z).isNotNull();
             assertThat(h.body()).isEqualTo(MessageHead.Body.STREAMED);
@@ -89,14 +89,14 @@ class CompressorTest {
         } finally {
             z.release();
         }
-        Compressor raw = Compressor.start("raw-deflate", ALL, request(), response());
+        Compressor raw = Compressor.start("raw-deflate", ALL, null, request(), response());
         ResponseHead rh = response();
-        Compressor raw2 = Compressor.start("raw-deflate", ALL, request(), rh);
+        Compressor raw2 = Compressor.start("raw-deflate", ALL, null, request(), rh);
         assertThat(rh.fields().get(AsciiString.of("content-encoding")).toString()).isEqualTo("deflate");
         raw.release();
         raw2.release();
         ResponseHead ih = response();
-        Compressor id = Compressor.start("identity", ALL, request(), ih);
+        Compressor id = Compressor.start("identity", ALL, null, request(), ih);
         assertThat((Object) ih.fields().get(AsciiString.of("content-encoding"))).isNull();
         assertThat(id.compressing()).isFalse();
         id.release();
@@ -104,33 +104,33 @@ class CompressorTest {
 
     @Test
     void responsesThatDoNotQualify() {
-        assertThat(Compressor.start(null, ALL, request(), response())).isNull();
-        assertThat(Compressor.start("gzip", ALL, request(), response("content-encoding", "br"))).isNull();
-        assertThat(Compressor.start("gzip", ALL, request(), response("cache-control", "max-age=1, NO-TRANSFORM"))).isNull();
-        assertThat(Compressor.start("gzip", ALL, request(), response("content-type", "Multipart/mixed"))).isNull();
-        assertThat(Compressor.start("gzip", ALL, request(), response("etag", "\"a\"", "etag", "\"b\""))).isNull();
-        assertThat(Compressor.start("gzip", ALL, request(), response("etag", "W/x"))).isNull();
+        assertThat(Compressor.start(null, ALL, null, request(), response())).isNull();
+        assertThat(Compressor.start("gzip", ALL, null, request(), response("content-encoding", "br"))).isNull();
+        assertThat(Compressor.start("gzip", ALL, null, request(), response("cache-control", "max-age=1, NO-TRANSFORM"))).isNull();
+        assertThat(Compressor.start("gzip", ALL, null, request(), response("content-type", "Multipart/mixed"))).isNull();
+        assertThat(Compressor.start("gzip", ALL, null, request(), response("etag", "\"a\"", "etag", "\"b\""))).isNull();
+        assertThat(Compressor.start("gzip", ALL, null, request(), response("etag", "W/x"))).isNull();
         Compression typed = new Compression(List.of("gzip"), List.of("text/"), false);
-        assertThat(Compressor.start("gzip", typed, request(), response())).isNull();
-        assertThat(Compressor.start("gzip", typed, request(), response("content-type", "image/png"))).isNull();
+        assertThat(Compressor.start("gzip", typed, null, request(), response())).isNull();
+        assertThat(Compressor.start("gzip", typed, null, request(), response("content-type", "image/png"))).isNull();
         ResponseHead notModified = response();
         ResponseHead partial = new ResponseHead(HttpVersion.HTTP_1_1, 206, AsciiString.of("Partial Content"), new HttpFields());
         partial.bodyLength(10);
-        assertThat(Compressor.start("gzip", ALL, request(), partial)).isNull();
+        assertThat(Compressor.start("gzip", ALL, null, request(), partial)).isNull();
         RequestHead head = new RequestHead(AsciiString.of("HEAD"), AsciiString.of("/"), HttpVersion.HTTP_1_1, new HttpFields());
-        assertThat(Compressor.start("gzip", ALL, head, notModified)).isNull();
+        assertThat(Compressor.start("gzip", ALL, null, head, notModified)).isNull();
         RequestHead old = new RequestHead(AsciiString.of("GET"), AsciiString.of("/"), HttpVersion.HTTP_1_0, new HttpFields());
-        assertThat(Compressor.start("gzip", ALL, old, response())).isNull();
+        assertThat(Compressor.start("gzip", ALL, null, old, response())).isNull();
         ResponseHead empty = response();
         empty.bodyLength(0);
-        assertThat(Compressor.start("gzip", ALL, request(), empty)).isNull();
+        assertThat(Compressor.start("gzip", ALL, null, request(), empty)).isNull();
     }
 
     @Test
     void bodiesDecodeWhateverPiecesTheyCameIn() throws Exception {
         byte[] text = "a streamed body that compresses well, ".repeat(300).getBytes(StandardCharsets.US_ASCII);
         for (String algo : List.of("gzip", "deflate", "raw-deflate", "identity")) {
-            Compressor z = Compressor.start(algo, ALL, request(), response());
+            Compressor z = Compressor.start(algo, ALL, null, request(), response());
             ByteArrayOutputStream wire = new ByteArrayOutputStream();
             try {
                 for (int at = 0; at < text.length; at += 1000) {
