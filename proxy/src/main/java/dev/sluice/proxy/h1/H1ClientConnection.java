@@ -264,7 +264,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         input.append(ctx.alloc(), in);
         if (!prefaceChecked) {
             // HTTP/2 with prior knowledge on a connection that started as HTTP/1, as HAProxy's HTTP/1 multiplexer upgrades
-            int m = prefaceMatch(input.get());
+            int m = ProxyHeader.prefixMatch(input.get(), H2_PREFACE);
             if (m == 0) {
                 return;
             }
@@ -283,18 +283,6 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
 
     /** HTTP/2's connection preface, which an HTTP/2 client with prior knowledge sends first. */
     private static final byte[] H2_PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-
-    /** 1: {@code b} starts with the whole preface; 0: with a part of it (more is needed to tell); -1: it does not. */
-    static int prefaceMatch(ByteBuf b) {
-        int n = Math.min(b.readableBytes(), H2_PREFACE.length);
-        int at = b.readerIndex();
-        for (int i = 0; i < n; i++) {
-            if (b.getByte(at + i) != H2_PREFACE[i]) {
-                return -1;
-            }
-        }
-        return n == H2_PREFACE.length ? 1 : 0;
-    }
 
     /**
      * Gives the connection to an HTTP/2 handler with what was received (the preface included), keeping its slot,

@@ -97,25 +97,33 @@ public final class ProxyHeader {
         if (n == 0) {
             return null;
         }
-        if (in.getByte(start) == 'P') {
-            int m = Math.min(n, V1_SIG.length);
-            for (int i = 0; i < m; i++) {
-                if (in.getByte(start + i) != V1_SIG[i]) {
-                    return Failure.NOT_A_HEADER;
-                }
-            }
-            return m < V1_SIG.length ? null : v1(in, start, n);
+        boolean v1 = in.getByte(start) == 'P';
+        int m = prefixMatch(in, v1 ? V1_SIG : V2_SIG);
+        if (m < 0) {
+            return Failure.NOT_A_HEADER;
         }
-        int m = Math.min(n, V2_SIG.length);
-        for (int i = 0; i < m; i++) {
-            if (in.getByte(start + i) != V2_SIG[i]) {
-                return Failure.NOT_A_HEADER;
-            }
-        }
-        if (n < 16) {
+        if (m == 0) {
             return null;
         }
-        return v2(in, start, n);
+        if (v1) {
+            return v1(in, start, n);
+        }
+        return n < 16 ? null : v2(in, start, n);
+    }
+
+    /**
+     * 1: the readable bytes of {@code in} start with all of {@code sig}; 0: they are a part of it (more bytes will tell);
+     * -1: they differ. Also what tells HTTP/2's preface on a connection that started as HTTP/1.
+     */
+    public static int prefixMatch(ByteBuf in, byte[] sig) {
+        int n = Math.min(in.readableBytes(), sig.length);
+        int at = in.readerIndex();
+        for (int i = 0; i < n; i++) {
+            if (in.getByte(at + i) != sig[i]) {
+                return -1;
+            }
+        }
+        return n == sig.length ? 1 : 0;
     }
 
     private static Object v1(ByteBuf in, int start, int n) {

@@ -86,7 +86,7 @@ final class ProxyHeaderReader extends ChannelInboundHandlerAdapter {
     private void armTimer(ChannelHandlerContext ctx) {
         timer = ctx.executor().schedule(() -> {
             timer = null;
-            fail(ctx, received != null && received.isReadable() ? ProxyHeader.Failure.TRUNCATED : ProxyHeader.Failure.TIMEOUT);
+            fail(ctx, cutShort(ProxyHeader.Failure.TIMEOUT));
         }, timeoutMs, TimeUnit.MILLISECONDS);
     }
 
@@ -114,7 +114,7 @@ final class ProxyHeaderReader extends ChannelInboundHandlerAdapter {
         }
         if (evt instanceof ChannelInputShutdownEvent) {
             // the client closed its side before its header was complete
-            fail(ctx, received != null && received.isReadable() ? ProxyHeader.Failure.TRUNCATED : ProxyHeader.Failure.CLOSED);
+            fail(ctx, cutShort(ProxyHeader.Failure.CLOSED));
             return;
         }
         ctx.fireUserEventTriggered(evt);
@@ -126,15 +126,7 @@ final class ProxyHeaderReader extends ChannelInboundHandlerAdapter {
             ReferenceCountUtil.release(msg);
             return;
         }
-        if (received == null) {
-            received = in;
-        } else {
-            ByteBuf all = ctx.alloc().buffer(received.readableBytes() + in.readableBytes());
-            all.writeBytes(received).writeBytes(in);
-            received.release();
-            in.release();
-            received = all;
-        }
+        received = received == null ? in : io.netty.handler.codec.ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(ctx.alloc(), received, in);
         Object r = ProxyHeader.read(received);
         if (r == null) {
             if (received.readableBytes() > MAX) {
@@ -170,13 +162,18 @@ final class ProxyHeaderReader extends ChannelInboundHandlerAdapter {
             ctx.fireChannelInactive();
             return;
         }
-        fail(ctx, received != null && received.isReadable() ? ProxyHeader.Failure.TRUNCATED : ProxyHeader.Failure.CLOSED);
+        fail(ctx, cutShort(ProxyHeader.Failure.CLOSED));
         ctx.fireChannelInactive();
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        fail(ctx, received != null && received.isReadable() ? ProxyHeader.Failure.TRUNCATED : ProxyHeader.Failure.ERROR);
+        fail(ctx, cutShort(ProxyHeader.Failure.ERROR));
+    }
+
+    /** Why a connection that ends now had no header: truncated when a part of one came, else {@code nothing}. */
+    private ProxyHeader.Failure cutShort(ProxyHeader.Failure nothing) {
+        return received != null && received.isReadable() ? ProxyHeader.Failure.TRUNCATED : nothing;
     }
 
     /** Closes the connection, gives its slot back and logs why; once. */
