@@ -41,8 +41,6 @@ public final class Server {
     private volatile boolean up;
     /** The configured maintenance state ({@code disabled}). */
     private volatile boolean maintenance;
-    /** {@code init-addr none} left it without an address: RMAINT until one is set. */
-    private volatile boolean unresolved;
     private volatile InetSocketAddress address;
     /** {@code set server ... health stopping}: UP but taking no new request (HAProxy's NOLB). */
     private volatile boolean stopping;
@@ -109,8 +107,7 @@ public final class Server {
             downSince = System.currentTimeMillis();
         }
         this.maintenance = config.disabled();
-        this.unresolved = unresolved(address);
-        if (unresolved) {
+        if (unresolved(address)) {
             // as for a server put in maintenance: HAProxy's health counter of an unchecked server drops to 0
             checkHealth = 0;
         }
@@ -156,7 +153,7 @@ public final class Server {
      * and neither in forced maintenance nor draining.
      */
     public boolean usable() {
-        return up && !stopping && !maintenance && !unresolved && weight > 0 && adminState == 0;
+        return up && !stopping && !maintenance && !unresolved() && weight > 0 && adminState == 0;
     }
 
     int index() {
@@ -182,10 +179,10 @@ public final class Server {
      * in HAProxy. Admin path.
      */
     public void address(InetSocketAddress a) {
+        boolean wasUnresolved = unresolved();
         address = a;
-        if (unresolved && !unresolved(a)) {
+        if (wasUnresolved && !unresolved(a)) {
             // as HAProxy: an address given at run time takes the server out of its resolution maintenance
-            unresolved = false;
             lastChange = System.currentTimeMillis();
             if (!maintenance) {
                 maintenanceChanged(false);
@@ -259,7 +256,7 @@ public final class Server {
      * requests there; the balancing needs {@link #usable()}.
      */
     public boolean running() {
-        return up && !maintenance && !unresolved && (adminState & FORCED_MAINT) == 0;
+        return up && !maintenance && !unresolved() && (adminState & FORCED_MAINT) == 0;
     }
 
     /** Whether the server has health checks ({@code check}) and they are enabled ({@code enable|disable health}). */
@@ -560,7 +557,7 @@ public final class Server {
      * start-up under {@code init-addr ...,none} (HAProxy's RMAINT: "MAINT (resolution)").
      */
     public boolean maintenance() {
-        return maintenance || unresolved;
+        return maintenance || unresolved();
     }
 
     /** Whether the server is {@code disabled} in the configuration (HAProxy's CMAINT). */
@@ -570,7 +567,7 @@ public final class Server {
 
     /** Whether the server has no address yet ({@code init-addr none}): in maintenance until {@code set server ... addr}. */
     public boolean unresolved() {
-        return unresolved;
+        return unresolved(address);
     }
 
     /** The placeholder address of a server whose name did not resolve ({@code init-addr none}): 0.0.0.0 and its port. */

@@ -128,9 +128,7 @@ public final class ServerConnector {
         boolean h2 = server.multiplexed();
         if (server.tls() != null) {
             TlsConnect t = new TlsConnect(server, loop, loopIndex, clientLocal, addr, connectTimeoutMs, sni, session, policy);
-            if (server.config().sendProxy() != 0) {
-                t.proxyHeader = new ProxyHeaderWriter(server.config().sendProxy(), cb.proxiedSource(), cb.proxiedDestination());
-            }
+            t.proxyHeader = proxyHeader(server, cb);
             if (h2) {
                 t.pending = newMux(server, loopIndex, sni, session, policy, cb);
             } else {
@@ -144,14 +142,12 @@ public final class ServerConnector {
             return;
         }
         ChannelHandler handler = h2 ? (ChannelHandler) newMux(server, loopIndex, null, session, policy, cb) : factory.create(server, loopIndex, false, null);
-        int pp = server.config().sendProxy();
-        if (pp != 0) {
-            InetSocketAddress src = cb.proxiedSource();
-            InetSocketAddress dst = cb.proxiedDestination();
+        ProxyHeaderWriter pp = proxyHeader(server, cb);
+        if (pp != null) {
             b.handler(new ChannelInitializer<Channel>() {
                 @Override
                 protected void initChannel(Channel ch) {
-                    ch.pipeline().addLast("pp", new ProxyHeaderWriter(pp, src, dst)).addLast(handler);
+                    ch.pipeline().addLast("pp", pp).addLast(handler);
                 }
             });
         } else {
@@ -169,6 +165,12 @@ public final class ServerConnector {
                 cb.failed(x.cause());
             }
         });
+    }
+
+    /** The writer of the PROXY protocol header a new connection to {@code server} starts with, for {@code cb}'s client; null: none. */
+    private static ProxyHeaderWriter proxyHeader(Server server, Callback cb) {
+        int version = server.config().sendProxy();
+        return version == 0 ? null : new ProxyHeaderWriter(version, cb.proxiedSource(), cb.proxiedDestination());
     }
 
     /** A new HTTP/2 connection in the loop's list, private to {@code session} under {@code never}, with {@code cb}'s stream queued. */

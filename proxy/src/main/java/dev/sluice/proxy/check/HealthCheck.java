@@ -168,7 +168,12 @@ public final class HealthCheck {
 
     /** Whether checks speak TLS: {@code check-ssl}, or the server's {@code ssl} when checks go to the server's own address. */
     boolean tls() {
-        return server.tls() != null && (config.ssl() || !config.redirected() && portOverride == 0 && addrOverride == null);
+        return server.tls() != null && (config.ssl() || toServerItself());
+    }
+
+    /** Whether checks go to the server's own address and port (no {@code port}/{@code addr}, in the configuration or set since). */
+    private boolean toServerItself() {
+        return !config.redirected() && portOverride == 0 && addrOverride == null;
     }
 
     /**
@@ -181,7 +186,7 @@ public final class HealthCheck {
         if (config.sendProxy()) {
             return v != 0 ? v : 1;
         }
-        return !config.redirected() && portOverride == 0 && addrOverride == null ? v : 0;
+        return toServerItself() ? v : 0;
     }
 
     /** The SNI of a TLS check: {@code check-sni}, else none (HAProxy sends none by default). */
