@@ -145,25 +145,19 @@ final class RuleKeywords {
         }
         int end = c.conditionStart(1);
         List<String> args = a.subList(1, end);
-        if (name.equals("expect-proxy")) {
-            if (!connection) {
-                c.error("'expect-proxy' is only allowed in 'tcp-request connection' rules.");
-                return;
-            }
-            if (args.size() != 1 || !args.get(0).equals("layer4")) {
-                c.error("'expect-proxy' expects 'layer4'.");
-                return;
-            }
-            Condition cond = end < a.size() ? c.conditionFrom(end) : null;
-            if (end < a.size() && cond == null) {
-                return;
-            }
-            c.proxy().tcpRequestConnectionRules.add(new HttpRule.Action(c.at(), cond, word, args));
+        boolean expectProxy = name.equals("expect-proxy");
+        if (expectProxy && !connection) {
+            c.error("'expect-proxy' is only allowed in 'tcp-request connection' rules.");
             return;
         }
-        Spec s = SPECS.stream().filter(x -> x.name().equals(name)).findFirst().orElse(null);
-        int min = s == null ? 0 : s.min();
-        int max = s == null ? 0 : s.max();
+        if (expectProxy && (args.size() != 1 || !args.get(0).equals("layer4"))) {
+            c.error("'expect-proxy' expects 'layer4'.");
+            return;
+        }
+        // expect-proxy is a connection-only action, not one of the http-request specs
+        Spec s = expectProxy ? null : SPECS.stream().filter(x -> x.name().equals(name)).findFirst().orElse(null);
+        int min = expectProxy ? 1 : s == null ? 0 : s.min();
+        int max = expectProxy ? 1 : s == null ? 0 : s.max();
         if (args.size() < min || max >= 0 && args.size() > max) {
             c.error("'" + name + "' expects " + (min == max ? min + "" : min + " to " + max) + " argument(s).");
             return;

@@ -79,7 +79,8 @@ final class StatsKeywords {
                 });
         page(r, "stats http-request", "stats http-request allow|deny|auth [realm <realm>] [if|unless <cond>]",
                 "Access rules of the page, the first whose condition holds decides: allow shows it, deny answers 403, auth asks for"
-                        + " credentials (401, in <realm>, else the page's); after them, 'stats auth' asks for its credentials.", 1, -1,
+                        + " credentials (401, in <realm>, else the page's); none holding shows the page. Not with 'stats auth' or"
+                        + " 'stats realm' (as in HAProxy).", 1, -1,
                 (c, p) -> {
                     List<String> a = c.args();
                     String action = a.get(0);

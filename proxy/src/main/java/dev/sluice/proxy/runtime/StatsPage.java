@@ -4,6 +4,7 @@ import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.StatsSocket.Level;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.http.GeneratedResponse;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.rules.Cond;
 import dev.sluice.proxy.rules.PageService;
@@ -40,20 +41,15 @@ final class StatsPage implements PageService {
         this.owner = owner.name();
     }
 
-    private static final byte[] UNAUTHORIZED = ("<html><body><h1>401 Unauthorized</h1>\nYou need a valid user and password to access this"
-            + " content.\n</body></html>\n").getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] FORBIDDEN = "<html><body><h1>403 Forbidden</h1>\nRequest forbidden by administrative rules.\n</body></html>\n"
-            .getBytes(StandardCharsets.US_ASCII);
-
     private Reply unauthorized(String realm) {
         return new Reply(401, "text/html", List.<String[]>of(new String[] {"cache-control", "no-cache"},
-                new String[] {"www-authenticate", "Basic realm=\"" + realm + "\""}), UNAUTHORIZED);
+                new String[] {"www-authenticate", "Basic realm=\"" + realm + "\""}), GeneratedResponse.of(401).body());
     }
 
     /**
-     * The {@code stats http-request} rules, as HAProxy runs them: the first whose condition holds decides (allow: the page;
-     * deny: 403; auth: 401 asking for credentials); then, with {@code stats auth},
-     * HAProxy's implicit rule "auth unless the credentials are valid". Null: the page may be served.
+     * Whether the page may be served (null) or the answer instead: the {@code stats http-request} rules as HAProxy runs
+     * them, the first whose condition holds deciding (allow: the page; deny: 403; auth: 401 asking for credentials);
+     * without rules (the configuration does not allow both), {@code stats auth}'s credentials, else 401.
      */
     private Reply access(RuleTarget t) {
         List<dev.sluice.config.model.StatsPage.Rule> rules = cfg.rules();
@@ -68,7 +64,8 @@ final class StatsPage implements PageService {
                     return null;
                 }
                 case "deny" -> {
-                    return new Reply(403, "text/html", List.<String[]>of(new String[] {"cache-control", "no-cache"}), FORBIDDEN);
+                    return new Reply(403, "text/html", List.<String[]>of(new String[] {"cache-control", "no-cache"}),
+                            GeneratedResponse.of(403).body());
                 }
                 default -> {
                     return unauthorized(r.realm() != null ? r.realm() : cfg.realm());

@@ -13,7 +13,11 @@ public final class InfoFields {
     }
 
     /** One field: position, name, HAProxy's origin/nature/scope tags, value type, description. */
-    public record Field(int pos, String name, String tags, String type, String description) {
+    /** {@code optional}: left out of the output when it has no value (HAProxy prints {@code description} only when set). */
+    public record Field(int pos, String name, String tags, String type, String description, boolean optional) {
+        public Field(int pos, String name, String tags, String type, String description) {
+            this(pos, name, tags, type, description, false);
+        }
     }
 
     public static final List<Field> FIELDS = List.of(
@@ -66,7 +70,7 @@ public final class InfoFields {
             new Field(48, "Run_queue", "MGP", "u32", "Total number of active tasks+tasklets in the current worker process"),
             new Field(49, "Idle_pct", "MaP", "u32", "Percentage of last second spent waiting in the current worker thread"),
             new Field(50, "node", "COS", "str", "Node name (global.node)"),
-            new Field(51, "description", "COS", "str", "Node description (global.description)"),
+            new Field(51, "description", "COS", "str", "Node description (global.description)", true),
             new Field(52, "Stopping", "MGP", "u32", "1 if the worker process is currently stopping, otherwise zero"),
             new Field(53, "Jobs", "MGP", "u32", "Current number of active jobs on the current worker process (frontend connections, master connections, listeners)"),
             new Field(54, "Unstoppable Jobs", "MGP", "u32", "Current number of unstoppable jobs on the current worker process (master connections)"),
@@ -106,8 +110,7 @@ public final class InfoFields {
         boolean first = true;
         for (Field f : FIELDS) {
             Object v = values.get(f.name());
-            if (v == null && f.pos() == 51) {
-                // as HAProxy: the description line only when one is set
+            if (v == null && f.optional()) {
                 continue;
             }
             String text = v == null ? "" : v.toString();
