@@ -19,6 +19,7 @@ final class FakeTxn implements Txn {
     byte[] body;
     Trackers trackers;
     boolean first = true;
+    dev.sluice.proxy.listener.ProxyHeader.Received proxyHeader;
 
     FakeTxn(String method, String target, String... fields) {
         HttpFields f = new HttpFields();
@@ -56,6 +57,11 @@ final class FakeTxn implements Txn {
     @Override
     public String sni() {
         return null;
+    }
+
+    @Override
+    public dev.sluice.proxy.listener.ProxyHeader.Received proxyHeader() {
+        return proxyHeader;
     }
 
     @Override

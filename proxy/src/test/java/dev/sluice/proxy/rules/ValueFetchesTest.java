@@ -114,6 +114,22 @@ class ValueFetchesTest {
     }
 
     @Test
+    void proxyProtocolFetchesReadTheReceivedHeader() {
+        FakeTxn t = new FakeTxn("GET", "/");
+        assertThat(sample(t, "fc_rcvd_proxy")).isEqualTo("0");
+        assertThat(sample(t, "fc_pp_authority")).isNull();
+        assertThat(sample(t, "fc_pp_unique_id")).isNull();
+        t.proxyHeader = new dev.sluice.proxy.listener.ProxyHeader.Received(40, null, null, "example.com",
+                "id-\u00e9".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+        assertThat(sample(t, "fc_rcvd_proxy")).isEqualTo("1");
+        assertThat(sample(t, "fc_pp_authority")).isEqualTo("example.com");
+        assertThat(sample(t, "fc_pp_unique_id")).isEqualTo("id-\u00e9");
+        t.proxyHeader = new dev.sluice.proxy.listener.ProxyHeader.Received(16, null, null, null, null);
+        assertThat(sample(t, "fc_rcvd_proxy")).isEqualTo("1");
+        assertThat(sample(t, "fc_pp_unique_id")).isNull();
+    }
+
+    @Test
     void headerOccurrencesAndCounts() {
         FakeTxn t = new FakeTxn("GET", "/", "x-m", "1, 2", "x-m", " 3 ", "X-N", "", "x-m", "4,", "accept", "a/b");
         assertThat(sample(t, "req.hdr(x-m)")).isEqualTo("");
