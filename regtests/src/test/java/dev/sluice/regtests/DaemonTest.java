@@ -62,6 +62,50 @@ class DaemonTest {
         assertThat(daemon.isAlive()).isFalse();
     }
 
+    /**
+     * The reload HAProxy's init scripts do: {@code -D -p file -sf $(cat file)}, three times. The pid file must name
+     * the serving process after each reload (the leaving one must not delete its successor's file), so each
+     * reload stops the one before it and a single daemon is left.
+     */
+    @Test
+    void reloadsThroughThePidFileLeaveOneDaemonNamedByIt() throws Exception {
+        int port = Ports.free();
+        Path pidfile = Files.createTempFile("sluice", ".pid");
+        Files.delete(pidfile);
+        Path cfg = Sluice.writeConfig(config(port));
+        List<ProcessHandle> started = new java.util.ArrayList<>();
+        try {
+            Sluice.Result first = Sluice.run(List.of("-D", "-p", pidfile.toString(), "-f", cfg.toString()), Map.of());
+            assertThat(first.exitCode()).isZero();
+            started.add(ProcessHandle.of(Long.parseLong(Files.readString(pidfile).trim())).orElseThrow());
+            for (int reload = 1; reload <= 3; reload++) {
+                ProcessHandle old = started.getLast();
+                String oldPid = Files.readString(pidfile).trim();
+                assertThat(oldPid).as("pid file before reload %d", reload).isEqualTo(Long.toString(old.pid()));
+                Sluice.Result r = Sluice.run(List.of("-D", "-p", pidfile.toString(), "-f", cfg.toString(), "-sf", oldPid), Map.of());
+                assertThat(r.exitCode()).isZero();
+                long newPid = Long.parseLong(Files.readString(pidfile).trim());
+                assertThat(newPid).isNotEqualTo(old.pid());
+                started.add(ProcessHandle.of(newPid).orElseThrow());
+                old.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+                assertThat(Files.exists(pidfile)).as("pid file after the old process left, reload %d", reload).isTrue();
+                assertThat(Files.readString(pidfile).trim()).isEqualTo(Long.toString(newPid));
+            }
+            assertThat(started.stream().filter(ProcessHandle::isAlive).toList()).containsExactly(started.getLast());
+            try (RawClient c = new RawClient(port)) {
+                assertThat(c.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n").read().bodyText()).isEqualTo("up");
+            }
+            ProcessHandle last = started.getLast();
+            last.destroy();
+            last.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(Files.exists(pidfile)).as("the last process removes its own pid file").isFalse();
+        } finally {
+            for (ProcessHandle h : started) {
+                h.destroyForcibly();
+            }
+        }
+    }
+
     @Test
     void aBusyPortIsReportedAndTheProcessExits() throws Exception {
         int port = Ports.free();

@@ -165,7 +165,7 @@ public final class Main {
                 }
             }
         });
-        deletePidfile(pidfile);
+        deletePidfile(pidfile, pid);
         return rc;
     }
 
@@ -182,12 +182,20 @@ public final class Main {
         return true;
     }
 
-    private static void deletePidfile(String pidfile) {
+    /**
+     * Deletes the pid file if it still names this process. A reload ({@code -sf}) writes the new process's pid over
+     * the old one's before the old one leaves: the old process must leave the file alone then, or the next reload
+     * through the file would find no pid and start a second daemon beside the first.
+     */
+    private static void deletePidfile(String pidfile, long pid) {
         if (pidfile != null) {
+            Path p = Path.of(pidfile);
             try {
-                Files.deleteIfExists(Path.of(pidfile));
+                if (Files.readString(p, StandardCharsets.US_ASCII).strip().equals(Long.toString(pid))) {
+                    Files.deleteIfExists(p);
+                }
             } catch (IOException e) {
-                // nothing to do
+                // gone already, or unreadable (a chroot hides it): nothing to do
             }
         }
     }
@@ -326,7 +334,7 @@ public final class Main {
         if (Boolean.getBoolean("sluice.leakCheckOnExit")) {
             surfaceLeakReports();
         }
-        deletePidfile(pidfile);
+        deletePidfile(pidfile, pid);
         return 0;
     }
 
