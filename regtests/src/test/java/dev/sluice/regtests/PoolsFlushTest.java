@@ -91,8 +91,10 @@ class PoolsFlushTest {
 
             String dump = AdminClient.run(d.admin(), "flush pools\n");
             assertThat(dump).startsWith("Dumping pools usage. Use SIGQUIT to flush them.\n")
-                    .contains("  - Pool quic_conn_c (96 bytes) : " + before[1] + " allocated (" + before[2] + " bytes), " + before[3] + " used (~"
-                            + before[4] + " by thread caches)")
+                    // the split between the loops' caches and the shared one may move between the two reads (a loop whose
+                    // cache passed its share gives records back): allocated, bytes and used may not
+                    .containsPattern("\n  - Pool quic_conn_c \\(96 bytes\\) : " + before[1] + " allocated \\(" + before[2] + " bytes\\), "
+                            + before[3] + " used \\(~\\d+ by thread caches\\)")
                     .containsPattern("\nTotal: \\d+ pools, \\d+ bytes allocated, \\d+ used \\(~\\d+ by thread caches\\)\\.\n\n$");
             long[] after = PoolsTest.pools(d.admin()).get("quic_conn_c");
             assertThat(after[1]).as("allocated").isZero();

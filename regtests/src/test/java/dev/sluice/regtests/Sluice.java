@@ -16,14 +16,22 @@ import java.util.concurrent.TimeUnit;
 /**
  * The daemon under test: started through the {@code ./sluice} launcher as a real OS process (the launcher
  * execs the JVM, so the process is the daemon), with a configuration written to a temporary directory,
- * its output captured to a file, stopped by PID. Netty's leak detector runs at PARANOID inside it and
- * {@link #close()} fails the test when it reported a leak.
+ * its output captured to a file, stopped by PID. Netty's leak detector runs at PARANOID inside it, unexpected
+ * exceptions are printed in full (sluice.reportUnexpected), and
+ * {@link #close()} fails the test when it reported a leak or such an exception.
  */
 final class Sluice implements AutoCloseable {
     static final Path ROOT = Path.of(System.getProperty("sluice.root", "..")).toAbsolutePath().normalize();
     static final Path JAR = Path.of(System.getProperty("sluice.jar", ROOT.resolve("proxy/target/sluice.jar").toString()));
     static final String JVM_OPTS = "-Dio.netty.leakDetection.level=paranoid -Dio.netty.leakDetection.targetRecords=10"
-            + " -Dsluice.leakCheckOnExit=true -Xmx256m";
+            + " -Dsluice.leakCheckOnExit=true -Dsluice.reportUnexpected=true -Xmx256m";
+
+    /**
+     * What the daemon prints about a fault of its own: an exception no handler expected (the proxy's
+     * {@code UnexpectedErrors}), or one that Netty saw nobody handle.
+     */
+    static final List<String> FAULT_MARKS = List.of("[UNEXPECTED]", "An exceptionCaught() event was fired, and it reached at the tail",
+            "A task raised an exception");
 
     static {
         ensureStartupCache();
@@ -164,7 +172,7 @@ final class Sluice implements AutoCloseable {
         }
     }
 
-    /** Stops the daemon (SIGTERM, then SIGKILL after 10 s) and fails on a leak report. */
+    /** Stops the daemon (SIGTERM, then SIGKILL after 10 s) and fails on a leak report or a fault of its own. */
     @Override
     public void close() {
         if (process.isAlive()) {
@@ -182,6 +190,11 @@ final class Sluice implements AutoCloseable {
         String out = output();
         if (out.contains("LEAK:")) {
             throw new AssertionError("Netty reported a buffer leak in the daemon:\n" + out);
+        }
+        for (String mark : FAULT_MARKS) {
+            if (out.contains(mark)) {
+                throw new AssertionError("the daemon reported a fault of its own (" + mark + "):\n" + out);
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.sluice.proxy.admin;
 
+import dev.sluice.proxy.diag.UnexpectedErrors;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
@@ -186,6 +187,7 @@ final class CliConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         // resets and the like end this session only
+        UnexpectedErrors.report("CliConnection", cause);
         ctx.close();
     }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.proxy.h1;
 
+import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.config.model.HttpOptions;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.http.ClientSide;
@@ -349,6 +350,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         // connection resets and the like: the connection goes, the process stays
+        UnexpectedErrors.report("H1ClientConnection", cause);
         ch.close();
     }
 

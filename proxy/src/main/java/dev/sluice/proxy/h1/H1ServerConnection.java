@@ -1,5 +1,6 @@
 package dev.sluice.proxy.h1;
 
+import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.config.model.HttpOptions;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.backend.Backend;
@@ -330,6 +331,7 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        UnexpectedErrors.report("H1ServerConnection", cause);
         ch.close();
     }
 

@@ -1,5 +1,6 @@
 package dev.sluice.proxy.h2;
 
+import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.http.Deadline;
 import dev.sluice.proxy.http.GeneratedResponse;
@@ -351,6 +352,9 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
      */
     @Override
     protected void onConnectionError(ChannelHandlerContext ctx, boolean outbound, Throwable cause, Http2Exception http2Ex) {
+        if (http2Ex == null) {
+            UnexpectedErrors.report("H2ClientConnection", cause);
+        }
         if (http2Ex != null && !connectionErrorCounted) {
             connectionErrorCounted = true;
             Http2Error error = http2Ex.error();

@@ -1,5 +1,6 @@
 package dev.sluice.proxy.h2;
 
+import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.proxy.backend.MultiplexedConnection;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.backend.ServerConnector;
@@ -355,6 +356,14 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
         }
         roundFlush.flushed();
         super.channelReadComplete(ctx);
+    }
+
+    @Override
+    protected void onConnectionError(ChannelHandlerContext ctx, boolean outbound, Throwable cause, Http2Exception http2Ex) {
+        if (http2Ex == null) {
+            UnexpectedErrors.report("H2ServerConnection", cause);
+        }
+        super.onConnectionError(ctx, outbound, cause, http2Ex);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.sluice.proxy.h3;
 
+import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.http.Deadline;
 import dev.sluice.proxy.http.SoftStop;
@@ -22,7 +23,6 @@ import io.netty.handler.ssl.SniCompletionEvent;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.LongAdder;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLSession;
 
@@ -40,9 +40,6 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
     java.util.List<dev.sluice.proxy.http.ServerSide> privateConnections;
     /** QUIC's CONNECTION_REFUSED transport error. */
     static final int CONNECTION_REFUSED = 0x2;
-
-    /** Request streams refused or reset for protocol reasons, process-wide. */
-    public static final LongAdder PROTOCOL_ERRORS = new LongAdder();
 
     private final Frontend frontend;
     private final ConnectionLimit limit;
@@ -95,14 +92,14 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
         };
     }
 
-    /** Last in a connection's pipeline: what Netty's HTTP/3 handler reports (its stream failures) is counted, not logged. */
+    /** Last in a connection's pipeline: what Netty's HTTP/3 handler reports (its stream failures); a peer's errors end there. */
     private static final ChannelInboundHandlerAdapter ERRORS = new Errors();
 
     @io.netty.channel.ChannelHandler.Sharable
     private static final class Errors extends ChannelInboundHandlerAdapter {
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            PROTOCOL_ERRORS.increment();
+            UnexpectedErrors.report("H3ClientConnection stream", cause);
         }
     }
 
@@ -266,8 +263,8 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        // connection-level errors (QUIC, TLS, HTTP/3 control streams): the connection closes; nothing to log here
-        PROTOCOL_ERRORS.increment();
+        // connection-level errors (QUIC, TLS, HTTP/3 control streams): the connection closes
+        UnexpectedErrors.report("H3ClientConnection", cause);
     }
 
     @Override

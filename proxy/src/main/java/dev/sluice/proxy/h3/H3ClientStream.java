@@ -1,5 +1,6 @@
 package dev.sluice.proxy.h3;
 
+import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.proxy.h2.H2Messages;
 import dev.sluice.proxy.http.ClientSide;
 import dev.sluice.proxy.http.GeneratedResponse;
@@ -96,7 +97,6 @@ final class H3ClientStream extends Http3RequestStreamInboundHandler implements C
         }
         requestEnded = fin;
         if (r.head() == null) {
-            H3ClientConnection.PROTOCOL_ERRORS.increment();
             conn.frontend().countInvalidRequest(r.status());
             GeneratedResponse g = GeneratedResponse.of(r.status());
             sendGenerated(g.head(), g.body());
@@ -116,7 +116,6 @@ final class H3ClientStream extends Http3RequestStreamInboundHandler implements C
 
     /** A malformed request (RFC 9114 4.1.2): a stream error of type H3_MESSAGE_ERROR, counted as an invalid request. */
     private void malformed() {
-        H3ClientConnection.PROTOCOL_ERRORS.increment();
         conn.frontend().countInvalidRequest(0);
         abortStream();
         responseEnded = true;
@@ -156,7 +155,6 @@ final class H3ClientStream extends Http3RequestStreamInboundHandler implements C
     protected void handleHttp3Exception(ChannelHandlerContext ctx, Http3Exception e) {
         // Netty's validation (pseudo-fields, content-length, frame order) already reset the stream
         if (e.errorCode() == Http3ErrorCode.H3_MESSAGE_ERROR && !responseEnded) {
-            H3ClientConnection.PROTOCOL_ERRORS.increment();
             conn.frontend().countInvalidRequest(0);
             abortStream();
             responseEnded = true;
@@ -185,6 +183,7 @@ final class H3ClientStream extends Http3RequestStreamInboundHandler implements C
             return;
         }
         // a write failed (STOP_SENDING from the client, stream closed): the exchange is over
+        UnexpectedErrors.report("H3ClientStream", cause);
         abortStream();
     }
 
