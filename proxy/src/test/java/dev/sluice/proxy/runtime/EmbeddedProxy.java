@@ -239,13 +239,18 @@ public final class EmbeddedProxy implements AutoCloseable {
     /** Closes every channel (releasing what they hold) and the log writer. */
     @Override
     public void close() {
-        for (Channel c : clients) {
-            c.finishAndReleaseAll();
-        }
+        // the servers first: a stream they fail answers its client, whose channel then releases the answer
         for (Channel c : servers) {
             if (c.isRegistered()) {
                 c.finishAndReleaseAll();
             }
+        }
+        for (Channel c : clients) {
+            c.finishAndReleaseAll();
+        }
+        run();
+        for (Channel c : clients) {
+            c.releaseOutbound();
         }
         anchor.finishAndReleaseAll();
         if (logWriter != null) {
