@@ -239,8 +239,10 @@ public final class EmbeddedProxy implements AutoCloseable {
     /** Closes every channel (releasing what they hold) and the log writer. */
     @Override
     public void close() {
-        // the servers first: a stream they fail answers its client, whose channel then releases the answer
-        for (Channel c : servers) {
+        // the servers first: a stream they fail answers its client, whose channel then releases the answer; one
+        // that fails a reused connection may open another (it is in the list by then, and closed in turn)
+        for (int i = 0; i < servers.size(); i++) {
+            Channel c = servers.get(i);
             if (c.isRegistered()) {
                 c.finishAndReleaseAll();
             }
