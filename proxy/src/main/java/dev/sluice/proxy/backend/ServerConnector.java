@@ -64,11 +64,25 @@ public final class ServerConnector {
         }
     }
 
-    private final Transport transport;
+    private final io.netty.channel.ChannelFactory<? extends Channel> channels;
+    private final io.netty.buffer.ByteBufAllocator allocator;
+    private final io.netty.resolver.AddressResolverGroup<?> resolver;
     private final HandlerFactory factory;
 
     public ServerConnector(Transport transport, HandlerFactory factory) {
-        this.transport = transport;
+        this(transport::newSocketChannel, transport.allocator(), io.netty.resolver.DefaultAddressResolverGroup.INSTANCE, factory);
+    }
+
+    /**
+     * Opens server connections as {@code channels} makes them, resolving with {@code resolver}: the transport's
+     * sockets and Netty's default resolver in the process; unit tests give channels that need no socket (Netty's
+     * {@code EmbeddedChannel}, whose loop no resolver can be bound to) and drive both ends themselves.
+     */
+    public ServerConnector(io.netty.channel.ChannelFactory<? extends Channel> channels, io.netty.buffer.ByteBufAllocator allocator,
+            io.netty.resolver.AddressResolverGroup<?> resolver, HandlerFactory factory) {
+        this.channels = channels;
+        this.allocator = allocator;
+        this.resolver = resolver;
         this.factory = factory;
     }
 
@@ -117,10 +131,11 @@ public final class ServerConnector {
         }
         Bootstrap b = new Bootstrap()
                 .group(loop)
-                .channelFactory(transport::newSocketChannel)
+                .channelFactory(channels)
+                .resolver(resolver)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, server.backend().http().serverTcpKeepAlive())
-                .option(ChannelOption.ALLOCATOR, transport.allocator())
+                .option(ChannelOption.ALLOCATOR, allocator)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeoutMs > 0 ? connectTimeoutMs : 30_000));
         // every new connection attempt counts in connect, for the server and its backend
         server.counters().add(dev.sluice.proxy.stats.Counter.CONNECTS);

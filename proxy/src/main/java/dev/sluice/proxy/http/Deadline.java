@@ -7,7 +7,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * One timeout of a connection, re-armed cheaply: arming only records a deadline, and the single scheduled
  * task reschedules itself for the remainder when it fires early. So arming on every read costs a clock
- * read, not a timer insertion. Used only on its event loop.
+ * read, not a timer insertion. The clock is the loop's ticker (the system's nanoTime on a real loop), so that a test
+ * on Netty's {@code EmbeddedChannel} moves it with {@code advanceTimeBy}. Used only on its event loop.
  */
 public final class Deadline implements Runnable {
     private static final long NONE = Long.MIN_VALUE;
@@ -29,7 +30,7 @@ public final class Deadline implements Runnable {
             deadline = NONE;
             return;
         }
-        long now = System.nanoTime();
+        long now = loop.ticker().nanoTime();
         deadline = now + TimeUnit.MILLISECONDS.toNanos(millis);
         if (task == null || taskAt - deadline > 0) {
             if (task != null) {
@@ -63,7 +64,7 @@ public final class Deadline implements Runnable {
         if (deadline == NONE) {
             return;
         }
-        long now = System.nanoTime();
+        long now = loop.ticker().nanoTime();
         if (now - deadline >= 0) {
             deadline = NONE;
             onExpiry.run();

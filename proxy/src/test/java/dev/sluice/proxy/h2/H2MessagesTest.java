@@ -1,0 +1,132 @@
+package dev.sluice.proxy.h2;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.proxy.http.HttpVersion;
+import dev.sluice.proxy.http.MessageHead;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.Http2Headers;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link H2Messages#request}: how an HTTP/2 (or, strict, HTTP/3) request header block becomes a request head, and
+ * which invalid ones are a stream error (RST_STREAM PROTOCOL_ERROR) and which a 400, as today.
+ */
+class H2MessagesTest {
+
+    /** A block with the pseudo-headers of a GET (no validation: tests put invalid fields in it). */
+    private static Http2Headers get(String path) {
+        return new DefaultHttp2Headers(false).method("GET").scheme("https").authority("example.com").path(path);
+    }
+
+    private static String error(Http2Headers h, boolean endStream) {
+        H2Messages.Request r = H2Messages.request(h, endStream);
+        assertThat(r.head()).isNull();
+        return (r.streamError() ? "RST " : r.status() + " ") + r.error();
+    }
+
+    @Test
+    void aGetBecomesAnHttp2HeadWithAuthorityAsHostAndCookiesJoined() {
+        Http2Headers h = get("/a?b=c");
+        h.add("cookie", "x=1");
+        h.add("accept", "*/*");
+        h.add("cookie", "y=2");
+        h.add("host", "other.example");
+        H2Messages.Request r = H2Messages.request(h, true);
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.head().method().toString()).isEqualTo("GET");
+        assertThat(r.head().target().toString()).isEqualTo("/a?b=c");
+        assertThat(r.head().version()).isEqualTo(HttpVersion.HTTP_2);
+        // the host field gives way to :authority, which goes after the other fields; the cookies go last, joined
+        dev.sluice.proxy.http.HttpFields f = r.head().fields();
+        assertThat(f.size()).isEqualTo(3);
+        assertThat(f.name(0) + ": " + f.value(0) + "|" + f.name(1) + ": " + f.value(1) + "|" + f.name(2) + ": " + f.value(2))
+                .isEqualTo("accept: */*|host: example.com|cookie: x=1; y=2");
+        assertThat(r.head().body()).isEqualTo(MessageHead.Body.NONE);
+    }
+
+    @Test
+    void theBodyIsFramedByContentLengthOrStreamed() {
+        Http2Headers h = get("/").method("POST");
+        h.add("content-length", "5");
+        H2Messages.Request r = H2Messages.request(h, false);
+        assertThat(r.head().body()).isEqualTo(MessageHead.Body.LENGTH);
+        assertThat(r.head().contentLength()).isEqualTo(5);
+        assertThat(H2Messages.request(get("/").method("POST"), false).head().body()).isEqualTo(MessageHead.Body.STREAMED);
+    }
+
+    @Test
+    void aConnectNeedsOnlyAnAuthority() {
+        Http2Headers h = new DefaultHttp2Headers(false).method("CONNECT").authority("example.com:443");
+        H2Messages.Request r = H2Messages.request(h, false);
+        assertThat(r.head().target().toString()).isEqualTo("example.com:443");
+        assertThat(error(new DefaultHttp2Headers(false).method("CONNECT").authority("a:1").path("/"), false))
+                .isEqualTo("RST CONNECT needs :authority and no :scheme or :path");
+    }
+
+    @Test
+    void malformedPseudoHeadersAreStreamErrors() {
+        assertThat(error(new DefaultHttp2Headers(false).scheme("http").path("/"), true)).isEqualTo("RST missing :method");
+        assertThat(error(new DefaultHttp2Headers(false).method("GET").path("/"), true)).isEqualTo("RST missing :scheme or :path");
+        Http2Headers dup = get("/");
+        dup.add(":path", "/again");
+        assertThat(error(dup, true)).isEqualTo("RST duplicate pseudo-header");
+        Http2Headers status = get("/");
+        status.add(":status", "200");
+        assertThat(error(status, true)).isEqualTo("RST pseudo-header :status in a request");
+        Http2Headers protocol = get("/");
+        protocol.add(":protocol", "websocket");
+        assertThat(error(protocol, true)).isEqualTo("RST extended CONNECT (:protocol) is not enabled");
+        assertThat(error(get(""), true)).isEqualTo("RST empty :path");
+        assertThat(error(get("x"), true)).isEqualTo("RST :path does not start with /");
+        assertThat(error(get("/a b"), true)).isEqualTo("RST forbidden character in :path");
+        assertThat(error(get("/a#b"), true)).isEqualTo("RST forbidden character in :path");
+        assertThat(error(get("/").authority("a b"), true)).isEqualTo("RST forbidden character in :authority");
+    }
+
+    @Test
+    void badFieldValuesAndLengthsAreStreamErrors() {
+        Http2Headers crlf = get("/");
+        crlf.add("x-a", "1\r\nx-b: 2");
+        assertThat(error(crlf, true)).isEqualTo("RST forbidden character in field x-a");
+        Http2Headers two = get("/").method("POST");
+        two.add("content-length", "1");
+        two.add("content-length", "2");
+        assertThat(error(two, false)).isEqualTo("RST different content-length values");
+        Http2Headers bad = get("/").method("POST");
+        bad.add("content-length", "x");
+        assertThat(error(bad, false)).isEqualTo("RST invalid content-length");
+        Http2Headers noData = get("/").method("POST");
+        noData.add("content-length", "3");
+        assertThat(error(noData, true)).isEqualTo("RST content-length with no DATA");
+    }
+
+    @Test
+    void anInvalidMethodSchemeOrAsteriskPathIsA400() {
+        assertThat(error(get("/").method("G(T"), true)).isEqualTo("400 invalid method");
+        assertThat(error(get("/").scheme("ftp:"), true)).isEqualTo("400 invalid scheme");
+        assertThat(error(get("*"), true)).isEqualTo("400 '*' path on a method other than OPTIONS");
+        assertThat(H2Messages.request(get("*").method("OPTIONS"), true).status()).isEqualTo(200);
+        Http2Headers hosts = new DefaultHttp2Headers(false).method("GET").scheme("http").path("/");
+        hosts.add("host", "a");
+        hosts.add("host", "b");
+        assertThat(error(hosts, true)).isEqualTo("400 several different host fields");
+    }
+
+    @Test
+    void strictModeRejectsWhatNettysHttp3CodecLetsThrough() {
+        for (String[] c : new String[][] {{"X-Upper", "1", "invalid character in field name X-Upper"},
+                {"connection", "keep-alive", "connection-specific field connection"}, {"te", "gzip", "te other than trailers"}}) {
+            Http2Headers h = get("/");
+            h.add(c[0], c[1]);
+            H2Messages.Request r = H2Messages.request(h, h.size(), true, HttpVersion.HTTP_3, true);
+            assertThat(r.streamError()).as(c[0]).isTrue();
+            assertThat(r.error()).isEqualTo(c[2]);
+            // not strict (HTTP/2: Netty's codec has rejected these before)
+            assertThat(H2Messages.request(h, true).status()).as(c[0]).isEqualTo(200);
+        }
+        Http2Headers te = get("/");
+        te.add("te", "trailers");
+        assertThat(H2Messages.request(te, te.size(), true, HttpVersion.HTTP_3, true).status()).isEqualTo(200);
+    }
+}

@@ -1,0 +1,102 @@
+package dev.sluice.proxy.log;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.config.LogFormats;
+import java.net.InetSocketAddress;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link LogLine} renders known events in {@code option httplog}'s format to literal lines, field by field as the
+ * regtests' AccessLogTest checks them against HAProxy 2.6 (a normal request, a server timeout, a bad request with no
+ * backend nor server, a retried and redispatched request over TLS), with no process or socket.
+ */
+class LogLineTest {
+    private static final ZoneId UTC = ZoneId.of("UTC");
+    private static final long ACCEPT = ZonedDateTime.of(2026, 12, 5, 9, 16, 24, 123_000_000, UTC).toInstant().toEpochMilli();
+
+    private final LogLine httplog = new LogLine(LogFormats.parse(LogFormats.HTTPLOG), UTC);
+
+    private static LogEvent served() {
+        LogEvent e = new LogEvent();
+        e.client = new InetSocketAddress("127.0.0.1", 40000);
+        e.frontendAddress = new InetSocketAddress("127.0.0.1", 8080);
+        e.acceptDate = ACCEPT;
+        e.requestDate = ACCEPT + 5;
+        e.frontend = "web";
+        e.backend = "app";
+        e.server = "a1";
+        e.serverAddress = new InetSocketAddress("127.0.0.1", 9001);
+        e.method = "GET";
+        e.uri = "/ok?x=1";
+        e.version = "HTTP/1.1";
+        e.requestLine = "GET /ok?x=1 HTTP/1.1";
+        e.status = 200;
+        e.bytesOut = 75;
+        e.tRequest = 0;
+        e.tQueue = 0;
+        e.tConnect = 1;
+        e.tResponse = 2;
+        e.tActive = 4;
+        e.actconn = 1;
+        e.feconn = 1;
+        e.beconn = 1;
+        e.srvconn = 1;
+        return e;
+    }
+
+    @Test
+    void aServedRequest() {
+        assertThat(httplog.render(served())).isEqualTo(
+                "127.0.0.1:40000 [05/Dec/2026:09:16:24.128] web app/a1 0/0/1/2/4 200 75 - - ---- 1/1/1/1/0 0/0 \"GET /ok?x=1 HTTP/1.1\"");
+    }
+
+    @Test
+    void aServerTimeout() {
+        LogEvent e = served();
+        e.status = 504;
+        e.bytesOut = 195;
+        e.tResponse = -1;
+        e.tActive = 3001;
+        e.cause = 's';
+        e.state = 'H';
+        e.requestLine = "GET /slow HTTP/1.1";
+        e.error = true;
+        assertThat(httplog.render(e)).isEqualTo(
+                "127.0.0.1:40000 [05/Dec/2026:09:16:24.128] web app/a1 0/0/1/-1/3001 504 195 - - sH-- 1/1/1/1/0 0/0 \"GET /slow HTTP/1.1\"");
+    }
+
+    @Test
+    void aBadRequestHasNeitherBackendNorServer() {
+        LogEvent e = new LogEvent();
+        e.client = new InetSocketAddress("127.0.0.1", 40001);
+        e.frontendAddress = new InetSocketAddress("127.0.0.1", 8080);
+        e.acceptDate = ACCEPT;
+        e.requestDate = ACCEPT;
+        e.frontend = "web";
+        e.requestLine = "<BADREQ>";
+        e.status = 400;
+        e.tActive = 0;
+        e.cause = 'P';
+        e.state = 'R';
+        e.actconn = 1;
+        e.feconn = 1;
+        e.error = true;
+        assertThat(httplog.render(e)).isEqualTo(
+                "127.0.0.1:40001 [05/Dec/2026:09:16:24.123] web web/<NOSRV> -1/-1/-1/-1/0 400 0 - - PR-- 1/1/0/0/0 0/0 \"<BADREQ>\"");
+    }
+
+    @Test
+    void aRetriedRedispatchedRequestOverTls() {
+        LogEvent e = served();
+        e.frontendTls = true;
+        e.retries = 1;
+        e.redispatched = true;
+        e.serverQueue = 0;
+        e.backendQueue = 2;
+        assertThat(httplog.render(e)).isEqualTo(
+                "127.0.0.1:40000 [05/Dec/2026:09:16:24.128] web~ app/a1 0/0/1/2/4 200 75 - - ---- 1/1/1/1/+1 0/2 \"GET /ok?x=1 HTTP/1.1\"");
+    }
+}

@@ -1,0 +1,262 @@
+package dev.sluice.proxy.runtime;
+
+import dev.sluice.config.ConfigParser;
+import dev.sluice.config.KeywordRegistry;
+import dev.sluice.config.model.Config;
+import dev.sluice.config.model.Proxy;
+import dev.sluice.proxy.backend.Backend;
+import dev.sluice.proxy.backend.ServerConnector;
+import dev.sluice.proxy.h1.H1ClientConnection;
+import dev.sluice.proxy.h1.H1Limits;
+import dev.sluice.proxy.h1.H1ServerConnection;
+import dev.sluice.proxy.h2.H2ClientConnection;
+import dev.sluice.proxy.h2.H2ServerConnection;
+import dev.sluice.proxy.listener.ConnectionLimit;
+import dev.sluice.proxy.log.AccessLog;
+import dev.sluice.proxy.log.LogWriter;
+import dev.sluice.proxy.rules.ProxyRules;
+import dev.sluice.proxy.rules.StickTables;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.EventLoop;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Ticker;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Test fixture: a frontend and its backends assembled from configuration text the way {@link ProxyRuntime} assembles
+ * them, on Netty's {@code EmbeddedChannel} instead of sockets. Every channel (client connections, and the server
+ * connections the real {@link ServerConnector} opens) shares one embedded event loop with a mock ticker, so a test
+ * drives both ends by hand and moves time with {@link #advance}. Single-threaded: the test's thread is the loop.
+ */
+public final class EmbeddedProxy implements AutoCloseable {
+    public static final InetSocketAddress CLIENT = new InetSocketAddress("127.0.0.1", 40000);
+    public static final InetSocketAddress FRONT = new InetSocketAddress("127.0.0.1", 8080);
+    public static final InetSocketAddress PROXY_SIDE = new InetSocketAddress("127.0.0.1", 50000);
+
+    /** An embedded channel with socket addresses (the proxy casts them to {@link InetSocketAddress}). */
+    public static final class Channel extends EmbeddedChannel {
+        private final InetSocketAddress local;
+        private final InetSocketAddress remote;
+
+        Channel(Builder b, InetSocketAddress local, InetSocketAddress remote) {
+            super(b);
+            this.local = local;
+            this.remote = remote;
+        }
+
+        @Override
+        protected SocketAddress localAddress0() {
+            return local;
+        }
+
+        @Override
+        protected SocketAddress remoteAddress0() {
+            return remote;
+        }
+
+        /** Everything written to the channel so far, as text; every buffer read is released. */
+        public String readText() {
+            StringBuilder sb = new StringBuilder();
+            Object o;
+            while ((o = readOutbound()) != null) {
+                if (o instanceof ByteBuf b) {
+                    sb.append(b.toString(StandardCharsets.ISO_8859_1));
+                }
+                ReferenceCountUtil.release(o);
+            }
+            return sb.toString();
+        }
+
+        /** Everything written to the channel so far, in one buffer the caller releases. */
+        public ByteBuf readBytes() {
+            ByteBuf all = Unpooled.buffer();
+            Object o;
+            while ((o = readOutbound()) != null) {
+                if (o instanceof ByteBuf b) {
+                    all.writeBytes(b);
+                }
+                ReferenceCountUtil.release(o);
+            }
+            return all;
+        }
+
+        /** Sends text as if the peer wrote it (one read, then read-complete). */
+        public void receive(String text) {
+            writeInbound(Unpooled.copiedBuffer(text, StandardCharsets.ISO_8859_1));
+        }
+
+        /** Drops (releasing) whatever is left in both directions. */
+        public void discard() {
+            releaseOutbound();
+            releaseInbound();
+        }
+    }
+
+    /** Addresses are resolved already; an embedded loop has no termination future for the default group to watch. */
+    private static final class NoResolver extends io.netty.resolver.AddressResolverGroup<SocketAddress> {
+        @Override
+        public io.netty.resolver.AddressResolver<SocketAddress> getResolver(io.netty.util.concurrent.EventExecutor executor) {
+            return newResolver(executor);
+        }
+
+        @Override
+        protected io.netty.resolver.AddressResolver<SocketAddress> newResolver(io.netty.util.concurrent.EventExecutor executor) {
+            return new io.netty.resolver.NoopAddressResolver(executor);
+        }
+    }
+
+    private final io.netty.util.concurrent.MockTicker ticker = Ticker.newMockTicker();
+    private final Channel anchor;
+    private final Frontend frontend;
+    private final Map<String, Backend> backends = new LinkedHashMap<>();
+    private final List<Channel> servers = new ArrayList<>();
+    private final List<Channel> clients = new ArrayList<>();
+    private LogWriter logWriter;
+
+    private EmbeddedProxy(Config config, String frontendName) {
+        anchor = new Channel(EmbeddedChannel.builder().ticker(ticker), FRONT, CLIENT);
+        EventLoop loop = anchor.eventLoop();
+        Workers workers = new Workers(loop);
+        ProxyRuntime.Prepared prepared = ProxyRuntime.check(config);
+        List<String> problems = new ArrayList<>();
+        StickTables tables = StickTables.of(config, problems);
+        dev.sluice.config.model.Tune tune = config.global().tune();
+        H1Limits limits = new H1Limits(tune.maxHeadBytes(), tune.maxhdr());
+        ServerConnector connector = new ServerConnector(() -> {
+            Channel c = new Channel(EmbeddedChannel.builder().register(false), PROXY_SIDE, null);
+            servers.add(c);
+            return c;
+        }, io.netty.buffer.UnpooledByteBufAllocator.DEFAULT, new NoResolver(),
+                (srv, index, h2, sni) -> h2 ? H2ServerConnection.create(srv, index, sni) : new H1ServerConnection(srv, index, limits, sni));
+        int id = 2;
+        for (Proxy p : config.backends()) {
+            Backend be = new Backend(p, prepared.resolved().get(p.name()), 1, connector);
+            be.id(id++);
+            if (p.kind() == dev.sluice.config.model.ProxyKind.BACKEND) {
+                be.rules(ProxyRules.compile(p, problems, tables));
+            }
+            backends.put(p.name(), be);
+        }
+        Proxy p = config.proxy(frontendName).orElseThrow();
+        Backend dflt = p.defaultBackend() != null ? backends.get(p.defaultBackend())
+                : p.kind() == dev.sluice.config.model.ProxyKind.LISTEN ? backends.get(p.name()) : null;
+        ConnectionLimit global = new ConnectionLimit("global", 1000, null);
+        AccessLog log = null;
+        if (!p.logging().targets().isEmpty()) {
+            logWriter = new LogWriter();
+            log = new AccessLog(p.logging(), logWriter);
+        }
+        frontend = new Frontend(p, 1, workers, ProxyRules.compile(p, problems, tables), backends, dflt,
+                new ConnectionLimit(p.name(), 100, global), limits.withAcceptInvalid(p.http().acceptInvalidRequest()), log);
+        if (problems.stream().anyMatch(s -> s.contains("error"))) {
+            throw new IllegalArgumentException(problems.toString());
+        }
+    }
+
+    /** The frontend {@code fe} of a configuration; {@code timeout} lines and {@code mode http} must be in it. */
+    public static EmbeddedProxy of(String config) {
+        return of(config, "fe");
+    }
+
+    public static EmbeddedProxy of(String config, String frontend) {
+        ConfigParser.Result r = new ConfigParser(KeywordRegistry.standard(), new ConfigParser.Settings(Map.<String, String>of()::get, Set.of(), "3.2"))
+                .parse(List.of(new ConfigParser.Source("t.cfg", config)));
+        if (!r.ok()) {
+            throw new IllegalArgumentException(r.diagnostics().toString());
+        }
+        return new EmbeddedProxy(r.config(), frontend);
+    }
+
+    public Frontend frontend() {
+        return frontend;
+    }
+
+    public Backend backend(String name) {
+        return backends.get(name);
+    }
+
+    /** The loop every channel of this proxy runs on. */
+    public EventLoop loop() {
+        return anchor.eventLoop();
+    }
+
+    /** A new client connection with {@code handler} (admitted by the frontend's limit), active at once. */
+    public Channel client(ChannelHandler handler) {
+        Channel c = new Channel(EmbeddedChannel.builder().register(false), FRONT, CLIENT);
+        c.pipeline().addLast(handler);
+        anchor.eventLoop().register(c).syncUninterruptibly();
+        clients.add(c);
+        c.runPendingTasks();
+        return c;
+    }
+
+    /** A new HTTP/1 client connection. */
+    public Channel h1Client() {
+        frontend.limit().tryAdmit();
+        return client(new H1ClientConnection(frontend, true));
+    }
+
+    /** A new HTTP/2 client connection (prior knowledge: the first bytes it reads are the preface). */
+    public Channel h2Client() {
+        frontend.limit().tryAdmit();
+        return client(H2ClientConnection.create(frontend, true));
+    }
+
+    /** The server connections opened so far, in order. */
+    public List<Channel> servers() {
+        return servers;
+    }
+
+    public Channel server(int i) {
+        return servers.get(i);
+    }
+
+    /** Moves the loop's clock and runs what became due (timeouts), then what that queued. */
+    public void advance(long millis) {
+        ticker.advance(millis, TimeUnit.MILLISECONDS);
+        run();
+    }
+
+    /** Runs the loop's queued and due tasks until none is left. */
+    public void run() {
+        // a task may queue another (a close queues the inactive event): a few rounds settle them
+        for (int i = 0; i < 3; i++) {
+            anchor.runPendingTasks();
+        }
+    }
+
+    /** Closes every channel (releasing what they hold) and the log writer. */
+    @Override
+    public void close() {
+        // the servers first: a stream they fail answers its client, whose channel then releases the answer; one
+        // that fails a reused connection may open another (it is in the list by then, and closed in turn)
+        for (int i = 0; i < servers.size(); i++) {
+            Channel c = servers.get(i);
+            if (c.isRegistered()) {
+                c.finishAndReleaseAll();
+            }
+        }
+        for (Channel c : clients) {
+            c.finishAndReleaseAll();
+        }
+        run();
+        for (Channel c : clients) {
+            c.releaseOutbound();
+        }
+        anchor.finishAndReleaseAll();
+        if (logWriter != null) {
+            logWriter.close();
+        }
+    }
+}
