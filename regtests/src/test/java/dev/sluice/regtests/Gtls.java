@@ -11,10 +11,12 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assumptions;
 
 /**
- * The real HTTP/3 client of these tests: {@code gtlsclient} (ngtcp2 + nghttp3 + GnuTLS, Debian's
- * ngtcp2-client). Runs it against 127.0.0.1, captures its packet and HTTP dump, and keeps what it downloaded.
+ * A foreign HTTP/3 client for interoperability: {@code gtlsclient} (ngtcp2 + nghttp3 + GnuTLS, Debian's
+ * ngtcp2-client). Runs it against 127.0.0.1, captures its packet and HTTP dump, and keeps what it downloaded. The
+ * other HTTP/3 tests use {@link H3Client}.
  */
 final class Gtls {
     static final String BIN = "/usr/bin/gtlsclient";
@@ -54,6 +56,11 @@ final class Gtls {
 
     static boolean installed() {
         return new File(BIN).canExecute();
+    }
+
+    /** Skips the calling test, naming the program and its package, when gtlsclient is missing. */
+    static void assumeInstalled() {
+        Assumptions.assumeTrue(installed(), "needs gtlsclient (Debian package ngtcp2-client)");
     }
 
     /** Runs {@code gtlsclient [options] 127.0.0.1 <port> <uris...>} (8 s idle timeout). */
