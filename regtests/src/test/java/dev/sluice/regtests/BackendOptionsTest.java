@@ -284,7 +284,7 @@ class BackendOptionsTest {
             if (fillers.size() >= 2) {
                 // its connection to the server is being established
                 RawClient connecting = new RawClient(deafPort, 30_000).send("GET /c HTTP/1.1\r\nhost: t\r\n\r\n");
-                Daemon.sleep(300);
+                ServerQueueTest.awaitStat(d, "deaf,d1", "scur", "1");
                 connecting.shutdownOutput();
                 out.add("connecting: " + outcome(connecting));
                 connecting.close();
