@@ -445,7 +445,17 @@ class BackendOptionsTest {
                 out.add(px + " part, closed: " + probe(ports[i], "GET / HT", true));
                 out.add(px + " part, timeout: " + probe(ports[i], "GET / HT", false));
             }
-            Daemon.sleep(300);
+            // every probe's session ended, then a later request's log line is out: the probes' lines came before it
+            ServerQueueTest.awaitStat(d, "noip,FRONTEND", "scur", "0");
+            ServerQueueTest.awaitStat(d, "ip,FRONTEND", "scur", "0");
+            try (RawClient c = new RawClient(ports[2], 10_000)) {
+                c.send("GET /after-probes HTTP/1.1\r\nhost: t\r\nconnection: close\r\n\r\n").readToEndText();
+            }
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            while (!d.output().contains("\"GET /after-probes HTTP/1.1\"") && System.nanoTime() < deadline) {
+                Daemon.sleep(20);
+            }
+            assertThat(d.output()).contains("\"GET /after-probes HTTP/1.1\"");
             for (String px : List.of("noip", "ip")) {
                 out.add(px + " logged: " + d.output().lines().filter(l -> l.contains("] " + px + " " + px + "/<NOSRV> "))
                         .map(l -> l.split(" ")[5] + " " + l.split(" ")[9]).toList());
