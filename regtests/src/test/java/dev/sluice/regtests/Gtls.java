@@ -9,8 +9,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -27,30 +25,6 @@ final class Gtls {
         byte[] body(String path) throws Exception {
             String name = path.substring(path.lastIndexOf('/') + 1);
             return Files.readAllBytes(downloads.resolve(name.isEmpty() ? "index.html" : name));
-        }
-
-        /** Milliseconds since the client started (ngtcp2's I<ms> stamps) of the first line matching {@code regex}, or -1. */
-        long stampOf(String regex) {
-            Pattern p = Pattern.compile("^I(\\d{8}) .*" + regex);
-            for (String line : output.lines().toList()) {
-                Matcher m = p.matcher(line);
-                if (m.find()) {
-                    return Long.parseLong(m.group(1));
-                }
-            }
-            return -1;
-        }
-
-        /** The response header lines ngtcp2 printed ({@code [name: value]}). */
-        List<String> responseHeaders() {
-            List<String> out = new ArrayList<>();
-            for (String line : output.lines().toList()) {
-                Matcher m = Pattern.compile("^http: stream 0x[0-9a-f]+ \\[(.*)\\]$").matcher(line);
-                if (m.find()) {
-                    out.add(m.group(1));
-                }
-            }
-            return out;
         }
     }
 

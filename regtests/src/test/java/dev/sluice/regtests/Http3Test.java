@@ -17,8 +17,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * HTTP/3 in front: {@code bind quic4@} driven by the real external client gtlsclient (ngtcp2) and, for
- * malformed requests it will not send, a Netty HTTP/3 client; HTTP/1.1 and HTTP/2 origins behind. One daemon
+ * HTTP/3 in front: {@code bind quic4@} driven by the in-repo Netty HTTP/3 client ({@link H3Client}: its qlog shows
+ * the frames received, a relay moves it to another port, it drops datagrams on demand) and, for interoperability, by
+ * the foreign client gtlsclient (ngtcp2) in one test; HTTP/1.1 and HTTP/2 origins behind. One daemon
  * serves every test but the closing-state one (each test has its own paths and origins); its frontends have a
  * QUIC bind and a TCP bind on the same port number (the TCP one also tells when the daemon is up).
  */
