@@ -7,8 +7,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.quic.QuicConnectionCloseEvent;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
-import java.net.SocketTimeoutException;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -72,34 +70,50 @@ class ClosingConnectionsTest {
             await(() -> count(server) == 1);
             ClosingConnection rec = server.records().getFirst();
             byte[] expected = rec.datagram.clone();
+            QuicCounters counters = server.listener.counters();
+            long reached = counters.closingDatagrams();
+            long resent = counters.closeResends();
             try (DatagramSocket raw = new DatagramSocket()) {
-                raw.setSoTimeout(300);
+                raw.setSoTimeout(5000);
                 Random rnd = new Random(1);
                 // ten packets, each to a different CID that shares the connection's prefix (as later CIDs do)
                 for (int i = 0; i < 10; i++) {
                     raw.send(shortHeader(rec.prefix, rnd, 1200, server));
                 }
-                List<byte[]> answers = receiveAll(raw);
-                assertThat(answers).hasSize(4); // after the 1st, 3rd, 6th and 10th datagram
-                for (byte[] a : answers) {
-                    assertThat(a).isEqualTo(expected);
+                // the record saw all ten: it answered four of them, after the 1st, 3rd, 6th and 10th datagram
+                await(() -> counters.closingDatagrams() == reached + 10);
+                assertThat(counters.closeResends() - resent).isEqualTo(4);
+                for (int i = 0; i < 4; i++) {
+                    assertThat(receive(raw)).isEqualTo(expected);
                 }
-                // tiny packets from an address that never was the peer: never more than 3x what it sent
-                for (int i = 0; i < 3; i++) {
-                    raw.send(shortHeader(rec.prefix, rnd, Cids.LENGTH + 1, server));
+                // tiny packets from an address that never was the peer: never more than 3x what it sent. Five of
+                // them reach the next point of the back-off (the 15th datagram), where the limit decides
+                int tiny = Cids.LENGTH + 1;
+                boolean allowed = expected.length <= 3 * tiny;
+                long drops = counters.closeAmplificationDrops();
+                for (int i = 0; i < 5; i++) {
+                    raw.send(shortHeader(rec.prefix, rnd, tiny, server));
                 }
-                List<byte[]> small = receiveAll(raw);
-                if (expected.length > 3 * (Cids.LENGTH + 1)) {
-                    assertThat(small).isEmpty();
+                await(() -> counters.closingDatagrams() == reached + 15);
+                assertThat(counters.closeResends() - resent).as("a re-send only within 3x the tiny packet").isEqualTo(allowed ? 5 : 4);
+                assertThat(counters.closeAmplificationDrops() - drops).isEqualTo(allowed ? 0 : 1);
+                if (allowed) {
+                    assertThat(receive(raw)).isEqualTo(expected);
                 }
-                // after the deadline the record is gone and nothing answers
+                // after the deadline the record is gone and nothing answers: three packets for it, then one the
+                // codec answers (version negotiation); the first answer on this socket is the latter
                 long left = rec.deadline - System.nanoTime();
                 assertThat(left).isLessThanOrEqualTo(ClosingConnections.MAX_LIFETIME_NANOS);
                 await(() -> count(server) == 0);
                 for (int i = 0; i < 3; i++) {
                     raw.send(shortHeader(rec.prefix, rnd, 1200, server));
                 }
-                assertThat(receiveAll(raw)).isEmpty();
+                raw.send(unknownVersion(rnd, server));
+                byte[] answer = receive(raw);
+                assertThat(answer[0] & 0x80).as("a long header").isNotZero();
+                assertThat(Arrays.copyOfRange(answer, 1, 5)).as("version negotiation (version 0)").containsExactly(0, 0, 0, 0);
+                assertThat(counters.closingDatagrams()).isEqualTo(reached + 15);
+                assertThat(counters.closeResends() - resent).isEqualTo(allowed ? 5 : 4);
             }
         }
     }
@@ -197,18 +211,27 @@ class ClosingConnectionsTest {
         return new DatagramPacket(b, b.length, server.address());
     }
 
-    static List<byte[]> receiveAll(DatagramSocket s) throws Exception {
-        List<byte[]> out = new ArrayList<>();
+    /** A long-header packet of a version no one speaks: the server answers it with version negotiation. */
+    static DatagramPacket unknownVersion(Random rnd, TestQuic server) {
+        byte[] b = new byte[1200];
+        rnd.nextBytes(b);
+        b[0] = (byte) 0xc0; // an Initial
+        b[1] = 0x1a;
+        b[2] = 0x2a;
+        b[3] = 0x3a;
+        b[4] = 0x4a;
+        b[5] = 8; // destination CID length, then 8 bytes
+        b[14] = 8; // source CID length, then 8 bytes
+        b[23] = 0; // no token
+        return new DatagramPacket(b, b.length, server.address());
+    }
+
+    /** The next datagram (the socket's timeout bounds the wait; a timeout fails the test). */
+    static byte[] receive(DatagramSocket s) throws Exception {
         byte[] buf = new byte[2048];
-        while (true) {
-            DatagramPacket p = new DatagramPacket(buf, buf.length);
-            try {
-                s.receive(p);
-            } catch (SocketTimeoutException e) {
-                return out;
-            }
-            out.add(Arrays.copyOf(p.getData(), p.getLength()));
-        }
+        DatagramPacket p = new DatagramPacket(buf, buf.length);
+        s.receive(p);
+        return Arrays.copyOf(p.getData(), p.getLength());
     }
 
     static String echo(TestQuic.Client c, String text) throws Exception {

@@ -107,14 +107,17 @@ class AuthMonitorTest {
         }
     }
 
+    /**
+     * The request log lines once there are {@code n} of them: lines are written in the order the requests ended, so
+     * a line that should not be there (an earlier request's) is among the first {@code n}.
+     */
     static List<String> waitForLogLines(Sluice s, int n) throws InterruptedException {
         List<String> lines = List.of();
-        for (int i = 0; i < 100 && lines.size() < n; i++) {
+        for (int i = 0; i < 500 && lines.size() < n; i++) {
             Thread.sleep(20);
             lines = s.output().lines().filter(l -> l.contains("\"GET ") || l.contains("\"POST ")).toList();
         }
-        Thread.sleep(200);
-        return s.output().lines().filter(l -> l.contains("\"GET ") || l.contains("\"POST ")).toList();
+        return lines;
     }
 
     @Test

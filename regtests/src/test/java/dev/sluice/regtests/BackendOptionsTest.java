@@ -284,7 +284,7 @@ class BackendOptionsTest {
             if (fillers.size() >= 2) {
                 // its connection to the server is being established
                 RawClient connecting = new RawClient(deafPort, 30_000).send("GET /c HTTP/1.1\r\nhost: t\r\n\r\n");
-                Daemon.sleep(300);
+                ServerQueueTest.awaitStat(d, "deaf,d1", "scur", "1");
                 connecting.shutdownOutput();
                 out.add("connecting: " + outcome(connecting));
                 connecting.close();
@@ -378,12 +378,20 @@ class BackendOptionsTest {
                     } catch (java.io.IOException e) {
                         throw new java.io.UncheckedIOException(e);
                     }
-                    Daemon.sleep(300);
+                    // the client has the bytes: a counter that follows them was updated before they left; with
+                    // contstats wait until all three rows count them (they are read one after the other)
+                    if (px.equals("cs")) {
+                        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+                        while (!bytes(d, px, false).equals(">0/>0 >0/>0 >0/>0") && System.nanoTime() < deadline) {
+                            Daemon.sleep(10);
+                        }
+                    }
                     out.add(px + " while running: " + bytes(d, px, false));
                     hold("/stream-" + px).countDown();
                     c.readToEnd();
                 }
-                Daemon.sleep(300);
+                // the stream is over once the frontend has no session left: the counters are final
+                ServerQueueTest.awaitStat(d, px + ",FRONTEND", "scur", "0");
                 String end = bytes(d, px, true);
                 String[] rows = end.split(" ");
                 out.add(px + " at the end: " + bytes(d, px, false) + (rows[0].equals(rows[1]) && rows[0].equals(rows[2]) ? " (same on the three rows)" : " " + end));
@@ -445,7 +453,17 @@ class BackendOptionsTest {
                 out.add(px + " part, closed: " + probe(ports[i], "GET / HT", true));
                 out.add(px + " part, timeout: " + probe(ports[i], "GET / HT", false));
             }
-            Daemon.sleep(300);
+            // every probe's session ended, then a later request's log line is out: the probes' lines came before it
+            ServerQueueTest.awaitStat(d, "noip,FRONTEND", "scur", "0");
+            ServerQueueTest.awaitStat(d, "ip,FRONTEND", "scur", "0");
+            try (RawClient c = new RawClient(ports[2], 10_000)) {
+                c.send("GET /after-probes HTTP/1.1\r\nhost: t\r\nconnection: close\r\n\r\n").readToEndText();
+            }
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            while (!d.output().contains("\"GET /after-probes HTTP/1.1\"") && System.nanoTime() < deadline) {
+                Daemon.sleep(20);
+            }
+            assertThat(d.output()).contains("\"GET /after-probes HTTP/1.1\"");
             for (String px : List.of("noip", "ip")) {
                 out.add(px + " logged: " + d.output().lines().filter(l -> l.contains("] " + px + " " + px + "/<NOSRV> "))
                         .map(l -> l.split(" ")[5] + " " + l.split(" ")[9]).toList());

@@ -9,12 +9,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assumptions;
 
 /**
- * The real HTTP/3 client of these tests: {@code gtlsclient} (ngtcp2 + nghttp3 + GnuTLS, Debian's
- * ngtcp2-client). Runs it against 127.0.0.1, captures its packet and HTTP dump, and keeps what it downloaded.
+ * A foreign HTTP/3 client for interoperability: {@code gtlsclient} (ngtcp2 + nghttp3 + GnuTLS, Debian's
+ * ngtcp2-client). Runs it against 127.0.0.1, captures its packet and HTTP dump, and keeps what it downloaded. The
+ * other HTTP/3 tests use {@link H3Client}.
  */
 final class Gtls {
     static final String BIN = "/usr/bin/gtlsclient";
@@ -26,34 +26,15 @@ final class Gtls {
             String name = path.substring(path.lastIndexOf('/') + 1);
             return Files.readAllBytes(downloads.resolve(name.isEmpty() ? "index.html" : name));
         }
-
-        /** Milliseconds since the client started (ngtcp2's I<ms> stamps) of the first line matching {@code regex}, or -1. */
-        long stampOf(String regex) {
-            Pattern p = Pattern.compile("^I(\\d{8}) .*" + regex);
-            for (String line : output.lines().toList()) {
-                Matcher m = p.matcher(line);
-                if (m.find()) {
-                    return Long.parseLong(m.group(1));
-                }
-            }
-            return -1;
-        }
-
-        /** The response header lines ngtcp2 printed ({@code [name: value]}). */
-        List<String> responseHeaders() {
-            List<String> out = new ArrayList<>();
-            for (String line : output.lines().toList()) {
-                Matcher m = Pattern.compile("^http: stream 0x[0-9a-f]+ \\[(.*)\\]$").matcher(line);
-                if (m.find()) {
-                    out.add(m.group(1));
-                }
-            }
-            return out;
-        }
     }
 
     static boolean installed() {
         return new File(BIN).canExecute();
+    }
+
+    /** Skips the calling test, naming the program and its package, when gtlsclient is missing. */
+    static void assumeInstalled() {
+        Assumptions.assumeTrue(installed(), "needs gtlsclient (Debian package ngtcp2-client)");
     }
 
     /** Runs {@code gtlsclient [options] 127.0.0.1 <port> <uris...>} (8 s idle timeout). */

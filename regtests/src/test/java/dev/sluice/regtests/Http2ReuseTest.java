@@ -39,7 +39,7 @@ class Http2ReuseTest {
         });
     };
 
-    static Daemon start(boolean haproxy, String policy, String purge, H2RawOrigin o, int port) {
+    static Daemon start(boolean haproxy, String policy, String purge, H2RawOrigin o, int port, int h2Port) {
         if (haproxy) {
             assumeTrue(Daemon.haproxyInstalled(), "haproxy is not installed");
         }
@@ -63,7 +63,7 @@ class Http2ReuseTest {
                     http-reuse %s
                     %s
                     server s1 127.0.0.1:%d proto h2
-                """.formatted(port, port + 1, policy, purgeLine, o.port()), port);
+                """.formatted(port, h2Port, policy, purgeLine, o.port()), port);
     }
 
     static String get(String path) {
@@ -88,8 +88,9 @@ class Http2ReuseTest {
     void streamsShareServerConnectionsAsThePolicySays(boolean haproxy, String policy) throws Exception {
         try (H2RawOrigin o = new H2RawOrigin(HOLDING)) {
             int port = Ports.free();
-            try (Daemon d = start(haproxy, policy, null, o, port)) {
-                CrossProtocolTest.awaitPort(port + 1);
+            int h2Port = Ports.free();
+            try (Daemon d = start(haproxy, policy, null, o, port, h2Port)) {
+                CrossProtocolTest.awaitPort(h2Port);
                 // two kept-alive HTTP/1.1 clients, one request after the other: A1 B1 A2 B2
                 try (RawClient a = new RawClient(port); RawClient b = new RawClient(port)) {
                     for (String[] r : List.of(new String[] {"a", "/a1"}, new String[] {"b", "/b1"}, new String[] {"a", "/a2"},
@@ -117,7 +118,7 @@ class Http2ReuseTest {
                 n = o.requests().size();
                 // one HTTP/2 client holds two streams; meanwhile an HTTP/1.1 client sends two requests
                 hold = new CountDownLatch(1);
-                try (H2RawClient c = new H2RawClient(port + 1)) {
+                try (H2RawClient c = new H2RawClient(h2Port)) {
                     c.headers(1, true, CrossProtocolTest.request("GET", "/hold-1"));
                     // the second once the first is on its connection (HAProxy opens a second one for a stream that comes
                     // while the first connection is still being established)
@@ -178,7 +179,7 @@ class Http2ReuseTest {
             int port = Ports.free();
             // timeout server 20s plays no part; pool-purge-delay 1s: the estimate of the connections needed decays each
             // period, and the last idle connection goes when it exceeds it
-            try (Daemon d = start(haproxy, "always", "1s", o, port)) {
+            try (Daemon d = start(haproxy, "always", "1s", o, port, Ports.free())) {
                 long t0;
                 try (RawClient c = new RawClient(port)) {
                     assertThat(c.send(get("/one")).read().status()).isEqualTo(200);

@@ -1,8 +1,8 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.netty.handler.codec.quic.QuicConnectionCloseEvent;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,8 +17,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * HTTP/3 in front: {@code bind quic4@} driven by the real external client gtlsclient (ngtcp2) and, for
- * malformed requests it will not send, a Netty HTTP/3 client; HTTP/1.1 and HTTP/2 origins behind. One daemon
+ * HTTP/3 in front: {@code bind quic4@} driven by the in-repo Netty HTTP/3 client ({@link H3Client}: its qlog shows
+ * the frames received, a relay moves it to another port, it drops datagrams on demand) and, for interoperability, by
+ * the foreign client gtlsclient (ngtcp2) in one test; HTTP/1.1 and HTTP/2 origins behind. One daemon
  * serves every test but the closing-state one (each test has its own paths and origins); its frontends have a
  * QUIC bind and a TCP bind on the same port number (the TCP one also tells when the daemon is up).
  */
@@ -120,7 +121,7 @@ class Http3Test {
 
     @Test
     void getAndPostThroughHttp3ToHttp1AndHttp2Origins() throws Exception {
-        assumeTrue(Gtls.installed(), "gtlsclient (ngtcp2-client) is not installed");
+        Gtls.assumeInstalled();
         Path up = Files.createTempFile("h3up", ".bin");
         byte[] upload = new byte[200_000];
         new Random(4).nextBytes(upload);
@@ -148,81 +149,89 @@ class Http3Test {
         assertThat(r2.headers().authority().toString()).isEqualTo("127.0.0.1:" + port);
     }
 
-    /** The STREAM frames gtlsclient received on request stream {@code id}: {fin, offset, length} each, in order. */
-    static List<long[]> streamFrames(Gtls.Run run, int id) {
-        Matcher m = Pattern.compile("frm rx \\d+ 1RTT STREAM\\(0x0[8-9a-f]\\) id=0x" + Integer.toHexString(id)
-                + " fin=(\\d) offset=(\\d+) len=(\\d+)").matcher(run.output());
-        List<long[]> out = new java.util.ArrayList<>();
-        while (m.find()) {
-            out.add(new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), Long.parseLong(m.group(3))});
-        }
-        return out;
+    /** A client whose qlog goes to a fresh file. */
+    static Path qlog() throws Exception {
+        return Files.createTempDirectory("h3qlog").resolve("client.sqlog");
     }
 
     @Test
     void aResponseLeavesInOneStreamFrameWithItsEnd() throws Exception {
-        assumeTrue(Gtls.installed(), "gtlsclient (ngtcp2-client) is not installed");
         // HEADERS, DATA and the FIN went as three packets (a write each, the FIN alone in an empty STREAM frame)
-        Gtls.Run run = Gtls.run(port, List.of("--no-quic-dump", "--no-http-dump"), "/one-frame");
-        assertThat(run.exit()).as(run.output()).isZero();
-        List<long[]> frames = streamFrames(run, 0);
-        assertThat(frames).as(run.output()).hasSize(1);
-        assertThat(frames.get(0)[0]).isEqualTo(1);
-        assertThat(frames.get(0)[1]).isZero();
-        assertThat(new String(run.body("/one-frame"), StandardCharsets.US_ASCII)).isEqualTo("origin s1\n");
+        Path q = qlog();
+        H3Client.Result r;
+        try (H3Client c = new H3Client(port, 25, 10_000, 10_000, q)) {
+            r = c.get("/one-frame");
+        }
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.text()).isEqualTo("origin s1\n");
+        List<H3Client.StreamFrame> frames = H3Client.streamFramesReceived(q, 0);
+        assertThat(frames).as(Files.readString(q)).singleElement().satisfies(f -> {
+            assertThat(f.fin()).isTrue();
+            assertThat(f.offset()).isZero();
+        });
     }
 
     @Test
     void everyResponseEndsWhenTheClientLosesPackets() throws Exception {
-        assumeTrue(Gtls.installed(), "gtlsclient (ngtcp2-client) is not installed");
         // quiche never sends again a lost STREAM frame that carries only a FIN once the bytes before it are acknowledged:
         // with the FIN alone in its packet, about one response in 25 never ended and the client waited for its idle
-        // timeout (8 s here). gtlsclient drops 10% of what it receives.
+        // timeout (10 s here). The client drops 10% of what it receives once connected.
         int n = 200;
-        Gtls.Run run = Gtls.run(port, List.of("--no-quic-dump", "--no-http-dump", "-r", "0.1", "-n", Integer.toString(n)), "/lossy");
-        assertThat(run.exit()).as(run.output()).isZero();
-        java.util.Set<Integer> ended = new java.util.HashSet<>();
-        Matcher m = Pattern.compile("frm rx \\d+ 1RTT STREAM\\(0x0[8-9a-f]\\) id=0x([0-9a-f]+) fin=1").matcher(run.output());
-        while (m.find()) {
-            ended.add(Integer.parseInt(m.group(1), 16));
+        long start = System.nanoTime();
+        try (H3Client c = new H3Client(port)) {
+            c.dropRate = 0.1;
+            for (int batch = 0; batch < n; batch += 50) {
+                List<java.util.concurrent.CompletableFuture<H3Client.Result>> rs = new java.util.ArrayList<>();
+                for (int i = batch; i < batch + 50; i++) {
+                    rs.add(c.start(H3Client.fields(":method", "GET", ":scheme", "https", ":authority", "127.0.0.1:" + port, ":path",
+                            "/lossy"), null));
+                }
+                for (var f : rs) {
+                    H3Client.Result r = f.get(10, TimeUnit.SECONDS);
+                    assertThat(r.resetCode()).as("the response ended (FIN)").isEqualTo(-1);
+                    assertThat(r.status()).isEqualTo(200);
+                }
+            }
+            assertThat(c.dropped.get()).as("datagrams lost").isGreaterThan(10);
         }
-        assertThat(ended).as("request streams that ended").hasSize(n);
-        assertThat(run.millis()).as("no response waited for the idle timeout").isLessThan(6_000);
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("no response waited for the idle timeout").isLessThan(6_000);
     }
 
     @Test
     void aResponseWhoseEndComesLaterEndsOnAnEmptyDataFrame() throws Exception {
-        assumeTrue(Gtls.installed(), "gtlsclient (ngtcp2-client) is not installed");
-        Gtls.Run run = Gtls.run(port, List.of("--no-quic-dump", "--no-http-dump"), "/h1/late-end");
-        assertThat(run.exit()).as(run.output()).isZero();
-        List<long[]> frames = streamFrames(run, 0);
-        assertThat(frames).as(run.output()).hasSizeGreaterThanOrEqualTo(2);
-        long[] last = frames.getLast();
-        // the data left when it came; the FIN then rides on a DATA frame of length 0 (type 0, length 0: two bytes)
-        assertThat(last[0]).isEqualTo(1);
-        assertThat(last[2]).isEqualTo(2);
-        assertThat(frames.subList(0, frames.size() - 1)).allSatisfy(f -> assertThat(f[0]).isZero());
-        assertThat(new String(run.body("/h1/late-end"), StandardCharsets.US_ASCII)).isEqualTo("hello\n");
-        // Netty's HTTP/3 client takes the empty DATA frame as well
-        try (H3Client c = new H3Client(port)) {
-            H3Client.Result r = c.send(H3Client.fields(":method", "GET", ":scheme", "https", ":authority", "127.0.0.1:" + port, ":path",
-                    "/h1/late-end"), null);
-            assertThat(r.status()).isEqualTo(200);
-            assertThat(new String(r.body(), StandardCharsets.US_ASCII)).isEqualTo("hello\n");
-            assertThat(r.resetCode()).isEqualTo(-1);
+        Path q = qlog();
+        H3Client.Result r;
+        try (H3Client c = new H3Client(port, 25, 10_000, 10_000, q)) {
+            r = c.get("/h1/late-end");
         }
+        // Netty's HTTP/3 client takes the empty DATA frame as well
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.text()).isEqualTo("hello\n");
+        assertThat(r.resetCode()).isEqualTo(-1);
+        List<H3Client.StreamFrame> frames = H3Client.streamFramesReceived(q, 0);
+        assertThat(frames).as(Files.readString(q)).hasSizeGreaterThanOrEqualTo(2);
+        H3Client.StreamFrame last = frames.getLast();
+        // the data left when it came; the FIN then rides on a DATA frame of length 0 (type 0, length 0: two bytes)
+        assertThat(last.fin()).isTrue();
+        assertThat(last.length()).isEqualTo(2);
+        assertThat(frames.subList(0, frames.size() - 1)).allSatisfy(f -> assertThat(f.fin()).isFalse());
     }
 
     @Test
     void retryWhenForcedOnlyAndTheHttpLogLine() throws Exception {
-        assumeTrue(Gtls.installed(), "gtlsclient (ngtcp2-client) is not installed");
-        Gtls.Run plain = Gtls.run(port, List.of("--no-http-dump"), "/plain");
-        assertThat(plain.exit()).as(plain.output()).isZero();
-        assertThat(plain.output()).doesNotContain("type=Retry");
-        Gtls.Run retried = Gtls.run(retryPort, List.of("--no-http-dump"), "/retried");
-        assertThat(retried.exit()).as(retried.output()).isZero();
-        assertThat(retried.output()).contains("type=Retry");
-        assertThat(new String(retried.body("/retried"), StandardCharsets.US_ASCII)).isEqualTo("origin s1\n");
+        String retrySent = "haproxy_frontend_quic_retry_sent_total{proxy=\"fe_retry\"} ";
+        long sentBefore = metric(retrySent);
+        try (H3Client c = new H3Client(port)) {
+            assertThat(c.get("/plain").status()).isEqualTo(200);
+        }
+        try (H3Client c = new H3Client(retryPort)) {
+            H3Client.Result r = c.get("/retried");
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.text()).isEqualTo("origin s1\n");
+        }
+        // the forced-retry frontend sent its client a Retry (and took the token back); the other sent none
+        assertThat(metric(retrySent)).isEqualTo(sentBefore + 1);
+        assertThat(metric("haproxy_frontend_quic_retry_sent_total{proxy=\"fe\"} ")).isZero();
 
         List<String> lines = logLines("/plain", "/retried");
         AccessLogTest.Line l = AccessLogTest.parse(lines.stream().filter(x -> x.contains("/plain")).findFirst().orElseThrow());
@@ -243,6 +252,13 @@ class Http3Test {
                 .contains("sluice_frontend_quic_closing_records_alive{proxy=\"fe\"}");
     }
 
+    /** The value of the metric series whose line starts with {@code series} on the Prometheus endpoint. */
+    static long metric(String series) throws Exception {
+        String metrics = Http2Test.run(List.of("curl", "-sS", "http://127.0.0.1:" + port + "/metrics"));
+        return metrics.lines().filter(l -> l.startsWith(series)).map(l -> (long) Double.parseDouble(l.substring(series.length()).trim())).findFirst()
+                .orElseThrow(() -> new AssertionError(series + " not in\n" + metrics));
+    }
+
     /** The log lines of the requests for {@code paths}, once all are there. */
     static List<String> logLines(String... paths) throws InterruptedException {
         for (int i = 0; i < 100; i++) {
@@ -257,28 +273,37 @@ class Http3Test {
 
     @Test
     void rulesLoadBalancingAndStickCountersOverHttp3() throws Exception {
-        assumeTrue(Gtls.installed(), "gtlsclient (ngtcp2-client) is not installed");
-        Gtls.Run run = Gtls.run(port, List.of("--no-quic-dump"), "/lb/1", "/lb/2", "/lb/3", "/lb/4", "/lb/private/x");
-        assertThat(run.exit()).as(run.output()).isZero();
+        List<H3Client.Result> rs = new java.util.ArrayList<>();
+        try (H3Client c = new H3Client(port)) {
+            for (String p : List.of("/lb/1", "/lb/2", "/lb/3", "/lb/4", "/lb/private/x")) {
+                rs.add(c.get(p));
+            }
+        }
         assertThat(lbA.requests()).hasSize(2);
         assertThat(lbB.requests()).hasSize(2);
         assertThat(lbA.requests().getFirst().header("x-via-h3")).isEqualTo("1");
-        List<String> headers = run.responseHeaders();
-        assertThat(headers).contains(":status: 403", "alt-svc: h3=\":443\"; ma=900");
-        assertThat(headers.stream().filter(h -> h.startsWith("x-req-cnt: ")).toList()).hasSize(4);
+        assertThat(rs.subList(0, 4)).allSatisfy(r -> {
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.header("alt-svc")).isEqualTo("h3=\":443\"; ma=900");
+        });
+        assertThat(rs.subList(0, 4)).extracting(r -> r.header("x-req-cnt")).containsExactly("1", "2", "3", "4");
+        assertThat(rs.get(4).status()).isEqualTo(403);
+        assertThat(rs.get(4).header("x-req-cnt")).isNull();
         String table = AdminClient.run(admin, "show table fe\n");
         assertThat(table).contains("key=127.0.0.1").contains("http_req_cnt=5");
     }
 
     @Test
     void aResponseCompleteBeforeTheBodyStopsTheUploadWithNoError() throws Exception {
-        assumeTrue(Gtls.installed(), "gtlsclient (ngtcp2-client) is not installed");
-        Path up = Files.createTempFile("h3up", ".bin");
-        Files.write(up, new byte[2_000_000]);
-        Gtls.Run run = Gtls.run(port, List.of("-m", "POST", "-d", up.toString()), "/deny");
-        assertThat(run.responseHeaders()).contains(":status: 403");
+        Path q = qlog();
+        H3Client.Result r;
+        try (H3Client c = new H3Client(port, 25, 10_000, 10_000, q)) {
+            r = c.post("/deny", new byte[2_000_000]);
+        }
+        assertThat(r.status()).isEqualTo(403);
         // RFC 9114 4.1: the request body is not needed; STOP_SENDING with H3_NO_ERROR (0x100)
-        assertThat(run.output()).containsPattern("frm rx \\d+ 1RTT STOP_SENDING\\(0x05\\) id=0x0 app_error_code=\\S*\\(0x100\\)");
+        assertThat(H3Client.framesReceived(q)).as(Files.readString(q))
+                .anyMatch(e -> Pattern.compile("\\{\"frame_type\":\"stop_sending\",\"stream_id\":0,[^}]*\"error_code\":256\\}").matcher(e).find());
     }
 
     @Test
@@ -345,7 +370,6 @@ class Http3Test {
 
     @Test
     void aLostConnectionCloseIsLearnedFromTheResentOneAndTheRecordThenGoes() throws Exception {
-        assumeTrue(Gtls.installed(), "gtlsclient (ngtcp2-client) is not installed");
         int port = Ports.free();
         Path admin = Files.createTempDirectory("h3adm").resolve("admin.sock");
         // the server closes each connection once its handshake is done; the knob drops its CONNECTION_CLOSE
@@ -359,50 +383,63 @@ class Http3Test {
                     server s1 127.0.0.1:1
                 """.formatted(port, cert.pem());
         try (Sluice s = Sluice.start(Sluice.writeConfig(cfg), List.of(), Map.of("SLUICE_QUIC_TEST_DROP_CLOSE", "1"), port)) {
-            Gtls.Run run = Gtls.run(port, List.of("--no-http-dump"), "/");
-            // ngtcp2 stamps its trace in ms since it started: the close it received came from the record, well
-            // before its 8 s idle timeout (where the stock codec leaves it)
-            long closedAt = run.stampOf("CONNECTION_CLOSE\\(0x1c\\) error_code=CONNECTION_REFUSED");
-            assertThat(closedAt).as(run.output()).isBetween(0L, 1000L);
-            assertThat(run.millis()).isLessThan(3000);
+            // the client's handshake completes (the server's close was dropped); its next packets reach the record,
+            // whose CONNECTION_CLOSE it then receives, well before its 10 s idle timeout
+            try (H3Client first = new H3Client(port)) {
+                long handshakeDone = System.nanoTime();
+                QuicConnectionCloseEvent e = first.closed.get(5, TimeUnit.SECONDS);
+                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - handshakeDone)).isLessThan(1000);
+                assertThat(e.isApplicationClose()).isFalse();
+                assertThat(e.error()).as("CONNECTION_REFUSED").isEqualTo(0x2);
+            }
             String stat = AdminClient.run(admin, "show quic all\n");
             assertThat(stat).startsWith("# conn/frontend");
             // then the record is freed at its deadline (min(3 x PTO, 1 s)) and nothing answers any more
             String after = stat;
-            for (int i = 0; i < 100 && after.contains(" CLOSE "); i++) {
+            for (int i = 0; i < 250 && after.contains(" CLOSE "); i++) {
                 Thread.sleep(20);
                 after = AdminClient.run(admin, "show quic all\n");
             }
             assertThat(after).doesNotContain(" CLOSE ");
 
-            // ngtcp2's record lives about 80 ms (3 x PTO on loopback); a client announcing a 400 ms max_ack_delay
-            // gets one that lives the full second: show quic all lists it in state CLOSE while it lives, then not
-            long refusedAt;
-            try (H3Client refused = new H3Client(port, 400, 5000)) {
-                refusedAt = System.nanoTime();
-                assertThat(refused.closed.get(5, TimeUnit.SECONDS).error()).as("CONNECTION_REFUSED").isEqualTo(0x2);
-            } catch (java.util.concurrent.ExecutionException e) {
-                // the close may come before the client saw its handshake done: the record exists all the same
-                refusedAt = System.nanoTime();
-            }
-            // the record was made when the handshake completed, just before refusedAt: it lives until about 1 s later
+            // a client announcing a 400 ms max_ack_delay gets a record that lives the full second: show quic all lists
+            // it in state CLOSE while it lives, show quic does not, then it goes. What is read while it lives is
+            // bracketed by two listings that show it; a loaded machine that misses the second takes another client
             Pattern closeLine = Pattern.compile("0x[0-9a-f]{8}\\[\\d\\d\\]/fe +CLOSE +0 +0 +0 +127\\.0\\.0\\.1:" + port
                     + " +127\\.0\\.0\\.1:\\d+ +0f00[0-9a-f]{12}\\.{16} -\n");
-            String listed = AdminClient.run(admin, "show quic all\n");
-            long listedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - refusedAt);
-            if (listedMs < 800) {
-                assertThat(closeLine.matcher(listed).find()).as(listed).isTrue();
-                assertThat(AdminClient.run(admin, "show quic\n")).as("not without 'all'").doesNotContain(" CLOSE ");
-                assertThat(AdminClient.run(admin, "show quic full all\n")).contains("st=closing").contains("cc_dgram_len=");
+            boolean bracketed = false;
+            for (int attempt = 0; attempt < 5 && !bracketed; attempt++) {
+                long refusedAt;
+                try (H3Client refused = new H3Client(port, 400, 5000)) {
+                    refusedAt = System.nanoTime();
+                    assertThat(refused.closed.get(5, TimeUnit.SECONDS).error()).as("CONNECTION_REFUSED").isEqualTo(0x2);
+                } catch (java.util.concurrent.ExecutionException e) {
+                    // the close may come before the client saw its handshake done: the record exists all the same
+                    refusedAt = System.nanoTime();
+                }
+                Matcher before = closeLine.matcher(AdminClient.run(admin, "show quic all\n"));
+                if (!before.find()) {
+                    continue;
+                }
+                String withoutAll = AdminClient.run(admin, "show quic\n");
+                String full = AdminClient.run(admin, "show quic full all\n");
+                String again = AdminClient.run(admin, "show quic all\n");
+                if (!again.contains(before.group())) {
+                    continue;
+                }
+                bracketed = true;
+                assertThat(withoutAll).as("not without 'all'").doesNotContain(" CLOSE ");
+                assertThat(full).contains("st=closing").contains("cc_dgram_len=");
+                String gone = again;
+                while (gone.contains(" CLOSE ") && System.nanoTime() - refusedAt < TimeUnit.SECONDS.toNanos(5)) {
+                    Thread.sleep(20);
+                    gone = AdminClient.run(admin, "show quic all\n");
+                }
+                assertThat(gone).doesNotContain(" CLOSE ");
+                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - refusedAt)).as("freed at its 1 s deadline, not before")
+                        .isGreaterThanOrEqualTo(700);
             }
-            String gone = listed;
-            while (gone.contains(" CLOSE ") && System.nanoTime() - refusedAt < TimeUnit.SECONDS.toNanos(5)) {
-                Thread.sleep(20);
-                gone = AdminClient.run(admin, "show quic all\n");
-            }
-            assertThat(gone).doesNotContain(" CLOSE ");
-            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - refusedAt)).as("freed at its 1 s deadline, not before")
-                    .isGreaterThanOrEqualTo(700);
+            assertThat(bracketed).as("a record listed twice in a row within its second, in 5 attempts").isTrue();
         }
     }
 
@@ -416,7 +453,7 @@ class Http3Test {
                     .isEqualTo(200);
             int clientPort = c.localPort();
             c.uniStream((byte) 0x00, (byte) 0x04, (byte) 0x00);
-            io.netty.handler.codec.quic.QuicConnectionCloseEvent e = c.closed.get(5, TimeUnit.SECONDS);
+            QuicConnectionCloseEvent e = c.closed.get(5, TimeUnit.SECONDS);
             assertThat(e.isApplicationClose()).isTrue();
             assertThat(e.error()).as("H3_STREAM_CREATION_ERROR").isEqualTo(0x103);
             String listed = AdminClient.run(admin, "show quic all\n");
@@ -426,40 +463,42 @@ class Http3Test {
 
     @Test
     void aClientThatMovesToAnotherPortKeepsItsConnectionWhicheverSocketTheKernelPicks() throws Exception {
-        assumeTrue(Gtls.installed(), "gtlsclient (ngtcp2-client) is not installed");
-        // each move gives the client a new port, so the kernel's SO_REUSEPORT hash may pick another of the four
-        // sockets: the CID's socket index sends the datagrams back to the one that owns the connection
+        // each move gives the client a new port (a NAT rebinding, through a relay), so the kernel's SO_REUSEPORT hash
+        // may pick another of the four sockets: the CID's socket index sends the datagrams back to the one that owns
+        // the connection
         for (int i = 0; i < 6; i++) {
-            Gtls.Run run = Gtls.run(port, List.of("--no-quic-dump", "--change-local-addr=50ms", "--delay-stream=150ms"), "/moved/" + i);
-            assertThat(run.exit()).as(run.output()).isZero();
-            assertThat(run.responseHeaders()).contains(":status: 200");
-            assertThat(run.output().lines().filter(l -> l.startsWith("Sent packet: local=")).map(l -> l.substring(0, l.indexOf(" remote")))
-                    .distinct().count()).as("the client moved").isGreaterThanOrEqualTo(2);
+            try (UdpRelay relay = new UdpRelay(port); H3Client c = new H3Client(relay.port())) {
+                assertThat(c.get("/moved/" + i).status()).isEqualTo(200);
+                UdpRelay.Upstream before = relay.current();
+                UdpRelay.Upstream after = relay.move();
+                assertThat(after.port()).as("the client moved").isNotEqualTo(before.port());
+                H3Client.Result r = c.get("/moved/" + i + "/after");
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(r.header("x-origin")).isEqualTo("s1");
+                assertThat(after.received().get()).as("the server answered the new address").isPositive();
+                assertThat(AdminClient.run(admin, "show quic\n")).as("the connection's peer is the new address")
+                        .containsPattern("/fe +ESTAB .* 127\\.0\\.0\\.1:" + after.port() + " ");
+            }
         }
-        assertThat(o1.requests()).extracting(Origin.Request::target).filteredOn(t -> t.startsWith("/moved/")).hasSize(6);
+        assertThat(o1.requests()).extracting(Origin.Request::target).filteredOn(t -> t.startsWith("/moved/")).hasSize(12);
     }
 
     @Test
     void showQuicListsALiveConnectionAndAltSvcIsAddedOnTcp() throws Exception {
-        assumeTrue(Gtls.installed(), "gtlsclient (ngtcp2-client) is not installed");
-        Thread client = Thread.ofVirtual().start(() -> {
-            try {
-                Gtls.run(port, List.of("-q", "--delay-stream=1500ms"), "/late");
-            } catch (Exception e) {
-                throw new RuntimeException(e);
+        // a connection open with no request yet; its request comes once show quic was read
+        try (H3Client c = new H3Client(port)) {
+            String show = "";
+            for (int i = 0; i < 250 && !show.contains(" ESTAB "); i++) {
+                Thread.sleep(20);
+                show = AdminClient.run(admin, "show quic\n");
             }
-        });
-        String show = "";
-        for (int i = 0; i < 100 && !show.contains(" ESTAB "); i++) {
-            Thread.sleep(20);
-            show = AdminClient.run(admin, "show quic\n");
+            Matcher m = Pattern.compile("0x[0-9a-f]{8}\\[\\d\\d\\]/fe +ESTAB +0 +0 +\\d+ +127\\.0\\.0\\.1:" + port
+                    + " +127\\.0\\.0\\.1:" + c.localPort() + " +0f00[0-9a-f]{28} [0-9a-f]+\n").matcher(show);
+            assertThat(m.find()).as(show).isTrue();
+            assertThat(AdminClient.run(admin, "show quic full\n")).contains("st=opened").contains("local_addr=127.0.0.1:" + port);
+            assertThat(AdminClient.run(admin, "show quic foo\n")).startsWith("Invalid argument, use 'help' for more options.\n");
+            assertThat(c.get("/late").status()).isEqualTo(200);
         }
-        Matcher m = Pattern.compile("0x[0-9a-f]{8}\\[\\d\\d\\]/fe +ESTAB +0 +0 +\\d+ +127\\.0\\.0\\.1:" + port
-                + " +127\\.0\\.0\\.1:\\d+ +0f00[0-9a-f]{28} [0-9a-f]+\n").matcher(show);
-        assertThat(m.find()).as(show).isTrue();
-        assertThat(AdminClient.run(admin, "show quic full\n")).contains("st=opened").contains("local_addr=127.0.0.1:" + port);
-        assertThat(AdminClient.run(admin, "show quic foo\n")).startsWith("Invalid argument, use 'help' for more options.\n");
-        client.join();
         assertThat(o1.requests()).extracting(Origin.Request::target).contains("/late");
 
         String tcp = Http2Test.run(List.of("curl", "-sS", "-D-", "-o", "/dev/null", "http://127.0.0.1:" + port + "/tcp"));

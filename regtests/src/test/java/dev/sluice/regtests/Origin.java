@@ -94,8 +94,13 @@ final class Origin implements AutoCloseable {
             sb.append(h[0]).append(": ").append(h[1]).append("\r\n");
         }
         sb.append("Content-Length: ").append(body.length).append("\r\n\r\n");
-        out.write(sb.toString().getBytes(StandardCharsets.ISO_8859_1));
-        out.write(body);
+        // head and body in one write: one segment, so that the proxy reads the response whole (a test of how it
+        // forwards a whole response must not depend on how the kernel split two writes)
+        byte[] head = sb.toString().getBytes(StandardCharsets.ISO_8859_1);
+        byte[] all = new byte[head.length + body.length];
+        System.arraycopy(head, 0, all, 0, head.length);
+        System.arraycopy(body, 0, all, head.length, body.length);
+        out.write(all);
         out.flush();
     }
 

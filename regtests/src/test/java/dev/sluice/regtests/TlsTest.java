@@ -262,10 +262,13 @@ class TlsTest {
         try (Origin o = Origin.start("s1")) {
             int port = Ports.free();
             // timeout client (the handshake timeout) is shorter than the wait: it must not run while held
-            String cfg = config(port, o, "    maxconn 1\n").replace("timeout client 10s", "timeout client 1s\n    timeout http-keep-alive 20s");
-            try (Sluice s = Sluice.start(cfg, port)) {
+            // a second frontend whose idle connections time out after 2 s tells when the held one's 1 s has passed
+            int probe = Ports.free();
+            String cfg = config(port, o, "    maxconn 1\n").replace("timeout client 10s", "timeout client 1s\n    timeout http-keep-alive 20s")
+                    + "frontend probe\n    bind 127.0.0.1:" + probe + "\n    timeout client 2s\n    default_backend be\n";
+            try (Sluice s = Sluice.start(cfg, port, probe)) {
                 javax.net.ssl.SSLSocketFactory f = pki.clientContext().getSocketFactory();
-                Thread.sleep(300); // the start-up probe's slot is given back
+                // (the start-up probe's slot may still be taken: the first connection then waits for it)
                 javax.net.ssl.SSLSocket first = (javax.net.ssl.SSLSocket) f.createSocket("127.0.0.1", port);
                 first.setSoTimeout(5000);
                 assertThat(exchange(first, "/first")).startsWith("HTTP/1.1 200");
@@ -278,8 +281,14 @@ class TlsTest {
                         return e.toString();
                     }
                 });
-                Thread.sleep(2500);
-                assertThat(held).isNotDone();
+                // an idle connection opened after the held one, closed by the server at its 2 s timeout
+                try (java.net.Socket idle = new java.net.Socket("127.0.0.1", probe)) {
+                    idle.setSoTimeout(15_000);
+                    long opened = System.nanoTime();
+                    idle.getInputStream().readAllBytes();
+                    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - opened)).isGreaterThanOrEqualTo(1900);
+                }
+                assertThat(held).as("held past its 1 s handshake timeout").isNotDone();
                 first.close();
                 assertThat(held.get(10, TimeUnit.SECONDS)).startsWith("HTTP/1.1 200");
                 second.close();

@@ -46,8 +46,9 @@ class RefcountRaceTest {
         AtomicLong tracked = new AtomicLong();
         AtomicLong refused = new AtomicLong();
         List<Thread> threads = new ArrayList<>();
+        ConcurrentLinkedQueue<Throwable> thrown = new ConcurrentLinkedQueue<>();
         for (int n = 0; n < trackers; n++) {
-            threads.add(new Thread(() -> {
+            threads.add(worker(thrown, stop, () -> {
                 ThreadLocalRandom rnd = ThreadLocalRandom.current();
                 while (!stop.get()) {
                     StickKey k = StickKey.integer(rnd.nextInt(200));
@@ -77,13 +78,13 @@ class RefcountRaceTest {
                 }
             }));
         }
-        threads.add(new Thread(() -> {
+        threads.add(worker(thrown, stop, () -> {
             while (!stop.get()) {
                 clock.advance(1);
                 t.purgeExpired();
             }
         }));
-        threads.add(new Thread(() -> {
+        threads.add(worker(thrown, stop, () -> {
             while (!stop.get()) {
                 t.clear(new TableQuery.All());
                 UpdateLog log = t.updateLog();
@@ -96,13 +97,14 @@ class RefcountRaceTest {
         for (Thread th : threads) {
             th.start();
         }
-        while (System.nanoTime() < deadline && errors.isEmpty()) {
+        while (System.nanoTime() < deadline && errors.isEmpty() && !stop.get()) {
             Thread.sleep(20);
         }
         stop.set(true);
         for (Thread th : threads) {
             th.join();
         }
+        rethrow(thrown);
         assertThat(errors).isEmpty();
         assertThat(tracked.get()).isGreaterThan(1000);
 
@@ -137,9 +139,10 @@ class RefcountRaceTest {
             StickEntry[] got = new StickEntry[n];
             List<Thread> ts = new ArrayList<>();
             java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+            ConcurrentLinkedQueue<Throwable> thrown = new ConcurrentLinkedQueue<>();
             for (int i = 0; i < n; i++) {
                 int idx = i;
-                ts.add(Thread.ofPlatform().start(() -> {
+                Thread w = worker(thrown, new AtomicBoolean(), () -> {
                     try {
                         go.await();
                     } catch (InterruptedException e) {
@@ -147,18 +150,43 @@ class RefcountRaceTest {
                     }
                     got[idx] = t.track(StickKey.integer(7));
                     got[idx].onTrackStart();
-                }));
+                });
+                w.start();
+                ts.add(w);
             }
             go.countDown();
             for (Thread th : ts) {
                 th.join();
             }
+            rethrow(thrown);
             for (StickEntry e : got) {
                 assertThat(e).isSameAs(got[0]);
             }
             assertThat(got[0].trackers()).isEqualTo(n);
             assertThat(got[0].get(DataType.CONN_CNT)).isEqualTo(n);
             assertThat(t.used()).isEqualTo(1);
+        }
+    }
+
+    /** A thread running {@code body}; whatever it throws is kept in {@code thrown} and stops the others. */
+    static Thread worker(ConcurrentLinkedQueue<Throwable> thrown, AtomicBoolean stop, Runnable body) {
+        return new Thread(() -> {
+            try {
+                body.run();
+            } catch (Throwable e) {
+                thrown.add(e);
+                stop.set(true);
+            }
+        });
+    }
+
+    /** Fails the test with the first worker's exception (the others suppressed in it). */
+    static void rethrow(ConcurrentLinkedQueue<Throwable> thrown) {
+        Throwable first = thrown.peek();
+        if (first != null) {
+            AssertionError e = new AssertionError("a worker thread failed", first);
+            thrown.stream().skip(1).forEach(e::addSuppressed);
+            throw e;
         }
     }
 }
