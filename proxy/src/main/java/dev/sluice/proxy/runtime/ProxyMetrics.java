@@ -9,8 +9,11 @@ import dev.sluice.proxy.metrics.MetricSink;
 import dev.sluice.proxy.metrics.MetricSource;
 import dev.sluice.proxy.metrics.Scope;
 import dev.sluice.proxy.metrics.ScrapeQuery;
+import dev.sluice.proxy.stats.StatColumn;
 import dev.sluice.proxy.stats.StatRow;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 
@@ -27,11 +30,10 @@ import java.util.Map;
  * statuses, {@code name} and {@code type} for stick tables.
  */
 final class ProxyMetrics implements MetricSource {
-    private static final int FE = 1;
-    private static final int BE = 2;
-    private static final int SRV = 4;
     private static final String[] CODES = {"1xx", "2xx", "3xx", "4xx", "5xx", "other"};
-    private static final String[] CODE_COLUMNS = {"hrsp_1xx", "hrsp_2xx", "hrsp_3xx", "hrsp_4xx", "hrsp_5xx", "hrsp_other"};
+    private static final StatColumn[] CODE_COLUMNS = {
+        StatColumn.HRSP_1XX, StatColumn.HRSP_2XX, StatColumn.HRSP_3XX, StatColumn.HRSP_4XX, StatColumn.HRSP_5XX, StatColumn.HRSP_OTHER
+    };
     /** HAProxy's server states, the {@code state} label of {@code haproxy_server_status}. */
     private static final String[] SERVER_STATES = {"DOWN", "UP", "MAINT", "DRAIN", "NOLB"};
     /** HAProxy's frontend and backend states. */
@@ -55,99 +57,21 @@ final class ProxyMetrics implements MetricSource {
         }
     }
 
-    /**
-     * A {@code show stat} column exported as a family {@code haproxy_<kind>_<suffix>}: counter or gauge, the kinds
-     * of objects HAProxy exports it for, the factor from the column's unit (milliseconds to seconds), HAProxy 2.6's
-     * help. In HAProxy's field order.
-     */
-    private record Column(String column, String suffix, boolean counter, int kinds, double scale, String help) {
-    }
-
-    private static Column g(String column, String suffix, int kinds, String help) {
-        return new Column(column, suffix, false, kinds, 1, help);
-    }
-
-    private static Column c(String column, String suffix, int kinds, String help) {
-        return new Column(column, suffix, true, kinds, 1, help);
-    }
-
-    private static Column ms(String column, String suffix, String help) {
-        return new Column(column, suffix, false, BE | SRV, 0.001, help);
-    }
-
     private static final String SINCE = " since the worker process started";
-    private static final Column[] COLUMNS = {
-        g("qcur", "current_queue", BE | SRV, "Number of current queued connections"),
-        g("qmax", "max_queue", BE | SRV, "Highest value of queued connections encountered since process started"),
-        g("scur", "current_sessions", FE | BE | SRV, "Number of current sessions on the frontend, backend or server"),
-        g("smax", "max_sessions", FE | BE | SRV, "Highest value of current sessions encountered since process started"),
-        g("slim", "limit_sessions", FE | BE | SRV, "Frontend/listener/server's maxconn, backend's fullconn"),
-        c("stot", "sessions_total", FE | BE | SRV, "Total number of sessions since process started"),
-        c("bin", "bytes_in_total", FE | BE | SRV, "Total number of request bytes since process started"),
-        c("bout", "bytes_out_total", FE | BE | SRV, "Total number of response bytes since process started"),
-        c("dreq", "requests_denied_total", FE | BE, "Total number of denied requests since process started"),
-        c("dresp", "responses_denied_total", FE | BE | SRV, "Total number of denied responses since process started"),
-        c("ereq", "request_errors_total", FE, "Total number of invalid requests since process started"),
-        c("econ", "connection_errors_total", BE | SRV, "Total number of failed connections to server" + SINCE),
-        c("eresp", "response_errors_total", BE | SRV, "Total number of invalid responses" + SINCE),
-        c("wretr", "retry_warnings_total", BE | SRV, "Total number of server connection retries" + SINCE),
-        c("wredis", "redispatch_warnings_total", BE | SRV, "Total number of server redispatches due to connection failures" + SINCE),
-        g("weight", "weight", BE | SRV, "Server's effective weight, or sum of active servers' effective weights for a backend"),
-        g("act", "active_servers", BE, "Total number of active UP servers with a non-zero weight"),
-        g("bck", "backup_servers", BE, "Total number of backup UP servers with a non-zero weight"),
-        c("chkfail", "check_failures_total", SRV, "Total number of failed individual health checks per server/backend," + SINCE),
-        c("chkdown", "check_up_down_total", BE | SRV,
-                "Total number of failed checks causing UP to DOWN server transitions, per server/backend," + SINCE),
-        g("lastchg", "check_last_change_seconds", BE | SRV, "How long ago the last server state changed, in seconds"),
-        c("downtime", "downtime_seconds_total", BE | SRV, "Total time spent in DOWN state, for server or backend"),
-        g("qlimit", "queue_limit", SRV, "Limit on the number of connections in queue, for servers only (maxqueue argument)"),
-        g("throttle", "current_throttle", SRV, "Throttling ratio applied to a server's maxconn and weight during the slowstart period (0 to 100%)"),
-        c("lbtot", "loadbalanced_total", BE | SRV,
-                "Total number of requests routed by load balancing" + SINCE + " (ignores queue pop and stickiness)"),
-        g("rate_lim", "limit_session_rate", FE, "Limit on the number of sessions accepted in a second (frontend only, 'rate-limit sessions' setting)"),
-        g("rate_max", "max_session_rate", FE | BE | SRV, "Highest value of sessions per second observed" + SINCE),
-        g("req_rate_max", "http_requests_rate_max", FE, "Highest value of http requests observed" + SINCE),
-        c("req_tot", "http_requests_total", FE | BE, "Total number of HTTP requests processed by this object" + SINCE),
-        c("cli_abrt", "client_aborts_total", BE | SRV, "Total number of requests or connections aborted by the client" + SINCE),
-        c("srv_abrt", "server_aborts_total", BE | SRV, "Total number of requests or connections aborted by the server" + SINCE),
-        c("comp_in", "http_comp_bytes_in_total", FE | BE, "Total number of bytes submitted to the HTTP compressor for this object" + SINCE),
-        c("comp_out", "http_comp_bytes_out_total", FE | BE, "Total number of bytes emitted by the HTTP compressor for this object" + SINCE),
-        c("comp_byp", "http_comp_bytes_bypassed_total", FE | BE,
-                "Total number of bytes that bypassed HTTP compression for this object" + SINCE + " (CPU/memory/bandwidth limitation)"),
-        c("comp_rsp", "http_comp_responses_total", FE | BE, "Total number of HTTP responses that were compressed for this object" + SINCE),
-        g("lastsess", "last_session_seconds", BE | SRV, "How long ago some traffic was seen on this object on this worker process, in seconds"),
-        ms("qtime", "queue_time_average_seconds", "Avg. queue time for last 1024 successful connections."),
-        ms("ctime", "connect_time_average_seconds", "Avg. connect time for last 1024 successful connections."),
-        ms("rtime", "response_time_average_seconds", "Avg. response time for last 1024 successful connections."),
-        ms("ttime", "total_time_average_seconds", "Avg. total time for last 1024 successful connections."),
-        g("conn_rate_max", "connections_rate_max", FE, "Highest value of connections per second observed" + SINCE),
-        c("conn_tot", "connections_total", FE, "Total number of new connections accepted on this frontend" + SINCE),
-        c("intercepted", "intercepted_requests_total", FE,
-                "Total number of HTTP requests intercepted on the frontend (redirects/stats/services)" + SINCE),
-        c("dcon", "denied_connections_total", FE,
-                "Total number of incoming connections blocked on a listener/frontend by a tcp-request connection rule" + SINCE),
-        c("dses", "denied_sessions_total", FE,
-                "Total number of incoming sessions blocked on a listener/frontend by a tcp-request connection rule" + SINCE),
-        c("wrew", "failed_header_rewriting_total", FE | BE | SRV, "Total number of failed HTTP header rewrites" + SINCE),
-        c("connect", "connection_attempts_total", BE | SRV, "Total number of outgoing connection attempts on this backend/server" + SINCE),
-        c("reuse", "connection_reuses_total", BE | SRV, "Total number of reused connection on this backend/server" + SINCE),
-        c("cache_lookups", "http_cache_lookups_total", FE | BE,
-                "Total number of HTTP requests looked up in the cache on this frontend/backend" + SINCE),
-        c("cache_hits", "http_cache_hits_total", FE | BE, "Total number of HTTP requests not found in the cache on this frontend/backend" + SINCE),
-        ms("qtime_max", "max_queue_time_seconds", "Maximum observed time spent in the queue"),
-        ms("ctime_max", "max_connect_time_seconds", "Maximum observed time spent waiting for a connection to complete"),
-        ms("rtime_max", "max_response_time_seconds", "Maximum observed time spent waiting for a server response"),
-        ms("ttime_max", "max_total_time_seconds", "Maximum observed total request+response time (request+queue+connect+response+processing)"),
-        g("uweight", "uweight", BE | SRV, "Server's user weight, or sum of active servers' user weights for a backend"),
-    };
-    /** The family names of {@link #COLUMNS} per kind (null where the kind has no such family). */
-    private static final String[][] NAMES = new String[SRV + 1][COLUMNS.length];
+    /** The columns with a Prometheus family, in HAProxy's field order. */
+    private static final StatColumn[] EXPORTED = Arrays.stream(StatColumn.values()).filter(c -> c.prometheus() != null)
+            .toArray(StatColumn[]::new);
+    /** The family names of {@link #EXPORTED} per object type (null where the type has no such family). */
+    private static final Map<StatRow.Type, String[]> NAMES = new EnumMap<>(StatRow.Type.class);
 
     static {
-        for (int i = 0; i < COLUMNS.length; i++) {
-            NAMES[FE][i] = (COLUMNS[i].kinds() & FE) != 0 ? "haproxy_frontend_" + COLUMNS[i].suffix() : null;
-            NAMES[BE][i] = (COLUMNS[i].kinds() & BE) != 0 ? "haproxy_backend_" + COLUMNS[i].suffix() : null;
-            NAMES[SRV][i] = (COLUMNS[i].kinds() & SRV) != 0 ? "haproxy_server_" + COLUMNS[i].suffix() : null;
+        for (StatRow.Type type : StatRow.Type.values()) {
+            String[] names = new String[EXPORTED.length];
+            for (int i = 0; i < EXPORTED.length; i++) {
+                StatColumn.Prometheus p = EXPORTED[i].prometheus();
+                names[i] = p.exportedFor(type) ? prefix(type) + p.suffix() : null;
+            }
+            NAMES.put(type, names);
         }
     }
 
@@ -307,9 +231,9 @@ final class ProxyMetrics implements MetricSource {
         StatRow r = StatRows.frontend(fe);
         String[] l = {"proxy", fe.name()};
         // HAProxy: UP unless stopped (a paused frontend is UP)
-        m.gauges("haproxy_frontend_status", STATUS_HELP, "state", PROXY_STATES, oneOf(PROXY_STATES, "STOP".equals(r.get("status")) ? "DOWN" : "UP"),
+        m.gauges("haproxy_frontend_status", STATUS_HELP, "state", PROXY_STATES, oneOf(PROXY_STATES, "STOP".equals(r.get(StatColumn.STATUS)) ? "DOWN" : "UP"),
                 l);
-        columns(m, FE, r, l);
+        columns(m, StatRow.Type.FRONTEND, r, l);
         dev.sluice.proxy.stats.H2Counters h2 = fe.h2();
         for (dev.sluice.proxy.stats.H2Counters.Flood f : dev.sluice.proxy.stats.H2Counters.Flood.values()) {
             m.counter("sluice_h2_flood_rejections_total", "HTTP/2 client connections closed by a flood protection (GOAWAY ENHANCE_YOUR_CALM).",
@@ -320,8 +244,8 @@ final class ProxyMetrics implements MetricSource {
     private static void backend(MetricSink m, Backend be) {
         StatRow r = StatRows.backend(be, Level.USER);
         String[] l = {"proxy", be.name()};
-        m.gauges("haproxy_backend_status", STATUS_HELP, "state", PROXY_STATES, oneOf(PROXY_STATES, "UP".equals(r.get("status")) ? "UP" : "DOWN"), l);
-        columns(m, BE, r, l);
+        m.gauges("haproxy_backend_status", STATUS_HELP, "state", PROXY_STATES, oneOf(PROXY_STATES, "UP".equals(r.get(StatColumn.STATUS)) ? "UP" : "DOWN"), l);
+        columns(m, StatRow.Type.BACKEND, r, l);
         // the servers counted by state and by check status
         double[] states = new double[SERVER_STATES.length];
         double[] checks = new double[CHECK_STATES.length];
@@ -354,8 +278,8 @@ final class ProxyMetrics implements MetricSource {
     private static void server(MetricSink m, Server srv) {
         StatRow r = StatRows.server(srv, Level.USER);
         String[] l = {"proxy", srv.backend().name(), "server", srv.name()};
-        m.gauges("haproxy_server_status", STATUS_HELP, "state", SERVER_STATES, oneOf(SERVER_STATES, state(r.get("status"))), l);
-        columns(m, SRV, r, l);
+        m.gauges("haproxy_server_status", STATUS_HELP, "state", SERVER_STATES, oneOf(SERVER_STATES, state(r.get(StatColumn.STATUS))), l);
+        columns(m, StatRow.Type.SERVER, r, l);
         HealthCheck c = srv.checked() ? srv.check() : null;
         if (c != null && !c.paused()) {
             double[] v = new double[CHECK_STATES.length];
@@ -398,27 +322,33 @@ final class ProxyMetrics implements MetricSource {
     }
 
     /** The plain families of one object from its {@code show stat} row; an empty column is NaN. */
-    private static void columns(MetricSink m, int kind, StatRow r, String[] l) {
-        String[] names = NAMES[kind];
-        for (int i = 0; i < COLUMNS.length; i++) {
+    private static void columns(MetricSink m, StatRow.Type type, StatRow r, String[] l) {
+        String[] names = NAMES.get(type);
+        for (int i = 0; i < EXPORTED.length; i++) {
             if (names[i] == null) {
                 continue;
             }
-            Column col = COLUMNS[i];
-            String v = r.get(col.column());
-            double d = number(v) * col.scale();
-            if (col.counter()) {
-                m.counter(names[i], col.help(), d, l);
+            StatColumn col = EXPORTED[i];
+            double d = number(r.get(col)) * col.prometheus().scale();
+            if (col.prometheus().counter()) {
+                m.counter(names[i], col.prometheusHelp(), d, l);
             } else {
-                m.gauge(names[i], col.help(), d, l);
+                m.gauge(names[i], col.prometheusHelp(), d, l);
             }
         }
-        double[] codes = new double[CODES.length];
-        for (int i = 0; i < CODES.length; i++) {
+        double[] codes = new double[CODE_COLUMNS.length];
+        for (int i = 0; i < CODE_COLUMNS.length; i++) {
             codes[i] = number(r.get(CODE_COLUMNS[i]));
         }
-        String prefix = kind == FE ? "haproxy_frontend_" : kind == BE ? "haproxy_backend_" : "haproxy_server_";
-        m.counters(prefix + "http_responses_total", "Total number of HTTP responses with status 100-199 returned by this object" + SINCE, "code",
+        m.counters(prefix(type) + "http_responses_total", "Total number of HTTP responses with status 100-199 returned by this object" + SINCE, "code",
                 CODES, codes, l);
+    }
+
+    private static String prefix(StatRow.Type type) {
+        return switch (type) {
+            case FRONTEND -> "haproxy_frontend_";
+            case BACKEND -> "haproxy_backend_";
+            case SERVER -> "haproxy_server_";
+        };
     }
 }

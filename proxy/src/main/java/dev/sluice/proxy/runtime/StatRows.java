@@ -1,5 +1,7 @@
 package dev.sluice.proxy.runtime;
 
+import static dev.sluice.proxy.stats.StatColumn.*;
+
 import dev.sluice.config.model.StatsSocket.Level;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
@@ -9,6 +11,7 @@ import dev.sluice.proxy.stats.Counter;
 import dev.sluice.proxy.stats.Counters;
 import dev.sluice.proxy.stats.H2Counters;
 import dev.sluice.proxy.stats.StatRow;
+import dev.sluice.proxy.stats.TimeStats;
 
 /**
  * The {@code show stat} rows of frontends, backends and servers, from their counter snapshots and health checks.
@@ -18,36 +21,47 @@ import dev.sluice.proxy.stats.StatRow;
  * operator level up, as HAProxy does.
  */
 final class StatRows {
+    /** The counters each kind of object shows (besides the response classes), each in its own column. */
+    private static final Counter[] FRONTEND_COUNTERS = {
+        Counter.SESSIONS, Counter.BYTES_IN, Counter.BYTES_OUT, Counter.DENIED_REQUESTS, Counter.DENIED_RESPONSES, Counter.REQUEST_ERRORS,
+        Counter.REQUESTS, Counter.COMP_IN, Counter.COMP_OUT, Counter.COMP_BYP, Counter.COMP_RSP, Counter.CONNECTIONS, Counter.INTERCEPTED
+    };
+    private static final Counter[] BACKEND_COUNTERS = {
+        Counter.SESSIONS, Counter.BYTES_IN, Counter.BYTES_OUT, Counter.DENIED_REQUESTS, Counter.DENIED_RESPONSES, Counter.CONNECT_ERRORS,
+        Counter.RESPONSE_ERRORS, Counter.RETRIES, Counter.REDISPATCHES, Counter.SELECTED, Counter.REQUESTS, Counter.CLIENT_ABORTS,
+        Counter.SERVER_ABORTS, Counter.COMP_IN, Counter.COMP_OUT, Counter.COMP_BYP, Counter.COMP_RSP, Counter.CONNECTS, Counter.REUSES
+    };
+    private static final Counter[] SERVER_COUNTERS = {
+        Counter.SESSIONS, Counter.BYTES_IN, Counter.BYTES_OUT, Counter.DENIED_RESPONSES, Counter.CONNECT_ERRORS, Counter.RESPONSE_ERRORS,
+        Counter.RETRIES, Counter.REDISPATCHES, Counter.SELECTED, Counter.REQUESTS, Counter.CLIENT_ABORTS, Counter.SERVER_ABORTS,
+        Counter.CONNECTS, Counter.REUSES
+    };
+
     private StatRows() {
     }
 
     static StatRow frontend(Frontend fe) {
         Counters.Snapshot s = fe.snapshot();
         StatRow r = new StatRow()
-                .set("pxname", fe.name()).set("svname", "FRONTEND")
-                .set("scur", s.current()).set("smax", s.currentMax()).set("slim", fe.limit().max())
-                .set("stot", s.get(Counter.SESSIONS)).set("bin", s.get(Counter.BYTES_IN)).set("bout", s.get(Counter.BYTES_OUT))
-                .set("dreq", s.get(Counter.DENIED_REQUESTS)).set("dresp", s.get(Counter.DENIED_RESPONSES))
-                .set("ereq", s.get(Counter.REQUEST_ERRORS)).set("status", fe.status())
-                .set("pid", 1).set("iid", fe.id()).set("sid", 0).set("type", StatRow.Type.FRONTEND.code())
-                .set("rate", s.rate(Counter.SESSIONS)).set("rate_lim", 0).set("rate_max", s.rateMax(Counter.SESSIONS))
-                .set("req_rate", s.rate(Counter.REQUESTS)).set("req_rate_max", s.rateMax(Counter.REQUESTS))
-                .set("req_tot", s.get(Counter.REQUESTS))
-                .set("comp_in", s.get(Counter.COMP_IN)).set("comp_out", s.get(Counter.COMP_OUT)).set("comp_byp", s.get(Counter.COMP_BYP))
-                .set("comp_rsp", s.get(Counter.COMP_RSP))
-                .set("mode", "http")
-                .set("conn_rate", s.rate(Counter.CONNECTIONS)).set("conn_rate_max", s.rateMax(Counter.CONNECTIONS))
-                .set("conn_tot", s.get(Counter.CONNECTIONS)).set("intercepted", s.get(Counter.INTERCEPTED))
-                .set("dcon", 0).set("dses", 0).set("wrew", 0).set("cache_lookups", 0).set("cache_hits", 0)
-                .set("ssl_sess", fe.totalTlsSessions()).set("ssl_reused_sess", fe.totalTlsReused())
-                .set("ssl_failed_handshake", fe.totalTlsFailures());
+                .set(PXNAME, fe.name()).set(SVNAME, "FRONTEND")
+                .set(SCUR, s.current()).set(SMAX, s.currentMax()).set(SLIM, fe.limit().max())
+                .set(STATUS, fe.status())
+                .set(PID, 1).set(IID, fe.id()).set(SID, 0).set(TYPE, StatRow.Type.FRONTEND.code())
+                .set(RATE, s.rate(Counter.SESSIONS)).set(RATE_LIM, 0).set(RATE_MAX, s.rateMax(Counter.SESSIONS))
+                .set(REQ_RATE, s.rate(Counter.REQUESTS)).set(REQ_RATE_MAX, s.rateMax(Counter.REQUESTS))
+                .set(MODE, "http")
+                .set(CONN_RATE, s.rate(Counter.CONNECTIONS)).set(CONN_RATE_MAX, s.rateMax(Counter.CONNECTIONS))
+                .set(DCON, 0).set(DSES, 0).set(WREW, 0).set(CACHE_LOOKUPS, 0).set(CACHE_HITS, 0)
+                .set(SSL_SESS, fe.totalTlsSessions()).set(SSL_REUSED_SESS, fe.totalTlsReused())
+                .set(SSL_FAILED_HANDSHAKE, fe.totalTlsFailures());
         long[] pc = fe.protocolConnections();
-        r.set("h2_open_connections", pc[2]).set("h2_total_connections", pc[3])
-                .set("h1_open_connections", pc[0]).set("h1_total_connections", pc[1]);
+        r.set(H2_OPEN_CONNECTIONS, pc[2]).set(H2_TOTAL_CONNECTIONS, pc[3])
+                .set(H1_OPEN_CONNECTIONS, pc[0]).set(H1_TOTAL_CONNECTIONS, pc[1]);
         H2Counters h2 = fe.h2();
         for (H2Counters.Column c : H2Counters.Column.values()) {
             r.set(c.column(), h2.get(c));
         }
+        counters(r, s, FRONTEND_COUNTERS);
         responses(r, s);
         return r;
     }
@@ -57,28 +71,21 @@ final class StatRows {
         long now = System.currentTimeMillis();
         int weight = be.usableWeight();
         StatRow r = new StatRow()
-                .set("pxname", be.name()).set("svname", "BACKEND")
-                .set("qcur", be.queue().length()).set("qmax", be.queue().max()).set("scur", s.current()).set("smax", s.currentMax())
-                .set("slim", be.fullconn())
-                .set("stot", s.get(Counter.SESSIONS)).set("bin", s.get(Counter.BYTES_IN)).set("bout", s.get(Counter.BYTES_OUT))
-                .set("dreq", s.get(Counter.DENIED_REQUESTS)).set("dresp", s.get(Counter.DENIED_RESPONSES))
-                .set("econ", s.get(Counter.CONNECT_ERRORS)).set("eresp", s.get(Counter.RESPONSE_ERRORS))
-                .set("wretr", s.get(Counter.RETRIES)).set("wredis", s.get(Counter.REDISPATCHES))
-                .set("status", be.up() ? "UP" : "DOWN").set("weight", weight).set("act", be.usableActiveServers())
-                .set("bck", be.usableServers() - be.usableActiveServers())
-                .set("chkdown", be.downTransitions()).set("lastchg", (now - be.lastChange()) / 1000).set("downtime", be.downtime() / 1000)
-                .set("pid", 1).set("iid", be.id()).set("sid", 0).set("lbtot", s.get(Counter.SELECTED))
-                .set("type", StatRow.Type.BACKEND.code())
-                .set("rate", s.rate(Counter.SESSIONS)).set("rate_max", s.rateMax(Counter.SESSIONS))
-                .set("req_tot", s.get(Counter.REQUESTS))
-                .set("cli_abrt", s.get(Counter.CLIENT_ABORTS)).set("srv_abrt", s.get(Counter.SERVER_ABORTS))
-                .set("comp_in", s.get(Counter.COMP_IN)).set("comp_out", s.get(Counter.COMP_OUT)).set("comp_byp", s.get(Counter.COMP_BYP))
-                .set("comp_rsp", s.get(Counter.COMP_RSP))
-                .set("lastsess", lastSession(s, now))
-                .set("cookie", level.allows(Level.OPERATOR) && be.cookie() != null ? be.cookie().config().name() : null)
-                .set("mode", "http").set("algo", level.allows(Level.OPERATOR) ? be.config().balance().algorithm().keyword() : null)
-                .set("wrew", 0).set("connect", s.get(Counter.CONNECTS)).set("reuse", s.get(Counter.REUSES))
-                .set("cache_lookups", 0).set("cache_hits", 0).set("uweight", weight);
+                .set(PXNAME, be.name()).set(SVNAME, "BACKEND")
+                .set(QCUR, be.queue().length()).set(QMAX, be.queue().max()).set(SCUR, s.current()).set(SMAX, s.currentMax())
+                .set(SLIM, be.fullconn())
+                .set(STATUS, be.up() ? "UP" : "DOWN").set(WEIGHT, weight).set(ACT, be.usableActiveServers())
+                .set(BCK, be.usableServers() - be.usableActiveServers())
+                .set(CHKDOWN, be.downTransitions()).set(LASTCHG, (now - be.lastChange()) / 1000).set(DOWNTIME, be.downtime() / 1000)
+                .set(PID, 1).set(IID, be.id()).set(SID, 0)
+                .set(TYPE, StatRow.Type.BACKEND.code())
+                .set(RATE, s.rate(Counter.SESSIONS)).set(RATE_MAX, s.rateMax(Counter.SESSIONS))
+                .set(LASTSESS, lastSession(s, now))
+                .set(COOKIE, level.allows(Level.OPERATOR) && be.cookie() != null ? be.cookie().config().name() : null)
+                .set(MODE, "http").set(ALGO, level.allows(Level.OPERATOR) ? be.config().balance().algorithm().keyword() : null)
+                .set(WREW, 0)
+                .set(CACHE_LOOKUPS, 0).set(CACHE_HITS, 0).set(UWEIGHT, weight);
+        counters(r, s, BACKEND_COUNTERS);
         responses(r, s);
         timers(r, be.timeStats().snapshot());
         return r;
@@ -88,38 +95,33 @@ final class StatRows {
         Counters.Snapshot s = srv.snapshot();
         long now = System.currentTimeMillis();
         StatRow r = new StatRow()
-                .set("pxname", srv.backend().name()).set("svname", srv.name())
-                .set("qcur", srv.queue().length()).set("qmax", srv.queue().max()).set("scur", s.current()).set("smax", s.currentMax())
-                .set("slim", srv.maxconn() > 0 ? srv.maxconn() : null)
-                .set("stot", s.get(Counter.SESSIONS)).set("bin", s.get(Counter.BYTES_IN)).set("bout", s.get(Counter.BYTES_OUT))
-                .set("dresp", s.get(Counter.DENIED_RESPONSES))
-                .set("econ", s.get(Counter.CONNECT_ERRORS)).set("eresp", s.get(Counter.RESPONSE_ERRORS))
-                .set("wretr", s.get(Counter.RETRIES)).set("wredis", s.get(Counter.REDISPATCHES))
-                .set("status", status(srv)).set("weight", srv.weight()).set("act", srv.backup() ? 0 : 1).set("bck", srv.backup() ? 1 : 0)
-                .set("lastchg", (now - srv.lastChange()) / 1000)
-                .set("qlimit", srv.maxqueue() > 0 ? srv.maxqueue() : null)
-                .set("throttle", srv.throttle() >= 0 ? srv.throttle() : null)
-                .set("pid", 1).set("iid", srv.backend().id()).set("sid", srv.id()).set("lbtot", s.get(Counter.SELECTED))
-                .set("type", StatRow.Type.SERVER.code())
-                .set("rate", s.rate(Counter.SESSIONS)).set("rate_max", s.rateMax(Counter.SESSIONS))
-                .set("req_tot", s.get(Counter.REQUESTS))
-                .set("cli_abrt", s.get(Counter.CLIENT_ABORTS)).set("srv_abrt", s.get(Counter.SERVER_ABORTS))
-                .set("lastsess", lastSession(s, now))
-                .set("addr", level.allows(Level.OPERATOR) ? address(srv) : null)
-                .set("cookie", level.allows(Level.OPERATOR) ? srv.cookie() : null)
-                .set("mode", "http").set("wrew", 0).set("connect", s.get(Counter.CONNECTS)).set("reuse", s.get(Counter.REUSES))
-                .set("uweight", srv.weight());
+                .set(PXNAME, srv.backend().name()).set(SVNAME, srv.name())
+                .set(QCUR, srv.queue().length()).set(QMAX, srv.queue().max()).set(SCUR, s.current()).set(SMAX, s.currentMax())
+                .set(SLIM, srv.maxconn() > 0 ? srv.maxconn() : null)
+                .set(STATUS, status(srv)).set(WEIGHT, srv.weight()).set(ACT, srv.backup() ? 0 : 1).set(BCK, srv.backup() ? 1 : 0)
+                .set(LASTCHG, (now - srv.lastChange()) / 1000)
+                .set(QLIMIT, srv.maxqueue() > 0 ? srv.maxqueue() : null)
+                .set(THROTTLE, srv.throttle() >= 0 ? srv.throttle() : null)
+                .set(PID, 1).set(IID, srv.backend().id()).set(SID, srv.id())
+                .set(TYPE, StatRow.Type.SERVER.code())
+                .set(RATE, s.rate(Counter.SESSIONS)).set(RATE_MAX, s.rateMax(Counter.SESSIONS))
+                .set(LASTSESS, lastSession(s, now))
+                .set(ADDR, level.allows(Level.OPERATOR) ? address(srv) : null)
+                .set(COOKIE, level.allows(Level.OPERATOR) ? srv.cookie() : null)
+                .set(MODE, "http").set(WREW, 0)
+                .set(UWEIGHT, srv.weight());
+        counters(r, s, SERVER_COUNTERS);
         responses(r, s);
         timers(r, srv.timeStats().snapshot());
         HealthCheck c = srv.checked() ? srv.check() : null;
         if (c != null) {
             CheckStatus st = c.status();
-            r.set("chkfail", c.failures()).set("chkdown", srv.downTransitions()).set("downtime", srv.downtime() / 1000)
-                    .set("check_status", (c.running() ? "* " : "") + st.info())
-                    .set("check_code", st.hasCode() ? c.code() : null)
-                    .set("check_duration", st.finished() && c.duration() >= 0 ? c.duration() : null)
-                    .set("check_desc", st.description()).set("last_chk", c.desc())
-                    .set("check_rise", c.rise()).set("check_fall", c.fall()).set("check_health", c.health());
+            r.set(CHKFAIL, c.failures()).set(CHKDOWN, srv.downTransitions()).set(DOWNTIME, srv.downtime() / 1000)
+                    .set(CHECK_STATUS, (c.running() ? "* " : "") + st.info())
+                    .set(CHECK_CODE, st.hasCode() ? c.code() : null)
+                    .set(CHECK_DURATION, st.finished() && c.duration() >= 0 ? c.duration() : null)
+                    .set(CHECK_DESC, st.description()).set(LAST_CHK, c.desc())
+                    .set(CHECK_RISE, c.rise()).set(CHECK_FALL, c.fall()).set(CHECK_HEALTH, c.health());
         }
         return r;
     }
@@ -163,13 +165,19 @@ final class StatRows {
     }
 
     /** {@code qtime ctime rtime ttime}, averaged over the last 1024 requests, and their maxima. */
-    private static void timers(StatRow r, dev.sluice.proxy.stats.TimeStats.Snapshot t) {
-        r.set("qtime", t.queue()).set("ctime", t.connect()).set("rtime", t.response()).set("ttime", t.total())
-                .set("qtime_max", t.queueMax()).set("ctime_max", t.connectMax()).set("rtime_max", t.responseMax()).set("ttime_max", t.totalMax());
+    private static void timers(StatRow r, TimeStats.Snapshot t) {
+        r.set(QTIME, t.queue()).set(CTIME, t.connect()).set(RTIME, t.response()).set(TTIME, t.total())
+                .set(QTIME_MAX, t.queueMax()).set(CTIME_MAX, t.connectMax()).set(RTIME_MAX, t.responseMax()).set(TTIME_MAX, t.totalMax());
     }
 
     private static void responses(StatRow r, Counters.Snapshot s) {
-        r.set("hrsp_1xx", s.get(Counter.HRSP_1XX)).set("hrsp_2xx", s.get(Counter.HRSP_2XX)).set("hrsp_3xx", s.get(Counter.HRSP_3XX))
-                .set("hrsp_4xx", s.get(Counter.HRSP_4XX)).set("hrsp_5xx", s.get(Counter.HRSP_5XX)).set("hrsp_other", s.get(Counter.HRSP_OTHER));
+        counters(r, s, Counter.HRSP_1XX, Counter.HRSP_2XX, Counter.HRSP_3XX, Counter.HRSP_4XX, Counter.HRSP_5XX, Counter.HRSP_OTHER);
+    }
+
+    /** Each counter's value in its column. */
+    private static void counters(StatRow r, Counters.Snapshot s, Counter... counters) {
+        for (Counter c : counters) {
+            r.set(c.column(), s.get(c));
+        }
     }
 }

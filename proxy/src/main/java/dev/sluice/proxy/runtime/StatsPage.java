@@ -9,6 +9,7 @@ import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.rules.Cond;
 import dev.sluice.proxy.rules.PageService;
 import dev.sluice.proxy.rules.RuleTarget;
+import dev.sluice.proxy.stats.StatColumn;
 import dev.sluice.proxy.stats.StatRow;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -411,14 +412,14 @@ final class StatsPage implements PageService {
         if (be != null) {
             for (Server s : be.servers()) {
                 StatRow r = StatRows.server(s, level);
-                String status = r.get("status");
+                String status = r.get(StatColumn.STATUS);
                 if (ProxyCommands.hidden(s, false, hideDown)) {
                     continue;
                 }
                 row(b, r, serverClass(status, s.backup()), s.name(), form, s.name());
             }
             StatRow br = StatRows.backend(be, level);
-            row(b, br, "UP".equals(br.get("status")) ? "backend" : "backend_down", "Backend", form, null);
+            row(b, br, "UP".equals(br.get(StatColumn.STATUS)) ? "backend" : "backend_down", "Backend", form, null);
         }
         b.append("</table>\n");
         if (form) {
@@ -457,6 +458,15 @@ final class StatsPage implements PageService {
         };
     }
 
+    /** The columns of a proxy's table on the page, in its order. */
+    private static final StatColumn[] PAGE_COLUMNS = {
+        StatColumn.QCUR, StatColumn.QMAX, StatColumn.QLIMIT, StatColumn.RATE, StatColumn.RATE_MAX, StatColumn.RATE_LIM, StatColumn.SCUR,
+        StatColumn.SMAX, StatColumn.SLIM, StatColumn.STOT, StatColumn.LBTOT, StatColumn.LASTSESS, StatColumn.BIN, StatColumn.BOUT,
+        StatColumn.DREQ, StatColumn.DRESP, StatColumn.EREQ, StatColumn.ECON, StatColumn.ERESP, StatColumn.WRETR, StatColumn.WREDIS,
+        StatColumn.STATUS, StatColumn.CHECK_STATUS, StatColumn.WEIGHT, StatColumn.ACT, StatColumn.BCK, StatColumn.CHKFAIL, StatColumn.CHKDOWN,
+        StatColumn.DOWNTIME, StatColumn.THROTTLE
+    };
+
     private static void row(StringBuilder b, StatRow r, String cls, String name, boolean form, String checkbox) {
         b.append("<tr class=\"").append(cls).append("\">");
         if (form) {
@@ -466,25 +476,22 @@ final class StatsPage implements PageService {
             }
             b.append("</td>");
         }
-        String addr = r.get("addr");
+        String addr = r.get(StatColumn.ADDR);
         b.append("<td class=\"name\"").append(addr != null && !addr.isEmpty() ? " title=\"" + esc(addr) + "\"" : "").append(">").append(esc(name))
                 .append("</td>");
-        String[] cols = {"qcur", "qmax", "qlimit", "rate", "rate_max", "rate_lim", "scur", "smax", "slim", "stot", "lbtot", "lastsess", "bin",
-                "bout", "dreq", "dresp", "ereq", "econ", "eresp", "wretr", "wredis", "status", "check_status", "weight", "act", "bck", "chkfail",
-                "chkdown", "downtime", "throttle"};
-        for (String c : cols) {
+        for (StatColumn c : PAGE_COLUMNS) {
             String v = r.get(c);
             if (v == null) {
                 v = "";
             }
-            if (c.equals("lastsess") || c.equals("downtime")) {
-                v = v.isEmpty() || v.equals("-1") ? (c.equals("lastsess") && v.equals("-1") ? "never" : v) : StreamCommands.humanTime(Long.parseLong(v));
-            } else if (c.equals("bin") || c.equals("bout")) {
+            if (c == StatColumn.LASTSESS || c == StatColumn.DOWNTIME) {
+                v = v.isEmpty() || v.equals("-1") ? (c == StatColumn.LASTSESS && v.equals("-1") ? "never" : v) : StreamCommands.humanTime(Long.parseLong(v));
+            } else if (c == StatColumn.BIN || c == StatColumn.BOUT) {
                 v = v.isEmpty() ? v : bytes(Long.parseLong(v));
-            } else if ((c.equals("act") || c.equals("bck")) && r.get("type").equals("2")) {
+            } else if ((c == StatColumn.ACT || c == StatColumn.BCK) && r.get(StatColumn.TYPE).equals("2")) {
                 v = "1".equals(v) ? "Y" : "-";
             }
-            b.append("<td").append(c.equals("status") ? " class=\"ac\"" : "").append('>').append(esc(v)).append("</td>");
+            b.append("<td").append(c == StatColumn.STATUS ? " class=\"ac\"" : "").append('>').append(esc(v)).append("</td>");
         }
         b.append("</tr>\n");
     }

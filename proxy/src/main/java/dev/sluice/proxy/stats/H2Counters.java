@@ -13,24 +13,24 @@ public final class H2Counters {
 
     /** HAProxy's h2 module columns that count frames and errors, with their {@code show stat} names. */
     public enum Column {
-        HEADERS_RCVD("h2_headers_rcvd"),
-        DATA_RCVD("h2_data_rcvd"),
-        SETTINGS_RCVD("h2_settings_rcvd"),
-        RST_STREAM_RCVD("h2_rst_stream_rcvd"),
-        GOAWAY_RCVD("h2_goaway_rcvd"),
-        CONN_PROTO_ERR("h2_detected_conn_protocol_errors"),
-        STRM_PROTO_ERR("h2_detected_strm_protocol_errors"),
-        RST_STREAM_RESP("h2_rst_stream_resp"),
-        GOAWAY_RESP("h2_goaway_resp");
+        HEADERS_RCVD(StatColumn.H2_HEADERS_RCVD),
+        DATA_RCVD(StatColumn.H2_DATA_RCVD),
+        SETTINGS_RCVD(StatColumn.H2_SETTINGS_RCVD),
+        RST_STREAM_RCVD(StatColumn.H2_RST_STREAM_RCVD),
+        GOAWAY_RCVD(StatColumn.H2_GOAWAY_RCVD),
+        CONN_PROTO_ERR(StatColumn.H2_DETECTED_CONN_PROTOCOL_ERRORS),
+        STRM_PROTO_ERR(StatColumn.H2_DETECTED_STRM_PROTOCOL_ERRORS),
+        RST_STREAM_RESP(StatColumn.H2_RST_STREAM_RESP),
+        GOAWAY_RESP(StatColumn.H2_GOAWAY_RESP);
 
-        private final String column;
+        private final StatColumn column;
 
-        Column(String column) {
+        Column(StatColumn column) {
             this.column = column;
         }
 
-        /** The {@code show stat} column name. */
-        public String column() {
+        /** The {@code show stat} column. */
+        public StatColumn column() {
             return column;
         }
     }
