@@ -1,7 +1,6 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -156,8 +155,7 @@ class AdminParityTest {
 
     @Test
     void sameBytesAsHaproxy() throws Exception {
-        String haproxy = HaproxyParityTest.haproxy();
-        assumeTrue(haproxy != null, "haproxy is not installed");
+        String haproxy = Program.HAPROXY.require();
         Path dir = Files.createTempDirectory("sluice-admin-parity");
         Path hsock = dir.resolve("haproxy.sock");
         Path ssock = dir.resolve("sluice.sock");

@@ -1,7 +1,6 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -295,28 +294,26 @@ class PrometheusTest {
 
     @Test
     void promtoolAcceptsTheOutputQuicFamiliesIncluded() throws Exception {
-        if (Gtls.installed()) {
-            // one HTTP/3 exchange, so that the QUIC families count something
-            Gtls.Run run = Gtls.run(feMain, List.of(), "/");
-            assertThat(run.exit()).as(run.output()).isZero();
-            assertThat(run.responseHeaders()).as(run.output()).contains(":status: 200");
-        }
+        Program.GTLSCLIENT.require();
+        Program.PROMTOOL.require();
+        // one HTTP/3 exchange, so that the QUIC families count something
+        Gtls.Run run = Gtls.run(feMain, List.of(), "/");
+        assertThat(run.exit()).as(run.output()).isZero();
+        assertThat(run.responseHeaders()).as(run.output()).contains(":status: 200");
         String text = scrape();
         assertThat(text).contains("# TYPE haproxy_frontend_quic_connections_total counter\n")
                 .contains("haproxy_frontend_quic_half_open_conn{proxy=\"fe_main\"}")
                 .contains("sluice_frontend_quic_closing_records_alive{proxy=\"fe_main\"}");
-        if (Gtls.installed()) {
-            assertThat(value(text, "haproxy_frontend_quic_connections_total{proxy=\"fe_main\"}")).isGreaterThanOrEqualTo(1);
-        }
+        assertThat(value(text, "haproxy_frontend_quic_connections_total{proxy=\"fe_main\"}")).isGreaterThanOrEqualTo(1);
         assertPromtoolAccepts(text);
     }
 
     /** {@code promtool check metrics} finds nothing to say about {@code text} (skipped when promtool is not installed). */
     static void assertPromtoolAccepts(String text) throws Exception {
-        assumeTrue(Files.isExecutable(Path.of("/usr/bin/promtool")), "promtool is not installed");
+        String promtool = Program.PROMTOOL.require();
         Path f = Files.createTempFile("sluice-metrics", ".txt");
         Files.writeString(f, text);
-        Process p = new ProcessBuilder("/usr/bin/promtool", "check", "metrics").redirectInput(f.toFile()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(promtool, "check", "metrics").redirectInput(f.toFile()).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(out).isEmpty();
@@ -354,7 +351,7 @@ class PrometheusTest {
      */
     @Test
     void familiesAndQueriesAreHaproxy26s() throws Exception {
-        assumeTrue(Daemon.haproxyInstalled(), "haproxy is not installed");
+        Program.HAPROXY.require();
         int port = Ports.free();
         String cfg = """
                 global

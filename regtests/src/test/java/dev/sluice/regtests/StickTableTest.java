@@ -1,7 +1,6 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -152,14 +151,14 @@ class StickTableTest {
 
     @Test
     void sessionsOverTlsAndHttp2MatchHaproxy() throws Exception {
-        assumeTrue(HaproxyParityTest.haproxy() != null, "haproxy is not installed");
-        assumeTrue(CurlTest.curlInstalled(), "curl is not installed");
+        String haproxy = Program.HAPROXY.require();
+        Program.CURL.require();
         TestPki.Issued cert = new TestPki("sessions-ca").leaf("a.test");
         int[] hp = {Ports.free(), Ports.free(), Ports.free()};
         int[] sp = {Ports.free(), Ports.free(), Ports.free()};
         List<String> theirs;
         java.nio.file.Path hcfg = Sluice.writeConfig(sessionsOverTlsAndH2(cert.pem().toString(), hp[0], hp[1], hp[2]));
-        Process h = new ProcessBuilder(HaproxyParityTest.haproxy(), "-db", "-f", hcfg.toString()).redirectErrorStream(true)
+        Process h = new ProcessBuilder(haproxy, "-db", "-f", hcfg.toString()).redirectErrorStream(true)
                 .redirectOutput(hcfg.resolveSibling("haproxy.log").toFile()).start();
         try {
             HaproxyParityTest.waitFor(hp[0]);
