@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * End-to-end behaviour across HTTP/1.1 and HTTP/2, run against Sluice and, on the same configuration and
- * traffic, against HAProxy 2.6 when it is installed (so what is asserted is what HAProxy does): trailers both
+ * traffic, against HAProxy 2.6 (required by those cases, so what is asserted is what HAProxy does): trailers both
  * ways, TE, responses without a body (HEAD, 204, 304) from servers that send one anyway, invalid HTTP/2
  * responses, and HTTP/2's client-side timeouts. The HTTP/2 origin writes raw frames ({@link H2RawOrigin}).
  */

@@ -19,9 +19,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Health checks through the real daemon against origins that fail on demand: the health counter's transitions, the
  * log and console lines, the {@code show stat} and {@code show servers state} columns, traffic following the
- * checks, a server's queue sent elsewhere when it goes down, timeouts, TLS checks and the admin commands. Where
- * HAProxy 2.6 is installed, the same configurations run in it and what both print must be the same (durations and
- * PIDs aside).
+ * checks, a server's queue sent elsewhere when it goes down, timeouts, TLS checks and the admin commands. The
+ * *InHaproxy tests (which require HAProxy 2.6) run the same configurations in it: what both print must be the same
+ * (durations and PIDs aside).
  */
 class HealthCheckTest {
     private final List<AutoCloseable> closing = new ArrayList<>();

@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * {@code retries} and {@code option redispatch} on servers that refuse connections, through the real
  * daemon: how many attempts, on which server, how long the turn-arounds take, what the log and the
- * counters say. The same configurations run in HAProxy 2.6 when it is installed, and the log lines (status,
+ * counters say. The same configurations run in HAProxy 2.6 (the haproxy=true cases, which require it), and the log lines (status,
  * flags, server, retries with the redispatch "+", and whether the request waited) must be the same.
  */
 class RetryTest {

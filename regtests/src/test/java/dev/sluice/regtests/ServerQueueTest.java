@@ -25,7 +25,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * (in the backend's queue when the balancing chose, in the server's own when a hash bound them), are served
  * one at a time in arrival order, get a 503 after {@code timeout queue} or when {@code maxqueue} is reached,
  * leave the queue when their client goes, and move to another server when theirs is disabled under
- * {@code option redispatch}. Each scenario also runs in HAProxy 2.6 when it is installed, and the log lines
+ * {@code option redispatch}. Each scenario also runs in HAProxy 2.6 (the with-HAProxy cases, which require it), and the log lines
  * (status, termination flags, server, queue positions) must be the same.
  */
 class ServerQueueTest {
