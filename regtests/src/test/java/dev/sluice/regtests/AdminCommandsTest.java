@@ -656,7 +656,7 @@ class AdminCommandsTest {
         ProcessBuilder launcher = Sluice.launcher(List.of("-f", cfg.toString()), Map.of("ADMIN_FD", "3"));
         List<String> cmd = new java.util.ArrayList<>(List.of("perl", "-e", AdminSocketRobustnessTest.INHERIT_UNIX_SOCKET, sock.toString()));
         cmd.addAll(launcher.command());
-        ProcessBuilder pb = new ProcessBuilder(cmd);
+        ProcessBuilder pb = new ProcessBuilder(Program.command(cmd));
         pb.environment().putAll(launcher.environment());
         pb.directory(launcher.directory());
         try (Sluice s = Sluice.startWith(pb, cfg.getParent(), port)) {

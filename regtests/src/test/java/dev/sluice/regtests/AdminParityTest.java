@@ -1,7 +1,6 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,9 +9,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The same configuration in real HAProxy and in Sluice, the same admin socket input to both, the same
- * bytes back: error strings, separators, prompt mode, pipelines, escapes, the fixed headers of
- * {@code show stat} and {@code show servers state}. Inputs whose answers list commands (help, unknown
- * commands) are left out: Sluice has fewer commands. Skipped when haproxy is not installed.
+ * bytes back: error strings, separators, prompt mode, pipelines, escapes, the header of {@code show stat},
+ * the whole of {@code show stat json} (masks: {@link #NOT_IN_SLUICE}, {@link #STAT_JSON_MASKS}) and of
+ * {@code show servers conn}. Inputs whose answers list commands (help, unknown commands) are left out: Sluice has
+ * fewer commands. Requires HAProxy 2.6 ({@link Program#HAPROXY}).
  */
 class AdminParityTest {
 
@@ -156,8 +156,7 @@ class AdminParityTest {
 
     @Test
     void sameBytesAsHaproxy() throws Exception {
-        String haproxy = HaproxyParityTest.haproxy();
-        assumeTrue(haproxy != null, "haproxy is not installed");
+        String haproxy = Program.HAPROXY.require();
         Path dir = Files.createTempDirectory("sluice-admin-parity");
         Path hsock = dir.resolve("haproxy.sock");
         Path ssock = dir.resolve("sluice.sock");
@@ -179,15 +178,16 @@ class AdminParityTest {
                     assertThat(normalise(ours)).as("answer to %s", in.replace("\n", "\\n").replace("\r", "\\r").replace("\0", "\\0"))
                             .isEqualTo(normalise(theirs));
                 }
-                // show stat json: the same layout, down to the first fields of the first row
+                // show stat json, whole: every field of every row, in order, masked only as STAT_JSON_MASKS says
                 String theirJson = AdminClient.run(hsock, "show stat json\n");
                 String ourJson = AdminClient.run(ssock, "show stat json\n");
-                int third = theirJson.indexOf("{\"objType\"", theirJson.indexOf("{\"objType\"", 3) + 1);
-                assertThat(ourJson.substring(0, third)).isEqualTo(theirJson.substring(0, third));
                 assertThat(ourJson).endsWith("}}]]\n\n");
                 assertThat(theirJson).endsWith("}}]]\n\n");
-                String theirConn = AdminClient.run(hsock, "show servers conn\n").lines().findFirst().orElseThrow();
-                assertThat(AdminClient.run(ssock, "show servers conn\n").lines().findFirst().orElseThrow()).isEqualTo(theirConn);
+                List<String> theirFields = jsonFields(theirJson, true);
+                assertThat(theirFields).as("HAProxy's show stat json").hasSizeGreaterThan(300);
+                assertThat(jsonFields(ourJson, false)).isEqualTo(theirFields);
+                // show servers conn, whole (the same origins: the same addresses and ports)
+                assertThat(AdminClient.run(ssock, "show servers conn\n")).isEqualTo(AdminClient.run(hsock, "show servers conn\n"));
                 String theirStat = AdminClient.run(hsock, "show stat\n").lines().findFirst().orElseThrow();
                 assertThat(AdminClient.run(ssock, "show stat\n").lines().findFirst().orElseThrow()).isEqualTo(theirStat);
             } finally {
@@ -195,6 +195,47 @@ class AdminParityTest {
                 h.waitFor();
             }
         }
+    }
+
+    /**
+     * The fields of HAProxy 2.6's {@code show stat json} that Sluice does not emit (a documented difference, not a
+     * mask of values): the statistics modules' counters (ssl, h1, h2 on frontends and backends), {@code eint},
+     * the servers' idle-connection gauges and the backends' aggregated statuses. Removed from HAProxy's answer
+     * before the comparison, so a field Sluice starts emitting, or one HAProxy adds, shows up as a difference.
+     */
+    static final java.util.Set<String> NOT_IN_SLUICE = java.util.Set.of("eint", "srv_icur", "idle_conn_cur", "safe_conn_cur",
+            "used_conn_cur", "need_conn_est", "agg_server_status", "agg_server_check_status", "agg_check_status", "ssl_sess",
+            "ssl_reused_sess", "ssl_failed_handshake", "h2_headers_rcvd", "h2_data_rcvd", "h2_settings_rcvd", "h2_rst_stream_rcvd",
+            "h2_goaway_rcvd", "h2_detected_conn_protocol_errors", "h2_detected_strm_protocol_errors", "h2_rst_stream_resp",
+            "h2_goaway_resp", "h2_open_connections", "h2_backend_open_streams", "h2_total_connections", "h2_backend_total_streams",
+            "h1_open_connections", "h1_open_streams", "h1_total_connections", "h1_total_streams", "h1_bytes_in", "h1_bytes_out",
+            "h1_spliced_bytes_in", "h1_spliced_bytes_out");
+
+    /**
+     * The values masked in {@code show stat json}: {@code lastchg} (seconds since the daemon started; they started
+     * apart) and the frontends' {@code slim} (the process maxconn derived from the file-descriptor limit, which
+     * Sluice computes a few descriptors lower than HAProxy: a known difference, e.g. 9950 against 9985), and the
+     * current per-second rates ({@code rate}, {@code req_rate}, {@code conn_rate}: 1 or 0 depending on whether the
+     * readiness probe of the daemon's port came within the last second).
+     */
+    static final java.util.Set<String> STAT_JSON_MASKS = java.util.Set.of("lastchg", "slim", "rate", "req_rate", "conn_rate");
+
+    private static final java.util.regex.Pattern FIELD_NAME = java.util.regex.Pattern.compile("\"field\":\\{\"pos\":\\d+,\"name\":\"([a-z0-9_]+)\"");
+
+    /** One line per field object of a show stat json answer, masked; {@code haproxy}: without {@link #NOT_IN_SLUICE}. */
+    static List<String> jsonFields(String json, boolean haproxy) {
+        List<String> out = new java.util.ArrayList<>();
+        for (String row : json.strip().replaceAll("^\\[\\[|\\]\\]$", "").split("\\],\\[")) {
+            for (String f : row.split(",(?=\\{\"objType\")")) {
+                java.util.regex.Matcher m = FIELD_NAME.matcher(f);
+                String name = m.find() ? m.group(1) : "?";
+                if (haproxy && NOT_IN_SLUICE.contains(name)) {
+                    continue;
+                }
+                out.add(STAT_JSON_MASKS.contains(name) ? f.replaceAll("\"value\":\\{\"type\":\"(\\w+)\",\"value\":\\d+\\}", "\"value\":{\"type\":\"$1\",\"value\":MASKED}") : f);
+            }
+        }
+        return out;
     }
 
     /** What differs by nature: the seconds since a server's last change in show servers state (the daemons started apart). */

@@ -221,7 +221,7 @@ class AdminSocketRobustnessTest {
             ProcessBuilder launcher = Sluice.launcher(List.of("-f", cfg.toString()), Map.of());
             List<String> cmd = new ArrayList<>(List.of("perl", "-e", INHERIT_UNIX_SOCKET, sock.toString()));
             cmd.addAll(launcher.command());
-            ProcessBuilder pb = new ProcessBuilder(cmd);
+            ProcessBuilder pb = new ProcessBuilder(Program.command(cmd));
             pb.environment().putAll(launcher.environment());
             pb.directory(launcher.directory());
             try (Sluice s = Sluice.startWith(pb, cfg.getParent(), port)) {

@@ -1,7 +1,6 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -67,7 +66,7 @@ class AuthMonitorTest {
 
     @Test
     void curlRetriesWithCredentials() throws Exception {
-        assumeTrue(CurlTest.curlInstalled(), "curl is not installed");
+        Program.CURL.require();
         try (Origin s1 = EchoOrigin.start("s1"); Origin s2 = EchoOrigin.start("s2")) {
             int port = Ports.free();
             try (Sluice s = Sluice.start(config(port, s1, s2), port)) {
@@ -145,7 +144,7 @@ class AuthMonitorTest {
 
     @Test
     void waitForBodyAnswersExpectContinueItself() throws Exception {
-        assumeTrue(CurlTest.curlInstalled(), "curl is not installed");
+        Program.CURL.require();
         try (Origin s1 = EchoOrigin.start("s1"); Origin s2 = EchoOrigin.start("s2")) {
             int port = Ports.free();
             try (Sluice s = Sluice.start(config(port, s1, s2), port)) {
@@ -218,14 +217,14 @@ class AuthMonitorTest {
 
     @Test
     void sameResponsesAsHaproxy() throws Exception {
-        assumeTrue(HaproxyParityTest.haproxy() != null, "haproxy is not installed");
+        String haproxy = Program.HAPROXY.require();
         String template = Files.readString(Path.of("src/test/resources/auth-parity.cfg"));
         try (Origin s1 = EchoOrigin.start("s1"); Origin s2 = EchoOrigin.start("s2")) {
             int hp = Ports.free();
             int sp = Ports.free();
             List<String> fromHaproxy;
             Path hcfg = Sluice.writeConfig(HaproxyParityTest.fill(template, hp, s1, s2));
-            Process h = new ProcessBuilder(HaproxyParityTest.haproxy(), "-db", "-f", hcfg.toString()).redirectErrorStream(true)
+            Process h = new ProcessBuilder(haproxy, "-db", "-f", hcfg.toString()).redirectErrorStream(true)
                     .redirectOutput(hcfg.resolveSibling("haproxy.log").toFile()).start();
             try {
                 HaproxyParityTest.waitFor(hp);

@@ -149,7 +149,7 @@ class BindOptionsTest {
 
     /** The sockets {@code ss} lists for a filter, with their timers ({@code -o}). */
     private static String ss(String filter) throws Exception {
-        Process p = new ProcessBuilder("ss", "-tnoH", "state", "established", filter).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(Program.SS.require(), "-tnoH", "state", "established", filter).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         p.waitFor();
         return out;
@@ -157,8 +157,7 @@ class BindOptionsTest {
 
     @Test
     void tcpKeepAliveProbesOnClientAndServerConnections() throws Exception {
-        assumeTrue(java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/bin/ss")) || java.nio.file.Files.isExecutable(java.nio.file.Path.of("/bin/ss")),
-                "ss (iproute2) is not installed");
+        Program.SS.require();
         try (Origin o = Origin.start("o1")) {
             int on = Ports.free();
             int off = Ports.free();

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  * Response compression ({@code compression algo|type|offload}) through the real daemon: which responses are
  * compressed (status, method, version, Content-Type, Content-Encoding, Cache-Control, ETag, Accept-Encoding q-values,
  * old user agents), what the head becomes (Content-Encoding, Vary, weak ETag, chunked), that the body decodes to what
- * the server sent (streamed too), offload, and the comp_* counters; each case compared with HAProxy 2.6 when installed.
+ * the server sent (streamed too), offload, and the comp_* counters; each case compared with HAProxy 2.6
+ * (the *AsInHaproxy tests, which require it).
  */
 class CompressionTest {
     private static final String TEXT = "Sluice compresses this line like HAProxy does. ".repeat(400);
@@ -235,16 +236,20 @@ class CompressionTest {
         return out;
     }
 
-    private void compare(String frontendLines, String backendLines, List<String> expectedPrefixes) throws IOException {
+    /** The exchanges and counters of Sluice and HAProxy on the same configuration are the same. */
+    private void compareWithHaproxy(String frontendLines, String backendLines) throws IOException {
+        Program.HAPROXY.require();
         Map<String, String> counters = new LinkedHashMap<>();
         List<String> sluice = run(false, frontendLines, backendLines, counters);
-        if (Daemon.haproxyInstalled()) {
-            Map<String, String> theirs = new LinkedHashMap<>();
-            List<String> haproxy = run(true, frontendLines, backendLines, theirs);
-            assertThat(sluice).as("Sluice against HAProxy 2.6").isEqualTo(haproxy);
-            assertThat(counters).as("counters against HAProxy 2.6").isEqualTo(theirs);
-        }
-        // what each exchange must show, HAProxy installed or not
+        Map<String, String> theirs = new LinkedHashMap<>();
+        List<String> haproxy = run(true, frontendLines, backendLines, theirs);
+        assertThat(sluice).as("Sluice against HAProxy 2.6").hasSize(ASKS.size()).isEqualTo(haproxy);
+        assertThat(counters).as("counters against HAProxy 2.6").isEqualTo(theirs);
+    }
+
+    /** What each exchange of Sluice must show (checked against HAProxy by the *AsInHaproxy tests). */
+    private void check(String frontendLines, String backendLines, List<String> expectedPrefixes) throws IOException {
+        List<String> sluice = run(false, frontendLines, backendLines, new LinkedHashMap<>());
         assertThat(sluice).hasSize(expectedPrefixes.size());
         for (int i = 0; i < sluice.size(); i++) {
             assertThat(sluice.get(i)).as("exchange %d", i).contains(expectedPrefixes.get(i));
@@ -253,9 +258,22 @@ class CompressionTest {
 
     private static final String GZ = "content-encoding: gzip, content-type: text/plain";
 
+    private static final String TEXT_AND_HTML = "compression algo gzip deflate\ncompression type text/plain text/html";
+    private static final String[] OFFLOAD = {"compression algo deflate\ncompression type text/html", "compression algo gzip\ncompression offload"};
+
+    @Test
+    void responsesAreCompressedAsInHaproxy() throws IOException {
+        compareWithHaproxy(TEXT_AND_HTML, "");
+    }
+
+    @Test
+    void backendSettingsAndOffloadAsInHaproxy() throws IOException {
+        compareWithHaproxy(OFFLOAD[0], OFFLOAD[1]);
+    }
+
     @Test
     void responsesAreCompressedWhenAndAsHaproxyCompressesThem() throws IOException {
-        compare("compression algo gzip deflate\ncompression type text/plain text/html", "", List.of(
+        check(TEXT_AND_HTML, "", List.of(
                 "=> 200 [content-encoding: gzip, content-type: text/plain; charset=utf-8, etag: W/\"abc\", transfer-encoding: chunked, vary: Accept-Encoding, x-seen-ae: gzip] (the text)",
                 "=> 200 [content-encoding: deflate, content-type: text/plain; charset=utf-8, etag: W/\"abc\", transfer-encoding: chunked, vary: Accept-Encoding, x-seen-ae: deflate] (the text)",
                 "content-encoding: deflate,",
@@ -288,11 +306,12 @@ class CompressionTest {
     /** HTTP/2 clients get compressed DATA; a client leaving in the middle of a compressed response leaves nothing behind. */
     @Test
     void http2AndAClientLeavingMidResponse() throws Exception {
+        String curl = Program.CURL.require();
         int port = Ports.free();
         int h2 = Ports.free();
         String cfg = config(port, "bind 127.0.0.1:" + h2 + " proto h2\ncompression algo gzip", "");
         try (Daemon d = Daemon.start(false, cfg, port)) {
-            ProcessBuilder pb = new ProcessBuilder("curl", "-s", "--http2-prior-knowledge", "-H", "accept-encoding: gzip", "-D", "-", "-o",
+            ProcessBuilder pb = new ProcessBuilder(curl, "-s", "--http2-prior-knowledge", "-H", "accept-encoding: gzip", "-D", "-", "-o",
                     d.dir().resolve("body.gz").toString(), "http://127.0.0.1:" + h2 + "/chunked");
             Process p = pb.redirectErrorStream(true).start();
             String head = new String(p.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
@@ -329,6 +348,6 @@ class CompressionTest {
         expected.set(10, "MSIE 5.5; Windows 98) => 200 [content-length: 18800, content-type: text/plain; charset=utf-8, etag: \"abc\", x-seen-ae: gzip]");
         expected.set(11, "/html HTTP/1.1 accept-encoding: gzip => 200 [content-encoding: gzip, content-type: TEXT/HTML, transfer-encoding: chunked, vary: Accept-Encoding, x-seen-ae: -] (the text)");
         expected.set(20, "/no-type HTTP/1.1 accept-encoding: gzip => 200 [content-length: 18800, x-seen-ae: -] (the text)");
-        compare("compression algo deflate\ncompression type text/html", "compression algo gzip\ncompression offload", expected);
+        check(OFFLOAD[0], OFFLOAD[1], expected);
     }
 }

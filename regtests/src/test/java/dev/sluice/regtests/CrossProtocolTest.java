@@ -1,7 +1,6 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.netty.handler.codec.http2.Http2Headers;
 import java.io.ByteArrayOutputStream;
@@ -17,7 +16,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * End-to-end behaviour across HTTP/1.1 and HTTP/2, run against Sluice and, on the same configuration and
- * traffic, against HAProxy 2.6 when it is installed (so what is asserted is what HAProxy does): trailers both
+ * traffic, against HAProxy 2.6 (required by those cases, so what is asserted is what HAProxy does): trailers both
  * ways, TE, responses without a body (HEAD, 204, 304) from servers that send one anyway, invalid HTTP/2
  * responses, and HTTP/2's client-side timeouts. The HTTP/2 origin writes raw frames ({@link H2RawOrigin}).
  */
@@ -49,7 +48,7 @@ class CrossProtocolTest {
     record Setup(Origin h1, H2RawOrigin h2, Daemon proxy, int h1Port, int h2Port) implements AutoCloseable {
         static Setup start(boolean haproxy, String config, Origin.Handler h1Handler, H2RawOrigin.Handler h2Handler) throws Exception {
             if (haproxy) {
-                assumeTrue(Daemon.haproxyInstalled(), "haproxy is not installed");
+                Program.HAPROXY.require();
             }
             Origin h1 = Origin.start("o1", h1Handler);
             H2RawOrigin h2 = new H2RawOrigin(h2Handler);
@@ -511,7 +510,7 @@ class CrossProtocolTest {
 
     static Daemon startTimeouts(boolean haproxy, String timeouts, Origin o, int port) {
         if (haproxy) {
-            assumeTrue(Daemon.haproxyInstalled(), "haproxy is not installed");
+            Program.HAPROXY.require();
         }
         return Daemon.start(haproxy, TIMEOUTS.formatted(timeouts).formatted(port, o.port()), port);
     }

@@ -1,9 +1,7 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,14 +11,10 @@ import org.junit.jupiter.api.Test;
 /** A real client: curl (installed by .ci/run), over keep-alive, with an upload. */
 class CurlTest {
 
-    static boolean curlInstalled() {
-        return new File("/usr/bin/curl").canExecute();
-    }
-
     static String curl(String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of("curl", "-sS", "--max-time", "20"));
         cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(Program.command(cmd)).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as(out).isZero();
@@ -29,7 +23,7 @@ class CurlTest {
 
     @Test
     void curlThroughTheProxy() throws Exception {
-        assumeTrue(curlInstalled(), "curl is not installed");
+        Program.CURL.require();
         try (Origin a = Origin.start("a"); Origin b = Origin.start("b")) {
             int port = Ports.free();
             try (Sluice s = Sluice.start(ProxyingTest.config(port, List.of(a, b), "    option forwardfor"), port)) {

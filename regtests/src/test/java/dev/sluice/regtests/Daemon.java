@@ -12,11 +12,10 @@ import java.util.function.Predicate;
 /**
  * The proxy a behaviour test runs against: Sluice, or the real HAProxy 2.6 on the same configuration (to
  * compare what both do), each a real process with its output (logs on stdout) captured to a file and
- * stopped by PID on close. {@link #haproxyInstalled()} tells whether a comparison can run.
+ * stopped by PID on close. Starting HAProxy requires it ({@link Program#HAPROXY}): the test is skipped, or fails
+ * under {@code sluice.requireExternal=true}, when it is not installed.
  */
 final class Daemon implements AutoCloseable {
-    static final Path HAPROXY = Path.of(System.getenv().getOrDefault("HAPROXY", "/usr/sbin/haproxy"));
-
     private final Sluice sluice;
     private final Process haproxy;
     private final Path log;
@@ -29,12 +28,9 @@ final class Daemon implements AutoCloseable {
         this.dir = dir;
     }
 
-    static boolean haproxyInstalled() {
-        return Files.isExecutable(HAPROXY);
-    }
-
     /** Starts Sluice (or HAProxy when {@code haproxy}) on {@code config} ({@code @DIR@} is its directory) and waits for {@code port}. */
     static Daemon start(boolean haproxy, String config, int port) {
+        String haproxyPath = haproxy ? Program.HAPROXY.require() : null;
         try {
             Path dir = Files.createTempDirectory(haproxy ? "haproxy-test" : "sluice-test");
             Path cfg = dir.resolve("test.cfg");
@@ -44,7 +40,7 @@ final class Daemon implements AutoCloseable {
                 d = new Daemon(Sluice.start(cfg, List.of(), java.util.Map.of(), port), null, null, dir);
             } else {
                 Path log = dir.resolve("haproxy.log");
-                Process p = new ProcessBuilder(HAPROXY.toString(), "-db", "-f", cfg.toString()).redirectErrorStream(true)
+                Process p = new ProcessBuilder(haproxyPath, "-db", "-f", cfg.toString()).redirectErrorStream(true)
                         .redirectOutput(log.toFile()).start();
                 d = new Daemon(null, p, log, dir);
                 d.awaitPort(port);

@@ -40,7 +40,7 @@ class GracefulStopTest {
     }
 
     static void signal(long pid, String sig) throws Exception {
-        assertThat(new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).start().waitFor()).isZero();
+        assertThat(new ProcessBuilder(Program.KILL.require(), "-" + sig, Long.toString(pid)).start().waitFor()).isZero();
     }
 
     /** An origin that answers /slow only once {@code release} opens, everything else at once. */

@@ -2,14 +2,12 @@ package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * A foreign HTTP/3 client for interoperability: {@code gtlsclient} (ngtcp2 + nghttp3 + GnuTLS, Debian's
@@ -17,8 +15,6 @@ import org.junit.jupiter.api.Assumptions;
  * other HTTP/3 tests use {@link H3Client}.
  */
 final class Gtls {
-    static final String BIN = "/usr/bin/gtlsclient";
-
     /** What one run gave: exit status, output (ngtcp2's trace), wall time, the download directory. */
     record Run(int exit, String output, long millis, Path downloads) {
         /** The body downloaded for {@code path} (its last segment names the file). */
@@ -28,19 +24,10 @@ final class Gtls {
         }
     }
 
-    static boolean installed() {
-        return new File(BIN).canExecute();
-    }
-
-    /** Skips the calling test, naming the program and its package, when gtlsclient is missing. */
-    static void assumeInstalled() {
-        Assumptions.assumeTrue(installed(), "needs gtlsclient (Debian package ngtcp2-client)");
-    }
-
     /** Runs {@code gtlsclient [options] 127.0.0.1 <port> <uris...>} (8 s idle timeout). */
     static Run run(int port, List<String> options, String... paths) throws Exception {
         Path dir = Files.createTempDirectory("gtls");
-        List<String> cmd = new ArrayList<>(List.of(BIN, "--timeout=8s", "--exit-on-all-streams-close", "--download=" + dir));
+        List<String> cmd = new ArrayList<>(List.of(Program.GTLSCLIENT.require(), "--timeout=8s", "--exit-on-all-streams-close", "--download=" + dir));
         cmd.addAll(options);
         cmd.add("127.0.0.1");
         cmd.add(Integer.toString(port));

@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,7 +23,6 @@ import org.junit.jupiter.api.Test;
  * installed.
  */
 class HaproxyComparisonTest {
-    private static final Path HAPROXY = Path.of(System.getenv().getOrDefault("HAPROXY", "/usr/sbin/haproxy"));
     private static final int SERVERS = 6;
 
     /** One backend under comparison: its lines, per-server options (s1..sN) and its requests. */
@@ -241,7 +239,7 @@ class HaproxyComparisonTest {
 
     @Test
     void everyRequestReachesTheServerHaproxyChooses() throws Exception {
-        Assumptions.assumeTrue(Files.isExecutable(HAPROXY), "haproxy is not installed at " + HAPROXY);
+        String haproxyPath = Program.HAPROXY.require();
         List<Origin> origins = new ArrayList<>();
         for (int i = 1; i <= SERVERS; i++) {
             origins.add(Origin.start("s" + i));
@@ -257,7 +255,7 @@ class HaproxyComparisonTest {
         Path cfg = dir.resolve("haproxy.cfg");
         Path log = dir.resolve("haproxy.log");
         Files.writeString(cfg, config(cases, haproxyPorts, origins), StandardCharsets.UTF_8);
-        Process haproxy = new ProcessBuilder(HAPROXY.toString(), "-f", cfg.toString(), "-db").redirectErrorStream(true)
+        Process haproxy = new ProcessBuilder(haproxyPath, "-f", cfg.toString(), "-db").redirectErrorStream(true)
                 .redirectOutput(log.toFile()).start();
         try (Sluice s = Sluice.start(config(cases, sluicePorts, origins), sluicePorts)) {
             awaitPort(haproxy, haproxyPorts[haproxyPorts.length - 1], log);

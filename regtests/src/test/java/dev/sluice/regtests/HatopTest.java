@@ -1,7 +1,6 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -22,15 +21,11 @@ class HatopTest {
     /** The screens captured so far, each under a line telling what it was waited for. */
     static final StringBuilder SCREENS = new StringBuilder();
 
-    static boolean installed(String path) {
-        return Files.isExecutable(Path.of(path));
-    }
-
     /** Runs tmux on its own server socket; returns its output. */
     static String tmux(String socket, String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of("tmux", "-L", socket, "-f", "/dev/null"));
         cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(Program.command(cmd)).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
         return out;
@@ -54,7 +49,8 @@ class HatopTest {
 
     @Test
     void hatopShowsTheProxiesOnEveryScreen() throws Exception {
-        assumeTrue(installed("/usr/bin/hatop") && installed("/usr/bin/tmux"), "hatop or tmux is not installed");
+        Program.HATOP.require();
+        Program.TMUX.require();
         try (Origin web1 = Origin.start("web1")) {
             Path dir = Files.createTempDirectory("sluice-hatop");
             Path sock = dir.resolve("admin.sock");

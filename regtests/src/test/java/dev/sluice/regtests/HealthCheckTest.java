@@ -19,9 +19,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Health checks through the real daemon against origins that fail on demand: the health counter's transitions, the
  * log and console lines, the {@code show stat} and {@code show servers state} columns, traffic following the
- * checks, a server's queue sent elsewhere when it goes down, timeouts, TLS checks and the admin commands. Where
- * HAProxy 2.6 is installed, the same configurations run in it and what both print must be the same (durations and
- * PIDs aside).
+ * checks, a server's queue sent elsewhere when it goes down, timeouts, TLS checks and the admin commands. The
+ * *InHaproxy tests (which require HAProxy 2.6) run the same configurations in it: what both print must be the same
+ * (durations and PIDs aside).
  */
 class HealthCheckTest {
     private final List<AutoCloseable> closing = new ArrayList<>();
@@ -209,18 +209,25 @@ class HealthCheckTest {
         assertThat(sluice.state()).hasSize(2);
         assertThat(sluice.state().get(0)).startsWith("3 be 1 s1 127.0.0.1 2 0 1 1 T 15 3 3 6 0 ");
         assertThat(sluice.state().get(1)).startsWith("3 be 2 s2 127.0.0.1 0 0 1 1 T 8 2 0 6 0 ");
-        if (Daemon.haproxyInstalled()) {
-            Run haproxy = transitions(true, o, dead);
-            // log lines and console lines each in order (stdout and stderr interleave as they may)
-            for (boolean console : new boolean[] {false, true}) {
-                assertThat(haproxy.s1().stream().filter(l -> l.startsWith("[") == console).toList()).as("HAProxy 2.6")
-                        .isEqualTo(sluice.s1().stream().filter(l -> l.startsWith("[") == console).toList());
-                assertThat(haproxy.s2().stream().filter(l -> l.startsWith("[") == console).toList()).as("HAProxy 2.6")
-                        .isEqualTo(sluice.s2().stream().filter(l -> l.startsWith("[") == console).toList());
-            }
-            assertThat(haproxy.stats()).as("HAProxy 2.6").isEqualTo(sluice.stats());
-            assertThat(haproxy.state()).as("HAProxy 2.6").isEqualTo(sluice.state());
+    }
+
+    /** Every line, stat and state of {@link #transitionsLogLinesAndStatsAsHaproxy}'s run is HAProxy 2.6's. */
+    @Test
+    void transitionsSameInHaproxy() {
+        Program.HAPROXY.require();
+        Checked o = new Checked("s1");
+        int dead = Ports.free();
+        Run sluice = transitions(false, o, dead);
+        Run haproxy = transitions(true, o, dead);
+        // log lines and console lines each in order (stdout and stderr interleave as they may)
+        for (boolean console : new boolean[] {false, true}) {
+            assertThat(haproxy.s1().stream().filter(l -> l.startsWith("[") == console).toList()).as("HAProxy 2.6")
+                    .isEqualTo(sluice.s1().stream().filter(l -> l.startsWith("[") == console).toList());
+            assertThat(haproxy.s2().stream().filter(l -> l.startsWith("[") == console).toList()).as("HAProxy 2.6")
+                    .isEqualTo(sluice.s2().stream().filter(l -> l.startsWith("[") == console).toList());
         }
+        assertThat(haproxy.stats()).as("HAProxy 2.6").isEqualTo(sluice.stats());
+        assertThat(haproxy.state()).as("HAProxy 2.6").isEqualTo(sluice.state());
     }
 
     private static String via(int port, String path) {
@@ -315,16 +322,22 @@ class HealthCheckTest {
         }
     }
 
+    private static final String QUEUE_REDISPATCH_LINE = "Server be/s1 is DOWN, reason: Layer7 wrong status, code: 500, info: \"Internal Error\","
+            + " check duration: Nms. 1 active and 0 backup servers left. 1 sessions active, 1 requeued, 0 remaining in queue.";
+
     @Test
     void aServerGoingDownSendsItsQueueElsewhereAsHaproxy() throws Exception {
         Checked a = new Checked("s1");
         Checked b = new Checked("s2");
         String line = queueRedispatch(false, a, b);
-        assertThat(line).isEqualTo("Server be/s1 is DOWN, reason: Layer7 wrong status, code: 500, info: \"Internal Error\", check duration: Nms."
-                + " 1 active and 0 backup servers left. 1 sessions active, 1 requeued, 0 remaining in queue.");
-        if (Daemon.haproxyInstalled()) {
-            assertThat(queueRedispatch(true, a, b)).as("HAProxy 2.6").isEqualTo(line);
-        }
+        assertThat(line).isEqualTo(QUEUE_REDISPATCH_LINE);
+    }
+
+    /** HAProxy 2.6 logs the line {@link #aServerGoingDownSendsItsQueueElsewhereAsHaproxy} expects. */
+    @Test
+    void aServerGoingDownSendsItsQueueElsewhereInHaproxy() throws Exception {
+        Program.HAPROXY.require();
+        assertThat(queueRedispatch(true, new Checked("s1"), new Checked("s2"))).as("HAProxy 2.6").isEqualTo(QUEUE_REDISPATCH_LINE);
     }
 
     @Test
@@ -432,12 +445,17 @@ class HealthCheckTest {
                 "backend be has no server available!");
         assertThat(sluice.stream().filter(l -> l.startsWith("[")).toList()).hasSize(14).last().isEqualTo(
                 "[ALERT]    (PID) : backend 'be' has no server available!");
-        if (Daemon.haproxyInstalled()) {
-            List<String> haproxy = adminTransitions(true);
-            for (boolean console : new boolean[] {false, true}) {
-                assertThat(haproxy.stream().filter(l -> l.startsWith("[") == console).toList()).as("HAProxy 2.6")
-                        .isEqualTo(sluice.stream().filter(l -> l.startsWith("[") == console).toList());
-            }
+    }
+
+    /** Every line of {@link #adminTransitionsAreLoggedAsHaproxy}'s run, console ones included, is HAProxy 2.6's. */
+    @Test
+    void adminTransitionsSameInHaproxy() {
+        Program.HAPROXY.require();
+        List<String> sluice = adminTransitions(false);
+        List<String> haproxy = adminTransitions(true);
+        for (boolean console : new boolean[] {false, true}) {
+            assertThat(haproxy.stream().filter(l -> l.startsWith("[") == console).toList()).as("HAProxy 2.6")
+                    .isEqualTo(sluice.stream().filter(l -> l.startsWith("[") == console).toList());
         }
     }
 

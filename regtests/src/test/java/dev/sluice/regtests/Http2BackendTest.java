@@ -1,9 +1,7 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.File;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -88,7 +86,7 @@ class Http2BackendTest {
                     assertThat(Origin.sha256(r.body())).isEqualTo(Origin.sha256(down));
                 }
                 // HTTP/2 client (curl)
-                assumeTrue(new File("/usr/bin/curl").canExecute(), "curl is not installed");
+                Program.CURL.require();
                 Path dir = Files.createTempDirectory("h2h2");
                 Path upFile = dir.resolve("up.bin");
                 Files.write(upFile, up);

@@ -1,9 +1,7 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -78,7 +76,7 @@ class Http2OriginClientsTest {
 
     @Test
     void h2loadOverTlsAndH2c() throws Exception {
-        assumeTrue(new File("/usr/bin/h2load").canExecute(), "h2load is not installed");
+        Program.H2LOAD.require();
         int before = requests();
         for (String url : urls("load")) {
             String out = Http2Test.run(List.of("h2load", "-n", "200", "-c", "4", "-m", "10", url));
@@ -95,7 +93,7 @@ class Http2OriginClientsTest {
 
     @Test
     void nghttpGetsAndPostsOverTlsAndH2c() throws Exception {
-        assumeTrue(new File("/usr/bin/nghttp").canExecute(), "nghttp is not installed");
+        Program.NGHTTP.require();
         byte[] up = new byte[1024 * 1024];
         new Random(21).nextBytes(up);
         Path upFile = Files.createTempFile("nghttp", ".bin");
@@ -118,7 +116,7 @@ class Http2OriginClientsTest {
 
     @Test
     void curlWithInsecureOverHttp11Http2AndH2c() throws Exception {
-        assumeTrue(new File("/usr/bin/curl").canExecute(), "curl is not installed");
+        Program.CURL.require();
         int before = requests();
         for (String url : urls("curl")) {
             List<List<String>> flags = url.startsWith("https") ? List.of(List.of("--http2"), List.of("--http1.1"))

@@ -1,7 +1,6 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -41,7 +40,7 @@ class Http2ReuseTest {
 
     static Daemon start(boolean haproxy, String policy, String purge, H2RawOrigin o, int port, int h2Port) {
         if (haproxy) {
-            assumeTrue(Daemon.haproxyInstalled(), "haproxy is not installed");
+            Program.HAPROXY.require();
         }
         // HAProxy 2.6 takes pool-purge-delay on servers, Sluice on the backend
         String purgeLine = purge == null ? "" : haproxy ? "default-server pool-purge-delay " + purge : "pool-purge-delay " + purge;

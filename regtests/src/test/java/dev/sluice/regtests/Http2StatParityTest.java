@@ -13,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,7 +25,6 @@ import org.junit.jupiter.api.Test;
  * in Sluice as RFC 9113 says, a connection error in HAProxy), empty DATA frames (a flood for Sluice).
  */
 class Http2StatParityTest {
-    private static final Path HAPROXY = Path.of(System.getenv().getOrDefault("HAPROXY", "/usr/sbin/haproxy"));
     static final List<String> COLUMNS = List.of("h2_headers_rcvd", "h2_data_rcvd", "h2_settings_rcvd", "h2_rst_stream_rcvd", "h2_goaway_rcvd",
             "h2_detected_conn_protocol_errors", "h2_detected_strm_protocol_errors", "h2_rst_stream_resp", "h2_goaway_resp");
 
@@ -124,7 +122,7 @@ class Http2StatParityTest {
 
     @Test
     void theH2ColumnsMoveAsHaproxysDo() throws Exception {
-        Assumptions.assumeTrue(Files.isExecutable(HAPROXY), "haproxy is not installed at " + HAPROXY);
+        String haproxyPath = Program.HAPROXY.require();
         try (Origin o = Origin.start("o")) {
             Path dir = Files.createTempDirectory("h2-parity");
             Path hsock = dir.resolve("haproxy.sock");
@@ -132,7 +130,7 @@ class Http2StatParityTest {
             Path cfg = dir.resolve("haproxy.cfg");
             Files.writeString(cfg, config(hsock, hport, o.port()), StandardCharsets.UTF_8);
             Path log = dir.resolve("haproxy.log");
-            Process haproxy = new ProcessBuilder(HAPROXY.toString(), "-f", cfg.toString(), "-db").redirectErrorStream(true)
+            Process haproxy = new ProcessBuilder(haproxyPath, "-f", cfg.toString(), "-db").redirectErrorStream(true)
                     .redirectOutput(log.toFile()).start();
             int sport = Ports.free();
             Path ssock = Sluice.writeConfig("").resolveSibling("admin.sock");

@@ -1,9 +1,7 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,7 +30,7 @@ class Http2Test {
     }
 
     static String run(List<String> cmd) throws Exception {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(Program.command(cmd)).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as(out).isZero();
@@ -41,7 +39,7 @@ class Http2Test {
 
     @Test
     void curlWithPriorKnowledgeGetsAnHttp2ResponseFromAnHttp1Origin() throws Exception {
-        assumeTrue(new File("/usr/bin/curl").canExecute(), "curl is not installed");
+        Program.CURL.require();
         try (Origin o = Origin.start("s1")) {
             int port = Ports.free();
             try (Sluice s = Sluice.start(config(port, o), port)) {
@@ -66,7 +64,7 @@ class Http2Test {
      */
     @Test
     void anHttp1BindAlsoTakesHttp2WithPriorKnowledge() throws Exception {
-        assumeTrue(new File("/usr/bin/curl").canExecute(), "curl is not installed");
+        Program.CURL.require();
         try (Origin o = Origin.start("s1")) {
             int port = Ports.free();
             try (Sluice s = Sluice.start(config(port, o).replace(" proto h2", ""), port)) {
@@ -94,7 +92,7 @@ class Http2Test {
 
     @Test
     void sixteenMebibytesEachWayOverH2c() throws Exception {
-        assumeTrue(new File("/usr/bin/curl").canExecute(), "curl is not installed");
+        Program.CURL.require();
         byte[] down = new byte[16 * 1024 * 1024];
         new Random(1).nextBytes(down);
         Origin.Handler h = (r, out) -> {
@@ -126,7 +124,7 @@ class Http2Test {
 
     @Test
     void h2loadMultiplexesManyStreams() throws Exception {
-        assumeTrue(new File("/usr/bin/h2load").canExecute(), "h2load is not installed");
+        Program.H2LOAD.require();
         try (Origin o = Origin.start("s1")) {
             int port = Ports.free();
             try (Sluice s = Sluice.start(config(port, o), port)) {
@@ -139,7 +137,7 @@ class Http2Test {
 
     @Test
     void nghttpSeesProperFramesAndGeneratedErrors() throws Exception {
-        assumeTrue(new File("/usr/bin/nghttp").canExecute(), "nghttp is not installed");
+        Program.NGHTTP.require();
         int port = Ports.free();
         int dead = Ports.free();
         String cfg = """

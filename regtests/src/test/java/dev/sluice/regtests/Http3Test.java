@@ -121,7 +121,7 @@ class Http3Test {
 
     @Test
     void getAndPostThroughHttp3ToHttp1AndHttp2Origins() throws Exception {
-        Gtls.assumeInstalled();
+        Program.GTLSCLIENT.require();
         Path up = Files.createTempFile("h3up", ".bin");
         byte[] upload = new byte[200_000];
         new Random(4).nextBytes(upload);

@@ -78,7 +78,7 @@ class HttpReuseTest {
 
     /** How many connections the proxy holds open to a port, as ss lists them. */
     private static long connectionsTo(int port) throws Exception {
-        Process p = new ProcessBuilder("ss", "-tnH", "state", "established", "( dport = :" + port + " )").redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(Program.SS.require(), "-tnH", "state", "established", "( dport = :" + port + " )").redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         p.waitFor();
         return out.lines().filter(l -> !l.isBlank()).count();
@@ -86,7 +86,7 @@ class HttpReuseTest {
 
     @Test
     void idleConnectionsBeyondTheEstimatedNeedCloseAndTheLastOneGoesAfterAFewPurges() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isExecutable(java.nio.file.Path.of("/bin/ss")), "ss is not installed");
+        Program.SS.require();
         try (Origin o = Origin.start("o")) {
             int port = Ports.free();
             try (Sluice s = Sluice.start("""

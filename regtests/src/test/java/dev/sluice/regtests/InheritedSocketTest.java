@@ -53,7 +53,7 @@ class InheritedSocketTest {
             ProcessBuilder launcher = Sluice.launcher(List.of("-f", cfg.toString()), env);
             List<String> cmd = new java.util.ArrayList<>(List.of("perl", "-e", PERL));
             cmd.addAll(launcher.command());
-            ProcessBuilder pb = new ProcessBuilder(cmd);
+            ProcessBuilder pb = new ProcessBuilder(Program.command(cmd));
             pb.environment().putAll(launcher.environment());
             pb.directory(launcher.directory());
             Path err = cfg.getParent().resolve("stderr.log");

@@ -1,7 +1,6 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
@@ -90,8 +89,7 @@ class LogCapturesTest {
             assertThat(ids.get(0)).matches("7F000001:[0-9A-F]{4}_7F000001:[0-9A-F]{4}_[0-9A-F]{8}_[0-9A-F]{4}:[0-9A-F]{4,}");
             assertThat(line).contains(" 200 " + ids.get(0) + " ");
 
-            String haproxy = HaproxyParityTest.haproxy();
-            assumeTrue(haproxy != null, "haproxy is not installed: no line to compare with");
+            String haproxy = Program.HAPROXY.require();
             int hport = Ports.free();
             Path hcfg = Sluice.writeConfig(HaproxyParityTest.fill(CONFIG, hport, o, o));
             Path out = hcfg.resolveSibling("haproxy.out");
@@ -217,7 +215,7 @@ class LogCapturesTest {
     @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
     void captureSamplesWorkInRulesOfAFrontendThatDoesNotLog(boolean haproxy) throws Exception {
         if (haproxy) {
-            assumeTrue(Daemon.haproxyInstalled(), "haproxy is not installed");
+            Program.HAPROXY.require();
         }
         try (Origin o = Origin.start("o", (r, out) -> {
             Origin.respond(out, 200, "OK", Origin.headers("X-Res", "from-origin"), "ok".getBytes(StandardCharsets.US_ASCII));

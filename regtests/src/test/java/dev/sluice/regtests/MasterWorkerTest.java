@@ -1,9 +1,7 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -276,12 +274,12 @@ class MasterWorkerTest {
 
     @Test
     void withWsSystemdIsToldWhenTheWorkerIsReadyAndAtEachReload() throws Exception {
-        assumeTrue(new File("/usr/bin/socat").canExecute(), "socat is not installed");
+        Program.SOCAT.require();
         int port = Ports.free();
         Path cfg = Sluice.writeConfig(config(port, "up", ""));
         Path notify = cfg.getParent().resolve("notify.sock");
         Path received = cfg.getParent().resolve("notify.txt");
-        Process socat = new ProcessBuilder("socat", "-u", "UNIX-RECV:" + notify, "OPEN:" + received + ",creat,append").start();
+        Process socat = new ProcessBuilder(Program.SOCAT.require(), "-u", "UNIX-RECV:" + notify, "OPEN:" + received + ",creat,append").start();
         try {
             await("socat bound", () -> Files.exists(notify));
             try (Sluice s = Sluice.start(cfg, List.of("-Ws"), Map.of("NOTIFY_SOCKET", notify.toString()), port)) {
@@ -320,7 +318,7 @@ class MasterWorkerTest {
     /** The {@code show proc} table and the prefix errors, as HAProxy 2.6 prints them (pids, uptimes, versions aside). */
     @Test
     void showProcIsLaidOutAsHaproxys() throws Exception {
-        assumeTrue(Daemon.haproxyInstalled(), "haproxy is not installed");
+        String haproxyPath = Program.HAPROXY.require();
         int port = Ports.free();
         Path cfg = Sluice.writeConfig(config(port, "up", ""));
         Path cli = cli(cfg);
@@ -329,7 +327,7 @@ class MasterWorkerTest {
             sluice = masked(AdminClient.run(cli, "show proc\n")) + AdminClient.run(cli, "@3 show info\n");
         }
         Path hcli = cfg.getParent().resolve("haproxy-master.sock");
-        Process h = new ProcessBuilder("haproxy", "-W", "-S", hcli.toString(), "-f", cfg.toString()).redirectErrorStream(true)
+        Process h = new ProcessBuilder(haproxyPath, "-W", "-S", hcli.toString(), "-f", cfg.toString()).redirectErrorStream(true)
                 .redirectOutput(cfg.getParent().resolve("haproxy.log").toFile()).start();
         try {
             // HAProxy's master executes itself again once its worker runs (its "wait mode"): a session opened meanwhile

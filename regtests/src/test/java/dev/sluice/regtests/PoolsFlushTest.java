@@ -110,7 +110,7 @@ class PoolsFlushTest {
     void sigquitIsTheJvmsThreadDumpAndFlushesNothing() throws Exception {
         try (Refusing d = start()) {
             long[] before = refuseAndAwaitFreed(d, 2);
-            assertThat(new ProcessBuilder("kill", "-QUIT", Long.toString(d.sluice().pid())).start().waitFor()).isZero();
+            assertThat(new ProcessBuilder(Program.KILL.require(), "-QUIT", Long.toString(d.sluice().pid())).start().waitFor()).isZero();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (!d.sluice().output().contains("Full thread dump")) {
                 assertThat(System.nanoTime()).as("thread dump printed:\n" + d.sluice().output()).isLessThan(deadline);

@@ -1,7 +1,6 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -295,6 +294,7 @@ class PrometheusTest {
 
     @Test
     void promtoolAcceptsTheOutputQuicFamiliesIncluded() throws Exception {
+        Program.PROMTOOL.require();
         // one HTTP/3 exchange, so that the QUIC families count something
         try (H3Client c = new H3Client(feMain)) {
             assertThat(c.get("/").status()).isEqualTo(200);
@@ -309,10 +309,10 @@ class PrometheusTest {
 
     /** {@code promtool check metrics} finds nothing to say about {@code text} (skipped when promtool is not installed). */
     static void assertPromtoolAccepts(String text) throws Exception {
-        assumeTrue(Files.isExecutable(Path.of("/usr/bin/promtool")), "promtool is not installed");
+        String promtool = Program.PROMTOOL.require();
         Path f = Files.createTempFile("sluice-metrics", ".txt");
         Files.writeString(f, text);
-        Process p = new ProcessBuilder("/usr/bin/promtool", "check", "metrics").redirectInput(f.toFile()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(promtool, "check", "metrics").redirectInput(f.toFile()).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(out).isEmpty();
@@ -350,7 +350,7 @@ class PrometheusTest {
      */
     @Test
     void familiesAndQueriesAreHaproxy26s() throws Exception {
-        assumeTrue(Daemon.haproxyInstalled(), "haproxy is not installed");
+        Program.HAPROXY.require();
         int port = Ports.free();
         String cfg = """
                 global

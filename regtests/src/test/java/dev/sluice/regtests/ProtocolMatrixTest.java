@@ -1,9 +1,7 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -75,7 +73,7 @@ class ProtocolMatrixTest {
 
     @BeforeAll
     static void start() throws Exception {
-        assumeTrue(new File("/usr/bin/curl").canExecute(), "curl is not installed");
+        Program.CURL.require();
         TestPki pki = new TestPki("matrix-ca");
         TestPki.Issued origin = pki.leaf("origin.test");
         TestPki.Issued front = pki.leaf("front.test");

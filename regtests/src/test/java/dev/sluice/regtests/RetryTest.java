@@ -12,11 +12,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code retries} and {@code option redispatch} on servers that refuse connections, through the real
  * daemon: how many attempts, on which server, how long the turn-arounds take, what the log and the
- * counters say. The same configurations run in HAProxy 2.6 when it is installed, and the log lines (status,
+ * counters say. The same configurations run in HAProxy 2.6 (the haproxy=true cases, which require it), and the log lines (status,
  * flags, server, retries with the redispatch "+", and whether the request waited) must be the same.
  */
 class RetryTest {
@@ -135,22 +137,16 @@ class RetryTest {
         return lines.stream().map(l -> l.replaceAll(" T[wa]>150:(true|false)", "")).toList();
     }
 
-    private void compare(List<String> cases, List<String> expected) {
+    /** Runs the cases in Sluice or HAProxy 2.6 (requiring it); the log keys must be {@code expected}. */
+    private void check(boolean haproxy, List<String> cases, List<String> expected) {
         Origin ok = origin("ok");
-        compare(cases, expected, ok, "GET /a HTTP/1.1\r\nhost: test\r\n\r\n", "\"GET /a ");
+        assertThat(run(haproxy, cases, ok, "GET /a HTTP/1.1\r\nhost: test\r\n\r\n", "\"GET /a ")).isEqualTo(expected);
     }
 
-    private void compare(List<String> cases, List<String> expected, Origin ok, String request, String logged) {
-        List<String> sluice = run(false, cases, ok, request, logged);
-        assertThat(sluice).isEqualTo(expected);
-        if (Daemon.haproxyInstalled()) {
-            assertThat(run(true, cases, ok, request, logged)).as("HAProxy 2.6 on the same cases").isEqualTo(sluice);
-        }
-    }
-
-    @Test
-    void retriesAndRedispatchAsHaproxy() {
-        compare(List.of(
+    @ParameterizedTest(name = "haproxy={0}")
+    @ValueSource(booleans = {false, true})
+    void retriesAndRedispatchAsHaproxy(boolean haproxy) {
+        check(haproxy, List.of(
                 // no redispatch: every retry on the refusing server, each after MIN(1s, timeout connect)
                 "retries 2\nserver s1 127.0.0.1:@DEAD@",
                 // round robin over two: the first retry moves at once
@@ -176,8 +172,9 @@ class RetryTest {
      * retry-on after the request went out: a status, a response timeout, a connection closed without a byte, a
      * garbage response; each retried as HAProxy does, including its double count of a retry on the same server.
      */
-    @Test
-    void retryOnAfterSendingAsHaproxy() {
+    @ParameterizedTest(name = "haproxy={0}")
+    @ValueSource(booleans = {false, true})
+    void retryOnAfterSendingAsHaproxy(boolean haproxy) {
         Origin o = failing("s1");
         Origin o2 = failing("s2");
         List<String> cases = List.of(
@@ -191,13 +188,8 @@ class RetryTest {
                 "retries 2\nretry-on conn-failure\nserver s1 127.0.0.1:@OK@",
                 "retries 1\nretry-on 503\ntimeout server 300ms\nserver s1 127.0.0.1:@OK@");
         String[] paths = {"/503/4", "/503/3", "/slow", "/empty", "/junk", "/503/3", "/503/2", "/slow"};
-        List<String> sluice = new ArrayList<>();
-        List<String> haproxy = new ArrayList<>();
-        for (boolean h : Daemon.haproxyInstalled() ? new boolean[] {false, true} : new boolean[] {false}) {
-            // the first requests of a daemon may be slow: the timers are not compared
-            (h ? haproxy : sluice).addAll(noTotal(run(h, cases, o, i -> "GET /c" + i + paths[i] + " HTTP/1.1\r\nhost: test\r\n\r\n", "\"GET /")));
-        }
-        assertThat(sluice).containsExactly(
+        // the first requests of a daemon may be slow: the timers are not compared
+        assertThat(noTotal(run(haproxy, cases, o, i -> "GET /c" + i + paths[i] + " HTTP/1.1\r\nhost: test\r\n\r\n", "\"GET /"))).containsExactly(
                 "c0 c0/s1 503 ---- rc 2 0/0 wretr/wredis 4/0",
                 "c1 c1/s1 200 ---- rc 2 0/0 wretr/wredis 4/0",
                 "c2 c2/s1 200 ---- rc 1 0/0 wretr/wredis 2/0",
@@ -206,9 +198,6 @@ class RetryTest {
                 "c5 c5/s1 200 ---- rc +2 0/0 wretr/wredis 2/2",
                 "c6 c6/s1 503 ---- rc 0 0/0 wretr/wredis 0/0",
                 "c7 c7/s1 504 sH-- rc 0 0/0 wretr/wredis 0/0");
-        if (!haproxy.isEmpty()) {
-            assertThat(haproxy).as("HAProxy 2.6 on the same cases").isEqualTo(sluice);
-        }
     }
 
     /**

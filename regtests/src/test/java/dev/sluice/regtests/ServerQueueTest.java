@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -18,13 +17,15 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Server {@code maxconn} and the queues, through the real daemon: requests beyond a server's maxconn wait
  * (in the backend's queue when the balancing chose, in the server's own when a hash bound them), are served
  * one at a time in arrival order, get a 503 after {@code timeout queue} or when {@code maxqueue} is reached,
  * leave the queue when their client goes, and move to another server when theirs is disabled under
- * {@code option redispatch}. Each scenario also runs in HAProxy 2.6 when it is installed, and the log lines
+ * {@code option redispatch}. Each scenario also runs in HAProxy 2.6 (the with-HAProxy cases, which require it), and the log lines
  * (status, termination flags, server, queue positions) must be the same.
  */
 class ServerQueueTest {
@@ -164,10 +165,16 @@ class ServerQueueTest {
         return out;
     }
 
-    /** Runs a scenario in Sluice and, when installed, in HAProxy; the log keys must match. */
-    private void compare(Scenario s) throws Exception {
+    /**
+     * Runs a scenario in Sluice and, {@code withHaproxy}, in HAProxy 2.6 after it (requiring it), where the log keys
+     * must match Sluice's. Each test runs once without and once with HAProxy: Sluice's own checks count without it.
+     */
+    private void compare(boolean withHaproxy, Scenario s) throws Exception {
+        if (withHaproxy) {
+            Program.HAPROXY.require();
+        }
         List<String> sluice = s.run(false);
-        if (Daemon.haproxyInstalled()) {
+        if (withHaproxy) {
             reset();
             List<String> haproxy = s.run(true);
             assertThat(sluice).as("Sluice's log against HAProxy's").isEqualTo(haproxy);
@@ -188,10 +195,11 @@ class ServerQueueTest {
      * 50 clients at once on a server of maxconn 1: the first is held, the 49 others wait in the backend's
      * queue (the balancing chose), then are served one at a time, in the order they arrived, none lost.
      */
-    @Test
-    void fiftyClientsOnMaxconnOneAreServedOneByOneInArrivalOrder() throws Exception {
+    @ParameterizedTest(name = "with HAProxy: {0}")
+    @ValueSource(booleans = {false, true})
+    void fiftyClientsOnMaxconnOneAreServedOneByOneInArrivalOrder(boolean withHaproxy) throws Exception {
         Origin o = origin("s1");
-        compare(haproxy -> {
+        compare(withHaproxy, haproxy -> {
             int port = Ports.free();
             int before = o.requests().size();
             try (Daemon d = Daemon.start(haproxy, config(port, "timeout queue 30s\nserver s1 127.0.0.1:" + o.port() + " maxconn 1"), port)) {
@@ -243,10 +251,11 @@ class ServerQueueTest {
     }
 
     /** Requests still waiting at {@code timeout queue} get a 503 (sQ), counted as connection errors; the slot then serves again. */
-    @Test
-    void timeoutQueueAnswers503AndLosesNothing() throws Exception {
+    @ParameterizedTest(name = "with HAProxy: {0}")
+    @ValueSource(booleans = {false, true})
+    void timeoutQueueAnswers503AndLosesNothing(boolean withHaproxy) throws Exception {
         Origin o = origin("s1");
-        compare(haproxy -> {
+        compare(withHaproxy, haproxy -> {
             int port = Ports.free();
             int before = o.requests().size();
             try (Daemon d = Daemon.start(haproxy, config(port, "timeout queue 400ms\nserver s1 127.0.0.1:" + o.port() + " maxconn 1"), port)) {
@@ -288,10 +297,11 @@ class ServerQueueTest {
      * With a hash, a request waits for its own server; {@code maxqueue} bounds that queue (503, SQ, at once);
      * the waiting ones are served in order when the slot frees.
      */
-    @Test
-    void hashedRequestsWaitInTheirServersQueueBoundedByMaxqueue() throws Exception {
+    @ParameterizedTest(name = "with HAProxy: {0}")
+    @ValueSource(booleans = {false, true})
+    void hashedRequestsWaitInTheirServersQueueBoundedByMaxqueue(boolean withHaproxy) throws Exception {
         Origin o = origin("s1");
-        compare(haproxy -> {
+        compare(withHaproxy, haproxy -> {
             int port = Ports.free();
             int before = o.requests().size();
             try (Daemon d = Daemon.start(haproxy, config(port, "balance hdr(x-key)\ntimeout queue 30s\nserver s1 127.0.0.1:" + o.port()
@@ -355,11 +365,12 @@ class ServerQueueTest {
      * Requests a hash bound to a server wait in its queue; when the server is put in maintenance under
      * {@code option redispatch}, they are assigned again and served by the other server.
      */
-    @Test
-    void disablingAServerRedispatchesItsQueue() throws Exception {
+    @ParameterizedTest(name = "with HAProxy: {0}")
+    @ValueSource(booleans = {false, true})
+    void disablingAServerRedispatchesItsQueue(boolean withHaproxy) throws Exception {
         Origin a = origin("a");
         Origin b = origin("b");
-        compare(haproxy -> {
+        compare(withHaproxy, haproxy -> {
             int port = Ports.free();
             try (Daemon d = Daemon.start(haproxy, config(port, "balance hdr(x-key)\noption redispatch\ntimeout queue 30s\n"
                     + "server a 127.0.0.1:" + a.port() + " maxconn 1\nserver b 127.0.0.1:" + b.port() + " maxconn 1"), port)) {

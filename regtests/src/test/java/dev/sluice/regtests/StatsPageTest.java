@@ -1,7 +1,6 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -238,15 +237,6 @@ class StatsPageTest {
 
     // ------------------------------------------------------------------ in a browser
 
-    static String chromium() {
-        for (String c : List.of("/usr/bin/chromium", "/usr/bin/chromium-browser")) {
-            if (Files.isExecutable(Path.of(c))) {
-                return c;
-            }
-        }
-        return null;
-    }
-
     /** Runs headless Chromium on a URL with one extra flag (--dump-dom or --screenshot=...), returns its standard output. */
     static String browse(String chromium, String url, String flag) throws Exception {
         Path profile = Files.createTempDirectory("sluice-chromium");
@@ -254,7 +244,7 @@ class StatsPageTest {
                 "--disable-background-networking", "--disable-component-update", "--disable-sync", "--user-data-dir=" + profile,
                 "--window-size=1400,900", flag, url));
         Path err = Files.createTempFile("chromium", ".err");
-        Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).start();
+        Process p = new ProcessBuilder(Program.command(cmd)).redirectError(err.toFile()).start();
         byte[] out = p.getInputStream().readAllBytes();
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
             p.destroyForcibly();
@@ -265,8 +255,7 @@ class StatsPageTest {
 
     @Test
     void chromiumRendersThePageAndKeepsAScreenshot() throws Exception {
-        String chromium = chromium();
-        assumeTrue(chromium != null, "chromium is not installed");
+        String chromium = Program.CHROMIUM.require();
         try {
             assertThat(AdminClient.run(admin, "set server be_web/web2 state maint\n")).isEqualTo("\n");
             for (int i = 0; i < 3; i++) {

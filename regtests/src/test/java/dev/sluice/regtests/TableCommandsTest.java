@@ -1,7 +1,6 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.net.Socket;
@@ -173,8 +172,7 @@ class TableCommandsTest {
 
     @Test
     void sameAnswersAsHaproxy() throws Exception {
-        String haproxy = HaproxyParityTest.haproxy();
-        assumeTrue(haproxy != null, "haproxy is not installed");
+        String haproxy = Program.HAPROXY.require();
         try (Origin o = Origin.start("o")) {
             Path hdir = Files.createTempDirectory("tables-haproxy");
             Path sdir = Files.createTempDirectory("tables-sluice");
@@ -262,8 +260,7 @@ class TableCommandsTest {
 
     @Test
     void sessionCountersMatchHaproxy() throws Exception {
-        String haproxy = HaproxyParityTest.haproxy();
-        assumeTrue(haproxy != null, "haproxy is not installed");
+        String haproxy = Program.HAPROXY.require();
         Path hdir = Files.createTempDirectory("sessions-haproxy");
         Path sdir = Files.createTempDirectory("sessions-sluice");
         int[] hp = new int[6];

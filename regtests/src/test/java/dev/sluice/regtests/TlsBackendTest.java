@@ -1,9 +1,7 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -139,7 +137,7 @@ class TlsBackendTest {
 
     @Test
     void alpnChoosesHttp2WhenTheServerOffersItAndHttp11Otherwise() throws Exception {
-        assumeTrue(new File("/usr/bin/h2load").canExecute(), "h2load is not installed");
+        Program.H2LOAD.require();
         byte[] body = "alpn\n".getBytes(StandardCharsets.US_ASCII);
         try (TlsOrigin h2 = new TlsOrigin(origin, body, "h2", "http/1.1"); TlsOrigin h1 = new TlsOrigin(origin, body, "http/1.1")) {
             int p2 = Ports.free();
@@ -180,7 +178,7 @@ class TlsBackendTest {
 
     @Test
     void sixteenMebibytesEachWayThroughTlsOnBothSides() throws Exception {
-        assumeTrue(new File("/usr/bin/curl").canExecute(), "curl is not installed");
+        Program.CURL.require();
         byte[] down = new byte[16 * 1024 * 1024];
         new Random(8).nextBytes(down);
         byte[] up = new byte[16 * 1024 * 1024];

@@ -1,9 +1,7 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
@@ -36,7 +34,7 @@ class TlsTest {
 
     /** Runs a command to completion; {@code stdin} is written then closed. */
     static Sluice.Result exec(List<String> cmd, String stdin) throws Exception {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(Program.command(cmd)).redirectErrorStream(true).start();
         try (var in = p.getOutputStream()) {
             if (stdin != null) {
                 in.write(stdin.getBytes(StandardCharsets.ISO_8859_1));
@@ -79,8 +77,8 @@ class TlsTest {
 
     @Test
     void curlNegotiatesHttp11OrHttp2AndSniPicksTheCertificate() throws Exception {
-        assumeTrue(new File("/usr/bin/curl").canExecute(), "curl is not installed");
-        assumeTrue(new File("/usr/bin/openssl").canExecute(), "openssl is not installed");
+        Program.CURL.require();
+        Program.OPENSSL.require();
         try (Origin o = Origin.start("s1")) {
             int port = Ports.free();
             int plain = Ports.free();
@@ -125,7 +123,8 @@ class TlsTest {
 
     @Test
     void h2loadAndNghttpSpeakHttp2OverTls() throws Exception {
-        assumeTrue(new File("/usr/bin/h2load").canExecute() && new File("/usr/bin/nghttp").canExecute(), "nghttp2-client is not installed");
+        Program.H2LOAD.require();
+        Program.NGHTTP.require();
         try (Origin o = Origin.start("s1")) {
             int port = Ports.free();
             try (Sluice s = Sluice.start(config(port, o, ""), port)) {
@@ -141,7 +140,7 @@ class TlsTest {
 
     @Test
     void sixteenMebibytesEachWayOverTlsWithHttp2AndHttp11() throws Exception {
-        assumeTrue(new File("/usr/bin/curl").canExecute(), "curl is not installed");
+        Program.CURL.require();
         byte[] down = new byte[16 * 1024 * 1024];
         new Random(5).nextBytes(down);
         Origin.Handler h = (r, out) -> {
@@ -173,7 +172,7 @@ class TlsTest {
 
     @Test
     void sessionsResumeWithTicketsAndTheSessionCache() throws Exception {
-        assumeTrue(new File("/usr/bin/openssl").canExecute(), "openssl is not installed");
+        Program.OPENSSL.require();
         try (Origin o = Origin.start("s1")) {
             int port = Ports.free();
             try (Sluice s = Sluice.start(config(port, o, ""), port)) {
@@ -199,7 +198,7 @@ class TlsTest {
 
     @Test
     void whatIsNotTlsIsClosedAndLoggedAndTheProxyGoesOn() throws Exception {
-        assumeTrue(new File("/usr/bin/curl").canExecute(), "curl is not installed");
+        Program.CURL.require();
         try (Origin o = Origin.start("s1")) {
             int port = Ports.free();
             int single = Ports.free();
