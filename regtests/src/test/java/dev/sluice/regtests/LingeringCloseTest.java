@@ -11,6 +11,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import javax.net.ssl.SSLSocketFactory;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -58,6 +59,36 @@ class LingeringCloseTest {
         check(true, 400);
     }
 
+    @Test
+    void overTlsTheAnswerIsReadWholeToo() throws Exception {
+        checkTls(false, 431);
+    }
+
+    @Test
+    void overTlsHaproxyAnswersTheSameWay() throws Exception {
+        assumeTrue(Daemon.haproxyInstalled(), "haproxy (Debian package haproxy) is not installed at " + Daemon.HAPROXY + ": HAProxy half skipped");
+        checkTls(true, 400);
+    }
+
+    /** The same over TLS: the answer, the close_notify, then the end of stream, not a reset. */
+    private static void checkTls(boolean haproxy, int headStatus) throws Exception {
+        TestPki pki = new TestPki("linger-ca");
+        TestPki.Issued leaf = pki.leaf("a.test");
+        SSLSocketFactory f = pki.clientContext().getSocketFactory();
+        try (Origin origin = Origin.start("o")) {
+            int port = Ports.free();
+            String cfg = CONFIG.replace("bind 127.0.0.1:%d", "bind 127.0.0.1:%d ssl crt " + leaf.pem());
+            try (Daemon d = Daemon.start(haproxy, cfg.formatted(port, origin.port()), port)) {
+                for (int i = 0; i < 3; i++) {
+                    Socket tcp = new Socket();
+                    tcp.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+                    assertThat(exchange(f.createSocket(tcp, "a.test", port, true), HUGE_HEADER)).as(d.name() + " huge header line over TLS")
+                            .startsWith("HTTP/1.1 " + headStatus + " ").endsWith("</body></html>\n");
+                }
+            }
+        }
+    }
+
     private static void check(boolean haproxy, int headStatus) throws Exception {
         try (Origin origin = Origin.start("o")) {
             int port = Ports.free();
@@ -76,8 +107,14 @@ class LingeringCloseTest {
 
     /** Writes all of {@code request} (a write the server refuses ends the writing), then reads to the end of stream. */
     static String exchange(int port, byte[] request) throws IOException {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+        Socket s = new Socket();
+        s.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+        return exchange(s, request);
+    }
+
+    /** The same on a connected socket (plain or TLS), which it closes. */
+    static String exchange(Socket socket, byte[] request) throws IOException {
+        try (Socket s = socket) {
             s.setSoTimeout(10_000);
             OutputStream out = s.getOutputStream();
             try {
