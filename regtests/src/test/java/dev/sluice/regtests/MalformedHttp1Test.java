@@ -1,6 +1,7 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.util.stream.Stream;
@@ -12,9 +13,10 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Malformed HTTP/1 requests on raw sockets: each gets HAProxy's status (haproxy-behaviour.md section 7;
- * where HAProxy 2.6 is laxer than the reference, the reference wins), the connection closes, the origin
- * receives nothing, and the daemon keeps serving.
+ * Malformed HTTP/1 requests on raw sockets: each gets HAProxy 2.6's status, the connection closes, the origin
+ * receives nothing, and the daemon keeps serving. Every row also runs through the installed HAProxy
+ * ({@link #haproxyAnswersTheSame}); a row where Sluice deliberately answers otherwise says so with
+ * {@link #departure} and its reason ({@code grep 'departure(' MalformedHttp1Test.java} lists them).
  */
 class MalformedHttp1Test {
     static Origin origin;
@@ -56,14 +58,23 @@ class MalformedHttp1Test {
         origin.close();
     }
 
+    /** A row where Sluice and HAProxy 2.6 answer {@code status}. */
     static Arguments c(String name, int status, String request) {
-        return Arguments.of(name, status, request);
+        return Arguments.of(name, status, request, status, "");
     }
+
+    /** A row where Sluice answers {@code status} and HAProxy 2.6 {@code haproxy}, on purpose, for {@code reason}. */
+    static Arguments departure(String reason, String name, int status, int haproxy, String request) {
+        return Arguments.of(name, status, request, haproxy, reason);
+    }
+
+    /** HAProxy 3.1 answers 414/431 where 2.6 answers 400 (commit bc967758a, "Return 414 or 431 when appropriate", issue #1309). */
+    static final String NEWER_HAPROXY_STATUS = "HAProxy >= 3.1 answers 414/431 (bc967758a)";
 
     static Stream<Arguments> requests() {
         return Stream.of(
                 c("ctl in target", 400, "GET /a\u0001b HTTP/1.1\r\nHost: x\r\n\r\n"),
-                c("del in target", 400, "GET /a\u007fb HTTP/1.1\r\nHost: x\r\n\r\n"),
+                departure("DEL is no URI character (RFC 3986 section 2); HAProxy 2.6 forwards it", "del in target", 400, 200, "GET /a\u007fb HTTP/1.1\r\nHost: x\r\n\r\n"),
                 c("8bit in target", 400, "GET /a\u00c3\u00a9 HTTP/1.1\r\nHost: x\r\n\r\n"),
                 c("space in path", 400, "GET /a b HTTP/1.1\r\nHost: x\r\n\r\n"),
                 c("hash in target", 400, "GET /a#frag HTTP/1.1\r\nHost: x\r\n\r\n"),
@@ -93,25 +104,27 @@ class MalformedHttp1Test {
                 c("TE two headers chunked twice", 400, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
                 c("http10 GET with body", 413, "GET / HTTP/1.0\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc"),
                 c("two hosts differ", 400, "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"),
-                c("host forbidden char", 400, "GET / HTTP/1.1\r\nHost: a b\r\n\r\n"),
-                c("host with slash", 400, "GET / HTTP/1.1\r\nHost: a/b\r\n\r\n"),
+                departure("a Host with a space is no reg-name (RFC 9110 section 7.2, RFC 3986 section 3.2.2); HAProxy 2.6 forwards it",
+                        "host forbidden char", 400, 200, "GET / HTTP/1.1\r\nHost: a b\r\n\r\n"),
+                departure("a Host with a slash is no reg-name (RFC 9110 section 7.2, RFC 3986 section 3.2.2); HAProxy 2.6 forwards it",
+                        "host with slash", 400, 200, "GET / HTTP/1.1\r\nHost: a/b\r\n\r\n"),
                 c("absolute uri host mismatch", 400, "GET http://a.example/ HTTP/1.1\r\nHost: b.example\r\n\r\n"),
                 c("authority form on GET", 400, "GET a.example:80 HTTP/1.1\r\nHost: a.example\r\n\r\n"),
                 c("CONNECT without port", 400, "CONNECT a.example HTTP/1.1\r\nHost: a.example\r\n\r\n"),
-                c("star on GET", 400, "GET * HTTP/1.1\r\nHost: x\r\n\r\n"),
+                departure("asterisk-form is for OPTIONS only (RFC 9112 section 3.2.4); HAProxy 2.6 forwards it", "star on GET", 400, 200, "GET * HTTP/1.1\r\nHost: x\r\n\r\n"),
                 c("bad chunk size", 400, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n"),
                 c("chunk size overflow", 400, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffffffff\r\nabc\r\n0\r\n\r\n"),
                 c("chunk missing CRLF", 400, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n0\r\n\r\n"),
                 c("too many headers", 400, "GET / HTTP/1.1\r\nHost: x\r\n" + "H: v\r\n".repeat(120) + "\r\n"),
-                c("uri too long", 414, "GET /" + "a".repeat(20000) + " HTTP/1.1\r\nHost: x\r\n\r\n"),
-                c("headers too large", 431, "GET / HTTP/1.1\r\nHost: x\r\nBig: " + "b".repeat(20000) + "\r\n\r\n"),
+                departure(NEWER_HAPROXY_STATUS, "uri too long", 414, 400, "GET /" + "a".repeat(20000) + " HTTP/1.1\r\nHost: x\r\n\r\n"),
+                departure(NEWER_HAPROXY_STATUS, "headers too large", 431, 400, "GET / HTTP/1.1\r\nHost: x\r\nBig: " + "b".repeat(20000) + "\r\n\r\n"),
                 c("empty method", 400, " / HTTP/1.1\r\nHost: x\r\n\r\n"),
                 c("nul in header name", 400, "GET / HTTP/1.1\r\nHost: x\r\nA\u0000b: v\r\n\r\n"));
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
     @MethodSource("requests")
-    void isRejectedBeforeTheOrigin(String name, int status, String request) {
+    void isRejectedBeforeTheOrigin(String name, int status, String request, int haproxyStatus, String departure) {
         int before = origin.requests().size();
         long ereqBefore = ereq();
         try (RawClient c = new RawClient(port, 5000)) {
@@ -127,6 +140,48 @@ class MalformedHttp1Test {
         assertThat(ereq()).as("ereq").isEqualTo(ereqBefore + 1);
         try (RawClient c = new RawClient(port)) {
             assertThat(c.send("GET /after HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);
+        }
+    }
+
+    @ParameterizedTest(name = "{0} -> {3} in HAProxy")
+    @MethodSource("requests")
+    void haproxyAnswersTheSame(String name, int status, String request, int haproxyStatus, String departure) {
+        assumeTrue(Daemon.haproxyInstalled(), "haproxy (Debian package haproxy) is not installed at " + Daemon.HAPROXY
+                + ": the HAProxy half of this row is skipped");
+        if (haproxy == null) {
+            haproxyPort = Ports.free();
+            haproxy = Daemon.start(true, """
+                    defaults
+                        mode http
+                        timeout connect 2s
+                        timeout client 5s
+                        timeout server 5s
+                        timeout http-request 3s
+                    frontend fe
+                        bind 127.0.0.1:%d
+                        default_backend be
+                    backend be
+                        server s1 127.0.0.1:%d
+                    """.formatted(haproxyPort, origin.port()), haproxyPort);
+        }
+        int before = origin.requests().size();
+        try (RawClient c = new RawClient(haproxyPort, 5000)) {
+            c.send(request.getBytes(StandardCharsets.ISO_8859_1));
+            // a forwarded request keeps its connection: read the one response, not to the end
+            String answer = haproxyStatus == 200 ? c.read().head().startLine() : c.readToEndText();
+            assertThat(answer).as("HAProxy's answer").startsWith("HTTP/1.1 " + haproxyStatus + " ");
+        }
+        assertThat(origin.requests().size()).as("requests that reached the origin through HAProxy")
+                .isEqualTo(haproxyStatus == 200 ? before + 1 : before);
+    }
+
+    static Daemon haproxy;
+    static int haproxyPort;
+
+    @AfterAll
+    static void stopHaproxy() {
+        if (haproxy != null) {
+            haproxy.close();
         }
     }
 
@@ -198,6 +253,7 @@ class MalformedHttp1Test {
             try (RawClient c = new RawClient(p)) {
                 assertThat(c.send(eleven).readToEndText()).startsWith("HTTP/1.1 400 ");
             }
+            // 431 and 414 where HAProxy 2.6 answers 400: NEWER_HAPROXY_STATUS
             try (RawClient c = new RawClient(p)) {
                 assertThat(c.send(big).readToEndText()).startsWith("HTTP/1.1 431 ");
             }

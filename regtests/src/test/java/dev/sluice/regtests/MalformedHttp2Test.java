@@ -1,6 +1,7 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -13,9 +14,11 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Malformed HTTP/2 requests written frame by frame on an h2c connection: each gets HAProxy's answer
- * (haproxy-behaviour.md section 7: RST_STREAM PROTOCOL_ERROR with the connection kept, or a 400
- * response), the origin receives nothing, and a valid request on the same connection still works.
+ * Malformed HTTP/2 requests written frame by frame on an h2c connection: each gets HAProxy 2.6's answer
+ * (RST_STREAM PROTOCOL_ERROR with the connection kept, or a 400 response), the origin receives nothing, and a
+ * valid request on the same connection still works. Every row also runs through the installed HAProxy
+ * ({@link #haproxyAnswersTheSame}); a row where Sluice deliberately answers otherwise would say so with
+ * {@link #departure} and its reason ({@code grep 'departure(' MalformedHttp2Test.java} lists them).
  */
 class MalformedHttp2Test {
     static final int PROTOCOL_ERROR = 1;
@@ -87,7 +90,12 @@ class MalformedHttp2Test {
 
     /** {@code expected}: "RST" for RST_STREAM(PROTOCOL_ERROR), or a status code. */
     static Arguments c(String name, String expected, List<String[]> fields) {
-        return Arguments.of(name, expected, fields);
+        return Arguments.of(name, expected, fields, expected, "");
+    }
+
+    /** A row where Sluice answers {@code expected} and HAProxy 2.6 {@code haproxy}, on purpose, for {@code reason}. */
+    static Arguments departure(String reason, String name, String expected, String haproxy, List<String[]> fields) {
+        return Arguments.of(name, expected, fields, haproxy, reason);
     }
 
     static Stream<Arguments> requests() {
@@ -121,13 +129,13 @@ class MalformedHttp2Test {
                 c("LF in a value", "RST", fields("+x-a=a\nb")),
                 c("differing content-length", "RST", fields(":method=POST", "+content-length=1", "+content-length=2")),
                 c("invalid content-length", "RST", fields(":method=POST", "+content-length=abc")),
-                c("forbidden char in :authority", "RST", fields(":authority=a b")),
+                c("forbidden char in :authority", "400", fields(":authority=a b")),
                 c("invalid method characters", "400", fields(":method=G(T")));
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
     @MethodSource("requests")
-    void isRejectedBeforeTheOrigin(String name, String expected, List<String[]> fields) {
+    void isRejectedBeforeTheOrigin(String name, String expected, List<String[]> fields, String haproxyExpected, String departure) {
         int before = origin.requests().size();
         long ereqBefore = ereq();
         try (H2RawClient c = new H2RawClient(port)) {
@@ -148,6 +156,52 @@ class MalformedHttp2Test {
         }
         assertThat(origin.requests().size()).as("requests that reached the origin").isEqualTo(before + 1);
         assertThat(ereq()).as("ereq").isEqualTo(ereqBefore + 1);
+    }
+
+    @ParameterizedTest(name = "{0} -> {3} in HAProxy")
+    @MethodSource("requests")
+    void haproxyAnswersTheSame(String name, String expected, List<String[]> fields, String haproxyExpected, String departure) {
+        assumeTrue(Daemon.haproxyInstalled(), "haproxy (Debian package haproxy) is not installed at " + Daemon.HAPROXY
+                + ": the HAProxy half of this row is skipped");
+        if (haproxy == null) {
+            haproxyPort = Ports.free();
+            haproxy = Daemon.start(true, """
+                    defaults
+                        mode http
+                        timeout connect 2s
+                        timeout client 5s
+                        timeout server 5s
+                    frontend fe
+                        bind 127.0.0.1:%d proto h2
+                        default_backend be
+                    backend be
+                        server s1 127.0.0.1:%d
+                    """.formatted(haproxyPort, origin.port()), haproxyPort);
+        }
+        int before = origin.requests().size();
+        try (H2RawClient c = new H2RawClient(haproxyPort)) {
+            c.headers(1, true, fields);
+            H2RawClient.Frame f = c.awaitStream(1);
+            if (haproxyExpected.equals("RST")) {
+                assertThat(f.type()).as("HAProxy's frame type").isEqualTo(H2RawClient.RST_STREAM);
+                assertThat(f.errorCode()).isEqualTo(PROTOCOL_ERROR);
+            } else {
+                assertThat(f.type()).as("HAProxy's frame type").isEqualTo(H2RawClient.HEADERS);
+                assertThat(c.decode(f).status().toString()).isEqualTo(haproxyExpected);
+            }
+        }
+        assertThat(origin.requests().size()).as("requests that reached the origin through HAProxy")
+                .isEqualTo(haproxyExpected.equals("200") ? before + 1 : before);
+    }
+
+    static Daemon haproxy;
+    static int haproxyPort;
+
+    @AfterAll
+    static void stopHaproxy() {
+        if (haproxy != null) {
+            haproxy.close();
+        }
     }
 
     @Test

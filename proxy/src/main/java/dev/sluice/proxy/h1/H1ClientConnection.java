@@ -19,6 +19,7 @@ import dev.sluice.proxy.tls.TlsSession;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -44,13 +45,17 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         /** The exchange switched protocols (WebSocket, CONNECT): raw bytes both ways. */
         TUNNEL,
         /** Closing after the last response. */
-        CLOSING
+        CLOSING,
+        /** An answer went out while the client may still be sending: output shut, input read and dropped until a bound. */
+        LINGER
     }
 
     /** How much unread request body is discarded to keep the connection after an early response. */
     private static final long MAX_DRAIN = 1024 * 1024;
     /** Bytes of pipelined requests read ahead of the current exchange before reading pauses. */
     private static final int MAX_BUFFERED_AHEAD = 64 * 1024;
+    /** The most a lingering close waits for the client's FIN (less when timeout client-fin / client are shorter). */
+    private static final long MAX_LINGER_MILLIS = 5000;
 
     private final Frontend frontend;
     private final ConnectionLimit limit;
@@ -66,6 +71,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     private boolean inParse;
     private boolean reparse;
     private long drained;
+    private long lingered;
     private boolean inputClosed;
 
     // the current exchange
@@ -249,6 +255,14 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
             }
             return;
         }
+        if (phase == Phase.LINGER) {
+            lingered += in.readableBytes();
+            in.release();
+            if (lingered > MAX_DRAIN) {
+                ch.close();
+            }
+            return;
+        }
         if (phase == Phase.CLOSING || parser.failed()) {
             in.release();
             return;
@@ -401,7 +415,12 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         if (phase == Phase.DRAIN || stream == null) {
             drained += data.readableBytes();
             data.release();
-            if (drained > MAX_DRAIN) {
+            if (drained > MAX_DRAIN && phase == Phase.DRAIN) {
+                // the answer is out: the client may still be sending, so linger rather than reset it
+                phase = Phase.CLOSING;
+                timer.disarm();
+                lingerAfter(ctx.writeAndFlush(Unpooled.EMPTY_BUFFER));
+            } else if (drained > MAX_DRAIN) {
                 closeNow();
             }
             return;
@@ -700,7 +719,13 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         if (!keepAlive || inputClosed || !ch.isActive()) {
             phase = Phase.CLOSING;
             dirty = false;
-            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            ChannelFuture written = ctx.writeAndFlush(Unpooled.EMPTY_BUFFER);
+            if (requestEnded && !input.isReadable()) {
+                written.addListener(ChannelFutureListener.CLOSE);
+            } else {
+                // answered before the request was read whole: the client may still be sending
+                lingerAfter(written);
+            }
             return;
         }
         if (!requestEnded) {
@@ -788,10 +813,31 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
             byte[] body = pages.body(r.status());
             ByteBuf out = H1Encoder.response(ctx.alloc(), custom, null, H1Encoder.CONNECTION_CLOSE, body.length);
             out.writeBytes(body);
-            ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
+            lingerAfter(ctx.writeAndFlush(out));
             return;
         }
-        ctx.writeAndFlush(Unpooled.wrappedBuffer(r.raw())).addListener(ChannelFutureListener.CLOSE);
+        lingerAfter(ctx.writeAndFlush(Unpooled.wrappedBuffer(r.raw())));
+    }
+
+    /**
+     * Closes once {@code written} is out without destroying it: closing a socket with unread input makes the
+     * kernel answer with a reset, which can reach the client before it reads the answer (a 431 to a 70 KB
+     * header line arrived as "connection reset"). So the output is shut first (the FIN follows the answer,
+     * as HAProxy's shutdown(SHUT_WR) before close), then input is read and dropped until the client's FIN,
+     * {@link #MAX_DRAIN} bytes, or the client-fin timeout (see {@link Linger}).
+     */
+    private void lingerAfter(ChannelFuture written) {
+        written.addListener(f -> {
+            if (!f.isSuccess() || !ch.isActive() || inputClosed) {
+                ch.close();
+                return;
+            }
+            phase = Phase.LINGER;
+            lingered = 0;
+            timer.arm(Linger.millis(frontend.timeouts(), MAX_LINGER_MILLIS));
+            ch.config().setAutoRead(true);
+            Linger.shutdownOutput(ch);
+        });
     }
 
     private void closeNow() {

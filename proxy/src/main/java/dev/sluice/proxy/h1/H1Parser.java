@@ -290,6 +290,8 @@ public final class H1Parser {
         scanOffset = pos - start;
         if (end - start >= limits.maxHeadBytes()) {
             if (request) {
+                // HAProxy 2.6 answers 400 here; 3.1 answers 414 for the request line and 431 for the head (commit
+                // bc967758a "mux-h1: Return 414 or 431 when appropriate", issue #1309): Sluice keeps the newer answer
                 fail(firstLineSeen ? 431 : 414, firstLineSeen ? "request head too large" : "request line too long", limits.maxHeadBytes());
             } else {
                 fail(502, "response head too large", limits.maxHeadBytes());

@@ -182,7 +182,7 @@ public final class H2Messages {
         if (authority != null) {
             AsciiString auth = AsciiString.of(authority);
             if (!validAuthority(auth)) {
-                return streamError("forbidden character in :authority");
+                return badRequest("forbidden character in :authority");
             }
             // the host field is replaced by :authority (an extra host is dropped), or synthesized from it
             fields.removeAll(HeaderNames.HOST);
