@@ -1,7 +1,6 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -54,7 +53,7 @@ class LingeringCloseTest {
 
     @Test
     void haproxyAnswersTheSameWay() throws Exception {
-        assumeTrue(Daemon.haproxyInstalled(), "haproxy (Debian package haproxy) is not installed at " + Daemon.HAPROXY + ": HAProxy half skipped");
+        Program.HAPROXY.require();
         // HAProxy 2.6 answers 400 to an over-long head (3.1 answers 431, as Sluice: see MalformedHttp1Test)
         check(true, 400);
     }
@@ -66,7 +65,7 @@ class LingeringCloseTest {
 
     @Test
     void overTlsHaproxyAnswersTheSameWay() throws Exception {
-        assumeTrue(Daemon.haproxyInstalled(), "haproxy (Debian package haproxy) is not installed at " + Daemon.HAPROXY + ": HAProxy half skipped");
+        Program.HAPROXY.require();
         checkTls(true, 400);
     }
 

@@ -1,7 +1,6 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.util.stream.Stream;
@@ -146,8 +145,7 @@ class MalformedHttp1Test {
     @ParameterizedTest(name = "{0} -> {3} in HAProxy")
     @MethodSource("requests")
     void haproxyAnswersTheSame(String name, int status, String request, int haproxyStatus, String departure) {
-        assumeTrue(Daemon.haproxyInstalled(), "haproxy (Debian package haproxy) is not installed at " + Daemon.HAPROXY
-                + ": the HAProxy half of this row is skipped");
+        Program.HAPROXY.require();
         if (haproxy == null) {
             haproxyPort = Ports.free();
             haproxy = Daemon.start(true, """

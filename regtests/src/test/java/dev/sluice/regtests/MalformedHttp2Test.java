@@ -1,7 +1,6 @@
 package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -161,8 +160,7 @@ class MalformedHttp2Test {
     @ParameterizedTest(name = "{0} -> {3} in HAProxy")
     @MethodSource("requests")
     void haproxyAnswersTheSame(String name, String expected, List<String[]> fields, String haproxyExpected, String departure) {
-        assumeTrue(Daemon.haproxyInstalled(), "haproxy (Debian package haproxy) is not installed at " + Daemon.HAPROXY
-                + ": the HAProxy half of this row is skipped");
+        Program.HAPROXY.require();
         if (haproxy == null) {
             haproxyPort = Ports.free();
             haproxy = Daemon.start(true, """

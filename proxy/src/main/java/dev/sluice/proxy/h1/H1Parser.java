@@ -16,7 +16,7 @@ import io.netty.util.AsciiString;
  * as retained slices of the input, never copied. Hop-by-hop fields ({@code connection}, {@code keep-alive},
  * {@code proxy-connection}, {@code transfer-encoding}, {@code upgrade}, a {@code te} other than
  * "trailers", and fields listed in {@code connection}) are removed from the model; what they meant is kept
- * in this parser's per-message flags. Framing follows HAProxy's rules (see haproxy-behaviour.md section 7).
+ * in this parser's per-message flags. Framing follows HAProxy's rules (checked against HAProxy 2.6 row by row in the regtests' MalformedHttp1Test).
  * After each complete request the parser pauses until {@link #resume()}, so pipelined requests wait their
  * turn. One instance per connection, used only on that connection's event loop.
  */

@@ -8,7 +8,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The HTTP/1 rows of the request validity table (haproxy-behaviour.md section 7): each invalid request
+ * The HTTP/1 request validity rules (the same rows run through HAProxy 2.6 in the regtests' MalformedHttp1Test): each invalid request
  * gives its status, and the accepted variants next to them parse.
  */
 class H1ParserValidityTest {
