@@ -81,7 +81,8 @@ class H2MessagesTest {
         assertThat(error(get("x"), true)).isEqualTo("RST :path does not start with /");
         assertThat(error(get("/a b"), true)).isEqualTo("RST forbidden character in :path");
         assertThat(error(get("/a#b"), true)).isEqualTo("RST forbidden character in :path");
-        assertThat(error(get("/").authority("a b"), true)).isEqualTo("RST forbidden character in :authority");
+        // a bad :authority is answered 400 as HAProxy 2.6 does (MalformedHttp2Test runs it through HAProxy)
+        assertThat(error(get("/").authority("a b"), true)).isEqualTo("400 forbidden character in :authority");
     }
 
     @Test
