@@ -3,7 +3,7 @@ package dev.sluice.proxy.admin;
 import dev.sluice.config.model.ListenAddress;
 import dev.sluice.config.model.StatsSocket;
 import dev.sluice.proxy.listener.InheritedSocket;
-import dev.sluice.proxy.runtime.Transport;
+import dev.sluice.proxy.transport.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;

@@ -21,9 +21,9 @@ public final class Backend {
     private final dev.sluice.proxy.rules.SampleExpr hashExpr;
     private final ServerConnector connector;
     private final ForwardFor forwardFor;
-    private final dev.sluice.proxy.http.ErrorResponses errors;
+    private final dev.sluice.proxy.http.h1.ErrorResponses errors;
     /** The persistence cookie ({@code cookie}), null when none. */
-    private final dev.sluice.proxy.http.PersistenceCookie cookie;
+    private final dev.sluice.proxy.backend.PersistenceCookie cookie;
     private dev.sluice.proxy.rules.ProxyRules rules = dev.sluice.proxy.rules.ProxyRules.NONE;
     /** Streams currently using a server of this backend (the log's %bc, scur): one atomic, see {@link Server}. */
     final java.util.concurrent.atomic.AtomicInteger active = new java.util.concurrent.atomic.AtomicInteger();
@@ -78,8 +78,8 @@ public final class Backend {
                 ? dev.sluice.proxy.rules.RuleCompiler.sample(config.balance().argument()) : null;
         this.lb = LbAlgorithm.of(config.balance(), servers, hashExpr);
         this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());
-        this.errors = new dev.sluice.proxy.http.ErrorResponses(config.errors());
-        this.cookie = config.cookie() == null ? null : new dev.sluice.proxy.http.PersistenceCookie(config.cookie());
+        this.errors = new dev.sluice.proxy.http.h1.ErrorResponses(config.errors());
+        this.cookie = config.cookie() == null ? null : new dev.sluice.proxy.backend.PersistenceCookie(config.cookie());
         // a backend whose every server starts unusable (disabled, init-state down, an unresolved name) starts DOWN
         if (servers.length > 0 && usableWeight() == 0) {
             up = false;
@@ -88,7 +88,7 @@ public final class Backend {
     }
 
     /** The persistence cookie ({@code cookie}), or null. */
-    public dev.sluice.proxy.http.PersistenceCookie cookie() {
+    public dev.sluice.proxy.backend.PersistenceCookie cookie() {
         return cookie;
     }
 
@@ -319,7 +319,7 @@ public final class Backend {
     }
 
     /** The backend's errorfile pages. */
-    public dev.sluice.proxy.http.ErrorResponses errors() {
+    public dev.sluice.proxy.http.h1.ErrorResponses errors() {
         return errors;
     }
 

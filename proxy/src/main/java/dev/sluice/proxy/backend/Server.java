@@ -1,6 +1,5 @@
 package dev.sluice.proxy.backend;
 
-import dev.sluice.proxy.http.ServerSide;
 import dev.sluice.proxy.rules.Fetch;
 import dev.sluice.proxy.rules.Samples;
 import dev.sluice.proxy.rules.Txn;
@@ -57,14 +56,14 @@ public final class Server {
     /** HAProxy's check health counter of a server without checks: rise (2) until it is put in maintenance. */
     private volatile int checkHealth = 2;
     /** Its health check ({@code check}), null without one; set once by the runtime before traffic starts. */
-    private volatile dev.sluice.proxy.check.HealthCheck check;
+    private volatile ServerHealthCheck check;
     /** DOWN history ({@code downtime}, {@code chkdown}), under this server's lock. */
     private long downSince = -1;
     private long downtime;
     private long downTransitions;
     private final dev.sluice.proxy.stats.Counters counters = new dev.sluice.proxy.stats.Counters();
     private final dev.sluice.proxy.stats.TimeStats timeStats;
-    private final ArrayDeque<ServerSide>[] idle;
+    private final ArrayDeque<ServerConnection>[] idle;
     private final java.util.ArrayList<MultiplexedConnection>[] mux;
     private final ConnUse[] use;
     /** {@code proto h2}: HTTP/2 whatever ALPN says. */
@@ -261,17 +260,17 @@ public final class Server {
 
     /** Whether the server has health checks ({@code check}) and they are enabled ({@code enable|disable health}). */
     public boolean checked() {
-        dev.sluice.proxy.check.HealthCheck c = check;
+        ServerHealthCheck c = check;
         return c != null && c.enabled();
     }
 
     /** Its health check, or null when the server line has no {@code check}. */
-    public dev.sluice.proxy.check.HealthCheck check() {
+    public ServerHealthCheck check() {
         return check;
     }
 
     /** Attaches its health check (the runtime does, once, before starting). */
-    public void check(dev.sluice.proxy.check.HealthCheck c) {
+    public void check(ServerHealthCheck c) {
         this.check = c;
     }
 
@@ -287,7 +286,7 @@ public final class Server {
     public void setHealth(boolean up, boolean stopping) {
         // as HAProxy's CLI: fully up (rise + fall - 1 with the defaults 2 and 3) or 0
         checkHealth = up ? 4 : 0;
-        dev.sluice.proxy.check.HealthCheck c = check;
+        ServerHealthCheck c = check;
         if (c != null) {
             c.forceHealth(up);
         }
@@ -535,7 +534,7 @@ public final class Server {
      * again with the health at {@code rise}, so that its next check decides, as HAProxy does.
      */
     private void maintenanceChanged(boolean entering) {
-        dev.sluice.proxy.check.HealthCheck c = check;
+        ServerHealthCheck c = check;
         if (c == null) {
             return;
         }
@@ -672,7 +671,7 @@ public final class Server {
     }
 
     public int checkHealth() {
-        dev.sluice.proxy.check.HealthCheck c = check;
+        ServerHealthCheck c = check;
         return c != null ? c.health() : checkHealth;
     }
 
@@ -806,7 +805,7 @@ public final class Server {
     }
 
     /** The idle connections of one event loop; only that loop may call this. */
-    ArrayDeque<ServerSide> idle(int loop) {
+    ArrayDeque<ServerConnection> idle(int loop) {
         return idle[loop];
     }
 

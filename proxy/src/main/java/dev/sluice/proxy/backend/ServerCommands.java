@@ -23,7 +23,7 @@ public final class ServerCommands {
             + " bk_f_forced_id srv_f_forced_id srv_fqdn srv_port srvrecord srv_use_ssl srv_check_port srv_check_addr srv_agent_addr"
             + " srv_agent_port\n";
 
-    public static void register(CliRegistry r, Collection<Backend> backends, dev.sluice.proxy.runtime.Workers workers) {
+    public static void register(CliRegistry r, Collection<Backend> backends, dev.sluice.proxy.transport.Workers workers) {
         r.register(new CliCommand(List.of("show", "servers", "conn"), Level.USER, "show servers conn [<backend>]",
                 "dump server connections status (all or for a single backend)", req -> serversConn(backends, workers, req)));
         r.register(new CliCommand(List.of("set", "maxconn", "server"), Level.ADMIN, "set maxconn server <bk>/<srv>",
@@ -314,7 +314,7 @@ public final class ServerCommands {
      * HAProxy files it). {@code used_cur} is the streams using the server now, {@code used_max} its peak, {@code need_est}
      * the sum of the loops' estimates of the connections needed ({@link ConnUse}).
      */
-    private static String serversConn(Collection<Backend> backends, dev.sluice.proxy.runtime.Workers workers, CliRequest req) {
+    private static String serversConn(Collection<Backend> backends, dev.sluice.proxy.transport.Workers workers, CliRequest req) {
         List<Backend> which;
         if (!req.arg(3).isEmpty()) {
             Backend be = backend(backends, req.arg(3));
@@ -333,7 +333,7 @@ public final class ServerCommands {
                 for (Server s : be.servers()) {
                     int idle = 0;
                     int safe = 0;
-                    for (dev.sluice.proxy.http.ServerSide c : s.idle(loop)) {
+                    for (ServerConnection c : s.idle(loop)) {
                         if (c.isOpen()) {
                             idle++;
                             if (c.reused()) {
@@ -450,11 +450,11 @@ public final class ServerCommands {
                     .append(s.adminState() | (s.configuredMaintenance() ? CONFIGURED_MAINT : 0) | (s.unresolved() ? RESOLUTION_MAINT : 0)).append(' ')
                     .append(s.weight()).append(' ')
                     .append(s.initialWeight()).append(' ').append((now - s.lastChange()) / 1000).append(' ');
-            dev.sluice.proxy.check.HealthCheck c = s.check();
+            ServerHealthCheck c = s.check();
             if (c == null) {
                 out.append("1 0 ").append(s.checkHealth()).append(" 0");
             } else {
-                out.append(c.status().code()).append(' ').append(c.status().result().code()).append(' ').append(c.health()).append(' ')
+                out.append(c.statusCode()).append(' ').append(c.resultCode()).append(' ').append(c.health()).append(' ')
                         .append(c.stateBits());
             }
             // srv_fqdn: the name a server was declared with (HAProxy keeps it as the server's hostname)

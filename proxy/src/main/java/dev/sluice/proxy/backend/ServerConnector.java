@@ -2,8 +2,7 @@ package dev.sluice.proxy.backend;
 
 import dev.sluice.config.model.HttpOptions;
 
-import dev.sluice.proxy.http.ServerSide;
-import dev.sluice.proxy.runtime.Transport;
+import dev.sluice.proxy.transport.Transport;
 import dev.sluice.proxy.tls.ServerTlsContext;
 import dev.sluice.proxy.tls.TlsHandshakeHandler;
 import dev.sluice.proxy.tls.TlsSession;
@@ -36,15 +35,15 @@ import java.util.Objects;
  */
 public final class ServerConnector {
 
-    /** Creates the protocol handler of a new server connection; the handler is also its {@link ServerSide}. */
+    /** Creates the protocol handler of a new server connection; the handler is also its {@link ServerConnection}. */
     public interface HandlerFactory {
-        /** An HTTP/2 connection (a {@link MultiplexedConnection}) when {@code h2}, else an HTTP/1.1 one (a {@link ServerSide}). */
+        /** An HTTP/2 connection (a {@link MultiplexedConnection}) when {@code h2}, else an HTTP/1.1 one (a {@link ServerConnection}). */
         ChannelHandler create(Server server, int loopIndex, boolean h2, String sni);
     }
 
     /** Where the outcome of {@link #acquire} goes; called on the stream's loop. */
     public interface Callback {
-        void connected(ServerSide connection);
+        void connected(ServerConnection connection);
 
         void failed(Throwable cause);
 
@@ -110,12 +109,12 @@ public final class ServerConnector {
                     return;
                 }
             }
-            ArrayDeque<ServerSide> idle = server.idle(loopIndex);
+            ArrayDeque<ServerConnection> idle = server.idle(loopIndex);
             // under 'safe' a client connection's first request takes no idle connection: no need to look at any (with
             // clients that close after each request the pool holds thousands and this is every request)
             boolean none = first && policy == HttpOptions.Reuse.SAFE;
-            for (Iterator<ServerSide> it = idle.descendingIterator(); !none && it.hasNext();) {
-                ServerSide c = it.next();
+            for (Iterator<ServerConnection> it = idle.descendingIterator(); !none && it.hasNext();) {
+                ServerConnection c = it.next();
                 if (!c.isOpen()) {
                     it.remove();
                 } else if (Objects.equals(c.sni(), sni) && reusable(c, session, first, policy)) {
@@ -172,7 +171,7 @@ public final class ServerConnector {
         f.addListener(x -> {
             if (x.isSuccess()) {
                 if (!h2) {
-                    cb.connected((ServerSide) handler);
+                    cb.connected((ServerConnection) handler);
                 }
             } else if (h2) {
                 ((MultiplexedConnection) handler).connectFailed(x.cause());
@@ -266,7 +265,7 @@ public final class ServerConnector {
             ChannelHandler h1 = factory.create(server, loopIndex, false, sni);
             ctx.pipeline().addAfter(ctx.name(), "h1", h1);
             if (pending == null) {
-                cb.connected((ServerSide) h1);
+                cb.connected((ServerConnection) h1);
                 return;
             }
             List<Callback> waiting = pending.abandon();
@@ -274,7 +273,7 @@ public final class ServerConnector {
                 ctx.close();
                 return;
             }
-            waiting.get(0).connected((ServerSide) h1);
+            waiting.get(0).connected((ServerConnection) h1);
             for (int i = 1; i < waiting.size(); i++) {
                 // placed again as not-first requests of no particular client connection: they were already waiting
                 acquire(server, loop, loopIndex, clientLocal, connectTimeoutMs, true, sni, null, false,
@@ -301,7 +300,7 @@ public final class ServerConnector {
     }
 
     /** Whether an idle HTTP/1 connection may carry a request of {@code session} under {@code policy}. */
-    static boolean reusable(ServerSide c, Object session, boolean first, HttpOptions.Reuse policy) {
+    static boolean reusable(ServerConnection c, Object session, boolean first, HttpOptions.Reuse policy) {
         Object owner = c.owner();
         if (owner != null || policy == HttpOptions.Reuse.NEVER) {
             return owner == session;
@@ -357,8 +356,8 @@ public final class ServerConnector {
     /** Idle connections to {@code server} on this loop that any client connection may take (not private ones). */
     private static int idleCount(Server server, int loopIndex) {
         int n = 0;
-        for (Iterator<ServerSide> it = server.idle(loopIndex).iterator(); it.hasNext();) {
-            ServerSide c = it.next();
+        for (Iterator<ServerConnection> it = server.idle(loopIndex).iterator(); it.hasNext();) {
+            ServerConnection c = it.next();
             if (!c.isOpen()) {
                 it.remove();
             } else if (c.owner() == null) {
@@ -379,7 +378,7 @@ public final class ServerConnector {
     }
 
     /** Puts a connection that may carry another request back in its loop's idle pool. */
-    public static void park(Server server, int loopIndex, ServerSide connection) {
+    public static void park(Server server, int loopIndex, ServerConnection connection) {
         server.idle(loopIndex).offerLast(connection);
     }
 
@@ -394,8 +393,8 @@ public final class ServerConnector {
     public static void purge(Server server, int loopIndex) {
         int kill = server.use(loopIndex).purge(idleCount(server, loopIndex));
         // the head holds the least recently used: connections are taken from the tail
-        for (Iterator<ServerSide> it = server.idle(loopIndex).iterator(); kill > 0 && it.hasNext();) {
-            ServerSide c = it.next();
+        for (Iterator<ServerConnection> it = server.idle(loopIndex).iterator(); kill > 0 && it.hasNext();) {
+            ServerConnection c = it.next();
             if (c.owner() == null) {
                 it.remove();
                 c.abort();
@@ -411,7 +410,7 @@ public final class ServerConnector {
     }
 
     /** Removes a connection from its idle pool (it closed or timed out there). */
-    public static void unpark(Server server, int loopIndex, ServerSide connection) {
+    public static void unpark(Server server, int loopIndex, ServerConnection connection) {
         server.idle(loopIndex).remove(connection);
     }
 }

@@ -1,9 +1,9 @@
 package dev.sluice.proxy.check;
 
-import dev.sluice.proxy.h1.H1Error;
-import dev.sluice.proxy.h1.H1Limits;
-import dev.sluice.proxy.h1.H1Parser;
-import dev.sluice.proxy.h1.InputBuffer;
+import dev.sluice.proxy.http.h1.H1Error;
+import dev.sluice.proxy.http.h1.H1Limits;
+import dev.sluice.proxy.http.h1.H1Parser;
+import dev.sluice.proxy.http.h1.InputBuffer;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.MessageHead;
 import dev.sluice.proxy.http.ResponseHead;

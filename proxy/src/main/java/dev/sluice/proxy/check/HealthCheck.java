@@ -2,8 +2,9 @@ package dev.sluice.proxy.check;
 
 import dev.sluice.config.model.ServerCheck;
 import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.backend.ServerHealthCheck;
 import dev.sluice.proxy.backend.ServerEvents;
-import dev.sluice.proxy.runtime.Transport;
+import dev.sluice.proxy.transport.Transport;
 import io.netty.channel.EventLoop;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -20,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * through volatile fields for the admin socket, the stats page and Prometheus. Admin commands that change the check
  * ({@code set server ... health}, {@code enable|disable health}, {@code check-port}) hand the change to the loop.
  */
-public final class HealthCheck {
+public final class HealthCheck implements ServerHealthCheck {
     private final Server server;
     private final ServerCheck config;
     private final CheckPlan plan;
@@ -98,6 +99,7 @@ public final class HealthCheck {
         return fall;
     }
 
+    @Override
     public int health() {
         return health;
     }
@@ -107,6 +109,21 @@ public final class HealthCheck {
     }
 
     /** The HTTP status of the last check when its status carries one, else 0. */
+    @Override
+    public int statusCode() {
+        return status.code();
+    }
+
+    @Override
+    public int resultCode() {
+        return status.result().code();
+    }
+
+    /** The server's check, or null when it has none: the runtime attached every one, so each is a HealthCheck. */
+    public static HealthCheck of(Server s) {
+        return (HealthCheck) s.check();
+    }
+
     public int code() {
         return status.hasCode() ? code : 0;
     }
@@ -127,6 +144,7 @@ public final class HealthCheck {
     }
 
     /** Whether checks are enabled ({@code disable health} turns them off). */
+    @Override
     public boolean enabled() {
         return enabled;
     }
@@ -142,6 +160,7 @@ public final class HealthCheck {
     }
 
     /** HAProxy's {@code srv_check_state} bits: configured (2), enabled (4), paused (8), in progress (1). */
+    @Override
     public int stateBits() {
         return 2 | (enabled ? 4 : 0) | (paused ? 8 : 0) | (running ? 1 : 0);
     }
@@ -156,11 +175,13 @@ public final class HealthCheck {
     }
 
     /** The check port shown by {@code show servers state}: the configured or set one, 0 when checks use the server's. */
+    @Override
     public int checkPort() {
         return portOverride > 0 ? portOverride : config.port();
     }
 
     /** The check address shown by {@code show servers state}, null when checks use the server's. */
+    @Override
     public String checkAddr() {
         InetAddress a = addrOverride;
         return a != null ? a.getHostAddress() : config.addr();
@@ -402,21 +423,25 @@ public final class HealthCheck {
      * {@code set server ... health up|stopping|down}: the counter goes to fully up or to 0, as HAProxy's CLI sets it.
      * Any thread.
      */
+    @Override
     public void forceHealth(boolean up) {
         loop.execute(() -> health = up ? rise + fall - 1 : 0);
     }
 
     /** {@code enable|disable health}. Any thread. */
+    @Override
     public void enabled(boolean on) {
         loop.execute(() -> enabled = on);
     }
 
     /** {@code set server ... check-port}. Any thread. */
+    @Override
     public void port(int port) {
         portOverride = port;
     }
 
     /** {@code set server ... check-addr}. Any thread. */
+    @Override
     public void addr(InetAddress addr) {
         addrOverride = addr;
     }
@@ -426,6 +451,7 @@ public final class HealthCheck {
      * starts UP with the counter at {@code rise}, so the first failed check takes it down (HAProxy's "UP/READY (leaving
      * forced maintenance)"). Any thread.
      */
+    @Override
     public void maintenance(boolean on) {
         loop.execute(() -> {
             paused = on;

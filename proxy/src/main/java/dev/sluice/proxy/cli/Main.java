@@ -385,7 +385,7 @@ public final class Main {
             Map<String, Version> netty = Version.identify();
             Version v = netty.get("netty-common");
             System.out.println("Built with Netty " + (v == null ? "unknown" : v.artifactVersion()));
-            System.out.println("Transport: " + dev.sluice.proxy.runtime.Transport.select().name());
+            System.out.println("Transport: " + dev.sluice.proxy.transport.Transport.select().name());
             System.out.println("Feature list : " + String.join(" ", FEATURES.stream().sorted().map(f -> "+" + f).toList()));
         }
     }

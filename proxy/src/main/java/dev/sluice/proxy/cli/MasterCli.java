@@ -7,7 +7,7 @@ import dev.sluice.proxy.admin.CliCommand;
 import dev.sluice.proxy.admin.CliRegistry;
 import dev.sluice.proxy.admin.CliRouter;
 import dev.sluice.proxy.admin.CliSession;
-import dev.sluice.proxy.runtime.Transport;
+import dev.sluice.proxy.transport.Transport;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.ByteArrayOutputStream;

@@ -1,20 +1,24 @@
 package dev.sluice.proxy.h1;
 
+import dev.sluice.proxy.http.h1.InputBuffer;
+import dev.sluice.proxy.http.h1.H1Error;
+import dev.sluice.proxy.http.h1.H1Encoder;
+import dev.sluice.proxy.http.h1.H1Parser;
 import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.config.model.HttpOptions;
 import dev.sluice.config.model.Timeouts;
-import dev.sluice.proxy.http.ClientSide;
-import dev.sluice.proxy.http.Deadline;
+import dev.sluice.proxy.stream.ClientSide;
+import dev.sluice.proxy.stream.Deadline;
 import dev.sluice.proxy.http.GeneratedResponse;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.HttpVersion;
 import dev.sluice.proxy.http.MessageHead;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
-import dev.sluice.proxy.http.Stream;
+import dev.sluice.proxy.stream.Stream;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
-import dev.sluice.proxy.runtime.Frontend;
+import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.proxy.tls.TlsSession;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -106,7 +110,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     // ------------------------------------------------------------------ channel events
 
     @Override
-    public java.util.List<dev.sluice.proxy.http.ServerSide> privateConnections() {
+    public java.util.List<dev.sluice.proxy.stream.ServerSide> privateConnections() {
         if (privateConnections == null) {
             privateConnections = new java.util.ArrayList<>(2);
         }
@@ -114,7 +118,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     }
 
     /** The server connections private to this one ({@code http-reuse never}), in first-use order; null until one. */
-    private java.util.List<dev.sluice.proxy.http.ServerSide> privateConnections;
+    private java.util.List<dev.sluice.proxy.stream.ServerSide> privateConnections;
 
     @Override
     public boolean firstRequest() {
@@ -182,7 +186,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
             inputShutdown();
             return;
         }
-        if (evt == dev.sluice.proxy.http.SoftStop.EVENT) {
+        if (evt == dev.sluice.proxy.stream.SoftStop.EVENT) {
             // an idle connection goes now; one in an exchange goes after its response (finalFraming closes it)
             if (phase == Phase.WAIT_REQUEST && parser.idle() && !input.isReadable()) {
                 closeNow();
@@ -803,7 +807,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     private void sendRawAndClose(GeneratedResponse r) {
         phase = Phase.CLOSING;
         timer.disarm();
-        dev.sluice.proxy.http.ErrorResponses pages = frontend.errors();
+        dev.sluice.proxy.http.h1.ErrorResponses pages = frontend.errors();
         if (pages.closes(r.status())) {
             ch.close();
             return;

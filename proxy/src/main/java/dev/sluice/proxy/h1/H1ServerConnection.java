@@ -1,19 +1,24 @@
 package dev.sluice.proxy.h1;
 
+import dev.sluice.proxy.http.h1.InputBuffer;
+import dev.sluice.proxy.http.h1.H1Limits;
+import dev.sluice.proxy.http.h1.H1Error;
+import dev.sluice.proxy.http.h1.H1Encoder;
+import dev.sluice.proxy.http.h1.H1Parser;
 import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.config.model.HttpOptions;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.backend.ServerConnector;
-import dev.sluice.proxy.http.Deadline;
+import dev.sluice.proxy.stream.Deadline;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.HttpVersion;
 import dev.sluice.proxy.http.MessageHead;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
-import dev.sluice.proxy.http.ServerSide;
-import dev.sluice.proxy.http.Stream;
+import dev.sluice.proxy.stream.ServerSide;
+import dev.sluice.proxy.stream.Stream;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -391,7 +396,7 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
     public void onError(H1Error error) {
         keepAlive = false;
         Backend be = server.backend();
-        dev.sluice.proxy.runtime.Frontend fe = stream == null ? null : stream.frontend();
+        dev.sluice.proxy.stream.Frontend fe = stream == null ? null : stream.frontend();
         be.lastError(dev.sluice.proxy.stats.ErrorCapture.capture(false, be.name(), be.id(), fe == null ? null : fe.name(), fe == null ? -1 : fe.id(),
                 server.name(), server.id(), stream == null ? null : stream.clientAddress(), input.get(), parser.messageStart(), error.offset()));
         if (stream != null) {

@@ -1,5 +1,5 @@
 /**
- * HTTP/1.x: the strict parser, the head encoder, and the connection handlers for client connections
- * (front) and server connections (back). The only place that knows HTTP/1 framing.
+ * HTTP/1.x connections: the handlers of client connections (front, with the h2c upgrade and lingering close) and
+ * of server connections (back). The wire syntax they read and write is {@code http.h1}'s.
  */
 package dev.sluice.proxy.h1;

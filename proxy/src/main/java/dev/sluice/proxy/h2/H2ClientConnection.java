@@ -2,11 +2,11 @@ package dev.sluice.proxy.h2;
 
 import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.config.model.Timeouts;
-import dev.sluice.proxy.http.Deadline;
+import dev.sluice.proxy.stream.Deadline;
 import dev.sluice.proxy.http.GeneratedResponse;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
-import dev.sluice.proxy.runtime.Frontend;
+import dev.sluice.proxy.stream.Frontend;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
@@ -41,7 +41,7 @@ import java.net.InetSocketAddress;
  */
 public final class H2ClientConnection extends Http2ConnectionHandler implements Http2FrameListener {
     /** The server connections private to this client connection ({@code http-reuse never}), in first-use order; null until one. */
-    java.util.List<dev.sluice.proxy.http.ServerSide> privateConnections;
+    java.util.List<dev.sluice.proxy.stream.ServerSide> privateConnections;
 
     /** HAProxy's tune.h2.max-concurrent-streams default. */
     static final int MAX_CONCURRENT_STREAMS = 100;
@@ -248,7 +248,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
             frontend.countH2Upgrade();
         } else {
             frontend.countConnection(loopIndex, true);
-            dev.sluice.proxy.rules.Trackers.sessionStarted(ctx.channel().attr(dev.sluice.proxy.http.ClientSide.SESSION_TRACKERS).get());
+            dev.sluice.proxy.rules.Trackers.sessionStarted(ctx.channel().attr(dev.sluice.proxy.stream.ClientSide.SESSION_TRACKERS).get());
         }
         acceptDate = System.currentTimeMillis();
         tlsSession = dev.sluice.proxy.tls.TlsSession.of(ctx.channel());
@@ -282,7 +282,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
             }
             return;
         }
-        if (evt == dev.sluice.proxy.http.SoftStop.EVENT) {
+        if (evt == dev.sluice.proxy.stream.SoftStop.EVENT) {
             shutdownGracefully();
             return;
         }

@@ -1,12 +1,12 @@
 package dev.sluice.proxy.h2;
 
-import dev.sluice.proxy.http.ClientSide;
-import dev.sluice.proxy.http.Deadline;
+import dev.sluice.proxy.stream.ClientSide;
+import dev.sluice.proxy.stream.Deadline;
 import dev.sluice.proxy.http.GeneratedResponse;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
-import dev.sluice.proxy.http.Stream;
+import dev.sluice.proxy.stream.Stream;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -56,7 +56,7 @@ final class H2ClientStream implements ClientSide {
     }
 
     @Override
-    public java.util.List<dev.sluice.proxy.http.ServerSide> privateConnections() {
+    public java.util.List<dev.sluice.proxy.stream.ServerSide> privateConnections() {
         if (conn.privateConnections == null) {
             conn.privateConnections = new java.util.ArrayList<>(2);
         }

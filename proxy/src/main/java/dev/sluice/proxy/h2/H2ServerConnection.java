@@ -5,7 +5,7 @@ import dev.sluice.proxy.backend.MultiplexedConnection;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.backend.ServerConnector;
 import dev.sluice.proxy.http.ResponseHead;
-import dev.sluice.proxy.http.Stream;
+import dev.sluice.proxy.stream.Stream;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;

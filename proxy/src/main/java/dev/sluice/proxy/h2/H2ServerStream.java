@@ -1,13 +1,13 @@
 package dev.sluice.proxy.h2;
 
 import dev.sluice.config.model.Timeouts;
-import dev.sluice.proxy.http.Deadline;
+import dev.sluice.proxy.stream.Deadline;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.MessageHead;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
-import dev.sluice.proxy.http.ServerSide;
-import dev.sluice.proxy.http.Stream;
+import dev.sluice.proxy.stream.ServerSide;
+import dev.sluice.proxy.stream.Stream;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;

@@ -2,11 +2,11 @@ package dev.sluice.proxy.h3;
 
 import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.config.model.Timeouts;
-import dev.sluice.proxy.http.Deadline;
-import dev.sluice.proxy.http.SoftStop;
+import dev.sluice.proxy.stream.Deadline;
+import dev.sluice.proxy.stream.SoftStop;
 import dev.sluice.proxy.listener.ConnectionLimit;
-import dev.sluice.proxy.runtime.ConnectionRules;
-import dev.sluice.proxy.runtime.Frontend;
+import dev.sluice.proxy.stream.ConnectionRules;
+import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.proxy.tls.TlsSession;
 import dev.sluice.quic.QuicListener;
 import io.netty.buffer.Unpooled;
@@ -37,7 +37,7 @@ import javax.net.ssl.SSLSession;
  */
 public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
     /** The server connections private to this client connection ({@code http-reuse never}), in first-use order; null until one. */
-    java.util.List<dev.sluice.proxy.http.ServerSide> privateConnections;
+    java.util.List<dev.sluice.proxy.stream.ServerSide> privateConnections;
     /** QUIC's CONNECTION_REFUSED transport error. */
     static final int CONNECTION_REFUSED = 0x2;
 
@@ -179,7 +179,7 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
         loopIndex = frontend.workers().indexOf(quic.eventLoop());
         timer = new Deadline(quic.eventLoop(), this::onTimeout);
         frontend.countConnection(loopIndex);
-        dev.sluice.proxy.rules.Trackers.sessionStarted(quic.attr(dev.sluice.proxy.http.ClientSide.SESSION_TRACKERS).get());
+        dev.sluice.proxy.rules.Trackers.sessionStarted(quic.attr(dev.sluice.proxy.stream.ClientSide.SESSION_TRACKERS).get());
         SSLEngine engine = quic.sslEngine();
         SSLSession s = engine == null ? null : engine.getSession();
         tls = new TlsSession(s == null ? "TLSv1.3" : s.getProtocol(), s == null ? null : s.getCipherSuite(), "h3", sni, false);

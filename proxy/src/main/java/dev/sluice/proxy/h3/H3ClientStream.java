@@ -2,13 +2,13 @@ package dev.sluice.proxy.h3;
 
 import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.proxy.h2.H2Messages;
-import dev.sluice.proxy.http.ClientSide;
+import dev.sluice.proxy.stream.ClientSide;
 import dev.sluice.proxy.http.GeneratedResponse;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.HttpVersion;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
-import dev.sluice.proxy.http.Stream;
+import dev.sluice.proxy.stream.Stream;
 import dev.sluice.proxy.tls.TlsSession;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -242,7 +242,7 @@ final class H3ClientStream extends Http3RequestStreamInboundHandler implements C
     }
 
     @Override
-    public java.util.List<dev.sluice.proxy.http.ServerSide> privateConnections() {
+    public java.util.List<dev.sluice.proxy.stream.ServerSide> privateConnections() {
         if (conn.privateConnections == null) {
             conn.privateConnections = new java.util.ArrayList<>(2);
         }

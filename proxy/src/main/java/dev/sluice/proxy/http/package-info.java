@@ -1,5 +1,6 @@
 /**
- * The protocol-neutral HTTP message model (heads, header fields, generated responses) and the stream
- * that carries one request/response exchange between a client side and a server side.
+ * The protocol-neutral HTTP message model: request and response heads, header fields, versions, status texts and
+ * the responses the proxy generates itself. Depends on nothing else of the proxy; the exchange that carries a
+ * message is {@code stream}'s.
  */
 package dev.sluice.proxy.http;

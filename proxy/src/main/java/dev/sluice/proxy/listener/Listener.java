@@ -10,7 +10,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.socket.SocketChannel;
-import dev.sluice.proxy.runtime.Transport;
+import dev.sluice.proxy.transport.Transport;
 import java.net.InetSocketAddress;
 import java.util.function.Function;
 

@@ -335,7 +335,7 @@ public final class Actions {
                 return Action.Verdict.DONE;
             };
         }
-        dev.sluice.proxy.http.ErrorResponses page = new dev.sluice.proxy.http.ErrorResponses(
+        dev.sluice.proxy.http.h1.ErrorResponses page = new dev.sluice.proxy.http.h1.ErrorResponses(
                 new dev.sluice.config.model.ErrorPages(java.util.Map.of(status, raw)));
         byte[] body = page.body(status);
         return t -> {

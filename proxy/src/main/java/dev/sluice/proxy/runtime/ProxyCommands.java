@@ -1,5 +1,6 @@
 package dev.sluice.proxy.runtime;
 
+import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.StatsSocket.Level;
 import dev.sluice.proxy.admin.CliCommand;

@@ -1,5 +1,7 @@
 package dev.sluice.proxy.runtime;
 
+import dev.sluice.proxy.stream.ConnectionRules;
+import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
 import io.netty.buffer.ByteBuf;

@@ -1,5 +1,6 @@
 package dev.sluice.proxy.runtime;
 
+import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.config.model.StatsSocket.Level;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
@@ -256,7 +257,7 @@ final class ProxyMetrics implements MetricSource {
                     states[i]++;
                 }
             }
-            HealthCheck c = s.checked() ? s.check() : null;
+            HealthCheck c = s.checked() ? HealthCheck.of(s) : null;
             if (c != null && !c.paused()) {
                 for (int i = 0; i < CHECK_STATES.length; i++) {
                     if (CHECK_STATES[i] == c.status()) {
@@ -280,7 +281,7 @@ final class ProxyMetrics implements MetricSource {
         String[] l = {"proxy", srv.backend().name(), "server", srv.name()};
         m.gauges("haproxy_server_status", STATUS_HELP, "state", SERVER_STATES, oneOf(SERVER_STATES, state(r.get(StatColumn.STATUS))), l);
         columns(m, StatRow.Type.SERVER, r, l);
-        HealthCheck c = srv.checked() ? srv.check() : null;
+        HealthCheck c = srv.checked() ? HealthCheck.of(srv) : null;
         if (c != null && !c.paused()) {
             double[] v = new double[CHECK_STATES.length];
             for (int i = 0; i < CHECK_STATES.length; i++) {

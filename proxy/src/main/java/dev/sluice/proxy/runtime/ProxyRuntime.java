@@ -1,5 +1,10 @@
 package dev.sluice.proxy.runtime;
 
+import dev.sluice.proxy.transport.Workers;
+import dev.sluice.proxy.transport.Transport;
+import dev.sluice.proxy.stream.ConnectionRules;
+import dev.sluice.proxy.stream.Frontend;
+import dev.sluice.proxy.stream.LiveStreams;
 import dev.sluice.config.model.Bind;
 import dev.sluice.config.model.Config;
 import dev.sluice.config.model.Proxy;
@@ -13,7 +18,7 @@ import dev.sluice.proxy.backend.ServerCommands;
 import dev.sluice.proxy.stats.Counter;
 import dev.sluice.proxy.backend.ServerConnector;
 import dev.sluice.proxy.h1.H1ClientConnection;
-import dev.sluice.proxy.h1.H1Limits;
+import dev.sluice.proxy.http.h1.H1Limits;
 import dev.sluice.proxy.h1.H1ServerConnection;
 import dev.sluice.proxy.h2.H2ClientConnection;
 import dev.sluice.proxy.h2.H2ServerConnection;
@@ -52,6 +57,7 @@ public final class ProxyRuntime {
     private final Transport transport;
     private final MultiThreadIoEventLoopGroup group;
     private final Workers workers;
+    private final LiveStreams streams;
     private final Map<String, Backend> backends = new LinkedHashMap<>();
     private final Map<String, Frontend> frontends = new LinkedHashMap<>();
     private final List<Listener> listeners = new ArrayList<>();
@@ -95,6 +101,7 @@ public final class ProxyRuntime {
         int threads = config.global().nbthread() > 0 ? config.global().nbthread() : Runtime.getRuntime().availableProcessors();
         this.group = transport.newGroup(threads, new DefaultThreadFactory("sluice-loop", false));
         this.workers = new Workers(group);
+        this.streams = new LiveStreams(workers.count());
         this.globalMaxconn = globalMaxconn(config);
         this.globalLimit = new ConnectionLimit("global", globalMaxconn, null);
         dev.sluice.config.model.Tune tune = config.global().tune();
@@ -141,7 +148,7 @@ public final class ProxyRuntime {
                 }
                 log = new dev.sluice.proxy.log.AccessLog(p.logging(), logWriter);
             }
-            Frontend fe = new Frontend(p, proxyIds.get(p.name()), workers, rules, backends, dflt, limit,
+            Frontend fe = new Frontend(p, proxyIds.get(p.name()), workers, streams, rules, backends, dflt, limit,
                     limits.withAcceptInvalid(p.http().acceptInvalidRequest()), log);
             fe.altSvc(altSvc(p));
             fe.userlists(userlists);
@@ -191,7 +198,7 @@ public final class ProxyRuntime {
         quic.register(registry);
         metrics.register(quic::collect);
         ServerCommands.register(registry, backends.values(), workers);
-        StreamCommands.register(registry, workers, backends.values());
+        StreamCommands.register(registry, workers, streams, backends.values());
         dev.sluice.proxy.rules.TableCommands.register(registry, stickTables);
         pools.register(registry, this::onEachLoop);
         this.admin = new AdminSockets(config.global().statsSockets(), config.global().statsTimeoutMs(), registry);
@@ -213,8 +220,9 @@ public final class ProxyRuntime {
                 if (plan == null) {
                     plan = new dev.sluice.proxy.check.CheckPlan(be, node, config.global().tune().bufsize());
                 }
-                s.check(new HealthCheck(s, plan, workers.loop(n % workers.count()), transport, spread));
-                checks.add(s.check());
+                HealthCheck c = new HealthCheck(s, plan, workers.loop(n % workers.count()), transport, spread);
+                s.check(c);
+                checks.add(c);
                 n++;
             }
         }
@@ -261,6 +269,11 @@ public final class ProxyRuntime {
     }
 
     /** The event loops. */
+    /** The streams in progress on each loop. */
+    LiveStreams streams() {
+        return streams;
+    }
+
     Workers workers() {
         return workers;
     }
@@ -385,7 +398,7 @@ public final class ProxyRuntime {
             for (var e : p.errors().pages().entrySet()) {
                 if (e.getValue().length > 0) {
                     try {
-                        dev.sluice.proxy.h1.ErrorPageParser.parse(e.getValue());
+                        dev.sluice.proxy.http.h1.ErrorPageParser.parse(e.getValue());
                     } catch (IllegalArgumentException ex) {
                         problems.add(p.where() + ": error: " + p.kind().keyword() + " '" + p.name() + "' : errorfile for status " + e.getKey()
                                 + " is not a valid HTTP response (" + ex.getMessage() + ").");
@@ -854,9 +867,9 @@ public final class ProxyRuntime {
         // as HAProxy: idle connections close now, the others after their exchange; the process ends with the last
         // one, or at hard-stop-after. QUIC connections get the same event; their sockets stay open (taking no new
         // connection) until the last connection and the last closing record are gone
-        quic.softStop(dev.sluice.proxy.http.SoftStop.EVENT);
+        quic.softStop(dev.sluice.proxy.stream.SoftStop.EVENT);
         for (io.netty.channel.Channel ch : clients) {
-            ch.eventLoop().execute(() -> ch.pipeline().fireUserEventTriggered(dev.sluice.proxy.http.SoftStop.EVENT));
+            ch.eventLoop().execute(() -> ch.pipeline().fireUserEventTriggered(dev.sluice.proxy.stream.SoftStop.EVENT));
         }
         long hard = config.global().process().hardStopAfterMs();
         if (hard > 0) {

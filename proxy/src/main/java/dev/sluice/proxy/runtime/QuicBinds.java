@@ -1,5 +1,9 @@
 package dev.sluice.proxy.runtime;
 
+import dev.sluice.proxy.transport.Workers;
+import dev.sluice.proxy.transport.Transport;
+import dev.sluice.proxy.stream.ConnectionRules;
+import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.config.model.Bind;
 import dev.sluice.config.model.BindQuic;
 import dev.sluice.config.model.ListenAddress;

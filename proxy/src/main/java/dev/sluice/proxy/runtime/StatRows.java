@@ -2,6 +2,7 @@ package dev.sluice.proxy.runtime;
 
 import static dev.sluice.proxy.stats.StatColumn.*;
 
+import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.config.model.StatsSocket.Level;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
@@ -113,7 +114,7 @@ final class StatRows {
         counters(r, s, SERVER_COUNTERS);
         responses(r, s);
         timers(r, srv.timeStats().snapshot());
-        HealthCheck c = srv.checked() ? srv.check() : null;
+        HealthCheck c = srv.checked() ? HealthCheck.of(srv) : null;
         if (c != null) {
             CheckStatus st = c.status();
             r.set(CHKFAIL, c.failures()).set(CHKDOWN, srv.downTransitions()).set(DOWNTIME, srv.downtime() / 1000)
@@ -135,7 +136,7 @@ final class StatRows {
         if ((srv.adminState() & Server.FORCED_MAINT) != 0 || srv.maintenance()) {
             return srv.unresolved() && (srv.adminState() & Server.FORCED_MAINT) == 0 ? "MAINT (resolution)" : "MAINT";
         }
-        HealthCheck c = srv.checked() ? srv.check() : null;
+        HealthCheck c = srv.checked() ? HealthCheck.of(srv) : null;
         int h = c == null ? 0 : c.health();
         int full = c == null ? 0 : c.rise() + c.fall() - 1;
         if (srv.up() && !srv.stopping()) {

@@ -1,5 +1,7 @@
 package dev.sluice.proxy.runtime;
 
+import dev.sluice.proxy.transport.Workers;
+import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.StatsSocket.Level;
 import dev.sluice.proxy.backend.Backend;
@@ -258,7 +260,7 @@ final class StatsPage implements PageService {
     private void killSessions(Server srv) {
         Workers w = rt.workers();
         w.onEachLoop(loop -> {
-            for (dev.sluice.proxy.http.Stream s : w.streams().on(loop)) {
+            for (dev.sluice.proxy.stream.Stream s : rt.streams().on(loop)) {
                 if (s.server() == srv) {
                     s.kill();
                 }

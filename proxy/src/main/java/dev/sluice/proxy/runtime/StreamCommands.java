@@ -1,13 +1,14 @@
 package dev.sluice.proxy.runtime;
 
+import dev.sluice.proxy.transport.Workers;
 import dev.sluice.config.model.StatsSocket.Level;
 import dev.sluice.proxy.admin.CliCommand;
 import dev.sluice.proxy.admin.CliRegistry;
 import dev.sluice.proxy.admin.CliRequest;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
-import dev.sluice.proxy.http.LiveStreams;
-import dev.sluice.proxy.http.Stream;
+import dev.sluice.proxy.stream.LiveStreams;
+import dev.sluice.proxy.stream.Stream;
 import java.net.InetSocketAddress;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -32,15 +33,15 @@ final class StreamCommands {
     private static final DateTimeFormatter DATE = DateTimeFormatter.ofPattern("dd/MMM/yyyy:HH:mm:ss.SSS", Locale.ROOT)
             .withZone(ZoneId.systemDefault());
 
-    static void register(CliRegistry r, Workers workers, Collection<Backend> backends) {
+    static void register(CliRegistry r, Workers workers, LiveStreams live, Collection<Backend> backends) {
         r.register(new CliCommand(List.of("show", "sess"), Level.OPERATOR, "show sess [id]", "report the list of current sessions or dump this exact session",
-                req -> showSess(workers, req)));
+                req -> showSess(workers, live, req)));
         r.register(new CliCommand(List.of("shutdown", "session"), Level.ADMIN, "shutdown session [id]", "kill a specific session",
-                req -> shutdownSession(workers, req)));
+                req -> shutdownSession(workers, live, req)));
         r.register(new CliCommand(List.of("shutdown", "sessions", "server"), Level.ADMIN, "shutdown sessions server <bk>/<srv>",
-                "kill sessions on a server", req -> shutdownServer(workers, backends, req)));
+                "kill sessions on a server", req -> shutdownServer(workers, live, backends, req)));
         r.register(new CliCommand(List.of("show", "activity"), Level.USER, "show activity", "show per-thread activity stats (for support/developers)",
-                req -> showActivity(workers, req)));
+                req -> showActivity(workers, live, req)));
     }
 
     /** What {@code show sess} prints of one stream, taken on its loop. */
@@ -57,8 +58,7 @@ final class StreamCommands {
         }
     }
 
-    private static String showSess(Workers workers, CliRequest req) {
-        LiveStreams live = workers.streams();
+    private static String showSess(Workers workers, LiveStreams live, CliRequest req) {
         String arg = req.arg(2);
         long wanted = -1;
         boolean all = arg.equals("all");
@@ -129,11 +129,10 @@ final class StreamCommands {
         b.append("  request=\"").append(v.request()).append("\"\n");
     }
 
-    private static String shutdownSession(Workers workers, CliRequest req) {
+    private static String shutdownSession(Workers workers, LiveStreams live, CliRequest req) {
         if (req.arg(2).isEmpty()) {
             return "Session pointer expected (use 'show sess').\n";
         }
-        LiveStreams live = workers.streams();
         long id = parseId(req.arg(2));
         int loop = id <= 0 ? -1 : live.loopOf(id);
         if (loop < 0) {
@@ -153,7 +152,7 @@ final class StreamCommands {
         return req.later(done);
     }
 
-    private static String shutdownServer(Workers workers, Collection<Backend> backends, CliRequest req) {
+    private static String shutdownServer(Workers workers, LiveStreams live, Collection<Backend> backends, CliRequest req) {
         String arg = req.arg(3);
         int slash = arg.indexOf('/');
         if (slash < 0 || slash == arg.length() - 1) {
@@ -172,7 +171,6 @@ final class StreamCommands {
         if (srv == null) {
             return "No such server.\n";
         }
-        LiveStreams live = workers.streams();
         return req.later(workers.onEachLoop(loop -> {
             for (Stream s : live.on(loop)) {
                 if (s.server() == srv) {
@@ -192,8 +190,7 @@ final class StreamCommands {
      * per event loop: connections accepted (HAProxy's {@code accepted}), and three of its own lines, streams
      * started, streams in progress, tasks waiting in the loop's queue and the loop thread's CPU time.
      */
-    private static String showActivity(Workers workers, CliRequest req) {
-        LiveStreams live = workers.streams();
+    private static String showActivity(Workers workers, LiveStreams live, CliRequest req) {
         int self = workers.currentIndex();
         java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
         return req.later(workers.onEachLoop(loop -> {

@@ -1,5 +1,6 @@
 package dev.sluice.proxy.runtime;
 
+import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.proxy.h1.H1ClientConnection;
 import dev.sluice.proxy.h2.H2ClientConnection;
 import dev.sluice.proxy.listener.ConnectionLimit;

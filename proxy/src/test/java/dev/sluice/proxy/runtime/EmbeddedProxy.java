@@ -1,5 +1,7 @@
 package dev.sluice.proxy.runtime;
 
+import dev.sluice.proxy.transport.Workers;
+import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.config.ConfigParser;
 import dev.sluice.config.KeywordRegistry;
 import dev.sluice.config.model.Config;
@@ -7,7 +9,7 @@ import dev.sluice.config.model.Proxy;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.ServerConnector;
 import dev.sluice.proxy.h1.H1ClientConnection;
-import dev.sluice.proxy.h1.H1Limits;
+import dev.sluice.proxy.http.h1.H1Limits;
 import dev.sluice.proxy.h1.H1ServerConnection;
 import dev.sluice.proxy.h2.H2ClientConnection;
 import dev.sluice.proxy.h2.H2ServerConnection;
@@ -157,7 +159,7 @@ public final class EmbeddedProxy implements AutoCloseable {
             logWriter = new LogWriter();
             log = new AccessLog(p.logging(), logWriter);
         }
-        frontend = new Frontend(p, 1, workers, ProxyRules.compile(p, problems, tables), backends, dflt,
+        frontend = new Frontend(p, 1, workers, new dev.sluice.proxy.stream.LiveStreams(1), ProxyRules.compile(p, problems, tables), backends, dflt,
                 new ConnectionLimit(p.name(), 100, global), limits.withAcceptInvalid(p.http().acceptInvalidRequest()), log);
         if (problems.stream().anyMatch(s -> s.contains("error"))) {
             throw new IllegalArgumentException(problems.toString());

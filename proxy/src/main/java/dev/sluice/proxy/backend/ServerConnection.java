@@ -1,0 +1,43 @@
+package dev.sluice.proxy.backend;
+
+/**
+ * A connection to a server as the backend's pools see it: open or not, whom it may serve, how it ends. The
+ * request path's side of it (sending a request, receiving a response) is {@code stream.ServerSide}, which
+ * every server connection handler implements; the backend only keeps such connections idle between requests
+ * and hands them out. All calls happen on the connection's event loop.
+ */
+public interface ServerConnection {
+    boolean isOpen();
+
+    /** The TLS server name the connection was opened with (null: none); it only carries requests for that name. */
+    String sni();
+
+    /** Whether the connection was used before (a failure on it may be a stale connection). */
+    boolean reused();
+
+    /**
+     * The client connection this server connection is private to ({@code http-reuse never}), or null
+     * when idle it may serve any client connection.
+     */
+    default Object owner() {
+        return null;
+    }
+
+    default void owner(Object session) {
+    }
+
+    /** The server this connection goes to (null when unknown: a multiplexed stream). */
+    default Server server() {
+        return null;
+    }
+
+    /** The client connection {@code session} closed: a connection private to it closes too. */
+    default void ownerGone(Object session) {
+    }
+
+    /** The exchange is over: back to the idle pool if the connection can carry another request, else closed. */
+    void release();
+
+    /** Closes the connection at once (the exchange failed). */
+    void abort();
+}

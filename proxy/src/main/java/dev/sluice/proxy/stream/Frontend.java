@@ -1,0 +1,385 @@
+package dev.sluice.proxy.stream;
+
+import dev.sluice.proxy.transport.Workers;
+import dev.sluice.config.model.HttpOptions;
+import dev.sluice.config.model.Proxy;
+import dev.sluice.config.model.Timeouts;
+import dev.sluice.proxy.backend.Backend;
+import dev.sluice.proxy.http.h1.H1Limits;
+import dev.sluice.proxy.listener.ConnectionLimit;
+import dev.sluice.proxy.rules.ForwardFor;
+import dev.sluice.proxy.rules.Cond;
+import dev.sluice.proxy.rules.ProxyRules;
+import dev.sluice.proxy.rules.Txn;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+import dev.sluice.proxy.stats.Counter;
+import dev.sluice.proxy.stats.Counters;
+
+/**
+ * A frontend at run time: its rules, where its requests go, its timeouts and limits, and its counters.
+ * Immutable apart from the counters; shared by every connection it accepts.
+ */
+public final class Frontend {
+    private final Proxy config;
+    private final Workers workers;
+    private final LiveStreams streams;
+    private final ProxyRules rules;
+    private final java.util.Map<String, Backend> backends;
+    private final Backend defaultBackend;
+    private final ConnectionLimit limit;
+    private final H1Limits h1Limits;
+    private final ForwardFor forwardFor;
+    private final dev.sluice.proxy.log.AccessLog accessLog;
+    private final dev.sluice.proxy.log.CapturePlan captures;
+    private final dev.sluice.proxy.http.h1.ErrorResponses errors;
+    private final io.netty.util.AsciiString monitorUri;
+    /** {@code unique-id-format} compiled (null: none) and the {@code unique-id-header} it goes in (null: none). */
+    private final dev.sluice.proxy.rules.Template uniqueIdFormat;
+    private final io.netty.util.AsciiString uniqueIdHeader;
+    private dev.sluice.proxy.auth.Userlists userlists = dev.sluice.proxy.auth.Userlists.NONE;
+    private dev.sluice.pools.Budget streamBudget;
+    /** TLS handshakes completed, of which resumed, and failed (HAProxy's ssl_sess, ssl_reused_sess, ssl_failed_handshake). */
+    final LongAdder tlsSessions = new LongAdder();
+    final LongAdder tlsReused = new LongAdder();
+    final LongAdder tlsFailures = new LongAdder();
+    private final Counters counters = new Counters();
+    private final dev.sluice.proxy.stats.H2Counters h2 = new dev.sluice.proxy.stats.H2Counters();
+    private final int id;
+    private volatile boolean stopped;
+    private io.netty.util.AsciiString altSvc;
+
+    public Frontend(Proxy config, int id, Workers workers, LiveStreams streams, ProxyRules rules, java.util.Map<String, Backend> backends, Backend defaultBackend,
+            ConnectionLimit limit, H1Limits h1Limits, dev.sluice.proxy.log.AccessLog accessLog) {
+        this.config = config;
+        this.id = id;
+        this.workers = workers;
+        this.streams = streams;
+        this.rules = rules;
+        this.backends = backends;
+        this.defaultBackend = defaultBackend;
+        this.limit = limit;
+        this.h1Limits = h1Limits;
+        this.accessLog = accessLog;
+        this.errors = new dev.sluice.proxy.http.h1.ErrorResponses(config.errors());
+        this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());
+        this.monitorUri = config.monitor().uri() == null ? null : new io.netty.util.AsciiString(config.monitor().uri());
+        var logging = config.logging();
+        this.captures = new dev.sluice.proxy.log.CapturePlan(logging.captures());
+        this.uniqueIdFormat = logging.uniqueIdFormat() == null ? null : dev.sluice.proxy.rules.Template.uniqueId(logging.uniqueIdFormat().text());
+        this.uniqueIdHeader = logging.uniqueIdHeader() == null || uniqueIdFormat == null ? null
+                : io.netty.util.AsciiString.cached(logging.uniqueIdHeader().toLowerCase(java.util.Locale.ROOT));
+    }
+
+    /** The capture slots of this frontend's streams, whether or not it logs. */
+    public dev.sluice.proxy.log.CapturePlan captures() {
+        return captures;
+    }
+
+    /** {@code unique-id-format}, or null. */
+    public dev.sluice.proxy.rules.Template uniqueIdFormat() {
+        return uniqueIdFormat;
+    }
+
+    /** {@code unique-id-header} (lower case), or null when no id is sent to servers. */
+    public io.netty.util.AsciiString uniqueIdHeader() {
+        return uniqueIdHeader;
+    }
+
+    /** Sets the {@code alt-svc} value added to TCP responses ({@code option h3-alt-svc}); before start. */
+    public void altSvc(io.netty.util.AsciiString value) {
+        this.altSvc = value;
+    }
+
+    /** What {@code option h3-alt-svc} adds to responses on TCP connections (HTTP/1, HTTP/2), or null. */
+    public io.netty.util.AsciiString altSvc() {
+        return altSvc;
+    }
+
+    private java.util.Map<String, dev.sluice.proxy.rules.Service> services = java.util.Map.of();
+
+    private dev.sluice.proxy.rules.PageService statsPage;
+
+    /** The stats page this proxy serves ({@code stats enable|uri ...}), or null. */
+    public dev.sluice.proxy.rules.PageService statsPage() {
+        return statsPage;
+    }
+
+    public void statsPage(dev.sluice.proxy.rules.PageService page) {
+        this.statsPage = page;
+    }
+
+    /** Sets the services {@code use-service} may name; before the frontend accepts connections. */
+    public void services(java.util.Map<String, dev.sluice.proxy.rules.Service> s) {
+        this.services = java.util.Map.copyOf(s);
+    }
+
+    /** The service of this name, or null. */
+    public dev.sluice.proxy.rules.Service service(String name) {
+        return services.get(name);
+    }
+
+    /** Sets the configuration's userlists; before the frontend accepts connections. */
+    /** The budget every stream of this frontend takes ({@code show pools}' stream line, the {@code -m} ceiling). */
+    public void streamBudget(dev.sluice.pools.Budget b) {
+        this.streamBudget = b;
+    }
+
+    /** The stream budget, or null when none was set (unit tests). */
+    public dev.sluice.pools.Budget streamBudget() {
+        return streamBudget;
+    }
+
+    public void userlists(dev.sluice.proxy.auth.Userlists u) {
+        this.userlists = u;
+    }
+
+    public dev.sluice.proxy.auth.Userlists userlists() {
+        return userlists;
+    }
+
+    /** Whether the request target is exactly the {@code monitor-uri}. */
+    public boolean isMonitorRequest(dev.sluice.proxy.http.RequestHead r) {
+        return monitorUri != null && monitorUri.contentEquals(r.target());
+    }
+
+    /** Whether a {@code monitor fail} condition holds for this request. */
+    public boolean monitorFails(Txn t) {
+        for (Cond c : rules.monitorFail()) {
+            if (c.test(t)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The frontend's errorfile pages. */
+    public dev.sluice.proxy.http.h1.ErrorResponses errors() {
+        return errors;
+    }
+
+    /** The access log, or null when the frontend has no log target. */
+    public dev.sluice.proxy.log.AccessLog accessLog() {
+        return accessLog;
+    }
+
+    /** The process-wide connection count (the log's %ac). */
+    public int globalConnections() {
+        return limit.parentCurrent();
+    }
+
+    /** The compiled {@code option forwardfor} of this frontend, or null. */
+    public ForwardFor forwardFor() {
+        return forwardFor;
+    }
+
+    public String name() {
+        return config.name();
+    }
+
+    public Proxy config() {
+        return config;
+    }
+
+    public Workers workers() {
+        return workers;
+    }
+
+    /** The streams in progress on each loop of the process ({@code show sess}, {@code shutdown session}). */
+    public LiveStreams streams() {
+        return streams;
+    }
+
+    public ProxyRules rules() {
+        return rules;
+    }
+
+    /**
+     * The backend for a request: the first {@code use_backend} rule whose condition holds and whose
+     * backend exists (a dynamic name that names no backend falls through, as in HAProxy), else the
+     * default backend, else null.
+     */
+    /** A listen section's own backend side (where its requests are before any switching, as HAProxy's s->be), else null. */
+    public Backend ownBackend() {
+        return config.kind() == dev.sluice.config.model.ProxyKind.LISTEN ? backends.get(config.name()) : null;
+    }
+
+    public Backend selectBackend(Txn t) {
+        List<ProxyRules.Switch> sw = rules.switching();
+        for (int i = 0; i < sw.size(); i++) {
+            ProxyRules.Switch s = sw.get(i);
+            if (!Cond.holds(s.cond(), t)) {
+                continue;
+            }
+            Backend b = backends.get(s.dynamic() != null ? s.dynamic().render(t) : s.backend());
+            if (b != null) {
+                return b;
+            }
+        }
+        return defaultBackend;
+    }
+
+    public ConnectionLimit limit() {
+        return limit;
+    }
+
+    public H1Limits h1Limits() {
+        return h1Limits;
+    }
+
+    public Timeouts timeouts() {
+        return config.timeouts();
+    }
+
+    public HttpOptions http() {
+        return config.http();
+    }
+
+    /** The proxy id ({@code iid} in {@code show stat}, {@code #<id>} in admin commands). */
+    public int id() {
+        return id;
+    }
+
+    private volatile dev.sluice.proxy.stats.ErrorCapture.Event lastError;
+
+    /** The last invalid message captured here ({@code show errors}), or null. */
+    public dev.sluice.proxy.stats.ErrorCapture.Event lastError() {
+        return lastError;
+    }
+
+    public void lastError(dev.sluice.proxy.stats.ErrorCapture.Event e) {
+        lastError = e;
+    }
+
+    public Counters counters() {
+        return counters;
+    }
+
+    /** The HTTP/2 frame, error and flood counters of this frontend's client connections. */
+    public dev.sluice.proxy.stats.H2Counters h2() {
+        return h2;
+    }
+
+    /** The counters right now, with the current number of connections. */
+    public Counters.Snapshot snapshot() {
+        Counters.Snapshot s = counters.snapshot(limit.current());
+        return new Counters.Snapshot(s.values(), s.rates(), s.rateMaxes(), s.current(), limit.peak(), s.lastSession());
+    }
+
+    /** HTTP/1 and HTTP/2 client connections since the start and open now (the h1_ and h2_ columns of show stat). */
+    private final LongAdder h1Total = new LongAdder();
+    private final LongAdder h1Open = new LongAdder();
+    private final LongAdder h2Total = new LongAdder();
+    private final LongAdder h2Open = new LongAdder();
+
+    /**
+     * A client connection was accepted on loop {@code loop} (one session per connection), speaking HTTP/2 or
+     * HTTP/1; on that loop.
+     */
+    public void countConnection(int loop, boolean h2) {
+        (h2 ? h2Total : h1Total).increment();
+        (h2 ? h2Open : h1Open).increment();
+        countConnection(loop);
+    }
+
+    /** An HTTP/1 connection (already counted) turned HTTP/2 on its first bytes: HAProxy counts it in both protocols' totals. */
+    public void countH2Upgrade() {
+        h2Total.increment();
+        h2Open.increment();
+    }
+
+    /** A QUIC connection was admitted on loop {@code loop}: a session, counted by neither HTTP/1 nor HTTP/2. */
+    public void countConnection(int loop) {
+        streams.accepted(loop);
+        counters.add(Counter.CONNECTIONS);
+        counters.add(Counter.SESSIONS);
+    }
+
+    public void countRequest() {
+        counters.add(Counter.REQUESTS);
+    }
+
+    /**
+     * A request rejected before it became a stream (400, 408, 413, 414, 431, or an HTTP/2 protocol error):
+     * it counts as a request, an invalid request ({@code ereq}) and, when answered, a response.
+     */
+    public void countInvalidRequest(int status) {
+        counters.add(Counter.REQUESTS);
+        counters.add(Counter.REQUEST_ERRORS);
+        if (status > 0) {
+            counters.countResponse(status);
+        }
+    }
+
+    /**
+     * A request already counted turned out invalid (an HTTP/2 stream error after its head, a body not matching
+     * its content-length): {@code ereq} only.
+     */
+    public void countRequestError() {
+        counters.add(Counter.REQUEST_ERRORS);
+    }
+
+    /** A client connection counted by {@link #countConnection} closed. */
+    public void connectionClosed(boolean h2) {
+        (h2 ? h2Open : h1Open).decrement();
+    }
+
+    /** {h1 open, h1 total, h2 open, h2 total} client connections. */
+    public long[] protocolConnections() {
+        return new long[] {h1Open.sum(), h1Total.sum(), h2Open.sum(), h2Total.sum()};
+    }
+
+    /** A TLS handshake with a client completed. */
+    public void countTlsSession(boolean resumed) {
+        tlsSessions.increment();
+        if (resumed) {
+            tlsReused.increment();
+        }
+    }
+
+    /** A TLS handshake with a client failed (or the client left during it). */
+    public void countTlsFailure() {
+        tlsFailures.increment();
+    }
+
+    public long totalTlsSessions() {
+        return tlsSessions.sum();
+    }
+
+    public long totalTlsReused() {
+        return tlsReused.sum();
+    }
+
+    public long totalTlsFailures() {
+        return tlsFailures.sum();
+    }
+
+    public long totalConnections() {
+        return counters.get(Counter.CONNECTIONS);
+    }
+
+    public long totalRequests() {
+        return counters.get(Counter.REQUESTS);
+    }
+
+    /** The listeners were closed for good (soft or hard stop). */
+    public void stopped() {
+        stopped = true;
+    }
+
+    /** Whether the process is stopping: a response now ends its connection ({@code Connection: close}). */
+    public boolean isStopped() {
+        return stopped;
+    }
+
+    /** HAProxy's frontend status: OPEN, FULL (at maxconn), PAUSED ({@code disable frontend}) or STOP. */
+    public String status() {
+        if (stopped) {
+            return "STOP";
+        }
+        if (limit.disabled()) {
+            return "PAUSED";
+        }
+        return limit.current() >= limit.max() ? "FULL" : "OPEN";
+    }
+}

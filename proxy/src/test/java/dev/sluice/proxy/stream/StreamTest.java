@@ -1,0 +1,444 @@
+package dev.sluice.proxy.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.proxy.http.HttpVersion;
+import dev.sluice.proxy.http.RequestHead;
+import dev.sluice.proxy.http.ResponseHead;
+import dev.sluice.proxy.http.HttpFields;
+import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.backend.ServerConnector;
+import dev.sluice.proxy.runtime.EmbeddedProxy;
+import dev.sluice.proxy.runtime.LogCatcher;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.EventLoop;
+import io.netty.util.AsciiString;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link Stream} between a fake client side and a fake server side (small recording implementations of
+ * {@link ClientSide} and {@link ServerSide}; the fake server waits in its server's idle pool, where the real
+ * {@link ServerConnector} finds it): what the stream asks of each side for an ordinary exchange, keep-alive, body
+ * back-pressure both ways, a server failing before or during the response, a server timeout, a client leaving, and
+ * no server to go to; the access log's status and termination flags for each. Pins today's behaviour ahead of the
+ * stream refactor.
+ */
+class StreamTest {
+
+    /** A client connection that records what the stream asks of it. */
+    static final class FakeClient implements ClientSide {
+        final List<String> events = new ArrayList<>();
+        final EventLoop loop;
+        boolean writable = true;
+        long bytesOut;
+
+        FakeClient(EventLoop loop) {
+            this.loop = loop;
+        }
+
+        @Override
+        public EventLoop loop() {
+            return loop;
+        }
+
+        @Override
+        public int loopIndex() {
+            return 0;
+        }
+
+        @Override
+        public InetSocketAddress remoteAddress() {
+            return EmbeddedProxy.CLIENT;
+        }
+
+        @Override
+        public InetSocketAddress localAddress() {
+            return EmbeddedProxy.FRONT;
+        }
+
+        @Override
+        public long acceptDate() {
+            return System.currentTimeMillis();
+        }
+
+        @Override
+        public long requestStartNanos() {
+            return System.nanoTime();
+        }
+
+        @Override
+        public boolean tls() {
+            return false;
+        }
+
+        @Override
+        public String sni() {
+            return null;
+        }
+
+        @Override
+        public dev.sluice.proxy.tls.TlsSession tlsSession() {
+            return null;
+        }
+
+        @Override
+        public long bytesOut() {
+            return bytesOut;
+        }
+
+        @Override
+        public void sendHead(ResponseHead head) {
+            events.add("head " + head.status());
+            bytesOut += 20;
+        }
+
+        @Override
+        public void sendBody(ByteBuf data) {
+            bytesOut += data.readableBytes();
+            events.add("body " + data.toString(StandardCharsets.US_ASCII));
+            data.release();
+        }
+
+        @Override
+        public void sendEnd(HttpFields trailers) {
+            events.add("end");
+        }
+
+        @Override
+        public void sendGenerated(ResponseHead head, byte[] body) {
+            bytesOut += body.length;
+            events.add("generated " + head.status() + " " + head.reason());
+        }
+
+        @Override
+        public boolean isWritable() {
+            return writable;
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void pauseRequestBody() {
+            events.add("pause");
+        }
+
+        @Override
+        public void resumeRequestBody() {
+            events.add("resume");
+        }
+
+        @Override
+        public void startTunnel() {
+            events.add("tunnel");
+        }
+
+        @Override
+        public void sendRaw(ByteBuf data) {
+            data.release();
+        }
+
+        @Override
+        public void abort() {
+            events.add("abort");
+        }
+    }
+
+    /** A server connection that records what the stream asks of it; released, it waits in its pool again. */
+    static final class FakeServer implements ServerSide {
+        final List<String> events = new ArrayList<>();
+        final Server server;
+        Stream stream;
+        boolean open = true;
+        boolean writable = true;
+        boolean reused;
+
+        FakeServer(Server server) {
+            this.server = server;
+        }
+
+        @Override
+        public void attach(Stream s) {
+            stream = s;
+            events.add("attach");
+        }
+
+        @Override
+        public boolean isOpen() {
+            return open;
+        }
+
+        @Override
+        public String sni() {
+            return null;
+        }
+
+        @Override
+        public boolean reused() {
+            return reused;
+        }
+
+        @Override
+        public Server server() {
+            return server;
+        }
+
+        @Override
+        public void sendHead(RequestHead head) {
+            events.add("head " + head.method() + " " + head.target());
+        }
+
+        @Override
+        public void sendBody(ByteBuf data) {
+            events.add("body " + data.toString(StandardCharsets.US_ASCII));
+            data.release();
+        }
+
+        @Override
+        public void sendEnd(HttpFields trailers) {
+            events.add("end");
+        }
+
+        @Override
+        public boolean isWritable() {
+            return writable;
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void pauseResponseBody() {
+            events.add("pause");
+        }
+
+        @Override
+        public void resumeResponseBody() {
+            events.add("resume");
+        }
+
+        @Override
+        public void startTunnel() {
+            events.add("tunnel");
+        }
+
+        @Override
+        public void sendRaw(ByteBuf data) {
+            data.release();
+        }
+
+        @Override
+        public void release() {
+            events.add("release");
+            stream = null;
+            reused = true;
+            ServerConnector.park(server, 0, this);
+        }
+
+        @Override
+        public void abort() {
+            events.add("abort");
+            stream = null;
+            open = false;
+        }
+    }
+
+    private final LogCatcher log = new LogCatcher();
+    private final EmbeddedProxy proxy = EmbeddedProxy.of("""
+            defaults
+                mode http
+                timeout connect 1s
+                timeout client 5s
+                timeout server 3s
+            frontend fe
+                bind 127.0.0.1:8080
+                %s
+                log-format "%%ST %%tsc %%B %%b/%%s %%rc"
+                use_backend down if { path_beg /down }
+                default_backend be
+            backend be
+                http-reuse always
+                server s1 127.0.0.1:9001
+            backend down
+                server d1 127.0.0.1:9002 disabled
+            """.formatted(log.logLine()));
+    private final FakeClient client = new FakeClient(proxy.loop());
+    private final FakeServer server = new FakeServer(proxy.backend("be").servers().get(0));
+
+    StreamTest() {
+        ServerConnector.park(server.server, 0, server);
+    }
+
+    @AfterEach
+    void close() {
+        proxy.close();
+        log.close();
+    }
+
+    private static RequestHead request(String method, String target, long bodyLength) {
+        HttpFields f = new HttpFields();
+        f.add("host", "a");
+        RequestHead r = new RequestHead(AsciiString.of(method), AsciiString.of(target), HttpVersion.HTTP_1_1, f);
+        if (bodyLength >= 0) {
+            f.add("content-length", Long.toString(bodyLength));
+            r.bodyLength(bodyLength);
+        }
+        return r;
+    }
+
+    private static ResponseHead response(int status, long bodyLength) {
+        HttpFields f = new HttpFields();
+        f.add("content-length", Long.toString(bodyLength));
+        ResponseHead r = new ResponseHead(HttpVersion.HTTP_1_1, status, AsciiString.of("OK"), f);
+        r.bodyLength(bodyLength);
+        return r;
+    }
+
+    private static ByteBuf text(String s) {
+        return Unpooled.copiedBuffer(s, StandardCharsets.US_ASCII);
+    }
+
+    /** A GET started and ended on the client side: the stream got the fake server from the pool. */
+    private Stream get(String path) {
+        Stream s = new Stream(client, proxy.frontend(), request("GET", path, -1));
+        s.start();
+        s.onRequestEnd(null);
+        return s;
+    }
+
+    @Test
+    void anExchangeGoesThroughAndTheServerConnectionGoesBackToThePool() {
+        Stream s = get("/");
+        assertThat(server.events).containsExactly("attach", "head GET /", "end");
+        s.onResponseHead(response(200, 2));
+        s.onResponseBody(text("hi"));
+        s.onResponseEnd(null);
+        assertThat(client.events).containsExactly("head 200", "body hi", "end");
+        assertThat(server.events).endsWith("release");
+        assertThat(s.finished()).isTrue();
+        assertThat(s.status()).isEqualTo(200);
+        assertThat(log.next()).isEqualTo("200 ---- 22 be/s1 0");
+    }
+
+    @Test
+    void theNextRequestOfTheClientTakesTheKeptServerConnection() {
+        Stream first = get("/1");
+        first.onResponseHead(response(204, 0));
+        first.onResponseEnd(null);
+        server.events.clear();
+        Stream second = get("/2");
+        assertThat(server.events).containsExactly("attach", "head GET /2", "end");
+        assertThat(proxy.servers()).isEmpty();
+        second.onResponseHead(response(200, 0));
+        second.onResponseEnd(null);
+        assertThat(server.events).endsWith("release");
+        assertThat(log.next()).startsWith("204 ----");
+        assertThat(log.next()).startsWith("200 ----");
+    }
+
+    @Test
+    void aRequestBodyPausesTheClientWhileTheServerCannotTakeMore() {
+        Stream s = new Stream(client, proxy.frontend(), request("POST", "/up", 10));
+        s.start();
+        server.writable = false;
+        s.onRequestBody(text("hello"));
+        assertThat(client.events).containsExactly("pause");
+        server.writable = true;
+        s.onServerWritable(true);
+        assertThat(client.events).containsExactly("pause", "resume");
+        s.onRequestBody(text("world"));
+        s.onRequestEnd(null);
+        assertThat(server.events).containsExactly("attach", "head POST /up", "body hello", "body world", "end");
+        assertThat(client.events).containsExactly("pause", "resume");
+    }
+
+    @Test
+    void aResponseBodyPausesTheServerWhileTheClientCannotTakeMore() {
+        Stream s = get("/");
+        s.onResponseHead(response(200, 10));
+        client.writable = false;
+        s.onResponseBody(text("hello"));
+        assertThat(server.events).endsWith("pause");
+        client.writable = true;
+        s.onClientWritable(true);
+        assertThat(server.events).endsWith("pause", "resume");
+        s.onResponseBody(text("world"));
+        s.onResponseEnd(null);
+        assertThat(client.events).containsExactly("head 200", "body hello", "body world", "end");
+    }
+
+    @Test
+    void aServerDyingMidResponseAbortsBothSidesAndLogsSD() {
+        Stream s = get("/");
+        s.onResponseHead(response(200, 10));
+        s.onResponseBody(text("hel"));
+        s.onServerFailure(Stream.ServerFailure.TRUNCATED);
+        assertThat(client.events).containsExactly("head 200", "body hel", "abort");
+        assertThat(server.events).endsWith("abort");
+        assertThat(s.finished()).isTrue();
+        assertThat(log.next()).isEqualTo("200 SD-- 23 be/s1 0");
+    }
+
+    @Test
+    void aServerClosingBeforeTheResponseGives502AndLogsSH() {
+        Stream s = get("/");
+        s.onServerFailure(Stream.ServerFailure.CLOSED_BEFORE_RESPONSE);
+        assertThat(client.events).containsExactly("generated 502 Bad Gateway");
+        assertThat(server.events).endsWith("abort");
+        assertThat(s.status()).isEqualTo(502);
+        assertThat(log.next()).isEqualTo("502 SH-- 107 be/s1 0");
+    }
+
+    @Test
+    void aStaleReusedConnectionClosingBeforeTheResponseIsRetriedOnANewConnection() {
+        server.reused = true;
+        Stream s = get("/");
+        s.onServerFailure(Stream.ServerFailure.CLOSED_BEFORE_RESPONSE);
+        // no answer yet: the request goes again, on a new connection the connector opens (its connect is a loop task)
+        assertThat(client.events).isEmpty();
+        proxy.run();
+        assertThat(proxy.servers()).hasSize(1);
+        EmbeddedProxy.Channel fresh = proxy.server(0);
+        assertThat(fresh.readText()).isEqualTo("GET / HTTP/1.1\r\nhost: a\r\n\r\n");
+        fresh.receive("HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n");
+        assertThat(client.events).containsExactly("head 200", "end");
+        // going again after a stale connection is not a retry: %rc stays 0
+        assertThat(log.next()).isEqualTo("200 ---- 20 be/s1 0");
+    }
+
+    @Test
+    void aServerTimeoutBeforeTheResponseGives504AndLogsSH() {
+        Stream s = get("/");
+        // timeout server is the server side's to apply: the stream tells it how long
+        assertThat(s.serverTimeout()).isEqualTo(3000);
+        s.onServerFailure(Stream.ServerFailure.TIMEOUT);
+        assertThat(client.events).containsExactly("generated 504 Gateway Time-out");
+        assertThat(log.next()).isEqualTo("504 sH-- 92 be/s1 0");
+    }
+
+    @Test
+    void aClientLeavingWhileTheServerWorksAbortsTheServerConnectionAndLogsCH() {
+        Stream s = get("/");
+        s.onClientClosed();
+        assertThat(server.events).endsWith("abort");
+        assertThat(client.events).isEmpty();
+        assertThat(log.next()).isEqualTo("-1 CH-- 0 be/s1 0");
+    }
+
+    @Test
+    void noUsableServerGives503AndLogsSC() {
+        Stream s = get("/down");
+        assertThat(client.events).containsExactly("generated 503 Service Unavailable");
+        assertThat(server.events).isEmpty();
+        assertThat(s.status()).isEqualTo(503);
+        assertThat(log.next()).isEqualTo("503 SC-- 107 down/<NOSRV> 0");
+    }
+}
