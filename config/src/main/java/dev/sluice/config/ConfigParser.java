@@ -258,7 +258,7 @@ public final class ConfigParser {
         if (s != Section.DEFAULTS && name == null) {
             diags.error(at, "'" + kw + "' expects a name.");
             name = "<unnamed>";
-        } else if (name != null && !CoreKeywords.validName(name)) {
+        } else if (name != null && !ProxyKeywords.validName(name)) {
             diags.error(at, "'" + kw + "' : invalid character in name '" + name + "'.");
         }
         ProxyBuilder p = new ProxyBuilder(s, name, at);

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 
 /**
  * Every configuration keyword Sluice accepts, each registered once. Drives parsing (lookup by the first
@@ -18,10 +19,36 @@ public final class KeywordRegistry {
     /** First words of two-word keyword families ({@code timeout}, {@code option}, {@code http-request}, ...). */
     private final Map<String, String> families = new LinkedHashMap<>();
 
+    /**
+     * Every keyword class, the one place that names them all. The order is observable: a family's members are listed
+     * in registration order in messages ("'option' expects a option (one of: forwardfor, ...)"), so the classes that
+     * add members to a family keep their place (http-request return, for one, comes after the other actions).
+     */
+    private static final List<Consumer<KeywordRegistry>> KEYWORD_SETS = List.of(
+            ProcessKeywords::register,
+            ProxyKeywords::register,
+            BindKeywords::register,
+            ServerKeywords::register,
+            TlsKeywords::register,
+            BalanceKeywords::register,
+            LogKeywords::register,
+            StatsKeywords::register,
+            ErrorKeywords::register,
+            RuleKeywords::register,
+            UserlistKeywords::register,
+            RetryKeywords::register,
+            CompressionKeywords::register,
+            QuicKeywords::register,
+            CheckKeywords::register,
+            PersistenceKeywords::register,
+            HttpReturnKeywords::register);
+
     /** The registry with every keyword Sluice implements. */
     public static KeywordRegistry standard() {
         KeywordRegistry r = new KeywordRegistry();
-        CoreKeywords.register(r);
+        for (Consumer<KeywordRegistry> set : KEYWORD_SETS) {
+            set.accept(r);
+        }
         return r;
     }
 

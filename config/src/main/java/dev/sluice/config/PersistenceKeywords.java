@@ -1,12 +1,17 @@
 package dev.sluice.config;
 
+import dev.sluice.config.model.Condition;
 import dev.sluice.config.model.Cookie;
+import dev.sluice.config.model.StickRule;
+import dev.sluice.config.model.StickTableDecl;
 import java.util.EnumSet;
 import java.util.List;
 
 /**
- * Cookie persistence: the proxy's {@code cookie} and {@code dynamic-cookie-key} (the server side, {@code cookie
- * <value>}, is a server option: {@link BalanceKeywords}). Parsed as HAProxy 2.6 parses them, with its messages.
+ * Persistence: cookie persistence, the proxy's {@code cookie} and {@code dynamic-cookie-key} (the server side,
+ * {@code cookie <value>}, is a server option: {@link BalanceKeywords}), parsed as HAProxy 2.6 parses them, with its
+ * messages; and stickiness, the {@code stick} rules and the proxy's {@code stick-table} (which track-sc rules and the
+ * sc_*, src_* and table_* samples use too).
  */
 final class PersistenceKeywords {
     private PersistenceKeywords() {
@@ -35,6 +40,45 @@ final class PersistenceKeywords {
                         return;
                     }
                     c.proxy().dynamicCookieKey = c.args().get(0);
+                }));
+
+        r.family("stick", "stick rule");
+        for (String kind : new String[] {"on", "match", "store-request", "store-response"}) {
+            r.register(new Keyword("stick " + kind, EnumSet.of(Section.BACKEND, Section.LISTEN),
+                    "stick " + kind + " <expr> [table <table>] [if|unless <cond>]",
+                    switch (kind) {
+                        case "match" -> "Send the request to the server stored for the key in the table, when it is usable.";
+                        case "store-request" -> "Store the key with the server the request goes to.";
+                        case "store-response" -> "Store the key, read from the response, with the server that answered.";
+                        default -> "Stickiness: 'stick match' and 'stick store-request' on the same key.";
+                    },
+                    c -> {
+                        List<String> a = c.args();
+                        int end = c.conditionStart(0);
+                        if (end != 1 && end != 3 || end == 3 && !a.get(1).equals("table")) {
+                            c.error("expects '<expr> [table <table>]' before the condition.");
+                            return;
+                        }
+                        Condition cond = null;
+                        if (end < a.size()) {
+                            cond = c.conditionFrom(end);
+                            if (cond == null) {
+                                return;
+                            }
+                        }
+                        c.proxy().stickRules.add(new StickRule(c.at(), kind, a.get(0), end == 3 ? a.get(2) : null, cond));
+                    }));
+        }
+        r.register(new Keyword("stick-table", EnumSet.of(Section.FRONTEND, Section.BACKEND, Section.LISTEN),
+                "stick-table type <ip|ipv6|integer|string [len n]|binary [len n]> size <n> [expire <time>] [nopurge] [store <type>[,<type>]*]",
+                "The proxy's stick table (one per proxy), for track-sc rules and the sc_*, src_* and table_* samples.", c -> {
+                    if (c.args().isEmpty()) {
+                        c.error("expects a table definition: type <type> size <size> [expire <time>] [store <types>].");
+                    } else if (c.proxy().stickTable != null) {
+                        c.error("only one stick-table per proxy (previous one at line " + c.proxy().stickTable.where().line() + ").");
+                    } else {
+                        c.proxy().stickTable = new StickTableDecl(c.at(), c.args());
+                    }
                 }));
     }
 

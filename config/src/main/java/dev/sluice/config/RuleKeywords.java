@@ -90,6 +90,7 @@ final class RuleKeywords {
                             + " fetches see it; 408 when <time> passes first."));
 
     static void register(KeywordRegistry r) {
+        r.family("http-request", "http-request action");
         r.family("http-response", "http-response action");
         r.family("http-after-response", "http-after-response action");
         for (Spec s : SPECS) {

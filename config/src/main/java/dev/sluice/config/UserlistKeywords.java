@@ -39,7 +39,7 @@ final class UserlistKeywords {
                         + " declare a user; the hash is a crypt(3) SHA-512 ($6$), SHA-256 ($5$) or MD5 ($1$) one, as 'openssl passwd -6|-5|-1' makes.",
                 c -> {
                     if (c.section() == Section.GLOBAL) {
-                        CoreKeywords.globalUser(c);
+                        ProcessKeywords.globalUser(c);
                     } else {
                         user(c);
                     }
@@ -50,7 +50,7 @@ final class UserlistKeywords {
                         + " group, optionally with its users.",
                 c -> {
                     if (c.section() == Section.GLOBAL) {
-                        CoreKeywords.globalGroup(c);
+                        ProcessKeywords.globalGroup(c);
                     } else {
                         group(c);
                     }

@@ -1,0 +1,152 @@
+package dev.sluice.config;
+
+import dev.sluice.config.model.Bind;
+import dev.sluice.config.model.BindQuic;
+import dev.sluice.config.model.ListenAddress;
+import java.util.EnumSet;
+import java.util.List;
+
+/**
+ * {@code bind} and its options: addresses (TCP, inherited file descriptors, QUIC), TLS termination (options parsed
+ * by {@link TlsKeywords}), socket options ({@link BindSocketOptions}), the PROXY protocol and the QUIC options.
+ * Registered once at start-up; the parser runs on the parsing thread.
+ */
+final class BindKeywords {
+    private BindKeywords() {
+    }
+
+    static void register(KeywordRegistry r) {
+        r.register(new Keyword("bind", EnumSet.of(Section.FRONTEND, Section.LISTEN), "bind <address>:<port>[,...] | fd@<n> | quic4@<address>:<port> | quic6@<address>:<port> [ssl crt <pem|dir>... [alpn <list>] [ciphers <list>] [ssl-min-ver <v>] [verify ...]] [proto h2] [accept-proxy] [quic-force-retry] [quic-cc-algo cubic|newreno|bbr]",
+                "Accept connections on an IPv4 or IPv6 address and port, or on a listening socket inherited as file descriptor <n>; with ssl, terminate TLS (certificates chosen by SNI, default ALPN h2,http/1.1); proto h2 speaks HTTP/2 on clear text."
+                        + " accept-proxy: every connection starts with a PROXY protocol header (v1 or v2, from a load balancer in front), whose addresses become the client's (src, dst, logs); a connection without a valid one is closed and logged."
+                        + " quic4@/quic6@ receive QUIC datagrams on UDP and serve HTTP/3 (needs ssl crt; ALPN h3): quic-force-retry makes every new connection prove its address with a Retry token first (otherwise Retry starts above tune.quic.retry-threshold half-open connections); quic-cc-algo picks the congestion controller (default cubic).",
+                BindKeywords::bind));
+    }
+
+    private static void bind(KeywordContext c) {
+        List<String> a = c.args();
+        if (a.isEmpty()) {
+            c.error("missing address; expected: bind <address>:<port>[,...] | fd@<n> [ssl crt <pem> [alpn <list>] ...] [proto h2]");
+            return;
+        }
+        TlsOptions opts = new TlsOptions();
+        BindSocketOptions sock = new BindSocketOptions();
+        boolean forceRetry = false;
+        boolean acceptProxy = false;
+        BindQuic.CongestionControl cc = null;
+        String quicOption = null;
+        int i = 1;
+        while (i < a.size()) {
+            String opt = a.get(i);
+            if (opt.equals("accept-proxy")) {
+                acceptProxy = true;
+                i++;
+                continue;
+            }
+            if (opt.equals("quic-force-retry")) {
+                forceRetry = true;
+                quicOption = opt;
+                i++;
+                continue;
+            }
+            if (opt.equals("quic-cc-algo")) {
+                String v = i + 1 < a.size() ? a.get(i + 1) : null;
+                // HAProxy accepts an optional window size in parentheses: cubic(8m)
+                String name = v == null ? null : v.replaceFirst("\\(.*\\)$", "");
+                cc = BindQuic.CongestionControl.of(name);
+                if (cc == null) {
+                    c.error(v == null ? "'quic-cc-algo' expects an argument (cubic, newreno or bbr)."
+                            : name.equals("nocc") || name.equals("bbr2") ? "'quic-cc-algo " + name + "' is not supported by Sluice: Netty's QUIC codec offers cubic, newreno and bbr."
+                            : "'quic-cc-algo' : unknown algorithm '" + v + "' (expected cubic, newreno or bbr).");
+                    return;
+                }
+                if (!name.equals(v)) {
+                    c.warning("'quic-cc-algo' : the window size in '" + v + "' is ignored (the codec sizes its congestion window itself).");
+                }
+                quicOption = opt;
+                i += 2;
+                continue;
+            }
+            int next = TlsKeywords.option(c, opts, a, i, false);
+            if (next == TlsKeywords.FAILED) {
+                return;
+            }
+            if (next == TlsKeywords.NOT_MINE) {
+                next = sock.option(c, a, i);
+                if (next == TlsKeywords.FAILED) {
+                    return;
+                }
+            }
+            if (next == TlsKeywords.NOT_MINE) {
+                String what = TlsKeywords.bindFeature(opt);
+                c.error(what != null ? "bind option '" + opt + "' is not supported by Sluice yet: " + what
+                        : "unknown bind option '" + opt + "'" + Suggestions.didYouMean(Suggestions.closest(opt, List.of("ssl", "crt", "alpn",
+                                "ciphers", "ciphersuites", "ssl-min-ver", "ssl-max-ver", "ca-file", "verify", "proto", "no-tls-tickets",
+                                "strict-sni", "curves", "quic-force-retry", "quic-cc-algo", "accept-proxy"))));
+                return;
+            }
+            i = next;
+        }
+        if (!opts.sslEnabled() && (!opts.certificates.isEmpty() || opts.alpn != null)) {
+            c.error("'crt' and 'alpn' need 'ssl' on the same line.");
+            return;
+        }
+        if (opts.sslEnabled() && opts.certificates.isEmpty()) {
+            c.error("'ssl' needs at least one 'crt <pem file or directory>'.");
+            return;
+        }
+        if (opts.noVersionLeft()) {
+            c.error("no TLS version is left enabled by the version options.");
+            return;
+        }
+        for (String one : a.get(0).split(",", -1)) {
+            if (one.isEmpty()) {
+                c.error("empty address in list '" + a.get(0) + "'");
+                continue;
+            }
+            try {
+                ListenAddress addr = Addresses.listen(one);
+                BindQuic quic = null;
+                if (addr instanceof ListenAddress.Quic) {
+                    if (!quicBind(c, one, opts)) {
+                        continue;
+                    }
+                    quic = new BindQuic(forceRetry,
+                            cc != null ? cc : BindQuic.DEFAULT.congestionControl());
+                } else if (quicOption != null) {
+                    c.error("'" + quicOption + "' only applies to QUIC binds (quic4@ or quic6@), not to '" + one + "'.");
+                    continue;
+                }
+                if (acceptProxy && addr instanceof ListenAddress.Quic) {
+                    c.error("'accept-proxy' does not apply to QUIC bind '" + one + "': the PROXY protocol runs over TCP.");
+                    continue;
+                }
+                if (sock.used != null && !(addr instanceof ListenAddress.Inet)) {
+                    c.error("'" + sock.used + "' only applies to TCP addresses, not to '" + one + "'.");
+                    continue;
+                }
+                c.proxy().binds.add(new Bind(c.at(), addr, one, null, opts.proto, quic, sock.build(), acceptProxy));
+                c.proxy().bindOptions.add(opts);
+            } catch (IllegalArgumentException e) {
+                c.error(e.getMessage());
+            }
+        }
+    }
+
+    /** What a QUIC bind needs: TLS with a certificate (QUIC always carries TLS 1.3), HTTP/3 as its protocol. */
+    private static boolean quicBind(KeywordContext c, String addr, TlsOptions opts) {
+        if (!opts.sslEnabled()) {
+            c.error("QUIC bind '" + addr + "' needs 'ssl crt <pem>': QUIC always runs TLS 1.3.");
+            return false;
+        }
+        if (opts.proto != null) {
+            c.error("'proto' does not apply to QUIC bind '" + addr + "': it always speaks HTTP/3.");
+            return false;
+        }
+        if (opts.alpn != null && !opts.alpn.contains("h3")) {
+            c.error("QUIC bind '" + addr + "' speaks HTTP/3 only: its 'alpn' must include 'h3' (not '" + String.join(",", opts.alpn) + "').");
+            return false;
+        }
+        return true;
+    }
+}

@@ -1,0 +1,191 @@
+package dev.sluice.config;
+
+import static dev.sluice.config.Section.BACKEND_SIDE;
+
+import dev.sluice.config.model.Server;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+
+/**
+ * {@code server}, {@code default-server} and their options. The options of other subsystems are parsed by their
+ * keyword classes ({@link BalanceKeywords}, {@link CheckKeywords}, {@link TlsKeywords}); this class parses the
+ * address and the PROXY protocol and init-addr options, and names the HAProxy options Sluice lacks.
+ * Registered once at start-up; the parsers run on the parsing thread.
+ */
+final class ServerKeywords {
+    private ServerKeywords() {
+    }
+
+    static void register(KeywordRegistry r) {
+        r.register(new Keyword("server", EnumSet.of(Section.BACKEND, Section.LISTEN), "server <name> <address>[:<port>] [weight <0-256>] [backup] [disabled] [id <n>]"
+                + " [init-state fully-up|up|down|fully-down] [maxconn <n>] [minconn <n>] [maxqueue <n>] [slowstart <time>] [cookie <value>]"
+                + " [ssl [verify none|required]"
+                + " [ca-file <f>] [sni <expr>] [alpn <list>] [crt <pem>]] [proto h2] [send-proxy|send-proxy-v2] [init-addr <method>[,...]]",
+                "Declare a server of the backend; without a port the connection's destination port is used. A backup server serves"
+                        + " only when no active server is usable; a disabled one (or weight 0) is never chosen; init-state down starts it"
+                        + " DOWN. id defaults to the first free number. maxconn: concurrent requests; more wait in a queue (the server's"
+                        + " own when a hash or stickiness chose it, else the backend's), first in first out, until 'timeout queue'"
+                        + " (503); maxqueue: the most requests its own queue holds (503 beyond); minconn: with maxconn, a limit that"
+                        + " grows from minconn to maxconn with the backend's load, reaching maxconn at 'fullconn' requests."
+                        + " cookie: the value of the backend's"
+                        + " persistence cookie that designates this server. With ssl, connect over TLS (SNI from the sni expression, else"
+                        + " the host name; with alpn h2 the handshake chooses HTTP/2 or HTTP/1.1). send-proxy/send-proxy-v2: each new"
+                        + " connection starts with a PROXY protocol v1/v2 header giving the client's addresses; such connections only"
+                        + " carry requests of the client connection they were opened for. init-addr: how a host name becomes an address"
+                        + " at start-up, the first method that works: libc (the system's resolver), none (start in maintenance, 'MAINT"
+                        + " (resolution)', until 'set server ... addr'), an IP address, last (the state file's: Sluice has none, so it"
+                        + " is skipped); default last,libc.",
+                ServerKeywords::server));
+        r.register(new Keyword("default-server", BACKEND_SIDE, "default-server [weight <0-256>] [backup|no-backup] [disabled|enabled]"
+                + " [init-state <state>] [maxconn <n>] [minconn <n>] [maxqueue <n>] [slowstart <time>] [cookie <value>] [ssl options]"
+                + " [proto h2]",
+                "Default values for the server lines that follow.", ServerKeywords::defaultServer));
+    }
+
+    private static String serverOptionFeature(String opt) {
+        return switch (opt) {
+            case "agent-check", "agent-port", "agent-addr", "agent-inter", "agent-send", "agent-host" -> "agent checks";
+            case "observe", "error-limit", "on-error", "on-marked-down", "on-marked-up" -> "health analysis of live traffic (observe)";
+            case "check-alpn", "check-proto", "check-via-socks4" -> "this health-check option";
+            case "verifyhost", "sni-auto", "allow-0rtt", "crl-file" -> "this server TLS option";
+            case "send-proxy-v2-ssl", "send-proxy-v2-ssl-cn", "proxy-v2-options" -> "PROXY protocol v2 TLS and extra fields (TLVs)";
+            case "resolvers", "resolve-prefer", "resolve-opts", "resolve-net" -> "DNS resolvers";
+            case "track" -> "server tracking";
+            case "pool-max-conn", "pool-low-conn", "pool-purge-delay" -> "connection pool tuning";
+            case "redir" -> "redirect servers";
+            case "tfo" -> "TCP fast open";
+            case "namespace" -> "network namespaces";
+            default -> null;
+        };
+    }
+
+    private static void server(KeywordContext c) {
+        List<String> a = c.args();
+        if (a.size() < 2) {
+            c.error(a.isEmpty() ? "missing server name and address" : "missing address for server '" + a.get(0) + "'");
+            return;
+        }
+        String name = a.get(0);
+        if (!ProxyKeywords.validName(name)) {
+            c.error("invalid character in server name '" + name + "'");
+            return;
+        }
+        Addresses.HostPort hp;
+        String addr = a.get(1);
+        try {
+            if (addr.startsWith("ipv4@") || addr.startsWith("ipv6@")) {
+                addr = addr.substring(5);
+            } else if (addr.indexOf('@') >= 0 || addr.startsWith("/")) {
+                c.error("server '" + name + "' : address '" + addr + "' is not supported by Sluice yet (only IPv4, IPv6 and host names)");
+                return;
+            }
+            hp = Addresses.split(addr, false);
+        } catch (IllegalArgumentException e) {
+            c.error("server '" + name + "' : " + e.getMessage());
+            return;
+        }
+        if (hp.host().isEmpty()) {
+            c.error("server '" + name + "' : missing host in address '" + addr + "'");
+            return;
+        }
+        ServerLine line = serverOptions(c, name, a, 2, c.proxy().defaultServer.copy(), c.proxy().defaultServerTls.copy());
+        if (line != null) {
+            ServerParams p = line.params;
+            if (p.check && hp.port() == 0 && p.checkPort == 0) {
+                c.error("server '" + name + "' has neither service port nor check port.");
+                return;
+            }
+            // HAProxy's check_config_validity: a minconn above maxconn becomes the maxconn, no minconn means a static maxconn
+            int maxconn = p.minconn > p.maxconn ? p.minconn : p.maxconn;
+            int minconn = p.minconn > p.maxconn || p.minconn == 0 ? maxconn : p.minconn;
+            c.proxy().servers.add(new Server(c.at(), name, hp.host(), hp.port(), p.weight, null, line.tls.proto, p.id, p.backup, p.disabled,
+                    p.initState, maxconn, p.maxqueue, p.slowstart, CheckKeywords.serverCheck(p), p.cookie, minconn,
+                    (p.sendProxy & 2) != 0 ? 2 : p.sendProxy & 1, p.initAddr));
+            c.proxy().serverOptions.add(line.tls);
+        }
+    }
+
+    /** What the options of a server or default-server line set. */
+    private record ServerLine(ServerParams params, TlsOptions tls) {
+    }
+
+    /** Parses the options of a server line ({@code name} is the server's) or of default-server ({@code name} "default-server"). */
+    private static ServerLine serverOptions(KeywordContext c, String name, List<String> a, int from, ServerParams params, TlsOptions tls) {
+        boolean dflt = name.equals("default-server");
+        params.id = 0;
+        int i = from;
+        while (i < a.size()) {
+            String opt = a.get(i);
+            switch (opt) {
+                case "send-proxy", "send-proxy-v2" -> {
+                    // a set of versions, as HAProxy's pp_opts: v2 wins when both are set
+                    params.sendProxy |= opt.equals("send-proxy") ? 1 : 2;
+                    i++;
+                    continue;
+                }
+                case "init-addr" -> {
+                    String v = i + 1 < a.size() ? a.get(i + 1) : "";
+                    List<String> methods = new ArrayList<>();
+                    for (String m : v.split(",", -1)) {
+                        if (!m.equals("last") && !m.equals("libc") && !m.equals("none") && Addresses.literal(m) == null) {
+                            c.error((dflt ? "" : "server '" + name + "' : ") + "'init-addr' : expects 'last', 'libc', 'none' or an IP"
+                                    + " address, not '" + m + "'.");
+                            return null;
+                        }
+                        methods.add(m);
+                    }
+                    params.initAddr = List.copyOf(methods);
+                    i += 2;
+                    continue;
+                }
+                case "no-send-proxy", "no-send-proxy-v2" -> {
+                    params.sendProxy &= opt.equals("no-send-proxy") ? ~1 : ~2;
+                    i++;
+                    continue;
+                }
+                default -> {
+                }
+            }
+            int next = BalanceKeywords.serverOption(c, dflt ? null : name, params, a, i);
+            if (next == TlsKeywords.NOT_MINE) {
+                next = CheckKeywords.serverOption(c, dflt ? null : name, params, a, i);
+            }
+            if (next == TlsKeywords.FAILED) {
+                return null;
+            }
+            if (next != TlsKeywords.NOT_MINE) {
+                i = next;
+                continue;
+            }
+            next = TlsKeywords.option(c, tls, a, i, true);
+            if (next == TlsKeywords.FAILED) {
+                return null;
+            }
+            if (next == TlsKeywords.NOT_MINE) {
+                String feature = serverOptionFeature(opt);
+                c.error((name.equals("default-server") ? "" : "server '" + name + "' : ") + (feature != null
+                        ? "option '" + opt + "' is not supported by Sluice yet: " + feature
+                        : "unknown keyword '" + opt + "'" + Suggestions.didYouMean(Suggestions.closest(opt, serverOptionNames()))));
+                return null;
+            }
+            i = next;
+        }
+        return new ServerLine(params, tls);
+    }
+
+    private static List<String> serverOptionNames() {
+        List<String> names = new ArrayList<>(BalanceKeywords.SERVER_OPTIONS);
+        names.addAll(CheckKeywords.SERVER_OPTIONS);
+        names.addAll(List.of("ssl", "verify", "ca-file", "sni", "alpn", "proto", "crt", "no-ssl-reuse", "send-proxy", "send-proxy-v2", "init-addr"));
+        return names;
+    }
+
+    private static void defaultServer(KeywordContext c) {
+        ServerLine line = serverOptions(c, "default-server", c.args(), 0, c.proxy().defaultServer.copy(), c.proxy().defaultServerTls.copy());
+        if (line != null) {
+            c.proxy().defaultServer = line.params;
+            c.proxy().defaultServerTls = line.tls;
+        }
+    }
+}
