@@ -10,6 +10,7 @@ import dev.sluice.proxy.metrics.MetricSink;
 import dev.sluice.proxy.metrics.MetricSource;
 import dev.sluice.proxy.metrics.Scope;
 import dev.sluice.proxy.metrics.ScrapeQuery;
+import dev.sluice.proxy.stats.InfoField;
 import dev.sluice.proxy.stats.StatColumn;
 import dev.sluice.proxy.stats.StatRow;
 import java.util.ArrayList;
@@ -23,12 +24,12 @@ import java.util.Map;
  * types, labels and help strings of HAProxy 2.6's exporter ({@code haproxy_process_*}, {@code haproxy_frontend_*},
  * {@code haproxy_backend_*}, {@code haproxy_server_*}, {@code haproxy_sticktable_*}), so that dashboards built for
  * HAProxy work unchanged. As in HAProxy, the values are those {@code show info} and {@code show stat} print: the
- * process families read {@link ProxyRuntime#info()}, the proxy and server families read the very {@link StatRow}s
- * of {@code show stat} ({@link StatRows}), one per object per scrape, column by column; a column {@code show stat}
- * leaves empty for an object (a server without {@code maxconn}, {@code maxqueue}, slow start or checks) is
- * {@code NaN}, as HAProxy writes it. Columns Sluice does not measure ({@code eint}, the idle-connection ones) have
- * no family. Labels: {@code proxy}, {@code server}, {@code code} for response classes, {@code state} for
- * statuses, {@code name} and {@code type} for stick tables.
+ * process families are those of the {@link InfoField}s that have one, valued from {@link ProxyRuntime#info()}; the
+ * proxy and server families read the very {@link StatRow}s of {@code show stat} ({@link StatRows}), one per object
+ * per scrape, column by column; a column {@code show stat} leaves empty for an object (a server without
+ * {@code maxconn}, {@code maxqueue}, slow start or checks) is {@code NaN}, as HAProxy writes it. Columns Sluice does
+ * not measure ({@code eint}, the idle-connection ones) have no family. Labels: {@code proxy}, {@code server},
+ * {@code code} for response classes, {@code state} for statuses, {@code name} and {@code type} for stick tables.
  */
 final class ProxyMetrics implements MetricSource {
     private static final String[] CODES = {"1xx", "2xx", "3xx", "4xx", "5xx", "other"};
@@ -62,6 +63,9 @@ final class ProxyMetrics implements MetricSource {
     /** The columns with a Prometheus family, in HAProxy's field order. */
     private static final StatColumn[] EXPORTED = Arrays.stream(StatColumn.values()).filter(c -> c.prometheus() != null)
             .toArray(StatColumn[]::new);
+    /** The {@code show info} fields with a Prometheus family, the process families. */
+    private static final InfoField[] PROCESS = Arrays.stream(InfoField.values()).filter(f -> f.prometheus() != null)
+            .toArray(InfoField[]::new);
     /** The family names of {@link #EXPORTED} per object type (null where the type has no such family). */
     private static final Map<StatRow.Type, String[]> NAMES = new EnumMap<>(StatRow.Type.class);
 
@@ -119,102 +123,18 @@ final class ProxyMetrics implements MetricSource {
     }
 
     private void process(MetricSink m) {
-        Map<String, Object> info = rt.info();
-        g(m, "haproxy_process_nbthread", "Number of started threads (global.nbthread)", info, "Nbthread");
-        g(m, "haproxy_process_nbproc", "Number of started worker processes (historical, always 1)", info, "Nbproc");
-        g(m, "haproxy_process_relative_process_id", "Relative worker process number (1)", info, "Process_num");
-        g(m, "haproxy_process_uptime_seconds", "How long ago this worker process was started (seconds)", info, "Uptime_sec");
-        g(m, "haproxy_process_start_time_seconds", "Start time in seconds", info, "Start_time_sec");
-        g(m, "haproxy_process_max_memory_bytes", "Worker process's hard limit on memory usage in byes (-m on command line)", info, "Memmax_bytes");
-        g(m, "haproxy_process_pool_allocated_bytes", "Amount of memory allocated in pools (in bytes)", info, "PoolAlloc_bytes");
-        g(m, "haproxy_process_pool_used_bytes", "Amount of pool memory currently used (in bytes)", info, "PoolUsed_bytes");
-        c(m, "haproxy_process_pool_failures_total", "Number of failed pool allocations since this worker was started", info, "PoolFailed");
-        g(m, "haproxy_process_max_fds", "Hard limit on the number of per-process file descriptors", info, "Ulimit-n");
-        g(m, "haproxy_process_max_sockets", "Hard limit on the number of per-process sockets", info, "Maxsock");
-        g(m, "haproxy_process_max_connections", "Hard limit on the number of per-process connections (configured or imposed by Ulimit-n)",
-                info, "Maxconn");
-        g(m, "haproxy_process_hard_max_connections", "Hard limit on the number of per-process connections (imposed by Memmax_MB or Ulimit-n)",
-                info, "Hard_maxconn");
-        g(m, "haproxy_process_current_connections", "Current number of connections on this worker process", info, "CurrConns");
-        c(m, "haproxy_process_connections_total", "Total number of connections on this worker process since started", info, "CumConns");
-        c(m, "haproxy_process_requests_total", "Total number of requests on this worker process since started", info, "CumReq");
-        g(m, "haproxy_process_max_ssl_connections", "Hard limit on the number of per-process SSL endpoints (front+back), 0=unlimited", info,
-                "MaxSslConns");
-        g(m, "haproxy_process_current_ssl_connections", "Current number of SSL endpoints on this worker process (front+back)", info,
-                "CurrSslConns");
-        c(m, "haproxy_process_ssl_connections_total", "Total number of SSL endpoints on this worker process since started (front+back)", info,
-                "CumSslConns");
-        g(m, "haproxy_process_max_pipes", "Hard limit on the number of pipes for splicing, 0=unlimited", info, "Maxpipes");
-        c(m, "haproxy_process_pipes_used_total", "Current number of pipes in use in this worker process", info, "PipesUsed");
-        c(m, "haproxy_process_pipes_free_total", "Current number of allocated and available pipes in this worker process", info, "PipesFree");
-        g(m, "haproxy_process_limit_connection_rate", "Hard limit for ConnRate (global.maxconnrate)", info, "ConnRateLimit");
-        g(m, "haproxy_process_limit_session_rate", "Hard limit for SessRate (global.maxsessrate)", info, "SessRateLimit");
-        g(m, "haproxy_process_current_ssl_rate", "Number of SSL connections created on this worker process over the last second", info, "SslRate");
-        g(m, "haproxy_process_limit_ssl_rate", "Hard limit for SslRate (global.maxsslrate)", info, "SslRateLimit");
-        g(m, "haproxy_process_max_ssl_rate", "Highest SslRate reached on this worker process since started (in connections per second)", info,
-                "MaxSslRate");
-        g(m, "haproxy_process_current_frontend_ssl_key_rate", "Number of SSL keys created on frontends in this worker process over the last second",
-                info, "SslFrontendKeyRate");
-        g(m, "haproxy_process_max_frontend_ssl_key_rate",
-                "Highest SslFrontendKeyRate reached on this worker process since started (in SSL keys per second)", info, "SslFrontendMaxKeyRate");
-        g(m, "haproxy_process_frontend_ssl_reuse", "Percent of frontend SSL connections which did not require a new key", info,
-                "SslFrontendSessionReuse_pct");
-        g(m, "haproxy_process_current_backend_ssl_key_rate", "Number of SSL keys created on backends in this worker process over the last second",
-                info, "SslBackendKeyRate");
-        g(m, "haproxy_process_max_backend_ssl_key_rate",
-                "Highest SslBackendKeyRate reached on this worker process since started (in SSL keys per second)", info, "SslBackendMaxKeyRate");
-        c(m, "haproxy_process_ssl_cache_lookups_total", "Total number of SSL session ID lookups in the SSL session cache on this worker since started",
-                info, "SslCacheLookups");
-        c(m, "haproxy_process_ssl_cache_misses_total",
-                "Total number of SSL session ID lookups that didn't find a session in the SSL session cache on this worker since started", info,
-                "SslCacheMisses");
-        c(m, "haproxy_process_http_comp_bytes_in_total",
-                "Number of bytes submitted to the HTTP compressor in this worker process over the last second", info, "CompressBpsIn");
-        c(m, "haproxy_process_http_comp_bytes_out_total", "Number of bytes emitted by the HTTP compressor in this worker process over the last second",
-                info, "CompressBpsOut");
-        g(m, "haproxy_process_limit_http_comp", "Limit of CompressBpsOut beyond which HTTP compression is automatically disabled", info,
-                "CompressBpsRateLim");
-        g(m, "haproxy_process_current_connection_rate", "Number of front connections created on this worker process over the last second",
-                info, "ConnRate");
-        g(m, "haproxy_process_max_connection_rate", "Highest ConnRate reached on this worker process since started (in connections per second)",
-                info, "MaxConnRate");
-        g(m, "haproxy_process_current_session_rate", "Number of sessions created on this worker process over the last second", info,
-                "SessRate");
-        g(m, "haproxy_process_max_session_rate", "Highest SessRate reached on this worker process since started (in sessions per second)",
-                info, "MaxSessRate");
-        g(m, "haproxy_process_current_tasks", "Total number of tasks in the current worker process (active + sleeping)", info, "Tasks");
-        g(m, "haproxy_process_current_run_queue", "Total number of active tasks+tasklets in the current worker process", info, "Run_queue");
-        g(m, "haproxy_process_idle_time_percent", "Percentage of last second spent waiting in the current worker thread", info, "Idle_pct");
-        g(m, "haproxy_process_stopping", "1 if the worker process is currently stopping, otherwise zero", info, "Stopping");
-        g(m, "haproxy_process_jobs", "Current number of active jobs on the current worker process (frontend connections, master connections,"
-                + " listeners)", info, "Jobs");
-        g(m, "haproxy_process_unstoppable_jobs", "Current number of unstoppable jobs on the current worker process (master connections)", info,
-                "Unstoppable Jobs");
-        g(m, "haproxy_process_listeners", "Current number of active listeners on the current worker process", info, "Listeners");
-        g(m, "haproxy_process_active_peers", "Current number of verified active peers connections on the current worker process", info,
-                "ActivePeers");
-        g(m, "haproxy_process_connected_peers", "Current number of peers having passed the connection step on the current worker process", info,
-                "ConnectedPeers");
-        c(m, "haproxy_process_dropped_logs_total", "Total number of dropped logs for current worker process since started", info, "DroppedLogs");
-        g(m, "haproxy_process_busy_polling_enabled", "1 if busy-polling is currently in use on the worker process, otherwise zero (config.busy-polling)",
-                info, "BusyPolling");
-        // FailedResolutions: HAProxy's haproxy_process_failed_resolutions is a counter without the _total suffix, which
-        // promtool refuses; Sluice resolves nothing at run time, so it is left out
-        c(m, "haproxy_process_bytes_out_total", "Total number of bytes emitted by current worker process since started", info, "TotalBytesOut");
-        c(m, "haproxy_process_spliced_bytes_out_total", "Total number of bytes emitted by current worker process through a kernel pipe since started",
-                info, "TotalSplicdedBytesOut");
-        g(m, "haproxy_process_bytes_out_rate", "Number of bytes emitted by current worker process over the last second", info, "BytesOutRate");
-        c(m, "haproxy_process_recv_logs_total", "Total number of log messages received by log-forwarding listeners on this worker process since started",
-                info, "CumRecvLogs");
-        m.gauge("haproxy_process_build_info", "Build info", 1, "version", String.valueOf(info.get("Version")));
-    }
-
-    private static void g(MetricSink m, String name, String help, Map<String, Object> info, String field) {
-        m.gauge(name, help, number(info.get(field)));
-    }
-
-    private static void c(MetricSink m, String name, String help, Map<String, Object> info, String field) {
-        m.counter(name, help, number(info.get(field)));
+        Map<InfoField, Object> info = rt.info();
+        for (InfoField f : PROCESS) {
+            InfoField.Prometheus p = f.prometheus();
+            Object v = info.get(f);
+            if (p.label() != null) {
+                m.gauge(p.name(), f.description(), 1, p.label(), String.valueOf(v));
+            } else if (p.counter()) {
+                m.counter(p.name(), f.description(), number(v));
+            } else {
+                m.gauge(p.name(), f.description(), number(v));
+            }
+        }
     }
 
     private static double number(Object v) {

@@ -16,6 +16,7 @@ import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.check.HealthCheck;
 import dev.sluice.proxy.backend.ServerCommands;
 import dev.sluice.proxy.stats.Counter;
+import dev.sluice.proxy.stats.InfoField;
 import dev.sluice.proxy.backend.ServerConnector;
 import dev.sluice.proxy.h1.H1ClientConnection;
 import dev.sluice.proxy.http.h1.H1Limits;
@@ -38,10 +39,13 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -701,8 +705,21 @@ public final class ProxyRuntime {
         previousBytesOut = bytesOut;
     }
 
-    /** The values of {@code show info}, by HAProxy field name. */
-    public Map<String, Object> info() {
+    /**
+     * The {@code show info} fields Sluice has nothing to count for (SSL accounting, pipes, compression rates, peers,
+     * busy polling, DNS resolutions, splicing, debug commands, log forwarding): 0, as HAProxy shows them when unused.
+     */
+    private static final Set<InfoField> UNMEASURED = EnumSet.of(InfoField.MAX_SSL_CONNS, InfoField.CURR_SSL_CONNS,
+            InfoField.CUM_SSL_CONNS, InfoField.MAXPIPES, InfoField.PIPES_USED, InfoField.PIPES_FREE, InfoField.CONN_RATE_LIMIT,
+            InfoField.SESS_RATE_LIMIT, InfoField.SSL_RATE, InfoField.SSL_RATE_LIMIT, InfoField.MAX_SSL_RATE,
+            InfoField.SSL_FRONTEND_KEY_RATE, InfoField.SSL_FRONTEND_MAX_KEY_RATE, InfoField.SSL_FRONTEND_SESSION_REUSE_PCT,
+            InfoField.SSL_BACKEND_KEY_RATE, InfoField.SSL_BACKEND_MAX_KEY_RATE, InfoField.SSL_CACHE_LOOKUPS, InfoField.SSL_CACHE_MISSES,
+            InfoField.COMPRESS_BPS_IN, InfoField.COMPRESS_BPS_OUT, InfoField.COMPRESS_BPS_RATE_LIM, InfoField.UNSTOPPABLE_JOBS,
+            InfoField.ACTIVE_PEERS, InfoField.CONNECTED_PEERS, InfoField.BUSY_POLLING, InfoField.FAILED_RESOLUTIONS,
+            InfoField.TOTAL_SPLICED_BYTES_OUT, InfoField.DEBUG_COMMANDS_ISSUED, InfoField.CUM_RECV_LOGS);
+
+    /** The values of {@code show info} (and of the exporter's process families and the stats page), by field. */
+    public Map<InfoField, Object> info() {
         long now = System.currentTimeMillis();
         long up = (now - startMillis) / 1000;
         long connections = 0;
@@ -725,55 +742,52 @@ public final class ProxyRuntime {
         }
         long fds = maxFileDescriptors();
         int listening = listeners.size() + quic.listeners().size() + admin.count();
-        Map<String, Object> m = new HashMap<>();
-        m.put("Name", "Sluice");
-        m.put("Version", ProductInfo.VERSION);
-        m.put("Release_date", ProductInfo.RELEASE_DATE);
-        m.put("Nbthread", workers.count());
-        m.put("Nbproc", 1);
-        m.put("Process_num", 1);
-        m.put("Pid", ProcessHandle.current().pid());
-        m.put("Uptime", String.format("%dd %dh%02dm%02ds", up / 86400, up / 3600 % 24, up / 60 % 60, up % 60));
-        m.put("Uptime_sec", up);
-        m.put("Memmax_MB", poolTotals.memmaxMb());
-        m.put("PoolAlloc_MB", poolTotals.poolAllocMb());
-        m.put("PoolUsed_MB", poolTotals.poolUsedMb());
-        m.put("PoolFailed", poolTotals.poolFailed());
-        m.put("Ulimit-n", fds);
-        m.put("Maxsock", fds);
-        m.put("Maxconn", globalLimit.max());
-        m.put("Hard_maxconn", hardMaxconn());
-        m.put("CurrConns", globalLimit.current());
-        m.put("CumConns", connections + admin.totalSessions());
-        m.put("CumReq", requests + admin.totalSessions());
-        for (String zero : List.of("MaxSslConns", "CurrSslConns", "CumSslConns", "Maxpipes", "PipesUsed", "PipesFree", "ConnRateLimit",
-                "SessRateLimit", "SslRate", "SslRateLimit", "MaxSslRate", "SslFrontendKeyRate", "SslFrontendMaxKeyRate",
-                "SslFrontendSessionReuse_pct", "SslBackendKeyRate", "SslBackendMaxKeyRate", "SslCacheLookups", "SslCacheMisses",
-                "CompressBpsIn", "CompressBpsOut", "CompressBpsRateLim", "Unstoppable Jobs", "ActivePeers", "ConnectedPeers",
-                "BusyPolling", "FailedResolutions", "TotalSplicdedBytesOut", "DebugCommandsIssued", "CumRecvLogs")) {
+        Map<InfoField, Object> m = new EnumMap<>(InfoField.class);
+        m.put(InfoField.NAME, "Sluice");
+        m.put(InfoField.VERSION, ProductInfo.VERSION);
+        m.put(InfoField.RELEASE_DATE, ProductInfo.RELEASE_DATE);
+        m.put(InfoField.NBTHREAD, workers.count());
+        m.put(InfoField.NBPROC, 1);
+        m.put(InfoField.PROCESS_NUM, 1);
+        m.put(InfoField.PID, ProcessHandle.current().pid());
+        m.put(InfoField.UPTIME, String.format("%dd %dh%02dm%02ds", up / 86400, up / 3600 % 24, up / 60 % 60, up % 60));
+        m.put(InfoField.UPTIME_SEC, up);
+        m.put(InfoField.MEMMAX_MB, poolTotals.memmaxMb());
+        m.put(InfoField.POOL_ALLOC_MB, poolTotals.poolAllocMb());
+        m.put(InfoField.POOL_USED_MB, poolTotals.poolUsedMb());
+        m.put(InfoField.POOL_FAILED, poolTotals.poolFailed());
+        m.put(InfoField.ULIMIT_N, fds);
+        m.put(InfoField.MAXSOCK, fds);
+        m.put(InfoField.MAXCONN, globalLimit.max());
+        m.put(InfoField.HARD_MAXCONN, hardMaxconn());
+        m.put(InfoField.CURR_CONNS, globalLimit.current());
+        m.put(InfoField.CUM_CONNS, connections + admin.totalSessions());
+        m.put(InfoField.CUM_REQ, requests + admin.totalSessions());
+        for (InfoField zero : UNMEASURED) {
             m.put(zero, 0);
         }
-        m.put("ConnRate", connRate);
-        m.put("MaxConnRate", maxConnRate);
-        m.put("SessRate", connRate);
-        m.put("MaxSessRate", maxConnRate);
-        m.put("Tasks", pending);
-        m.put("Run_queue", pending);
-        m.put("Idle_pct", idlePercent());
-        m.put("node", node);
-        m.put("description", config.global().description());
-        m.put("Stopping", stopping ? 1 : 0);
-        m.put("Jobs", listening + globalLimit.current() + admin.openSessions());
-        m.put("Listeners", listening);
-        m.put("DroppedLogs", dev.sluice.proxy.log.LogWriter.DROPPED.sum());
-        m.put("TotalBytesOut", bytesOut);
-        m.put("BytesOutRate", bytesOutRate);
-        m.put("Build info", ProductInfo.VERSION);
-        m.put("Memmax_bytes", poolTotals.memoryLimitBytes());
-        m.put("PoolAlloc_bytes", poolAlloc);
-        m.put("PoolUsed_bytes", poolUsed);
-        m.put("Start_time_sec", startMillis / 1000);
-        m.put("Tainted", "0");
+        m.put(InfoField.CONN_RATE, connRate);
+        m.put(InfoField.MAX_CONN_RATE, maxConnRate);
+        m.put(InfoField.SESS_RATE, connRate);
+        m.put(InfoField.MAX_SESS_RATE, maxConnRate);
+        m.put(InfoField.TASKS, pending);
+        m.put(InfoField.RUN_QUEUE, pending);
+        m.put(InfoField.IDLE_PCT, idlePercent());
+        m.put(InfoField.NODE, node);
+        // left out of show info when unset, as HAProxy leaves it out
+        m.put(InfoField.DESCRIPTION, config.global().description());
+        m.put(InfoField.STOPPING, stopping ? 1 : 0);
+        m.put(InfoField.JOBS, listening + globalLimit.current() + admin.openSessions());
+        m.put(InfoField.LISTENERS, listening);
+        m.put(InfoField.DROPPED_LOGS, dev.sluice.proxy.log.LogWriter.DROPPED.sum());
+        m.put(InfoField.TOTAL_BYTES_OUT, bytesOut);
+        m.put(InfoField.BYTES_OUT_RATE, bytesOutRate);
+        m.put(InfoField.BUILD_INFO, ProductInfo.VERSION);
+        m.put(InfoField.MEMMAX_BYTES, poolTotals.memoryLimitBytes());
+        m.put(InfoField.POOL_ALLOC_BYTES, poolAlloc);
+        m.put(InfoField.POOL_USED_BYTES, poolUsed);
+        m.put(InfoField.START_TIME_SEC, startMillis / 1000);
+        m.put(InfoField.TAINTED, "0");
         return m;
     }
 

@@ -11,6 +11,7 @@ import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.rules.Cond;
 import dev.sluice.proxy.rules.PageService;
 import dev.sluice.proxy.rules.RuleTarget;
+import dev.sluice.proxy.stats.InfoField;
 import dev.sluice.proxy.stats.StatColumn;
 import dev.sluice.proxy.stats.StatRow;
 import java.nio.charset.StandardCharsets;
@@ -309,18 +310,18 @@ final class StatsPage implements PageService {
             "UNKN", "Unexpected result."};
 
     String html(String options, boolean adminOk) {
-        Map<String, Object> info = rt.info();
+        Map<InfoField, Object> info = rt.info();
         StringBuilder b = new StringBuilder(16384);
-        String version = cfg.hideVersion() ? "" : " version " + esc(String.valueOf(info.get("Version")));
-        b.append("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Statistics Report for pid ").append(info.get("Pid"))
+        String version = cfg.hideVersion() ? "" : " version " + esc(String.valueOf(info.get(InfoField.VERSION)));
+        b.append("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Statistics Report for pid ").append(info.get(InfoField.PID))
                 .append("</title>\n<style>").append(CSS).append("</style></head>\n<body>\n");
-        b.append("<h1>Sluice").append(version).append(" &mdash; Statistics Report for pid ").append(info.get("Pid"));
+        b.append("<h1>Sluice").append(version).append(" &mdash; Statistics Report for pid ").append(info.get(InfoField.PID));
         if (cfg.node() != null) {
-            b.append(" on ").append(esc(cfg.node().isEmpty() ? String.valueOf(info.get("node")) : cfg.node()));
+            b.append(" on ").append(esc(cfg.node().isEmpty() ? String.valueOf(info.get(InfoField.NODE)) : cfg.node()));
         }
         b.append("</h1>\n");
         // stats show-desc: its own text, else the global description
-        String desc = cfg.desc() == null ? null : !cfg.desc().isEmpty() ? cfg.desc() : (String) info.get("description");
+        String desc = cfg.desc() == null ? null : !cfg.desc().isEmpty() ? cfg.desc() : (String) info.get(InfoField.DESCRIPTION);
         if (desc != null && !desc.isEmpty()) {
             b.append("<p>").append(esc(desc)).append("</p>\n");
         }
@@ -335,13 +336,14 @@ final class StatsPage implements PageService {
             }
         }
         b.append("<h2>General process information</h2>\n<table class=\"info\"><tr><td>");
-        b.append("<b>pid = </b>").append(info.get("Pid")).append(" (process #1, nbproc = 1, nbthread = ").append(info.get("Nbthread"))
-                .append(")<br>\n<b>uptime = </b>").append(info.get("Uptime")).append("<br>\n<b>system limits:</b> memmax = unlimited; ulimit-n = ")
-                .append(info.get("Ulimit-n")).append("<br>\n<b>maxsock = </b>").append(info.get("Maxsock")).append("; <b>maxconn = </b>")
-                .append(info.get("Maxconn")).append("<br>\n<b>current conns = </b>").append(info.get("CurrConns"))
-                .append("; <b>current pipes = </b>0/0; <b>conn rate = </b>").append(info.get("ConnRate")).append("/sec<br>\n")
-                .append("<b>Running tasks: </b>").append(info.get("Run_queue")).append('/').append(info.get("Tasks"))
-                .append("; <b>idle = </b>").append(info.get("Idle_pct")).append(" %</td><td>\n");
+        b.append("<b>pid = </b>").append(info.get(InfoField.PID)).append(" (process #1, nbproc = 1, nbthread = ")
+                .append(info.get(InfoField.NBTHREAD)).append(")<br>\n<b>uptime = </b>").append(info.get(InfoField.UPTIME))
+                .append("<br>\n<b>system limits:</b> memmax = unlimited; ulimit-n = ").append(info.get(InfoField.ULIMIT_N))
+                .append("<br>\n<b>maxsock = </b>").append(info.get(InfoField.MAXSOCK)).append("; <b>maxconn = </b>")
+                .append(info.get(InfoField.MAXCONN)).append("<br>\n<b>current conns = </b>").append(info.get(InfoField.CURR_CONNS))
+                .append("; <b>current pipes = </b>0/0; <b>conn rate = </b>").append(info.get(InfoField.CONN_RATE)).append("/sec<br>\n")
+                .append("<b>Running tasks: </b>").append(info.get(InfoField.RUN_QUEUE)).append('/').append(info.get(InfoField.TASKS))
+                .append("; <b>idle = </b>").append(info.get(InfoField.IDLE_PCT)).append(" %</td><td>\n");
         b.append("<table class=\"legend\"><tr class=\"active_up\"><td>active UP</td></tr><tr class=\"active_down\"><td>active DOWN</td></tr>"
                 + "<tr class=\"active_nolb\"><td>active UP, NOLB</td></tr><tr class=\"active_draining\"><td>active UP, draining</td></tr>"
                 + "<tr class=\"maintain\"><td>active or backup in MAINT</td></tr><tr class=\"active_no_check\"><td>not checked</td></tr></table>\n");
