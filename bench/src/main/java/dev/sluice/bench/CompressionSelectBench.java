@@ -1,7 +1,7 @@
 package dev.sluice.bench;
 
 import dev.sluice.config.model.Compression;
-import dev.sluice.proxy.http.Compressor;
+import dev.sluice.proxy.stream.Compressor;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.HttpVersion;
 import dev.sluice.proxy.http.RequestHead;
