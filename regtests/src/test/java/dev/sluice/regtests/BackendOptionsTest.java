@@ -451,9 +451,14 @@ class BackendOptionsTest {
         try (Daemon d = Daemon.start(haproxy, cfg, ports[2])) {
             for (int i = 0; i < 2; i++) {
                 String px = i == 0 ? "noip" : "ip";
+                String fe = px + ",FRONTEND";
+                // each probe's session ends before the next starts, so that the log lines come in probe order
                 out.add(px + " nothing, closed: " + probe(ports[i], null, false));
+                ServerQueueTest.awaitStat(d, fe, "scur", "0");
                 out.add(px + " nothing, timeout: " + probe(ports[i], "", false));
+                ServerQueueTest.awaitStat(d, fe, "scur", "0");
                 out.add(px + " part, closed: " + probe(ports[i], "GET / HT", true));
+                ServerQueueTest.awaitStat(d, fe, "scur", "0");
                 out.add(px + " part, timeout: " + probe(ports[i], "GET / HT", false));
             }
             // every probe's session ended, then a later request's log line is out: the probes' lines came before it
