@@ -6,6 +6,7 @@ import dev.sluice.config.model.Balance;
 import dev.sluice.config.model.HashType;
 import dev.sluice.config.model.Server;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Load balancing: {@code balance}, {@code hash-type}, {@code option allbackups}, and the load-balancing
@@ -40,12 +41,12 @@ final class BalanceKeywords {
                         + " (default, sdbm); consistent is the closest of weight*16 points per server on a ring (default sdbm with"
                         + " avalanche). none uses a decimal key as the hash.",
                 BalanceKeywords::hashType));
-        r.register(new Keyword("fullconn", dev.sluice.config.Section.PROXIES, "fullconn <conns>",
+        r.register(new Keyword("fullconn", Section.PROXIES, "fullconn <conns>",
                 "The backend load (requests in it, queued ones included) at which servers with a 'minconn' reach their 'maxconn';"
                         + " below it their limit is MAX(minconn, load * maxconn / fullconn). Default (or 0): a tenth of the maxconn of"
                         + " the frontends that use the backend.",
                 c -> {
-                    if (c.section() == dev.sluice.config.Section.FRONTEND) {
+                    if (c.section() == Section.FRONTEND) {
                         c.lineWarning("'fullconn' ignored because frontend '" + c.proxy().name + "' has no backend capability. Maybe you"
                                 + " want 'maxconn' instead ?");
                         return;
@@ -232,7 +233,7 @@ final class BalanceKeywords {
             }
             domainOnly = true;
         }
-        return new Balance(Balance.Algorithm.HDR, name.toLowerCase(java.util.Locale.ROOT), 0, 0, false, false, false, domainOnly,
+        return new Balance(Balance.Algorithm.HDR, name.toLowerCase(Locale.ROOT), 0, 0, false, false, false, domainOnly,
                 Balance.DEFAULT_DRAWS, HashType.DEFAULT, false, c.at());
     }
 

@@ -2,6 +2,7 @@ package dev.sluice.config;
 
 import dev.sluice.config.model.BindSocket;
 import java.util.List;
+import java.util.Set;
 
 /** The socket options of one {@code bind} line while parsing; {@link #build} freezes them. Parse-time only. */
 final class BindSocketOptions {
@@ -16,7 +17,7 @@ final class BindSocketOptions {
     int mss;
     long userTimeout;
     String iface;
-    private static final java.util.Set<String> VALUED = java.util.Set.of("name", "id", "backlog", "mss", "tcp-ut", "interface");
+    private static final Set<String> VALUED = Set.of("name", "id", "backlog", "mss", "tcp-ut", "interface");
 
     /** The first socket option seen (they do not apply to inherited sockets or QUIC). */
     String used;

@@ -2,12 +2,13 @@ package dev.sluice.config;
 
 import static dev.sluice.config.Section.BACKEND_SIDE;
 
-import dev.sluice.config.model.HealthChecks;
 import dev.sluice.config.model.HealthChecks.Expect;
+import dev.sluice.config.model.HealthChecks;
 import dev.sluice.config.model.ServerCheck;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
@@ -255,7 +256,7 @@ final class CheckKeywords {
                         return;
                     }
                     i += 2;
-                    String lower = name.toLowerCase(java.util.Locale.ROOT);
+                    String lower = name.toLowerCase(Locale.ROOT);
                     // HAProxy drops the framing fields: it sets content-length itself from the body
                     if (!lower.equals("content-length") && !lower.equals("transfer-encoding")) {
                         headers.add(new HealthChecks.Header(name, value));
@@ -388,7 +389,7 @@ final class CheckKeywords {
                 return;
             }
             if (kind != null) {
-                c.error("only one pattern expected, got '" + w + "' after '" + kind.name().toLowerCase(java.util.Locale.ROOT) + "'.");
+                c.error("only one pattern expected, got '" + w + "' after '" + kind.name().toLowerCase(Locale.ROOT) + "'.");
                 return;
             }
             kind = k;
@@ -478,7 +479,7 @@ final class CheckKeywords {
      * name, value match, value); returns the index after it, or -1 after reporting an error.
      */
     private static int header(KeywordContext c, Expect.Kind kind, List<String> a, int i, String[] out) {
-        String what = kind.name().toLowerCase(java.util.Locale.ROOT);
+        String what = kind.name().toLowerCase(Locale.ROOT);
         while (i < a.size() && (a.get(i).equals("name") || a.get(i).equals("value") || a.get(i).equals("name-lf")
                 || a.get(i).equals("value-lf"))) {
             String w = a.get(i);

@@ -1,23 +1,31 @@
 package dev.sluice.config;
 
 import dev.sluice.config.model.Acl;
+import dev.sluice.config.model.AclExpr;
+import dev.sluice.config.model.Bind;
 import dev.sluice.config.model.Condition;
 import dev.sluice.config.model.Config;
+import dev.sluice.config.model.Global;
+import dev.sluice.config.model.HttpRule;
 import dev.sluice.config.model.Mode;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.ProxyKind;
 import dev.sluice.config.model.Server;
 import dev.sluice.config.model.ServerTls;
-import dev.sluice.config.model.Verify;
+import dev.sluice.config.model.StatsPage;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.config.model.UseBackend;
+import dev.sluice.config.model.Userlist;
+import dev.sluice.config.model.Verify;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
@@ -85,12 +93,12 @@ public final class ConfigParser {
         }
         Config config = null;
         List<Proxy> built = new ArrayList<>();
-        dev.sluice.config.model.Global g = global.build();
+        Global g = global.build();
         for (ProxyBuilder p : proxies) {
             resolveTls(p);
             built.add(p.build(g));
         }
-        List<dev.sluice.config.model.Userlist> lists = new ArrayList<>();
+        List<Userlist> lists = new ArrayList<>();
         for (UserlistKeywords.Builder u : userlists) {
             lists.add(u.build());
         }
@@ -178,7 +186,7 @@ public final class ConfigParser {
                 if (httpErrors.containsKey(name)) {
                     diags.error(at, "http-errors section '" + name + "' is already defined.");
                 }
-                currentErrors = new java.util.HashMap<>();
+                currentErrors = new HashMap<>();
                 httpErrors.put(name, currentErrors);
                 startSection(Section.HTTP_ERRORS, null);
                 return;
@@ -235,7 +243,7 @@ public final class ConfigParser {
 
     private void proxyHeader(SourceRef at, List<String> words) {
         String kw = words.get(0);
-        Section s = Section.valueOf(kw.toUpperCase(java.util.Locale.ROOT));
+        Section s = Section.valueOf(kw.toUpperCase(Locale.ROOT));
         String name = null;
         String from = null;
         int i = 1;
@@ -343,7 +351,7 @@ public final class ConfigParser {
                 // redirect); the variable actions come last
                 List<String> vars = List.of("set-var-fmt", "set-var", "unset-var");
                 List<String> quoted = new ArrayList<>();
-                for (String k : new java.util.TreeSet<>(known)) {
+                for (String k : new TreeSet<>(known)) {
                     if (!vars.contains(k)) {
                         quoted.add("'" + k + "'");
                     }
@@ -403,8 +411,8 @@ public final class ConfigParser {
         Map<String, Proxy> frontends = new LinkedHashMap<>();
         Map<String, Proxy> backends = new LinkedHashMap<>();
         for (Proxy p : built) {
-            dev.sluice.config.model.StatsPage st = p.stats();
-            if (!st.rules().isEmpty() && (!st.auth().isEmpty() || !st.realm().equals(dev.sluice.config.model.StatsPage.DEFAULT_REALM))) {
+            StatsPage st = p.stats();
+            if (!st.rules().isEmpty() && (!st.auth().isEmpty() || !st.realm().equals(StatsPage.DEFAULT_REALM))) {
                 // HAProxy 2.6 refuses the mix: the rules would have to decide where the implicit auth rule goes
                 diags.error(p.where(), "proxy '" + p.name() + "': stats 'auth'/'realm' and 'http-request' can't be used at the same time.");
             }
@@ -444,7 +452,7 @@ public final class ConfigParser {
             if (p.binds().isEmpty()) {
                 diags.error(p.where(), what + " has no 'bind' directive. Please declare it as a backend if this was intended.");
             }
-            if (p.http().h3AltSvcMaxAge() >= 0 && p.binds().stream().noneMatch(dev.sluice.config.model.Bind::isQuic)) {
+            if (p.http().h3AltSvcMaxAge() >= 0 && p.binds().stream().noneMatch(Bind::isQuic)) {
                 diags.warning(p.where(), what + " : 'option h3-alt-svc' has no effect: the frontend has no QUIC bind (quic4@ or quic6@) to advertise.");
             }
             for (UseBackend u : p.useBackends()) {
@@ -529,8 +537,8 @@ public final class ConfigParser {
      * The groups a user names and the users a group names must exist in the userlist; the userlists and
      * groups that {@code http_auth(<userlist>)} and {@code http_auth_group(<userlist>) <group>...} name too.
      */
-    private void checkUserlists(List<dev.sluice.config.model.Userlist> lists, List<Proxy> built) {
-        Map<String, dev.sluice.config.model.Userlist> byName = new HashMap<>();
+    private void checkUserlists(List<Userlist> lists, List<Proxy> built) {
+        Map<String, Userlist> byName = new HashMap<>();
         for (var ul : lists) {
             byName.put(ul.name(), ul);
             Set<String> users = new HashSet<>();
@@ -558,7 +566,7 @@ public final class ConfigParser {
             for (Acl a : p.acls()) {
                 checkAuthFetch(a.where(), p, a.expr(), byName);
             }
-            List<dev.sluice.config.model.HttpRule> rules = new ArrayList<>(p.httpRequestRules());
+            List<HttpRule> rules = new ArrayList<>(p.httpRequestRules());
             rules.addAll(p.httpResponseRules());
             rules.addAll(p.httpAfterResponseRules());
             for (var r : rules) {
@@ -573,7 +581,7 @@ public final class ConfigParser {
         }
     }
 
-    private void checkAuthFetches(SourceRef at, Proxy p, Condition c, Map<String, dev.sluice.config.model.Userlist> lists) {
+    private void checkAuthFetches(SourceRef at, Proxy p, Condition c, Map<String, Userlist> lists) {
         if (c == null) {
             return;
         }
@@ -586,7 +594,7 @@ public final class ConfigParser {
         }
     }
 
-    private void checkAuthFetch(SourceRef at, Proxy p, dev.sluice.config.model.AclExpr e, Map<String, dev.sluice.config.model.Userlist> lists) {
+    private void checkAuthFetch(SourceRef at, Proxy p, AclExpr e, Map<String, Userlist> lists) {
         String s = e.sample();
         String kw = s.startsWith("http_auth(") || s.equals("http_auth") ? "http_auth"
                 : s.startsWith("http_auth_group(") || s.equals("http_auth_group") ? "http_auth_group" : null;

@@ -1,5 +1,7 @@
 package dev.sluice.config;
 
+import java.util.Locale;
+
 /**
  * One problem found in a configuration: where, how bad, what. Printed as
  * {@code file:line: error|warning: message}; a problem that belongs to no line omits the line.
@@ -11,7 +13,7 @@ public record Diagnostic(String file, int line, Severity severity, String messag
         ERROR, WARNING, NOTICE;
 
         String label() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 

@@ -1,9 +1,11 @@
 package dev.sluice.config;
 
+import dev.sluice.config.model.ErrorPages;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
@@ -108,7 +110,7 @@ final class ErrorKeywords {
         }
     }
 
-    static final String RULE_PAGE = dev.sluice.config.model.ErrorPages.RULE_PAGE;
+    static final String RULE_PAGE = ErrorPages.RULE_PAGE;
 
     /**
      * The {@code errorfile <file>}, {@code errorfiles <section>} and {@code default-errorfiles} options of a
@@ -138,7 +140,7 @@ final class ErrorKeywords {
             }
         }
         String opt = args.get(at);
-        List<String> out = new java.util.ArrayList<>(args.subList(0, at));
+        List<String> out = new ArrayList<>(args.subList(0, at));
         if (opt.equals("default-errorfiles")) {
             out.add(opt);
             out.addAll(args.subList(at + 1, args.size()));

@@ -1,6 +1,14 @@
 package dev.sluice.config;
 
 import dev.sluice.config.model.Global;
+import dev.sluice.config.model.LogTarget;
+import dev.sluice.config.model.ProcessSettings;
+import dev.sluice.config.model.QuicTune;
+import dev.sluice.config.model.StatsSocket;
+import dev.sluice.config.model.Tune;
+import dev.sluice.config.model.Verify;
+import java.util.ArrayList;
+import java.util.List;
 
 /** The mutable {@code global} section while parsing; {@link #build} freezes it. Parse-time only. */
 public final class GlobalBuilder {
@@ -14,16 +22,16 @@ public final class GlobalBuilder {
     public final TlsOptions serverDefaults = new TlsOptions();
     public String crtBase;
     public String caBase;
-    public dev.sluice.config.model.Verify serverVerify = dev.sluice.config.model.Verify.REQUIRED;
-    public final java.util.List<dev.sluice.config.model.LogTarget> logs = new java.util.ArrayList<>();
+    public Verify serverVerify = Verify.REQUIRED;
+    public final List<LogTarget> logs = new ArrayList<>();
     public String logTag = "haproxy";
     public int sslCacheSize = 20000;
     public long sslLifetime = 300_000;
-    public int bufsize = dev.sluice.config.model.Tune.DEFAULT.bufsize();
-    public int maxrewrite = dev.sluice.config.model.Tune.DEFAULT.maxrewrite();
-    public int maxhdr = dev.sluice.config.model.Tune.DEFAULT.maxhdr();
-    public int prometheusMaxSeries = dev.sluice.config.model.Tune.DEFAULT_PROMETHEUS_MAX_SERIES;
-    public final java.util.List<dev.sluice.config.model.StatsSocket> statsSockets = new java.util.ArrayList<>();
+    public int bufsize = Tune.DEFAULT.bufsize();
+    public int maxrewrite = Tune.DEFAULT.maxrewrite();
+    public int maxhdr = Tune.DEFAULT.maxhdr();
+    public int prometheusMaxSeries = Tune.DEFAULT_PROMETHEUS_MAX_SERIES;
+    public final List<StatsSocket> statsSockets = new ArrayList<>();
     public long statsTimeout = Global.DEFAULT_STATS_TIMEOUT_MS;
     public String user;
     public SourceRef userAt;
@@ -39,12 +47,12 @@ public final class GlobalBuilder {
     public boolean masterWorker;
     public boolean exitOnFailure = true;
     public int maxReloads = -1;
-    public long quicIdleTimeout = dev.sluice.config.model.QuicTune.DEFAULT.maxIdleTimeoutMs();
-    public int quicMaxStreams = dev.sluice.config.model.QuicTune.DEFAULT.maxStreamsBidi();
-    public long quicMaxData = dev.sluice.config.model.QuicTune.DEFAULT.maxData();
-    public long quicStreamData = dev.sluice.config.model.QuicTune.DEFAULT.streamData();
-    public boolean quicHystart = dev.sluice.config.model.QuicTune.DEFAULT.hystart();
-    public int quicRetryThreshold = dev.sluice.config.model.QuicTune.DEFAULT.retryThreshold();
+    public long quicIdleTimeout = QuicTune.DEFAULT.maxIdleTimeoutMs();
+    public int quicMaxStreams = QuicTune.DEFAULT.maxStreamsBidi();
+    public long quicMaxData = QuicTune.DEFAULT.maxData();
+    public long quicStreamData = QuicTune.DEFAULT.streamData();
+    public boolean quicHystart = QuicTune.DEFAULT.hystart();
+    public int quicRetryThreshold = QuicTune.DEFAULT.retryThreshold();
     public String clusterSecret;
     /** {@code spread-checks}: percent of random noise on check intervals. */
     public int spreadChecks;
@@ -54,10 +62,10 @@ public final class GlobalBuilder {
 
     public Global build() {
         return new Global(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetime, logs, logTag, statsSockets, statsTimeout,
-                new dev.sluice.config.model.Tune(bufsize, maxrewrite, maxhdr, prometheusMaxSeries, spreadChecks),
-                new dev.sluice.config.model.QuicTune(quicIdleTimeout, quicMaxStreams, quicMaxData, quicStreamData, quicHystart,
+                new Tune(bufsize, maxrewrite, maxhdr, prometheusMaxSeries, spreadChecks),
+                new QuicTune(quicIdleTimeout, quicMaxStreams, quicMaxData, quicStreamData, quicHystart,
                         quicRetryThreshold, clusterSecret),
-                new dev.sluice.config.model.ProcessSettings(user, userAt, group, groupAt, uid, gid, chroot, ulimitN,
+                new ProcessSettings(user, userAt, group, groupAt, uid, gid, chroot, ulimitN,
                         hardStopAfter, noReusePort, zeroWarning, masterWorker, exitOnFailure, maxReloads), node, description);
     }
 }

@@ -2,6 +2,7 @@ package dev.sluice.config;
 
 import dev.sluice.config.model.Condition;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What a keyword parser sees of one line: its position, the words, the section and the builder of that
@@ -36,10 +37,10 @@ public final class KeywordContext {
         return negated;
     }
 
-    private java.util.Map<String, java.util.Map<Integer, byte[]>> httpErrors;
-    private java.util.Map<Integer, byte[]> currentErrors;
+    private Map<String, Map<Integer, byte[]>> httpErrors;
+    private Map<Integer, byte[]> currentErrors;
 
-    void httpErrors(java.util.Map<String, java.util.Map<Integer, byte[]>> all, java.util.Map<Integer, byte[]> current) {
+    void httpErrors(Map<String, Map<Integer, byte[]>> all, Map<Integer, byte[]> current) {
         this.httpErrors = all;
         this.currentErrors = current;
     }
@@ -56,12 +57,12 @@ public final class KeywordContext {
     }
 
     /** The {@code http-errors} sections parsed so far, by name. */
-    public java.util.Map<String, java.util.Map<Integer, byte[]>> httpErrorSections() {
+    public Map<String, Map<Integer, byte[]>> httpErrorSections() {
         return httpErrors;
     }
 
     /** The pages of the {@code http-errors} section being parsed. */
-    public java.util.Map<Integer, byte[]> currentErrorSection() {
+    public Map<Integer, byte[]> currentErrorSection() {
         return currentErrors;
     }
 

@@ -1,8 +1,10 @@
 package dev.sluice.config;
 
+import dev.sluice.config.model.Captures;
 import dev.sluice.config.model.LogTarget;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -100,7 +102,7 @@ final class LogKeywords {
                 }));
     }
 
-    private static final java.util.Set<Section> FRONTENDS = EnumSet.of(Section.FRONTEND, Section.LISTEN);
+    private static final Set<Section> FRONTENDS = EnumSet.of(Section.FRONTEND, Section.LISTEN);
 
     /** capture request|response header, capture cookie, declare capture, option logasap, unique-id-format|header. */
     static void registerCaptures(KeywordRegistry r) {
@@ -126,7 +128,7 @@ final class LogKeywords {
                     }
                     int len = c.intArg(c.args().get(2), "len", 1, 65535, 0);
                     if (len > 0) {
-                        c.proxy().captureCookie = new dev.sluice.config.model.Captures.Cookie(c.args().get(0), len);
+                        c.proxy().captureCookie = new Captures.Cookie(c.args().get(0), len);
                     }
                 }));
         r.family("declare", "declaration");
@@ -143,7 +145,7 @@ final class LogKeywords {
                     int len = c.intArg(a.get(2), "len", 1, 65535, 0);
                     if (len > 0) {
                         (a.get(0).equals("request") ? c.proxy().requestCaptures : c.proxy().responseCaptures)
-                                .add(new dev.sluice.config.model.Captures.Slot(null, len));
+                                .add(new Captures.Slot(null, len));
                     }
                 }));
         r.register(new Keyword("option logasap", Section.PROXIES, "[no] option logasap",
@@ -178,7 +180,7 @@ final class LogKeywords {
                 }));
     }
 
-    private static void header(KeywordContext c, List<dev.sluice.config.model.Captures.Slot> slots) {
+    private static void header(KeywordContext c, List<Captures.Slot> slots) {
         List<String> all = c.args();
         if (all.size() != 4 || !all.get(0).equals("header") || !all.get(2).equals("len")) {
             c.error("expects 'header <name> len <length>'.");
@@ -191,7 +193,7 @@ final class LogKeywords {
         }
         int len = c.intArg(a.get(2), "len", 1, 65535, 0);
         if (len > 0) {
-            slots.add(new dev.sluice.config.model.Captures.Slot(a.get(0), len));
+            slots.add(new Captures.Slot(a.get(0), len));
         }
     }
 
@@ -264,7 +266,7 @@ final class LogKeywords {
                 i += 2;
             } else if (w.equals("format") && i + 1 < a.size()) {
                 try {
-                    format = LogTarget.Format.valueOf(a.get(i + 1).toUpperCase(java.util.Locale.ROOT));
+                    format = LogTarget.Format.valueOf(a.get(i + 1).toUpperCase(Locale.ROOT));
                 } catch (IllegalArgumentException e) {
                     c.error("unknown log format '" + a.get(i + 1) + "' (expected rfc3164, rfc5424, raw, short, priority, timed, iso, local)");
                     return;

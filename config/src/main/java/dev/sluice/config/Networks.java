@@ -1,5 +1,7 @@
 package dev.sluice.config;
 
+import java.nio.ByteBuffer;
+
 /** Validation of {@code <ip>[/<prefix>]} network notation. */
 public final class Networks {
     private Networks() {
@@ -26,7 +28,7 @@ public final class Networks {
             if (mask == null || mask.getAddress().length != 4 || max != 32) {
                 return false;
             }
-            int m = java.nio.ByteBuffer.wrap(mask.getAddress()).getInt();
+            int m = ByteBuffer.wrap(mask.getAddress()).getInt();
             // a netmask is contiguous ones then zeros
             return (~m & (~m + 1)) == 0;
         }

@@ -4,6 +4,7 @@ import dev.sluice.config.model.Condition;
 import dev.sluice.config.model.Cookie;
 import dev.sluice.config.model.StickRule;
 import dev.sluice.config.model.StickTableDecl;
+import java.math.BigInteger;
 import java.util.EnumSet;
 import java.util.List;
 
@@ -254,10 +255,10 @@ final class PersistenceKeywords {
             }
         }
         String digits = v.substring(0, i);
-        java.math.BigInteger n = new java.math.BigInteger(digits).multiply(java.math.BigInteger.valueOf(micros));
-        java.math.BigInteger[] qr = n.divideAndRemainder(java.math.BigInteger.valueOf(1_000_000));
-        java.math.BigInteger secs = qr[1].signum() == 0 ? qr[0] : qr[0].add(java.math.BigInteger.ONE);
-        if (secs.compareTo(java.math.BigInteger.valueOf(Integer.MAX_VALUE)) > 0) {
+        BigInteger n = new BigInteger(digits).multiply(BigInteger.valueOf(micros));
+        BigInteger[] qr = n.divideAndRemainder(BigInteger.valueOf(1_000_000));
+        BigInteger secs = qr[1].signum() == 0 ? qr[0] : qr[0].add(BigInteger.ONE);
+        if (secs.compareTo(BigInteger.valueOf(Integer.MAX_VALUE)) > 0) {
             c.lineError("timer overflow in argument <" + v + "> to <" + what + ">, maximum value is 2147483647 s (~68 years).");
             return -1;
         }

@@ -3,6 +3,7 @@ package dev.sluice.config;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -214,7 +215,7 @@ final class Preprocessor {
                 }
                 case "feature" -> {
                     need(name, args, 1);
-                    yield features.contains(args[0].trim().toUpperCase(java.util.Locale.ROOT));
+                    yield features.contains(args[0].trim().toUpperCase(Locale.ROOT));
                 }
                 case "streq" -> {
                     need(name, args, 2);

@@ -3,16 +3,37 @@ package dev.sluice.config;
 import dev.sluice.config.model.Acl;
 import dev.sluice.config.model.Balance;
 import dev.sluice.config.model.Bind;
+import dev.sluice.config.model.Captures;
+import dev.sluice.config.model.Compression;
+import dev.sluice.config.model.Condition;
+import dev.sluice.config.model.Cookie;
+import dev.sluice.config.model.ErrorPages;
+import dev.sluice.config.model.Global;
+import dev.sluice.config.model.HashType;
+import dev.sluice.config.model.HealthChecks;
 import dev.sluice.config.model.HttpOptions;
 import dev.sluice.config.model.HttpRule;
+import dev.sluice.config.model.LogFormat;
+import dev.sluice.config.model.LogTarget;
+import dev.sluice.config.model.Logging;
 import dev.sluice.config.model.Mode;
+import dev.sluice.config.model.Monitor;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.ProxyKind;
+import dev.sluice.config.model.ProxyOptions;
+import dev.sluice.config.model.Retries;
 import dev.sluice.config.model.Server;
+import dev.sluice.config.model.StickRule;
+import dev.sluice.config.model.StickTableDecl;
+import dev.sluice.config.model.TcpRules;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.config.model.UseBackend;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * The mutable state of one proxy or defaults section while it is being parsed. A proxy starts as a copy
@@ -37,22 +58,22 @@ public final class ProxyBuilder {
     public long timeoutHttpKeepAlive = Timeouts.UNSET;
     public long timeoutTunnel = Timeouts.UNSET;
     public long timeoutQueue = Timeouts.UNSET;
-    public dev.sluice.config.model.Retries retries = dev.sluice.config.model.Retries.DEFAULT;
+    public Retries retries = Retries.DEFAULT;
     public long timeoutTarpit = Timeouts.UNSET;
     public long timeoutCheck = Timeouts.UNSET;
     /** Health checks: {@code option httpchk}, {@code http-check ...}, {@code option log-health-checks}. */
     CheckKeywords.Builder checks = new CheckKeywords.Builder();
     boolean clientTcpKeepAlive;
     boolean serverTcpKeepAlive;
-    long poolPurgeDelay = dev.sluice.config.model.HttpOptions.DEFAULT_POOL_PURGE_DELAY_MS;
+    long poolPurgeDelay = HttpOptions.DEFAULT_POOL_PURGE_DELAY_MS;
     public HttpOptions.ConnectionMode connectionMode = HttpOptions.ConnectionMode.KEEP_ALIVE;
     public boolean acceptInvalidRequest;
     public HttpOptions.Reuse reuse = HttpOptions.Reuse.SAFE;
     /** {@code compression algo}, {@code type} and {@code offload}. */
-    final java.util.List<String> compAlgos = new java.util.ArrayList<>();
+    final List<String> compAlgos = new ArrayList<>();
     /** {@code description} (null: none; not passed on by defaults, as in HAProxy). */
     String description;
-    final java.util.List<String> compTypes = new java.util.ArrayList<>();
+    final List<String> compTypes = new ArrayList<>();
     boolean compOffload;
     public HttpOptions.ForwardFor forwardFor;
     boolean useProxyHeader;
@@ -63,8 +84,8 @@ public final class ProxyBuilder {
     final List<HttpRule> redirectRules = new ArrayList<>();
     public final List<HttpRule> httpResponseRules = new ArrayList<>();
     public final List<HttpRule> httpAfterResponseRules = new ArrayList<>();
-    public dev.sluice.config.model.StickTableDecl stickTable;
-    public final List<dev.sluice.config.model.StickRule> stickRules = new ArrayList<>();
+    public StickTableDecl stickTable;
+    public final List<StickRule> stickRules = new ArrayList<>();
     public final List<HttpRule> tcpRequestConnectionRules = new ArrayList<>();
     public final List<HttpRule> tcpRequestContentRules = new ArrayList<>();
     public final List<UseBackend> useBackends = new ArrayList<>();
@@ -72,10 +93,10 @@ public final class ProxyBuilder {
     public SourceRef defaultBackendWhere;
     public Balance balance = Balance.DEFAULT;
     /** {@code hash-type} and {@code option allbackups}, folded into {@link #balance} when built. */
-    public dev.sluice.config.model.HashType hashType = dev.sluice.config.model.HashType.DEFAULT;
+    public HashType hashType = HashType.DEFAULT;
     public boolean allBackups;
     /** {@code cookie} (null: none), its attributes as they piled up over the lines, and {@code dynamic-cookie-key}. */
-    dev.sluice.config.model.Cookie cookie;
+    Cookie cookie;
     String cookieAttrs;
     String dynamicCookieKey;
     /** {@code option prefer-last-server}. */
@@ -94,30 +115,30 @@ public final class ProxyBuilder {
     /** The TLS options of {@code default-server}. */
     TlsOptions defaultServerTls = new TlsOptions();
     /** Logging: own {@code log} lines, {@code log global}, format and options. */
-    final List<dev.sluice.config.model.LogTarget> logs = new ArrayList<>();
+    final List<LogTarget> logs = new ArrayList<>();
     boolean logGlobal;
-    dev.sluice.config.model.LogFormat logFormat;
+    LogFormat logFormat;
     boolean dontLogNull;
     boolean logSeparateErrors;
     boolean dontLogNormal;
     String logTag;
-    dev.sluice.config.SourceRef logFormatWhere;
+    SourceRef logFormatWhere;
     boolean logAsap;
-    dev.sluice.config.model.LogFormat uniqueIdFormat;
-    dev.sluice.config.SourceRef uniqueIdWhere;
+    LogFormat uniqueIdFormat;
+    SourceRef uniqueIdWhere;
     String uniqueIdHeader;
     /** Capture slots in declaration order (frontends only; not inherited from defaults, as HAProxy). */
-    final List<dev.sluice.config.model.Captures.Slot> requestCaptures = new ArrayList<>();
-    final List<dev.sluice.config.model.Captures.Slot> responseCaptures = new ArrayList<>();
-    dev.sluice.config.model.Captures.Cookie captureCookie;
+    final List<Captures.Slot> requestCaptures = new ArrayList<>();
+    final List<Captures.Slot> responseCaptures = new ArrayList<>();
+    Captures.Cookie captureCookie;
     /** {@code errorfile}/{@code errorfiles} pages by status. */
-    final java.util.Map<Integer, byte[]> errorPages = new java.util.HashMap<>();
+    final Map<Integer, byte[]> errorPages = new HashMap<>();
     /** The {@code stats} keywords of the HTML page. */
     final StatsPageBuilder stats = new StatsPageBuilder();
 
     /** {@code monitor-uri} (null when unset) and the {@code monitor fail} conditions. */
     String monitorUri;
-    final List<dev.sluice.config.model.Condition> monitorFail = new ArrayList<>();
+    final List<Condition> monitorFail = new ArrayList<>();
     /** {@code default-server} values. */
     ServerParams defaultServer = new ServerParams();
 
@@ -196,14 +217,14 @@ public final class ProxyBuilder {
         };
     }
 
-    public Proxy build(dev.sluice.config.model.Global global) {
-        List<dev.sluice.config.model.LogTarget> targets = new ArrayList<>(logs);
+    public Proxy build(Global global) {
+        List<LogTarget> targets = new ArrayList<>(logs);
         if (logGlobal) {
             targets.addAll(global.logs());
         }
-        dev.sluice.config.model.Logging logging = new dev.sluice.config.model.Logging(targets, logFormat, dontLogNull, logSeparateErrors,
+        Logging logging = new Logging(targets, logFormat, dontLogNull, logSeparateErrors,
                 dontLogNormal, logTag != null ? logTag : global.logTag(), logFormat == null ? null : logFormatWhere,
-                new dev.sluice.config.model.Captures(requestCaptures, responseCaptures, captureCookie), logAsap, uniqueIdFormat, uniqueIdWhere,
+                new Captures(requestCaptures, responseCaptures, captureCookie), logAsap, uniqueIdFormat, uniqueIdWhere,
                 uniqueIdHeader);
         return build(logging);
     }
@@ -213,7 +234,7 @@ public final class ProxyBuilder {
      * counter, which starts at 1 and moves on by one per server, as HAProxy numbers them.
      */
     static List<Server> withIds(List<Server> servers) {
-        java.util.Set<Integer> used = new java.util.HashSet<>();
+        Set<Integer> used = new HashSet<>();
         for (Server s : servers) {
             if (s.id() > 0) {
                 used.add(s.id());
@@ -236,7 +257,7 @@ public final class ProxyBuilder {
         return out;
     }
 
-    private Proxy build(dev.sluice.config.model.Logging logging) {
+    private Proxy build(Logging logging) {
         ProxyKind kind = kind();
         Timeouts timeouts = new Timeouts(timeoutClient, timeoutServer, timeoutConnect, timeoutHttpRequest, timeoutHttpKeepAlive,
                 timeoutQueue, timeoutTunnel, Timeouts.UNSET, Timeouts.UNSET, timeoutCheck, timeoutTarpit);
@@ -246,7 +267,7 @@ public final class ProxyBuilder {
                 timeouts,
                 new HttpOptions(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, clientTcpKeepAlive, serverTcpKeepAlive,
                         poolPurgeDelay, h3AltSvcMaxAge, compAlgos.isEmpty() && compTypes.isEmpty() && !compOffload ? null
-                                : new dev.sluice.config.model.Compression(compAlgos, compTypes, compOffload)),
+                                : new Compression(compAlgos, compTypes, compOffload)),
                 acls, redirectRules.isEmpty() ? httpRequestRules : concat(httpRequestRules, redirectRules), httpResponseRules,
                 httpAfterResponseRules,
                 kind.hasFrontend() ? useBackends : List.of(),
@@ -254,17 +275,17 @@ public final class ProxyBuilder {
                 balance.with(hashType, allBackups),
                 kind.hasBackend() ? withIds(servers) : List.of(),
                 logging,
-                new dev.sluice.config.model.ErrorPages(errorPages),
+                new ErrorPages(errorPages),
                 stickTable,
-                new dev.sluice.config.model.TcpRules(kind.hasFrontend() ? tcpRequestConnectionRules : List.of(), tcpRequestContentRules),
-                kind.hasFrontend() ? new dev.sluice.config.model.Monitor(monitorUri, monitorFail)
-                        : dev.sluice.config.model.Monitor.NONE,
+                new TcpRules(kind.hasFrontend() ? tcpRequestConnectionRules : List.of(), tcpRequestContentRules),
+                kind.hasFrontend() ? new Monitor(monitorUri, monitorFail)
+                        : Monitor.NONE,
                 kind.hasBackend() ? stickRules : List.of(),
                 stats.build(),
                 retries,
-                kind.hasBackend() ? checks.build() : dev.sluice.config.model.HealthChecks.NONE,
+                kind.hasBackend() ? checks.build() : HealthChecks.NONE,
                 kind.hasBackend() && cookie != null ? cookie.withDynamicKey(dynamicCookieKey) : null,
-                new dev.sluice.config.model.ProxyOptions(kind.hasBackend() && preferLastServer, kind.hasBackend() ? fullconn : 0,
+                new ProxyOptions(kind.hasBackend() && preferLastServer, kind.hasBackend() ? fullconn : 0,
                         kind.hasBackend() && abortOnClose, kind.hasFrontend() && contStats,
                         kind.hasFrontend() && ignoreProbes),
                 description);

@@ -1,6 +1,8 @@
 package dev.sluice.config;
 
+import dev.sluice.config.model.HttpOptions;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -92,8 +94,8 @@ final class QuicKeywords {
             }
             return;
         }
-        java.util.List<String> a = c.args();
-        long ma = dev.sluice.config.model.HttpOptions.DEFAULT_ALT_SVC_MAX_AGE;
+        List<String> a = c.args();
+        long ma = HttpOptions.DEFAULT_ALT_SVC_MAX_AGE;
         if (a.size() == 2 && a.get(0).equals("ma")) {
             ma = c.intArg(a.get(1), "ma", 0, Integer.MAX_VALUE, -2);
             if (ma == -2) {

@@ -1,9 +1,12 @@
 package dev.sluice.config;
 
+import dev.sluice.config.model.Captures;
 import dev.sluice.config.model.Condition;
 import dev.sluice.config.model.HttpRule;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -198,7 +201,7 @@ final class RuleKeywords {
         String inner = open < 0 || !word.endsWith(")") ? null : word.substring(open + 1, word.length() - 1);
         if (two && inner != null && !inner.matches("\\d+,.*")) {
             String what = name.equals("sc-set-gpt") ? "gpt" : "gpc";
-            return "Missing " + what + " ID '" + word + "'. Expects " + name + "(<" + what.toUpperCase(java.util.Locale.ROOT)
+            return "Missing " + what + " ID '" + word + "'. Expects " + name + "(<" + what.toUpperCase(Locale.ROOT)
                     + " ID>,<Track ID>).";
         }
         if (inner == null || !inner.matches(two ? "\\d+,[0-2]" : "[0-2]")) {
@@ -489,7 +492,7 @@ final class RuleKeywords {
                 if (i == 0) {
                     return args;
                 }
-                List<String> out = new java.util.ArrayList<>(args.size());
+                List<String> out = new ArrayList<>(args.size());
                 out.add(w);
                 out.add(args.get(i + 1));
                 out.addAll(args.subList(0, i));
@@ -524,8 +527,8 @@ final class RuleKeywords {
         if (len <= 0) {
             return null;
         }
-        List<dev.sluice.config.model.Captures.Slot> slots = c.proxy().requestCaptures;
-        slots.add(new dev.sluice.config.model.Captures.Slot(null, len));
+        List<Captures.Slot> slots = c.proxy().requestCaptures;
+        slots.add(new Captures.Slot(null, len));
         return List.of(args.get(0), "id", Integer.toString(slots.size() - 1));
     }
 }

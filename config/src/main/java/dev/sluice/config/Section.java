@@ -1,6 +1,7 @@
 package dev.sluice.config;
 
 import java.util.EnumSet;
+import java.util.Locale;
 import java.util.Set;
 
 /** The configuration sections Sluice parses. */
@@ -14,6 +15,6 @@ public enum Section {
     public static final Set<Section> BACKEND_SIDE = EnumSet.of(DEFAULTS, BACKEND, LISTEN);
 
     public String keyword() {
-        return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 }

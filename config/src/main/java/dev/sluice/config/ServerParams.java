@@ -1,6 +1,8 @@
 package dev.sluice.config;
 
 import dev.sluice.config.model.Server;
+import dev.sluice.config.model.ServerCheck;
+import java.util.List;
 
 /**
  * The load-balancing options of a {@code server} or {@code default-server} line while it is parsed:
@@ -21,11 +23,11 @@ final class ServerParams {
     String cookie;
     /** Health checks ({@link CheckKeywords}). */
     boolean check;
-    long inter = dev.sluice.config.model.ServerCheck.DEFAULT.inter();
+    long inter = ServerCheck.DEFAULT.inter();
     long fastinter;
     long downinter;
-    int rise = dev.sluice.config.model.ServerCheck.DEFAULT.rise();
-    int fall = dev.sluice.config.model.ServerCheck.DEFAULT.fall();
+    int rise = ServerCheck.DEFAULT.rise();
+    int fall = ServerCheck.DEFAULT.fall();
     int checkPort;
     String checkAddr;
     boolean checkSsl;
@@ -33,7 +35,7 @@ final class ServerParams {
     /** {@code check-send-proxy}. */
     boolean checkSendProxy;
     /** {@code init-addr} methods (null: the default). */
-    java.util.List<String> initAddr;
+    List<String> initAddr;
     /** The PROXY protocol versions set: {@code send-proxy} bit 1, {@code send-proxy-v2} bit 2. */
     int sendProxy;
 

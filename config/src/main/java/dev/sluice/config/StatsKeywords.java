@@ -2,11 +2,13 @@ package dev.sluice.config;
 
 import dev.sluice.config.model.Condition;
 import dev.sluice.config.model.ListenAddress;
+import dev.sluice.config.model.StatsPage;
 import dev.sluice.config.model.StatsSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.BiConsumer;
 
 /**
  * The admin socket keywords of the global section ({@code stats socket}, several may be declared, and
@@ -109,7 +111,7 @@ final class StatsKeywords {
                             return;
                         }
                     }
-                    p.rules.add(new dev.sluice.config.model.StatsPage.Rule(action, realm, cond));
+                    p.rules.add(new StatsPage.Rule(action, realm, cond));
                 });
         page(r, "stats hide-version", "stats hide-version", "Do not show the version on the page.", 0, 0, (c, p) -> p.hideVersion = true);
         page(r, "stats show-legends", "stats show-legends", "Show the legend and server addresses and algorithms on the page.", 0, 0,
@@ -134,7 +136,7 @@ final class StatsKeywords {
 
     /** Registers a keyword of the stats page: checks its argument count, enables the page, then applies it. */
     private static void page(KeywordRegistry r, String name, String syntax, String description, int min, int max,
-            java.util.function.BiConsumer<KeywordContext, StatsPageBuilder> apply) {
+            BiConsumer<KeywordContext, StatsPageBuilder> apply) {
         r.register(new Keyword(name, PROXIES, syntax, description, c -> {
             int n = c.args().size();
             if (n < min || max >= 0 && n > max) {

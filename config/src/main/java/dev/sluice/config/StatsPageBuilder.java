@@ -14,7 +14,7 @@ final class StatsPageBuilder {
     final List<String> auth = new ArrayList<>();
     String realm = StatsPage.DEFAULT_REALM;
     final List<Condition> admin = new ArrayList<>();
-    final List<dev.sluice.config.model.StatsPage.Rule> rules = new ArrayList<>();
+    final List<StatsPage.Rule> rules = new ArrayList<>();
     boolean hideVersion;
     boolean showLegends;
     String node;

@@ -5,6 +5,7 @@ import dev.sluice.config.model.Verify;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The TLS and protocol options of {@code bind} and {@code server} lines, and the global
@@ -226,7 +227,7 @@ final class TlsKeywords {
     // ------------------------------------------------------------------ global keywords
 
     static void register(KeywordRegistry r) {
-        java.util.Set<Section> global = EnumSet.of(Section.GLOBAL);
+        Set<Section> global = EnumSet.of(Section.GLOBAL);
         r.register(new Keyword("ssl-default-bind-options", global, "ssl-default-bind-options <option>...",
                 "TLS options applied to every 'bind ... ssl' line (e.g. ssl-min-ver TLSv1.2 no-tls-tickets).",
                 c -> defaults(c, c.global().bindDefaults, false)));

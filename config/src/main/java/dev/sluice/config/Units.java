@@ -1,5 +1,7 @@
 package dev.sluice.config;
 
+import java.util.Locale;
+
 /**
  * HAProxy's numeric units. A time is a non-negative integer with an optional unit {@code us ms s m h d}
  * (a bare number is milliseconds; microseconds round up to the next millisecond); a size is an integer
@@ -51,7 +53,7 @@ public final class Units {
             throw new IllegalArgumentException("size value '" + s + "' is too large");
         }
         String unit = s.substring(i);
-        return switch (unit.toLowerCase(java.util.Locale.ROOT)) {
+        return switch (unit.toLowerCase(Locale.ROOT)) {
             case "" -> v;
             case "k" -> mul(s, v, 1024L);
             case "m" -> mul(s, v, 1024L * 1024);

@@ -1,6 +1,7 @@
 package dev.sluice.quic;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.handler.codec.quic.QuicConnectionAddress;
 
 /**
@@ -78,7 +79,7 @@ public final class Cids {
         if (start < 0 || end < start) {
             throw new IllegalStateException("unexpected QuicConnectionAddress format: " + s);
         }
-        byte[] b = io.netty.buffer.ByteBufUtil.decodeHexDump(s, start + 7, end - start - 7);
+        byte[] b = ByteBufUtil.decodeHexDump(s, start + 7, end - start - 7);
         if (!new QuicConnectionAddress(b).equals(a)) {
             throw new IllegalStateException("QuicConnectionAddress format changed: " + s);
         }

@@ -1,5 +1,7 @@
 package dev.sluice.quic;
 
+import dev.sluice.pools.Pool;
+import dev.sluice.pools.PoolRegistry;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -35,7 +37,7 @@ public final class ClosingConnection {
      * records are counted in {@code show pools} and held to the {@code -m} ceiling, and collect less; the extra
      * 0.13 us a close is nothing against a QUIC handshake. Details in docs/design.md, "Pools".
      */
-    public static dev.sluice.pools.Pool<ClosingConnection> pool(dev.sluice.pools.PoolRegistry registry) {
+    public static Pool<ClosingConnection> pool(PoolRegistry registry) {
         return registry.create(POOL, ClosingConnection.class, SIZE, ClosingConnection::new, ClosingConnection::clear);
     }
 

@@ -15,6 +15,7 @@ import java.util.PriorityQueue;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongPredicate;
 
 /**
  * The handler in front of the QUIC codec on one UDP socket: it keeps the {@link ClosingConnection} records of
@@ -44,7 +45,7 @@ public final class ClosingConnections extends ChannelDuplexHandler {
     private long timerAt;
 
     /** While the socket stops: whether a CID prefix names a live connection (else null), and what to run once empty. */
-    private java.util.function.LongPredicate live;
+    private LongPredicate live;
     private Runnable whenEmpty;
 
     private InetSocketAddress capturing;
@@ -86,7 +87,7 @@ public final class ClosingConnections extends ChannelDuplexHandler {
      * dropped unless its destination CID names a connection for which {@code isLive} holds, so no new connection
      * reaches the codec while existing handshakes finish; {@code whenEmpty} runs each time the last record goes.
      */
-    void stopAccepting(java.util.function.LongPredicate isLive, Runnable whenEmpty) {
+    void stopAccepting(LongPredicate isLive, Runnable whenEmpty) {
         this.live = isLive;
         this.whenEmpty = whenEmpty;
     }

@@ -23,8 +23,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -161,7 +163,7 @@ public final class QuicListener {
         }
         try {
             s.channel.eventLoop().execute(task);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             // the loop is gone, and the socket with it
         }
     }
@@ -223,7 +225,7 @@ public final class QuicListener {
      * What each socket holds, gathered on its own loop: {@code f} runs there once per socket. Completes when
      * every socket answered.
      */
-    <T> CompletableFuture<List<T>> perSocket(java.util.function.Function<QuicSocket, T> f) {
+    <T> CompletableFuture<List<T>> perSocket(Function<QuicSocket, T> f) {
         List<CompletableFuture<T>> parts = new ArrayList<>();
         for (QuicSocket s : sockets) {
             CompletableFuture<T> part = new CompletableFuture<>();

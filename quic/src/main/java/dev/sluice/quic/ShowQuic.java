@@ -1,5 +1,6 @@
 package dev.sluice.quic;
 
+import io.netty.buffer.ByteBufUtil;
 import io.netty.handler.codec.quic.QuicChannel;
 import io.netty.handler.codec.quic.QuicConnectionAddress;
 import io.netty.handler.codec.quic.QuicConnectionPathStats;
@@ -8,7 +9,9 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -69,12 +72,12 @@ public final class ShowQuic {
                     for (String line : p.get(WAIT_MS, TimeUnit.MILLISECONDS)) {
                         out.append(line);
                     }
-                } catch (java.util.concurrent.TimeoutException e) {
+                } catch (TimeoutException e) {
                     out.append("# (a socket did not answer within ").append(WAIT_MS).append(" ms)\n");
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     break;
-                } catch (java.util.concurrent.ExecutionException e) {
+                } catch (ExecutionException e) {
                     out.append("# (error: ").append(e.getCause()).append(")\n");
                 }
             }
@@ -115,7 +118,7 @@ public final class ShowQuic {
     }
 
     private static String hex(QuicConnectionAddress a) {
-        return a == null ? "-" : io.netty.buffer.ByteBufUtil.hexDump(Cids.bytes(a));
+        return a == null ? "-" : ByteBufUtil.hexDump(Cids.bytes(a));
     }
 
     private static String liveOneline(QuicListener l, QuicSocket s, ConnectionTracker t, InetSocketAddress local) {

@@ -2,6 +2,7 @@ package dev.sluice.sticktable;
 
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -479,7 +480,7 @@ public final class StickTable {
         for (int i = 0; i < order.length; i++) {
             order[i] = i;
         }
-        java.util.Arrays.sort(order, Comparator.<Integer>comparingLong(dates::get).thenComparingLong(i -> candidates.get(i).id));
+        Arrays.sort(order, Comparator.<Integer>comparingLong(dates::get).thenComparingLong(i -> candidates.get(i).id));
         List<List<StickEntry>> chosen = new ArrayList<>(shards.length);
         for (int i = 0; i < shards.length; i++) {
             chosen.add(new ArrayList<>());

@@ -1,5 +1,7 @@
 package dev.sluice.config.model;
 
+import java.util.List;
+
 /**
  * The {@code global} section. A value of 0 (or null) means "not set": the runtime picks the default
  * (maxconn from the file-descriptor limit, nbthread from the available cores). {@code sslCacheSize}
@@ -11,11 +13,11 @@ package dev.sluice.config.model;
  * ({@code node}, {@code description}: {@code show info}, the stats page; null when not set).
  */
 public record Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
-        java.util.List<LogTarget> logs, String logTag, java.util.List<StatsSocket> statsSockets, long statsTimeoutMs, Tune tune,
+        List<LogTarget> logs, String logTag, List<StatsSocket> statsSockets, long statsTimeoutMs, Tune tune,
         QuicTune quic, ProcessSettings process, String node, String description) {
 
     public Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
-            java.util.List<LogTarget> logs, String logTag, java.util.List<StatsSocket> statsSockets, long statsTimeoutMs, Tune tune,
+            List<LogTarget> logs, String logTag, List<StatsSocket> statsSockets, long statsTimeoutMs, Tune tune,
             QuicTune quic, ProcessSettings process) {
         this(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetimeMs, logs, logTag, statsSockets, statsTimeoutMs, tune, quic, process,
                 null, null);
@@ -25,27 +27,27 @@ public record Global(int maxconn, int nbthread, boolean daemon, String pidfile, 
     public static final long DEFAULT_STATS_TIMEOUT_MS = 10_000;
 
     public Global {
-        logs = java.util.List.copyOf(logs);
-        statsSockets = java.util.List.copyOf(statsSockets);
+        logs = List.copyOf(logs);
+        statsSockets = List.copyOf(statsSockets);
     }
 
     /** With the default QUIC settings. */
     public Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
-            java.util.List<LogTarget> logs, String logTag, java.util.List<StatsSocket> statsSockets, long statsTimeoutMs, Tune tune) {
+            List<LogTarget> logs, String logTag, List<StatsSocket> statsSockets, long statsTimeoutMs, Tune tune) {
         this(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetimeMs, logs, logTag, statsSockets, statsTimeoutMs, tune,
                 QuicTune.DEFAULT, ProcessSettings.DEFAULT);
     }
 
     /** A global section without admin sockets, with the default buffer tuning. */
     public Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
-            java.util.List<LogTarget> logs, String logTag) {
-        this(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetimeMs, logs, logTag, java.util.List.of(), DEFAULT_STATS_TIMEOUT_MS,
+            List<LogTarget> logs, String logTag) {
+        this(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetimeMs, logs, logTag, List.of(), DEFAULT_STATS_TIMEOUT_MS,
                 Tune.DEFAULT);
     }
 
     /** With the process left as it was started. */
     public Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
-            java.util.List<LogTarget> logs, String logTag, java.util.List<StatsSocket> statsSockets, long statsTimeoutMs, Tune tune,
+            List<LogTarget> logs, String logTag, List<StatsSocket> statsSockets, long statsTimeoutMs, Tune tune,
             QuicTune quic) {
         this(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetimeMs, logs, logTag, statsSockets, statsTimeoutMs, tune, quic,
                 ProcessSettings.DEFAULT);
@@ -53,7 +55,7 @@ public record Global(int maxconn, int nbthread, boolean daemon, String pidfile, 
 
     /** With the default buffer tuning. */
     public Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
-            java.util.List<LogTarget> logs, String logTag, java.util.List<StatsSocket> statsSockets, long statsTimeoutMs) {
+            List<LogTarget> logs, String logTag, List<StatsSocket> statsSockets, long statsTimeoutMs) {
         this(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetimeMs, logs, logTag, statsSockets, statsTimeoutMs, Tune.DEFAULT);
     }
 }

@@ -1,5 +1,7 @@
 package dev.sluice.config.model;
 
+import java.util.Locale;
+
 /**
  * {@code hash-type <method> [<function>] [avalanche]}: how the hash-based algorithms turn a hash into a
  * server. HAProxy's defaults: map-based with sdbm; consistent without a function is sdbm with avalanche.
@@ -31,7 +33,7 @@ public record HashType(Method method, Function function, boolean avalanche) {
         NONE;
 
         public String keyword() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 }

@@ -1,6 +1,8 @@
 package dev.sluice.config.model;
 
+import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The health-check settings of a backend: the HTTP check ({@code option httpchk}, {@code http-check send|expect}),
@@ -43,16 +45,16 @@ public record HealthChecks(HttpCheck http, boolean log, boolean sendState, boole
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Expect e && kind == e.kind && inverse == e.inverse && java.util.Arrays.equals(codes, e.codes)
-                    && java.util.Objects.equals(pattern, e.pattern) && nameMatch == e.nameMatch && java.util.Objects.equals(name, e.name)
-                    && valueMatch == e.valueMatch && java.util.Objects.equals(value, e.value) && java.util.Objects.equals(comment, e.comment)
-                    && java.util.Objects.equals(okStatus, e.okStatus) && java.util.Objects.equals(errorStatus, e.errorStatus)
-                    && java.util.Objects.equals(timeoutStatus, e.timeoutStatus) && minRecv == e.minRecv;
+            return o instanceof Expect e && kind == e.kind && inverse == e.inverse && Arrays.equals(codes, e.codes)
+                    && Objects.equals(pattern, e.pattern) && nameMatch == e.nameMatch && Objects.equals(name, e.name)
+                    && valueMatch == e.valueMatch && Objects.equals(value, e.value) && Objects.equals(comment, e.comment)
+                    && Objects.equals(okStatus, e.okStatus) && Objects.equals(errorStatus, e.errorStatus)
+                    && Objects.equals(timeoutStatus, e.timeoutStatus) && minRecv == e.minRecv;
         }
 
         @Override
         public int hashCode() {
-            return java.util.Objects.hash(kind, inverse, java.util.Arrays.hashCode(codes), pattern, name, value);
+            return Objects.hash(kind, inverse, Arrays.hashCode(codes), pattern, name, value);
         }
     }
 }

@@ -1,5 +1,7 @@
 package dev.sluice.config.model;
 
+import java.util.Locale;
+
 /** The kind of a proxy section; {@code listen} is a frontend and a backend in one. */
 public enum ProxyKind {
     FRONTEND, BACKEND, LISTEN;
@@ -13,6 +15,6 @@ public enum ProxyKind {
     }
 
     public String keyword() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT);
     }
 }

@@ -1,6 +1,7 @@
 package dev.sluice.config.model;
 
 import dev.sluice.config.SourceRef;
+import java.util.List;
 
 /**
  * A {@code server} line of a backend, with {@code default-server} values already applied. {@code host}
@@ -18,10 +19,10 @@ import dev.sluice.config.SourceRef;
  */
 public record Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto, int id, boolean backup,
         boolean disabled, InitState initState, int maxconn, int maxqueue, long slowstart, ServerCheck check, String cookie,
-        int minconn, int sendProxy, java.util.List<String> initAddr) {
+        int minconn, int sendProxy, List<String> initAddr) {
 
     /** {@code init-addr}'s default: the state file's address, then the system's resolver. */
-    public static final java.util.List<String> DEFAULT_INIT_ADDR = java.util.List.of("last", "libc");
+    public static final List<String> DEFAULT_INIT_ADDR = List.of("last", "libc");
 
     public Server {
         if (initAddr == null) {

@@ -1,6 +1,7 @@
 package dev.sluice.config.model;
 
 import dev.sluice.config.SourceRef;
+import java.util.Locale;
 
 /**
  * One {@code stats socket} line of the global section: where the admin socket listens (a UNIX path, an
@@ -20,7 +21,7 @@ public record StatsSocket(SourceRef where, ListenAddress address, int mode, Leve
         USER, OPERATOR, ADMIN;
 
         public String keyword() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
 
         /** Whether this level may run a command needing {@code required}. */

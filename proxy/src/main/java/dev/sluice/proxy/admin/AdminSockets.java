@@ -1,5 +1,6 @@
 package dev.sluice.proxy.admin;
 
+import dev.sluice.config.Addresses;
 import dev.sluice.config.model.ListenAddress;
 import dev.sluice.config.model.StatsSocket;
 import dev.sluice.proxy.listener.InheritedSocket;
@@ -14,6 +15,7 @@ import io.netty.channel.ServerChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -100,7 +102,7 @@ public final class AdminSockets {
     }
 
     /** The local address of each bound socket, in configuration order (for tests and -d output). */
-    public List<java.net.SocketAddress> localAddresses() {
+    public List<SocketAddress> localAddresses() {
         return channels.stream().map(Channel::localAddress).toList();
     }
 
@@ -156,7 +158,7 @@ public final class AdminSockets {
             b.option(ChannelOption.SO_REUSEADDR, true);
             b.channelFactory(transport::newServerChannel);
             InetSocketAddress sa = inet.host().isEmpty() ? new InetSocketAddress(inet.port())
-                    : new InetSocketAddress(dev.sluice.config.Addresses.literal(inet.host()), inet.port());
+                    : new InetSocketAddress(Addresses.literal(inet.host()), inet.port());
             f = b.bind(sa);
         }
         f.awaitUninterruptibly();

@@ -2,6 +2,7 @@ package dev.sluice.proxy.admin;
 
 import dev.sluice.config.model.StatsSocket.Level;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 
 /**
  * What a command handler sees: the words of the command line (the command's own words included, as
@@ -53,7 +54,7 @@ public final class CliRequest {
      * the event loops (live streams, idle connections): they gather it with a task on each loop rather than
      * share it under a lock. The answer may complete on any thread.
      */
-    public String later(java.util.concurrent.CompletionStage<String> answer) {
+    public String later(CompletionStage<String> answer) {
         session.defer(answer);
         return null;
     }

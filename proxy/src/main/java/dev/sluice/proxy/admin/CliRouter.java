@@ -1,5 +1,6 @@
 package dev.sluice.proxy.admin;
 
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -12,7 +13,7 @@ public interface CliRouter {
      * The answer when {@code line} is for another process or only changes the session's target (no separator is
      * added then: the other process's answer carries its own); null when the command runs here.
      */
-    CompletionStage<String> route(CliSession session, String line, java.util.List<String> args);
+    CompletionStage<String> route(CliSession session, String line, List<String> args);
 
     /** What the prompt shows for the session's target ({@code master}, or a worker's pid). */
     String prompt(CliSession session);

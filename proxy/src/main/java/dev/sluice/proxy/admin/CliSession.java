@@ -2,6 +2,7 @@ package dev.sluice.proxy.admin;
 
 import dev.sluice.config.model.StatsSocket.Level;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 
 /**
  * The state of one admin session, apart from its bytes: its level (which may only go down), whether it
@@ -23,7 +24,7 @@ public final class CliSession {
     private Mode mode = Mode.NON_INTERACTIVE;
     private boolean quit;
     private boolean noNewline;
-    private java.util.concurrent.CompletionStage<String> deferred;
+    private CompletionStage<String> deferred;
 
     public CliSession(CliRegistry registry, Level level) {
         this(registry, level, null);
@@ -79,7 +80,7 @@ public final class CliSession {
         noNewline = true;
     }
 
-    void defer(java.util.concurrent.CompletionStage<String> answer) {
+    void defer(CompletionStage<String> answer) {
         deferred = answer;
     }
 
@@ -91,7 +92,7 @@ public final class CliSession {
         List<String> args = CliLine.words(line);
         deferred = null;
         if (router != null) {
-            java.util.concurrent.CompletionStage<String> routed = router.route(this, line, args);
+            CompletionStage<String> routed = router.route(this, line, args);
             if (routed != null) {
                 noNewline = true;
                 deferred = routed;
@@ -133,8 +134,8 @@ public final class CliSession {
     }
 
     /** The answer of the command that answered later, with its separator; completes on any thread. */
-    public java.util.concurrent.CompletionStage<String> pending() {
-        java.util.concurrent.CompletionStage<String> d = deferred;
+    public CompletionStage<String> pending() {
+        CompletionStage<String> d = deferred;
         deferred = null;
         return d.handle((out, e) -> separate(e != null || out == null ? "Internal error.\n" : out));
     }

@@ -1,5 +1,6 @@
 package dev.sluice.proxy.auth;
 
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
@@ -27,8 +28,8 @@ public final class Crypt {
     /** Whether {@code password} hashes to {@code hash} (compared in constant time); false for an unknown format. */
     public static boolean verify(byte[] password, String hash) {
         String computed = crypt(password, hash);
-        return computed != null && MessageDigest.isEqual(computed.getBytes(java.nio.charset.StandardCharsets.US_ASCII),
-                hash.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        return computed != null && MessageDigest.isEqual(computed.getBytes(StandardCharsets.US_ASCII),
+                hash.getBytes(StandardCharsets.US_ASCII));
     }
 
     /**
@@ -80,7 +81,7 @@ public final class Crypt {
         if (saltText.length() > 16) {
             saltText = saltText.substring(0, 16);
         }
-        byte[] s = saltText.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        byte[] s = saltText.getBytes(StandardCharsets.ISO_8859_1);
         MessageDigest md = digest(algo);
 
         // B = H(P S P)
@@ -166,14 +167,14 @@ public final class Crypt {
         if (saltText.length() > 8) {
             saltText = saltText.substring(0, 8);
         }
-        byte[] s = saltText.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        byte[] s = saltText.getBytes(StandardCharsets.ISO_8859_1);
         MessageDigest md = digest("MD5");
         md.update(p);
         md.update(s);
         md.update(p);
         byte[] alt = md.digest();
         md.update(p);
-        md.update("$1$".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        md.update("$1$".getBytes(StandardCharsets.US_ASCII));
         md.update(s);
         for (int n = p.length; n > 0; n -= 16) {
             md.update(alt, 0, Math.min(n, 16));

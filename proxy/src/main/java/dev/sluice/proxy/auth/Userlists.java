@@ -6,6 +6,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -88,7 +89,7 @@ public final class Userlists {
             if (u == null) {
                 return null;
             }
-            byte[] password = java.util.Arrays.copyOfRange(decoded, colon + 1, decoded.length);
+            byte[] password = Arrays.copyOfRange(decoded, colon + 1, decoded.length);
             return u.check(password) ? u : null;
         }
     }

@@ -1,12 +1,13 @@
 package dev.sluice.proxy.check;
 
+import dev.sluice.proxy.backend.ProxyHeaderWriter;
+import dev.sluice.proxy.http.HttpFields;
+import dev.sluice.proxy.http.MessageHead;
+import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.http.h1.H1Error;
 import dev.sluice.proxy.http.h1.H1Limits;
 import dev.sluice.proxy.http.h1.H1Parser;
 import dev.sluice.proxy.http.h1.InputBuffer;
-import dev.sluice.proxy.http.HttpFields;
-import dev.sluice.proxy.http.MessageHead;
-import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.tls.TlsHandshakeHandler;
 import dev.sluice.proxy.tls.TlsSession;
 import io.netty.bootstrap.Bootstrap;
@@ -20,6 +21,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.util.ReferenceCountUtil;
 import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -72,7 +74,7 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements H1Parser.Si
                     protected void initChannel(Channel ch) {
                         int pp = check.proxyHeaderVersion();
                         if (pp != 0) {
-                            ch.pipeline().addLast("pp", dev.sluice.proxy.backend.ProxyHeaderWriter.forCheck(pp));
+                            ch.pipeline().addLast("pp", ProxyHeaderWriter.forCheck(pp));
                         }
                         if (tls) {
                             SslHandler ssl = check.server().tls().context().newHandler(ch.alloc(), check.sni(), target);
@@ -172,7 +174,7 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements H1Parser.Si
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (!(msg instanceof ByteBuf in)) {
-            io.netty.util.ReferenceCountUtil.release(msg);
+            ReferenceCountUtil.release(msg);
             return;
         }
         if (phase != Phase.RESPONSE) {

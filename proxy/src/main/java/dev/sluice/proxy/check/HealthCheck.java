@@ -1,9 +1,10 @@
 package dev.sluice.proxy.check;
 
+import dev.sluice.config.Addresses;
 import dev.sluice.config.model.ServerCheck;
 import dev.sluice.proxy.backend.Server;
-import dev.sluice.proxy.backend.ServerHealthCheck;
 import dev.sluice.proxy.backend.ServerEvents;
+import dev.sluice.proxy.backend.ServerHealthCheck;
 import dev.sluice.proxy.transport.Transport;
 import io.netty.channel.EventLoop;
 import java.net.InetAddress;
@@ -169,7 +170,7 @@ public final class HealthCheck implements ServerHealthCheck {
     public InetSocketAddress target() {
         InetSocketAddress srv = server.address();
         InetAddress ip = addrOverride != null ? addrOverride
-                : config.addr() != null ? dev.sluice.config.Addresses.literal(config.addr()) : srv.getAddress();
+                : config.addr() != null ? Addresses.literal(config.addr()) : srv.getAddress();
         int port = portOverride > 0 ? portOverride : config.port() > 0 ? config.port() : srv.getPort();
         return new InetSocketAddress(ip, port);
     }

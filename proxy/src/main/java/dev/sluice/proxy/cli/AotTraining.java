@@ -28,6 +28,7 @@ import java.io.IOException;
 import java.io.StringWriter;
 import java.math.BigInteger;
 import java.net.DatagramSocket;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.StandardProtocolFamily;
@@ -366,7 +367,7 @@ public final class AotTraining {
     /** A free loopback port for TCP and UDP alike (the TLS and QUIC listeners share one). */
     private static int freePort() throws IOException {
         for (int attempt = 0; ; attempt++) {
-            try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
                 int port = s.getLocalPort();
                 try (DatagramSocket d = new DatagramSocket(new InetSocketAddress("127.0.0.1", port))) {
                     return port;

@@ -9,6 +9,7 @@ import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
+import java.nio.charset.StandardCharsets;
 
 /**
  * The few C library calls the daemon makes about its own process (Linux, x86_64 glibc layouts), through
@@ -150,7 +151,7 @@ final class Libc {
      * the abstract namespace. The JDK has no UNIX datagram sockets.
      */
     static void sendUnixDatagram(String path, byte[] data) throws Failure {
-        byte[] name = path.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] name = path.getBytes(StandardCharsets.UTF_8);
         boolean abstractName = name.length > 0 && name[0] == '@';
         if (name.length >= SOCKADDR_UN - 2) {
             throw new Failure("sendto(" + path + ")", "socket path too long");

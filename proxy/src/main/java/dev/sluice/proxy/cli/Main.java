@@ -5,7 +5,12 @@ import dev.sluice.config.ConfigParser;
 import dev.sluice.config.Diagnostic;
 import dev.sluice.config.KeywordRegistry;
 import dev.sluice.config.model.Config;
+import dev.sluice.config.model.StatsSocket;
+import dev.sluice.proxy.memory.ProxyPools;
 import dev.sluice.proxy.runtime.ProxyRuntime;
+import dev.sluice.proxy.transport.Transport;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.handler.codec.quic.Quic;
 import io.netty.util.Version;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -28,7 +33,7 @@ public final class Main {
     }
 
     /** Features that {@code .if feature(...)} sees as present. */
-    static final Set<String> FEATURES = io.netty.handler.codec.quic.Quic.isAvailable() ? Set.of("EPOLL", "LINUX_SPLICE", "TFO", "QUIC")
+    static final Set<String> FEATURES = Quic.isAvailable() ? Set.of("EPOLL", "LINUX_SPLICE", "TFO", "QUIC")
             : Set.of("EPOLL", "LINUX_SPLICE", "TFO");
 
     /** Set in the child of {@code -D}: where to write the pid once listening. */
@@ -136,7 +141,7 @@ public final class Main {
 
     /** Master-worker mode: this process supervises workers that run the proxy ({@link Master}). */
     private static int runMaster(Options opts, String[] args, Config config, String pidfile) {
-        dev.sluice.config.model.StatsSocket cli = null;
+        StatsSocket cli = null;
         if (opts.masterCli() != null) {
             cli = masterSocket(opts.masterCli(), opts.quiet());
             if (cli == null) {
@@ -213,7 +218,7 @@ public final class Main {
      * admin unless an option says otherwise), so addresses and options mean what they mean there. Null (reported)
      * when the line is wrong.
      */
-    static dev.sluice.config.model.StatsSocket masterSocket(String spec, boolean quiet) {
+    static StatsSocket masterSocket(String spec, boolean quiet) {
         String[] parts = spec.split(",");
         StringBuilder line = new StringBuilder("global\n    stats socket ").append(parts[0]).append(" level admin");
         for (int i = 1; i < parts.length; i++) {
@@ -260,7 +265,7 @@ public final class Main {
 
     private static int serve(Options opts, Config config, ProxyRuntime.Prepared prepared, Privileges.Resolved privileges, String pidfile) {
         Privileges.applyFdLimit(privileges, System.err);
-        ProxyRuntime runtime = ProxyRuntime.build(config, prepared, new dev.sluice.proxy.memory.ProxyPools(opts.memoryMb()));
+        ProxyRuntime runtime = ProxyRuntime.build(config, prepared, new ProxyPools(opts.memoryMb()));
         if (opts.quiet()) {
             runtime.quiet();
         }
@@ -371,7 +376,7 @@ public final class Main {
                 return;
             }
             for (int i = 0; i < 64; i++) {
-                io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(8).release();
+                PooledByteBufAllocator.DEFAULT.directBuffer(8).release();
             }
         }
     }
@@ -385,7 +390,7 @@ public final class Main {
             Map<String, Version> netty = Version.identify();
             Version v = netty.get("netty-common");
             System.out.println("Built with Netty " + (v == null ? "unknown" : v.artifactVersion()));
-            System.out.println("Transport: " + dev.sluice.proxy.transport.Transport.select().name());
+            System.out.println("Transport: " + Transport.select().name());
             System.out.println("Feature list : " + String.join(" ", FEATURES.stream().sorted().map(f -> "+" + f).toList()));
         }
     }

@@ -1,7 +1,9 @@
 package dev.sluice.proxy.cli;
 
+import dev.sluice.config.model.StatsSocket;
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,6 +14,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Consumer;
 import sun.misc.Signal;
 
 /**
@@ -126,7 +129,7 @@ final class Master {
      * last worker is gone. {@code started} runs once the first worker listens (the pid file, a daemon's parent).
      * Returns the exit status.
      */
-    int run(dev.sluice.config.model.StatsSocket cliSocket, Runnable started) {
+    int run(StatsSocket cliSocket, Runnable started) {
         try {
             runDir = Files.createTempDirectory("sluice-master-" + pid + "-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         } catch (IOException e) {
@@ -265,7 +268,7 @@ final class Master {
     }
 
     /** Copies a worker's output to this process's stderr (as it is now: a detached daemon's discards it) until it ends. */
-    private static void copyOutput(java.io.InputStream in) {
+    private static void copyOutput(InputStream in) {
         byte[] buf = new byte[8192];
         try (in) {
             int n;
@@ -347,7 +350,7 @@ final class Master {
         }
     }
 
-    private void forEachWorker(java.util.function.Consumer<Worker> action) {
+    private void forEachWorker(Consumer<Worker> action) {
         List<Worker> all;
         synchronized (this) {
             all = List.copyOf(workers);

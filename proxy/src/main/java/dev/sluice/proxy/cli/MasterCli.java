@@ -1,7 +1,8 @@
 package dev.sluice.proxy.cli;
 
-import dev.sluice.config.model.StatsSocket;
+import dev.sluice.config.model.Global;
 import dev.sluice.config.model.StatsSocket.Level;
+import dev.sluice.config.model.StatsSocket;
 import dev.sluice.proxy.admin.AdminSockets;
 import dev.sluice.proxy.admin.CliCommand;
 import dev.sluice.proxy.admin.CliRegistry;
@@ -42,7 +43,7 @@ final class MasterCli implements CliRouter {
         this.group = transport.newGroup(1, new DefaultThreadFactory("sluice-master-cli", true));
         CliRegistry registry = new CliRegistry();
         register(registry);
-        this.sockets = new AdminSockets(List.of(socket), dev.sluice.config.model.Global.DEFAULT_STATS_TIMEOUT_MS, registry, this);
+        this.sockets = new AdminSockets(List.of(socket), Global.DEFAULT_STATS_TIMEOUT_MS, registry, this);
         try {
             sockets.start(transport, group);
         } catch (IllegalStateException e) {

@@ -2,9 +2,16 @@ package dev.sluice.proxy.cli;
 
 import dev.sluice.config.model.ProcessSettings;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.List;
+import java.util.Locale;
+import java.util.TimeZone;
 
 /**
  * The process settings of the {@code global} section, applied as HAProxy applies them: {@code ulimit-n}
@@ -114,16 +121,16 @@ final class Privileges {
 
     /** Loads what the JDK reads from its installation or /dev on first use, before the root changes. */
     private static void preload() {
-        java.time.ZonedDateTime now = java.time.ZonedDateTime.now();
+        ZonedDateTime now = ZonedDateTime.now();
         now.getZone().getRules();
-        java.time.format.DateTimeFormatter.ofPattern("dd/MMM/yyyy:HH:mm:ss.SSS EEE", java.util.Locale.ROOT).format(now);
-        java.time.format.DateTimeFormatter.ofPattern("MMM dd HH:mm:ss", java.util.Locale.US).format(now);
-        java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME.format(now);
-        java.util.TimeZone.getDefault();
-        new java.security.SecureRandom().nextBytes(new byte[16]);
+        DateTimeFormatter.ofPattern("dd/MMM/yyyy:HH:mm:ss.SSS EEE", Locale.ROOT).format(now);
+        DateTimeFormatter.ofPattern("MMM dd HH:mm:ss", Locale.US).format(now);
+        DateTimeFormatter.RFC_1123_DATE_TIME.format(now);
+        TimeZone.getDefault();
+        new SecureRandom().nextBytes(new byte[16]);
         try {
-            java.net.InetAddress.getLocalHost();
-        } catch (java.net.UnknownHostException e) {
+            InetAddress.getLocalHost();
+        } catch (UnknownHostException e) {
             // no name for this host: nothing to cache
         }
     }

@@ -1,18 +1,25 @@
 package dev.sluice.proxy.listener;
 
+import dev.sluice.config.Addresses;
 import dev.sluice.config.model.Bind;
+import dev.sluice.config.model.BindSocket;
 import dev.sluice.config.model.ListenAddress;
+import dev.sluice.pools.Budget;
+import dev.sluice.proxy.transport.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
-import dev.sluice.proxy.transport.Transport;
 import java.net.InetSocketAddress;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * One {@code bind} of a frontend: a listening socket bound on start-up or adopted from the parent
@@ -23,13 +30,13 @@ public final class Listener {
     private final Bind bind;
     private boolean tcpKeepAlive;
     private boolean reusePort = true;
-    private io.netty.channel.group.ChannelGroup clients;
+    private ChannelGroup clients;
     private final String frontend;
     private final ConnectionLimit limit;
     private final Function<Boolean, ChannelHandler> connectionHandler;
     private Channel channel;
-    private java.util.function.Predicate<Channel> acceptFilter;
-    private dev.sluice.pools.Budget sessions;
+    private Predicate<Channel> acceptFilter;
+    private Budget sessions;
 
     /**
      * @param connectionHandler makes the protocol handler of an accepted connection, given whether the
@@ -46,13 +53,13 @@ public final class Listener {
      * The budget each accepted connection takes until it closes ({@code show pools}' session line); when the
      * memory ceiling refuses it, the connection is closed at once, before any rule or admission.
      */
-    public Listener sessions(dev.sluice.pools.Budget b) {
+    public Listener sessions(Budget b) {
         this.sessions = b;
         return this;
     }
 
     /** Decides on each accepted connection before admission ({@code tcp-request connection} rules); false closes it. */
-    public Listener acceptFilter(java.util.function.Predicate<Channel> filter) {
+    public Listener acceptFilter(Predicate<Channel> filter) {
         this.acceptFilter = filter;
         return this;
     }
@@ -64,7 +71,7 @@ public final class Listener {
     }
 
     /** Where every accepted connection is registered until it closes (for a graceful stop). */
-    public Listener clients(io.netty.channel.group.ChannelGroup group) {
+    public Listener clients(ChannelGroup group) {
         this.clients = group;
         return this;
     }
@@ -90,7 +97,7 @@ public final class Listener {
     /** Binds (or adopts) the socket; throws {@link IllegalStateException} with HAProxy-like wording on failure. */
     public void start(Transport transport, EventLoopGroup group, int backlog) {
         ListenAddress addr = bind.address();
-        dev.sluice.config.model.BindSocket so = bind.socket();
+        BindSocket so = bind.socket();
         ServerBootstrap b = new ServerBootstrap()
                 .group(group)
                 .option(ChannelOption.SO_BACKLOG, so.backlog() > 0 ? so.backlog() : backlog)
@@ -101,10 +108,10 @@ public final class Listener {
                 .childOption(ChannelOption.SO_KEEPALIVE, tcpKeepAlive)
                 // a client may half-close after its request and still expect the response
                 .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
-                .childHandler(new io.netty.channel.ChannelInitializer<SocketChannel>() {
+                .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        dev.sluice.pools.Budget budget = sessions;
+                        Budget budget = sessions;
                         if (budget != null) {
                             if (!budget.take()) {
                                 ch.close();
@@ -125,7 +132,7 @@ public final class Listener {
                 });
         if (reusePort && transport.name().equals("epoll") && !(addr instanceof ListenAddress.InheritedFd)) {
             // as HAProxy: a new process (-sf) binds the same ports while the old one finishes
-            b.option(io.netty.channel.epoll.EpollChannelOption.SO_REUSEPORT, true);
+            b.option(EpollChannelOption.SO_REUSEPORT, true);
         }
         if (so.needsEpoll()) {
             if (!transport.name().equals("epoll")) {
@@ -164,7 +171,7 @@ public final class Listener {
                 return ch;
             });
             InetSocketAddress sa = inet.host().isEmpty() ? new InetSocketAddress(inet.port())
-                    : new InetSocketAddress(dev.sluice.config.Addresses.literal(inet.host()), inet.port());
+                    : new InetSocketAddress(Addresses.literal(inet.host()), inet.port());
             f = b.bind(sa);
         }
         f.awaitUninterruptibly();

@@ -4,12 +4,14 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
+import io.netty.util.NetUtil;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
+import java.util.zip.CRC32C;
 
 /**
  * The PROXY protocol (haproxy.org/download/2.6/doc/proxy-protocol.txt), versions 1 (a text line) and 2 (binary):
@@ -201,7 +203,7 @@ public final class ProxyHeader {
         if (s.indexOf(':') < 0) {
             return null;
         }
-        byte[] b = io.netty.util.NetUtil.createByteArrayFromIpAddressString(s);
+        byte[] b = NetUtil.createByteArrayFromIpAddressString(s);
         if (b == null) {
             return null;
         }
@@ -335,7 +337,7 @@ public final class ProxyHeader {
         for (int i = 0; i < 4; i++) {
             all[at - start + i] = 0;
         }
-        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        CRC32C crc = new CRC32C();
         crc.update(all);
         return crc.getValue() == sent;
     }
@@ -404,7 +406,7 @@ public final class ProxyHeader {
                 // inet_ntop writes IPv4-mapped addresses as ::ffff:a.b.c.d
                 return "::ffff:" + (b[12] & 0xff) + "." + (b[13] & 0xff) + "." + (b[14] & 0xff) + "." + (b[15] & 0xff);
             }
-            return io.netty.util.NetUtil.toAddressString(a6, true);
+            return NetUtil.toAddressString(a6, true);
         }
         return a.getHostAddress();
     }

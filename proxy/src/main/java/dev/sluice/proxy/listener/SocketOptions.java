@@ -2,7 +2,9 @@ package dev.sluice.proxy.listener;
 
 import dev.sluice.config.model.BindSocket;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.unix.IntegerUnixChannelOption;
 import io.netty.channel.unix.RawUnixChannelOption;
@@ -36,7 +38,7 @@ final class SocketOptions {
      * Sets the listening socket's options on a new, unbound channel; throws {@link IllegalStateException}
      * naming the option when the kernel refuses one (HAProxy does not start either).
      */
-    static void apply(io.netty.channel.ServerChannel ch, BindSocket so, String where) {
+    static void apply(ServerChannel ch, BindSocket so, String where) {
         if (so.deferAccept()) {
             // seconds to wait for data before accepting; HAProxy sets 1
             set(ch, EpollChannelOption.TCP_DEFER_ACCEPT, 1, "defer-accept", where);
@@ -73,7 +75,7 @@ final class SocketOptions {
         }
     }
 
-    private static <T> void set(io.netty.channel.Channel ch, ChannelOption<T> option, T value, String name, String where) {
+    private static <T> void set(Channel ch, ChannelOption<T> option, T value, String name, String where) {
         boolean ok;
         String why = "not supported by this transport";
         try {

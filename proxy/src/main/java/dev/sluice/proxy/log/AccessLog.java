@@ -2,6 +2,8 @@ package dev.sluice.proxy.log;
 
 import dev.sluice.config.model.LogTarget;
 import dev.sluice.config.model.Logging;
+import dev.sluice.proxy.rules.Network;
+import java.net.InetSocketAddress;
 import java.time.ZoneId;
 import java.util.List;
 
@@ -72,13 +74,13 @@ public final class AccessLog {
      * {@code 127.0.0.1:40000 [02/Dec/2026:14:50:11.329] fe/1: SSL handshake failure}. {@code empty}: the
      * client left without a byte or with an error, which {@code option dontlognull} does not log.
      */
-    public void logConnectionError(java.net.InetSocketAddress client, long acceptDate, String frontend, String bind, String message,
+    public void logConnectionError(InetSocketAddress client, long acceptDate, String frontend, String bind, String message,
             boolean empty) {
         if (empty && dontLogNull) {
             return;
         }
         StringBuilder sb = new StringBuilder(96);
-        sb.append(dev.sluice.proxy.rules.Network.format(client.getAddress())).append(':').append(client.getPort()).append(" [");
+        sb.append(Network.format(client.getAddress())).append(':').append(client.getPort()).append(" [");
         LogLine.date(sb, acceptDate, ZoneId.systemDefault());
         sb.append("] ").append(frontend).append('/').append(bind).append(": ").append(message);
         String msg = sb.toString();
@@ -89,12 +91,12 @@ public final class AccessLog {
     }
 
     /** HAProxy's default log line when no format is set: one line per accepted connection. */
-    public void logConnect(java.net.InetSocketAddress client, java.net.InetSocketAddress local, String frontend) {
+    public void logConnect(InetSocketAddress client, InetSocketAddress local, String frontend) {
         if (line != null) {
             return;
         }
-        String msg = "Connect from " + dev.sluice.proxy.rules.Network.format(client.getAddress()) + ":" + client.getPort() + " to "
-                + dev.sluice.proxy.rules.Network.format(local.getAddress()) + ":" + local.getPort() + " (" + frontend + "/HTTP)";
+        String msg = "Connect from " + Network.format(client.getAddress()) + ":" + client.getPort() + " to "
+                + Network.format(local.getAddress()) + ":" + local.getPort() + " (" + frontend + "/HTTP)";
         for (LogTarget t : targets) {
             writer.submit(t, tag, INFO, msg);
         }

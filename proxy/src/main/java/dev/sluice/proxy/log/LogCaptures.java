@@ -4,6 +4,7 @@ import dev.sluice.config.model.Captures;
 import dev.sluice.proxy.http.HttpFields;
 import io.netty.util.AsciiString;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * What one exchange keeps for its log line: the frontend's capture slots ({@code %hr}, {@code %hs},
@@ -33,7 +34,7 @@ public final class LogCaptures {
         AsciiString[] out = new AsciiString[slots.size()];
         for (int i = 0; i < out.length; i++) {
             String h = slots.get(i).header();
-            out[i] = h == null ? null : AsciiString.cached(h.toLowerCase(java.util.Locale.ROOT));
+            out[i] = h == null ? null : AsciiString.cached(h.toLowerCase(Locale.ROOT));
         }
         return out;
     }

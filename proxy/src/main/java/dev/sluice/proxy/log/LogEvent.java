@@ -1,5 +1,6 @@
 package dev.sluice.proxy.log;
 
+import dev.sluice.proxy.rules.Txn;
 import java.net.InetSocketAddress;
 
 /**
@@ -54,7 +55,7 @@ public final class LogEvent {
     public int srvconn;
     public boolean error;
     /** The exchange, for {@code %[...]} sample expressions (read while rendering, on its event loop); null for none. */
-    public dev.sluice.proxy.rules.Txn txn;
+    public Txn txn;
     /** Capture slots, cookies, unique id and level of the exchange; null when it has none. */
     public LogCaptures captures;
     /** {@code option logasap}: logged when the response head left, before the body. */

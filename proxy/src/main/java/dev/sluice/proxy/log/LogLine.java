@@ -1,6 +1,12 @@
 package dev.sluice.proxy.log;
 
 import dev.sluice.config.model.LogFormat;
+import dev.sluice.proxy.rules.Network;
+import dev.sluice.proxy.rules.RuleCompiler;
+import dev.sluice.proxy.rules.SampleExpr;
+import dev.sluice.proxy.rules.Samples;
+import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -19,7 +25,7 @@ public final class LogLine {
 
     private final List<LogFormat.Node> nodes;
     /** The compiled {@code %[...]} expressions, by node index (null elsewhere). */
-    private final dev.sluice.proxy.rules.SampleExpr[] samples;
+    private final SampleExpr[] samples;
     private final ZoneId zone;
 
     /**
@@ -29,12 +35,12 @@ public final class LogLine {
     public LogLine(LogFormat format, ZoneId zone) {
         this.nodes = format.nodes();
         this.zone = zone;
-        this.samples = new dev.sluice.proxy.rules.SampleExpr[nodes.size()];
+        this.samples = new SampleExpr[nodes.size()];
         for (int i = 0; i < nodes.size(); i++) {
             if (nodes.get(i) instanceof LogFormat.Sample smp) {
                 // as HAProxy: the request and response are gone when the line is made (use capture.req.hdr())
-                dev.sluice.proxy.rules.RuleCompiler.checkPhase(smp.expr(), dev.sluice.proxy.rules.RuleCompiler.Phase.LOG);
-                samples[i] = dev.sluice.proxy.rules.RuleCompiler.sample(smp.expr());
+                RuleCompiler.checkPhase(smp.expr(), RuleCompiler.Phase.LOG);
+                samples[i] = RuleCompiler.sample(smp.expr());
             }
         }
     }
@@ -82,11 +88,11 @@ public final class LogLine {
     }
 
     /** A sample expression, evaluated on the exchange now: {@code -} when it has no value ({@code ""} quoted). */
-    private static void sample(StringBuilder sb, LogFormat.Sample smp, dev.sluice.proxy.rules.SampleExpr expr, LogEvent e) {
+    private static void sample(StringBuilder sb, LogFormat.Sample smp, SampleExpr expr, LogEvent e) {
         CharSequence v = null;
         if (e.txn != null) {
             try {
-                v = dev.sluice.proxy.rules.Samples.str(expr.get(e.txn));
+                v = Samples.str(expr.get(e.txn));
             } catch (RuntimeException ex) {
                 // a fetch that cannot run on this exchange (no response yet, ...) has no value
                 v = null;
@@ -266,8 +272,8 @@ public final class LogLine {
 
     private static String hostname() {
         try {
-            return java.net.InetAddress.getLocalHost().getHostName();
-        } catch (java.io.IOException e) {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
             return "localhost";
         }
     }
@@ -315,7 +321,7 @@ public final class LogLine {
         if (a == null || a.getAddress() == null) {
             sb.append('-');
         } else {
-            sb.append(dev.sluice.proxy.rules.Network.format(a.getAddress()));
+            sb.append(Network.format(a.getAddress()));
         }
     }
 

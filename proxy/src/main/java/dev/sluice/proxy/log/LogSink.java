@@ -12,8 +12,10 @@ import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.net.InetSocketAddress;
+import java.net.PortUnreachableException;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Where formatted lines are written: stdout/stderr (one line each), a UDP syslog server (one datagram
@@ -70,7 +72,7 @@ abstract class LogSink implements AutoCloseable {
         void write(byte[] line, int len) throws IOException {
             try {
                 ch.write(ByteBuffer.wrap(line, 0, len));
-            } catch (java.net.PortUnreachableException e) {
+            } catch (PortUnreachableException e) {
                 // nobody listens (yet): syslog over UDP is fire-and-forget
             }
         }
@@ -115,7 +117,7 @@ abstract class LogSink implements AutoCloseable {
         private final MemorySegment buf;
 
         Unix(String path) throws IOException {
-            byte[] p = path.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            byte[] p = path.getBytes(StandardCharsets.UTF_8);
             if (p.length >= 108) {
                 throw new IOException("UNIX socket path too long: " + path);
             }

@@ -12,6 +12,7 @@ import dev.sluice.proxy.admin.CliCommand;
 import dev.sluice.proxy.admin.CliRegistry;
 import dev.sluice.proxy.metrics.MetricSink;
 import dev.sluice.proxy.metrics.PrometheusExporter;
+import dev.sluice.sticktable.EntryMemory;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
@@ -73,9 +74,9 @@ public final class ProxyPools {
     }
 
     /** Where a stick table with entries of {@code entrySize} bytes accounts them. */
-    public dev.sluice.sticktable.EntryMemory tableMemory(int entrySize) {
+    public EntryMemory tableMemory(int entrySize) {
         Budget b = registry.budget("sticktables", entrySize);
-        return new dev.sluice.sticktable.EntryMemory() {
+        return new EntryMemory() {
             @Override
             public boolean take() {
                 return b.take();

@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prometheus.metrics.core.metrics.Info;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -187,7 +188,7 @@ public final class PrometheusExporter {
             if (!admit(name, values.length)) {
                 return;
             }
-            String[] l = java.util.Arrays.copyOf(labels, labels.length + 2);
+            String[] l = Arrays.copyOf(labels, labels.length + 2);
             l[labels.length] = k;
             for (int i = 0; i < values.length; i++) {
                 l[labels.length + 1] = keyValues[i];

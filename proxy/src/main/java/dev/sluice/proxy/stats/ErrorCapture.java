@@ -1,5 +1,6 @@
 package dev.sluice.proxy.stats;
 
+import io.netty.buffer.ByteBuf;
 import java.net.InetSocketAddress;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -65,7 +66,7 @@ public final class ErrorCapture {
 
     /** Makes the event for a message just rejected, numbering it. */
     public static Event capture(boolean request, String proxy, int proxyId, String other, int otherId, String server, int serverId,
-            InetSocketAddress source, io.netty.buffer.ByteBuf buf, int from, int errorAt) {
+            InetSocketAddress source, ByteBuf buf, int from, int errorAt) {
         int n = 0;
         byte[] bytes = new byte[0];
         if (buf != null && buf.refCnt() > 0 && from >= 0 && from <= buf.writerIndex()) {

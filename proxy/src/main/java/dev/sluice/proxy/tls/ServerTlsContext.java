@@ -19,8 +19,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.security.cert.CertificateEncodingException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.Consumer;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
@@ -189,7 +191,7 @@ public final class ServerTlsContext {
             d.update((byte) index);
             d.update(ck.leaf().getEncoded());
             return d.digest();
-        } catch (NoSuchAlgorithmException | java.security.cert.CertificateEncodingException e) {
+        } catch (NoSuchAlgorithmException | CertificateEncodingException e) {
             throw new IllegalStateException(e);
         }
     }
@@ -216,7 +218,7 @@ public final class ServerTlsContext {
 
     /** The context SNI {@code serverName} selects (null: no name sent); null when strict-sni refuses it. */
     public SslContext contextFor(String serverName) {
-        return sni == null ? contexts.get(0) : sni.map(serverName == null ? null : serverName.toLowerCase(java.util.Locale.ROOT));
+        return sni == null ? contexts.get(0) : sni.map(serverName == null ? null : serverName.toLowerCase(Locale.ROOT));
     }
 
     /** The certificates in load order, the first being the default one. */

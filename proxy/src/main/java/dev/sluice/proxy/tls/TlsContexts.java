@@ -8,6 +8,7 @@ import dev.sluice.config.model.Global;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.Server;
 import dev.sluice.config.model.ServerTls;
+import io.netty.handler.codec.quic.QuicSslContext;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -117,7 +118,7 @@ public final class TlsContexts {
      * The context of a QUIC bind ({@code quic4@ ... ssl crt ...}) of proxy {@code proxy}, built on first use
      * and shared by binds with the same settings. Throws {@link TlsConfigException} when it cannot be built.
      */
-    public synchronized io.netty.handler.codec.quic.QuicSslContext forQuicBind(String proxy, Bind bind) {
+    public synchronized QuicSslContext forQuicBind(String proxy, Bind bind) {
         String subject = "'bind " + bind.text() + "' in proxy '" + proxy + "'";
         Object o = quicBinds.get(bind.tls());
         if (o == null) {
@@ -132,7 +133,7 @@ public final class TlsContexts {
         if (o instanceof IllegalArgumentException e) {
             throw new TlsConfigException(bind.where(), subject, e.getMessage(), e);
         }
-        return (io.netty.handler.codec.quic.QuicSslContext) o;
+        return (QuicSslContext) o;
     }
 
     /**

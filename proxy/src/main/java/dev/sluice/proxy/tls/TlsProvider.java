@@ -11,6 +11,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 
 /**
@@ -110,7 +111,7 @@ public final class TlsProvider {
             for (String s : split(ciphersuites)) {
                 if (!TLS13_SUITES.contains(s)) {
                     throw new IllegalArgumentException("'ciphersuites' : unknown TLS 1.3 cipher suite '" + s + "' (expected some of "
-                            + String.join(":", new java.util.TreeSet<>(TLS13_SUITES)) + ")");
+                            + String.join(":", new TreeSet<>(TLS13_SUITES)) + ")");
                 }
                 tls13.add(s);
             }

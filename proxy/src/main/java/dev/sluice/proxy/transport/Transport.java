@@ -2,24 +2,27 @@ package dev.sluice.proxy.transport;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollDatagramChannel;
-import io.netty.channel.socket.DatagramChannel;
-import io.netty.channel.socket.nio.NioDatagramChannel;
-import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerDomainSocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.unix.DomainSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
 import java.util.concurrent.ThreadFactory;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
@@ -123,8 +126,8 @@ public final class Transport {
     }
 
     /** The address to bind a UNIX stream socket channel of this transport to. */
-    public java.net.SocketAddress domainAddress(String path) {
-        return "epoll".equals(name) ? new io.netty.channel.unix.DomainSocketAddress(path) : java.net.UnixDomainSocketAddress.of(path);
+    public SocketAddress domainAddress(String path) {
+        return "epoll".equals(name) ? new DomainSocketAddress(path) : UnixDomainSocketAddress.of(path);
     }
 
     /** Wraps an inherited, already listening UNIX stream socket; only the native transport can. */

@@ -5,6 +5,9 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.IntFunction;
 
 /**
  * The event loops of the process, each with a small index. Per-loop state (idle server connections,
@@ -28,12 +31,12 @@ public final class Workers {
      * Runs {@code task} on every loop with the loop's index and gathers the results in loop order: how the
      * admin side reads or changes per-loop state (live streams, idle connections) without a lock.
      */
-    public <T> java.util.concurrent.CompletableFuture<java.util.List<T>> onEachLoop(java.util.function.IntFunction<T> task) {
+    public <T> CompletableFuture<List<T>> onEachLoop(IntFunction<T> task) {
         @SuppressWarnings("unchecked")
-        java.util.concurrent.CompletableFuture<T>[] parts = new java.util.concurrent.CompletableFuture[loops.length];
+        CompletableFuture<T>[] parts = new CompletableFuture[loops.length];
         for (int i = 0; i < loops.length; i++) {
             int index = i;
-            java.util.concurrent.CompletableFuture<T> f = new java.util.concurrent.CompletableFuture<>();
+            CompletableFuture<T> f = new CompletableFuture<>();
             parts[i] = f;
             try {
                 loops[i].execute(() -> {
@@ -43,13 +46,13 @@ public final class Workers {
                         f.completeExceptionally(e);
                     }
                 });
-            } catch (java.util.concurrent.RejectedExecutionException e) {
+            } catch (RejectedExecutionException e) {
                 f.completeExceptionally(e);
             }
         }
-        return java.util.concurrent.CompletableFuture.allOf(parts).thenApply(v -> {
-            java.util.List<T> out = new ArrayList<>(parts.length);
-            for (java.util.concurrent.CompletableFuture<T> f : parts) {
+        return CompletableFuture.allOf(parts).thenApply(v -> {
+            List<T> out = new ArrayList<>(parts.length);
+            for (CompletableFuture<T> f : parts) {
                 out.add(f.join());
             }
             return out;
