@@ -76,7 +76,7 @@ final class ServerSlot implements QueuedRequest.Waiter {
             waited = true;
         }
         if (bound == null) {
-            bound = backend.bound(stream);
+            bound = backend.bound(stream.target());
         }
         if (bound != null) {
             server = bound;
@@ -95,7 +95,7 @@ final class ServerSlot implements QueuedRequest.Waiter {
         }
         server = null;
         if (!backend.queueing()) {
-            Server s = backend.pickServer(stream, avoid);
+            Server s = backend.pickServer(stream.target(), avoid);
             if (s != null) {
                 return got(s);
             }
