@@ -55,6 +55,11 @@ final class Persistence {
         return cookieTxn.designated;
     }
 
+    /** The server the request's cookie designates in {@code be} (see {@link #cookieServer}), null without {@code be}. */
+    Server designated(Backend be) {
+        return be == null ? null : cookieServer(be);
+    }
+
     /**
      * Where the request goes before any balancing, given the server its cookie designates ({@code cookie}, or null): that
      * one, else a stick match, else the last server ({@code option prefer-last-server}); null to balance.

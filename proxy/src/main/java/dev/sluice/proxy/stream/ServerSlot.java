@@ -20,7 +20,7 @@ final class ServerSlot implements QueuedRequest.Waiter {
     enum Outcome {
         /** A slot is held on {@link #server()}. */
         ASSIGNED,
-        /** Waiting in a queue: the stream hears of it through {@link Stream#slotGranted()} or a timeout. */
+        /** Waiting in a queue: the stream hears of it through {@link Connecting#slotGranted()} or a timeout. */
         QUEUED,
         /** No usable server. */
         NO_SERVER,
@@ -150,14 +150,14 @@ final class ServerSlot implements QueuedRequest.Waiter {
             release();
             return;
         }
-        stream.slotGranted();
+        stream.connecting().slotGranted();
     }
 
     @Override
     public void requeued() {
         left();
         if (!closed) {
-            stream.slotRequeued();
+            stream.connecting().slotRequeued();
         }
     }
 
@@ -170,7 +170,7 @@ final class ServerSlot implements QueuedRequest.Waiter {
         }
         left();
         end = System.nanoTime();
-        stream.queueTimedOut();
+        stream.connecting().queueTimedOut();
     }
 
     /** Gives the slot back for a new assignment (a retry moving to another server). */

@@ -2,37 +2,23 @@ package dev.sluice.proxy.stream;
 
 import dev.sluice.config.model.HttpOptions;
 import dev.sluice.config.model.Retries.RetryOn;
-import dev.sluice.config.model.Timeouts;
 import dev.sluice.pools.Budget;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
-import dev.sluice.proxy.backend.ServerConnection;
-import dev.sluice.proxy.backend.ServerConnector;
-import dev.sluice.proxy.http.GeneratedResponse;
 import dev.sluice.proxy.http.HeaderNames;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.HttpVersion;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
-import dev.sluice.proxy.http.h1.ErrorResponses;
 import dev.sluice.proxy.log.LogCaptures;
 import dev.sluice.proxy.rules.Action;
 import dev.sluice.proxy.rules.ForwardFor;
-import dev.sluice.proxy.rules.PageService;
 import dev.sluice.proxy.rules.Rule;
-import dev.sluice.proxy.rules.Service;
 import dev.sluice.proxy.rules.Trackers;
 import dev.sluice.proxy.stream.Termination.Cause;
 import dev.sluice.proxy.stream.Termination.State;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.channel.ConnectTimeoutException;
 import io.netty.util.AsciiString;
-import io.netty.util.concurrent.Future;
-import java.net.InetSocketAddress;
-import java.util.ArrayDeque;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -44,7 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * and {@link LogLine}. Protocol-neutral: it sees a {@link ClientSide} and a {@link ServerSide}. Created and owned by
  * the client side; lives on the client connection's event loop and is never touched by another thread.
  */
-public final class Stream implements ServerConnector.Callback {
+public final class Stream {
 
     /** How a server exchange failed. */
     public enum ServerFailure {
@@ -68,6 +54,9 @@ public final class Stream implements ServerConnector.Callback {
     private final StreamTarget target;
     private final RequestBody body;
     private final Persistence persistence;
+    private final RequestRules rules;
+    private final Compression compression;
+    private final Answers answers;
     private final Termination outcome = new Termination();
     private Backend backend;
     private Server server;
@@ -76,18 +65,14 @@ public final class Stream implements ServerConnector.Callback {
     private Attempts attempts;
     /** The server slot: assignment, queueing, hand-off; null until the backend's rules passed. */
     private ServerSlot slot;
+    /** Asks for the server connection and tries again; null until the backend's rules passed. */
+    private Connecting connecting;
     private boolean responseStarted;
     private boolean finished;
     private boolean tunnel;
-    /** Response compression: the algorithm chosen on the request (null: none), the response's compressor. */
-    private String compressionAlgo;
-    private Compressor compressor;
     private ResponseHead response;
     private boolean responsePhase;
     private int status;
-    /** Where the request rules stopped for {@code wait-for-body}: the next rule, and whether it is a backend rule. */
-    private int ruleIndex;
-    private boolean backendRules;
     private boolean closeAfter;
     private boolean logged;
     private boolean lineLogged;
@@ -106,6 +91,9 @@ public final class Stream implements ServerConnector.Callback {
         this.target = new StreamTarget(this, client, frontend, request);
         this.body = new RequestBody(this, client, request);
         this.persistence = new Persistence(client, request, target);
+        this.rules = new RequestRules(this, frontend, request, target);
+        this.compression = new Compression(frontend, request);
+        this.answers = new Answers(this, client, frontend);
     }
 
     public RequestHead request() {
@@ -120,8 +108,16 @@ public final class Stream implements ServerConnector.Callback {
         return backend;
     }
 
+    void backend(Backend b) {
+        backend = b;
+    }
+
     public Server server() {
         return server;
+    }
+
+    void server(Server s) {
+        server = s;
     }
 
     /** The status sent to the client (0 until a final response head was sent). */
@@ -172,6 +168,14 @@ public final class Stream implements ServerConnector.Callback {
         return attempts;
     }
 
+    Answers answers() {
+        return answers;
+    }
+
+    Connecting connecting() {
+        return connecting;
+    }
+
     /** The process-wide number of the exchange ({@code %rt}). */
     long number() {
         return number;
@@ -220,157 +224,24 @@ public final class Stream implements ServerConnector.Callback {
         processRequest();
     }
 
-    /** The request rules from where they stopped (they stop at a wait-for-body), then the backend and the server. */
+    /** The request rules from where they stopped (they stop at a wait-for-body), then the server. */
     private void processRequest() {
-        if (!backendRules) {
-            int r = Rule.resume(frontend.rules().request(), target, ruleIndex);
-            if (r == Rule.ENDED) {
-                return;
-            }
-            if (body.waiting()) {
-                ruleIndex = r;
-                return;
-            }
-            if (servePage(frontend.statsPage(), frontend.rules().request().size())) {
-                return;
-            }
-            backend = frontend.selectBackend(target);
-            if (backend == null) {
-                fail(503);
-                return;
-            }
-            accounting.backendChosen(backend);
-            backendRules = true;
-            ruleIndex = 0;
-            if (Rule.run(backend.rules().content(), target) == Action.Verdict.DONE) {
-                return;
-            }
-        }
-        int r = Rule.resume(backend.rules().request(), target, ruleIndex);
-        if (r == Rule.ENDED) {
-            return;
-        }
-        if (body.waiting()) {
-            ruleIndex = r;
-            return;
-        }
-        if (servePage(backend.statsPage(), backend.rules().request().size())) {
+        if (!rules.resume()) {
             return;
         }
         // HAProxy's order: the persistence cookie, the unique id, X-Forwarded-For; then stickiness and the balancing
         Server cookie = persistence.cookieServer(backend);
         forwardFor();
-        selectCompression();
+        compression.select(backend);
         AsciiString idHeader = frontend.uniqueIdHeader();
         if (idHeader != null) {
             request.fields().add(idHeader, new AsciiString(target.uniqueId()));
         }
         attempts = new Attempts(backend, request, target.retries() >= 0 ? target.retries() : backend.retries());
         slot = new ServerSlot(this, backend, client.loop());
+        connecting = new Connecting(this, client, request, backend, attempts, slot);
         Server to = persistence.route(backend, cookie);
-        boolean persistent = persistence.persistTarget() != null;
-        attempts.direct(persistent);
-        assigned(slot.assign(to, persistent, null));
-    }
-
-    /** Goes on from an assignment: connect, wait in the queue, or 503. */
-    private void assigned(ServerSlot.Outcome o) {
-        switch (o) {
-            case ASSIGNED -> serverAssigned();
-            case QUEUED -> server = slot.server();
-            case NO_SERVER -> fail(503);
-            case QUEUE_FULL -> {
-                // the server's queue holds maxqueue requests already: flags SQ
-                server = slot.server();
-                queueFailed(Cause.SERVER_ABORT);
-            }
-        }
-    }
-
-    /** A slot is held on {@code slot.server()}: the request goes there. */
-    private void serverAssigned() {
-        server = slot.server();
-        attempts.assigned(server);
-        if (attempts.direct() && server != persistence.persistTarget()) {
-            // its server's queue was full and option redispatch balanced it
-            attempts.direct(false);
-        }
-        if (!attempts.direct() && server != persistence.preferredTarget()) {
-            // lbtot counts what the balancing chose, not what persistence (a cookie, a stick match) imposed, nor the last server
-            accounting.balanced();
-        }
-        persistence.stickStore(backend, server, false);
-        connect(true);
-    }
-
-    /** The queue handed this stream a slot (on its loop). */
-    void slotGranted() {
-        if (!finished) {
-            serverAssigned();
-        }
-    }
-
-    /** The server this stream waited for went down and {@code option redispatch} sends it elsewhere. */
-    void slotRequeued() {
-        if (!finished) {
-            attempts.leaving(server);
-            attempts.direct(false);
-            server = null;
-            assigned(slot.assign(null, false, attempts.previous()));
-        }
-    }
-
-    /** {@code timeout queue} struck while waiting: 503, flags sQ, counted as a connection failure, as HAProxy does. */
-    void queueTimedOut() {
-        if (!finished) {
-            queueFailed(Cause.SERVER_TIMEOUT);
-        }
-    }
-
-    /** No slot from the queue: 503, counted as a connection failure (econ), termination flags {@code why} and Q. */
-    private void queueFailed(Cause why) {
-        accounting.connectError();
-        outcome.set(why, State.QUEUE);
-        fail(503);
-    }
-
-    /**
-     * The stats page of the proxy whose rules just ran, when the request is for it: answered (true), or held
-     * until its body arrived (true too: {@link #processRequest} comes back here, the rules before it done).
-     */
-    private boolean servePage(PageService page, int rulesDone) {
-        if (page == null || !page.matches(request)) {
-            return false;
-        }
-        if (page.needsBody(request)) {
-            long t = frontend.timeouts().httpRequest();
-            if (t == Timeouts.UNSET || t <= 0) {
-                t = frontend.timeouts().client() == Timeouts.UNSET ? 10_000 : frontend.timeouts().client();
-            }
-            if (!waitForBody(t, 0)) {
-                ruleIndex = rulesDone;
-                return true;
-            }
-        }
-        Service.send(target, page.serve(target));
-        return true;
-    }
-
-    /**
-     * A request rule denied the request: as HAProxy, the persistence cookie is still read so that the log tells what
-     * the client sent (and names the server it designates), in the backend or, before switching, in a listen section.
-     */
-    private void cookieForLog() {
-        if (responsePhase || server != null) {
-            return;
-        }
-        Backend be = backend != null ? backend : frontend.ownBackend();
-        if (be != null) {
-            Server s = persistence.cookieServer(be);
-            if (s != null) {
-                server = s;
-            }
-        }
+        connecting.assign(to, persistence.persistTarget() != null);
     }
 
     /** The stricter of the frontend's and the backend's connection modes. */
@@ -383,25 +254,6 @@ public final class Stream implements ServerConnector.Callback {
         return a.ordinal() >= b.ordinal() ? a : b;
     }
 
-    /** The response compression this request asked for, chosen on its Accept-Encoding (see {@link Compressor#select}). */
-    private void selectCompression() {
-        compressionAlgo = Compressor.select(backend.http().compression(), frontend.http().compression(), request);
-    }
-
-    /** Ends compression (once, on every path): frees zlib's state and counts what went through it. */
-    private void endCompression() {
-        Compressor z = compressor;
-        if (z == null) {
-            return;
-        }
-        compressor = null;
-        z.release();
-        z.count(frontend.counters());
-        if (backend != null) {
-            z.count(backend.counters());
-        }
-    }
-
     private void forwardFor() {
         ForwardFor ff = backend.forwardFor() != null ? backend.forwardFor() : frontend.forwardFor();
         if (ff != null) {
@@ -409,146 +261,28 @@ public final class Stream implements ServerConnector.Callback {
         }
     }
 
-    // ------------------------------------------------------------------ server connection: connect, retry
+    // ------------------------------------------------------------------ server connection (see Connecting)
 
-    private void connect(boolean reuse) {
-        accounting.connecting();
-        long timeout = backend.timeouts().connect();
-        backend.connector().acquire(server, client.loop(), client.loopIndex(), client.localAddress(), timeout == Timeouts.UNSET ? 0 : timeout,
-                reuse, server.sniFor(target), client.session(), target.firstRequest(), reusePolicy(), this);
-    }
-
-    @Override
-    public Future<?> sessionEnd() {
-        return client.closeFuture();
-    }
-
-    /**
-     * The backend's {@code http-reuse}, except towards a server that gets a PROXY protocol header: a connection that
-     * told the server who the client is only ever carries that client connection's requests (HAProxy 2.6 puts the
-     * header's addresses in the connection's reuse key, which comes to the same).
-     */
-    private HttpOptions.Reuse reusePolicy() {
-        return server.config().sendProxy() != 0 ? HttpOptions.Reuse.NEVER : backend.http().reuse();
-    }
-
-    @Override
-    public InetSocketAddress proxiedSource() {
-        return client.remoteAddress();
-    }
-
-    @Override
-    public InetSocketAddress proxiedDestination() {
-        return client.localAddress();
-    }
-
-    @Override
-    public void connected(ServerConnection connection) {
-        // every server connection handler is a ServerSide (ServerConnector's HandlerFactory makes only those)
-        ServerSide c = (ServerSide) connection;
-        if (finished) {
-            c.release();
-            return;
-        }
+    /** The server connection {@code c} now carries the request. */
+    void attach(ServerSide c) {
         conn = c;
         c.attach(this);
-        if (reusePolicy() == HttpOptions.Reuse.NEVER && c.owner() == null) {
-            // http-reuse never: this server connection only ever serves this client connection, and goes with it
-            Object session = client.session();
-            c.owner(session);
-            Future<?> end = client.closeFuture();
-            if (end != null) {
-                end.addListener(f -> c.ownerGone(session));
-            }
-        }
-        if (reusePolicy() == HttpOptions.Reuse.NEVER && c.owner() == client.session()) {
-            List<ServerSide> mine = client.privateConnections();
-            if (mine != null && !mine.contains(c)) {
-                // closed ones go first, so that a long client connection keeps no more than its open private connections
-                mine.removeIf(x -> !x.isOpen());
-                mine.add(c);
-            }
-        }
-        accounting.connected(c.reused());
-        attempts.sending(c);
-        c.sendHead(request);
-        body.sendTo(c, attempts);
     }
 
-    @Override
-    public void failed(Throwable cause) {
-        if (finished) {
-            return;
-        }
-        if (attempts.connectFailed()) {
-            retry(!(cause instanceof ConnectTimeoutException), true);
-            return;
-        }
-        accounting.connectError();
-        fail(503);
+    /** Takes the server connection away from the stream (null when it has none); the caller closes or keeps it. */
+    ServerSide detach() {
+        ServerSide c = conn;
+        conn = null;
+        return c;
     }
 
-    /**
-     * Tries again, on the same server or, as {@code option redispatch} decides, on another one (HAProxy's
-     * stream_choose_redispatch); after a refused connection, staying on the server (or redispatching with a
-     * single usable server) waits MIN(1s, timeout connect) first, as HAProxy 2.6 does. {@code reuse}: the same
-     * server's idle connections may serve the new attempt.
-     */
-    private void retry(boolean refused, boolean reuse) {
-        boolean redispatch = attempts.redispatch(server);
-        long delay = refused && backend.waitBeforeRetry(redispatch) ? backend.retryDelay() : 0;
-        if (redispatch) {
-            slot.releaseForRetry();
-        } else {
-            accounting.retried();
+    /** Closes the server connection, if any, taken away from the stream first; returns it (or null). */
+    private ServerSide abortServer() {
+        ServerSide c = detach();
+        if (c != null) {
+            c.abort();
         }
-        Runnable again = () -> {
-            if (finished) {
-                return;
-            }
-            if (redispatch) {
-                server = null;
-                assigned(slot.assign(null, false, attempts.previous()));
-            } else {
-                connect(reuse);
-            }
-        };
-        if (delay > 0) {
-            client.loop().schedule(again, delay, TimeUnit.MILLISECONDS);
-        } else {
-            again.run();
-        }
-    }
-
-    /**
-     * The request went out and failed by {@code event} or got {@code status} (0: none): sends it again when
-     * {@link Attempts#afterSending} allows, a stale reused connection on a new connection at once, a {@code retry-on}
-     * failure as HAProxy's L7 retries (counted as a retry, perhaps redispatched). True when it goes again.
-     */
-    private boolean againAfterSending(RetryOn event, int status, ServerSide c) {
-        Attempts.Again a = attempts.afterSending(event, status, c != null && c.reused(), body.ended());
-        if (a == Attempts.Again.NO) {
-            return false;
-        }
-        if (conn != null) {
-            // a response to retry: the connection has the rest of it
-            ServerSide x = conn;
-            conn = null;
-            x.abort();
-        }
-        // HAProxy's do_l7_retry counts a retry, and stream_choose_redispatch another one unless it redispatches
-        accounting.retried();
-        ArrayDeque<ByteBuf> replay = attempts.replayBody();
-        if (replay != null) {
-            body.replay(replay);
-        }
-        accounting.responseDropped();
-        if (a == Attempts.Again.STALE) {
-            connect(false);
-        } else {
-            retry(false, true);
-        }
-        return true;
+        return c;
     }
 
     // ------------------------------------------------------------------ request body
@@ -613,7 +347,7 @@ public final class Stream implements ServerConnector.Callback {
             return;
         }
         if (!head.isInterim()) {
-            if (backend.retryPolicy().statuses().contains(head.status()) && againAfterSending(null, head.status(), conn)) {
+            if (backend.retryPolicy().statuses().contains(head.status()) && connecting.againAfterSending(null, head.status(), conn)) {
                 // retry-on <status>: this response is dropped (nor counted, as in HAProxy) and the request sent again
                 return;
             }
@@ -640,11 +374,8 @@ public final class Stream implements ServerConnector.Callback {
             persistence.response(backend, head, server, attempts.direct());
             afterResponse(head);
             accounting.sent(head.status());
-            if (compressionAlgo != null && !switching) {
-                compressor = Compressor.start(compressionAlgo, backend.http().compression(), frontend.http().compression(), request, head);
-                if (compressor != null) {
-                    accounting.compressing();
-                }
+            if (!switching && compression.start(backend, head)) {
+                accounting.compressing();
             }
         }
         client.sendHead(head);
@@ -704,11 +435,7 @@ public final class Stream implements ServerConnector.Callback {
 
     /** Closes the server connection (if any) and the client connection, then logs: the exchange is over. */
     private void closeBoth() {
-        ServerSide c = conn;
-        conn = null;
-        if (c != null) {
-            c.abort();
-        }
+        abortServer();
         client.abort();
         log();
     }
@@ -719,12 +446,9 @@ public final class Stream implements ServerConnector.Callback {
             data.release();
             return;
         }
-        if (compressor != null) {
-            data = compressor.compress(data.alloc(), data);
-            if (!data.isReadable()) {
-                data.release();
-                return;
-            }
+        data = compression.compress(data);
+        if (data == null) {
+            return;
         }
         client.sendBody(data);
         if (!client.isWritable() && conn != null) {
@@ -744,12 +468,12 @@ public final class Stream implements ServerConnector.Callback {
         c.release();
         endTracking();
         long before = client.bytesOut();
-        if (compressor != null) {
-            ByteBuf tail = compressor.finish(ByteBufAllocator.DEFAULT);
+        if (compression.active()) {
+            ByteBuf tail = compression.finish();
             if (tail != null) {
                 client.sendBody(tail);
             }
-            endCompression();
+            compression.end(backend);
         }
         client.sendEnd(trailers);
         Trackers trackers = target.trackersIfAny();
@@ -764,14 +488,10 @@ public final class Stream implements ServerConnector.Callback {
         if (finished) {
             return;
         }
-        ServerSide c = conn;
-        conn = null;
-        if (c != null) {
-            c.abort();
-        }
+        ServerSide c = abortServer();
         boolean timeout = failure == ServerFailure.TIMEOUT;
         if (!responseStarted) {
-            if (againAfterSending(switch (failure) {
+            if (connecting.againAfterSending(switch (failure) {
                 case CLOSED_BEFORE_RESPONSE -> RetryOn.EMPTY_RESPONSE;
                 case TIMEOUT -> RetryOn.RESPONSE_TIMEOUT;
                 default -> RetryOn.JUNK_RESPONSE;
@@ -818,9 +538,7 @@ public final class Stream implements ServerConnector.Callback {
         accounting.clientAborted();
         outcome.set(Cause.CLIENT_ABORT, State.HEADERS);
         // the server connection goes with the request it carries
-        ServerSide c = conn;
-        conn = null;
-        c.abort();
+        abortServer();
         fail(400);
         return true;
     }
@@ -847,10 +565,7 @@ public final class Stream implements ServerConnector.Callback {
         outcome.set(why, responseStarted ? State.DATA : conn != null ? State.HEADERS : waitingState());
         accounting.clientAborted();
         releasePending();
-        if (conn != null) {
-            conn.abort();
-            conn = null;
-        }
+        abortServer();
         log();
     }
 
@@ -887,59 +602,29 @@ public final class Stream implements ServerConnector.Callback {
         client.flush();
     }
 
-    // ------------------------------------------------------------------ answers the proxy makes
+    // ------------------------------------------------------------------ the ends the proxy makes (see Answers)
 
     /** Answers with a generated error page. */
     public void fail(int code) {
-        finished = true;
-        if (outcome.cause() == Cause.NONE) {
-            // no server could be reached (503), or the request was refused before that
-            outcome.set(code == 503 ? Cause.SERVER_ABORT : Cause.PROXY, code == 503 ? State.CONNECT : State.REQUEST);
-        }
-        releasePending();
-        if (conn != null) {
-            conn.abort();
-            conn = null;
-        }
-        status = code;
-        ErrorResponses pages = backend != null && backend.errors().head(code) != null || backend != null && backend.errors().closes(code)
-                ? backend.errors() : frontend.errors();
-        if (pages.closes(code)) {
-            // an empty errorfile: close without a reply
-            accounting.sent(code);
-            client.abort();
-        } else {
-            ResponseHead custom = pages.head(code);
-            if (custom != null) {
-                sendGenerated(custom, pages.body(code));
-            } else {
-                GeneratedResponse g = GeneratedResponse.of(code);
-                sendGenerated(g.head(), g.body());
-            }
-        }
-        log();
+        answers.fail(code);
     }
 
-    /** Sends a response the proxy made, after the http-after-response rules saw it. */
-    private void sendGenerated(ResponseHead head, byte[] body) {
-        response = head;
-        afterResponse(head);
-        status = head.status();
-        endTracking();
-        accounting.sent(status);
-        long before = client.bytesOut();
-        client.sendGenerated(head, body);
-        Trackers trackers = target.trackersIfAny();
-        if (trackers != null) {
-            trackers.creditBytesOut(client.bytesOut() - before);
-        }
+    /** The exchange stops here: held request body released, server connection closed; the caller answers and logs. */
+    void stop() {
+        finished = true;
+        releasePending();
+        abortServer();
+    }
+
+    void status(int code) {
+        status = code;
     }
 
     /**
      * Releases the stick counters before the last bytes go to the client, so that a client's next
      * request, whichever loop serves it, sees this one finished ({@code conn_cur}, error counts).
      */
-    private void endTracking() {
+    void endTracking() {
         Trackers trackers = target.trackersIfAny();
         if (trackers != null) {
             trackers.end(status, outcome.cause() == Cause.LOCAL, accounting.bytesIn(), client.bytesOut());
@@ -952,7 +637,7 @@ public final class Stream implements ServerConnector.Callback {
     }
 
     /** The http-after-response rules (backend's, then frontend's) on the response about to be sent. */
-    private void afterResponse(ResponseHead head) {
+    void afterResponse(ResponseHead head) {
         response = head;
         responsePhase = true;
         AsciiString altSvc = frontend.altSvc();
@@ -966,103 +651,21 @@ public final class Stream implements ServerConnector.Callback {
         target.runAfterResponse(frontend.rules().after());
     }
 
-    // ------------------------------------------------------------------ how rules end the exchange (see StreamTarget)
-
-    /** An answer made by a rule; in the response phase it replaces the server's response. */
-    void answer(ResponseHead head, byte[] body, Cause why) {
-        finished = true;
-        if (why == Cause.LOCAL && !responsePhase) {
-            accounting.intercepted();
-        }
-        if (why == Cause.PROXY) {
-            cookieForLog();
-        }
-        releasePending();
-        outcome.set(why, phaseOfRules());
-        if (conn != null) {
-            conn.abort();
-            conn = null;
-        }
-        sendGenerated(head, body);
-        log();
-    }
-
-    /** A rule answers with the proxy's page for {@code code}. */
-    void answerStatus(int code, Cause why) {
-        if (why == Cause.PROXY) {
-            countDenied();
-        }
-        outcome.set(why, phaseOfRules());
-        fail(code);
-    }
-
-    /** A rule closes the client connection without a response. */
-    void drop() {
-        finished = true;
-        countDenied();
-        releasePending();
-        outcome.set(Cause.PROXY, phaseOfRules());
-        if (conn != null) {
-            conn.abort();
-            conn = null;
-        }
-        client.abort();
-        log();
-    }
-
-    /** A rule holds the request for {@code timeout tarpit}, then answers with {@code reply}, or {@code code}'s page. */
-    void tarpit(int code, Action reply) {
-        long t = frontend.timeouts().tarpit();
-        if (t == Timeouts.UNSET) {
-            t = frontend.timeouts().connect() != Timeouts.UNSET ? frontend.timeouts().connect() : 0;
-        }
-        countDenied();
-        outcome.set(Cause.PROXY, State.TARPIT);
-        client.loop().schedule(() -> {
-            if (!finished) {
-                if (reply != null) {
-                    reply.apply(target);
-                } else {
-                    fail(code);
-                }
-            }
-        }, t, TimeUnit.MILLISECONDS);
-    }
-
-    /** The state a rule's ending leaves in the log: H in the response rules, R in the request rules. */
-    private State phaseOfRules() {
-        return responsePhase ? State.HEADERS : State.REQUEST;
-    }
-
-    /** A rule denied the request (dreq) or the response (dresp). */
-    private void countDenied() {
-        cookieForLog();
-        accounting.denied(responsePhase);
-    }
-
     /** {@code timeout server} for this stream (a rule may have changed it), 0 for none. */
     public long serverTimeout() {
-        if (target.serverTimeout() >= 0) {
-            return target.serverTimeout();
-        }
-        long t = backend == null ? Timeouts.UNSET : backend.timeouts().server();
-        return t == Timeouts.UNSET ? 0 : t;
+        return target.serverTimeout(backend);
     }
 
     /** {@code timeout tunnel} for this stream, falling back to the server timeout. */
     public long tunnelTimeout() {
-        if (target.tunnelTimeout() >= 0) {
-            return target.tunnelTimeout();
-        }
-        long t = backend == null ? Timeouts.UNSET : backend.timeouts().tunnel();
-        return t == Timeouts.UNSET ? serverTimeout() : t;
+        return target.tunnelTimeout(backend);
     }
 
     // ------------------------------------------------------------------ the end
 
     /** Emits the access-log line of this stream, once, and ends its server accounting. */
-    private void log() {
-        endCompression();
+    void log() {
+        compression.end(backend);
         Budget b = budget;
         if (b != null) {
             budget = null;

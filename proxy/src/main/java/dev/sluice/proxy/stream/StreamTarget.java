@@ -1,6 +1,8 @@
 package dev.sluice.proxy.stream;
 
+import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.auth.Userlists;
+import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.http.HttpVersion;
 import dev.sluice.proxy.http.MessageHead;
 import dev.sluice.proxy.http.RequestHead;
@@ -97,14 +99,22 @@ final class StreamTarget implements RuleTarget {
         return captures;
     }
 
-    /** {@code set-timeout server}, -1 when no rule set it. */
-    long serverTimeout() {
-        return serverTimeout;
+    /** {@code timeout server} of the exchange in {@code backend} (null: none yet), or as a rule set it; 0 for none. */
+    long serverTimeout(Backend backend) {
+        if (serverTimeout >= 0) {
+            return serverTimeout;
+        }
+        long t = backend == null ? Timeouts.UNSET : backend.timeouts().server();
+        return t == Timeouts.UNSET ? 0 : t;
     }
 
-    /** {@code set-timeout tunnel}, -1 when no rule set it. */
-    long tunnelTimeout() {
-        return tunnelTimeout;
+    /** {@code timeout tunnel} of the exchange in {@code backend}, or as a rule set it, falling back to the server timeout. */
+    long tunnelTimeout(Backend backend) {
+        if (tunnelTimeout >= 0) {
+            return tunnelTimeout;
+        }
+        long t = backend == null ? Timeouts.UNSET : backend.timeouts().tunnel();
+        return t == Timeouts.UNSET ? serverTimeout(backend) : t;
     }
 
     /** {@code set-retries}, -1 when no rule set it. */
@@ -261,21 +271,21 @@ final class StreamTarget implements RuleTarget {
     @Override
     public void answer(ResponseHead head, byte[] body, char why) {
         if (!afterResponse) {
-            stream.answer(head, body, Termination.Cause.of(why));
+            stream.answers().answer(head, body, Termination.Cause.of(why));
         }
     }
 
     @Override
     public void answerStatus(int code, char why) {
         if (!afterResponse) {
-            stream.answerStatus(code, Termination.Cause.of(why));
+            stream.answers().answerStatus(code, Termination.Cause.of(why));
         }
     }
 
     @Override
     public void drop() {
         if (!afterResponse) {
-            stream.drop();
+            stream.answers().drop();
         }
     }
 
@@ -287,7 +297,7 @@ final class StreamTarget implements RuleTarget {
     @Override
     public void tarpit(int code, Action reply) {
         if (!afterResponse) {
-            stream.tarpit(code, reply);
+            stream.answers().tarpit(code, reply);
         }
     }
 
