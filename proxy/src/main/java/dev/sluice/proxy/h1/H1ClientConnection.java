@@ -19,6 +19,9 @@ import dev.sluice.proxy.stream.Stream;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.stream.Frontend;
+import dev.sluice.proxy.stream.LogLine;
+import dev.sluice.proxy.stream.Termination.Cause;
+import dev.sluice.proxy.stream.Termination.State;
 import dev.sluice.proxy.tls.TlsSession;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -218,14 +221,14 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
                     // bytes of an unfinished head: HAProxy answers 400
                     parseInput();
                     if (phase == Phase.WAIT_REQUEST && !parser.failed()) {
-                        logBadRequest(400, 'C', 'R');
+                        logBadRequest(400, Cause.CLIENT_ABORT, State.REQUEST);
                         sendRawAndClose(GeneratedResponse.of(400));
                     }
                 } else {
                     if (requests == 0 && !frontend.config().options().ignoreProbes()) {
                         // a connection closed before its first byte: HAProxy counts and logs it (400, CR) unless dontlognull,
                         // and option http-ignore-probes ignores it altogether
-                        logBadRequest(400, 'C', 'R', true);
+                        logBadRequest(400, Cause.CLIENT_ABORT, State.REQUEST, true);
                     }
                     closeNow();
                 }
@@ -463,12 +466,12 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
             closeNow();
             return;
         }
-        logBadRequest(error.status(), 'P', 'R');
+        logBadRequest(error.status(), Cause.PROXY, State.REQUEST);
         sendRawAndClose(GeneratedResponse.of(error.status()));
     }
 
     /** Counts and logs a request that never became a stream (HAProxy's "&lt;BADREQ&gt;" lines). */
-    private void logBadRequest(int status, char cause, char state) {
+    private void logBadRequest(int status, Cause cause, State state) {
         logBadRequest(status, cause, state, false);
     }
 
@@ -476,34 +479,10 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
      * {@code empty}: nothing was received on the connection; HAProxy counts it all the same and
      * {@code option dontlognull} only keeps it out of the log.
      */
-    private void logBadRequest(int status, char cause, char state, boolean empty) {
+    private void logBadRequest(int status, Cause cause, State state, boolean empty) {
         // every invalid request (400, 408, 413, 414, 431) passes here: the one place ereq is counted for HTTP/1
         frontend.countInvalidRequest(status);
-        dev.sluice.proxy.log.AccessLog al = frontend.accessLog();
-        if (al == null || !al.logsRequests() || empty && al.dontLogNull()) {
-            return;
-        }
-        long now = System.nanoTime();
-        dev.sluice.proxy.log.LogEvent e = new dev.sluice.proxy.log.LogEvent();
-        e.client = remoteAddress();
-        e.frontendAddress = localAddress();
-        e.acceptDate = acceptDate;
-        e.requestDate = System.currentTimeMillis() - (now - requestStart) / 1_000_000;
-        e.frontend = frontend.name();
-        e.frontendTls = tls;
-        if (tlsSession != null) {
-            e.sslVersion = tlsSession.protocol();
-            e.sslCipher = tlsSession.cipher();
-        }
-        e.requestLine = "<BADREQ>";
-        e.status = status;
-        e.tActive = (now - requestStart) / 1_000_000;
-        e.cause = cause;
-        e.state = state;
-        e.actconn = frontend.globalConnections();
-        e.feconn = limit.current();
-        e.error = true;
-        al.log(e);
+        LogLine.badRequest(this, frontend, status, cause, state, empty);
     }
 
     // ------------------------------------------------------------------ ClientSide
@@ -778,7 +757,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
                     closeNow();
                 } else if (requests == 0 || !parser.idle() || input.isReadable()) {
                     // HAProxy answers 408 to a new connection or a started request; an idle kept-alive one just closes
-                    logBadRequest(408, 'c', 'R', requests == 0 && !input.isReadable());
+                    logBadRequest(408, Cause.CLIENT_TIMEOUT, State.REQUEST, requests == 0 && !input.isReadable());
                     sendRawAndClose(GeneratedResponse.of(408));
                 } else {
                     closeNow();

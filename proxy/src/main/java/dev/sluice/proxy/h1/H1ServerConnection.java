@@ -398,7 +398,7 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
         Backend be = server.backend();
         dev.sluice.proxy.stream.Frontend fe = stream == null ? null : stream.frontend();
         be.lastError(dev.sluice.proxy.stats.ErrorCapture.capture(false, be.name(), be.id(), fe == null ? null : fe.name(), fe == null ? -1 : fe.id(),
-                server.name(), server.id(), stream == null ? null : stream.clientAddress(), input.get(), parser.messageStart(), error.offset()));
+                server.name(), server.id(), stream == null ? null : stream.client().remoteAddress(), input.get(), parser.messageStart(), error.offset()));
         if (stream != null) {
             stream.onServerFailure(Stream.ServerFailure.INVALID_RESPONSE);
         } else {

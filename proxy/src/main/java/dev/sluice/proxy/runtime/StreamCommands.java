@@ -54,7 +54,7 @@ final class StreamCommands {
             return new View(s.id(), src != null && src.getAddress() instanceof java.net.Inet6Address ? "tcpv6" : "tcpv4", src,
                     s.client().localAddress(), s.frontend().name(), s.frontend().id(), be == null ? null : be.name(), be == null ? -1 : be.id(),
                     srv == null ? null : srv.name(), srv == null ? -1 : srv.id(), srv == null ? null : srv.address(), s.epoch(), s.startDate(),
-                    s.phase(), s.request().method() + " " + s.request().target() + " " + s.request().version().text());
+                    s.phase().letter(), s.request().method() + " " + s.request().target() + " " + s.request().version().text());
         }
     }
 

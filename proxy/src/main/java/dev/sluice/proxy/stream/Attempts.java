@@ -147,7 +147,7 @@ final class Attempts {
      */
     void sending(ServerSide c) {
         if (replay == null && idempotent && request.hasBody() && (backend.retryPolicy().afterSending() || c.reused())) {
-            replay = new RequestReplay(Stream.MAX_HELD_BODY);
+            replay = new RequestReplay(RequestBody.MAX_HELD_BODY);
         }
     }
 

@@ -20,7 +20,7 @@ final class ServerSlot implements QueuedRequest.Waiter {
     enum Outcome {
         /** A slot is held on {@link #server()}. */
         ASSIGNED,
-        /** Waiting in a queue: the stream hears of it through {@link Stream#slotGranted()} or a timeout. */
+        /** Waiting in a queue: the stream hears of it through {@link Connecting#slotGranted()} or a timeout. */
         QUEUED,
         /** No usable server. */
         NO_SERVER,
@@ -76,7 +76,7 @@ final class ServerSlot implements QueuedRequest.Waiter {
             waited = true;
         }
         if (bound == null) {
-            bound = backend.bound(stream);
+            bound = backend.bound(stream.target());
         }
         if (bound != null) {
             server = bound;
@@ -95,7 +95,7 @@ final class ServerSlot implements QueuedRequest.Waiter {
         }
         server = null;
         if (!backend.queueing()) {
-            Server s = backend.pickServer(stream, avoid);
+            Server s = backend.pickServer(stream.target(), avoid);
             if (s != null) {
                 return got(s);
             }
@@ -150,14 +150,14 @@ final class ServerSlot implements QueuedRequest.Waiter {
             release();
             return;
         }
-        stream.slotGranted();
+        stream.connecting().slotGranted();
     }
 
     @Override
     public void requeued() {
         left();
         if (!closed) {
-            stream.slotRequeued();
+            stream.connecting().slotRequeued();
         }
     }
 
@@ -170,7 +170,7 @@ final class ServerSlot implements QueuedRequest.Waiter {
         }
         left();
         end = System.nanoTime();
-        stream.queueTimedOut();
+        stream.connecting().queueTimedOut();
     }
 
     /** Gives the slot back for a new assignment (a retry moving to another server). */

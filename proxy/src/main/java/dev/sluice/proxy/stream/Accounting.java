@@ -1,0 +1,308 @@
+package dev.sluice.proxy.stream;
+
+import dev.sluice.proxy.backend.Backend;
+import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.http.HttpFields;
+import dev.sluice.proxy.http.RequestHead;
+import dev.sluice.proxy.stats.Counter;
+import dev.sluice.proxy.stats.Counters;
+
+/**
+ * What one {@link Stream} counts and measures: every update of the frontend's, backend's and server's counters the
+ * exchange makes (HAProxy's stats columns), the bytes it received, and its timers (the log's %TR, %Tw, %Tc, %Tr, %Ta
+ * and the servers' time averages). Owned by its stream, used on the stream's event loop only; the counters it
+ * updates are shared (striped) and safe from any loop.
+ */
+final class Accounting {
+    private final Stream stream;
+    private final Frontend frontend;
+    private final ClientSide client;
+    /** Timers for the log, from {@link System#nanoTime()}; -1 until reached. */
+    private final long tHead = System.nanoTime();
+    private final long requestStart;
+    private final long requestDate;
+    private long tConnectStart = -1;
+    private long tConnected = -1;
+    private long tResponse = -1;
+    /** Request bytes received from the client (head as HTTP/1 text, body, tunnel), for bin. */
+    private long bytesIn;
+    /** {@code option contstats}: the byte counters follow the transfer; what was added to them so far. */
+    private final boolean contStats;
+    private long creditedIn;
+    private long creditedOut;
+
+    Accounting(Stream stream, ClientSide client, Frontend frontend) {
+        this.stream = stream;
+        this.client = client;
+        this.frontend = frontend;
+        this.requestStart = client.requestStartNanos();
+        this.contStats = frontend.config().options().contStats();
+        this.requestDate = System.currentTimeMillis() - (tHead - requestStart) / 1_000_000;
+    }
+
+    // ------------------------------------------------------------------ timers
+
+    /** {@link System#nanoTime()} when the request started to arrive. */
+    long requestStart() {
+        return requestStart;
+    }
+
+    /** {@link System#nanoTime()} when the request head was complete. */
+    long headTime() {
+        return tHead;
+    }
+
+    /** Epoch milliseconds when the request started to arrive. */
+    long requestDate() {
+        return requestDate;
+    }
+
+    /** Whether a connection to a server was ever asked for. */
+    boolean connectStarted() {
+        return tConnectStart >= 0;
+    }
+
+    long connectStart() {
+        return tConnectStart;
+    }
+
+    long connectedAt() {
+        return tConnected;
+    }
+
+    long responseAt() {
+        return tResponse;
+    }
+
+    /** The response head this attempt got is dropped (an L7 retry): no response time yet. */
+    void responseDropped() {
+        tResponse = -1;
+    }
+
+    /** Milliseconds from one timer to another, -1 when either was never reached. */
+    static long ms(long from, long to) {
+        return from < 0 || to < 0 ? -1 : (to - from) / 1_000_000;
+    }
+
+    // ------------------------------------------------------------------ counters, in the order of an exchange
+
+    /** The request head arrived: counted by the frontend, its bytes as HTTP/1 text into bin. */
+    void requestStarted(RequestHead request) {
+        frontend.countRequest();
+        bytesIn = headBytes(request);
+    }
+
+    /** The size of the request head written as HTTP/1 text (what HAProxy counts in bin for HTTP/1). */
+    private static long headBytes(RequestHead r) {
+        long n = r.method().length() + r.target().length() + r.version().text().length() + 4 + 2;
+        HttpFields f = r.fields();
+        for (int i = 0; i < f.size(); i++) {
+            n += f.name(i).length() + f.value(i).length() + 4;
+        }
+        return n;
+    }
+
+    /** The frontend chose the backend: a session and a request there. */
+    void backendChosen(Backend be) {
+        be.counters().add(Counter.SESSIONS);
+        be.counters().add(Counter.REQUESTS);
+    }
+
+    /** The balancing (not persistence) chose the server: lbtot. */
+    void balanced() {
+        stream.server().counters().add(Counter.SELECTED);
+        stream.backend().counters().add(Counter.SELECTED);
+    }
+
+    /** A connection to the server is asked for. */
+    void connecting() {
+        stream.server().counters().add(Counter.SESSIONS);
+        tConnectStart = System.nanoTime();
+    }
+
+    /** The server connection is there ({@code reused}: an idle one, taking no connect time); the request goes out. */
+    void connected(boolean reused) {
+        tConnected = reused ? tConnectStart : System.nanoTime();
+        Server server = stream.server();
+        server.countRequest();
+        if (reused) {
+            server.counters().add(Counter.REUSES);
+            stream.backend().counters().add(Counter.REUSES);
+        }
+    }
+
+    /** No connection (or no queue slot): econ, for the server when there is one. */
+    void connectError() {
+        Server server = stream.server();
+        if (server != null) {
+            server.counters().add(Counter.CONNECT_ERRORS);
+        }
+        stream.backend().counters().add(Counter.CONNECT_ERRORS);
+    }
+
+    /** Another attempt on the same server: wretr. */
+    void retried() {
+        stream.server().counters().add(Counter.RETRIES);
+        stream.backend().counters().add(Counter.RETRIES);
+    }
+
+    /** The server's response head arrived. */
+    void responseReceived(int status) {
+        tResponse = System.nanoTime();
+        stream.server().counters().countResponse(status);
+    }
+
+    /** No valid response from the server: eresp. */
+    void responseError() {
+        stream.server().counters().add(Counter.RESPONSE_ERRORS);
+        stream.backend().counters().add(Counter.RESPONSE_ERRORS);
+    }
+
+    /**
+     * The server cut the response short: srv_abrt, and eresp too unless it timed out (a response cut by an error on the
+     * server side, closed, reset, a body not matching its content-length, is also a response error for HAProxy).
+     */
+    void serverAborted(boolean timeout) {
+        Server server = stream.server();
+        Backend backend = stream.backend();
+        server.counters().add(Counter.SERVER_ABORTS);
+        backend.counters().add(Counter.SERVER_ABORTS);
+        if (!timeout) {
+            server.counters().add(Counter.RESPONSE_ERRORS);
+            backend.counters().add(Counter.RESPONSE_ERRORS);
+        }
+    }
+
+    /** The client aborted: cli_abrt for the backend, and for the server once a connection to it was asked for. */
+    void clientAborted() {
+        Backend backend = stream.backend();
+        if (backend != null) {
+            backend.counters().add(Counter.CLIENT_ABORTS);
+            Server server = stream.server();
+            if (server != null && tConnectStart >= 0) {
+                server.counters().add(Counter.CLIENT_ABORTS);
+            }
+        }
+    }
+
+    /** A rule denied the request (dreq) or the response (dresp). */
+    void denied(boolean response) {
+        Counter c = response ? Counter.DENIED_RESPONSES : Counter.DENIED_REQUESTS;
+        frontend.counters().add(c);
+        Backend backend = stream.backend();
+        if (backend != null) {
+            backend.counters().add(c);
+        }
+        Server server = stream.server();
+        if (response && server != null) {
+            server.counters().add(c);
+        }
+    }
+
+    /** A request rule answered locally: intercepted. */
+    void intercepted() {
+        frontend.counters().add(Counter.INTERCEPTED);
+    }
+
+    /** The response is compressed: comp_rsp. */
+    void compressing() {
+        frontend.counters().add(Counter.COMP_RSP);
+        stream.backend().counters().add(Counter.COMP_RSP);
+    }
+
+    /**
+     * Counts the final status about to be sent to the client, for the frontend and the backend (the server
+     * counted what it answered on receipt): before the bytes go, so a client that got its response finds
+     * it counted, as in HAProxy. -1: no response at all.
+     */
+    void sent(int code) {
+        frontend.counters().countResponse(code);
+        Backend backend = stream.backend();
+        if (backend != null) {
+            backend.counters().countResponse(code);
+        }
+    }
+
+    // ------------------------------------------------------------------ bytes
+
+    /** Request bytes received from the client (body or tunnel). */
+    void received(long n) {
+        bytesIn += n;
+    }
+
+    long bytesIn() {
+        return bytesIn;
+    }
+
+    /**
+     * {@code option contstats} (HAProxy's stream_process_counters on each wake-up): adds the bytes received and sent since
+     * the last time to the frontend, backend and server counters, once the request has a server connection
+     * ({@code connected}; before that, nothing went through). Two shared adds per chunk, only with the option.
+     */
+    void credit(boolean connected) {
+        if (!contStats || !connected) {
+            return;
+        }
+        long in = bytesIn - creditedIn;
+        long out = client.bytesOut() - creditedOut;
+        if (in == 0 && out == 0) {
+            return;
+        }
+        creditedIn += in;
+        creditedOut += out;
+        add(frontend.counters(), in, out);
+        add(stream.backend().counters(), in, out);
+        add(stream.server().counters(), in, out);
+    }
+
+    private static void add(Counters c, long in, long out) {
+        if (in > 0) {
+            c.add(Counter.BYTES_IN, in);
+        }
+        if (out > 0) {
+            c.add(Counter.BYTES_OUT, out);
+        }
+    }
+
+    /**
+     * The end of the exchange, once: its bytes into the frontend, backend and server counters (what {@link #credit}
+     * did not add yet), then its times into the averages.
+     */
+    void end(ServerSlot slot) {
+        long out = client.bytesOut() - creditedOut;
+        long in = this.bytesIn - creditedIn;
+        Counters fe = frontend.counters();
+        fe.add(Counter.BYTES_IN, in);
+        fe.add(Counter.BYTES_OUT, out);
+        Backend backend = stream.backend();
+        Server server = stream.server();
+        if (backend != null) {
+            Counters be = backend.counters();
+            be.add(Counter.BYTES_IN, in);
+            be.add(Counter.BYTES_OUT, out);
+            if (server != null && tConnectStart >= 0) {
+                Counters srv = server.counters();
+                srv.add(Counter.BYTES_IN, in);
+                srv.add(Counter.BYTES_OUT, out);
+            }
+        }
+        timeStats(backend, server, slot);
+    }
+
+    /**
+     * The request's queue, connect, response and total times into its server's and backend's averages, when
+     * it reached a server and got a response head from it (HAProxy skips the others).
+     */
+    private void timeStats(Backend backend, Server server, ServerSlot slot) {
+        if (server == null || tConnectStart < 0 || tConnected < 0 || tResponse < 0) {
+            return;
+        }
+        long c = ms(tConnectStart, tConnected);
+        long r = ms(tConnected, tResponse);
+        long t = ms(requestStart, System.nanoTime());
+        int loop = client.loopIndex();
+        long q = Math.max(0, slot.queueMillis());
+        server.timeStats().record(loop, q, c, r, t);
+        backend.timeStats().record(loop, q, c, r, t);
+    }
+}

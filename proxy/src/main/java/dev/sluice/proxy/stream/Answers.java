@@ -1,0 +1,147 @@
+package dev.sluice.proxy.stream;
+
+import dev.sluice.config.model.Timeouts;
+import dev.sluice.proxy.backend.Backend;
+import dev.sluice.proxy.http.GeneratedResponse;
+import dev.sluice.proxy.http.ResponseHead;
+import dev.sluice.proxy.http.h1.ErrorResponses;
+import dev.sluice.proxy.rules.Action;
+import dev.sluice.proxy.rules.Trackers;
+import dev.sluice.proxy.stream.Termination.Cause;
+import dev.sluice.proxy.stream.Termination.State;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The responses a {@link Stream} makes itself instead of forwarding the server's, each ending the exchange: the error
+ * pages (the proxy's, or an {@code errorfile}; an empty one closes), and how rules end it (an answer, the page of a
+ * status, a drop, a tarpit), each with its termination flags and counters. Every response passes the
+ * {@code http-after-response} rules before it goes. Owned by its stream, used on the stream's event loop only.
+ */
+final class Answers {
+    private final Stream stream;
+    private final ClientSide client;
+    private final Frontend frontend;
+
+    Answers(Stream stream, ClientSide client, Frontend frontend) {
+        this.stream = stream;
+        this.client = client;
+        this.frontend = frontend;
+    }
+
+    /** Answers with the error page of {@code code}; without termination flags yet, those of a failed connection (503) or a refused request. */
+    void fail(int code) {
+        Termination outcome = stream.outcome();
+        if (outcome.cause() == Cause.NONE) {
+            // no server could be reached (503), or the request was refused before that
+            outcome.set(code == 503 ? Cause.SERVER_ABORT : Cause.PROXY, code == 503 ? State.CONNECT : State.REQUEST);
+        }
+        stream.stop();
+        stream.status(code);
+        Backend backend = stream.backend();
+        ErrorResponses pages = backend != null && backend.errors().head(code) != null || backend != null && backend.errors().closes(code)
+                ? backend.errors() : frontend.errors();
+        if (pages.closes(code)) {
+            // an empty errorfile: close without a reply
+            stream.accounting().sent(code);
+            client.abort();
+        } else {
+            ResponseHead custom = pages.head(code);
+            if (custom != null) {
+                send(custom, pages.body(code));
+            } else {
+                GeneratedResponse g = GeneratedResponse.of(code);
+                send(g.head(), g.body());
+            }
+        }
+        stream.log();
+    }
+
+    /** Sends a response the proxy made, after the http-after-response rules saw it. */
+    private void send(ResponseHead head, byte[] body) {
+        stream.afterResponse(head);
+        stream.status(head.status());
+        stream.endTracking();
+        stream.accounting().sent(head.status());
+        long before = client.bytesOut();
+        client.sendGenerated(head, body);
+        Trackers trackers = stream.target().trackersIfAny();
+        if (trackers != null) {
+            trackers.creditBytesOut(client.bytesOut() - before);
+        }
+    }
+
+    // ------------------------------------------------------------------ how rules end the exchange (see StreamTarget)
+
+    /** An answer made by a rule; in the response phase it replaces the server's response. */
+    void answer(ResponseHead head, byte[] body, Cause why) {
+        if (why == Cause.LOCAL && !stream.responsePhase()) {
+            stream.accounting().intercepted();
+        }
+        if (why == Cause.PROXY) {
+            cookieForLog();
+        }
+        stream.outcome().set(why, phaseOfRules());
+        stream.stop();
+        send(head, body);
+        stream.log();
+    }
+
+    /** A rule answers with the proxy's page for {@code code}. */
+    void answerStatus(int code, Cause why) {
+        if (why == Cause.PROXY) {
+            countDenied();
+        }
+        stream.outcome().set(why, phaseOfRules());
+        fail(code);
+    }
+
+    /** A rule closes the client connection without a response. */
+    void drop() {
+        countDenied();
+        stream.outcome().set(Cause.PROXY, phaseOfRules());
+        stream.stop();
+        client.abort();
+        stream.log();
+    }
+
+    /** A rule holds the request for {@code timeout tarpit}, then answers with {@code reply}, or {@code code}'s page. */
+    void tarpit(int code, Action reply) {
+        long t = frontend.timeouts().tarpit();
+        if (t == Timeouts.UNSET) {
+            t = frontend.timeouts().connect() != Timeouts.UNSET ? frontend.timeouts().connect() : 0;
+        }
+        countDenied();
+        stream.outcome().set(Cause.PROXY, State.TARPIT);
+        client.loop().schedule(() -> {
+            if (!stream.finished()) {
+                if (reply != null) {
+                    reply.apply(stream.target());
+                } else {
+                    fail(code);
+                }
+            }
+        }, t, TimeUnit.MILLISECONDS);
+    }
+
+    /** The state a rule's ending leaves in the log: H in the response rules, R in the request rules. */
+    private State phaseOfRules() {
+        return stream.responsePhase() ? State.HEADERS : State.REQUEST;
+    }
+
+    /** A rule denied the request (dreq) or the response (dresp). */
+    private void countDenied() {
+        cookieForLog();
+        stream.accounting().denied(stream.responsePhase());
+    }
+
+    /**
+     * A request rule denied the request: as HAProxy, the persistence cookie is still read so that the log tells what
+     * the client sent (and names the server it designates), in the backend or, before switching, in a listen section.
+     */
+    private void cookieForLog() {
+        if (!stream.responsePhase() && stream.server() == null) {
+            Backend backend = stream.backend();
+            stream.server(stream.persistence().designated(backend != null ? backend : frontend.ownBackend()));
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package dev.sluice.proxy.stream;
+
+import dev.sluice.proxy.backend.Backend;
+import dev.sluice.proxy.http.RequestHead;
+import dev.sluice.proxy.http.ResponseHead;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+
+/**
+ * The response compression of one {@link Stream}: the algorithm its request asked for (chosen on its Accept-Encoding
+ * when it leaves for the server), then the {@link Compressor} of the response, freed and counted once at the end.
+ * Owned by its stream, used on the stream's event loop only.
+ */
+final class Compression {
+    private final Frontend frontend;
+    private final RequestHead request;
+    /** The algorithm chosen on the request, null: none. */
+    private String algo;
+    private Compressor compressor;
+
+    Compression(Frontend frontend, RequestHead request) {
+        this.frontend = frontend;
+        this.request = request;
+    }
+
+    /** Chooses the algorithm on the request's Accept-Encoding (see {@link Compressor#select}). */
+    void select(Backend backend) {
+        algo = Compressor.select(backend.http().compression(), frontend.http().compression(), request);
+    }
+
+    /** Starts compressing the body of {@code head} when the request asked for it and the response allows: true then. */
+    boolean start(Backend backend, ResponseHead head) {
+        if (algo == null) {
+            return false;
+        }
+        compressor = Compressor.start(algo, backend.http().compression(), frontend.http().compression(), request, head);
+        return compressor != null;
+    }
+
+    /** A piece of response body (ownership taken) as it goes to the client: compressed, or null when nothing goes yet. */
+    ByteBuf compress(ByteBuf data) {
+        if (compressor == null) {
+            return data;
+        }
+        ByteBuf out = compressor.compress(data.alloc(), data);
+        if (!out.isReadable()) {
+            out.release();
+            return null;
+        }
+        return out;
+    }
+
+    /** Whether the response is being compressed. */
+    boolean active() {
+        return compressor != null;
+    }
+
+    /** The end of the compressed body (null: nothing more); then {@link #end}. */
+    ByteBuf finish() {
+        return compressor.finish(ByteBufAllocator.DEFAULT);
+    }
+
+    /** Ends compression (once, on every path): frees zlib's state and counts what went through it. */
+    void end(Backend backend) {
+        Compressor z = compressor;
+        if (z == null) {
+            return;
+        }
+        compressor = null;
+        z.release();
+        z.count(frontend.counters());
+        if (backend != null) {
+            z.count(backend.counters());
+        }
+    }
+}

@@ -1,0 +1,118 @@
+package dev.sluice.proxy.stream;
+
+import dev.sluice.proxy.backend.Backend;
+import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.http.RequestHead;
+import dev.sluice.proxy.log.AccessLog;
+import dev.sluice.proxy.log.LogEvent;
+import dev.sluice.proxy.tls.TlsSession;
+
+/**
+ * Builds and emits the access-log line ({@link LogEvent}) of a request: a {@link Stream}'s, and that of a request
+ * that never became one (HAProxy's "&lt;BADREQ&gt;" lines of an HTTP/1 client connection). Stateless; called on the
+ * event loop of the stream or connection it logs.
+ */
+public final class LogLine {
+    private LogLine() {
+    }
+
+    /** What every line says of the client connection and the frontend, and of the outcome. */
+    private static LogEvent common(ClientSide client, Frontend frontend, int status, Termination.Cause cause,
+            Termination.State state) {
+        LogEvent e = new LogEvent();
+        e.client = client.remoteAddress();
+        e.frontendAddress = client.localAddress();
+        e.acceptDate = client.acceptDate();
+        e.frontend = frontend.name();
+        e.frontendTls = client.tls();
+        TlsSession ts = client.tlsSession();
+        if (ts != null) {
+            e.sslVersion = ts.protocol();
+            e.sslCipher = ts.cipher();
+        }
+        e.status = status;
+        e.cause = cause.letter();
+        e.state = state.letter();
+        e.actconn = frontend.globalConnections();
+        e.feconn = frontend.limit().current();
+        return e;
+    }
+
+    /**
+     * Logs a request that never became a stream ("&lt;BADREQ&gt;") on {@code client}, answered {@code status}, when the
+     * frontend logs requests. {@code empty}: nothing was received on the connection; HAProxy counts it all the same
+     * and {@code option dontlognull} only keeps it out of the log.
+     */
+    public static void badRequest(ClientSide client, Frontend frontend, int status, Termination.Cause cause,
+            Termination.State state, boolean empty) {
+        AccessLog al = frontend.accessLog();
+        if (al == null || !al.logsRequests() || empty && al.dontLogNull()) {
+            return;
+        }
+        long now = System.nanoTime();
+        long requestStart = client.requestStartNanos();
+        LogEvent e = common(client, frontend, status, cause, state);
+        e.requestDate = System.currentTimeMillis() - (now - requestStart) / 1_000_000;
+        e.requestLine = "<BADREQ>";
+        e.tActive = (now - requestStart) / 1_000_000;
+        e.error = true;
+        al.log(e);
+    }
+
+    /** Logs {@code s} ({@code asap}: with {@code option logasap}, when its response head left), when its frontend logs requests. */
+    static void stream(Stream s, boolean asap) {
+        Frontend frontend = s.frontend();
+        AccessLog al = frontend.accessLog();
+        if (al == null || !al.logsRequests()) {
+            return;
+        }
+        long now = System.nanoTime();
+        Accounting acc = s.accounting();
+        long start = acc.requestStart();
+        Backend backend = s.backend();
+        Server server = s.server();
+        RequestHead request = s.request();
+        Termination outcome = s.outcome();
+        int status = s.status();
+        // HAProxy logs -1 when no response was sent
+        LogEvent e = common(s.client(), frontend, status > 0 ? status : -1, outcome.cause(), outcome.state());
+        e.requestDate = acc.requestDate();
+        e.backend = backend != null ? backend.name() : null;
+        e.server = server != null ? server.name() : null;
+        e.serverAddress = e.server != null ? server.address() : null;
+        e.method = request.method().toString();
+        e.uri = request.target().toString();
+        e.version = request.version().text();
+        e.requestLine = e.method + " " + e.uri + " " + e.version;
+        e.bytesOut = s.client().bytesOut();
+        e.tRequest = Accounting.ms(start, acc.headTime());
+        ServerSlot slot = s.slot();
+        e.tQueue = slot != null ? slot.queueMillis() : -1;
+        e.serverQueue = slot != null ? slot.serverQueuePosition() : 0;
+        e.backendQueue = slot != null ? slot.backendQueuePosition() : 0;
+        long connected = acc.connectedAt();
+        e.tConnect = connected >= 0 ? Accounting.ms(acc.connectStart(), connected) : -1;
+        e.tResponse = acc.responseAt() >= 0 && connected >= 0 ? Accounting.ms(connected, acc.responseAt()) : -1;
+        e.tActive = Accounting.ms(start, now);
+        String cookieFlags = s.persistence().cookieFlags(backend != null ? backend : frontend.ownBackend());
+        if (cookieFlags != null) {
+            e.cookieFlags = cookieFlags;
+        }
+        Attempts attempts = s.attempts();
+        e.retries = attempts != null ? attempts.done() : 0;
+        e.redispatched = attempts != null && attempts.redispatched();
+        e.beconn = backend != null ? backend.activeStreams() : 0;
+        e.srvconn = server != null ? server.activeStreams() : 0;
+        Termination.Cause cause = outcome.cause();
+        e.error = status >= 500 || cause != Termination.Cause.NONE && cause != Termination.Cause.LOCAL;
+        StreamTarget target = s.target();
+        e.txn = target;
+        e.logAsap = asap;
+        e.requestCounter = s.number();
+        if (frontend.uniqueIdFormat() != null) {
+            target.uniqueId();
+        }
+        e.captures = target.captures();
+        al.log(e);
+    }
+}

@@ -1,0 +1,174 @@
+package dev.sluice.proxy.stream;
+
+import dev.sluice.proxy.backend.Backend;
+import dev.sluice.proxy.backend.PersistenceCookie;
+import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.http.RequestHead;
+import dev.sluice.proxy.http.ResponseHead;
+import dev.sluice.proxy.rules.Cond;
+import dev.sluice.proxy.rules.ProxyRules;
+import dev.sluice.proxy.rules.StickTables;
+import dev.sluice.proxy.rules.Txn;
+import dev.sluice.sticktable.StickEntry;
+import dev.sluice.sticktable.StickKey;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * Which server a request sticks to, and what it leaves for the next one: the backend's persistence cookie (read on the
+ * request, set on the response), {@code stick match|on|store-*} rules and {@code option prefer-last-server}. Owned by
+ * one {@link Stream}, used on its event loop only.
+ */
+final class Persistence {
+    private final ClientSide client;
+    private final RequestHead request;
+    /** What the rules see of the exchange (stick rules' conditions and keys). */
+    private final Txn txn;
+    /** What the backend's persistence cookie made of this request (null: no cookie on the way yet). */
+    private PersistenceCookie.Txn cookieTxn;
+    /** The server persistence (a cookie, a stick match) sent the request to, null when balanced. */
+    private Server persistTarget;
+    /** The server {@code option prefer-last-server} chose instead of the balancing, or null. */
+    private Server preferredTarget;
+
+    Persistence(ClientSide client, RequestHead request, Txn txn) {
+        this.client = client;
+        this.request = request;
+        this.txn = txn;
+    }
+
+    /**
+     * The server the request's persistence cookie designates in {@code be} (null: none, or no cookie configured), the
+     * request's {@code Cookie} fields rewritten as the cookie's mode says. Done once per request.
+     */
+    Server cookieServer(Backend be) {
+        PersistenceCookie pc = be.cookie();
+        if (pc == null) {
+            return null;
+        }
+        if (cookieTxn == null) {
+            cookieTxn = new PersistenceCookie.Txn();
+        }
+        if (!cookieTxn.requestDone) {
+            pc.request(request.fields(), cookieTxn, be.servers(), System.currentTimeMillis() / 1000);
+        }
+        return cookieTxn.designated;
+    }
+
+    /** The server the request's cookie designates in {@code be} (see {@link #cookieServer}), null without {@code be}. */
+    Server designated(Backend be) {
+        return be == null ? null : cookieServer(be);
+    }
+
+    /**
+     * Where the request goes before any balancing, given the server its cookie designates ({@code cookie}, or null): that
+     * one, else a stick match, else the last server ({@code option prefer-last-server}); null to balance.
+     */
+    Server route(Backend be, Server cookie) {
+        Server sticky = cookie;
+        if (sticky == null) {
+            // a valid cookie comes first: stick match rules only look when it designated no server
+            sticky = stickyServer(be);
+        }
+        persistTarget = sticky;
+        if (sticky == null) {
+            preferredTarget = lastServer(be);
+        }
+        return sticky != null ? sticky : preferredTarget;
+    }
+
+    /** The server persistence (a cookie, a stick match) sent the request to, null when balanced. */
+    Server persistTarget() {
+        return persistTarget;
+    }
+
+    /** The server {@code option prefer-last-server} chose, or null. */
+    Server preferredTarget() {
+        return preferredTarget;
+    }
+
+    /**
+     * {@code option prefer-last-server} (HAProxy's assign_server before its balancing, for the algorithms that do not
+     * hash): the server of the first private connection ({@code http-reuse never}) of the client connection, in the order
+     * they were first used, that is still open and goes to a usable server of this backend; the request then goes there,
+     * waiting in its queue if need be (HAProxy's default {@code max-keep-alive-queue}). Null otherwise.
+     */
+    private Server lastServer(Backend backend) {
+        if (!backend.config().options().preferLastServer() || !backend.balancesWithoutHash()) {
+            return null;
+        }
+        List<ServerSide> mine = client.privateConnections();
+        if (mine == null) {
+            return null;
+        }
+        for (Iterator<ServerSide> it = mine.iterator(); it.hasNext();) {
+            ServerSide c = it.next();
+            if (!c.isOpen() || c.owner() != client.session()) {
+                it.remove();
+                continue;
+            }
+            Server s = c.server();
+            if (s != null && s.backend() == backend && s.usable()) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * {@code stick match|on}: the server stored for the request's key, when it is not stopped (the request then
+     * waits in its queue when it is full); null to let the load-balancing algorithm choose.
+     */
+    private Server stickyServer(Backend backend) {
+        for (ProxyRules.Stick r : backend.rules().stick()) {
+            if (!r.match() || !Cond.holds(r.cond(), txn)) {
+                continue;
+            }
+            StickKey key = StickTables.keyOf(r.table(), r.key().get(txn));
+            StickEntry e = key == null ? null : r.table().lookup(key);
+            if (e != null) {
+                Server s = backend.serverById(e.serverId());
+                if (s != null && s.running()) {
+                    // as HAProxy: any server that is not stopped (draining, weight 0 and NOLB ones included)
+                    return s;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** {@code stick store-request|on} (or {@code store-response} when {@code response}): keeps the key with {@code s}. */
+    void stickStore(Backend backend, Server s, boolean response) {
+        for (ProxyRules.Stick r : backend.rules().stick()) {
+            if (!r.store() || r.response() != response || !Cond.holds(r.cond(), txn)) {
+                continue;
+            }
+            StickKey key = StickTables.keyOf(r.table(), r.key().get(txn));
+            if (key != null) {
+                r.table().update(key, e -> {
+                    e.setServerId(s.id());
+                    e.setServerKey(s.name());
+                });
+            }
+        }
+    }
+
+    /** The response from {@code server}: the backend's persistence cookie is set, kept or removed as its mode says. */
+    void response(Backend backend, ResponseHead head, Server server, boolean direct) {
+        PersistenceCookie pc = backend.cookie();
+        if (pc != null && (head.status() >= 200 || head.status() == 101)) {
+            if (cookieTxn == null) {
+                cookieTxn = new PersistenceCookie.Txn();
+            }
+            pc.response(head, cookieTxn, server, direct, request, System.currentTimeMillis() / 1000);
+        }
+    }
+
+    /** The last two letters of the log's %tsc when {@code be}'s cookie logs them, else null (the line's default). */
+    String cookieFlags(Backend be) {
+        if (be != null && be.cookie() != null && be.cookie().config().logsFlags()) {
+            return cookieTxn == null ? "NN" : new String(new char[] {cookieTxn.clientFlag(), cookieTxn.serverFlag()});
+        }
+        return null;
+    }
+}

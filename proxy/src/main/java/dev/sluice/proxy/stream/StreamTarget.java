@@ -1,0 +1,334 @@
+package dev.sluice.proxy.stream;
+
+import dev.sluice.config.model.Timeouts;
+import dev.sluice.proxy.auth.Userlists;
+import dev.sluice.proxy.backend.Backend;
+import dev.sluice.proxy.http.HttpVersion;
+import dev.sluice.proxy.http.MessageHead;
+import dev.sluice.proxy.http.RequestHead;
+import dev.sluice.proxy.http.ResponseHead;
+import dev.sluice.proxy.listener.ProxyHeader;
+import dev.sluice.proxy.log.LogCaptures;
+import dev.sluice.proxy.rules.Action;
+import dev.sluice.proxy.rules.Rule;
+import dev.sluice.proxy.rules.RuleTarget;
+import dev.sluice.proxy.rules.Service;
+import dev.sluice.proxy.rules.Template;
+import dev.sluice.proxy.rules.Trackers;
+import io.netty.util.AsciiString;
+import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The {@link Stream} as rules, sample fetches, log formats and the balancing see it ({@link RuleTarget}): the exchange's
+ * heads and addresses, and what rules leave on it (variables, stick counters, captures, timeouts, retries). One instance
+ * per stream serves every rule set: request and response rules, where the ending actions (deny, return, tarpit, ...)
+ * go to the stream, and {@code http-after-response} rules ({@link #runAfterResponse}), which only see and edit the
+ * response about to be sent. Owned by its stream, used on the stream's event loop only.
+ */
+final class StreamTarget implements RuleTarget {
+    private final Stream stream;
+    private final ClientSide client;
+    private final Frontend frontend;
+    private final RequestHead request;
+    /** Set while {@code http-after-response} rules run: they cannot end the exchange nor change its course. */
+    private boolean afterResponse;
+    private Map<String, Object> vars;
+    private Trackers trackers;
+    private boolean requestCounted;
+    /** Capture slots, cookies, unique id and log level (null until the frontend or a rule needs them). */
+    private LogCaptures captures;
+    private long serverTimeout = -1;
+    private long tunnelTimeout = -1;
+    private int retries = -1;
+
+    StreamTarget(Stream stream, ClientSide client, Frontend frontend, RequestHead request) {
+        this.stream = stream;
+        this.client = client;
+        this.frontend = frontend;
+        this.request = request;
+    }
+
+    /** Runs {@code rules} as {@code http-after-response} rules on the response about to be sent. */
+    void runAfterResponse(List<Rule> rules) {
+        boolean was = afterResponse;
+        afterResponse = true;
+        try {
+            Rule.run(rules, this);
+        } finally {
+            afterResponse = was;
+        }
+    }
+
+    // ------------------------------------------------------------------ what the stream reads back
+
+    /** The stick counters, null when neither the connection nor a rule tracks any. */
+    Trackers trackersIfAny() {
+        return trackers;
+    }
+
+    /** The connection tracks stick counters ({@code tcp-request connection track-sc*}): the stream tracks them too. */
+    void trackSession(Trackers session) {
+        trackers = new Trackers(session);
+    }
+
+    /** The tcp-request content rules let the request through: stick counters count it from now on. */
+    void countRequest() {
+        requestCounted = true;
+        if (trackers != null) {
+            trackers.startRequest();
+        }
+    }
+
+    /** The capture slots, null when neither the frontend nor a rule needed them. */
+    LogCaptures captures() {
+        return captures;
+    }
+
+    /** The frontend's capture slots for this request. */
+    void captures(LogCaptures c) {
+        captures = c;
+    }
+
+    private LogCaptures logCaptures() {
+        if (captures == null) {
+            captures = frontend.captures().captures();
+        }
+        return captures;
+    }
+
+    /** {@code timeout server} of the exchange in {@code backend} (null: none yet), or as a rule set it; 0 for none. */
+    long serverTimeout(Backend backend) {
+        if (serverTimeout >= 0) {
+            return serverTimeout;
+        }
+        long t = backend == null ? Timeouts.UNSET : backend.timeouts().server();
+        return t == Timeouts.UNSET ? 0 : t;
+    }
+
+    /** {@code timeout tunnel} of the exchange in {@code backend}, or as a rule set it, falling back to the server timeout. */
+    long tunnelTimeout(Backend backend) {
+        if (tunnelTimeout >= 0) {
+            return tunnelTimeout;
+        }
+        long t = backend == null ? Timeouts.UNSET : backend.timeouts().tunnel();
+        return t == Timeouts.UNSET ? serverTimeout(backend) : t;
+    }
+
+    /** {@code set-retries}, -1 when no rule set it. */
+    int retries() {
+        return retries;
+    }
+
+    // ------------------------------------------------------------------ Txn
+
+    @Override
+    public RequestHead request() {
+        return request;
+    }
+
+    @Override
+    public ResponseHead response() {
+        return stream.response();
+    }
+
+    @Override
+    public InetSocketAddress clientAddress() {
+        return client.remoteAddress();
+    }
+
+    @Override
+    public InetSocketAddress frontendAddress() {
+        return client.localAddress();
+    }
+
+    @Override
+    public boolean tls() {
+        return client.tls();
+    }
+
+    @Override
+    public String sni() {
+        return client.sni();
+    }
+
+    @Override
+    public ProxyHeader.Received proxyHeader() {
+        return client.proxyHeader();
+    }
+
+    @Override
+    public String frontendName() {
+        return frontend.name();
+    }
+
+    @Override
+    public String backendName() {
+        return stream.backend() == null ? null : stream.backend().name();
+    }
+
+    @Override
+    public Trackers trackers() {
+        if (trackers == null) {
+            trackers = new Trackers(null);
+            if (requestCounted) {
+                trackers.startRequest();
+            }
+        }
+        return trackers;
+    }
+
+    @Override
+    public Map<String, Object> vars() {
+        if (vars == null) {
+            vars = new HashMap<>();
+        }
+        return vars;
+    }
+
+    @Override
+    public Userlists userlists() {
+        return frontend.userlists();
+    }
+
+    @Override
+    public boolean proxyAuthentication() {
+        AsciiString t = request.target();
+        return frontend.http().useProxyHeader() && t.length() > 0 && t.byteAt(0) != '/';
+    }
+
+    @Override
+    public byte[] requestBody() {
+        return stream.body().held();
+    }
+
+    @Override
+    public String captured(boolean isResponse, int slot) {
+        return captures == null ? null : captures.get(isResponse, slot);
+    }
+
+    @Override
+    public long requestDate() {
+        return stream.accounting().requestDate();
+    }
+
+    @Override
+    public long requestCounter() {
+        return stream.number();
+    }
+
+    /**
+     * {@code http_first_req}: the first request of an HTTP/1 client connection. HAProxy marks every HTTP/2 and
+     * HTTP/3 stream "not first" (its muxes set SE_FL_NOT_FIRST on each), so those are never first.
+     */
+    @Override
+    public boolean firstRequest() {
+        HttpVersion v = request.version();
+        return (v == HttpVersion.HTTP_1_0 || v == HttpVersion.HTTP_1_1) && client.firstRequest();
+    }
+
+    /** The unique id, made from the frontend's {@code unique-id-format} on first use; null without one. */
+    @Override
+    public String uniqueId() {
+        Template f = frontend.uniqueIdFormat();
+        if (f == null) {
+            return null;
+        }
+        LogCaptures c = logCaptures();
+        if (c.uniqueId() == null) {
+            c.uniqueId(f.render(this));
+        }
+        return c.uniqueId();
+    }
+
+    // ------------------------------------------------------------------ RuleTarget
+
+    @Override
+    public MessageHead head() {
+        return afterResponse || stream.responsePhase() ? stream.response() : request;
+    }
+
+    @Override
+    public boolean responsePhase() {
+        return afterResponse || stream.responsePhase();
+    }
+
+    @Override
+    public void capture(boolean isResponse, int slot, CharSequence value) {
+        if (captures != null) {
+            captures.set(isResponse, slot, value);
+        }
+    }
+
+    @Override
+    public void setLogLevel(int level) {
+        logCaptures().level(level);
+    }
+
+    /** An answer made by a rule; in the response phase it replaces the server's response (not after it). */
+    @Override
+    public void answer(ResponseHead head, byte[] body, char why) {
+        if (!afterResponse) {
+            stream.answers().answer(head, body, Termination.Cause.of(why));
+        }
+    }
+
+    @Override
+    public void answerStatus(int code, char why) {
+        if (!afterResponse) {
+            stream.answers().answerStatus(code, Termination.Cause.of(why));
+        }
+    }
+
+    @Override
+    public void drop() {
+        if (!afterResponse) {
+            stream.answers().drop();
+        }
+    }
+
+    @Override
+    public void tarpit(int code) {
+        tarpit(code, null);
+    }
+
+    @Override
+    public void tarpit(int code, Action reply) {
+        if (!afterResponse) {
+            stream.answers().tarpit(code, reply);
+        }
+    }
+
+    @Override
+    public void setTimeout(String which, long millis) {
+        if (afterResponse) {
+            return;
+        }
+        switch (which) {
+            case "server" -> serverTimeout = millis;
+            case "tunnel" -> tunnelTimeout = millis;
+            default -> {
+                // the client side keeps its own timeout
+            }
+        }
+    }
+
+    @Override
+    public void setRetries(int n) {
+        if (!afterResponse) {
+            retries = n;
+        }
+    }
+
+    @Override
+    public Service service(String name) {
+        return afterResponse ? null : frontend.service(name);
+    }
+
+    @Override
+    public boolean waitForBody(long millis, long atLeast) {
+        return afterResponse || stream.waitForBody(millis, atLeast);
+    }
+}
