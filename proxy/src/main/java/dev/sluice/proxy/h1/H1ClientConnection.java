@@ -19,7 +19,7 @@ import dev.sluice.proxy.stream.Stream;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.stream.Frontend;
-import dev.sluice.proxy.stream.LogLine;
+import dev.sluice.proxy.stream.RequestLog;
 import dev.sluice.proxy.stream.Termination.Cause;
 import dev.sluice.proxy.stream.Termination.State;
 import dev.sluice.proxy.tls.TlsSession;
@@ -482,7 +482,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     private void logBadRequest(int status, Cause cause, State state, boolean empty) {
         // every invalid request (400, 408, 413, 414, 431) passes here: the one place ereq is counted for HTTP/1
         frontend.countInvalidRequest(status);
-        LogLine.badRequest(this, frontend, status, cause, state, empty);
+        RequestLog.badRequest(this, frontend, status, cause, state, empty);
     }
 
     // ------------------------------------------------------------------ ClientSide

@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * streams the request body to the server and the response back to the client with back-pressure both ways, and
  * decides how it ended ({@link Termination}). What rules see of it is its {@link StreamTarget}; persistence, the held
  * request body, the counters and the log line are its {@link Persistence}, {@link RequestBody}, {@link Accounting}
- * and {@link LogLine}. Protocol-neutral: it sees a {@link ClientSide} and a {@link ServerSide}. Created and owned by
+ * and {@link RequestLog}. Protocol-neutral: it sees a {@link ClientSide} and a {@link ServerSide}. Created and owned by
  * the client side; lives on the client connection's event loop and is never touched by another thread.
  */
 public final class Stream {
@@ -690,7 +690,7 @@ public final class Stream {
     /** The access-log line, once: at the end, or when the response head left with {@code option logasap}. */
     private void logLine(boolean asap) {
         lineLogged = true;
-        LogLine.stream(this, asap);
+        RequestLog.stream(this, asap);
     }
 
     private void releasePending() {

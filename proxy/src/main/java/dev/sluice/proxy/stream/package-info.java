@@ -6,7 +6,7 @@
  * ({@code RequestRules}), persistence ({@code Persistence}), the held request body ({@code RequestBody}), the server
  * slot, connection and retries ({@code ServerSlot}, {@code Connecting}, {@code Attempts}), the proxy's own answers
  * ({@code Answers}), response compression ({@code Compression}), counters and timers ({@code Accounting}), how it ended
- * ({@link dev.sluice.proxy.stream.Termination}) and its log line ({@link dev.sluice.proxy.stream.LogLine}). The run-time
+ * ({@link dev.sluice.proxy.stream.Termination}) and its log line ({@link dev.sluice.proxy.stream.RequestLog}). The run-time
  * {@link dev.sluice.proxy.stream.Frontend} and its connection rules live here too. Above {@code backend},
  * {@code rules} and {@code log}; below the protocol packages ({@code h1}, {@code h2}, {@code h3}) that drive it.
  */

@@ -12,8 +12,8 @@ import dev.sluice.proxy.tls.TlsSession;
  * that never became one (HAProxy's "&lt;BADREQ&gt;" lines of an HTTP/1 client connection). Stateless; called on the
  * event loop of the stream or connection it logs.
  */
-public final class LogLine {
-    private LogLine() {
+public final class RequestLog {
+    private RequestLog() {
     }
 
     /** What every line says of the client connection and the frontend, and of the outcome. */
