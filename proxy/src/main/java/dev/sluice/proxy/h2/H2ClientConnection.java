@@ -1,14 +1,22 @@
 package dev.sluice.proxy.h2;
 
-import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.config.model.Timeouts;
-import dev.sluice.proxy.stream.Deadline;
+import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.proxy.http.GeneratedResponse;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
+import dev.sluice.proxy.rules.Trackers;
+import dev.sluice.proxy.stats.H2Counters;
+import dev.sluice.proxy.stream.ClientSide;
+import dev.sluice.proxy.stream.Deadline;
 import dev.sluice.proxy.stream.Frontend;
+import dev.sluice.proxy.stream.ServerSide;
+import dev.sluice.proxy.stream.SoftStop;
+import dev.sluice.proxy.tls.TlsSession;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
 import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
@@ -23,11 +31,11 @@ import io.netty.handler.codec.http2.Http2FrameLogger;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2Stream;
-import dev.sluice.proxy.stats.H2Counters;
 import io.netty.handler.logging.LogLevel;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
 import java.net.InetSocketAddress;
+import java.util.List;
 
 /**
  * An HTTP/2 client connection (h2 after TLS ALPN, or h2c with prior knowledge). Each request stream
@@ -41,7 +49,7 @@ import java.net.InetSocketAddress;
  */
 public final class H2ClientConnection extends Http2ConnectionHandler implements Http2FrameListener {
     /** The server connections private to this client connection ({@code http-reuse never}), in first-use order; null until one. */
-    java.util.List<dev.sluice.proxy.stream.ServerSide> privateConnections;
+    List<ServerSide> privateConnections;
 
     /** HAProxy's tune.h2.max-concurrent-streams default. */
     static final int MAX_CONCURRENT_STREAMS = 100;
@@ -95,7 +103,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     private boolean tls;
     /** The client shut its side down (FIN): HTTP/2 has no half-close, the connection ends with its last stream. */
     private boolean inputClosed;
-    private dev.sluice.proxy.tls.TlsSession tlsSession;
+    private TlsSession tlsSession;
     private InetSocketAddress remote;
     private InetSocketAddress local;
     private ProxyHeader.Received proxyHeader;
@@ -204,7 +212,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
         return tls;
     }
 
-    dev.sluice.proxy.tls.TlsSession tlsSession() {
+    TlsSession tlsSession() {
         return tlsSession;
     }
 
@@ -248,10 +256,10 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
             frontend.countH2Upgrade();
         } else {
             frontend.countConnection(loopIndex, true);
-            dev.sluice.proxy.rules.Trackers.sessionStarted(ctx.channel().attr(dev.sluice.proxy.stream.ClientSide.SESSION_TRACKERS).get());
+            Trackers.sessionStarted(ctx.channel().attr(ClientSide.SESSION_TRACKERS).get());
         }
         acceptDate = System.currentTimeMillis();
-        tlsSession = dev.sluice.proxy.tls.TlsSession.of(ctx.channel());
+        tlsSession = TlsSession.of(ctx.channel());
         tls = tlsSession != null;
         proxyHeader = ProxyHeader.Received.of(ctx.channel());
         remote = ProxyHeader.Received.remote(proxyHeader, ctx.channel());
@@ -275,14 +283,14 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
             admitted = true;
             return;
         }
-        if (evt instanceof io.netty.channel.socket.ChannelInputShutdownEvent) {
+        if (evt instanceof ChannelInputShutdownEvent) {
             inputClosed = true;
             if (streams.isEmpty()) {
                 ctx.close();
             }
             return;
         }
-        if (evt == dev.sluice.proxy.stream.SoftStop.EVENT) {
+        if (evt == SoftStop.EVENT) {
             shutdownGracefully();
             return;
         }
@@ -466,7 +474,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
             return;
         }
         // idle: tell the client no new stream will be served, then close
-        goAway(ctx, connection().remote().lastStreamCreated(), Http2Error.NO_ERROR.code(), io.netty.buffer.Unpooled.EMPTY_BUFFER,
+        goAway(ctx, connection().remote().lastStreamCreated(), Http2Error.NO_ERROR.code(), Unpooled.EMPTY_BUFFER,
                 ctx.newPromise());
         flush(ctx);
         ctx.close();

@@ -1,12 +1,16 @@
 package dev.sluice.proxy.h2;
 
-import dev.sluice.proxy.stream.ClientSide;
-import dev.sluice.proxy.stream.Deadline;
 import dev.sluice.proxy.http.GeneratedResponse;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
+import dev.sluice.proxy.listener.ProxyHeader;
+import dev.sluice.proxy.rules.Trackers;
+import dev.sluice.proxy.stream.ClientSide;
+import dev.sluice.proxy.stream.Deadline;
+import dev.sluice.proxy.stream.ServerSide;
 import dev.sluice.proxy.stream.Stream;
+import dev.sluice.proxy.tls.TlsSession;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -14,7 +18,10 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.util.concurrent.Future;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One request stream of an HTTP/2 client connection: the {@link ClientSide} its {@link Stream} writes
@@ -56,9 +63,9 @@ final class H2ClientStream implements ClientSide {
     }
 
     @Override
-    public java.util.List<dev.sluice.proxy.stream.ServerSide> privateConnections() {
+    public List<ServerSide> privateConnections() {
         if (conn.privateConnections == null) {
-            conn.privateConnections = new java.util.ArrayList<>(2);
+            conn.privateConnections = new ArrayList<>(2);
         }
         return conn.privateConnections;
     }
@@ -69,12 +76,12 @@ final class H2ClientStream implements ClientSide {
     }
 
     @Override
-    public io.netty.util.concurrent.Future<?> closeFuture() {
+    public Future<?> closeFuture() {
         return ctx().channel().closeFuture();
     }
 
     @Override
-    public dev.sluice.proxy.rules.Trackers sessionTrackers() {
+    public Trackers sessionTrackers() {
         return ctx().channel().attr(SESSION_TRACKERS).get();
     }
 
@@ -229,7 +236,7 @@ final class H2ClientStream implements ClientSide {
     }
 
     @Override
-    public dev.sluice.proxy.listener.ProxyHeader.Received proxyHeader() {
+    public ProxyHeader.Received proxyHeader() {
         return conn.proxyHeader();
     }
 
@@ -254,7 +261,7 @@ final class H2ClientStream implements ClientSide {
     }
 
     @Override
-    public dev.sluice.proxy.tls.TlsSession tlsSession() {
+    public TlsSession tlsSession() {
         return conn.tlsSession();
     }
 

@@ -1,5 +1,6 @@
 package dev.sluice.proxy.h2;
 
+import dev.sluice.config.HttpTokens;
 import dev.sluice.proxy.http.HeaderNames;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.HttpVersion;
@@ -219,7 +220,7 @@ public final class H2Messages {
         }
         for (int i = name.charAt(0) == ':' ? 1 : 0; i < name.length(); i++) {
             char c = name.charAt(i);
-            if (c >= 'A' && c <= 'Z' || !dev.sluice.config.HttpTokens.isTokenChar(c)) {
+            if (c >= 'A' && c <= 'Z' || !HttpTokens.isTokenChar(c)) {
                 return "invalid character in field name " + name;
             }
         }
@@ -398,7 +399,7 @@ public final class H2Messages {
             return false;
         }
         for (int i = 0; i < s.length(); i++) {
-            if (!dev.sluice.config.HttpTokens.isTokenChar((char) (s.byteAt(i) & 0xff))) {
+            if (!HttpTokens.isTokenChar((char) (s.byteAt(i) & 0xff))) {
                 return false;
             }
         }

@@ -1,9 +1,9 @@
 package dev.sluice.proxy.h2;
 
-import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.proxy.backend.MultiplexedConnection;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.backend.ServerConnector;
+import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.stream.Stream;
 import io.netty.buffer.ByteBuf;
@@ -20,9 +20,14 @@ import io.netty.handler.codec.http2.Http2FrameListener;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
+import io.netty.util.concurrent.Future;
+import java.io.IOException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * An HTTP/2 connection to a server (h2c, or h2 chosen by ALPN), carrying streams of many client
@@ -170,7 +175,7 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
     }
 
     @Override
-    public void owner(Object session, io.netty.util.concurrent.Future<?> sessionEnd) {
+    public void owner(Object session, Future<?> sessionEnd) {
         owner = session;
         if (sessionEnd != null) {
             sessionEnd.addListener(f -> {
@@ -237,10 +242,10 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
     }
 
     @Override
-    public java.util.List<ServerConnector.Callback> abandon() {
+    public List<ServerConnector.Callback> abandon() {
         closed = true;
         ServerConnector.remove(server, loopIndex, this);
-        java.util.List<ServerConnector.Callback> out = new java.util.ArrayList<>(waiting);
+        List<ServerConnector.Callback> out = new ArrayList<>(waiting);
         waiting.clear();
         updateUse();
         return out;
@@ -250,7 +255,7 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
     public void connectFailed(Throwable cause) {
         closed = true;
         ServerConnector.remove(server, loopIndex, this);
-        java.util.List<ServerConnector.Callback> failed = new java.util.ArrayList<>(waiting);
+        List<ServerConnector.Callback> failed = new ArrayList<>(waiting);
         waiting.clear();
         updateUse();
         for (ServerConnector.Callback cb : failed) {
@@ -304,7 +309,7 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
     public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
         this.ctx = ctx;
         roundFlush.attach(ctx);
-        this.tls = ctx.pipeline().get(io.netty.handler.ssl.SslHandler.class) != null;
+        this.tls = ctx.pipeline().get(SslHandler.class) != null;
         super.handlerAdded(ctx);
         if (ctx.channel().isActive()) {
             // added after the TLS handshake: the preface was written in super.handlerAdded
@@ -335,13 +340,13 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         closed = true;
         ServerConnector.remove(server, loopIndex, this);
-        java.util.List<ServerConnector.Callback> failed = new java.util.ArrayList<>(waiting);
+        List<ServerConnector.Callback> failed = new ArrayList<>(waiting);
         waiting.clear();
         H2ServerStream[] open = streams.values().toArray(new H2ServerStream[0]);
         streams.clear();
         updateUse();
         for (ServerConnector.Callback cb : failed) {
-            cb.failed(new java.io.IOException("connection to " + server + " closed"));
+            cb.failed(new IOException("connection to " + server + " closed"));
         }
         for (H2ServerStream s : open) {
             s.onConnectionClosed();

@@ -1,15 +1,19 @@
 package dev.sluice.proxy.h3;
 
-import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.config.model.Timeouts;
-import dev.sluice.proxy.stream.Deadline;
-import dev.sluice.proxy.stream.SoftStop;
+import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.proxy.listener.ConnectionLimit;
+import dev.sluice.proxy.rules.Trackers;
+import dev.sluice.proxy.stream.ClientSide;
 import dev.sluice.proxy.stream.ConnectionRules;
+import dev.sluice.proxy.stream.Deadline;
 import dev.sluice.proxy.stream.Frontend;
+import dev.sluice.proxy.stream.ServerSide;
+import dev.sluice.proxy.stream.SoftStop;
 import dev.sluice.proxy.tls.TlsSession;
 import dev.sluice.quic.QuicListener;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
@@ -21,8 +25,10 @@ import io.netty.handler.codec.quic.QuicChannel;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import io.netty.handler.ssl.SniCompletionEvent;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLSession;
 
@@ -37,7 +43,7 @@ import javax.net.ssl.SSLSession;
  */
 public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
     /** The server connections private to this client connection ({@code http-reuse never}), in first-use order; null until one. */
-    java.util.List<dev.sluice.proxy.stream.ServerSide> privateConnections;
+    List<ServerSide> privateConnections;
     /** QUIC's CONNECTION_REFUSED transport error. */
     static final int CONNECTION_REFUSED = 0x2;
 
@@ -95,7 +101,7 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
     /** Last in a connection's pipeline: what Netty's HTTP/3 handler reports (its stream failures); a peer's errors end there. */
     private static final ChannelInboundHandlerAdapter ERRORS = new Errors();
 
-    @io.netty.channel.ChannelHandler.Sharable
+    @ChannelHandler.Sharable
     private static final class Errors extends ChannelInboundHandlerAdapter {
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
@@ -179,7 +185,7 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
         loopIndex = frontend.workers().indexOf(quic.eventLoop());
         timer = new Deadline(quic.eventLoop(), this::onTimeout);
         frontend.countConnection(loopIndex);
-        dev.sluice.proxy.rules.Trackers.sessionStarted(quic.attr(dev.sluice.proxy.stream.ClientSide.SESSION_TRACKERS).get());
+        Trackers.sessionStarted(quic.attr(ClientSide.SESSION_TRACKERS).get());
         SSLEngine engine = quic.sslEngine();
         SSLSession s = engine == null ? null : engine.getSession();
         tls = new TlsSession(s == null ? "TLSv1.3" : s.getProtocol(), s == null ? null : s.getCipherSuite(), "h3", sni, false);
@@ -194,7 +200,7 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
     /** Closes a connection refused by a rule or by maxconn: CONNECTION_CLOSE with CONNECTION_REFUSED. */
     private void refuse(String why) {
         closing = true;
-        quic.close(false, CONNECTION_REFUSED, Unpooled.copiedBuffer(why, java.nio.charset.StandardCharsets.US_ASCII));
+        quic.close(false, CONNECTION_REFUSED, Unpooled.copiedBuffer(why, StandardCharsets.US_ASCII));
     }
 
     @Override
@@ -258,7 +264,7 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
                 closing = true;
                 quic.close(true, Http3ErrorCode.H3_NO_ERROR.code(), Unpooled.EMPTY_BUFFER);
             }
-        }, QuicListener.closingPeriodNanos(quic), java.util.concurrent.TimeUnit.NANOSECONDS);
+        }, QuicListener.closingPeriodNanos(quic), TimeUnit.NANOSECONDS);
     }
 
     @Override

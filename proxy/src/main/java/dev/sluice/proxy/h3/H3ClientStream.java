@@ -2,12 +2,14 @@ package dev.sluice.proxy.h3;
 
 import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.proxy.h2.H2Messages;
-import dev.sluice.proxy.stream.ClientSide;
 import dev.sluice.proxy.http.GeneratedResponse;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.HttpVersion;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
+import dev.sluice.proxy.rules.Trackers;
+import dev.sluice.proxy.stream.ClientSide;
+import dev.sluice.proxy.stream.ServerSide;
 import dev.sluice.proxy.stream.Stream;
 import dev.sluice.proxy.tls.TlsSession;
 import io.netty.buffer.ByteBuf;
@@ -24,7 +26,10 @@ import io.netty.handler.codec.http3.Http3HeadersFrame;
 import io.netty.handler.codec.http3.Http3RequestStreamInboundHandler;
 import io.netty.handler.codec.quic.QuicException;
 import io.netty.handler.codec.quic.QuicStreamChannel;
+import io.netty.util.concurrent.Future;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One request stream of an HTTP/3 connection: the {@link ClientSide} of its {@link Stream}. The first HEADERS
@@ -242,9 +247,9 @@ final class H3ClientStream extends Http3RequestStreamInboundHandler implements C
     }
 
     @Override
-    public java.util.List<dev.sluice.proxy.stream.ServerSide> privateConnections() {
+    public List<ServerSide> privateConnections() {
         if (conn.privateConnections == null) {
-            conn.privateConnections = new java.util.ArrayList<>(2);
+            conn.privateConnections = new ArrayList<>(2);
         }
         return conn.privateConnections;
     }
@@ -255,12 +260,12 @@ final class H3ClientStream extends Http3RequestStreamInboundHandler implements C
     }
 
     @Override
-    public io.netty.util.concurrent.Future<?> closeFuture() {
+    public Future<?> closeFuture() {
         return ch.parent().closeFuture();
     }
 
     @Override
-    public dev.sluice.proxy.rules.Trackers sessionTrackers() {
+    public Trackers sessionTrackers() {
         return ch.parent().attr(SESSION_TRACKERS).get();
     }
 

@@ -8,6 +8,7 @@ import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.quic.DefaultQuicStreamFrame;
 import io.netty.handler.codec.quic.QuicStreamFrame;
 import io.netty.util.ReferenceCountUtil;
+import java.nio.channels.ClosedChannelException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -119,7 +120,7 @@ final class H3StreamWrites extends ChannelOutboundHandlerAdapter {
         heldBytes = 0;
         if (ps != null) {
             for (ChannelPromise p : ps) {
-                p.tryFailure(new java.nio.channels.ClosedChannelException());
+                p.tryFailure(new ClosedChannelException());
             }
         }
     }

@@ -1,10 +1,16 @@
 package dev.sluice.proxy.stream;
 
-import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.http.HttpFields;
+import dev.sluice.proxy.http.ResponseHead;
+import dev.sluice.proxy.listener.ProxyHeader;
+import dev.sluice.proxy.rules.Trackers;
+import dev.sluice.proxy.tls.TlsSession;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
+import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.Future;
 import java.net.InetSocketAddress;
+import java.util.List;
 
 /**
  * The client half of a stream: what the stream may do to the client connection it serves. Implemented
@@ -34,7 +40,7 @@ public interface ClientSide {
     String sni();
 
     /** What the TLS handshake of the client connection settled (the log's %sslv and %sslc), or null in clear text. */
-    dev.sluice.proxy.tls.TlsSession tlsSession();
+    TlsSession tlsSession();
 
     /** Bytes sent to the client for the current response so far (the log's %B). */
     long bytesOut();
@@ -74,10 +80,10 @@ public interface ClientSide {
     void abort();
 
     /** Where a connection keeps the stick counters its {@code tcp-request connection} rules set. */
-    io.netty.util.AttributeKey<dev.sluice.proxy.rules.Trackers> SESSION_TRACKERS = io.netty.util.AttributeKey.valueOf("sluice.session-trackers");
+    AttributeKey<Trackers> SESSION_TRACKERS = AttributeKey.valueOf("sluice.session-trackers");
 
     /** The connection's stick counters ({@code tcp-request connection track-sc*}), or null. */
-    default dev.sluice.proxy.rules.Trackers sessionTrackers() {
+    default Trackers sessionTrackers() {
         return null;
     }
 
@@ -91,17 +97,17 @@ public interface ClientSide {
      * first used (HAProxy's session list of private connections, which {@code option prefer-last-server} reads); a
      * mutable list owned by the client connection's loop, or null when the protocol keeps none.
      */
-    default java.util.List<ServerSide> privateConnections() {
+    default List<ServerSide> privateConnections() {
         return null;
     }
 
     /** Completes when the client connection closes (server connections private to it close then); null: not known. */
-    default io.netty.util.concurrent.Future<?> closeFuture() {
+    default Future<?> closeFuture() {
         return null;
     }
 
     /** What the PROXY protocol header the connection started with said ({@code bind ... accept-proxy}), or null. */
-    default dev.sluice.proxy.listener.ProxyHeader.Received proxyHeader() {
+    default ProxyHeader.Received proxyHeader() {
         return null;
     }
 

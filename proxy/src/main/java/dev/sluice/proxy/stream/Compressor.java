@@ -1,11 +1,13 @@
 package dev.sluice.proxy.stream;
 
+import dev.sluice.config.model.Compression;
 import dev.sluice.proxy.http.HeaderNames;
+import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.HttpVersion;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
-import dev.sluice.proxy.http.HttpFields;
-import dev.sluice.config.model.Compression;
+import dev.sluice.proxy.stats.Counter;
+import dev.sluice.proxy.stats.Counters;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.AsciiString;
@@ -297,12 +299,12 @@ public final class Compressor {
     }
 
     /** Adds what went through to {@code c}: comp_in and comp_out when compressing, comp_byp for identity. */
-    void count(dev.sluice.proxy.stats.Counters c) {
+    void count(Counters c) {
         if (compressing()) {
-            c.add(dev.sluice.proxy.stats.Counter.COMP_IN, in);
-            c.add(dev.sluice.proxy.stats.Counter.COMP_OUT, out);
+            c.add(Counter.COMP_IN, in);
+            c.add(Counter.COMP_OUT, out);
         } else {
-            c.add(dev.sluice.proxy.stats.Counter.COMP_BYP, in);
+            c.add(Counter.COMP_BYP, in);
         }
     }
 

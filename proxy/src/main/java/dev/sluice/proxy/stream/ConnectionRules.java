@@ -5,6 +5,7 @@ import dev.sluice.proxy.rules.RequestTxn;
 import dev.sluice.proxy.rules.Rule;
 import dev.sluice.proxy.rules.Trackers;
 import io.netty.channel.Channel;
+import io.netty.util.AttributeKey;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.function.Predicate;
@@ -39,7 +40,7 @@ public final class ConnectionRules implements Predicate<Channel> {
             return false;
         }
         if (!trackers.isEmpty()) {
-            ch.attr(dev.sluice.proxy.stream.ClientSide.SESSION_TRACKERS).set(trackers);
+            ch.attr(ClientSide.SESSION_TRACKERS).set(trackers);
             ch.closeFuture().addListener(f -> trackers.endSession());
         }
         if (t.expectProxy) {
@@ -49,7 +50,7 @@ public final class ConnectionRules implements Predicate<Channel> {
     }
 
     /** Set on a connection that {@code expect-proxy layer4} makes start with a PROXY protocol header. */
-    public static final io.netty.util.AttributeKey<Boolean> EXPECT_PROXY = io.netty.util.AttributeKey.valueOf("sluice.expect-proxy");
+    public static final AttributeKey<Boolean> EXPECT_PROXY = AttributeKey.valueOf("sluice.expect-proxy");
 
     /** What connection rules see: addresses, variables and stick counters; no HTTP message. */
     private static final class Target extends RequestTxn {

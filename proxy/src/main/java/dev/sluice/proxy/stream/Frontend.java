@@ -1,20 +1,35 @@
 package dev.sluice.proxy.stream;
 
-import dev.sluice.proxy.transport.Workers;
 import dev.sluice.config.model.HttpOptions;
 import dev.sluice.config.model.Proxy;
+import dev.sluice.config.model.ProxyKind;
 import dev.sluice.config.model.Timeouts;
+import dev.sluice.pools.Budget;
+import dev.sluice.proxy.auth.Userlists;
 import dev.sluice.proxy.backend.Backend;
+import dev.sluice.proxy.http.RequestHead;
+import dev.sluice.proxy.http.h1.ErrorResponses;
 import dev.sluice.proxy.http.h1.H1Limits;
 import dev.sluice.proxy.listener.ConnectionLimit;
-import dev.sluice.proxy.rules.ForwardFor;
+import dev.sluice.proxy.log.AccessLog;
+import dev.sluice.proxy.log.CapturePlan;
 import dev.sluice.proxy.rules.Cond;
+import dev.sluice.proxy.rules.ForwardFor;
+import dev.sluice.proxy.rules.PageService;
 import dev.sluice.proxy.rules.ProxyRules;
+import dev.sluice.proxy.rules.Service;
+import dev.sluice.proxy.rules.Template;
 import dev.sluice.proxy.rules.Txn;
-import java.util.List;
-import java.util.concurrent.atomic.LongAdder;
 import dev.sluice.proxy.stats.Counter;
 import dev.sluice.proxy.stats.Counters;
+import dev.sluice.proxy.stats.ErrorCapture;
+import dev.sluice.proxy.stats.H2Counters;
+import dev.sluice.proxy.transport.Workers;
+import io.netty.util.AsciiString;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A frontend at run time: its rules, where its requests go, its timeouts and limits, and its counters.
@@ -25,32 +40,32 @@ public final class Frontend {
     private final Workers workers;
     private final LiveStreams streams;
     private final ProxyRules rules;
-    private final java.util.Map<String, Backend> backends;
+    private final Map<String, Backend> backends;
     private final Backend defaultBackend;
     private final ConnectionLimit limit;
     private final H1Limits h1Limits;
     private final ForwardFor forwardFor;
-    private final dev.sluice.proxy.log.AccessLog accessLog;
-    private final dev.sluice.proxy.log.CapturePlan captures;
-    private final dev.sluice.proxy.http.h1.ErrorResponses errors;
-    private final io.netty.util.AsciiString monitorUri;
+    private final AccessLog accessLog;
+    private final CapturePlan captures;
+    private final ErrorResponses errors;
+    private final AsciiString monitorUri;
     /** {@code unique-id-format} compiled (null: none) and the {@code unique-id-header} it goes in (null: none). */
-    private final dev.sluice.proxy.rules.Template uniqueIdFormat;
-    private final io.netty.util.AsciiString uniqueIdHeader;
-    private dev.sluice.proxy.auth.Userlists userlists = dev.sluice.proxy.auth.Userlists.NONE;
-    private dev.sluice.pools.Budget streamBudget;
+    private final Template uniqueIdFormat;
+    private final AsciiString uniqueIdHeader;
+    private Userlists userlists = Userlists.NONE;
+    private Budget streamBudget;
     /** TLS handshakes completed, of which resumed, and failed (HAProxy's ssl_sess, ssl_reused_sess, ssl_failed_handshake). */
     final LongAdder tlsSessions = new LongAdder();
     final LongAdder tlsReused = new LongAdder();
     final LongAdder tlsFailures = new LongAdder();
     private final Counters counters = new Counters();
-    private final dev.sluice.proxy.stats.H2Counters h2 = new dev.sluice.proxy.stats.H2Counters();
+    private final H2Counters h2 = new H2Counters();
     private final int id;
     private volatile boolean stopped;
-    private io.netty.util.AsciiString altSvc;
+    private AsciiString altSvc;
 
-    public Frontend(Proxy config, int id, Workers workers, LiveStreams streams, ProxyRules rules, java.util.Map<String, Backend> backends, Backend defaultBackend,
-            ConnectionLimit limit, H1Limits h1Limits, dev.sluice.proxy.log.AccessLog accessLog) {
+    public Frontend(Proxy config, int id, Workers workers, LiveStreams streams, ProxyRules rules, Map<String, Backend> backends, Backend defaultBackend,
+            ConnectionLimit limit, H1Limits h1Limits, AccessLog accessLog) {
         this.config = config;
         this.id = id;
         this.workers = workers;
@@ -61,85 +76,85 @@ public final class Frontend {
         this.limit = limit;
         this.h1Limits = h1Limits;
         this.accessLog = accessLog;
-        this.errors = new dev.sluice.proxy.http.h1.ErrorResponses(config.errors());
+        this.errors = new ErrorResponses(config.errors());
         this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());
-        this.monitorUri = config.monitor().uri() == null ? null : new io.netty.util.AsciiString(config.monitor().uri());
+        this.monitorUri = config.monitor().uri() == null ? null : new AsciiString(config.monitor().uri());
         var logging = config.logging();
-        this.captures = new dev.sluice.proxy.log.CapturePlan(logging.captures());
-        this.uniqueIdFormat = logging.uniqueIdFormat() == null ? null : dev.sluice.proxy.rules.Template.uniqueId(logging.uniqueIdFormat().text());
+        this.captures = new CapturePlan(logging.captures());
+        this.uniqueIdFormat = logging.uniqueIdFormat() == null ? null : Template.uniqueId(logging.uniqueIdFormat().text());
         this.uniqueIdHeader = logging.uniqueIdHeader() == null || uniqueIdFormat == null ? null
-                : io.netty.util.AsciiString.cached(logging.uniqueIdHeader().toLowerCase(java.util.Locale.ROOT));
+                : AsciiString.cached(logging.uniqueIdHeader().toLowerCase(Locale.ROOT));
     }
 
     /** The capture slots of this frontend's streams, whether or not it logs. */
-    public dev.sluice.proxy.log.CapturePlan captures() {
+    public CapturePlan captures() {
         return captures;
     }
 
     /** {@code unique-id-format}, or null. */
-    public dev.sluice.proxy.rules.Template uniqueIdFormat() {
+    public Template uniqueIdFormat() {
         return uniqueIdFormat;
     }
 
     /** {@code unique-id-header} (lower case), or null when no id is sent to servers. */
-    public io.netty.util.AsciiString uniqueIdHeader() {
+    public AsciiString uniqueIdHeader() {
         return uniqueIdHeader;
     }
 
     /** Sets the {@code alt-svc} value added to TCP responses ({@code option h3-alt-svc}); before start. */
-    public void altSvc(io.netty.util.AsciiString value) {
+    public void altSvc(AsciiString value) {
         this.altSvc = value;
     }
 
     /** What {@code option h3-alt-svc} adds to responses on TCP connections (HTTP/1, HTTP/2), or null. */
-    public io.netty.util.AsciiString altSvc() {
+    public AsciiString altSvc() {
         return altSvc;
     }
 
-    private java.util.Map<String, dev.sluice.proxy.rules.Service> services = java.util.Map.of();
+    private Map<String, Service> services = Map.of();
 
-    private dev.sluice.proxy.rules.PageService statsPage;
+    private PageService statsPage;
 
     /** The stats page this proxy serves ({@code stats enable|uri ...}), or null. */
-    public dev.sluice.proxy.rules.PageService statsPage() {
+    public PageService statsPage() {
         return statsPage;
     }
 
-    public void statsPage(dev.sluice.proxy.rules.PageService page) {
+    public void statsPage(PageService page) {
         this.statsPage = page;
     }
 
     /** Sets the services {@code use-service} may name; before the frontend accepts connections. */
-    public void services(java.util.Map<String, dev.sluice.proxy.rules.Service> s) {
-        this.services = java.util.Map.copyOf(s);
+    public void services(Map<String, Service> s) {
+        this.services = Map.copyOf(s);
     }
 
     /** The service of this name, or null. */
-    public dev.sluice.proxy.rules.Service service(String name) {
+    public Service service(String name) {
         return services.get(name);
     }
 
     /** Sets the configuration's userlists; before the frontend accepts connections. */
     /** The budget every stream of this frontend takes ({@code show pools}' stream line, the {@code -m} ceiling). */
-    public void streamBudget(dev.sluice.pools.Budget b) {
+    public void streamBudget(Budget b) {
         this.streamBudget = b;
     }
 
     /** The stream budget, or null when none was set (unit tests). */
-    public dev.sluice.pools.Budget streamBudget() {
+    public Budget streamBudget() {
         return streamBudget;
     }
 
-    public void userlists(dev.sluice.proxy.auth.Userlists u) {
+    public void userlists(Userlists u) {
         this.userlists = u;
     }
 
-    public dev.sluice.proxy.auth.Userlists userlists() {
+    public Userlists userlists() {
         return userlists;
     }
 
     /** Whether the request target is exactly the {@code monitor-uri}. */
-    public boolean isMonitorRequest(dev.sluice.proxy.http.RequestHead r) {
+    public boolean isMonitorRequest(RequestHead r) {
         return monitorUri != null && monitorUri.contentEquals(r.target());
     }
 
@@ -154,12 +169,12 @@ public final class Frontend {
     }
 
     /** The frontend's errorfile pages. */
-    public dev.sluice.proxy.http.h1.ErrorResponses errors() {
+    public ErrorResponses errors() {
         return errors;
     }
 
     /** The access log, or null when the frontend has no log target. */
-    public dev.sluice.proxy.log.AccessLog accessLog() {
+    public AccessLog accessLog() {
         return accessLog;
     }
 
@@ -201,7 +216,7 @@ public final class Frontend {
      */
     /** A listen section's own backend side (where its requests are before any switching, as HAProxy's s->be), else null. */
     public Backend ownBackend() {
-        return config.kind() == dev.sluice.config.model.ProxyKind.LISTEN ? backends.get(config.name()) : null;
+        return config.kind() == ProxyKind.LISTEN ? backends.get(config.name()) : null;
     }
 
     public Backend selectBackend(Txn t) {
@@ -240,14 +255,14 @@ public final class Frontend {
         return id;
     }
 
-    private volatile dev.sluice.proxy.stats.ErrorCapture.Event lastError;
+    private volatile ErrorCapture.Event lastError;
 
     /** The last invalid message captured here ({@code show errors}), or null. */
-    public dev.sluice.proxy.stats.ErrorCapture.Event lastError() {
+    public ErrorCapture.Event lastError() {
         return lastError;
     }
 
-    public void lastError(dev.sluice.proxy.stats.ErrorCapture.Event e) {
+    public void lastError(ErrorCapture.Event e) {
         lastError = e;
     }
 
@@ -256,7 +271,7 @@ public final class Frontend {
     }
 
     /** The HTTP/2 frame, error and flood counters of this frontend's client connections. */
-    public dev.sluice.proxy.stats.H2Counters h2() {
+    public H2Counters h2() {
         return h2;
     }
 

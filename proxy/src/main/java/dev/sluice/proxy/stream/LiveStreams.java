@@ -1,6 +1,7 @@
 package dev.sluice.proxy.stream;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -40,7 +41,7 @@ public final class LiveStreams {
     long add(Stream s, int loop) {
         Loop l = loops[loop];
         if (l.size == l.streams.length) {
-            l.streams = java.util.Arrays.copyOf(l.streams, l.size * 2);
+            l.streams = Arrays.copyOf(l.streams, l.size * 2);
         }
         s.liveSlot = l.size;
         l.streams[l.size++] = s;
