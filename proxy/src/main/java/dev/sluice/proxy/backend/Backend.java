@@ -9,7 +9,9 @@ import java.util.List;
 
 /**
  * A backend at run time: its servers, how it picks one, its timeouts and how it reaches servers.
- * Immutable apart from the servers' own run-time state.
+ * Its configuration is fixed; what changes at run time: the server list (copy on write, {@code add/del server}),
+ * the balancing state, the servers' own state, the counters, and what the runtime sets before start
+ * (id, fullconn, events, stats page, rules, scheduler).
  */
 public final class Backend {
     private final String name;

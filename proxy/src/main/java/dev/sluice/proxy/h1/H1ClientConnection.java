@@ -621,11 +621,6 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     }
 
     @Override
-    public String sni() {
-        return tlsSession == null ? null : tlsSession.sni();
-    }
-
-    @Override
     public TlsSession tlsSession() {
         return tlsSession;
     }

@@ -256,11 +256,6 @@ final class H2ClientStream implements ClientSide {
     }
 
     @Override
-    public String sni() {
-        return conn.tlsSession() == null ? null : conn.tlsSession().sni();
-    }
-
-    @Override
     public TlsSession tlsSession() {
         return conn.tlsSession();
     }

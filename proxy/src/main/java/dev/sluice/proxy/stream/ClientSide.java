@@ -37,7 +37,10 @@ public interface ClientSide {
     boolean tls();
 
     /** The TLS SNI the client sent, or null. */
-    String sni();
+    default String sni() {
+        TlsSession t = tlsSession();
+        return t == null ? null : t.sni();
+    }
 
     /** What the TLS handshake of the client connection settled (the log's %sslv and %sslc), or null in clear text. */
     TlsSession tlsSession();

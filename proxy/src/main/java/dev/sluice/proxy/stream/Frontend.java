@@ -33,7 +33,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A frontend at run time: its rules, where its requests go, its timeouts and limits, and its counters.
- * Immutable apart from the counters; shared by every connection it accepts.
+ * Built from the configuration, then completed before it accepts connections by the setters the runtime calls
+ * (alt-svc, stats page, services, stream budget, userlists); from then on only its counters and last error change.
+ * Shared by every connection it accepts.
  */
 public final class Frontend {
     private final Proxy config;
@@ -120,6 +122,7 @@ public final class Frontend {
         return statsPage;
     }
 
+    /** Sets the stats page; before the frontend accepts connections. */
     public void statsPage(PageService page) {
         this.statsPage = page;
     }
@@ -134,7 +137,6 @@ public final class Frontend {
         return services.get(name);
     }
 
-    /** Sets the configuration's userlists; before the frontend accepts connections. */
     /** The budget every stream of this frontend takes ({@code show pools}' stream line, the {@code -m} ceiling). */
     public void streamBudget(Budget b) {
         this.streamBudget = b;
@@ -145,6 +147,7 @@ public final class Frontend {
         return streamBudget;
     }
 
+    /** Sets the configuration's userlists; before the frontend accepts connections. */
     public void userlists(Userlists u) {
         this.userlists = u;
     }
