@@ -23,14 +23,9 @@ class MalformedHttp1Test {
     static int port;
     static java.nio.file.Path admin;
 
-    @BeforeAll
-    static void start() {
-        origin = Origin.start("o");
-        port = Ports.free();
-        admin = Sluice.writeConfig("").resolveSibling("admin.sock");
-        sluice = Sluice.start("""
-                global
-                    stats socket %s level admin
+    /** The configuration both daemons run (Sluice adds an admin socket), listening on {@code port}. */
+    static String config(int port) {
+        return """
                 defaults
                     mode http
                     timeout connect 2s
@@ -42,7 +37,15 @@ class MalformedHttp1Test {
                     default_backend be
                 backend be
                     server s1 127.0.0.1:%d
-                """.formatted(admin, port, origin.port()), port);
+                """.formatted(port, origin.port());
+    }
+
+    @BeforeAll
+    static void start() {
+        origin = Origin.start("o");
+        port = Ports.free();
+        admin = Sluice.writeConfig("").resolveSibling("admin.sock");
+        sluice = Sluice.start("global\n    stats socket " + admin + " level admin\n" + config(port), port);
         AdminClient.await(admin);
     }
 
@@ -148,19 +151,7 @@ class MalformedHttp1Test {
         Program.HAPROXY.require();
         if (haproxy == null) {
             haproxyPort = Ports.free();
-            haproxy = Daemon.start(true, """
-                    defaults
-                        mode http
-                        timeout connect 2s
-                        timeout client 5s
-                        timeout server 5s
-                        timeout http-request 3s
-                    frontend fe
-                        bind 127.0.0.1:%d
-                        default_backend be
-                    backend be
-                        server s1 127.0.0.1:%d
-                    """.formatted(haproxyPort, origin.port()), haproxyPort);
+            haproxy = Daemon.start(true, config(haproxyPort), haproxyPort);
         }
         int before = origin.requests().size();
         try (RawClient c = new RawClient(haproxyPort, 5000)) {

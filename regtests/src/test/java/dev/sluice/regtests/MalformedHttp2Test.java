@@ -26,14 +26,9 @@ class MalformedHttp2Test {
     static int port;
     static java.nio.file.Path admin;
 
-    @BeforeAll
-    static void start() {
-        origin = Origin.start("o");
-        port = Ports.free();
-        admin = Sluice.writeConfig("").resolveSibling("admin.sock");
-        sluice = Sluice.start("""
-                global
-                    stats socket %s level admin
+    /** The configuration both daemons run (Sluice adds an admin socket), listening on {@code port}. */
+    static String config(int port) {
+        return """
                 defaults
                     mode http
                     timeout connect 2s
@@ -44,7 +39,15 @@ class MalformedHttp2Test {
                     default_backend be
                 backend be
                     server s1 127.0.0.1:%d
-                """.formatted(admin, port, origin.port()), port);
+                """.formatted(port, origin.port());
+    }
+
+    @BeforeAll
+    static void start() {
+        origin = Origin.start("o");
+        port = Ports.free();
+        admin = Sluice.writeConfig("").resolveSibling("admin.sock");
+        sluice = Sluice.start("global\n    stats socket " + admin + " level admin\n" + config(port), port);
         AdminClient.await(admin);
     }
 
@@ -163,18 +166,7 @@ class MalformedHttp2Test {
         Program.HAPROXY.require();
         if (haproxy == null) {
             haproxyPort = Ports.free();
-            haproxy = Daemon.start(true, """
-                    defaults
-                        mode http
-                        timeout connect 2s
-                        timeout client 5s
-                        timeout server 5s
-                    frontend fe
-                        bind 127.0.0.1:%d proto h2
-                        default_backend be
-                    backend be
-                        server s1 127.0.0.1:%d
-                    """.formatted(haproxyPort, origin.port()), haproxyPort);
+            haproxy = Daemon.start(true, config(haproxyPort), haproxyPort);
         }
         int before = origin.requests().size();
         try (H2RawClient c = new H2RawClient(haproxyPort)) {
