@@ -1,11 +1,28 @@
 package dev.sluice.proxy.backend;
 
+import dev.sluice.config.model.Balance;
+import dev.sluice.config.model.HashType;
 import dev.sluice.config.model.HttpOptions;
 import dev.sluice.config.model.Proxy;
+import dev.sluice.config.model.Retries;
 import dev.sluice.config.model.Timeouts;
+import dev.sluice.proxy.http.h1.ErrorResponses;
 import dev.sluice.proxy.rules.ForwardFor;
+import dev.sluice.proxy.rules.PageService;
+import dev.sluice.proxy.rules.ProxyRules;
+import dev.sluice.proxy.rules.RuleCompiler;
+import dev.sluice.proxy.rules.SampleExpr;
+import dev.sluice.proxy.rules.Txn;
+import dev.sluice.proxy.stats.Counters;
+import dev.sluice.proxy.stats.ErrorCapture;
+import dev.sluice.proxy.stats.TimeStats;
 import java.net.InetSocketAddress;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A backend at run time: its servers, how it picks one, its timeouts and how it reaches servers.
@@ -20,21 +37,21 @@ public final class Backend {
     private volatile Server[] servers;
     private volatile LbAlgorithm lb;
     private final int loops;
-    private final dev.sluice.proxy.rules.SampleExpr hashExpr;
+    private final SampleExpr hashExpr;
     private final ServerConnector connector;
     private final ForwardFor forwardFor;
-    private final dev.sluice.proxy.http.h1.ErrorResponses errors;
+    private final ErrorResponses errors;
     /** The persistence cookie ({@code cookie}), null when none. */
-    private final dev.sluice.proxy.backend.PersistenceCookie cookie;
-    private dev.sluice.proxy.rules.ProxyRules rules = dev.sluice.proxy.rules.ProxyRules.NONE;
+    private final PersistenceCookie cookie;
+    private ProxyRules rules = ProxyRules.NONE;
     /** Streams currently using a server of this backend (the log's %bc, scur): one atomic, see {@link Server}. */
-    final java.util.concurrent.atomic.AtomicInteger active = new java.util.concurrent.atomic.AtomicInteger();
-    private final dev.sluice.proxy.stats.Counters counters = new dev.sluice.proxy.stats.Counters();
+    final AtomicInteger active = new AtomicInteger();
+    private final Counters counters = new Counters();
     /** Arrival order across the backend's queue and its servers' own queues (set before the servers are built). */
-    final java.util.concurrent.atomic.AtomicLong tickets = new java.util.concurrent.atomic.AtomicLong();
+    final AtomicLong tickets = new AtomicLong();
     /** Requests the balancing found no free server for: they wait for any server of the balanced group. */
     private final WaitQueue queue = new WaitQueue(null, tickets);
-    private final dev.sluice.proxy.stats.TimeStats timeStats;
+    private final TimeStats timeStats;
     private int id;
     private int fullconn = 1;
     /** UP/DOWN history, changed under this backend's lock by {@link #serversChanged}. */
@@ -69,19 +86,19 @@ public final class Backend {
         this.name = config.name();
         this.config = config;
         this.connector = connector;
-        this.timeStats = new dev.sluice.proxy.stats.TimeStats(loops);
+        this.timeStats = new TimeStats(loops);
         this.servers = new Server[resolved.size()];
         for (int i = 0; i < servers.length; i++) {
             ResolvedServer r = resolved.get(i);
             servers[i] = new Server(r.config(), i, this, r.address(), loops, r.tls());
         }
         this.loops = loops;
-        this.hashExpr = config.balance().algorithm() == dev.sluice.config.model.Balance.Algorithm.HASH
-                ? dev.sluice.proxy.rules.RuleCompiler.sample(config.balance().argument()) : null;
+        this.hashExpr = config.balance().algorithm() == Balance.Algorithm.HASH
+                ? RuleCompiler.sample(config.balance().argument()) : null;
         this.lb = LbAlgorithm.of(config.balance(), servers, hashExpr);
         this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());
-        this.errors = new dev.sluice.proxy.http.h1.ErrorResponses(config.errors());
-        this.cookie = config.cookie() == null ? null : new dev.sluice.proxy.backend.PersistenceCookie(config.cookie());
+        this.errors = new ErrorResponses(config.errors());
+        this.cookie = config.cookie() == null ? null : new PersistenceCookie(config.cookie());
         // a backend whose every server starts unusable (disabled, init-state down, an unresolved name) starts DOWN
         if (servers.length > 0 && usableWeight() == 0) {
             up = false;
@@ -90,7 +107,7 @@ public final class Backend {
     }
 
     /** The persistence cookie ({@code cookie}), or null. */
-    public dev.sluice.proxy.backend.PersistenceCookie cookie() {
+    public PersistenceCookie cookie() {
         return cookie;
     }
 
@@ -124,28 +141,28 @@ public final class Backend {
         this.fullconn = Math.max(1, n);
     }
 
-    private volatile dev.sluice.proxy.stats.ErrorCapture.Event lastError;
+    private volatile ErrorCapture.Event lastError;
 
     /** The last invalid message captured here ({@code show errors}), or null. */
-    public dev.sluice.proxy.stats.ErrorCapture.Event lastError() {
+    public ErrorCapture.Event lastError() {
         return lastError;
     }
 
-    public void lastError(dev.sluice.proxy.stats.ErrorCapture.Event e) {
+    public void lastError(ErrorCapture.Event e) {
         lastError = e;
     }
 
-    public dev.sluice.proxy.stats.Counters counters() {
+    public Counters counters() {
         return counters;
     }
 
     /** Queue, connect, response and total times of the last requests ({@code qtime}..{@code ttime}). */
-    public dev.sluice.proxy.stats.TimeStats timeStats() {
+    public TimeStats timeStats() {
         return timeStats;
     }
 
     /** The counters right now, with the current number of streams using the backend. */
-    public dev.sluice.proxy.stats.Counters.Snapshot snapshot() {
+    public Counters.Snapshot snapshot() {
         return counters.snapshot(activeStreams());
     }
 
@@ -157,7 +174,7 @@ public final class Backend {
         return switch (config.balance().algorithm()) {
             case ROUNDROBIN, LEASTCONN, FIRST, RANDOM -> true;
             case STATIC_RR -> false;
-            default -> config.balance().hashType().method() == dev.sluice.config.model.HashType.Method.CONSISTENT;
+            default -> config.balance().hashType().method() == HashType.Method.CONSISTENT;
         };
     }
 
@@ -176,7 +193,7 @@ public final class Backend {
         Server[] now = servers;
         Server s = new Server(cfg.withId(id), now.length, this, address, loops, tls, true);
         s.adminState(Server.FORCED_MAINT);
-        Server[] next = java.util.Arrays.copyOf(now, now.length + 1);
+        Server[] next = Arrays.copyOf(now, now.length + 1);
         next[now.length] = s;
         servers = next;
         lb = LbAlgorithm.of(config.balance(), next, hashExpr);
@@ -300,28 +317,28 @@ public final class Backend {
         return n;
     }
 
-    private dev.sluice.proxy.rules.PageService statsPage;
+    private PageService statsPage;
 
     /** The stats page this proxy serves ({@code stats enable|uri ...}), or null. */
-    public dev.sluice.proxy.rules.PageService statsPage() {
+    public PageService statsPage() {
         return statsPage;
     }
 
-    public void statsPage(dev.sluice.proxy.rules.PageService page) {
+    public void statsPage(PageService page) {
         this.statsPage = page;
     }
 
     /** The backend's own rules (a listen's are shared with its frontend side). */
-    public dev.sluice.proxy.rules.ProxyRules rules() {
+    public ProxyRules rules() {
         return rules;
     }
 
-    public void rules(dev.sluice.proxy.rules.ProxyRules r) {
+    public void rules(ProxyRules r) {
         this.rules = r;
     }
 
     /** The backend's errorfile pages. */
-    public dev.sluice.proxy.http.h1.ErrorResponses errors() {
+    public ErrorResponses errors() {
         return errors;
     }
 
@@ -351,7 +368,7 @@ public final class Backend {
     }
 
     /** {@code retries}, {@code retry-on}, {@code option redispatch}. */
-    public dev.sluice.config.model.Retries retryPolicy() {
+    public Retries retryPolicy() {
         return config.retries();
     }
 
@@ -367,7 +384,7 @@ public final class Backend {
      * roundrobin, static-rr, first, leastconn) over more than one usable active server.
      */
     public boolean redispatchOnRetry(Server s, boolean direct, int done) {
-        dev.sluice.config.model.Retries r = config.retries();
+        Retries r = config.retries();
         if (!r.redispatches()) {
             return false;
         }
@@ -415,14 +432,14 @@ public final class Backend {
         };
     }
 
-    private volatile java.util.concurrent.ScheduledExecutorService scheduler;
+    private volatile ScheduledExecutorService scheduler;
 
     /** Where periodic work of the backend runs (the event loops): slow starts, health checks. Set once at start. */
-    public void scheduler(java.util.concurrent.ScheduledExecutorService s) {
+    public void scheduler(ScheduledExecutorService s) {
         scheduler = s;
     }
 
-    public java.util.concurrent.ScheduledExecutorService scheduler() {
+    public ScheduledExecutorService scheduler() {
         return scheduler;
     }
 
@@ -431,7 +448,7 @@ public final class Backend {
      * until it is over (HAProxy's server_warmup task). Without a scheduler (tests) the weight is read at each rebuild.
      */
     void warmUp(Server s) {
-        java.util.concurrent.ScheduledExecutorService sch = scheduler;
+        ScheduledExecutorService sch = scheduler;
         if (sch == null) {
             return;
         }
@@ -448,9 +465,9 @@ public final class Backend {
                     return;
                 }
                 serversChanged();
-                sch.schedule(this, every, java.util.concurrent.TimeUnit.MILLISECONDS);
+                sch.schedule(this, every, TimeUnit.MILLISECONDS);
             }
-        }, every, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }, every, TimeUnit.MILLISECONDS);
     }
 
     /** How many active (not backup) servers can take new requests. */
@@ -498,15 +515,15 @@ public final class Backend {
      * by {@link Server#streamEnded}); null when none can take it: no usable server, or the chosen ones
      * at their maxconn (see {@link #hasUsableServer} to tell them apart).
      */
-    public Server pickServer(dev.sluice.proxy.rules.Txn txn) {
+    public Server pickServer(Txn txn) {
         return lb.pick(txn);
     }
 
     /**
-     * {@link #pickServer(dev.sluice.proxy.rules.Txn)} for a retry moving away from {@code avoid}: another
+     * {@link #pickServer(Txn)} for a retry moving away from {@code avoid}: another
      * server when the algorithm has one with a free slot, else {@code avoid} again (as HAProxy's srvtoavoid).
      */
-    public Server pickServer(dev.sluice.proxy.rules.Txn txn, Server avoid) {
+    public Server pickServer(Txn txn, Server avoid) {
         Server s = lb.pick(txn);
         if (s == null || s != avoid) {
             return s;
@@ -525,11 +542,11 @@ public final class Backend {
     }
 
     /** The server the algorithm binds this request to whatever its load (hash algorithms), or null; no slot taken. */
-    public Server bound(dev.sluice.proxy.rules.Txn txn) {
+    public Server bound(Txn txn) {
         return lb.bound(txn);
     }
 
-    /** {@link #pickServer(dev.sluice.proxy.rules.Txn)} without a request: hash algorithms go round robin. */
+    /** {@link #pickServer(Txn)} without a request: hash algorithms go round robin. */
     public Server pickServer() {
         return lb.pick(null);
     }

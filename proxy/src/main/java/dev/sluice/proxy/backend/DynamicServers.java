@@ -1,5 +1,6 @@
 package dev.sluice.proxy.backend;
 
+import dev.sluice.config.Addresses;
 import dev.sluice.config.ConfigParser;
 import dev.sluice.config.Diagnostic;
 import dev.sluice.config.KeywordRegistry;
@@ -75,7 +76,7 @@ final class DynamicServers {
         if (cfg.tls() != null) {
             return "Sluice cannot add a TLS server at run time (TLS contexts are built at start-up).\n";
         }
-        InetAddress ip = dev.sluice.config.Addresses.literal(cfg.host());
+        InetAddress ip = Addresses.literal(cfg.host());
         if (ip == null) {
             return "Sluice resolves server names at start-up only: 'add server' needs an IP address.\n";
         }

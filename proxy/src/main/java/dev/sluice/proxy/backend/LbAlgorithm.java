@@ -2,6 +2,7 @@ package dev.sluice.proxy.backend;
 
 import dev.sluice.config.model.Balance;
 import dev.sluice.config.model.HashType;
+import dev.sluice.proxy.rules.SampleExpr;
 import dev.sluice.proxy.rules.Txn;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,7 +41,7 @@ public interface LbAlgorithm {
     }
 
     /** The algorithm configured by {@code balance} for these servers (in declaration order). */
-    static LbAlgorithm of(Balance b, Server[] servers, dev.sluice.proxy.rules.SampleExpr hashExpr) {
+    static LbAlgorithm of(Balance b, Server[] servers, SampleExpr hashExpr) {
         boolean all = b.allBackups();
         return switch (b.algorithm()) {
             case ROUNDROBIN -> new RoundRobin(servers, all);

@@ -1,5 +1,8 @@
 package dev.sluice.proxy.backend;
 
+import io.netty.util.concurrent.Future;
+import java.util.List;
+
 /**
  * A server connection that carries several streams at once (HTTP/2). Streams are handed out through
  * {@link #offer}; a connection still being established queues the requests and serves them once ready.
@@ -27,13 +30,13 @@ public interface MultiplexedConnection {
      * The TLS handshake chose HTTP/1.1 instead: forget this connection and return the requests queued on
      * it, for the caller to place elsewhere.
      */
-    java.util.List<ServerConnector.Callback> abandon();
+    List<ServerConnector.Callback> abandon();
 
     /** The client connection this one is private to ({@code http-reuse never}), or null. */
     Object owner();
 
     /** Makes the connection private to {@code session}; it closes when that client connection does. */
-    void owner(Object session, io.netty.util.concurrent.Future<?> sessionEnd);
+    void owner(Object session, Future<?> sessionEnd);
 
     /** The client connection whose streams it carries now, or null when it carries none. */
     Object reservedBy();

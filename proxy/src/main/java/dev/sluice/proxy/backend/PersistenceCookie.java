@@ -1,13 +1,14 @@
 package dev.sluice.proxy.backend;
 
+import dev.sluice.config.model.Cookie;
 import dev.sluice.proxy.http.HeaderNames;
+import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
-import dev.sluice.proxy.http.HttpFields;
-import dev.sluice.config.model.Cookie;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * A backend's persistence cookie at run time ({@code cookie}): reads the request's {@code Cookie} fields to find the
@@ -465,7 +466,7 @@ public final class PersistenceCookie {
             while (from <= v.length()) {
                 int comma = v.indexOf(',', from);
                 int end = comma < 0 ? v.length() : comma;
-                String el = v.subSequence(from, end).toString().strip().toLowerCase(java.util.Locale.ROOT);
+                String el = v.subSequence(from, end).toString().strip().toLowerCase(Locale.ROOT);
                 from = end + 1;
                 if (el.isEmpty()) {
                     if (comma < 0) {

@@ -9,6 +9,7 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * What the hash algorithms hash in a request, as HAProxy's get_server_uh, _sh, _ph, _hh and _expr
@@ -144,7 +145,7 @@ interface RequestKey {
             int plen = name.length;
             int params = base + q + 1;
             while (end - params > plen) {
-                if (b[params + plen] == '=' && java.util.Arrays.equals(b, params, params + plen, name, 0, plen)) {
+                if (b[params + plen] == '=' && Arrays.equals(b, params, params + plen, name, 0, plen)) {
                     int v = params + plen + 1;
                     int e = v;
                     while (e < end && b[e] != '&') {

@@ -1,19 +1,24 @@
 package dev.sluice.proxy.backend;
 
+import dev.sluice.config.Addresses;
+import dev.sluice.config.model.Cookie;
 import dev.sluice.proxy.rules.Fetch;
 import dev.sluice.proxy.rules.Samples;
 import dev.sluice.proxy.rules.Txn;
+import dev.sluice.proxy.stats.Counter;
+import dev.sluice.proxy.stats.Counters;
+import dev.sluice.proxy.stats.TimeStats;
 import dev.sluice.proxy.tls.ClientTlsContext;
 import java.net.InetSocketAddress;
-import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A server of a backend at run time: its resolved address, its weight, its operational state ({@link #setUp
  * up or down}, which health checks will flip, {@code disabled} maintenance) and administrative state (set
- * through the admin socket), how its connections are secured, its per-event-loop pools of idle
- * connections, and its counters. The idle pool of loop {@code i} is only touched by loop {@code i};
- * weight and states are volatile and changed through the backend, whose algorithm then rebuilds what it
- * derives from them.
+ * through the admin socket), kept and changed by its {@link ServerState}; how its connections are secured; its
+ * per-event-loop pools of connections ({@link ServerPools}); its request slots (maxconn, minconn, slow start) and
+ * its counters. Weight and states are volatile and changed through the backend, whose algorithm then rebuilds what
+ * it derives from them.
  */
 public final class Server {
 
@@ -36,36 +41,18 @@ public final class Server {
     private final int minconn;
     private final int maxqueue;
     private final long slowstart;
-    /** The operational state, which health checks flip. */
-    private volatile boolean up;
-    /** The configured maintenance state ({@code disabled}). */
-    private volatile boolean maintenance;
     private volatile InetSocketAddress address;
-    /** {@code set server ... health stopping}: UP but taking no new request (HAProxy's NOLB). */
-    private volatile boolean stopping;
     /** Added with {@code add server} (HAProxy's dynamic servers). */
     private final boolean dynamic;
     /** The server line it was built from. */
     private final dev.sluice.config.model.Server config;
     private volatile int weight;
     private final int initialWeight;
-    /** HAProxy's srv_admin_state bits: {@link #FORCED_MAINT}, {@link #FORCED_DRAIN}. */
-    private volatile int adminState;
-    /** Epoch milliseconds of the last state change (the start, maint, drain, ready). */
-    private volatile long lastChange = System.currentTimeMillis();
-    /** HAProxy's check health counter of a server without checks: rise (2) until it is put in maintenance. */
-    private volatile int checkHealth = 2;
-    /** Its health check ({@code check}), null without one; set once by the runtime before traffic starts. */
-    private volatile ServerHealthCheck check;
-    /** DOWN history ({@code downtime}, {@code chkdown}), under this server's lock. */
-    private long downSince = -1;
-    private long downtime;
-    private long downTransitions;
-    private final dev.sluice.proxy.stats.Counters counters = new dev.sluice.proxy.stats.Counters();
-    private final dev.sluice.proxy.stats.TimeStats timeStats;
-    private final ArrayDeque<ServerConnection>[] idle;
-    private final java.util.ArrayList<MultiplexedConnection>[] mux;
-    private final ConnUse[] use;
+    /** Its operational and administrative state, with the transitions. */
+    private final ServerState state;
+    private final Counters counters = new Counters();
+    private final TimeStats timeStats;
+    private final ServerPools pools;
     /** {@code proto h2}: HTTP/2 whatever ALPN says. */
     private final boolean forcedH2;
     private final Tls tls;
@@ -77,11 +64,10 @@ public final class Server {
      * rather than striped cells: a gauge whose maximum (smax) must be exact needs its value at each
      * increment, as HAProxy's cur_sess.
      */
-    private final java.util.concurrent.atomic.AtomicInteger active = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger active = new AtomicInteger();
     /** Requests bound to this server (by hash or stickiness) waiting for a slot. */
     private final WaitQueue queue;
 
-    @SuppressWarnings("unchecked")
     Server(dev.sluice.config.model.Server config, int index, Backend backend, InetSocketAddress address, int loops, Tls tls) {
         this(config, index, backend, address, loops, tls, false);
     }
@@ -101,29 +87,14 @@ public final class Server {
         this.minconn = config.minconn();
         this.maxqueue = config.maxqueue();
         this.slowstart = config.slowstart();
-        this.up = config.initState() == null || config.initState().up();
-        if (!up) {
-            downSince = System.currentTimeMillis();
-        }
-        this.maintenance = config.disabled();
-        if (unresolved(address)) {
-            // as for a server put in maintenance: HAProxy's health counter of an unchecked server drops to 0
-            checkHealth = 0;
-        }
+        this.state = new ServerState(this, backend, config, ServerState.unresolved(address));
         this.queue = new WaitQueue(this, backend.tickets);
         boolean forcedH2 = "h2".equals(config.proto());
         this.forcedH2 = forcedH2;
         this.tls = tls;
         this.alpnH2 = tls != null && tls.context().alpn().contains("h2");
-        this.timeStats = new dev.sluice.proxy.stats.TimeStats(loops);
-        this.idle = new ArrayDeque[loops];
-        this.mux = new java.util.ArrayList[loops];
-        this.use = new ConnUse[loops];
-        for (int i = 0; i < loops; i++) {
-            idle[i] = new ArrayDeque<>();
-            mux[i] = new java.util.ArrayList<>(2);
-            use[i] = new ConnUse();
-        }
+        this.timeStats = new TimeStats(loops);
+        this.pools = new ServerPools(loops);
     }
 
     public String name() {
@@ -152,7 +123,7 @@ public final class Server {
      * and neither in forced maintenance nor draining.
      */
     public boolean usable() {
-        return up && !stopping && !maintenance && !unresolved() && weight > 0 && adminState == 0;
+        return state.up() && !state.stopping() && !state.configuredMaintenance() && !unresolved() && weight > 0 && state.adminState() == 0;
     }
 
     int index() {
@@ -180,28 +151,14 @@ public final class Server {
     public void address(InetSocketAddress a) {
         boolean wasUnresolved = unresolved();
         address = a;
-        if (wasUnresolved && !unresolved(a)) {
-            // as HAProxy: an address given at run time takes the server out of its resolution maintenance
-            lastChange = System.currentTimeMillis();
-            if (!maintenance) {
-                maintenanceChanged(false);
-                if (up) {
-                    startWarmup();
-                }
-            }
-            backend.serversChanged();
-            backend.events().report(ServerEvents.WARNING, ServerEvents.name(this) + " ('" + config.host() + "') is "
-                    + (up ? "UP/READY" : "DOWN") + " (resolves again).", null);
+        if (wasUnresolved && !ServerState.unresolved(a)) {
+            state.resolved();
         }
     }
 
     /** {@code set maxconn server}: concurrent requests allowed from now on (0: no limit). Admin path. */
     public void maxconn(int n) {
         maxconn = n;
-    }
-
-    /** A dynamic cookie value and the address it was made from. */
-    private record DynamicCookie(InetSocketAddress address, String value) {
     }
 
     private volatile DynamicCookie dynamicCookie;
@@ -217,36 +174,17 @@ public final class Server {
         if (c != null) {
             return c;
         }
-        dev.sluice.config.model.Cookie ck = backend.config().cookie();
+        Cookie ck = backend.config().cookie();
         if (ck == null || !ck.dynamic() || ck.dynamicKey() == null) {
             return null;
         }
         InetSocketAddress a = address;
         DynamicCookie d = dynamicCookie;
         if (d == null || d.address() != a) {
-            d = new DynamicCookie(a, dynamicCookie(ck.dynamicKey(), a));
+            d = DynamicCookie.of(ck.dynamicKey(), a);
             dynamicCookie = d;
         }
         return d.value();
-    }
-
-    /** HAProxy's srv_set_dyncookie: null for an address that is not an IP one. */
-    static String dynamicCookie(String key, InetSocketAddress a) {
-        if (a == null || a.getAddress() == null) {
-            return null;
-        }
-        byte[] k = key.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        byte[] ip = a.getAddress().getAddress();
-        byte[] buf = new byte[k.length + ip.length + 4];
-        System.arraycopy(k, 0, buf, 0, k.length);
-        System.arraycopy(ip, 0, buf, k.length, ip.length);
-        int port = a.getPort();
-        int at = k.length + ip.length;
-        buf[at] = (byte) (port >>> 24);
-        buf[at + 1] = (byte) (port >>> 16);
-        buf[at + 2] = (byte) (port >>> 8);
-        buf[at + 3] = (byte) port;
-        return String.format("%016x", Xxh64.hash(buf, 0));
     }
 
     /**
@@ -255,28 +193,28 @@ public final class Server {
      * requests there; the balancing needs {@link #usable()}.
      */
     public boolean running() {
-        return up && !maintenance && !unresolved() && (adminState & FORCED_MAINT) == 0;
+        return state.up() && !state.configuredMaintenance() && !unresolved() && (state.adminState() & FORCED_MAINT) == 0;
     }
 
     /** Whether the server has health checks ({@code check}) and they are enabled ({@code enable|disable health}). */
     public boolean checked() {
-        ServerHealthCheck c = check;
+        ServerHealthCheck c = state.check();
         return c != null && c.enabled();
     }
 
     /** Its health check, or null when the server line has no {@code check}. */
     public ServerHealthCheck check() {
-        return check;
+        return state.check();
     }
 
     /** Attaches its health check (the runtime does, once, before starting). */
     public void check(ServerHealthCheck c) {
-        this.check = c;
+        state.check(c);
     }
 
     /** Whether {@code set server ... health stopping} holds it (UP, no new request). */
     public boolean stopping() {
-        return stopping;
+        return state.stopping();
     }
 
     /**
@@ -284,31 +222,7 @@ public final class Server {
      * the backend's algorithm follows at once.
      */
     public void setHealth(boolean up, boolean stopping) {
-        // as HAProxy's CLI: fully up (rise + fall - 1 with the defaults 2 and 3) or 0
-        checkHealth = up ? 4 : 0;
-        ServerHealthCheck c = check;
-        if (c != null) {
-            c.forceHealth(up);
-        }
-        boolean wasUp = this.up;
-        boolean wasStopping = this.stopping;
-        if (wasUp == up && wasStopping == stopping) {
-            return;
-        }
-        // HAProxy's lines: "Server be/s is DOWN, changed from CLI. ..." and the like
-        String what = !up ? " is DOWN" : stopping ? " is stopping" : " is UP";
-        Transition report = n -> backend.events().report(up || wasStopping ? ServerEvents.NOTICE : ServerEvents.ALERT,
-                ServerEvents.name(this) + what + ", changed from CLI" + ServerEvents.tail(this, !up, n) + ".", null);
-        if (wasUp == up) {
-            this.stopping = stopping;
-            lastChange = System.currentTimeMillis();
-            backend.serversChangedQuietly();
-            report.done(0);
-            backend.reportLoss();
-            return;
-        }
-        this.stopping = stopping;
-        setUp(up, report);
+        state.setHealth(up, stopping);
     }
 
     public boolean backup() {
@@ -330,26 +244,9 @@ public final class Server {
         return slowstart;
     }
 
-    /**
-     * When a slow start began (epoch milliseconds: the server came back UP, or out of maintenance, with a
-     * {@code slowstart}), -1 when none runs. Never at start-up, as in HAProxy.
-     */
-    private volatile long warmingSince = -1;
-
     /** Whether the server is in its slow start (HAProxy's STARTING state). */
     public boolean warming() {
-        return warmingSince >= 0;
-    }
-
-    /** Whole seconds into the slow start and its length in seconds (HAProxy counts both in seconds); null when none. */
-    private long[] warmup() {
-        long since = warmingSince;
-        if (since < 0) {
-            return null;
-        }
-        long ss = Math.max(1, (slowstart + 999) / 1000);
-        long e = Math.max(0, (System.currentTimeMillis() - since) / 1000);
-        return e >= ss ? null : new long[] {e, ss};
+        return state.warming();
     }
 
     /**
@@ -359,7 +256,7 @@ public final class Server {
      */
     public int eweight() {
         int w = weight;
-        long[] ws = warmup();
+        long[] ws = state.warmup();
         return ws == null ? w * 16 : (int) (w * ((16 * ws[0] + ws[1]) / ws[1]));
     }
 
@@ -410,7 +307,7 @@ public final class Server {
                 max = (int) Math.max(minconn, (long) load * m / full);
             }
         }
-        long[] ws = warmup();
+        long[] ws = state.warmup();
         return ws == null ? max : (int) Math.max(1, max * (100 * ws[0] / ws[1]) / 100);
     }
 
@@ -420,28 +317,20 @@ public final class Server {
      */
     public int throttle() {
         int w = weight;
-        if (warmup() == null || w == 0) {
+        if (state.warmup() == null || w == 0) {
             return -1;
         }
         return (100 * eweight() + 16 * w - 1) / (16 * w);
     }
 
-    /** Starts a slow start when the server has one; the backend rebuilds its balancing as it goes. */
-    private void startWarmup() {
-        if (slowstart > 0) {
-            warmingSince = System.currentTimeMillis();
-            backend.warmUp(this);
-        }
-    }
-
     /** The slow start is over (or was cut short by the server going down). */
     void endWarmup() {
-        warmingSince = -1;
+        state.endWarmup();
     }
 
     /** Whether the server is operationally UP (health checks set it; {@code init-state} gives the start). */
     public boolean up() {
-        return up;
+        return state.up();
     }
 
     /**
@@ -464,38 +353,7 @@ public final class Server {
      * its last server if this was it: HAProxy's order of the log lines.
      */
     public int setUp(boolean value, Transition report) {
-        if (up == value) {
-            return 0;
-        }
-        up = value;
-        long now = System.currentTimeMillis();
-        lastChange = now;
-        int n;
-        synchronized (this) {
-            if (value) {
-                if (downSince >= 0) {
-                    downtime += now - downSince;
-                    downSince = -1;
-                }
-            } else {
-                downSince = now;
-                downTransitions++;
-            }
-        }
-        if (value) {
-            startWarmup();
-            n = backend.drain(this);
-            backend.serversChangedQuietly();
-        } else {
-            endWarmup();
-            backend.serversChangedQuietly();
-            n = backend.redistribute(this);
-        }
-        if (report != null) {
-            report.done(n);
-        }
-        backend.reportLoss();
-        return n;
+        return state.setUp(value, report);
     }
 
     /**
@@ -503,52 +361,17 @@ public final class Server {
      * transition once done (null: nothing to tell). Returns the requests moved. On the check's event loop.
      */
     public int checkedState(boolean value, boolean nolb, Transition report) {
-        if (up == value) {
-            if (stopping != nolb) {
-                stopping = nolb;
-                lastChange = System.currentTimeMillis();
-                backend.serversChangedQuietly();
-                if (report != null) {
-                    report.done(0);
-                }
-                backend.reportLoss();
-            }
-            return 0;
-        }
-        stopping = nolb;
-        return setUp(value, report);
+        return state.checkedState(value, nolb, report);
     }
 
     /** Milliseconds spent DOWN so far (HAProxy's {@code downtime}). */
-    public synchronized long downtime() {
-        return downtime + (downSince >= 0 ? System.currentTimeMillis() - downSince : 0);
+    public long downtime() {
+        return state.downs().downtime();
     }
 
     /** How many times the server went from UP to DOWN ({@code chkdown}). */
-    public synchronized long downTransitions() {
-        return downTransitions;
-    }
-
-    /**
-     * Maintenance begins or ends for a checked server: its checks pause (health 0); when it ends the server is UP
-     * again with the health at {@code rise}, so that its next check decides, as HAProxy does.
-     */
-    private void maintenanceChanged(boolean entering) {
-        ServerHealthCheck c = check;
-        if (c == null) {
-            return;
-        }
-        c.maintenance(entering);
-        if (!entering && !up) {
-            up = true;
-            lastChange = System.currentTimeMillis();
-            synchronized (this) {
-                if (downSince >= 0) {
-                    downtime += lastChange - downSince;
-                    downSince = -1;
-                }
-            }
-        }
+    public long downTransitions() {
+        return state.downs().downTransitions();
     }
 
     /**
@@ -556,51 +379,27 @@ public final class Server {
      * start-up under {@code init-addr ...,none} (HAProxy's RMAINT: "MAINT (resolution)").
      */
     public boolean maintenance() {
-        return maintenance || unresolved();
+        return state.configuredMaintenance() || unresolved();
     }
 
     /** Whether the server is {@code disabled} in the configuration (HAProxy's CMAINT). */
     public boolean configuredMaintenance() {
-        return maintenance;
+        return state.configuredMaintenance();
     }
 
     /** Whether the server has no address yet ({@code init-addr none}): in maintenance until {@code set server ... addr}. */
     public boolean unresolved() {
-        return unresolved(address);
+        return ServerState.unresolved(address);
     }
 
     /** The placeholder address of a server whose name did not resolve ({@code init-addr none}): 0.0.0.0 and its port. */
     public static InetSocketAddress unresolvedAddress(int port) {
-        return new InetSocketAddress(UNRESOLVED, port);
+        return ServerState.unresolvedAddress(port);
     }
 
-    private static boolean unresolved(InetSocketAddress a) {
-        return a != null && a.getAddress() == UNRESOLVED;
-    }
-
-    private static final java.net.InetAddress UNRESOLVED;
-
-    static {
-        try {
-            UNRESOLVED = java.net.InetAddress.getByAddress("unresolved", new byte[4]);
-        } catch (java.net.UnknownHostException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
+    /** Puts the server in configured maintenance or takes it out ({@code disabled}); new requests follow at once. */
     public void setMaintenance(boolean value) {
-        if (maintenance != value) {
-            maintenance = value;
-            maintenanceChanged(value);
-            lastChange = System.currentTimeMillis();
-            if (!value && up) {
-                startWarmup();
-            }
-            backend.serversChanged();
-            if (value) {
-                backend.redistribute(this);
-            }
-        }
+        state.setMaintenance(value);
     }
 
     /**
@@ -663,24 +462,23 @@ public final class Server {
     }
 
     public int adminState() {
-        return adminState;
+        return state.adminState();
     }
 
     public long lastChange() {
-        return lastChange;
+        return state.lastChange();
     }
 
     public int checkHealth() {
-        ServerHealthCheck c = check;
-        return c != null ? c.health() : checkHealth;
+        return state.checkHealth();
     }
 
-    public dev.sluice.proxy.stats.Counters counters() {
+    public Counters counters() {
         return counters;
     }
 
     /** Queue, connect, response and total times of the last requests ({@code qtime}..{@code ttime}). */
-    public dev.sluice.proxy.stats.TimeStats timeStats() {
+    public TimeStats timeStats() {
         return timeStats;
     }
 
@@ -692,47 +490,11 @@ public final class Server {
 
     /** Changes the administrative state; new requests follow at once. Admin path only. */
     public void adminState(int state) {
-        if (state == adminState) {
-            return;
-        }
-        int before = adminState;
-        boolean leavingMaint = (before & FORCED_MAINT) != 0 && (state & FORCED_MAINT) == 0;
-        boolean enteringMaint = (before & FORCED_MAINT) == 0 && (state & FORCED_MAINT) != 0;
-        boolean enteringDrain = (before & FORCED_DRAIN) == 0 && (state & FORCED_DRAIN) != 0;
-        boolean leavingDrain = (before & FORCED_DRAIN) != 0 && (state & FORCED_DRAIN) == 0;
-        adminState = state;
-        if (leavingMaint && !maintenance) {
-            maintenanceChanged(false);
-        } else if (enteringMaint && !maintenance) {
-            maintenanceChanged(true);
-        }
-        lastChange = System.currentTimeMillis();
-        if (leavingMaint && up && !maintenance) {
-            startWarmup();
-        }
-        if ((state & FORCED_MAINT) != 0) {
-            checkHealth = 0;
-        }
-        backend.serversChangedQuietly();
-        int requeued = (state & FORCED_MAINT) != 0 ? backend.redistribute(this) : 0;
-        // HAProxy's lines for what the CLI (or the stats page) did
-        ServerEvents ev = backend.events();
-        if (enteringMaint) {
-            ev.report(ServerEvents.ALERT, ServerEvents.name(this) + " is going DOWN for maintenance" + ServerEvents.tail(this, true, requeued)
-                    + ".", null);
-        } else if (leavingMaint) {
-            ev.report(ServerEvents.NOTICE, ServerEvents.name(this) + " is " + (up ? "UP/READY" : "DOWN") + " (leaving forced maintenance).",
-                    null);
-        } else if (enteringDrain) {
-            ev.report(ServerEvents.NOTICE, ServerEvents.name(this) + " enters drain state" + ServerEvents.tail(this, false, 0) + ".", null);
-        } else if (leavingDrain) {
-            ev.report(ServerEvents.NOTICE, ServerEvents.name(this) + " is " + (up ? "UP" : "DOWN") + " (leaving forced drain).", null);
-        }
-        backend.reportLoss();
+        this.state.adminState(state);
     }
 
     /** The counters right now, with the current number of streams using the server. */
-    public dev.sluice.proxy.stats.Counters.Snapshot snapshot() {
+    public Counters.Snapshot snapshot() {
         return counters.snapshot(activeStreams());
     }
 
@@ -791,26 +553,16 @@ public final class Server {
             }
             v = v.substring(0, colon);
         }
-        return v.isEmpty() || dev.sluice.config.Addresses.literal(v) != null ? null : v;
+        return v.isEmpty() || Addresses.literal(v) != null ? null : v;
     }
 
-    /** The multiplexed connections of one event loop; only that loop may call this. */
-    java.util.ArrayList<MultiplexedConnection> mux(int loop) {
-        return mux[loop];
-    }
-
-    /** The connection-need estimate of one event loop; only that loop may call this. */
-    ConnUse use(int loop) {
-        return use[loop];
-    }
-
-    /** The idle connections of one event loop; only that loop may call this. */
-    ArrayDeque<ServerConnection> idle(int loop) {
-        return idle[loop];
+    /** Its connections kept per event loop. */
+    ServerPools pools() {
+        return pools;
     }
 
     public void countRequest() {
-        counters.add(dev.sluice.proxy.stats.Counter.REQUESTS);
+        counters.add(Counter.REQUESTS);
     }
 
     /** Takes a slot whatever the maxconn and the queue (tests load a server this way). */
@@ -834,7 +586,7 @@ public final class Server {
     }
 
     public long totalRequests() {
-        return counters.get(dev.sluice.proxy.stats.Counter.REQUESTS);
+        return counters.get(Counter.REQUESTS);
     }
 
     @Override

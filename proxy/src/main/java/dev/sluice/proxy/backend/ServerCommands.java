@@ -1,11 +1,17 @@
 package dev.sluice.proxy.backend;
 
+import dev.sluice.config.Addresses;
 import dev.sluice.config.model.StatsSocket.Level;
 import dev.sluice.proxy.admin.CliCommand;
 import dev.sluice.proxy.admin.CliRegistry;
 import dev.sluice.proxy.admin.CliRequest;
+import dev.sluice.proxy.transport.Workers;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The admin commands of backends and servers: {@code show servers state}, {@code get weight},
@@ -23,7 +29,7 @@ public final class ServerCommands {
             + " bk_f_forced_id srv_f_forced_id srv_fqdn srv_port srvrecord srv_use_ssl srv_check_port srv_check_addr srv_agent_addr"
             + " srv_agent_port\n";
 
-    public static void register(CliRegistry r, Collection<Backend> backends, dev.sluice.proxy.transport.Workers workers) {
+    public static void register(CliRegistry r, Collection<Backend> backends, Workers workers) {
         r.register(new CliCommand(List.of("show", "servers", "conn"), Level.USER, "show servers conn [<backend>]",
                 "dump server connections status (all or for a single backend)", req -> serversConn(backends, workers, req)));
         r.register(new CliCommand(List.of("set", "maxconn", "server"), Level.ADMIN, "set maxconn server <bk>/<srv>",
@@ -164,7 +170,7 @@ public final class ServerCommands {
                 if (req.arg(4).isEmpty()) {
                     return "set server <b>/<s> check-addr requires an address and optionally a port.\n";
                 }
-                java.net.InetAddress ip = dev.sluice.config.Addresses.literal(req.arg(4));
+                InetAddress ip = Addresses.literal(req.arg(4));
                 if (ip == null) {
                     return "invalid addr '" + req.arg(4) + "'\n";
                 }
@@ -205,13 +211,13 @@ public final class ServerCommands {
      * '127.0.0.2', no need to change the port by 'stats socket command'").
      */
     static String address(Server s, String addr, String port) {
-        java.net.InetAddress ip = dev.sluice.config.Addresses.literal(addr);
+        InetAddress ip = Addresses.literal(addr);
         if (ip == null) {
             return "Invalid addr '" + addr + "' by 'stats socket command'";
         }
-        java.net.InetSocketAddress current = s.address();
+        InetSocketAddress current = s.address();
         StringBuilder msg = new StringBuilder();
-        java.net.InetAddress newIp = current.getAddress();
+        InetAddress newIp = current.getAddress();
         if (ip.equals(current.getAddress())) {
             msg.append("no need to change the addr");
         } else {
@@ -234,7 +240,7 @@ public final class ServerCommands {
             }
             if (i == start || i - start > 9) {
                 msg.append("problem converting port '").append(port).append("' to an int");
-                s.address(new java.net.InetSocketAddress(newIp, newPort));
+                s.address(new InetSocketAddress(newIp, newPort));
                 return msg.append(" by 'stats socket command'").toString();
             }
             int p = Integer.parseInt(port.substring(start, i));
@@ -247,7 +253,7 @@ public final class ServerCommands {
                 newPort = p;
             }
         }
-        s.address(new java.net.InetSocketAddress(newIp, newPort));
+        s.address(new InetSocketAddress(newIp, newPort));
         return msg.append(" by 'stats socket command'").toString();
     }
 
@@ -314,7 +320,7 @@ public final class ServerCommands {
      * HAProxy files it). {@code used_cur} is the streams using the server now, {@code used_max} its peak, {@code need_est}
      * the sum of the loops' estimates of the connections needed ({@link ConnUse}).
      */
-    private static String serversConn(Collection<Backend> backends, dev.sluice.proxy.transport.Workers workers, CliRequest req) {
+    private static String serversConn(Collection<Backend> backends, Workers workers, CliRequest req) {
         List<Backend> which;
         if (!req.arg(3).isEmpty()) {
             Backend be = backend(backends, req.arg(3));
@@ -328,12 +334,12 @@ public final class ServerCommands {
         int loops = workers.count();
         return req.later(workers.onEachLoop(loop -> {
             // per server of the listed backends: {idle, safe, estimated need} on this loop
-            java.util.Map<Server, int[]> counts = new java.util.HashMap<>();
+            Map<Server, int[]> counts = new HashMap<>();
             for (Backend be : which) {
                 for (Server s : be.servers()) {
                     int idle = 0;
                     int safe = 0;
-                    for (ServerConnection c : s.idle(loop)) {
+                    for (ServerConnection c : s.pools().idle(loop)) {
                         if (c.isOpen()) {
                             idle++;
                             if (c.reused()) {
@@ -341,13 +347,13 @@ public final class ServerCommands {
                             }
                         }
                     }
-                    for (MultiplexedConnection c : s.mux(loop)) {
+                    for (MultiplexedConnection c : s.pools().mux(loop)) {
                         if (c.isIdle()) {
                             idle++;
                             safe++;
                         }
                     }
-                    counts.put(s, new int[] {idle, safe, s.use(loop).estNeed});
+                    counts.put(s, new int[] {idle, safe, s.pools().use(loop).estNeed});
                 }
             }
             return counts;
@@ -360,7 +366,7 @@ public final class ServerCommands {
                     int safe = 0;
                     long need = 0;
                     StringBuilder per = new StringBuilder();
-                    for (java.util.Map<Server, int[]> m : perLoop) {
+                    for (Map<Server, int[]> m : perLoop) {
                         int[] c = m.getOrDefault(s, new int[3]);
                         idle += c[0];
                         safe += c[1];
@@ -459,7 +465,7 @@ public final class ServerCommands {
             }
             // srv_fqdn: the name a server was declared with (HAProxy keeps it as the server's hostname)
             String host = s.config().host();
-            out.append(" 0 0 0 ").append(dev.sluice.config.Addresses.literal(host) == null ? host : "-").append(' ').append(s.address().getPort()).append(" - ").append(tls ? 1 : 0).append(' ')
+            out.append(" 0 0 0 ").append(Addresses.literal(host) == null ? host : "-").append(' ').append(s.address().getPort()).append(" - ").append(tls ? 1 : 0).append(' ')
                     .append(c == null ? 0 : c.checkPort()).append(' ').append(c == null || c.checkAddr() == null ? "-" : c.checkAddr())
                     .append(" - 0\n");
         }

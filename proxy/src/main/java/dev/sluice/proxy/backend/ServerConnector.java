@@ -1,13 +1,15 @@
 package dev.sluice.proxy.backend;
 
 import dev.sluice.config.model.HttpOptions;
-
-import dev.sluice.proxy.transport.Transport;
+import dev.sluice.proxy.stats.Counter;
 import dev.sluice.proxy.tls.ServerTlsContext;
 import dev.sluice.proxy.tls.TlsHandshakeHandler;
 import dev.sluice.proxy.tls.TlsSession;
+import dev.sluice.proxy.transport.Transport;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFactory;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -15,6 +17,9 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.resolver.AddressResolverGroup;
+import io.netty.resolver.DefaultAddressResolverGroup;
+import io.netty.util.concurrent.Future;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.Iterator;
@@ -48,7 +53,7 @@ public final class ServerConnector {
         void failed(Throwable cause);
 
         /** Completes when the stream's client connection closes (a private server connection goes with it); null: unknown. */
-        default io.netty.util.concurrent.Future<?> sessionEnd() {
+        default Future<?> sessionEnd() {
             return null;
         }
 
@@ -63,13 +68,13 @@ public final class ServerConnector {
         }
     }
 
-    private final io.netty.channel.ChannelFactory<? extends Channel> channels;
-    private final io.netty.buffer.ByteBufAllocator allocator;
-    private final io.netty.resolver.AddressResolverGroup<?> resolver;
+    private final ChannelFactory<? extends Channel> channels;
+    private final ByteBufAllocator allocator;
+    private final AddressResolverGroup<?> resolver;
     private final HandlerFactory factory;
 
     public ServerConnector(Transport transport, HandlerFactory factory) {
-        this(transport::newSocketChannel, transport.allocator(), io.netty.resolver.DefaultAddressResolverGroup.INSTANCE, factory);
+        this(transport::newSocketChannel, transport.allocator(), DefaultAddressResolverGroup.INSTANCE, factory);
     }
 
     /**
@@ -77,8 +82,8 @@ public final class ServerConnector {
      * sockets and Netty's default resolver in the process; unit tests give channels that need no socket (Netty's
      * {@code EmbeddedChannel}, whose loop no resolver can be bound to) and drive both ends themselves.
      */
-    public ServerConnector(io.netty.channel.ChannelFactory<? extends Channel> channels, io.netty.buffer.ByteBufAllocator allocator,
-            io.netty.resolver.AddressResolverGroup<?> resolver, HandlerFactory factory) {
+    public ServerConnector(ChannelFactory<? extends Channel> channels, ByteBufAllocator allocator,
+            AddressResolverGroup<?> resolver, HandlerFactory factory) {
         this.channels = channels;
         this.allocator = allocator;
         this.resolver = resolver;
@@ -104,12 +109,12 @@ public final class ServerConnector {
     public void acquire(Server server, EventLoop loop, int loopIndex, InetSocketAddress clientLocal, long connectTimeoutMs,
             boolean reuse, String sni, Object session, boolean first, HttpOptions.Reuse policy, Callback cb) {
         if (reuse) {
-            for (MultiplexedConnection c : server.mux(loopIndex)) {
+            for (MultiplexedConnection c : server.pools().mux(loopIndex)) {
                 if (Objects.equals(c.sni(), sni) && shareable(c, session, first, policy) && c.offer(cb, session)) {
                     return;
                 }
             }
-            ArrayDeque<ServerConnection> idle = server.idle(loopIndex);
+            ArrayDeque<ServerConnection> idle = server.pools().idle(loopIndex);
             // under 'safe' a client connection's first request takes no idle connection: no need to look at any (with
             // clients that close after each request the pool holds thousands and this is every request)
             boolean none = first && policy == HttpOptions.Reuse.SAFE;
@@ -137,8 +142,8 @@ public final class ServerConnector {
                 .option(ChannelOption.ALLOCATOR, allocator)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeoutMs > 0 ? connectTimeoutMs : 30_000));
         // every new connection attempt counts in connect, for the server and its backend
-        server.counters().add(dev.sluice.proxy.stats.Counter.CONNECTS);
-        server.backend().counters().add(dev.sluice.proxy.stats.Counter.CONNECTS);
+        server.counters().add(Counter.CONNECTS);
+        server.backend().counters().add(Counter.CONNECTS);
         boolean h2 = server.multiplexed();
         if (server.tls() != null) {
             TlsConnect t = new TlsConnect(server, loop, loopIndex, clientLocal, addr, connectTimeoutMs, sni, session, policy);
@@ -193,7 +198,7 @@ public final class ServerConnector {
         if (policy == HttpOptions.Reuse.NEVER && session != null) {
             c.owner(session, cb.sessionEnd());
         }
-        server.mux(loopIndex).add(c);
+        server.pools().mux(loopIndex).add(c);
         c.offer(cb, session);
         return c;
     }
@@ -333,12 +338,12 @@ public final class ServerConnector {
 
     /** A connection of {@code server} on this loop now carries a request (see {@link ConnUse}). */
     public static void used(Server server, int loopIndex) {
-        server.use(loopIndex).use();
+        server.pools().use(loopIndex).use();
     }
 
     /** A connection of {@code server} on this loop carries no request any more (it is idle or closed). */
     public static void unused(Server server, int loopIndex) {
-        server.use(loopIndex).unuse();
+        server.pools().use(loopIndex).unuse();
     }
 
     /**
@@ -350,13 +355,13 @@ public final class ServerConnector {
         if (server.backend().http().poolPurgeDelayMs() <= 0) {
             return false;
         }
-        return server.use(loopIndex).keepIdle(idleCount(server, loopIndex));
+        return server.pools().use(loopIndex).keepIdle(idleCount(server, loopIndex));
     }
 
     /** Idle connections to {@code server} on this loop that any client connection may take (not private ones). */
     private static int idleCount(Server server, int loopIndex) {
         int n = 0;
-        for (Iterator<ServerConnection> it = server.idle(loopIndex).iterator(); it.hasNext();) {
+        for (Iterator<ServerConnection> it = server.pools().idle(loopIndex).iterator(); it.hasNext();) {
             ServerConnection c = it.next();
             if (!c.isOpen()) {
                 it.remove();
@@ -364,7 +369,7 @@ public final class ServerConnector {
                 n++;
             }
         }
-        for (MultiplexedConnection c : server.mux(loopIndex)) {
+        for (MultiplexedConnection c : server.pools().mux(loopIndex)) {
             if (c.owner() == null && c.isIdle()) {
                 n++;
             }
@@ -374,12 +379,12 @@ public final class ServerConnector {
 
     /** Forgets a multiplexed connection that closed. */
     public static void remove(Server server, int loopIndex, MultiplexedConnection c) {
-        server.mux(loopIndex).remove(c);
+        server.pools().mux(loopIndex).remove(c);
     }
 
     /** Puts a connection that may carry another request back in its loop's idle pool. */
     public static void park(Server server, int loopIndex, ServerConnection connection) {
-        server.idle(loopIndex).offerLast(connection);
+        server.pools().idle(loopIndex).offerLast(connection);
     }
 
     /**
@@ -391,9 +396,9 @@ public final class ServerConnector {
      * On the loop.
      */
     public static void purge(Server server, int loopIndex) {
-        int kill = server.use(loopIndex).purge(idleCount(server, loopIndex));
+        int kill = server.pools().use(loopIndex).purge(idleCount(server, loopIndex));
         // the head holds the least recently used: connections are taken from the tail
-        for (Iterator<ServerConnection> it = server.idle(loopIndex).iterator(); kill > 0 && it.hasNext();) {
+        for (Iterator<ServerConnection> it = server.pools().idle(loopIndex).iterator(); kill > 0 && it.hasNext();) {
             ServerConnection c = it.next();
             if (c.owner() == null) {
                 it.remove();
@@ -401,7 +406,7 @@ public final class ServerConnector {
                 kill--;
             }
         }
-        for (MultiplexedConnection c : List.copyOf(server.mux(loopIndex))) {
+        for (MultiplexedConnection c : List.copyOf(server.pools().mux(loopIndex))) {
             if (kill > 0 && c.owner() == null && c.isIdle()) {
                 c.close();
                 kill--;
@@ -411,6 +416,6 @@ public final class ServerConnector {
 
     /** Removes a connection from its idle pool (it closed or timed out there). */
     public static void unpark(Server server, int loopIndex, ServerConnection connection) {
-        server.idle(loopIndex).remove(connection);
+        server.pools().idle(loopIndex).remove(connection);
     }
 }

@@ -1,6 +1,5 @@
 package dev.sluice.proxy.runtime;
 
-import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.StatsSocket.Level;
 import dev.sluice.proxy.admin.CliCommand;
@@ -8,11 +7,14 @@ import dev.sluice.proxy.admin.CliRegistry;
 import dev.sluice.proxy.admin.CliRequest;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.stats.ErrorCapture;
 import dev.sluice.proxy.stats.InfoFields;
 import dev.sluice.proxy.stats.StatRow;
 import dev.sluice.proxy.stats.StatTyped;
+import dev.sluice.proxy.stream.Frontend;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -245,7 +247,7 @@ final class ProxyCommands {
 
     /**
      * {@code show errors [<px>] [request|response]}: the last invalid request of each frontend and the last
-     * invalid response of each backend, in HAProxy's layout (see {@link dev.sluice.proxy.stats.ErrorCapture}).
+     * invalid response of each backend, in HAProxy's layout (see {@link ErrorCapture}).
      */
     private static String showErrors(ProxyRuntime rt, CliRequest req) {
         int arg = 2;
@@ -263,7 +265,7 @@ final class ProxyCommands {
         }
         boolean requests = !req.arg(arg).equals("response");
         boolean responses = !req.arg(arg).equals("request");
-        List<dev.sluice.proxy.stats.ErrorCapture.Event> events = new java.util.ArrayList<>();
+        List<ErrorCapture.Event> events = new ArrayList<>();
         for (Proxy p : rt.config().proxies()) {
             int id = rt.proxyId(p.name());
             if (only != -1 && only != id) {
@@ -279,8 +281,8 @@ final class ProxyCommands {
             }
         }
         StringBuilder out = new StringBuilder("Total events captured on [" + ERRORS_DATE.format(ZonedDateTime.now()) + "] : "
-                + dev.sluice.proxy.stats.ErrorCapture.total() + "\n");
-        for (dev.sluice.proxy.stats.ErrorCapture.Event e : events) {
+                + ErrorCapture.total() + "\n");
+        for (ErrorCapture.Event e : events) {
             e.dump(out);
         }
         return out.toString();

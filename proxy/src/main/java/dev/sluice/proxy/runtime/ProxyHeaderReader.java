@@ -1,14 +1,15 @@
 package dev.sluice.proxy.runtime;
 
-import dev.sluice.proxy.stream.ConnectionRules;
-import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
+import dev.sluice.proxy.stream.ConnectionRules;
+import dev.sluice.proxy.stream.Frontend;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ScheduledFuture;
@@ -128,7 +129,7 @@ final class ProxyHeaderReader extends ChannelInboundHandlerAdapter {
             ReferenceCountUtil.release(msg);
             return;
         }
-        received = received == null ? in : io.netty.handler.codec.ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(ctx.alloc(), received, in);
+        received = received == null ? in : ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(ctx.alloc(), received, in);
         Object r = ProxyHeader.read(received);
         if (r == null) {
             if (received.readableBytes() > MAX) {

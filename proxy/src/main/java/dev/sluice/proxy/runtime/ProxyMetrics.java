@@ -1,6 +1,5 @@
 package dev.sluice.proxy.runtime;
 
-import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.config.model.StatsSocket.Level;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
@@ -10,9 +9,12 @@ import dev.sluice.proxy.metrics.MetricSink;
 import dev.sluice.proxy.metrics.MetricSource;
 import dev.sluice.proxy.metrics.Scope;
 import dev.sluice.proxy.metrics.ScrapeQuery;
+import dev.sluice.proxy.stats.H2Counters;
 import dev.sluice.proxy.stats.InfoField;
 import dev.sluice.proxy.stats.StatColumn;
 import dev.sluice.proxy.stats.StatRow;
+import dev.sluice.proxy.stream.Frontend;
+import dev.sluice.sticktable.StickTable;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -112,7 +114,7 @@ final class ProxyMetrics implements MetricSource {
             }
         }
         if (q.wants(Scope.STICKTABLE)) {
-            for (dev.sluice.sticktable.StickTable t : rt.stickTables().all()) {
+            for (StickTable t : rt.stickTables().all()) {
                 if (t.size() > 0) {
                     String type = t.keyType().haproxyName();
                     m.gauge("haproxy_sticktable_size", "Stick table size.", t.size(), "name", t.name(), "type", type);
@@ -155,8 +157,8 @@ final class ProxyMetrics implements MetricSource {
         m.gauges("haproxy_frontend_status", STATUS_HELP, "state", PROXY_STATES, oneOf(PROXY_STATES, "STOP".equals(r.get(StatColumn.STATUS)) ? "DOWN" : "UP"),
                 l);
         columns(m, StatRow.Type.FRONTEND, r, l);
-        dev.sluice.proxy.stats.H2Counters h2 = fe.h2();
-        for (dev.sluice.proxy.stats.H2Counters.Flood f : dev.sluice.proxy.stats.H2Counters.Flood.values()) {
+        H2Counters h2 = fe.h2();
+        for (H2Counters.Flood f : H2Counters.Flood.values()) {
             m.counter("sluice_h2_flood_rejections_total", "HTTP/2 client connections closed by a flood protection (GOAWAY ENHANCE_YOUR_CALM).",
                     h2.get(f), "proxy", fe.name(), "kind", f.label());
         }

@@ -1,9 +1,6 @@
 package dev.sluice.proxy.runtime;
 
-import dev.sluice.proxy.transport.Workers;
-import dev.sluice.proxy.transport.Transport;
-import dev.sluice.proxy.stream.ConnectionRules;
-import dev.sluice.proxy.stream.Frontend;
+import dev.sluice.config.Addresses;
 import dev.sluice.config.model.Bind;
 import dev.sluice.config.model.BindQuic;
 import dev.sluice.config.model.ListenAddress;
@@ -14,7 +11,13 @@ import dev.sluice.pools.PoolRegistry;
 import dev.sluice.proxy.admin.CliCommand;
 import dev.sluice.proxy.admin.CliRegistry;
 import dev.sluice.proxy.h3.H3ClientConnection;
+import dev.sluice.proxy.metrics.MetricSink;
+import dev.sluice.proxy.stream.ConnectionRules;
+import dev.sluice.proxy.stream.Frontend;
+import dev.sluice.proxy.transport.Transport;
+import dev.sluice.proxy.transport.Workers;
 import dev.sluice.quic.ClosingConnection;
+import dev.sluice.quic.QuicCounters;
 import dev.sluice.quic.QuicListener;
 import dev.sluice.quic.QuicSettings;
 import dev.sluice.quic.Secrets;
@@ -25,7 +28,9 @@ import io.netty.handler.codec.quic.QuicCongestionControlAlgorithm;
 import io.netty.handler.codec.quic.QuicSslContext;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -61,7 +66,7 @@ final class QuicBinds {
     /** Adds the listener of a QUIC bind of {@code fe}. */
     void add(Frontend fe, Bind b, QuicSslContext ssl, ConnectionRules rules) {
         ListenAddress.Quic a = (ListenAddress.Quic) b.address();
-        InetSocketAddress address = new InetSocketAddress(dev.sluice.config.Addresses.literal(a.host()), a.port());
+        InetSocketAddress address = new InetSocketAddress(Addresses.literal(a.host()), a.port());
         BindQuic q = b.quic() != null ? b.quic() : BindQuic.DEFAULT;
         QuicSettings s = new QuicSettings(tune.maxIdleTimeoutMs(), tune.maxStreamsBidi(), tune.maxData(), tune.streamData(), tune.hystart(),
                 switch (q.congestionControl()) {
@@ -149,10 +154,10 @@ final class QuicBinds {
      * The QUIC metric families, per frontend with a QUIC bind (summed over its binds), read from the binds'
      * counters: HAProxy's quic module names where it has the value, Sluice's for the closing records.
      */
-    void collect(dev.sluice.proxy.metrics.MetricSink sink) {
-        java.util.Map<String, long[]> byFrontend = new java.util.LinkedHashMap<>();
+    void collect(MetricSink sink) {
+        Map<String, long[]> byFrontend = new LinkedHashMap<>();
         for (QuicListener l : listeners) {
-            dev.sluice.quic.QuicCounters c = l.counters();
+            QuicCounters c = l.counters();
             long[] v = byFrontend.computeIfAbsent(l.frontend(), k -> new long[9]);
             v[0] += c.halfOpen();
             v[1] += c.retries();

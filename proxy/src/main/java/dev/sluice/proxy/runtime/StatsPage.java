@@ -1,23 +1,27 @@
 package dev.sluice.proxy.runtime;
 
-import dev.sluice.proxy.transport.Workers;
-import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.StatsSocket.Level;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.http.GeneratedResponse;
 import dev.sluice.proxy.http.RequestHead;
+import dev.sluice.proxy.metrics.ScrapeQuery;
 import dev.sluice.proxy.rules.Cond;
 import dev.sluice.proxy.rules.PageService;
 import dev.sluice.proxy.rules.RuleTarget;
 import dev.sluice.proxy.stats.InfoField;
 import dev.sluice.proxy.stats.StatColumn;
 import dev.sluice.proxy.stats.StatRow;
+import dev.sluice.proxy.stream.Frontend;
+import dev.sluice.proxy.stream.Stream;
+import dev.sluice.proxy.transport.Workers;
+import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -125,7 +129,7 @@ final class StatsPage implements PageService {
     }
 
     private boolean authorized(RequestHead r) {
-        io.netty.util.AsciiString h = r.fields().get(io.netty.util.AsciiString.cached("authorization"));
+        AsciiString h = r.fields().get(AsciiString.cached("authorization"));
         if (h == null || !h.toString().regionMatches(true, 0, "Basic ", 0, 6)) {
             return false;
         }
@@ -255,13 +259,13 @@ final class StatsPage implements PageService {
 
     /** HAProxy's {@code url_decode} of a form field; throws on a bad {@code %} escape. */
     static String formDecode(String s) {
-        return dev.sluice.proxy.metrics.ScrapeQuery.urlDecode(s);
+        return ScrapeQuery.urlDecode(s);
     }
 
     private void killSessions(Server srv) {
         Workers w = rt.workers();
         w.onEachLoop(loop -> {
-            for (dev.sluice.proxy.stream.Stream s : rt.streams().on(loop)) {
+            for (Stream s : rt.streams().on(loop)) {
                 if (s.server() == srv) {
                     s.kill();
                 }
@@ -502,7 +506,7 @@ final class StatsPage implements PageService {
 
     /** Bytes as HAProxy's page prints them: digits grouped by thousands. */
     static String bytes(long n) {
-        return String.format(java.util.Locale.ROOT, "%,d", n).replace(',', ' ');
+        return String.format(Locale.ROOT, "%,d", n).replace(',', ' ');
     }
 
     static String esc(String s) {

@@ -1,6 +1,5 @@
 package dev.sluice.proxy.runtime;
 
-import dev.sluice.proxy.transport.Workers;
 import dev.sluice.config.model.StatsSocket.Level;
 import dev.sluice.proxy.admin.CliCommand;
 import dev.sluice.proxy.admin.CliRegistry;
@@ -9,6 +8,11 @@ import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.stream.LiveStreams;
 import dev.sluice.proxy.stream.Stream;
+import dev.sluice.proxy.transport.Workers;
+import io.netty.util.concurrent.SingleThreadEventExecutor;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -18,6 +22,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.ToLongFunction;
 
 /**
  * The admin commands on streams in progress and on the event loops: {@code show sess [all|<id>]},
@@ -51,7 +56,7 @@ final class StreamCommands {
             InetSocketAddress src = s.client().remoteAddress();
             Backend be = s.backend();
             Server srv = s.server();
-            return new View(s.id(), src != null && src.getAddress() instanceof java.net.Inet6Address ? "tcpv6" : "tcpv4", src,
+            return new View(s.id(), src != null && src.getAddress() instanceof Inet6Address ? "tcpv6" : "tcpv4", src,
                     s.client().localAddress(), s.frontend().name(), s.frontend().id(), be == null ? null : be.name(), be == null ? -1 : be.id(),
                     srv == null ? null : srv.name(), srv == null ? -1 : srv.id(), srv == null ? null : srv.address(), s.epoch(), s.startDate(),
                     s.phase().letter(), s.request().method() + " " + s.request().target() + " " + s.request().version().text());
@@ -192,9 +197,9 @@ final class StreamCommands {
      */
     private static String showActivity(Workers workers, LiveStreams live, CliRequest req) {
         int self = workers.currentIndex();
-        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         return req.later(workers.onEachLoop(loop -> {
-            int pending = workers.loop(loop) instanceof io.netty.util.concurrent.SingleThreadEventExecutor st ? st.pendingTasks() : 0;
+            int pending = workers.loop(loop) instanceof SingleThreadEventExecutor st ? st.pendingTasks() : 0;
             long cpu = mx.isCurrentThreadCpuTimeSupported() ? mx.getCurrentThreadCpuTime() / 1_000_000 : 0;
             return new Activity(live.acceptedOn(loop), live.created(loop), live.on(loop).size(), pending, cpu);
         }).thenApply(list -> {
@@ -211,7 +216,7 @@ final class StreamCommands {
         }));
     }
 
-    private static void row(StringBuilder b, String name, List<Activity> list, java.util.function.ToLongFunction<Activity> f) {
+    private static void row(StringBuilder b, String name, List<Activity> list, ToLongFunction<Activity> f) {
         long total = 0;
         StringBuilder per = new StringBuilder();
         for (Activity a : list) {

@@ -1,9 +1,10 @@
 package dev.sluice.proxy.runtime;
 
-import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.proxy.h1.H1ClientConnection;
 import dev.sluice.proxy.h2.H2ClientConnection;
 import dev.sluice.proxy.listener.ConnectionLimit;
+import dev.sluice.proxy.listener.ProxyHeader;
+import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.proxy.tls.ServerTlsContext;
 import dev.sluice.proxy.tls.TlsHandshakeHandler;
 import dev.sluice.proxy.tls.TlsSession;
@@ -53,7 +54,7 @@ final class TlsClientSetup extends ChannelInboundHandlerAdapter implements TlsHa
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         acceptDate = System.currentTimeMillis();
-        client = dev.sluice.proxy.listener.ProxyHeader.Received.remote(dev.sluice.proxy.listener.ProxyHeader.Received.of(ctx.channel()), ctx.channel());
+        client = ProxyHeader.Received.remote(ProxyHeader.Received.of(ctx.channel()), ctx.channel());
         if (admitted) {
             startHandshake(ctx);
         }

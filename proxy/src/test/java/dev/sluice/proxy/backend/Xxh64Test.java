@@ -33,7 +33,7 @@ class Xxh64Test {
     @Test
     void dynamicCookieIsHaproxys() {
         // haproxy 2.6.12: dynamic-cookie-key mysecret, server 127.0.0.1:19001 -> set-cookie SRV=4e72904fb66e8b79
-        assertThat(Server.dynamicCookie("mysecret", new InetSocketAddress("127.0.0.1", 19001))).isEqualTo("4e72904fb66e8b79");
-        assertThat(Server.dynamicCookie("mysecret", InetSocketAddress.createUnresolved("x", 1))).isNull();
+        assertThat(DynamicCookie.value("mysecret", new InetSocketAddress("127.0.0.1", 19001))).isEqualTo("4e72904fb66e8b79");
+        assertThat(DynamicCookie.value("mysecret", InetSocketAddress.createUnresolved("x", 1))).isNull();
     }
 }

@@ -1,0 +1,300 @@
+package dev.sluice.proxy.backend;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+
+/**
+ * A server's operational and administrative state and its transitions: UP or DOWN (health checks, {@code set server
+ * ... health}), NOLB ({@code stopping}), configured maintenance ({@code disabled}), forced maintenance and drain
+ * ({@code set server ... state}), the slow start after coming back, the DOWN history, and HAProxy's log lines for
+ * what the CLI did; a server whose name did not resolve ({@code init-addr none}) has a placeholder address and is in
+ * maintenance until it gets one. The fields are volatile; transitions run on the admin path or on a check's event
+ * loop, and the backend's algorithm follows each at once. {@link Server} answers for it.
+ */
+final class ServerState {
+    private static final InetAddress UNRESOLVED;
+
+    static {
+        try {
+            UNRESOLVED = InetAddress.getByAddress("unresolved", new byte[4]);
+        } catch (UnknownHostException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final Server server;
+    private final Backend backend;
+    /** The operational state, which health checks flip. */
+    private volatile boolean up;
+    /** The configured maintenance state ({@code disabled}). */
+    private volatile boolean maintenance;
+    /** {@code set server ... health stopping}: UP but taking no new request (HAProxy's NOLB). */
+    private volatile boolean stopping;
+    /** HAProxy's srv_admin_state bits: {@link Server#FORCED_MAINT}, {@link Server#FORCED_DRAIN}. */
+    private volatile int adminState;
+    /** Epoch milliseconds of the last state change (the start, maint, drain, ready). */
+    private volatile long lastChange = System.currentTimeMillis();
+    /** HAProxy's check health counter of a server without checks: rise (2) until it is put in maintenance. */
+    private volatile int checkHealth = 2;
+    /** Its health check ({@code check}), null without one; set once by the runtime before traffic starts. */
+    private volatile ServerHealthCheck check;
+    /**
+     * When a slow start began (epoch milliseconds: the server came back UP, or out of maintenance, with a
+     * {@code slowstart}), -1 when none runs. Never at start-up, as in HAProxy.
+     */
+    private volatile long warmingSince = -1;
+    private final DownHistory downs;
+
+    ServerState(Server server, Backend backend, dev.sluice.config.model.Server config, boolean unresolved) {
+        this.server = server;
+        this.backend = backend;
+        this.up = config.initState() == null || config.initState().up();
+        this.downs = new DownHistory(!up, System.currentTimeMillis());
+        this.maintenance = config.disabled();
+        if (unresolved) {
+            // as for a server put in maintenance: HAProxy's health counter of an unchecked server drops to 0
+            checkHealth = 0;
+        }
+    }
+
+    /** The placeholder address of a server whose name did not resolve: 0.0.0.0 and its port. */
+    static InetSocketAddress unresolvedAddress(int port) {
+        return new InetSocketAddress(UNRESOLVED, port);
+    }
+
+    /** Whether {@code a} is the placeholder of {@link #unresolvedAddress}. */
+    static boolean unresolved(InetSocketAddress a) {
+        return a != null && a.getAddress() == UNRESOLVED;
+    }
+
+    boolean up() {
+        return up;
+    }
+
+    boolean stopping() {
+        return stopping;
+    }
+
+    boolean configuredMaintenance() {
+        return maintenance;
+    }
+
+    int adminState() {
+        return adminState;
+    }
+
+    long lastChange() {
+        return lastChange;
+    }
+
+    int checkHealth() {
+        ServerHealthCheck c = check;
+        return c != null ? c.health() : checkHealth;
+    }
+
+    ServerHealthCheck check() {
+        return check;
+    }
+
+    void check(ServerHealthCheck c) {
+        this.check = c;
+    }
+
+    DownHistory downs() {
+        return downs;
+    }
+
+    /** The server got an address at run time ({@code set server ... addr}) after none: out of its resolution maintenance. */
+    void resolved() {
+        // as HAProxy: an address given at run time takes the server out of its resolution maintenance
+        lastChange = System.currentTimeMillis();
+        if (!maintenance) {
+            maintenanceChanged(false);
+            if (up) {
+                startWarmup();
+            }
+        }
+        backend.serversChanged();
+        backend.events().report(ServerEvents.WARNING, ServerEvents.name(server) + " ('" + server.config().host() + "') is "
+                + (up ? "UP/READY" : "DOWN") + " (resolves again).", null);
+    }
+
+    /** See {@link Server#setHealth}. */
+    void setHealth(boolean up, boolean stopping) {
+        // as HAProxy's CLI: fully up (rise + fall - 1 with the defaults 2 and 3) or 0
+        checkHealth = up ? 4 : 0;
+        ServerHealthCheck c = check;
+        if (c != null) {
+            c.forceHealth(up);
+        }
+        boolean wasUp = this.up;
+        boolean wasStopping = this.stopping;
+        if (wasUp == up && wasStopping == stopping) {
+            return;
+        }
+        // HAProxy's lines: "Server be/s is DOWN, changed from CLI. ..." and the like
+        String what = !up ? " is DOWN" : stopping ? " is stopping" : " is UP";
+        Server.Transition report = n -> backend.events().report(up || wasStopping ? ServerEvents.NOTICE : ServerEvents.ALERT,
+                ServerEvents.name(server) + what + ", changed from CLI" + ServerEvents.tail(server, !up, n) + ".", null);
+        if (wasUp == up) {
+            this.stopping = stopping;
+            lastChange = System.currentTimeMillis();
+            backend.serversChangedQuietly();
+            report.done(0);
+            backend.reportLoss();
+            return;
+        }
+        this.stopping = stopping;
+        setUp(up, report);
+    }
+
+    /** Whether the server is in its slow start (HAProxy's STARTING state). */
+    boolean warming() {
+        return warmingSince >= 0;
+    }
+
+    /** Whole seconds into the slow start and its length in seconds (HAProxy counts both in seconds); null when none. */
+    long[] warmup() {
+        long since = warmingSince;
+        if (since < 0) {
+            return null;
+        }
+        long ss = Math.max(1, (server.slowstart() + 999) / 1000);
+        long e = Math.max(0, (System.currentTimeMillis() - since) / 1000);
+        return e >= ss ? null : new long[] {e, ss};
+    }
+
+    /** Starts a slow start when the server has one; the backend rebuilds its balancing as it goes. */
+    private void startWarmup() {
+        if (server.slowstart() > 0) {
+            warmingSince = System.currentTimeMillis();
+            backend.warmUp(server);
+        }
+    }
+
+    /** The slow start is over (or was cut short by the server going down). */
+    void endWarmup() {
+        warmingSince = -1;
+    }
+
+    /** See {@link Server#setUp(boolean, Server.Transition)}. */
+    int setUp(boolean value, Server.Transition report) {
+        if (up == value) {
+            return 0;
+        }
+        up = value;
+        long now = System.currentTimeMillis();
+        lastChange = now;
+        int n;
+        if (value) {
+            downs.wentUp(now);
+            startWarmup();
+            n = backend.drain(server);
+            backend.serversChangedQuietly();
+        } else {
+            downs.wentDown(now);
+            endWarmup();
+            backend.serversChangedQuietly();
+            n = backend.redistribute(server);
+        }
+        if (report != null) {
+            report.done(n);
+        }
+        backend.reportLoss();
+        return n;
+    }
+
+    /** See {@link Server#checkedState}. */
+    int checkedState(boolean value, boolean nolb, Server.Transition report) {
+        if (up == value) {
+            if (stopping != nolb) {
+                stopping = nolb;
+                lastChange = System.currentTimeMillis();
+                backend.serversChangedQuietly();
+                if (report != null) {
+                    report.done(0);
+                }
+                backend.reportLoss();
+            }
+            return 0;
+        }
+        stopping = nolb;
+        return setUp(value, report);
+    }
+
+    /**
+     * Maintenance begins or ends for a checked server: its checks pause (health 0); when it ends the server is UP
+     * again with the health at {@code rise}, so that its next check decides, as HAProxy does.
+     */
+    private void maintenanceChanged(boolean entering) {
+        ServerHealthCheck c = check;
+        if (c == null) {
+            return;
+        }
+        c.maintenance(entering);
+        if (!entering && !up) {
+            up = true;
+            lastChange = System.currentTimeMillis();
+            downs.wentUp(lastChange);
+        }
+    }
+
+    /** See {@link Server#setMaintenance}. */
+    void setMaintenance(boolean value) {
+        if (maintenance != value) {
+            maintenance = value;
+            maintenanceChanged(value);
+            lastChange = System.currentTimeMillis();
+            if (!value && up) {
+                startWarmup();
+            }
+            backend.serversChanged();
+            if (value) {
+                backend.redistribute(server);
+            }
+        }
+    }
+
+    /** See {@link Server#adminState(int)}. */
+    void adminState(int state) {
+        if (state == adminState) {
+            return;
+        }
+        int before = adminState;
+        boolean leavingMaint = (before & Server.FORCED_MAINT) != 0 && (state & Server.FORCED_MAINT) == 0;
+        boolean enteringMaint = (before & Server.FORCED_MAINT) == 0 && (state & Server.FORCED_MAINT) != 0;
+        boolean enteringDrain = (before & Server.FORCED_DRAIN) == 0 && (state & Server.FORCED_DRAIN) != 0;
+        boolean leavingDrain = (before & Server.FORCED_DRAIN) != 0 && (state & Server.FORCED_DRAIN) == 0;
+        adminState = state;
+        if (leavingMaint && !maintenance) {
+            maintenanceChanged(false);
+        } else if (enteringMaint && !maintenance) {
+            maintenanceChanged(true);
+        }
+        lastChange = System.currentTimeMillis();
+        if (leavingMaint && up && !maintenance) {
+            startWarmup();
+        }
+        if ((state & Server.FORCED_MAINT) != 0) {
+            checkHealth = 0;
+        }
+        backend.serversChangedQuietly();
+        int requeued = (state & Server.FORCED_MAINT) != 0 ? backend.redistribute(server) : 0;
+        // HAProxy's lines for what the CLI (or the stats page) did
+        ServerEvents ev = backend.events();
+        if (enteringMaint) {
+            ev.report(ServerEvents.ALERT, ServerEvents.name(server) + " is going DOWN for maintenance"
+                    + ServerEvents.tail(server, true, requeued) + ".", null);
+        } else if (leavingMaint) {
+            ev.report(ServerEvents.NOTICE, ServerEvents.name(server) + " is " + (up ? "UP/READY" : "DOWN") + " (leaving forced maintenance).",
+                    null);
+        } else if (enteringDrain) {
+            ev.report(ServerEvents.NOTICE, ServerEvents.name(server) + " enters drain state" + ServerEvents.tail(server, false, 0) + ".",
+                    null);
+        } else if (leavingDrain) {
+            ev.report(ServerEvents.NOTICE, ServerEvents.name(server) + " is " + (up ? "UP" : "DOWN") + " (leaving forced drain).", null);
+        }
+        backend.reportLoss();
+    }
+}

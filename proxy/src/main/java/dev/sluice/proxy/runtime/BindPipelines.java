@@ -1,0 +1,101 @@
+package dev.sluice.proxy.runtime;
+
+import dev.sluice.config.model.Bind;
+import dev.sluice.config.model.HttpRule;
+import dev.sluice.config.model.ListenAddress;
+import dev.sluice.config.model.Proxy;
+import dev.sluice.config.model.Timeouts;
+import dev.sluice.proxy.h1.H1ClientConnection;
+import dev.sluice.proxy.h2.H2ClientConnection;
+import dev.sluice.proxy.listener.ConnectionLimit;
+import dev.sluice.proxy.listener.Listener;
+import dev.sluice.proxy.stream.ConnectionRules;
+import dev.sluice.proxy.stream.Frontend;
+import dev.sluice.proxy.tls.ServerTlsContext;
+import dev.sluice.proxy.tls.TlsContexts;
+import io.netty.channel.ChannelHandler;
+import io.netty.util.AsciiString;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * What each bind of a frontend puts first on an accepted connection: the PROXY header reader ({@code accept-proxy},
+ * {@code tcp-request connection expect-proxy}), then the TLS handshake ({@code ssl}), then the HTTP/1 or HTTP/2
+ * connection ({@code proto h2}); QUIC binds go to {@link QuicBinds}. Also the {@code alt-svc} value a frontend's
+ * QUIC binds give its TCP connections. Static.
+ */
+final class BindPipelines {
+    private BindPipelines() {
+    }
+
+    /**
+     * The listeners of the TCP binds of frontend {@code p}, in declaration order, each with the handler it starts an
+     * accepted connection with; its QUIC binds are added to {@code quic}.
+     */
+    static List<Listener> listeners(Proxy p, Frontend fe, ConnectionLimit limit, ConnectionRules connectionRules, TlsContexts tls,
+            QuicBinds quic) {
+        List<Listener> listeners = new ArrayList<>();
+        boolean expectsProxy = p.tcpRules().connection().stream()
+                .anyMatch(r -> r instanceof HttpRule.Action a && a.name().equals("expect-proxy"));
+        int bindIndex = 0;
+        for (Bind b : p.binds()) {
+            bindIndex++;
+            if (b.isQuic()) {
+                quic.add(fe, b, tls.forQuicBind(p.name(), b), connectionRules);
+                continue;
+            }
+            boolean h2 = "h2".equals(b.proto());
+            String bindName = b.socket().name() != null ? b.socket().name() : Integer.toString(bindIndex);
+            long handshakeTimeout = handshakeTimeout(p.timeouts());
+            Function<Boolean, ChannelHandler> first;
+            if (b.tls() != null) {
+                ServerTlsContext ctx = tls.forBind(p.name(), b);
+                first = admitted -> new TlsClientSetup(fe, ctx, bindName, h2, handshakeTimeout, admitted);
+            } else {
+                first = admitted -> h2 ? H2ClientConnection.create(fe, admitted) : new H1ClientConnection(fe, admitted);
+            }
+            Function<Boolean, ChannelHandler> after = first;
+            if (b.acceptProxy()) {
+                // the PROXY header comes before anything else, TLS included
+                first = admitted -> new ProxyHeaderReader(fe, bindName, handshakeTimeout, admitted, after);
+            } else if (expectsProxy) {
+                // tcp-request connection expect-proxy layer4: the rules decided, per connection
+                first = admitted -> ProxyHeaderReader.ifExpected(fe, bindName, handshakeTimeout, admitted, after);
+            }
+            listeners.add(new Listener(b, p.name(), limit, first));
+        }
+        return listeners;
+    }
+
+    /**
+     * The {@code alt-svc} value {@code option h3-alt-svc} adds on the TCP connections of a frontend: its first
+     * QUIC bind's port and the configured max age; null when off or when the frontend has no QUIC bind.
+     */
+    static AsciiString altSvc(Proxy p) {
+        long ma = p.http().h3AltSvcMaxAge();
+        if (ma < 0) {
+            return null;
+        }
+        for (Bind b : p.binds()) {
+            if (b.address() instanceof ListenAddress.Quic q) {
+                return new AsciiString("h3=\":" + q.port() + "\"; ma=" + ma);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * How long a client has to complete its TLS handshake: {@code timeout client} (what HAProxy's
+     * {@code timeout client-hs} falls back to), else {@code timeout http-request}, else 10 s.
+     */
+    static long handshakeTimeout(Timeouts t) {
+        if (t.client() != Timeouts.UNSET && t.client() > 0) {
+            return t.client();
+        }
+        if (t.httpRequest() != Timeouts.UNSET && t.httpRequest() > 0) {
+            return t.httpRequest();
+        }
+        return ServerTlsContext.DEFAULT_HANDSHAKE_TIMEOUT_MS;
+    }
+}
