@@ -2,7 +2,6 @@ package dev.sluice.proxy.h1;
 
 import dev.sluice.proxy.http.h1.InputBuffer;
 import dev.sluice.proxy.http.h1.H1Error;
-import dev.sluice.proxy.http.h1.H1Encoder;
 import dev.sluice.proxy.http.h1.H1Parser;
 import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.config.model.HttpOptions;
@@ -36,9 +35,9 @@ import java.net.InetSocketAddress;
 
 /**
  * An HTTP/1.x client connection: parses requests one at a time (pipelined ones wait), hands each to a
- * {@link Stream}, and encodes what the stream sends back. Decides keep-alive, drains an unread request
- * body after an early answer, and applies {@code timeout http-request}, {@code http-keep-alive} and
- * {@code client}. One instance per connection, used only on its event loop.
+ * {@link Stream}, and has what the stream sends back written by its {@link H1ResponseWriter}. Decides keep-alive,
+ * drains an unread request body after an early answer, and applies {@code timeout http-request},
+ * {@code http-keep-alive} and {@code client}. One instance per connection, used only on its event loop.
  */
 public final class H1ClientConnection extends ChannelInboundHandlerAdapter implements ClientSide, H1Parser.Sink {
 
@@ -68,6 +67,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     private final ConnectionLimit limit;
     private final H1Parser parser;
     private final InputBuffer input = new InputBuffer();
+    private final H1ResponseWriter writer = new H1ResponseWriter();
     private ChannelHandlerContext ctx;
     private Channel ch;
     private int loopIndex;
@@ -83,17 +83,10 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
 
     // the current exchange
     private Stream stream;
-    private HttpVersion requestVersion;
     private boolean requestEnded;
     private boolean clientKeepAlive;
-    private boolean keepAlive;
-    private boolean headSent;
-    private boolean chunked;
-    private boolean chunkWritten;
-    private boolean dirty;
     private long acceptDate;
     private long requestStart;
-    private long bytesOut;
     private boolean tls;
     private TlsSession tlsSession;
     /** The client's addresses: the PROXY header's when the connection started with one ({@code accept-proxy}). */
@@ -142,6 +135,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.ch = ctx.channel();
+        writer.attach(ctx);
         if (ch.isActive()) {
             // added after a TLS handshake
             started();
@@ -402,11 +396,9 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         RequestHead req = (RequestHead) head;
         requests++;
         phase = Phase.EXCHANGE;
-        requestVersion = req.version();
+        writer.request(req.version());
         requestEnded = false;
-        headSent = false;
-        bytesOut = 0;
-        clientKeepAlive = (requestVersion == HttpVersion.HTTP_1_1 ? !parser.closeWanted() : parser.keepAliveWanted())
+        clientKeepAlive = (req.version() == HttpVersion.HTTP_1_1 ? !parser.closeWanted() : parser.keepAliveWanted())
                 && !parser.closeAfter();
         if (req.hasBody()) {
             timer.arm(frontend.timeouts().client());
@@ -462,7 +454,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         if (s != null) {
             s.onClientClosed();
         }
-        if (headSent) {
+        if (writer.headSent()) {
             closeNow();
             return;
         }
@@ -512,91 +504,35 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         return proxyHeader;
     }
 
-    /** Decides framing and persistence for a final response head; returns the extra framing line. */
-    private byte[] finalFraming(ResponseHead h) {
-        boolean close = !clientKeepAlive || inputClosed || stream == null || stream.connectionMode() == HttpOptions.ConnectionMode.CLOSE
+    /** Whether the connection closes after this response, whatever its framing. */
+    private boolean mustClose() {
+        return !clientKeepAlive || inputClosed || stream == null || stream.connectionMode() == HttpOptions.ConnectionMode.CLOSE
                 || frontend.isStopped();
-        byte[] framing = null;
-        chunked = false;
-        chunkWritten = false;
-        switch (h.body()) {
-            case STREAMED -> {
-                if (requestVersion == HttpVersion.HTTP_1_1) {
-                    chunked = true;
-                    framing = H1Encoder.TE_CHUNKED;
-                } else {
-                    close = true;
-                }
-            }
-            case UNTIL_CLOSE -> close = true;
-            default -> {
-            }
-        }
-        keepAlive = !close;
-        headSent = true;
-        return framing;
-    }
-
-    private byte[] connectionLine() {
-        if (!keepAlive) {
-            return H1Encoder.CONNECTION_CLOSE;
-        }
-        return requestVersion == HttpVersion.HTTP_1_0 ? H1Encoder.CONNECTION_KEEP_ALIVE : null;
     }
 
     @Override
     public void sendHead(ResponseHead head) {
         if (head.isInterim()) {
-            if (requestVersion == HttpVersion.HTTP_1_1) {
-                ctx.write(H1Encoder.response(ctx.alloc(), head, null, null, 0));
-                dirty = true;
-            }
-            return;
+            writer.interim(head);
+        } else {
+            writer.head(head, mustClose());
         }
-        byte[] framing = finalFraming(head);
-        byte[] conn = head.status() == 101 && head.upgrade() != null ? H1Encoder.upgradeLines(head.upgrade()) : connectionLine();
-        ByteBuf out = H1Encoder.response(ctx.alloc(), head, framing, conn, 0);
-        bytesOut += out.readableBytes();
-        ctx.write(out);
-        dirty = true;
     }
 
     @Override
     public void sendBody(ByteBuf data) {
-        int n = data.readableBytes();
-        if (n == 0) {
-            data.release();
-            return;
-        }
-        if (chunked) {
-            ctx.write(H1Encoder.chunkHeader(ctx.alloc(), n, chunkWritten));
-            chunkWritten = true;
-        }
-        bytesOut += n;
-        ctx.write(data);
-        dirty = true;
+        writer.body(data);
     }
 
     @Override
     public void sendEnd(HttpFields trailers) {
-        if (chunked) {
-            ctx.write(H1Encoder.lastChunk(ctx.alloc(), chunkWritten, trailers));
-            dirty = true;
-        }
+        writer.end(trailers);
         exchangeDone();
     }
 
     @Override
     public void sendGenerated(ResponseHead head, byte[] body) {
-        byte[] framing = finalFraming(head);
-        int bodyLen = stream != null && stream.request().isHead() ? 0 : body.length;
-        ByteBuf out = H1Encoder.response(ctx.alloc(), head, framing, connectionLine(), bodyLen);
-        if (bodyLen > 0) {
-            out.writeBytes(body);
-        }
-        bytesOut += out.readableBytes();
-        ctx.write(out);
-        dirty = true;
+        writer.generated(head, body, mustClose(), stream != null && stream.request().isHead());
         exchangeDone();
     }
 
@@ -632,15 +568,12 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
 
     @Override
     public long bytesOut() {
-        return bytesOut;
+        return writer.bytesOut();
     }
 
     @Override
     public void flush() {
-        if (dirty) {
-            dirty = false;
-            ctx.flush();
-        }
+        writer.flush();
     }
 
     @Override
@@ -670,9 +603,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     @Override
     public void sendRaw(ByteBuf data) {
         timer.arm(tunnelTimeout());
-        bytesOut += data.readableBytes();
-        ctx.write(data);
-        dirty = true;
+        writer.raw(data);
     }
 
     private long tunnelTimeout() {
@@ -699,9 +630,9 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
 
     private void exchangeDone() {
         stream = null;
-        if (!keepAlive || inputClosed || !ch.isActive()) {
+        if (!writer.keepAlive() || inputClosed || !ch.isActive()) {
             phase = Phase.CLOSING;
-            dirty = false;
+            writer.flushedByCaller();
             ChannelFuture written = ctx.writeAndFlush(Unpooled.EMPTY_BUFFER);
             if (requestEnded && !input.isReadable()) {
                 written.addListener(ChannelFutureListener.CLOSE);
@@ -726,7 +657,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     private void nextRequest() {
         flush();
         phase = Phase.WAIT_REQUEST;
-        headSent = false;
+        writer.nextRequest();
         parser.resume();
         requestStart = System.nanoTime();
         if (input.isReadable()) {
@@ -786,20 +717,13 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     private void sendRawAndClose(GeneratedResponse r) {
         phase = Phase.CLOSING;
         timer.disarm();
-        dev.sluice.proxy.http.h1.ErrorResponses pages = frontend.errors();
-        if (pages.closes(r.status())) {
+        ByteBuf page = writer.errorPage(r, frontend.errors());
+        if (page == null) {
+            // the frontend's errorfile for this status is empty: close without an answer
             ch.close();
             return;
         }
-        ResponseHead custom = pages.head(r.status());
-        if (custom != null) {
-            byte[] body = pages.body(r.status());
-            ByteBuf out = H1Encoder.response(ctx.alloc(), custom, null, H1Encoder.CONNECTION_CLOSE, body.length);
-            out.writeBytes(body);
-            lingerAfter(ctx.writeAndFlush(out));
-            return;
-        }
-        lingerAfter(ctx.writeAndFlush(Unpooled.wrappedBuffer(r.raw())));
+        lingerAfter(ctx.writeAndFlush(page));
     }
 
     /**
