@@ -1,24 +1,31 @@
 package dev.sluice.proxy.h1;
 
-import dev.sluice.proxy.http.h1.InputBuffer;
-import dev.sluice.proxy.http.h1.H1Error;
-import dev.sluice.proxy.http.h1.H1Parser;
-import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.config.model.HttpOptions;
 import dev.sluice.config.model.Timeouts;
-import dev.sluice.proxy.stream.ClientSide;
-import dev.sluice.proxy.stream.Deadline;
+import dev.sluice.proxy.backend.Backend;
+import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.diag.UnexpectedErrors;
+import dev.sluice.proxy.h2.H2ClientConnection;
 import dev.sluice.proxy.http.GeneratedResponse;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.HttpVersion;
 import dev.sluice.proxy.http.MessageHead;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
-import dev.sluice.proxy.stream.Stream;
+import dev.sluice.proxy.http.h1.H1Error;
+import dev.sluice.proxy.http.h1.H1Parser;
+import dev.sluice.proxy.http.h1.InputBuffer;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
+import dev.sluice.proxy.rules.Trackers;
+import dev.sluice.proxy.stats.ErrorCapture;
+import dev.sluice.proxy.stream.ClientSide;
+import dev.sluice.proxy.stream.Deadline;
 import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.proxy.stream.RequestLog;
+import dev.sluice.proxy.stream.ServerSide;
+import dev.sluice.proxy.stream.SoftStop;
+import dev.sluice.proxy.stream.Stream;
 import dev.sluice.proxy.stream.Termination.Cause;
 import dev.sluice.proxy.stream.Termination.State;
 import dev.sluice.proxy.tls.TlsSession;
@@ -31,7 +38,11 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.util.concurrent.Future;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * An HTTP/1.x client connection: parses requests one at a time (pipelined ones wait), hands each to a
@@ -106,15 +117,15 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     // ------------------------------------------------------------------ channel events
 
     @Override
-    public java.util.List<dev.sluice.proxy.stream.ServerSide> privateConnections() {
+    public List<ServerSide> privateConnections() {
         if (privateConnections == null) {
-            privateConnections = new java.util.ArrayList<>(2);
+            privateConnections = new ArrayList<>(2);
         }
         return privateConnections;
     }
 
     /** The server connections private to this one ({@code http-reuse never}), in first-use order; null until one. */
-    private java.util.List<dev.sluice.proxy.stream.ServerSide> privateConnections;
+    private List<ServerSide> privateConnections;
 
     @Override
     public boolean firstRequest() {
@@ -122,12 +133,12 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     }
 
     @Override
-    public io.netty.util.concurrent.Future<?> closeFuture() {
+    public Future<?> closeFuture() {
         return ch.closeFuture();
     }
 
     @Override
-    public dev.sluice.proxy.rules.Trackers sessionTrackers() {
+    public Trackers sessionTrackers() {
         return ch == null ? null : ch.attr(SESSION_TRACKERS).get();
     }
 
@@ -156,7 +167,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         loopIndex = frontend.workers().indexOf(ch.eventLoop());
         timer = new Deadline(ch.eventLoop(), this::onTimeout);
         frontend.countConnection(loopIndex, false);
-        dev.sluice.proxy.rules.Trackers.sessionStarted(sessionTrackers());
+        Trackers.sessionStarted(sessionTrackers());
         acceptDate = System.currentTimeMillis();
         requestStart = System.nanoTime();
         tlsSession = TlsSession.of(ch);
@@ -183,8 +194,8 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
             inputShutdown();
             return;
         }
-        if (evt == dev.sluice.proxy.stream.SoftStop.EVENT) {
-            // an idle connection goes now; one in an exchange goes after its response (finalFraming closes it)
+        if (evt == SoftStop.EVENT) {
+            // an idle connection goes now; one in an exchange goes after its response (mustClose)
             if (phase == Phase.WAIT_REQUEST && parser.idle() && !input.isReadable()) {
                 closeNow();
             }
@@ -298,7 +309,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     }
 
     /** HTTP/2's connection preface, which an HTTP/2 client with prior knowledge sends first. */
-    private static final byte[] H2_PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] H2_PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
     /**
      * Gives the connection to an HTTP/2 handler with what was received (the preface included), keeping its slot,
@@ -312,7 +323,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         boolean a = admitted;
         admitted = false;
         phase = Phase.CLOSING;
-        ctx.pipeline().replace(this, ctx.name(), dev.sluice.proxy.h2.H2ClientConnection.upgraded(frontend, a));
+        ctx.pipeline().replace(this, ctx.name(), H2ClientConnection.upgraded(frontend, a));
         ctx.fireChannelRead(received);
     }
 
@@ -445,9 +456,9 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     @Override
     public void onError(H1Error error) {
         Stream s = stream;
-        dev.sluice.proxy.backend.Backend be = s == null ? null : s.backend();
-        dev.sluice.proxy.backend.Server srv = s == null ? null : s.server();
-        frontend.lastError(dev.sluice.proxy.stats.ErrorCapture.capture(true, frontend.name(), frontend.id(), be == null ? null : be.name(),
+        Backend be = s == null ? null : s.backend();
+        Server srv = s == null ? null : s.server();
+        frontend.lastError(ErrorCapture.capture(true, frontend.name(), frontend.id(), be == null ? null : be.name(),
                 be == null ? -1 : be.id(), srv == null ? null : srv.name(), srv == null ? -1 : srv.id(), remoteAddress(), input.get(),
                 parser.messageStart(), error.offset()));
         stream = null;
