@@ -1,25 +1,31 @@
 package dev.sluice.proxy.h1;
 
-import dev.sluice.proxy.http.h1.InputBuffer;
-import dev.sluice.proxy.http.h1.H1Error;
-import dev.sluice.proxy.http.h1.H1Encoder;
-import dev.sluice.proxy.http.h1.H1Parser;
-import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.config.model.HttpOptions;
 import dev.sluice.config.model.Timeouts;
-import dev.sluice.proxy.stream.ClientSide;
-import dev.sluice.proxy.stream.Deadline;
+import dev.sluice.proxy.backend.Backend;
+import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.diag.UnexpectedErrors;
+import dev.sluice.proxy.h2.H2ClientConnection;
 import dev.sluice.proxy.http.GeneratedResponse;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.HttpVersion;
 import dev.sluice.proxy.http.MessageHead;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
-import dev.sluice.proxy.stream.Stream;
+import dev.sluice.proxy.http.h1.H1Error;
+import dev.sluice.proxy.http.h1.H1Parser;
+import dev.sluice.proxy.http.h1.InputBuffer;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
+import dev.sluice.proxy.rules.Trackers;
+import dev.sluice.proxy.stats.ErrorCapture;
+import dev.sluice.proxy.stream.ClientSide;
+import dev.sluice.proxy.stream.Deadline;
 import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.proxy.stream.RequestLog;
+import dev.sluice.proxy.stream.ServerSide;
+import dev.sluice.proxy.stream.SoftStop;
+import dev.sluice.proxy.stream.Stream;
 import dev.sluice.proxy.stream.Termination.Cause;
 import dev.sluice.proxy.stream.Termination.State;
 import dev.sluice.proxy.tls.TlsSession;
@@ -32,13 +38,17 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.util.concurrent.Future;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * An HTTP/1.x client connection: parses requests one at a time (pipelined ones wait), hands each to a
- * {@link Stream}, and encodes what the stream sends back. Decides keep-alive, drains an unread request
- * body after an early answer, and applies {@code timeout http-request}, {@code http-keep-alive} and
- * {@code client}. One instance per connection, used only on its event loop.
+ * {@link Stream}, and has what the stream sends back written by its {@link H1ResponseWriter}. Decides keep-alive,
+ * drains an unread request body after an early answer, and applies {@code timeout http-request},
+ * {@code http-keep-alive} and {@code client}. One instance per connection, used only on its event loop.
  */
 public final class H1ClientConnection extends ChannelInboundHandlerAdapter implements ClientSide, H1Parser.Sink {
 
@@ -68,6 +78,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     private final ConnectionLimit limit;
     private final H1Parser parser;
     private final InputBuffer input = new InputBuffer();
+    private final H1ResponseWriter writer = new H1ResponseWriter();
     private ChannelHandlerContext ctx;
     private Channel ch;
     private int loopIndex;
@@ -83,17 +94,10 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
 
     // the current exchange
     private Stream stream;
-    private HttpVersion requestVersion;
     private boolean requestEnded;
     private boolean clientKeepAlive;
-    private boolean keepAlive;
-    private boolean headSent;
-    private boolean chunked;
-    private boolean chunkWritten;
-    private boolean dirty;
     private long acceptDate;
     private long requestStart;
-    private long bytesOut;
     private boolean tls;
     private TlsSession tlsSession;
     /** The client's addresses: the PROXY header's when the connection started with one ({@code accept-proxy}). */
@@ -113,15 +117,15 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     // ------------------------------------------------------------------ channel events
 
     @Override
-    public java.util.List<dev.sluice.proxy.stream.ServerSide> privateConnections() {
+    public List<ServerSide> privateConnections() {
         if (privateConnections == null) {
-            privateConnections = new java.util.ArrayList<>(2);
+            privateConnections = new ArrayList<>(2);
         }
         return privateConnections;
     }
 
     /** The server connections private to this one ({@code http-reuse never}), in first-use order; null until one. */
-    private java.util.List<dev.sluice.proxy.stream.ServerSide> privateConnections;
+    private List<ServerSide> privateConnections;
 
     @Override
     public boolean firstRequest() {
@@ -129,12 +133,12 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     }
 
     @Override
-    public io.netty.util.concurrent.Future<?> closeFuture() {
+    public Future<?> closeFuture() {
         return ch.closeFuture();
     }
 
     @Override
-    public dev.sluice.proxy.rules.Trackers sessionTrackers() {
+    public Trackers sessionTrackers() {
         return ch == null ? null : ch.attr(SESSION_TRACKERS).get();
     }
 
@@ -142,6 +146,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.ch = ctx.channel();
+        writer.attach(ctx);
         if (ch.isActive()) {
             // added after a TLS handshake
             started();
@@ -162,7 +167,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         loopIndex = frontend.workers().indexOf(ch.eventLoop());
         timer = new Deadline(ch.eventLoop(), this::onTimeout);
         frontend.countConnection(loopIndex, false);
-        dev.sluice.proxy.rules.Trackers.sessionStarted(sessionTrackers());
+        Trackers.sessionStarted(sessionTrackers());
         acceptDate = System.currentTimeMillis();
         requestStart = System.nanoTime();
         tlsSession = TlsSession.of(ch);
@@ -189,8 +194,8 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
             inputShutdown();
             return;
         }
-        if (evt == dev.sluice.proxy.stream.SoftStop.EVENT) {
-            // an idle connection goes now; one in an exchange goes after its response (finalFraming closes it)
+        if (evt == SoftStop.EVENT) {
+            // an idle connection goes now; one in an exchange goes after its response (mustClose)
             if (phase == Phase.WAIT_REQUEST && parser.idle() && !input.isReadable()) {
                 closeNow();
             }
@@ -304,7 +309,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     }
 
     /** HTTP/2's connection preface, which an HTTP/2 client with prior knowledge sends first. */
-    private static final byte[] H2_PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] H2_PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
     /**
      * Gives the connection to an HTTP/2 handler with what was received (the preface included), keeping its slot,
@@ -318,7 +323,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         boolean a = admitted;
         admitted = false;
         phase = Phase.CLOSING;
-        ctx.pipeline().replace(this, ctx.name(), dev.sluice.proxy.h2.H2ClientConnection.upgraded(frontend, a));
+        ctx.pipeline().replace(this, ctx.name(), H2ClientConnection.upgraded(frontend, a));
         ctx.fireChannelRead(received);
     }
 
@@ -402,11 +407,9 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         RequestHead req = (RequestHead) head;
         requests++;
         phase = Phase.EXCHANGE;
-        requestVersion = req.version();
+        writer.request(req.version());
         requestEnded = false;
-        headSent = false;
-        bytesOut = 0;
-        clientKeepAlive = (requestVersion == HttpVersion.HTTP_1_1 ? !parser.closeWanted() : parser.keepAliveWanted())
+        clientKeepAlive = (req.version() == HttpVersion.HTTP_1_1 ? !parser.closeWanted() : parser.keepAliveWanted())
                 && !parser.closeAfter();
         if (req.hasBody()) {
             timer.arm(frontend.timeouts().client());
@@ -453,16 +456,16 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     @Override
     public void onError(H1Error error) {
         Stream s = stream;
-        dev.sluice.proxy.backend.Backend be = s == null ? null : s.backend();
-        dev.sluice.proxy.backend.Server srv = s == null ? null : s.server();
-        frontend.lastError(dev.sluice.proxy.stats.ErrorCapture.capture(true, frontend.name(), frontend.id(), be == null ? null : be.name(),
+        Backend be = s == null ? null : s.backend();
+        Server srv = s == null ? null : s.server();
+        frontend.lastError(ErrorCapture.capture(true, frontend.name(), frontend.id(), be == null ? null : be.name(),
                 be == null ? -1 : be.id(), srv == null ? null : srv.name(), srv == null ? -1 : srv.id(), remoteAddress(), input.get(),
                 parser.messageStart(), error.offset()));
         stream = null;
         if (s != null) {
             s.onClientClosed();
         }
-        if (headSent) {
+        if (writer.headSent()) {
             closeNow();
             return;
         }
@@ -512,91 +515,35 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         return proxyHeader;
     }
 
-    /** Decides framing and persistence for a final response head; returns the extra framing line. */
-    private byte[] finalFraming(ResponseHead h) {
-        boolean close = !clientKeepAlive || inputClosed || stream == null || stream.connectionMode() == HttpOptions.ConnectionMode.CLOSE
+    /** Whether the connection closes after this response, whatever its framing. */
+    private boolean mustClose() {
+        return !clientKeepAlive || inputClosed || stream == null || stream.connectionMode() == HttpOptions.ConnectionMode.CLOSE
                 || frontend.isStopped();
-        byte[] framing = null;
-        chunked = false;
-        chunkWritten = false;
-        switch (h.body()) {
-            case STREAMED -> {
-                if (requestVersion == HttpVersion.HTTP_1_1) {
-                    chunked = true;
-                    framing = H1Encoder.TE_CHUNKED;
-                } else {
-                    close = true;
-                }
-            }
-            case UNTIL_CLOSE -> close = true;
-            default -> {
-            }
-        }
-        keepAlive = !close;
-        headSent = true;
-        return framing;
-    }
-
-    private byte[] connectionLine() {
-        if (!keepAlive) {
-            return H1Encoder.CONNECTION_CLOSE;
-        }
-        return requestVersion == HttpVersion.HTTP_1_0 ? H1Encoder.CONNECTION_KEEP_ALIVE : null;
     }
 
     @Override
     public void sendHead(ResponseHead head) {
         if (head.isInterim()) {
-            if (requestVersion == HttpVersion.HTTP_1_1) {
-                ctx.write(H1Encoder.response(ctx.alloc(), head, null, null, 0));
-                dirty = true;
-            }
-            return;
+            writer.interim(head);
+        } else {
+            writer.head(head, mustClose());
         }
-        byte[] framing = finalFraming(head);
-        byte[] conn = head.status() == 101 && head.upgrade() != null ? H1Encoder.upgradeLines(head.upgrade()) : connectionLine();
-        ByteBuf out = H1Encoder.response(ctx.alloc(), head, framing, conn, 0);
-        bytesOut += out.readableBytes();
-        ctx.write(out);
-        dirty = true;
     }
 
     @Override
     public void sendBody(ByteBuf data) {
-        int n = data.readableBytes();
-        if (n == 0) {
-            data.release();
-            return;
-        }
-        if (chunked) {
-            ctx.write(H1Encoder.chunkHeader(ctx.alloc(), n, chunkWritten));
-            chunkWritten = true;
-        }
-        bytesOut += n;
-        ctx.write(data);
-        dirty = true;
+        writer.body(data);
     }
 
     @Override
     public void sendEnd(HttpFields trailers) {
-        if (chunked) {
-            ctx.write(H1Encoder.lastChunk(ctx.alloc(), chunkWritten, trailers));
-            dirty = true;
-        }
+        writer.end(trailers);
         exchangeDone();
     }
 
     @Override
     public void sendGenerated(ResponseHead head, byte[] body) {
-        byte[] framing = finalFraming(head);
-        int bodyLen = stream != null && stream.request().isHead() ? 0 : body.length;
-        ByteBuf out = H1Encoder.response(ctx.alloc(), head, framing, connectionLine(), bodyLen);
-        if (bodyLen > 0) {
-            out.writeBytes(body);
-        }
-        bytesOut += out.readableBytes();
-        ctx.write(out);
-        dirty = true;
+        writer.generated(head, body, mustClose(), stream != null && stream.request().isHead());
         exchangeDone();
     }
 
@@ -627,15 +574,12 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
 
     @Override
     public long bytesOut() {
-        return bytesOut;
+        return writer.bytesOut();
     }
 
     @Override
     public void flush() {
-        if (dirty) {
-            dirty = false;
-            ctx.flush();
-        }
+        writer.flush();
     }
 
     @Override
@@ -665,9 +609,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     @Override
     public void sendRaw(ByteBuf data) {
         timer.arm(tunnelTimeout());
-        bytesOut += data.readableBytes();
-        ctx.write(data);
-        dirty = true;
+        writer.raw(data);
     }
 
     private long tunnelTimeout() {
@@ -694,9 +636,9 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
 
     private void exchangeDone() {
         stream = null;
-        if (!keepAlive || inputClosed || !ch.isActive()) {
+        if (!writer.keepAlive() || inputClosed || !ch.isActive()) {
             phase = Phase.CLOSING;
-            dirty = false;
+            writer.flushedByCaller();
             ChannelFuture written = ctx.writeAndFlush(Unpooled.EMPTY_BUFFER);
             if (requestEnded && !input.isReadable()) {
                 written.addListener(ChannelFutureListener.CLOSE);
@@ -721,7 +663,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     private void nextRequest() {
         flush();
         phase = Phase.WAIT_REQUEST;
-        headSent = false;
+        writer.nextRequest();
         parser.resume();
         requestStart = System.nanoTime();
         if (input.isReadable()) {
@@ -781,20 +723,13 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     private void sendRawAndClose(GeneratedResponse r) {
         phase = Phase.CLOSING;
         timer.disarm();
-        dev.sluice.proxy.http.h1.ErrorResponses pages = frontend.errors();
-        if (pages.closes(r.status())) {
+        ByteBuf page = writer.errorPage(r, frontend.errors());
+        if (page == null) {
+            // the frontend's errorfile for this status is empty: close without an answer
             ch.close();
             return;
         }
-        ResponseHead custom = pages.head(r.status());
-        if (custom != null) {
-            byte[] body = pages.body(r.status());
-            ByteBuf out = H1Encoder.response(ctx.alloc(), custom, null, H1Encoder.CONNECTION_CLOSE, body.length);
-            out.writeBytes(body);
-            lingerAfter(ctx.writeAndFlush(out));
-            return;
-        }
-        lingerAfter(ctx.writeAndFlush(Unpooled.wrappedBuffer(r.raw())));
+        lingerAfter(ctx.writeAndFlush(page));
     }
 
     /**

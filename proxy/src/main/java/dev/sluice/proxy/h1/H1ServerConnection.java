@@ -1,26 +1,30 @@
 package dev.sluice.proxy.h1;
 
-import dev.sluice.proxy.http.h1.InputBuffer;
-import dev.sluice.proxy.http.h1.H1Limits;
-import dev.sluice.proxy.http.h1.H1Error;
-import dev.sluice.proxy.http.h1.H1Encoder;
-import dev.sluice.proxy.http.h1.H1Parser;
-import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.config.model.HttpOptions;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.backend.ServerConnector;
-import dev.sluice.proxy.stream.Deadline;
+import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.HttpVersion;
 import dev.sluice.proxy.http.MessageHead;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
+import dev.sluice.proxy.http.h1.H1Encoder;
+import dev.sluice.proxy.http.h1.H1Error;
+import dev.sluice.proxy.http.h1.H1Limits;
+import dev.sluice.proxy.http.h1.H1Parser;
+import dev.sluice.proxy.http.h1.InputBuffer;
+import dev.sluice.proxy.stats.ErrorCapture;
+import dev.sluice.proxy.stream.Deadline;
+import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.proxy.stream.ServerSide;
 import dev.sluice.proxy.stream.Stream;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 
@@ -153,7 +157,7 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
         chunkWritten = false;
         // an HTTP/1.0 request goes on as HTTP/1.0 (asking for keep-alive), as HAProxy does, unless its
         // body needs chunking (h2 client without content-length)
-        boolean http10 = head.version() == dev.sluice.proxy.http.HttpVersion.HTTP_1_0 && !chunked && head.upgrade() == null;
+        boolean http10 = head.version() == HttpVersion.HTTP_1_0 && !chunked && head.upgrade() == null;
         byte[] close = head.upgrade() != null ? H1Encoder.upgradeLines(head.upgrade())
                 : stream.connectionMode() != HttpOptions.ConnectionMode.KEEP_ALIVE ? H1Encoder.CONNECTION_CLOSE
                 : http10 ? H1Encoder.CONNECTION_KEEP_ALIVE : null;
@@ -264,7 +268,7 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
         keepAlive = false;
         notInUse();
         if (tunnel) {
-            ctx.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
             return;
         }
         ch.close();
@@ -396,8 +400,8 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
     public void onError(H1Error error) {
         keepAlive = false;
         Backend be = server.backend();
-        dev.sluice.proxy.stream.Frontend fe = stream == null ? null : stream.frontend();
-        be.lastError(dev.sluice.proxy.stats.ErrorCapture.capture(false, be.name(), be.id(), fe == null ? null : fe.name(), fe == null ? -1 : fe.id(),
+        Frontend fe = stream == null ? null : stream.frontend();
+        be.lastError(ErrorCapture.capture(false, be.name(), be.id(), fe == null ? null : fe.name(), fe == null ? -1 : fe.id(),
                 server.name(), server.id(), stream == null ? null : stream.client().remoteAddress(), input.get(), parser.messageStart(), error.offset()));
         if (stream != null) {
             stream.onServerFailure(Stream.ServerFailure.INVALID_RESPONSE);

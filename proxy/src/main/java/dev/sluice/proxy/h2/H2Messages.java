@@ -1,6 +1,7 @@
 package dev.sluice.proxy.h2;
 
 import dev.sluice.config.HttpTokens;
+import dev.sluice.proxy.http.Authority;
 import dev.sluice.proxy.http.HeaderNames;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.HttpVersion;
@@ -182,7 +183,7 @@ public final class H2Messages {
         }
         if (authority != null) {
             AsciiString auth = AsciiString.of(authority);
-            if (!validAuthority(auth)) {
+            if (!Authority.valid(auth)) {
                 return badRequest("forbidden character in :authority");
             }
             // the host field is replaced by :authority (an extra host is dropped), or synthesized from it
@@ -414,16 +415,6 @@ public final class H2Messages {
             char c = (char) (s.byteAt(i) & 0xff);
             boolean alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
             if (!alpha && (i == 0 || !((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    static boolean validAuthority(AsciiString a) {
-        for (int k = 0; k < a.length(); k++) {
-            int c = a.byteAt(k) & 0xff;
-            if (c <= 0x20 || c >= 0x7f || c == '/' || c == '?' || c == '#' || c == '\\') {
                 return false;
             }
         }

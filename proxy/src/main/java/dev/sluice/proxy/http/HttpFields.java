@@ -2,6 +2,7 @@ package dev.sluice.proxy.http;
 
 import io.netty.util.AsciiString;
 import java.util.Arrays;
+import java.util.Locale;
 
 /**
  * The header fields of one message, in order, names lower-cased (HAProxy normalises names the same way,
@@ -46,7 +47,7 @@ public final class HttpFields {
     }
 
     public void add(String name, String value) {
-        add(AsciiString.of(name.toLowerCase(java.util.Locale.ROOT)), new AsciiString(value));
+        add(AsciiString.of(name.toLowerCase(Locale.ROOT)), new AsciiString(value));
     }
 
     public void setValue(int i, AsciiString value) {

@@ -7,6 +7,7 @@ import dev.sluice.proxy.http.ResponseHead;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.util.AsciiString;
+import java.util.Arrays;
 
 /**
  * Turns an {@code errorfile} (a raw HTTP/1 response) into a head and a body with the HTTP/1 parser, so
@@ -58,7 +59,7 @@ public final class ErrorPageParser {
             throw new IllegalArgumentException(err[0] != null ? err[0] : "incomplete response head");
         }
         int headLen = headLength(raw);
-        byte[] body = java.util.Arrays.copyOfRange(raw, headLen, raw.length);
+        byte[] body = Arrays.copyOfRange(raw, headLen, raw.length);
         ResponseHead h = head[0];
         h.fields().set(HeaderNames.CONTENT_LENGTH, AsciiString.of(Integer.toString(body.length)));
         h.bodyLength(body.length);

@@ -7,6 +7,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.util.AsciiString;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Writes heads, chunk framing and trailers in HTTP/1.1 syntax. Field names are written as the model holds
@@ -21,10 +22,10 @@ public final class H1Encoder {
     private static final byte[] SP_HTTP10_CRLF = {' ', 'H', 'T', 'T', 'P', '/', '1', '.', '0', '\r', '\n'};
     private static final byte[] COLON_SP = {':', ' '};
     private static final byte[] CRLF = {'\r', '\n'};
-    public static final byte[] TE_CHUNKED = "transfer-encoding: chunked\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    public static final byte[] CONNECTION_CLOSE = "connection: close\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    public static final byte[] CONNECTION_KEEP_ALIVE = "connection: keep-alive\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    private static final byte[] CONNECTION_UPGRADE = "connection: upgrade\r\nupgrade: ".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    public static final byte[] TE_CHUNKED = "transfer-encoding: chunked\r\n".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] CONNECTION_CLOSE = "connection: close\r\n".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] CONNECTION_KEEP_ALIVE = "connection: keep-alive\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] CONNECTION_UPGRADE = "connection: upgrade\r\nupgrade: ".getBytes(StandardCharsets.US_ASCII);
 
     /** The {@code connection: upgrade} and {@code upgrade: <protocol>} lines of an HTTP/1 upgrade. */
     public static byte[] upgradeLines(AsciiString protocol) {
@@ -37,7 +38,7 @@ public final class H1Encoder {
     }
 
     private static final byte[] LAST_CHUNK = {'0', '\r', '\n'};
-    private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
     private static int fieldsSize(HttpFields f) {
         int n = 0;
