@@ -1,9 +1,13 @@
 package dev.sluice.config;
 
 import dev.sluice.config.model.Compression;
+import java.util.EnumSet;
 import java.util.List;
 
-/** {@code compression algo <algo>...}, {@code compression type <type>...}, {@code compression offload}; HAProxy 2.6's words. */
+/**
+ * {@code compression algo <algo>...}, {@code compression type <type>...}, {@code compression offload}, and the
+ * declaration of the compression filter ({@code filter compression}); HAProxy 2.6's words.
+ */
 final class CompressionKeywords {
     private CompressionKeywords() {
     }
@@ -17,6 +21,23 @@ final class CompressionKeywords {
                         + " no-transform or a multipart type, are compressed (zlib level 1, flushed as data arrives); the backend's"
                         + " settings win over the frontend's, as in HAProxy.",
                 CompressionKeywords::compression));
+        // the other filters (spoe, cache, trace, bwlim-*, fcgi-app) are Unsupported's "filter"
+        r.family("filter", "filter");
+        r.register(new Keyword("filter compression", EnumSet.of(Section.FRONTEND, Section.LISTEN, Section.BACKEND), "filter compression",
+                "Declare the compression filter. Compression being the only filter, the 'compression' keywords are enough, as in"
+                        + " HAProxy when no other filter is declared: this line changes nothing (once per proxy).",
+                CompressionKeywords::filter));
+    }
+
+    private static void filter(KeywordContext c) {
+        if (!c.expectArgs(0, 0, "filter compression")) {
+            return;
+        }
+        if (c.proxy().compressionFilter) {
+            c.error("'" + c.proxy().name + "': Proxy supports only one compression filter");
+            return;
+        }
+        c.proxy().compressionFilter = true;
     }
 
     private static void compression(KeywordContext c) {

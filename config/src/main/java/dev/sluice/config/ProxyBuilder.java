@@ -75,6 +75,8 @@ public final class ProxyBuilder {
     String description;
     final List<String> compTypes = new ArrayList<>();
     boolean compOffload;
+    /** {@code filter compression} was declared (once per proxy). */
+    boolean compressionFilter;
     public HttpOptions.ForwardFor forwardFor;
     boolean useProxyHeader;
     long h3AltSvcMaxAge = -1;

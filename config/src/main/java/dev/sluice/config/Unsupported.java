@@ -36,7 +36,7 @@ final class Unsupported {
     /** Keywords (first word, or "first second" for families) with the feature they belong to. */
     static final Map<String, String> KEYWORDS = Map.ofEntries(
             Map.entry("lua-load", LUA), Map.entry("lua-load-per-thread", LUA), Map.entry("lua-prepend-path", LUA),
-            Map.entry("filter", "filters (SPOE, compression, cache, trace)"),
+            Map.entry("filter", "filters other than compression (SPOE, cache, trace, bandwidth limits)"),
             Map.entry("log-send-hostname", LOGS), 
             
             
@@ -56,7 +56,9 @@ final class Unsupported {
             Map.entry("stats bind-process", "multi-process mode (removed from HAProxy 2.5)"),
             
             Map.entry("email-alert", "email alerts (mailers)"),
-            Map.entry("tcp-request", "tcp-request rules"), Map.entry("tcp-response", "tcp-response rules"),
+            Map.entry("tcp-request session", "tcp-request session rules"),
+            Map.entry("tcp-request inspect-delay", "tcp-request content inspection (inspect-delay)"),
+            Map.entry("tcp-response", "tcp-response rules"),
             
             Map.entry("http-error", "http-error rules"), 
             Map.entry("timeout client-fin", "half-closed connection timeouts"),

@@ -499,6 +499,35 @@ class KeywordParsersTest {
             assertThat(be.offload()).isTrue();
         }
 
+        @Test
+        void filterCompressionIsAcceptedOncePerProxyAndChangesNothing() {
+            String proxies = """
+                    frontend fe
+                        bind :80
+                        filter compression
+                        compression algo gzip
+                        default_backend be
+                    backend be
+                        filter compression
+                        server a 10.0.0.1:80
+                    listen li
+                        bind :81
+                        filter compression
+                        server a 10.0.0.1:80
+                    """;
+            var with = valid(Configs.DEFAULTS + proxies);
+            var without = valid(Configs.DEFAULTS + proxies.replace("    filter compression\n", ""));
+            for (String p : new String[] {"fe", "be", "li"}) {
+                assertThat(Configs.proxy(with, p).http()).as(p).isEqualTo(Configs.proxy(without, p).http());
+            }
+            assertSingleError(parse(inBackend("filter compression\nfilter compression")), BACKEND_LINE + 1,
+                    "'filter compression' : 'be': Proxy supports only one compression filter");
+            assertSingleError(parse(inBackend("filter compression gzip")), BACKEND_LINE,
+                    "'filter compression' : unexpected argument 'gzip'; expected: filter compression");
+            assertThat(Configs.errors(parse(Configs.DEFAULTS + "    filter compression\n"))).extracting(Diagnostic::message)
+                    .containsExactly("'filter compression' is not allowed in 'defaults' section (allowed in: frontend, backend, listen).");
+        }
+
         @ParameterizedTest(name = "{0}")
         @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
                 "compression algo brotli => 'compression' : 'brotli' is not a supported algorithm.",

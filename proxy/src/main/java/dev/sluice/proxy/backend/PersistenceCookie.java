@@ -1,6 +1,7 @@
 package dev.sluice.proxy.backend;
 
 import dev.sluice.config.model.Cookie;
+import dev.sluice.proxy.http.Cookies;
 import dev.sluice.proxy.http.HeaderNames;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.RequestHead;
@@ -18,9 +19,6 @@ import java.util.Locale;
  * backend; what one request learns lives in its {@link Txn}.
  */
 public final class PersistenceCookie {
-    static final AsciiString COOKIE = AsciiString.cached("cookie");
-    static final AsciiString SET_COOKIE = AsciiString.cached("set-cookie");
-    static final AsciiString SET_COOKIE2 = AsciiString.cached("set-cookie2");
     static final AsciiString PRAGMA = AsciiString.cached("pragma");
     static final AsciiString EXPIRES = AsciiString.cached("expires");
     static final AsciiString ETAG = AsciiString.cached("etag");
@@ -80,8 +78,9 @@ public final class PersistenceCookie {
         t.requestDone = true;
         boolean assigned = false;
         Server chosen = null;
+        Cookies.Cursor k = new Cookies.Cursor();
         for (int i = 0; i < f.size(); i++) {
-            if (!f.name(i).contentEquals(COOKIE)) {
+            if (!f.name(i).contentEquals(Cookies.COOKIE)) {
                 continue;
             }
             byte[] b = f.value(i).toByteArray();
@@ -91,79 +90,29 @@ public final class PersistenceCookie {
             int delFrom = -1;
             boolean preserveHdr = false;
             boolean first = true;
-            int next;
-            for (int prev = hdrBeg; prev < hdrEnd; prev = next) {
-                int attBeg = prev;
-                if (!first) {
-                    attBeg++;
-                }
+            for (int prev = hdrBeg; prev < hdrEnd; prev = k.next) {
+                k.read(b, prev, hdrEnd, first, true);
                 first = false;
-                while (attBeg < hdrEnd && spht(b[attBeg])) {
-                    attBeg++;
-                }
-                int equal = attBeg;
-                int attEnd = attBeg;
-                while (equal < hdrEnd) {
-                    byte c = b[equal];
-                    if (c == '=' || c == ',' || c == ';') {
-                        break;
-                    }
-                    equal++;
-                    if (spht(c)) {
-                        continue;
-                    }
-                    attEnd = equal;
-                }
-                int valBeg;
-                int valEnd;
-                if (equal < hdrEnd && b[equal] == '=') {
-                    valBeg = equal + 1;
-                    while (valBeg < hdrEnd && spht(b[valBeg])) {
-                        valBeg++;
-                    }
-                    next = cookieValueEnd(b, valBeg, hdrEnd);
-                    valEnd = next;
-                    while (valEnd > valBeg && spht(b[valEnd - 1])) {
-                        valEnd--;
-                    }
-                } else {
-                    valBeg = valEnd = next = equal;
-                }
-                if (attBeg < hdrEnd && b[attBeg] == '$') {
+                if (k.isAttribute(b, hdrEnd)) {
                     // an RFC 2109 attribute: goes with its cookie
                     continue;
                 }
-                if (equal == next) {
+                if (!k.hasEqual()) {
                     // no '=': not ours, kept, but a cookie marked for removal before it goes now
                     preserveHdr = true;
                     if (delFrom >= 0) {
                         int[] r = deleteValue(b, hdrBeg, hdrEnd, delFrom, prev);
-                        next += r[0];
+                        k.next += r[0];
                         hdrEnd += r[0];
                         delFrom = -1;
                     }
                     continue;
                 }
-                if (attEnd != equal || valBeg > equal + 1) {
-                    // spaces around the '=' go
-                    int before = 0;
-                    if (attEnd != equal) {
-                        System.arraycopy(b, equal, b, attEnd, hdrEnd - equal);
-                        before = attEnd - equal;
-                        equal += before;
-                        valBeg += before;
-                    }
-                    if (valBeg > equal + 1) {
-                        System.arraycopy(b, valBeg, b, equal + 1, hdrEnd + before - valBeg);
-                        int after = equal + 1 - valBeg;
-                        valBeg += after;
-                        before += after;
-                    }
-                    valEnd += before;
-                    next += before;
-                    hdrEnd += before;
-                }
-                if (attEnd - attBeg == name.length && regionEquals(b, attBeg, name)) {
+                // spaces around the '=' go
+                hdrEnd = k.strip(b, hdrEnd);
+                if (k.named(b, name)) {
+                    int valBeg = k.valBeg;
+                    int valEnd = k.valEnd;
                     int delim;
                     if (prefix) {
                         delim = valBeg;
@@ -230,8 +179,7 @@ public final class PersistenceCookie {
                         // the server's part goes, the application's cookie stays
                         System.arraycopy(b, delim + 1, b, valBeg, hdrEnd - (delim + 1));
                         int delta = valBeg - (delim + 1);
-                        valEnd += delta;
-                        next += delta;
+                        k.next += delta;
                         hdrEnd += delta;
                         delFrom = -1;
                         preserveHdr = true;
@@ -242,7 +190,7 @@ public final class PersistenceCookie {
                     preserveHdr = true;
                     if (delFrom >= 0) {
                         int[] r = deleteValue(b, hdrBeg, hdrEnd, delFrom, prev);
-                        next += r[0];
+                        k.next += r[0];
                         hdrEnd += r[0];
                         delFrom = -1;
                     }
@@ -273,8 +221,8 @@ public final class PersistenceCookie {
      */
     public void response(ResponseHead head, Txn t, Server srv, boolean direct, RequestHead request, long now) {
         HttpFields f = head.fields();
-        serverCookies(f, t, srv, direct, SET_COOKIE, false);
-        serverCookies(f, t, srv, direct, SET_COOKIE2, true);
+        serverCookies(f, t, srv, direct, Cookies.SET_COOKIE, false);
+        serverCookies(f, t, srv, direct, Cookies.SET_COOKIE2, true);
         boolean post = request.method().contentEquals(RequestHead.POST);
         boolean cacheable = config.nocache() && cacheable(head, post);
         String srvCookie = srv == null ? null : srv.cookie();
@@ -312,7 +260,7 @@ public final class PersistenceCookie {
             if (config.attrs() != null) {
                 sb.append("; ").append(config.attrs());
             }
-            f.add(SET_COOKIE, new AsciiString(sb));
+            f.add(Cookies.SET_COOKIE, new AsciiString(sb));
             t.server = srvCookie != null && direct ? 'U' : 'I';
             if (cacheable) {
                 // HTTP/1.0 caches store cookies too: keep this response out of them
@@ -323,6 +271,7 @@ public final class PersistenceCookie {
 
     private void serverCookies(HttpFields f, Txn t, Server srv, boolean direct, AsciiString field, boolean cookie2) {
         String srvCookie = srv == null ? null : srv.cookie();
+        Cookies.Cursor k = new Cookies.Cursor();
         for (int i = 0; i < f.size(); i++) {
             if (!f.name(i).contentEquals(field)) {
                 continue;
@@ -333,71 +282,20 @@ public final class PersistenceCookie {
             boolean changed = false;
             boolean removed = false;
             boolean first = true;
-            int next;
-            for (int prev = hdrBeg; prev < hdrEnd; prev = next) {
-                int attBeg = prev;
-                if (!first) {
-                    attBeg++;
-                }
+            for (int prev = hdrBeg; prev < hdrEnd; prev = k.next) {
+                k.read(b, prev, hdrEnd, first, cookie2);
                 first = false;
-                while (attBeg < hdrEnd && spht(b[attBeg])) {
-                    attBeg++;
-                }
-                int equal = attBeg;
-                int attEnd = attBeg;
-                while (equal < hdrEnd) {
-                    byte c = b[equal];
-                    if (c == '=' || c == ';' || cookie2 && c == ',') {
-                        break;
-                    }
-                    equal++;
-                    if (spht(c)) {
-                        continue;
-                    }
-                    attEnd = equal;
-                }
-                int valBeg;
-                int valEnd;
-                if (equal < hdrEnd && b[equal] == '=') {
-                    valBeg = equal + 1;
-                    while (valBeg < hdrEnd && spht(b[valBeg])) {
-                        valBeg++;
-                    }
-                    next = cookieValueEnd(b, valBeg, hdrEnd);
-                    valEnd = next;
-                    while (valEnd > valBeg && spht(b[valEnd - 1])) {
-                        valEnd--;
-                    }
-                } else {
-                    valBeg = valEnd = next = equal;
-                }
-                if (next < hdrEnd) {
+                if (k.next < hdrEnd) {
                     // Set-Cookie carries one cookie (its Expires may hold a comma), Set-Cookie2 a comma-separated list
-                    next = cookie2 ? hdrValueEnd(b, next, hdrEnd) : hdrEnd;
+                    k.next = cookie2 ? Cookies.elementEnd(b, k.next, hdrEnd) : hdrEnd;
                 }
-                if (equal == valEnd) {
+                if (!k.hasEqual()) {
                     continue;
                 }
-                if (attEnd != equal || valBeg > equal + 1) {
-                    int before = 0;
-                    if (attEnd != equal) {
-                        System.arraycopy(b, equal, b, attEnd, hdrEnd - equal);
-                        before = attEnd - equal;
-                        equal += before;
-                        valBeg += before;
-                    }
-                    if (valBeg > equal + 1) {
-                        System.arraycopy(b, valBeg, b, equal + 1, hdrEnd + before - valBeg);
-                        int after = equal + 1 - valBeg;
-                        valBeg += after;
-                        before += after;
-                    }
-                    valEnd += before;
-                    next += before;
-                    hdrEnd += before;
-                    changed = true;
-                }
-                if (attEnd - attBeg != name.length || !regionEquals(b, attBeg, name)) {
+                int end = k.strip(b, hdrEnd);
+                changed |= end != hdrEnd;
+                hdrEnd = end;
+                if (!k.named(b, name)) {
                     continue;
                 }
                 t.server = 'P';
@@ -406,27 +304,28 @@ public final class PersistenceCookie {
                 }
                 if (srv != null && insert || direct && config.indirect()) {
                     // inserted again later, or the client already has a valid one
-                    if (prev == hdrBeg && next == hdrEnd) {
+                    if (prev == hdrBeg && k.next == hdrEnd) {
                         f.remove(i);
                         i--;
                         removed = true;
                         t.server = 'D';
                         break;
                     }
-                    int[] r = deleteValue(b, hdrBeg, hdrEnd, prev, next);
-                    next = r[1];
+                    int[] r = deleteValue(b, hdrBeg, hdrEnd, prev, k.next);
+                    k.next = r[1];
                     hdrEnd += r[0];
                     changed = true;
                     t.server = 'D';
                 } else if (srvCookie != null && (rewrite || prefix)) {
                     byte[] v = (rewrite ? srvCookie : srvCookie + "~").getBytes(StandardCharsets.ISO_8859_1);
-                    int cut = rewrite ? valEnd : valBeg;
+                    int valBeg = k.valBeg;
+                    int cut = rewrite ? k.valEnd : valBeg;
                     byte[] n = new byte[hdrEnd - (cut - valBeg) + v.length];
                     System.arraycopy(b, 0, n, 0, valBeg);
                     System.arraycopy(v, 0, n, valBeg, v.length);
                     System.arraycopy(b, cut, n, valBeg + v.length, hdrEnd - cut);
                     int delta = v.length - (cut - valBeg);
-                    next += delta;
+                    k.next += delta;
                     hdrEnd += delta;
                     b = n;
                     changed = true;
@@ -499,19 +398,6 @@ public final class PersistenceCookie {
 
     // ------------------------------------------------------------------ helpers
 
-    private static boolean spht(byte c) {
-        return c == ' ' || c == '\t';
-    }
-
-    private static boolean regionEquals(byte[] b, int at, byte[] what) {
-        for (int k = 0; k < what.length; k++) {
-            if (b[at + k] != what[k]) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     private static boolean regionEquals(byte[] b, int at, String what) {
         for (int k = 0; k < what.length(); k++) {
             if ((b[at + k] & 0xFF) != what.charAt(k)) {
@@ -530,52 +416,6 @@ public final class PersistenceCookie {
         return -1;
     }
 
-    /** The end of a cookie value from {@code s}: the first ',' or ';' outside a quoted string, or {@code e}. */
-    static int cookieValueEnd(byte[] b, int s, int e) {
-        boolean quoted = false;
-        boolean pair = false;
-        for (; s < e; s++) {
-            byte c = b[s];
-            if (pair) {
-                pair = false;
-            } else if (quoted) {
-                if (c == '\\') {
-                    pair = true;
-                } else if (c == '"') {
-                    quoted = false;
-                }
-            } else if (c == '"') {
-                quoted = true;
-            } else if (c == ',' || c == ';') {
-                return s;
-            }
-        }
-        return s;
-    }
-
-    /** The end of a header value from {@code s}: the first ',' outside a quoted string, or {@code e}. */
-    static int hdrValueEnd(byte[] b, int s, int e) {
-        boolean quoted = false;
-        boolean pair = false;
-        for (; s < e; s++) {
-            byte c = b[s];
-            if (pair) {
-                pair = false;
-            } else if (quoted) {
-                if (c == '\\') {
-                    pair = true;
-                } else if (c == '"') {
-                    quoted = false;
-                }
-            } else if (c == '"') {
-                quoted = true;
-            } else if (c == ',') {
-                return s;
-            }
-        }
-        return s;
-    }
-
     /**
      * Removes the cookie from {@code from} up to {@code next} (its delimiter) in {@code b[start..end)}, with its
      * delimiter and spaces as HAProxy's http_del_hdr_value does; returns the length change and where the removal began.
@@ -587,11 +427,12 @@ public final class PersistenceCookie {
             if (next < end) {
                 next++;
             }
-            while (next < end && spht(b[next])) {
+            while (next < end && Cookies.spht(b[next])) {
                 next++;
             }
         } else {
-            while (spht(b[prev - 1])) {
+            // the spaces before the delimiter go too, never past the start (a value may begin with spaces)
+            while (prev > start && Cookies.spht(b[prev - 1])) {
                 prev--;
             }
             from = prev;
@@ -601,7 +442,7 @@ public final class PersistenceCookie {
                 if (prev + 1 < next) {
                     b[prev++] = ' ';
                 }
-                while (next < end && spht(b[next])) {
+                while (next < end && Cookies.spht(b[next])) {
                     next++;
                 }
             }

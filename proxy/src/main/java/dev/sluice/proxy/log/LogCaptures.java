@@ -1,8 +1,10 @@
 package dev.sluice.proxy.log;
 
 import dev.sluice.config.model.Captures;
+import dev.sluice.proxy.http.Cookies;
 import dev.sluice.proxy.http.HttpFields;
 import io.netty.util.AsciiString;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
 
@@ -13,9 +15,6 @@ import java.util.Locale;
  * used on the stream's event loop.
  */
 public final class LogCaptures {
-    private static final AsciiString COOKIE = AsciiString.cached("cookie");
-    private static final AsciiString SET_COOKIE = AsciiString.cached("set-cookie");
-
     private final Captures config;
     private final AsciiString[] requestNames;
     private final AsciiString[] responseNames;
@@ -47,7 +46,7 @@ public final class LogCaptures {
         this.response = config.response().isEmpty() ? null : new String[config.response().size()];
     }
 
-    /** Fills the header slots of one direction and the cookie from a message head that just arrived. */
+    /** Fills the header slots of one direction from a message head that just arrived. */
     public void capture(boolean isResponse, HttpFields fields) {
         List<Captures.Slot> slots = isResponse ? config.response() : config.request();
         AsciiString[] names = isResponse ? responseNames : requestNames;
@@ -62,36 +61,63 @@ public final class LogCaptures {
                 values[s] = truncate(fields.value(i).toString(), slots.get(s).len());
             }
         }
+    }
+
+    /**
+     * {@code capture cookie}, where HAProxy reads the client's cookies (once the request rules are done, or when one
+     * denies) and the server's (after the response rules): the first cookie of the {@code Cookie} fields, or of the
+     * {@code Set-Cookie} then {@code Set-Cookie2} fields, whose {@code name=value} starts with the configured name,
+     * truncated. As HAProxy, the walk also removes the spaces around the {@code =} of every cookie it reads from the
+     * fields, which then go on so. Called once per direction; nothing without {@code capture cookie}.
+     */
+    public void cookie(boolean isResponse, HttpFields fields) {
         Captures.Cookie c = config.cookie();
-        if (c != null) {
-            if (isResponse) {
-                if (responseCookie == null) {
-                    responseCookie = cookie(fields, SET_COOKIE, c, true);
+        if (c == null) {
+            return;
+        }
+        byte[] name = c.name().getBytes(StandardCharsets.ISO_8859_1);
+        Cookies.Cursor k = new Cookies.Cursor();
+        String found = null;
+        for (AsciiString field : isResponse ? new AsciiString[] {Cookies.SET_COOKIE, Cookies.SET_COOKIE2} : new AsciiString[] {Cookies.COOKIE}) {
+            boolean list = field != Cookies.SET_COOKIE;
+            for (int i = fields.indexOf(field, 0); i >= 0; i = fields.indexOf(field, i + 1)) {
+                byte[] b = fields.value(i).toByteArray();
+                int end = b.length;
+                boolean first = true;
+                for (int prev = 0; prev < end; prev = k.next) {
+                    k.read(b, prev, end, first, list);
+                    first = false;
+                    if (isResponse && k.next < end) {
+                        // the attributes of a Set-Cookie are not cookies; Set-Cookie2 goes on after the next comma
+                        k.next = list ? Cookies.elementEnd(b, k.next, end) : end;
+                    }
+                    if (!isResponse && k.isAttribute(b, end) || !k.hasEqual()) {
+                        continue;
+                    }
+                    end = k.strip(b, end);
+                    if (found == null && k.valEnd - k.attBeg >= name.length && startsWith(b, k.attBeg, name)) {
+                        found = new String(b, k.attBeg, Math.min(k.valEnd - k.attBeg, c.len()), StandardCharsets.ISO_8859_1);
+                    }
                 }
-            } else if (requestCookie == null) {
-                requestCookie = cookie(fields, COOKIE, c, false);
+                if (end != b.length) {
+                    fields.setValue(i, new AsciiString(b, 0, end, false));
+                }
             }
+        }
+        if (isResponse) {
+            responseCookie = found;
+        } else {
+            requestCookie = found;
         }
     }
 
-    /** The first cookie whose name starts with the configured prefix, as {@code name=value}, truncated. */
-    private static String cookie(HttpFields fields, AsciiString header, Captures.Cookie c, boolean setCookie) {
-        for (int i = fields.indexOf(header, 0); i >= 0; i = fields.indexOf(header, i + 1)) {
-            String v = fields.value(i).toString();
-            // a Set-Cookie carries one cookie and its attributes; a Cookie field several, separated by ';'
-            String[] parts = setCookie ? new String[] {v} : v.split(";");
-            for (String p : parts) {
-                String cookie = p.strip();
-                if (cookie.startsWith(c.name())) {
-                    if (setCookie) {
-                        int semi = cookie.indexOf(';');
-                        cookie = semi < 0 ? cookie : cookie.substring(0, semi);
-                    }
-                    return truncate(cookie, c.len());
-                }
+    private static boolean startsWith(byte[] b, int at, byte[] prefix) {
+        for (int k = 0; k < prefix.length; k++) {
+            if (b[at + k] != prefix[k]) {
+                return false;
             }
         }
-        return null;
+        return true;
     }
 
     /** {@code http-request|response capture <sample> id <slot>}: a slot out of range is ignored. */

@@ -1,11 +1,15 @@
 package dev.sluice.proxy.rules;
 
+import dev.sluice.proxy.auth.Userlists;
+import dev.sluice.proxy.http.HeaderNames;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.MessageHead;
 import dev.sluice.proxy.http.RequestHead;
 import io.netty.util.AsciiString;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
@@ -79,19 +83,13 @@ public final class Fetches {
         def("req.hdr_val", 1, 2, Match.INT, false, a -> intOf(new Header(false, a.get(0), occurrence(a), true)));
         def("hdr_ip", 1, 2, Match.IP, false, a -> ipOf(new Header(null, a.get(0), occurrence(a), true)));
         def("req.hdr_ip", 1, 2, Match.IP, false, a -> ipOf(new Header(false, a.get(0), occurrence(a), true)));
-        for (String n : new String[] {"cook", "req.cook"}) {
-            def(n, 0, 1, Match.STR, false, a -> new Cookie(false, a.isEmpty() ? null : a.get(0)));
-        }
-        def("cook_cnt", 0, 1, Match.INT, false, a -> cookieCount(a.isEmpty() ? null : a.get(0)));
-        def("req.cook_cnt", 0, 1, Match.INT, false, a -> cookieCount(a.isEmpty() ? null : a.get(0)));
-        def("cook_val", 0, 1, Match.INT, false, a -> intOf(new Cookie(false, a.isEmpty() ? null : a.get(0))));
         def("ssl_fc", 0, 0, Match.BOOL, false, a -> t -> t.tls());
         def("ssl_fc_sni", 0, 0, Match.STR, false, a -> t -> t.sni());
         def("ssl_fc_has_sni", 0, 0, Match.BOOL, false, a -> t -> t.sni() != null);
         def("fc_rcvd_proxy", 0, 0, Match.BOOL, false, a -> t -> t.proxyHeader() != null);
         def("fc_pp_authority", 0, 0, Match.STR, false, a -> t -> t.proxyHeader() == null ? null : t.proxyHeader().authority());
         def("fc_pp_unique_id", 0, 0, Match.STR, false, a -> t -> t.proxyHeader() == null || t.proxyHeader().uniqueId() == null ? null
-                : new String(t.proxyHeader().uniqueId(), java.nio.charset.StandardCharsets.ISO_8859_1));
+                : new String(t.proxyHeader().uniqueId(), StandardCharsets.ISO_8859_1));
         def("status", 0, 0, Match.INT, true, a -> t -> t.response() == null ? null : (long) t.response().status());
         for (String n : new String[] {"res.hdr", "shdr"}) {
             def(n, 0, 2, Match.STR, true, a -> new Header(true, a.isEmpty() ? null : a.get(0), occurrence(a), true));
@@ -100,7 +98,6 @@ public final class Fetches {
         for (String n : new String[] {"res.hdr_cnt", "shdr_cnt"}) {
             def(n, 0, 1, Match.INT, true, a -> new HeaderCount(true, a.isEmpty() ? null : a.get(0), true));
         }
-        def("res.cook", 0, 1, Match.STR, true, a -> new Cookie(true, a.isEmpty() ? null : a.get(0)));
         def("res.ver", 0, 0, Match.STR, true, a -> t -> t.response() == null ? null : version(t.response()));
         def("var", 1, 2, null, false, a -> {
             String name = a.get(0);
@@ -149,6 +146,7 @@ public final class Fetches {
         def("req.body_param", 0, 2, null, false, a -> new BodyParam(a.isEmpty() || a.get(0).isEmpty() ? null : a.get(0),
                 a.size() > 1 && a.get(1).equals("i")));
         def("req.hdr_names", 0, 1, Match.STR, false, a -> t -> headerNames(t.request().fields(), a.isEmpty() ? "," : a.get(0)));
+        CookieFetch.register();
         StickFetches.register();
     }
 
@@ -279,14 +277,14 @@ public final class Fetches {
     private static final AsciiString PROXY_AUTHORIZATION = AsciiString.cached("proxy-authorization");
 
     record HttpAuth(String list, boolean groups) implements Fetch {
-        private dev.sluice.proxy.auth.Userlists.User user(Txn t) {
-            dev.sluice.proxy.auth.Userlists.Users ul = t.userlists().get(list);
+        private Userlists.User user(Txn t) {
+            Userlists.Users ul = t.userlists().get(list);
             return ul == null ? null : ul.authenticate(t.request().fields().get(t.proxyAuthentication() ? PROXY_AUTHORIZATION : AUTHORIZATION));
         }
 
         @Override
         public Object get(Txn t) {
-            dev.sluice.proxy.auth.Userlists.User u = user(t);
+            Userlists.User u = user(t);
             return groups ? u == null ? null : u.name() : u != null;
         }
 
@@ -295,7 +293,7 @@ public final class Fetches {
             if (!groups) {
                 return p.test(get(t));
             }
-            dev.sluice.proxy.auth.Userlists.User u = user(t);
+            Userlists.User u = user(t);
             if (u == null) {
                 return false;
             }
@@ -334,7 +332,7 @@ public final class Fetches {
             if (b == null) {
                 return false;
             }
-            String body = new String(b, java.nio.charset.StandardCharsets.ISO_8859_1);
+            String body = new String(b, StandardCharsets.ISO_8859_1);
             int start = 0;
             while (start < body.length()) {
                 int end = body.indexOf('&', start);
@@ -356,7 +354,7 @@ public final class Fetches {
     }
 
     static CharSequence base(RequestHead r) {
-        AsciiString host = r.fields().get(dev.sluice.proxy.http.HeaderNames.HOST);
+        AsciiString host = r.fields().get(HeaderNames.HOST);
         CharSequence p = path(r, false);
         if (host == null || p == null) {
             return p;
@@ -428,7 +426,7 @@ public final class Fetches {
     }
 
     /** {@code f} with each value cast by {@code cast}; values that do not cast are no sample. */
-    private static Fetch castOf(Fetch f, java.util.function.Function<Object, Object> cast) {
+    private static Fetch castOf(Fetch f, Function<Object, Object> cast) {
         return new Fetch() {
             @Override
             public Object get(Txn t) {
@@ -469,7 +467,7 @@ public final class Fetches {
 
         Header(Boolean response, String name, int occ, boolean split) {
             this.response = response;
-            this.name = name == null ? null : AsciiString.cached(name.toLowerCase(java.util.Locale.ROOT));
+            this.name = name == null ? null : AsciiString.cached(name.toLowerCase(Locale.ROOT));
             this.occ = occ;
             this.split = split;
         }
@@ -602,192 +600,4 @@ public final class Fetches {
             return h == null ? null : (Object) (long) values.count(h.fields());
         }
     }
-
-    private static final AsciiString COOKIE = AsciiString.cached("cookie");
-    private static final AsciiString SET_COOKIE = AsciiString.cached("set-cookie");
-
-    /**
-     * {@code cook(name)}: the value of a cookie in {@code cookie} (request: the last one, every one in ACLs) or
-     * {@code set-cookie} (response: the first one, the attributes after the first ';' ignored). Scanned in place:
-     * a view is made for the value returned or offered, nothing else.
-     * <p>
-     * {@link #get}, {@link #any} and {@link #count} repeat one walk over the parts on purpose: a cursor object
-     * shared by the three is not reliably scalar-replaced (its step method is too large for C2 to inline at every
-     * call site: AclBench's compiledSamples went from 135 to 169 B/op with one), and a visitor would allocate its
-     * lambda and its result holder on every request.
-     */
-    static final class Cookie implements Fetch {
-        private final boolean response;
-        private final String name;
-
-        Cookie(boolean response, String name) {
-            this.response = response;
-            this.name = name;
-        }
-
-        @Override
-        public Object get(Txn t) {
-            HttpFields f = fields(t);
-            if (f == null) {
-                return null;
-            }
-            // the response's first cookie, the request's last
-            AsciiString in = null;
-            int from = 0;
-            int to = 0;
-            for (int i = 0; i < f.size(); i++) {
-                if (!f.name(i).contentEquals(response ? SET_COOKIE : COOKIE)) {
-                    continue;
-                }
-                AsciiString v = f.value(i);
-                int end = partsEnd(v, response);
-                for (int s = 0; s < end || s == 0 && end == 0;) {
-                    int e = s;
-                    while (e < end && v.byteAt(e) != ';') {
-                        e++;
-                    }
-                    long kv = match(v, s, e);
-                    if (kv >= 0) {
-                        in = v;
-                        from = (int) (kv >>> 32);
-                        to = (int) kv;
-                        if (response) {
-                            return value(in, from, to);
-                        }
-                    }
-                    s = e + 1;
-                    if (e >= end) {
-                        break;
-                    }
-                }
-            }
-            return in == null ? null : value(in, from, to);
-        }
-
-        @Override
-        public boolean any(Txn t, Predicate<Object> p) {
-            HttpFields f = fields(t);
-            if (f == null) {
-                return false;
-            }
-            for (int i = 0; i < f.size(); i++) {
-                if (!f.name(i).contentEquals(response ? SET_COOKIE : COOKIE)) {
-                    continue;
-                }
-                AsciiString v = f.value(i);
-                int end = partsEnd(v, response);
-                for (int s = 0; s < end || s == 0 && end == 0;) {
-                    int e = s;
-                    while (e < end && v.byteAt(e) != ';') {
-                        e++;
-                    }
-                    long kv = match(v, s, e);
-                    if (kv >= 0 && p.test(value(v, (int) (kv >>> 32), (int) kv))) {
-                        return true;
-                    }
-                    s = e + 1;
-                    if (e >= end) {
-                        break;
-                    }
-                }
-            }
-            return false;
-        }
-
-        /** How many cookies match (for {@code cook_cnt}). */
-        long count(Txn t) {
-            HttpFields f = fields(t);
-            long n = 0;
-            if (f == null) {
-                return 0;
-            }
-            for (int i = 0; i < f.size(); i++) {
-                if (!f.name(i).contentEquals(response ? SET_COOKIE : COOKIE)) {
-                    continue;
-                }
-                AsciiString v = f.value(i);
-                int end = partsEnd(v, response);
-                for (int s = 0; s < end || s == 0 && end == 0;) {
-                    int e = s;
-                    while (e < end && v.byteAt(e) != ';') {
-                        e++;
-                    }
-                    if (match(v, s, e) >= 0) {
-                        n++;
-                    }
-                    s = e + 1;
-                    if (e >= end) {
-                        break;
-                    }
-                }
-            }
-            return n;
-        }
-
-        private HttpFields fields(Txn t) {
-            MessageHead h = response ? t.response() : t.request();
-            return h == null ? null : h.fields();
-        }
-
-        /**
-         * Where the cookie parts of {@code v} end: in a response, the first ';' (what follows are attributes); in a
-         * request, after the last non-empty part (empty parts at the end are not cookies, as String.split drops them).
-         */
-        private static int partsEnd(AsciiString v, boolean response) {
-            int n = v.length();
-            if (response) {
-                int semi = v.indexOf(';', 0);
-                return semi < 0 ? n : semi;
-            }
-            int end = n;
-            while (end > 0 && v.byteAt(end - 1) == ';') {
-                end--;
-            }
-            // "a=1;;" ends after "a=1"; ";;" (nothing but separators) has no part at all
-            return end == 0 && n > 0 ? -1 : end;
-        }
-
-        /**
-         * Whether the part {@code v[s, e)}, trimmed of control characters and spaces, is a cookie of the wanted name:
-         * its value's bounds packed as (start << 32 | end), or -1.
-         */
-        private long match(AsciiString v, int s, int e) {
-            if (e < 0) {
-                return -1;
-            }
-            while (s < e && (v.byteAt(s) & 0xff) <= ' ') {
-                s++;
-            }
-            while (e > s && (v.byteAt(e - 1) & 0xff) <= ' ') {
-                e--;
-            }
-            int eq = v.indexOf('=', s);
-            if (eq >= e) {
-                eq = -1;
-            }
-            int keyEnd = eq < 0 ? e : eq;
-            if (name != null) {
-                if (keyEnd - s != name.length()) {
-                    return -1;
-                }
-                for (int k = 0; k < name.length(); k++) {
-                    if ((char) (v.byteAt(s + k) & 0xff) != name.charAt(k)) {
-                        return -1;
-                    }
-                }
-            }
-            int from = eq < 0 ? e : eq + 1;
-            return (long) from << 32 | e;
-        }
-
-        private static CharSequence value(AsciiString v, int from, int to) {
-            return from == 0 && to == v.length() ? v : v.subSequence(from, to, false);
-        }
-    }
-
-    private static Fetch cookieCount(String name) {
-        Cookie c = new Cookie(false, name);
-        return t -> c.count(t);
-    }
-
 }

@@ -1,5 +1,6 @@
 package dev.sluice.proxy.rules;
 
+import dev.sluice.config.Suggestions;
 import dev.sluice.config.model.AclExpr;
 import dev.sluice.config.model.Condition;
 import java.io.IOException;
@@ -7,9 +8,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Compiles the rule language of one proxy: sample expressions, ACLs (named ones ORed by name, the
@@ -34,15 +37,15 @@ public final class RuleCompiler {
     }
 
     /** Fetches of what the exchange kept (captures, its unique id, whether it came first): every HTTP phase, logs included. */
-    private static final java.util.Set<String> KEPT = java.util.Set.of("capture.req.hdr", "capture.res.hdr", "capture.req.method",
+    private static final Set<String> KEPT = Set.of("capture.req.hdr", "capture.res.hdr", "capture.req.method",
             "capture.req.uri", "capture.req.ver", "capture.res.ver", "unique-id", "http_first_req");
 
     /** Fetches that read neither message: usable in every phase. */
-    private static final java.util.Set<String> ANY_PHASE = java.util.Set.of("src", "src_port", "dst", "dst_port", "ssl_fc", "ssl_fc_sni",
+    private static final Set<String> ANY_PHASE = Set.of("src", "src_port", "dst", "dst_port", "ssl_fc", "ssl_fc_sni",
             "ssl_fc_has_sni", "fc_rcvd_proxy", "fc_pp_authority", "fc_pp_unique_id", "var", "str", "int", "bool", "always_true", "always_false", "env", "fe_name", "be_name");
 
     /** Sample fetches that read the message of the current phase ({@code hdr} is {@code res.hdr} in responses). */
-    private static final java.util.Set<String> CONTEXTUAL = java.util.Set.of("hdr", "hdr_cnt", "hdr_val", "hdr_ip");
+    private static final Set<String> CONTEXTUAL = Set.of("hdr", "hdr_cnt", "hdr_val", "hdr_ip", "cookie");
 
     /** The phase whose message fetch {@code name} reads, or null. */
     static Phase needs(String name) {
@@ -110,8 +113,8 @@ public final class RuleCompiler {
         }
     }
 
-    private static String suggest(String name, java.util.Collection<String> all) {
-        String s = dev.sluice.config.Suggestions.closest(name, all);
+    private static String suggest(String name, Collection<String> all) {
+        String s = Suggestions.closest(name, all);
         return s == null ? "" : "; did you mean '" + s + "' maybe ?";
     }
 

@@ -135,11 +135,16 @@ final class Answers {
     }
 
     /**
-     * A request rule denied the request: as HAProxy, the persistence cookie is still read so that the log tells what
-     * the client sent (and names the server it designates), in the backend or, before switching, in a listen section.
+     * A request rule denied the request: as HAProxy, the cookies are still read so that the log tells what the client
+     * sent ({@code capture cookie}, and the server the persistence cookie designates, in the backend or, before
+     * switching, in a listen section).
      */
     private void cookieForLog() {
-        if (!stream.responsePhase() && stream.server() == null) {
+        if (stream.responsePhase()) {
+            return;
+        }
+        stream.persistence().captureCookie(stream.target().captures());
+        if (stream.server() == null) {
             Backend backend = stream.backend();
             stream.server(stream.persistence().designated(backend != null ? backend : frontend.ownBackend()));
         }

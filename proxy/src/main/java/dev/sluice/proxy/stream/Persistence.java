@@ -5,6 +5,7 @@ import dev.sluice.proxy.backend.PersistenceCookie;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
+import dev.sluice.proxy.log.LogCaptures;
 import dev.sluice.proxy.rules.Cond;
 import dev.sluice.proxy.rules.ProxyRules;
 import dev.sluice.proxy.rules.StickTables;
@@ -30,11 +31,24 @@ final class Persistence {
     private Server persistTarget;
     /** The server {@code option prefer-last-server} chose instead of the balancing, or null. */
     private Server preferredTarget;
+    /** capture cookie read the request's cookies. */
+    private boolean cookieCaptured;
 
     Persistence(ClientSide client, RequestHead request, Txn txn) {
         this.client = client;
         this.request = request;
         this.txn = txn;
+    }
+
+    /**
+     * {@code capture cookie} on the request's {@code Cookie} fields (see {@link LogCaptures#cookie}), once: where HAProxy
+     * reads the client's cookies, with the persistence cookie before the server is chosen, or when a rule denies.
+     */
+    void captureCookie(LogCaptures captures) {
+        if (captures != null && !cookieCaptured) {
+            cookieCaptured = true;
+            captures.cookie(false, request.fields());
+        }
     }
 
     /**

@@ -229,7 +229,9 @@ public final class Stream {
         if (!rules.resume()) {
             return;
         }
-        // HAProxy's order: the persistence cookie, the unique id, X-Forwarded-For; then stickiness and the balancing
+        // HAProxy's order: the cookies (captured, then the persistence one), the unique id, X-Forwarded-For; then
+        // stickiness and the balancing
+        persistence.captureCookie(target.captures());
         Server cookie = persistence.cookieServer(backend);
         forwardFor();
         compression.select(backend);
@@ -370,6 +372,10 @@ public final class Stream {
             if (Rule.run(backend.rules().response(), target) == Action.Verdict.DONE
                     || Rule.run(frontend.rules().response(), target) == Action.Verdict.DONE) {
                 return;
+            }
+            if (captures != null) {
+                // the server's cookie is captured after the response rules, as HAProxy reads it with its persistence cookie
+                captures.cookie(true, head.fields());
             }
             persistence.response(backend, head, server, attempts.direct());
             afterResponse(head);

@@ -203,4 +203,16 @@ class PersistenceCookieTest {
         assertThat(PersistenceCookie.b64tos30("axLRi".getBytes(), 0)).isEqualTo(449098850);
         assertThat(PersistenceCookie.b64tos30("ax#Ri".getBytes(), 0)).isEqualTo(-1);
     }
+
+    @Test
+    void valuesStartingWithSpacesAreWalkedWithoutLeavingThem() {
+        // a value can start with spaces (a folded field with an empty first line): removing a cookie after a leading
+        // delimiter took the spaces before it and read before the value's start (an ArrayIndexOutOfBoundsException)
+        Backend be = backend("cookie SRV insert indirect nocache");
+        assertThat(request(be, new PersistenceCookie.Txn(), "   ;SRV=a1; x=1")).isEqualTo("s1 V [; x=1]");
+        assertThat(request(be, new PersistenceCookie.Txn(), "  ,SRV=a1, x=1")).isEqualTo("s1 V [, x=1]");
+        assertThat(request(be, new PersistenceCookie.Txn(), "  ;SRV= a1")).isEqualTo("s1 V [  ]");
+        assertThat(response(be, new PersistenceCookie.Txn(), "s1", false, "GET", 200, "set-cookie2", "  ,SRV=x, y=1"))
+                .isEqualTo("I set-cookie2: , y=1|set-cookie: SRV=a1; path=/|");
+    }
 }

@@ -9,9 +9,9 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * The fetches and matchers that read values in place ({@code cook}, {@code hdr}, {@code hdr_cnt}, {@code base},
- * {@code url_param}, {@code -m dom|dir|reg}) give what the string-building code they replaced gave: the old
- * cookie splitting is kept here as the reference and compared on random and awkward field values.
+ * The fetches and matchers that read values in place ({@code hdr}, {@code hdr_cnt}, {@code base}, {@code url_param},
+ * {@code -m dom|dir|reg}) give what the string-building code they replaced gave. The cookie fetches are
+ * CookieFetchTest's.
  */
 class ValueFetchesTest {
 
@@ -22,95 +22,6 @@ class ValueFetchesTest {
 
     static boolean acl(FakeTxn t, String fetch, List<String> flags, String... patterns) {
         return RuleCompiler.acl(new AclExpr(fetch, flags, List.of(patterns))).test(t);
-    }
-
-    /** The values the former code found for cookie {@code name} (null: all) in request cookie fields. */
-    static List<String> reference(List<String> fields, String name) {
-        List<String> out = new ArrayList<>();
-        for (String v : fields) {
-            for (String c : v.split(";")) {
-                String kv = c.trim();
-                int eq = kv.indexOf('=');
-                String k = eq < 0 ? kv : kv.substring(0, eq);
-                if (name == null || k.equals(name)) {
-                    out.add(eq < 0 ? "" : kv.substring(eq + 1));
-                }
-            }
-        }
-        return out;
-    }
-
-    static FakeTxn withCookies(List<String> fields) {
-        String[] f = new String[fields.size() * 2 + 2];
-        f[0] = "host";
-        f[1] = "h";
-        for (int i = 0; i < fields.size(); i++) {
-            f[2 + 2 * i] = "cookie";
-            f[3 + 2 * i] = fields.get(i);
-        }
-        return new FakeTxn("GET", "/", f);
-    }
-
-    static void sameAsBefore(List<String> fields) {
-        FakeTxn t = withCookies(fields);
-        for (String name : new String[] {null, "a", "sid", "", "b c"}) {
-            List<String> ref = reference(fields, name);
-            String expr = name == null ? "req.cook" : "req.cook(" + name + ")";
-            if (name != null && (name.isEmpty() || name.contains(" "))) {
-                // no way to write those as an argument: the fetch object is built directly
-                Fetch c = new Fetches.Cookie(false, name);
-                Object v = c.get(t);
-                assertThat(v == null ? null : v.toString()).as("%s in %s", name, fields).isEqualTo(ref.isEmpty() ? null : ref.getLast());
-                continue;
-            }
-            assertThat(sample(t, expr)).as("%s in %s", expr, fields).isEqualTo(ref.isEmpty() ? null : ref.getLast());
-            String cnt = name == null ? "cook_cnt" : "cook_cnt(" + name + ")";
-            assertThat(sample(t, cnt)).as("%s in %s", cnt, fields).isEqualTo(Integer.toString(ref.size()));
-            List<String> offered = new ArrayList<>();
-            RuleCompiler.sample(expr).any(t, v -> {
-                offered.add(v.toString());
-                return false;
-            });
-            assertThat(offered).as("values of %s in %s", expr, fields).isEqualTo(ref);
-        }
-    }
-
-    @Test
-    void requestCookiesAsTheFormerSplitting() {
-        for (String v : new String[] {"a=1; sid=xyz", "a=1;sid=xyz;", "a=1;;sid=2", ";a=1", ";;", ";", "", " ", "a", "a=", "=x", "a =1; a= 2 ;a",
-            "sid=1; sid=2", "a=1; ; ", " a=1 ;\tsid=x y ", "a=b=c", "x; a=1;", "\u00e9=1; a=\u00e9"}) {
-            sameAsBefore(List.of(v));
-        }
-        sameAsBefore(List.of("a=1", "sid=2; a=3", ""));
-        Random r = new Random(7);
-        String alphabet = "as=; \tid=";
-        for (int i = 0; i < 3000; i++) {
-            List<String> fields = new ArrayList<>();
-            for (int n = r.nextInt(3) + 1; n > 0; n--) {
-                StringBuilder sb = new StringBuilder();
-                for (int k = r.nextInt(12); k > 0; k--) {
-                    sb.append(alphabet.charAt(r.nextInt(alphabet.length())));
-                }
-                fields.add(sb.toString());
-            }
-            sameAsBefore(fields);
-        }
-    }
-
-    @Test
-    void responseCookieIsTheFirstSetCookieBeforeItsAttributes() {
-        FakeTxn t = new FakeTxn("GET", "/");
-        t.response = new dev.sluice.proxy.http.ResponseHead(dev.sluice.proxy.http.HttpVersion.HTTP_1_1, 200,
-                io.netty.util.AsciiString.of("OK"), new dev.sluice.proxy.http.HttpFields());
-        t.response.fields().add("set-cookie", "SRV=s1; Path=/; HttpOnly");
-        t.response.fields().add("set-cookie", "sid= abc ; Max-Age=3");
-        t.response.fields().add("set-cookie", "SRV=s2");
-        assertThat(sample(t, "res.cook(SRV)")).isEqualTo("s1");
-        // the value as it was before: spaces after "=" are kept
-        assertThat(sample(t, "res.cook(sid)")).isEqualTo(" abc");
-        assertThat(sample(t, "res.cook(Path)")).isNull();
-        assertThat(sample(t, "res.cook")).isEqualTo("s1");
-        assertThat(acl(t, "res.cook(SRV)", List.of(), "s2")).isTrue();
     }
 
     @Test

@@ -67,7 +67,12 @@ final class FieldLines {
                     }
                 }
                 int ve = trimEnd(b, valueStartOfLast, lf);
-                fields.setValue(fields.size() - 1, new AsciiString(b, valueStartOfLast, ve - valueStartOfLast, false));
+                // a first line without value: the value starts after the fold, as in HAProxy
+                int vs = valueStartOfLast;
+                while (vs < ve && isSpace(b[vs])) {
+                    vs++;
+                }
+                fields.setValue(fields.size() - 1, new AsciiString(b, vs, ve - vs, false));
                 p = lf + 1;
                 continue;
             }

@@ -214,6 +214,14 @@ class H1ParserRequestTest {
     }
 
     @Test
+    void obsFoldAfterAnEmptyFirstLineStartsTheValue() {
+        // HAProxy's value starts at the continuation's first byte that is not a space (a Cookie field starting with
+        // spaces and a delimiter once made the persistence cookie read out of bounds)
+        RequestHead h = parsedHead(head("GET / HTTP/1.1", "Cookie:", "  ;SRV=a1; x=1", "X-A: ", "\tb", " c", "Host: h"));
+        assertThat(fields(h.fields())).containsExactly("cookie: ;SRV=a1; x=1", "x-a: b   c", "host: h");
+    }
+
+    @Test
     void obsFoldWithBareLf() {
         RequestHead h = parsedHead("GET / HTTP/1.1\nX-A: a\n b\n\n");
         assertThat(fields(h.fields())).containsExactly("x-a: a  b");
