@@ -5,6 +5,7 @@ import static dev.sluice.config.Section.BACKEND_SIDE;
 import dev.sluice.config.model.HealthChecks.Expect;
 import dev.sluice.config.model.HealthChecks;
 import dev.sluice.config.model.ServerCheck;
+import dev.sluice.config.model.TcpCheck;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -50,6 +51,8 @@ final class CheckKeywords {
         boolean disableOn404;
         /** Whether this section wrote its own send/expect rules (the inherited ones are then dropped). */
         boolean ownRules;
+        /** The tcp-check side, kept by {@link TcpCheckKeywords}. */
+        TcpCheckKeywords.State tcp = new TcpCheckKeywords.State();
 
         Builder copy() {
             Builder b = new Builder();
@@ -67,6 +70,7 @@ final class CheckKeywords {
             b.log = log;
             b.sendState = sendState;
             b.disableOn404 = disableOn404;
+            b.tcp = tcp.inherited();
             return b;
         }
 
@@ -89,7 +93,9 @@ final class CheckKeywords {
                 http = new HealthChecks.HttpCheck(sendMethod != null ? sendMethod : method, sendUri != null ? sendUri : uri,
                         sendVersion != null ? sendVersion : version, headers, body, expects);
             }
-            return new HealthChecks(http, log, sendState, disableOn404);
+            TcpCheck tcpCheck = httpchk ? null : tcp.build();
+            // a tcp-check ignores disable-on-404 (HAProxy warns, see TcpCheckKeywords.afterBuild)
+            return new HealthChecks(http, log, sendState, disableOn404 && tcpCheck == null, tcpCheck);
         }
     }
 
@@ -159,6 +165,7 @@ final class CheckKeywords {
         }
         CheckKeywords.Builder b = c.proxy().checks;
         b.httpchk = true;
+        b.tcp.httpchk();
         b.method = "OPTIONS";
         b.uri = "/";
         b.version = "HTTP/1.0";
@@ -464,7 +471,7 @@ final class CheckKeywords {
         return out.stream().mapToInt(Integer::intValue).toArray();
     }
 
-    private static boolean validRegex(KeywordContext c, String re) {
+    static boolean validRegex(KeywordContext c, String re) {
         try {
             Pattern.compile(re);
             return true;

@@ -96,7 +96,9 @@ public final class ConfigParser {
         Global g = global.build();
         for (ProxyBuilder p : proxies) {
             resolveTls(p);
-            built.add(p.build(g));
+            Proxy b = p.build(g);
+            built.add(b);
+            TcpCheckKeywords.afterBuild(p, b, diags);
         }
         List<Userlist> lists = new ArrayList<>();
         for (UserlistKeywords.Builder u : userlists) {
@@ -344,7 +346,9 @@ public final class ConfigParser {
         if (registry.isFamily(first)) {
             String member = registry.familyMember(first);
             List<String> known = registry.familyMembers(first, section);
-            if (second == null) {
+            if (first.equals("tcp-check")) {
+                diags.error(at, TcpCheckKeywords.unknownRule(second == null ? null : w.get(1)));
+            } else if (second == null) {
                 diags.error(at, "'" + first + "' expects a " + member + " (one of: " + String.join(", ", known) + ").");
             } else if (first.equals("http-after-response")) {
                 // HAProxy 2.6's wording and order: this rule set has far fewer actions than the other two (no deny, return,

@@ -40,6 +40,8 @@ public final class KeywordRegistry {
             CompressionKeywords::register,
             QuicKeywords::register,
             CheckKeywords::register,
+            TcpCheckKeywords::register,
+            ProtocolChecks::register,
             PersistenceKeywords::register,
             HttpReturnKeywords::register);
 

@@ -16,7 +16,6 @@ final class Unsupported {
     private static final String LOGS = "this logging feature";
     private static final String TLS = "TLS (comes with the HTTP engine)";
     private static final String MULTI_STEP_CHECKS = "multi-step health checks (http-check connect, comment, set-var)";
-    private static final String TCP_CHECKS = "tcp-check rule sets";
     private static final String STATS = "this stats page option";
 
     /** Section keywords HAProxy has and Sluice does not. */
@@ -45,11 +44,7 @@ final class Unsupported {
             Map.entry("ssl-load-extra-files", TLS), Map.entry("ssl-load-extra-del-ext", TLS),
             Map.entry("http-check connect", MULTI_STEP_CHECKS), Map.entry("http-check comment", MULTI_STEP_CHECKS),
             Map.entry("http-check set-var", MULTI_STEP_CHECKS), Map.entry("http-check unset-var", MULTI_STEP_CHECKS),
-            Map.entry("option spop-check", SPOE), Map.entry("option tcp-check", TCP_CHECKS), Map.entry("tcp-check", TCP_CHECKS),
-            Map.entry("option ssl-hello-chk", "SSLv3 hello health checks (use 'check-ssl' or a server with 'ssl')"),
-            Map.entry("option mysql-check", "MySQL health checks"), Map.entry("option pgsql-check", "PostgreSQL health checks"),
-            Map.entry("option redis-check", "Redis health checks"), Map.entry("option smtpchk", "SMTP health checks"),
-            Map.entry("option ldap-check", "LDAP health checks"), Map.entry("option external-check", "external health checks"),
+            Map.entry("option spop-check", SPOE), Map.entry("option external-check", "external health checks"),
             Map.entry("external-check", "external health checks"),
             Map.entry("stats show-modules", STATS), Map.entry("stats disable", STATS),
             Map.entry("stats maxconn", "a connection limit on stats sockets"),

@@ -463,9 +463,9 @@ class SectionsTest {
                 "frontend => tcp-request inspect-delay 5s => 'tcp-request inspect-delay' is not supported by Sluice yet: tcp-request content inspection (inspect-delay).",
                 "frontend => tcp-request nope accept      => unknown tcp-request ruleset 'nope' in 'frontend' section",
                 "frontend => filter spoe engine x         => 'filter' is not supported by Sluice yet: filters other than compression (SPOE, cache, trace, bandwidth limits).",
-                "backend  => option tcp-check            => 'option tcp-check' is not supported by Sluice yet: tcp-check rule sets.",
+                "backend  => option spop-check           => 'option spop-check' is not supported by Sluice yet: SPOE/SPOA filters.",
                 "backend  => http-check connect port 81  => 'http-check connect' is not supported by Sluice yet: multi-step health checks (http-check connect, comment, set-var).",
-                "backend  => option mysql-check user x   => 'option mysql-check' is not supported by Sluice yet: MySQL health checks.",
+                "backend  => option external-check       => 'option external-check' is not supported by Sluice yet: external health checks.",
                 "backend  => timeout client-fin 1h        => 'timeout client-fin' is not supported by Sluice yet: half-closed connection timeouts.",
         })
         void unsupportedKeywordExamples(String section, String line, String message) {

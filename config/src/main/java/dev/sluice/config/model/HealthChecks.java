@@ -5,13 +5,18 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The health-check settings of a backend: the HTTP check ({@code option httpchk}, {@code http-check send|expect}),
- * null for a plain connection check; {@code log} is {@code option log-health-checks}; {@code sendState} adds
- * {@code X-Haproxy-Server-State}; {@code disableOn404} makes a 404 put a running server in NOLB.
+ * The health-check settings of a backend: the HTTP check ({@code option httpchk}, {@code http-check send|expect}) or
+ * the tcp-check rule set ({@code option tcp-check} and the protocol options), both null for a plain connection
+ * check; {@code log} is {@code option log-health-checks}; {@code sendState} adds {@code X-Haproxy-Server-State};
+ * {@code disableOn404} makes a 404 put a running server in NOLB.
  */
-public record HealthChecks(HttpCheck http, boolean log, boolean sendState, boolean disableOn404) {
+public record HealthChecks(HttpCheck http, boolean log, boolean sendState, boolean disableOn404, TcpCheck tcp) {
 
     public static final HealthChecks NONE = new HealthChecks(null, false, false, false);
+
+    public HealthChecks(HttpCheck http, boolean log, boolean sendState, boolean disableOn404) {
+        this(http, log, sendState, disableOn404, null);
+    }
 
     /**
      * The request of an HTTP check and the rules its response must pass. {@code headers} are name/value pairs in
