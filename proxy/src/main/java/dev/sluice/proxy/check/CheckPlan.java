@@ -9,7 +9,8 @@ import java.util.Locale;
 
 /**
  * What the checks of one backend share: the HTTP request (built once; only {@code X-Haproxy-Server-State} is
- * rendered per check), the compiled expect rules, the timeouts and whether every check result is logged.
+ * rendered per check) or the tcp-check rules ({@link TcpCheckPlan}), the compiled expect rules, the timeouts and
+ * whether every check result is logged.
  * Immutable.
  */
 public final class CheckPlan {
@@ -24,11 +25,14 @@ public final class CheckPlan {
     private final long timeoutCheck;
     private final long timeoutConnect;
     private final int bufsize;
+    /** The tcp-check rules ({@code option tcp-check}, a protocol option), null for an HTTP or a connection check. */
+    private final TcpCheckPlan tcp;
 
     public CheckPlan(Backend backend, String node, int bufsize) {
         this.backend = backend;
         this.config = backend.config().checks();
         this.expectations = Expectations.of(config);
+        this.tcp = config.tcp() == null ? null : TcpCheckPlan.compile(config.tcp());
         this.node = node;
         this.bufsize = bufsize;
         Timeouts t = backend.config().timeouts();
@@ -78,7 +82,12 @@ public final class CheckPlan {
         return backend;
     }
 
-    /** Whether checks send an HTTP request (else a connection is the whole check). */
+    /** The tcp-check rules the checks play, or null. */
+    public TcpCheckPlan tcp() {
+        return tcp;
+    }
+
+    /** Whether checks send an HTTP request (else a connection, or the tcp-check rules, are the whole check). */
     public boolean http() {
         return head != null;
     }

@@ -39,7 +39,7 @@ import java.util.concurrent.TimeUnit;
  * L4CON, connect timeout L4TOUT, handshake failure or timeout L6RSP/L6TOUT, an error after connecting SOCKERR, no or
  * an invalid response L7RSP, no answer in time L7TOUT. On the check's event loop only.
  */
-final class CheckRun extends ChannelInboundHandlerAdapter implements H1Parser.Sink, TlsHandshakeHandler.Callback {
+final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttempt, H1Parser.Sink, TlsHandshakeHandler.Callback {
     private enum Phase { CONNECT, HANDSHAKE, RESPONSE, DONE }
 
     private final HealthCheck check;
@@ -59,7 +59,8 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements H1Parser.Si
         this.request = request;
     }
 
-    void start() {
+    @Override
+    public void start() {
         long inter = check.server().config().check().inter();
         long connectLimit = plan.timeoutCheck() > 0 && plan.timeoutConnect() > 0 ? Math.min(inter, plan.timeoutConnect()) : inter;
         timer = check.loop().schedule(this::expired, connectLimit, TimeUnit.MILLISECONDS);
@@ -291,8 +292,8 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements H1Parser.Si
         check.completed(this, new Expectations.Outcome(status, code, desc));
     }
 
-    /** The check was stopped: close without a result. */
-    void abandon() {
+    @Override
+    public void abandon() {
         phase = Phase.DONE;
         if (timer != null) {
             timer.cancel(false);

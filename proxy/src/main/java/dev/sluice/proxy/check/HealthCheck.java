@@ -47,7 +47,9 @@ public final class HealthCheck implements ServerHealthCheck {
     private volatile InetAddress addrOverride;
     private long startNanos;
     private ScheduledFuture<?> next;
-    private CheckRun current;
+    private CheckAttempt current;
+    /** The current check reported a status before its end (HAProxy's mysql and ldap checks do): its duration is kept. */
+    private boolean reported;
     private boolean stopped;
 
     public HealthCheck(Server server, CheckPlan plan, EventLoop loop, Transport transport, int spreadPercent) {
@@ -262,7 +264,8 @@ public final class HealthCheck implements ServerHealthCheck {
         }
         running = true;
         startNanos = System.nanoTime();
-        current = new CheckRun(this, plan.http() ? plan.request(this) : null);
+        reported = false;
+        current = plan.tcp() != null ? new TcpCheckRun(this) : new CheckRun(this, plan.http() ? plan.request(this) : null);
         current.start();
     }
 
@@ -271,8 +274,23 @@ public final class HealthCheck implements ServerHealthCheck {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
     }
 
+    /**
+     * The current check reports {@code outcome} before it ends (HAProxy's set_server_check_status called by a protocol
+     * parser): applied at once, the duration taken now; the end applies its own outcome again. On the loop.
+     */
+    void interim(CheckAttempt run, Expectations.Outcome outcome) {
+        if (run != current || stopped) {
+            return;
+        }
+        duration = elapsedMs();
+        reported = true;
+        if (enabled && !paused) {
+            apply(outcome.status(), outcome.code(), outcome.desc());
+        }
+    }
+
     /** The current check ended with {@code outcome}; on the loop. */
-    void completed(CheckRun run, Expectations.Outcome outcome) {
+    void completed(CheckAttempt run, Expectations.Outcome outcome) {
         if (run != current) {
             return;
         }
@@ -281,7 +299,9 @@ public final class HealthCheck implements ServerHealthCheck {
         if (stopped) {
             return;
         }
-        duration = elapsedMs();
+        if (!reported) {
+            duration = elapsedMs();
+        }
         if (enabled && !paused) {
             apply(outcome.status(), outcome.code(), outcome.desc());
         }

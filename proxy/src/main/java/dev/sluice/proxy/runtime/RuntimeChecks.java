@@ -11,6 +11,7 @@ import dev.sluice.config.model.Server;
 import dev.sluice.config.model.Tune;
 import dev.sluice.proxy.admin.AdminSockets;
 import dev.sluice.proxy.backend.Backend;
+import dev.sluice.proxy.check.TcpCheckPlan;
 import dev.sluice.proxy.http.h1.ErrorPageParser;
 import dev.sluice.proxy.log.LogLine;
 import dev.sluice.proxy.rules.Fetch;
@@ -32,7 +33,7 @@ import java.util.Map;
 
 /**
  * The checks of a configuration model before anything runs ({@link ProxyRuntime#check}, what {@code -c} reports):
- * rules, log formats, capture ids, error pages and {@code balance hash} expressions compile; server addresses
+ * rules, log formats, capture ids, error pages, {@code balance hash} expressions and tcp-check rules compile; server addresses
  * resolve ({@code init-addr}); certificates load and {@code sni} expressions compile. The messages are HAProxy's
  * ({@code file:line: error: ...}). Static.
  */
@@ -86,6 +87,7 @@ final class RuntimeChecks {
             }
             if (p.kind().hasBackend()) {
                 checkBalance(p, problems);
+                problems.addAll(TcpCheckPlan.problems(p));
                 List<Backend.ResolvedServer> list = new ArrayList<>();
                 for (Server s : p.servers()) {
                     InetAddress a = Addresses.literal(s.host());
