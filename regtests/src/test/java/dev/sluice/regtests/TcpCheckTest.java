@@ -45,9 +45,12 @@ class TcpCheckTest {
                 default_backend %s
             """;
 
-    /** One backend: its check lines and the script its server plays. */
+    /** One backend: its check lines and the script its server plays (null: a port {@link #fixedPorts} gives, else a closed one). */
     private record Case(String name, String lines, ScriptedOrigin.Script script) {
     }
+
+    /** Backends whose server is not a scripted one: its port and server options. */
+    private final Map<String, String> fixedPorts = new LinkedHashMap<>();
 
     // ------------------------------------------------------------------ scripts
 
@@ -118,7 +121,8 @@ class TcpCheckTest {
         int port = Ports.free();
         StringBuilder cfg = new StringBuilder(HEADER.formatted(port, cases.getFirst().name()));
         for (Case k : cases) {
-            int target = k.script() == null ? Ports.free() : origins.get(k.name()).port();
+            String target = k.script() != null ? Integer.toString(origins.get(k.name()).port())
+                    : fixedPorts.getOrDefault(k.name(), Integer.toString(Ports.free()));
             cfg.append("backend ").append(k.name()).append('\n').append(k.lines().strip().indent(4))
                     .append("    server s 127.0.0.1:").append(target).append(" check inter 1500\n");
         }
@@ -363,5 +367,37 @@ class TcpCheckTest {
         assertThat(sluice.get("linger")).isEqualTo("0001ff FIN");
         Map<String, String> haproxy = sent(true);
         assertThat(sluice).as("what Sluice sent, against HAProxy 2.6").containsExactlyEntriesOf(haproxy);
+    }
+
+    // ------------------------------------------------------------------ TLS
+
+    private static final List<Case> TLS = List.of(
+            new Case("tls_request", "option tcp-check\ntcp-check connect ssl sni health.test\n"
+                    + "tcp-check send \"GET / HTTP/1.1\\r\\nhost: t\\r\\nconnection: close\\r\\n\\r\\n\"\ntcp-check expect string \"tls ok\"", null),
+            new Case("tls_connect", "option tcp-check\ntcp-check connect ssl", null),
+            new Case("tls_plain", "option tcp-check\ntcp-check connect\ntcp-check expect string x", null));
+
+    private Map<String, String> tls(boolean haproxy, TlsOrigin origin) {
+        for (Case k : TLS) {
+            fixedPorts.put(k.name(), origin.port() + " ssl verify none");
+        }
+        return run(haproxy, TLS, Map.of());
+    }
+
+    /**
+     * {@code connect ssl} speaks TLS with the server's settings and the rule's SNI; a connect without it speaks clear
+     * text even to a TLS server (which then says nothing the rule expects): as HAProxy 2.6.
+     */
+    @Test
+    void tlsConnectsAsHaproxy() throws Exception {
+        TestPki pki = new TestPki("tcp-check-ca");
+        TlsOrigin origin = new TlsOrigin(pki.leaf("health.test"), "tls ok".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        closing.add(origin);
+        Map<String, String> sluice = tls(false, origin);
+        assertThat(sluice.get("tls_request")).isEqualTo(OK + "Layer7 check passed, code: 0, info: \"(tcp-check)\"" + UP + "L7OK 0 (tcp-check)");
+        assertThat(sluice.get("tls_connect")).isEqualTo(OK + "Layer6 check passed, info: \"(tcp-check)\"" + UP + "L6OK  (tcp-check)");
+        assertThat(origin.serverNames()).contains("health.test");
+        Program.HAPROXY.require();
+        assertThat(tls(true, origin)).as("HAProxy 2.6").containsExactlyEntriesOf(sluice);
     }
 }
