@@ -97,6 +97,11 @@ public final class TcpCheckPlan {
 
     /** Compiles a rule set; throws {@link Problem} for the first rule that does not compile. */
     public static TcpCheckPlan compile(TcpCheck tcp) {
+        return compile(tcp, null);
+    }
+
+    /** Compiles a rule set; a rule that does not compile goes to {@code problems} (when given; else it is thrown). */
+    private static TcpCheckPlan compile(TcpCheck tcp, List<Problem> problems) {
         List<TcpCheck.Rule> rules = new ArrayList<>(tcp.rules());
         TcpCheck.Rule first = rules.stream().filter(r -> !(r instanceof TcpCheck.Comment) && !(r instanceof TcpCheck.SetVar)).findFirst()
                 .orElse(null);
@@ -108,25 +113,31 @@ public final class TcpCheckPlan {
         // comments go to the following rules of one kind (HAProxy's check_proxy_tcpcheck); a connect or set-var ends them
         String comment = null;
         Class<?> prev = TcpCheck.Comment.class;
-        List<Integer> expectStarts = new ArrayList<>();
         for (TcpCheck.Rule r : rules) {
             if (r.getClass() != prev && prev != TcpCheck.Comment.class) {
                 comment = null;
             }
             prev = r.getClass();
-            String own = r.comment();
-            switch (r) {
-                case TcpCheck.Comment c -> comment = c.comment();
-                case TcpCheck.Connect c -> {
-                    steps.add(connect(c, own != null ? own : comment));
-                    comment = null;
+            String own = r.comment() != null ? r.comment() : comment;
+            try {
+                switch (r) {
+                    case TcpCheck.Comment c -> comment = c.comment();
+                    case TcpCheck.Connect c -> {
+                        steps.add(connect(c, own));
+                        comment = null;
+                    }
+                    case TcpCheck.SetVar v -> {
+                        steps.add(setVar(v));
+                        comment = null;
+                    }
+                    case TcpCheck.Send snd -> steps.add(send(snd, own));
+                    case TcpCheck.Expect e -> steps.add(expect(e, own, head(steps)));
                 }
-                case TcpCheck.SetVar v -> {
-                    steps.add(setVar(v));
-                    comment = null;
+            } catch (Problem p) {
+                if (problems == null) {
+                    throw p;
                 }
-                case TcpCheck.Send s -> steps.add(send(s, own != null ? own : comment));
-                case TcpCheck.Expect e -> steps.add(expect(e, own != null ? own : comment, head(steps)));
+                problems.add(p);
             }
         }
         return new TcpCheckPlan(tcp.kind(), steps.toArray(Step[]::new), tcp.vars());
@@ -138,12 +149,9 @@ public final class TcpCheckPlan {
         if (tcp == null || !p.kind().hasBackend()) {
             return List.of();
         }
-        try {
-            compile(tcp);
-            return List.of();
-        } catch (Problem e) {
-            return List.of(e.where() + ": error: " + e.getMessage());
-        }
+        List<Problem> found = new ArrayList<>();
+        compile(tcp, found);
+        return found.stream().map(e -> e.where() + ": error: " + e.getMessage()).toList();
     }
 
     /**
