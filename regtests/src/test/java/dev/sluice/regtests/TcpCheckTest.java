@@ -400,4 +400,72 @@ class TcpCheckTest {
         Program.HAPROXY.require();
         assertThat(tls(true, origin)).as("HAProxy 2.6").containsExactlyEntriesOf(sluice);
     }
+
+    // ------------------------------------------------------------------ configuration errors
+
+    private static final String BAD = """
+            defaults
+                mode http
+                timeout connect 1s
+                timeout client 1s
+                timeout server 1s
+            frontend fe
+                bind 127.0.0.1:1
+                default_backend be
+            backend be
+                option tcp-check
+                tcp-check connect port 70000
+                tcp-check connect nope
+                tcp-check send-binary zz
+                tcp-check expect string a string b
+                tcp-check expect status 200
+                tcp-check expect ok-status L7STS string a
+                tcp-check set-var(x.y) int(1)
+                tcp-check foo
+                option pgsql-check usr x
+                option mysql-check user x post-42
+                no option redis-check
+                server s1 127.0.0.1:2 check
+            """;
+
+    /** Expressions and log-format strings: Sluice compiles them once the file parses (HAProxy reports all at once). */
+    private static final String BAD_EXPRESSIONS = BAD.substring(0, BAD.indexOf("    tcp-check connect port")) + """
+                tcp-check expect string x status-code path
+                tcp-check send-lf "%[nope]"
+                tcp-check set-var(check.x) nope(1)
+                server s1 127.0.0.1:2 check
+            """;
+
+    /** {@code line message} of each error {@code sluice -c} prints. */
+    private static List<String> sluiceErrors(String config) {
+        Sluice.Result r = Sluice.check(config);
+        assertThat(r.exitCode()).isEqualTo(1);
+        return r.output().lines().filter(l -> l.contains(": error: ")).map(l -> l.replaceFirst("^.*?:(\\d+): error: ", "$1 ")).toList();
+    }
+
+    /** {@code line message} of each error {@code haproxy -c} prints. */
+    private static List<String> haproxyErrors(String config) throws Exception {
+        Process h = new ProcessBuilder(Program.HAPROXY.require(), "-c", "-f", Sluice.writeConfig(config).toString()).redirectErrorStream(true).start();
+        String out = new String(h.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        h.waitFor();
+        // a few messages end with a stray newline and dot (a line of its own); the negation one has no space before its colon
+        return out.lines().filter(l -> l.contains("parsing [")).map(l -> l.replaceFirst("^.*parsing \\[[^:]*:(\\d+)\\] ?: ", "$1 ")).toList();
+    }
+
+    /** Each bad line is reported on its line with HAProxy 2.6's words ({@code haproxy -c} on the same file). */
+    @Test
+    void configurationErrorsAreHaproxys() throws Exception {
+        List<String> parse = sluiceErrors(BAD);
+        assertThat(parse).hasSize(11).contains("13 'tcp-check send-binary' : 'zz' invalid binary string (an hex digit is expected (found 'z')).");
+        List<String> expressions = sluiceErrors(BAD_EXPRESSIONS);
+        assertThat(expressions).containsExactly(
+                "11 'tcp-check expect' : error detected while parsing status-code expression :  fetch method 'path' extracts information from"
+                        + " 'HTTP request headers', none of which is available here.",
+                "12 'tcp-check send-lf' : '%[nope]' invalid log-format string (failed to parse sample expression <nope]> : unknown fetch method"
+                        + " 'nope').",
+                "13 'tcp-check set-var(check.x)' : 'set-var' : unknown fetch method 'nope'.");
+        Program.HAPROXY.require();
+        assertThat(parse).as("HAProxy 2.6").containsExactlyInAnyOrderElementsOf(haproxyErrors(BAD));
+        assertThat(expressions).as("HAProxy 2.6").containsExactlyInAnyOrderElementsOf(haproxyErrors(BAD_EXPRESSIONS));
+    }
 }

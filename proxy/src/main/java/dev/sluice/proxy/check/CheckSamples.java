@@ -68,7 +68,7 @@ final class CheckSamples {
             Fetches.Def d = Fetches.get(f.name());
             if (d != null) {
                 throw new IllegalArgumentException(" fetch method '" + expr + "' extracts information from '" + (d.response() ? "HTTP response headers"
-                        : "HTTP request headers") + "', none of which is available here.");
+                        : "HTTP request headers") + "', none of which is available here");
             }
         }
         // unknown names get the rule set's message

@@ -194,7 +194,7 @@ class TcpCheckPlanTest {
         Backend be = Backends.of("option tcp-check\ntcp-check expect string x status-code path\nserver s1");
         assertThat(TcpCheckPlan.problems(be.config())).singleElement().asString().isEqualTo("t.cfg:11: error: 'tcp-check expect' : error detected"
                 + " while parsing status-code expression :  fetch method 'path' extracts information from 'HTTP request headers', none of which is"
-                + " available here..");
+                + " available here.");
         be = Backends.of("option tcp-check\ntcp-check send-lf \"%[foo]\"\nserver s1");
         assertThat(TcpCheckPlan.problems(be.config())).singleElement().asString()
                 .startsWith("t.cfg:11: error: 'tcp-check send-lf' : '%[foo]' invalid log-format string (failed to parse sample expression <foo]> :"
