@@ -2,7 +2,9 @@ package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -81,7 +83,7 @@ class TcpCheckTest {
     }
 
     private static String hex(String text) {
-        return java.util.HexFormat.of().formatHex(text.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+        return HexFormat.of().formatHex(text.getBytes(StandardCharsets.ISO_8859_1));
     }
 
     private static final ScriptedOrigin.Script SMTP_OK = c -> {
@@ -391,7 +393,7 @@ class TcpCheckTest {
     @Test
     void tlsConnectsAsHaproxy() throws Exception {
         TestPki pki = new TestPki("tcp-check-ca");
-        TlsOrigin origin = new TlsOrigin(pki.leaf("health.test"), "tls ok".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        TlsOrigin origin = new TlsOrigin(pki.leaf("health.test"), "tls ok".getBytes(StandardCharsets.US_ASCII));
         closing.add(origin);
         Map<String, String> sluice = tls(false, origin);
         assertThat(sluice.get("tls_request")).isEqualTo(OK + "Layer7 check passed, code: 0, info: \"(tcp-check)\"" + UP + "L7OK 0 (tcp-check)");
@@ -446,7 +448,7 @@ class TcpCheckTest {
     /** {@code line message} of each error {@code haproxy -c} prints. */
     private static List<String> haproxyErrors(String config) throws Exception {
         Process h = new ProcessBuilder(Program.HAPROXY.require(), "-c", "-f", Sluice.writeConfig(config).toString()).redirectErrorStream(true).start();
-        String out = new String(h.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        String out = new String(h.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         h.waitFor();
         // a few messages end with a stray newline and dot (a line of its own); the negation one has no space before its colon
         return out.lines().filter(l -> l.contains("parsing [")).map(l -> l.replaceFirst("^.*parsing \\[[^:]*:(\\d+)\\] ?: ", "$1 ")).toList();

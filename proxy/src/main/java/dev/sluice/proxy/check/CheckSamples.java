@@ -9,6 +9,7 @@ import dev.sluice.proxy.rules.Fetches;
 import dev.sluice.proxy.rules.RuleCompiler;
 import dev.sluice.proxy.rules.SampleArgs;
 import dev.sluice.proxy.rules.Samples;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 
@@ -127,7 +128,7 @@ final class CheckSamples {
                     while (i < b.length && b[i] != '\r' && b[i] != '\n') {
                         i++;
                     }
-                    return i == b.length ? b : java.util.Arrays.copyOf(b, i);
+                    return i == b.length ? b : Arrays.copyOf(b, i);
                 };
             }
             case "ltrim", "rtrim" -> {
@@ -150,7 +151,7 @@ final class CheckSamples {
                             to--;
                         }
                     }
-                    return java.util.Arrays.copyOfRange(b, from, to);
+                    return Arrays.copyOfRange(b, from, to);
                 };
             }
             default -> {
