@@ -16,7 +16,7 @@ import dev.sluice.proxy.stats.Counters;
 final class Accounting {
     private final Stream stream;
     private final Frontend frontend;
-    private final ClientSide client;
+    private final ClientEnd client;
     /** Timers for the log, from {@link System#nanoTime()}; -1 until reached. */
     private final long tHead = System.nanoTime();
     private final long requestStart;
@@ -31,7 +31,7 @@ final class Accounting {
     private long creditedIn;
     private long creditedOut;
 
-    Accounting(Stream stream, ClientSide client, Frontend frontend) {
+    Accounting(Stream stream, ClientEnd client, Frontend frontend) {
         this.stream = stream;
         this.client = client;
         this.frontend = frontend;

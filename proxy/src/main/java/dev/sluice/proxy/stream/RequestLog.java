@@ -17,7 +17,7 @@ public final class RequestLog {
     }
 
     /** What every line says of the client connection and the frontend, and of the outcome. */
-    private static LogEvent common(ClientSide client, Frontend frontend, int status, Termination.Cause cause,
+    private static LogEvent common(ClientEnd client, Frontend frontend, int status, Termination.Cause cause,
             Termination.State state) {
         LogEvent e = new LogEvent();
         e.client = client.remoteAddress();
@@ -43,7 +43,7 @@ public final class RequestLog {
      * frontend logs requests. {@code empty}: nothing was received on the connection; HAProxy counts it all the same
      * and {@code option dontlognull} only keeps it out of the log.
      */
-    public static void badRequest(ClientSide client, Frontend frontend, int status, Termination.Cause cause,
+    public static void badRequest(ClientEnd client, Frontend frontend, int status, Termination.Cause cause,
             Termination.State state, boolean empty) {
         AccessLog al = frontend.accessLog();
         if (al == null || !al.logsRequests() || empty && al.dontLogNull()) {
