@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  * {@link Attempts} and slot once the backend's rules passed; the slot and the connector call it back on the stream's
  * event loop, and it is used only there.
  */
-final class Connecting implements ServerConnector.Callback {
+final class Connecting implements ServerConnector.Callback, ServerSlot.Listener {
     private final Stream stream;
     private final ClientSide client;
     private final RequestHead request;
@@ -34,13 +34,18 @@ final class Connecting implements ServerConnector.Callback {
     private final Attempts attempts;
     private final ServerSlot slot;
 
-    Connecting(Stream stream, ClientSide client, RequestHead request, Backend backend, Attempts attempts, ServerSlot slot) {
+    Connecting(Stream stream, ClientSide client, RequestHead request, Backend backend, Attempts attempts) {
         this.stream = stream;
         this.client = client;
         this.request = request;
         this.backend = backend;
         this.attempts = attempts;
-        this.slot = slot;
+        this.slot = new ServerSlot(stream, backend, client.loop(), this);
+    }
+
+    /** The stream's server slot. */
+    ServerSlot slot() {
+        return slot;
     }
 
     /**
@@ -85,14 +90,16 @@ final class Connecting implements ServerConnector.Callback {
     }
 
     /** The queue handed the stream a slot (on its loop). */
-    void slotGranted() {
+    @Override
+    public void slotGranted() {
         if (!stream.finished()) {
             serverAssigned();
         }
     }
 
     /** The server the stream waited for went down and {@code option redispatch} sends it elsewhere. */
-    void slotRequeued() {
+    @Override
+    public void slotRequeued() {
         if (!stream.finished()) {
             attempts.leaving(stream.server());
             attempts.direct(false);
@@ -101,7 +108,8 @@ final class Connecting implements ServerConnector.Callback {
     }
 
     /** {@code timeout queue} struck while waiting: 503, flags sQ, counted as a connection failure, as HAProxy does. */
-    void queueTimedOut() {
+    @Override
+    public void queueTimedOut() {
         if (!stream.finished()) {
             queueFailed(Cause.SERVER_TIMEOUT);
         }

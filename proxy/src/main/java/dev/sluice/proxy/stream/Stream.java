@@ -30,7 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * and {@link RequestLog}. Protocol-neutral: it sees a {@link ClientSide} and a {@link ServerSide}. Created and owned by
  * the client side; lives on the client connection's event loop and is never touched by another thread.
  */
-public final class Stream extends Live {
+public final class Stream extends Live implements Exchange {
 
     /** How a server exchange failed. */
     public enum ServerFailure {
@@ -115,7 +115,8 @@ public final class Stream extends Live {
         return server;
     }
 
-    void server(Server s) {
+    @Override
+    public void server(Server s) {
         server = s;
     }
 
@@ -124,6 +125,7 @@ public final class Stream extends Live {
         return status;
     }
 
+    @Override
     public boolean finished() {
         return finished;
     }
@@ -139,7 +141,8 @@ public final class Stream extends Live {
     }
 
     /** What the rules see of this stream. */
-    StreamTarget target() {
+    @Override
+    public StreamTarget target() {
         return target;
     }
 
@@ -147,15 +150,18 @@ public final class Stream extends Live {
         return body;
     }
 
-    Accounting accounting() {
+    @Override
+    public Accounting accounting() {
         return accounting;
     }
 
-    Persistence persistence() {
+    @Override
+    public Persistence persistence() {
         return persistence;
     }
 
-    Termination outcome() {
+    @Override
+    public Termination outcome() {
         return outcome;
     }
 
@@ -237,8 +243,8 @@ public final class Stream extends Live {
             request.fields().add(idHeader, new AsciiString(target.uniqueId()));
         }
         attempts = new Attempts(backend, request, target.retries() >= 0 ? target.retries() : backend.retries());
-        slot = new ServerSlot(this, backend, client.loop());
-        connecting = new Connecting(this, client, request, backend, attempts, slot);
+        connecting = new Connecting(this, client, request, backend, attempts);
+        slot = connecting.slot();
         Server to = persistence.route(backend, cookie);
         connecting.assign(to, persistence.persistTarget() != null);
     }
