@@ -65,7 +65,7 @@ public final class Stream extends Live implements Exchange {
     private Attempts attempts;
     /** The server slot: assignment, queueing, hand-off; null until the backend's rules passed. */
     private ServerSlot slot;
-    /** Asks for the server connection and tries again; null until the backend's rules passed. */
+    /** Gets the server connection ({@link ServerPath}) and sends the request; null until the backend's rules passed. */
     private Connecting connecting;
     private boolean responseStarted;
     private boolean finished;
@@ -175,10 +175,6 @@ public final class Stream extends Live implements Exchange {
 
     Answers answers() {
         return answers;
-    }
-
-    Connecting connecting() {
-        return connecting;
     }
 
     /** The process-wide number of the exchange ({@code %rt}). */
