@@ -55,7 +55,8 @@ abstract class ServerPath implements ServerConnector.Callback, ServerSlot.Listen
 
     /**
      * No server connection can be had (no usable server, no queue slot, connect attempts spent): the stream ends
-     * (HTTP answers 503). The termination flags are set when this path knows them.
+     * (HTTP answers 503). The termination flags are set for a queue failure ({@code SQ}, {@code sQ}); otherwise they
+     * are the stream's to set (HAProxy's {@code SC}).
      */
     abstract void unreachable();
 
