@@ -19,7 +19,8 @@ import java.util.List;
 /**
  * Which server a request sticks to, and what it leaves for the next one: the backend's persistence cookie (read on the
  * request, set on the response), {@code stick match|on|store-*} rules and {@code option prefer-last-server}. Owned by
- * one {@link Stream}, used on its event loop only.
+ * one stream, used on its event loop only. A stream without an HTTP request has no cookie: it only routes and stores
+ * by the stick rules (and the last server, which only HTTP client connections keep).
  */
 final class Persistence {
     private final ClientEnd client;
@@ -35,6 +36,7 @@ final class Persistence {
     /** capture cookie read the request's cookies. */
     private boolean cookieCaptured;
 
+    /** {@code request}: null for a stream without one, which then never asks about the cookie. */
     Persistence(ClientEnd client, RequestHead request, Txn txn) {
         this.client = client;
         this.request = request;
