@@ -7,7 +7,6 @@ import dev.sluice.config.model.Condition;
 import dev.sluice.config.model.Config;
 import dev.sluice.config.model.Global;
 import dev.sluice.config.model.HttpRule;
-import dev.sluice.config.model.Mode;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.ProxyKind;
 import dev.sluice.config.model.Server;
@@ -441,13 +440,11 @@ public final class ConfigParser {
         for (Proxy p : built) {
             checkProxy(p, backends);
         }
+        ModeChecks.check(proxies, built, backends, diags);
     }
 
     private void checkProxy(Proxy p, Map<String, Proxy> backends) {
         String what = p.kind().keyword() + " '" + p.name() + "'";
-        if (p.mode() != Mode.HTTP) {
-            diags.error(p.where(), what + " is in mode tcp (the default when no 'mode' is set); Sluice supports only 'mode http' so far.");
-        }
         if (p.kind().hasFrontend()) {
             if (p.binds().isEmpty()) {
                 diags.error(p.where(), what + " has no 'bind' directive. Please declare it as a backend if this was intended.");

@@ -30,7 +30,9 @@ final class ProxyKeywords {
         r.family("timeout", "timeout");
         r.family("option", "option");
 
-        r.register(new Keyword("mode", PROXIES, "mode http", "Proxy mode: 'http' processes HTTP requests (the only mode Sluice has so far).",
+        r.register(new Keyword("mode", PROXIES, "mode http|tcp",
+                "Proxy mode: 'http' processes HTTP requests, 'tcp' relays bytes (layer 4; the default, as in HAProxy). Sluice parses and"
+                        + " checks TCP proxies but does not run them yet.",
                 ProxyKeywords::mode));
         r.register(new Keyword("default_backend", FRONTEND_SIDE, "default_backend <backend>",
                 "Backend used when no use_backend rule matches.", c -> {
@@ -163,14 +165,14 @@ final class ProxyKeywords {
     }
 
     private static void mode(KeywordContext c) {
-        if (!c.expectArgs(1, 1, "mode http")) {
+        if (!c.expectArgs(1, 1, "mode http|tcp")) {
             return;
         }
         switch (c.args().get(0)) {
             case "http" -> c.proxy().mode = Mode.HTTP;
-            case "tcp" -> c.error("mode tcp (layer-4 proxying) is not supported by Sluice yet; only 'mode http' is.");
+            case "tcp" -> c.proxy().mode = Mode.TCP;
             case "health" -> c.error("mode health was removed from HAProxy 2.4; use monitor-uri instead.");
-            default -> c.error("unknown mode '" + c.args().get(0) + "' (expected 'http')");
+            default -> c.lineError("unknown proxy mode '" + c.args().get(0) + "'.");
         }
     }
 

@@ -240,17 +240,17 @@ class KeywordParsersTest {
     @Nested
     class ModeKeyword {
         @Test
-        void http() {
+        void httpAndTcp() {
             assertThat(frontendOf("mode http").mode()).isEqualTo(Mode.HTTP);
+            assertThat(frontendOf("mode tcp").mode()).isEqualTo(Mode.TCP);
         }
 
         @ParameterizedTest(name = "{0}")
         @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
-                "mode tcp      => 'mode' : mode tcp (layer-4 proxying) is not supported by Sluice yet; only 'mode http' is.",
                 "mode health   => 'mode' : mode health was removed from HAProxy 2.4; use monitor-uri instead.",
-                "mode ftp      => 'mode' : unknown mode 'ftp' (expected 'http')",
-                "mode          => 'mode' : missing argument; expected: mode http",
-                "mode http tcp => 'mode' : unexpected argument 'tcp'; expected: mode http",
+                "mode ftp      => unknown proxy mode 'ftp'.",
+                "mode          => 'mode' : missing argument; expected: mode http|tcp",
+                "mode http tcp => 'mode' : unexpected argument 'tcp'; expected: mode http|tcp",
         })
         void errors(String line, String message) {
             Diagnostic d = assertSingleError(parse(inFrontend(line)), FRONTEND_LINE, message);
