@@ -61,8 +61,6 @@ final class Unsupported {
             Map.entry("tcp-response", "tcp-response rules"),
             
             Map.entry("http-error", "http-error rules"), 
-            Map.entry("timeout client-fin", "half-closed connection timeouts"),
-            Map.entry("timeout server-fin", "half-closed connection timeouts"),
            
             Map.entry("server-template", "server templates"), Map.entry("use-server", "use-server rules"),
             Map.entry("server-state-file", "server state files"), Map.entry("server-state-base", "server state files"),
@@ -79,7 +77,7 @@ final class Unsupported {
             Map.entry("option keep-conn", "keep-conn"), 
             Map.entry("option socket-stats", "per-listener statistics"),
            
-            Map.entry("option splice-auto", "kernel splicing"), Map.entry("option http-use-htx", "legacy HTX switch"),
+            Map.entry("option http-use-htx", "legacy HTX switch"),
             Map.entry("option originalto", "X-Original-To"),
             Map.entry("option accept-invalid-http-response", "relaxed HTTP parsing (comes with the HTTP engine)"),
             Map.entry("option http-buffer-request", "request buffering"),

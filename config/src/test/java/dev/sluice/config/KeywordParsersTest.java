@@ -764,7 +764,7 @@ class KeywordParsersTest {
                 "timeout client 1s 2s     => 'timeout client' : unexpected argument '2s'; expected: timeout client <time>",
                 "timeout http-request 30d => 'timeout http-request' : time value '30d' is too large (maximum is 2147483647 ms, about 24.8 days)",
                 "timeout client -1        => 'timeout client' : '-1' is not a time",
-                "timeout                  => 'timeout' expects a timeout (one of: client, http-request, http-keep-alive, tarpit, tunnel).",
+                "timeout                  => 'timeout' expects a timeout (one of: client, http-request, http-keep-alive, tarpit, client-fin, server-fin, tunnel).",
                 "timeout clinet 5s        => unknown timeout 'clinet' in 'frontend' section; did you mean 'client' maybe ?",
                 "timeout server 5s        => 'timeout server' is not allowed in 'frontend' section (allowed in: defaults, backend, listen).",
                 "timeout queue 5s         => 'timeout queue' is not allowed in 'frontend' section (allowed in: defaults, backend, listen).",

@@ -466,7 +466,6 @@ class SectionsTest {
                 "backend  => option tcp-check            => 'option tcp-check' is not supported by Sluice yet: tcp-check rule sets.",
                 "backend  => http-check connect port 81  => 'http-check connect' is not supported by Sluice yet: multi-step health checks (http-check connect, comment, set-var).",
                 "backend  => option mysql-check user x   => 'option mysql-check' is not supported by Sluice yet: MySQL health checks.",
-                "backend  => timeout client-fin 1h        => 'timeout client-fin' is not supported by Sluice yet: half-closed connection timeouts.",
         })
         void unsupportedKeywordExamples(String section, String line, String message) {
             assertMessage(section, line, message);
