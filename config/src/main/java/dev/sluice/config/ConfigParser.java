@@ -280,6 +280,7 @@ public final class ConfigParser {
         }
         if (base != null) {
             p.inherit(base);
+            TcpRuleKeywords.useDefaults(p, base, at, diags);
         }
         if (s == Section.DEFAULTS) {
             lastDefaults = p;
@@ -331,6 +332,10 @@ public final class ConfigParser {
     private void unknownKeyword(SourceRef at, List<String> w) {
         String first = w.get(0);
         String second = w.size() > 1 ? KeywordRegistry.stripParens(w.get(1)) : null;
+        if ((first.equals("tcp-request") || first.equals("tcp-response")) && current != null) {
+            diags.error(at, TcpRuleKeywords.unknownRuleset(first, w.size() > 1 ? w.get(1) : null, section, current));
+            return;
+        }
         String feature = second != null ? Unsupported.KEYWORDS.get(first + " " + second) : null;
         if (feature == null && !(registry.isFamily(first) && second != null && Unsupported.KEYWORDS.get(first) == null)) {
             feature = Unsupported.KEYWORDS.get(first);

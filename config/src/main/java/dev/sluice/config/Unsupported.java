@@ -56,9 +56,6 @@ final class Unsupported {
             Map.entry("stats bind-process", "multi-process mode (removed from HAProxy 2.5)"),
             
             Map.entry("email-alert", "email alerts (mailers)"),
-            Map.entry("tcp-request session", "tcp-request session rules"),
-            Map.entry("tcp-request inspect-delay", "tcp-request content inspection (inspect-delay)"),
-            Map.entry("tcp-response", "tcp-response rules"),
             
             Map.entry("http-error", "http-error rules"), 
            

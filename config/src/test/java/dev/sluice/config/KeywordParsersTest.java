@@ -472,9 +472,10 @@ class KeywordParsersTest {
         @Test
         void expectProxyIsAConnectionRuleWithLayer4() {
             assertThat(Configs.errors(parse(inFrontend("tcp-request connection expect-proxy layer4 if { src 10.0.0.0/8 }")))).isEmpty();
-            assertSingleError(parse(inFrontend("tcp-request connection expect-proxy layer7")), FRONTEND_LINE, "'expect-proxy' expects 'layer4'.");
+            assertSingleError(parse(inFrontend("tcp-request connection expect-proxy layer7")), FRONTEND_LINE,
+                    "'tcp-request connection expect-proxy' only supports 'layer4' in frontend 'fe' (got 'layer7')");
             assertSingleError(parse(inFrontend("tcp-request content expect-proxy layer4")), FRONTEND_LINE,
-                    "'expect-proxy' is only allowed in 'tcp-request connection' rules.");
+                    "'expect-proxy layer4' is not allowed in 'tcp-request content' rules in frontend 'fe'");
         }
 
         @Test
