@@ -95,8 +95,9 @@ final class ModeChecks {
         if (b.tcplogFallback()) {
             diags.warning(b.httplogWhere, "'option httplog' not usable with " + it + " (needs 'mode http'). Falling back to 'option tcplog'.");
         }
-        // what 'tcp-request content switch-mode http' makes HTTP is not ignored
-        boolean upgrades = p.tcpRules().content().stream()
+        // what 'tcp-request content switch-mode http' makes HTTP is not ignored (a rule of the proxy's own: HAProxy marks
+        // the defaults section for the rules of a defaults section)
+        boolean upgrades = b.tcpRequestContentRules.stream()
                 .anyMatch(r -> r instanceof HttpRule.Action a && a.name().equals("switch-mode") && !a.args().isEmpty() && a.args().get(0).equals("http"));
         if (!upgrades) {
             List<String> ignored = new ArrayList<>();
@@ -116,6 +117,9 @@ final class ModeChecks {
             optionIgnored(ignored, "accept-invalid-http-request", p.kind().hasFrontend() && p.http().acceptInvalidRequest(), it);
             optionIgnored(ignored, "http-use-proxy-header", p.kind().hasFrontend() && p.http().useProxyHeader(), it);
             ignored.forEach(m -> diags.warning(p.where(), m));
+        } else if (p.defaultBackend() == null && p.useBackends().isEmpty() && !p.servers().isEmpty()) {
+            diags.warning(p.where(), "Proxy '" + p.name() + "' : 'switch-mode http' configured for a tcp " + type(p) + " with no backend."
+                    + " Incoming connections upgraded to HTTP cannot be routed to TCP servers");
         }
         for (Server s : p.servers()) {
             if (s.cookie() != null) {
