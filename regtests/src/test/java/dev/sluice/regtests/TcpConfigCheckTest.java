@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -467,6 +468,22 @@ class TcpConfigCheckTest {
                             tcp-response content accept
                             server s1 127.0.0.1:9
                         """, List.of()));
+    }
+
+    /** Start-up refuses what -c refuses ({@link #NOT_YET}), before listening. */
+    @Test
+    void startingRefusesATcpProxyUntilTheRuntimeLands() {
+        int port = Ports.free();
+        Path cfg = Sluice.writeConfig(HEAD + """
+                listen l
+                    mode tcp
+                    bind 127.0.0.1:%d
+                    server s1 127.0.0.1:9
+                """.formatted(port));
+        Sluice.Result r = Sluice.run(List.of("-f", cfg.toString()), Map.of());
+        assertThat(r.exitCode()).isEqualTo(1);
+        assertThat(r.output()).contains("test.cfg:8: error: listen 'l' : mode tcp is not supported yet (layer-4 proxying).")
+                .contains("Fatal errors found in configuration.");
     }
 
     @ParameterizedTest(name = "{0}")
