@@ -14,7 +14,7 @@ import dev.sluice.proxy.stats.InfoField;
 import dev.sluice.proxy.stats.StatColumn;
 import dev.sluice.proxy.stats.StatRow;
 import dev.sluice.proxy.stream.Frontend;
-import dev.sluice.proxy.stream.Stream;
+import dev.sluice.proxy.stream.Live;
 import dev.sluice.proxy.transport.Workers;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
@@ -265,7 +265,7 @@ final class StatsPage implements PageService {
     private void killSessions(Server srv) {
         Workers w = rt.workers();
         w.onEachLoop(loop -> {
-            for (Stream s : rt.streams().on(loop)) {
+            for (Live s : rt.streams().on(loop)) {
                 if (s.server() == srv) {
                     s.kill();
                 }

@@ -6,8 +6,8 @@ import dev.sluice.proxy.admin.CliRegistry;
 import dev.sluice.proxy.admin.CliRequest;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.stream.Live;
 import dev.sluice.proxy.stream.LiveStreams;
-import dev.sluice.proxy.stream.Stream;
 import dev.sluice.proxy.transport.Workers;
 import io.netty.util.concurrent.SingleThreadEventExecutor;
 import java.lang.management.ManagementFactory;
@@ -52,14 +52,14 @@ final class StreamCommands {
     /** What {@code show sess} prints of one stream, taken on its loop. */
     private record View(long id, String proto, InetSocketAddress src, InetSocketAddress dst, String fe, int feId, String be, int beId,
             String srv, int srvId, InetSocketAddress srvAddr, int epoch, long start, char state, String request) {
-        static View of(Stream s) {
+        static View of(Live s) {
             InetSocketAddress src = s.client().remoteAddress();
             Backend be = s.backend();
             Server srv = s.server();
             return new View(s.id(), src != null && src.getAddress() instanceof Inet6Address ? "tcpv6" : "tcpv4", src,
                     s.client().localAddress(), s.frontend().name(), s.frontend().id(), be == null ? null : be.name(), be == null ? -1 : be.id(),
                     srv == null ? null : srv.name(), srv == null ? -1 : srv.id(), srv == null ? null : srv.address(), s.epoch(), s.startDate(),
-                    s.phase().letter(), s.request().method() + " " + s.request().target() + " " + s.request().version().text());
+                    s.phase().letter(), s.describe());
         }
     }
 
@@ -77,7 +77,7 @@ final class StreamCommands {
         long want = wanted;
         CompletableFuture<List<List<View>>> views = workers.onEachLoop(loop -> {
             List<View> out = new ArrayList<>();
-            for (Stream s : live.on(loop)) {
+            for (Live s : live.on(loop)) {
                 if (want < 0 || s.id() == want) {
                     out.add(View.of(s));
                 }
@@ -145,7 +145,7 @@ final class StreamCommands {
         }
         CompletableFuture<String> done = new CompletableFuture<>();
         workers.loop(loop).execute(() -> {
-            for (Stream s : live.on(loop)) {
+            for (Live s : live.on(loop)) {
                 if (s.id() == id) {
                     s.kill();
                     done.complete("");
@@ -177,7 +177,7 @@ final class StreamCommands {
             return "No such server.\n";
         }
         return req.later(workers.onEachLoop(loop -> {
-            for (Stream s : live.on(loop)) {
+            for (Live s : live.on(loop)) {
                 if (s.server() == srv) {
                     s.kill();
                 }

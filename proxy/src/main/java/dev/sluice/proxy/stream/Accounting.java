@@ -8,15 +8,15 @@ import dev.sluice.proxy.stats.Counter;
 import dev.sluice.proxy.stats.Counters;
 
 /**
- * What one {@link Stream} counts and measures: every update of the frontend's, backend's and server's counters the
- * exchange makes (HAProxy's stats columns), the bytes it received, and its timers (the log's %TR, %Tw, %Tc, %Tr, %Ta
- * and the servers' time averages). Owned by its stream, used on the stream's event loop only; the counters it
- * updates are shared (striped) and safe from any loop.
+ * What one stream ({@link Exchange}) counts and measures: every update of the frontend's, backend's and server's
+ * counters the exchange makes (HAProxy's stats columns), the bytes it received, and its timers (the log's %TR, %Tw,
+ * %Tc, %Tr, %Ta and the servers' time averages). Owned by its stream, used on the stream's event loop only; the
+ * counters it updates are shared (striped) and safe from any loop.
  */
 final class Accounting {
-    private final Stream stream;
+    private final Exchange stream;
     private final Frontend frontend;
-    private final ClientSide client;
+    private final ClientEnd client;
     /** Timers for the log, from {@link System#nanoTime()}; -1 until reached. */
     private final long tHead = System.nanoTime();
     private final long requestStart;
@@ -31,7 +31,7 @@ final class Accounting {
     private long creditedIn;
     private long creditedOut;
 
-    Accounting(Stream stream, ClientSide client, Frontend frontend) {
+    Accounting(Exchange stream, ClientEnd client, Frontend frontend) {
         this.stream = stream;
         this.client = client;
         this.frontend = frontend;

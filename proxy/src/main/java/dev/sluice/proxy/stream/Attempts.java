@@ -1,9 +1,9 @@
 package dev.sluice.proxy.stream;
 
-import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.config.model.Retries;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.stats.Counter;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.AsciiString;
@@ -19,6 +19,9 @@ import java.util.ArrayDeque;
  * A request is sent again after it went out (anything but a connection failure) only when that is safe: its
  * method is idempotent (GET HEAD OPTIONS TRACE PUT DELETE, RFC 9110) and its body, if any, is complete and was
  * kept whole. HAProxy retries any method there; Sluice does not replay a POST.
+ * <p>
+ * Without a request (a stream that carries no HTTP request) only connection failures are retried: nothing is ever
+ * sent again, nor kept for a replay.
  */
 final class Attempts {
 
@@ -33,6 +36,7 @@ final class Attempts {
     }
 
     private final Backend backend;
+    /** The request, null for a stream without one. */
     private final RequestHead request;
     private final int retries;
     private final boolean idempotent;
@@ -44,11 +48,13 @@ final class Attempts {
     private boolean redispatched;
     private RequestReplay replay;
 
+    /** The attempts of {@code request} (null: a stream without a request), with {@code retries} retries. */
     Attempts(Backend backend, RequestHead request, int retries) {
         this.backend = backend;
         this.request = request;
         this.retries = retries;
-        this.idempotent = idempotent(request.method());
+        // no request: never sent again (afterSending and sending both stop at this flag)
+        this.idempotent = request != null && idempotent(request.method());
     }
 
     static boolean idempotent(AsciiString m) {

@@ -2,52 +2,15 @@ package dev.sluice.proxy.stream;
 
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.ResponseHead;
-import dev.sluice.proxy.listener.ProxyHeader;
-import dev.sluice.proxy.rules.Trackers;
-import dev.sluice.proxy.tls.TlsSession;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.EventLoop;
-import io.netty.util.AttributeKey;
-import io.netty.util.concurrent.Future;
-import java.net.InetSocketAddress;
 import java.util.List;
 
 /**
- * The client half of a stream: what the stream may do to the client connection it serves. Implemented
- * per client protocol (an HTTP/1 connection serves one stream at a time). All calls happen on
- * {@link #loop()}.
+ * The client half of a stream: what the stream may do to the client connection it serves, beside what it reads of it
+ * ({@link ClientEnd}). Implemented per client protocol (an HTTP/1 connection serves one stream at a time). All calls
+ * happen on {@link #loop()}.
  */
-public interface ClientSide {
-    EventLoop loop();
-
-    /** The index of {@link #loop()} among the process's event loops. */
-    int loopIndex();
-
-    InetSocketAddress remoteAddress();
-
-    InetSocketAddress localAddress();
-
-    /** Epoch milliseconds when the client connection was accepted (the log's %t). */
-    long acceptDate();
-
-    /** {@link System#nanoTime()} when the current request started to arrive (the log's %tr and %TR). */
-    long requestStartNanos();
-
-    /** Whether the client connection is TLS (the log's %ft adds "~"). */
-    boolean tls();
-
-    /** The TLS SNI the client sent, or null. */
-    default String sni() {
-        TlsSession t = tlsSession();
-        return t == null ? null : t.sni();
-    }
-
-    /** What the TLS handshake of the client connection settled (the log's %sslv and %sslc), or null in clear text. */
-    TlsSession tlsSession();
-
-    /** Bytes sent to the client for the current response so far (the log's %B). */
-    long bytesOut();
-
+public interface ClientSide extends ClientEnd {
     /** Sends a response head (interim or final). */
     void sendHead(ResponseHead head);
 
@@ -82,35 +45,13 @@ public interface ClientSide {
     /** The response cannot be completed: drop the client connection. */
     void abort();
 
-    /** Where a connection keeps the stick counters its {@code tcp-request connection} rules set. */
-    AttributeKey<Trackers> SESSION_TRACKERS = AttributeKey.valueOf("sluice.session-trackers");
-
-    /** The connection's stick counters ({@code tcp-request connection track-sc*}), or null. */
-    default Trackers sessionTrackers() {
-        return null;
-    }
-
-    /** The client connection (session) this exchange belongs to: what {@code http-reuse} tells apart. */
-    default Object session() {
-        return this;
-    }
-
     /**
      * The server connections private to this client connection ({@code http-reuse never}), in the order they were
      * first used (HAProxy's session list of private connections, which {@code option prefer-last-server} reads); a
      * mutable list owned by the client connection's loop, or null when the protocol keeps none.
      */
+    @Override
     default List<ServerSide> privateConnections() {
-        return null;
-    }
-
-    /** Completes when the client connection closes (server connections private to it close then); null: not known. */
-    default Future<?> closeFuture() {
-        return null;
-    }
-
-    /** What the PROXY protocol header the connection started with said ({@code bind ... accept-proxy}), or null. */
-    default ProxyHeader.Received proxyHeader() {
         return null;
     }
 

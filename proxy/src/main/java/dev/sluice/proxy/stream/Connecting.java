@@ -2,166 +2,43 @@ package dev.sluice.proxy.stream;
 
 import dev.sluice.config.model.HttpOptions;
 import dev.sluice.config.model.Retries.RetryOn;
-import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.backend.Backend;
-import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.backend.ServerConnection;
-import dev.sluice.proxy.backend.ServerConnector;
 import dev.sluice.proxy.http.RequestHead;
-import dev.sluice.proxy.stream.Termination.Cause;
-import dev.sluice.proxy.stream.Termination.State;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ConnectTimeoutException;
 import io.netty.util.concurrent.Future;
-import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
- * Gets a {@link Stream} to its server: the server's slot (assigned, queued, requeued, timed out: {@link ServerSlot}),
- * then a connection from the backend's connector (new or reused, as {@code http-reuse} allows, keeping the client
- * connection's private ones), the request sent on it, and another attempt after a failed connect or, as
- * {@link Attempts} decides, after a failed or {@code retry-on} response. One per stream, created with its
- * {@link Attempts} and slot once the backend's rules passed; the slot and the connector call it back on the stream's
- * event loop, and it is used only there.
+ * Gets a {@link Stream}'s request to its server: the way to a connection is its {@link ServerPath} (slot, queue,
+ * connect, connection-failure retries); here, what HTTP adds on the connection: the client connection's private ones
+ * ({@code http-reuse never}), the request head and body sent on it, another attempt after a failed or {@code retry-on}
+ * response as {@link Attempts} decides, and the 503 when no connection could be had. One per stream, created with its
+ * {@link Attempts} and slot once the backend's rules passed; used on the stream's event loop only.
  */
-final class Connecting implements ServerConnector.Callback {
+final class Connecting extends ServerPath {
     private final Stream stream;
     private final ClientSide client;
     private final RequestHead request;
-    private final Backend backend;
-    private final Attempts attempts;
-    private final ServerSlot slot;
 
-    Connecting(Stream stream, ClientSide client, RequestHead request, Backend backend, Attempts attempts, ServerSlot slot) {
+    Connecting(Stream stream, ClientSide client, RequestHead request, Backend backend, Attempts attempts) {
+        super(stream, client, backend, attempts);
         this.stream = stream;
         this.client = client;
         this.request = request;
-        this.backend = backend;
-        this.attempts = attempts;
-        this.slot = slot;
     }
 
-    /**
-     * Sends the request to {@code to} (null: as the balancing decides), {@code persistent}: a cookie or a stick match
-     * chose it.
-     */
-    void assign(Server to, boolean persistent) {
-        attempts.direct(persistent);
-        assigned(slot.assign(to, persistent, null));
-    }
-
-    /** Goes on from an assignment: connect, wait in the queue, or 503. */
-    private void assigned(ServerSlot.Outcome o) {
-        switch (o) {
-            case ASSIGNED -> serverAssigned();
-            case QUEUED -> stream.server(slot.server());
-            case NO_SERVER -> stream.fail(503);
-            case QUEUE_FULL -> {
-                // the server's queue holds maxqueue requests already: flags SQ
-                stream.server(slot.server());
-                queueFailed(Cause.SERVER_ABORT);
-            }
-        }
-    }
-
-    /** A slot is held on {@code slot.server()}: the request goes there. */
-    private void serverAssigned() {
-        Server server = slot.server();
-        stream.server(server);
-        attempts.assigned(server);
-        Persistence persistence = stream.persistence();
-        if (attempts.direct() && server != persistence.persistTarget()) {
-            // its server's queue was full and option redispatch balanced it
-            attempts.direct(false);
-        }
-        if (!attempts.direct() && server != persistence.preferredTarget()) {
-            // lbtot counts what the balancing chose, not what persistence (a cookie, a stick match) imposed, nor the last server
-            stream.accounting().balanced();
-        }
-        persistence.stickStore(backend, server, false);
-        connect(true);
-    }
-
-    /** The queue handed the stream a slot (on its loop). */
-    void slotGranted() {
-        if (!stream.finished()) {
-            serverAssigned();
-        }
-    }
-
-    /** The server the stream waited for went down and {@code option redispatch} sends it elsewhere. */
-    void slotRequeued() {
-        if (!stream.finished()) {
-            attempts.leaving(stream.server());
-            attempts.direct(false);
-            redispatch();
-        }
-    }
-
-    /** {@code timeout queue} struck while waiting: 503, flags sQ, counted as a connection failure, as HAProxy does. */
-    void queueTimedOut() {
-        if (!stream.finished()) {
-            queueFailed(Cause.SERVER_TIMEOUT);
-        }
-    }
-
-    /** No slot from the queue: 503, counted as a connection failure (econ), termination flags {@code why} and Q. */
-    private void queueFailed(Cause why) {
-        stream.accounting().connectError();
-        stream.outcome().set(why, State.QUEUE);
+    /** No server, no queue slot or no connection: a 503. */
+    @Override
+    void unreachable() {
         stream.fail(503);
     }
 
-    /** The request goes to another server ({@code option redispatch}): assigned again, avoiding the previous one. */
-    private void redispatch() {
-        stream.server(null);
-        assigned(slot.assign(null, false, attempts.previous()));
-    }
-
-    /** Asks for a connection to the stream's server ({@code reuse}: an idle one of that server may serve). */
-    void connect(boolean reuse) {
-        Server server = stream.server();
-        stream.accounting().connecting();
-        long timeout = backend.timeouts().connect();
-        StreamTarget target = stream.target();
-        backend.connector().acquire(server, client.loop(), client.loopIndex(), client.localAddress(), timeout == Timeouts.UNSET ? 0 : timeout,
-                reuse, server.sniFor(target), client.session(), target.firstRequest(), reusePolicy(server), this);
-    }
-
     @Override
-    public Future<?> sessionEnd() {
-        return client.closeFuture();
-    }
-
-    /**
-     * The backend's {@code http-reuse}, except towards a server that gets a PROXY protocol header: a connection that
-     * told the server who the client is only ever carries that client connection's requests (HAProxy 2.6 puts the
-     * header's addresses in the connection's reuse key, which comes to the same).
-     */
-    private HttpOptions.Reuse reusePolicy(Server server) {
-        return server.config().sendProxy() != 0 ? HttpOptions.Reuse.NEVER : backend.http().reuse();
-    }
-
-    @Override
-    public InetSocketAddress proxiedSource() {
-        return client.remoteAddress();
-    }
-
-    @Override
-    public InetSocketAddress proxiedDestination() {
-        return client.localAddress();
-    }
-
-    @Override
-    public void connected(ServerConnection connection) {
+    void established(ServerConnection connection) {
         // every server connection handler is a ServerSide (ServerConnector's HandlerFactory makes only those)
         ServerSide c = (ServerSide) connection;
-        if (stream.finished()) {
-            c.release();
-            return;
-        }
         stream.attach(c);
         HttpOptions.Reuse policy = reusePolicy(stream.server());
         if (policy == HttpOptions.Reuse.NEVER && c.owner() == null) {
@@ -182,53 +59,10 @@ final class Connecting implements ServerConnector.Callback {
             }
         }
         stream.accounting().connected(c.reused());
+        Attempts attempts = attempts();
         attempts.sending(c);
         c.sendHead(request);
         stream.body().sendTo(c, attempts);
-    }
-
-    @Override
-    public void failed(Throwable cause) {
-        if (stream.finished()) {
-            return;
-        }
-        if (attempts.connectFailed()) {
-            retry(!(cause instanceof ConnectTimeoutException), true);
-            return;
-        }
-        stream.accounting().connectError();
-        stream.fail(503);
-    }
-
-    /**
-     * Tries again, on the same server or, as {@code option redispatch} decides, on another one (HAProxy's
-     * stream_choose_redispatch); after a refused connection, staying on the server (or redispatching with a
-     * single usable server) waits MIN(1s, timeout connect) first, as HAProxy 2.6 does. {@code reuse}: the same
-     * server's idle connections may serve the new attempt.
-     */
-    private void retry(boolean refused, boolean reuse) {
-        boolean redispatch = attempts.redispatch(stream.server());
-        long delay = refused && backend.waitBeforeRetry(redispatch) ? backend.retryDelay() : 0;
-        if (redispatch) {
-            slot.releaseForRetry();
-        } else {
-            stream.accounting().retried();
-        }
-        Runnable again = () -> {
-            if (stream.finished()) {
-                return;
-            }
-            if (redispatch) {
-                redispatch();
-            } else {
-                connect(reuse);
-            }
-        };
-        if (delay > 0) {
-            client.loop().schedule(again, delay, TimeUnit.MILLISECONDS);
-        } else {
-            again.run();
-        }
     }
 
     /**
@@ -238,6 +72,7 @@ final class Connecting implements ServerConnector.Callback {
      */
     boolean againAfterSending(RetryOn event, int status, ServerSide c) {
         RequestBody body = stream.body();
+        Attempts attempts = attempts();
         Attempts.Again a = attempts.afterSending(event, status, c != null && c.reused(), body.ended());
         if (a == Attempts.Again.NO) {
             return false;

@@ -13,7 +13,7 @@ import java.util.function.Predicate;
 /**
  * A frontend's {@code tcp-request connection} rules, run on each accepted connection before admission and
  * before any protocol handler. {@code reject} closes the connection at once; trackers set here live as
- * long as the connection (its streams see them through {@link dev.sluice.proxy.stream.ClientSide#SESSION_TRACKERS}).
+ * long as the connection (its streams see them through {@link ClientEnd#SESSION_TRACKERS}).
  */
 public final class ConnectionRules implements Predicate<Channel> {
     private final List<Rule> rules;
@@ -40,7 +40,7 @@ public final class ConnectionRules implements Predicate<Channel> {
             return false;
         }
         if (!trackers.isEmpty()) {
-            ch.attr(ClientSide.SESSION_TRACKERS).set(trackers);
+            ch.attr(ClientEnd.SESSION_TRACKERS).set(trackers);
             ch.closeFuture().addListener(f -> trackers.endSession());
         }
         if (t.expectProxy) {

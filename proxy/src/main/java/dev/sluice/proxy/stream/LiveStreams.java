@@ -15,7 +15,7 @@ import java.util.List;
 public final class LiveStreams {
     /** Per-loop state; only its loop touches it. */
     private static final class Loop {
-        Stream[] streams = new Stream[64];
+        Live[] streams = new Live[64];
         int size;
         long created;
         long accepted;
@@ -38,7 +38,7 @@ public final class LiveStreams {
     }
 
     /** Registers a starting stream of loop {@code loop}; on that loop. Returns the stream's id. */
-    long add(Stream s, int loop) {
+    long add(Live s, int loop) {
         Loop l = loops[loop];
         if (l.size == l.streams.length) {
             l.streams = Arrays.copyOf(l.streams, l.size * 2);
@@ -49,13 +49,13 @@ public final class LiveStreams {
     }
 
     /** Unregisters an ending stream; on its loop. Idempotent. */
-    void remove(Stream s, int loop) {
+    void remove(Live s, int loop) {
         int slot = s.liveSlot;
         if (slot < 0) {
             return;
         }
         Loop l = loops[loop];
-        Stream last = l.streams[--l.size];
+        Live last = l.streams[--l.size];
         l.streams[slot] = last;
         last.liveSlot = slot;
         l.streams[l.size] = null;
@@ -68,9 +68,9 @@ public final class LiveStreams {
     }
 
     /** The streams of loop {@code loop} right now; only on that loop. */
-    public List<Stream> on(int loop) {
+    public List<Live> on(int loop) {
         Loop l = loops[loop];
-        List<Stream> out = new ArrayList<>(l.size);
+        List<Live> out = new ArrayList<>(l.size);
         for (int i = 0; i < l.size; i++) {
             out.add(l.streams[i]);
         }

@@ -3,6 +3,7 @@ package dev.sluice.proxy.stream;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.PersistenceCookie;
 import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.backend.ServerConnection;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.log.LogCaptures;
@@ -18,10 +19,11 @@ import java.util.List;
 /**
  * Which server a request sticks to, and what it leaves for the next one: the backend's persistence cookie (read on the
  * request, set on the response), {@code stick match|on|store-*} rules and {@code option prefer-last-server}. Owned by
- * one {@link Stream}, used on its event loop only.
+ * one stream, used on its event loop only. A stream without an HTTP request has no cookie: it only routes and stores
+ * by the stick rules (and the last server, which only HTTP client connections keep).
  */
 final class Persistence {
-    private final ClientSide client;
+    private final ClientEnd client;
     private final RequestHead request;
     /** What the rules see of the exchange (stick rules' conditions and keys). */
     private final Txn txn;
@@ -34,7 +36,8 @@ final class Persistence {
     /** capture cookie read the request's cookies. */
     private boolean cookieCaptured;
 
-    Persistence(ClientSide client, RequestHead request, Txn txn) {
+    /** {@code request}: null for a stream without one, which then never asks about the cookie. */
+    Persistence(ClientEnd client, RequestHead request, Txn txn) {
         this.client = client;
         this.request = request;
         this.txn = txn;
@@ -111,12 +114,12 @@ final class Persistence {
         if (!backend.config().options().preferLastServer() || !backend.balancesWithoutHash()) {
             return null;
         }
-        List<ServerSide> mine = client.privateConnections();
+        List<? extends ServerConnection> mine = client.privateConnections();
         if (mine == null) {
             return null;
         }
-        for (Iterator<ServerSide> it = mine.iterator(); it.hasNext();) {
-            ServerSide c = it.next();
+        for (Iterator<? extends ServerConnection> it = mine.iterator(); it.hasNext();) {
+            ServerConnection c = it.next();
             if (!c.isOpen() || c.owner() != client.session()) {
                 it.remove();
                 continue;

@@ -9,15 +9,16 @@ import dev.sluice.proxy.tls.TlsSession;
 
 /**
  * Builds and emits the access-log line ({@link LogEvent}) of a request: a {@link Stream}'s, and that of a request
- * that never became one (HAProxy's "&lt;BADREQ&gt;" lines of an HTTP/1 client connection). Stateless; called on the
- * event loop of the stream or connection it logs.
+ * that never became one (HAProxy's "&lt;BADREQ&gt;" lines of an HTTP/1 client connection). What a line says of the
+ * client connection ({@link ClientEnd}) and of the way to the server ({@link Exchange}) does not depend on what the
+ * stream carried. Stateless; called on the event loop of the stream or connection it logs.
  */
 public final class RequestLog {
     private RequestLog() {
     }
 
     /** What every line says of the client connection and the frontend, and of the outcome. */
-    private static LogEvent common(ClientSide client, Frontend frontend, int status, Termination.Cause cause,
+    private static LogEvent common(ClientEnd client, Frontend frontend, int status, Termination.Cause cause,
             Termination.State state) {
         LogEvent e = new LogEvent();
         e.client = client.remoteAddress();
@@ -43,7 +44,7 @@ public final class RequestLog {
      * frontend logs requests. {@code empty}: nothing was received on the connection; HAProxy counts it all the same
      * and {@code option dontlognull} only keeps it out of the log.
      */
-    public static void badRequest(ClientSide client, Frontend frontend, int status, Termination.Cause cause,
+    public static void badRequest(ClientEnd client, Frontend frontend, int status, Termination.Cause cause,
             Termination.State state, boolean empty) {
         AccessLog al = frontend.accessLog();
         if (al == null || !al.logsRequests() || empty && al.dontLogNull()) {
@@ -70,39 +71,26 @@ public final class RequestLog {
         Accounting acc = s.accounting();
         long start = acc.requestStart();
         Backend backend = s.backend();
-        Server server = s.server();
         RequestHead request = s.request();
         Termination outcome = s.outcome();
         int status = s.status();
         // HAProxy logs -1 when no response was sent
         LogEvent e = common(s.client(), frontend, status > 0 ? status : -1, outcome.cause(), outcome.state());
         e.requestDate = acc.requestDate();
-        e.backend = backend != null ? backend.name() : null;
-        e.server = server != null ? server.name() : null;
-        e.serverAddress = e.server != null ? server.address() : null;
+        server(e, s, s.slot(), s.attempts());
         e.method = request.method().toString();
         e.uri = request.target().toString();
         e.version = request.version().text();
         e.requestLine = e.method + " " + e.uri + " " + e.version;
         e.bytesOut = s.client().bytesOut();
         e.tRequest = Accounting.ms(start, acc.headTime());
-        ServerSlot slot = s.slot();
-        e.tQueue = slot != null ? slot.queueMillis() : -1;
-        e.serverQueue = slot != null ? slot.serverQueuePosition() : 0;
-        e.backendQueue = slot != null ? slot.backendQueuePosition() : 0;
         long connected = acc.connectedAt();
-        e.tConnect = connected >= 0 ? Accounting.ms(acc.connectStart(), connected) : -1;
         e.tResponse = acc.responseAt() >= 0 && connected >= 0 ? Accounting.ms(connected, acc.responseAt()) : -1;
         e.tActive = Accounting.ms(start, now);
         String cookieFlags = s.persistence().cookieFlags(backend != null ? backend : frontend.ownBackend());
         if (cookieFlags != null) {
             e.cookieFlags = cookieFlags;
         }
-        Attempts attempts = s.attempts();
-        e.retries = attempts != null ? attempts.done() : 0;
-        e.redispatched = attempts != null && attempts.redispatched();
-        e.beconn = backend != null ? backend.activeStreams() : 0;
-        e.srvconn = server != null ? server.activeStreams() : 0;
         Termination.Cause cause = outcome.cause();
         e.error = status >= 500 || cause != Termination.Cause.NONE && cause != Termination.Cause.LOCAL;
         StreamTarget target = s.target();
@@ -114,5 +102,28 @@ public final class RequestLog {
         }
         e.captures = target.captures();
         al.log(e);
+    }
+
+    /**
+     * What every line says of the way to the server, whatever the stream carried: backend and server, the queue
+     * ({@code slot}, null when the stream never got that far), the connect time, the retries ({@code attempts}, or
+     * null) and the backend's and server's streams.
+     */
+    private static void server(LogEvent e, Exchange x, ServerSlot slot, Attempts attempts) {
+        Backend backend = x.backend();
+        Server server = x.server();
+        e.backend = backend != null ? backend.name() : null;
+        e.server = server != null ? server.name() : null;
+        e.serverAddress = e.server != null ? server.address() : null;
+        e.tQueue = slot != null ? slot.queueMillis() : -1;
+        e.serverQueue = slot != null ? slot.serverQueuePosition() : 0;
+        e.backendQueue = slot != null ? slot.backendQueuePosition() : 0;
+        Accounting acc = x.accounting();
+        long connected = acc.connectedAt();
+        e.tConnect = connected >= 0 ? Accounting.ms(acc.connectStart(), connected) : -1;
+        e.retries = attempts != null ? attempts.done() : 0;
+        e.redispatched = attempts != null && attempts.redispatched();
+        e.beconn = backend != null ? backend.activeStreams() : 0;
+        e.srvconn = server != null ? server.activeStreams() : 0;
     }
 }

@@ -16,11 +16,23 @@ import java.util.concurrent.TimeUnit;
  */
 final class ServerSlot implements QueuedRequest.Waiter {
 
+    /** What the stream hears of its wait in a queue; called on the stream's event loop. */
+    interface Listener {
+        /** The queue handed the stream a slot on {@link ServerSlot#server()}. */
+        void slotGranted();
+
+        /** The server the stream waited for went down and {@code option redispatch} sends it to the balancing again. */
+        void slotRequeued();
+
+        /** {@code timeout queue} struck while waiting. */
+        void queueTimedOut();
+    }
+
     /** What an assignment came to. */
     enum Outcome {
         /** A slot is held on {@link #server()}. */
         ASSIGNED,
-        /** Waiting in a queue: the stream hears of it through {@link Connecting#slotGranted()} or a timeout. */
+        /** Waiting in a queue: the stream hears of it through its {@link Listener}. */
         QUEUED,
         /** No usable server. */
         NO_SERVER,
@@ -28,8 +40,9 @@ final class ServerSlot implements QueuedRequest.Waiter {
         QUEUE_FULL
     }
 
-    private final Stream stream;
+    private final Exchange stream;
     private final Backend backend;
+    private final Listener listener;
     private final EventLoop loop;
     private Server server;
     private boolean held;
@@ -44,10 +57,11 @@ final class ServerSlot implements QueuedRequest.Waiter {
     private int serverQueuePosition;
     private int backendQueuePosition;
 
-    ServerSlot(Stream stream, Backend backend, EventLoop loop) {
+    ServerSlot(Exchange stream, Backend backend, EventLoop loop, Listener listener) {
         this.stream = stream;
         this.backend = backend;
         this.loop = loop;
+        this.listener = listener;
     }
 
     /** The server the slot is (or will be) on; null while waiting for any server or when there is none. */
@@ -150,14 +164,14 @@ final class ServerSlot implements QueuedRequest.Waiter {
             release();
             return;
         }
-        stream.connecting().slotGranted();
+        listener.slotGranted();
     }
 
     @Override
     public void requeued() {
         left();
         if (!closed) {
-            stream.connecting().slotRequeued();
+            listener.slotRequeued();
         }
     }
 
@@ -170,7 +184,7 @@ final class ServerSlot implements QueuedRequest.Waiter {
         }
         left();
         end = System.nanoTime();
-        stream.connecting().queueTimedOut();
+        listener.queueTimedOut();
     }
 
     /** Gives the slot back for a new assignment (a retry moving to another server). */

@@ -30,7 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * and {@link RequestLog}. Protocol-neutral: it sees a {@link ClientSide} and a {@link ServerSide}. Created and owned by
  * the client side; lives on the client connection's event loop and is never touched by another thread.
  */
-public final class Stream {
+public final class Stream extends Live implements Exchange {
 
     /** How a server exchange failed. */
     public enum ServerFailure {
@@ -65,7 +65,7 @@ public final class Stream {
     private Attempts attempts;
     /** The server slot: assignment, queueing, hand-off; null until the backend's rules passed. */
     private ServerSlot slot;
-    /** Asks for the server connection and tries again; null until the backend's rules passed. */
+    /** Gets the server connection ({@link ServerPath}) and sends the request; null until the backend's rules passed. */
     private Connecting connecting;
     private boolean responseStarted;
     private boolean finished;
@@ -78,10 +78,6 @@ public final class Stream {
     private boolean lineLogged;
     /** The frontend's stream budget while this stream holds a place in it; given back once, at {@link #log}. */
     private Budget budget;
-    /** Position in this loop's {@link LiveStreams} (-1 when not registered), the stream's id and epoch there. */
-    int liveSlot = -1;
-    private long liveId;
-    private int epoch;
 
     public Stream(ClientSide client, Frontend frontend, RequestHead request) {
         this.client = client;
@@ -100,10 +96,12 @@ public final class Stream {
         return request;
     }
 
+    @Override
     public Frontend frontend() {
         return frontend;
     }
 
+    @Override
     public Backend backend() {
         return backend;
     }
@@ -112,11 +110,13 @@ public final class Stream {
         backend = b;
     }
 
+    @Override
     public Server server() {
         return server;
     }
 
-    void server(Server s) {
+    @Override
+    public void server(Server s) {
         server = s;
     }
 
@@ -125,6 +125,7 @@ public final class Stream {
         return status;
     }
 
+    @Override
     public boolean finished() {
         return finished;
     }
@@ -140,7 +141,8 @@ public final class Stream {
     }
 
     /** What the rules see of this stream. */
-    StreamTarget target() {
+    @Override
+    public StreamTarget target() {
         return target;
     }
 
@@ -148,15 +150,18 @@ public final class Stream {
         return body;
     }
 
-    Accounting accounting() {
+    @Override
+    public Accounting accounting() {
         return accounting;
     }
 
-    Persistence persistence() {
+    @Override
+    public Persistence persistence() {
         return persistence;
     }
 
-    Termination outcome() {
+    @Override
+    public Termination outcome() {
         return outcome;
     }
 
@@ -172,10 +177,6 @@ public final class Stream {
         return answers;
     }
 
-    Connecting connecting() {
-        return connecting;
-    }
-
     /** The process-wide number of the exchange ({@code %rt}). */
     long number() {
         return number;
@@ -185,9 +186,7 @@ public final class Stream {
 
     /** Processes the request head: monitor URI, rules, backend, server, connection. */
     public void start() {
-        LiveStreams live = frontend.streams();
-        liveId = live.add(this, client.loopIndex());
-        epoch = live.epoch();
+        register(frontend.streams(), client.loopIndex());
         accounting.requestStarted(request);
         Budget b = frontend.streamBudget();
         if (b != null) {
@@ -240,8 +239,8 @@ public final class Stream {
             request.fields().add(idHeader, new AsciiString(target.uniqueId()));
         }
         attempts = new Attempts(backend, request, target.retries() >= 0 ? target.retries() : backend.retries());
-        slot = new ServerSlot(this, backend, client.loop());
-        connecting = new Connecting(this, client, request, backend, attempts, slot);
+        connecting = new Connecting(this, client, request, backend, attempts);
+        slot = connecting.slot();
         Server to = persistence.route(backend, cookie);
         connecting.assign(to, persistence.persistTarget() != null);
     }
@@ -708,27 +707,25 @@ public final class Stream {
 
     // ------------------------------------------------------------------ admin view
 
-    /** The id {@code show sess} prints and {@code shutdown session} takes. */
-    public long id() {
-        return liveId;
-    }
-
-    /** The {@code show sess} epoch this stream started in. */
-    public int epoch() {
-        return epoch;
-    }
-
     /** Epoch milliseconds when the request started to arrive. */
+    @Override
     public long startDate() {
         return accounting.requestDate();
     }
 
-    /** The client connection's end of this stream. */
+    @Override
     public ClientSide client() {
         return client;
     }
 
+    /** The request line. */
+    @Override
+    public String describe() {
+        return request.method() + " " + request.target() + " " + request.version().text();
+    }
+
     /** Where the exchange is: the state it would end in now. */
+    @Override
     public State phase() {
         if (tunnel || responseStarted) {
             return State.DATA;
@@ -742,10 +739,7 @@ public final class Stream {
         return State.REQUEST;
     }
 
-    /**
-     * {@code shutdown session}: ends the exchange at once, both connections closed, logged with HAProxy's
-     * "killed" cause ({@code K}). Only on the stream's loop.
-     */
+    @Override
     public void kill() {
         if (finished) {
             return;

@@ -21,6 +21,9 @@ import dev.sluice.proxy.rules.StickTables;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ReferenceCountUtil;
@@ -118,7 +121,24 @@ public final class EmbeddedProxy implements AutoCloseable {
         }
     }
 
+    /** Fails the connect of the server connection it is in with a given cause. */
+    private static final class Refuse extends ChannelOutboundHandlerAdapter {
+        private final Throwable cause;
+
+        Refuse(Throwable cause) {
+            this.cause = cause;
+        }
+
+        @Override
+        public void connect(ChannelHandlerContext ctx, SocketAddress remote, SocketAddress local, ChannelPromise promise) {
+            promise.setFailure(cause);
+        }
+    }
+
     private final io.netty.util.concurrent.MockTicker ticker = Ticker.newMockTicker();
+    /** How many of the next server connections fail to connect, and with what. */
+    private int refusals;
+    private Throwable refusal;
     private final Channel anchor;
     private final Frontend frontend;
     private final Map<String, Backend> backends = new LinkedHashMap<>();
@@ -137,6 +157,10 @@ public final class EmbeddedProxy implements AutoCloseable {
         H1Limits limits = new H1Limits(tune.maxHeadBytes(), tune.maxhdr());
         ServerConnector connector = new ServerConnector(() -> {
             Channel c = new Channel(EmbeddedChannel.builder().register(false), PROXY_SIDE, null);
+            if (refusals > 0) {
+                refusals--;
+                c.pipeline().addLast(new Refuse(refusal));
+            }
             servers.add(c);
             return c;
         }, io.netty.buffer.UnpooledByteBufAllocator.DEFAULT, new NoResolver(),
@@ -213,6 +237,16 @@ public final class EmbeddedProxy implements AutoCloseable {
     public Channel h2Client() {
         frontend.limit().tryAdmit();
         return client(H2ClientConnection.create(frontend, true));
+    }
+
+    /**
+     * The next {@code n} server connections opened fail to connect with {@code cause} (a {@code ConnectException}: a
+     * refused connection; a {@code ConnectTimeoutException}: {@code timeout connect}); they are still listed in
+     * {@link #servers()}.
+     */
+    public void refuseConnects(int n, Throwable cause) {
+        refusals = n;
+        refusal = cause;
     }
 
     /** The server connections opened so far, in order. */

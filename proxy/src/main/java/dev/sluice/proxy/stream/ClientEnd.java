@@ -1,0 +1,80 @@
+package dev.sluice.proxy.stream;
+
+import dev.sluice.proxy.backend.ServerConnection;
+import dev.sluice.proxy.listener.ProxyHeader;
+import dev.sluice.proxy.rules.Trackers;
+import dev.sluice.proxy.tls.TlsSession;
+import io.netty.channel.EventLoop;
+import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.Future;
+import java.net.InetSocketAddress;
+import java.util.List;
+
+/**
+ * The client connection of a stream as facts, whatever the stream carries: where and when it was accepted, on which
+ * event loop, its TLS and PROXY protocol details, the stick counters and session it belongs to, the bytes sent back.
+ * What the connection-level machinery (the server slot and connect path, persistence, counters, the log) reads of the
+ * client; {@link ClientSide} adds what an HTTP stream sends to it. All calls happen on {@link #loop()}.
+ */
+public interface ClientEnd {
+    EventLoop loop();
+
+    /** The index of {@link #loop()} among the process's event loops. */
+    int loopIndex();
+
+    InetSocketAddress remoteAddress();
+
+    InetSocketAddress localAddress();
+
+    /** Epoch milliseconds when the client connection was accepted (the log's %t). */
+    long acceptDate();
+
+    /** {@link System#nanoTime()} when the current request started to arrive (the log's %tr and %TR). */
+    long requestStartNanos();
+
+    /** Whether the client connection is TLS (the log's %ft adds "~"). */
+    boolean tls();
+
+    /** The TLS SNI the client sent, or null. */
+    default String sni() {
+        TlsSession t = tlsSession();
+        return t == null ? null : t.sni();
+    }
+
+    /** What the TLS handshake of the client connection settled (the log's %sslv and %sslc), or null in clear text. */
+    TlsSession tlsSession();
+
+    /** Bytes sent to the client for the current response so far (the log's %B). */
+    long bytesOut();
+
+    /** Where a connection keeps the stick counters its {@code tcp-request connection} rules set. */
+    AttributeKey<Trackers> SESSION_TRACKERS = AttributeKey.valueOf("sluice.session-trackers");
+
+    /** The connection's stick counters ({@code tcp-request connection track-sc*}), or null. */
+    default Trackers sessionTrackers() {
+        return null;
+    }
+
+    /** The client connection (session) this exchange belongs to: what {@code http-reuse} tells apart. */
+    default Object session() {
+        return this;
+    }
+
+    /**
+     * The server connections private to this client connection, in the order they were first used (see
+     * {@link ClientSide#privateConnections()}), or null when the protocol keeps none.
+     */
+    default List<? extends ServerConnection> privateConnections() {
+        return null;
+    }
+
+    /** Completes when the client connection closes (server connections private to it close then); null: not known. */
+    default Future<?> closeFuture() {
+        return null;
+    }
+
+    /** What the PROXY protocol header the connection started with said ({@code bind ... accept-proxy}), or null. */
+    default ProxyHeader.Received proxyHeader() {
+        return null;
+    }
+}
