@@ -6,10 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -346,17 +344,15 @@ class TcpCheckTest {
             while (origins.get(k.name()).received().isEmpty() && System.nanoTime() < deadline) {
                 Daemon.sleep(20);
             }
-            Set<String> distinct = new LinkedHashSet<>();
-            for (ScriptedOrigin.Received r : origins.get(k.name()).received()) {
-                String h = r.hex();
-                if (k.name().equals("ssl") && h.length() > 30) {
-                    h = h.substring(0, 22) + "TTTTTTTT" + h.substring(30);
-                }
-                // PROXY TCP4 127.0.0.1 127.0.0.1 <source port> <origin port>
-                h = h.replaceAll("^(50524f5859205443503420(?:3[0-9]|2e)+20(?:3[0-9]|2e)+20)(?:3[0-9])+20(?:3[0-9])+0d0a", "$1PORT20PORT0d0a");
-                distinct.add(h + " " + r.end());
+            // the first check's connection (a later one may be cut short when the daemon stops)
+            List<ScriptedOrigin.Received> got = origins.get(k.name()).received();
+            String h = got.isEmpty() ? "<nothing>" : got.getFirst().hex();
+            if (k.name().equals("ssl") && h.length() > 30) {
+                h = h.substring(0, 22) + "TTTTTTTT" + h.substring(30);
             }
-            out.put(k.name(), String.join(" / ", distinct));
+            // PROXY TCP4 127.0.0.1 127.0.0.1 <source port> <origin port>
+            h = h.replaceAll("^(50524f5859205443503420(?:3[0-9]|2e)+20(?:3[0-9]|2e)+20)(?:3[0-9])+20(?:3[0-9])+0d0a", "$1PORT20PORT0d0a");
+            out.put(k.name(), h + " " + (got.isEmpty() ? "" : got.getFirst().end()));
         }
         return out;
     }
