@@ -23,8 +23,13 @@ public final class Fetches {
     private Fetches() {
     }
 
-    /** How a fetch is declared. */
-    public record Def(String name, int minArgs, int maxArgs, Match dflt, boolean response, Function<List<String>, Fetch> build) {
+    /**
+     * How a fetch is declared. {@code content}: its sample may change with more content (it reports
+     * {@link Txn#mayChange()}), so an ACL on it can miss; {@code l6}: it reads the layer-6 content of a TCP stream (HAProxy's
+     * SMP_USE_L6REQ/L6RES: ignored on HTTP proxies, never available to {@code tcp-request connection} rules).
+     */
+    public record Def(String name, int minArgs, int maxArgs, Match dflt, boolean response, boolean content, boolean l6,
+            Function<List<String>, Fetch> build) {
     }
 
     private static final Map<String, Def> DEFS = new HashMap<>();
@@ -151,7 +156,12 @@ public final class Fetches {
     }
 
     static void def(String name, int min, int max, Match dflt, boolean response, Function<List<String>, Fetch> build) {
-        DEFS.put(name, new Def(name, min, max, dflt, response, build));
+        DEFS.put(name, new Def(name, min, max, dflt, response, false, false, build));
+    }
+
+    /** Declares a fetch whose sample may change with more content; {@code l6} when it reads the stream's payload. */
+    static void defContent(String name, int min, int max, Match dflt, boolean response, boolean l6, Function<List<String>, Fetch> build) {
+        DEFS.put(name, new Def(name, min, max, dflt, response, true, l6, build));
     }
 
     public static Def get(String name) {

@@ -192,11 +192,12 @@ public final class RuleCompiler {
         }
         // what the exchange kept can be tested in both directions
         Phase needs = KEPT.contains(fetchName) ? null : needs(fetchName);
+        Fetches.Def d = Fetches.get(fetchName);
         if (patterns.isEmpty() && match != Match.FOUND && match != Match.BOOL) {
             // no pattern: HAProxy matches nothing, except for boolean fetches
-            return new Acl(sample, v -> false, head, needs);
+            return new Acl(sample, v -> false, head, needs, d.content(), d.l6());
         }
-        return new Acl(sample, match.compile(patterns, ignoreCase), head, needs);
+        return new Acl(sample, match.compile(patterns, ignoreCase), head, needs, d.content(), d.l6());
     }
 
     private static List<String> patternFile(String file) {

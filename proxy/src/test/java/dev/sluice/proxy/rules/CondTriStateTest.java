@@ -1,0 +1,134 @@
+package dev.sluice.proxy.rules;
+
+import static dev.sluice.proxy.rules.Cond.FAIL;
+import static dev.sluice.proxy.rules.Cond.MISS;
+import static dev.sluice.proxy.rules.Cond.PASS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.config.model.AclExpr;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Three-valued conditions as HAProxy 2.6 evaluates them (acl-t.h's truth tables, acl.c's acl_exec_cond): FAIL = 0,
+ * MISS = 1, PASS = 3; {@code !x = 3 >> x}; the ACLs of a name and the alternatives ORed, stopping at the first PASS;
+ * the terms of an alternative ANDed, stopping at the first term that is not PASS (so {@code M F} is M where the table's
+ * {@code M & F} is F: acl_exec_cond never evaluates the F).
+ */
+class CondTriStateTest {
+    private static final int[] ALL = {FAIL, MISS, PASS};
+
+    /** ACLs with a fixed answer; each counts its evaluations. */
+    private final int[] evaluations = new int[8];
+
+    private Acl fixed(int result, int counter) {
+        Fetch f = t -> {
+            evaluations[counter]++;
+            if (result == MISS) {
+                t.mayChange();
+                return null;
+            }
+            return result == PASS;
+        };
+        return new Acl(f, v -> (Boolean) v, "fixed" + counter, null, true, false);
+    }
+
+    private static Cond.Term term(boolean negated, Acl... acls) {
+        return new Cond.Term(acls, negated);
+    }
+
+    private static Cond cond(boolean unless, Cond.Term[]... alternatives) {
+        return new Cond(alternatives, unless);
+    }
+
+    private static String name(int r) {
+        return r == PASS ? "P" : r == MISS ? "M" : "F";
+    }
+
+    @Test
+    void negationSwapsPassAndFailAndKeepsMiss() {
+        HeldTxn t = new HeldTxn();
+        Map<Integer, Integer> expected = Map.of(FAIL, PASS, MISS, MISS, PASS, FAIL);
+        for (int x : ALL) {
+            assertThat(cond(false, new Cond.Term[] {term(true, fixed(x, 0))}).eval(t)).as("!" + name(x)).isEqualTo(expected.get(x));
+            assertThat(cond(true, new Cond.Term[] {term(false, fixed(x, 0))}).eval(t)).as("unless " + name(x)).isEqualTo(expected.get(x));
+            assertThat(cond(true, new Cond.Term[] {term(true, fixed(x, 0))}).eval(t)).as("unless !" + name(x)).isEqualTo(x);
+        }
+    }
+
+    @Test
+    void termsAreAndedUpToTheFirstThatIsNotPass() {
+        HeldTxn t = new HeldTxn();
+        // rows x, columns y: acl-t.h's x&y, except M F, which acl_exec_cond leaves at M
+        int[][] and = {
+            {FAIL, FAIL, FAIL},
+            {MISS, MISS, MISS},
+            {FAIL, MISS, PASS}};
+        for (int i = 0; i < 3; i++) {
+            for (int j = 0; j < 3; j++) {
+                Arrays.fill(evaluations, 0);
+                int x = ALL[i];
+                int y = ALL[j];
+                Cond c = cond(false, new Cond.Term[] {term(false, fixed(x, 0)), term(false, fixed(y, 1))});
+                assertThat(c.eval(t)).as(name(x) + " " + name(y)).isEqualTo(and[i][j]);
+                if (x == PASS || x == MISS && y == PASS) {
+                    assertThat(x & y).as("the table's " + name(x) + "&" + name(y)).isEqualTo(and[i][j]);
+                }
+                assertThat(evaluations[1]).as(name(y) + " evaluated after " + name(x)).isEqualTo(x == PASS ? 1 : 0);
+            }
+        }
+    }
+
+    @Test
+    void alternativesAndTheAclsOfANameAreOredUpToTheFirstPass() {
+        HeldTxn t = new HeldTxn();
+        for (int x : ALL) {
+            for (int y : ALL) {
+                Arrays.fill(evaluations, 0);
+                Cond alternatives = cond(false, new Cond.Term[] {term(false, fixed(x, 0))}, new Cond.Term[] {term(false, fixed(y, 1))});
+                assertThat(alternatives.eval(t)).as(name(x) + " || " + name(y)).isEqualTo(x | y);
+                assertThat(evaluations[1]).isEqualTo(x == PASS ? 0 : 1);
+                Arrays.fill(evaluations, 0);
+                Cond oneName = cond(false, new Cond.Term[] {term(false, fixed(x, 0), fixed(y, 1))});
+                assertThat(oneName.eval(t)).as("acl a " + name(x) + " / acl a " + name(y)).isEqualTo(x | y);
+                assertThat(evaluations[1]).isEqualTo(x == PASS ? 0 : 1);
+                // a negated name negates the OR of its ACLs
+                assertThat(cond(false, new Cond.Term[] {term(true, fixed(x, 0), fixed(y, 1))}).eval(t)).isEqualTo(3 >> (x | y));
+            }
+        }
+    }
+
+    @Test
+    void testIsEvalEqualsPass() {
+        HeldTxn t = new HeldTxn();
+        for (int x : ALL) {
+            Cond c = cond(false, new Cond.Term[] {term(false, fixed(x, 0))});
+            assertThat(c.test(t)).isEqualTo(x == PASS);
+            assertThat(Cond.holds(c, t)).isEqualTo(x == PASS);
+            assertThat(fixed(x, 0).test(t)).isEqualTo(x == PASS);
+        }
+        assertThat(Cond.eval(null, t)).isEqualTo(PASS);
+        assertThat(Cond.holds(null, t)).isTrue();
+    }
+
+    @Test
+    void finalContentTurnsAMissIntoAFail() {
+        HeldTxn t = new HeldTxn();
+        t.contentFinal = true;
+        assertThat(fixed(MISS, 0).eval(t)).isEqualTo(FAIL);
+        assertThat(cond(false, new Cond.Term[] {term(true, fixed(MISS, 0))}).eval(t)).isEqualTo(PASS);
+        assertThat(cond(true, new Cond.Term[] {term(false, fixed(MISS, 0))}).eval(t)).isEqualTo(PASS);
+    }
+
+    @Test
+    void aMayChangeReportedBeforeTheAclDoesNotMakeItMiss() {
+        HeldTxn t = new HeldTxn();
+        t.mayChange();
+        assertThat(fixed(FAIL, 0).eval(t)).isEqualTo(FAIL);
+        // and one left by a sample read outside an ACL is cleared first
+        t.mayChange();
+        assertThat(RuleCompiler.acl(new AclExpr("always_false", List.of(), List.of())).eval(t)).isEqualTo(FAIL);
+    }
+}
