@@ -41,8 +41,13 @@ public final class Fetches {
     static final Map<String, String> MISSING = Map.ofEntries(
             Map.entry("req_ssl_sni", "tcp-request content inspection"), Map.entry("req.ssl_sni", "tcp-request content inspection"),
             Map.entry("req.ssl_alpn", "tcp-request content inspection"), Map.entry("req_ssl_ver", "tcp-request content inspection"),
-            Map.entry("req.ssl_hello_type", "tcp-request content inspection"), Map.entry("req.len", "tcp-request content inspection"),
-            Map.entry("req.payload", "tcp-request content inspection"),
+            Map.entry("req.ssl_hello_type", "tcp-request content inspection"),
+            Map.entry("payload", "direction-neutral payload fetches (use req.payload or res.payload)"),
+            Map.entry("payload_lv", "direction-neutral payload fetches (use req.payload_lv or res.payload_lv)"),
+            Map.entry("rdp_cookie", "RDP cookies"), Map.entry("req.rdp_cookie", "RDP cookies"), Map.entry("req_rdp_cookie", "RDP cookies"),
+            Map.entry("rdp_cookie_cnt", "RDP cookies"), Map.entry("req.rdp_cookie_cnt", "RDP cookies"),
+            Map.entry("req_rdp_cookie_cnt", "RDP cookies"), Map.entry("distcc_body", "distcc inspection"),
+            Map.entry("distcc_param", "distcc inspection"),
             Map.entry("http_auth_bearer", "HTTP bearer authentication"), Map.entry("http_auth_type", "HTTP authentication details"),
             Map.entry("http_auth_user", "HTTP authentication details"), Map.entry("http_auth_pass", "HTTP authentication details"),
             Map.entry("res.body", "response body inspection"), Map.entry("res.body_len", "response body inspection"),
@@ -153,6 +158,7 @@ public final class Fetches {
         def("req.hdr_names", 0, 1, Match.STR, false, a -> t -> headerNames(t.request().fields(), a.isEmpty() ? "," : a.get(0)));
         CookieFetch.register();
         StickFetches.register();
+        Payload.register();
     }
 
     static void def(String name, int min, int max, Match dflt, boolean response, Function<List<String>, Fetch> build) {

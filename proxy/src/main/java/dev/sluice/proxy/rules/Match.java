@@ -11,18 +11,18 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * ACL match methods ({@code -m str|beg|end|sub|reg|found|len|int|ip|dom|dir|bool}) and the compilation
+ * ACL match methods ({@code -m str|beg|end|sub|reg|found|len|int|ip|dom|dir|bool|bin}) and the compilation
  * of their patterns into a predicate over samples. Patterns are prepared once (sets, compiled regexes,
- * parsed networks and ranges).
+ * parsed networks and ranges). {@code BIN} patterns are hex strings compared with the sample's bytes.
  */
 public enum Match {
-    STR, BEG, END, SUB, REG, FOUND, LEN, INT, IP, DOM, DIR, BOOL;
+    STR, BEG, END, SUB, REG, FOUND, LEN, INT, IP, DOM, DIR, BOOL, BIN;
 
     public static Match of(String m) {
         try {
             return valueOf(m.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            return m.equals("bin") ? STR : null;
+            return null;
         }
     }
 
@@ -74,6 +74,20 @@ public enum Match {
                     for (long[] r : ranges) {
                         boolean in = x >= r[0] && x <= r[1];
                         if (r[2] == 1 ? !in : in) {
+                            return true;
+                        }
+                    }
+                    return false;
+                };
+            }
+            case BIN -> {
+                byte[][] bins = new byte[patterns.size()][];
+                for (int i = 0; i < bins.length; i++) {
+                    bins[i] = hex(patterns.get(i));
+                }
+                return v -> {
+                    for (byte[] b : bins) {
+                        if (sameBytes(v, b)) {
                             return true;
                         }
                     }
@@ -263,6 +277,42 @@ public enum Match {
             }
         }
         return false;
+    }
+
+    /** A {@code -m bin} pattern: hex digits, two per byte (HAProxy's parse_binary and its messages). */
+    private static byte[] hex(String p) {
+        if (p.length() % 2 != 0) {
+            throw new IllegalArgumentException("an even number of hex digit is expected");
+        }
+        byte[] out = new byte[p.length() / 2];
+        for (int i = 0; i < p.length(); i++) {
+            int d = Character.digit(p.charAt(i), 16);
+            if (d < 0 || p.charAt(i) > 0x7f) {
+                throw new IllegalArgumentException("an hex digit is expected (found '" + p.charAt(i) + "')");
+            }
+            out[i / 2] = (byte) (out[i / 2] << 4 | d);
+        }
+        return out;
+    }
+
+    /** Whether sample {@code v} is exactly the bytes {@code b} (a string sample's characters read as ISO-8859-1). */
+    private static boolean sameBytes(Object v, byte[] b) {
+        if (v instanceof byte[] a) {
+            return java.util.Arrays.equals(a, b);
+        }
+        if (v instanceof ByteBufChars c) {
+            return c.contentEquals(b);
+        }
+        CharSequence s = Samples.str(v);
+        if (s == null || s.length() != b.length) {
+            return false;
+        }
+        for (int i = 0; i < b.length; i++) {
+            if (s.charAt(i) != (b[i] & 0xff)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static int lengthOf(Object v) {

@@ -5,7 +5,10 @@ import static dev.sluice.proxy.rules.Cond.MISS;
 import static dev.sluice.proxy.rules.Cond.PASS;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.config.ConditionParser;
 import dev.sluice.config.model.AclExpr;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -130,5 +133,64 @@ class CondTriStateTest {
         // and one left by a sample read outside an ACL is cleared first
         t.mayChange();
         assertThat(RuleCompiler.acl(new AclExpr("always_false", List.of(), List.of())).eval(t)).isEqualTo(FAIL);
+    }
+
+    @Test
+    void aclsOnOtherFetchesNeverAskAboutChanges() {
+        HeldTxn t = new HeldTxn();
+        Cond c = compile("{ src 10.0.0.0/8 } { always_false } || ! { dst_port 80 }");
+        assertThat(c.eval(t)).isEqualTo(PASS);
+        assertThat(t.asks).isZero();
+        // an HTTP transaction takes every content ACL as final
+        FakeTxn http = new FakeTxn("GET", "/");
+        assertThat(compile("WAIT_END").eval(http)).isEqualTo(PASS);
+        assertThat(compile("{ req.len ge 0 }").eval(http)).isEqualTo(FAIL);
+    }
+
+    @Test
+    void contentConditionsMissUntilTheyCanDecide() {
+        HeldTxn t = new HeldTxn();
+        // req.len is always subject to change: gt 0 misses on nothing, eq 0 passes at once
+        assertThat(compile("{ req.len gt 0 }").eval(t)).isEqualTo(MISS);
+        assertThat(compile("{ req.len eq 0 }").eval(t)).isEqualTo(PASS);
+        assertThat(compile("! { req.len gt 0 }").eval(t)).isEqualTo(MISS);
+        assertThat(compile("WAIT_END").eval(t)).isEqualTo(MISS);
+        assertThat(compile("{ req.payload(0,3) -m str GET } || WAIT_END").eval(t)).isEqualTo(MISS);
+        // a decided FAIL first ends the alternative; a miss first keeps it open
+        assertThat(compile("{ always_false } WAIT_END").eval(t)).isEqualTo(FAIL);
+        assertThat(compile("WAIT_END { always_false }").eval(t)).isEqualTo(MISS);
+        t.request.writeBytes("GE".getBytes(StandardCharsets.US_ASCII));
+        assertThat(compile("{ req.len gt 0 }").eval(t)).isEqualTo(PASS);
+        assertThat(compile("{ req.payload(0,3) -m str GET }").eval(t)).isEqualTo(MISS);
+        t.request.writeBytes("T /".getBytes(StandardCharsets.US_ASCII));
+        assertThat(compile("{ req.payload(0,3) -m str GET }").eval(t)).isEqualTo(PASS);
+        assertThat(compile("{ req.payload(0,3) -m bin 505554 }").eval(t)).isEqualTo(FAIL);
+        assertThat(compile("{ req.payload(0,3) -m bin 474554 }").eval(t)).isEqualTo(PASS);
+        // final: what missed fails, wait_end holds
+        HeldTxn empty = new HeldTxn();
+        empty.contentFinal = true;
+        assertThat(compile("{ req.len gt 0 }").eval(empty)).isEqualTo(FAIL);
+        assertThat(compile("WAIT_END").eval(empty)).isEqualTo(PASS);
+        assertThat(compile("{ wait_end }").eval(empty)).isEqualTo(PASS);
+        assertThat(compile("! { req.payload(0,3) -m str GET }").eval(empty)).isEqualTo(PASS);
+    }
+
+    @Test
+    void reqContentIsReqLenInTcpProxies() {
+        HeldTxn t = new HeldTxn();
+        RuleCompiler tcp = new RuleCompiler(Map.of(), true);
+        List<String> warnings = new ArrayList<>();
+        Cond c = tcp.condition(ConditionParser.parse(false, List.of("REQ_CONTENT")), RuleCompiler.Phase.REQUEST,
+                "frontend tcp-request content rule", warnings);
+        assertThat(c.eval(t)).isEqualTo(MISS);
+        t.request.writeByte('x');
+        assertThat(c.eval(t)).isEqualTo(PASS);
+        assertThat(warnings).isEmpty();
+        // HTTP proxies keep "the request has a body"
+        assertThat(compile("REQ_CONTENT").eval(new FakeTxn("GET", "/"))).isEqualTo(FAIL);
+    }
+
+    private static Cond compile(String condition) {
+        return new RuleCompiler(Map.of()).condition(ConditionParser.parse(false, List.of(condition.split(" "))));
     }
 }
