@@ -39,9 +39,6 @@ public final class Fetches {
      * of them is implemented).
      */
     static final Map<String, String> MISSING = Map.ofEntries(
-            Map.entry("req_ssl_sni", "tcp-request content inspection"), Map.entry("req.ssl_sni", "tcp-request content inspection"),
-            Map.entry("req.ssl_alpn", "tcp-request content inspection"), Map.entry("req_ssl_ver", "tcp-request content inspection"),
-            Map.entry("req.ssl_hello_type", "tcp-request content inspection"),
             Map.entry("payload", "direction-neutral payload fetches (use req.payload or res.payload)"),
             Map.entry("payload_lv", "direction-neutral payload fetches (use req.payload_lv or res.payload_lv)"),
             Map.entry("rdp_cookie", "RDP cookies"), Map.entry("req.rdp_cookie", "RDP cookies"), Map.entry("req_rdp_cookie", "RDP cookies"),

@@ -2,6 +2,7 @@ package dev.sluice.proxy.rules;
 
 import io.netty.buffer.ByteBuf;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * The layer-6 fetches: what a TCP stream holds of the client's ({@code req.*}) or the server's ({@code res.*}) bytes
@@ -9,8 +10,8 @@ import java.util.List;
  * payload.c reads them, and {@code wait_end}. Samples are views of the held bytes ({@link ByteBufChars}).
  * <p>
  * Each reports {@link Txn#mayChange()} where HAProxy sets SMP_F_MAY_CHANGE: {@code req.len} always; a payload, a
- * length-value not all there yet; {@code wait_end} until the content is final. A payload that could never
- * fit in {@code tune.bufsize} is no sample at once. Without held bytes (HTTP
+ * length-value or a TLS hello not all there yet; {@code wait_end} until the content is final. A payload that could never
+ * fit in {@code tune.bufsize}, or bytes that are not a TLS hello, are no sample at once. Without held bytes (HTTP
  * proxies) there is no sample.
  */
 final class Payload {
@@ -28,6 +29,21 @@ final class Payload {
         Fetches.defContent("req.payload_lv", 2, 3, null, false, true, a -> lengthValue(false, a, "req.payload_lv"));
         Fetches.defContent("res.payload_lv", 2, 3, null, true, true, a -> lengthValue(true, a, "res.payload_lv"));
         Fetches.defContent("wait_end", 0, 0, Match.BOOL, false, false, a -> WAIT_END);
+        for (String n : new String[] {"req.ssl_hello_type", "req_ssl_hello_type"}) {
+            Fetches.defContent(n, 0, 0, Match.INT, false, true, a -> new HelloType(false));
+        }
+        for (String n : new String[] {"res.ssl_hello_type", "rep_ssl_hello_type"}) {
+            Fetches.defContent(n, 0, 0, Match.INT, true, true, a -> new HelloType(true));
+        }
+        for (String n : new String[] {"req.ssl_ver", "req_ssl_ver"}) {
+            Fetches.defContent(n, 0, 0, Match.VER, false, true, a -> VERSION);
+        }
+        for (String n : new String[] {"req.ssl_sni", "req_ssl_sni"}) {
+            Fetches.defContent(n, 0, 0, Match.STR, false, true, a -> SNI);
+        }
+        Fetches.defContent("req.ssl_alpn", 0, 0, Match.STR, false, true, a -> new Alpn());
+        Fetches.defContent("req.ssl_ec_ext", 0, 0, Match.BOOL, false, true, a -> EC_EXTENSION);
+        Fetches.defContent("req.ssl_st_ext", 0, 0, Match.INT, false, true, a -> ST_EXTENSION);
     }
 
     private static ByteBuf held(Txn t, boolean response) {
@@ -161,6 +177,101 @@ final class Payload {
                 return null;
             }
             return ByteBufChars.of(b, (int) start, (int) count);
+        }
+    }
+
+    /** {@code req.ssl_hello_type}/{@code res.ssl_hello_type}: the handshake type of the first record. */
+    private record HelloType(boolean response) implements Fetch {
+        @Override
+        public Object get(Txn t) {
+            ByteBuf b = held(t, response);
+            return b == null ? null : result(t, TlsHello.helloType(b));
+        }
+    }
+
+    /** A parser's answer as a sample: none (reporting "may change" when it was too short), or the integer. */
+    private static Object result(Txn t, int code) {
+        if (code >= 0) {
+            return (long) code;
+        }
+        if (code == TlsHello.TOO_SHORT) {
+            t.mayChange();
+        }
+        return null;
+    }
+
+    /** {@code req.ssl_ver}: the ClientHello's version, {@code major << 16 | minor}. */
+    private static final Fetch VERSION = t -> {
+        ByteBuf b = t.requestPayload();
+        return b == null ? null : result(t, TlsHello.version(b, t.tune().maxHeadBytes()));
+    };
+
+    /** {@code req.ssl_ec_ext}: true when the hello has the elliptic curves extension. */
+    private static final Fetch EC_EXTENSION = t -> {
+        ByteBuf b = t.requestPayload();
+        return b == null || result(t, TlsHello.ecExtension(b)) == null ? null : Boolean.TRUE;
+    };
+
+    /** {@code req.ssl_st_ext}: 0, 1 or 2 (no session ticket extension, an empty one, one with a ticket). */
+    private static final Fetch ST_EXTENSION = t -> {
+        ByteBuf b = t.requestPayload();
+        return b == null ? null : result(t, TlsHello.sessionTicketExtension(b));
+    };
+
+    /** {@code req.ssl_sni}: the first host name of the server_name extension. */
+    private static final Fetch SNI = t -> {
+        ByteBuf b = t.requestPayload();
+        if (b == null) {
+            return null;
+        }
+        long name = TlsHello.sni(b);
+        if (name < 0) {
+            return result(t, (int) name);
+        }
+        return ByteBufChars.of(b, TlsHello.offset(name), TlsHello.length(name));
+    };
+
+    /**
+     * {@code req.ssl_alpn}: the protocol names of the ALPN extension; an ACL tries each in turn (until one is
+     * malformed), the sample is the first.
+     */
+    private static final class Alpn implements Fetch {
+        @Override
+        public Object get(Txn t) {
+            Object[] first = new Object[1];
+            any(t, v -> {
+                first[0] = v;
+                return true;
+            });
+            return first[0];
+        }
+
+        @Override
+        public boolean any(Txn t, Predicate<Object> p) {
+            ByteBuf b = t.requestPayload();
+            if (b == null) {
+                return false;
+            }
+            long names = TlsHello.alpn(b);
+            if (names < 0) {
+                result(t, (int) names);
+                return false;
+            }
+            int end = TlsHello.length(names);
+            for (int at = TlsHello.offset(names);;) {
+                long name = TlsHello.alpnName(b, at, end);
+                if (name < 0) {
+                    result(t, (int) name);
+                    return false;
+                }
+                if (p.test(ByteBufChars.of(b, TlsHello.offset(name), TlsHello.length(name)))) {
+                    return true;
+                }
+                at = TlsHello.offset(name) + TlsHello.length(name);
+                if (at >= end) {
+                    return false;
+                }
+            }
         }
     }
 }

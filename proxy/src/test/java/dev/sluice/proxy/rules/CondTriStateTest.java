@@ -145,6 +145,7 @@ class CondTriStateTest {
         FakeTxn http = new FakeTxn("GET", "/");
         assertThat(compile("WAIT_END").eval(http)).isEqualTo(PASS);
         assertThat(compile("{ req.len ge 0 }").eval(http)).isEqualTo(FAIL);
+        assertThat(compile("! { req.ssl_hello_type 1 }").eval(http)).isEqualTo(PASS);
     }
 
     @Test

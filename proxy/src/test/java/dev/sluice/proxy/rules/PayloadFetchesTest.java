@@ -98,6 +98,8 @@ class PayloadFetchesTest {
         assertThatThrownBy(() -> acl("req.payload(0,2)", "-m", "bin", "414")).hasMessage("an even number of hex digit is expected");
         assertThatThrownBy(() -> acl("req.payload(0,2)", "4142")).hasMessage(
                 "matching method must be specified first (using '-m') when using a sample fetch of this type ('req.payload')");
+        assertThatThrownBy(() -> acl("req_ssl_ver", "3.x")).hasMessage("'3.x' is not a dotted number");
+        assertThatThrownBy(() -> acl("req_ssl_ver", "3.3:3.1")).hasMessage("'3.3:3.1' is not a valid dotted number range");
         assertThatThrownBy(() -> RuleCompiler.sample("payload(0,1)")).hasMessageContaining("is not supported by Sluice yet");
     }
 
@@ -123,7 +125,9 @@ class PayloadFetchesTest {
 
     @Test
     void theDeclarationsSayWhatIsLayerSix() {
-        for (String n : List.of("req.len", "req_len", "res.len", "req.payload", "res.payload", "req.payload_lv", "res.payload_lv")) {
+        for (String n : List.of("req.len", "req_len", "res.len", "req.payload", "res.payload", "req.payload_lv", "res.payload_lv",
+                "req.ssl_sni", "req_ssl_sni", "req.ssl_alpn", "req.ssl_ver", "req_ssl_ver", "req.ssl_hello_type", "req_ssl_hello_type",
+                "res.ssl_hello_type", "rep_ssl_hello_type", "req.ssl_ec_ext", "req.ssl_st_ext")) {
             assertThat(Fetches.get(n).l6()).as(n).isTrue();
             assertThat(Fetches.get(n).content()).as(n).isTrue();
             assertThat(Fetches.MISSING).doesNotContainKey(n);
