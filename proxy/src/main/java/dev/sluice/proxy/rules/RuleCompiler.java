@@ -255,6 +255,15 @@ public final class RuleCompiler {
      * {@code phase} never matches and adds a warning (HAProxy's wording) naming {@code context}.
      */
     public Cond condition(Condition c, Phase phase, String context, List<String> warnings) {
+        return condition(c, phase, null, context, warnings);
+    }
+
+    /**
+     * The same for a rule of {@code ruleSet} ({@code tcp-request connection}, {@code tcp-request content}): its warnings
+     * say where the ACL will never match, as HAProxy's tcp_rules.c words them; null for other rules.
+     */
+    public Cond condition(Condition c, Phase phase, String ruleSet, String context, List<String> warnings) {
+        String in = ruleSet == null ? "" : " in '" + ruleSet + "'";
         if (c == null) {
             return null;
         }
@@ -276,13 +285,13 @@ public final class RuleCompiler {
                         }
                     }
                     if (!any) {
-                        warnings.add("acl '" + t.aclName() + "' will never match because it only involves keywords that are incompatible with '"
-                                + context + "'");
+                        warnings.add("acl '" + t.aclName() + "' will never match" + in
+                                + " because it only involves keywords that are incompatible with '" + context + "'");
                     }
                 } else {
                     Acl a = acl(t.anonymous());
                     if (!a.usableIn(phase)) {
-                        warnings.add("anonymous acl will never match because it uses keyword '" + a.keyword()
+                        warnings.add("anonymous acl will never match" + in + " because it uses keyword '" + a.keyword()
                                 + "' which is incompatible with '" + context + "'");
                         a = a.never();
                     }

@@ -181,7 +181,7 @@ class CondTriStateTest {
         HeldTxn t = new HeldTxn();
         RuleCompiler tcp = new RuleCompiler(Map.of(), true);
         List<String> warnings = new ArrayList<>();
-        Cond c = tcp.condition(ConditionParser.parse(false, List.of("REQ_CONTENT")), RuleCompiler.Phase.REQUEST,
+        Cond c = tcp.condition(ConditionParser.parse(false, List.of("REQ_CONTENT")), RuleCompiler.Phase.REQUEST, "tcp-request content",
                 "frontend tcp-request content rule", warnings);
         assertThat(c.eval(t)).isEqualTo(MISS);
         t.request.writeByte('x');
@@ -189,6 +189,28 @@ class CondTriStateTest {
         assertThat(warnings).isEmpty();
         // HTTP proxies keep "the request has a body"
         assertThat(compile("REQ_CONTENT").eval(new FakeTxn("GET", "/"))).isEqualTo(FAIL);
+    }
+
+    @Test
+    void layerSixFetchesNeverMatchInConnectionRules() {
+        RuleCompiler tcp = new RuleCompiler(Map.of("sni", List.of(new AclExpr("req.ssl_sni", List.of(), List.of("a")))), true);
+        List<String> warnings = new ArrayList<>();
+        Cond c = tcp.condition(ConditionParser.parse(false, List.of("{", "req.len", "gt", "0", "}", "||", "sni", "||", "WAIT_END")),
+                RuleCompiler.Phase.CONNECTION, "tcp-request connection", "frontend tcp-request connection rule", warnings);
+        assertThat(warnings).containsExactly(
+                "anonymous acl will never match in 'tcp-request connection' because it uses keyword 'req.len' which is incompatible with "
+                        + "'frontend tcp-request connection rule'",
+                "acl 'sni' will never match in 'tcp-request connection' because it only involves keywords that are incompatible with "
+                        + "'frontend tcp-request connection rule'");
+        assertThat(c.usesL6()).isTrue();
+        HeldTxn t = new HeldTxn("x".getBytes(StandardCharsets.US_ASCII));
+        // wait_end is usable anywhere; connection rules are evaluated final
+        t.contentFinal = true;
+        assertThat(c.eval(t)).isEqualTo(PASS);
+        Cond never = tcp.condition(ConditionParser.parse(false, List.of("{", "req.len", "gt", "0", "}")), RuleCompiler.Phase.CONNECTION,
+                "tcp-request connection", "frontend tcp-request connection rule", new ArrayList<>());
+        assertThat(never.eval(t)).isEqualTo(FAIL);
+        assertThat(compile("{ src 10.0.0.0/8 } WAIT_END").usesL6()).isFalse();
     }
 
     private static Cond compile(String condition) {
