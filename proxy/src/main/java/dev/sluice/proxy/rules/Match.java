@@ -2,6 +2,7 @@ package dev.sluice.proxy.rules;
 
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -321,7 +322,7 @@ public enum Match {
     /** Whether sample {@code v} is exactly the bytes {@code b} (a string sample's characters read as ISO-8859-1). */
     private static boolean sameBytes(Object v, byte[] b) {
         if (v instanceof byte[] a) {
-            return java.util.Arrays.equals(a, b);
+            return Arrays.equals(a, b);
         }
         if (v instanceof ByteBufChars c) {
             return c.contentEquals(b);

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sluice.config.model.AclExpr;
 import dev.sluice.config.model.Tune;
 import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -16,7 +17,7 @@ import org.junit.jupiter.api.Test;
 class PayloadFetchesTest {
     private static HeldTxn held(String ascii) {
         HeldTxn t = new HeldTxn();
-        t.request.writeCharSequence(ascii, java.nio.charset.StandardCharsets.ISO_8859_1);
+        t.request.writeCharSequence(ascii, StandardCharsets.ISO_8859_1);
         return t;
     }
 
@@ -59,7 +60,7 @@ class PayloadFetchesTest {
         t.tune = new Tune(1024, 256, 101);
         assertThat(read("req.payload(1000,100)", t)).isEqualTo("null");
         assertThat(read("res.payload(0,1)", t)).isEqualTo("null");
-        t.response = Unpooled.wrappedBuffer("220 smtp".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        t.response = Unpooled.wrappedBuffer("220 smtp".getBytes(StandardCharsets.US_ASCII));
         assertThat(read("res.payload(0,3)", t)).isEqualTo("220");
     }
 
