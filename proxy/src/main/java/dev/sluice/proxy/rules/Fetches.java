@@ -23,8 +23,13 @@ public final class Fetches {
     private Fetches() {
     }
 
-    /** How a fetch is declared. */
-    public record Def(String name, int minArgs, int maxArgs, Match dflt, boolean response, Function<List<String>, Fetch> build) {
+    /**
+     * How a fetch is declared. {@code content}: its sample may change with more content (it reports
+     * {@link Txn#mayChange()}), so an ACL on it can miss; {@code l6}: it reads the layer-6 content of a TCP stream (HAProxy's
+     * SMP_USE_L6REQ/L6RES: ignored on HTTP proxies, never available to {@code tcp-request connection} rules).
+     */
+    public record Def(String name, int minArgs, int maxArgs, Match dflt, boolean response, boolean content, boolean l6,
+            Function<List<String>, Fetch> build) {
     }
 
     private static final Map<String, Def> DEFS = new HashMap<>();
@@ -34,10 +39,12 @@ public final class Fetches {
      * of them is implemented).
      */
     static final Map<String, String> MISSING = Map.ofEntries(
-            Map.entry("req_ssl_sni", "tcp-request content inspection"), Map.entry("req.ssl_sni", "tcp-request content inspection"),
-            Map.entry("req.ssl_alpn", "tcp-request content inspection"), Map.entry("req_ssl_ver", "tcp-request content inspection"),
-            Map.entry("req.ssl_hello_type", "tcp-request content inspection"), Map.entry("req.len", "tcp-request content inspection"),
-            Map.entry("req.payload", "tcp-request content inspection"),
+            Map.entry("payload", "direction-neutral payload fetches (use req.payload or res.payload)"),
+            Map.entry("payload_lv", "direction-neutral payload fetches (use req.payload_lv or res.payload_lv)"),
+            Map.entry("rdp_cookie", "RDP cookies"), Map.entry("req.rdp_cookie", "RDP cookies"), Map.entry("req_rdp_cookie", "RDP cookies"),
+            Map.entry("rdp_cookie_cnt", "RDP cookies"), Map.entry("req.rdp_cookie_cnt", "RDP cookies"),
+            Map.entry("req_rdp_cookie_cnt", "RDP cookies"), Map.entry("distcc_body", "distcc inspection"),
+            Map.entry("distcc_param", "distcc inspection"),
             Map.entry("http_auth_bearer", "HTTP bearer authentication"), Map.entry("http_auth_type", "HTTP authentication details"),
             Map.entry("http_auth_user", "HTTP authentication details"), Map.entry("http_auth_pass", "HTTP authentication details"),
             Map.entry("res.body", "response body inspection"), Map.entry("res.body_len", "response body inspection"),
@@ -148,10 +155,16 @@ public final class Fetches {
         def("req.hdr_names", 0, 1, Match.STR, false, a -> t -> headerNames(t.request().fields(), a.isEmpty() ? "," : a.get(0)));
         CookieFetch.register();
         StickFetches.register();
+        Payload.register();
     }
 
     static void def(String name, int min, int max, Match dflt, boolean response, Function<List<String>, Fetch> build) {
-        DEFS.put(name, new Def(name, min, max, dflt, response, build));
+        DEFS.put(name, new Def(name, min, max, dflt, response, false, false, build));
+    }
+
+    /** Declares a fetch whose sample may change with more content; {@code l6} when it reads the stream's payload. */
+    static void defContent(String name, int min, int max, Match dflt, boolean response, boolean l6, Function<List<String>, Fetch> build) {
+        DEFS.put(name, new Def(name, min, max, dflt, response, true, l6, build));
     }
 
     public static Def get(String name) {

@@ -2,6 +2,7 @@ package dev.sluice.proxy.rules;
 
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -11,18 +12,23 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * ACL match methods ({@code -m str|beg|end|sub|reg|found|len|int|ip|dom|dir|bool}) and the compilation
+ * ACL match methods ({@code -m str|beg|end|sub|reg|found|len|int|ip|dom|dir|bool|bin}) and the compilation
  * of their patterns into a predicate over samples. Patterns are prepared once (sets, compiled regexes,
- * parsed networks and ranges).
+ * parsed networks and ranges). {@code BIN} patterns are hex strings compared with the sample's bytes; {@code VER}
+ * is no {@code -m} method but the default of the {@code req.ssl_ver} ACL: integers written as dotted versions
+ * ({@code 3.1}, ranges {@code 3.1:3.3}).
  */
 public enum Match {
-    STR, BEG, END, SUB, REG, FOUND, LEN, INT, IP, DOM, DIR, BOOL;
+    STR, BEG, END, SUB, REG, FOUND, LEN, INT, IP, DOM, DIR, BOOL, BIN, VER;
 
     public static Match of(String m) {
+        if (m.equals("ver")) {
+            return null;
+        }
         try {
             return valueOf(m.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            return m.equals("bin") ? STR : null;
+            return null;
         }
     }
 
@@ -74,6 +80,38 @@ public enum Match {
                     for (long[] r : ranges) {
                         boolean in = x >= r[0] && x <= r[1];
                         if (r[2] == 1 ? !in : in) {
+                            return true;
+                        }
+                    }
+                    return false;
+                };
+            }
+            case BIN -> {
+                byte[][] bins = new byte[patterns.size()][];
+                for (int i = 0; i < bins.length; i++) {
+                    bins[i] = hex(patterns.get(i));
+                }
+                return v -> {
+                    for (byte[] b : bins) {
+                        if (sameBytes(v, b)) {
+                            return true;
+                        }
+                    }
+                    return false;
+                };
+            }
+            case VER -> {
+                long[][] ranges = new long[patterns.size()][];
+                for (int i = 0; i < ranges.length; i++) {
+                    ranges[i] = dottedRange(patterns.get(i));
+                }
+                return v -> {
+                    Long x = Samples.integer(v);
+                    if (x == null) {
+                        return false;
+                    }
+                    for (long[] r : ranges) {
+                        if (x >= r[0] && x <= r[1]) {
                             return true;
                         }
                     }
@@ -263,6 +301,85 @@ public enum Match {
             }
         }
         return false;
+    }
+
+    /** A {@code -m bin} pattern: hex digits, two per byte (HAProxy's parse_binary and its messages). */
+    private static byte[] hex(String p) {
+        if (p.length() % 2 != 0) {
+            throw new IllegalArgumentException("an even number of hex digit is expected");
+        }
+        byte[] out = new byte[p.length() / 2];
+        for (int i = 0; i < p.length(); i++) {
+            int d = Character.digit(p.charAt(i), 16);
+            if (d < 0 || p.charAt(i) > 0x7f) {
+                throw new IllegalArgumentException("an hex digit is expected (found '" + p.charAt(i) + "')");
+            }
+            out[i / 2] = (byte) (out[i / 2] << 4 | d);
+        }
+        return out;
+    }
+
+    /** Whether sample {@code v} is exactly the bytes {@code b} (a string sample's characters read as ISO-8859-1). */
+    private static boolean sameBytes(Object v, byte[] b) {
+        if (v instanceof byte[] a) {
+            return Arrays.equals(a, b);
+        }
+        if (v instanceof ByteBufChars c) {
+            return c.contentEquals(b);
+        }
+        CharSequence s = Samples.str(v);
+        if (s == null || s.length() != b.length) {
+            return false;
+        }
+        for (int i = 0; i < b.length; i++) {
+            if (s.charAt(i) != (b[i] & 0xff)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * A {@code req.ssl_ver} pattern, HAProxy's pat_parse_dotted_ver: {@code major[.minor]} is {@code major << 16 | minor},
+     * alone or as a range with {@code :} or {@code -} ({@code 3.1:}, {@code :3.3}, {@code 3.1-3.3}).
+     */
+    private static long[] dottedRange(String p) {
+        int sep = 0;
+        while (sep < p.length() && p.charAt(sep) != ':' && p.charAt(sep) != '-') {
+            sep++;
+        }
+        if (sep == p.length() && sep > 0) {
+            long v = dotted(p, "'" + p + "' is not a dotted number");
+            return new long[] {v, v};
+        }
+        String bad = "'" + p + "' is not a valid dotted number range";
+        if (sep == 0 && p.length() > 1) {
+            return new long[] {Long.MIN_VALUE, dotted(p.substring(1), bad)};
+        }
+        if (sep == p.length() - 1) {
+            return new long[] {dotted(p.substring(0, sep), bad), Long.MAX_VALUE};
+        }
+        long lo = dotted(p.substring(0, sep), bad);
+        long hi = dotted(p.substring(sep + 1), bad);
+        if (lo > hi) {
+            throw new IllegalArgumentException(bad);
+        }
+        return new long[] {lo, hi};
+    }
+
+    /** {@code major[.minor]}, each below 65536 (strl2llrc_dotted). */
+    private static long dotted(String s, String error) {
+        int dot = s.indexOf('.');
+        try {
+            long major = Long.parseLong(dot < 0 ? s : s.substring(0, dot));
+            long minor = dot < 0 ? 0 : Long.parseLong(s.substring(dot + 1));
+            if (major < 65536 && minor < 65536) {
+                return major << 16 | minor & 0xffff;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException(error);
     }
 
     private static int lengthOf(Object v) {

@@ -22,10 +22,18 @@ import java.util.Set;
 public final class RuleCompiler {
     private final Map<String, List<AclExpr>> named;
     private final Map<String, Acl[]> compiled = new HashMap<>();
+    /** Whether the proxy is a TCP one: its predefined ACLs read the held content ({@code REQ_CONTENT} is {@code req.len gt 0}). */
+    private final boolean tcp;
 
     /** @param named the proxy's named ACL lines (a name may have several lines) */
     public RuleCompiler(Map<String, List<AclExpr>> named) {
+        this(named, false);
+    }
+
+    /** @param tcp whether the proxy is in {@code mode tcp} */
+    public RuleCompiler(Map<String, List<AclExpr>> named, boolean tcp) {
         this.named = named;
+        this.tcp = tcp;
     }
 
     /** Where rules run: what they can read. */
@@ -42,7 +50,8 @@ public final class RuleCompiler {
 
     /** Fetches that read neither message: usable in every phase. */
     private static final Set<String> ANY_PHASE = Set.of("src", "src_port", "dst", "dst_port", "ssl_fc", "ssl_fc_sni",
-            "ssl_fc_has_sni", "fc_rcvd_proxy", "fc_pp_authority", "fc_pp_unique_id", "var", "str", "int", "bool", "always_true", "always_false", "env", "fe_name", "be_name");
+            "ssl_fc_has_sni", "fc_rcvd_proxy", "fc_pp_authority", "fc_pp_unique_id", "var", "str", "int", "bool", "always_true", "always_false", "env", "fe_name", "be_name",
+            "wait_end");
 
     /** Sample fetches that read the message of the current phase ({@code hdr} is {@code res.hdr} in responses). */
     private static final Set<String> CONTEXTUAL = Set.of("hdr", "hdr_cnt", "hdr_val", "hdr_ip", "cookie");
@@ -192,11 +201,12 @@ public final class RuleCompiler {
         }
         // what the exchange kept can be tested in both directions
         Phase needs = KEPT.contains(fetchName) ? null : needs(fetchName);
+        Fetches.Def d = Fetches.get(fetchName);
         if (patterns.isEmpty() && match != Match.FOUND && match != Match.BOOL) {
             // no pattern: HAProxy matches nothing, except for boolean fetches
-            return new Acl(sample, v -> false, head, needs);
+            return new Acl(sample, v -> false, head, needs, d.content(), d.l6());
         }
-        return new Acl(sample, match.compile(patterns, ignoreCase), head, needs);
+        return new Acl(sample, match.compile(patterns, ignoreCase), head, needs, d.content(), d.l6());
     }
 
     private static List<String> patternFile(String file) {
@@ -221,7 +231,7 @@ public final class RuleCompiler {
         }
         List<AclExpr> lines = named.get(name);
         if (lines == null) {
-            a = new Acl[] {Predefined.acl(name)};
+            a = new Acl[] {Predefined.acl(name, tcp)};
             if (a[0] == null) {
                 throw new IllegalArgumentException("no such ACL : '" + name + "'");
             }
@@ -245,6 +255,15 @@ public final class RuleCompiler {
      * {@code phase} never matches and adds a warning (HAProxy's wording) naming {@code context}.
      */
     public Cond condition(Condition c, Phase phase, String context, List<String> warnings) {
+        return condition(c, phase, null, context, warnings);
+    }
+
+    /**
+     * The same for a rule of {@code ruleSet} ({@code tcp-request connection}, {@code tcp-request content}): its warnings
+     * say where the ACL will never match, as HAProxy's tcp_rules.c words them; null for other rules.
+     */
+    public Cond condition(Condition c, Phase phase, String ruleSet, String context, List<String> warnings) {
+        String in = ruleSet == null ? "" : " in '" + ruleSet + "'";
         if (c == null) {
             return null;
         }
@@ -266,13 +285,13 @@ public final class RuleCompiler {
                         }
                     }
                     if (!any) {
-                        warnings.add("acl '" + t.aclName() + "' will never match because it only involves keywords that are incompatible with '"
-                                + context + "'");
+                        warnings.add("acl '" + t.aclName() + "' will never match" + in
+                                + " because it only involves keywords that are incompatible with '" + context + "'");
                     }
                 } else {
                     Acl a = acl(t.anonymous());
                     if (!a.usableIn(phase)) {
-                        warnings.add("anonymous acl will never match because it uses keyword '" + a.keyword()
+                        warnings.add("anonymous acl will never match" + in + " because it uses keyword '" + a.keyword()
                                 + "' which is incompatible with '" + context + "'");
                         a = a.never();
                     }
@@ -284,21 +303,26 @@ public final class RuleCompiler {
         return new Cond(alts, c.unless());
     }
 
-    /** HAProxy's predefined ACLs. */
+    /**
+     * HAProxy's predefined ACLs. {@code WAIT_END} is {@code wait_end} (true at once outside content inspection); in a
+     * TCP proxy {@code REQ_CONTENT} is HAProxy's {@code req.len gt 0}, in an HTTP one whether the request has a body.
+     */
     static final class Predefined {
         private Predefined() {
         }
 
-        static Acl acl(String name) {
+        static Acl acl(String name, boolean tcp) {
             return switch (name) {
-                case "TRUE", "HTTP", "WAIT_END" -> new Acl(t -> Boolean.TRUE, Samples::bool, name, null);
+                case "TRUE", "HTTP" -> new Acl(t -> Boolean.TRUE, Samples::bool, name, null);
+                case "WAIT_END" -> RuleCompiler.acl(new AclExpr("wait_end", List.of(), List.of()));
                 case "FALSE" -> new Acl(t -> Boolean.FALSE, Samples::bool, name, null);
                 case "HTTP_1.0" -> RuleCompiler.acl(new AclExpr("req.ver", List.of(), List.of("1.0")));
                 case "HTTP_1.1" -> RuleCompiler.acl(new AclExpr("req.ver", List.of(), List.of("1.1")));
                 case "HTTP_2.0" -> RuleCompiler.acl(new AclExpr("req.ver", List.of(), List.of("2.0")));
                 case "HTTP_3.0" -> RuleCompiler.acl(new AclExpr("req.ver", List.of(), List.of("3.0")));
                 case "HTTP_CONTENT" -> new Acl(t -> t.request().hasBody(), Samples::bool, name, Phase.REQUEST);
-                case "REQ_CONTENT" -> new Acl(t -> t.request().hasBody(), Samples::bool, name, Phase.REQUEST);
+                case "REQ_CONTENT" -> tcp ? RuleCompiler.acl(new AclExpr("req.len", List.of(), List.of("gt", "0")))
+                        : new Acl(t -> t.request().hasBody(), Samples::bool, name, Phase.REQUEST);
                 case "HTTP_URL_ABS" -> RuleCompiler.acl(new AclExpr("url", List.of("-m", "reg"), List.of("^[^/:]*://")));
                 case "HTTP_URL_SLASH" -> RuleCompiler.acl(new AclExpr("url", List.of("-m", "beg"), List.of("/")));
                 case "HTTP_URL_STAR" -> RuleCompiler.acl(new AclExpr("url", List.of(), List.of("*")));

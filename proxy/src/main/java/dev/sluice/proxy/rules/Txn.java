@@ -1,7 +1,9 @@
 package dev.sluice.proxy.rules;
 
+import dev.sluice.config.model.Tune;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
+import io.netty.buffer.ByteBuf;
 import java.net.InetSocketAddress;
 import java.util.Map;
 
@@ -92,5 +94,49 @@ public interface Txn {
     /** The stream's stick counters, or null when it has none (tests, generated answers). */
     default Trackers trackers() {
         return null;
+    }
+
+    /**
+     * The bytes held from the client for content inspection ({@code tcp-request content} rules of a TCP proxy): a
+     * read-only view, its readable bytes from the first one received; null when there are none (HTTP: the layer-6
+     * fetches then have no sample). Valid during the evaluation only: a sample read from it is a view too.
+     */
+    default ByteBuf requestPayload() {
+        return null;
+    }
+
+    /** The same for the bytes held from the server ({@code tcp-response content}); null when there are none. */
+    default ByteBuf responsePayload() {
+        return null;
+    }
+
+    /**
+     * Whether the content the fetches read is final (HAProxy's SMP_OPT_FINAL): the client closed, the buffer is full, or
+     * the inspect-delay is unset or over. A content ACL that cannot decide misses only while it is not; outside content
+     * inspection (HTTP rules) it always is, and {@code wait_end} is true.
+     */
+    default boolean contentFinal() {
+        return true;
+    }
+
+    /**
+     * Called by a fetch whose sample, or lack of one, may change with more content (HAProxy's SMP_F_MAY_CHANGE:
+     * {@code req.len}, a payload too short yet, an incomplete TLS hello, {@code wait_end} before the end). A target
+     * that inspects content keeps the report for {@link #takeMayChange}; others ignore it.
+     */
+    default void mayChange() {
+    }
+
+    /** Whether {@link #mayChange} was called since the last call of this method, which clears the report. */
+    default boolean takeMayChange() {
+        return false;
+    }
+
+    /**
+     * The buffer settings of the process: {@code tune.bufsize} bounds what the payload fetches can ever read (a
+     * payload past it never matches), {@code bufsize - maxrewrite} what a client's TLS record may need.
+     */
+    default Tune tune() {
+        return Tune.DEFAULT;
     }
 }
