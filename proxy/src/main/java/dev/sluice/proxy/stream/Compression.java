@@ -9,30 +9,30 @@ import io.netty.buffer.ByteBufAllocator;
 /**
  * The response compression of one {@link Stream}: the algorithm its request asked for (chosen on its Accept-Encoding
  * when it leaves for the server), then the {@link Compressor} of the response, freed and counted once at the end.
- * Owned by its stream, used on the stream's event loop only.
+ * Made only for a request that asked for an algorithm both ends offer ({@link #select}), so a stream without
+ * compression allocates none. Owned by its stream, used on the stream's event loop only.
  */
 final class Compression {
     private final Frontend frontend;
     private final RequestHead request;
-    /** The algorithm chosen on the request, null: none. */
-    private String algo;
+    /** The algorithm chosen on the request. */
+    private final String algo;
     private Compressor compressor;
 
-    Compression(Frontend frontend, RequestHead request) {
+    private Compression(Frontend frontend, RequestHead request, String algo) {
         this.frontend = frontend;
         this.request = request;
+        this.algo = algo;
     }
 
-    /** Chooses the algorithm on the request's Accept-Encoding (see {@link Compressor#select}). */
-    void select(Backend backend) {
-        algo = Compressor.select(backend.http().compression(), frontend.http().compression(), request);
+    /** The compression of a request, on its Accept-Encoding (see {@link Compressor#select}); null when none applies. */
+    static Compression select(Frontend frontend, RequestHead request, Backend backend) {
+        String algo = Compressor.select(backend.http().compression(), frontend.http().compression(), request);
+        return algo == null ? null : new Compression(frontend, request, algo);
     }
 
-    /** Starts compressing the body of {@code head} when the request asked for it and the response allows: true then. */
+    /** Starts compressing the body of {@code head} when the response allows: true then. */
     boolean start(Backend backend, ResponseHead head) {
-        if (algo == null) {
-            return false;
-        }
         compressor = Compressor.start(algo, backend.http().compression(), frontend.http().compression(), request, head);
         return compressor != null;
     }

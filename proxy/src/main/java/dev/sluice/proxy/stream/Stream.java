@@ -55,8 +55,8 @@ public final class Stream extends Live implements Exchange {
     private final RequestBody body;
     private final Persistence persistence;
     private final RequestRules rules;
-    private final Compression compression;
-    private final Answers answers;
+    /** The response compression; null unless the request asked for an algorithm both ends offer. */
+    private Compression compression;
     private final Termination outcome = new Termination();
     private Backend backend;
     private Server server;
@@ -88,8 +88,6 @@ public final class Stream extends Live implements Exchange {
         this.body = new RequestBody(this, client, request);
         this.persistence = new Persistence(client, request, target);
         this.rules = new RequestRules(this, frontend, request, target);
-        this.compression = new Compression(frontend, request);
-        this.answers = new Answers(this, client, frontend);
     }
 
     public RequestHead request() {
@@ -173,8 +171,9 @@ public final class Stream extends Live implements Exchange {
         return attempts;
     }
 
+    /** The proxy's own answers; made when one is needed (it holds nothing of its own), not with every stream. */
     Answers answers() {
-        return answers;
+        return new Answers(this, client, frontend);
     }
 
     /** The process-wide number of the exchange ({@code %rt}). */
@@ -233,7 +232,7 @@ public final class Stream extends Live implements Exchange {
         persistence.captureCookie(target.captures());
         Server cookie = persistence.cookieServer(backend);
         forwardFor();
-        compression.select(backend);
+        compression = Compression.select(frontend, request, backend);
         AsciiString idHeader = frontend.uniqueIdHeader();
         if (idHeader != null) {
             request.fields().add(idHeader, new AsciiString(target.uniqueId()));
@@ -379,7 +378,7 @@ public final class Stream extends Live implements Exchange {
             persistence.response(backend, head, server, attempts.direct());
             afterResponse(head);
             accounting.sent(head.status());
-            if (!switching && compression.start(backend, head)) {
+            if (!switching && compression != null && compression.start(backend, head)) {
                 accounting.compressing();
             }
         }
@@ -451,7 +450,9 @@ public final class Stream extends Live implements Exchange {
             data.release();
             return;
         }
-        data = compression.compress(data);
+        if (compression != null) {
+            data = compression.compress(data);
+        }
         if (data == null) {
             return;
         }
@@ -473,7 +474,7 @@ public final class Stream extends Live implements Exchange {
         c.release();
         endTracking();
         long before = client.bytesOut();
-        if (compression.active()) {
+        if (compression != null && compression.active()) {
             ByteBuf tail = compression.finish();
             if (tail != null) {
                 client.sendBody(tail);
@@ -611,7 +612,7 @@ public final class Stream extends Live implements Exchange {
 
     /** Answers with a generated error page. */
     public void fail(int code) {
-        answers.fail(code);
+        answers().fail(code);
     }
 
     /** The exchange stops here: held request body released, server connection closed; the caller answers and logs. */
@@ -670,7 +671,9 @@ public final class Stream extends Live implements Exchange {
 
     /** Emits the access-log line of this stream, once, and ends its server accounting. */
     void log() {
-        compression.end(backend);
+        if (compression != null) {
+            compression.end(backend);
+        }
         Budget b = budget;
         if (b != null) {
             budget = null;
