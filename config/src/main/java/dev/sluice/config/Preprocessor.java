@@ -74,9 +74,7 @@ final class Preprocessor {
                     case ".notice" -> diags.notice(at, expr);
                     case ".warning" -> diags.warning(at, expr);
                     case ".alert" -> diags.error(at, expr);
-                    default -> {
-                        // .diag is only shown with -dD in HAProxy; nothing to do
-                    }
+                    default -> diags.diag(at, expr);
                 }
             }
             default -> {

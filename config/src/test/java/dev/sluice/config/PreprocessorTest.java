@@ -152,6 +152,7 @@ class PreprocessorTest {
         assertThat(r.diagnostics()).extracting(Diagnostic::file, Diagnostic::line, Diagnostic::severity, Diagnostic::message).containsExactly(
                 tuple(FILE, 2, Severity.NOTICE, "hello world"),
                 tuple(FILE, 3, Severity.WARNING, "be careful"),
+                tuple(FILE, 8, Severity.DIAG, "only with -dD"),
                 tuple(FILE, 9, Severity.ERROR, "stop here"));
         assertThat(r.ok()).isFalse();
         assertThat(r.diagnostics().get(1).toString()).isEqualTo("test.cfg:3: warning: be careful");

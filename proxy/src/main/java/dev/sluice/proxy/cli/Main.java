@@ -116,6 +116,9 @@ public final class Main {
         boolean errors = diags.stream().anyMatch(Diagnostic::isError);
         if (!opts.quiet()) {
             for (Diagnostic d : diags) {
+                if (d.severity() == Diagnostic.Severity.DIAG && !opts.diagnostic()) {
+                    continue;
+                }
                 err.println(d);
             }
         }

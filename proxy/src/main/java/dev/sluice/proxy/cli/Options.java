@@ -12,13 +12,13 @@ import java.util.Map;
  * {@code -m <megabytes>} (the pools' memory ceiling, 0 for none), {@code -W}/{@code -Ws} (master-worker mode, with
  * systemd's notifications for {@code -Ws}), {@code -S <bind>[,option,value...]} (the master CLI), {@code --help};
  * {@code -cc <condition>}, {@code -L <peer>}, {@code -n}/{@code -N <maxconn>}, {@code -C <dir>}, {@code -V}, and the
- * debug flags {@code -db -dW -dV -dR} that apply. HAProxy's flags with no meaning on a JVM are accepted and listed in
+ * debug flags {@code -db -dW -dV -dR -dD} that apply. HAProxy's flags with no meaning on a JVM are accepted and listed in
  * {@link #ignored()}, each with the reason that is warned about. Immutable.
  */
 public record Options(List<Path> files, boolean check, boolean debug, boolean daemon, String pidfile, boolean quiet, int version,
         boolean help, List<Long> softStopPids, List<Long> hardStopPids, long memoryMb, boolean masterWorker, boolean systemd,
         String masterCli, String condition, String localPeer, long maxconn, long defaultMaxconn, Path chdir, boolean noBackground,
-        boolean zeroWarning, boolean noServerVerify, boolean noReusePort, List<String> ignored) {
+        boolean zeroWarning, boolean noServerVerify, boolean noReusePort, boolean diagnostic, List<String> ignored) {
 
     /** HAProxy 2.6's flags that are accepted and ignored, with why they mean nothing here. */
     static final Map<String, String> IGNORED = new LinkedHashMap<>();
@@ -32,7 +32,6 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
         IGNORED.put("-dL", "a JVM loads no shared objects to list");
         IGNORED.put("-dK", "keyword dumps are not implemented (see docs/configuration.md for the keyword reference)");
         IGNORED.put("-dr", "server address resolution failures are not ignored yet");
-        IGNORED.put("-dD", "Sluice has no additional diagnostic warnings to enable");
     }
 
     /** Thrown for a command line that cannot be used; the message says why. */
@@ -66,6 +65,7 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
         boolean zeroWarning = false;
         boolean noServerVerify = false;
         boolean noReusePort = false;
+        boolean diagnostic = false;
         List<String> ignored = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
@@ -129,6 +129,7 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
                 case "-dW" -> zeroWarning = true;
                 case "-dV" -> noServerVerify = true;
                 case "-dR" -> noReusePort = true;
+                case "-dD" -> diagnostic = true;
                 case "-D" -> daemon = true;
                 case "-q" -> quiet = true;
                 case "-v" -> version = Math.max(version, 1);
@@ -176,7 +177,7 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
         }
         return new Options(List.copyOf(files), check, debug, daemon, pidfile, quiet, version, help, List.copyOf(sf), List.copyOf(st),
                 memoryMb, masterWorker, systemd, masterCli, condition, localPeer, maxconn, defaultMaxconn, chdir, noBackground,
-                zeroWarning, noServerVerify, noReusePort, List.copyOf(ignored));
+                zeroWarning, noServerVerify, noReusePort, diagnostic, List.copyOf(ignored));
     }
 
     public static String usage() {
@@ -206,9 +207,10 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
                         -dW fails if any warning is emitted (as 'zero-warning').
                         -dV disables TLS verification on the server side (as 'ssl-server-verify none').
                         -dR disables SO_REUSEPORT (as 'noreuseport').
+                        -dD diagnostic mode: the configuration's '.diag' messages are shown.
                         Accepted and ignored with a warning (no meaning here): -dM[...] (memory poisoning), -de, -dp
                            (poller choice), -dS (splice), -dG (getaddrinfo), -dL (shared objects), -dK[...] (keyword
-                           dumps), -dr (not implemented yet), -dD (no extra diagnostics).
+                           dumps), -dr (not implemented yet).
                         Without -f, the built-in quickstart configuration (examples/quickstart.cfg) is used by ./sluice.
                 """;
     }

@@ -32,7 +32,8 @@ class OptionsTest {
 
     @Test
     void debugFlagsThatApply() throws Exception {
-        Options o = Options.parse(new String[] {"-db", "-dW", "-dV", "-dR", "-n", "10", "-q", "-V"});
+        Options o = Options.parse(new String[] {"-db", "-dW", "-dV", "-dR", "-dD", "-n", "10", "-q", "-V"});
+        assertThat(o.diagnostic()).isTrue();
         assertThat(o.noBackground()).isTrue();
         assertThat(o.zeroWarning()).isTrue();
         assertThat(o.noServerVerify()).isTrue();
@@ -44,8 +45,8 @@ class OptionsTest {
 
     @Test
     void flagsMeaninglessOnTheJvmAreAcceptedAndListed() throws Exception {
-        Options o = Options.parse(new String[] {"-dM", "-dM0x55,help", "-de", "-dp", "-dS", "-dG", "-dL", "-dKall", "-dr", "-dD"});
-        assertThat(o.ignored()).containsExactly("-dM", "-dM", "-de", "-dp", "-dS", "-dG", "-dL", "-dK", "-dr", "-dD");
+        Options o = Options.parse(new String[] {"-dM", "-dM0x55,help", "-de", "-dp", "-dS", "-dG", "-dL", "-dKall", "-dr"});
+        assertThat(o.ignored()).containsExactly("-dM", "-dM", "-de", "-dp", "-dS", "-dG", "-dL", "-dK", "-dr");
         assertThat(Options.IGNORED.keySet()).allSatisfy(f -> assertThat(Options.usage()).contains(f));
         assertThatThrownBy(() -> Options.parse(new String[] {"-dSx"})).hasMessage("unknown option '-dSx'");
         assertThatThrownBy(() -> Options.parse(new String[] {"-dZ"})).hasMessage("unknown option '-dZ'");
