@@ -102,6 +102,9 @@ public final class Main {
             for (String flag : opts.ignored()) {
                 System.err.println("[WARNING] " + flag + " is accepted and ignored: " + Options.IGNORED.get(flag) + ".");
             }
+            if (opts.defaultMaxconn() >= 0) {
+                System.err.println("[WARNING] -N is accepted and not applied yet: a frontend without 'maxconn' keeps the global limit.");
+            }
         }
         if (opts.files().isEmpty()) {
             System.err.println("sluice: no configuration file given (use -f <file|dir>)");

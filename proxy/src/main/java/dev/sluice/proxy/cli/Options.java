@@ -32,6 +32,7 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
         IGNORED.put("-dL", "a JVM loads no shared objects to list");
         IGNORED.put("-dK", "keyword dumps are not implemented (see docs/configuration.md for the keyword reference)");
         IGNORED.put("-dr", "server address resolution failures are not ignored yet");
+        IGNORED.put("-x", "listening sockets are not taken over from an old process's socket (-sf/-st hand over by stopping it)");
     }
 
     /** Thrown for a command line that cannot be used; the message says why. */
@@ -125,6 +126,18 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
                     chdir = Path.of(args[++i]);
                 }
                 case "-V" -> quiet = false;
+                case "-x" -> {
+                    if (i + 1 >= args.length) {
+                        throw new UsageException("-x expects a UNIX socket");
+                    }
+                    i++;
+                    ignored.add(a);
+                }
+                case "--" -> {
+                    while (i + 1 < args.length) {
+                        files.add(Path.of(args[++i]));
+                    }
+                }
                 case "-db" -> noBackground = true;
                 case "-dW" -> zeroWarning = true;
                 case "-dV" -> noServerVerify = true;
@@ -189,7 +202,8 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
                         -d enters debug mode (foreground, events printed) ; -db only disables background mode.
                         -D goes daemon ; -C changes to <dir> before loading files (relative -f paths are read from it).
                         -V enters verbose mode (disables quiet mode).
-                        -f <file|dir> reads a configuration file, or the *.cfg files of a directory in order (repeatable).
+                        -f <file|dir> reads a configuration file, or the *.cfg files of a directory in order (repeatable);
+                           '--' makes every argument after it such a file or directory.
                         -c checks the configuration and exits (0 when valid, 1 on error, 2 when it has no listener).
                         -cc evaluates a condition as '.if' does and exits (0 when true, 1 when false, 2 on error).
                         -n sets the global maximum number of connections (as 'maxconn' in the global section).
@@ -208,9 +222,10 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
                         -dV disables TLS verification on the server side (as 'ssl-server-verify none').
                         -dR disables SO_REUSEPORT (as 'noreuseport').
                         -dD diagnostic mode: the configuration's '.diag' messages are shown.
-                        Accepted and ignored with a warning (no meaning here): -dM[...] (memory poisoning), -de, -dp
-                           (poller choice), -dS (splice), -dG (getaddrinfo), -dL (shared objects), -dK[...] (keyword
-                           dumps), -dr (not implemented yet).
+                        Accepted and ignored with a warning, as meaningless on a JVM: -dM[...] (memory poisoning), -dp
+                           (poll()), -dG (getaddrinfo()), -dL (shared objects); not implemented yet: -de (epoll is
+                           chosen by the transport), -dS (splice), -dK[...] (keyword dumps), -dr (resolution failures),
+                           -x <socket> (socket takeover), -N (see above).
                         Without -f, the built-in quickstart configuration (examples/quickstart.cfg) is used by ./sluice.
                 """;
     }

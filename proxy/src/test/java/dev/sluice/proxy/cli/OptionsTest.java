@@ -45,11 +45,18 @@ class OptionsTest {
 
     @Test
     void flagsMeaninglessOnTheJvmAreAcceptedAndListed() throws Exception {
-        Options o = Options.parse(new String[] {"-dM", "-dM0x55,help", "-de", "-dp", "-dS", "-dG", "-dL", "-dKall", "-dr"});
-        assertThat(o.ignored()).containsExactly("-dM", "-dM", "-de", "-dp", "-dS", "-dG", "-dL", "-dK", "-dr");
+        Options o = Options.parse(new String[] {"-dM", "-dM0x55,help", "-de", "-dp", "-dS", "-dG", "-dL", "-dKall", "-dr", "-x", "/run/old.sock"});
+        assertThat(o.ignored()).containsExactly("-dM", "-dM", "-de", "-dp", "-dS", "-dG", "-dL", "-dK", "-dr", "-x");
         assertThat(Options.IGNORED.keySet()).allSatisfy(f -> assertThat(Options.usage()).contains(f));
         assertThatThrownBy(() -> Options.parse(new String[] {"-dSx"})).hasMessage("unknown option '-dSx'");
         assertThatThrownBy(() -> Options.parse(new String[] {"-dZ"})).hasMessage("unknown option '-dZ'");
+    }
+
+    @Test
+    void filesAfterDoubleDash() throws Exception {
+        Options o = Options.parse(new String[] {"-c", "--", "a.cfg", "-b.cfg"});
+        assertThat(o.files()).containsExactly(Path.of("a.cfg"), Path.of("-b.cfg"));
+        assertThat(o.check()).isTrue();
     }
 
     @Test
