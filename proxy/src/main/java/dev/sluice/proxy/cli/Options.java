@@ -12,15 +12,15 @@ import java.util.Map;
  * {@code -m <megabytes>} (the pools' memory ceiling, 0 for none), {@code -W}/{@code -Ws} (master-worker mode, with
  * systemd's notifications for {@code -Ws}), {@code -S <bind>[,option,value...]} (the master CLI), {@code --help};
  * {@code -cc <condition>}, {@code -L <peer>}, {@code -n}/{@code -N <maxconn>}, {@code -C <dir>}, {@code -V}, and the
- * debug flags {@code -db -dW -dV -dR -dD} that apply. HAProxy's flags with no meaning on a JVM are accepted and listed in
- * {@link #ignored()}, each with the reason that is warned about. Immutable.
+ * debug flags {@code -db -dW -dV -dR -dD} that apply. HAProxy's other flags (meaningless on a JVM, or not implemented
+ * yet) are accepted and listed in {@link #ignored()}, each with the reason that is warned about. Immutable.
  */
 public record Options(List<Path> files, boolean check, boolean debug, boolean daemon, String pidfile, boolean quiet, int version,
         boolean help, List<Long> softStopPids, List<Long> hardStopPids, long memoryMb, boolean masterWorker, boolean systemd,
         String masterCli, String condition, String localPeer, long maxconn, long defaultMaxconn, Path chdir, boolean noBackground,
         boolean zeroWarning, boolean noServerVerify, boolean noReusePort, boolean diagnostic, List<String> ignored) {
 
-    /** HAProxy 2.6's flags that are accepted and ignored, with why they mean nothing here. */
+    /** HAProxy 2.6's flags accepted and ignored, with the reason warned about (meaningless on a JVM, or not implemented yet). */
     static final Map<String, String> IGNORED = new LinkedHashMap<>();
 
     static {
