@@ -34,16 +34,33 @@ import java.util.function.Function;
  */
 public final class ConfigParser {
 
-    /** The HAProxy version whose language Sluice speaks, for {@code .if version_atleast(...)}. */
-    public static final String HAPROXY_LANGUAGE_VERSION = "3.2";
+    /**
+     * The HAProxy release whose language Sluice speaks and whose behaviour it is compared with, for
+     * {@code .if version_atleast(...)}, {@code -cc} and {@code -vv}.
+     */
+    public static final String HAPROXY_LANGUAGE_VERSION = "2.6.12";
 
     /**
      * What the parse may consult outside the text: environment variables, the build features that
-     * {@code .if feature(...)} tests, and the emulated HAProxy version.
+     * {@code .if feature(...)} tests, the emulated HAProxy version, and the TLS library's name and OpenSSL-compatible
+     * version for {@code ssllib_name_startswith()} and {@code openssl_version_*()} (null when unknown).
      */
-    public record Settings(Function<String, String> env, Set<String> features, String version) {
+    public record Settings(Function<String, String> env, Set<String> features, String version, String sslLibrary, String sslVersion) {
+        public Settings(Function<String, String> env, Set<String> features, String version) {
+            this(env, features, version, null, null);
+        }
+
         public static Settings fromSystem(Set<String> features) {
-            return new Settings(System::getenv, features, HAPROXY_LANGUAGE_VERSION);
+            return fromSystem(features, null, null);
+        }
+
+        public static Settings fromSystem(Set<String> features, String sslLibrary, String sslVersion) {
+            return new Settings(System::getenv, features, HAPROXY_LANGUAGE_VERSION, sslLibrary, sslVersion);
+        }
+
+        /** What {@link Conditions} consults. */
+        public Conditions.Context conditions() {
+            return new Conditions.Context(env, features, version, sslLibrary, sslVersion);
         }
     }
 
@@ -112,7 +129,7 @@ public final class ConfigParser {
     }
 
     private void parseSource(Source src) {
-        Preprocessor pp = new Preprocessor(diags, settings.env(), settings.features(), settings.version());
+        Preprocessor pp = new Preprocessor(diags, settings.conditions());
         String[] lines = src.text().split("\n", -1);
         // a file ends with LF; the empty string after the final LF is not a line
         int count = lines.length;

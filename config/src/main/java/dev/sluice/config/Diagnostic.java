@@ -10,7 +10,9 @@ public record Diagnostic(String file, int line, Severity severity, String messag
 
     /** How bad a diagnostic is; only errors make a configuration invalid. */
     public enum Severity {
-        ERROR, WARNING, NOTICE;
+        ERROR, WARNING, NOTICE,
+        /** A {@code .diag} message: shown only in diagnostic mode ({@code -dD}), as HAProxy does. */
+        DIAG;
 
         String label() {
             return name().toLowerCase(Locale.ROOT);

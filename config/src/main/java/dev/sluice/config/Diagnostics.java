@@ -23,6 +23,10 @@ public final class Diagnostics {
         add(at, Diagnostic.Severity.NOTICE, message);
     }
 
+    public void diag(SourceRef at, String message) {
+        add(at, Diagnostic.Severity.DIAG, message);
+    }
+
     /** A problem that belongs to no particular line. */
     public void error(String file, String message) {
         list.add(new Diagnostic(file, 0, Diagnostic.Severity.ERROR, message));

@@ -27,8 +27,11 @@ public final class ReferenceDoc {
         sb.append("on the next. Times are milliseconds unless suffixed `us ms s m h d`; sizes take `k m g`. Conditions are\n");
         sb.append("`if|unless` followed by ACL names and anonymous `{ <fetch> [flags] <values> }` blocks, ANDed by juxtaposition,\n");
         sb.append("`||`/`or` between alternatives, `!` to negate. `.if/.elif/.else/.endif` blocks test `defined(VAR)`,\n");
-        sb.append("`feature(NAME)`, `streq(a,b)`, `strneq(a,b)`, `strstr(a,b)`, `version_atleast(v)`, `version_before(v)`\n");
-        sb.append("(Sluice speaks HAProxy ").append(ConfigParser.HAPROXY_LANGUAGE_VERSION).append("'s language).\n\n");
+        sb.append("`feature(NAME)` (the `-vv` list), `streq(a,b)`, `strneq(a,b)`, `version_atleast(v)`, `version_before(v)`,\n");
+        sb.append("`ssllib_name_startswith(s)`, `openssl_version_atleast(x.y.z)`, `openssl_version_before(x.y.z)` (the TLS library\n");
+        sb.append("is BoringSSL, OpenSSL 1.1.1's API), integers, `!`, `&&`, `||` and parentheses, as HAProxy 2.6 reads them;\n");
+        sb.append("`sluice -cc <condition>` evaluates one (Sluice speaks HAProxy ").append(ConfigParser.HAPROXY_LANGUAGE_VERSION)
+                .append("'s language).\n\n");
         sb.append("An unknown keyword or argument is an error; a HAProxy keyword that Sluice does not implement yet is an\n");
         sb.append("error that names the missing feature.\n");
         for (Section s : Section.values()) {

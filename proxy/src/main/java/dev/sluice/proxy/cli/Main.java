@@ -1,9 +1,11 @@
 package dev.sluice.proxy.cli;
 
+import dev.sluice.config.Conditions;
 import dev.sluice.config.ConfigFiles;
 import dev.sluice.config.ConfigParser;
 import dev.sluice.config.Diagnostic;
 import dev.sluice.config.KeywordRegistry;
+import dev.sluice.config.LineLexer;
 import dev.sluice.config.model.Config;
 import dev.sluice.config.model.StatsSocket;
 import dev.sluice.proxy.memory.ProxyPools;
@@ -11,6 +13,7 @@ import dev.sluice.proxy.runtime.ProxyRuntime;
 import dev.sluice.proxy.transport.Transport;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.handler.codec.quic.Quic;
+import io.netty.handler.ssl.OpenSsl;
 import io.netty.util.Version;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -22,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The {@code sluice} command: HAProxy's command line. Checks the configuration ({@code -c}), or starts
@@ -32,9 +36,40 @@ public final class Main {
     private Main() {
     }
 
-    /** Features that {@code .if feature(...)} sees as present. */
-    static final Set<String> FEATURES = Quic.isAvailable() ? Set.of("EPOLL", "LINUX_SPLICE", "TFO", "QUIC")
-            : Set.of("EPOLL", "LINUX_SPLICE", "TFO");
+    /**
+     * Features that {@code .if feature(...)} and {@code -cc} see as present, and that {@code -vv} lists. OPENSSL when
+     * Netty's BoringSSL is there, as HAProxy builds on BoringSSL say.
+     */
+    static final Set<String> FEATURES = features();
+
+    private static Set<String> features() {
+        Set<String> f = new TreeSet<>(Set.of("EPOLL", "LINUX_SPLICE", "TFO"));
+        if (Quic.isAvailable()) {
+            f.add("QUIC");
+        }
+        if (OpenSsl.isAvailable()) {
+            f.add("OPENSSL");
+        }
+        return Set.copyOf(f);
+    }
+
+    /** The TLS library's name as {@code ssllib_name_startswith()} sees it (BoringSSL), null without one. */
+    static String sslLibrary() {
+        return OpenSsl.isAvailable() ? OpenSsl.versionString() : null;
+    }
+
+    /** The TLS library's OpenSSL-compatible version, x.y.z from its version number (BoringSSL says 1.1.1). */
+    static String sslVersion() {
+        if (!OpenSsl.isAvailable()) {
+            return null;
+        }
+        long v = OpenSsl.version();
+        return ((v >> 28) & 0xf) + "." + ((v >> 20) & 0xff) + "." + ((v >> 12) & 0xff);
+    }
+
+    static ConfigParser.Settings settings() {
+        return ConfigParser.Settings.fromSystem(FEATURES, sslLibrary(), sslVersion());
+    }
 
     /** Set in the child of {@code -D}: where to write the pid once listening. */
     static final String READY_FILE_ENV = "SLUICE_READY_FILE";
@@ -60,6 +95,17 @@ public final class Main {
             printVersion(opts.version() > 1);
             return 0;
         }
+        if (opts.condition() != null) {
+            return checkCondition(opts.condition());
+        }
+        if (!opts.quiet()) {
+            for (String flag : opts.ignored()) {
+                System.err.println("[WARNING] " + flag + " is accepted and ignored: " + Options.IGNORED.get(flag) + ".");
+            }
+            if (opts.defaultMaxconn() >= 0) {
+                System.err.println("[WARNING] -N is accepted and not applied yet: a frontend without 'maxconn' keeps the global limit.");
+            }
+        }
         if (opts.files().isEmpty()) {
             System.err.println("sluice: no configuration file given (use -f <file|dir>)");
             System.err.print(Options.usage());
@@ -67,13 +113,15 @@ public final class Main {
         }
         PrintStream err = System.err;
         String workerCli = System.getenv(Master.WORKER_CLI_ENV);
-        Parsed parsed = parse(opts.files(), workerCli == null ? null
-                : new ConfigParser.Source("<master>", "global\n    stats socket \"" + workerCli + "\" level admin mode 600\n"));
+        Parsed parsed = parse(files(opts), commandLineSource(opts, workerCli));
         List<Diagnostic> diags = parsed.diagnostics();
         Config config = parsed.config();
         boolean errors = diags.stream().anyMatch(Diagnostic::isError);
         if (!opts.quiet()) {
             for (Diagnostic d : diags) {
+                if (d.severity() == Diagnostic.Severity.DIAG && !opts.diagnostic()) {
+                    continue;
+                }
                 err.println(d);
             }
         }
@@ -105,7 +153,7 @@ public final class Main {
             return 1;
         }
         boolean warned = !prepared.warnings().isEmpty() || diags.stream().anyMatch(d -> d.severity() == Diagnostic.Severity.WARNING);
-        if (warned && config.global().process().zeroWarning()) {
+        if (warned && (config.global().process().zeroWarning() || opts.zeroWarning())) {
             if (!opts.quiet()) {
                 err.println("[ALERT] Some warnings were found and 'zero-warning' is set. Aborting.");
             }
@@ -137,7 +185,7 @@ public final class Main {
             err.println("[ALERT] -S requires master-worker mode (-W, or 'master-worker' in the global section)");
             return 1;
         }
-        boolean daemon = (opts.daemon() || config.global().daemon()) && !opts.debug() && !worker;
+        boolean daemon = (opts.daemon() || config.global().daemon()) && !opts.debug() && !opts.noBackground() && !worker;
         String pidfile = worker ? null : opts.pidfile() != null ? opts.pidfile() : config.global().pidfile();
         if (daemon && System.getenv(READY_FILE_ENV) == null) {
             return Daemon.spawn(args, pidfile);
@@ -233,7 +281,7 @@ public final class Main {
         for (int i = 1; i < parts.length; i++) {
             line.append(' ').append(parts[i]);
         }
-        ConfigParser.Result r = new ConfigParser(KeywordRegistry.standard(), ConfigParser.Settings.fromSystem(FEATURES))
+        ConfigParser.Result r = new ConfigParser(KeywordRegistry.standard(), settings())
                 .parse(List.of(new ConfigParser.Source("-S", line.append('\n').toString())));
         boolean bad = r.config() == null || r.diagnostics().stream().anyMatch(Diagnostic::isError)
                 || r.config().global().statsSockets().size() != 1;
@@ -265,7 +313,7 @@ public final class Main {
             if (extra != null) {
                 sources.add(extra);
             }
-            ConfigParser.Result r = new ConfigParser(KeywordRegistry.standard(), ConfigParser.Settings.fromSystem(FEATURES)).parse(sources);
+            ConfigParser.Result r = new ConfigParser(KeywordRegistry.standard(), settings()).parse(sources);
             diags.addAll(r.diagnostics());
             config = r.config();
         }
@@ -390,9 +438,57 @@ public final class Main {
         }
     }
 
+    /**
+     * {@code -cc}: the condition read as a configuration line reads its words (quotes, escapes, "${VAR}"), then
+     * evaluated as {@code .if} does; 0 when true, 1 when false, 2 with HAProxy's message when it cannot be evaluated.
+     */
+    static int checkCondition(String condition) {
+        LineLexer.Result lexed = new LineLexer(System::getenv).split(condition);
+        if (!lexed.ok()) {
+            // HAProxy's words for the lexer's commonest error
+            String why = lexed.error().startsWith("unmatched quote") ? "Unmatched quote." : lexed.error();
+            System.err.println("[ALERT] config : Syntax Error in condition: " + why);
+            return 2;
+        }
+        try {
+            return Conditions.evaluate(settings().conditions(), String.join(" ", lexed.words())) ? 0 : 1;
+        } catch (Conditions.ConditionException e) {
+            if (!e.getMessage().isEmpty()) {
+                System.err.println("[ALERT] config : Failed to evaluate condition: " + e.getMessage());
+            }
+            return 2;
+        }
+    }
+
+    /** The files of {@code -f}, relative ones read from {@code -C}'s directory when given. */
+    static List<Path> files(Options opts) {
+        return opts.chdir() == null ? opts.files() : opts.files().stream().map(opts.chdir()::resolve).toList();
+    }
+
+    /**
+     * Global lines read after the files: the worker's own admin socket (in a master-worker pair) and what {@code -n},
+     * {@code -dV} and {@code -dR} set; null when there are none.
+     */
+    static ConfigParser.Source commandLineSource(Options opts, String workerCli) {
+        StringBuilder g = new StringBuilder();
+        if (workerCli != null) {
+            g.append("    stats socket \"").append(workerCli).append("\" level admin mode 600\n");
+        }
+        if (opts.maxconn() >= 0) {
+            g.append("    maxconn ").append(opts.maxconn()).append('\n');
+        }
+        if (opts.noServerVerify()) {
+            g.append("    ssl-server-verify none\n");
+        }
+        if (opts.noReusePort()) {
+            g.append("    noreuseport\n");
+        }
+        return g.isEmpty() ? null : new ConfigParser.Source(workerCli != null ? "<master>" : "<command line>", "global\n" + g);
+    }
+
     private static void printVersion(boolean details) {
         System.out.println("Sluice version " + dev.sluice.proxy.cli.Version.VERSION + " " + dev.sluice.proxy.cli.Version.DATE
-                + " - HAProxy " + ConfigParser.HAPROXY_LANGUAGE_VERSION + " configuration language");
+                + " - HAProxy " + ConfigParser.HAPROXY_LANGUAGE_VERSION + " configuration language and behaviour");
         if (details) {
             System.out.println("Running on: Java " + Runtime.version() + " (" + System.getProperty("java.vm.name") + "), "
                     + System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"));
@@ -401,6 +497,10 @@ public final class Main {
             System.out.println("Built with Netty " + (v == null ? "unknown" : v.artifactVersion()));
             System.out.println("Transport: " + Transport.select().name());
             System.out.println("Feature list : " + String.join(" ", FEATURES.stream().sorted().map(f -> "+" + f).toList()));
+            if (sslLibrary() != null) {
+                System.out.println("Built with OpenSSL version : " + sslLibrary() + " (netty-tcnative, OpenSSL " + sslVersion() + " API)");
+                System.out.println("Running on OpenSSL version : " + sslLibrary());
+            }
         }
     }
 }

@@ -2,18 +2,38 @@ package dev.sluice.proxy.cli;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The command line, HAProxy's flags: {@code -f <file|dir>} (repeatable), {@code -c}, {@code -d},
  * {@code -D}, {@code -p <pidfile>}, {@code -q}, {@code -v}/{@code -vv}, {@code -sf|-st <pid>...},
  * {@code -m <megabytes>} (the pools' memory ceiling, 0 for none), {@code -W}/{@code -Ws} (master-worker mode, with
- * systemd's notifications for {@code -Ws}), {@code -S <bind>[,option,value...]} (the master CLI), {@code --help}.
- * Immutable.
+ * systemd's notifications for {@code -Ws}), {@code -S <bind>[,option,value...]} (the master CLI), {@code --help};
+ * {@code -cc <condition>}, {@code -L <peer>}, {@code -n}/{@code -N <maxconn>}, {@code -C <dir>}, {@code -V}, and the
+ * debug flags {@code -db -dW -dV -dR -dD} that apply. HAProxy's other flags (meaningless on a JVM, or not implemented
+ * yet) are accepted and listed in {@link #ignored()}, each with the reason that is warned about. Immutable.
  */
 public record Options(List<Path> files, boolean check, boolean debug, boolean daemon, String pidfile, boolean quiet, int version,
         boolean help, List<Long> softStopPids, List<Long> hardStopPids, long memoryMb, boolean masterWorker, boolean systemd,
-        String masterCli) {
+        String masterCli, String condition, String localPeer, long maxconn, long defaultMaxconn, Path chdir, boolean noBackground,
+        boolean zeroWarning, boolean noServerVerify, boolean noReusePort, boolean diagnostic, List<String> ignored) {
+
+    /** HAProxy 2.6's flags accepted and ignored, with the reason warned about (meaningless on a JVM, or not implemented yet). */
+    static final Map<String, String> IGNORED = new LinkedHashMap<>();
+
+    static {
+        IGNORED.put("-dM", "memory poisoning does not apply to the JVM's memory (pools are Sluice's own, see 'show pools')");
+        IGNORED.put("-de", "Sluice picks its transport itself (epoll through Netty, else NIO)");
+        IGNORED.put("-dp", "Sluice does not use poll()");
+        IGNORED.put("-dS", "splicing is not applied by Sluice");
+        IGNORED.put("-dG", "names are resolved by the JVM, not through getaddrinfo()");
+        IGNORED.put("-dL", "a JVM loads no shared objects to list");
+        IGNORED.put("-dK", "keyword dumps are not implemented (see docs/configuration.md for the keyword reference)");
+        IGNORED.put("-dr", "server address resolution failures are not ignored yet");
+        IGNORED.put("-x", "listening sockets are not taken over from an old process's socket (-sf/-st hand over by stopping it)");
+    }
 
     /** Thrown for a command line that cannot be used; the message says why. */
     public static final class UsageException extends Exception {
@@ -37,6 +57,17 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
         boolean masterWorker = false;
         boolean systemd = false;
         String masterCli = null;
+        String condition = null;
+        String localPeer = null;
+        long maxconn = -1;
+        long defaultMaxconn = -1;
+        Path chdir = null;
+        boolean noBackground = false;
+        boolean zeroWarning = false;
+        boolean noServerVerify = false;
+        boolean noReusePort = false;
+        boolean diagnostic = false;
+        List<String> ignored = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -59,6 +90,59 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
                     }
                 }
                 case "-d" -> debug = true;
+                case "-cc" -> {
+                    if (i + 1 >= args.length) {
+                        throw new UsageException("-cc expects a condition");
+                    }
+                    condition = args[++i];
+                }
+                case "-L" -> {
+                    if (i + 1 >= args.length || args[i + 1].isEmpty()) {
+                        throw new UsageException("-L expects a local peer name");
+                    }
+                    localPeer = args[++i];
+                }
+                case "-n", "-N" -> {
+                    String v = i + 1 < args.length ? args[++i] : "";
+                    long n;
+                    try {
+                        n = Long.parseLong(v);
+                    } catch (NumberFormatException e) {
+                        n = -1;
+                    }
+                    if (n < 0 || n > Integer.MAX_VALUE) {
+                        throw new UsageException(a + " expects a number of connections, not '" + v + "'");
+                    }
+                    if (a.equals("-n")) {
+                        maxconn = n;
+                    } else {
+                        defaultMaxconn = n;
+                    }
+                }
+                case "-C" -> {
+                    if (i + 1 >= args.length) {
+                        throw new UsageException("-C expects a directory");
+                    }
+                    chdir = Path.of(args[++i]);
+                }
+                case "-V" -> quiet = false;
+                case "-x" -> {
+                    if (i + 1 >= args.length) {
+                        throw new UsageException("-x expects a UNIX socket");
+                    }
+                    i++;
+                    ignored.add(a);
+                }
+                case "--" -> {
+                    while (i + 1 < args.length) {
+                        files.add(Path.of(args[++i]));
+                    }
+                }
+                case "-db" -> noBackground = true;
+                case "-dW" -> zeroWarning = true;
+                case "-dV" -> noServerVerify = true;
+                case "-dR" -> noReusePort = true;
+                case "-dD" -> diagnostic = true;
                 case "-D" -> daemon = true;
                 case "-q" -> quiet = true;
                 case "-v" -> version = Math.max(version, 1);
@@ -93,8 +177,11 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
                     masterCli = args[++i];
                 }
                 default -> {
+                    String ignoredFlag = a.length() >= 3 ? a.substring(0, 3) : a;
                     if (a.startsWith("-f") && a.length() > 2) {
                         files.add(Path.of(a.substring(2)));
+                    } else if (IGNORED.containsKey(ignoredFlag) && (a.length() == 3 || ignoredFlag.equals("-dM") || ignoredFlag.equals("-dK"))) {
+                        ignored.add(ignoredFlag);
                     } else {
                         throw new UsageException("unknown option '" + a + "'");
                     }
@@ -102,17 +189,26 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
             }
         }
         return new Options(List.copyOf(files), check, debug, daemon, pidfile, quiet, version, help, List.copyOf(sf), List.copyOf(st),
-                memoryMb, masterWorker, systemd, masterCli);
+                memoryMb, masterWorker, systemd, masterCli, condition, localPeer, maxconn, defaultMaxconn, chdir, noBackground,
+                zeroWarning, noServerVerify, noReusePort, diagnostic, List.copyOf(ignored));
     }
 
     public static String usage() {
         return """
-                Usage : sluice [-f <cfgfile|cfgdir>]* [ -vdVD ] [ -q ] [ -c ] [ -p <pidfile> ] [ -m <max megs> ] [ -sf|-st <pid>* ]
-                        [ -W[s] ] [ -S <bind>[,<bind options>...] ]
+                Usage : sluice [-f <cfgfile|cfgdir>]* [ -vdVD ] [ -n <maxconn> ] [ -N <maxpconn> ] [ -q ] [ -c ] [ -cc <condition> ]
+                        [ -p <pidfile> ] [ -m <max megs> ] [ -C <dir> ] [ -L <name> ] [ -sf|-st <pid>* ] [ -W[s] ]
+                        [ -S <bind>[,<bind options>...] ]
                         -v displays version ; -vv shows build details.
-                        -d enters debug mode (foreground, events printed) ; -D goes daemon.
-                        -f <file|dir> reads a configuration file, or the *.cfg files of a directory in order (repeatable).
+                        -d enters debug mode (foreground, events printed) ; -db only disables background mode.
+                        -D goes daemon ; -C changes to <dir> before loading files (relative -f paths are read from it).
+                        -V enters verbose mode (disables quiet mode).
+                        -f <file|dir> reads a configuration file, or the *.cfg files of a directory in order (repeatable);
+                           '--' makes every argument after it such a file or directory.
                         -c checks the configuration and exits (0 when valid, 1 on error, 2 when it has no listener).
+                        -cc evaluates a condition as '.if' does and exits (0 when true, 1 when false, 2 on error).
+                        -n sets the global maximum number of connections (as 'maxconn' in the global section).
+                        -N <maxpconn> is accepted; the default per-proxy maximum is not applied from it yet.
+                        -L sets the local peer name (default: the host name).
                         -p writes the process id to <pidfile>.
                         -m limits the memory of the pools (streams, connections) to <max megs> MB: past it a request
                            gets a 503 and a new connection is closed (show pools, show info PoolFailed count them).
@@ -122,6 +218,14 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
                         -Ws master-worker mode with systemd notifications (Type=notify).
                         -S <bind>[,<option>,<value>...] binds the master CLI (a UNIX path or address:port; options as
                            'stats socket' takes them: mode, level, user, group, uid, gid).
+                        -dW fails if any warning is emitted (as 'zero-warning').
+                        -dV disables TLS verification on the server side (as 'ssl-server-verify none').
+                        -dR disables SO_REUSEPORT (as 'noreuseport').
+                        -dD diagnostic mode: the configuration's '.diag' messages are shown.
+                        Accepted and ignored with a warning, as meaningless on a JVM: -dM[...] (memory poisoning), -dp
+                           (poll()), -dG (getaddrinfo()), -dL (shared objects); not implemented yet: -de (epoll is
+                           chosen by the transport), -dS (splice), -dK[...] (keyword dumps), -dr (resolution failures),
+                           -x <socket> (socket takeover), -N (see above).
                         Without -f, the built-in quickstart configuration (examples/quickstart.cfg) is used by ./sluice.
                 """;
     }
