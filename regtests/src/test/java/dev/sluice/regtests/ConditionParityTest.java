@@ -2,7 +2,10 @@ package dev.sluice.regtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.proxy.cli.Main;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -40,6 +43,13 @@ class ConditionParityTest {
         return new Answer(r.exitCode(), alerts(r.output()));
     }
 
+    /** What {@code sluice -cc} answers, computed in this JVM by the code the command line runs (a JVM per row is slow). */
+    private static Answer sluiceInProcess(String condition) {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Main.checkCondition(condition, new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Answer(code, alerts(err.toString(StandardCharsets.UTF_8)));
+    }
+
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {
             // true
@@ -59,7 +69,14 @@ class ConditionParityTest {
     })
     void sameExitCodeAndMessageAsHaproxy(String condition) throws Exception {
         Answer expected = haproxy(condition);
-        assertThat(sluice(condition)).isEqualTo(expected);
+        assertThat(sluiceInProcess(condition)).isEqualTo(expected);
+    }
+
+    /** The command line itself, once per outcome: true, false, a bad condition and a lexer error. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"version_atleast(2.6) && defined(PATH)", "feature(NOPE)", "streq(a)", "streq(a,\"b)"})
+    void theDaemonsCommandLineAnswersAsHaproxy(String condition) throws Exception {
+        assertThat(sluice(condition)).isEqualTo(haproxy(condition));
     }
 
     @Test

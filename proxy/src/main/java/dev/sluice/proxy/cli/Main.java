@@ -96,7 +96,7 @@ public final class Main {
             return 0;
         }
         if (opts.condition() != null) {
-            return checkCondition(opts.condition());
+            return checkCondition(opts.condition(), System.err);
         }
         if (!opts.quiet()) {
             for (String flag : opts.ignored()) {
@@ -440,21 +440,22 @@ public final class Main {
 
     /**
      * {@code -cc}: the condition read as a configuration line reads its words (quotes, escapes, "${VAR}"), then
-     * evaluated as {@code .if} does; 0 when true, 1 when false, 2 with HAProxy's message when it cannot be evaluated.
+     * evaluated as {@code .if} does; 0 when true, 1 when false, 2 with HAProxy's message on {@code err} when it cannot
+     * be evaluated.
      */
-    static int checkCondition(String condition) {
+    public static int checkCondition(String condition, PrintStream err) {
         LineLexer.Result lexed = new LineLexer(System::getenv).split(condition);
         if (!lexed.ok()) {
             // HAProxy's words for the lexer's commonest error
             String why = lexed.error().startsWith("unmatched quote") ? "Unmatched quote." : lexed.error();
-            System.err.println("[ALERT] config : Syntax Error in condition: " + why);
+            err.println("[ALERT] config : Syntax Error in condition: " + why);
             return 2;
         }
         try {
             return Conditions.evaluate(settings().conditions(), String.join(" ", lexed.words())) ? 0 : 1;
         } catch (Conditions.ConditionException e) {
             if (!e.getMessage().isEmpty()) {
-                System.err.println("[ALERT] config : Failed to evaluate condition: " + e.getMessage());
+                err.println("[ALERT] config : Failed to evaluate condition: " + e.getMessage());
             }
             return 2;
         }
