@@ -67,26 +67,23 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
             }
         }
         String kind = p.kind().keyword();
-        // where conditions read layer-6 content, by rule set: warned about on HTTP proxies
-        Map<String, List<String>> l6 = new HashMap<>();
-        List<Rule> req = rules(p, p.httpRequestRules(), rc, RuleCompiler.Phase.REQUEST, "http-request", problems, l6);
-        List<Rule> res = rules(p, p.httpResponseRules(), rc, RuleCompiler.Phase.RESPONSE, "http-response", problems, l6);
-        List<Rule> after = rules(p, p.httpAfterResponseRules(), rc, RuleCompiler.Phase.RESPONSE, "http-after-response", problems, l6);
+        List<Rule> req = rules(p, p.httpRequestRules(), rc, RuleCompiler.Phase.REQUEST, "http-request", problems);
+        List<Rule> res = rules(p, p.httpResponseRules(), rc, RuleCompiler.Phase.RESPONSE, "http-response", problems);
+        List<Rule> after = rules(p, p.httpAfterResponseRules(), rc, RuleCompiler.Phase.RESPONSE, "http-after-response", problems);
         List<Switch> sw = new ArrayList<>();
         for (UseBackend u : p.useBackends()) {
             try {
                 List<String> warnings = new ArrayList<>();
                 Cond c = rc.condition(u.condition(), RuleCompiler.Phase.REQUEST, kind + " switching rule", warnings);
                 warnings.forEach(w -> problems.add(u.where() + ": warning: " + w + "."));
-                usesL6(c, "use_backend", u.where().toString(), l6);
                 Template dyn = u.isDynamic() ? Template.compile(u.backend()) : null;
                 sw.add(new Switch(c, u.backend(), dyn));
             } catch (IllegalArgumentException e) {
                 problems.add(u.where() + ": error: error detected while parsing switching rule : " + e.getMessage() + ".");
             }
         }
-        List<Rule> connection = rules(p, p.tcpRules().connection(), rc, RuleCompiler.Phase.CONNECTION, "tcp-request connection", problems, l6);
-        List<Rule> content = rules(p, p.tcpRules().content(), rc, RuleCompiler.Phase.REQUEST, "tcp-request content", problems, l6);
+        List<Rule> connection = rules(p, p.tcpRules().connection(), rc, RuleCompiler.Phase.CONNECTION, "tcp-request connection", problems);
+        List<Rule> content = rules(p, p.tcpRules().content(), rc, RuleCompiler.Phase.REQUEST, "tcp-request content", problems);
         List<Cond> monitor = new ArrayList<>();
         for (Condition c : p.monitor().fail()) {
             try {
@@ -105,7 +102,6 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
                 List<String> warnings = new ArrayList<>();
                 Cond c = rc.condition(r.condition(), phase, kind + " stick rule", warnings);
                 warnings.forEach(w -> problems.add(r.where() + ": warning: " + w + "."));
-                usesL6(c, response ? "stick store-response" : "stick", r.where().toString(), l6);
                 RuleCompiler.checkPhase(r.expr(), phase);
                 SampleExpr key = RuleCompiler.sample(r.expr());
                 dev.sluice.sticktable.StickTable table = StickTables.resolve(r.table());
@@ -114,25 +110,7 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
                 problems.add(r.where() + ": error: error detected while parsing a 'stick " + r.kind() + "' rule : " + e.getMessage() + ".");
             }
         }
-        if (p.mode() == Mode.HTTP) {
-            for (String set : L6_ORDER) {
-                for (String w : l6.getOrDefault(set, List.of())) {
-                    problems.add(w + ": warning: Proxy '" + p.name() + "': L6 sample fetches ignored on HTTP proxies (declared at " + w + ").");
-                }
-            }
-        }
         return new ProxyRules(req, res, after, sw, connection, content, monitor, stick);
-    }
-
-    /** The order in which HAProxy checks rule sets for layer-6 fetches on HTTP proxies (cfgparse.c, then check_action_rules). */
-    private static final List<String> L6_ORDER = List.of("use_backend", "stick", "stick store-response", "tcp-request connection",
-            "tcp-request content", "http-request", "http-response", "http-after-response");
-
-    /** Notes {@code where} under {@code set} when condition {@code c} reads layer-6 content. */
-    private static void usesL6(Cond c, String set, String where, Map<String, List<String>> l6) {
-        if (c != null && c.usesL6()) {
-            l6.computeIfAbsent(set, k -> new ArrayList<>()).add(where);
-        }
     }
 
     /**
@@ -161,7 +139,7 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
     }
 
     private static List<Rule> rules(Proxy p, List<HttpRule> list, RuleCompiler rc, RuleCompiler.Phase phase, String family,
-            List<String> problems, Map<String, List<String>> l6) {
+            List<String> problems) {
         boolean response = phase == RuleCompiler.Phase.RESPONSE;
         String context = p.kind().keyword() + " " + switch (phase) {
             case CONNECTION -> "tcp-request connection rule";
@@ -175,8 +153,10 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
             try {
                 List<String> warnings = new ArrayList<>();
                 Cond c = rc.condition(r.condition(), phase, family.startsWith("tcp-") ? family : null, context, warnings);
-                warnings.forEach(w -> problems.add(r.where() + ": warning: " + w + "."));
-                usesL6(c, family, r.where().toString(), l6);
+                if (!family.startsWith("tcp-")) {
+                    // the configuration reports a tcp rule's conflicts and every L6 fetch of an HTTP proxy (config.L6Fetches)
+                    warnings.forEach(w -> problems.add(r.where() + ": warning: " + w + "."));
+                }
                 checkPhase(a, phase);
                 out.add(new Rule(c, Actions.compile(r, response)));
             } catch (IllegalArgumentException e) {
