@@ -72,11 +72,19 @@ class MasterWorkerTest {
         }).toList();
     }
 
+    /** The current worker's pid, once the master lists one (it may answer before it has recorded its first worker). */
     static long workerPid(Path cli) {
-        List<String> r = rows(AdminClient.run(cli, "show proc\n"));
-        int i = r.indexOf("# workers");
-        assertThat(i).as("show proc:\n%s", r).isPositive();
-        return Long.parseLong(r.get(i + 1).split(" ")[0]);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            List<String> r = rows(AdminClient.run(cli, "show proc\n"));
+            int i = r.indexOf("# workers");
+            assertThat(i).as("show proc:\n%s", r).isPositive();
+            if (i + 1 < r.size() && !r.get(i + 1).startsWith("#")) {
+                return Long.parseLong(r.get(i + 1).split(" ")[0]);
+            }
+            assertThat(System.nanoTime()).as("no worker listed in show proc:\n%s", r).isLessThan(deadline);
+            Daemon.sleep(20);
+        }
     }
 
     /** The master CLI's socket beside the configuration. */
@@ -84,12 +92,16 @@ class MasterWorkerTest {
         return cfg.getParent().resolve("master.sock");
     }
 
-    /** Starts a master with {@code flags} and its CLI ({@link #cli}); returns once the port and the CLI answer. */
+    /**
+     * Starts a master with {@code flags} and its CLI ({@link #cli}); returns once the port and the CLI answer and the
+     * master lists its worker (it learns that the worker listens a moment after the worker's first answer).
+     */
     static Sluice startMaster(Path cfg, int port, String... flags) {
         List<String> args = new java.util.ArrayList<>(List.of(flags));
         args.addAll(List.of("-S", cli(cfg).toString()));
         Sluice s = Sluice.start(cfg, args, Map.of(), port);
         AdminClient.await(cli(cfg));
+        workerPid(cli(cfg));
         return s;
     }
 
@@ -107,9 +119,9 @@ class MasterWorkerTest {
         Path cli = cli(cfg);
         try (Sluice s = startMaster(cfg, port, "-W")) {
             assertThat(body(port)).isEqualTo("gen1");
+            long w1 = workerPid(cli);
             String table = AdminClient.run(cli, "show proc\n");
             assertThat(table.lines().findFirst().orElse("")).isEqualTo("#<PID>          <type>          <reloads>       <uptime>        <version>      ");
-            long w1 = workerPid(cli);
             assertThat(rows(table)).containsExactly("#<PID>          <type>          <reloads>       <uptime>        <version>".strip(),
                     s.pid() + " master 0 [failed: 0]", "# workers", w1 + " worker 0", "# programs", "");
             // the worker is the master's child and serves; the master CLI reaches it
