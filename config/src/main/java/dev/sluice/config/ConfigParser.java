@@ -7,7 +7,6 @@ import dev.sluice.config.model.Condition;
 import dev.sluice.config.model.Config;
 import dev.sluice.config.model.Global;
 import dev.sluice.config.model.HttpRule;
-import dev.sluice.config.model.Mode;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.ProxyKind;
 import dev.sluice.config.model.Server;
@@ -281,6 +280,7 @@ public final class ConfigParser {
         }
         if (base != null) {
             p.inherit(base);
+            TcpRuleKeywords.useDefaults(p, base, at, diags);
         }
         if (s == Section.DEFAULTS) {
             lastDefaults = p;
@@ -332,6 +332,10 @@ public final class ConfigParser {
     private void unknownKeyword(SourceRef at, List<String> w) {
         String first = w.get(0);
         String second = w.size() > 1 ? KeywordRegistry.stripParens(w.get(1)) : null;
+        if ((first.equals("tcp-request") || first.equals("tcp-response")) && current != null) {
+            diags.error(at, TcpRuleKeywords.unknownRuleset(first, w.size() > 1 ? w.get(1) : null, section, current));
+            return;
+        }
         String feature = second != null ? Unsupported.KEYWORDS.get(first + " " + second) : null;
         if (feature == null && !(registry.isFamily(first) && second != null && Unsupported.KEYWORDS.get(first) == null)) {
             feature = Unsupported.KEYWORDS.get(first);
@@ -441,13 +445,11 @@ public final class ConfigParser {
         for (Proxy p : built) {
             checkProxy(p, backends);
         }
+        ModeChecks.check(proxies, built, backends, diags);
     }
 
     private void checkProxy(Proxy p, Map<String, Proxy> backends) {
         String what = p.kind().keyword() + " '" + p.name() + "'";
-        if (p.mode() != Mode.HTTP) {
-            diags.error(p.where(), what + " is in mode tcp (the default when no 'mode' is set); Sluice supports only 'mode http' so far.");
-        }
         if (p.kind().hasFrontend()) {
             if (p.binds().isEmpty()) {
                 diags.error(p.where(), what + " has no 'bind' directive. Please declare it as a backend if this was intended.");

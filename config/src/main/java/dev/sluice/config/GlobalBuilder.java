@@ -56,13 +56,16 @@ public final class GlobalBuilder {
     public String clusterSecret;
     /** {@code spread-checks}: percent of random noise on check intervals. */
     public int spreadChecks;
+    /** {@code nosplice} and {@code tune.pipesize} (0: the system's pipe size). */
+    public boolean noSplice;
+    public int pipesize;
     /** {@code node} and {@code description} (null: not set). */
     public String node;
     public String description;
 
     public Global build() {
         return new Global(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetime, logs, logTag, statsSockets, statsTimeout,
-                new Tune(bufsize, maxrewrite, maxhdr, prometheusMaxSeries, spreadChecks),
+                new Tune(bufsize, maxrewrite, maxhdr, prometheusMaxSeries, spreadChecks, noSplice, pipesize),
                 new QuicTune(quicIdleTimeout, quicMaxStreams, quicMaxData, quicStreamData, quicHystart,
                         quicRetryThreshold, clusterSecret),
                 new ProcessSettings(user, userAt, group, groupAt, uid, gid, chroot, ulimitN,

@@ -35,6 +35,7 @@ public final class KeywordRegistry {
             StatsKeywords::register,
             ErrorKeywords::register,
             RuleKeywords::register,
+            TcpRuleKeywords::register,
             UserlistKeywords::register,
             RetryKeywords::register,
             CompressionKeywords::register,

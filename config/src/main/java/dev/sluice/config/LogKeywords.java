@@ -47,6 +47,7 @@ final class LogKeywords {
                     try {
                         c.proxy().logFormat = LogFormats.parse(String.join(" ", c.args()), true);
                         c.proxy().logFormatWhere = c.at();
+                        c.proxy().httplogWhere = null;
                     } catch (IllegalArgumentException e) {
                         c.error("failed to parse log-format : " + e.getMessage() + ".");
                     }
@@ -68,6 +69,7 @@ final class LogKeywords {
                     }
                     if (c.negated()) {
                         c.proxy().logFormat = null;
+                        c.proxy().httplogWhere = null;
                         return;
                     }
                     if (!c.args().isEmpty() && !c.args().get(0).equals("clf")) {
@@ -75,11 +77,13 @@ final class LogKeywords {
                         return;
                     }
                     c.proxy().logFormat = LogFormats.parse(c.args().isEmpty() ? LogFormats.HTTPLOG : LogFormats.HTTPLOG_CLF);
+                    c.proxy().httplogWhere = c.at();
                 }));
         r.register(new Keyword("option tcplog", Section.PROXIES, "option tcplog",
                 "Log each connection in HAProxy's TCP format.", c -> {
                     if (c.expectArgs(0, 0, "option tcplog")) {
                         c.proxy().logFormat = c.negated() ? null : LogFormats.parse(LogFormats.TCPLOG);
+                        c.proxy().httplogWhere = null;
                     }
                 }));
         r.register(new Keyword("option dontlognull", Section.PROXIES, "[no] option dontlognull",

@@ -184,6 +184,28 @@ final class ProcessKeywords {
                         c.global().noReusePort = true;
                     }
                 }));
+        r.register(new Keyword("nosplice", GLOBAL, "nosplice",
+                "Never use kernel splicing, whatever the proxies' 'option splice-*' say.", c -> {
+                    if (!c.args().isEmpty()) {
+                        c.lineError("'nosplice' cannot handle unexpected argument '" + c.args().get(0) + "'.");
+                        return;
+                    }
+                    c.global().noSplice = true;
+                }));
+        r.register(new Keyword("tune.pipesize", GLOBAL, "tune.pipesize <bytes>",
+                "The size of the pipes kernel splicing moves data through (default: the system's, 64 kB on Linux).", c -> {
+                    if (c.args().isEmpty()) {
+                        c.lineError("'tune.pipesize' expects an integer argument.");
+                        return;
+                    }
+                    // as HAProxy (atol): the leading digits, 0 when there are none
+                    String v = c.args().get(0);
+                    int end = 0;
+                    while (end < v.length() && end < 9 && Character.isDigit(v.charAt(end))) {
+                        end++;
+                    }
+                    c.global().pipesize = end == 0 ? 0 : Integer.parseInt(v.substring(0, end));
+                }));
         r.register(new Keyword("hard-stop-after", GLOBAL, "hard-stop-after <time>",
                 "The longest a graceful stop (SIGUSR1, -sf) may last: connections still open then are closed.", c -> {
                     if (c.expectArgs(1, 1, "hard-stop-after <time>")) {

@@ -29,6 +29,7 @@ import dev.sluice.config.model.TcpRules;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.config.model.UseBackend;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -57,6 +58,9 @@ public final class ProxyBuilder {
     public long timeoutHttpRequest = Timeouts.UNSET;
     public long timeoutHttpKeepAlive = Timeouts.UNSET;
     public long timeoutTunnel = Timeouts.UNSET;
+    /** {@code timeout client-fin} and {@code server-fin}. */
+    public long timeoutClientFin = Timeouts.UNSET;
+    public long timeoutServerFin = Timeouts.UNSET;
     public long timeoutQueue = Timeouts.UNSET;
     public Retries retries = Retries.DEFAULT;
     public long timeoutTarpit = Timeouts.UNSET;
@@ -89,7 +93,23 @@ public final class ProxyBuilder {
     public StickTableDecl stickTable;
     public final List<StickRule> stickRules = new ArrayList<>();
     public final List<HttpRule> tcpRequestConnectionRules = new ArrayList<>();
+    public final List<HttpRule> tcpRequestSessionRules = new ArrayList<>();
     public final List<HttpRule> tcpRequestContentRules = new ArrayList<>();
+    public final List<HttpRule> tcpResponseContentRules = new ArrayList<>();
+    /** {@code tcp-request inspect-delay} and {@code tcp-response inspect-delay} in milliseconds (0: none). */
+    long tcpInspectDelay;
+    long tcpResponseInspectDelay;
+    /**
+     * The named defaults section whose tcp-request/tcp-response rules this proxy runs before its own (HAProxy 2.6: rules of
+     * a defaults section are not copied but referenced), null when the defaults it inherits has no rules.
+     */
+    ProxyBuilder rulesDefaults;
+    /** On a defaults section with rules: the kind of the first proxy that used it (frontends and backends cannot share it). */
+    Section rulesUsedBy;
+    /** The {@code option httplog} line in force (null when another format replaced it): a TCP frontend falls back to tcplog. */
+    SourceRef httplogWhere;
+    /** {@code option splice-auto|splice-request|splice-response}. */
+    final Set<ProxyOptions.Splice> splice = EnumSet.noneOf(ProxyOptions.Splice.class);
     public final List<UseBackend> useBackends = new ArrayList<>();
     public String defaultBackend;
     public SourceRef defaultBackendWhere;
@@ -161,6 +181,12 @@ public final class ProxyBuilder {
         timeoutHttpRequest = d.timeoutHttpRequest;
         timeoutHttpKeepAlive = d.timeoutHttpKeepAlive;
         timeoutTunnel = d.timeoutTunnel;
+        timeoutClientFin = d.timeoutClientFin;
+        timeoutServerFin = d.timeoutServerFin;
+        tcpInspectDelay = d.tcpInspectDelay;
+        tcpResponseInspectDelay = d.tcpResponseInspectDelay;
+        httplogWhere = d.httplogWhere;
+        splice.addAll(d.splice);
         timeoutQueue = d.timeoutQueue;
         retries = d.retries;
         timeoutTarpit = d.timeoutTarpit;
@@ -224,8 +250,10 @@ public final class ProxyBuilder {
         if (logGlobal) {
             targets.addAll(global.logs());
         }
-        Logging logging = new Logging(targets, logFormat, dontLogNull, logSeparateErrors,
-                dontLogNormal, logTag != null ? logTag : global.logTag(), logFormat == null ? null : logFormatWhere,
+        // HAProxy: 'option httplog' in a TCP frontend falls back to 'option tcplog' (ModeChecks warns)
+        LogFormat format = effectiveMode() == Mode.TCP && tcplogFallback() ? LogFormats.parse(LogFormats.TCPLOG) : logFormat;
+        Logging logging = new Logging(targets, format, dontLogNull, logSeparateErrors,
+                dontLogNormal, logTag != null ? logTag : global.logTag(), format == null || format != logFormat ? null : logFormatWhere,
                 new Captures(requestCaptures, responseCaptures, captureCookie), logAsap, uniqueIdFormat, uniqueIdWhere,
                 uniqueIdHeader);
         return build(logging);
@@ -262,8 +290,9 @@ public final class ProxyBuilder {
     private Proxy build(Logging logging) {
         ProxyKind kind = kind();
         Timeouts timeouts = new Timeouts(timeoutClient, timeoutServer, timeoutConnect, timeoutHttpRequest, timeoutHttpKeepAlive,
-                timeoutQueue, timeoutTunnel, Timeouts.UNSET, Timeouts.UNSET, timeoutCheck, timeoutTarpit);
-        return new Proxy(name, kind, where, mode == null ? Mode.TCP : mode,
+                timeoutQueue, timeoutTunnel, timeoutClientFin, timeoutServerFin, timeoutCheck, timeoutTarpit);
+        Mode effective = effectiveMode();
+        return new Proxy(name, kind, where, effective,
                 kind.hasFrontend() ? binds.stream().map(b -> b.withDefaultBacklog(backlog)).toList() : List.of(),
                 kind.hasFrontend() ? maxconn : 0,
                 timeouts,
@@ -274,12 +303,13 @@ public final class ProxyBuilder {
                 httpAfterResponseRules,
                 kind.hasFrontend() ? useBackends : List.of(),
                 kind.hasFrontend() ? defaultBackend : null,
-                balance.with(hashType, allBackups),
+                effective == Mode.TCP && needsHttp(balance) ? Balance.of(Balance.Algorithm.ROUNDROBIN, balance.where()).with(hashType, allBackups)
+                        : balance.with(hashType, allBackups),
                 kind.hasBackend() ? withIds(servers) : List.of(),
                 logging,
                 new ErrorPages(errorPages),
                 stickTable,
-                new TcpRules(kind.hasFrontend() ? tcpRequestConnectionRules : List.of(), tcpRequestContentRules),
+                tcpRules(kind),
                 kind.hasFrontend() ? new Monitor(monitorUri, monitorFail)
                         : Monitor.NONE,
                 kind.hasBackend() ? stickRules : List.of(),
@@ -289,8 +319,42 @@ public final class ProxyBuilder {
                 kind.hasBackend() && cookie != null ? cookie.withDynamicKey(dynamicCookieKey) : null,
                 new ProxyOptions(kind.hasBackend() && preferLastServer, kind.hasBackend() ? fullconn : 0,
                         kind.hasBackend() && abortOnClose, kind.hasFrontend() && contStats,
-                        kind.hasFrontend() && ignoreProbes),
+                        kind.hasFrontend() && ignoreProbes, splice),
                 description);
+    }
+
+    /** The mode in force: HAProxy's default is tcp. */
+    Mode effectiveMode() {
+        return mode == null ? Mode.TCP : mode;
+    }
+
+    /** Whether this frontend's format is {@code option httplog}'s, which a TCP frontend replaces with tcplog's. */
+    boolean tcplogFallback() {
+        return httplogWhere != null && kind().hasFrontend() && logFormat != null;
+    }
+
+    /** HAProxy's algorithms that read the HTTP request: a TCP backend falls back to roundrobin (ModeChecks warns). */
+    static boolean needsHttp(Balance b) {
+        return b.algorithm() == Balance.Algorithm.URI || b.algorithm() == Balance.Algorithm.URL_PARAM || b.algorithm() == Balance.Algorithm.HDR;
+    }
+
+    private TcpRules tcpRules(ProxyKind kind) {
+        ProxyBuilder d = rulesDefaults;
+        return new TcpRules(kind.hasFrontend() ? withDefaults(d == null ? null : d.tcpRequestConnectionRules, tcpRequestConnectionRules) : List.of(),
+                kind.hasFrontend() ? withDefaults(d == null ? null : d.tcpRequestSessionRules, tcpRequestSessionRules) : List.of(),
+                withDefaults(d == null ? null : d.tcpRequestContentRules, tcpRequestContentRules), tcpInspectDelay,
+                kind.hasBackend() ? withDefaults(d == null ? null : d.tcpResponseContentRules, tcpResponseContentRules) : List.of(),
+                kind.hasBackend() ? tcpResponseInspectDelay : 0);
+    }
+
+    private static List<HttpRule> withDefaults(List<HttpRule> inherited, List<HttpRule> own) {
+        return inherited == null || inherited.isEmpty() ? own : concat(inherited, own);
+    }
+
+    /** Whether this (defaults) section has tcp-request or tcp-response rules, which proxies then reference. */
+    boolean hasTcpRules() {
+        return !tcpRequestConnectionRules.isEmpty() || !tcpRequestSessionRules.isEmpty() || !tcpRequestContentRules.isEmpty()
+                || !tcpResponseContentRules.isEmpty();
     }
 
     private static <T> List<T> concat(List<T> a, List<T> b) {

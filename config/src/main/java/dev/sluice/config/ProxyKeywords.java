@@ -8,9 +8,11 @@ import dev.sluice.config.model.Acl;
 import dev.sluice.config.model.Condition;
 import dev.sluice.config.model.HttpOptions;
 import dev.sluice.config.model.Mode;
+import dev.sluice.config.model.ProxyOptions;
 import dev.sluice.config.model.UseBackend;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -30,7 +32,9 @@ final class ProxyKeywords {
         r.family("timeout", "timeout");
         r.family("option", "option");
 
-        r.register(new Keyword("mode", PROXIES, "mode http", "Proxy mode: 'http' processes HTTP requests (the only mode Sluice has so far).",
+        r.register(new Keyword("mode", PROXIES, "mode http|tcp",
+                "Proxy mode: 'http' processes HTTP requests, 'tcp' relays bytes (layer 4; the default, as in HAProxy). Sluice parses and"
+                        + " checks TCP proxies but does not run them yet.",
                 ProxyKeywords::mode));
         r.register(new Keyword("default_backend", FRONTEND_SIDE, "default_backend <backend>",
                 "Backend used when no use_backend rule matches.", c -> {
@@ -70,6 +74,10 @@ final class ProxyKeywords {
                 }));
         timeout(r, "check", BACKEND_SIDE, "With 'timeout connect', a health check connects within MIN(timeout connect, inter) and then"
                 + " has this long to get its answer; unset, the whole check must finish within 'inter'.", (p, v) -> p.timeoutCheck = v);
+        sideTimeout(r, "client-fin", true, "Inactivity limit on the client side once the client half-closed (or a FIN was forwarded to it);"
+                + " defaults to 'timeout client'.", (p, v) -> p.timeoutClientFin = v);
+        sideTimeout(r, "server-fin", false, "Inactivity limit on the server side once the server half-closed (or a FIN was forwarded to it);"
+                + " defaults to 'timeout server'.", (p, v) -> p.timeoutServerFin = v);
         timeout(r, "tunnel", PROXIES, "Inactivity limit of a tunnel (WebSocket, CONNECT), both sides; defaults to client/server.",
                 (p, v) -> p.timeoutTunnel = v);
 
@@ -136,6 +144,23 @@ final class ProxyKeywords {
                         default -> c.error("expects 'never', 'safe', 'aggressive' or 'always', not '" + c.args().get(0) + "'.");
                     }
                 }));
+        for (ProxyOptions.Splice s : ProxyOptions.Splice.values()) {
+            String opt = "splice-" + s.name().toLowerCase(Locale.ROOT);
+            r.register(new Keyword("option " + opt, PROXIES, "[no] option " + opt,
+                    switch (s) {
+                        case AUTO -> "Let the kernel move a TCP relay's data (splice) in a direction once it looks like a bulk transfer.";
+                        case REQUEST -> "Let the kernel move a TCP relay's client-to-server data (splice).";
+                        case RESPONSE -> "Let the kernel move a TCP relay's server-to-client data (splice).";
+                    }, c -> {
+                        if (c.expectArgs(0, 0, "option " + opt)) {
+                            if (c.negated()) {
+                                c.proxy().splice.remove(s);
+                            } else {
+                                c.proxy().splice.add(s);
+                            }
+                        }
+                    }));
+        }
     }
 
     private interface TimeoutSetter {
@@ -154,6 +179,30 @@ final class ProxyKeywords {
         }));
     }
 
+    /**
+     * A timeout of one side: HAProxy takes it anywhere but ignores it, with a warning, in a section without that side's
+     * capability.
+     */
+    private static void sideTimeout(KeywordRegistry r, String name, boolean frontend, String description, TimeoutSetter setter) {
+        String syntax = "timeout " + name + " <time>";
+        r.register(new Keyword("timeout " + name, PROXIES, syntax, description, c -> {
+            if (!c.expectArgs(1, 1, syntax)) {
+                return;
+            }
+            long v = c.timeArg(c.args().get(0));
+            if (v < 0) {
+                return;
+            }
+            Section s = c.section();
+            if (frontend && s == Section.BACKEND || !frontend && s == Section.FRONTEND) {
+                c.lineWarning("'timeout " + name + "' will be ignored because " + s.keyword() + " '" + c.proxy().name + "' has no "
+                        + (frontend ? "frontend" : "backend") + " capability");
+                return;
+            }
+            setter.set(c.proxy(), v);
+        }));
+    }
+
     private static void connectionMode(KeywordRegistry r, String option, HttpOptions.ConnectionMode mode, String description) {
         r.register(new Keyword("option " + option, PROXIES, "[no] option " + option, description, c -> {
             if (c.expectArgs(0, 0, "option " + option)) {
@@ -163,14 +212,14 @@ final class ProxyKeywords {
     }
 
     private static void mode(KeywordContext c) {
-        if (!c.expectArgs(1, 1, "mode http")) {
+        if (!c.expectArgs(1, 1, "mode http|tcp")) {
             return;
         }
         switch (c.args().get(0)) {
             case "http" -> c.proxy().mode = Mode.HTTP;
-            case "tcp" -> c.error("mode tcp (layer-4 proxying) is not supported by Sluice yet; only 'mode http' is.");
+            case "tcp" -> c.proxy().mode = Mode.TCP;
             case "health" -> c.error("mode health was removed from HAProxy 2.4; use monitor-uri instead.");
-            default -> c.error("unknown mode '" + c.args().get(0) + "' (expected 'http')");
+            default -> c.lineError("unknown proxy mode '" + c.args().get(0) + "'.");
         }
     }
 

@@ -28,7 +28,7 @@ final class RuleKeywords {
     private static final int RES = 2;
     private static final int AFTER = 4;
 
-    private record Spec(String name, int sets, int min, int max, String syntax, String description) {
+    record Spec(String name, int sets, int min, int max, String syntax, String description) {
     }
 
     private static final List<Spec> SPECS = List.of(
@@ -115,78 +115,6 @@ final class RuleKeywords {
                         + " [if|unless <condition>]",
                 "Answer with a redirection (the older form of 'http-request redirect', evaluated after the proxy's http-request rules).",
                 RuleKeywords::redirect));
-        registerTcp(r);
-    }
-
-    /** Actions of {@code tcp-request connection|content}: accept, reject and the stick-counter ones. */
-    private static final List<String> TCP_ACTIONS = List.of("accept", "reject", "track-sc0", "track-sc1", "track-sc2", "sc-inc-gpc0",
-            "sc-inc-gpc1", "sc-inc-gpc", "sc-add-gpc", "sc-set-gpt0", "sc-set-gpt", "expect-proxy");
-
-    private static void registerTcp(KeywordRegistry r) {
-        r.family("tcp-request", "tcp-request ruleset");
-        r.register(new Keyword("tcp-request connection", EnumSet.of(Section.FRONTEND, Section.LISTEN),
-                "tcp-request connection <accept|reject|expect-proxy layer4|track-sc0..2 <key> [table t]|sc-inc-gpc0(<sc>)|...> [if|unless <cond>]",
-                "Rules run once per accepted connection, before any protocol: reject closes it at once; trackers last as long as "
-                        + "the connection and count its requests; expect-proxy layer4 makes the connection start with a PROXY protocol"
-                        + " header, as 'bind ... accept-proxy' does for every connection.", c -> parseTcp(c, true)));
-        r.register(new Keyword("tcp-request content", PROXY_SECTIONS,
-                "tcp-request content <accept|reject|track-sc0..2 <key> [table t]|sc-inc-gpc0(<sc>)|...> [if|unless <cond>]",
-                "Rules run for each request before the http-request rules (HTTP mode): reject closes the connection.",
-                c -> parseTcp(c, false)));
-    }
-
-    private static void parseTcp(KeywordContext c, boolean connection) {
-        List<String> a = c.args();
-        if (a.isEmpty()) {
-            c.error("expects an action (one of: " + String.join(", ", TCP_ACTIONS) + ").");
-            return;
-        }
-        String word = a.get(0);
-        String name = KeywordRegistry.stripParens(word);
-        if (!TCP_ACTIONS.contains(name)) {
-            c.error("unknown action '" + word + "' (expected one of: " + String.join(", ", TCP_ACTIONS) + ").");
-            return;
-        }
-        int end = c.conditionStart(1);
-        List<String> args = a.subList(1, end);
-        boolean expectProxy = name.equals("expect-proxy");
-        if (expectProxy && !connection) {
-            c.error("'expect-proxy' is only allowed in 'tcp-request connection' rules.");
-            return;
-        }
-        if (expectProxy && (args.size() != 1 || !args.get(0).equals("layer4"))) {
-            c.error("'expect-proxy' expects 'layer4'.");
-            return;
-        }
-        // expect-proxy is a connection-only action, not one of the http-request specs
-        Spec s = expectProxy ? null : SPECS.stream().filter(x -> x.name().equals(name)).findFirst().orElse(null);
-        int min = expectProxy ? 1 : s == null ? 0 : s.min();
-        int max = expectProxy ? 1 : s == null ? 0 : s.max();
-        if (args.size() < min || max >= 0 && args.size() > max) {
-            c.error("'" + name + "' expects " + (min == max ? min + "" : min + " to " + max) + " argument(s).");
-            return;
-        }
-        if (name.startsWith("sc-")) {
-            String problem = stickCounterProblem(name, word, s);
-            if (problem != null) {
-                c.error(problem);
-                return;
-            }
-        }
-        String problem = check(name, args);
-        if (problem != null) {
-            c.error(problem);
-            return;
-        }
-        Condition cond = null;
-        if (end < a.size()) {
-            cond = c.conditionFrom(end);
-            if (cond == null) {
-                return;
-            }
-        }
-        HttpRule rule = new HttpRule.Action(c.at(), cond, word, args);
-        (connection ? c.proxy().tcpRequestConnectionRules : c.proxy().tcpRequestContentRules).add(rule);
     }
 
     /**
@@ -195,7 +123,7 @@ final class RuleKeywords {
      * taken, as HAProxy takes it: one past the table's array changes nothing), a counter number outside 0..2
      * is refused.
      */
-    private static String stickCounterProblem(String name, String word, Spec s) {
+    static String stickCounterProblem(String name, String word, Spec s) {
         boolean two = name.equals("sc-inc-gpc") || name.equals("sc-add-gpc") || name.equals("sc-set-gpt");
         int open = word.indexOf('(');
         String inner = open < 0 || !word.endsWith(")") ? null : word.substring(open + 1, word.length() - 1);
@@ -218,25 +146,9 @@ final class RuleKeywords {
     private static void parse(KeywordContext c, String family, Spec s) {
         String word = c.words().get(1);
         String name = s.name();
-        if (name.endsWith("-var") || name.equals("set-var-fmt")) {
-            int open = word.indexOf('(');
-            if (open < 0 || !word.endsWith(")") || open + 1 >= word.length() - 1) {
-                c.error("expects '" + name + "(<scope.name>)'.");
-                return;
-            }
-            String var = word.substring(open + 1, word.length() - 1).split(",")[0];
-            if (!var.matches("(proc|sess|txn|req|res)\\.[A-Za-z0-9._-]+")) {
-                c.error("invalid variable name '" + var + "': the scope must be one of proc, sess, txn, req, res.");
-                return;
-            }
-        } else if (name.startsWith("sc-")) {
-            String problem = stickCounterProblem(name, word, s);
-            if (problem != null) {
-                c.error(problem);
-                return;
-            }
-        } else if (word.indexOf('(') >= 0) {
-            c.error("'" + name + "' takes no argument in parentheses.");
+        String wordProblem = wordProblem(s, word);
+        if (wordProblem != null) {
+            c.error(wordProblem);
             return;
         }
         List<String> a = c.args();
@@ -289,8 +201,41 @@ final class RuleKeywords {
         }
     }
 
+    /** The spec of an action of the http-request, http-response or http-after-response rule sets, or null. */
+    static Spec spec(String name) {
+        for (Spec s : SPECS) {
+            if (s.name().equals(name)) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * What is wrong with the action word as written ({@code set-var(txn.x)}, {@code sc-inc-gpc0(1)}, {@code deny}), or
+     * null: the variable of the variable actions, the stick counter of the sc-* ones, no parentheses on the others.
+     */
+    static String wordProblem(Spec s, String word) {
+        String name = s.name();
+        if (name.endsWith("-var") || name.equals("set-var-fmt")) {
+            int open = word.indexOf('(');
+            if (open < 0 || !word.endsWith(")") || open + 1 >= word.length() - 1) {
+                return "expects '" + name + "(<scope.name>)'.";
+            }
+            String var = word.substring(open + 1, word.length() - 1).split(",")[0];
+            if (!var.matches("(proc|sess|txn|req|res)\\.[A-Za-z0-9._-]+")) {
+                return "invalid variable name '" + var + "': the scope must be one of proc, sess, txn, req, res.";
+            }
+        } else if (name.startsWith("sc-")) {
+            return stickCounterProblem(name, word, s);
+        } else if (word.indexOf('(') >= 0) {
+            return "'" + name + "' takes no argument in parentheses.";
+        }
+        return null;
+    }
+
     /** Option-level checks of one action's arguments; null when fine. */
-    private static String check(String name, List<String> a) {
+    static String check(String name, List<String> a) {
         switch (name) {
             case "use-service" -> {
                 if (!a.get(0).equals("prometheus-exporter")) {

@@ -56,13 +56,8 @@ final class Unsupported {
             Map.entry("stats bind-process", "multi-process mode (removed from HAProxy 2.5)"),
             
             Map.entry("email-alert", "email alerts (mailers)"),
-            Map.entry("tcp-request session", "tcp-request session rules"),
-            Map.entry("tcp-request inspect-delay", "tcp-request content inspection (inspect-delay)"),
-            Map.entry("tcp-response", "tcp-response rules"),
             
             Map.entry("http-error", "http-error rules"), 
-            Map.entry("timeout client-fin", "half-closed connection timeouts"),
-            Map.entry("timeout server-fin", "half-closed connection timeouts"),
            
             Map.entry("server-template", "server templates"), Map.entry("use-server", "use-server rules"),
             Map.entry("server-state-file", "server state files"), Map.entry("server-state-base", "server state files"),
@@ -79,7 +74,7 @@ final class Unsupported {
             Map.entry("option keep-conn", "keep-conn"), 
             Map.entry("option socket-stats", "per-listener statistics"),
            
-            Map.entry("option splice-auto", "kernel splicing"), Map.entry("option http-use-htx", "legacy HTX switch"),
+            Map.entry("option http-use-htx", "legacy HTX switch"),
             Map.entry("option originalto", "X-Original-To"),
             Map.entry("option accept-invalid-http-response", "relaxed HTTP parsing (comes with the HTTP engine)"),
             Map.entry("option http-buffer-request", "request buffering"),

@@ -240,17 +240,17 @@ class KeywordParsersTest {
     @Nested
     class ModeKeyword {
         @Test
-        void http() {
+        void httpAndTcp() {
             assertThat(frontendOf("mode http").mode()).isEqualTo(Mode.HTTP);
+            assertThat(frontendOf("mode tcp").mode()).isEqualTo(Mode.TCP);
         }
 
         @ParameterizedTest(name = "{0}")
         @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
-                "mode tcp      => 'mode' : mode tcp (layer-4 proxying) is not supported by Sluice yet; only 'mode http' is.",
                 "mode health   => 'mode' : mode health was removed from HAProxy 2.4; use monitor-uri instead.",
-                "mode ftp      => 'mode' : unknown mode 'ftp' (expected 'http')",
-                "mode          => 'mode' : missing argument; expected: mode http",
-                "mode http tcp => 'mode' : unexpected argument 'tcp'; expected: mode http",
+                "mode ftp      => unknown proxy mode 'ftp'.",
+                "mode          => 'mode' : missing argument; expected: mode http|tcp",
+                "mode http tcp => 'mode' : unexpected argument 'tcp'; expected: mode http|tcp",
         })
         void errors(String line, String message) {
             Diagnostic d = assertSingleError(parse(inFrontend(line)), FRONTEND_LINE, message);
@@ -472,9 +472,10 @@ class KeywordParsersTest {
         @Test
         void expectProxyIsAConnectionRuleWithLayer4() {
             assertThat(Configs.errors(parse(inFrontend("tcp-request connection expect-proxy layer4 if { src 10.0.0.0/8 }")))).isEmpty();
-            assertSingleError(parse(inFrontend("tcp-request connection expect-proxy layer7")), FRONTEND_LINE, "'expect-proxy' expects 'layer4'.");
+            assertSingleError(parse(inFrontend("tcp-request connection expect-proxy layer7")), FRONTEND_LINE,
+                    "'tcp-request connection expect-proxy' only supports 'layer4' in frontend 'fe' (got 'layer7')");
             assertSingleError(parse(inFrontend("tcp-request content expect-proxy layer4")), FRONTEND_LINE,
-                    "'expect-proxy' is only allowed in 'tcp-request connection' rules.");
+                    "'expect-proxy layer4' is not allowed in 'tcp-request content' rules in frontend 'fe'");
         }
 
         @Test
@@ -764,7 +765,7 @@ class KeywordParsersTest {
                 "timeout client 1s 2s     => 'timeout client' : unexpected argument '2s'; expected: timeout client <time>",
                 "timeout http-request 30d => 'timeout http-request' : time value '30d' is too large (maximum is 2147483647 ms, about 24.8 days)",
                 "timeout client -1        => 'timeout client' : '-1' is not a time",
-                "timeout                  => 'timeout' expects a timeout (one of: client, http-request, http-keep-alive, tarpit, tunnel).",
+                "timeout                  => 'timeout' expects a timeout (one of: client, http-request, http-keep-alive, tarpit, client-fin, server-fin, tunnel).",
                 "timeout clinet 5s        => unknown timeout 'clinet' in 'frontend' section; did you mean 'client' maybe ?",
                 "timeout server 5s        => 'timeout server' is not allowed in 'frontend' section (allowed in: defaults, backend, listen).",
                 "timeout queue 5s         => 'timeout queue' is not allowed in 'frontend' section (allowed in: defaults, backend, listen).",

@@ -459,14 +459,12 @@ class SectionsTest {
                 "global   => lua-load /etc/x.lua          => 'lua-load' is not supported by Sluice yet: Lua scripting.",
                 "global   => nbproc 2                     => 'nbproc' is not supported by Sluice yet: multi-process mode (removed from HAProxy 2.5).",
                 "frontend => http-request do-resolve(txn.ip,dns) hdr(host) => unknown http-request action 'do-resolve' in 'frontend' section",
-                "frontend => tcp-request session accept   => 'tcp-request session' is not supported by Sluice yet: tcp-request session rules.",
-                "frontend => tcp-request inspect-delay 5s => 'tcp-request inspect-delay' is not supported by Sluice yet: tcp-request content inspection (inspect-delay).",
-                "frontend => tcp-request nope accept      => unknown tcp-request ruleset 'nope' in 'frontend' section",
+                "frontend => tcp-request nope accept      => 'tcp-request' expects 'inspect-delay', 'connection', or 'content' in frontend 'fe' (got 'nope')",
+                "frontend => tcp-request content ot-group g => 'tcp-request content ot-group' is not supported by Sluice yet: OpenTracing.",
                 "frontend => filter spoe engine x         => 'filter' is not supported by Sluice yet: filters other than compression (SPOE, cache, trace, bandwidth limits).",
                 "backend  => option tcp-check            => 'option tcp-check' is not supported by Sluice yet: tcp-check rule sets.",
                 "backend  => http-check connect port 81  => 'http-check connect' is not supported by Sluice yet: multi-step health checks (http-check connect, comment, set-var).",
                 "backend  => option mysql-check user x   => 'option mysql-check' is not supported by Sluice yet: MySQL health checks.",
-                "backend  => timeout client-fin 1h        => 'timeout client-fin' is not supported by Sluice yet: half-closed connection timeouts.",
         })
         void unsupportedKeywordExamples(String section, String line, String message) {
             assertMessage(section, line, message);

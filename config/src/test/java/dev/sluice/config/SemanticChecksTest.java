@@ -12,6 +12,7 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import dev.sluice.config.Diagnostic.Severity;
 import dev.sluice.config.model.Config;
+import dev.sluice.config.model.Mode;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.ProxyKind;
 import java.util.List;
@@ -224,7 +225,7 @@ class SemanticChecksTest {
     @Nested
     class ModesAndTimeouts {
         @Test
-        void modeTcpIsRejectedPerProxy() {
+        void modeTcpIsTheDefaultAndATcpFrontendMayUseAnHttpBackend() {
             var r = parse("""
                     defaults
                         timeout client 1s
@@ -236,8 +237,8 @@ class SemanticChecksTest {
                     backend be
                         mode http
                     """);
-            assertThat(message(r, 5)).isEqualTo(
-                    "frontend 'fe' is in mode tcp (the default when no 'mode' is set); Sluice supports only 'mode http' so far.");
+            assertThat(r.diagnostics()).isEmpty();
+            assertThat(r.config().proxy("fe").orElseThrow().mode()).isEqualTo(Mode.TCP);
         }
 
         @Test

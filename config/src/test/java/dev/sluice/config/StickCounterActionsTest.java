@@ -17,9 +17,9 @@ class StickCounterActionsTest {
     void anyNumericIndexIsTakenAsHaproxyTakesIt() {
         // HAProxy 2.6 accepts an index past the table's array (or past 99): the action then changes nothing
         valid(inFrontend("""
+                tcp-request connection sc-inc-gpc(3,1)
                 http-request sc-inc-gpc(100,0)
                 http-request sc-set-gpt(5,2) 1
-                tcp-request connection sc-inc-gpc(3,1)
                 http-request sc-inc-gpc0(2)
                 """));
     }

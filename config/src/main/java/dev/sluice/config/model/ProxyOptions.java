@@ -1,5 +1,9 @@
 package dev.sluice.config.model;
 
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
+
 /**
  * Proxy options that change how requests are served: {@code option prefer-last-server} (backend side: a balanced
  * request goes to the server its client connection holds a private connection to) and {@code fullconn} (backend side:
@@ -7,9 +11,30 @@ package dev.sluice.config.model;
  * applies: a tenth of the maxconn of the frontends that use the backend), {@code option abortonclose} (backend side: a
  * client's half-close aborts a request not yet answered), {@code option contstats} (frontend side: byte counters follow
  * a transfer instead of growing at its end), {@code option http-ignore-probes} (frontend side: a connection that sends no
- * byte is neither answered, logged nor counted as an error).
+ * byte is neither answered, logged nor counted as an error), {@code option splice-auto|splice-request|splice-response}
+ * (any side, as HAProxy: a stream splices a direction when its frontend or its backend asks for it).
  */
-public record ProxyOptions(boolean preferLastServer, int fullconn, boolean abortOnClose, boolean contStats, boolean ignoreProbes) {
+public record ProxyOptions(boolean preferLastServer, int fullconn, boolean abortOnClose, boolean contStats, boolean ignoreProbes,
+        Set<Splice> splice) {
 
     public static final ProxyOptions DEFAULT = new ProxyOptions(false, 0, false, false, false);
+
+    /** Kernel splicing of layer-4 relays: {@code option splice-auto}, {@code splice-request}, {@code splice-response}. */
+    public enum Splice {
+        /** Splice a direction once it looks like a bulk transfer (HAProxy's heuristic). */
+        AUTO,
+        /** Always splice client-to-server data. */
+        REQUEST,
+        /** Always splice server-to-client data. */
+        RESPONSE
+    }
+
+    public ProxyOptions {
+        splice = splice.isEmpty() ? Set.of() : Collections.unmodifiableSet(EnumSet.copyOf(splice));
+    }
+
+    /** Without splicing. */
+    public ProxyOptions(boolean preferLastServer, int fullconn, boolean abortOnClose, boolean contStats, boolean ignoreProbes) {
+        this(preferLastServer, fullconn, abortOnClose, contStats, ignoreProbes, Set.of());
+    }
 }
