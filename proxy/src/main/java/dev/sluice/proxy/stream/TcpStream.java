@@ -62,7 +62,7 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
 
         @Override
         void established(ServerConnection connection) {
-            connected((TcpServerSide) connection);
+            serverConnected((TcpServerSide) connection);
         }
 
         @Override
@@ -113,7 +113,7 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
     }
 
     /** The server connection is there: the relay starts. */
-    private void connected(TcpServerSide c) {
+    private void serverConnected(TcpServerSide c) {
         conn = c;
         accounting.connected(false);
         relay.connected(c);
