@@ -249,9 +249,10 @@ final class TcpRelay {
         }
         to.peer.write(data);
         if (!to.peer.isWritable()) {
-            // what is written must move for the writability to come back
-            to.peer.flush();
+            // paused first: the flush (what is written must move for the writability to come back) may make it writable
+            // again at once, and that event resumes the reading
             from.pause();
+            to.peer.flush();
         }
         from.refresh();
         to.refresh();

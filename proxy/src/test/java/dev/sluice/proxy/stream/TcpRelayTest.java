@@ -32,6 +32,8 @@ class TcpRelayTest {
         int flushes;
         Runnable fin;
         boolean closed;
+        /** Runs within {@link #flush}: a socket that drains at once tells its writability there, as Netty does. */
+        Runnable onFlush;
 
         @Override
         public void write(ByteBuf data) {
@@ -42,6 +44,9 @@ class TcpRelayTest {
         @Override
         public void flush() {
             flushes++;
+            if (onFlush != null) {
+                onFlush.run();
+            }
         }
 
         @Override
@@ -188,6 +193,19 @@ class TcpRelayTest {
         clientPeer.writable = false;
         r.received(r.server, bytes("back"));
         assertThat(serverPeer.reading).isFalse();
+        assertThat(clientPeer.reading).isTrue();
+    }
+
+    @Test
+    void aFlushThatDrainsAtOnceLeavesTheReaderReading() {
+        TcpRelay r = relay();
+        serverPeer.writable = false;
+        serverPeer.onFlush = () -> {
+            // the kernel took it all during the flush: writable again before the relay's write returns
+            serverPeer.writable = true;
+            r.writabilityChanged(r.server, true);
+        };
+        r.received(r.client, bytes("a lot"));
         assertThat(clientPeer.reading).isTrue();
     }
 
