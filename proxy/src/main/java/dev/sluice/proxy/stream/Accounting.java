@@ -172,15 +172,15 @@ final class Accounting {
 
     /**
      * The server cut the response short: srv_abrt, and eresp too unless it timed out (a response cut by an error on the
-     * server side, closed, reset, a body not matching its content-length, is also a response error for HAProxy); a
-     * layer-4 stream has no response to be in error, only srv_abrt.
+     * server side, closed, reset, a body not matching its content-length, is also a response error for HAProxy, in TCP
+     * mode too).
      */
     void serverAborted(boolean timeout) {
         Server server = stream.server();
         Backend backend = stream.backend();
         server.counters().add(Counter.SERVER_ABORTS);
         backend.counters().add(Counter.SERVER_ABORTS);
-        if (!timeout && !layer4) {
+        if (!timeout) {
             server.counters().add(Counter.RESPONSE_ERRORS);
             backend.counters().add(Counter.RESPONSE_ERRORS);
         }

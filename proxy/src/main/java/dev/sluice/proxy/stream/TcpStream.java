@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * both directions are shut or a side fails or times out; then its counters ({@link Accounting}) and its log line
  * ({@link RequestLog#tcp}). No content rules yet. Its termination flags are HAProxy's in TCP mode: {@code --} for
  * a clean end, {@code CD}/{@code SD} for a side that failed in the data phase, {@code cD}/{@code sD} for a timeout,
- * {@code CC} for a client gone while connecting, {@code SC}/{@code sC} when no connection could be had, {@code K} when
+ * {@code CC} for a client gone while connecting, {@code SC}/{@code sC} when no connection could be had, {@code K-} when
  * killed. Created by its client connection once admitted; lives on that connection's event loop.
  */
 public final class TcpStream extends Live implements Exchange, TcpRelay.Listener {
@@ -373,12 +373,16 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
         return null;
     }
 
+    /**
+     * {@code shutdown session}: flags {@code K-} once connected, as HAProxy 2.6 logs a killed TCP stream (its shutdown
+     * aborts both channels without an error that would set the state letter), {@code K} and where it waited otherwise.
+     */
     @Override
     public void kill() {
         if (finished) {
             return;
         }
-        outcome.set(Cause.KILLED, phase());
+        outcome.set(Cause.KILLED, relay.connected() ? State.NONE : waitingState());
         finish();
     }
 }
