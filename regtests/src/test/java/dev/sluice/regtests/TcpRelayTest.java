@@ -274,7 +274,7 @@ class TcpRelayTest {
                     s.getOutputStream().write('x');
                     Daemon.sleep(100);
                     s.shutdownOutput();
-                }, "sD", 400, 2000);
+                }, "sD", 350, 2000);
                 // tunnel: activity every 300 ms keeps it open past timeout client and server, then 800 ms of silence from the
                 // last echo (about 600 ms in) end it
                 assertEnds(d, tun, s -> {
