@@ -19,8 +19,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The configuration side of {@code mode tcp}: each configuration here goes through {@code sluice -c} and HAProxy
  * 2.6's {@code haproxy -c}, and both must report the same errors and warnings (same text, same line where HAProxy gives
- * one) and exit alike. The differences are tagged: {@link #NOT_YET} (every case: Sluice refuses a TCP proxy until the
- * layer-4 runtime lands, issue 16) and the case's own {@link Departure}s ({@code grep 'departure(' TcpConfigCheckTest.java}
+ * one) and exit alike. The differences are tagged: {@link #NOT_YET} (what Sluice refuses until the layer-4 runtime
+ * has it, issue 16) and the case's own {@link Departure}s ({@code grep 'departure(' TcpConfigCheckTest.java}
  * lists them).
  */
 class TcpConfigCheckTest {
@@ -34,11 +34,12 @@ class TcpConfigCheckTest {
     }
 
     /**
-     * The one departure of every case: until the layer-4 runtime lands (issue 16), {@code -c} and start-up refuse a TCP
-     * proxy, and the session and response rules of HTTP proxies, with one error per proxy; HAProxy takes them.
+     * The departure of many cases: until the layer-4 runtime has them (issue 16), {@code -c} and start-up refuse content
+     * inspection, TLS ends and the HTTP upgrade in TCP proxies, and session and response rules anywhere, with one error
+     * per proxy; HAProxy takes them.
      */
-    static final Departure NOT_YET = departure("issue 16: the layer-4 runtime is not there yet",
-            "(frontend|backend|listen) '[^']*' : (mode tcp is|'tcp-request session' rules are|'tcp-response content' rules are) not supported yet.*");
+    static final Departure NOT_YET = departure("issue 16: the layer-4 runtime does not run it yet",
+            "(frontend|backend|listen) '[^']*' : .* (is|are) not supported yet.*");
 
     /** One message: its line (null when HAProxy gives none), severity and text. */
     record Message(Integer line, String severity, String text) {
@@ -472,18 +473,19 @@ class TcpConfigCheckTest {
 
     /** Start-up refuses what -c refuses ({@link #NOT_YET}), before listening. */
     @Test
-    void startingRefusesATcpProxyUntilTheRuntimeLands() {
+    void startingRefusesWhatTheLayer4RuntimeDoesNotRunYet() {
         int port = Ports.free();
         Path cfg = Sluice.writeConfig(HEAD + """
                 listen l
                     mode tcp
                     bind 127.0.0.1:%d
+                    tcp-request content accept
                     server s1 127.0.0.1:9
                 """.formatted(port));
         Sluice.Result r = Sluice.run(List.of("-f", cfg.toString()), Map.of());
         assertThat(r.exitCode()).isEqualTo(1);
-        assertThat(r.output()).contains("test.cfg:8: error: listen 'l' : mode tcp is not supported yet (layer-4 proxying).")
-                .contains("Fatal errors found in configuration.");
+        assertThat(r.output()).contains("test.cfg:8: error: listen 'l' : 'tcp-request content' rules and 'tcp-request inspect-delay' in mode"
+                + " tcp are not supported yet (content inspection).").contains("Fatal errors found in configuration.");
     }
 
     @ParameterizedTest(name = "{0}")

@@ -72,6 +72,8 @@ public final class ServerConnector {
     private final ByteBufAllocator allocator;
     private final AddressResolverGroup<?> resolver;
     private final HandlerFactory factory;
+    /** For layer-4 streams: half-closing connections, never reused, never HTTP/2. */
+    private final boolean layer4;
 
     public ServerConnector(Transport transport, HandlerFactory factory) {
         this(transport::newSocketChannel, transport.allocator(), DefaultAddressResolverGroup.INSTANCE, factory);
@@ -84,10 +86,26 @@ public final class ServerConnector {
      */
     public ServerConnector(ChannelFactory<? extends Channel> channels, ByteBufAllocator allocator,
             AddressResolverGroup<?> resolver, HandlerFactory factory) {
+        this(channels, allocator, resolver, factory, false);
+    }
+
+    private ServerConnector(ChannelFactory<? extends Channel> channels, ByteBufAllocator allocator, AddressResolverGroup<?> resolver,
+            HandlerFactory factory, boolean layer4) {
         this.channels = channels;
         this.allocator = allocator;
         this.resolver = resolver;
         this.factory = factory;
+        this.layer4 = layer4;
+    }
+
+    /**
+     * A connector opening the same sockets for layer-4 streams ({@code mode tcp} backends), each connection made by
+     * {@code factory} (never HTTP/2): a connection may be half-closed (a FIN read leaves it open for writing,
+     * {@code ALLOW_HALF_CLOSURE}), is never taken from an idle pool (its handler never parks it) and carries no
+     * multiplexed streams.
+     */
+    public ServerConnector layer4(HandlerFactory factory) {
+        return new ServerConnector(channels, allocator, resolver, factory, true);
     }
 
     /**
@@ -108,7 +126,7 @@ public final class ServerConnector {
      */
     public void acquire(Server server, EventLoop loop, int loopIndex, InetSocketAddress clientLocal, long connectTimeoutMs,
             boolean reuse, String sni, Object session, boolean first, HttpOptions.Reuse policy, Callback cb) {
-        if (reuse) {
+        if (reuse && !layer4) {
             for (MultiplexedConnection c : server.pools().mux(loopIndex)) {
                 if (Objects.equals(c.sni(), sni) && shareable(c, session, first, policy) && c.offer(cb, session)) {
                     return;
@@ -141,10 +159,14 @@ public final class ServerConnector {
                 .option(ChannelOption.SO_KEEPALIVE, server.backend().http().serverTcpKeepAlive())
                 .option(ChannelOption.ALLOCATOR, allocator)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeoutMs > 0 ? connectTimeoutMs : 30_000));
+        if (layer4) {
+            // a FIN from the server is carried to the client while the client may still send
+            b.option(ChannelOption.ALLOW_HALF_CLOSURE, true);
+        }
         // every new connection attempt counts in connect, for the server and its backend
         server.counters().add(Counter.CONNECTS);
         server.backend().counters().add(Counter.CONNECTS);
-        boolean h2 = server.multiplexed();
+        boolean h2 = !layer4 && server.multiplexed();
         if (server.tls() != null) {
             TlsConnect t = new TlsConnect(server, loop, loopIndex, clientLocal, addr, connectTimeoutMs, sni, session, policy);
             t.proxyHeader = proxyHeader(server, cb);
@@ -254,8 +276,8 @@ public final class ServerConnector {
                 return;
             }
             settled = true;
-            boolean h2 = server.forcesH2() || "h2".equals(session.alpn());
-            if (!server.forcesH2()) {
+            boolean h2 = !layer4 && (server.forcesH2() || "h2".equals(session.alpn()));
+            if (!layer4 && !server.forcesH2()) {
                 server.alpnAgreed(h2);
             }
             if (h2) {

@@ -176,7 +176,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         remote = ProxyHeader.Received.remote(proxyHeader, ch);
         local = ProxyHeader.Received.local(proxyHeader, ch);
         if (frontend.accessLog() != null) {
-            frontend.accessLog().logConnect(remoteAddress(), localAddress(), frontend.name());
+            frontend.accessLog().logConnect(remoteAddress(), localAddress(), frontend.name(), true);
         }
         if (admitted) {
             armRequestTimeout();

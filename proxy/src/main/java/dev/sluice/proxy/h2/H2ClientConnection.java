@@ -265,7 +265,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
         remote = ProxyHeader.Received.remote(proxyHeader, ctx.channel());
         local = ProxyHeader.Received.local(proxyHeader, ctx.channel());
         if (frontend.accessLog() != null && !upgraded) {
-            frontend.accessLog().logConnect(remote, local, frontend.name());
+            frontend.accessLog().logConnect(remote, local, frontend.name(), true);
         }
         try {
             // widen the connection window beyond the initial 64 KiB

@@ -191,7 +191,7 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
         tls = new TlsSession(s == null ? "TLSv1.3" : s.getProtocol(), s == null ? null : s.getCipherSuite(), "h3", sni, false);
         frontend.countTlsSession(false);
         if (frontend.accessLog() != null) {
-            frontend.accessLog().logConnect(remote, local, frontend.name());
+            frontend.accessLog().logConnect(remote, local, frontend.name(), true);
         }
         long t = frontend.timeouts().httpRequest();
         timer.arm(t != Timeouts.UNSET ? t : frontend.timeouts().client());

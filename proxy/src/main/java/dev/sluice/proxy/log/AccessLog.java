@@ -90,13 +90,16 @@ public final class AccessLog {
         }
     }
 
-    /** HAProxy's default log line when no format is set: one line per accepted connection. */
-    public void logConnect(InetSocketAddress client, InetSocketAddress local, String frontend) {
+    /**
+     * HAProxy's default log line when no format is set: one line per accepted connection, naming the frontend's mode
+     * ({@code http} false: {@code /TCP}).
+     */
+    public void logConnect(InetSocketAddress client, InetSocketAddress local, String frontend, boolean http) {
         if (line != null) {
             return;
         }
         String msg = "Connect from " + Network.format(client.getAddress()) + ":" + client.getPort() + " to "
-                + Network.format(local.getAddress()) + ":" + local.getPort() + " (" + frontend + "/HTTP)";
+                + Network.format(local.getAddress()) + ":" + local.getPort() + " (" + frontend + (http ? "/HTTP)" : "/TCP)");
         for (LogTarget t : targets) {
             writer.submit(t, tag, INFO, msg);
         }

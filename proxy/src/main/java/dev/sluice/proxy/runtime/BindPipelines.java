@@ -3,6 +3,7 @@ package dev.sluice.proxy.runtime;
 import dev.sluice.config.model.Bind;
 import dev.sluice.config.model.HttpRule;
 import dev.sluice.config.model.ListenAddress;
+import dev.sluice.config.model.Mode;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.h1.H1ClientConnection;
@@ -11,6 +12,7 @@ import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.Listener;
 import dev.sluice.proxy.stream.ConnectionRules;
 import dev.sluice.proxy.stream.Frontend;
+import dev.sluice.proxy.tcp.TcpClientConnection;
 import dev.sluice.proxy.tls.ServerTlsContext;
 import dev.sluice.proxy.tls.TlsContexts;
 import io.netty.channel.ChannelHandler;
@@ -21,8 +23,9 @@ import java.util.function.Function;
 
 /**
  * What each bind of a frontend puts first on an accepted connection: the PROXY header reader ({@code accept-proxy},
- * {@code tcp-request connection expect-proxy}), then the TLS handshake ({@code ssl}), then the HTTP/1 or HTTP/2
- * connection ({@code proto h2}); QUIC binds go to {@link QuicBinds}. Also the {@code alt-svc} value a frontend's
+ * {@code tcp-request connection expect-proxy}), then the TLS handshake ({@code ssl}), then, by the frontend's mode, the
+ * HTTP/1 or HTTP/2 connection ({@code proto h2}) or the layer-4 one ({@code mode tcp}); QUIC binds go to
+ * {@link QuicBinds}. Also the {@code alt-svc} value a frontend's
  * QUIC binds give its TCP connections. Static.
  */
 final class BindPipelines {
@@ -52,6 +55,8 @@ final class BindPipelines {
             if (b.tls() != null) {
                 ServerTlsContext ctx = tls.forBind(p.name(), b);
                 first = admitted -> new TlsClientSetup(fe, ctx, bindName, h2, handshakeTimeout, admitted);
+            } else if (p.mode() == Mode.TCP) {
+                first = admitted -> new TcpClientConnection(fe, admitted);
             } else {
                 first = admitted -> h2 ? H2ClientConnection.create(fe, admitted) : new H1ClientConnection(fe, admitted);
             }

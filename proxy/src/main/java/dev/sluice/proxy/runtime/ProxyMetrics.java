@@ -1,5 +1,6 @@
 package dev.sluice.proxy.runtime;
 
+import dev.sluice.config.model.Mode;
 import dev.sluice.config.model.StatsSocket.Level;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
@@ -18,8 +19,10 @@ import dev.sluice.sticktable.StickTable;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The process, frontend, backend, server and stick-table families of the Prometheus exporter, under the names,
@@ -81,6 +84,17 @@ final class ProxyMetrics implements MetricSource {
             NAMES.put(type, names);
         }
     }
+
+    /**
+     * The families HAProxy's exporter leaves out for a proxy that is not in HTTP mode, per object type (the response
+     * classes too); servers only lose the response classes.
+     */
+    private static final Map<StatRow.Type, Set<StatColumn>> NOT_TCP = Map.of(
+            StatRow.Type.FRONTEND, EnumSet.of(StatColumn.REQ_RATE_MAX, StatColumn.REQ_TOT, StatColumn.INTERCEPTED, StatColumn.CACHE_LOOKUPS,
+                    StatColumn.CACHE_HITS, StatColumn.COMP_IN, StatColumn.COMP_OUT, StatColumn.COMP_BYP, StatColumn.COMP_RSP),
+            StatRow.Type.BACKEND, EnumSet.of(StatColumn.REQ_TOT, StatColumn.CACHE_LOOKUPS, StatColumn.CACHE_HITS, StatColumn.COMP_IN,
+                    StatColumn.COMP_OUT, StatColumn.COMP_BYP, StatColumn.COMP_RSP),
+            StatRow.Type.SERVER, EnumSet.noneOf(StatColumn.class));
 
     private final ProxyRuntime rt;
 
@@ -156,7 +170,7 @@ final class ProxyMetrics implements MetricSource {
         // HAProxy: UP unless stopped (a paused frontend is UP)
         m.gauges("haproxy_frontend_status", STATUS_HELP, "state", PROXY_STATES, oneOf(PROXY_STATES, "STOP".equals(r.get(StatColumn.STATUS)) ? "DOWN" : "UP"),
                 l);
-        columns(m, StatRow.Type.FRONTEND, r, l);
+        columns(m, StatRow.Type.FRONTEND, r, l, fe.config().mode() == Mode.HTTP);
         H2Counters h2 = fe.h2();
         for (H2Counters.Flood f : H2Counters.Flood.values()) {
             m.counter("sluice_h2_flood_rejections_total", "HTTP/2 client connections closed by a flood protection (GOAWAY ENHANCE_YOUR_CALM).",
@@ -168,7 +182,7 @@ final class ProxyMetrics implements MetricSource {
         StatRow r = StatRows.backend(be, Level.USER);
         String[] l = {"proxy", be.name()};
         m.gauges("haproxy_backend_status", STATUS_HELP, "state", PROXY_STATES, oneOf(PROXY_STATES, "UP".equals(r.get(StatColumn.STATUS)) ? "UP" : "DOWN"), l);
-        columns(m, StatRow.Type.BACKEND, r, l);
+        columns(m, StatRow.Type.BACKEND, r, l, be.config().mode() == Mode.HTTP);
         // the servers counted by state and by check status
         double[] states = new double[SERVER_STATES.length];
         double[] checks = new double[CHECK_STATES.length];
@@ -202,7 +216,7 @@ final class ProxyMetrics implements MetricSource {
         StatRow r = StatRows.server(srv, Level.USER);
         String[] l = {"proxy", srv.backend().name(), "server", srv.name()};
         m.gauges("haproxy_server_status", STATUS_HELP, "state", SERVER_STATES, oneOf(SERVER_STATES, state(r.get(StatColumn.STATUS))), l);
-        columns(m, StatRow.Type.SERVER, r, l);
+        columns(m, StatRow.Type.SERVER, r, l, srv.backend().config().mode() == Mode.HTTP);
         HealthCheck c = srv.checked() ? HealthCheck.of(srv) : null;
         if (c != null && !c.paused()) {
             double[] v = new double[CHECK_STATES.length];
@@ -244,11 +258,15 @@ final class ProxyMetrics implements MetricSource {
         }
     }
 
-    /** The plain families of one object from its {@code show stat} row; an empty column is NaN. */
-    private static void columns(MetricSink m, StatRow.Type type, StatRow r, String[] l) {
+    /**
+     * The plain families of one object from its {@code show stat} row; an empty column is NaN. Without {@code http} (a
+     * {@code mode tcp} proxy), the HTTP families are left out as HAProxy's exporter does.
+     */
+    private static void columns(MetricSink m, StatRow.Type type, StatRow r, String[] l, boolean http) {
         String[] names = NAMES.get(type);
+        Set<StatColumn> skipped = http ? Set.of() : NOT_TCP.get(type);
         for (int i = 0; i < EXPORTED.length; i++) {
-            if (names[i] == null) {
+            if (names[i] == null || skipped.contains(EXPORTED[i])) {
                 continue;
             }
             StatColumn col = EXPORTED[i];
@@ -258,6 +276,9 @@ final class ProxyMetrics implements MetricSource {
             } else {
                 m.gauge(names[i], col.prometheusHelp(), d, l);
             }
+        }
+        if (!http) {
+            return;
         }
         double[] codes = new double[CODE_COLUMNS.length];
         for (int i = 0; i < CODE_COLUMNS.length; i++) {

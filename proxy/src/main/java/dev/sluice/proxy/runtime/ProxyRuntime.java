@@ -1,6 +1,7 @@
 package dev.sluice.proxy.runtime;
 
 import dev.sluice.config.model.Config;
+import dev.sluice.config.model.Mode;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.ProxyKind;
 import dev.sluice.config.model.Tune;
@@ -36,6 +37,7 @@ import dev.sluice.proxy.stream.ConnectionRules;
 import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.proxy.stream.LiveStreams;
 import dev.sluice.proxy.stream.SoftStop;
+import dev.sluice.proxy.tcp.TcpServerConnection;
 import dev.sluice.proxy.tls.TlsContexts;
 import dev.sluice.proxy.transport.Transport;
 import dev.sluice.proxy.transport.Workers;
@@ -125,11 +127,13 @@ public final class ProxyRuntime {
         }
         ServerConnector connector = new ServerConnector(transport,
                 (srv, loop, h2, sni) -> h2 ? H2ServerConnection.create(srv, loop, sni) : new H1ServerConnection(srv, loop, limits, sni));
+        // mode tcp backends: half-closing connections carrying one layer-4 stream each
+        ServerConnector layer4 = connector.layer4((srv, loop, h2, sni) -> new TcpServerConnection(srv, sni));
         for (Proxy p : config.proxies()) {
             proxyIds.put(p.name(), proxyIds.size() + 2);
         }
         for (Proxy p : config.backends()) {
-            Backend be = new Backend(p, resolved.get(p.name()), workers.count(), connector);
+            Backend be = new Backend(p, resolved.get(p.name()), workers.count(), p.mode() == Mode.TCP ? layer4 : connector);
             be.scheduler(group);
             be.id(proxyIds.get(p.name()));
             if (p.kind() == ProxyKind.BACKEND) {

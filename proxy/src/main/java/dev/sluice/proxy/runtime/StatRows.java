@@ -3,6 +3,7 @@ package dev.sluice.proxy.runtime;
 import static dev.sluice.proxy.stats.StatColumn.*;
 
 import dev.sluice.proxy.stream.Frontend;
+import dev.sluice.config.model.Mode;
 import dev.sluice.config.model.StatsSocket.Level;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
@@ -19,7 +20,9 @@ import dev.sluice.proxy.stats.TimeStats;
  * Columns follow HAProxy 2.6; those Sluice does not measure (idle connection counts, agent checks, the module columns
  * of backends and servers, a frontend's h1 bytes and streams) stay empty, and those counting what Sluice never does
  * (compression, caching) are 0. Addresses and algorithms are shown from the
- * operator level up, as HAProxy does.
+ * operator level up, as HAProxy does. A {@code mode tcp} proxy's rows say {@code tcp} and leave the HTTP columns empty
+ * as HAProxy 2.6 does: the response classes everywhere, {@code req_tot} of backends and servers, a frontend's
+ * {@code intercepted} and cache columns, a backend's cache columns (a frontend's request columns stay 0).
  */
 final class StatRows {
     /** The counters each kind of object shows (besides the response classes), each in its own column. */
@@ -50,7 +53,7 @@ final class StatRows {
                 .set(PID, 1).set(IID, fe.id()).set(SID, 0).set(TYPE, StatRow.Type.FRONTEND.code())
                 .set(RATE, s.rate(Counter.SESSIONS)).set(RATE_LIM, 0).set(RATE_MAX, s.rateMax(Counter.SESSIONS))
                 .set(REQ_RATE, s.rate(Counter.REQUESTS)).set(REQ_RATE_MAX, s.rateMax(Counter.REQUESTS))
-                .set(MODE, "http")
+                .set(MODE, mode(fe.config().mode()))
                 .set(CONN_RATE, s.rate(Counter.CONNECTIONS)).set(CONN_RATE_MAX, s.rateMax(Counter.CONNECTIONS))
                 .set(DCON, 0).set(DSES, 0).set(WREW, 0).set(CACHE_LOOKUPS, 0).set(CACHE_HITS, 0)
                 .set(SSL_SESS, fe.totalTlsSessions()).set(SSL_REUSED_SESS, fe.totalTlsReused())
@@ -63,7 +66,11 @@ final class StatRows {
             r.set(c.column(), h2.get(c));
         }
         counters(r, s, FRONTEND_COUNTERS);
-        responses(r, s);
+        if (fe.config().mode() == Mode.TCP) {
+            r.set(INTERCEPTED, null).set(CACHE_LOOKUPS, null).set(CACHE_HITS, null);
+        } else {
+            responses(r, s);
+        }
         return r;
     }
 
@@ -83,11 +90,15 @@ final class StatRows {
                 .set(RATE, s.rate(Counter.SESSIONS)).set(RATE_MAX, s.rateMax(Counter.SESSIONS))
                 .set(LASTSESS, lastSession(s, now))
                 .set(COOKIE, level.allows(Level.OPERATOR) && be.cookie() != null ? be.cookie().config().name() : null)
-                .set(MODE, "http").set(ALGO, level.allows(Level.OPERATOR) ? be.config().balance().algorithm().keyword() : null)
+                .set(MODE, mode(be.config().mode())).set(ALGO, level.allows(Level.OPERATOR) ? be.config().balance().algorithm().keyword() : null)
                 .set(WREW, 0)
                 .set(CACHE_LOOKUPS, 0).set(CACHE_HITS, 0).set(UWEIGHT, weight);
         counters(r, s, BACKEND_COUNTERS);
-        responses(r, s);
+        if (be.config().mode() == Mode.TCP) {
+            r.set(REQ_TOT, null).set(CACHE_LOOKUPS, null).set(CACHE_HITS, null);
+        } else {
+            responses(r, s);
+        }
         timers(r, be.timeStats().snapshot());
         return r;
     }
@@ -109,10 +120,14 @@ final class StatRows {
                 .set(LASTSESS, lastSession(s, now))
                 .set(ADDR, level.allows(Level.OPERATOR) ? address(srv) : null)
                 .set(COOKIE, level.allows(Level.OPERATOR) ? srv.cookie() : null)
-                .set(MODE, "http").set(WREW, 0)
+                .set(MODE, mode(srv.backend().config().mode())).set(WREW, 0)
                 .set(UWEIGHT, srv.weight());
         counters(r, s, SERVER_COUNTERS);
-        responses(r, s);
+        if (srv.backend().config().mode() == Mode.TCP) {
+            r.set(REQ_TOT, null);
+        } else {
+            responses(r, s);
+        }
         timers(r, srv.timeStats().snapshot());
         HealthCheck c = srv.checked() ? HealthCheck.of(srv) : null;
         if (c != null) {
@@ -159,6 +174,11 @@ final class StatRows {
         }
         String ip = srv.address().getAddress().getHostAddress();
         return (ip.indexOf(':') >= 0 ? "[" + ip + "]" : ip) + ":" + srv.address().getPort();
+    }
+
+    /** {@code show stat}'s mode column. */
+    private static String mode(Mode m) {
+        return m == Mode.TCP ? "tcp" : "http";
     }
 
     private static long lastSession(Counters.Snapshot s, long now) {

@@ -1,5 +1,6 @@
 package dev.sluice.proxy.runtime;
 
+import dev.sluice.config.model.Mode;
 import dev.sluice.config.model.StatsSocket.Level;
 import dev.sluice.proxy.admin.CliCommand;
 import dev.sluice.proxy.admin.CliRegistry;
@@ -50,16 +51,21 @@ final class StreamCommands {
     }
 
     /** What {@code show sess} prints of one stream, taken on its loop. */
-    private record View(long id, String proto, InetSocketAddress src, InetSocketAddress dst, String fe, int feId, String be, int beId,
-            String srv, int srvId, InetSocketAddress srvAddr, int epoch, long start, char state, String request) {
+    private record View(long id, String proto, InetSocketAddress src, InetSocketAddress dst, String fe, int feId, String feMode, String be,
+            int beId, String beMode, String srv, int srvId, InetSocketAddress srvAddr, int epoch, long start, char state, String request) {
         static View of(Live s) {
             InetSocketAddress src = s.client().remoteAddress();
             Backend be = s.backend();
             Server srv = s.server();
             return new View(s.id(), src != null && src.getAddress() instanceof Inet6Address ? "tcpv6" : "tcpv4", src,
-                    s.client().localAddress(), s.frontend().name(), s.frontend().id(), be == null ? null : be.name(), be == null ? -1 : be.id(),
+                    s.client().localAddress(), s.frontend().name(), s.frontend().id(), mode(s.frontend().config().mode()),
+                    be == null ? null : be.name(), be == null ? -1 : be.id(), be == null ? null : mode(be.config().mode()),
                     srv == null ? null : srv.name(), srv == null ? -1 : srv.id(), srv == null ? null : srv.address(), s.epoch(), s.startDate(),
                     s.phase().letter(), s.describe());
+        }
+
+        private static String mode(Mode m) {
+            return m == Mode.TCP ? "tcp" : "http";
         }
     }
 
@@ -110,8 +116,11 @@ final class StreamCommands {
         b.append("0x").append(Long.toHexString(v.id())).append(": proto=").append(v.proto()).append(" src=").append(addr(v.src()))
                 .append(" fe=").append(v.fe()).append(" be=").append(v.be() == null ? "<NONE>" : v.be()).append(" srv=")
                 .append(v.srv() == null ? "<none>" : v.srv()).append(" ts=00 epoch=0x").append(Integer.toHexString(v.epoch())).append(" age=")
-                .append(humanTime((now - v.start()) / 1000)).append(" state=").append(v.state()).append(" req=\"").append(v.request())
-                .append("\"\n");
+                .append(humanTime((now - v.start()) / 1000)).append(" state=").append(v.state());
+        if (v.request() != null) {
+            b.append(" req=\"").append(v.request()).append('"');
+        }
+        b.append('\n');
     }
 
     /** The multi-line form of {@code show sess <id>} and {@code show sess all}, with what Sluice knows of a stream. */
@@ -120,18 +129,20 @@ final class StreamCommands {
                 .append(v.proto()).append(" source=").append(addr(v.src())).append('\n');
         b.append("  epoch=0x").append(Integer.toHexString(v.epoch())).append(" age=").append(humanTime((now - v.start()) / 1000))
                 .append(" state=").append(v.state()).append('\n');
-        b.append("  frontend=").append(v.fe()).append(" (id=").append(v.feId()).append(" mode=http) addr=").append(addr(v.dst())).append('\n');
+        b.append("  frontend=").append(v.fe()).append(" (id=").append(v.feId()).append(" mode=").append(v.feMode()).append(") addr=").append(addr(v.dst())).append('\n');
         if (v.be() == null) {
             b.append("  backend=<NONE> (id=-1 mode=-)\n");
         } else {
-            b.append("  backend=").append(v.be()).append(" (id=").append(v.beId()).append(" mode=http)\n");
+            b.append("  backend=").append(v.be()).append(" (id=").append(v.beId()).append(" mode=").append(v.beMode()).append(")\n");
         }
         if (v.srv() == null) {
             b.append("  server=<NONE> (id=-1)\n");
         } else {
             b.append("  server=").append(v.srv()).append(" (id=").append(v.srvId()).append(") addr=").append(addr(v.srvAddr())).append('\n');
         }
-        b.append("  request=\"").append(v.request()).append("\"\n");
+        if (v.request() != null) {
+            b.append("  request=\"").append(v.request()).append("\"\n");
+        }
     }
 
     private static String shutdownSession(Workers workers, LiveStreams live, CliRequest req) {

@@ -28,10 +28,18 @@ final class Accounting {
     private long bytesIn;
     /** {@code option contstats}: the byte counters follow the transfer; what was added to them so far. */
     private final boolean contStats;
+    /** A layer-4 stream: no request is counted, and its times are HAProxy's for TCP (no response time). */
+    private final boolean layer4;
     private long creditedIn;
     private long creditedOut;
 
     Accounting(Exchange stream, ClientEnd client, Frontend frontend) {
+        this(stream, client, frontend, false);
+    }
+
+    /** {@code layer4}: the counters of a stream without requests ({@link TcpStream}). */
+    Accounting(Exchange stream, ClientEnd client, Frontend frontend, boolean layer4) {
+        this.layer4 = layer4;
         this.stream = stream;
         this.client = client;
         this.frontend = frontend;
@@ -102,10 +110,12 @@ final class Accounting {
         return n;
     }
 
-    /** The frontend chose the backend: a session and a request there. */
+    /** The frontend chose the backend: a session there, and a request unless the stream carries none. */
     void backendChosen(Backend be) {
         be.counters().add(Counter.SESSIONS);
-        be.counters().add(Counter.REQUESTS);
+        if (!layer4) {
+            be.counters().add(Counter.REQUESTS);
+        }
     }
 
     /** The balancing (not persistence) chose the server: lbtot. */
@@ -124,7 +134,9 @@ final class Accounting {
     void connected(boolean reused) {
         tConnected = reused ? tConnectStart : System.nanoTime();
         Server server = stream.server();
-        server.countRequest();
+        if (!layer4) {
+            server.countRequest();
+        }
         if (reused) {
             server.counters().add(Counter.REUSES);
             stream.backend().counters().add(Counter.REUSES);
@@ -160,7 +172,8 @@ final class Accounting {
 
     /**
      * The server cut the response short: srv_abrt, and eresp too unless it timed out (a response cut by an error on the
-     * server side, closed, reset, a body not matching its content-length, is also a response error for HAProxy).
+     * server side, closed, reset, a body not matching its content-length, is also a response error for HAProxy, in TCP
+     * mode too).
      */
     void serverAborted(boolean timeout) {
         Server server = stream.server();
@@ -294,6 +307,10 @@ final class Accounting {
      * it reached a server and got a response head from it (HAProxy skips the others).
      */
     private void timeStats(Backend backend, Server server, ServerSlot slot) {
+        if (layer4) {
+            layer4TimeStats(backend, server, slot);
+            return;
+        }
         if (server == null || tConnectStart < 0 || tConnected < 0 || tResponse < 0) {
             return;
         }
@@ -304,5 +321,23 @@ final class Accounting {
         long q = Math.max(0, slot.queueMillis());
         server.timeStats().record(loop, q, c, r, t);
         backend.timeStats().record(loop, q, c, r, t);
+    }
+
+    /**
+     * HAProxy's times of a layer-4 stream that connected (stream_update_time_stats out of HTTP mode): the queue time from
+     * the accept to the end of the wait for a slot, the connect time, no response time (0), the total time, all from
+     * the accept.
+     */
+    private void layer4TimeStats(Backend backend, Server server, ServerSlot slot) {
+        if (server == null || tConnected < 0 || slot == null) {
+            return;
+        }
+        long queued = slot.grantedAt();
+        long q = queued < 0 ? 0 : ms(requestStart, queued);
+        long c = ms(requestStart, tConnected) - q;
+        long t = ms(requestStart, System.nanoTime());
+        int loop = client.loopIndex();
+        server.timeStats().record(loop, q, c, 0, t);
+        backend.timeStats().record(loop, q, c, 0, t);
     }
 }

@@ -105,6 +105,49 @@ public final class RequestLog {
     }
 
     /**
+     * Logs the layer-4 stream {@code s} ({@code asap}: with {@code option logasap}, when its server connection was
+     * established), when its frontend logs requests. HAProxy's timers in TCP mode are all counted from the accept, and a
+     * stream has no request date (-1): {@code %Tw} is the end of the wait for a slot plus one, {@code %Tc} the connect
+     * time from there, {@code %Tt} the total (the connect point with logasap, which prefixes it and {@code %B} with
+     * '+'); {@code %B} the bytes from the server, {@code %U} those from the client; the status is 0.
+     */
+    static void tcp(TcpStream s, boolean asap) {
+        Frontend frontend = s.frontend();
+        AccessLog al = frontend.accessLog();
+        if (al == null || !al.logsRequests()) {
+            return;
+        }
+        long now = System.nanoTime();
+        TcpClientSide client = s.client();
+        Termination outcome = s.outcome();
+        LogEvent e = common(client, frontend, 0, outcome.cause(), outcome.state());
+        e.requestDate = client.acceptDate();
+        Attempts attempts = s.attempts();
+        server(e, s, s.slot(), attempts);
+        long accept = client.requestStartNanos();
+        long queued = s.queueEnd();
+        long tQueue = queued < 0 ? -1 : Accounting.ms(accept, queued);
+        e.tQueue = tQueue < 0 ? -1 : tQueue + 1;
+        long connected = s.accounting().connectedAt();
+        long tConnect = connected < 0 ? -1 : Accounting.ms(accept, connected);
+        e.tConnect = tConnect < 0 ? -1 : tConnect - Math.max(0, tQueue);
+        e.tRequest = -1;
+        e.tTotal = asap && tConnect >= 0 ? tConnect : Accounting.ms(accept, now);
+        e.tActive = e.tTotal;
+        e.bytesOut = asap ? 0 : client.bytesOut();
+        e.bytesIn = s.accounting().bytesIn();
+        Termination.Cause cause = outcome.cause();
+        // HAProxy's "error" of a stream: redispatched, an abnormal end, or retries that in the end succeeded
+        e.error = e.redispatched || cause != Termination.Cause.NONE && cause != Termination.Cause.LOCAL
+                || cause == Termination.Cause.NONE && e.retries > 0;
+        e.txn = s.target();
+        // as HAProxy: with logasap every line of the frontend has the '+' (its bytes are never waited for)
+        e.logAsap = al.logAsap();
+        e.requestCounter = s.number();
+        al.log(e);
+    }
+
+    /**
      * What every line says of the way to the server, whatever the stream carried: backend and server, the queue
      * ({@code slot}, null when the stream never got that far), the connect time, the retries ({@code attempts}, or
      * null) and the backend's and server's streams.

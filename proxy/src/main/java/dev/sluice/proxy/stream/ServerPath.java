@@ -29,6 +29,8 @@ abstract class ServerPath implements ServerConnector.Callback, ServerSlot.Listen
     private final Backend backend;
     private final Attempts attempts;
     private final ServerSlot slot;
+    /** Whether the last connection attempt failed by {@code timeout connect}. */
+    private boolean lastTimedOut;
 
     ServerPath(Exchange stream, ClientEnd client, Backend backend, Attempts attempts) {
         this.stream = stream;
@@ -187,11 +189,17 @@ abstract class ServerPath implements ServerConnector.Callback, ServerSlot.Listen
         established(connection);
     }
 
+    /** Whether the last connection attempt failed by {@code timeout connect} (HAProxy's sC rather than SC). */
+    final boolean lastFailureTimedOut() {
+        return lastTimedOut;
+    }
+
     @Override
     public final void failed(Throwable cause) {
         if (stream.finished()) {
             return;
         }
+        lastTimedOut = cause instanceof ConnectTimeoutException;
         if (attempts.connectFailed()) {
             retry(!(cause instanceof ConnectTimeoutException), true);
             return;

@@ -219,6 +219,11 @@ final class ServerSlot implements QueuedRequest.Waiter {
         return start < 0 || end < 0 ? -1 : waited ? (end - start) / 1_000_000 : 0;
     }
 
+    /** {@link System#nanoTime()} when a slot was last obtained (or the queue timed out), -1 when never: HAProxy's t_queue. */
+    long grantedAt() {
+        return end;
+    }
+
     /** The log's %sq. */
     int serverQueuePosition() {
         return serverQueuePosition;

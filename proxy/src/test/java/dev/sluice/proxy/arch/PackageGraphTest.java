@@ -87,7 +87,10 @@ class PackageGraphTest {
         // the backend sees servers and their connections, never the streams that use them, nor how checks run
         assertThat(references(ROOT + ".backend")).as("backend").doesNotContain(ROOT + ".stream", ROOT + ".check", ROOT + ".runtime");
         // the request path does not know the protocols that carry it, nor the runtime that assembles it
-        assertThat(references(ROOT + ".stream")).as("stream").doesNotContain(ROOT + ".h1", ROOT + ".h2", ROOT + ".h3", ROOT + ".runtime");
+        assertThat(references(ROOT + ".stream")).as("stream").doesNotContain(ROOT + ".h1", ROOT + ".h2", ROOT + ".h3", ROOT + ".tcp",
+                ROOT + ".runtime");
+        // layer 4 sits beside the HTTP protocols: it knows none of them, nor the runtime
+        assertThat(references(ROOT + ".tcp")).as("tcp").doesNotContain(ROOT + ".h1", ROOT + ".h2", ROOT + ".h3", ROOT + ".runtime");
     }
 
     @Test

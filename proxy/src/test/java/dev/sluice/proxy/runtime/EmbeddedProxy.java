@@ -5,6 +5,7 @@ import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.config.ConfigParser;
 import dev.sluice.config.KeywordRegistry;
 import dev.sluice.config.model.Config;
+import dev.sluice.config.model.Mode;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.ServerConnector;
@@ -18,14 +19,19 @@ import dev.sluice.proxy.log.AccessLog;
 import dev.sluice.proxy.log.LogWriter;
 import dev.sluice.proxy.rules.ProxyRules;
 import dev.sluice.proxy.rules.StickTables;
+import dev.sluice.proxy.tcp.TcpClientConnection;
+import dev.sluice.proxy.tcp.TcpServerConnection;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.DuplexChannel;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Ticker;
 import java.net.InetSocketAddress;
@@ -50,7 +56,7 @@ public final class EmbeddedProxy implements AutoCloseable {
     public static final InetSocketAddress PROXY_SIDE = new InetSocketAddress("127.0.0.1", 50000);
 
     /** An embedded channel with socket addresses (the proxy casts them to {@link InetSocketAddress}). */
-    public static final class Channel extends EmbeddedChannel {
+    public static class Channel extends EmbeddedChannel {
         private final InetSocketAddress local;
         private final InetSocketAddress remote;
 
@@ -108,6 +114,80 @@ public final class EmbeddedProxy implements AutoCloseable {
         }
     }
 
+    /**
+     * An embedded channel that can be half-closed, as a socket: what a layer-4 stream needs (its FINs). The peer's FIN is
+     * {@link #receiveFin()}; the proxy's is {@link #outputShut()}.
+     */
+    public static final class Duplex extends Channel implements DuplexChannel {
+        private boolean inputShut;
+        private boolean outputShut;
+
+        Duplex(Builder b, InetSocketAddress local, InetSocketAddress remote) {
+            super(b, local, remote);
+        }
+
+        /** The peer sends its FIN. */
+        public void receiveFin() {
+            inputShut = true;
+            pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
+            runPendingTasks();
+        }
+
+        /** Whether the proxy sent its FIN. */
+        public boolean outputShut() {
+            return outputShut;
+        }
+
+        @Override
+        public boolean isInputShutdown() {
+            return inputShut;
+        }
+
+        @Override
+        public ChannelFuture shutdownInput() {
+            return shutdownInput(newPromise());
+        }
+
+        @Override
+        public ChannelFuture shutdownInput(ChannelPromise promise) {
+            inputShut = true;
+            return promise.setSuccess();
+        }
+
+        @Override
+        public boolean isOutputShutdown() {
+            return outputShut;
+        }
+
+        @Override
+        public ChannelFuture shutdownOutput() {
+            return shutdownOutput(newPromise());
+        }
+
+        @Override
+        public ChannelFuture shutdownOutput(ChannelPromise promise) {
+            outputShut = true;
+            return promise.setSuccess();
+        }
+
+        @Override
+        public boolean isShutdown() {
+            return inputShut && outputShut;
+        }
+
+        @Override
+        public ChannelFuture shutdown() {
+            return shutdown(newPromise());
+        }
+
+        @Override
+        public ChannelFuture shutdown(ChannelPromise promise) {
+            inputShut = true;
+            outputShut = true;
+            return promise.setSuccess();
+        }
+    }
+
     /** Addresses are resolved already; an embedded loop has no termination future for the default group to watch. */
     private static final class NoResolver extends io.netty.resolver.AddressResolverGroup<SocketAddress> {
         @Override
@@ -156,7 +236,8 @@ public final class EmbeddedProxy implements AutoCloseable {
         dev.sluice.config.model.Tune tune = config.global().tune();
         H1Limits limits = new H1Limits(tune.maxHeadBytes(), tune.maxhdr());
         ServerConnector connector = new ServerConnector(() -> {
-            Channel c = new Channel(EmbeddedChannel.builder().register(false), PROXY_SIDE, null);
+            // half-closable, for the layer-4 streams; the HTTP server connections never half-close
+            Channel c = new Duplex(EmbeddedChannel.builder().register(false), PROXY_SIDE, null);
             if (refusals > 0) {
                 refusals--;
                 c.pipeline().addLast(new Refuse(refusal));
@@ -165,9 +246,10 @@ public final class EmbeddedProxy implements AutoCloseable {
             return c;
         }, io.netty.buffer.UnpooledByteBufAllocator.DEFAULT, new NoResolver(),
                 (srv, index, h2, sni) -> h2 ? H2ServerConnection.create(srv, index, sni) : new H1ServerConnection(srv, index, limits, sni));
+        ServerConnector layer4 = connector.layer4((srv, index, h2, sni) -> new TcpServerConnection(srv, sni));
         int id = 2;
         for (Proxy p : config.backends()) {
-            Backend be = new Backend(p, prepared.resolved().get(p.name()), 1, connector);
+            Backend be = new Backend(p, prepared.resolved().get(p.name()), 1, p.mode() == Mode.TCP ? layer4 : connector);
             be.id(id++);
             if (p.kind() == dev.sluice.config.model.ProxyKind.BACKEND) {
                 be.rules(ProxyRules.compile(p, problems, tables));
@@ -221,6 +303,17 @@ public final class EmbeddedProxy implements AutoCloseable {
     public Channel client(ChannelHandler handler) {
         Channel c = new Channel(EmbeddedChannel.builder().register(false), FRONT, CLIENT);
         c.pipeline().addLast(handler);
+        anchor.eventLoop().register(c).syncUninterruptibly();
+        clients.add(c);
+        c.runPendingTasks();
+        return c;
+    }
+
+    /** A new client connection of a {@code mode tcp} frontend, half-closable. */
+    public Duplex tcpClient() {
+        frontend.limit().tryAdmit();
+        Duplex c = new Duplex(EmbeddedChannel.builder().register(false), FRONT, CLIENT);
+        c.pipeline().addLast(new TcpClientConnection(frontend, true));
         anchor.eventLoop().register(c).syncUninterruptibly();
         clients.add(c);
         c.runPendingTasks();

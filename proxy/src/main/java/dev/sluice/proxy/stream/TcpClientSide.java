@@ -1,0 +1,10 @@
+package dev.sluice.proxy.stream;
+
+/**
+ * The client connection of a layer-4 stream ({@link TcpStream}): the facts of {@link ClientEnd} (its
+ * {@link #requestStartNanos()} is when it was accepted: a layer-4 stream has no request date) and the socket the relay
+ * drives. Its {@link #bytesOut()} counts what was written towards the client (the bytes read from the server). All calls
+ * happen on {@link #loop()}.
+ */
+public interface TcpClientSide extends ClientEnd, TcpPeer {
+}

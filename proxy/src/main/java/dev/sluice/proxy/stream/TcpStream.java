@@ -1,0 +1,388 @@
+package dev.sluice.proxy.stream;
+
+import dev.sluice.config.model.Timeouts;
+import dev.sluice.pools.Budget;
+import dev.sluice.proxy.backend.Backend;
+import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.backend.ServerConnection;
+import dev.sluice.proxy.log.AccessLog;
+import dev.sluice.proxy.rules.Trackers;
+import dev.sluice.proxy.stream.Termination.Cause;
+import dev.sluice.proxy.stream.Termination.State;
+import io.netty.buffer.ByteBuf;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A layer-4 stream (a connection of a {@code mode tcp} frontend), as a state machine: the backend (the first
+ * {@code use_backend} rule that holds, else the default backend, else the listen's own), the server slot and connection
+ * ({@link ServerPath}: queue, connect, retries, redispatch), then the relay of bytes both ways ({@link TcpRelay}) until
+ * both directions are shut or a side fails or times out; then its counters ({@link Accounting}) and its log line
+ * ({@link RequestLog#tcp}). No content rules yet. Its termination flags are HAProxy's in TCP mode: {@code --} for
+ * a clean end, {@code CD}/{@code SD} for a side that failed in the data phase, {@code cD}/{@code sD} for a timeout,
+ * {@code CC} for a client gone while connecting, {@code SC}/{@code sC} when no connection could be had, {@code K-} when
+ * killed. Created by its client connection once admitted; lives on that connection's event loop.
+ */
+public final class TcpStream extends Live implements Exchange, TcpRelay.Listener {
+    private static final AtomicLong COUNTER = new AtomicLong();
+
+    private final TcpClientSide client;
+    private final Frontend frontend;
+    private final long number = COUNTER.getAndIncrement();
+    private final Accounting accounting;
+    private final TcpTarget target;
+    private final Persistence persistence;
+    private final Termination outcome = new Termination();
+    private final TcpRelay relay;
+    private Backend backend;
+    private Server server;
+    private TcpServerSide conn;
+    private Attempts attempts;
+    private Path path;
+    private boolean finished;
+    private boolean logged;
+    /** When the stream left its queue without a slot (the client left): the log's queue time ends there; -1 otherwise. */
+    private long queueLeft = -1;
+    /** The frontend's stream budget while this stream holds a place in it; given back once, at the end. */
+    private Budget budget;
+
+    public TcpStream(TcpClientSide client, Frontend frontend) {
+        this.client = client;
+        this.frontend = frontend;
+        this.accounting = new Accounting(this, client, frontend, true);
+        this.target = new TcpTarget(this, client, frontend);
+        this.persistence = new Persistence(client, null, target);
+        this.relay = new TcpRelay(this, client, client.loop(), timeout(frontend.timeouts().client()));
+    }
+
+    /** The way to the server: {@link ServerPath} with what a layer-4 stream does once it has its connection, or none. */
+    private final class Path extends ServerPath {
+        Path(Backend backend, Attempts attempts) {
+            super(TcpStream.this, client, backend, attempts);
+        }
+
+        @Override
+        void established(ServerConnection connection) {
+            serverConnected((TcpServerSide) connection);
+        }
+
+        @Override
+        void unreachable() {
+            if (outcome.cause() == Cause.NONE) {
+                // no usable server, or the attempts are spent: HAProxy's SC, sC when the last one timed out
+                outcome.set(lastFailureTimedOut() ? Cause.SERVER_TIMEOUT : Cause.SERVER_ABORT, State.CONNECT);
+            }
+            finish();
+        }
+    }
+
+    // ------------------------------------------------------------------ start: backend, server
+
+    /** The connection was admitted: backend, server, connection. */
+    public void start() {
+        register(frontend.streams(), client.loopIndex());
+        Budget b = frontend.streamBudget();
+        if (b != null) {
+            if (!b.take()) {
+                // the memory ceiling (-m): a resource of the proxy is exhausted
+                outcome.set(Cause.RESOURCE, State.CONNECT);
+                finish();
+                return;
+            }
+            budget = b;
+        }
+        relay.start();
+        Backend be = frontend.selectBackend(target);
+        if (be == null) {
+            // a frontend without a backend: HAProxy closes at once, flags SC
+            outcome.set(Cause.SERVER_ABORT, State.CONNECT);
+            finish();
+            return;
+        }
+        backend = be;
+        accounting.backendChosen(be);
+        relay.timeouts(timeout(frontend.timeouts().client()), timeout(be.timeouts().server()), timeout(be.timeouts().tunnel()),
+                timeout(frontend.timeouts().clientFin()), timeout(be.timeouts().serverFin()));
+        attempts = new Attempts(be, null, be.retries());
+        path = new Path(be, attempts);
+        Server to = persistence.route(be, null);
+        path.assign(to, persistence.persistTarget() != null);
+    }
+
+    private static long timeout(long t) {
+        return t == Timeouts.UNSET ? 0 : t;
+    }
+
+    /** The server connection is there: the relay starts. */
+    private void serverConnected(TcpServerSide c) {
+        conn = c;
+        accounting.connected(false);
+        relay.connected(c);
+        c.attach(this);
+        AccessLog al = frontend.accessLog();
+        if (al != null && al.logAsap() && !finished) {
+            // option logasap: the line goes now, with the connect time as its total
+            logged = true;
+            RequestLog.tcp(this, true);
+        }
+    }
+
+    // ------------------------------------------------------------------ the client connection's events
+
+    /** Bytes from the client; takes ownership. */
+    public void clientData(ByteBuf data) {
+        accounting.received(data.readableBytes());
+        relay.received(relay.client, data);
+        accounting.credit(conn != null);
+    }
+
+    public void clientReadComplete() {
+        relay.readComplete(relay.client);
+    }
+
+    /**
+     * The client sent its FIN: carried to the server. Before the server connection exists, a client that sent nothing
+     * aborts the connection attempt (HAProxy's {@code CC}, {@code CQ} in a queue); what it sent goes first otherwise.
+     */
+    public void clientInputShut() {
+        if (finished) {
+            return;
+        }
+        if (!relay.connected() && relay.heldBytes() == 0) {
+            clientLeft();
+            return;
+        }
+        relay.inputShut(relay.client);
+    }
+
+    public void clientWritable(boolean writable) {
+        relay.writabilityChanged(relay.client, writable);
+    }
+
+    /** The client connection failed (a reset) or closed before the stream ended. */
+    public void clientFailed() {
+        if (finished) {
+            return;
+        }
+        if (!relay.connected()) {
+            clientLeft();
+            return;
+        }
+        relay.failed(relay.client);
+    }
+
+    /** The client left before the server connection: no abort counted, as HAProxy. */
+    private void clientLeft() {
+        State at = waitingState();
+        if (at == State.QUEUE) {
+            queueLeft = System.nanoTime();
+        }
+        outcome.set(Cause.CLIENT_ABORT, at);
+        finish();
+    }
+
+    /** Where a stream without a server connection is: in a queue, or connecting (or between attempts). */
+    private State waitingState() {
+        return path != null && path.slot().waiting() ? State.QUEUE : State.CONNECT;
+    }
+
+    // ------------------------------------------------------------------ the server connection's events
+
+    /** Bytes from the server; takes ownership. */
+    public void serverData(ByteBuf data) {
+        relay.received(relay.server, data);
+        accounting.credit(conn != null);
+    }
+
+    public void serverReadComplete() {
+        relay.readComplete(relay.server);
+    }
+
+    public void serverInputShut() {
+        relay.inputShut(relay.server);
+    }
+
+    public void serverWritable(boolean writable) {
+        relay.writabilityChanged(relay.server, writable);
+    }
+
+    /** The server connection failed (a reset, a write error) or closed without its FIN. */
+    public void serverFailed() {
+        relay.failed(relay.server);
+    }
+
+    // ------------------------------------------------------------------ how the relay ended
+
+    @Override
+    public void relayEnded() {
+        finish();
+    }
+
+    @Override
+    public void sideFailed(boolean fromClient) {
+        if (fromClient) {
+            accounting.clientAborted();
+            outcome.set(Cause.CLIENT_ABORT, State.DATA);
+        } else {
+            accounting.serverAborted(false);
+            outcome.set(Cause.SERVER_ABORT, State.DATA);
+        }
+        finish();
+    }
+
+    @Override
+    public void sideTimedOut(boolean fromClient) {
+        if (fromClient) {
+            accounting.clientAborted();
+            outcome.set(Cause.CLIENT_TIMEOUT, relay.connected() ? State.DATA : waitingState());
+        } else {
+            accounting.serverAborted(true);
+            outcome.set(Cause.SERVER_TIMEOUT, State.DATA);
+        }
+        finish();
+    }
+
+    // ------------------------------------------------------------------ the end
+
+    /** The stream is over: the slot goes back, the counters and the log line are made, both connections close. */
+    private void finish() {
+        if (finished) {
+            return;
+        }
+        finished = true;
+        relay.end();
+        if (path != null) {
+            // before the line: its %bc and %sc count the streams left
+            path.slot().release();
+        }
+        Trackers trackers = target.trackersIfAny();
+        if (trackers != null) {
+            // bytes only: a layer-4 stream has no status that counts as an HTTP error
+            trackers.end(0, true, accounting.bytesIn(), client.bytesOut());
+        }
+        Budget b = budget;
+        if (b != null) {
+            budget = null;
+            b.give();
+        }
+        frontend.streams().remove(this, client.loopIndex());
+        accounting.end(path == null ? null : path.slot());
+        if (!logged) {
+            logged = true;
+            AccessLog al = frontend.accessLog();
+            if (al != null && !(al.dontLogNull() && accounting.bytesIn() == 0)) {
+                // option dontlognull: nothing from the client, no line, whatever happened
+                RequestLog.tcp(this, false);
+            }
+        }
+        TcpServerSide c = conn;
+        conn = null;
+        if (c != null) {
+            c.release();
+        }
+        client.close();
+    }
+
+    // ------------------------------------------------------------------ what the log and the counters read
+
+    /** The process-wide number of the stream ({@code %rt}). */
+    long number() {
+        return number;
+    }
+
+    /** {@link System#nanoTime()} when the stream's wait for a server ended: its last slot, a queue timeout, or the client leaving the queue; -1 when it never did. */
+    long queueEnd() {
+        long t = path == null ? -1 : path.slot().grantedAt();
+        return t >= 0 ? t : queueLeft;
+    }
+
+    ServerSlot slot() {
+        return path == null ? null : path.slot();
+    }
+
+    Attempts attempts() {
+        return attempts;
+    }
+
+    // ------------------------------------------------------------------ Exchange
+
+    @Override
+    public Backend backend() {
+        return backend;
+    }
+
+    @Override
+    public Server server() {
+        return server;
+    }
+
+    @Override
+    public void server(Server s) {
+        server = s;
+    }
+
+    @Override
+    public TcpTarget target() {
+        return target;
+    }
+
+    @Override
+    public Accounting accounting() {
+        return accounting;
+    }
+
+    @Override
+    public Persistence persistence() {
+        return persistence;
+    }
+
+    @Override
+    public Termination outcome() {
+        return outcome;
+    }
+
+    @Override
+    public boolean finished() {
+        return finished;
+    }
+
+    // ------------------------------------------------------------------ Live
+
+    @Override
+    public Frontend frontend() {
+        return frontend;
+    }
+
+    @Override
+    public TcpClientSide client() {
+        return client;
+    }
+
+    @Override
+    public long startDate() {
+        return client.acceptDate();
+    }
+
+    @Override
+    public State phase() {
+        return relay.connected() ? State.DATA : waitingState();
+    }
+
+    /** A layer-4 stream carries no request. */
+    @Override
+    public String describe() {
+        return null;
+    }
+
+    /**
+     * {@code shutdown session}: flags {@code K-} once connected, as HAProxy 2.6 logs a killed TCP stream (its shutdown
+     * aborts both channels without an error that would set the state letter), {@code K} and where it waited otherwise.
+     */
+    @Override
+    public void kill() {
+        if (finished) {
+            return;
+        }
+        outcome.set(Cause.KILLED, relay.connected() ? State.NONE : waitingState());
+        finish();
+    }
+}

@@ -1,0 +1,277 @@
+package dev.sluice.proxy.tcp;
+
+import dev.sluice.proxy.diag.UnexpectedErrors;
+import dev.sluice.proxy.listener.ConnectionLimit;
+import dev.sluice.proxy.listener.ProxyHeader;
+import dev.sluice.proxy.rules.Trackers;
+import dev.sluice.proxy.stream.Frontend;
+import dev.sluice.proxy.stream.SoftStop;
+import dev.sluice.proxy.stream.TcpClientSide;
+import dev.sluice.proxy.stream.TcpStream;
+import dev.sluice.proxy.tls.TlsSession;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.ChannelInputShutdownReadComplete;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
+import java.net.InetSocketAddress;
+
+/**
+ * A client connection of a {@code mode tcp} frontend: admitted (or held unread until {@code maxconn} leaves room) as
+ * an HTTP/1 connection is, counted as a session, then the one {@link TcpStream} it carries is created and fed with
+ * what the connection reads and hears (bytes, read batches, its FIN, writability, its end). What the stream's relay
+ * writes goes out through it. A soft stop leaves it running, as HAProxy lets TCP sessions finish. One instance per
+ * connection, used only on its event loop.
+ */
+public final class TcpClientConnection extends ChannelInboundHandlerAdapter implements TcpClientSide {
+    private final Frontend frontend;
+    private final ConnectionLimit limit;
+    private boolean admitted;
+    private ChannelHandlerContext ctx;
+    private Channel ch;
+    private boolean started;
+    private int loopIndex;
+    private long acceptDate;
+    private long acceptNanos;
+    private TlsSession tlsSession;
+    private ProxyHeader.Received proxyHeader;
+    private InetSocketAddress remote;
+    private InetSocketAddress local;
+    private TcpStream stream;
+    private long bytesOut;
+    /** Written since the last flush. */
+    private boolean dirty;
+
+    public TcpClientConnection(Frontend frontend, boolean admitted) {
+        this.frontend = frontend;
+        this.limit = frontend.limit();
+        this.admitted = admitted;
+    }
+
+    // ------------------------------------------------------------------ channel events
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        this.ch = ctx.channel();
+        if (ch.isActive()) {
+            // added after a PROXY header or a TLS handshake
+            started();
+        }
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        started();
+        ctx.fireChannelActive();
+    }
+
+    private void started() {
+        if (started) {
+            return;
+        }
+        started = true;
+        loopIndex = frontend.workers().indexOf(ch.eventLoop());
+        // a session, neither HTTP/1 nor HTTP/2 (show stat's h1 and h2 columns do not count it)
+        frontend.countConnection(loopIndex);
+        Trackers.sessionStarted(sessionTrackers());
+        acceptDate = System.currentTimeMillis();
+        acceptNanos = System.nanoTime();
+        tlsSession = TlsSession.of(ch);
+        proxyHeader = ProxyHeader.Received.of(ch);
+        remote = ProxyHeader.Received.remote(proxyHeader, ch);
+        local = ProxyHeader.Received.local(proxyHeader, ch);
+        if (frontend.accessLog() != null) {
+            frontend.accessLog().logConnect(remoteAddress(), localAddress(), frontend.name(), false);
+        }
+        if (admitted) {
+            begin();
+        }
+    }
+
+    private void begin() {
+        stream = new TcpStream(this, frontend);
+        stream.start();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt == ConnectionLimit.Admitted.INSTANCE) {
+            admitted = true;
+            if (started && stream == null && ch.isActive()) {
+                begin();
+            }
+            return;
+        }
+        if (evt instanceof ChannelInputShutdownEvent) {
+            if (stream != null) {
+                stream.clientInputShut();
+            } else {
+                ch.close();
+            }
+            return;
+        }
+        if (evt == SoftStop.EVENT || evt == ChannelInputShutdownReadComplete.INSTANCE) {
+            // a layer-4 stream runs to its end during a soft stop (or until hard-stop-after)
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        TcpStream s = stream;
+        if (s != null && msg instanceof ByteBuf b) {
+            s.clientData(b);
+        } else {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (stream != null) {
+            stream.clientReadComplete();
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (stream != null) {
+            stream.clientWritable(ch.isWritable());
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (stream != null) {
+            stream.clientFailed();
+        }
+        if (admitted) {
+            admitted = false;
+            limit.release();
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        // resets and the like end the stream (CD); anything else is reported too
+        UnexpectedErrors.report("TcpClientConnection", cause);
+        if (stream != null) {
+            stream.clientFailed();
+        }
+        ch.close();
+    }
+
+    // ------------------------------------------------------------------ TcpPeer
+
+    @Override
+    public void write(ByteBuf data) {
+        bytesOut += data.readableBytes();
+        dirty = true;
+        ctx.write(data, ctx.voidPromise());
+    }
+
+    @Override
+    public void flush() {
+        if (dirty) {
+            dirty = false;
+            ctx.flush();
+        }
+    }
+
+    @Override
+    public boolean isWritable() {
+        return ch.isWritable();
+    }
+
+    @Override
+    public long pendingBytes() {
+        return Channels.pendingBytes(ch);
+    }
+
+    @Override
+    public void reading(boolean on) {
+        ch.config().setAutoRead(on);
+    }
+
+    @Override
+    public void shutdownOutput(Runnable done) {
+        dirty = false;
+        Channels.shutdownOutput(ctx, done);
+    }
+
+    @Override
+    public void close() {
+        ch.close();
+    }
+
+    // ------------------------------------------------------------------ ClientEnd
+
+    @Override
+    public EventLoop loop() {
+        return ch.eventLoop();
+    }
+
+    @Override
+    public int loopIndex() {
+        return loopIndex;
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return remote != null ? remote : (InetSocketAddress) ch.remoteAddress();
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return local != null ? local : (InetSocketAddress) ch.localAddress();
+    }
+
+    /** When the connection was accepted: a layer-4 stream has no request of its own. */
+    @Override
+    public long acceptDate() {
+        return acceptDate;
+    }
+
+    @Override
+    public long requestStartNanos() {
+        return acceptNanos;
+    }
+
+    @Override
+    public boolean tls() {
+        return tlsSession != null;
+    }
+
+    @Override
+    public TlsSession tlsSession() {
+        return tlsSession;
+    }
+
+    @Override
+    public long bytesOut() {
+        return bytesOut;
+    }
+
+    @Override
+    public Trackers sessionTrackers() {
+        return ch == null ? null : ch.attr(SESSION_TRACKERS).get();
+    }
+
+    @Override
+    public Future<?> closeFuture() {
+        return ch.closeFuture();
+    }
+
+    @Override
+    public ProxyHeader.Received proxyHeader() {
+        return proxyHeader;
+    }
+}

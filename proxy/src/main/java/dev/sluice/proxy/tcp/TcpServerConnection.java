@@ -1,0 +1,209 @@
+package dev.sluice.proxy.tcp;
+
+import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.diag.UnexpectedErrors;
+import dev.sluice.proxy.stream.TcpServerSide;
+import dev.sluice.proxy.stream.TcpStream;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.util.ReferenceCountUtil;
+import java.util.ArrayDeque;
+
+/**
+ * A connection to a server for one layer-4 stream ({@link TcpStream}): never pooled nor shared, {@link #release()}
+ * closes it. What it reads and hears goes to its stream. The connector hands it out when connected, before anything is
+ * read; what would arrive before its stream is attached is kept for it. One instance per connection, used only on its
+ * event loop.
+ */
+public final class TcpServerConnection extends ChannelInboundHandlerAdapter implements TcpServerSide {
+    private final Server server;
+    private final String sni;
+    private ChannelHandlerContext ctx;
+    private Channel ch;
+    private TcpStream stream;
+    /** Bytes read before the stream was attached; null when none. */
+    private ArrayDeque<ByteBuf> early;
+    private boolean earlyFin;
+    private boolean earlyEnd;
+    private boolean dirty;
+
+    /** {@code sni}: the TLS server name the connection is opened with (null: none, or clear text). */
+    public TcpServerConnection(Server server, String sni) {
+        this.server = server;
+        this.sni = sni;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        this.ch = ctx.channel();
+    }
+
+    @Override
+    public void attach(TcpStream s) {
+        stream = s;
+        ArrayDeque<ByteBuf> e = early;
+        early = null;
+        if (e != null) {
+            ByteBuf b;
+            while ((b = e.poll()) != null) {
+                s.serverData(b);
+            }
+            s.serverReadComplete();
+        }
+        if (earlyFin) {
+            s.serverInputShut();
+        }
+        if (earlyEnd) {
+            s.serverFailed();
+        }
+    }
+
+    // ------------------------------------------------------------------ channel events
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof ByteBuf b)) {
+            ReferenceCountUtil.release(msg);
+        } else if (stream != null) {
+            stream.serverData(b);
+        } else {
+            if (early == null) {
+                early = new ArrayDeque<>();
+            }
+            early.add(b);
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (stream != null) {
+            stream.serverReadComplete();
+        }
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof ChannelInputShutdownEvent) {
+            if (stream != null) {
+                stream.serverInputShut();
+            } else {
+                earlyFin = true;
+            }
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (stream != null) {
+            stream.serverWritable(ch.isWritable());
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (stream != null) {
+            stream.serverFailed();
+        } else {
+            earlyEnd = true;
+            ArrayDeque<ByteBuf> e = early;
+            early = null;
+            if (e != null) {
+                e.forEach(ByteBuf::release);
+            }
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        // resets and the like end the stream (SD); anything else is reported too
+        UnexpectedErrors.report("TcpServerConnection", cause);
+        if (stream != null) {
+            stream.serverFailed();
+        }
+        ch.close();
+    }
+
+    // ------------------------------------------------------------------ TcpPeer
+
+    @Override
+    public void write(ByteBuf data) {
+        dirty = true;
+        ctx.write(data, ctx.voidPromise());
+    }
+
+    @Override
+    public void flush() {
+        if (dirty) {
+            dirty = false;
+            ctx.flush();
+        }
+    }
+
+    @Override
+    public boolean isWritable() {
+        return ch.isWritable();
+    }
+
+    @Override
+    public long pendingBytes() {
+        return Channels.pendingBytes(ch);
+    }
+
+    @Override
+    public void reading(boolean on) {
+        ch.config().setAutoRead(on);
+    }
+
+    @Override
+    public void shutdownOutput(Runnable done) {
+        dirty = false;
+        Channels.shutdownOutput(ctx, done);
+    }
+
+    @Override
+    public void close() {
+        ch.close();
+    }
+
+    // ------------------------------------------------------------------ ServerConnection
+
+    @Override
+    public boolean isOpen() {
+        return ch.isActive();
+    }
+
+    @Override
+    public String sni() {
+        return sni;
+    }
+
+    @Override
+    public boolean reused() {
+        return false;
+    }
+
+    @Override
+    public Server server() {
+        return server;
+    }
+
+    /** The stream is over: the connection closes (it is never kept for another). */
+    @Override
+    public void release() {
+        stream = null;
+        ch.close();
+    }
+
+    @Override
+    public void abort() {
+        release();
+    }
+}
