@@ -130,9 +130,19 @@ final class TcpOrigin implements AutoCloseable {
         };
     }
 
-    /** Sends {@code n} bytes, then resets the connection (SO_LINGER 0). */
+    /**
+     * Sends {@code n} bytes, then resets the connection (SO_LINGER 0). It starts 200 ms after the accept: a reset that
+     * reaches the proxy before it has handled its connect's completion is a failed connect (the socket's error is
+     * ECONNRESET), retried, which is another case than a server failing during the transfer.
+     */
     static Behaviour resetAfter(long n) {
         return (s, o) -> {
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
             OutputStream out = s.getOutputStream();
             byte[] buf = new byte[65536];
             long sent = 0;

@@ -262,6 +262,9 @@ final class TcpRelay {
     void readComplete(Side from) {
         if (!ended && from.other.peer != null) {
             from.other.peer.flush();
+            // armed again once the bytes left: armed with them still pending, the timer would take their departure
+            // for the peer's progress when it expires, and wait a whole timeout more
+            from.other.refresh();
         }
     }
 

@@ -10,9 +10,7 @@ import dev.sluice.proxy.stream.TcpClientSide;
 import dev.sluice.proxy.stream.TcpStream;
 import dev.sluice.proxy.tls.TlsSession;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
@@ -27,12 +25,10 @@ import java.net.InetSocketAddress;
  * writes goes out through it. A soft stop leaves it running, as HAProxy lets TCP sessions finish. One instance per
  * connection, used only on its event loop.
  */
-public final class TcpClientConnection extends ChannelInboundHandlerAdapter implements TcpClientSide {
+public final class TcpClientConnection extends ChannelPeer implements TcpClientSide {
     private final Frontend frontend;
     private final ConnectionLimit limit;
     private boolean admitted;
-    private ChannelHandlerContext ctx;
-    private Channel ch;
     private boolean started;
     private int loopIndex;
     private long acceptDate;
@@ -43,8 +39,6 @@ public final class TcpClientConnection extends ChannelInboundHandlerAdapter impl
     private InetSocketAddress local;
     private TcpStream stream;
     private long bytesOut;
-    /** Written since the last flush. */
-    private boolean dirty;
 
     public TcpClientConnection(Frontend frontend, boolean admitted) {
         this.frontend = frontend;
@@ -174,42 +168,7 @@ public final class TcpClientConnection extends ChannelInboundHandlerAdapter impl
     @Override
     public void write(ByteBuf data) {
         bytesOut += data.readableBytes();
-        dirty = true;
-        ctx.write(data, ctx.voidPromise());
-    }
-
-    @Override
-    public void flush() {
-        if (dirty) {
-            dirty = false;
-            ctx.flush();
-        }
-    }
-
-    @Override
-    public boolean isWritable() {
-        return ch.isWritable();
-    }
-
-    @Override
-    public long pendingBytes() {
-        return Channels.pendingBytes(ch);
-    }
-
-    @Override
-    public void reading(boolean on) {
-        ch.config().setAutoRead(on);
-    }
-
-    @Override
-    public void shutdownOutput(Runnable done) {
-        dirty = false;
-        Channels.shutdownOutput(ctx, done);
-    }
-
-    @Override
-    public void close() {
-        ch.close();
+        super.write(data);
     }
 
     // ------------------------------------------------------------------ ClientEnd

@@ -5,9 +5,7 @@ import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.proxy.stream.TcpServerSide;
 import dev.sluice.proxy.stream.TcpStream;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
@@ -18,17 +16,14 @@ import java.util.ArrayDeque;
  * read; what would arrive before its stream is attached is kept for it. One instance per connection, used only on its
  * event loop.
  */
-public final class TcpServerConnection extends ChannelInboundHandlerAdapter implements TcpServerSide {
+public final class TcpServerConnection extends ChannelPeer implements TcpServerSide {
     private final Server server;
     private final String sni;
-    private ChannelHandlerContext ctx;
-    private Channel ch;
     private TcpStream stream;
     /** Bytes read before the stream was attached; null when none. */
     private ArrayDeque<ByteBuf> early;
     private boolean earlyFin;
     private boolean earlyEnd;
-    private boolean dirty;
 
     /** {@code sni}: the TLS server name the connection is opened with (null: none, or clear text). */
     public TcpServerConnection(Server server, String sni) {
@@ -131,47 +126,6 @@ public final class TcpServerConnection extends ChannelInboundHandlerAdapter impl
         ch.close();
     }
 
-    // ------------------------------------------------------------------ TcpPeer
-
-    @Override
-    public void write(ByteBuf data) {
-        dirty = true;
-        ctx.write(data, ctx.voidPromise());
-    }
-
-    @Override
-    public void flush() {
-        if (dirty) {
-            dirty = false;
-            ctx.flush();
-        }
-    }
-
-    @Override
-    public boolean isWritable() {
-        return ch.isWritable();
-    }
-
-    @Override
-    public long pendingBytes() {
-        return Channels.pendingBytes(ch);
-    }
-
-    @Override
-    public void reading(boolean on) {
-        ch.config().setAutoRead(on);
-    }
-
-    @Override
-    public void shutdownOutput(Runnable done) {
-        dirty = false;
-        Channels.shutdownOutput(ctx, done);
-    }
-
-    @Override
-    public void close() {
-        ch.close();
-    }
 
     // ------------------------------------------------------------------ ServerConnection
 

@@ -285,6 +285,20 @@ class TcpRelayTest {
     }
 
     @Test
+    void aServerThatTookTheClientsBytesAndSaysNothingTimesOutOneTimeoutAfterThem() {
+        TcpRelay r = relay(5000, 1000, 0, 0, 0, true);
+        advance(100);
+        // the bytes leave in the flush that ends the read batch: their departure is not the server's progress
+        serverPeer.onFlush = () -> serverPeer.pending = 0;
+        r.received(r.client, bytes("x"));
+        r.readComplete(r.client);
+        advance(999);
+        assertThat(events).isEmpty();
+        advance(2);
+        assertThat(events).containsExactly("server timeout");
+    }
+
+    @Test
     void beforeTheConnectionOnlyTheClientTimerRuns() {
         relay(1000, 200, 0, 0, 0, false);
         advance(500);
