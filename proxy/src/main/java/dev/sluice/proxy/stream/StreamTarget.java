@@ -7,7 +7,6 @@ import dev.sluice.proxy.http.HttpVersion;
 import dev.sluice.proxy.http.MessageHead;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
-import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.log.LogCaptures;
 import dev.sluice.proxy.rules.Action;
 import dev.sluice.proxy.rules.Rule;
@@ -16,10 +15,7 @@ import dev.sluice.proxy.rules.Service;
 import dev.sluice.proxy.rules.Template;
 import dev.sluice.proxy.rules.Trackers;
 import io.netty.util.AsciiString;
-import java.net.InetSocketAddress;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The {@link Stream} as rules, sample fetches, log formats and the balancing see it ({@link RuleTarget}): the exchange's
@@ -28,14 +24,11 @@ import java.util.Map;
  * go to the stream, and {@code http-after-response} rules ({@link #runAfterResponse}), which only see and edit the
  * response about to be sent. Owned by its stream, used on the stream's event loop only.
  */
-final class StreamTarget implements RuleTarget {
+final class StreamTarget extends ClientTxn<ClientSide> implements RuleTarget {
     private final Stream stream;
-    private final ClientSide client;
-    private final Frontend frontend;
     private final RequestHead request;
     /** Set while {@code http-after-response} rules run: they cannot end the exchange nor change its course. */
     private boolean afterResponse;
-    private Map<String, Object> vars;
     private Trackers trackers;
     private boolean requestCounted;
     /** Capture slots, cookies, unique id and log level (null until the frontend or a rule needs them). */
@@ -45,9 +38,8 @@ final class StreamTarget implements RuleTarget {
     private int retries = -1;
 
     StreamTarget(Stream stream, ClientSide client, Frontend frontend, RequestHead request) {
+        super(client, frontend);
         this.stream = stream;
-        this.client = client;
-        this.frontend = frontend;
         this.request = request;
     }
 
@@ -135,36 +127,6 @@ final class StreamTarget implements RuleTarget {
     }
 
     @Override
-    public InetSocketAddress clientAddress() {
-        return client.remoteAddress();
-    }
-
-    @Override
-    public InetSocketAddress frontendAddress() {
-        return client.localAddress();
-    }
-
-    @Override
-    public boolean tls() {
-        return client.tls();
-    }
-
-    @Override
-    public String sni() {
-        return client.sni();
-    }
-
-    @Override
-    public ProxyHeader.Received proxyHeader() {
-        return client.proxyHeader();
-    }
-
-    @Override
-    public String frontendName() {
-        return frontend.name();
-    }
-
-    @Override
     public String backendName() {
         return stream.backend() == null ? null : stream.backend().name();
     }
@@ -178,14 +140,6 @@ final class StreamTarget implements RuleTarget {
             }
         }
         return trackers;
-    }
-
-    @Override
-    public Map<String, Object> vars() {
-        if (vars == null) {
-            vars = new HashMap<>();
-        }
-        return vars;
     }
 
     @Override

@@ -3,29 +3,20 @@ package dev.sluice.proxy.stream;
 import dev.sluice.proxy.auth.Userlists;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
-import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.rules.Trackers;
-import dev.sluice.proxy.rules.Txn;
-import java.net.InetSocketAddress;
-import java.util.HashMap;
-import java.util.Map;
 
 /**
  * What the rules, the stick rules and the balancing's hashes read of a layer-4 stream ({@link TcpStream}): its client
  * connection's addresses, TLS and PROXY header facts, its frontend and backend, its variables and stick counters. No
  * request nor response: HTTP fetches have no value here. One per stream, on its event loop.
  */
-final class TcpTarget implements Txn {
+final class TcpTarget extends ClientTxn<TcpClientSide> {
     private final TcpStream stream;
-    private final TcpClientSide client;
-    private final Frontend frontend;
-    private Map<String, Object> vars;
     private Trackers trackers;
 
     TcpTarget(TcpStream stream, TcpClientSide client, Frontend frontend) {
+        super(client, frontend);
         this.stream = stream;
-        this.client = client;
-        this.frontend = frontend;
         Trackers session = client.sessionTrackers();
         if (session != null) {
             // the connection's counters (tcp-request connection track-sc*) see the stream's bytes
@@ -49,46 +40,8 @@ final class TcpTarget implements Txn {
     }
 
     @Override
-    public InetSocketAddress clientAddress() {
-        return client.remoteAddress();
-    }
-
-    @Override
-    public InetSocketAddress frontendAddress() {
-        return client.localAddress();
-    }
-
-    @Override
-    public boolean tls() {
-        return client.tls();
-    }
-
-    @Override
-    public String sni() {
-        return client.sni();
-    }
-
-    @Override
-    public ProxyHeader.Received proxyHeader() {
-        return client.proxyHeader();
-    }
-
-    @Override
-    public String frontendName() {
-        return frontend.name();
-    }
-
-    @Override
     public String backendName() {
         return stream.backend() == null ? null : stream.backend().name();
-    }
-
-    @Override
-    public Map<String, Object> vars() {
-        if (vars == null) {
-            vars = new HashMap<>();
-        }
-        return vars;
     }
 
     @Override
