@@ -12,14 +12,13 @@ import java.util.Optional;
 
 /**
  * What the configuration language accepts but the daemon cannot run yet (issue 16, layer-4 proxying): in a
- * {@code mode tcp} proxy, content inspection ({@code tcp-request content} rules, {@code tcp-request inspect-delay}),
- * TLS on its binds or its servers, and an HTTP backend behind a TCP frontend (HAProxy's implicit upgrade); in any
+ * {@code mode tcp} proxy, TLS on its binds or its servers, and an HTTP backend behind a TCP frontend (HAProxy's implicit upgrade); in any
  * proxy, the {@code tcp-request session} and {@code tcp-response content} rules. Both {@code -c} and start-up refuse
  * such a configuration with one error per proxy; everything else about it (HAProxy's warnings and errors) is reported
  * before, as for any configuration.
  *
- * <p>TEMPORARY: the one place of this refusal. Delete the check of each feature as the runtime learns it (content,
- * session and response rules with content inspection, TLS ends with the TLS step, the upgrade with switch-mode), then
+ * <p>TEMPORARY: the one place of this refusal. Delete the check of each feature as the runtime learns it (session
+ * and response rules, TLS ends with the TLS step, the upgrade with switch-mode), then
  * this class and its call in {@link Main}.
  */
 final class NotYetRunnable {
@@ -48,9 +47,6 @@ final class NotYetRunnable {
 
     /** What a {@code mode tcp} proxy uses that the layer-4 runtime does not run yet, or null. */
     private static String tcpProblem(Config config, Proxy p) {
-        if (!p.tcpRules().content().isEmpty() || p.tcpRules().inspectDelay() > 0) {
-            return "'tcp-request content' rules and 'tcp-request inspect-delay' in mode tcp are not supported yet (content inspection)";
-        }
         for (Bind b : p.binds()) {
             if (b.tls() != null) {
                 return "'ssl' on the binds of a mode tcp proxy is not supported yet";

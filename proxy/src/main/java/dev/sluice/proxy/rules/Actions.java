@@ -54,8 +54,12 @@ public final class Actions {
                 t.expectProxy();
                 return Action.Verdict.CONTINUE;
             };
-            case "reject", "silent-drop" -> t -> {
+            case "reject" -> t -> {
                 t.drop();
+                return Action.Verdict.DONE;
+            };
+            case "silent-drop" -> t -> {
+                t.silentDrop();
                 return Action.Verdict.DONE;
             };
             case "return" -> returnFromArgs(args);

@@ -22,6 +22,14 @@ public interface RuleTarget extends Txn {
     /** Closes the client connection without a response ({@code reject}, {@code silent-drop}). */
     void drop();
 
+    /**
+     * {@code silent-drop}: closes the client connection without telling the client where the platform allows it; as
+     * {@link #drop} where it does not.
+     */
+    default void silentDrop() {
+        drop();
+    }
+
     /** {@code tcp-request connection expect-proxy layer4}: the connection starts with a PROXY protocol header. */
     default void expectProxy() {
         throw new UnsupportedOperationException("expect-proxy outside tcp-request connection rules");

@@ -166,6 +166,7 @@ public final class ProxyRuntime {
             Frontend fe = new Frontend(p, proxyIds.get(p.name()), workers, streams, rules, backends, dflt, limit,
                     limits.withAcceptInvalid(p.http().acceptInvalidRequest()), log);
             fe.altSvc(BindPipelines.altSvc(p));
+            fe.tune(tune);
             fe.userlists(userlists);
             fe.streamBudget(pools.streams());
             fe.services(Map.of("prometheus-exporter", prometheusService));

@@ -4,6 +4,7 @@ import dev.sluice.config.model.HttpOptions;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.ProxyKind;
 import dev.sluice.config.model.Timeouts;
+import dev.sluice.config.model.Tune;
 import dev.sluice.pools.Budget;
 import dev.sluice.proxy.auth.Userlists;
 import dev.sluice.proxy.backend.Backend;
@@ -65,6 +66,7 @@ public final class Frontend {
     private final int id;
     private volatile boolean stopped;
     private AsciiString altSvc;
+    private Tune tune = Tune.DEFAULT;
 
     public Frontend(Proxy config, int id, Workers workers, LiveStreams streams, ProxyRules rules, Map<String, Backend> backends, Backend defaultBackend,
             ConnectionLimit limit, H1Limits h1Limits, AccessLog accessLog) {
@@ -101,6 +103,16 @@ public final class Frontend {
     /** {@code unique-id-header} (lower case), or null when no id is sent to servers. */
     public AsciiString uniqueIdHeader() {
         return uniqueIdHeader;
+    }
+
+    /** Sets the process's buffer settings ({@code tune.bufsize}, {@code tune.maxrewrite}); before start. */
+    public void tune(Tune t) {
+        this.tune = t;
+    }
+
+    /** The process's buffer settings: what a layer-4 stream holds for content inspection. */
+    public Tune tune() {
+        return tune;
     }
 
     /** Sets the {@code alt-svc} value added to TCP responses ({@code option h3-alt-svc}); before start. */

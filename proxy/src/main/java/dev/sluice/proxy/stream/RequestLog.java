@@ -141,6 +141,7 @@ public final class RequestLog {
         e.error = e.redispatched || cause != Termination.Cause.NONE && cause != Termination.Cause.LOCAL
                 || cause == Termination.Cause.NONE && e.retries > 0;
         e.txn = s.target();
+        e.captures = s.target().captures();
         // as HAProxy: with logasap every line of the frontend has the '+' (its bytes are never waited for)
         e.logAsap = al.logAsap();
         e.requestCounter = s.number();

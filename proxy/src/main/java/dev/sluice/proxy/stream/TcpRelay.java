@@ -2,7 +2,6 @@ package dev.sluice.proxy.stream;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
-import java.util.ArrayDeque;
 
 /**
  * The two directions of a layer-4 stream: what is read on one socket is written through to the other (no copy, one
@@ -23,7 +22,7 @@ import java.util.ArrayDeque;
  * One per stream, used on the stream's event loop only.
  */
 final class TcpRelay {
-    /** Client bytes held while the server connection is not there yet: HAProxy's buffer size. */
+    /** Client bytes held while the server connection is not there yet, by default: HAProxy's buffer size. */
     static final int HOLD_LIMIT = 16384;
 
     /** What the relay tells its stream. */
@@ -56,9 +55,11 @@ final class TcpRelay {
         long bytesRead;
         /** Its pending write bytes when the timer was last armed (a drop since then is progress). */
         private long pendingAtArm;
-        /** What it sent before the other side existed (the client's first bytes while connecting). */
-        private ArrayDeque<ByteBuf> held;
-        private long heldBytes;
+        /**
+         * What it sent before the other side existed (the client's first bytes while connecting), in one buffer: content
+         * inspection reads it as the payload.
+         */
+        private ByteBuf held;
 
         Side(boolean client, EventLoop loop) {
             this.client = client;
@@ -132,11 +133,20 @@ final class TcpRelay {
 
         private void hold(ByteBuf data) {
             if (held == null) {
-                held = new ArrayDeque<>();
+                held = data;
+            } else {
+                // one contiguous buffer for the payload fetches: appended to the first read's buffer (the relay owns it),
+                // or both copied to a new one when it cannot grow
+                if (held.maxWritableBytes() < data.readableBytes()) {
+                    ByteBuf merged = data.alloc().buffer(held.readableBytes() + data.readableBytes());
+                    merged.writeBytes(held);
+                    held.release();
+                    held = merged;
+                }
+                held.writeBytes(data);
+                data.release();
             }
-            held.add(data);
-            heldBytes += data.readableBytes();
-            if (heldBytes >= HOLD_LIMIT) {
+            if (held.readableBytes() >= holdLimit) {
                 pause();
             }
         }
@@ -160,6 +170,7 @@ final class TcpRelay {
     }
 
     private final Listener listener;
+    private final int holdLimit;
     final Side client;
     final Side server;
     private boolean connected;
@@ -172,7 +183,13 @@ final class TcpRelay {
 
     /** A relay from {@code clientPeer}, waiting for its server; {@code clientTimeout} (0: none) until then. */
     TcpRelay(Listener listener, TcpPeer clientPeer, EventLoop loop, long clientTimeout) {
+        this(listener, clientPeer, loop, clientTimeout, HOLD_LIMIT);
+    }
+
+    /** The same, holding at most {@code holdLimit} client bytes while connecting ({@code tune.bufsize}). */
+    TcpRelay(Listener listener, TcpPeer clientPeer, EventLoop loop, long clientTimeout, int holdLimit) {
         this.listener = listener;
+        this.holdLimit = holdLimit;
         this.client = new Side(true, loop);
         this.server = new Side(false, loop);
         client.other = server;
@@ -201,7 +218,12 @@ final class TcpRelay {
 
     /** Bytes held from the client while connecting. */
     long heldBytes() {
-        return client.heldBytes;
+        return client.held == null ? 0 : client.held.readableBytes();
+    }
+
+    /** The bytes held from the client while connecting (not to be changed), or null when there are none. */
+    ByteBuf held() {
+        return client.held;
     }
 
     /** Starts the relay: the client side's timer runs. */
@@ -213,14 +235,10 @@ final class TcpRelay {
     void connected(TcpPeer serverPeer) {
         server.peer = serverPeer;
         connected = true;
-        ArrayDeque<ByteBuf> h = client.held;
+        ByteBuf h = client.held;
         client.held = null;
-        client.heldBytes = 0;
         if (h != null) {
-            ByteBuf b;
-            while ((b = h.poll()) != null) {
-                serverPeer.write(b);
-            }
+            serverPeer.write(h);
             serverPeer.flush();
         }
         if (client.inputShut) {
@@ -313,10 +331,10 @@ final class TcpRelay {
         ended = true;
         client.timer.cancel();
         server.timer.cancel();
-        ArrayDeque<ByteBuf> h = client.held;
+        ByteBuf h = client.held;
         client.held = null;
         if (h != null) {
-            h.forEach(ByteBuf::release);
+            h.release();
         }
     }
 

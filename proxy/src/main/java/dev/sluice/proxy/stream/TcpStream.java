@@ -1,15 +1,19 @@
 package dev.sluice.proxy.stream;
 
 import dev.sluice.config.model.Timeouts;
+import dev.sluice.config.model.Tune;
 import dev.sluice.pools.Budget;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.backend.ServerConnection;
 import dev.sluice.proxy.log.AccessLog;
+import dev.sluice.proxy.log.LogCaptures;
+import dev.sluice.proxy.rules.Rule;
 import dev.sluice.proxy.rules.Trackers;
 import dev.sluice.proxy.stream.Termination.Cause;
 import dev.sluice.proxy.stream.Termination.State;
 import io.netty.buffer.ByteBuf;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -40,6 +44,10 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
     private Path path;
     private boolean finished;
     private boolean logged;
+    /** The content inspection under way (the frontend's rules, then the backend's), or null. */
+    private Inspection inspection;
+    /** The client connection is to be reset, not closed ({@code silent-drop}). */
+    private boolean abortClient;
     /** When the stream left its queue without a slot (the client left): the log's queue time ends there; -1 otherwise. */
     private long queueLeft = -1;
     /** The frontend's stream budget while this stream holds a place in it; given back once, at the end. */
@@ -91,10 +99,67 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
             budget = b;
         }
         relay.start();
+        LogCaptures captures = frontend.captures().newCaptures();
+        if (captures != null) {
+            target.captures(captures);
+        }
+        List<Rule> rules = frontend.rules().content();
+        if (!rules.isEmpty()) {
+            inspection = new Inspection(rules, false, frontend.config().tcpRules().inspectDelay(), client.loop(), this::inspect);
+            inspect();
+            return;
+        }
+        frontendRulesDone();
+    }
+
+    /**
+     * Runs the content inspection under way on what the client sent so far (on each read batch, the client's FIN, the
+     * inspect-delay's end, a client timeout); once its rules let the stream go on, the next step.
+     */
+    private void inspect() {
+        if (finished || inspection == null) {
+            return;
+        }
+        Tune tune = frontend.tune();
+        // final: the client closed or timed out, or the buffer is full (HAProxy keeps maxrewrite free)
+        boolean end = relay.client.inputShut || outcome.cause() != Cause.NONE
+                || relay.heldBytes() >= tune.bufsize() - tune.maxrewrite();
+        int r = inspection.run(target, end);
+        if (r == Inspection.WAIT) {
+            return;
+        }
+        inspection = null;
+        if (r == Inspection.ENDED) {
+            rejected();
+        } else if (backend == null) {
+            frontendRulesDone();
+        } else {
+            backendRulesDone();
+        }
+    }
+
+    /** A content rule ended the stream: HAProxy's {@code PR}, the request counted as denied. */
+    private void rejected() {
+        boolean dropped = target.ended() == TcpTarget.DROPPED;
+        accounting.deniedContent(dropped);
+        if (outcome.cause() == Cause.NONE) {
+            outcome.set(Cause.PROXY, State.REQUEST);
+        }
+        if (dropped) {
+            // HAProxy makes the socket quiet (TCP_REPAIR); a reset is what the JVM can do
+            abortClient = true;
+        }
+        finish();
+    }
+
+    /** The frontend's content rules let the stream go on: its backend, then the backend's own content rules. */
+    private void frontendRulesDone() {
         Backend be = frontend.selectBackend(target);
         if (be == null) {
-            // a frontend without a backend: HAProxy closes at once, flags SC
-            outcome.set(Cause.SERVER_ABORT, State.CONNECT);
+            if (outcome.cause() == Cause.NONE) {
+                // a frontend without a backend: HAProxy closes at once, flags SC
+                outcome.set(Cause.SERVER_ABORT, State.CONNECT);
+            }
             finish();
             return;
         }
@@ -102,6 +167,24 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
         accounting.backendChosen(be);
         relay.timeouts(timeout(frontend.timeouts().client()), timeout(be.timeouts().server()), timeout(be.timeouts().tunnel()),
                 timeout(frontend.timeouts().clientFin()), timeout(be.timeouts().serverFin()));
+        List<Rule> rules = be.rules().content();
+        if (!rules.isEmpty() && be.config() != frontend.config()) {
+            // a listen's rules ran once, as the frontend's
+            inspection = new Inspection(rules, false, be.config().tcpRules().inspectDelay(), client.loop(), this::inspect);
+            inspect();
+            return;
+        }
+        backendRulesDone();
+    }
+
+    /** The content rules are done: the server. */
+    private void backendRulesDone() {
+        if (outcome.cause() != Cause.NONE) {
+            // the client timed out during the inspection: the rules ran on what it sent, nothing connects
+            finish();
+            return;
+        }
+        Backend be = backend;
         attempts = new Attempts(be, null, be.retries());
         path = new Path(be, attempts);
         Server to = persistence.route(be, null);
@@ -137,6 +220,9 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
 
     public void clientReadComplete() {
         relay.readComplete(relay.client);
+        if (inspection != null) {
+            inspect();
+        }
     }
 
     /**
@@ -145,6 +231,12 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
      */
     public void clientInputShut() {
         if (finished) {
+            return;
+        }
+        if (inspection != null) {
+            // the rules decide now, on what was sent; the FIN goes to the server once connected, as HAProxy forwards it
+            relay.inputShut(relay.client);
+            inspect();
             return;
         }
         if (!relay.connected() && relay.heldBytes() == 0) {
@@ -180,8 +272,14 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
         finish();
     }
 
-    /** Where a stream without a server connection is: in a queue, or connecting (or between attempts). */
+    /**
+     * Where a stream without a server connection is: its content inspected, in a queue, or connecting (or between
+     * attempts).
+     */
     private State waitingState() {
+        if (path == null && (inspection != null || outcome.state() == State.REQUEST)) {
+            return State.REQUEST;
+        }
         return path != null && path.slot().waiting() ? State.QUEUE : State.CONNECT;
     }
 
@@ -234,6 +332,14 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
         if (fromClient) {
             accounting.clientAborted();
             outcome.set(Cause.CLIENT_TIMEOUT, relay.connected() ? State.DATA : waitingState());
+            if (inspection != null) {
+                // as HAProxy, the content rules then run on what the client sent, and the backend is chosen (logged)
+                inspect();
+                if (!finished) {
+                    finish();
+                }
+                return;
+            }
         } else {
             accounting.serverAborted(true);
             outcome.set(Cause.SERVER_TIMEOUT, State.DATA);
@@ -249,6 +355,11 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
             return;
         }
         finished = true;
+        Inspection i = inspection;
+        if (i != null) {
+            inspection = null;
+            i.cancel();
+        }
         relay.end();
         if (path != null) {
             // before the line: its %bc and %sc count the streams left
@@ -279,10 +390,24 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
         if (c != null) {
             c.release();
         }
-        client.close();
+        if (abortClient) {
+            client.reset();
+        } else {
+            client.close();
+        }
     }
 
     // ------------------------------------------------------------------ what the log and the counters read
+
+    /** The client's bytes held while inspecting or connecting, or null. */
+    ByteBuf heldRequest() {
+        return relay.held();
+    }
+
+    /** The server's bytes held for response inspection, or null. */
+    ByteBuf heldResponse() {
+        return null;
+    }
 
     /** The process-wide number of the stream ({@code %rt}). */
     long number() {
