@@ -84,6 +84,8 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     private int loopIndex;
     private Deadline timer;
     private boolean admitted;
+    /** A {@code tcp-request session} rule rejected the connection: it closes, nothing else happens. */
+    private boolean sessionRejected;
     private Phase phase = Phase.WAIT_REQUEST;
     private int requests;
     private boolean inParse;
@@ -161,20 +163,24 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
 
     private void started() {
         // an accepted channel is active when this handler is added and then fires channelActive: once only
-        if (timer != null) {
+        if (timer != null || sessionRejected) {
+            return;
+        }
+        proxyHeader = ProxyHeader.Received.of(ch);
+        remote = ProxyHeader.Received.remote(proxyHeader, ch);
+        local = ProxyHeader.Received.local(proxyHeader, ch);
+        if (!frontend.startSession(ch, remote, local)) {
+            sessionRejected = true;
+            ch.close();
             return;
         }
         loopIndex = frontend.workers().indexOf(ch.eventLoop());
         timer = new Deadline(ch.eventLoop(), this::onTimeout);
         frontend.countConnection(loopIndex, false);
-        Trackers.sessionStarted(sessionTrackers());
         acceptDate = System.currentTimeMillis();
         requestStart = System.nanoTime();
         tlsSession = TlsSession.of(ch);
         tls = tlsSession != null;
-        proxyHeader = ProxyHeader.Received.of(ch);
-        remote = ProxyHeader.Received.remote(proxyHeader, ch);
-        local = ProxyHeader.Received.local(proxyHeader, ch);
         if (frontend.accessLog() != null) {
             frontend.accessLog().logConnect(remoteAddress(), localAddress(), frontend.name(), true);
         }

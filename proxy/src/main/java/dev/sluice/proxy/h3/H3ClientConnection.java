@@ -3,8 +3,6 @@ package dev.sluice.proxy.h3;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.proxy.listener.ConnectionLimit;
-import dev.sluice.proxy.rules.Trackers;
-import dev.sluice.proxy.stream.ClientSide;
 import dev.sluice.proxy.stream.ConnectionRules;
 import dev.sluice.proxy.stream.Deadline;
 import dev.sluice.proxy.stream.Frontend;
@@ -182,10 +180,13 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         admitted = true;
+        if (!frontend.startSession(quic, remote, local)) {
+            refuse("rejected");
+            return;
+        }
         loopIndex = frontend.workers().indexOf(quic.eventLoop());
         timer = new Deadline(quic.eventLoop(), this::onTimeout);
         frontend.countConnection(loopIndex);
-        Trackers.sessionStarted(quic.attr(ClientSide.SESSION_TRACKERS).get());
         SSLEngine engine = quic.sslEngine();
         SSLSession s = engine == null ? null : engine.getSession();
         tls = new TlsSession(s == null ? "TLSv1.3" : s.getProtocol(), s == null ? null : s.getCipherSuite(), "h3", sni, false);

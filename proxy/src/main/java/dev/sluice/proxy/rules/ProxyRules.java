@@ -20,7 +20,7 @@ import java.util.Map;
  * problem with the line it comes from (what {@code -c} prints). Immutable.
  */
 public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> after, List<Switch> switching, List<Rule> connection,
-        List<Rule> content, List<Cond> monitorFail, List<Stick> stick) {
+        List<Rule> session, List<Rule> content, List<Cond> monitorFail, List<Stick> stick) {
 
     /**
      * A compiled {@code stick} rule: {@code match} (look the key up before load balancing), {@code store}
@@ -35,10 +35,11 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
 
     /** Only the stick rules of these rules. */
     public ProxyRules stickOnly() {
-        return new ProxyRules(List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), stick);
+        return new ProxyRules(List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), stick);
     }
 
-    public static final ProxyRules NONE = new ProxyRules(List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of());
+    public static final ProxyRules NONE = new ProxyRules(List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(),
+            List.of());
 
     /**
      * Compiles a proxy's rules; each problem is appended to {@code problems} as "file:line: error: ..."
@@ -83,6 +84,7 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
             }
         }
         List<Rule> connection = rules(p, p.tcpRules().connection(), rc, RuleCompiler.Phase.CONNECTION, "tcp-request connection", problems);
+        List<Rule> session = rules(p, p.tcpRules().session(), rc, RuleCompiler.Phase.CONNECTION, "tcp-request session", problems);
         List<Rule> content = rules(p, p.tcpRules().content(), rc, RuleCompiler.Phase.REQUEST, "tcp-request content", problems);
         List<Cond> monitor = new ArrayList<>();
         for (Condition c : p.monitor().fail()) {
@@ -110,7 +112,7 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
                 problems.add(r.where() + ": error: error detected while parsing a 'stick " + r.kind() + "' rule : " + e.getMessage() + ".");
             }
         }
-        return new ProxyRules(req, res, after, sw, connection, content, monitor, stick);
+        return new ProxyRules(req, res, after, sw, connection, session, content, monitor, stick);
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.rules.RequestTxn;
 import dev.sluice.proxy.rules.Rule;
 import dev.sluice.proxy.rules.Trackers;
+import dev.sluice.proxy.stats.Counter;
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
 import java.net.InetSocketAddress;
@@ -12,16 +13,22 @@ import java.util.function.Predicate;
 
 /**
  * A frontend's {@code tcp-request connection} rules, run on each accepted connection before admission and
- * before any protocol handler. {@code reject} closes the connection at once; trackers set here live as
- * long as the connection (its streams see them through {@link ClientEnd#SESSION_TRACKERS}).
+ * before any protocol handler, or its {@code tcp-request session} rules, run when the connection becomes a session
+ * (after its PROXY header and its TLS handshake, before its first stream). {@code reject} closes the connection at once,
+ * without a log line, counted as a connection ({@code conn_tot}) and a denied connection ({@code dcon}) or session
+ * ({@code dses}), as HAProxy 2.6 counts them; trackers set here live as long as the connection (its streams see them
+ * through {@link ClientEnd#SESSION_TRACKERS}; session rules add to those of the connection rules).
  */
 public final class ConnectionRules implements Predicate<Channel> {
     private final List<Rule> rules;
-    private final String frontend;
+    private final Frontend frontend;
+    private final boolean session;
 
-    public ConnectionRules(List<Rule> rules, String frontend) {
+    /** The {@code tcp-request connection} rules ({@code session} false) or the {@code tcp-request session} rules of a frontend. */
+    public ConnectionRules(List<Rule> rules, Frontend frontend, boolean session) {
         this.rules = rules;
         this.frontend = frontend;
+        this.session = session;
     }
 
     /** Whether the connection may go on. */
@@ -32,14 +39,23 @@ public final class ConnectionRules implements Predicate<Channel> {
 
     /** The same for a connection whose channel addresses are not IP ones (a QUIC connection's are CIDs). */
     public boolean accept(Channel ch, InetSocketAddress client, InetSocketAddress local) {
-        Target t = new Target(client, local, frontend);
+        Target t = new Target(client, local, frontend.name());
+        Trackers before = ch.attr(ClientEnd.SESSION_TRACKERS).get();
+        if (before != null) {
+            t.trackers(before);
+        }
         Rule.run(rules, t);
         Trackers trackers = t.trackers();
         if (t.rejected) {
-            trackers.endSession();
+            if (before == null) {
+                // the connection's own trackers go with its close
+                trackers.endSession();
+            }
+            frontend.counters().add(Counter.CONNECTIONS);
+            frontend.counters().add(session ? Counter.DENIED_SESSIONS : Counter.DENIED_CONNECTIONS);
             return false;
         }
-        if (!trackers.isEmpty()) {
+        if (before == null && !trackers.isEmpty()) {
             ch.attr(ClientEnd.SESSION_TRACKERS).set(trackers);
             ch.closeFuture().addListener(f -> trackers.endSession());
         }
@@ -64,6 +80,11 @@ public final class ConnectionRules implements Predicate<Channel> {
 
         Target(InetSocketAddress client, InetSocketAddress local, String frontend) {
             super(null, client, local, frontend, null);
+        }
+
+        @Override
+        protected void trackers(Trackers t) {
+            super.trackers(t);
         }
 
         @Override

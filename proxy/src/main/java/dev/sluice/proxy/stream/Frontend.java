@@ -20,13 +20,16 @@ import dev.sluice.proxy.rules.PageService;
 import dev.sluice.proxy.rules.ProxyRules;
 import dev.sluice.proxy.rules.Service;
 import dev.sluice.proxy.rules.Template;
+import dev.sluice.proxy.rules.Trackers;
 import dev.sluice.proxy.rules.Txn;
 import dev.sluice.proxy.stats.Counter;
 import dev.sluice.proxy.stats.Counters;
 import dev.sluice.proxy.stats.ErrorCapture;
 import dev.sluice.proxy.stats.H2Counters;
 import dev.sluice.proxy.transport.Workers;
+import io.netty.channel.Channel;
 import io.netty.util.AsciiString;
+import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -67,6 +70,8 @@ public final class Frontend {
     private volatile boolean stopped;
     private AsciiString altSvc;
     private Tune tune = Tune.DEFAULT;
+    /** The {@code tcp-request session} rules, or null. */
+    private final ConnectionRules sessionRules;
 
     public Frontend(Proxy config, int id, Workers workers, LiveStreams streams, ProxyRules rules, Map<String, Backend> backends, Backend defaultBackend,
             ConnectionLimit limit, H1Limits h1Limits, AccessLog accessLog) {
@@ -80,6 +85,7 @@ public final class Frontend {
         this.limit = limit;
         this.h1Limits = h1Limits;
         this.accessLog = accessLog;
+        this.sessionRules = rules.session().isEmpty() ? null : new ConnectionRules(rules.session(), this, true);
         this.errors = new ErrorResponses(config.errors());
         this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());
         this.monitorUri = config.monitor().uri() == null ? null : new AsciiString(config.monitor().uri());
@@ -103,6 +109,21 @@ public final class Frontend {
     /** {@code unique-id-header} (lower case), or null when no id is sent to servers. */
     public AsciiString uniqueIdHeader() {
         return uniqueIdHeader;
+    }
+
+    /**
+     * The client connection {@code ch}, coming from {@code remote} to {@code local} (after its PROXY header), becomes a
+     * session once its handshakes are over: the {@code tcp-request session} rules run on it, then its stick counters
+     * count the session. False when a rule rejected it (counted): the caller closes it and does nothing else, as HAProxy
+     * kills such a session without a log line.
+     */
+    public boolean startSession(Channel ch, InetSocketAddress remote, InetSocketAddress local) {
+        ConnectionRules r = sessionRules;
+        if (r != null && !r.accept(ch, remote, local)) {
+            return false;
+        }
+        Trackers.sessionStarted(ch.attr(ClientEnd.SESSION_TRACKERS).get());
+        return true;
     }
 
     /** Sets the process's buffer settings ({@code tune.bufsize}, {@code tune.maxrewrite}); before start. */

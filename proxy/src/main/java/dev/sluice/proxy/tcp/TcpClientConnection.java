@@ -69,16 +69,20 @@ public final class TcpClientConnection extends ChannelPeer implements TcpClientS
             return;
         }
         started = true;
-        loopIndex = frontend.workers().indexOf(ch.eventLoop());
-        // a session, neither HTTP/1 nor HTTP/2 (show stat's h1 and h2 columns do not count it)
-        frontend.countConnection(loopIndex);
-        Trackers.sessionStarted(sessionTrackers());
-        acceptDate = System.currentTimeMillis();
-        acceptNanos = System.nanoTime();
-        tlsSession = TlsSession.of(ch);
         proxyHeader = ProxyHeader.Received.of(ch);
         remote = ProxyHeader.Received.remote(proxyHeader, ch);
         local = ProxyHeader.Received.local(proxyHeader, ch);
+        if (!frontend.startSession(ch, remote, local)) {
+            // no stream, no log line
+            ch.close();
+            return;
+        }
+        loopIndex = frontend.workers().indexOf(ch.eventLoop());
+        // a session, neither HTTP/1 nor HTTP/2 (show stat's h1 and h2 columns do not count it)
+        frontend.countConnection(loopIndex);
+        acceptDate = System.currentTimeMillis();
+        acceptNanos = System.nanoTime();
+        tlsSession = TlsSession.of(ch);
         if (frontend.accessLog() != null) {
             frontend.accessLog().logConnect(remoteAddress(), localAddress(), frontend.name(), false);
         }

@@ -221,6 +221,7 @@ public final class EmbeddedProxy implements AutoCloseable {
     private Throwable refusal;
     private final Channel anchor;
     private final Frontend frontend;
+    private final StickTables tables;
     private final Map<String, Backend> backends = new LinkedHashMap<>();
     private final List<Channel> servers = new ArrayList<>();
     private final List<Channel> clients = new ArrayList<>();
@@ -232,7 +233,7 @@ public final class EmbeddedProxy implements AutoCloseable {
         Workers workers = new Workers(loop);
         ProxyRuntime.Prepared prepared = ProxyRuntime.check(config);
         List<String> problems = new ArrayList<>();
-        StickTables tables = StickTables.of(config, problems);
+        tables = StickTables.of(config, problems);
         dev.sluice.config.model.Tune tune = config.global().tune();
         H1Limits limits = new H1Limits(tune.maxHeadBytes(), tune.maxhdr());
         ServerConnector connector = new ServerConnector(() -> {
@@ -267,6 +268,7 @@ public final class EmbeddedProxy implements AutoCloseable {
         }
         frontend = new Frontend(p, 1, workers, new dev.sluice.proxy.stream.LiveStreams(1), ProxyRules.compile(p, problems, tables), backends, dflt,
                 new ConnectionLimit(p.name(), 100, global), limits.withAcceptInvalid(p.http().acceptInvalidRequest()), log);
+        frontend.tune(tune);
         if (problems.stream().anyMatch(s -> s.contains("error"))) {
             throw new IllegalArgumentException(problems.toString());
         }
@@ -288,6 +290,11 @@ public final class EmbeddedProxy implements AutoCloseable {
 
     public Frontend frontend() {
         return frontend;
+    }
+
+    /** The configuration's stick tables. */
+    public StickTables tables() {
+        return tables;
     }
 
     public Backend backend(String name) {
