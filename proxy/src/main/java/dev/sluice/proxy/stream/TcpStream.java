@@ -180,8 +180,8 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
     /** The content rules are done: the server. */
     private void backendRulesDone() {
         if (outcome.cause() != Cause.NONE) {
-            // the client timed out during the inspection: the rules ran on what it sent, nothing connects
-            finish();
+            // the client timed out during the inspection: the rules ran on what it sent, nothing connects (the timeout
+            // ends the stream)
             return;
         }
         Backend be = backend;
@@ -330,16 +330,18 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
     @Override
     public void sideTimedOut(boolean fromClient) {
         if (fromClient) {
-            accounting.clientAborted();
             outcome.set(Cause.CLIENT_TIMEOUT, relay.connected() ? State.DATA : waitingState());
             if (inspection != null) {
-                // as HAProxy, the content rules then run on what the client sent, and the backend is chosen (logged)
+                // as HAProxy, the content rules then run on what the client sent, and the backend is chosen (logged,
+                // counting the abort)
                 inspect();
+                accounting.clientAborted();
                 if (!finished) {
                     finish();
                 }
                 return;
             }
+            accounting.clientAborted();
         } else {
             accounting.serverAborted(true);
             outcome.set(Cause.SERVER_TIMEOUT, State.DATA);
