@@ -22,14 +22,15 @@ import org.junit.jupiter.api.Test;
  * arrives in pieces and is matched once whole, a silent client let through when {@code inspect-delay} ends ({@code Tw}
  * is the delay), a client that times out during inspection ({@code cR}), a backend's own content rules, a connection
  * and a session rejected (no line; {@code dcon}, {@code dses}), a rate limit by {@code sc0_conn_rate} over a stick
- * table, and {@code silent-drop}. Compared: what each client saw (bytes, FIN or reset), the log lines field by field,
+ * table, {@code silent-drop}; and {@code tcp-response content} rules of a backend: an answer waited for, a banner
+ * rejected ({@code PD}, dresp), a banner let through with the server's connection closed ({@code close}). Compared: what each client saw (bytes, FIN or reset), the log lines field by field,
  * and the frontends' and backends' denial and connection counters in {@code show stat}.
  * <p>
  * Departure: after {@code silent-drop} HAProxy (root, TCP_REPAIR) leaves the client without a FIN nor a reset, Sluice
  * resets the connection; the line and the counters are the same.
  */
 class TcpRulesTest {
-    static String config(int[] p, int echo) {
+    static String config(int[] p, int echo, int bad, int clo) {
         return """
                 global
                     log stdout format raw local0
@@ -78,7 +79,24 @@ class TcpRulesTest {
                     tcp-request content reject if { req.payload(0,3) -m str BAD }
                     tcp-request content accept if { req.len gt 3 }
                     server s1 127.0.0.1:%d
-                """.formatted(p[0], p[1], p[2], p[3], p[4], p[5], echo, echo);
+                listen lres
+                    bind 127.0.0.1:%d
+                    tcp-response inspect-delay 500ms
+                    tcp-response content reject if { res.payload(0,3) -m str BAD }
+                    tcp-response content close if { res.payload(0,3) -m str CLO }
+                    tcp-response content accept if { res.len gt 3 }
+                    server echo 127.0.0.1:%d
+                listen lbad
+                    bind 127.0.0.1:%d
+                    tcp-response inspect-delay 500ms
+                    tcp-response content reject if { res.payload(0,3) -m str BAD }
+                    server bad 127.0.0.1:%d
+                listen lclo
+                    bind 127.0.0.1:%d
+                    tcp-response inspect-delay 500ms
+                    tcp-response content close if { res.payload(0,3) -m str CLO }
+                    server clo 127.0.0.1:%d
+                """.formatted(p[0], p[1], p[2], p[3], p[4], p[5], echo, echo, p[6], echo, p[7], bad, p[8], clo);
     }
 
     /** What a client saw: the bytes, then how it ended ({@code <FIN>}, {@code <RST>}, {@code <TIMEOUT>}). */
@@ -133,13 +151,13 @@ class TcpRulesTest {
     record Result(Map<String, Seen> seen, Map<String, String> lines, Map<String, Map<String, String>> stat) {
     }
 
-    static Result run(boolean haproxy, int echo) throws IOException {
-        int[] p = new int[6];
+    static Result run(boolean haproxy, int echo, int bad, int clo) throws IOException {
+        int[] p = new int[9];
         for (int i = 0; i < p.length; i++) {
             p[i] = Ports.free();
         }
         Map<String, Seen> seen = new LinkedHashMap<>();
-        try (Daemon d = Daemon.start(haproxy, config(p, echo), p[0])) {
+        try (Daemon d = Daemon.start(haproxy, config(p, echo, bad, clo), p[0])) {
             // a first stream: a cold JVM loads what a connection needs then
             talk(p[0], List.of("warm up"), 0, true, 5000);
             seen.put("reject", talk(p[0], List.of("BADxx"), 0, false, 3000));
@@ -157,6 +175,10 @@ class TcpRulesTest {
             for (int i = 1; i <= 4; i++) {
                 seen.put("rate-" + i, talk(p[4], List.of("r" + i), 0, true, 3000));
             }
+            // response rules: an echo answer waited for, a banner rejected, a banner let through and the server closed
+            seen.put("res-accept", talk(p[6], List.of("ping"), 0, true, 3000));
+            seen.put("res-reject", talk(p[7], List.of(), 0, false, 3000));
+            seen.put("res-close", talk(p[8], List.of(), 0, false, 3000));
             seen.put("client-timeout", talk(p[5], List.of(), 0, false, 3000));
             // the last line expected: the rest are out by then
             d.awaitLines(l -> l.contains(":" + seen.get("client-timeout").port() + " "), 1);
@@ -176,9 +198,10 @@ class TcpRulesTest {
     @Test
     void tcpRulesBehaveAsHaproxys() throws Exception {
         Program.HAPROXY.require();
-        try (TcpOrigin echo = TcpOrigin.start(TcpOrigin.ECHO)) {
-            Result theirs = run(true, echo.port());
-            Result ours = run(false, echo.port());
+        try (TcpOrigin echo = TcpOrigin.start(TcpOrigin.ECHO); TcpOrigin bad = TcpOrigin.start(TcpOrigin.banner("BAD banner"));
+                TcpOrigin clo = TcpOrigin.start(TcpOrigin.banner("CLO banner"))) {
+            Result theirs = run(true, echo.port(), bad.port(), clo.port());
+            Result ours = run(false, echo.port(), bad.port(), clo.port());
             for (String c : theirs.seen().keySet()) {
                 String what = c + "\nhaproxy: " + theirs.lines().get(c) + " / " + theirs.seen().get(c) + "\nsluice:  " + ours.lines().get(c) + " / "
                         + ours.seen().get(c);
@@ -219,6 +242,8 @@ class TcpRulesTest {
             assertThat(theirs.seen().get("rate-2").text()).isEqualTo("r2<FIN>");
             assertThat(theirs.lines().get("rate-3")).isNull();
             assertThat(theirs.lines().get("rate-4")).isNull();
+            assertThat(theirs.lines().get("res-reject")).contains(" lbad lbad/bad ").contains(" PD ");
+            assertThat(theirs.seen().get("res-close").text()).isEqualTo("CLO banner<FIN>");
             assertThat(theirs.seen().get("drop").text()).isEqualTo("<TIMEOUT>");
             assertThat(ours.seen().get("drop").text()).as("the departure of silent-drop").isEqualTo("<RST>");
             // the counters
@@ -228,8 +253,8 @@ class TcpRulesTest {
                             .isEqualTo(theirs.stat().get(px + "/FRONTEND").get(col));
                 }
             }
-            for (String px : List.of("be", "bb")) {
-                for (String col : List.of("stot", "dreq", "cli_abrt")) {
+            for (String px : List.of("be", "bb", "lres", "lbad", "lclo")) {
+                for (String col : List.of("stot", "dreq", "dresp", "cli_abrt", "srv_abrt")) {
                     assertThat(ours.stat().get(px + "/BACKEND").get(col)).as("%s %s", px, col).isEqualTo(theirs.stat().get(px + "/BACKEND").get(col));
                 }
             }

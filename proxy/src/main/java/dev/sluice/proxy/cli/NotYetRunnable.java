@@ -13,12 +13,12 @@ import java.util.Optional;
 /**
  * What the configuration language accepts but the daemon cannot run yet (issue 16, layer-4 proxying): in a
  * {@code mode tcp} proxy, TLS on its binds or its servers, and an HTTP backend behind a TCP frontend (HAProxy's implicit upgrade); in any
- * proxy, the {@code tcp-response content} rules. Both {@code -c} and start-up refuse
+ * HTTP proxy, the {@code tcp-response content} rules. Both {@code -c} and start-up refuse
  * such a configuration with one error per proxy; everything else about it (HAProxy's warnings and errors) is reported
  * before, as for any configuration.
  *
  * <p>TEMPORARY: the one place of this refusal. Delete the check of each feature as the runtime learns it (response
- * rules, TLS ends with the TLS step, the upgrade with switch-mode), then
+ * rules of HTTP proxies, TLS ends with the TLS step, the upgrade with switch-mode), then
  * this class and its call in {@link Main}.
  */
 final class NotYetRunnable {
@@ -31,8 +31,8 @@ final class NotYetRunnable {
         for (Proxy p : config.proxies()) {
             String what = p.kind().keyword() + " '" + p.name() + "'";
             String problem = null;
-            if (!p.tcpRules().responseContent().isEmpty()) {
-                problem = "'tcp-response content' rules are not supported yet (they are checked but would not run)";
+            if (p.mode() == Mode.HTTP && !p.tcpRules().responseContent().isEmpty()) {
+                problem = "'tcp-response content' rules in mode http are not supported yet (they are checked but would not run)";
             } else if (p.mode() == Mode.TCP) {
                 problem = tcpProblem(config, p);
             }

@@ -58,6 +58,10 @@ public final class Actions {
                 t.drop();
                 return Action.Verdict.DONE;
             };
+            case "close" -> t -> {
+                t.closeServer();
+                return Action.Verdict.STOP;
+            };
             case "silent-drop" -> t -> {
                 t.silentDrop();
                 return Action.Verdict.DONE;

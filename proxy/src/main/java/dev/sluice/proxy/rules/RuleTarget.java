@@ -30,6 +30,13 @@ public interface RuleTarget extends Txn {
         drop();
     }
 
+    /**
+     * {@code tcp-response content close}: the server connection is closed now, what it sent so far still goes to the
+     * client, then the client's connection ends.
+     */
+    default void closeServer() {
+    }
+
     /** {@code tcp-request connection expect-proxy layer4}: the connection starts with a PROXY protocol header. */
     default void expectProxy() {
         throw new UnsupportedOperationException("expect-proxy outside tcp-request connection rules");

@@ -134,7 +134,7 @@ public final class RequestLog {
         e.tRequest = -1;
         e.tTotal = asap && tConnect >= 0 ? tConnect : Accounting.ms(accept, now);
         e.tActive = e.tTotal;
-        e.bytesOut = asap ? 0 : client.bytesOut();
+        e.bytesOut = asap ? 0 : s.bytesFromServer();
         e.bytesIn = s.accounting().bytesIn();
         Termination.Cause cause = outcome.cause();
         // HAProxy's "error" of a stream: redispatched, an abnormal end, or retries that in the end succeeded

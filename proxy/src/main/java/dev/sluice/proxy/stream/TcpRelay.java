@@ -49,6 +49,8 @@ final class TcpRelay {
         boolean finPending;
         /** A FIN was sent to it. */
         boolean finSent;
+        /** What it sends is held, not written to the other side (response inspection). */
+        boolean holding;
         /** Reading from it stopped: the other side cannot take more (or the hold is full). */
         boolean paused;
         /** Bytes read from it. */
@@ -74,7 +76,7 @@ final class TcpRelay {
         }
 
         private void resume() {
-            if (paused && !inputShut) {
+            if (paused && !inputShut && (held == null || held.readableBytes() < holdLimit)) {
                 paused = false;
                 peer.reading(true);
             }
@@ -148,6 +150,14 @@ final class TcpRelay {
             }
             if (held.readableBytes() >= holdLimit) {
                 pause();
+            }
+        }
+
+        private void dropHeld() {
+            ByteBuf h = held;
+            held = null;
+            if (h != null) {
+                h.release();
             }
         }
 
@@ -235,19 +245,50 @@ final class TcpRelay {
     void connected(TcpPeer serverPeer) {
         server.peer = serverPeer;
         connected = true;
-        ByteBuf h = client.held;
-        client.held = null;
+        release(client);
+    }
+
+    /**
+     * Holds what the server sends (its bytes are not written to the client) until {@link #release}: the response
+     * content rules read them first.
+     */
+    void holdServer() {
+        server.holding = true;
+    }
+
+    /** The bytes held from the server (not to be changed), or null when there are none. */
+    ByteBuf heldFromServer() {
+        return server.held;
+    }
+
+    /** Bytes held from the server. */
+    long heldFromServerBytes() {
+        return server.held == null ? 0 : server.held.readableBytes();
+    }
+
+    /**
+     * What {@code from} sent while it was held goes to the other side (which is there), then its FIN if it sent one;
+     * from now on its bytes flow through.
+     */
+    void release(Side from) {
+        from.holding = false;
+        if (ended) {
+            return;
+        }
+        Side to = from.other;
+        ByteBuf h = from.held;
+        from.held = null;
         if (h != null) {
-            serverPeer.write(h);
-            serverPeer.flush();
+            to.peer.write(h);
+            to.peer.flush();
         }
-        if (client.inputShut) {
-            server.sendFin();
-        } else if (serverPeer.isWritable()) {
-            client.resume();
+        if (from.inputShut) {
+            to.sendFin();
+        } else if (to.peer.isWritable()) {
+            from.resume();
         }
-        client.refresh();
-        server.refresh();
+        from.refresh();
+        to.refresh();
     }
 
     // ------------------------------------------------------------------ events of either side
@@ -260,7 +301,7 @@ final class TcpRelay {
         }
         from.bytesRead += data.readableBytes();
         Side to = from.other;
-        if (to.peer == null) {
+        if (to.peer == null || from.holding) {
             from.hold(data);
             from.refresh();
             return;
@@ -306,7 +347,7 @@ final class TcpRelay {
         from.inputShut = true;
         from.paused = false;
         from.refresh();
-        if (from.other.peer != null) {
+        if (from.other.peer != null && !from.holding) {
             from.other.sendFin();
         }
         endIfDone();
@@ -331,11 +372,8 @@ final class TcpRelay {
         ended = true;
         client.timer.cancel();
         server.timer.cancel();
-        ByteBuf h = client.held;
-        client.held = null;
-        if (h != null) {
-            h.release();
-        }
+        client.dropHeld();
+        server.dropHeld();
     }
 
     boolean ended() {

@@ -17,12 +17,16 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A layer-4 stream (a connection of a {@code mode tcp} frontend), as a state machine: the backend (the first
- * {@code use_backend} rule that holds, else the default backend, else the listen's own), the server slot and connection
- * ({@link ServerPath}: queue, connect, retries, redispatch), then the relay of bytes both ways ({@link TcpRelay}) until
- * both directions are shut or a side fails or times out; then its counters ({@link Accounting}) and its log line
- * ({@link RequestLog#tcp}). No content rules yet. Its termination flags are HAProxy's in TCP mode: {@code --} for
- * a clean end, {@code CD}/{@code SD} for a side that failed in the data phase, {@code cD}/{@code sD} for a timeout,
+ * A layer-4 stream (a connection of a {@code mode tcp} frontend), as a state machine: the frontend's content inspection
+ * ({@code tcp-request content} rules waiting for the client's bytes up to {@code tcp-request inspect-delay}, see
+ * {@link Inspection}), the backend (the first {@code use_backend} rule that holds on the final content, else the default
+ * backend, else the listen's own), the backend's own content inspection, the server slot and connection
+ * ({@link ServerPath}: queue, connect, retries, redispatch), the backend's response inspection ({@code tcp-response
+ * content}: the server's first bytes held until its rules let them through), then the relay of bytes both ways
+ * ({@link TcpRelay}) until both directions are shut or a side fails or times out; then its counters
+ * ({@link Accounting}) and its log line ({@link RequestLog#tcp}). Its termination flags are HAProxy's in TCP mode:
+ * {@code --} for a clean end, {@code PR}/{@code PD} for a rule's reject, {@code cR} for a client timeout during
+ * inspection, {@code CD}/{@code SD} for a side that failed in the data phase, {@code cD}/{@code sD} for a timeout,
  * {@code CC} for a client gone while connecting, {@code SC}/{@code sC} when no connection could be had, {@code K-} when
  * killed. Created by its client connection once admitted; lives on that connection's event loop.
  */
@@ -48,6 +52,12 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
     private Inspection inspection;
     /** The client connection is to be reset, not closed ({@code silent-drop}). */
     private boolean abortClient;
+    /** The inspection of the server's first bytes by the backend's {@code tcp-response content} rules, or null. */
+    private Inspection responseInspection;
+    /** The server connection is to be reset, not closed (a response rejected). */
+    private boolean resetServer;
+    /** The server connection was closed by a response rule: the client's bytes are dropped until the end. */
+    private boolean serverClosed;
     /** When the stream left its queue without a slot (the client left): the log's queue time ends there; -1 otherwise. */
     private long queueLeft = -1;
     /** The frontend's stream budget while this stream holds a place in it; given back once, at the end. */
@@ -138,6 +148,63 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
         }
     }
 
+    /**
+     * Runs the response inspection on what the server sent so far (on each read batch, its FIN, the delay's end); once
+     * its rules let the stream go on, the held bytes go to the client and the relay flows both ways.
+     */
+    private void inspectResponse() {
+        if (finished || responseInspection == null) {
+            return;
+        }
+        Tune tune = frontend.tune();
+        boolean end = relay.server.inputShut || relay.heldFromServerBytes() >= tune.bufsize() - tune.maxrewrite();
+        int r = responseInspection.run(target, end);
+        if (r == Inspection.WAIT) {
+            return;
+        }
+        responseInspection = null;
+        if (r == Inspection.ENDED) {
+            responseRejected();
+            return;
+        }
+        relay.release(relay.server);
+        if (target.closeServerRequested()) {
+            closeServer();
+        }
+    }
+
+    /**
+     * A response rule ended the stream: {@code reject} counts a denied response (frontend, backend, server) with HAProxy's
+     * {@code PD}; {@code silent-drop} is counted and flagged as in the request ({@code PR}: HAProxy's action does so).
+     * The server connection is reset, as HAProxy kills it.
+     */
+    private void responseRejected() {
+        if (target.ended() == TcpTarget.DROPPED) {
+            accounting.deniedContent(true);
+            outcome.set(Cause.PROXY, State.REQUEST);
+            abortClient = true;
+        } else {
+            accounting.denied(true);
+            outcome.set(Cause.PROXY, State.DATA);
+        }
+        resetServer = true;
+        finish();
+    }
+
+    /**
+     * {@code tcp-response content close}: the server connection is reset now, what it sent goes to the client, then the
+     * client's connection ends (with a FIN, once that is out), whatever the client still sends.
+     */
+    private void closeServer() {
+        TcpServerSide c = conn;
+        conn = null;
+        serverClosed = true;
+        if (c != null) {
+            c.reset();
+        }
+        client.shutdownOutput(this::finish);
+    }
+
     /** A content rule ended the stream: HAProxy's {@code PR}, the request counted as denied. */
     private void rejected() {
         boolean dropped = target.ended() == TcpTarget.DROPPED;
@@ -199,8 +266,18 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
     private void serverConnected(TcpServerSide c) {
         conn = c;
         accounting.connected(false);
+        List<Rule> rules = backend.rules().responseContent();
+        if (!rules.isEmpty()) {
+            // what the server sends waits for its content rules
+            relay.holdServer();
+            responseInspection = new Inspection(rules, true, backend.config().tcpRules().responseInspectDelay(), client.loop(),
+                    this::inspectResponse);
+        }
         relay.connected(c);
         c.attach(this);
+        if (responseInspection != null) {
+            inspectResponse();
+        }
         AccessLog al = frontend.accessLog();
         if (al != null && al.logAsap() && !finished) {
             // option logasap: the line goes now, with the connect time as its total
@@ -213,6 +290,11 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
 
     /** Bytes from the client; takes ownership. */
     public void clientData(ByteBuf data) {
+        if (serverClosed) {
+            // tcp-response content close: nothing goes to the server any more
+            data.release();
+            return;
+        }
         accounting.received(data.readableBytes());
         relay.received(relay.client, data);
         accounting.credit(conn != null);
@@ -230,7 +312,7 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
      * aborts the connection attempt (HAProxy's {@code CC}, {@code CQ} in a queue); what it sent goes first otherwise.
      */
     public void clientInputShut() {
-        if (finished) {
+        if (finished || serverClosed) {
             return;
         }
         if (inspection != null) {
@@ -293,10 +375,17 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
 
     public void serverReadComplete() {
         relay.readComplete(relay.server);
+        if (responseInspection != null) {
+            inspectResponse();
+        }
     }
 
     public void serverInputShut() {
         relay.inputShut(relay.server);
+        if (responseInspection != null) {
+            // final now: the rules decide on what the server sent
+            inspectResponse();
+        }
     }
 
     public void serverWritable(boolean writable) {
@@ -362,6 +451,11 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
             inspection = null;
             i.cancel();
         }
+        i = responseInspection;
+        if (i != null) {
+            responseInspection = null;
+            i.cancel();
+        }
         relay.end();
         if (path != null) {
             // before the line: its %bc and %sc count the streams left
@@ -390,7 +484,11 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
         TcpServerSide c = conn;
         conn = null;
         if (c != null) {
-            c.release();
+            if (resetServer) {
+                c.reset();
+            } else {
+                c.release();
+            }
         }
         if (abortClient) {
             client.reset();
@@ -401,6 +499,11 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
 
     // ------------------------------------------------------------------ what the log and the counters read
 
+    /** Bytes read from the server: HAProxy's {@code %B} counts what entered the response buffer, forwarded or not. */
+    long bytesFromServer() {
+        return relay.server.bytesRead;
+    }
+
     /** The client's bytes held while inspecting or connecting, or null. */
     ByteBuf heldRequest() {
         return relay.held();
@@ -408,7 +511,7 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
 
     /** The server's bytes held for response inspection, or null. */
     ByteBuf heldResponse() {
-        return null;
+        return relay.heldFromServer();
     }
 
     /** The process-wide number of the stream ({@code %rt}). */

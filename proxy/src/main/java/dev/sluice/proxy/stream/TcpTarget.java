@@ -31,6 +31,7 @@ final class TcpTarget extends ClientTxn<TcpClientSide> implements RuleTarget {
     private boolean mayChange;
     private boolean responsePhase;
     private int ended;
+    private boolean closeServer;
 
     TcpTarget(TcpStream stream, TcpClientSide client, Frontend frontend) {
         super(client, frontend);
@@ -57,6 +58,11 @@ final class TcpTarget extends ClientTxn<TcpClientSide> implements RuleTarget {
     void inspected() {
         this.contentFinal = true;
         this.responsePhase = false;
+    }
+
+    /** Whether a {@code tcp-response content close} rule asked for the server connection's end. */
+    boolean closeServerRequested() {
+        return closeServer;
     }
 
     /** 0, or {@link #REJECTED} or {@link #DROPPED} when a rule ended the stream. */
@@ -165,6 +171,11 @@ final class TcpTarget extends ClientTxn<TcpClientSide> implements RuleTarget {
         if (ended == 0) {
             ended = DROPPED;
         }
+    }
+
+    @Override
+    public void closeServer() {
+        closeServer = true;
     }
 
     /** Not a tcp action (the configuration refuses it there); ends the stream as a reject would. */

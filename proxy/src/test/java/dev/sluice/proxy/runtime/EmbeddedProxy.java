@@ -254,6 +254,8 @@ public final class EmbeddedProxy implements AutoCloseable {
             be.id(id++);
             if (p.kind() == dev.sluice.config.model.ProxyKind.BACKEND) {
                 be.rules(ProxyRules.compile(p, problems, tables));
+            } else {
+                be.rules(ProxyRules.compile(p, new ArrayList<>(), tables).backendSide());
             }
             backends.put(p.name(), be);
         }

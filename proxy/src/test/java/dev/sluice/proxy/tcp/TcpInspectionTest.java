@@ -253,4 +253,83 @@ class TcpInspectionTest {
         assertThat(p.servers()).hasSize(1);
         assertThat(sessions(p, "redis")).isEqualTo(1);
     }
+
+    private static final String RESPONSE_RULES = """
+            listen l
+                bind 127.0.0.1:8080
+                tcp-response inspect-delay 1s
+                tcp-response content reject if { res.payload(0,3) -m str BAD }
+                tcp-response content close if { res.payload(0,3) -m str CLO }
+                tcp-response content accept if { res.len gt 3 }
+                server s1 127.0.0.1:9001
+            """;
+
+    @Test
+    void theServersBytesWaitForTheResponseRules() {
+        EmbeddedProxy p = proxy("l", RESPONSE_RULES);
+        EmbeddedProxy.Duplex client = p.tcpClient();
+        p.run();
+        EmbeddedProxy.Duplex server = (EmbeddedProxy.Duplex) p.server(0);
+        server.receive("ab");
+        p.run();
+        assertThat(client.readText()).isEmpty();
+        // the request direction is not held
+        client.receive("req");
+        p.run();
+        assertThat(server.readText()).isEqualTo("req");
+        server.receive("cd");
+        p.run();
+        assertThat(client.readText()).isEqualTo("abcd");
+        server.receive("ef");
+        p.run();
+        assertThat(client.readText()).isEqualTo("ef");
+    }
+
+    @Test
+    void aRejectedResponseIsPdAndCountsADeniedResponse() {
+        EmbeddedProxy p = proxy("l", RESPONSE_RULES);
+        EmbeddedProxy.Duplex client = p.tcpClient();
+        p.run();
+        EmbeddedProxy.Duplex server = (EmbeddedProxy.Duplex) p.server(0);
+        server.receive("BAD banner");
+        p.run();
+        assertThat(client.readText()).isEmpty();
+        assertThat(client.isOpen()).isFalse();
+        assertThat(server.isOpen()).isFalse();
+        String[] f = fields(log.next());
+        assertThat(f[3]).isEqualTo("l/s1");
+        // %B counts what the server sent, forwarded or not, as HAProxy's
+        assertThat(f[5]).isEqualTo("10");
+        assertThat(f[6]).isEqualTo("PD");
+        assertThat(p.frontend().counters().get(Counter.DENIED_RESPONSES)).isEqualTo(1);
+        assertThat(p.backend("l").counters().get(Counter.DENIED_RESPONSES)).isEqualTo(1);
+    }
+
+    @Test
+    void closeLetsTheBannerThroughThenEndsBothConnections() {
+        EmbeddedProxy p = proxy("l", RESPONSE_RULES);
+        EmbeddedProxy.Duplex client = p.tcpClient();
+        p.run();
+        EmbeddedProxy.Duplex server = (EmbeddedProxy.Duplex) p.server(0);
+        server.receive("CLO banner");
+        p.run();
+        assertThat(server.isOpen()).isFalse();
+        assertThat(client.readText()).isEqualTo("CLO banner");
+        assertThat(client.outputShut()).isTrue();
+        assertThat(client.isOpen()).isFalse();
+        assertThat(fields(log.next())[6]).isEqualTo("--");
+    }
+
+    @Test
+    void aServerFinMakesTheResponseEvaluationFinal() {
+        EmbeddedProxy p = proxy("l", RESPONSE_RULES);
+        EmbeddedProxy.Duplex client = p.tcpClient();
+        p.run();
+        EmbeddedProxy.Duplex server = (EmbeddedProxy.Duplex) p.server(0);
+        server.receive("ok");
+        server.receiveFin();
+        p.run();
+        assertThat(client.readText()).isEqualTo("ok");
+        assertThat(client.outputShut()).isTrue();
+    }
 }
