@@ -5,20 +5,18 @@ import dev.sluice.config.model.Config;
 import dev.sluice.config.model.Mode;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.Server;
-import dev.sluice.config.model.UseBackend;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * What the configuration language accepts but the daemon cannot run yet (issue 16, layer-4 proxying): in a
- * {@code mode tcp} proxy, TLS on its binds or its servers, and an HTTP backend behind a TCP frontend (HAProxy's implicit upgrade); in any
+ * {@code mode tcp} proxy, TLS on its binds or its servers,; in any
  * HTTP proxy, the {@code tcp-response content} rules. Both {@code -c} and start-up refuse
  * such a configuration with one error per proxy; everything else about it (HAProxy's warnings and errors) is reported
  * before, as for any configuration.
  *
  * <p>TEMPORARY: the one place of this refusal. Delete the check of each feature as the runtime learns it (response
- * rules of HTTP proxies, TLS ends with the TLS step, the upgrade with switch-mode), then
+ * rules of HTTP proxies, TLS ends with the TLS step), then
  * this class and its call in {@link Main}.
  */
 final class NotYetRunnable {
@@ -53,19 +51,6 @@ final class NotYetRunnable {
         for (Server s : p.servers()) {
             if (s.tls() != null) {
                 return "'ssl' on the servers of a mode tcp proxy is not supported yet";
-            }
-        }
-        List<String> targets = new ArrayList<>();
-        if (p.defaultBackend() != null) {
-            targets.add(p.defaultBackend());
-        }
-        for (UseBackend u : p.useBackends()) {
-            targets.add(u.backend());
-        }
-        for (String t : targets) {
-            Optional<Proxy> be = config.proxy(t);
-            if (be.isPresent() && be.get().mode() == Mode.HTTP) {
-                return "a mode tcp frontend using an HTTP backend ('" + t + "') is not supported yet (HAProxy's implicit upgrade)";
             }
         }
         return null;

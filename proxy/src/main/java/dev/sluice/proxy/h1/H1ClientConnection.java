@@ -86,6 +86,10 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     private boolean admitted;
     /** A {@code tcp-request session} rule rejected the connection: it closes, nothing else happens. */
     private boolean sessionRejected;
+    /** A layer-4 connection that became HTTP: counted as a session already. */
+    private final boolean switched;
+    /** The backend of its first request, chosen before it became HTTP, or null. */
+    private Backend chosenBackend;
     private Phase phase = Phase.WAIT_REQUEST;
     private int requests;
     private boolean inParse;
@@ -113,7 +117,28 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         this.frontend = frontend;
         this.limit = frontend.limit();
         this.admitted = admitted;
+        this.switched = false;
         this.parser = new H1Parser(true, frontend.h1Limits(), this);
+    }
+
+    /**
+     * A layer-4 connection of the frontend that becomes HTTP ({@code switch-mode http}, HAProxy's implicit upgrade):
+     * admitted, counted, tracked and logged as a session already; its first request goes to {@code chosen} when not null.
+     */
+    public H1ClientConnection(Frontend frontend, boolean admitted, Backend chosen) {
+        this.frontend = frontend;
+        this.limit = frontend.limit();
+        this.admitted = admitted;
+        this.switched = true;
+        this.chosenBackend = chosen;
+        this.parser = new H1Parser(true, frontend.h1Limits(), this);
+    }
+
+    @Override
+    public Backend takeChosenBackend() {
+        Backend b = chosenBackend;
+        chosenBackend = null;
+        return b;
     }
 
     // ------------------------------------------------------------------ channel events
@@ -169,19 +194,23 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         proxyHeader = ProxyHeader.Received.of(ch);
         remote = ProxyHeader.Received.remote(proxyHeader, ch);
         local = ProxyHeader.Received.local(proxyHeader, ch);
-        if (!frontend.startSession(ch, remote, local)) {
+        if (!switched && !frontend.startSession(ch, remote, local)) {
             sessionRejected = true;
             ch.close();
             return;
         }
         loopIndex = frontend.workers().indexOf(ch.eventLoop());
         timer = new Deadline(ch.eventLoop(), this::onTimeout);
-        frontend.countConnection(loopIndex, false);
+        if (switched) {
+            frontend.countSwitchedToHttp();
+        } else {
+            frontend.countConnection(loopIndex, false);
+        }
         acceptDate = System.currentTimeMillis();
         requestStart = System.nanoTime();
         tlsSession = TlsSession.of(ch);
         tls = tlsSession != null;
-        if (frontend.accessLog() != null) {
+        if (frontend.accessLog() != null && !switched) {
             frontend.accessLog().logConnect(remoteAddress(), localAddress(), frontend.name(), true);
         }
         if (admitted) {

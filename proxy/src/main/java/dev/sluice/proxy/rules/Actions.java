@@ -58,6 +58,10 @@ public final class Actions {
                 t.drop();
                 return Action.Verdict.DONE;
             };
+            case "switch-mode" -> t -> {
+                t.switchMode();
+                return Action.Verdict.STOP;
+            };
             case "close" -> t -> {
                 t.closeServer();
                 return Action.Verdict.STOP;

@@ -37,6 +37,10 @@ public interface RuleTarget extends Txn {
     default void closeServer() {
     }
 
+    /** {@code tcp-request content switch-mode http}: the connection becomes HTTP once the rules are done. */
+    default void switchMode() {
+    }
+
     /** {@code tcp-request connection expect-proxy layer4}: the connection starts with a PROXY protocol header. */
     default void expectProxy() {
         throw new UnsupportedOperationException("expect-proxy outside tcp-request connection rules");

@@ -14,6 +14,7 @@ import dev.sluice.proxy.backend.ServerCommands;
 import dev.sluice.proxy.backend.ServerConnector;
 import dev.sluice.proxy.check.CheckPlan;
 import dev.sluice.proxy.check.HealthCheck;
+import dev.sluice.proxy.h1.H1ClientConnection;
 import dev.sluice.proxy.h1.H1ServerConnection;
 import dev.sluice.proxy.h2.H2ServerConnection;
 import dev.sluice.proxy.http.GeneratedResponse;
@@ -167,6 +168,7 @@ public final class ProxyRuntime {
                     limits.withAcceptInvalid(p.http().acceptInvalidRequest()), log);
             fe.altSvc(BindPipelines.altSvc(p));
             fe.tune(tune);
+            fe.httpHandoff(chosen -> new H1ClientConnection(fe, true, chosen));
             fe.userlists(userlists);
             fe.streamBudget(pools.streams());
             fe.services(Map.of("prometheus-exporter", prometheusService));

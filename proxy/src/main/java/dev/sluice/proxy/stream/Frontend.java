@@ -70,6 +70,7 @@ public final class Frontend {
     private volatile boolean stopped;
     private AsciiString altSvc;
     private Tune tune = Tune.DEFAULT;
+    private HttpHandoff httpHandoff;
     /** The {@code tcp-request session} rules, or null. */
     private final ConnectionRules sessionRules;
 
@@ -341,6 +342,22 @@ public final class Frontend {
         (h2 ? h2Total : h1Total).increment();
         (h2 ? h2Open : h1Open).increment();
         countConnection(loop);
+    }
+
+    /** A layer-4 connection (already counted as a session) became an HTTP/1 one: the HTTP/1 connection counters move. */
+    public void countSwitchedToHttp() {
+        h1Total.increment();
+        h1Open.increment();
+    }
+
+    /** Sets how this frontend's layer-4 connections become HTTP ones; before start. */
+    public void httpHandoff(HttpHandoff h) {
+        this.httpHandoff = h;
+    }
+
+    /** How this frontend's layer-4 connections become HTTP ones, or null (no HTTP handler: tests of layer 4 only). */
+    public HttpHandoff httpHandoff() {
+        return httpHandoff;
     }
 
     /** An HTTP/1 connection (already counted) turned HTTP/2 on its first bytes: HAProxy counts it in both protocols' totals. */

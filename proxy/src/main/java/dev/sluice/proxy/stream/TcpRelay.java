@@ -231,6 +231,13 @@ final class TcpRelay {
         return client.held == null ? 0 : client.held.readableBytes();
     }
 
+    /** Takes the bytes held from the client (ownership passes), or null when there are none. */
+    ByteBuf takeHeld() {
+        ByteBuf h = client.held;
+        client.held = null;
+        return h;
+    }
+
     /** The bytes held from the client while connecting (not to be changed), or null when there are none. */
     ByteBuf held() {
         return client.held;

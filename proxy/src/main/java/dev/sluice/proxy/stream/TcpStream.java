@@ -1,5 +1,6 @@
 package dev.sluice.proxy.stream;
 
+import dev.sluice.config.model.Mode;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.config.model.Tune;
 import dev.sluice.pools.Budget;
@@ -141,6 +142,8 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
         inspection = null;
         if (r == Inspection.ENDED) {
             rejected();
+        } else if (target.switchModeRequested()) {
+            switchToHttp(null);
         } else if (backend == null) {
             frontendRulesDone();
         } else {
@@ -205,6 +208,29 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
         client.shutdownOutput(this::finish);
     }
 
+    /**
+     * The connection becomes HTTP ({@code switch-mode http}, or {@code chosen}, an HTTP backend): this layer-4 stream goes away
+     * without a line nor counters of its own (the HTTP streams have theirs), and what the client sent so far is the HTTP
+     * handler's first bytes.
+     */
+    private void switchToHttp(Backend chosen) {
+        finished = true;
+        logged = true;
+        ByteBuf held = relay.takeHeld();
+        relay.end();
+        Trackers trackers = target.trackersIfAny();
+        if (trackers != null) {
+            trackers.endSession();
+        }
+        Budget b = budget;
+        if (b != null) {
+            budget = null;
+            b.give();
+        }
+        frontend.streams().remove(this, client.loopIndex());
+        client.switchToHttp(held, chosen);
+    }
+
     /** A content rule ended the stream: HAProxy's {@code PR}, the request counted as denied. */
     private void rejected() {
         boolean dropped = target.ended() == TcpTarget.DROPPED;
@@ -228,6 +254,11 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
                 outcome.set(Cause.SERVER_ABORT, State.CONNECT);
             }
             finish();
+            return;
+        }
+        if (be.config().mode() == Mode.HTTP && outcome.cause() == Cause.NONE) {
+            // HAProxy's implicit upgrade: the connection is HTTP from now on, its first request goes to this backend
+            switchToHttp(be);
             return;
         }
         backend = be;

@@ -32,6 +32,7 @@ final class TcpTarget extends ClientTxn<TcpClientSide> implements RuleTarget {
     private boolean responsePhase;
     private int ended;
     private boolean closeServer;
+    private boolean switchMode;
 
     TcpTarget(TcpStream stream, TcpClientSide client, Frontend frontend) {
         super(client, frontend);
@@ -58,6 +59,11 @@ final class TcpTarget extends ClientTxn<TcpClientSide> implements RuleTarget {
     void inspected() {
         this.contentFinal = true;
         this.responsePhase = false;
+    }
+
+    /** Whether a {@code switch-mode http} rule asked for HTTP. */
+    boolean switchModeRequested() {
+        return switchMode;
     }
 
     /** Whether a {@code tcp-response content close} rule asked for the server connection's end. */
@@ -176,6 +182,11 @@ final class TcpTarget extends ClientTxn<TcpClientSide> implements RuleTarget {
     @Override
     public void closeServer() {
         closeServer = true;
+    }
+
+    @Override
+    public void switchMode() {
+        switchMode = true;
     }
 
     /** Not a tcp action (the configuration refuses it there); ends the stream as a reject would. */

@@ -1,16 +1,21 @@
 package dev.sluice.proxy.tcp;
 
+import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.rules.Trackers;
 import dev.sluice.proxy.stream.Frontend;
+import dev.sluice.proxy.stream.HttpHandoff;
 import dev.sluice.proxy.stream.SoftStop;
 import dev.sluice.proxy.stream.TcpClientSide;
 import dev.sluice.proxy.stream.TcpStream;
 import dev.sluice.proxy.tls.TlsSession;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandler;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
@@ -165,6 +170,40 @@ public final class TcpClientConnection extends ChannelPeer implements TcpClientS
             stream.clientFailed();
         }
         ch.close();
+    }
+
+    /**
+     * The HTTP handler of the frontend takes the connection over, in this handler's place: it gets the admission (it
+     * releases the limit when the connection closes), the bytes held, and reading goes on.
+     */
+    @Override
+    public void switchToHttp(ByteBuf held, Backend chosen) {
+        stream = null;
+        HttpHandoff handoff = frontend.httpHandoff();
+        if (handoff == null) {
+            if (held != null) {
+                held.release();
+            }
+            ch.close();
+            return;
+        }
+        ChannelHandler next = handoff.connection(chosen);
+        admitted = false;
+        ChannelPipeline p = ch.pipeline();
+        p.replace(this, "conn", next);
+        ChannelHandlerContext nctx = p.context(next);
+        ChannelInboundHandler in = (ChannelInboundHandler) next;
+        try {
+            if (held != null) {
+                in.channelRead(nctx, held);
+            }
+            in.channelReadComplete(nctx);
+        } catch (Exception e) {
+            UnexpectedErrors.report("TcpClientConnection", e);
+            ch.close();
+        }
+        // reading may have been paused while the bytes were held
+        ch.config().setAutoRead(true);
     }
 
     // ------------------------------------------------------------------ TcpPeer

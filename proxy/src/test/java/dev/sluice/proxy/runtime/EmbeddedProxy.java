@@ -271,6 +271,8 @@ public final class EmbeddedProxy implements AutoCloseable {
         frontend = new Frontend(p, 1, workers, new dev.sluice.proxy.stream.LiveStreams(1), ProxyRules.compile(p, problems, tables), backends, dflt,
                 new ConnectionLimit(p.name(), 100, global), limits.withAcceptInvalid(p.http().acceptInvalidRequest()), log);
         frontend.tune(tune);
+        Frontend fe = frontend;
+        frontend.httpHandoff(chosen -> new H1ClientConnection(fe, true, chosen));
         if (problems.stream().anyMatch(s -> s.contains("error"))) {
             throw new IllegalArgumentException(problems.toString());
         }
