@@ -19,6 +19,7 @@ import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.rules.Trackers;
 import dev.sluice.proxy.stats.ErrorCapture;
+import dev.sluice.proxy.stream.ClientEnd;
 import dev.sluice.proxy.stream.ClientSide;
 import dev.sluice.proxy.stream.Deadline;
 import dev.sluice.proxy.stream.Frontend;
@@ -135,6 +136,15 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     }
 
     @Override
+    public void setAddress(boolean source, InetSocketAddress a) {
+        if (source) {
+            remote = a;
+        } else {
+            local = a;
+        }
+    }
+
+    @Override
     public Backend takeChosenBackend() {
         Backend b = chosenBackend;
         chosenBackend = null;
@@ -199,6 +209,8 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
             ch.close();
             return;
         }
+        remote = ClientEnd.overridden(ch, true, remote);
+        local = ClientEnd.overridden(ch, false, local);
         loopIndex = frontend.workers().indexOf(ch.eventLoop());
         timer = new Deadline(ch.eventLoop(), this::onTimeout);
         if (switched) {

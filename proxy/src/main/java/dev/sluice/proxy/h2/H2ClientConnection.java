@@ -6,6 +6,7 @@ import dev.sluice.proxy.http.GeneratedResponse;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.stats.H2Counters;
+import dev.sluice.proxy.stream.ClientEnd;
 import dev.sluice.proxy.stream.Deadline;
 import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.proxy.stream.ServerSide;
@@ -196,6 +197,15 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     }
 
     /** The client's address: the PROXY header's when the connection started with one ({@code accept-proxy}). */
+    /** {@code set-src}, {@code set-dst}: for the connection's streams from now on. */
+    void setAddress(boolean source, InetSocketAddress a) {
+        if (source) {
+            remote = a;
+        } else {
+            local = a;
+        }
+    }
+
     InetSocketAddress remoteAddress() {
         return remote != null ? remote : (InetSocketAddress) ctx.channel().remoteAddress();
     }
@@ -258,6 +268,8 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
             ctx.channel().close();
             return;
         }
+        remote = ClientEnd.overridden(ctx.channel(), true, remote);
+        local = ClientEnd.overridden(ctx.channel(), false, local);
         loopIndex = frontend.workers().indexOf(ctx.channel().eventLoop());
         timer = new Deadline(ctx.channel().eventLoop(), this::onTimeout);
         if (upgraded) {

@@ -2,6 +2,7 @@ package dev.sluice.proxy.rules;
 
 import dev.sluice.proxy.http.MessageHead;
 import dev.sluice.proxy.http.ResponseHead;
+import java.net.InetAddress;
 
 /**
  * What actions act on: the exchange ({@link Txn}) plus the head of the current phase and the ways a
@@ -35,6 +36,14 @@ public interface RuleTarget extends Txn {
      * client, then the client's connection ends.
      */
     default void closeServer() {
+    }
+
+    /**
+     * {@code set-src}, {@code set-dst} ({@code ip}, the port kept) and {@code set-src-port},
+     * {@code set-dst-port} ({@code ip} null, {@code port} 0-65535): the client connection's source ({@code source}) or
+     * destination address changes for everything after.
+     */
+    default void setAddress(boolean source, InetAddress ip, int port) {
     }
 
     /** {@code tcp-request content switch-mode http}: the connection becomes HTTP once the rules are done. */

@@ -2,7 +2,9 @@ package dev.sluice.proxy.stream;
 
 import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.log.LogCaptures;
+import dev.sluice.proxy.rules.Network;
 import dev.sluice.proxy.rules.Txn;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.Map;
@@ -52,6 +54,12 @@ abstract class ClientTxn<C extends ClientEnd> implements Txn {
     @Override
     public String frontendName() {
         return frontend.name();
+    }
+
+    /** {@code set-src}, {@code set-dst}...: on the client connection, for everything after. */
+    public void setAddress(boolean source, InetAddress ip, int port) {
+        InetSocketAddress cur = source ? client.remoteAddress() : client.localAddress();
+        client.setAddress(source, Network.with(cur, ip, port));
     }
 
     /** The capture slots, null when neither the frontend nor a rule needed them. */

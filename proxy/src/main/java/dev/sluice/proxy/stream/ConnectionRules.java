@@ -1,12 +1,14 @@
 package dev.sluice.proxy.stream;
 
 import dev.sluice.proxy.http.ResponseHead;
+import dev.sluice.proxy.rules.Network;
 import dev.sluice.proxy.rules.RequestTxn;
 import dev.sluice.proxy.rules.Rule;
 import dev.sluice.proxy.rules.Trackers;
 import dev.sluice.proxy.stats.Counter;
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.function.Predicate;
@@ -59,6 +61,18 @@ public final class ConnectionRules implements Predicate<Channel> {
             ch.attr(ClientEnd.SESSION_TRACKERS).set(trackers);
             ch.closeFuture().addListener(f -> trackers.endSession());
         }
+        if (t.set != null) {
+            // read by the protocol handler when it starts (a session rule's on top of a connection rule's)
+            InetSocketAddress[] before2 = ch.attr(ClientEnd.ADDRESSES).get();
+            if (before2 != null) {
+                for (int i = 0; i < 2; i++) {
+                    if (t.set[i] == null) {
+                        t.set[i] = before2[i];
+                    }
+                }
+            }
+            ch.attr(ClientEnd.ADDRESSES).set(t.set);
+        }
         if (t.expectProxy) {
             ch.attr(EXPECT_PROXY).set(Boolean.TRUE);
         }
@@ -85,6 +99,28 @@ public final class ConnectionRules implements Predicate<Channel> {
         @Override
         protected void trackers(Trackers t) {
             super.trackers(t);
+        }
+
+        /** The addresses as the rules set them so far: {source, destination}, either null. */
+        private InetSocketAddress[] set;
+
+        @Override
+        public InetSocketAddress clientAddress() {
+            return set != null && set[0] != null ? set[0] : super.clientAddress();
+        }
+
+        @Override
+        public InetSocketAddress frontendAddress() {
+            return set != null && set[1] != null ? set[1] : super.frontendAddress();
+        }
+
+        @Override
+        public void setAddress(boolean source, InetAddress ip, int port) {
+            InetSocketAddress cur = source ? clientAddress() : frontendAddress();
+            if (set == null) {
+                set = new InetSocketAddress[2];
+            }
+            set[source ? 0 : 1] = Network.with(cur, ip, port);
         }
 
         @Override

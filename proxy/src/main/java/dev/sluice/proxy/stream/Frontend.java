@@ -120,7 +120,7 @@ public final class Frontend {
      */
     public boolean startSession(Channel ch, InetSocketAddress remote, InetSocketAddress local) {
         ConnectionRules r = sessionRules;
-        if (r != null && !r.accept(ch, remote, local)) {
+        if (r != null && !r.accept(ch, ClientEnd.overridden(ch, true, remote), ClientEnd.overridden(ch, false, local))) {
             return false;
         }
         Trackers.sessionStarted(ch.attr(ClientEnd.SESSION_TRACKERS).get());

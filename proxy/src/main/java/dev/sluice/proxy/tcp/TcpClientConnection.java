@@ -5,6 +5,7 @@ import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.rules.Trackers;
+import dev.sluice.proxy.stream.ClientEnd;
 import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.proxy.stream.HttpHandoff;
 import dev.sluice.proxy.stream.SoftStop;
@@ -82,6 +83,8 @@ public final class TcpClientConnection extends ChannelPeer implements TcpClientS
             ch.close();
             return;
         }
+        remote = ClientEnd.overridden(ch, true, remote);
+        local = ClientEnd.overridden(ch, false, local);
         loopIndex = frontend.workers().indexOf(ch.eventLoop());
         // a session, neither HTTP/1 nor HTTP/2 (show stat's h1 and h2 columns do not count it)
         frontend.countConnection(loopIndex);
@@ -215,6 +218,15 @@ public final class TcpClientConnection extends ChannelPeer implements TcpClientS
     }
 
     // ------------------------------------------------------------------ ClientEnd
+
+    @Override
+    public void setAddress(boolean source, InetSocketAddress a) {
+        if (source) {
+            remote = a;
+        } else {
+            local = a;
+        }
+    }
 
     @Override
     public EventLoop loop() {

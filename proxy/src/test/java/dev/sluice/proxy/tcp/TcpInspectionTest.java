@@ -332,4 +332,24 @@ class TcpInspectionTest {
         assertThat(client.readText()).isEqualTo("ok");
         assertThat(client.outputShut()).isTrue();
     }
+
+    @Test
+    void setSrcAndSetDstChangeWhatTheRulesAndTheLogSee() {
+        EmbeddedProxy p = proxy("f", """
+                frontend f
+                    bind 127.0.0.1:8080
+                    tcp-request session set-src src,ipmask(24)
+                    tcp-request content set-src-port int(4242)
+                    tcp-request content set-dst str(192.0.2.7)
+                    tcp-request content reject if { src 127.0.0.0 } { dst 192.0.2.7 } { src_port 4242 }
+                    default_backend b
+                backend b
+                    server s1 127.0.0.1:9001
+                """);
+        EmbeddedProxy.Duplex client = p.tcpClient();
+        p.run();
+        assertThat(client.isOpen()).isFalse();
+        // %ci:%cp
+        assertThat(log.next()).startsWith("127.0.0.0:4242 [").contains(" PR ");
+    }
 }
