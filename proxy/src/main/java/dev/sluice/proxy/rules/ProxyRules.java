@@ -54,7 +54,7 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
 
     /** The same, with the configuration's stick tables for track-sc rules and the stick-counter samples. */
     public static ProxyRules compile(Proxy p, List<String> problems, StickTables tables) {
-        return StickTables.compiling(tables, p.name(), () -> compileIn(p, problems));
+        return StickTables.compiling(tables, p.name(), () -> RuleCompiler.forMode(p.mode() == Mode.TCP, () -> compileIn(p, problems)));
     }
 
     private static ProxyRules compileIn(Proxy p, List<String> problems) {

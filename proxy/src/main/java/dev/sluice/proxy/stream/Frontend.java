@@ -260,20 +260,10 @@ public final class Frontend {
         List<ProxyRules.Switch> sw = rules.switching();
         for (int i = 0; i < sw.size(); i++) {
             ProxyRules.Switch s = sw.get(i);
-            Backend b;
-            try {
-                if (!Cond.holds(s.cond(), t)) {
-                    continue;
-                }
-                b = backends.get(s.dynamic() != null ? s.dynamic().render(t) : s.backend());
-            } catch (NullPointerException e) {
-                if (t.request() != null) {
-                    throw e;
-                }
-                // a stream without a request (mode tcp): an HTTP sample has no value there, the rule does not apply
-                // (HAProxy's fetch fails)
+            if (!Cond.holds(s.cond(), t)) {
                 continue;
             }
+            Backend b = backends.get(s.dynamic() != null ? s.dynamic().render(t) : s.backend());
             if (b != null) {
                 return b;
             }

@@ -5,6 +5,7 @@ import dev.sluice.proxy.auth.Userlists;
 import dev.sluice.proxy.http.MessageHead;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
+import dev.sluice.proxy.http.h1.RequestPeek;
 import dev.sluice.proxy.rules.RuleTarget;
 import dev.sluice.proxy.rules.Trackers;
 import io.netty.buffer.ByteBuf;
@@ -14,8 +15,8 @@ import io.netty.buffer.Unpooled;
  * What the rules, the stick rules and the balancing's hashes read of a layer-4 stream ({@link TcpStream}), and what its
  * content rules act on: its client connection's addresses, TLS and PROXY header facts, its frontend and backend, its
  * variables, stick counters and captures, and during content inspection the bytes held ({@link #requestPayload()}),
- * whether they are final, and the fetches' "may change" reports. No request nor response: HTTP fetches have no value
- * here. A rule that ends the stream ({@code reject}, {@code silent-drop}) leaves its decision for the stream to read
+ * whether they are final, and the fetches' "may change" reports. No response; the request is the HTTP/1 head the held
+ * bytes may start with, as HAProxy's HTTP fetches read one in a TCP proxy. A rule that ends the stream ({@code reject}, {@code silent-drop}) leaves its decision for the stream to read
  * ({@link #ended()}). One per stream, on its event loop.
  */
 final class TcpTarget extends ClientTxn<TcpClientSide> implements RuleTarget {
@@ -33,6 +34,10 @@ final class TcpTarget extends ClientTxn<TcpClientSide> implements RuleTarget {
     private int ended;
     private boolean closeServer;
     private boolean switchMode;
+    /** The request head read from the held bytes, for how many of them, and what was found. */
+    private RequestHead peeked;
+    private int peekedAt;
+    private final RequestPeek.Outcome[] peekOutcome = {RequestPeek.Outcome.INCOMPLETE};
 
     TcpTarget(TcpStream stream, TcpClientSide client, Frontend frontend) {
         super(client, frontend);
@@ -78,9 +83,25 @@ final class TcpTarget extends ClientTxn<TcpClientSide> implements RuleTarget {
 
     // ------------------------------------------------------------------ Txn
 
+    /**
+     * The HTTP/1 request head at the start of the client's held bytes, as HAProxy reads one for the HTTP fetches of a
+     * TCP proxy: null when there is none (yet: "may change" is reported while the content is not final).
+     */
     @Override
     public RequestHead request() {
-        return null;
+        ByteBuf b = stream.heldRequest();
+        int n = b == null ? 0 : b.readableBytes();
+        if (n != peekedAt) {
+            peekedAt = n;
+            peeked = n == 0 ? null : RequestPeek.peek(b, frontend.h1Limits(), peekOutcome);
+            if (n == 0) {
+                peekOutcome[0] = RequestPeek.Outcome.INCOMPLETE;
+            }
+        }
+        if (peeked == null && peekOutcome[0] == RequestPeek.Outcome.INCOMPLETE && !contentFinal) {
+            mayChange();
+        }
+        return peeked;
     }
 
     @Override

@@ -74,7 +74,7 @@ class TcpInspectionTest {
         assertThat(client.isOpen()).isFalse();
         assertThat(p.servers()).isEmpty();
         // HAProxy names the frontend as the backend of a stream rejected before it had one
-        assertThat(log.next()).endsWith(" f f/<NOSRV> -1/-1/0 0 PR 1/1/0/0/0 0/0");
+        assertThat(log.next()).matches(".* f f/<NOSRV> -1/-1/\\d+ 0 PR 1/1/0/0/0 0/0");
         assertThat(p.frontend().counters().get(Counter.DENIED_REQUESTS)).isEqualTo(1);
         assertThat(p.backend("b").counters().get(Counter.DENIED_REQUESTS)).isZero();
         assertThat(p.backend("b").counters().get(Counter.SESSIONS)).isZero();
@@ -228,7 +228,7 @@ class TcpInspectionTest {
         client.receive("SILx");
         p.run();
         assertThat(client.isOpen()).isFalse();
-        assertThat(log.next()).endsWith(" f f/<NOSRV> -1/-1/0 0 PR 1/1/0/0/0 0/0");
+        assertThat(log.next()).matches(".* f f/<NOSRV> -1/-1/\\d+ 0 PR 1/1/0/0/0 0/0");
         assertThat(p.frontend().counters().get(Counter.DENIED_REQUESTS)).isEqualTo(1);
     }
 
@@ -351,5 +351,43 @@ class TcpInspectionTest {
         assertThat(client.isOpen()).isFalse();
         // %ci:%cp
         assertThat(log.next()).startsWith("127.0.0.0:4242 [").contains(" PR ");
+    }
+
+    @Test
+    void httpFetchesReadTheRequestHeadTheHeldBytesStartWith() {
+        EmbeddedProxy p = proxy("f", """
+                frontend f
+                    bind 127.0.0.1:8080
+                    tcp-request inspect-delay 2s
+                    tcp-request content reject if HTTP { hdr(host) -i evil.example }
+                    tcp-request content accept if HTTP
+                    use_backend st if { path_beg /static }
+                    default_backend other
+                backend st
+                    server s 127.0.0.1:9001
+                backend other
+                    server o 127.0.0.1:9002
+                """);
+        EmbeddedProxy.Duplex client = p.tcpClient();
+        client.receive("GET /static/x HTTP/1.1\r\nHost: a\r\n");
+        p.run();
+        // not a whole head yet: the rules wait
+        assertThat(p.servers()).isEmpty();
+        client.receive("\r\n");
+        p.run();
+        assertThat(sessions(p, "st")).isEqualTo(1);
+        assertThat(p.server(0).readText()).isEqualTo("GET /static/x HTTP/1.1\r\nHost: a\r\n\r\n");
+
+        EmbeddedProxy.Duplex evil = p.tcpClient();
+        evil.receive("GET / HTTP/1.1\r\nHost: EVIL.example\r\n\r\n");
+        p.run();
+        assertThat(evil.isOpen()).isFalse();
+        assertThat(p.frontend().counters().get(Counter.DENIED_REQUESTS)).isEqualTo(1);
+
+        // not HTTP: decided at once, no rule accepts, the default backend
+        EmbeddedProxy.Duplex other = p.tcpClient();
+        other.receive("\u0001\u0002 binary\r\n\r\n");
+        p.run();
+        assertThat(sessions(p, "other")).isEqualTo(1);
     }
 }
