@@ -1,5 +1,6 @@
 package dev.sluice.config;
 
+import dev.sluice.config.model.Environment;
 import dev.sluice.config.model.Global;
 import dev.sluice.config.model.LogTarget;
 import dev.sluice.config.model.ProcessSettings;
@@ -62,6 +63,8 @@ public final class GlobalBuilder {
     /** {@code node} and {@code description} (null: not set). */
     public String node;
     public String description;
+    /** What setenv, presetenv, unsetenv and resetenv did to the inherited environment so far. */
+    public Environment environment = Environment.INHERITED;
 
     public Global build() {
         return new Global(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetime, logs, logTag, statsSockets, statsTimeout,
@@ -69,6 +72,6 @@ public final class GlobalBuilder {
                 new QuicTune(quicIdleTimeout, quicMaxStreams, quicMaxData, quicStreamData, quicHystart,
                         quicRetryThreshold, clusterSecret),
                 new ProcessSettings(user, userAt, group, groupAt, uid, gid, chroot, ulimitN,
-                        hardStopAfter, noReusePort, zeroWarning, masterWorker, exitOnFailure, maxReloads), node, description);
+                        hardStopAfter, noReusePort, zeroWarning, masterWorker, exitOnFailure, maxReloads), node, description, environment);
     }
 }

@@ -26,6 +26,7 @@ public final class KeywordRegistry {
      */
     private static final List<Consumer<KeywordRegistry>> KEYWORD_SETS = List.of(
             ProcessKeywords::register,
+            EnvironmentKeywords::register,
             ProxyKeywords::register,
             BindKeywords::register,
             ServerKeywords::register,

@@ -44,6 +44,8 @@ public final class ProxyBuilder {
     public final Section section;
     public final String name;
     public final SourceRef where;
+    /** The {@code default-path} directory the section's lines were read in (null: the start directory). */
+    String directory;
 
     public Mode mode;
     public final List<Bind> binds = new ArrayList<>();
@@ -320,7 +322,7 @@ public final class ProxyBuilder {
                 new ProxyOptions(kind.hasBackend() && preferLastServer, kind.hasBackend() ? fullconn : 0,
                         kind.hasBackend() && abortOnClose, kind.hasFrontend() && contStats,
                         kind.hasFrontend() && ignoreProbes, splice),
-                description);
+                description, directory);
     }
 
     /** The mode in force: HAProxy's default is tcp. */

@@ -63,7 +63,6 @@ final class Unsupported {
             Map.entry("localpeer", "peers (stick-table replication)"),
             Map.entry("httpclient.ssl.verify", "the internal HTTP client"), Map.entry("set-dumpable", "core dumps (set-dumpable)"),
             Map.entry("expose-experimental-directives", "experimental directives"),
-            Map.entry("default-path", "default-path"),
             Map.entry("hash-balance-factor", "bounded-load consistent hashing"),
             
             Map.entry("option keep-conn", "keep-conn"), 

@@ -10,11 +10,19 @@ import java.util.List;
  * the admin sockets and {@code statsTimeoutMs} how long an idle admin session stays open; {@code tune} the
  * buffer tuning; {@code quic} the QUIC transport settings; {@code process} the user, group, chroot and
  * file-descriptor limit of the process; {@code node} and {@code description} the process's name and description
- * ({@code node}, {@code description}: {@code show info}, the stats page; null when not set).
+ * ({@code node}, {@code description}: {@code show info}, the stats page; null when not set); {@code environment} what
+ * {@code setenv} and its kin did to the inherited environment (the {@code env()} fetch reads through it).
  */
 public record Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
         List<LogTarget> logs, String logTag, List<StatsSocket> statsSockets, long statsTimeoutMs, Tune tune,
-        QuicTune quic, ProcessSettings process, String node, String description) {
+        QuicTune quic, ProcessSettings process, String node, String description, Environment environment) {
+
+    public Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
+            List<LogTarget> logs, String logTag, List<StatsSocket> statsSockets, long statsTimeoutMs, Tune tune,
+            QuicTune quic, ProcessSettings process, String node, String description) {
+        this(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetimeMs, logs, logTag, statsSockets, statsTimeoutMs, tune, quic, process,
+                node, description, Environment.INHERITED);
+    }
 
     public Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
             List<LogTarget> logs, String logTag, List<StatsSocket> statsSockets, long statsTimeoutMs, Tune tune,

@@ -12,7 +12,6 @@ import io.netty.util.AsciiString;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -380,7 +379,7 @@ public final class Actions {
                 case "file", "lf-file" -> {
                     String file = args.get(++i);
                     try {
-                        String content = Files.readString(Path.of(file), StandardCharsets.ISO_8859_1);
+                        String content = Files.readString(CompileScope.file(file), StandardCharsets.ISO_8859_1);
                         body = w.equals("file") ? Template.literal(content) : Template.compile(content);
                     } catch (IOException e) {
                         throw new IllegalArgumentException("cannot read file '" + file + "'");
