@@ -131,6 +131,7 @@ public final class ConfigParser {
         List<Proxy> built = new ArrayList<>();
         Global g = global.build();
         for (ProxyBuilder p : proxies) {
+            LogKeywords.capCookieCapture(p, g.tune().cookieLen(), diags);
             resolveTls(p);
             Proxy b = p.build(g);
             built.add(b);
@@ -349,6 +350,15 @@ public final class ConfigParser {
                 diags.error(at, "'default option' is not supported by Sluice.");
                 return;
             }
+        }
+        if ((w.get(0).equals("no") || w.get(0).equals("default")) && section == Section.GLOBAL && w.size() > 1) {
+            // as HAProxy 2.6: a few global keywords take "no"
+            if (!CpuKeywords.NEGATABLE.contains(w.get(1))) {
+                diags.error(at, CpuKeywords.NOT_NEGATABLE);
+                return;
+            }
+            negated = w.get(0).equals("no");
+            w = negated ? w.subList(1, w.size()) : w;
         }
         String first = w.get(0);
         String second = w.size() > 1 ? w.get(1) : null;

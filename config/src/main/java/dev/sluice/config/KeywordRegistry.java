@@ -27,6 +27,8 @@ public final class KeywordRegistry {
     private static final List<Consumer<KeywordRegistry>> KEYWORD_SETS = List.of(
             ProcessKeywords::register,
             EnvironmentKeywords::register,
+            TuneKeywords::register,
+            CpuKeywords::register,
             ProxyKeywords::register,
             BindKeywords::register,
             ServerKeywords::register,

@@ -258,7 +258,7 @@ public final class ProxyBuilder {
                 dontLogNormal, logTag != null ? logTag : global.logTag(), format == null || format != logFormat ? null : logFormatWhere,
                 new Captures(requestCaptures, responseCaptures, captureCookie), logAsap, uniqueIdFormat, uniqueIdWhere,
                 uniqueIdHeader);
-        return build(logging);
+        return build(logging, global.tune().compMaxLevel());
     }
 
     /**
@@ -289,7 +289,7 @@ public final class ProxyBuilder {
         return out;
     }
 
-    private Proxy build(Logging logging) {
+    private Proxy build(Logging logging, int compressionLevel) {
         ProxyKind kind = kind();
         Timeouts timeouts = new Timeouts(timeoutClient, timeoutServer, timeoutConnect, timeoutHttpRequest, timeoutHttpKeepAlive,
                 timeoutQueue, timeoutTunnel, timeoutClientFin, timeoutServerFin, timeoutCheck, timeoutTarpit);
@@ -300,7 +300,7 @@ public final class ProxyBuilder {
                 timeouts,
                 new HttpOptions(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, clientTcpKeepAlive, serverTcpKeepAlive,
                         poolPurgeDelay, h3AltSvcMaxAge, compAlgos.isEmpty() && compTypes.isEmpty() && !compOffload ? null
-                                : new Compression(compAlgos, compTypes, compOffload)),
+                                : new Compression(compAlgos, compTypes, compOffload, compressionLevel)),
                 acls, redirectRules.isEmpty() ? httpRequestRules : concat(httpRequestRules, redirectRules), httpResponseRules,
                 httpAfterResponseRules,
                 kind.hasFrontend() ? useBackends : List.of(),

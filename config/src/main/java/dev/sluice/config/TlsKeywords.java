@@ -1,9 +1,13 @@
 package dev.sluice.config;
 
+import dev.sluice.config.model.TlsTune;
 import dev.sluice.config.model.TlsVersion;
 import dev.sluice.config.model.Verify;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -285,26 +289,124 @@ final class TlsKeywords {
                 }));
         r.register(new Keyword("tune.ssl.default-dh-param", global, "tune.ssl.default-dh-param <bits>",
                 "Accepted for compatibility: BoringSSL offers no DHE key exchange, so the value has no effect.", c -> {
-                    if (c.expectArgs(1, 1, "tune.ssl.default-dh-param <bits>")) {
-                        c.intArg(c.args().get(0), "tune.ssl.default-dh-param", 1024, 16384, 2048);
-                        c.warning("has no effect in Sluice: BoringSSL offers no DHE key exchange (ECDHE is used).");
+                    if (!c.atMost(1)) {
+                        return;
+                    }
+                    if (c.args().isEmpty() || c.args().get(0).isEmpty()) {
+                        c.lineError("'tune.ssl.default-dh-param' expects an integer argument.");
+                    } else if (Units.atoi(c.args().get(0)) < 1024) {
+                        c.lineError("'tune.ssl.default-dh-param' expects a value >= 1024.");
+                    } else {
+                        c.warning(TuneKeywords.NO_EFFECT + "BoringSSL offers no DHE key exchange (ECDHE is used).");
+                    }
+                }));
+        r.register(new Keyword("ssl-dh-param-file", global, "ssl-dh-param-file <file>",
+                "Accepted for compatibility: the file must be readable, but BoringSSL offers no DHE key exchange, so it has no"
+                        + " effect.",
+                c -> {
+                    if (!c.atMost(1)) {
+                        return;
+                    }
+                    if (c.args().isEmpty() || c.args().get(0).isEmpty()) {
+                        c.lineError("'ssl-dh-param-file' expects a file path as an argument.");
+                    } else if (!dhParams(Path.of(c.path(c.args().get(0))))) {
+                        c.lineError("'ssl-dh-param-file': unable to load DH parameters from file <" + c.args().get(0) + ">.");
+                    } else {
+                        c.warning(TuneKeywords.NO_EFFECT + "BoringSSL offers no DHE key exchange (ECDHE is used).");
                     }
                 }));
         r.register(new Keyword("tune.ssl.cachesize", global, "tune.ssl.cachesize <entries>",
                 "Size of the TLS session cache for resumption (default 20000; 0 disables it).", c -> {
-                    if (c.expectArgs(1, 1, "tune.ssl.cachesize <entries>")) {
-                        c.global().sslCacheSize = c.intArg(c.args().get(0), "tune.ssl.cachesize", 0, 10_000_000, 20000);
+                    if (!c.atMost(1)) {
+                        return;
                     }
+                    if (c.args().isEmpty() || c.args().get(0).isEmpty()) {
+                        c.lineError("'tune.ssl.cachesize' expects an integer argument.");
+                        return;
+                    }
+                    int v = Units.atoi(c.args().get(0));
+                    if (v < 0) {
+                        c.lineError("'tune.ssl.cachesize' expects a positive numeric value.");
+                        return;
+                    }
+                    c.global().sslCacheSize = v;
                 }));
         r.register(new Keyword("tune.ssl.lifetime", global, "tune.ssl.lifetime <time>",
-                "Lifetime of cached TLS sessions (default 300s).", c -> {
-                    if (c.expectArgs(1, 1, "tune.ssl.lifetime <time>")) {
-                        long v = c.timeArg(c.args().get(0));
-                        if (v >= 0) {
-                            c.global().sslLifetime = v;
-                        }
+                "Lifetime of cached TLS sessions (default 300s; a number without unit is in seconds, as in HAProxy).", c -> {
+                    if (!c.atMost(1)) {
+                        return;
+                    }
+                    String a = c.args().isEmpty() ? "" : c.args().get(0);
+                    if (a.isEmpty()) {
+                        c.lineError("'tune.ssl.lifetime' expects ssl sessions <lifetime> in seconds as argument.");
+                        return;
+                    }
+                    try {
+                        c.global().sslLifetime = Units.parseTimeErr(a, 1000);
+                    } catch (Units.BadTime e) {
+                        c.lineError(e.overflow() ? "timer overflow in argument '" + a + "' to <tune.ssl.lifetime> (maximum value is 2147483647 s"
+                                + " or ~68 years)." : "unexpected character '" + e.at() + "' in argument to <tune.ssl.lifetime>.");
                     }
                 }));
+        r.register(new Keyword("issuers-chain-path", global, "issuers-chain-path <dir>",
+                "A directory of issuer certificates: a 'crt' given without its issuer's certificate gets it from there (the one"
+                        + " whose subject is the certificate's issuer and whose key signed it), to send a complete chain.",
+                c -> {
+                    if (!c.atMost(1)) {
+                        return;
+                    }
+                    String dir = c.args().isEmpty() ? "" : c.args().get(0);
+                    Path p = Path.of(c.path(dir));
+                    if (dir.isEmpty() || !Files.exists(p)) {
+                        c.lineError("global statement 'issuers-chain-path' expects a directory path as an argument.");
+                    } else if (!Files.isDirectory(p)) {
+                        c.lineError("global statement 'issuers-chain-path': " + dir + " is not a directory.");
+                    } else {
+                        c.global().issuersChainPath = p.toString();
+                    }
+                }));
+        r.register(new Keyword("ssl-load-extra-files", global, "ssl-load-extra-files none|all|<kind>...",
+                "Which files beside a 'crt' file complete it: 'key' (<crt>.key holds the private key) and 'issuer' (<crt>.issuer"
+                        + " the issuer's certificate, added to the chain) are Sluice's; 'ocsp', 'sctl' and 'bundle' name what Sluice does"
+                        + " not support (OCSP stapling, SCTs, multi-certificate bundles) and are ignored. Default: all.",
+                c -> {
+                    List<String> a = c.args();
+                    Set<String> kinds = new HashSet<>();
+                    if (a.isEmpty() || a.get(0).isEmpty()) {
+                        c.lineError("'ssl-load-extra-files' expects one or multiple arguments (none, all, bundle, sctl, ocsp, issuer).");
+                        return;
+                    }
+                    for (int i = 0; i < a.size(); i++) {
+                        String k = a.get(i);
+                        if (k.equals("none") || k.equals("all")) {
+                            if (!kinds.isEmpty() || i + 1 < a.size()) {
+                                c.lineError("'ssl-load-extra-files' 'none' and 'all' can be only used alone");
+                                return;
+                            }
+                            c.global().sslExtraFiles = k.equals("all") ? TlsTune.ALL_EXTRA_FILES : Set.of();
+                            return;
+                        }
+                        if (!TlsTune.ALL_EXTRA_FILES.contains(k)) {
+                            c.lineError("'ssl-load-extra-files' expects one or multiple arguments (none, all, bundle, sctl, ocsp, issuer).");
+                            return;
+                        }
+                        kinds.add(k);
+                    }
+                    c.global().sslExtraFiles = kinds;
+                }));
+        r.register(new Keyword("ssl-load-extra-del-ext", global, "ssl-load-extra-del-ext",
+                "The companion files of a 'crt' file are named without its extension: site.key beside site.pem, not site.pem.key.",
+                c -> c.global().sslExtraDelExt = true));
+    }
+
+    /** Whether {@code file} holds PEM DH parameters (what HAProxy loads from it). */
+    private static boolean dhParams(Path file) {
+        try {
+            String text = Files.readString(file, java.nio.charset.StandardCharsets.ISO_8859_1);
+            return text.contains("-----BEGIN DH PARAMETERS-----") || text.contains("-----BEGIN X9.42 DH PARAMETERS-----");
+        } catch (java.io.IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     private static void defaults(KeywordContext c, TlsOptions into, boolean server) {

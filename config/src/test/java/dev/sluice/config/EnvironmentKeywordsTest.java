@@ -77,10 +77,26 @@ class EnvironmentKeywordsTest {
             "setenv A=B c    => 'setenv' failed on variable 'A=B' : Invalid argument.",
             "unsetenv        => 'unsetenv' expects at least one variable name.",
             "unsetenv A=B    => 'unsetenv' failed on variable 'A=B' : Invalid argument.",
+            "set-var proc.d  => 'set-var' requires a process-wide variable name ('proc.<name>') and a sample expression.",
+            "set-var-fmt proc.k => 'set-var-fmt' requires a process-wide variable name ('proc.<name>') and a format string.",
+            "set-var txn.c int(1) => 'set-var': cannot set variable 'txn.c', only scope 'proc' is permitted in the global section.",
+            "set-var-fmt txn.k x => 'set-var-fmt': cannot set variable 'txn.k', only scope 'proc' is permitted in the global section.",
+            "set-var foo.x int(1) => invalid variable name 'foo.x'. A variable name must be start by its scope. The scope can be 'proc', 'sess', 'txn', 'req', 'res' or 'check'",
+            "set-var proc. int(1) => invalid variable name 'proc.'. A variable name must be start by its scope. The scope can be 'proc', 'sess', 'txn', 'req', 'res' or 'check'",
+            "set-var proc.a-b int(1) => invalid syntax at char '-b)'",
+            "set-var proc.a,b int(1) => unknown condition \"b\"",
     })
     void errors(String line, String message) {
         var d = assertSingleError(parse(inGlobal(line)), GLOBAL_LINE, message);
         assertThat(d.message()).isEqualTo(message);
+    }
+
+    @Test
+    void setVarLinesAreKeptInOrderForTheRuntime() {
+        Config c = valid(inGlobal("set-var proc.a int(1)\nset-var-fmt proc.b,ifnotset \"%pid\" ignored\nset-var proc.c_1.x str(y)"));
+        assertThat(c.global().vars()).extracting(v -> v.name() + " " + v.conditions() + " " + v.expression() + " " + v.format())
+                .containsExactly("proc.a [] int(1) false", "proc.b [ifnotset] %pid true", "proc.c_1.x [] str(y) false");
+        assertThat(c.global().vars().get(0).where().line()).isEqualTo(GLOBAL_LINE);
     }
 
     @Test

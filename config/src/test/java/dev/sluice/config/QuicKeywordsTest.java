@@ -137,7 +137,7 @@ class QuicKeywordsTest {
             "tune.quic.frontend.stream-data 8x        => unexpected suffix 'x'",
             "tune.quic.cc-hystart maybe               => expects 'on' or 'off', not 'maybe'.",
             "tune.quic.socket-owner connection        => 'tune.quic.socket-owner connection' is not supported by Sluice: QUIC connections share their listener's socket.",
-            "tune.quic.frontend.conn-tx-buffers.limit 10 => is not supported by Sluice yet: QUIC transmit buffer limits.",
+            "tune.quic.frontend.conn-tx-buffers.limit 0 => 'tune.quic.frontend.conn-tx-buffers.limit' expects a positive integer.",
     })
     void rejectedTuning(String line, String message) {
         assertSingleError(parse(inGlobal(line)), GLOBAL_LINE, message == null ? "" : message);
