@@ -379,6 +379,7 @@ public final class Main {
             runtime.stop();
             return 1;
         }
+        Privileges.setDumpable(config.global().process().dumpable(), opts.quiet() ? new PrintStream(OutputStream.nullOutputStream()) : System.err);
         if (ready != null) {
             if (readyOut != null) {
                 try (OutputStream out = readyOut) {

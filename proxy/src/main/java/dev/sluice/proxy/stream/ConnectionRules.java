@@ -1,6 +1,7 @@
 package dev.sluice.proxy.stream;
 
 import dev.sluice.proxy.http.ResponseHead;
+import dev.sluice.proxy.rules.ProcScope;
 import dev.sluice.proxy.rules.RequestTxn;
 import dev.sluice.proxy.rules.Rule;
 import dev.sluice.proxy.rules.Trackers;
@@ -18,10 +19,17 @@ import java.util.function.Predicate;
 public final class ConnectionRules implements Predicate<Channel> {
     private final List<Rule> rules;
     private final String frontend;
+    private final ProcScope process;
 
     public ConnectionRules(List<Rule> rules, String frontend) {
+        this(rules, frontend, new ProcScope());
+    }
+
+    /** With the process's variables and environment ({@code proc.}, {@code env()}), as every rule of the runtime sees them. */
+    public ConnectionRules(List<Rule> rules, String frontend, ProcScope process) {
         this.rules = rules;
         this.frontend = frontend;
+        this.process = process;
     }
 
     /** Whether the connection may go on. */
@@ -33,6 +41,7 @@ public final class ConnectionRules implements Predicate<Channel> {
     /** The same for a connection whose channel addresses are not IP ones (a QUIC connection's are CIDs). */
     public boolean accept(Channel ch, InetSocketAddress client, InetSocketAddress local) {
         Target t = new Target(client, local, frontend);
+        t.process(process);
         Rule.run(rules, t);
         Trackers trackers = t.trackers();
         if (t.rejected) {

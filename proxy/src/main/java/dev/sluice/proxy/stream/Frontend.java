@@ -4,6 +4,7 @@ import dev.sluice.config.model.HttpOptions;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.ProxyKind;
 import dev.sluice.config.model.Timeouts;
+import dev.sluice.config.model.Tune;
 import dev.sluice.pools.Budget;
 import dev.sluice.proxy.auth.Userlists;
 import dev.sluice.proxy.backend.Backend;
@@ -16,6 +17,7 @@ import dev.sluice.proxy.log.CapturePlan;
 import dev.sluice.proxy.rules.Cond;
 import dev.sluice.proxy.rules.ForwardFor;
 import dev.sluice.proxy.rules.PageService;
+import dev.sluice.proxy.rules.ProcScope;
 import dev.sluice.proxy.rules.ProxyRules;
 import dev.sluice.proxy.rules.Service;
 import dev.sluice.proxy.rules.Template;
@@ -65,6 +67,8 @@ public final class Frontend {
     private final int id;
     private volatile boolean stopped;
     private AsciiString altSvc;
+    private Tune tune = Tune.DEFAULT;
+    private ProcScope process = new ProcScope();
 
     public Frontend(Proxy config, int id, Workers workers, LiveStreams streams, ProxyRules rules, Map<String, Backend> backends, Backend defaultBackend,
             ConnectionLimit limit, H1Limits h1Limits, AccessLog accessLog) {
@@ -101,6 +105,25 @@ public final class Frontend {
     /** {@code unique-id-header} (lower case), or null when no id is sent to servers. */
     public AsciiString uniqueIdHeader() {
         return uniqueIdHeader;
+    }
+
+    /** The process's variables and environment, which every stream's rules share; before start. */
+    public void process(ProcScope scope) {
+        this.process = scope;
+    }
+
+    public ProcScope process() {
+        return process;
+    }
+
+    /** The global section's tuning (HTTP/2 settings, buffer size); before start. */
+    public void tune(Tune t) {
+        this.tune = t;
+    }
+
+    /** The global section's tuning: what HTTP/2 connections advertise ({@code tune.h2.*}). */
+    public Tune tune() {
+        return tune;
     }
 
     /** Sets the {@code alt-svc} value added to TCP responses ({@code option h3-alt-svc}); before start. */
