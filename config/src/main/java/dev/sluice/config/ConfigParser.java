@@ -43,11 +43,22 @@ public final class ConfigParser {
     /**
      * What the parse may consult outside the text: environment variables, the build features that
      * {@code .if feature(...)} tests, the emulated HAProxy version, and the TLS library's name and OpenSSL-compatible
-     * version for {@code ssllib_name_startswith()} and {@code openssl_version_*()} (null when unknown).
+     * version for {@code ssllib_name_startswith()} and {@code openssl_version_*()} (null when unknown), and the directory the
+     * configuration's relative paths start from ({@code -C}; null: the working directory).
      */
-    public record Settings(Function<String, String> env, Set<String> features, String version, String sslLibrary, String sslVersion) {
+    public record Settings(Function<String, String> env, Set<String> features, String version, String sslLibrary, String sslVersion,
+            String directory) {
         public Settings(Function<String, String> env, Set<String> features, String version) {
             this(env, features, version, null, null);
+        }
+
+        public Settings(Function<String, String> env, Set<String> features, String version, String sslLibrary, String sslVersion) {
+            this(env, features, version, sslLibrary, sslVersion, null);
+        }
+
+        /** The same, relative paths starting from {@code dir} ({@code -C}; null: the working directory). */
+        public Settings inDirectory(String dir) {
+            return new Settings(env, features, version, sslLibrary, sslVersion, dir);
         }
 
         public static Settings fromSystem(Set<String> features) {
@@ -60,7 +71,12 @@ public final class ConfigParser {
 
         /** What {@link Conditions} consults. */
         public Conditions.Context conditions() {
-            return new Conditions.Context(env, features, version, sslLibrary, sslVersion);
+            return conditions(env);
+        }
+
+        /** The same, reading the environment through {@code environment} (what the global section's setenv lines made of it). */
+        Conditions.Context conditions(Function<String, String> environment) {
+            return new Conditions.Context(environment, features, version, sslLibrary, sslVersion);
         }
     }
 
@@ -81,6 +97,8 @@ public final class ConfigParser {
     private final Diagnostics diags = new Diagnostics();
 
     private final GlobalBuilder global = new GlobalBuilder();
+    /** Where relative paths start from: {@code default-path}. */
+    private final ConfigPaths paths;
     private final List<ProxyBuilder> proxies = new ArrayList<>();
     private final Map<String, ProxyBuilder> namedDefaults = new HashMap<>();
     private ProxyBuilder lastDefaults;
@@ -100,7 +118,9 @@ public final class ConfigParser {
     public ConfigParser(KeywordRegistry registry, Settings settings) {
         this.registry = registry;
         this.settings = settings;
-        this.lexer = new LineLexer(settings.env());
+        // the environment as the global section's setenv, presetenv, unsetenv and resetenv lines left it so far
+        this.lexer = new LineLexer(this::getenv);
+        this.paths = new ConfigPaths(settings.directory());
     }
 
     public Result parse(List<Source> sources) {
@@ -111,6 +131,7 @@ public final class ConfigParser {
         List<Proxy> built = new ArrayList<>();
         Global g = global.build();
         for (ProxyBuilder p : proxies) {
+            LogKeywords.capCookieCapture(p, g.tune().cookieLen(), diags);
             resolveTls(p);
             Proxy b = p.build(g);
             built.add(b);
@@ -129,7 +150,8 @@ public final class ConfigParser {
     }
 
     private void parseSource(Source src) {
-        Preprocessor pp = new Preprocessor(diags, settings.conditions());
+        Preprocessor pp = new Preprocessor(diags, settings.conditions(this::getenv));
+        paths.enterFile(src.name());
         String[] lines = src.text().split("\n", -1);
         // a file ends with LF; the empty string after the final LF is not a line
         int count = lines.length;
@@ -168,6 +190,11 @@ public final class ConfigParser {
             line(at, words);
         }
         pp.finish();
+    }
+
+    /** An environment variable as the lines read so far left it. */
+    private String getenv(String name) {
+        return global.environment.get(settings.env(), name);
     }
 
     private static String stripCr(String s) {
@@ -288,6 +315,7 @@ public final class ConfigParser {
             diags.error(at, "'" + kw + "' : invalid character in name '" + name + "'.");
         }
         ProxyBuilder p = new ProxyBuilder(s, name, at);
+        p.directory = paths.directory();
         // as in HAProxy, only proxies inherit the last defaults section; a defaults section starts afresh
         ProxyBuilder base = s == Section.DEFAULTS ? null : lastDefaults;
         if (from != null) {
@@ -323,6 +351,15 @@ public final class ConfigParser {
                 return;
             }
         }
+        if ((w.get(0).equals("no") || w.get(0).equals("default")) && section == Section.GLOBAL && w.size() > 1) {
+            // as HAProxy 2.6: a few global keywords take "no"
+            if (!CpuKeywords.NEGATABLE.contains(w.get(1))) {
+                diags.error(at, CpuKeywords.NOT_NEGATABLE);
+                return;
+            }
+            negated = w.get(0).equals("no");
+            w = negated ? w.subList(1, w.size()) : w;
+        }
         String first = w.get(0);
         String second = w.size() > 1 ? w.get(1) : null;
         Keyword k = registry.lookup(first, second);
@@ -342,7 +379,7 @@ public final class ConfigParser {
             return;
         }
         int kwWords = k.name().indexOf(' ') < 0 ? 1 : 2;
-        KeywordContext ctx = new KeywordContext(at, w, kwWords, negated, section, current, global, diags, settings);
+        KeywordContext ctx = new KeywordContext(at, w, kwWords, negated, section, current, global, diags, settings, paths);
         ctx.httpErrors(httpErrors, currentErrors);
         ctx.userlist(currentUserlist);
         k.parser().parse(ctx);
@@ -409,7 +446,7 @@ public final class ConfigParser {
                     eff.alpn = List.of("h3");
                 }
                 eff.layerOver(global.bindDefaults);
-                p.binds.set(i, p.binds.get(i).withTls(eff.toBind(global.crtBase)));
+                p.binds.set(i, p.binds.get(i).withTls(eff.toBind(global.crtBase, p.directory)));
             }
         }
         for (int i = 0; i < p.servers.size(); i++) {
@@ -419,7 +456,7 @@ public final class ConfigParser {
             if (!eff.sslEnabled()) {
                 continue;
             }
-            ServerTls t = eff.toServer(global.caBase, global.crtBase, global.serverVerify);
+            ServerTls t = eff.toServer(global.caBase, global.crtBase, global.serverVerify, p.directory);
             if (t.verify() == Verify.REQUIRED && t.caFile() == null) {
                 diags.error(s.where(), "'server " + p.name + "/" + s.name() + "' : verify is enabled by default but no CA file specified. If"
                         + " you're running on a LAN where you're certain to trust the server's certificate, please set an explicit 'verify"

@@ -46,7 +46,7 @@ final class ErrorKeywords {
         byte[] page;
         String file = c.args().get(1);
         try {
-            page = Files.readAllBytes(Path.of(file));
+            page = Files.readAllBytes(Path.of(c.path(file)));
         } catch (IOException | RuntimeException e) {
             c.error("error opening file <" + file + ">.");
             return;
@@ -154,7 +154,7 @@ final class ErrorKeywords {
         byte[] page;
         if (opt.equals("errorfile")) {
             try {
-                page = Files.readAllBytes(Path.of(value));
+                page = Files.readAllBytes(Path.of(c.path(value)));
             } catch (IOException | RuntimeException e) {
                 c.error("error opening file <" + value + ">.");
                 return null;

@@ -1,14 +1,22 @@
 package dev.sluice.config;
 
+import dev.sluice.config.model.CpuMap;
+import dev.sluice.config.model.Environment;
 import dev.sluice.config.model.Global;
+import dev.sluice.config.model.H2Tune;
+import dev.sluice.config.model.SocketTune;
+import dev.sluice.config.model.TlsTune;
 import dev.sluice.config.model.LogTarget;
+import dev.sluice.config.model.ProcVar;
 import dev.sluice.config.model.ProcessSettings;
 import dev.sluice.config.model.QuicTune;
 import dev.sluice.config.model.StatsSocket;
 import dev.sluice.config.model.Tune;
 import dev.sluice.config.model.Verify;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /** The mutable {@code global} section while parsing; {@link #build} freezes it. Parse-time only. */
 public final class GlobalBuilder {
@@ -62,13 +70,48 @@ public final class GlobalBuilder {
     /** {@code node} and {@code description} (null: not set). */
     public String node;
     public String description;
+    /** What setenv, presetenv, unsetenv and resetenv did to the inherited environment so far. */
+    public Environment environment = Environment.INHERITED;
+    /** {@link TuneKeywords}: socket buffers, accept batches, epoll events (0: not set). */
+    int clientRcvbuf;
+    int clientSndbuf;
+    int serverRcvbuf;
+    int serverSndbuf;
+    int maxAccept;
+    int maxPollEvents;
+    int h2HeaderTableSize = H2Tune.DEFAULT.headerTableSize();
+    int h2InitialWindowSize = H2Tune.DEFAULT.initialWindowSize();
+    int h2MaxConcurrentStreams = H2Tune.DEFAULT.maxConcurrentStreams();
+    int h2MaxFrameSize = H2Tune.DEFAULT.maxFrameSize();
+    int compMaxLevel = Tune.DEFAULT_COMP_LEVEL;
+    int logUriLen = Tune.DEFAULT_LOG_URI_LEN;
+    int cookieLen = Tune.DEFAULT_COOKIE_LEN;
+    int sslHardMaxRecord;
+    String issuersChainPath;
+    Set<String> sslExtraFiles = TlsTune.ALL_EXTRA_FILES;
+    boolean sslExtraDelExt;
+    /** {@code set-dumpable}, {@code insecure-fork-wanted}, {@code cpu-map}. */
+    boolean dumpable;
+    boolean insecureForkWanted;
+    final List<CpuMap> cpuMaps = new ArrayList<>();
+    /** The global {@code set-var} and {@code set-var-fmt} lines, in order. */
+    final List<ProcVar> vars = new ArrayList<>();
+    /** {@code expose-experimental-directives}. */
+    boolean experimental;
+    /** The keywords HAProxy takes once ("already specified. Continuing."). */
+    final Set<String> seenOnce = new HashSet<>();
 
     public Global build() {
         return new Global(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetime, logs, logTag, statsSockets, statsTimeout,
-                new Tune(bufsize, maxrewrite, maxhdr, prometheusMaxSeries, spreadChecks, noSplice, pipesize),
+                new Tune(bufsize, maxrewrite, maxhdr, prometheusMaxSeries, spreadChecks, noSplice, pipesize,
+                        new SocketTune(clientRcvbuf, clientSndbuf, serverRcvbuf, serverSndbuf, maxAccept, maxPollEvents),
+                        new H2Tune(h2HeaderTableSize, h2InitialWindowSize, h2MaxConcurrentStreams, h2MaxFrameSize), compMaxLevel, logUriLen,
+                        cookieLen),
                 new QuicTune(quicIdleTimeout, quicMaxStreams, quicMaxData, quicStreamData, quicHystart,
                         quicRetryThreshold, clusterSecret),
                 new ProcessSettings(user, userAt, group, groupAt, uid, gid, chroot, ulimitN,
-                        hardStopAfter, noReusePort, zeroWarning, masterWorker, exitOnFailure, maxReloads), node, description);
+                        hardStopAfter, noReusePort, zeroWarning, masterWorker, exitOnFailure, maxReloads, dumpable, insecureForkWanted,
+                        cpuMaps), node, description, environment,
+                new TlsTune(sslHardMaxRecord, issuersChainPath, sslExtraFiles, sslExtraDelExt), vars);
     }
 }

@@ -75,8 +75,8 @@ final class HttpReturnKeywords {
                     String path = a.get(++i);
                     try {
                         hasBody = true;
-                        nonEmptyBody = Files.size(Path.of(path)) > 0;
-                        if (!Files.isReadable(Path.of(path))) {
+                        nonEmptyBody = Files.size(Path.of(c.path(path))) > 0;
+                        if (!Files.isReadable(Path.of(c.path(path)))) {
                             throw new IOException("not readable");
                         }
                     } catch (IOException | RuntimeException e) {

@@ -18,9 +18,11 @@ public final class KeywordContext {
     private final Diagnostics diags;
     private final ConfigParser.Settings settings;
     private final boolean negated;
+    private final ConfigPaths paths;
 
     KeywordContext(SourceRef at, List<String> words, int keywordWords, boolean negated, Section section, ProxyBuilder proxy,
-            GlobalBuilder global, Diagnostics diags, ConfigParser.Settings settings) {
+            GlobalBuilder global, Diagnostics diags, ConfigParser.Settings settings, ConfigPaths paths) {
+        this.paths = paths;
         this.negated = negated;
         this.at = at;
         this.words = words;
@@ -102,6 +104,16 @@ public final class KeywordContext {
         return settings;
     }
 
+    /** Where relative paths start from ({@code default-path}). */
+    ConfigPaths paths() {
+        return paths;
+    }
+
+    /** A file this line names, as the line opens it: relative to the {@code default-path} directory in force. */
+    public String path(String file) {
+        return paths.resolve(file);
+    }
+
     public void error(String message) {
         diags.error(at, "'" + keyword() + "' : " + message);
     }
@@ -129,6 +141,18 @@ public final class KeywordContext {
         }
         if (n > max) {
             error("unexpected argument '" + args().get(max) + "'; expected: " + syntax);
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * HAProxy's check of a keyword that takes at most {@code max} arguments: an error "'kw' cannot handle unexpected
+     * argument 'x'." (its wording) and false when there are more.
+     */
+    public boolean atMost(int max) {
+        if (args().size() > max) {
+            lineError("'" + keyword() + "' cannot handle unexpected argument '" + args().get(max) + "'.");
             return false;
         }
         return true;

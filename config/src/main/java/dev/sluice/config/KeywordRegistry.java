@@ -26,6 +26,9 @@ public final class KeywordRegistry {
      */
     private static final List<Consumer<KeywordRegistry>> KEYWORD_SETS = List.of(
             ProcessKeywords::register,
+            EnvironmentKeywords::register,
+            TuneKeywords::register,
+            CpuKeywords::register,
             ProxyKeywords::register,
             BindKeywords::register,
             ServerKeywords::register,

@@ -328,4 +328,16 @@ final class LogKeywords {
         }
         return -1;
     }
+
+    /**
+     * HAProxy's check after parsing: a {@code capture cookie} length of {@code tune.http.cookielen} or more is cut to it,
+     * with its warning.
+     */
+    static void capCookieCapture(ProxyBuilder p, int cookieRoom, Diagnostics diags) {
+        if (p.captureCookie != null && p.captureCookie.len() >= cookieRoom) {
+            diags.warning(p.where, "truncating capture length to " + (cookieRoom - 1) + " bytes for " + p.kind().keyword() + " '" + p.name
+                    + "'.");
+            p.captureCookie = new Captures.Cookie(p.captureCookie.name(), cookieRoom - 1);
+        }
+    }
 }

@@ -44,6 +44,8 @@ public final class ProxyBuilder {
     public final Section section;
     public final String name;
     public final SourceRef where;
+    /** The {@code default-path} directory the section's lines were read in (null: the start directory). */
+    String directory;
 
     public Mode mode;
     public final List<Bind> binds = new ArrayList<>();
@@ -256,7 +258,7 @@ public final class ProxyBuilder {
                 dontLogNormal, logTag != null ? logTag : global.logTag(), format == null || format != logFormat ? null : logFormatWhere,
                 new Captures(requestCaptures, responseCaptures, captureCookie), logAsap, uniqueIdFormat, uniqueIdWhere,
                 uniqueIdHeader);
-        return build(logging);
+        return build(logging, global.tune().compMaxLevel());
     }
 
     /**
@@ -287,7 +289,7 @@ public final class ProxyBuilder {
         return out;
     }
 
-    private Proxy build(Logging logging) {
+    private Proxy build(Logging logging, int compressionLevel) {
         ProxyKind kind = kind();
         Timeouts timeouts = new Timeouts(timeoutClient, timeoutServer, timeoutConnect, timeoutHttpRequest, timeoutHttpKeepAlive,
                 timeoutQueue, timeoutTunnel, timeoutClientFin, timeoutServerFin, timeoutCheck, timeoutTarpit);
@@ -298,7 +300,7 @@ public final class ProxyBuilder {
                 timeouts,
                 new HttpOptions(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, clientTcpKeepAlive, serverTcpKeepAlive,
                         poolPurgeDelay, h3AltSvcMaxAge, compAlgos.isEmpty() && compTypes.isEmpty() && !compOffload ? null
-                                : new Compression(compAlgos, compTypes, compOffload)),
+                                : new Compression(compAlgos, compTypes, compOffload, compressionLevel)),
                 acls, redirectRules.isEmpty() ? httpRequestRules : concat(httpRequestRules, redirectRules), httpResponseRules,
                 httpAfterResponseRules,
                 kind.hasFrontend() ? useBackends : List.of(),
@@ -320,7 +322,7 @@ public final class ProxyBuilder {
                 new ProxyOptions(kind.hasBackend() && preferLastServer, kind.hasBackend() ? fullconn : 0,
                         kind.hasBackend() && abortOnClose, kind.hasFrontend() && contStats,
                         kind.hasFrontend() && ignoreProbes, splice),
-                description);
+                description, directory);
     }
 
     /** The mode in force: HAProxy's default is tcp. */

@@ -52,10 +52,15 @@ final class ProxyKeywords {
         timeout(r, "server", BACKEND_SIDE, "Maximum inactivity time on the server side; a response not started in time gives 504.",
                 (p, v) -> p.timeoutServer = v);
         timeout(r, "connect", BACKEND_SIDE, "Maximum time to wait for a connection to a server to succeed.", (p, v) -> p.timeoutConnect = v);
-        timeout(r, "http-request", FRONTEND_SIDE, "Maximum time to receive a complete request head (408 after it).",
+        // HAProxy 2.6 takes both in backends too (PR_CAP_FE|PR_CAP_BE): the head of a request and the wait for the next
+        // one are bounded by the frontend's values; a backend's 'timeout http-request' bounds only the wait for a
+        // request body that 'option http-buffer-request' makes, and its 'timeout http-keep-alive' nothing
+        timeout(r, "http-request", PROXIES, "Maximum time to receive a complete request head (408 after it); the frontend's"
+                + " applies. In a backend it only bounds the wait for the body of 'option http-buffer-request', as in HAProxy 2.6.",
                 (p, v) -> p.timeoutHttpRequest = v);
-        timeout(r, "http-keep-alive", FRONTEND_SIDE,
-                "Maximum time to wait for the next request on a kept-alive connection (defaults to 'timeout http-request').",
+        timeout(r, "http-keep-alive", PROXIES,
+                "Maximum time to wait for the next request on a kept-alive connection (defaults to 'timeout http-request'); the"
+                        + " frontend's applies, a backend's has no effect (as in HAProxy 2.6).",
                 (p, v) -> p.timeoutHttpKeepAlive = v);
 
         timeout(r, "queue", BACKEND_SIDE, "Maximum time a request waits in a queue for a server slot (server maxconn); 503 after"

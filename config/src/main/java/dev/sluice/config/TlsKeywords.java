@@ -1,11 +1,17 @@
 package dev.sluice.config;
 
+import dev.sluice.config.model.TlsTune;
 import dev.sluice.config.model.TlsVersion;
 import dev.sluice.config.model.Verify;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
 
 /**
  * The TLS and protocol options of {@code bind} and {@code server} lines, and the global
@@ -233,98 +239,233 @@ final class TlsKeywords {
                 c -> defaults(c, c.global().bindDefaults, false)));
         r.register(new Keyword("ssl-default-server-options", global, "ssl-default-server-options <option>...",
                 "TLS options applied to every 'server ... ssl' line.", c -> defaults(c, c.global().serverDefaults, true)));
-        r.register(new Keyword("ssl-default-bind-ciphers", global, "ssl-default-bind-ciphers <list>",
-                "Default TLS 1.2 cipher list (OpenSSL syntax) of ssl binds.", c -> {
-                    if (c.expectArgs(1, 1, "ssl-default-bind-ciphers <list>")) {
-                        c.global().bindDefaults.ciphers = c.args().get(0);
-                    }
-                }));
-        r.register(new Keyword("ssl-default-bind-ciphersuites", global, "ssl-default-bind-ciphersuites <list>",
-                "Default TLS 1.3 cipher suites of ssl binds.", c -> {
-                    if (c.expectArgs(1, 1, "ssl-default-bind-ciphersuites <list>")) {
-                        c.global().bindDefaults.ciphersuites = c.args().get(0);
-                    }
-                }));
-        r.register(new Keyword("ssl-default-bind-curves", global, "ssl-default-bind-curves <list>",
-                "Default key-exchange groups of ssl binds (e.g. X25519:P-256).", c -> {
-                    if (c.expectArgs(1, 1, "ssl-default-bind-curves <list>")) {
-                        c.global().bindDefaults.curves = c.args().get(0);
-                    }
-                }));
-        r.register(new Keyword("ssl-default-server-ciphers", global, "ssl-default-server-ciphers <list>",
-                "Default TLS 1.2 cipher list towards ssl servers.", c -> {
-                    if (c.expectArgs(1, 1, "ssl-default-server-ciphers <list>")) {
-                        c.global().serverDefaults.ciphers = c.args().get(0);
-                    }
-                }));
-        r.register(new Keyword("ssl-default-server-ciphersuites", global, "ssl-default-server-ciphersuites <list>",
-                "Default TLS 1.3 cipher suites towards ssl servers.", c -> {
-                    if (c.expectArgs(1, 1, "ssl-default-server-ciphersuites <list>")) {
-                        c.global().serverDefaults.ciphersuites = c.args().get(0);
-                    }
-                }));
-        r.register(new Keyword("crt-base", global, "crt-base <dir>", "Directory for relative 'crt' paths.", c -> {
-            if (c.expectArgs(1, 1, "crt-base <dir>")) {
-                c.global().crtBase = c.args().get(0);
-            }
-        }));
-        r.register(new Keyword("ca-base", global, "ca-base <dir>", "Directory for relative 'ca-file' paths.", c -> {
-            if (c.expectArgs(1, 1, "ca-base <dir>")) {
-                c.global().caBase = c.args().get(0);
-            }
-        }));
+        suite(r, "ssl-default-bind-ciphers", "Default TLS 1.2 cipher list (OpenSSL syntax) of ssl binds.", "a cipher suite as an argument.",
+                (c, v) -> c.global().bindDefaults.ciphers = v);
+        suite(r, "ssl-default-bind-ciphersuites", "Default TLS 1.3 cipher suites of ssl binds.", "a cipher suite as an argument.",
+                (c, v) -> c.global().bindDefaults.ciphersuites = v);
+        suite(r, "ssl-default-bind-curves", "Default key-exchange groups of ssl binds (e.g. X25519:P-256).",
+                "a curves suite as an arguments.", (c, v) -> c.global().bindDefaults.curves = v);
+        suite(r, "ssl-default-server-ciphers", "Default TLS 1.2 cipher list towards ssl servers.", "a cipher suite as an argument.",
+                (c, v) -> c.global().serverDefaults.ciphers = v);
+        suite(r, "ssl-default-server-ciphersuites", "Default TLS 1.3 cipher suites towards ssl servers.", "a cipher suite as an argument.",
+                (c, v) -> c.global().serverDefaults.ciphersuites = v);
+        base(r, "crt-base", "Directory for relative 'crt' paths.", (c, v) -> c.global().crtBase = v, c -> c.global().crtBase);
+        base(r, "ca-base", "Directory for relative 'ca-file' paths.", (c, v) -> c.global().caBase = v, c -> c.global().caBase);
         r.register(new Keyword("ssl-server-verify", global, "ssl-server-verify none|required",
                 "Default verification of server certificates (HAProxy's default: required).", c -> {
-                    if (c.expectArgs(1, 1, "ssl-server-verify none|required")) {
-                        switch (c.args().get(0)) {
-                            case "none" -> c.global().serverVerify = Verify.NONE;
-                            case "required" -> c.global().serverVerify = Verify.REQUIRED;
-                            default -> c.error("expects 'none' or 'required', not '" + c.args().get(0) + "'");
-                        }
+                    if (!c.atMost(1)) {
+                        return;
+                    }
+                    String v = c.args().isEmpty() ? "" : c.args().get(0);
+                    switch (v) {
+                        case "none" -> c.global().serverVerify = Verify.NONE;
+                        case "required" -> c.global().serverVerify = Verify.REQUIRED;
+                        case "" -> c.lineError("'ssl-server-verify' expects an integer argument.");
+                        default -> c.lineError("'ssl-server-verify' expects 'none' or 'required' as argument.");
                     }
                 }));
         r.register(new Keyword("tune.ssl.default-dh-param", global, "tune.ssl.default-dh-param <bits>",
                 "Accepted for compatibility: BoringSSL offers no DHE key exchange, so the value has no effect.", c -> {
-                    if (c.expectArgs(1, 1, "tune.ssl.default-dh-param <bits>")) {
-                        c.intArg(c.args().get(0), "tune.ssl.default-dh-param", 1024, 16384, 2048);
-                        c.warning("has no effect in Sluice: BoringSSL offers no DHE key exchange (ECDHE is used).");
+                    if (!c.atMost(1)) {
+                        return;
+                    }
+                    if (c.args().isEmpty() || c.args().get(0).isEmpty()) {
+                        c.lineError("'tune.ssl.default-dh-param' expects an integer argument.");
+                    } else if (Units.atoi(c.args().get(0)) < 1024) {
+                        c.lineError("'tune.ssl.default-dh-param' expects a value >= 1024.");
+                    } else {
+                        c.warning(TuneKeywords.NO_EFFECT + "BoringSSL offers no DHE key exchange (ECDHE is used).");
+                    }
+                }));
+        r.register(new Keyword("ssl-dh-param-file", global, "ssl-dh-param-file <file>",
+                "Accepted for compatibility: the file must be readable, but BoringSSL offers no DHE key exchange, so it has no"
+                        + " effect.",
+                c -> {
+                    if (!c.atMost(1)) {
+                        return;
+                    }
+                    if (c.args().isEmpty() || c.args().get(0).isEmpty()) {
+                        c.lineError("'ssl-dh-param-file' expects a file path as an argument.");
+                    } else if (!dhParams(Path.of(c.path(c.args().get(0))))) {
+                        c.lineError("'ssl-dh-param-file': unable to load DH parameters from file <" + c.args().get(0) + ">.");
+                    } else {
+                        c.warning(TuneKeywords.NO_EFFECT + "BoringSSL offers no DHE key exchange (ECDHE is used).");
                     }
                 }));
         r.register(new Keyword("tune.ssl.cachesize", global, "tune.ssl.cachesize <entries>",
                 "Size of the TLS session cache for resumption (default 20000; 0 disables it).", c -> {
-                    if (c.expectArgs(1, 1, "tune.ssl.cachesize <entries>")) {
-                        c.global().sslCacheSize = c.intArg(c.args().get(0), "tune.ssl.cachesize", 0, 10_000_000, 20000);
+                    if (!c.atMost(1)) {
+                        return;
                     }
+                    if (c.args().isEmpty() || c.args().get(0).isEmpty()) {
+                        c.lineError("'tune.ssl.cachesize' expects an integer argument.");
+                        return;
+                    }
+                    int v = Units.atoi(c.args().get(0));
+                    if (v < 0) {
+                        c.lineError("'tune.ssl.cachesize' expects a positive numeric value.");
+                        return;
+                    }
+                    c.global().sslCacheSize = v;
                 }));
         r.register(new Keyword("tune.ssl.lifetime", global, "tune.ssl.lifetime <time>",
-                "Lifetime of cached TLS sessions (default 300s).", c -> {
-                    if (c.expectArgs(1, 1, "tune.ssl.lifetime <time>")) {
-                        long v = c.timeArg(c.args().get(0));
-                        if (v >= 0) {
-                            c.global().sslLifetime = v;
-                        }
+                "Lifetime of cached TLS sessions (default 300s; a number without unit is in seconds, as in HAProxy).", c -> {
+                    if (!c.atMost(1)) {
+                        return;
+                    }
+                    String a = c.args().isEmpty() ? "" : c.args().get(0);
+                    if (a.isEmpty()) {
+                        c.lineError("'tune.ssl.lifetime' expects ssl sessions <lifetime> in seconds as argument.");
+                        return;
+                    }
+                    try {
+                        c.global().sslLifetime = Units.parseTimeErr(a, 1000);
+                    } catch (Units.BadTime e) {
+                        c.lineError(e.overflow() ? "timer overflow in argument '" + a + "' to <tune.ssl.lifetime> (maximum value is 2147483647 s"
+                                + " or ~68 years)." : "unexpected character '" + e.at() + "' in argument to <tune.ssl.lifetime>.");
                     }
                 }));
+        r.register(new Keyword("issuers-chain-path", global, "issuers-chain-path <dir>",
+                "A directory of issuer certificates: a 'crt' given without its issuer's certificate gets it from there (the one"
+                        + " whose subject is the certificate's issuer and whose key signed it), to send a complete chain.",
+                c -> {
+                    if (!c.atMost(1)) {
+                        return;
+                    }
+                    String dir = c.args().isEmpty() ? "" : c.args().get(0);
+                    Path p = Path.of(c.path(dir));
+                    if (dir.isEmpty() || !Files.exists(p)) {
+                        c.lineError("global statement 'issuers-chain-path' expects a directory path as an argument.");
+                    } else if (!Files.isDirectory(p)) {
+                        c.lineError("global statement 'issuers-chain-path': " + dir + " is not a directory.");
+                    } else {
+                        c.global().issuersChainPath = p.toString();
+                    }
+                }));
+        r.register(new Keyword("ssl-load-extra-files", global, "ssl-load-extra-files none|all|<kind>...",
+                "Which files beside a 'crt' file complete it: 'key' (<crt>.key holds the private key) and 'issuer' (<crt>.issuer"
+                        + " the issuer's certificate, added to the chain) are Sluice's; 'ocsp', 'sctl' and 'bundle' name what Sluice does"
+                        + " not support (OCSP stapling, SCTs, multi-certificate bundles) and are ignored. Default: all.",
+                c -> {
+                    List<String> a = c.args();
+                    Set<String> kinds = new HashSet<>();
+                    if (a.isEmpty() || a.get(0).isEmpty()) {
+                        c.lineError("'ssl-load-extra-files' expects one or multiple arguments (none, all, bundle, sctl, ocsp, issuer).");
+                        return;
+                    }
+                    for (int i = 0; i < a.size(); i++) {
+                        String k = a.get(i);
+                        if (k.equals("none") || k.equals("all")) {
+                            if (!kinds.isEmpty() || i + 1 < a.size()) {
+                                c.lineError("'ssl-load-extra-files' 'none' and 'all' can be only used alone");
+                                return;
+                            }
+                            c.global().sslExtraFiles = k.equals("all") ? TlsTune.ALL_EXTRA_FILES : Set.of();
+                            return;
+                        }
+                        if (!TlsTune.ALL_EXTRA_FILES.contains(k)) {
+                            c.lineError("'ssl-load-extra-files' expects one or multiple arguments (none, all, bundle, sctl, ocsp, issuer).");
+                            return;
+                        }
+                        kinds.add(k);
+                    }
+                    c.global().sslExtraFiles = kinds;
+                }));
+        r.register(new Keyword("ssl-load-extra-del-ext", global, "ssl-load-extra-del-ext",
+                "The companion files of a 'crt' file are named without its extension: site.key beside site.pem, not site.pem.key.",
+                c -> c.global().sslExtraDelExt = true));
     }
 
+    /** A global cipher or curve list, one argument, HAProxy's messages ("expects <what>"). */
+    private static void suite(KeywordRegistry r, String name, String description, String what,
+            BiConsumer<KeywordContext, String> set) {
+        r.register(new Keyword(name, EnumSet.of(Section.GLOBAL), name + " <list>", description, c -> {
+            if (!c.atMost(1)) {
+                return;
+            }
+            if (c.args().isEmpty() || c.args().get(0).isEmpty()) {
+                c.lineError("global statement '" + name + "' expects " + what);
+                return;
+            }
+            set.accept(c, c.args().get(0));
+        }));
+    }
+
+    /** crt-base, ca-base: one directory, once (HAProxy refuses a second one). */
+    private static void base(KeywordRegistry r, String name, String description, BiConsumer<KeywordContext, String> set,
+            Function<KeywordContext, String> current) {
+        r.register(new Keyword(name, EnumSet.of(Section.GLOBAL), name + " <dir>", description, c -> {
+            if (!c.atMost(1)) {
+                return;
+            }
+            if (current.apply(c) != null) {
+                c.lineError("'" + name + "' already specified.");
+                return;
+            }
+            if (c.args().isEmpty() || c.args().get(0).isEmpty()) {
+                c.lineError("global statement '" + name + "' expects a directory path as an argument.");
+                return;
+            }
+            set.accept(c, c.args().get(0));
+        }));
+    }
+
+    /** Whether {@code file} holds PEM DH parameters (what HAProxy loads from it). */
+    private static boolean dhParams(Path file) {
+        try {
+            String text = Files.readString(file, java.nio.charset.StandardCharsets.ISO_8859_1);
+            return text.contains("-----BEGIN DH PARAMETERS-----") || text.contains("-----BEGIN X9.42 DH PARAMETERS-----");
+        } catch (java.io.IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /**
+     * {@code ssl-default-bind-options} and {@code ssl-default-server-options} with what HAProxy 2.6 takes there and its
+     * messages: the protocol versions ({@code no-*}, {@code force-*}, {@code ssl-min-ver}, {@code ssl-max-ver}),
+     * {@code no-tls-tickets}, and {@code prefer-client-ciphers} for binds.
+     */
     private static void defaults(KeywordContext c, TlsOptions into, boolean server) {
         List<String> a = c.args();
-        int i = 0;
-        while (i < a.size()) {
+        String kw = c.keyword();
+        if (a.isEmpty() || a.get(0).isEmpty()) {
+            c.lineError("global statement '" + kw + "' expects an option as an argument.");
+            return;
+        }
+        for (int i = 0; i < a.size(); i++) {
             String w = a.get(i);
-            if (w.equals("crt") || w.equals("ssl") || w.equals("sni") || w.equals("no-ssl") || w.equals("proto")) {
-                c.error("'" + w + "' cannot be a default option.");
-                return;
+            switch (w) {
+                case "no-tls-tickets" -> into.tickets = false;
+                case "prefer-client-ciphers" -> {
+                    if (server) {
+                        c.lineError("unknown option '" + w + "' on global statement '" + kw + "'.");
+                        return;
+                    }
+                    into.preferClientCiphers = true;
+                }
+                case "ssl-min-ver", "ssl-max-ver" -> {
+                    if (i + 1 >= a.size() || a.get(i + 1).isEmpty()) {
+                        c.lineError("'" + w + "' : missing the ssl/tls version on global statement '" + kw + "'.");
+                        return;
+                    }
+                    TlsVersion v = TlsVersion.of(a.get(++i));
+                    if (v == null) {
+                        c.lineError("'" + a.get(i) + "' : unknown ssl/tls version on global statement '" + kw + "'.");
+                        return;
+                    }
+                    if (w.equals("ssl-min-ver")) {
+                        into.minVersion = v;
+                    } else {
+                        into.maxVersion = v;
+                    }
+                }
+                case "no-sslv3", "no-tlsv10", "no-tlsv11", "no-tlsv12", "no-tlsv13" -> into.disabled.add(versionOf(w.substring(3)));
+                case "force-sslv3", "force-tlsv10", "force-tlsv11", "force-tlsv12", "force-tlsv13" -> into.forced = versionOf(w.substring(6));
+                default -> {
+                    c.lineError("unknown option '" + w + "' on global statement '" + kw + "'.");
+                    return;
+                }
             }
-            int next = option(c, into, a, i, server);
-            if (next == FAILED) {
-                return;
-            }
-            if (next == NOT_MINE) {
-                c.error("unknown option '" + w + "'.");
-                return;
-            }
-            i = next;
         }
     }
 }

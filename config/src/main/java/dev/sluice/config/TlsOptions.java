@@ -100,6 +100,11 @@ public final class TlsOptions {
         }
     }
 
+    /** A CA file relative to {@code dir}; the {@code @system-ca} kind of names stay as they are. */
+    private static String file(String dir, String f) {
+        return f == null || f.startsWith("@") ? f : ConfigPaths.resolve(dir, f);
+    }
+
     boolean sslEnabled() {
         return Boolean.TRUE.equals(ssl);
     }
@@ -135,21 +140,25 @@ public final class TlsOptions {
         return (!disabled.isEmpty() || minVersion != null || maxVersion != null) && forced == null && (b[0] == null || b[1] == null);
     }
 
-    BindTls toBind(String crtBase) {
+    /** With {@code crt-base} in front of relative certificates, then relative paths from {@code dir} ({@code default-path}). */
+    BindTls toBind(String crtBase, String dir) {
         TlsVersion[] b = bounds();
         List<String> crts = new ArrayList<>();
         for (String c : certificates) {
-            crts.add(crtBase != null && !c.startsWith("/") ? crtBase + "/" + c : c);
+            crts.add(ConfigPaths.resolve(dir, crtBase != null && !c.startsWith("/") ? crtBase + "/" + c : c));
         }
-        return new BindTls(crts, alpn != null ? alpn : BindTls.DEFAULT_ALPN, ciphers, ciphersuites, b[0], b[1], caFile,
+        return new BindTls(crts, alpn != null ? alpn : BindTls.DEFAULT_ALPN, ciphers, ciphersuites, b[0], b[1], file(dir, caFile),
                 verify != null ? verify : Verify.NONE, tickets == null || tickets, Boolean.TRUE.equals(strictSni), curves,
                 Boolean.TRUE.equals(preferClientCiphers));
     }
 
-    ServerTls toServer(String caBase, String crtBase, Verify defaultVerify) {
+    /** With {@code ca-base} and {@code crt-base} in front of relative files, then relative paths from {@code dir} ({@code default-path}). */
+    ServerTls toServer(String caBase, String crtBase, Verify defaultVerify, String dir) {
         TlsVersion[] b = bounds();
         String ca = caFile != null && caBase != null && !caFile.startsWith("/") && !caFile.startsWith("@") ? caBase + "/" + caFile : caFile;
         String cert = crt != null && crtBase != null && !crt.startsWith("/") ? crtBase + "/" + crt : crt;
+        ca = file(dir, ca);
+        cert = ConfigPaths.resolve(dir, cert);
         return new ServerTls(verify != null ? verify : defaultVerify, ca, sni, alpn != null ? alpn : List.of(), cert, ciphers, ciphersuites,
                 b[0], b[1], sessionReuse == null || sessionReuse);
     }

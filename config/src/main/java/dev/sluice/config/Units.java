@@ -96,4 +96,80 @@ public final class Units {
             throw new IllegalArgumentException("value '" + s + "' is too large");
         }
     }
+
+    /**
+     * C's {@code atol}, which HAProxy uses for most numeric keywords: leading spaces, an optional sign and the digits that
+     * follow; 0 when there are none ("x" is 0), saturated at the long range instead of overflowing.
+     */
+    public static long atol(String s) {
+        int i = 0;
+        int n = s.length();
+        while (i < n && Character.isWhitespace(s.charAt(i))) {
+            i++;
+        }
+        boolean negative = false;
+        if (i < n && (s.charAt(i) == '-' || s.charAt(i) == '+')) {
+            negative = s.charAt(i) == '-';
+            i++;
+        }
+        long v = 0;
+        while (i < n && s.charAt(i) >= '0' && s.charAt(i) <= '9') {
+            int d = s.charAt(i) - '0';
+            v = v > (Long.MAX_VALUE - d) / 10 ? Long.MAX_VALUE : v * 10 + d;
+            i++;
+        }
+        return negative ? -v : v;
+    }
+
+    /** C's {@code atoi}: {@link #atol} truncated to an int as a 64-bit C library does it. */
+    public static int atoi(String s) {
+        return (int) atol(s);
+    }
+
+    /**
+     * HAProxy's {@code parse_time_err}: a number and an optional unit ({@code us ms s m h d}), the bare number in
+     * {@code unitMs} milliseconds (1000 for keywords counted in seconds). Returns the value in milliseconds, or throws
+     * with the character where reading stopped ({@link BadTime#at}), or {@link BadTime#OVERFLOW} past 2^31-1 ms.
+     */
+    public static long parseTimeErr(String s, long unitMs) {
+        int i = digits(s);
+        if (i == 0) {
+            throw new BadTime(s.isEmpty() ? 0 : s.charAt(0));
+        }
+        long v = Long.parseLong(s.substring(0, Math.min(i, 18)));
+        String unit = s.substring(i);
+        double ms = switch (unit) {
+            case "" -> v * (double) unitMs;
+            case "us" -> Math.ceil(v / 1000.0);
+            case "ms" -> v;
+            case "s" -> v * 1000.0;
+            case "m" -> v * 60_000.0;
+            case "h" -> v * 3_600_000.0;
+            case "d" -> v * 86_400_000.0;
+            default -> throw new BadTime(unit.charAt(unit.charAt(0) == 'm' || unit.charAt(0) == 'u' ? Math.min(1, unit.length() - 1) : 0));
+        };
+        if (ms > Integer.MAX_VALUE) {
+            throw new BadTime(BadTime.OVERFLOW);
+        }
+        return (long) ms;
+    }
+
+    /** A time {@link #parseTimeErr} could not read: the character where it stopped, or {@link #OVERFLOW}. */
+    public static final class BadTime extends IllegalArgumentException {
+        public static final char OVERFLOW = '\uffff';
+        private final char at;
+
+        BadTime(char at) {
+            super(at == OVERFLOW ? "overflow" : "unexpected character '" + at + "'");
+            this.at = at;
+        }
+
+        public char at() {
+            return at;
+        }
+
+        public boolean overflow() {
+            return at == OVERFLOW;
+        }
+    }
 }

@@ -14,7 +14,6 @@ final class Unsupported {
     private static final String LUA = "Lua scripting";
     private static final String SPOE = "SPOE/SPOA filters";
     private static final String LOGS = "this logging feature";
-    private static final String TLS = "TLS (comes with the HTTP engine)";
     private static final String MULTI_STEP_CHECKS = "multi-step health checks (http-check connect, comment, set-var)";
     private static final String STATS = "this stats page option";
 
@@ -41,7 +40,6 @@ final class Unsupported {
             
             
             
-            Map.entry("ssl-load-extra-files", TLS), Map.entry("ssl-load-extra-del-ext", TLS),
             Map.entry("http-check connect", MULTI_STEP_CHECKS), Map.entry("http-check comment", MULTI_STEP_CHECKS),
             Map.entry("http-check set-var", MULTI_STEP_CHECKS), Map.entry("http-check unset-var", MULTI_STEP_CHECKS),
             Map.entry("option spop-check", SPOE), Map.entry("option external-check", "external health checks"),
@@ -61,9 +59,7 @@ final class Unsupported {
             Map.entry("use-fcgi-app", "FastCGI applications"),
             
             Map.entry("localpeer", "peers (stick-table replication)"),
-            Map.entry("httpclient.ssl.verify", "the internal HTTP client"), Map.entry("set-dumpable", "core dumps (set-dumpable)"),
-            Map.entry("expose-experimental-directives", "experimental directives"),
-            Map.entry("default-path", "default-path"),
+            Map.entry("httpclient.ssl.verify", "the internal HTTP client"),
             Map.entry("hash-balance-factor", "bounded-load consistent hashing"),
             
             Map.entry("option keep-conn", "keep-conn"), 
@@ -76,7 +72,6 @@ final class Unsupported {
             Map.entry("option independent-streams", "independent-streams"),
             Map.entry("option persist", "persistence"),
             Map.entry("nbproc", "multi-process mode (removed from HAProxy 2.5)"),
-            Map.entry("tune.quic.frontend.conn-tx-buffers.limit", "QUIC transmit buffer limits"),
             Map.entry("tune.quic.max-frame-loss", "QUIC frame-loss limits"),
-            Map.entry("cpu-map", "CPU pinning"), Map.entry("thread-groups", "thread groups"));
+            Map.entry("thread-groups", "thread groups"));
 }

@@ -778,6 +778,14 @@ class KeywordParsersTest {
         }
 
         @Test
+        void httpRequestAndKeepAliveInABackend() {
+            // HAProxy 2.6 takes both in a backend (corpus 12 has 'timeout http-request' there), without a warning
+            Proxy be = backendOf("timeout http-request 7s\ntimeout http-keep-alive 3s\nserver s1 127.0.0.1:8081");
+            assertThat(be.timeouts().httpRequest()).isEqualTo(7000);
+            assertThat(be.timeouts().httpKeepAlive()).isEqualTo(3000);
+        }
+
+        @Test
         void badValueIsReportedAtItsLine() {
             var r = parse(inFrontend("timeout client 3s\ntimeout client bad"));
             assertSingleError(r, FRONTEND_LINE + 1, "'timeout client' : 'bad' is not a time");

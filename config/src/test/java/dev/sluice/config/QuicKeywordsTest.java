@@ -61,7 +61,7 @@ class QuicKeywordsTest {
 
     @Test
     void theTcpBindsDefaultAlpnDoesNotReachAQuicBind() {
-        var c = valid("global\n    ssl-default-bind-options alpn h2,http/1.1\n" + inFrontend("bind quic4@:443 ssl crt /x.pem\nbind :443 ssl crt /x.pem"));
+        var c = valid(inFrontend("bind quic4@:443 ssl crt /x.pem\nbind :443 ssl crt /x.pem"));
         var binds = c.proxy("fe").orElseThrow().binds();
         assertThat(binds.get(0).tls().alpn()).containsExactly("h3");
         assertThat(binds.get(1).tls().alpn()).containsExactly("h2", "http/1.1");
@@ -137,7 +137,7 @@ class QuicKeywordsTest {
             "tune.quic.frontend.stream-data 8x        => unexpected suffix 'x'",
             "tune.quic.cc-hystart maybe               => expects 'on' or 'off', not 'maybe'.",
             "tune.quic.socket-owner connection        => 'tune.quic.socket-owner connection' is not supported by Sluice: QUIC connections share their listener's socket.",
-            "tune.quic.frontend.conn-tx-buffers.limit 10 => is not supported by Sluice yet: QUIC transmit buffer limits.",
+            "tune.quic.frontend.conn-tx-buffers.limit 0 => 'tune.quic.frontend.conn-tx-buffers.limit' expects a positive integer.",
     })
     void rejectedTuning(String line, String message) {
         assertSingleError(parse(inGlobal(line)), GLOBAL_LINE, message == null ? "" : message);

@@ -10,11 +10,21 @@ import java.util.List;
  * the admin sockets and {@code statsTimeoutMs} how long an idle admin session stays open; {@code tune} the
  * buffer tuning; {@code quic} the QUIC transport settings; {@code process} the user, group, chroot and
  * file-descriptor limit of the process; {@code node} and {@code description} the process's name and description
- * ({@code node}, {@code description}: {@code show info}, the stats page; null when not set).
+ * ({@code node}, {@code description}: {@code show info}, the stats page; null when not set); {@code environment} what
+ * {@code setenv} and its kin did to the inherited environment (the {@code env()} fetch reads through it); {@code tls} the
+ * process-wide TLS settings of {@link TlsTune}; {@code vars} the {@code set-var} and {@code set-var-fmt} lines, in order.
  */
 public record Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
         List<LogTarget> logs, String logTag, List<StatsSocket> statsSockets, long statsTimeoutMs, Tune tune,
-        QuicTune quic, ProcessSettings process, String node, String description) {
+        QuicTune quic, ProcessSettings process, String node, String description, Environment environment, TlsTune tls,
+        List<ProcVar> vars) {
+
+    public Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
+            List<LogTarget> logs, String logTag, List<StatsSocket> statsSockets, long statsTimeoutMs, Tune tune,
+            QuicTune quic, ProcessSettings process, String node, String description) {
+        this(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetimeMs, logs, logTag, statsSockets, statsTimeoutMs, tune, quic, process,
+                node, description, Environment.INHERITED, TlsTune.DEFAULT, List.of());
+    }
 
     public Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
             List<LogTarget> logs, String logTag, List<StatsSocket> statsSockets, long statsTimeoutMs, Tune tune,
@@ -29,6 +39,7 @@ public record Global(int maxconn, int nbthread, boolean daemon, String pidfile, 
     public Global {
         logs = List.copyOf(logs);
         statsSockets = List.copyOf(statsSockets);
+        vars = List.copyOf(vars);
     }
 
     /** With the default QUIC settings. */

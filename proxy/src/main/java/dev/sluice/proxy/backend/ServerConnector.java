@@ -74,6 +74,9 @@ public final class ServerConnector {
     private final HandlerFactory factory;
     /** For layer-4 streams: half-closing connections, never reused, never HTTP/2. */
     private final boolean layer4;
+    /** {@code tune.rcvbuf.server}, {@code tune.sndbuf.server} (0: the kernel's). */
+    private int rcvbuf;
+    private int sndbuf;
 
     public ServerConnector(Transport transport, HandlerFactory factory) {
         this(transport::newSocketChannel, transport.allocator(), DefaultAddressResolverGroup.INSTANCE, factory);
@@ -105,7 +108,14 @@ public final class ServerConnector {
      * multiplexed streams.
      */
     public ServerConnector layer4(HandlerFactory factory) {
-        return new ServerConnector(channels, allocator, resolver, factory, true);
+        return new ServerConnector(channels, allocator, resolver, factory, true).socketBuffers(rcvbuf, sndbuf);
+    }
+
+    /** SO_RCVBUF and SO_SNDBUF of every server connection ({@code tune.rcvbuf.server}, {@code tune.sndbuf.server}; 0: the kernel's). */
+    public ServerConnector socketBuffers(int rcv, int snd) {
+        this.rcvbuf = rcv;
+        this.sndbuf = snd;
+        return this;
     }
 
     /**
@@ -159,6 +169,12 @@ public final class ServerConnector {
                 .option(ChannelOption.SO_KEEPALIVE, server.backend().http().serverTcpKeepAlive())
                 .option(ChannelOption.ALLOCATOR, allocator)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeoutMs > 0 ? connectTimeoutMs : 30_000));
+        if (rcvbuf > 0) {
+            b.option(ChannelOption.SO_RCVBUF, rcvbuf);
+        }
+        if (sndbuf > 0) {
+            b.option(ChannelOption.SO_SNDBUF, sndbuf);
+        }
         if (layer4) {
             // a FIN from the server is carried to the client while the client may still send
             b.option(ChannelOption.ALLOW_HALF_CLOSURE, true);

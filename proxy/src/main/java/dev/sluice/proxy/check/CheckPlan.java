@@ -1,5 +1,6 @@
 package dev.sluice.proxy.check;
 
+import dev.sluice.proxy.rules.ProcScope;
 import dev.sluice.config.model.HealthChecks;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.backend.Backend;
@@ -27,6 +28,19 @@ public final class CheckPlan {
     private final int bufsize;
     /** The tcp-check rules ({@code option tcp-check}, a protocol option), null for an HTTP or a connection check. */
     private final TcpCheckPlan tcp;
+
+    /** The process's variables and environment, which tcp-check rules read and set ({@code proc.}, {@code env()}). */
+    private ProcScope process = new ProcScope();
+
+    /** Shares the runtime's process scope with the checks of this plan; before they start. */
+    public CheckPlan process(ProcScope scope) {
+        this.process = scope;
+        return this;
+    }
+
+    ProcScope process() {
+        return process;
+    }
 
     public CheckPlan(Backend backend, String node, int bufsize) {
         this.backend = backend;

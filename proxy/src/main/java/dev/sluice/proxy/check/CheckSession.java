@@ -2,11 +2,12 @@ package dev.sluice.proxy.check;
 
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
+import dev.sluice.proxy.rules.ProcScope;
 import dev.sluice.proxy.rules.Txn;
+import dev.sluice.proxy.rules.Variables;
 import io.netty.buffer.ByteBuf;
 import java.net.InetSocketAddress;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -19,13 +20,21 @@ final class CheckSession implements Txn {
 
     private final String backend;
     private final int capacity;
-    private final Map<String, Object> vars = new HashMap<>();
+    private final Map<String, Object> vars;
+    private final ProcScope process;
     private byte[] input = new byte[256];
     private int length;
 
     CheckSession(String backend, int capacity) {
+        this(backend, capacity, new ProcScope());
+    }
+
+    /** With the process's variables ({@code proc.}) and environment of {@code process}. */
+    CheckSession(String backend, int capacity, ProcScope process) {
         this.backend = backend;
         this.capacity = capacity;
+        this.process = process;
+        this.vars = new Variables(process);
     }
 
     /** Appends what arrived, as far as the buffer holds; the number of bytes kept. */
@@ -120,5 +129,10 @@ final class CheckSession implements Txn {
     @Override
     public Map<String, Object> vars() {
         return vars;
+    }
+
+    @Override
+    public String env(String name) {
+        return process.env(name);
     }
 }

@@ -82,7 +82,7 @@ final class TcpCheckRun implements CheckAttempt, TlsHandshakeHandler.Callback {
         this.check = check;
         this.plan = check.plan();
         this.rules = plan.tcp();
-        this.session = new CheckSession(check.server().backend().name(), plan.bufsize());
+        this.session = new CheckSession(check.server().backend().name(), plan.bufsize(), plan.process());
     }
 
     @Override

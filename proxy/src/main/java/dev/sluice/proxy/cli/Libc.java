@@ -31,6 +31,10 @@ final class Libc {
     private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
     private static final int RLIMIT_NOFILE = 7;
+    static final int RLIMIT_FSIZE = 1;
+    static final int RLIMIT_CORE = 4;
+    private static final long RLIM_INFINITY = -1L;
+    private static final int PR_SET_DUMPABLE = 4;
     /** struct passwd / struct group: the uid/gid field follows two pointers. */
     private static final long PW_UID = 16;
     private static final long PW_GID = 20;
@@ -49,6 +53,8 @@ final class Libc {
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
     private static final MethodHandle SETRLIMIT = withErrno("setrlimit",
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+    private static final MethodHandle PRCTL = withErrno("prctl", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+            ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
     private static final MethodHandle KILL = withErrno("kill", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
     private static final MethodHandle GETEUID = plain("geteuid", FunctionDescriptor.of(ValueLayout.JAVA_INT));
     private static final MethodHandle SOCKET = withErrno("socket",
@@ -144,6 +150,21 @@ final class Libc {
             rl.set(ValueLayout.JAVA_LONG, 8, n);
             check("setrlimit(RLIMIT_NOFILE, " + n + ")", (state) -> (int) SETRLIMIT.invokeExact(state, RLIMIT_NOFILE, rl));
         }
+    }
+
+    /** Sets both limits of {@code resource} ({@link #RLIMIT_CORE}, {@link #RLIMIT_FSIZE}) to unlimited. */
+    static void unlimit(int resource) throws Failure {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment rl = a.allocate(16, 8);
+            rl.set(ValueLayout.JAVA_LONG, 0, RLIM_INFINITY);
+            rl.set(ValueLayout.JAVA_LONG, 8, RLIM_INFINITY);
+            check("setrlimit(" + resource + ", RLIM_INFINITY)", (state) -> (int) SETRLIMIT.invokeExact(state, resource, rl));
+        }
+    }
+
+    /** {@code prctl(PR_SET_DUMPABLE, 1)}: the process may dump core again after its identity changed. */
+    static void setDumpable() throws Failure {
+        check("prctl(PR_SET_DUMPABLE)", (state) -> (int) PRCTL.invokeExact(state, PR_SET_DUMPABLE, 1L, 0L, 0L, 0L));
     }
 
     /**

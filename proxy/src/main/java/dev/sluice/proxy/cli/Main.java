@@ -113,7 +113,7 @@ public final class Main {
         }
         PrintStream err = System.err;
         String workerCli = System.getenv(Master.WORKER_CLI_ENV);
-        Parsed parsed = parse(files(opts), commandLineSource(opts, workerCli));
+        Parsed parsed = parse(files(opts), commandLineSource(opts, workerCli), opts.chdir() == null ? null : opts.chdir().toString());
         List<Diagnostic> diags = parsed.diagnostics();
         Config config = parsed.config();
         boolean errors = diags.stream().anyMatch(Diagnostic::isError);
@@ -300,11 +300,14 @@ public final class Main {
     }
 
     static Parsed parse(List<Path> files) {
-        return parse(files, null);
+        return parse(files, null, null);
     }
 
-    /** With {@code extra} (when not null) read after the files. */
-    static Parsed parse(List<Path> files, ConfigParser.Source extra) {
+    /**
+     * With {@code extra} (when not null) read after the files, and the configuration's relative paths starting from
+     * {@code directory} ({@code -C}; null: the working directory).
+     */
+    static Parsed parse(List<Path> files, ConfigParser.Source extra, String directory) {
         ConfigFiles.Loaded loaded = ConfigFiles.load(files);
         List<Diagnostic> diags = new ArrayList<>(loaded.problems());
         Config config = null;
@@ -313,7 +316,7 @@ public final class Main {
             if (extra != null) {
                 sources.add(extra);
             }
-            ConfigParser.Result r = new ConfigParser(KeywordRegistry.standard(), settings()).parse(sources);
+            ConfigParser.Result r = new ConfigParser(KeywordRegistry.standard(), settings().inDirectory(directory)).parse(sources);
             diags.addAll(r.diagnostics());
             config = r.config();
         }
@@ -376,6 +379,7 @@ public final class Main {
             runtime.stop();
             return 1;
         }
+        Privileges.setDumpable(config.global().process().dumpable(), opts.quiet() ? new PrintStream(OutputStream.nullOutputStream()) : System.err);
         if (ready != null) {
             if (readyOut != null) {
                 try (OutputStream out = readyOut) {

@@ -200,7 +200,8 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
                         [ -S <bind>[,<bind options>...] ]
                         -v displays version ; -vv shows build details.
                         -d enters debug mode (foreground, events printed) ; -db only disables background mode.
-                        -D goes daemon ; -C changes to <dir> before loading files (relative -f paths are read from it).
+                        -D goes daemon ; -C changes to <dir> before loading files (relative -f paths and the files the
+                           configuration names are read from it, unless 'default-path' says otherwise).
                         -V enters verbose mode (disables quiet mode).
                         -f <file|dir> reads a configuration file, or the *.cfg files of a directory in order (repeatable);
                            '--' makes every argument after it such a file or directory.

@@ -114,6 +114,31 @@ final class Privileges {
         return null;
     }
 
+    /**
+     * {@code set-dumpable}, once the identity is final (as HAProxy, after setuid): no file or core size limits, and the
+     * dumpable flag that a change of user clears set again; each failure is HAProxy's warning.
+     */
+    static void setDumpable(boolean dumpable, PrintStream err) {
+        if (!dumpable) {
+            return;
+        }
+        try {
+            Libc.unlimit(Libc.RLIMIT_FSIZE);
+        } catch (Libc.Failure e) {
+            err.println("[WARNING] [sluice.main()] Failed to set the raise the maximum file size.");
+        }
+        try {
+            Libc.unlimit(Libc.RLIMIT_CORE);
+        } catch (Libc.Failure e) {
+            err.println("[WARNING] [sluice.main()] Failed to set the raise the core dump size.");
+        }
+        try {
+            Libc.setDumpable();
+        } catch (Libc.Failure e) {
+            err.println("[WARNING] [sluice.main()] Failed to set the dumpable flag, no core will be dumped.");
+        }
+    }
+
     private static String reason(Libc.Failure e) {
         String m = e.getMessage();
         return m.substring(m.indexOf(": ") + 2);

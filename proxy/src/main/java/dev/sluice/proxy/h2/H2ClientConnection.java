@@ -50,10 +50,10 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     /** The server connections private to this client connection ({@code http-reuse never}), in first-use order; null until one. */
     List<ServerSide> privateConnections;
 
-    /** HAProxy's tune.h2.max-concurrent-streams default. */
+    /** HAProxy's tune.h2.max-concurrent-streams default (tune.h2.* sets the SETTINGS: {@link H2Tuning}). */
     static final int MAX_CONCURRENT_STREAMS = 100;
-    /** HAProxy's tune.h2.initial-window-size default. */
-    static final int INITIAL_WINDOW = 65535;
+    /** HTTP/2's initial connection window, which SETTINGS do not change. */
+    static final int DEFAULT_WINDOW = 65535;
     /** Connection-level receive window: large, so one slow stream does not stall the others. */
     static final int CONNECTION_WINDOW = 16 * 1024 * 1024;
 
@@ -168,10 +168,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
             this.upgraded = upgraded;
             server(true);
             validateHeaders(true);
-            initialSettings(Http2Settings.defaultSettings()
-                    .maxConcurrentStreams(MAX_CONCURRENT_STREAMS)
-                    .initialWindowSize(INITIAL_WINDOW)
-                    .maxHeaderListSize(frontend.h1Limits().maxHeadBytes() * 2L));
+            initialSettings(H2Tuning.settings(frontend.tune(), true).maxHeaderListSize(frontend.h1Limits().maxHeadBytes() * 2L));
             decoderEnforceMaxRstFramesPerWindow(MAX_RST_PER_WINDOW, RST_WINDOW_SECONDS);
             encoderEnforceMaxRstFramesPerWindow(MAX_RST_PER_WINDOW, RST_WINDOW_SECONDS);
             decoderEnforceMaxConsecutiveEmptyDataFrames(MAX_EMPTY_DATA);
@@ -285,7 +282,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
         }
         try {
             // widen the connection window beyond the initial 64 KiB
-            connection().local().flowController().incrementWindowSize(connection().connectionStream(), CONNECTION_WINDOW - INITIAL_WINDOW);
+            connection().local().flowController().incrementWindowSize(connection().connectionStream(), CONNECTION_WINDOW - DEFAULT_WINDOW);
         } catch (Http2Exception e) {
             ctx.close();
             return;

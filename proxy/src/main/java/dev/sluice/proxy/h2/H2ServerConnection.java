@@ -1,5 +1,6 @@
 package dev.sluice.proxy.h2;
 
+import dev.sluice.config.model.Tune;
 import dev.sluice.proxy.backend.MultiplexedConnection;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.backend.ServerConnector;
@@ -47,6 +48,8 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
     private final ArrayDeque<ServerConnector.Callback> waiting = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
     private boolean ready;
+    /** {@code tune.h2.max-concurrent-streams}: the most streams this connection carries at once, whatever the server allows. */
+    private int maxStreams = H2ClientConnection.MAX_CONCURRENT_STREAMS;
     /** Counted in the server's used connections of this loop (it carries or waits for streams). */
     private boolean inUse;
     /** The client connection this one is private to ({@code http-reuse never}), or null. */
@@ -90,21 +93,28 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
 
     /** {@code sni}: the TLS server name the connection is opened with (null: none, or clear text). */
     public static H2ServerConnection create(Server server, int loopIndex, String sni) {
-        return new Builder(server, loopIndex, sni).build();
+        return create(server, loopIndex, sni, Tune.DEFAULT);
+    }
+
+    /** The same, with the global section's HTTP/2 settings ({@code tune.h2.*}, {@code tune.bufsize}). */
+    public static H2ServerConnection create(Server server, int loopIndex, String sni, Tune tune) {
+        return new Builder(server, loopIndex, sni, tune).build();
     }
 
     private static final class Builder extends AbstractHttp2ConnectionHandlerBuilder<H2ServerConnection, Builder> {
         private final Server server;
         private final int loopIndex;
         private final String sni;
+        private final int maxStreams;
 
-        Builder(Server server, int loopIndex, String sni) {
+        Builder(Server server, int loopIndex, String sni, Tune tune) {
             this.server = server;
             this.loopIndex = loopIndex;
             this.sni = sni;
+            this.maxStreams = H2Tuning.serverStreams(tune);
             server(false);
             validateHeaders(true);
-            initialSettings(Http2Settings.defaultSettings().pushEnabled(false).initialWindowSize(H2ClientConnection.INITIAL_WINDOW));
+            initialSettings(H2Tuning.settings(tune, false));
             encoderEnforceMaxConcurrentStreams(false);
             decoderEnforceMaxRstFramesPerWindow(0, 0);
             gracefulShutdownTimeoutMillis(0);
@@ -117,7 +127,9 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
 
         @Override
         protected H2ServerConnection build(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings initialSettings) {
-            return new H2ServerConnection(decoder, encoder, initialSettings, server, loopIndex, sni);
+            H2ServerConnection c = new H2ServerConnection(decoder, encoder, initialSettings, server, loopIndex, sni);
+            c.maxStreams = maxStreams;
+            return c;
         }
     }
 
@@ -147,7 +159,7 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
             return false;
         }
         if (!ready) {
-            if (waiting.size() >= H2ClientConnection.MAX_CONCURRENT_STREAMS) {
+            if (waiting.size() >= maxStreams) {
                 return false;
             }
             reserve(session);
@@ -464,6 +476,10 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
 
     @Override
     public void onSettingsRead(ChannelHandlerContext ctx, Http2Settings settings) {
+        // as HAProxy: the server's SETTINGS_MAX_CONCURRENT_STREAMS, but never more than tune.h2.max-concurrent-streams
+        if (connection().local().maxActiveStreams() > maxStreams) {
+            connection().local().maxActiveStreams(maxStreams);
+        }
     }
 
     @Override

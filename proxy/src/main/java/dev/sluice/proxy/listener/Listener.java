@@ -4,6 +4,7 @@ import dev.sluice.config.Addresses;
 import dev.sluice.config.model.Bind;
 import dev.sluice.config.model.BindSocket;
 import dev.sluice.config.model.ListenAddress;
+import dev.sluice.config.model.SocketTune;
 import dev.sluice.pools.Budget;
 import dev.sluice.proxy.transport.Transport;
 import io.netty.bootstrap.ServerBootstrap;
@@ -14,6 +15,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.ServerChannel;
+import io.netty.channel.ServerChannelRecvByteBufAllocator;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
@@ -37,6 +39,7 @@ public final class Listener {
     private Channel channel;
     private Predicate<Channel> acceptFilter;
     private Budget sessions;
+    private SocketTune tune = SocketTune.DEFAULT;
 
     /**
      * @param connectionHandler makes the protocol handler of an accepted connection, given whether the
@@ -67,6 +70,16 @@ public final class Listener {
     /** {@code SO_REUSEPORT} on the listening socket (the default; {@code noreuseport} turns it off). */
     public Listener reusePort(boolean on) {
         this.reusePort = on;
+        return this;
+    }
+
+    /**
+     * The global socket tuning: {@code tune.rcvbuf.client} on the listening socket (accepted connections inherit it, and the
+     * window scale they announce follows it), {@code tune.sndbuf.client} on each accepted connection, {@code tune.maxaccept}
+     * as the number of connections accepted in a row.
+     */
+    public Listener socketTune(SocketTune t) {
+        this.tune = t;
         return this;
     }
 
@@ -130,6 +143,16 @@ public final class Listener {
                         ch.pipeline().addLast("conn", connectionHandler.apply(admitted));
                     }
                 });
+        if (tune.clientRcvbuf() > 0) {
+            b.option(ChannelOption.SO_RCVBUF, tune.clientRcvbuf());
+        }
+        if (tune.clientSndbuf() > 0) {
+            b.childOption(ChannelOption.SO_SNDBUF, tune.clientSndbuf());
+        }
+        if (tune.maxAccept() != 0) {
+            b.option(ChannelOption.RCVBUF_ALLOCATOR, new ServerChannelRecvByteBufAllocator()
+                    .maxMessagesPerRead(tune.maxAccept() < 0 ? Integer.MAX_VALUE : tune.maxAccept()));
+        }
         if (reusePort && transport.name().equals("epoll") && !(addr instanceof ListenAddress.InheritedFd)) {
             // as HAProxy: a new process (-sf) binds the same ports while the old one finishes
             b.option(EpollChannelOption.SO_REUSEPORT, true);

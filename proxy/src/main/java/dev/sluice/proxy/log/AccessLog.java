@@ -2,6 +2,7 @@ package dev.sluice.proxy.log;
 
 import dev.sluice.config.model.LogTarget;
 import dev.sluice.config.model.Logging;
+import dev.sluice.config.model.Tune;
 import dev.sluice.proxy.rules.Network;
 import java.net.InetSocketAddress;
 import java.time.ZoneId;
@@ -9,7 +10,7 @@ import java.util.List;
 
 /**
  * The access log of one frontend: its compiled line format, its targets and options. {@link #log} renders
- * on the calling event loop and queues the line. Immutable; shared by the frontend's connections.
+ * on the calling event loop and queues the line. Set up before start, then immutable; shared by the frontend's connections.
  */
 public final class AccessLog {
     /** Syslog levels used. */
@@ -24,6 +25,8 @@ public final class AccessLog {
     private final boolean dontLogNormal;
     private final LogWriter writer;
     private final boolean logAsap;
+    /** {@code tune.http.logurilen} plus one: a request line is logged up to this minus one bytes. */
+    private int requestLineRoom = Tune.DEFAULT_LOG_URI_LEN;
 
     public AccessLog(Logging logging, LogWriter writer) {
         this.line = logging.format() == null ? null : new LogLine(logging.format(), ZoneId.systemDefault());
@@ -34,6 +37,17 @@ public final class AccessLog {
         this.separateErrors = logging.separateErrors();
         this.dontLogNormal = logging.dontLogNormal();
         this.writer = writer;
+    }
+
+    /** {@code tune.http.logurilen} as HAProxy keeps it (plus one for its final NUL); before start. */
+    public AccessLog requestLineRoom(int room) {
+        this.requestLineRoom = Math.max(1, room);
+        return this;
+    }
+
+    /** The most bytes of a request line the log keeps ({@code tune.http.logurilen}, 1023 by default). */
+    public int requestLineLimit() {
+        return requestLineRoom - 1;
     }
 
     /** Whether request lines are logged (a format is set); otherwise only connections are. */

@@ -13,7 +13,6 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -415,7 +414,7 @@ public final class Actions {
                 case "file", "lf-file" -> {
                     String file = args.get(++i);
                     try {
-                        String content = Files.readString(Path.of(file), StandardCharsets.ISO_8859_1);
+                        String content = Files.readString(CompileScope.file(file), StandardCharsets.ISO_8859_1);
                         body = w.equals("file") ? Template.literal(content) : Template.compile(content);
                     } catch (IOException e) {
                         throw new IllegalArgumentException("cannot read file '" + file + "'");

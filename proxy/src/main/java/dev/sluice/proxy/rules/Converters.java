@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
@@ -280,7 +279,7 @@ public final class Converters {
         static Converter converter(String file, String dflt, String kind) {
             List<String[]> entries = new ArrayList<>();
             try {
-                for (String line : Files.readAllLines(Path.of(file), StandardCharsets.ISO_8859_1)) {
+                for (String line : Files.readAllLines(CompileScope.file(file), StandardCharsets.ISO_8859_1)) {
                     String l = line.strip();
                     if (l.isEmpty() || l.startsWith("#")) {
                         continue;

@@ -129,8 +129,8 @@ public final class Fetches {
         def("always_true", 0, 0, Match.BOOL, false, a -> t -> Boolean.TRUE);
         def("always_false", 0, 0, Match.BOOL, false, a -> t -> Boolean.FALSE);
         def("env", 1, 1, Match.STR, false, a -> {
-            String v = System.getenv(a.get(0));
-            return t -> v;
+            String name = a.get(0);
+            return t -> t.env(name);
         });
         def("fe_name", 0, 0, Match.STR, false, a -> Txn::frontendName);
         def("be_name", 0, 0, Match.STR, false, a -> Txn::backendName);

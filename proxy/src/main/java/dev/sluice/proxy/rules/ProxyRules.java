@@ -54,7 +54,7 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
 
     /** The same, with the configuration's stick tables for track-sc rules and the stick-counter samples. */
     public static ProxyRules compile(Proxy p, List<String> problems, StickTables tables) {
-        return StickTables.compiling(tables, p.name(), () -> RuleCompiler.forMode(p.mode() == Mode.TCP, () -> compileIn(p, problems)));
+        return CompileScope.in(tables, p.name(), p.directory(), () -> RuleCompiler.forMode(p.mode() == Mode.TCP, () -> compileIn(p, problems)));
     }
 
     private static ProxyRules compileIn(Proxy p, List<String> problems) {
@@ -124,7 +124,7 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
      * ACLs; a problem is reported with {@code what} naming the keyword.
      */
     public static List<Cond> conditions(Proxy p, List<Condition> conditions, String what, List<String> problems, StickTables tables) {
-        return StickTables.compiling(tables, p.name(), () -> {
+        return CompileScope.in(tables, p.name(), p.directory(), () -> {
             Map<String, List<AclExpr>> named = new HashMap<>();
             for (Acl a : p.acls()) {
                 named.computeIfAbsent(a.name(), k -> new ArrayList<>()).add(a.expr());

@@ -20,6 +20,8 @@ public class RequestTxn implements RuleTarget {
     private final String backend;
     private Map<String, Object> vars;
     private Trackers trackers;
+    /** The process's variables and environment (null: this target's own, for tests and benchmarks). */
+    private ProcScope process;
 
     public RequestTxn(RequestHead request, InetSocketAddress client, InetSocketAddress local, String frontend, String backend) {
         this.request = request;
@@ -74,12 +76,23 @@ public class RequestTxn implements RuleTarget {
         return backend;
     }
 
+    /** Shares the variables and environment of {@code scope} (the runtime's), before any rule runs. */
+    public RequestTxn process(ProcScope scope) {
+        this.process = scope;
+        return this;
+    }
+
     @Override
     public Map<String, Object> vars() {
         if (vars == null) {
-            vars = new HashMap<>();
+            vars = process != null ? new Variables(process) : new HashMap<>();
         }
         return vars;
+    }
+
+    @Override
+    public String env(String name) {
+        return process != null ? process.env(name) : System.getenv(name);
     }
 
     /** Stick counters of this target's own (created on first use, like a connection's). */

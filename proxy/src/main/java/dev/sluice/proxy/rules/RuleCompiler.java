@@ -6,7 +6,6 @@ import dev.sluice.config.model.Condition;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -245,7 +244,7 @@ public final class RuleCompiler {
     private static List<String> patternFile(String file) {
         List<String> out = new ArrayList<>();
         try {
-            for (String line : Files.readAllLines(Path.of(file), StandardCharsets.ISO_8859_1)) {
+            for (String line : Files.readAllLines(CompileScope.file(file), StandardCharsets.ISO_8859_1)) {
                 String l = line.strip();
                 if (!l.isEmpty() && !l.startsWith("#")) {
                     out.add(l);

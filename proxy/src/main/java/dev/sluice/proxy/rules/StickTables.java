@@ -102,22 +102,9 @@ public final class StickTables {
         }
     }
 
-    // ---- compile scope: which tables exist and which one is the current proxy's ----
-
-    private record Scope(StickTables tables, String proxy) {
-    }
-
-    private static final ThreadLocal<Scope> SCOPE = new ThreadLocal<>();
-
     /** Runs {@code body} with {@code tables} and {@code proxy}'s table visible to the sample compilers. */
     static <T> T compiling(StickTables tables, String proxy, java.util.function.Supplier<T> body) {
-        Scope previous = SCOPE.get();
-        SCOPE.set(new Scope(tables, proxy));
-        try {
-            return body.get();
-        } finally {
-            SCOPE.set(previous);
-        }
+        return CompileScope.in(tables, proxy, null, body);
     }
 
     /**
@@ -125,9 +112,9 @@ public final class StickTables {
      * throws HAProxy's message when there is none.
      */
     static StickTable resolve(String name) {
-        Scope s = SCOPE.get();
-        String n = name != null && !name.isEmpty() ? name : s == null ? null : s.proxy();
-        StickTable t = s == null || n == null ? null : s.tables().get(n);
+        StickTables tables = CompileScope.tables();
+        String n = name != null && !name.isEmpty() ? name : CompileScope.proxy();
+        StickTable t = tables == null || n == null ? null : tables.get(n);
         if (t == null) {
             throw new IllegalArgumentException(name != null && !name.isEmpty() ? "unable to find table '" + name + "'"
                     : "no table in proxy '" + n + "'");

@@ -93,10 +93,11 @@ public final class Template {
 
     private static Part variable(String name) {
         return switch (name) {
-            case "ci" -> (sb, t) -> sb.append(Network.format(t.clientAddress().getAddress()));
-            case "cp" -> (sb, t) -> sb.append(t.clientAddress().getPort());
-            case "fi" -> (sb, t) -> sb.append(Network.format(t.frontendAddress().getAddress()));
-            case "fp" -> (sb, t) -> sb.append(t.frontendAddress().getPort());
+            // no connection (a global set-var-fmt): nothing, as HAProxy writes
+            case "ci" -> (sb, t) -> sb.append(t.clientAddress() == null ? "" : Network.format(t.clientAddress().getAddress()));
+            case "cp" -> (sb, t) -> sb.append(t.clientAddress() == null ? "" : t.clientAddress().getPort());
+            case "fi" -> (sb, t) -> sb.append(t.frontendAddress() == null ? "" : Network.format(t.frontendAddress().getAddress()));
+            case "fp" -> (sb, t) -> sb.append(t.frontendAddress() == null ? "" : t.frontendAddress().getPort());
             case "f", "ft" -> (sb, t) -> sb.append(t.frontendName());
             case "b" -> (sb, t) -> sb.append(t.backendName() != null ? t.backendName() : t.frontendName());
             case "HM" -> (sb, t) -> sb.append(t.request().method());

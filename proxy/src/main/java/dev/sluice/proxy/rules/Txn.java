@@ -36,8 +36,16 @@ public interface Txn {
     /** The backend chosen so far, or null. */
     String backendName();
 
-    /** The variables of the transaction ({@code txn.}, {@code req.}, {@code res.}, {@code sess.} scopes). */
+    /**
+     * The variables of the transaction ({@code txn.}, {@code req.}, {@code res.}, {@code sess.} scopes), and those of the
+     * process ({@code proc.}) when the target belongs to a runtime ({@link Variables}).
+     */
     Map<String, Object> vars();
+
+    /** An environment variable as the process sees it ({@code env()}): the global section's setenv lines included. */
+    default String env(String name) {
+        return System.getenv(name);
+    }
 
     /** The configuration's userlists, for {@code http_auth} and {@code http_auth_group}. */
     default dev.sluice.proxy.auth.Userlists userlists() {

@@ -63,6 +63,11 @@ final class WithoutResponse implements Txn {
     }
 
     @Override
+    public String env(String name) {
+        return t.env(name);
+    }
+
+    @Override
     public dev.sluice.proxy.auth.Userlists userlists() {
         return t.userlists();
     }

@@ -1,5 +1,9 @@
 package dev.sluice.proxy.runtime;
 
+import dev.sluice.config.model.CpuMap;
+import dev.sluice.proxy.rules.ProcScope;
+import dev.sluice.proxy.transport.CpuAffinity;
+import java.util.concurrent.ThreadFactory;
 import dev.sluice.config.model.Config;
 import dev.sluice.config.model.Mode;
 import dev.sluice.config.model.Proxy;
@@ -113,12 +117,12 @@ public final class ProxyRuntime {
         Map<String, List<Backend.ResolvedServer>> resolved = prepared.resolved();
         this.transport = Transport.select();
         int threads = config.global().nbthread() > 0 ? config.global().nbthread() : Runtime.getRuntime().availableProcessors();
-        this.group = transport.newGroup(threads, new DefaultThreadFactory("sluice-loop", false));
+        Tune tune = config.global().tune();
+        this.group = transport.newGroup(threads, loopThreads(config, threads), tune.sockets().maxPollEvents());
         this.workers = new Workers(group);
         this.streams = new LiveStreams(workers.count());
         this.globalMaxconn = ProcessInfo.globalMaxconn(config);
         this.globalLimit = new ConnectionLimit("global", globalMaxconn, null);
-        Tune tune = config.global().tune();
         H1Limits limits = new H1Limits(tune.maxHeadBytes(), tune.maxhdr());
         this.stickTables = StickTables.of(config, new ArrayList<>(), pools::tableMemory);
         this.quic = new QuicBinds(config.global().quic(), pools.registry(), !config.global().process().noReusePort());
@@ -127,7 +131,8 @@ public final class ProxyRuntime {
             group.scheduleAtFixedRate(t::purgeExpired, 1, 1, TimeUnit.SECONDS);
         }
         ServerConnector connector = new ServerConnector(transport,
-                (srv, loop, h2, sni) -> h2 ? H2ServerConnection.create(srv, loop, sni) : new H1ServerConnection(srv, loop, limits, sni));
+                (srv, loop, h2, sni) -> h2 ? H2ServerConnection.create(srv, loop, sni, tune) : new H1ServerConnection(srv, loop, limits, sni))
+                .socketBuffers(tune.sockets().serverRcvbuf(), tune.sockets().serverSndbuf());
         // mode tcp backends: half-closing connections carrying one layer-4 stream each
         ServerConnector layer4 = connector.layer4((srv, loop, h2, sni) -> new TcpServerConnection(srv, sni));
         for (Proxy p : config.proxies()) {
@@ -162,27 +167,28 @@ public final class ProxyRuntime {
                 if (logWriter == null) {
                     logWriter = new LogWriter();
                 }
-                log = new AccessLog(p.logging(), logWriter);
+                log = new AccessLog(p.logging(), logWriter).requestLineRoom(tune.logUriLen());
             }
             Frontend fe = new Frontend(p, proxyIds.get(p.name()), workers, streams, rules, backends, dflt, limit,
                     limits.withAcceptInvalid(p.http().acceptInvalidRequest()), log);
             fe.altSvc(BindPipelines.altSvc(p));
             fe.tune(tune);
             fe.httpHandoff(chosen -> new H1ClientConnection(fe, true, chosen));
+            fe.process(prepared.process());
             fe.userlists(userlists);
             fe.streamBudget(pools.streams());
             fe.services(Map.of("prometheus-exporter", prometheusService));
             frontends.put(p.name(), fe);
             ConnectionRules connectionRules = rules.connection().isEmpty() ? null : new ConnectionRules(rules.connection(), fe, false);
             for (Listener l : BindPipelines.listeners(p, fe, limit, connectionRules, tls, quic)) {
-                l.acceptFilter(connectionRules).sessions(pools.sessions()).tcpKeepAlive(p.http().clientTcpKeepAlive())
+                l.acceptFilter(connectionRules).sessions(pools.sessions()).tcpKeepAlive(p.http().clientTcpKeepAlive()).socketTune(tune.sockets())
                         .clients(clients).reusePort(!config.global().process().noReusePort());
                 listeners.add(l);
             }
         }
         fullconn(config);
         statsPages(config);
-        healthChecks(config);
+        healthChecks(config, prepared.process());
         ProxyCommands.register(registry, this);
         quic.register(registry);
         metrics.register(quic::collect);
@@ -194,10 +200,20 @@ public final class ProxyRuntime {
     }
 
     /**
+     * The event loops' threads: {@code cpu-map} pins the n-th one to its CPUs as it starts (a refusal is a warning, the
+     * thread then runs where the kernel puts it).
+     */
+    private static ThreadFactory loopThreads(Config config, int threads) {
+        ThreadFactory f = new DefaultThreadFactory("sluice-loop", false);
+        List<CpuMap> maps = config.global().process().cpuMaps();
+        return maps.isEmpty() ? f : CpuAffinity.pinning(f, CpuMap.perThread(maps, threads), m -> System.err.println("[WARNING] " + m + "."));
+    }
+
+    /**
      * Gives every server with {@code check} its {@link HealthCheck}, spread over the event loops, and every backend
      * its {@link ServerEventLog}; the checks start with {@link #start}.
      */
-    private void healthChecks(Config config) {
+    private void healthChecks(Config config, ProcScope procScope) {
         int spread = config.global().tune().spreadChecks();
         int n = 0;
         for (Backend be : backends.values()) {
@@ -207,7 +223,7 @@ public final class ProxyRuntime {
                     continue;
                 }
                 if (plan == null) {
-                    plan = new CheckPlan(be, process.node(), config.global().tune().bufsize());
+                    plan = new CheckPlan(be, process.node(), config.global().tune().bufsize()).process(procScope);
                 }
                 HealthCheck c = new HealthCheck(s, plan, workers.loop(n % workers.count()), transport, spread);
                 s.check(c);
@@ -299,7 +315,7 @@ public final class ProxyRuntime {
      * the problems that prevent running ({@code file:line: error: ...}) and the warnings to print.
      */
     public record Prepared(Map<String, List<Backend.ResolvedServer>> resolved, TlsContexts tls, List<String> problems,
-            List<String> warnings) {
+            List<String> warnings, ProcScope process) {
     }
 
     /**

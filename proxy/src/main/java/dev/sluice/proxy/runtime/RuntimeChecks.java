@@ -15,6 +15,7 @@ import dev.sluice.proxy.check.TcpCheckPlan;
 import dev.sluice.proxy.http.h1.ErrorPageParser;
 import dev.sluice.proxy.log.LogLine;
 import dev.sluice.proxy.rules.Fetch;
+import dev.sluice.proxy.rules.ProcScope;
 import dev.sluice.proxy.rules.ProxyRules;
 import dev.sluice.proxy.rules.RuleCompiler;
 import dev.sluice.proxy.rules.StickTables;
@@ -58,6 +59,8 @@ final class RuntimeChecks {
             problems.add("global: error: tune.maxrewrite (" + tune.maxrewrite() + ") must leave at least 1024 bytes of tune.bufsize ("
                     + tune.bufsize() + ").");
         }
+        // the global set-var lines, evaluated in order now (as HAProxy evaluates them while it reads them)
+        ProcScope process = ProcScope.of(config.global(), System::getenv, problems);
         StickTables tables = StickTables.of(config, problems);
         Map<String, List<Backend.ResolvedServer>> resolvedOut = new LinkedHashMap<>();
         TlsContexts tls = usesTls(config) ? new TlsContexts(config.global()) : null;
@@ -135,7 +138,7 @@ final class RuntimeChecks {
         // rule compilation reports warnings (never-matching ACLs) among the problems: sort them out
         List<String> warnings = new ArrayList<>(tls == null ? List.of() : tls.warnings());
         problems.removeIf(m -> m.contains(": warning: ") && warnings.add(m));
-        return new Prepared(resolvedOut, tls, problems, warnings);
+        return new Prepared(resolvedOut, tls, problems, warnings, process);
     }
 
     private static boolean usesTls(Config config) {

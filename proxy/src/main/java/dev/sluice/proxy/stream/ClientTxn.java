@@ -5,14 +5,15 @@ import dev.sluice.proxy.log.LogCaptures;
 import dev.sluice.proxy.rules.Network;
 import dev.sluice.proxy.rules.Txn;
 import java.net.InetAddress;
+import dev.sluice.proxy.rules.Variables;
 import java.net.InetSocketAddress;
-import java.util.HashMap;
 import java.util.Map;
 
 /**
  * What rules read of a stream's client connection and frontend, the same for every kind of stream (HTTP's
  * {@link StreamTarget}, the layer-4 {@link TcpTarget}): the addresses, TLS and PROXY header facts of its
- * {@link ClientEnd}, the frontend's name, and the variables (made when a rule first sets one).
+ * {@link ClientEnd}, the frontend's name, and the variables (made when a rule first sets one; the {@code proc.} ones are
+ * the process's, through {@link Variables}) and environment.
  */
 abstract class ClientTxn<C extends ClientEnd> implements Txn {
     protected final C client;
@@ -100,8 +101,13 @@ abstract class ClientTxn<C extends ClientEnd> implements Txn {
     @Override
     public Map<String, Object> vars() {
         if (vars == null) {
-            vars = new HashMap<>();
+            vars = new Variables(frontend.process());
         }
         return vars;
+    }
+
+    @Override
+    public String env(String name) {
+        return frontend.process().env(name);
     }
 }

@@ -32,10 +32,13 @@ public final class Compressor {
     private static final AsciiString USER_AGENT = AsciiString.cached("user-agent");
     private static final AsciiString VARY_VALUE = AsciiString.cached("Accept-Encoding");
     private static final String NO_TRANSFORM = "no-transform";
-    /** gzip's member header as zlib writes it at level 1: no name, no time, "fastest", Unix. */
-    private static final byte[] GZIP_HEADER = {0x1f, (byte) 0x8b, 8, 0, 0, 0, 0, 0, 4, 3};
+    /** gzip's member header as zlib writes it: no name, no time, the level's extra flags (set below), Unix. */
+    private static final byte[] GZIP_HEADER = {0x1f, (byte) 0x8b, 8, 0, 0, 0, 0, 0, 0, 3};
+    /** Where the extra flags go: 4 "fastest" at level 1, 2 "best" at level 9, else 0, as zlib sets them. */
+    private static final int GZIP_XFL = 8;
 
     private final String algo;
+    private final int level;
     private final Deflater deflater;
     private final CRC32 crc;
     private boolean headerSent;
@@ -43,9 +46,10 @@ public final class Compressor {
     private long in;
     private long out;
 
-    private Compressor(String algo) {
+    private Compressor(String algo, int level) {
         this.algo = algo;
-        this.deflater = algo.equals("identity") ? null : new Deflater(1, !algo.equals("deflate"));
+        this.level = level;
+        this.deflater = algo.equals("identity") ? null : new Deflater(level, !algo.equals("deflate"));
         this.crc = algo.equals("gzip") ? new CRC32() : null;
     }
 
@@ -280,7 +284,8 @@ public final class Compressor {
         if (!algo.equals("identity")) {
             f.add(CONTENT_ENCODING, AsciiString.of(uaName(algo)));
         }
-        return new Compressor(algo);
+        // tune.comp.maxlevel: the same in both, as it is global
+        return new Compressor(algo, frontend != null ? frontend.level() : backend.level());
     }
 
     /** Whether {@code type} starts with one of {@code types}, in any case. */
@@ -364,7 +369,9 @@ public final class Compressor {
         if (!headerSent) {
             headerSent = true;
             if (crc != null) {
+                int at = b.writerIndex();
                 b.writeBytes(GZIP_HEADER);
+                b.setByte(at + GZIP_XFL, level == 9 ? 2 : level < 2 ? 4 : 0);
             }
         }
     }

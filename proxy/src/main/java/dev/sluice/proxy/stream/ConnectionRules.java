@@ -46,6 +46,7 @@ public final class ConnectionRules implements Predicate<Channel> {
         if (before != null) {
             t.trackers(before);
         }
+        t.process(frontend.process());
         Rule.run(rules, t);
         Trackers trackers = t.trackers();
         if (t.rejected) {

@@ -17,6 +17,7 @@ import dev.sluice.proxy.log.CapturePlan;
 import dev.sluice.proxy.rules.Cond;
 import dev.sluice.proxy.rules.ForwardFor;
 import dev.sluice.proxy.rules.PageService;
+import dev.sluice.proxy.rules.ProcScope;
 import dev.sluice.proxy.rules.ProxyRules;
 import dev.sluice.proxy.rules.Service;
 import dev.sluice.proxy.rules.Template;
@@ -73,6 +74,7 @@ public final class Frontend {
     private HttpHandoff httpHandoff;
     /** The {@code tcp-request session} rules, or null. */
     private final ConnectionRules sessionRules;
+    private ProcScope process = new ProcScope();
 
     public Frontend(Proxy config, int id, Workers workers, LiveStreams streams, ProxyRules rules, Map<String, Backend> backends, Backend defaultBackend,
             ConnectionLimit limit, H1Limits h1Limits, AccessLog accessLog) {
@@ -127,12 +129,24 @@ public final class Frontend {
         return true;
     }
 
-    /** Sets the process's buffer settings ({@code tune.bufsize}, {@code tune.maxrewrite}); before start. */
+    /** The process's variables and environment, which every stream's rules share; before start. */
+    public void process(ProcScope scope) {
+        this.process = scope;
+    }
+
+    public ProcScope process() {
+        return process;
+    }
+
+    /** The global section's tuning (HTTP/2 settings, buffer sizes); before start. */
     public void tune(Tune t) {
         this.tune = t;
     }
 
-    /** The process's buffer settings: what a layer-4 stream holds for content inspection. */
+    /**
+     * The global section's tuning: what HTTP/2 connections advertise ({@code tune.h2.*}), what a layer-4 stream holds for
+     * content inspection ({@code tune.bufsize}, {@code tune.maxrewrite}).
+     */
     public Tune tune() {
         return tune;
     }

@@ -82,6 +82,9 @@ public final class RequestLog {
         e.uri = request.target().toString();
         e.version = request.version().text();
         e.requestLine = e.method + " " + e.uri + " " + e.version;
+        if (e.requestLine.length() > al.requestLineLimit()) {
+            truncate(e, al.requestLineLimit());
+        }
         e.bytesOut = s.client().bytesOut();
         e.tRequest = Accounting.ms(start, acc.headTime());
         long connected = acc.connectedAt();
@@ -102,6 +105,22 @@ public final class RequestLog {
         }
         e.captures = target.captures();
         al.log(e);
+    }
+
+    /**
+     * {@code tune.http.logurilen}: HAProxy keeps the request line for the log in {@code max} bytes and reads its parts
+     * (%HM, %HU, %HV, ...) from what it kept, so a long target loses its end and the version.
+     */
+    private static void truncate(LogEvent e, int max) {
+        String line = e.requestLine.substring(0, max);
+        e.requestLine = line;
+        int sp = line.indexOf(' ');
+        e.method = sp < 0 ? line : line.substring(0, sp);
+        String rest = sp < 0 ? "" : line.substring(sp + 1);
+        int sp2 = rest.indexOf(' ');
+        e.uri = sp2 < 0 ? rest : rest.substring(0, sp2);
+        // no version left: HAProxy reads it as HTTP/0.9's (no version)
+        e.version = sp2 < 0 ? "HTTP/0.9" : rest.substring(sp2 + 1);
     }
 
     /**

@@ -41,6 +41,9 @@ public final class ClientTlsContext {
     private final SslContext plain;
     private final SslContext verifying;
 
+    /** {@code tune.ssl.hard-maxrecord}: the most plaintext per TLS record (0: the library's 16384). */
+    private int maxRecord;
+
     private ClientTlsContext(ServerTls tls, SslContext plain, SslContext verifying) {
         this.tls = tls;
         this.plain = plain;
@@ -49,6 +52,11 @@ public final class ClientTlsContext {
 
     /** Builds the contexts; throws {@link IllegalArgumentException} with the reason, naming the file at fault. */
     static ClientTlsContext build(ServerTls tls, Global global, TlsProvider provider, Consumer<String> warn) {
+        return build(tls, global, CertFiles.DEFAULT, provider, warn);
+    }
+
+    /** The same, the client certificate completed as {@code files} says. */
+    static ClientTlsContext build(ServerTls tls, Global global, CertFiles files, TlsProvider provider, Consumer<String> warn) {
         TrustSource trust = null;
         if (tls.verify() == Verify.REQUIRED) {
             if (tls.caFile() == null) {
@@ -64,7 +72,7 @@ public final class ClientTlsContext {
             if (Files.isDirectory(p)) {
                 throw new IllegalArgumentException("client certificate '" + p + "' is a directory (a server's 'crt' names one PEM file)");
             }
-            clientCert = PemLoader.loadCertifiedKey(p);
+            clientCert = PemLoader.loadCertifiedKey(p, files);
         }
         String[] protocols = provider.protocols(tls.minVersion(), tls.maxVersion(), warn);
         List<String> ciphers = provider.ciphers(tls.ciphers(), tls.ciphersuites(), warn);
@@ -74,7 +82,9 @@ public final class ClientTlsContext {
         long timeoutSeconds = Math.max(1, (global.sslLifetimeMs() + 999) / 1000);
         SslContext plain = context(tls, provider, trust, clientCert, protocols, ciphers, timeoutSeconds, false);
         SslContext verifying = trust == null ? null : context(tls, provider, trust, clientCert, protocols, ciphers, timeoutSeconds, true);
-        return new ClientTlsContext(tls, plain, verifying);
+        ClientTlsContext c = new ClientTlsContext(tls, plain, verifying);
+        c.maxRecord = global.tls().maxRecord();
+        return c;
     }
 
     private static SslContext context(ServerTls tls, TlsProvider provider, TrustSource trust, CertifiedKey clientCert, String[] protocols,
@@ -127,7 +137,11 @@ public final class ClientTlsContext {
         // literal sends no SNI and gives each server its own cache slot
         String host = named ? sni : peer.getAddress() != null ? peer.getAddress().getHostAddress() : peer.getHostString();
         SslContext ctx = named && verifying != null ? verifying : plain;
-        return ctx.newHandler(alloc, host, peer.getPort());
+        SslHandler h = ctx.newHandler(alloc, host, peer.getPort());
+        if (maxRecord > 0) {
+            h.setWrapDataSize(maxRecord);
+        }
+        return h;
     }
 
     /** The protocols offered through ALPN (empty: no ALPN). */

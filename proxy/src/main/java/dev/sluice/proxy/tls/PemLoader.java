@@ -34,7 +34,8 @@ import org.bouncycastle.pkcs.PKCS8EncryptedPrivateKeyInfo;
 /**
  * Reads certificates and private keys from PEM files the way HAProxy does: a {@code crt} file holds the
  * server certificate, its chain and the private key in any order (the first certificate is the server's);
- * a file without a key takes it from {@code <file>.key}; a {@code crt} directory loads every file in
+ * a file without a key takes it from {@code <file>.key} (what {@link CertFiles} allows: {@code ssl-load-extra-files},
+ * {@code ssl-load-extra-del-ext}, bundles, {@code issuers-chain-path}); a {@code crt} directory loads every file in
  * lexical order except the companions ({@code .key .ocsp .issuer .sctl .ckch}) and hidden files. Keys may
  * be PKCS#1 ({@code RSA PRIVATE KEY}), SEC1 ({@code EC PRIVATE KEY}) or PKCS#8 ({@code PRIVATE KEY});
  * encrypted keys are refused (there is nobody to ask for a pass phrase). Blocks of other types (EC or DH
@@ -69,15 +70,36 @@ public final class PemLoader {
      * certificate per file, in lexical order of the file names).
      */
     public static List<CertifiedKey> loadCrt(Path path) {
+        return loadCrt(path, CertFiles.DEFAULT);
+    }
+
+    /**
+     * The same, completing each certificate with what {@code files} allows: its key from a companion file, its chain
+     * from the issuers directory; a file that does not exist may name a bundle ({@code <crt>.rsa}, {@code .dsa},
+     * {@code .ecdsa}: each one a certificate, as HAProxy loads them).
+     */
+    public static List<CertifiedKey> loadCrt(Path path, CertFiles files) {
         if (Files.isDirectory(path)) {
-            List<Path> files = certificateFiles(path);
-            List<CertifiedKey> out = new ArrayList<>(files.size());
-            for (Path f : files) {
-                out.add(loadCertifiedKey(f));
+            List<Path> certs = certificateFiles(path);
+            List<CertifiedKey> out = new ArrayList<>(certs.size());
+            for (Path f : certs) {
+                out.add(loadCertifiedKey(f, files));
             }
             return out;
         }
-        return List.of(loadCertifiedKey(path));
+        if (!Files.exists(path) && files.bundles()) {
+            List<CertifiedKey> out = new ArrayList<>();
+            for (String suffix : CertFiles.BUNDLE_SUFFIXES) {
+                Path p = Path.of(path + suffix);
+                if (Files.exists(p)) {
+                    out.add(loadCertifiedKey(p, files));
+                }
+            }
+            if (!out.isEmpty()) {
+                return out;
+            }
+        }
+        return List.of(loadCertifiedKey(path, files));
     }
 
     /** The certificate files of a {@code crt} directory, in the order they are loaded. */
@@ -102,6 +124,11 @@ public final class PemLoader {
      * has none, from {@code <file>.key}; it must match the first certificate of the file.
      */
     public static CertifiedKey loadCertifiedKey(Path file) {
+        return loadCertifiedKey(file, CertFiles.DEFAULT);
+    }
+
+    /** The same, the key from a companion file only when {@code files} allows it, the chain completed from its issuers. */
+    public static CertifiedKey loadCertifiedKey(Path file, CertFiles files) {
         Contents c = read(file, "certificate");
         if (c.certificates().isEmpty()) {
             throw new IllegalArgumentException("unable to load certificate from '" + file + "': no certificate found in the file");
@@ -113,7 +140,11 @@ public final class PemLoader {
         PrivateKey key;
         Path keySource = file;
         if (c.keys().isEmpty()) {
-            keySource = Path.of(file + ".key");
+            if (!files.keyFiles()) {
+                throw new IllegalArgumentException("unable to load certificate from '" + file + "': no private key in the file (and"
+                        + " 'ssl-load-extra-files' does not include 'key')");
+            }
+            keySource = files.companion(file, ".key");
             if (!Files.exists(keySource)) {
                 throw new IllegalArgumentException("unable to load certificate from '" + file + "': no private key in the file and no '"
                         + keySource + "' next to it");
@@ -127,7 +158,7 @@ public final class PemLoader {
         } else {
             key = c.keys().get(0);
         }
-        List<X509Certificate> chain = c.certificates();
+        List<X509Certificate> chain = files.complete(c.certificates());
         if (!matches(key, chain.get(0).getPublicKey())) {
             for (int i = 1; i < chain.size(); i++) {
                 if (matches(key, chain.get(i).getPublicKey())) {

@@ -23,6 +23,11 @@ public final class QuicTlsContext {
 
     /** Builds the context of a QUIC bind; throws {@link IllegalArgumentException} naming what is wrong. */
     static QuicSslContext build(BindTls tls, Global global, Consumer<String> warn) {
+        return build(tls, global, CertFiles.DEFAULT, warn);
+    }
+
+    /** The same, the certificate files completed as {@code files} says. */
+    static QuicSslContext build(BindTls tls, Global global, CertFiles files, Consumer<String> warn) {
         if (tls.certificates().isEmpty()) {
             throw new IllegalArgumentException("'ssl' needs at least one certificate ('crt')");
         }
@@ -35,7 +40,7 @@ public final class QuicTlsContext {
         }
         List<CertifiedKey> certs = new ArrayList<>();
         for (String crt : tls.certificates()) {
-            certs.addAll(PemLoader.loadCrt(Path.of(crt)));
+            certs.addAll(PemLoader.loadCrt(Path.of(crt), files));
         }
         String[] alpn = tls.alpn().toArray(new String[0]);
         long cacheSize = Math.max(0, global.sslCacheSize());

@@ -53,6 +53,9 @@ public final class ServerTlsContext {
     private final SniMapping<SslContext> sni;
     private final List<OpenSslServerSessionContext> ticketed;
 
+    /** {@code tune.ssl.hard-maxrecord}: the most plaintext per TLS record (0: the library's 16384). */
+    private int maxRecord;
+
     private ServerTlsContext(BindTls tls, List<CertifiedKey> certificates, List<SslContext> contexts, List<OpenSslServerSessionContext> ticketed) {
         this.tls = tls;
         this.certificates = List.copyOf(certificates);
@@ -66,12 +69,18 @@ public final class ServerTlsContext {
      * with the reason (naming the file at fault); reports lesser problems to {@code warn}.
      */
     static ServerTlsContext build(BindTls tls, Global global, TlsProvider provider, SessionTicketKeys keys, Consumer<String> warn) {
+        return build(tls, global, CertFiles.DEFAULT, provider, keys, warn);
+    }
+
+    /** The same, the certificate files completed as {@code files} says. */
+    static ServerTlsContext build(BindTls tls, Global global, CertFiles files, TlsProvider provider, SessionTicketKeys keys,
+            Consumer<String> warn) {
         if (tls.certificates().isEmpty()) {
             throw new IllegalArgumentException("'ssl' needs at least one certificate ('crt')");
         }
         List<CertifiedKey> certs = new ArrayList<>();
         for (String crt : tls.certificates()) {
-            certs.addAll(PemLoader.loadCrt(Path.of(crt)));
+            certs.addAll(PemLoader.loadCrt(Path.of(crt), files));
         }
         TrustSource trust = null;
         if (tls.verify() != Verify.NONE) {
@@ -150,7 +159,9 @@ public final class ServerTlsContext {
             }
             throw e;
         }
-        return new ServerTlsContext(tls, certs, contexts, ticketed);
+        ServerTlsContext c = new ServerTlsContext(tls, certs, contexts, ticketed);
+        c.maxRecord = global.tls().maxRecord();
+        return c;
     }
 
     private static String buildFailure(Path source, String curves, Exception e) {
@@ -209,10 +220,13 @@ public final class ServerTlsContext {
      */
     public ChannelHandler newHandler(ByteBufAllocator alloc, long handshakeTimeoutMillis) {
         if (sni != null) {
-            return new SniSelector(sni, handshakeTimeoutMillis);
+            return new SniSelector(sni, handshakeTimeoutMillis, maxRecord);
         }
         SslHandler h = contexts.get(0).newHandler(alloc);
         h.setHandshakeTimeoutMillis(handshakeTimeoutMillis);
+        if (maxRecord > 0) {
+            h.setWrapDataSize(maxRecord);
+        }
         return h;
     }
 

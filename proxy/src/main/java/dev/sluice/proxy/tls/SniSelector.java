@@ -1,10 +1,12 @@
 package dev.sluice.proxy.tls;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.ssl.SniHandler;
 import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
 import javax.net.ssl.SSLHandshakeException;
 
 /**
@@ -18,8 +20,21 @@ final class SniSelector extends SniHandler {
     /** TLS record: alert, TLS 1.2 record version, length 2, fatal (2), unrecognized_name (112). */
     private static final byte[] UNRECOGNIZED_NAME = {0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 112};
 
-    SniSelector(SniMapping<SslContext> mapping, long handshakeTimeoutMillis) {
+    /** {@code tune.ssl.hard-maxrecord} (0: not set). */
+    private final int maxRecord;
+
+    SniSelector(SniMapping<SslContext> mapping, long handshakeTimeoutMillis, int maxRecord) {
         super(mapping, handshakeTimeoutMillis);
+        this.maxRecord = maxRecord;
+    }
+
+    @Override
+    protected SslHandler newSslHandler(SslContext context, ByteBufAllocator allocator) {
+        SslHandler h = super.newSslHandler(context, allocator);
+        if (maxRecord > 0) {
+            h.setWrapDataSize(maxRecord);
+        }
+        return h;
     }
 
     @Override

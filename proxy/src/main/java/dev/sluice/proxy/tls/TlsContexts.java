@@ -33,6 +33,8 @@ public final class TlsContexts {
     private final Map<BindTls, Object> quicBinds = new HashMap<>();
     private final Map<ServerTls, Object> servers = new HashMap<>();
     private final Set<String> warnings = new LinkedHashSet<>();
+    /** The companion files and issuer chains that complete certificates (the global section's). */
+    private final CertFiles files;
 
     /** Contexts for {@code global}'s session settings, on BoringSSL when it loads, with the process's ticket keys. */
     public TlsContexts(Global global) {
@@ -46,6 +48,7 @@ public final class TlsContexts {
         if (provider.warning() != null) {
             warnings.add(provider.warning());
         }
+        this.files = CertFiles.of(global.tls(), warnings::add);
     }
 
     public TlsProvider provider() {
@@ -102,7 +105,7 @@ public final class TlsContexts {
         Object o = binds.get(bind.tls());
         if (o == null) {
             try {
-                o = ServerTlsContext.build(bind.tls(), global, provider, ticketKeys, warner(bind.where(), subject));
+                o = ServerTlsContext.build(bind.tls(), global, files, provider, ticketKeys, warner(bind.where(), subject));
             } catch (IllegalArgumentException e) {
                 o = e;
             }
@@ -123,7 +126,7 @@ public final class TlsContexts {
         Object o = quicBinds.get(bind.tls());
         if (o == null) {
             try {
-                o = QuicTlsContext.build(bind.tls(), global, warner(bind.where(), subject));
+                o = QuicTlsContext.build(bind.tls(), global, files, warner(bind.where(), subject));
             } catch (IllegalArgumentException | UnsatisfiedLinkError e) {
                 o = e instanceof IllegalArgumentException iae ? iae
                         : new IllegalArgumentException("the QUIC codec's native library does not load: " + e.getMessage(), e);
@@ -149,7 +152,7 @@ public final class TlsContexts {
         Object o = servers.get(server.tls());
         if (o == null) {
             try {
-                o = ClientTlsContext.build(server.tls(), global, provider, warner(server.where(), subject));
+                o = ClientTlsContext.build(server.tls(), global, files, provider, warner(server.where(), subject));
             } catch (IllegalArgumentException e) {
                 o = e;
             }

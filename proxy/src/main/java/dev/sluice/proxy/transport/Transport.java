@@ -3,6 +3,7 @@ package dev.sluice.proxy.transport;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.DefaultSelectStrategyFactory;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
@@ -93,6 +94,17 @@ public final class Transport {
 
     public MultiThreadIoEventLoopGroup newGroup(int threads, ThreadFactory factory) {
         return new MultiThreadIoEventLoopGroup(threads, factory, ioFactory);
+    }
+
+    /**
+     * The same, each epoll_wait returning at most {@code maxEvents} events ({@code tune.maxpollevents}; 0: Netty's
+     * default, which grows with the load). NIO has no such bound: it is ignored there.
+     */
+    public MultiThreadIoEventLoopGroup newGroup(int threads, ThreadFactory factory, int maxEvents) {
+        if (maxEvents <= 0 || !name.equals("epoll")) {
+            return newGroup(threads, factory);
+        }
+        return new MultiThreadIoEventLoopGroup(threads, factory, EpollIoHandler.newFactory(maxEvents, DefaultSelectStrategyFactory.INSTANCE));
     }
 
     public ServerChannel newServerChannel() {

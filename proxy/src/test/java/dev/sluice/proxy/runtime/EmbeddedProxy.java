@@ -246,7 +246,7 @@ public final class EmbeddedProxy implements AutoCloseable {
             servers.add(c);
             return c;
         }, io.netty.buffer.UnpooledByteBufAllocator.DEFAULT, new NoResolver(),
-                (srv, index, h2, sni) -> h2 ? H2ServerConnection.create(srv, index, sni) : new H1ServerConnection(srv, index, limits, sni));
+                (srv, index, h2, sni) -> h2 ? H2ServerConnection.create(srv, index, sni, tune) : new H1ServerConnection(srv, index, limits, sni));
         ServerConnector layer4 = connector.layer4((srv, index, h2, sni) -> new TcpServerConnection(srv, sni));
         int id = 2;
         for (Proxy p : config.backends()) {
@@ -266,13 +266,14 @@ public final class EmbeddedProxy implements AutoCloseable {
         AccessLog log = null;
         if (!p.logging().targets().isEmpty()) {
             logWriter = new LogWriter();
-            log = new AccessLog(p.logging(), logWriter);
+            log = new AccessLog(p.logging(), logWriter).requestLineRoom(tune.logUriLen());
         }
         frontend = new Frontend(p, 1, workers, new dev.sluice.proxy.stream.LiveStreams(1), ProxyRules.compile(p, problems, tables), backends, dflt,
                 new ConnectionLimit(p.name(), 100, global), limits.withAcceptInvalid(p.http().acceptInvalidRequest()), log);
         frontend.tune(tune);
         Frontend fe = frontend;
         frontend.httpHandoff(chosen -> new H1ClientConnection(fe, true, chosen));
+        frontend.process(prepared.process());
         if (problems.stream().anyMatch(s -> s.contains("error"))) {
             throw new IllegalArgumentException(problems.toString());
         }

@@ -168,6 +168,29 @@ class CompressorTest {
         }
     }
 
+    @Test
+    void tuneCompMaxLevelSetsTheLevelAndGzipsExtraFlags() throws Exception {
+        byte[] text = "level nine squeezes a repetitive body harder than level one, ".repeat(400).getBytes(StandardCharsets.US_ASCII);
+        int[] sizes = new int[10];
+        for (int level : new int[] {1, 6, 9}) {
+            Compression c = new Compression(List.of("gzip"), List.of(), false, level);
+            Compressor z = Compressor.start("gzip", c, null, request(), response());
+            ByteArrayOutputStream wire = new ByteArrayOutputStream();
+            try {
+                wire.write(bytes(z.compress(ByteBufAllocator.DEFAULT, Unpooled.directBuffer().writeBytes(text))));
+                wire.write(bytes(z.finish(ByteBufAllocator.DEFAULT)));
+            } finally {
+                z.release();
+            }
+            byte[] w = wire.toByteArray();
+            assertThat(new GZIPInputStream(new ByteArrayInputStream(w)).readAllBytes()).isEqualTo(text);
+            // zlib's XFL byte: 4 "fastest" at level 1, 2 "best" at level 9, else 0
+            assertThat(w[8]).as("xfl at level %d", level).isEqualTo((byte) (level == 1 ? 4 : level == 9 ? 2 : 0));
+            sizes[level] = w.length;
+        }
+        assertThat(sizes[9]).isLessThanOrEqualTo(sizes[1]);
+    }
+
     private static byte[] bytes(ByteBuf b) {
         try {
             byte[] r = new byte[b.readableBytes()];
