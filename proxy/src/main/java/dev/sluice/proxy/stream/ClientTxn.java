@@ -2,6 +2,7 @@ package dev.sluice.proxy.stream;
 
 import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.rules.Txn;
+import dev.sluice.proxy.tls.TlsSession;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.Map;
@@ -39,6 +40,11 @@ abstract class ClientTxn<C extends ClientEnd> implements Txn {
     @Override
     public String sni() {
         return client.sni();
+    }
+
+    @Override
+    public TlsSession tlsSession() {
+        return client.tlsSession();
     }
 
     @Override

@@ -18,10 +18,26 @@ import java.util.function.Predicate;
 public final class ConnectionRules implements Predicate<Channel> {
     private final List<Rule> rules;
     private final String frontend;
+    /** The connections come to a {@code bind ... ssl}. */
+    private final boolean tls;
 
     public ConnectionRules(List<Rule> rules, String frontend) {
+        this(rules, frontend, false);
+    }
+
+    private ConnectionRules(List<Rule> rules, String frontend, boolean tls) {
         this.rules = rules;
         this.frontend = frontend;
+        this.tls = tls;
+    }
+
+    /**
+     * The same rules for the connections of one bind: on a {@code bind ... ssl}, {@code ssl_fc} is true already
+     * (HAProxy's transport layer is TLS from the accept), while what the handshake tells ({@code ssl_fc_sni}) is
+     * not known yet.
+     */
+    public ConnectionRules onBind(boolean tls) {
+        return tls == this.tls ? this : new ConnectionRules(rules, frontend, tls);
     }
 
     /** Whether the connection may go on. */
@@ -32,7 +48,7 @@ public final class ConnectionRules implements Predicate<Channel> {
 
     /** The same for a connection whose channel addresses are not IP ones (a QUIC connection's are CIDs). */
     public boolean accept(Channel ch, InetSocketAddress client, InetSocketAddress local) {
-        Target t = new Target(client, local, frontend);
+        Target t = new Target(client, local, frontend, tls);
         Rule.run(rules, t);
         Trackers trackers = t.trackers();
         if (t.rejected) {
@@ -54,16 +70,23 @@ public final class ConnectionRules implements Predicate<Channel> {
 
     /** What connection rules see: addresses, variables and stick counters; no HTTP message. */
     private static final class Target extends RequestTxn {
+        private final boolean tls;
         private boolean rejected;
         private boolean expectProxy;
+
+        @Override
+        public boolean tls() {
+            return tls;
+        }
 
         @Override
         public void expectProxy() {
             expectProxy = true;
         }
 
-        Target(InetSocketAddress client, InetSocketAddress local, String frontend) {
+        Target(InetSocketAddress client, InetSocketAddress local, String frontend, boolean tls) {
             super(null, client, local, frontend, null);
+            this.tls = tls;
         }
 
         @Override
