@@ -1,10 +1,8 @@
 package dev.sluice.proxy.cli;
 
-import dev.sluice.config.model.Bind;
 import dev.sluice.config.model.Config;
 import dev.sluice.config.model.Mode;
 import dev.sluice.config.model.Proxy;
-import dev.sluice.config.model.Server;
 import dev.sluice.config.model.UseBackend;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,14 +10,14 @@ import java.util.Optional;
 
 /**
  * What the configuration language accepts but the daemon cannot run yet (issue 16, layer-4 proxying): in a
- * {@code mode tcp} proxy, content inspection ({@code tcp-request content} rules, {@code tcp-request inspect-delay}),
- * TLS on its binds or its servers, and an HTTP backend behind a TCP frontend (HAProxy's implicit upgrade); in any
+ * {@code mode tcp} proxy, content inspection ({@code tcp-request content} rules, {@code tcp-request inspect-delay})
+ * and an HTTP backend behind a TCP frontend (HAProxy's implicit upgrade); in any
  * proxy, the {@code tcp-request session} and {@code tcp-response content} rules. Both {@code -c} and start-up refuse
  * such a configuration with one error per proxy; everything else about it (HAProxy's warnings and errors) is reported
  * before, as for any configuration.
  *
  * <p>TEMPORARY: the one place of this refusal. Delete the check of each feature as the runtime learns it (content,
- * session and response rules with content inspection, TLS ends with the TLS step, the upgrade with switch-mode), then
+ * session and response rules with content inspection, the upgrade with switch-mode), then
  * this class and its call in {@link Main}.
  */
 final class NotYetRunnable {
@@ -50,16 +48,6 @@ final class NotYetRunnable {
     private static String tcpProblem(Config config, Proxy p) {
         if (!p.tcpRules().content().isEmpty() || p.tcpRules().inspectDelay() > 0) {
             return "'tcp-request content' rules and 'tcp-request inspect-delay' in mode tcp are not supported yet (content inspection)";
-        }
-        for (Bind b : p.binds()) {
-            if (b.tls() != null) {
-                return "'ssl' on the binds of a mode tcp proxy is not supported yet";
-            }
-        }
-        for (Server s : p.servers()) {
-            if (s.tls() != null) {
-                return "'ssl' on the servers of a mode tcp proxy is not supported yet";
-            }
         }
         List<String> targets = new ArrayList<>();
         if (p.defaultBackend() != null) {

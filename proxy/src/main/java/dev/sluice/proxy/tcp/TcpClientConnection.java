@@ -12,7 +12,6 @@ import dev.sluice.proxy.tls.TlsSession;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.EventLoop;
-import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
@@ -41,9 +40,20 @@ public final class TcpClientConnection extends ChannelPeer implements TcpClientS
     private long bytesOut;
 
     public TcpClientConnection(Frontend frontend, boolean admitted) {
+        this(frontend, admitted, 0, 0);
+    }
+
+    /**
+     * A connection accepted before this handler starts ({@code acceptDate}, epoch ms, and {@code acceptNanos}, on
+     * {@link System#nanoTime()}'s clock; 0: when it starts): its TLS handshake came first, and the log's date and
+     * timers count from the accept, as HAProxy's.
+     */
+    public TcpClientConnection(Frontend frontend, boolean admitted, long acceptDate, long acceptNanos) {
         this.frontend = frontend;
         this.limit = frontend.limit();
         this.admitted = admitted;
+        this.acceptDate = acceptDate;
+        this.acceptNanos = acceptNanos;
     }
 
     // ------------------------------------------------------------------ channel events
@@ -73,8 +83,10 @@ public final class TcpClientConnection extends ChannelPeer implements TcpClientS
         // a session, neither HTTP/1 nor HTTP/2 (show stat's h1 and h2 columns do not count it)
         frontend.countConnection(loopIndex);
         Trackers.sessionStarted(sessionTrackers());
-        acceptDate = System.currentTimeMillis();
-        acceptNanos = System.nanoTime();
+        if (acceptDate == 0) {
+            acceptDate = System.currentTimeMillis();
+            acceptNanos = System.nanoTime();
+        }
         tlsSession = TlsSession.of(ch);
         proxyHeader = ProxyHeader.Received.of(ch);
         remote = ProxyHeader.Received.remote(proxyHeader, ch);
@@ -101,7 +113,7 @@ public final class TcpClientConnection extends ChannelPeer implements TcpClientS
             }
             return;
         }
-        if (evt instanceof ChannelInputShutdownEvent) {
+        if (halfClosed(evt)) {
             if (stream != null) {
                 stream.clientInputShut();
             } else {
@@ -130,6 +142,9 @@ public final class TcpClientConnection extends ChannelPeer implements TcpClientS
     public void channelReadComplete(ChannelHandlerContext ctx) {
         if (stream != null) {
             stream.clientReadComplete();
+            if (closeNotifyAfterOurs()) {
+                stream.clientInputShut();
+            }
         }
     }
 
@@ -166,9 +181,8 @@ public final class TcpClientConnection extends ChannelPeer implements TcpClientS
     // ------------------------------------------------------------------ TcpPeer
 
     @Override
-    public void write(ByteBuf data) {
-        bytesOut += data.readableBytes();
-        super.write(data);
+    protected void written(int bytes) {
+        bytesOut += bytes;
     }
 
     // ------------------------------------------------------------------ ClientEnd
