@@ -137,13 +137,18 @@ abstract class ChannelPeer extends ChannelInboundHandlerAdapter implements TcpPe
     /**
      * Sends a FIN once what was written before is out (Netty fails the pending writes of a channel whose output is
      * shut, so the FIN waits for them), then runs {@code done}; over TLS a close_notify goes first, as HAProxy sends
-     * it. A failed write or shutdown runs nothing: the channel closes and its handler reports the failure. A channel
-     * that cannot half-close is closed instead.
+     * it. A failed write or shutdown runs nothing: the channel is closed and its handler reports the failure (a socket
+     * whose peer reset it fails the shutdown without closing, which would leave the stream waiting for its timeouts). A
+     * channel that cannot half-close is closed instead.
      */
     private static void shutdownOutput(ChannelHandlerContext ctx, Runnable closeNotify, Runnable done) {
         Channel ch = ctx.channel();
         ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> {
-            if (!f.isSuccess() || !ch.isActive()) {
+            if (!f.isSuccess()) {
+                ch.close();
+                return;
+            }
+            if (!ch.isActive()) {
                 return;
             }
             SslHandler tls = ch.pipeline().get(SslHandler.class);
@@ -154,7 +159,9 @@ abstract class ChannelPeer extends ChannelInboundHandlerAdapter implements TcpPe
             // after the pending writes: closing the engine's output fails what it has not encrypted yet
             closeNotify.run();
             tls.closeOutbound().addListener(x -> {
-                if (x.isSuccess() && ch.isActive()) {
+                if (!x.isSuccess()) {
+                    ch.close();
+                } else if (ch.isActive()) {
                     fin(ch, done);
                 }
             });
@@ -170,6 +177,8 @@ abstract class ChannelPeer extends ChannelInboundHandlerAdapter implements TcpPe
         d.shutdownOutput().addListener(x -> {
             if (x.isSuccess()) {
                 done.run();
+            } else {
+                ch.close();
             }
         });
     }

@@ -122,6 +122,7 @@ public final class EmbeddedProxy implements AutoCloseable {
         private boolean inputShut;
         private boolean outputShut;
         private int queuedAtFin = -1;
+        private boolean refuseFin;
 
         Duplex(Builder b, InetSocketAddress local, InetSocketAddress remote) {
             super(b, local, remote);
@@ -165,6 +166,11 @@ public final class EmbeddedProxy implements AutoCloseable {
             return shutdownOutput(newPromise());
         }
 
+        /** The proxy's FIN fails from now on, as on a socket the peer reset ({@code shutdown} gives ENOTCONN). */
+        public void refuseFin() {
+            refuseFin = true;
+        }
+
         /** How many bytes the proxy had written, and the test not read yet, when it sent its FIN (-1: no FIN yet). */
         public int queuedAtFin() {
             return queuedAtFin;
@@ -172,6 +178,9 @@ public final class EmbeddedProxy implements AutoCloseable {
 
         @Override
         public ChannelFuture shutdownOutput(ChannelPromise promise) {
+            if (refuseFin) {
+                return promise.setFailure(new java.io.IOException("Transport endpoint is not connected"));
+            }
             if (!outputShut) {
                 queuedAtFin = 0;
                 for (Object o : outboundMessages()) {
