@@ -34,9 +34,10 @@ import org.junit.jupiter.api.Test;
  * still answers it; Sluice's BoringSSL cannot: the tagged departure), re-encryption to a TLS echo server (its name and
  * CA checked), the tcplog lines, the ssl fetches in a log-format, a failed client handshake's line, a server whose
  * certificate does not verify (a connection failure: SC, econ, retries), the PROXY v2 header a server gets (the bytes
- * compared, the source port masked; before the ClientHello over TLS), a PROXY header before TLS on a TCP bind, and the
- * chain of corpus file 21-acmesh-alpn-proxyproto.cfg without its content inspection (a TCP frontend, send-proxy-v2 to an
- * HTTP frontend's {@code ssl accept-proxy} bind, an HTTP origin) with curl through it.
+ * compared, the ports masked; before the ClientHello over TLS), a PROXY header before TLS on a TCP bind and one asked for
+ * by {@code tcp-request connection expect-proxy layer4}, and the chain of corpus file 21-acmesh-alpn-proxyproto.cfg
+ * without its content inspection (a TCP frontend, send-proxy-v2 to an HTTP frontend's {@code ssl accept-proxy} bind, an
+ * HTTP origin) with curl through it.
  */
 class TcpTlsTest {
     static final String PROXY_V1 = "PROXY TCP4 10.1.2.3 10.4.5.6 1111 2222\r\n";
@@ -55,7 +56,7 @@ class TcpTlsTest {
     static final Map<Daemon, Map<String, Integer>> PORTS = new LinkedHashMap<>();
 
     /** The listeners of the configuration, each on its own port per daemon. */
-    static final List<String> NAMES = List.of("term", "sink", "reenc", "fmt", "fmt_alpn", "badca", "pp2", "pp2ssl", "acc", "fe_alpn", "fe_https");
+    static final List<String> NAMES = List.of("term", "sink", "reenc", "fmt", "fmt_alpn", "badca", "pp2", "pp2ssl", "acc", "fe_alpn", "fe_https", "exp");
 
     @BeforeAll
     static void start() {
@@ -154,6 +155,11 @@ class TcpTlsTest {
                     bind 127.0.0.1:%16$d accept-proxy ssl crt %2$s
                     log-format "%%ci:%%cp %%fi:%%fp %%ft pp=%%[fc_rcvd_proxy] sni=%%[ssl_fc_sni] %%ts %%B"
                     server s1 127.0.0.1:%3$d
+                listen exp
+                    bind 127.0.0.1:%20$d
+                    tcp-request connection expect-proxy layer4 if { src 127.0.0.1 }
+                    log-format "%%ci:%%cp %%fi:%%fp %%ft pp=%%[fc_rcvd_proxy] fc=%%[ssl_fc] %%ts %%B"
+                    server s1 127.0.0.1:%3$d
 
                 # the chain of 21-acmesh-alpn-proxyproto.cfg, without its content inspection
                 frontend fe_alpn
@@ -178,7 +184,7 @@ class TcpTlsTest {
                   server web 127.0.0.1:%19$d
                 """.formatted(p.get("term"), crt, echo.port(), p.get("sink"), sink.port(), p.get("reenc"), tlsEcho.port(), pki.caFile(),
                 p.get("fmt"), p.get("fmt_alpn"), p.get("badca"), other.caFile(), p.get("pp2"), recorder.port(), p.get("pp2ssl"), p.get("acc"),
-                p.get("fe_alpn"), p.get("fe_https"), web.port());
+                p.get("fe_alpn"), p.get("fe_https"), web.port(), p.get("exp"));
         Daemon d = Daemon.start(isHaproxy, cfg, p.get("fe_https"));
         PORTS.put(d, p);
         return d;
@@ -492,8 +498,21 @@ class TcpTlsTest {
     }
 
     @Test
-    void aProxyHeaderGoesBeforeTlsOnATcpBind() throws Exception {
+    void aProxyHeaderGoesBeforeTlsOnATcpBindAndExpectProxyAsksForOne() throws Exception {
         Map<Daemon, String> lines = new LinkedHashMap<>();
+        Map<Daemon, String> expected = new LinkedHashMap<>();
+        for (Daemon d : both()) {
+            try (Socket raw = raw(d, "exp")) {
+                raw.getOutputStream().write((PROXY_V1.replace("1111", "3333") + "hi").getBytes(StandardCharsets.US_ASCII));
+                raw.shutdownOutput();
+                assertThat(new String(readAll(raw.getInputStream()), StandardCharsets.US_ASCII)).isEqualTo("hi");
+            }
+            List<String> l = d.awaitLines(x -> x.startsWith("10.1.2.3:3333 "), 1);
+            assertThat(l).as(d.output()).hasSize(1);
+            expected.put(d, l.get(0));
+        }
+        assertThat(expected.get(haproxy)).isEqualTo("10.1.2.3:3333 10.4.5.6:2222 exp pp=1 fc=0 -- 2");
+        assertThat(expected.get(sluice)).isEqualTo(expected.get(haproxy));
         for (Daemon d : both()) {
             try (Socket raw = raw(d, "acc")) {
                 raw.getOutputStream().write(PROXY_V1.getBytes(StandardCharsets.US_ASCII));
