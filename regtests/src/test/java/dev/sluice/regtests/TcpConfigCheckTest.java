@@ -34,8 +34,8 @@ class TcpConfigCheckTest {
     }
 
     /**
-     * The departure of many cases: until the layer-4 runtime has them (issue 16), {@code -c} and start-up refuse content
-     * inspection, TLS ends and the HTTP upgrade in TCP proxies, and session and response rules anywhere, with one error
+     * The departure of many cases: until the layer-4 runtime has them (issue 16), {@code -c} and start-up refuse TLS ends
+     * and the HTTP upgrade in TCP proxies, and session and response rules anywhere, with one error
      * per proxy; HAProxy takes them.
      */
     static final Departure NOT_YET = departure("issue 16: the layer-4 runtime does not run it yet",
@@ -476,16 +476,18 @@ class TcpConfigCheckTest {
     void startingRefusesWhatTheLayer4RuntimeDoesNotRunYet() {
         int port = Ports.free();
         Path cfg = Sluice.writeConfig(HEAD + """
-                listen l
+                frontend f
                     mode tcp
                     bind 127.0.0.1:%d
-                    tcp-request content accept
+                    default_backend bh
+                backend bh
+                    mode http
                     server s1 127.0.0.1:9
                 """.formatted(port));
         Sluice.Result r = Sluice.run(List.of("-f", cfg.toString()), Map.of());
         assertThat(r.exitCode()).isEqualTo(1);
-        assertThat(r.output()).contains("test.cfg:8: error: listen 'l' : 'tcp-request content' rules and 'tcp-request inspect-delay' in mode"
-                + " tcp are not supported yet (content inspection).").contains("Fatal errors found in configuration.");
+        assertThat(r.output()).contains("test.cfg:8: error: frontend 'f' : a mode tcp frontend using an HTTP backend ('bh') is not supported"
+                + " yet (HAProxy's implicit upgrade).").contains("Fatal errors found in configuration.");
     }
 
     @ParameterizedTest(name = "{0}")

@@ -97,6 +97,16 @@ final class TcpOrigin implements AutoCloseable {
         s.shutdownOutput();
     };
 
+    /** Says {@code banner} first, then echoes as {@link #ECHO} does. */
+    static Behaviour banner(String banner) {
+        return (s, o) -> {
+            byte[] b = banner.getBytes(StandardCharsets.US_ASCII);
+            s.getOutputStream().write(b);
+            o.written.addAndGet(b.length);
+            ECHO.serve(s, o);
+        };
+    }
+
     /** Reads until the client's FIN, then answers {@code <count> <sha256 hex>\n} and sends its FIN. */
     static final Behaviour SINK = (s, o) -> {
         MessageDigest md = sha256();

@@ -19,6 +19,7 @@ import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.rules.Trackers;
 import dev.sluice.proxy.stats.ErrorCapture;
+import dev.sluice.proxy.stream.ClientEnd;
 import dev.sluice.proxy.stream.ClientSide;
 import dev.sluice.proxy.stream.Deadline;
 import dev.sluice.proxy.stream.Frontend;
@@ -84,6 +85,12 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     private int loopIndex;
     private Deadline timer;
     private boolean admitted;
+    /** A {@code tcp-request session} rule rejected the connection: it closes, nothing else happens. */
+    private boolean sessionRejected;
+    /** A layer-4 connection that became HTTP: counted as a session already. */
+    private final boolean switched;
+    /** The backend of its first request, chosen before it became HTTP, or null. */
+    private Backend chosenBackend;
     private Phase phase = Phase.WAIT_REQUEST;
     private int requests;
     private boolean inParse;
@@ -111,7 +118,37 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         this.frontend = frontend;
         this.limit = frontend.limit();
         this.admitted = admitted;
+        this.switched = false;
         this.parser = new H1Parser(true, frontend.h1Limits(), this);
+    }
+
+    /**
+     * A layer-4 connection of the frontend that becomes HTTP ({@code switch-mode http}, HAProxy's implicit upgrade):
+     * admitted, counted, tracked and logged as a session already; its first request goes to {@code chosen} when not null.
+     */
+    public H1ClientConnection(Frontend frontend, boolean admitted, Backend chosen) {
+        this.frontend = frontend;
+        this.limit = frontend.limit();
+        this.admitted = admitted;
+        this.switched = true;
+        this.chosenBackend = chosen;
+        this.parser = new H1Parser(true, frontend.h1Limits(), this);
+    }
+
+    @Override
+    public void setAddress(boolean source, InetSocketAddress a) {
+        if (source) {
+            remote = a;
+        } else {
+            local = a;
+        }
+    }
+
+    @Override
+    public Backend takeChosenBackend() {
+        Backend b = chosenBackend;
+        chosenBackend = null;
+        return b;
     }
 
     // ------------------------------------------------------------------ channel events
@@ -161,21 +198,31 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
 
     private void started() {
         // an accepted channel is active when this handler is added and then fires channelActive: once only
-        if (timer != null) {
+        if (timer != null || sessionRejected) {
             return;
         }
+        proxyHeader = ProxyHeader.Received.of(ch);
+        remote = ProxyHeader.Received.remote(proxyHeader, ch);
+        local = ProxyHeader.Received.local(proxyHeader, ch);
+        if (!switched && !frontend.startSession(ch, remote, local)) {
+            sessionRejected = true;
+            ch.close();
+            return;
+        }
+        remote = ClientEnd.overridden(ch, true, remote);
+        local = ClientEnd.overridden(ch, false, local);
         loopIndex = frontend.workers().indexOf(ch.eventLoop());
         timer = new Deadline(ch.eventLoop(), this::onTimeout);
-        frontend.countConnection(loopIndex, false);
-        Trackers.sessionStarted(sessionTrackers());
+        if (switched) {
+            frontend.countSwitchedToHttp();
+        } else {
+            frontend.countConnection(loopIndex, false);
+        }
         acceptDate = System.currentTimeMillis();
         requestStart = System.nanoTime();
         tlsSession = TlsSession.of(ch);
         tls = tlsSession != null;
-        proxyHeader = ProxyHeader.Received.of(ch);
-        remote = ProxyHeader.Received.remote(proxyHeader, ch);
-        local = ProxyHeader.Received.local(proxyHeader, ch);
-        if (frontend.accessLog() != null) {
+        if (frontend.accessLog() != null && !switched) {
             frontend.accessLog().logConnect(remoteAddress(), localAddress(), frontend.name(), true);
         }
         if (admitted) {

@@ -5,9 +5,8 @@ import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.proxy.http.GeneratedResponse;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
-import dev.sluice.proxy.rules.Trackers;
 import dev.sluice.proxy.stats.H2Counters;
-import dev.sluice.proxy.stream.ClientSide;
+import dev.sluice.proxy.stream.ClientEnd;
 import dev.sluice.proxy.stream.Deadline;
 import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.proxy.stream.ServerSide;
@@ -79,6 +78,8 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     private int rstRcvd;
     private int goawayRcvd;
     private boolean settingsSeen;
+    /** A {@code tcp-request session} rule rejected the connection: it closes, nothing else happens. */
+    private boolean sessionRejected;
     /** The stream of the last HEADERS frame Netty's reader decoded, whatever became of it. */
     private int lastHeadersDecoded;
     /** The highest stream a request HEADERS frame reached {@link #onHeadersRead} for. */
@@ -196,6 +197,15 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     }
 
     /** The client's address: the PROXY header's when the connection started with one ({@code accept-proxy}). */
+    /** {@code set-src}, {@code set-dst}: for the connection's streams from now on. */
+    void setAddress(boolean source, InetSocketAddress a) {
+        if (source) {
+            remote = a;
+        } else {
+            local = a;
+        }
+    }
+
     InetSocketAddress remoteAddress() {
         return remote != null ? remote : (InetSocketAddress) ctx.channel().remoteAddress();
     }
@@ -247,23 +257,29 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     }
 
     private void started() {
-        if (timer != null) {
+        if (timer != null || sessionRejected) {
             return;
         }
+        proxyHeader = ProxyHeader.Received.of(ctx.channel());
+        remote = ProxyHeader.Received.remote(proxyHeader, ctx.channel());
+        local = ProxyHeader.Received.local(proxyHeader, ctx.channel());
+        if (!upgraded && !frontend.startSession(ctx.channel(), remote, local)) {
+            sessionRejected = true;
+            ctx.channel().close();
+            return;
+        }
+        remote = ClientEnd.overridden(ctx.channel(), true, remote);
+        local = ClientEnd.overridden(ctx.channel(), false, local);
         loopIndex = frontend.workers().indexOf(ctx.channel().eventLoop());
         timer = new Deadline(ctx.channel().eventLoop(), this::onTimeout);
         if (upgraded) {
             frontend.countH2Upgrade();
         } else {
             frontend.countConnection(loopIndex, true);
-            Trackers.sessionStarted(ctx.channel().attr(ClientSide.SESSION_TRACKERS).get());
         }
         acceptDate = System.currentTimeMillis();
         tlsSession = TlsSession.of(ctx.channel());
         tls = tlsSession != null;
-        proxyHeader = ProxyHeader.Received.of(ctx.channel());
-        remote = ProxyHeader.Received.remote(proxyHeader, ctx.channel());
-        local = ProxyHeader.Received.local(proxyHeader, ctx.channel());
         if (frontend.accessLog() != null && !upgraded) {
             frontend.accessLog().logConnect(remote, local, frontend.name(), true);
         }

@@ -231,6 +231,11 @@ final class H2ClientStream implements ClientSide {
     }
 
     @Override
+    public void setAddress(boolean source, InetSocketAddress a) {
+        conn.setAddress(source, a);
+    }
+
+    @Override
     public InetSocketAddress localAddress() {
         return conn.localAddress();
     }

@@ -3,8 +3,7 @@ package dev.sluice.proxy.h3;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.proxy.listener.ConnectionLimit;
-import dev.sluice.proxy.rules.Trackers;
-import dev.sluice.proxy.stream.ClientSide;
+import dev.sluice.proxy.stream.ClientEnd;
 import dev.sluice.proxy.stream.ConnectionRules;
 import dev.sluice.proxy.stream.Deadline;
 import dev.sluice.proxy.stream.Frontend;
@@ -121,6 +120,15 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
         return acceptDate;
     }
 
+    /** {@code set-src}, {@code set-dst}: for the connection's streams from now on. */
+    void setAddress(boolean source, InetSocketAddress a) {
+        if (source) {
+            remote = a;
+        } else {
+            local = a;
+        }
+    }
+
     InetSocketAddress remoteAddress() {
         return remote;
     }
@@ -182,10 +190,15 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         admitted = true;
+        if (!frontend.startSession(quic, remote, local)) {
+            refuse("rejected");
+            return;
+        }
+        remote = ClientEnd.overridden(quic, true, remote);
+        local = ClientEnd.overridden(quic, false, local);
         loopIndex = frontend.workers().indexOf(quic.eventLoop());
         timer = new Deadline(quic.eventLoop(), this::onTimeout);
         frontend.countConnection(loopIndex);
-        Trackers.sessionStarted(quic.attr(ClientSide.SESSION_TRACKERS).get());
         SSLEngine engine = quic.sslEngine();
         SSLSession s = engine == null ? null : engine.getSession();
         tls = new TlsSession(s == null ? "TLSv1.3" : s.getProtocol(), s == null ? null : s.getCipherSuite(), "h3", sni, false);

@@ -285,6 +285,11 @@ final class H3ClientStream extends Http3RequestStreamInboundHandler implements C
     }
 
     @Override
+    public void setAddress(boolean source, InetSocketAddress a) {
+        conn.setAddress(source, a);
+    }
+
+    @Override
     public InetSocketAddress localAddress() {
         return conn.localAddress();
     }

@@ -10,6 +10,7 @@ import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.http.Status;
 import io.netty.util.AsciiString;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,8 +55,42 @@ public final class Actions {
                 t.expectProxy();
                 return Action.Verdict.CONTINUE;
             };
-            case "reject", "silent-drop" -> t -> {
+            case "reject" -> t -> {
                 t.drop();
+                return Action.Verdict.DONE;
+            };
+            case "set-src", "set-dst" -> {
+                SampleExpr e = RuleCompiler.sample(args.get(0));
+                boolean source = name.equals("set-src");
+                yield t -> {
+                    InetAddress ip = Samples.ip(e.get(t));
+                    if (ip != null) {
+                        t.setAddress(source, ip, -1);
+                    }
+                    return Action.Verdict.CONTINUE;
+                };
+            }
+            case "set-src-port", "set-dst-port" -> {
+                SampleExpr e = RuleCompiler.sample(args.get(0));
+                boolean source = name.equals("set-src-port");
+                yield t -> {
+                    Long port = Samples.integer(e.get(t));
+                    if (port != null) {
+                        t.setAddress(source, null, (int) (port & 0xffff));
+                    }
+                    return Action.Verdict.CONTINUE;
+                };
+            }
+            case "switch-mode" -> t -> {
+                t.switchMode();
+                return Action.Verdict.STOP;
+            };
+            case "close" -> t -> {
+                t.closeServer();
+                return Action.Verdict.STOP;
+            };
+            case "silent-drop" -> t -> {
+                t.silentDrop();
                 return Action.Verdict.DONE;
             };
             case "return" -> returnFromArgs(args);

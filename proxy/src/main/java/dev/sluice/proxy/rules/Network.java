@@ -3,6 +3,7 @@ package dev.sluice.proxy.rules;
 import dev.sluice.config.Addresses;
 import java.net.Inet4Address;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 
 /**
  * An IPv4 or IPv6 network ({@code <ip>[/<prefix>]} or {@code <ip>/<dotted mask>}) and address text
@@ -86,6 +87,14 @@ public final class Network {
      * Dotted quad for IPv4, RFC 5952 text for IPv6 ({@code ::1}, not {@code 0:0:0:0:0:0:0:1}; an IPv4-mapped
      * address as {@code ::ffff:a.b.c.d}).
      */
+    /**
+     * {@code cur} with {@code ip} (null: kept) and {@code port} (negative: kept, from IPv4 to IPv6 too, as HAProxy 2.6
+     * was seen doing), as HAProxy's set-src and set-dst change an address.
+     */
+    public static InetSocketAddress with(InetSocketAddress cur, InetAddress ip, int port) {
+        return new InetSocketAddress(ip != null ? ip : cur.getAddress(), port >= 0 ? port : cur.getPort());
+    }
+
     public static String format(InetAddress addr) {
         if (addr instanceof Inet4Address) {
             return addr.getHostAddress();

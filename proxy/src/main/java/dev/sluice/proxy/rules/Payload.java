@@ -29,6 +29,11 @@ final class Payload {
         Fetches.defContent("req.payload_lv", 2, 3, null, false, true, a -> lengthValue(false, a, "req.payload_lv"));
         Fetches.defContent("res.payload_lv", 2, 3, null, true, true, a -> lengthValue(true, a, "res.payload_lv"));
         Fetches.defContent("wait_end", 0, 0, Match.BOOL, false, false, a -> WAIT_END);
+        for (String n : new String[] {"req.proto_http", "req_proto_http"}) {
+            // a whole HTTP/1 request head at the start of the held bytes (a layer-4 stream's target parses it and says
+            // "may change" while it is incomplete); in HTTP proxies there is always one
+            Fetches.defContent(n, 0, 0, Match.BOOL, false, false, a -> t -> t.request() != null ? Boolean.TRUE : null);
+        }
         for (String n : new String[] {"req.ssl_hello_type", "req_ssl_hello_type"}) {
             Fetches.defContent(n, 0, 0, Match.INT, false, true, a -> new HelloType(false));
         }

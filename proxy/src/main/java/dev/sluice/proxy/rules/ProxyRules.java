@@ -20,7 +20,7 @@ import java.util.Map;
  * problem with the line it comes from (what {@code -c} prints). Immutable.
  */
 public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> after, List<Switch> switching, List<Rule> connection,
-        List<Rule> content, List<Cond> monitorFail, List<Stick> stick) {
+        List<Rule> session, List<Rule> content, List<Rule> responseContent, List<Cond> monitorFail, List<Stick> stick) {
 
     /**
      * A compiled {@code stick} rule: {@code match} (look the key up before load balancing), {@code store}
@@ -33,12 +33,16 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
     public record Switch(Cond cond, String backend, Template dynamic) {
     }
 
-    /** Only the stick rules of these rules. */
-    public ProxyRules stickOnly() {
-        return new ProxyRules(List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), stick);
+    /**
+     * What a listen section's backend side runs of these rules (its other rules run on its frontend side): the stick rules
+     * and the {@code tcp-response content} rules.
+     */
+    public ProxyRules backendSide() {
+        return new ProxyRules(List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), responseContent, List.of(), stick);
     }
 
-    public static final ProxyRules NONE = new ProxyRules(List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of());
+    public static final ProxyRules NONE = new ProxyRules(List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(),
+            List.of(), List.of());
 
     /**
      * Compiles a proxy's rules; each problem is appended to {@code problems} as "file:line: error: ..."
@@ -50,7 +54,7 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
 
     /** The same, with the configuration's stick tables for track-sc rules and the stick-counter samples. */
     public static ProxyRules compile(Proxy p, List<String> problems, StickTables tables) {
-        return StickTables.compiling(tables, p.name(), () -> compileIn(p, problems));
+        return StickTables.compiling(tables, p.name(), () -> RuleCompiler.forMode(p.mode() == Mode.TCP, () -> compileIn(p, problems)));
     }
 
     private static ProxyRules compileIn(Proxy p, List<String> problems) {
@@ -83,7 +87,9 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
             }
         }
         List<Rule> connection = rules(p, p.tcpRules().connection(), rc, RuleCompiler.Phase.CONNECTION, "tcp-request connection", problems);
+        List<Rule> session = rules(p, p.tcpRules().session(), rc, RuleCompiler.Phase.CONNECTION, "tcp-request session", problems);
         List<Rule> content = rules(p, p.tcpRules().content(), rc, RuleCompiler.Phase.REQUEST, "tcp-request content", problems);
+        List<Rule> responseContent = rules(p, p.tcpRules().responseContent(), rc, RuleCompiler.Phase.RESPONSE, "tcp-response content", problems);
         List<Cond> monitor = new ArrayList<>();
         for (Condition c : p.monitor().fail()) {
             try {
@@ -110,7 +116,7 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
                 problems.add(r.where() + ": error: error detected while parsing a 'stick " + r.kind() + "' rule : " + e.getMessage() + ".");
             }
         }
-        return new ProxyRules(req, res, after, sw, connection, content, monitor, stick);
+        return new ProxyRules(req, res, after, sw, connection, session, content, responseContent, monitor, stick);
     }
 
     /**

@@ -29,6 +29,11 @@ public class RequestTxn implements RuleTarget {
         this.backend = backend;
     }
 
+    /** Starts from these stick counters (a connection's, which further track-sc rules add to). */
+    protected void trackers(Trackers t) {
+        this.trackers = t;
+    }
+
     @Override
     public RequestHead request() {
         return request;

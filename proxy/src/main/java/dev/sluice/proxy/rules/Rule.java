@@ -18,6 +18,39 @@ public final class Rule {
     /** What {@link #resume} returns when a rule ended the exchange. */
     public static final int ENDED = -1;
 
+    /** What {@link #inspect} returns when a condition cannot be decided yet: the rules wait for more content. */
+    public static final int MISSING = -2;
+
+    /**
+     * Runs content inspection rules ({@code tcp-request content}, {@code tcp-response content}) from the first, as
+     * HAProxy 2.6's tcp_inspect_request does on each evaluation: a condition that cannot be decided yet ({@link Cond#MISS},
+     * only while the content is not final) stops the pass and returns {@link #MISSING} (the rules run again from the
+     * first when more content comes, the actions of the rules before it included); a rule that ends the stream returns
+     * {@link #ENDED}; {@code accept} or the end of the list return {@code rules.size()}.
+     */
+    public static int inspect(List<Rule> rules, RuleTarget t) {
+        for (int i = 0; i < rules.size(); i++) {
+            Rule r = rules.get(i);
+            int c = Cond.eval(r.cond, t);
+            if (c == Cond.MISS) {
+                return MISSING;
+            }
+            if (c == Cond.PASS) {
+                switch (r.action.apply(t)) {
+                    case DONE -> {
+                        return ENDED;
+                    }
+                    case STOP -> {
+                        return rules.size();
+                    }
+                    default -> {
+                    }
+                }
+            }
+        }
+        return rules.size();
+    }
+
     /** Runs the rules in order; returns {@link Action.Verdict#DONE} when one of them ended the exchange. */
     public static Action.Verdict run(List<Rule> rules, RuleTarget t) {
         return resume(rules, t, 0) == ENDED ? Action.Verdict.DONE : Action.Verdict.CONTINUE;

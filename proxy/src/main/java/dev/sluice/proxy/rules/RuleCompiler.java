@@ -36,6 +36,32 @@ public final class RuleCompiler {
         this.tcp = tcp;
     }
 
+    /** Set while the rules of a TCP proxy compile: its HTTP fetches read a request that may not be there (yet). */
+    private static final ThreadLocal<Boolean> TCP_PROXY = new ThreadLocal<>();
+
+    /**
+     * Runs {@code body} compiling the rules of a TCP proxy ({@code tcp}) or an HTTP one. In a TCP proxy an HTTP fetch has
+     * no sample without a request head (a layer-4 stream's target parses one from the bytes it holds, as HAProxy does,
+     * and reports "may change" while it is incomplete), and its ACLs may miss during content inspection.
+     */
+    static <T> T forMode(boolean tcp, java.util.function.Supplier<T> body) {
+        Boolean was = TCP_PROXY.get();
+        TCP_PROXY.set(tcp);
+        try {
+            return body.get();
+        } finally {
+            if (was == null) {
+                TCP_PROXY.remove();
+            } else {
+                TCP_PROXY.set(was);
+            }
+        }
+    }
+
+    private static boolean tcpProxy() {
+        return Boolean.TRUE.equals(TCP_PROXY.get());
+    }
+
     /** Where rules run: what they can read. */
     public enum Phase {
         /** tcp-request connection rules: no HTTP message yet. */
@@ -95,6 +121,11 @@ public final class RuleCompiler {
         }
         checkArgs("fetch method", f, def.minArgs(), def.maxArgs());
         Fetch fetch = def.build().apply(f.args());
+        if (tcpProxy() && needs(f.name()) == Phase.REQUEST && !def.content()) {
+            // no request head (yet) on a layer-4 stream: no sample
+            Fetch http = fetch;
+            fetch = t -> t.request() == null ? null : http.get(t);
+        }
         Converter[] convs = new Converter[calls.size() - 1];
         for (int i = 1; i < calls.size(); i++) {
             SampleArgs.Call c = calls.get(i);
@@ -202,11 +233,13 @@ public final class RuleCompiler {
         // what the exchange kept can be tested in both directions
         Phase needs = KEPT.contains(fetchName) ? null : needs(fetchName);
         Fetches.Def d = Fetches.get(fetchName);
+        // in a TCP proxy an HTTP fetch waits for a whole request head during content inspection
+        boolean content = d.content() || tcpProxy() && needs == Phase.REQUEST;
         if (patterns.isEmpty() && match != Match.FOUND && match != Match.BOOL) {
             // no pattern: HAProxy matches nothing, except for boolean fetches
-            return new Acl(sample, v -> false, head, needs, d.content(), d.l6());
+            return new Acl(sample, v -> false, head, needs, content, d.l6());
         }
-        return new Acl(sample, match.compile(patterns, ignoreCase), head, needs, d.content(), d.l6());
+        return new Acl(sample, match.compile(patterns, ignoreCase), head, needs, content, d.l6());
     }
 
     private static List<String> patternFile(String file) {
@@ -313,14 +346,16 @@ public final class RuleCompiler {
 
         static Acl acl(String name, boolean tcp) {
             return switch (name) {
-                case "TRUE", "HTTP" -> new Acl(t -> Boolean.TRUE, Samples::bool, name, null);
+                case "TRUE" -> new Acl(t -> Boolean.TRUE, Samples::bool, name, null);
+                case "HTTP" -> tcp ? RuleCompiler.acl(new AclExpr("req.proto_http", List.of(), List.of()))
+                        : new Acl(t -> Boolean.TRUE, Samples::bool, name, null);
                 case "WAIT_END" -> RuleCompiler.acl(new AclExpr("wait_end", List.of(), List.of()));
                 case "FALSE" -> new Acl(t -> Boolean.FALSE, Samples::bool, name, null);
                 case "HTTP_1.0" -> RuleCompiler.acl(new AclExpr("req.ver", List.of(), List.of("1.0")));
                 case "HTTP_1.1" -> RuleCompiler.acl(new AclExpr("req.ver", List.of(), List.of("1.1")));
                 case "HTTP_2.0" -> RuleCompiler.acl(new AclExpr("req.ver", List.of(), List.of("2.0")));
                 case "HTTP_3.0" -> RuleCompiler.acl(new AclExpr("req.ver", List.of(), List.of("3.0")));
-                case "HTTP_CONTENT" -> new Acl(t -> t.request().hasBody(), Samples::bool, name, Phase.REQUEST);
+                case "HTTP_CONTENT" -> new Acl(t -> t.request() != null && t.request().hasBody(), Samples::bool, name, Phase.REQUEST);
                 case "REQ_CONTENT" -> tcp ? RuleCompiler.acl(new AclExpr("req.len", List.of(), List.of("gt", "0")))
                         : new Acl(t -> t.request().hasBody(), Samples::bool, name, Phase.REQUEST);
                 case "HTTP_URL_ABS" -> RuleCompiler.acl(new AclExpr("url", List.of("-m", "reg"), List.of("^[^/:]*://")));

@@ -2,6 +2,7 @@ package dev.sluice.proxy.rules;
 
 import dev.sluice.proxy.http.MessageHead;
 import dev.sluice.proxy.http.ResponseHead;
+import java.net.InetAddress;
 
 /**
  * What actions act on: the exchange ({@link Txn}) plus the head of the current phase and the ways a
@@ -21,6 +22,33 @@ public interface RuleTarget extends Txn {
 
     /** Closes the client connection without a response ({@code reject}, {@code silent-drop}). */
     void drop();
+
+    /**
+     * {@code silent-drop}: closes the client connection without telling the client where the platform allows it; as
+     * {@link #drop} where it does not.
+     */
+    default void silentDrop() {
+        drop();
+    }
+
+    /**
+     * {@code tcp-response content close}: the server connection is closed now, what it sent so far still goes to the
+     * client, then the client's connection ends.
+     */
+    default void closeServer() {
+    }
+
+    /**
+     * {@code set-src}, {@code set-dst} ({@code ip}, the port kept) and {@code set-src-port},
+     * {@code set-dst-port} ({@code ip} null, {@code port} 0-65535): the client connection's source ({@code source}) or
+     * destination address changes for everything after.
+     */
+    default void setAddress(boolean source, InetAddress ip, int port) {
+    }
+
+    /** {@code tcp-request content switch-mode http}: the connection becomes HTTP once the rules are done. */
+    default void switchMode() {
+    }
 
     /** {@code tcp-request connection expect-proxy layer4}: the connection starts with a PROXY protocol header. */
     default void expectProxy() {

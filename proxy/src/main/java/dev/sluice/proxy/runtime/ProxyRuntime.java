@@ -14,6 +14,7 @@ import dev.sluice.proxy.backend.ServerCommands;
 import dev.sluice.proxy.backend.ServerConnector;
 import dev.sluice.proxy.check.CheckPlan;
 import dev.sluice.proxy.check.HealthCheck;
+import dev.sluice.proxy.h1.H1ClientConnection;
 import dev.sluice.proxy.h1.H1ServerConnection;
 import dev.sluice.proxy.h2.H2ServerConnection;
 import dev.sluice.proxy.http.GeneratedResponse;
@@ -138,9 +139,9 @@ public final class ProxyRuntime {
             be.id(proxyIds.get(p.name()));
             if (p.kind() == ProxyKind.BACKEND) {
                 be.rules(ProxyRules.compile(p, new ArrayList<>(), stickTables));
-            } else if (!p.stickRules().isEmpty()) {
-                // a listen's request rules run on its frontend side; its backend side keeps the stick rules
-                be.rules(ProxyRules.compile(p, new ArrayList<>(), stickTables).stickOnly());
+            } else if (!p.stickRules().isEmpty() || !p.tcpRules().responseContent().isEmpty()) {
+                // a listen's request rules run on its frontend side; its backend side keeps the stick and response rules
+                be.rules(ProxyRules.compile(p, new ArrayList<>(), stickTables).backendSide());
             }
             backends.put(p.name(), be);
         }
@@ -166,11 +167,13 @@ public final class ProxyRuntime {
             Frontend fe = new Frontend(p, proxyIds.get(p.name()), workers, streams, rules, backends, dflt, limit,
                     limits.withAcceptInvalid(p.http().acceptInvalidRequest()), log);
             fe.altSvc(BindPipelines.altSvc(p));
+            fe.tune(tune);
+            fe.httpHandoff(chosen -> new H1ClientConnection(fe, true, chosen));
             fe.userlists(userlists);
             fe.streamBudget(pools.streams());
             fe.services(Map.of("prometheus-exporter", prometheusService));
             frontends.put(p.name(), fe);
-            ConnectionRules connectionRules = rules.connection().isEmpty() ? null : new ConnectionRules(rules.connection(), p.name());
+            ConnectionRules connectionRules = rules.connection().isEmpty() ? null : new ConnectionRules(rules.connection(), fe, false);
             for (Listener l : BindPipelines.listeners(p, fe, limit, connectionRules, tls, quic)) {
                 l.acceptFilter(connectionRules == null ? null : connectionRules.onBind(l.bind().tls() != null)).sessions(pools.sessions()).tcpKeepAlive(p.http().clientTcpKeepAlive())
                         .clients(clients).reusePort(!config.global().process().noReusePort());

@@ -28,7 +28,8 @@ final class StatRows {
     /** The counters each kind of object shows (besides the response classes), each in its own column. */
     private static final Counter[] FRONTEND_COUNTERS = {
         Counter.SESSIONS, Counter.BYTES_IN, Counter.BYTES_OUT, Counter.DENIED_REQUESTS, Counter.DENIED_RESPONSES, Counter.REQUEST_ERRORS,
-        Counter.REQUESTS, Counter.COMP_IN, Counter.COMP_OUT, Counter.COMP_BYP, Counter.COMP_RSP, Counter.CONNECTIONS, Counter.INTERCEPTED
+        Counter.REQUESTS, Counter.COMP_IN, Counter.COMP_OUT, Counter.COMP_BYP, Counter.COMP_RSP, Counter.CONNECTIONS, Counter.INTERCEPTED,
+        Counter.DENIED_CONNECTIONS, Counter.DENIED_SESSIONS
     };
     private static final Counter[] BACKEND_COUNTERS = {
         Counter.SESSIONS, Counter.BYTES_IN, Counter.BYTES_OUT, Counter.DENIED_REQUESTS, Counter.DENIED_RESPONSES, Counter.CONNECT_ERRORS,
@@ -55,7 +56,7 @@ final class StatRows {
                 .set(REQ_RATE, s.rate(Counter.REQUESTS)).set(REQ_RATE_MAX, s.rateMax(Counter.REQUESTS))
                 .set(MODE, mode(fe.config().mode()))
                 .set(CONN_RATE, s.rate(Counter.CONNECTIONS)).set(CONN_RATE_MAX, s.rateMax(Counter.CONNECTIONS))
-                .set(DCON, 0).set(DSES, 0).set(WREW, 0).set(CACHE_LOOKUPS, 0).set(CACHE_HITS, 0)
+                .set(WREW, 0).set(CACHE_LOOKUPS, 0).set(CACHE_HITS, 0)
                 .set(SSL_SESS, fe.totalTlsSessions()).set(SSL_REUSED_SESS, fe.totalTlsReused())
                 .set(SSL_FAILED_HANDSHAKE, fe.totalTlsFailures());
         long[] pc = fe.protocolConnections();

@@ -13,6 +13,10 @@ public enum Counter {
     BYTES_OUT(StatColumn.BOUT, false),
     DENIED_REQUESTS(StatColumn.DREQ, false),
     DENIED_RESPONSES(StatColumn.DRESP, false),
+    /** Connections a {@code tcp-request connection} rule rejected. */
+    DENIED_CONNECTIONS(StatColumn.DCON, false),
+    /** Sessions a {@code tcp-request session} rule rejected. */
+    DENIED_SESSIONS(StatColumn.DSES, false),
     REQUEST_ERRORS(StatColumn.EREQ, false),
     CONNECT_ERRORS(StatColumn.ECON, false),
     RESPONSE_ERRORS(StatColumn.ERESP, false),

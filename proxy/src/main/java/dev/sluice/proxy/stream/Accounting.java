@@ -212,6 +212,18 @@ final class Accounting {
         }
     }
 
+    /**
+     * A layer-4 stream's content rule ended it (dreq): counted on the frontend, as HAProxy's tcp_inspect_request does
+     * for {@code reject}; a {@code silent-drop} counts on the backend too once it is known.
+     */
+    void deniedContent(boolean silentDrop) {
+        frontend.counters().add(Counter.DENIED_REQUESTS);
+        Backend backend = stream.backend();
+        if (silentDrop && backend != null) {
+            backend.counters().add(Counter.DENIED_REQUESTS);
+        }
+    }
+
     /** A request rule answered locally: intercepted. */
     void intercepted() {
         frontend.counters().add(Counter.INTERCEPTED);

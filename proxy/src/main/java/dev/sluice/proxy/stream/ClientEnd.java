@@ -4,6 +4,7 @@ import dev.sluice.proxy.backend.ServerConnection;
 import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.rules.Trackers;
 import dev.sluice.proxy.tls.TlsSession;
+import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.Future;
@@ -46,6 +47,23 @@ public interface ClientEnd {
 
     /** Bytes sent to the client for the current response so far (the log's %B). */
     long bytesOut();
+
+    /**
+     * {@code set-src}, {@code set-dst} and their port forms: the connection's source ({@code source}) or destination is
+     * {@code a} from now on, for the logs, the fetches and the streams after; ignored where a client cannot change.
+     */
+    default void setAddress(boolean source, InetSocketAddress a) {
+    }
+
+    /** Where {@code tcp-request connection|session} rules leave the addresses they set: {source, destination}, either null. */
+    AttributeKey<InetSocketAddress[]> ADDRESSES = AttributeKey.valueOf("sluice.addresses");
+
+    /** {@code a}, or the source ({@code source}) or destination a connection or session rule set in its place on {@code ch}. */
+    static InetSocketAddress overridden(Channel ch, boolean source, InetSocketAddress a) {
+        InetSocketAddress[] set = ch.hasAttr(ADDRESSES) ? ch.attr(ADDRESSES).get() : null;
+        InetSocketAddress v = set == null ? null : set[source ? 0 : 1];
+        return v != null ? v : a;
+    }
 
     /** Where a connection keeps the stick counters its {@code tcp-request connection} rules set. */
     AttributeKey<Trackers> SESSION_TRACKERS = AttributeKey.valueOf("sluice.session-trackers");

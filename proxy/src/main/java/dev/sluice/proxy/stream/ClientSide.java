@@ -1,5 +1,6 @@
 package dev.sluice.proxy.stream;
 
+import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.ResponseHead;
 import io.netty.buffer.ByteBuf;
@@ -58,5 +59,13 @@ public interface ClientSide extends ClientEnd {
     /** Whether this is the first request of its client connection ({@code http-reuse safe}). */
     default boolean firstRequest() {
         return true;
+    }
+
+    /**
+     * The backend the connection chose before it became HTTP (HAProxy's implicit upgrade: a {@code mode tcp} frontend
+     * chose an HTTP backend before any request was read), for its first request only; null otherwise, and after.
+     */
+    default Backend takeChosenBackend() {
+        return null;
     }
 }

@@ -1,8 +1,11 @@
 package dev.sluice.proxy.stream;
 
 import dev.sluice.proxy.listener.ProxyHeader;
+import dev.sluice.proxy.log.LogCaptures;
+import dev.sluice.proxy.rules.Network;
 import dev.sluice.proxy.rules.Txn;
 import dev.sluice.proxy.tls.TlsSession;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.Map;
@@ -16,6 +19,8 @@ abstract class ClientTxn<C extends ClientEnd> implements Txn {
     protected final C client;
     protected final Frontend frontend;
     private Map<String, Object> vars;
+    /** Capture slots, cookies, unique id and log level (null until the frontend or a rule needs them). */
+    protected LogCaptures captures;
 
     ClientTxn(C client, Frontend frontend) {
         this.client = client;
@@ -55,6 +60,47 @@ abstract class ClientTxn<C extends ClientEnd> implements Txn {
     @Override
     public String frontendName() {
         return frontend.name();
+    }
+
+    /** {@code set-src}, {@code set-dst}...: on the client connection, for everything after. */
+    public void setAddress(boolean source, InetAddress ip, int port) {
+        InetSocketAddress cur = source ? client.remoteAddress() : client.localAddress();
+        client.setAddress(source, Network.with(cur, ip, port));
+    }
+
+    /** The capture slots, null when neither the frontend nor a rule needed them. */
+    LogCaptures captures() {
+        return captures;
+    }
+
+    /** The frontend's capture slots for this stream. */
+    void captures(LogCaptures c) {
+        captures = c;
+    }
+
+    /** The capture slots, made when first needed (a log level, a unique id). */
+    protected LogCaptures logCaptures() {
+        if (captures == null) {
+            captures = frontend.captures().captures();
+        }
+        return captures;
+    }
+
+    @Override
+    public String captured(boolean isResponse, int slot) {
+        return captures == null ? null : captures.get(isResponse, slot);
+    }
+
+    /** {@code capture <sample> id|len}: into the frontend's slot, when it has slots. */
+    public void capture(boolean isResponse, int slot, CharSequence value) {
+        if (captures != null) {
+            captures.set(isResponse, slot, value);
+        }
+    }
+
+    /** {@code set-log-level}. */
+    public void setLogLevel(int level) {
+        logCaptures().level(level);
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.sluice.config.model.HttpOptions;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.ProxyKind;
 import dev.sluice.config.model.Timeouts;
+import dev.sluice.config.model.Tune;
 import dev.sluice.pools.Budget;
 import dev.sluice.proxy.auth.Userlists;
 import dev.sluice.proxy.backend.Backend;
@@ -19,13 +20,16 @@ import dev.sluice.proxy.rules.PageService;
 import dev.sluice.proxy.rules.ProxyRules;
 import dev.sluice.proxy.rules.Service;
 import dev.sluice.proxy.rules.Template;
+import dev.sluice.proxy.rules.Trackers;
 import dev.sluice.proxy.rules.Txn;
 import dev.sluice.proxy.stats.Counter;
 import dev.sluice.proxy.stats.Counters;
 import dev.sluice.proxy.stats.ErrorCapture;
 import dev.sluice.proxy.stats.H2Counters;
 import dev.sluice.proxy.transport.Workers;
+import io.netty.channel.Channel;
 import io.netty.util.AsciiString;
+import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -65,6 +69,10 @@ public final class Frontend {
     private final int id;
     private volatile boolean stopped;
     private AsciiString altSvc;
+    private Tune tune = Tune.DEFAULT;
+    private HttpHandoff httpHandoff;
+    /** The {@code tcp-request session} rules, or null. */
+    private final ConnectionRules sessionRules;
 
     public Frontend(Proxy config, int id, Workers workers, LiveStreams streams, ProxyRules rules, Map<String, Backend> backends, Backend defaultBackend,
             ConnectionLimit limit, H1Limits h1Limits, AccessLog accessLog) {
@@ -78,6 +86,7 @@ public final class Frontend {
         this.limit = limit;
         this.h1Limits = h1Limits;
         this.accessLog = accessLog;
+        this.sessionRules = rules.session().isEmpty() ? null : new ConnectionRules(rules.session(), this, true);
         this.errors = new ErrorResponses(config.errors());
         this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());
         this.monitorUri = config.monitor().uri() == null ? null : new AsciiString(config.monitor().uri());
@@ -101,6 +110,31 @@ public final class Frontend {
     /** {@code unique-id-header} (lower case), or null when no id is sent to servers. */
     public AsciiString uniqueIdHeader() {
         return uniqueIdHeader;
+    }
+
+    /**
+     * The client connection {@code ch}, coming from {@code remote} to {@code local} (after its PROXY header), becomes a
+     * session once its handshakes are over: the {@code tcp-request session} rules run on it, then its stick counters
+     * count the session. False when a rule rejected it (counted): the caller closes it and does nothing else, as HAProxy
+     * kills such a session without a log line.
+     */
+    public boolean startSession(Channel ch, InetSocketAddress remote, InetSocketAddress local) {
+        ConnectionRules r = sessionRules;
+        if (r != null && !r.accept(ch, ClientEnd.overridden(ch, true, remote), ClientEnd.overridden(ch, false, local))) {
+            return false;
+        }
+        Trackers.sessionStarted(ch.attr(ClientEnd.SESSION_TRACKERS).get());
+        return true;
+    }
+
+    /** Sets the process's buffer settings ({@code tune.bufsize}, {@code tune.maxrewrite}); before start. */
+    public void tune(Tune t) {
+        this.tune = t;
+    }
+
+    /** The process's buffer settings: what a layer-4 stream holds for content inspection. */
+    public Tune tune() {
+        return tune;
     }
 
     /** Sets the {@code alt-svc} value added to TCP responses ({@code option h3-alt-svc}); before start. */
@@ -226,20 +260,10 @@ public final class Frontend {
         List<ProxyRules.Switch> sw = rules.switching();
         for (int i = 0; i < sw.size(); i++) {
             ProxyRules.Switch s = sw.get(i);
-            Backend b;
-            try {
-                if (!Cond.holds(s.cond(), t)) {
-                    continue;
-                }
-                b = backends.get(s.dynamic() != null ? s.dynamic().render(t) : s.backend());
-            } catch (NullPointerException e) {
-                if (t.request() != null) {
-                    throw e;
-                }
-                // a stream without a request (mode tcp): an HTTP sample has no value there, the rule does not apply
-                // (HAProxy's fetch fails)
+            if (!Cond.holds(s.cond(), t)) {
                 continue;
             }
+            Backend b = backends.get(s.dynamic() != null ? s.dynamic().render(t) : s.backend());
             if (b != null) {
                 return b;
             }
@@ -308,6 +332,22 @@ public final class Frontend {
         (h2 ? h2Total : h1Total).increment();
         (h2 ? h2Open : h1Open).increment();
         countConnection(loop);
+    }
+
+    /** A layer-4 connection (already counted as a session) became an HTTP/1 one: the HTTP/1 connection counters move. */
+    public void countSwitchedToHttp() {
+        h1Total.increment();
+        h1Open.increment();
+    }
+
+    /** Sets how this frontend's layer-4 connections become HTTP ones; before start. */
+    public void httpHandoff(HttpHandoff h) {
+        this.httpHandoff = h;
+    }
+
+    /** How this frontend's layer-4 connections become HTTP ones, or null (no HTTP handler: tests of layer 4 only). */
+    public HttpHandoff httpHandoff() {
+        return httpHandoff;
     }
 
     /** An HTTP/1 connection (already counted) turned HTTP/2 on its first bytes: HAProxy counts it in both protocols' totals. */

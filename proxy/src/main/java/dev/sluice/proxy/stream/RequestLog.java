@@ -134,13 +134,14 @@ public final class RequestLog {
         e.tRequest = -1;
         e.tTotal = asap && tConnect >= 0 ? tConnect : Accounting.ms(accept, now);
         e.tActive = e.tTotal;
-        e.bytesOut = asap ? 0 : client.bytesOut();
+        e.bytesOut = asap ? 0 : s.bytesFromServer();
         e.bytesIn = s.accounting().bytesIn();
         Termination.Cause cause = outcome.cause();
         // HAProxy's "error" of a stream: redispatched, an abnormal end, or retries that in the end succeeded
         e.error = e.redispatched || cause != Termination.Cause.NONE && cause != Termination.Cause.LOCAL
                 || cause == Termination.Cause.NONE && e.retries > 0;
         e.txn = s.target();
+        e.captures = s.target().captures();
         // as HAProxy: with logasap every line of the frontend has the '+' (its bytes are never waited for)
         e.logAsap = al.logAsap();
         e.requestCounter = s.number();

@@ -48,7 +48,10 @@ final class RequestRules {
             if (servePage(frontend.statsPage(), frontend.rules().request().size())) {
                 return false;
             }
-            backend = frontend.selectBackend(target);
+            backend = stream.client().takeChosenBackend();
+            if (backend == null) {
+                backend = frontend.selectBackend(target);
+            }
             if (backend == null) {
                 stream.fail(503);
                 return false;

@@ -31,8 +31,6 @@ final class StreamTarget extends ClientTxn<ClientSide> implements RuleTarget {
     private boolean afterResponse;
     private Trackers trackers;
     private boolean requestCounted;
-    /** Capture slots, cookies, unique id and log level (null until the frontend or a rule needs them). */
-    private LogCaptures captures;
     private long serverTimeout = -1;
     private long tunnelTimeout = -1;
     private int retries = -1;
@@ -72,23 +70,6 @@ final class StreamTarget extends ClientTxn<ClientSide> implements RuleTarget {
         if (trackers != null) {
             trackers.startRequest();
         }
-    }
-
-    /** The capture slots, null when neither the frontend nor a rule needed them. */
-    LogCaptures captures() {
-        return captures;
-    }
-
-    /** The frontend's capture slots for this request. */
-    void captures(LogCaptures c) {
-        captures = c;
-    }
-
-    private LogCaptures logCaptures() {
-        if (captures == null) {
-            captures = frontend.captures().captures();
-        }
-        return captures;
     }
 
     /** {@code timeout server} of the exchange in {@code backend} (null: none yet), or as a rule set it; 0 for none. */
@@ -159,11 +140,6 @@ final class StreamTarget extends ClientTxn<ClientSide> implements RuleTarget {
     }
 
     @Override
-    public String captured(boolean isResponse, int slot) {
-        return captures == null ? null : captures.get(isResponse, slot);
-    }
-
-    @Override
     public long requestDate() {
         return stream.accounting().requestDate();
     }
@@ -207,18 +183,6 @@ final class StreamTarget extends ClientTxn<ClientSide> implements RuleTarget {
     @Override
     public boolean responsePhase() {
         return afterResponse || stream.responsePhase();
-    }
-
-    @Override
-    public void capture(boolean isResponse, int slot, CharSequence value) {
-        if (captures != null) {
-            captures.set(isResponse, slot, value);
-        }
-    }
-
-    @Override
-    public void setLogLevel(int level) {
-        logCaptures().level(level);
     }
 
     /** An answer made by a rule; in the response phase it replaces the server's response (not after it). */

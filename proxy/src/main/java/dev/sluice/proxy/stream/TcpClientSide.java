@@ -1,5 +1,8 @@
 package dev.sluice.proxy.stream;
 
+import dev.sluice.proxy.backend.Backend;
+import io.netty.buffer.ByteBuf;
+
 /**
  * The client connection of a layer-4 stream ({@link TcpStream}): the facts of {@link ClientEnd} (its
  * {@link #requestStartNanos()} is when it was accepted: a layer-4 stream has no request date) and the socket the relay
@@ -7,4 +10,9 @@ package dev.sluice.proxy.stream;
  * happen on {@link #loop()}.
  */
 public interface TcpClientSide extends ClientEnd, TcpPeer {
+    /**
+     * The connection becomes an HTTP one ({@link HttpHandoff}): its stream is gone, the bytes it held ({@code held}, or
+     * null; ownership passes) are the HTTP handler's first ones.
+     */
+    void switchToHttp(ByteBuf held, Backend chosen);
 }

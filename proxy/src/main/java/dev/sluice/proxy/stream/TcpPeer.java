@@ -29,4 +29,9 @@ public interface TcpPeer {
 
     /** Closes the socket now; what is still pending is dropped. */
     void close();
+
+    /** Closes the socket now with a reset (no FIN). */
+    default void reset() {
+        close();
+    }
 }

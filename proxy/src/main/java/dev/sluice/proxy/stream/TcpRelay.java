@@ -2,7 +2,6 @@ package dev.sluice.proxy.stream;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
-import java.util.ArrayDeque;
 
 /**
  * The two directions of a layer-4 stream: what is read on one socket is written through to the other (no copy, one
@@ -23,7 +22,7 @@ import java.util.ArrayDeque;
  * One per stream, used on the stream's event loop only.
  */
 final class TcpRelay {
-    /** Client bytes held while the server connection is not there yet: HAProxy's buffer size. */
+    /** Client bytes held while the server connection is not there yet, by default: HAProxy's buffer size. */
     static final int HOLD_LIMIT = 16384;
 
     /** What the relay tells its stream. */
@@ -50,15 +49,19 @@ final class TcpRelay {
         boolean finPending;
         /** A FIN was sent to it. */
         boolean finSent;
+        /** What it sends is held, not written to the other side (response inspection). */
+        boolean holding;
         /** Reading from it stopped: the other side cannot take more (or the hold is full). */
         boolean paused;
         /** Bytes read from it. */
         long bytesRead;
         /** Its pending write bytes when the timer was last armed (a drop since then is progress). */
         private long pendingAtArm;
-        /** What it sent before the other side existed (the client's first bytes while connecting). */
-        private ArrayDeque<ByteBuf> held;
-        private long heldBytes;
+        /**
+         * What it sent before the other side existed (the client's first bytes while connecting), in one buffer: content
+         * inspection reads it as the payload.
+         */
+        private ByteBuf held;
 
         Side(boolean client, EventLoop loop) {
             this.client = client;
@@ -73,7 +76,7 @@ final class TcpRelay {
         }
 
         private void resume() {
-            if (paused && !inputShut) {
+            if (paused && !inputShut && (held == null || held.readableBytes() < holdLimit)) {
                 paused = false;
                 peer.reading(true);
             }
@@ -132,12 +135,29 @@ final class TcpRelay {
 
         private void hold(ByteBuf data) {
             if (held == null) {
-                held = new ArrayDeque<>();
+                held = data;
+            } else {
+                // one contiguous buffer for the payload fetches: appended to the first read's buffer (the relay owns it),
+                // or both copied to a new one when it cannot grow
+                if (held.maxWritableBytes() < data.readableBytes()) {
+                    ByteBuf merged = data.alloc().buffer(held.readableBytes() + data.readableBytes());
+                    merged.writeBytes(held);
+                    held.release();
+                    held = merged;
+                }
+                held.writeBytes(data);
+                data.release();
             }
-            held.add(data);
-            heldBytes += data.readableBytes();
-            if (heldBytes >= HOLD_LIMIT) {
+            if (held.readableBytes() >= holdLimit) {
                 pause();
+            }
+        }
+
+        private void dropHeld() {
+            ByteBuf h = held;
+            held = null;
+            if (h != null) {
+                h.release();
             }
         }
 
@@ -160,6 +180,7 @@ final class TcpRelay {
     }
 
     private final Listener listener;
+    private final int holdLimit;
     final Side client;
     final Side server;
     private boolean connected;
@@ -172,7 +193,13 @@ final class TcpRelay {
 
     /** A relay from {@code clientPeer}, waiting for its server; {@code clientTimeout} (0: none) until then. */
     TcpRelay(Listener listener, TcpPeer clientPeer, EventLoop loop, long clientTimeout) {
+        this(listener, clientPeer, loop, clientTimeout, HOLD_LIMIT);
+    }
+
+    /** The same, holding at most {@code holdLimit} client bytes while connecting ({@code tune.bufsize}). */
+    TcpRelay(Listener listener, TcpPeer clientPeer, EventLoop loop, long clientTimeout, int holdLimit) {
         this.listener = listener;
+        this.holdLimit = holdLimit;
         this.client = new Side(true, loop);
         this.server = new Side(false, loop);
         client.other = server;
@@ -201,7 +228,19 @@ final class TcpRelay {
 
     /** Bytes held from the client while connecting. */
     long heldBytes() {
-        return client.heldBytes;
+        return client.held == null ? 0 : client.held.readableBytes();
+    }
+
+    /** Takes the bytes held from the client (ownership passes), or null when there are none. */
+    ByteBuf takeHeld() {
+        ByteBuf h = client.held;
+        client.held = null;
+        return h;
+    }
+
+    /** The bytes held from the client while connecting (not to be changed), or null when there are none. */
+    ByteBuf held() {
+        return client.held;
     }
 
     /** Starts the relay: the client side's timer runs. */
@@ -213,23 +252,50 @@ final class TcpRelay {
     void connected(TcpPeer serverPeer) {
         server.peer = serverPeer;
         connected = true;
-        ArrayDeque<ByteBuf> h = client.held;
-        client.held = null;
-        client.heldBytes = 0;
+        release(client);
+    }
+
+    /**
+     * Holds what the server sends (its bytes are not written to the client) until {@link #release}: the response
+     * content rules read them first.
+     */
+    void holdServer() {
+        server.holding = true;
+    }
+
+    /** The bytes held from the server (not to be changed), or null when there are none. */
+    ByteBuf heldFromServer() {
+        return server.held;
+    }
+
+    /** Bytes held from the server. */
+    long heldFromServerBytes() {
+        return server.held == null ? 0 : server.held.readableBytes();
+    }
+
+    /**
+     * What {@code from} sent while it was held goes to the other side (which is there), then its FIN if it sent one;
+     * from now on its bytes flow through.
+     */
+    void release(Side from) {
+        from.holding = false;
+        if (ended) {
+            return;
+        }
+        Side to = from.other;
+        ByteBuf h = from.held;
+        from.held = null;
         if (h != null) {
-            ByteBuf b;
-            while ((b = h.poll()) != null) {
-                serverPeer.write(b);
-            }
-            serverPeer.flush();
+            to.peer.write(h);
+            to.peer.flush();
         }
-        if (client.inputShut) {
-            server.sendFin();
-        } else if (serverPeer.isWritable()) {
-            client.resume();
+        if (from.inputShut) {
+            to.sendFin();
+        } else if (to.peer.isWritable()) {
+            from.resume();
         }
-        client.refresh();
-        server.refresh();
+        from.refresh();
+        to.refresh();
     }
 
     // ------------------------------------------------------------------ events of either side
@@ -242,7 +308,7 @@ final class TcpRelay {
         }
         from.bytesRead += data.readableBytes();
         Side to = from.other;
-        if (to.peer == null) {
+        if (to.peer == null || from.holding) {
             from.hold(data);
             from.refresh();
             return;
@@ -288,7 +354,7 @@ final class TcpRelay {
         from.inputShut = true;
         from.paused = false;
         from.refresh();
-        if (from.other.peer != null) {
+        if (from.other.peer != null && !from.holding) {
             from.other.sendFin();
         }
         endIfDone();
@@ -313,11 +379,8 @@ final class TcpRelay {
         ended = true;
         client.timer.cancel();
         server.timer.cancel();
-        ArrayDeque<ByteBuf> h = client.held;
-        client.held = null;
-        if (h != null) {
-            h.forEach(ByteBuf::release);
-        }
+        client.dropHeld();
+        server.dropHeld();
     }
 
     boolean ended() {

@@ -1,24 +1,33 @@
 package dev.sluice.proxy.stream;
 
+import dev.sluice.config.model.Mode;
 import dev.sluice.config.model.Timeouts;
+import dev.sluice.config.model.Tune;
 import dev.sluice.pools.Budget;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.backend.ServerConnection;
 import dev.sluice.proxy.log.AccessLog;
+import dev.sluice.proxy.log.LogCaptures;
+import dev.sluice.proxy.rules.Rule;
 import dev.sluice.proxy.rules.Trackers;
 import dev.sluice.proxy.stream.Termination.Cause;
 import dev.sluice.proxy.stream.Termination.State;
 import io.netty.buffer.ByteBuf;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A layer-4 stream (a connection of a {@code mode tcp} frontend), as a state machine: the backend (the first
- * {@code use_backend} rule that holds, else the default backend, else the listen's own), the server slot and connection
- * ({@link ServerPath}: queue, connect, retries, redispatch), then the relay of bytes both ways ({@link TcpRelay}) until
- * both directions are shut or a side fails or times out; then its counters ({@link Accounting}) and its log line
- * ({@link RequestLog#tcp}). No content rules yet. Its termination flags are HAProxy's in TCP mode: {@code --} for
- * a clean end, {@code CD}/{@code SD} for a side that failed in the data phase, {@code cD}/{@code sD} for a timeout,
+ * A layer-4 stream (a connection of a {@code mode tcp} frontend), as a state machine: the frontend's content inspection
+ * ({@code tcp-request content} rules waiting for the client's bytes up to {@code tcp-request inspect-delay}, see
+ * {@link Inspection}), the backend (the first {@code use_backend} rule that holds on the final content, else the default
+ * backend, else the listen's own), the backend's own content inspection, the server slot and connection
+ * ({@link ServerPath}: queue, connect, retries, redispatch), the backend's response inspection ({@code tcp-response
+ * content}: the server's first bytes held until its rules let them through), then the relay of bytes both ways
+ * ({@link TcpRelay}) until both directions are shut or a side fails or times out; then its counters
+ * ({@link Accounting}) and its log line ({@link RequestLog#tcp}). Its termination flags are HAProxy's in TCP mode:
+ * {@code --} for a clean end, {@code PR}/{@code PD} for a rule's reject, {@code cR} for a client timeout during
+ * inspection, {@code CD}/{@code SD} for a side that failed in the data phase, {@code cD}/{@code sD} for a timeout,
  * {@code CC} for a client gone while connecting, {@code SC}/{@code sC} when no connection could be had, {@code K-} when
  * killed. Created by its client connection once admitted; lives on that connection's event loop.
  */
@@ -40,6 +49,16 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
     private Path path;
     private boolean finished;
     private boolean logged;
+    /** The content inspection under way (the frontend's rules, then the backend's), or null. */
+    private Inspection inspection;
+    /** The client connection is to be reset, not closed ({@code silent-drop}). */
+    private boolean abortClient;
+    /** The inspection of the server's first bytes by the backend's {@code tcp-response content} rules, or null. */
+    private Inspection responseInspection;
+    /** The server connection is to be reset, not closed (a response rejected). */
+    private boolean resetServer;
+    /** The server connection was closed by a response rule: the client's bytes are dropped until the end. */
+    private boolean serverClosed;
     /** When the stream left its queue without a slot (the client left): the log's queue time ends there; -1 otherwise. */
     private long queueLeft = -1;
     /** The frontend's stream budget while this stream holds a place in it; given back once, at the end. */
@@ -91,17 +110,179 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
             budget = b;
         }
         relay.start();
+        LogCaptures captures = frontend.captures().newCaptures();
+        if (captures != null) {
+            target.captures(captures);
+        }
+        List<Rule> rules = frontend.rules().content();
+        if (!rules.isEmpty()) {
+            inspection = new Inspection(rules, false, frontend.config().tcpRules().inspectDelay(), client.loop(), this::inspect);
+            inspect();
+            return;
+        }
+        frontendRulesDone();
+    }
+
+    /**
+     * Runs the content inspection under way on what the client sent so far (on each read batch, the client's FIN, the
+     * inspect-delay's end, a client timeout); once its rules let the stream go on, the next step.
+     */
+    private void inspect() {
+        if (finished || inspection == null) {
+            return;
+        }
+        Tune tune = frontend.tune();
+        // final: the client closed or timed out, or the buffer is full (HAProxy keeps maxrewrite free)
+        boolean end = relay.client.inputShut || outcome.cause() != Cause.NONE
+                || relay.heldBytes() >= tune.bufsize() - tune.maxrewrite();
+        int r = inspection.run(target, end);
+        if (r == Inspection.WAIT) {
+            return;
+        }
+        inspection = null;
+        if (r == Inspection.ENDED) {
+            rejected();
+        } else if (target.switchModeRequested()) {
+            switchToHttp(null);
+        } else if (backend == null) {
+            frontendRulesDone();
+        } else {
+            backendRulesDone();
+        }
+    }
+
+    /**
+     * Runs the response inspection on what the server sent so far (on each read batch, its FIN, the delay's end); once
+     * its rules let the stream go on, the held bytes go to the client and the relay flows both ways.
+     */
+    private void inspectResponse() {
+        if (finished || responseInspection == null) {
+            return;
+        }
+        Tune tune = frontend.tune();
+        boolean end = relay.server.inputShut || relay.heldFromServerBytes() >= tune.bufsize() - tune.maxrewrite();
+        int r = responseInspection.run(target, end);
+        if (r == Inspection.WAIT) {
+            return;
+        }
+        responseInspection = null;
+        if (r == Inspection.ENDED) {
+            responseRejected();
+            return;
+        }
+        relay.release(relay.server);
+        if (target.closeServerRequested()) {
+            closeServer();
+        }
+    }
+
+    /**
+     * A response rule ended the stream: {@code reject} counts a denied response (frontend, backend, server) with HAProxy's
+     * {@code PD}; {@code silent-drop} is counted and flagged as in the request ({@code PR}: HAProxy's action does so).
+     * The server connection is reset, as HAProxy kills it.
+     */
+    private void responseRejected() {
+        if (target.ended() == TcpTarget.DROPPED) {
+            accounting.deniedContent(true);
+            outcome.set(Cause.PROXY, State.REQUEST);
+            abortClient = true;
+        } else {
+            accounting.denied(true);
+            outcome.set(Cause.PROXY, State.DATA);
+        }
+        resetServer = true;
+        finish();
+    }
+
+    /**
+     * {@code tcp-response content close}: the server connection is reset now, what it sent goes to the client, then the
+     * client's connection ends (with a FIN, once that is out), whatever the client still sends.
+     */
+    private void closeServer() {
+        TcpServerSide c = conn;
+        conn = null;
+        serverClosed = true;
+        if (c != null) {
+            c.reset();
+        }
+        client.shutdownOutput(this::finish);
+    }
+
+    /**
+     * The connection becomes HTTP ({@code switch-mode http}, or {@code chosen}, an HTTP backend): this layer-4 stream goes away
+     * without a line nor counters of its own (the HTTP streams have theirs), and what the client sent so far is the HTTP
+     * handler's first bytes.
+     */
+    private void switchToHttp(Backend chosen) {
+        finished = true;
+        logged = true;
+        ByteBuf held = relay.takeHeld();
+        relay.end();
+        Trackers trackers = target.trackersIfAny();
+        if (trackers != null) {
+            trackers.endSession();
+        }
+        Budget b = budget;
+        if (b != null) {
+            budget = null;
+            b.give();
+        }
+        frontend.streams().remove(this, client.loopIndex());
+        client.switchToHttp(held, chosen);
+    }
+
+    /** A content rule ended the stream: HAProxy's {@code PR}, the request counted as denied. */
+    private void rejected() {
+        boolean dropped = target.ended() == TcpTarget.DROPPED;
+        accounting.deniedContent(dropped);
+        if (outcome.cause() == Cause.NONE) {
+            outcome.set(Cause.PROXY, State.REQUEST);
+        }
+        if (dropped) {
+            // HAProxy makes the socket quiet (TCP_REPAIR); a reset is what the JVM can do
+            abortClient = true;
+        }
+        finish();
+    }
+
+    /** The frontend's content rules let the stream go on: its backend, then the backend's own content rules. */
+    private void frontendRulesDone() {
         Backend be = frontend.selectBackend(target);
         if (be == null) {
-            // a frontend without a backend: HAProxy closes at once, flags SC
-            outcome.set(Cause.SERVER_ABORT, State.CONNECT);
+            if (outcome.cause() == Cause.NONE) {
+                // a frontend without a backend: HAProxy closes at once, flags SC
+                outcome.set(Cause.SERVER_ABORT, State.CONNECT);
+            }
             finish();
+            return;
+        }
+        if (be.config().mode() == Mode.HTTP && outcome.cause() == Cause.NONE) {
+            // HAProxy's implicit upgrade: the connection is HTTP from now on, its first request goes to this backend
+            switchToHttp(be);
             return;
         }
         backend = be;
         accounting.backendChosen(be);
         relay.timeouts(timeout(frontend.timeouts().client()), timeout(be.timeouts().server()), timeout(be.timeouts().tunnel()),
                 timeout(frontend.timeouts().clientFin()), timeout(be.timeouts().serverFin()));
+        List<Rule> rules = be.rules().content();
+        if (!rules.isEmpty() && be.config() != frontend.config()) {
+            // a listen's rules ran once, as the frontend's
+            inspection = new Inspection(rules, false, be.config().tcpRules().inspectDelay(), client.loop(), this::inspect);
+            inspect();
+            return;
+        }
+        backendRulesDone();
+    }
+
+    /** The content rules are done: the server. */
+    private void backendRulesDone() {
+        if (outcome.cause() != Cause.NONE) {
+            // the client timed out during the inspection: the rules ran on what it sent, nothing connects (the timeout
+            // ends the stream)
+            return;
+        }
+        Backend be = backend;
         attempts = new Attempts(be, null, be.retries());
         path = new Path(be, attempts);
         Server to = persistence.route(be, null);
@@ -116,8 +297,18 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
     private void serverConnected(TcpServerSide c) {
         conn = c;
         accounting.connected(false);
+        List<Rule> rules = backend.rules().responseContent();
+        if (!rules.isEmpty()) {
+            // what the server sends waits for its content rules
+            relay.holdServer();
+            responseInspection = new Inspection(rules, true, backend.config().tcpRules().responseInspectDelay(), client.loop(),
+                    this::inspectResponse);
+        }
         relay.connected(c);
         c.attach(this);
+        if (responseInspection != null) {
+            inspectResponse();
+        }
         AccessLog al = frontend.accessLog();
         if (al != null && al.logAsap() && !finished) {
             // option logasap: the line goes now, with the connect time as its total
@@ -130,6 +321,11 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
 
     /** Bytes from the client; takes ownership. */
     public void clientData(ByteBuf data) {
+        if (serverClosed) {
+            // tcp-response content close: nothing goes to the server any more
+            data.release();
+            return;
+        }
         accounting.received(data.readableBytes());
         relay.received(relay.client, data);
         accounting.credit(conn != null);
@@ -137,6 +333,9 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
 
     public void clientReadComplete() {
         relay.readComplete(relay.client);
+        if (inspection != null) {
+            inspect();
+        }
     }
 
     /**
@@ -144,7 +343,13 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
      * aborts the connection attempt (HAProxy's {@code CC}, {@code CQ} in a queue); what it sent goes first otherwise.
      */
     public void clientInputShut() {
-        if (finished) {
+        if (finished || serverClosed) {
+            return;
+        }
+        if (inspection != null) {
+            // the rules decide now, on what was sent; the FIN goes to the server once connected, as HAProxy forwards it
+            relay.inputShut(relay.client);
+            inspect();
             return;
         }
         if (!relay.connected() && relay.heldBytes() == 0) {
@@ -180,8 +385,14 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
         finish();
     }
 
-    /** Where a stream without a server connection is: in a queue, or connecting (or between attempts). */
+    /**
+     * Where a stream without a server connection is: its content inspected, in a queue, or connecting (or between
+     * attempts).
+     */
     private State waitingState() {
+        if (path == null && (inspection != null || outcome.state() == State.REQUEST)) {
+            return State.REQUEST;
+        }
         return path != null && path.slot().waiting() ? State.QUEUE : State.CONNECT;
     }
 
@@ -195,10 +406,17 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
 
     public void serverReadComplete() {
         relay.readComplete(relay.server);
+        if (responseInspection != null) {
+            inspectResponse();
+        }
     }
 
     public void serverInputShut() {
         relay.inputShut(relay.server);
+        if (responseInspection != null) {
+            // final now: the rules decide on what the server sent
+            inspectResponse();
+        }
     }
 
     public void serverWritable(boolean writable) {
@@ -232,8 +450,18 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
     @Override
     public void sideTimedOut(boolean fromClient) {
         if (fromClient) {
-            accounting.clientAborted();
             outcome.set(Cause.CLIENT_TIMEOUT, relay.connected() ? State.DATA : waitingState());
+            if (inspection != null) {
+                // as HAProxy, the content rules then run on what the client sent, and the backend is chosen (logged,
+                // counting the abort)
+                inspect();
+                accounting.clientAborted();
+                if (!finished) {
+                    finish();
+                }
+                return;
+            }
+            accounting.clientAborted();
         } else {
             accounting.serverAborted(true);
             outcome.set(Cause.SERVER_TIMEOUT, State.DATA);
@@ -249,6 +477,16 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
             return;
         }
         finished = true;
+        Inspection i = inspection;
+        if (i != null) {
+            inspection = null;
+            i.cancel();
+        }
+        i = responseInspection;
+        if (i != null) {
+            responseInspection = null;
+            i.cancel();
+        }
         relay.end();
         if (path != null) {
             // before the line: its %bc and %sc count the streams left
@@ -277,12 +515,35 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
         TcpServerSide c = conn;
         conn = null;
         if (c != null) {
-            c.release();
+            if (resetServer) {
+                c.reset();
+            } else {
+                c.release();
+            }
         }
-        client.close();
+        if (abortClient) {
+            client.reset();
+        } else {
+            client.close();
+        }
     }
 
     // ------------------------------------------------------------------ what the log and the counters read
+
+    /** Bytes read from the server: HAProxy's {@code %B} counts what entered the response buffer, forwarded or not. */
+    long bytesFromServer() {
+        return relay.server.bytesRead;
+    }
+
+    /** The client's bytes held while inspecting or connecting, or null. */
+    ByteBuf heldRequest() {
+        return relay.held();
+    }
+
+    /** The server's bytes held for response inspection, or null. */
+    ByteBuf heldResponse() {
+        return relay.heldFromServer();
+    }
 
     /** The process-wide number of the stream ({@code %rt}). */
     long number() {

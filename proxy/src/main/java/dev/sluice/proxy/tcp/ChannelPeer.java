@@ -6,6 +6,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
@@ -131,6 +132,15 @@ abstract class ChannelPeer extends ChannelInboundHandlerAdapter implements TcpPe
 
     @Override
     public void close() {
+        ch.close();
+    }
+
+    @Override
+    public void reset() {
+        if (ch.isActive()) {
+            // no lingering: the close sends a reset
+            ch.config().setOption(ChannelOption.SO_LINGER, 0);
+        }
         ch.close();
     }
 

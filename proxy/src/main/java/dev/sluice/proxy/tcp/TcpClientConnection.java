@@ -1,16 +1,22 @@
 package dev.sluice.proxy.tcp;
 
+import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.rules.Trackers;
+import dev.sluice.proxy.stream.ClientEnd;
 import dev.sluice.proxy.stream.Frontend;
+import dev.sluice.proxy.stream.HttpHandoff;
 import dev.sluice.proxy.stream.SoftStop;
 import dev.sluice.proxy.stream.TcpClientSide;
 import dev.sluice.proxy.stream.TcpStream;
 import dev.sluice.proxy.tls.TlsSession;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandler;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.util.ReferenceCountUtil;
@@ -79,18 +85,24 @@ public final class TcpClientConnection extends ChannelPeer implements TcpClientS
             return;
         }
         started = true;
+        proxyHeader = ProxyHeader.Received.of(ch);
+        remote = ProxyHeader.Received.remote(proxyHeader, ch);
+        local = ProxyHeader.Received.local(proxyHeader, ch);
+        if (!frontend.startSession(ch, remote, local)) {
+            // no stream, no log line
+            ch.close();
+            return;
+        }
+        remote = ClientEnd.overridden(ch, true, remote);
+        local = ClientEnd.overridden(ch, false, local);
         loopIndex = frontend.workers().indexOf(ch.eventLoop());
         // a session, neither HTTP/1 nor HTTP/2 (show stat's h1 and h2 columns do not count it)
         frontend.countConnection(loopIndex);
-        Trackers.sessionStarted(sessionTrackers());
         if (acceptDate == 0) {
             acceptDate = System.currentTimeMillis();
             acceptNanos = System.nanoTime();
         }
         tlsSession = TlsSession.of(ch);
-        proxyHeader = ProxyHeader.Received.of(ch);
-        remote = ProxyHeader.Received.remote(proxyHeader, ch);
-        local = ProxyHeader.Received.local(proxyHeader, ch);
         if (frontend.accessLog() != null) {
             frontend.accessLog().logConnect(remoteAddress(), localAddress(), frontend.name(), false);
         }
@@ -178,6 +190,40 @@ public final class TcpClientConnection extends ChannelPeer implements TcpClientS
         ch.close();
     }
 
+    /**
+     * The HTTP handler of the frontend takes the connection over, in this handler's place: it gets the admission (it
+     * releases the limit when the connection closes), the bytes held, and reading goes on.
+     */
+    @Override
+    public void switchToHttp(ByteBuf held, Backend chosen) {
+        stream = null;
+        HttpHandoff handoff = frontend.httpHandoff();
+        if (handoff == null) {
+            if (held != null) {
+                held.release();
+            }
+            ch.close();
+            return;
+        }
+        ChannelHandler next = handoff.connection(chosen);
+        admitted = false;
+        ChannelPipeline p = ch.pipeline();
+        p.replace(this, "conn", next);
+        ChannelHandlerContext nctx = p.context(next);
+        ChannelInboundHandler in = (ChannelInboundHandler) next;
+        try {
+            if (held != null) {
+                in.channelRead(nctx, held);
+            }
+            in.channelReadComplete(nctx);
+        } catch (Exception e) {
+            UnexpectedErrors.report("TcpClientConnection", e);
+            ch.close();
+        }
+        // reading may have been paused while the bytes were held
+        ch.config().setAutoRead(true);
+    }
+
     // ------------------------------------------------------------------ TcpPeer
 
     @Override
@@ -186,6 +232,15 @@ public final class TcpClientConnection extends ChannelPeer implements TcpClientS
     }
 
     // ------------------------------------------------------------------ ClientEnd
+
+    @Override
+    public void setAddress(boolean source, InetSocketAddress a) {
+        if (source) {
+            remote = a;
+        } else {
+            local = a;
+        }
+    }
 
     @Override
     public EventLoop loop() {

@@ -162,4 +162,11 @@ public final class TcpServerConnection extends ChannelPeer implements TcpServerS
     public void abort() {
         release();
     }
+
+    /** Detached from its stream, then reset. */
+    @Override
+    public void reset() {
+        stream = null;
+        super.reset();
+    }
 }

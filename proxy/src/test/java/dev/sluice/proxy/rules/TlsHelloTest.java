@@ -11,10 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import javax.net.ssl.SNIHostName;
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
-import javax.net.ssl.SSLParameters;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,28 +20,8 @@ import org.junit.jupiter.api.Test;
  * that are not TLS.
  */
 class TlsHelloTest {
-    /** What the JDK sends first as a client: one record holding the ClientHello. */
     static byte[] hello(String protocol, String sni, String... alpn) throws Exception {
-        SSLContext ctx = SSLContext.getInstance("TLS");
-        ctx.init(null, null, null);
-        SSLEngine engine = sni == null ? ctx.createSSLEngine() : ctx.createSSLEngine(sni, 443);
-        engine.setUseClientMode(true);
-        SSLParameters p = engine.getSSLParameters();
-        p.setProtocols(new String[] {protocol});
-        if (sni != null) {
-            p.setServerNames(List.of(new SNIHostName(sni)));
-        }
-        if (alpn.length > 0) {
-            p.setApplicationProtocols(alpn);
-        }
-        engine.setSSLParameters(p);
-        ByteBuffer out = ByteBuffer.allocate(engine.getSession().getPacketBufferSize());
-        engine.beginHandshake();
-        engine.wrap(ByteBuffer.allocate(0), out);
-        out.flip();
-        byte[] b = new byte[out.remaining()];
-        out.get(b);
-        return b;
+        return ClientHellos.hello(protocol, sni, alpn);
     }
 
     /** The hello's parts, read by a plain walk that trusts the lengths (the JDK's hellos are well formed). */

@@ -244,6 +244,7 @@ public final class EmbeddedProxy implements AutoCloseable {
     private Throwable refusal;
     private final Channel anchor;
     private final Frontend frontend;
+    private final StickTables tables;
     private final Map<String, Backend> backends = new LinkedHashMap<>();
     private final List<Channel> servers = new ArrayList<>();
     private final List<Channel> clients = new ArrayList<>();
@@ -257,7 +258,7 @@ public final class EmbeddedProxy implements AutoCloseable {
         Workers workers = new Workers(loop);
         prepared = ProxyRuntime.check(config);
         List<String> problems = new ArrayList<>();
-        StickTables tables = StickTables.of(config, problems);
+        tables = StickTables.of(config, problems);
         dev.sluice.config.model.Tune tune = config.global().tune();
         H1Limits limits = new H1Limits(tune.maxHeadBytes(), tune.maxhdr());
         ServerConnector connector = new ServerConnector(() -> {
@@ -278,6 +279,8 @@ public final class EmbeddedProxy implements AutoCloseable {
             be.id(id++);
             if (p.kind() == dev.sluice.config.model.ProxyKind.BACKEND) {
                 be.rules(ProxyRules.compile(p, problems, tables));
+            } else {
+                be.rules(ProxyRules.compile(p, new ArrayList<>(), tables).backendSide());
             }
             backends.put(p.name(), be);
         }
@@ -293,6 +296,9 @@ public final class EmbeddedProxy implements AutoCloseable {
         }
         frontend = new Frontend(p, 1, workers, new dev.sluice.proxy.stream.LiveStreams(1), ProxyRules.compile(p, problems, tables), backends, dflt,
                 new ConnectionLimit(p.name(), 100, global), limits.withAcceptInvalid(p.http().acceptInvalidRequest()), log);
+        frontend.tune(tune);
+        Frontend fe = frontend;
+        frontend.httpHandoff(chosen -> new H1ClientConnection(fe, true, chosen));
         if (problems.stream().anyMatch(s -> s.contains("error"))) {
             throw new IllegalArgumentException(problems.toString());
         }
@@ -314,6 +320,11 @@ public final class EmbeddedProxy implements AutoCloseable {
 
     public Frontend frontend() {
         return frontend;
+    }
+
+    /** The configuration's stick tables. */
+    public StickTables tables() {
+        return tables;
     }
 
     public Backend backend(String name) {

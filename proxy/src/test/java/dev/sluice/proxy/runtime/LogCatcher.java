@@ -45,6 +45,24 @@ public final class LogCatcher implements AutoCloseable {
         return s.endsWith("\n") ? s.substring(0, s.length() - 1) : s;
     }
 
+    /** The next line within {@code millis}, or null when none comes. */
+    public String poll(int millis) {
+        try {
+            socket.setSoTimeout(millis);
+            return next();
+        } catch (AssertionError e) {
+            return null;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            try {
+                socket.setSoTimeout(3000);
+            } catch (IOException e) {
+                // closed meanwhile
+            }
+        }
+    }
+
     @Override
     public void close() {
         socket.close();
