@@ -26,10 +26,12 @@ import org.junit.jupiter.api.Test;
  * rejected ({@code PD}, dresp), a banner let through with the server's connection closed ({@code close}). Compared: what each client saw (bytes, FIN or reset), the log lines field by field,
  * and the frontends' and backends' denial and connection counters in {@code show stat}.
  * <p>
- * Departure: after {@code silent-drop} HAProxy (root, TCP_REPAIR) leaves the client without a FIN nor a reset, Sluice
- * resets the connection; the line and the counters are the same.
+ * After {@code silent-drop} both leave the client without a FIN nor a reset when they run as root (TCP_REPAIR); without
+ * the privilege Sluice resets the connection where HAProxy tries its TTL trick (no effect on loopback).
  */
 class TcpRulesTest {
+    static final boolean ROOT = "root".equals(System.getProperty("user.name"));
+
     static String config(int[] p, int echo, int bad, int clo) {
         return """
                 global
@@ -205,7 +207,7 @@ class TcpRulesTest {
             for (String c : theirs.seen().keySet()) {
                 String what = c + "\nhaproxy: " + theirs.lines().get(c) + " / " + theirs.seen().get(c) + "\nsluice:  " + ours.lines().get(c) + " / "
                         + ours.seen().get(c);
-                if (!c.equals("drop")) {
+                if (!c.equals("drop") || ROOT) {
                     assertThat(ours.seen().get(c).text()).as(what).isEqualTo(theirs.seen().get(c).text());
                 }
                 if (theirs.lines().get(c) == null) {
@@ -244,8 +246,8 @@ class TcpRulesTest {
             assertThat(theirs.lines().get("rate-4")).isNull();
             assertThat(theirs.lines().get("res-reject")).contains(" lbad lbad/bad ").contains(" PD ");
             assertThat(theirs.seen().get("res-close").text()).isEqualTo("CLO banner<FIN>");
-            assertThat(theirs.seen().get("drop").text()).isEqualTo("<TIMEOUT>");
-            assertThat(ours.seen().get("drop").text()).as("the departure of silent-drop").isEqualTo("<RST>");
+            // root: both make the socket quiet (TCP_REPAIR); otherwise HAProxy's TTL trick does nothing on loopback and Sluice resets
+            assertThat(ours.seen().get("drop").text()).isEqualTo(ROOT ? "<TIMEOUT>" : "<RST>");
             // the counters
             for (String px : List.of("fc", "fb", "fcr", "fsr", "frl", "fto")) {
                 for (String col : List.of("conn_tot", "stot", "dreq", "dcon", "dses")) {

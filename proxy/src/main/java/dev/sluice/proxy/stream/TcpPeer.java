@@ -34,4 +34,9 @@ public interface TcpPeer {
     default void reset() {
         close();
     }
+
+    /** {@code silent-drop}: closes the socket without sending anything where the platform allows, else resets it. */
+    default void dropSilently() {
+        reset();
+    }
 }

@@ -51,7 +51,7 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
     private boolean logged;
     /** The content inspection under way (the frontend's rules, then the backend's), or null. */
     private Inspection inspection;
-    /** The client connection is to be reset, not closed ({@code silent-drop}). */
+    /** The client connection is to be dropped silently, not closed ({@code silent-drop}). */
     private boolean abortClient;
     /** The inspection of the server's first bytes by the backend's {@code tcp-response content} rules, or null. */
     private Inspection responseInspection;
@@ -239,7 +239,7 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
             outcome.set(Cause.PROXY, State.REQUEST);
         }
         if (dropped) {
-            // HAProxy makes the socket quiet (TCP_REPAIR); a reset is what the JVM can do
+            // HAProxy makes the socket quiet (TCP_REPAIR), else it resets it
             abortClient = true;
         }
         finish();
@@ -522,7 +522,7 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
             }
         }
         if (abortClient) {
-            client.reset();
+            client.dropSilently();
         } else {
             client.close();
         }

@@ -1,6 +1,7 @@
 package dev.sluice.proxy.tcp;
 
 import dev.sluice.proxy.stream.TcpPeer;
+import dev.sluice.proxy.transport.QuietClose;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -133,6 +134,15 @@ abstract class ChannelPeer extends ChannelInboundHandlerAdapter implements TcpPe
     @Override
     public void close() {
         ch.close();
+    }
+
+    @Override
+    public void dropSilently() {
+        if (QuietClose.quiet(ch)) {
+            ch.close();
+        } else {
+            reset();
+        }
     }
 
     @Override

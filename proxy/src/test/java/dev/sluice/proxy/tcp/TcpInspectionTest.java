@@ -390,4 +390,27 @@ class TcpInspectionTest {
         p.run();
         assertThat(sessions(p, "other")).isEqualTo(1);
     }
+
+    @Test
+    void contentRulesCaptureIntoTheLogAndSetItsLevel() {
+        EmbeddedProxy p = proxy("f", """
+                frontend f
+                    bind 127.0.0.1:8080
+                    log-format "%ci %hr %ts"
+                    tcp-request inspect-delay 1s
+                    tcp-request content capture req.payload(0,4) len 4
+                    tcp-request content accept if { req.len ge 4 }
+                    default_backend b
+                backend b
+                    server s1 127.0.0.1:9001
+                """);
+        EmbeddedProxy.Duplex client = p.tcpClient();
+        client.receive("PING more");
+        p.run();
+        EmbeddedProxy.Duplex server = (EmbeddedProxy.Duplex) p.server(0);
+        client.receiveFin();
+        server.receiveFin();
+        p.run();
+        assertThat(log.next()).endsWith(" {PING} --");
+    }
 }
