@@ -17,7 +17,7 @@ final class BindKeywords {
 
     static void register(KeywordRegistry r) {
         r.register(new Keyword("bind", EnumSet.of(Section.FRONTEND, Section.LISTEN), "bind <address>:<port>[,...] | fd@<n> | quic4@<address>:<port> | quic6@<address>:<port> [ssl crt <pem|dir>... [alpn <list>] [ciphers <list>] [ssl-min-ver <v>] [verify ...]] [proto h2] [accept-proxy] [quic-force-retry] [quic-cc-algo cubic|newreno|bbr]",
-                "Accept connections on an IPv4 or IPv6 address and port, or on a listening socket inherited as file descriptor <n>; with ssl, terminate TLS (certificates chosen by SNI, default ALPN h2,http/1.1); proto h2 speaks HTTP/2 on clear text."
+                "Accept connections on an IPv4 or IPv6 address and port, or on a listening socket inherited as file descriptor <n>; with ssl, terminate TLS (certificates chosen by SNI; without alpn, h2,http/1.1 in mode http, no ALPN in mode tcp); proto h2 speaks HTTP/2 on clear text."
                         + " accept-proxy: every connection starts with a PROXY protocol header (v1 or v2, from a load balancer in front), whose addresses become the client's (src, dst, logs); a connection without a valid one is closed and logged."
                         + " quic4@/quic6@ receive QUIC datagrams on UDP and serve HTTP/3 (needs ssl crt; ALPN h3): quic-force-retry makes every new connection prove its address with a Retry token first (otherwise Retry starts above tune.quic.retry-threshold half-open connections); quic-cc-algo picks the congestion controller (default cubic).",
                 BindKeywords::bind));

@@ -7,6 +7,7 @@ import dev.sluice.config.model.Condition;
 import dev.sluice.config.model.Config;
 import dev.sluice.config.model.Global;
 import dev.sluice.config.model.HttpRule;
+import dev.sluice.config.model.Mode;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.ProxyKind;
 import dev.sluice.config.model.Server;
@@ -446,6 +447,11 @@ public final class ConfigParser {
                     eff.alpn = List.of("h3");
                 }
                 eff.layerOver(global.bindDefaults);
+                if (eff.alpn == null && p.effectiveMode() == Mode.TCP) {
+                    // HAProxy offers no ALPN on a bind without 'alpn'; Sluice's HTTP binds offer h2,http/1.1 then, a TCP
+                    // frontend's none (its bytes are relayed whatever the protocol)
+                    eff.alpn = List.of();
+                }
                 p.binds.set(i, p.binds.get(i).withTls(eff.toBind(global.crtBase, p.directory)));
             }
         }

@@ -80,6 +80,22 @@ final class TestPki {
         }
     }
 
+    /** A server-side TLS context presenting {@code leaf} with this CA's certificate after it (for Java servers in tests). */
+    javax.net.ssl.SSLContext serverContext(Issued leaf) {
+        try {
+            java.security.KeyStore ks = java.security.KeyStore.getInstance("PKCS12");
+            ks.load(null, null);
+            ks.setKeyEntry("leaf", leaf.key(), new char[0], new java.security.cert.Certificate[] {leaf.cert(), ca});
+            javax.net.ssl.KeyManagerFactory kmf = javax.net.ssl.KeyManagerFactory.getInstance(javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+            kmf.init(ks, new char[0]);
+            javax.net.ssl.SSLContext c = javax.net.ssl.SSLContext.getInstance("TLS");
+            c.init(kmf.getKeyManagers(), null, null);
+            return c;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** The CA certificate, for {@code ca-file} and {@code curl --cacert}. */
     Path caFile() {
         return caFile;

@@ -6,7 +6,9 @@ import java.util.List;
  * TLS on a {@code bind} line ({@code ssl crt ...}), with the global {@code ssl-default-bind-*} values
  * already merged in. {@code certificates} are files or directories (relative paths already prefixed by
  * {@code crt-base}); {@code minVersion}/{@code maxVersion} are the effective bounds (null = library
- * default) after {@code no-tlsvXX}/{@code force-tlsvXX} are folded in.
+ * default) after {@code no-tlsvXX}/{@code force-tlsvXX} are folded in. {@code alpn} is what the handshake offers, empty
+ * for no ALPN: without an {@code alpn} keyword, {@link #DEFAULT_ALPN} on an HTTP frontend's bind, nothing on a TCP
+ * frontend's (HAProxy 2.6 offers nothing on either).
  */
 public record BindTls(List<String> certificates, List<String> alpn, String ciphers, String ciphersuites, TlsVersion minVersion,
         TlsVersion maxVersion, String caFile, Verify verify, boolean tickets, boolean strictSni, String curves,

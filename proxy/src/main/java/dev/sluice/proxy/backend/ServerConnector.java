@@ -15,8 +15,10 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import io.netty.resolver.AddressResolverGroup;
 import io.netty.resolver.DefaultAddressResolverGroup;
 import io.netty.util.concurrent.Future;
@@ -306,7 +308,7 @@ public final class ServerConnector {
                 return;
             }
             ChannelHandler h1 = factory.create(server, loopIndex, false, sni);
-            ctx.pipeline().addAfter(ctx.name(), "h1", h1);
+            ctx.pipeline().addAfter(ctx.name(), layer4 ? "tcp" : "h1", h1);
             if (pending == null) {
                 cb.connected((ServerConnection) h1);
                 return;
@@ -326,7 +328,7 @@ public final class ServerConnector {
 
         @Override
         public void handshakeFailed(ChannelHandlerContext ctx, Throwable cause) {
-            fail(cause);
+            fail(handshakeTimedOut(cause) ? new ConnectTimeoutException("TLS handshake timed out (timeout connect)") : cause);
         }
 
         void fail(Throwable cause) {
@@ -340,6 +342,19 @@ public final class ServerConnector {
                 cb.failed(cause);
             }
         }
+    }
+
+    /**
+     * Whether a server's TLS handshake failed by {@code timeout connect}: that is a connect timeout (HAProxy's {@code sC},
+     * retried at once), not a refused connection ({@code SC}, retried after the turn-around wait).
+     */
+    static boolean handshakeTimedOut(Throwable cause) {
+        for (Throwable c = cause; c != null; c = c.getCause()) {
+            if (c instanceof SslHandshakeTimeoutException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether an idle HTTP/1 connection may carry a request of {@code session} under {@code policy}. */

@@ -75,7 +75,7 @@ public final class RuleCompiler {
 
     /** Fetches that read neither message: usable in every phase. */
     private static final Set<String> ANY_PHASE = Set.of("src", "src_port", "dst", "dst_port", "ssl_fc", "ssl_fc_sni",
-            "ssl_fc_has_sni", "fc_rcvd_proxy", "fc_pp_authority", "fc_pp_unique_id", "var", "str", "int", "bool", "always_true", "always_false", "env", "fe_name", "be_name",
+            "ssl_fc_has_sni", "ssl_fc_alpn", "ssl_fc_protocol", "ssl_fc_cipher", "ssl_fc_is_resumed", "fc_rcvd_proxy", "fc_pp_authority", "fc_pp_unique_id", "var", "str", "int", "bool", "always_true", "always_false", "env", "fe_name", "be_name",
             "wait_end");
 
     /** Sample fetches that read the message of the current phase ({@code hdr} is {@code res.hdr} in responses). */

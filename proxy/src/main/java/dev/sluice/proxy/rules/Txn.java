@@ -3,6 +3,7 @@ package dev.sluice.proxy.rules;
 import dev.sluice.config.model.Tune;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
+import dev.sluice.proxy.tls.TlsSession;
 import io.netty.buffer.ByteBuf;
 import java.net.InetSocketAddress;
 import java.util.Map;
@@ -25,6 +26,11 @@ public interface Txn {
 
     /** The TLS SNI the client sent, or null. */
     String sni();
+
+    /** The client connection's TLS session (protocol, cipher, ALPN, resumption); null in clear text or before the handshake. */
+    default TlsSession tlsSession() {
+        return null;
+    }
 
     /** What the PROXY protocol header of the client connection said ({@code accept-proxy}), or null. */
     default dev.sluice.proxy.listener.ProxyHeader.Received proxyHeader() {

@@ -48,29 +48,47 @@ final class BindPipelines {
                 quic.add(fe, b, tls.forQuicBind(p.name(), b), connectionRules);
                 continue;
             }
-            boolean h2 = "h2".equals(b.proto());
             String bindName = b.socket().name() != null ? b.socket().name() : Integer.toString(bindIndex);
-            long handshakeTimeout = handshakeTimeout(p.timeouts());
-            Function<Boolean, ChannelHandler> first;
-            if (b.tls() != null) {
-                ServerTlsContext ctx = tls.forBind(p.name(), b);
-                first = admitted -> new TlsClientSetup(fe, ctx, bindName, h2, handshakeTimeout, admitted);
-            } else if (p.mode() == Mode.TCP) {
-                first = admitted -> new TcpClientConnection(fe, admitted);
-            } else {
-                first = admitted -> h2 ? H2ClientConnection.create(fe, admitted) : new H1ClientConnection(fe, admitted);
-            }
-            Function<Boolean, ChannelHandler> after = first;
-            if (b.acceptProxy()) {
-                // the PROXY header comes before anything else, TLS included
-                first = admitted -> new ProxyHeaderReader(fe, bindName, handshakeTimeout, admitted, after);
-            } else if (expectsProxy) {
-                // tcp-request connection expect-proxy layer4: the rules decided, per connection
-                first = admitted -> ProxyHeaderReader.ifExpected(fe, bindName, handshakeTimeout, admitted, after);
-            }
-            listeners.add(new Listener(b, p.name(), limit, first));
+            listeners.add(new Listener(b, p.name(), limit, starter(p, b, bindName, fe, tls, expectsProxy)));
         }
         return listeners;
+    }
+
+    /**
+     * What a connection accepted on TCP bind {@code b} (named {@code bindName} in connection error lines) of frontend
+     * {@code p} starts with, given whether it is admitted already: the PROXY header reader, the TLS set-up, or the
+     * protocol's connection.
+     */
+    static Function<Boolean, ChannelHandler> starter(Proxy p, Bind b, String bindName, Frontend fe, TlsContexts tls, boolean expectsProxy) {
+        boolean h2 = "h2".equals(b.proto());
+        long handshakeTimeout = handshakeTimeout(p.timeouts());
+        Function<Boolean, ChannelHandler> first;
+        if (b.tls() != null) {
+            ServerTlsContext ctx = tls.forBind(p.name(), b);
+            TlsClientSetup.Protocol protocol;
+            if (p.mode() == Mode.TCP) {
+                // TLS ends here: the decrypted bytes are relayed, whatever ALPN chose
+                protocol = (session, date, nanos) -> new TcpClientConnection(fe, true, date, nanos);
+            } else {
+                protocol = (session, date, nanos) -> h2 || "h2".equals(session.alpn()) ? H2ClientConnection.create(fe, true)
+                        : new H1ClientConnection(fe, true);
+            }
+            first = admitted -> new TlsClientSetup(fe, ctx, bindName, protocol, handshakeTimeout, admitted);
+        } else if (p.mode() == Mode.TCP) {
+            first = admitted -> new TcpClientConnection(fe, admitted);
+        } else {
+            first = admitted -> h2 ? H2ClientConnection.create(fe, admitted) : new H1ClientConnection(fe, admitted);
+        }
+        Function<Boolean, ChannelHandler> after = first;
+        if (b.acceptProxy()) {
+            // the PROXY header comes before anything else, TLS included
+            return admitted -> new ProxyHeaderReader(fe, bindName, handshakeTimeout, admitted, after);
+        }
+        if (expectsProxy) {
+            // tcp-request connection expect-proxy layer4: the rules decided, per connection
+            return admitted -> ProxyHeaderReader.ifExpected(fe, bindName, handshakeTimeout, admitted, after);
+        }
+        return first;
     }
 
     /**

@@ -181,7 +181,8 @@ public final class ProxyRuntime {
             frontends.put(p.name(), fe);
             ConnectionRules connectionRules = rules.connection().isEmpty() ? null : new ConnectionRules(rules.connection(), fe, false);
             for (Listener l : BindPipelines.listeners(p, fe, limit, connectionRules, tls, quic)) {
-                l.acceptFilter(connectionRules).sessions(pools.sessions()).tcpKeepAlive(p.http().clientTcpKeepAlive()).socketTune(tune.sockets())
+                l.acceptFilter(connectionRules == null ? null : connectionRules.onBind(l.bind().tls() != null)).sessions(pools.sessions())
+                        .tcpKeepAlive(p.http().clientTcpKeepAlive()).socketTune(tune.sockets())
                         .clients(clients).reusePort(!config.global().process().noReusePort());
                 listeners.add(l);
             }

@@ -1,7 +1,5 @@
 package dev.sluice.proxy.runtime;
 
-import dev.sluice.proxy.h1.H1ClientConnection;
-import dev.sluice.proxy.h2.H2ClientConnection;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.stream.Frontend;
@@ -22,31 +20,44 @@ import javax.net.ssl.SSLException;
  * The first handler of a connection accepted on a {@code bind ... ssl}. Once the connection is admitted
  * (at once, or when its {@link ConnectionLimit} makes room: a held connection is not read, so its
  * handshake does not start and cannot time out) it gives its place to the TLS handler and a
- * {@link TlsHandshakeHandler}. When the handshake is done it adds the HTTP/2 handler if ALPN chose h2 (or
- * the bind says {@code proto h2}), else the HTTP/1 one, which then owns the connection's slot. A failed
- * handshake closes the connection, gives the slot back, is counted, and is logged the way HAProxy logs
- * embryonic sessions. One per connection, on its event loop.
+ * {@link TlsHandshakeHandler}. When the handshake is done it adds the handler its {@link Protocol} makes of what was
+ * negotiated (by the frontend's mode: HTTP/2 if ALPN chose h2 or the bind says {@code proto h2}, else HTTP/1; or the
+ * layer-4 connection), which then owns the connection's slot. A failed handshake closes the connection, gives the
+ * slot back, is counted, and is logged the way HAProxy logs embryonic sessions, whatever the mode. One per
+ * connection, on its event loop.
  */
 final class TlsClientSetup extends ChannelInboundHandlerAdapter implements TlsHandshakeHandler.Callback {
+    /** The handler a connection runs once its handshake is done; it owns the connection's slot. */
+    @FunctionalInterface
+    interface Protocol {
+        /**
+         * @param session    what the handshake negotiated
+         * @param acceptDate when the connection was accepted (epoch ms; its handshake came after), with
+         *                   {@code acceptNanos} on {@link System#nanoTime()}'s clock
+         */
+        ChannelHandler create(TlsSession session, long acceptDate, long acceptNanos);
+    }
+
     private final Frontend frontend;
     private final ServerTlsContext context;
-    private final boolean h2Only;
+    private final Protocol protocol;
     private final String bindName;
     private final long handshakeTimeoutMs;
     private boolean admitted;
     private long acceptDate;
+    private long acceptNanos;
     private InetSocketAddress client;
 
     /**
      * @param bindName   the bind as HAProxy's connection error lines name it (its position in the frontend)
-     * @param h2Only     {@code proto h2} on the bind: HTTP/2 whatever ALPN says
+     * @param protocol   what runs on the connection after its handshake
      */
-    TlsClientSetup(Frontend frontend, ServerTlsContext context, String bindName, boolean h2Only, long handshakeTimeoutMs,
+    TlsClientSetup(Frontend frontend, ServerTlsContext context, String bindName, Protocol protocol, long handshakeTimeoutMs,
             boolean admitted) {
         this.frontend = frontend;
         this.context = context;
         this.bindName = bindName;
-        this.h2Only = h2Only;
+        this.protocol = protocol;
         this.handshakeTimeoutMs = handshakeTimeoutMs;
         this.admitted = admitted;
     }
@@ -54,6 +65,7 @@ final class TlsClientSetup extends ChannelInboundHandlerAdapter implements TlsHa
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         acceptDate = System.currentTimeMillis();
+        acceptNanos = System.nanoTime();
         client = ProxyHeader.Received.remote(ProxyHeader.Received.of(ctx.channel()), ctx.channel());
         if (admitted) {
             startHandshake(ctx);
@@ -84,10 +96,8 @@ final class TlsClientSetup extends ChannelInboundHandlerAdapter implements TlsHa
     @Override
     public void handshakeDone(ChannelHandlerContext ctx, TlsSession session) {
         frontend.countTlsSession(session.resumed());
-        boolean h2 = h2Only || "h2".equals(session.alpn());
         admitted = false;
-        ChannelHandler protocol = h2 ? H2ClientConnection.create(frontend, true) : new H1ClientConnection(frontend, true);
-        ctx.pipeline().addAfter(ctx.name(), h2 ? "h2" : "h1", protocol);
+        ctx.pipeline().addAfter(ctx.name(), "protocol", protocol.create(session, acceptDate, acceptNanos));
     }
 
     @Override

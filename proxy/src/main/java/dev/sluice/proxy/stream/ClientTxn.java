@@ -4,6 +4,7 @@ import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.log.LogCaptures;
 import dev.sluice.proxy.rules.Network;
 import dev.sluice.proxy.rules.Txn;
+import dev.sluice.proxy.tls.TlsSession;
 import java.net.InetAddress;
 import dev.sluice.proxy.rules.Variables;
 import java.net.InetSocketAddress;
@@ -45,6 +46,11 @@ abstract class ClientTxn<C extends ClientEnd> implements Txn {
     @Override
     public String sni() {
         return client.sni();
+    }
+
+    @Override
+    public TlsSession tlsSession() {
+        return client.tlsSession();
     }
 
     @Override

@@ -6,6 +6,7 @@ import dev.sluice.proxy.rules.RequestTxn;
 import dev.sluice.proxy.rules.Rule;
 import dev.sluice.proxy.rules.Trackers;
 import dev.sluice.proxy.stats.Counter;
+import dev.sluice.proxy.tls.TlsSession;
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
 import java.net.InetAddress;
@@ -25,12 +26,28 @@ public final class ConnectionRules implements Predicate<Channel> {
     private final List<Rule> rules;
     private final Frontend frontend;
     private final boolean session;
+    /** The connections come to a {@code bind ... ssl}. */
+    private final boolean tls;
 
     /** The {@code tcp-request connection} rules ({@code session} false) or the {@code tcp-request session} rules of a frontend. */
     public ConnectionRules(List<Rule> rules, Frontend frontend, boolean session) {
+        this(rules, frontend, session, false);
+    }
+
+    private ConnectionRules(List<Rule> rules, Frontend frontend, boolean session, boolean tls) {
         this.rules = rules;
         this.frontend = frontend;
         this.session = session;
+        this.tls = tls;
+    }
+
+    /**
+     * The same rules for the connections of one bind: on a {@code bind ... ssl}, {@code ssl_fc} is true before the
+     * handshake already (HAProxy's transport layer is TLS from the accept), while what the handshake tells
+     * ({@code ssl_fc_sni}...) is known only to the session rules, after it.
+     */
+    public ConnectionRules onBind(boolean tls) {
+        return tls == this.tls ? this : new ConnectionRules(rules, frontend, session, tls);
     }
 
     /** Whether the connection may go on. */
@@ -41,7 +58,8 @@ public final class ConnectionRules implements Predicate<Channel> {
 
     /** The same for a connection whose channel addresses are not IP ones (a QUIC connection's are CIDs). */
     public boolean accept(Channel ch, InetSocketAddress client, InetSocketAddress local) {
-        Target t = new Target(client, local, frontend.name());
+        TlsSession handshake = TlsSession.of(ch);
+        Target t = new Target(client, local, frontend.name(), tls || handshake != null, handshake);
         Trackers before = ch.attr(ClientEnd.SESSION_TRACKERS).get();
         if (before != null) {
             t.trackers(before);
@@ -85,16 +103,35 @@ public final class ConnectionRules implements Predicate<Channel> {
 
     /** What connection rules see: addresses, variables and stick counters; no HTTP message. */
     private static final class Target extends RequestTxn {
+        private final boolean tls;
+        private final TlsSession handshake;
         private boolean rejected;
         private boolean expectProxy;
+
+        @Override
+        public boolean tls() {
+            return tls;
+        }
+
+        @Override
+        public String sni() {
+            return handshake == null ? null : handshake.sni();
+        }
+
+        @Override
+        public TlsSession tlsSession() {
+            return handshake;
+        }
 
         @Override
         public void expectProxy() {
             expectProxy = true;
         }
 
-        Target(InetSocketAddress client, InetSocketAddress local, String frontend) {
+        Target(InetSocketAddress client, InetSocketAddress local, String frontend, boolean tls, TlsSession handshake) {
             super(null, client, local, frontend, null);
+            this.tls = tls;
+            this.handshake = handshake;
         }
 
         @Override

@@ -9,11 +9,15 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
+import io.netty.handler.ssl.SslCloseCompletionEvent;
+import io.netty.handler.ssl.SslHandler;
 
 /**
  * What both ends of a layer-4 stream do the same way on their channel, as the relay's {@link TcpPeer}: writes flushed
- * once per batch, reading switched by autoRead, a FIN after the pending writes. Called on the channel's event loop.
+ * once per batch, reading switched by autoRead, a FIN after the pending writes (over TLS, a close_notify before it),
+ * the peer's half-close heard as its FIN or its close_notify. Called on the channel's event loop.
  */
 abstract class ChannelPeer extends ChannelInboundHandlerAdapter implements TcpPeer {
     /** Set when the handler is added. */
@@ -21,11 +25,79 @@ abstract class ChannelPeer extends ChannelInboundHandlerAdapter implements TcpPe
     protected Channel ch;
     /** Written since the last flush. */
     private boolean dirty;
+    /** The peer sent its TLS close_notify (and it was reported as its half-close). */
+    private boolean closeNotified;
+    /** This side sent its TLS close_notify. */
+    private boolean closeNotifySent;
+    /** The channel's TLS handler, once looked up (null: clear text). */
+    private SslHandler tls;
+    private boolean tlsLooked;
 
     @Override
     public void write(ByteBuf data) {
+        if (closeNotified && data.isReadable() && tlsOutputDone()) {
+            // the peer's close_notify ended the TLS session both ways: BoringSSL answers it at once and encrypts nothing
+            // after it (HAProxy's OpenSSL goes on writing). These bytes cannot reach the peer, which counts as gone.
+            data.release();
+            ch.close();
+            return;
+        }
+        written(data.readableBytes());
         dirty = true;
         ctx.write(data, ctx.voidPromise());
+    }
+
+    /** {@code bytes} are written to the peer. */
+    protected void written(int bytes) {
+    }
+
+    /**
+     * Whether {@code evt} is the peer's half-close: its FIN, or its TLS close_notify (the FIN that usually follows then
+     * changes nothing: the relay hears a side's end once).
+     */
+    protected final boolean halfClosed(Object evt) {
+        if (evt instanceof ChannelInputShutdownEvent) {
+            return true;
+        }
+        // Netty's OpenSSL engine also says its session is closed on the first read after this side's own close_notify:
+        // only an engine whose input is done heard the peer's
+        return evt instanceof SslCloseCompletionEvent e && e.isSuccess() && peerCloseNotify();
+    }
+
+    /**
+     * Whether the peer's close_notify came after this side's own, once (call after each read batch): Netty reported
+     * the session closed already, at the first read after ours, so its close_notify has no event of its own.
+     */
+    protected final boolean closeNotifyAfterOurs() {
+        return closeNotifySent && peerCloseNotify();
+    }
+
+    /** Whether the peer's close_notify came and was not reported yet. */
+    private boolean peerCloseNotify() {
+        if (closeNotified) {
+            return false;
+        }
+        SslHandler tls = tls();
+        if (tls == null || !tls.engine().isInboundDone()) {
+            return false;
+        }
+        closeNotified = true;
+        return true;
+    }
+
+    /** Whether TLS encrypts nothing more on this channel (its close_notify went). */
+    private boolean tlsOutputDone() {
+        SslHandler tls = tls();
+        return tls != null && tls.engine().isOutboundDone();
+    }
+
+    /** The TLS handler before this one (it is there before this handler is added, and stays), or null. */
+    private SslHandler tls() {
+        if (!tlsLooked) {
+            tlsLooked = true;
+            tls = ch.pipeline().get(SslHandler.class);
+        }
+        return tls;
     }
 
     @Override
@@ -56,7 +128,7 @@ abstract class ChannelPeer extends ChannelInboundHandlerAdapter implements TcpPe
     @Override
     public void shutdownOutput(Runnable done) {
         dirty = false;
-        shutdownOutput(ctx, done);
+        shutdownOutput(ctx, () -> closeNotifySent = true, done);
     }
 
     @Override
@@ -84,25 +156,50 @@ abstract class ChannelPeer extends ChannelInboundHandlerAdapter implements TcpPe
 
     /**
      * Sends a FIN once what was written before is out (Netty fails the pending writes of a channel whose output is
-     * shut, so the FIN waits for them), then runs {@code done}. A failed write or shutdown runs nothing: the channel
-     * closes and its handler reports the failure. A channel that cannot half-close is closed instead.
+     * shut, so the FIN waits for them), then runs {@code done}; over TLS a close_notify goes first, as HAProxy sends
+     * it. A failed write or shutdown runs nothing: the channel is closed and its handler reports the failure (a socket
+     * whose peer reset it fails the shutdown without closing, which would leave the stream waiting for its timeouts). A
+     * channel that cannot half-close is closed instead.
      */
-    private static void shutdownOutput(ChannelHandlerContext ctx, Runnable done) {
+    private static void shutdownOutput(ChannelHandlerContext ctx, Runnable closeNotify, Runnable done) {
         Channel ch = ctx.channel();
         ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> {
-            if (!f.isSuccess() || !ch.isActive()) {
-                return;
-            }
-            if (!(ch instanceof DuplexChannel d)) {
+            if (!f.isSuccess()) {
                 ch.close();
-                done.run();
                 return;
             }
-            d.shutdownOutput().addListener(x -> {
-                if (x.isSuccess()) {
-                    done.run();
+            if (!ch.isActive()) {
+                return;
+            }
+            SslHandler tls = ch.pipeline().get(SslHandler.class);
+            if (tls == null) {
+                fin(ch, done);
+                return;
+            }
+            // after the pending writes: closing the engine's output fails what it has not encrypted yet
+            closeNotify.run();
+            tls.closeOutbound().addListener(x -> {
+                if (!x.isSuccess()) {
+                    ch.close();
+                } else if (ch.isActive()) {
+                    fin(ch, done);
                 }
             });
+        });
+    }
+
+    private static void fin(Channel ch, Runnable done) {
+        if (!(ch instanceof DuplexChannel d)) {
+            ch.close();
+            done.run();
+            return;
+        }
+        d.shutdownOutput().addListener(x -> {
+            if (x.isSuccess()) {
+                done.run();
+            } else {
+                ch.close();
+            }
         });
     }
 }

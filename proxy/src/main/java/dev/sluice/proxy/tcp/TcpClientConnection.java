@@ -18,7 +18,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandler;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoop;
-import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
@@ -47,9 +46,20 @@ public final class TcpClientConnection extends ChannelPeer implements TcpClientS
     private long bytesOut;
 
     public TcpClientConnection(Frontend frontend, boolean admitted) {
+        this(frontend, admitted, 0, 0);
+    }
+
+    /**
+     * A connection accepted before this handler starts ({@code acceptDate}, epoch ms, and {@code acceptNanos}, on
+     * {@link System#nanoTime()}'s clock; 0: when it starts): its TLS handshake came first, and the log's date and
+     * timers count from the accept, as HAProxy's.
+     */
+    public TcpClientConnection(Frontend frontend, boolean admitted, long acceptDate, long acceptNanos) {
         this.frontend = frontend;
         this.limit = frontend.limit();
         this.admitted = admitted;
+        this.acceptDate = acceptDate;
+        this.acceptNanos = acceptNanos;
     }
 
     // ------------------------------------------------------------------ channel events
@@ -88,8 +98,10 @@ public final class TcpClientConnection extends ChannelPeer implements TcpClientS
         loopIndex = frontend.workers().indexOf(ch.eventLoop());
         // a session, neither HTTP/1 nor HTTP/2 (show stat's h1 and h2 columns do not count it)
         frontend.countConnection(loopIndex);
-        acceptDate = System.currentTimeMillis();
-        acceptNanos = System.nanoTime();
+        if (acceptDate == 0) {
+            acceptDate = System.currentTimeMillis();
+            acceptNanos = System.nanoTime();
+        }
         tlsSession = TlsSession.of(ch);
         if (frontend.accessLog() != null) {
             frontend.accessLog().logConnect(remoteAddress(), localAddress(), frontend.name(), false);
@@ -113,7 +125,7 @@ public final class TcpClientConnection extends ChannelPeer implements TcpClientS
             }
             return;
         }
-        if (evt instanceof ChannelInputShutdownEvent) {
+        if (halfClosed(evt)) {
             if (stream != null) {
                 stream.clientInputShut();
             } else {
@@ -142,6 +154,9 @@ public final class TcpClientConnection extends ChannelPeer implements TcpClientS
     public void channelReadComplete(ChannelHandlerContext ctx) {
         if (stream != null) {
             stream.clientReadComplete();
+            if (closeNotifyAfterOurs()) {
+                stream.clientInputShut();
+            }
         }
     }
 
@@ -212,9 +227,8 @@ public final class TcpClientConnection extends ChannelPeer implements TcpClientS
     // ------------------------------------------------------------------ TcpPeer
 
     @Override
-    public void write(ByteBuf data) {
-        bytesOut += data.readableBytes();
-        super.write(data);
+    protected void written(int bytes) {
+        bytesOut += bytes;
     }
 
     // ------------------------------------------------------------------ ClientEnd

@@ -6,7 +6,6 @@ import dev.sluice.proxy.stream.TcpServerSide;
 import dev.sluice.proxy.stream.TcpStream;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 
@@ -77,12 +76,15 @@ public final class TcpServerConnection extends ChannelPeer implements TcpServerS
     public void channelReadComplete(ChannelHandlerContext ctx) {
         if (stream != null) {
             stream.serverReadComplete();
+            if (closeNotifyAfterOurs()) {
+                stream.serverInputShut();
+            }
         }
     }
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-        if (evt instanceof ChannelInputShutdownEvent) {
+        if (halfClosed(evt)) {
             if (stream != null) {
                 stream.serverInputShut();
             } else {

@@ -92,10 +92,10 @@ public final class ServerTlsContext {
         String[] protocols = provider.protocols(tls.minVersion(), tls.maxVersion(), warn);
         List<String> ciphers = provider.ciphers(tls.ciphers(), tls.ciphersuites(), warn);
         String[] groups = provider.groups(tls.curves());
-        List<String> alpn = tls.alpn().isEmpty() ? BindTls.DEFAULT_ALPN : tls.alpn();
-        ApplicationProtocolConfig apn = new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
-                ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
-                ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, alpn);
+        // no protocol: no ALPN (a TCP frontend's bind without 'alpn', as HAProxy)
+        ApplicationProtocolConfig apn = tls.alpn().isEmpty() ? ApplicationProtocolConfig.DISABLED
+                : new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN, ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                        ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, tls.alpn());
         int cacheSize = Math.max(0, global.sslCacheSize());
         long timeoutSeconds = Math.max(1, (global.sslLifetimeMs() + 999) / 1000);
         if (!provider.isOpenSsl()) {

@@ -121,6 +121,8 @@ public final class EmbeddedProxy implements AutoCloseable {
     public static final class Duplex extends Channel implements DuplexChannel {
         private boolean inputShut;
         private boolean outputShut;
+        private int queuedAtFin = -1;
+        private boolean refuseFin;
 
         Duplex(Builder b, InetSocketAddress local, InetSocketAddress remote) {
             super(b, local, remote);
@@ -164,8 +166,29 @@ public final class EmbeddedProxy implements AutoCloseable {
             return shutdownOutput(newPromise());
         }
 
+        /** The proxy's FIN fails from now on, as on a socket the peer reset ({@code shutdown} gives ENOTCONN). */
+        public void refuseFin() {
+            refuseFin = true;
+        }
+
+        /** How many bytes the proxy had written, and the test not read yet, when it sent its FIN (-1: no FIN yet). */
+        public int queuedAtFin() {
+            return queuedAtFin;
+        }
+
         @Override
         public ChannelFuture shutdownOutput(ChannelPromise promise) {
+            if (refuseFin) {
+                return promise.setFailure(new java.io.IOException("Transport endpoint is not connected"));
+            }
+            if (!outputShut) {
+                queuedAtFin = 0;
+                for (Object o : outboundMessages()) {
+                    if (o instanceof ByteBuf b) {
+                        queuedAtFin += b.readableBytes();
+                    }
+                }
+            }
             outputShut = true;
             return promise.setSuccess();
         }
@@ -225,13 +248,15 @@ public final class EmbeddedProxy implements AutoCloseable {
     private final Map<String, Backend> backends = new LinkedHashMap<>();
     private final List<Channel> servers = new ArrayList<>();
     private final List<Channel> clients = new ArrayList<>();
+    private final Proxy proxy;
+    private final ProxyRuntime.Prepared prepared;
     private LogWriter logWriter;
 
     private EmbeddedProxy(Config config, String frontendName) {
         anchor = new Channel(EmbeddedChannel.builder().ticker(ticker), FRONT, CLIENT);
         EventLoop loop = anchor.eventLoop();
         Workers workers = new Workers(loop);
-        ProxyRuntime.Prepared prepared = ProxyRuntime.check(config);
+        prepared = ProxyRuntime.check(config);
         List<String> problems = new ArrayList<>();
         tables = StickTables.of(config, problems);
         dev.sluice.config.model.Tune tune = config.global().tune();
@@ -260,6 +285,7 @@ public final class EmbeddedProxy implements AutoCloseable {
             backends.put(p.name(), be);
         }
         Proxy p = config.proxy(frontendName).orElseThrow();
+        proxy = p;
         Backend dflt = p.defaultBackend() != null ? backends.get(p.defaultBackend())
                 : p.kind() == dev.sluice.config.model.ProxyKind.LISTEN ? backends.get(p.name()) : null;
         ConnectionLimit global = new ConnectionLimit("global", 1000, null);
@@ -332,6 +358,21 @@ public final class EmbeddedProxy implements AutoCloseable {
         return c;
     }
 
+    /**
+     * A new client connection accepted on the frontend's first bind (admitted by its limit) and started as the daemon
+     * starts it ({@link BindPipelines#starter}: the PROXY header reader, the TLS set-up, the mode's connection),
+     * half-closable.
+     */
+    public Duplex accept() {
+        frontend.limit().tryAdmit();
+        Duplex c = new Duplex(EmbeddedChannel.builder().register(false), FRONT, CLIENT);
+        c.pipeline().addLast(BindPipelines.starter(proxy, proxy.binds().get(0), "1", frontend, prepared.tls(), false).apply(true));
+        anchor.eventLoop().register(c).syncUninterruptibly();
+        clients.add(c);
+        c.runPendingTasks();
+        return c;
+    }
+
     /** A new HTTP/1 client connection. */
     public Channel h1Client() {
         frontend.limit().tryAdmit();
@@ -386,6 +427,8 @@ public final class EmbeddedProxy implements AutoCloseable {
             Channel c = servers.get(i);
             if (c.isRegistered()) {
                 c.finishAndReleaseAll();
+            } else {
+                c.releaseOutbound();
             }
         }
         for (Channel c : clients) {
