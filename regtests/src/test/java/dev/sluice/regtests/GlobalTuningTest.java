@@ -54,7 +54,13 @@ class GlobalTuningTest {
             }
             assertThat(bodies).containsExactly("hi eu 1", "hi eu 2", "hi eu 3", "hi eu 4");
 
+            // set-dumpable is applied once the listeners are up (after the identity change, as HAProxy): wait for it
             String limits = Files.readString(Path.of("/proc/" + s.pid() + "/limits"));
+            for (long end = System.nanoTime() + 10_000_000_000L; !limits.matches("(?s).*Max core file size\\s+unlimited.*")
+                    && System.nanoTime() < end;) {
+                Thread.sleep(50);
+                limits = Files.readString(Path.of("/proc/" + s.pid() + "/limits"));
+            }
             assertThat(limits).containsPattern("Max core file size\\s+unlimited\\s+unlimited");
             assertThat(limits).containsPattern("Max file size\\s+unlimited\\s+unlimited");
 
