@@ -88,7 +88,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     /** A {@code tcp-request session} rule rejected the connection: it closes, nothing else happens. */
     private boolean sessionRejected;
     /** A layer-4 connection that became HTTP: counted as a session already. */
-    private final boolean switched;
+    private boolean switched;
     /** The backend of its first request, chosen before it became HTTP, or null. */
     private Backend chosenBackend;
     private Phase phase = Phase.WAIT_REQUEST;
@@ -118,7 +118,6 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         this.frontend = frontend;
         this.limit = frontend.limit();
         this.admitted = admitted;
-        this.switched = false;
         this.parser = new H1Parser(true, frontend.h1Limits(), this);
     }
 
@@ -127,12 +126,9 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
      * admitted, counted, tracked and logged as a session already; its first request goes to {@code chosen} when not null.
      */
     public H1ClientConnection(Frontend frontend, boolean admitted, Backend chosen) {
-        this.frontend = frontend;
-        this.limit = frontend.limit();
-        this.admitted = admitted;
+        this(frontend, admitted);
         this.switched = true;
         this.chosenBackend = chosen;
-        this.parser = new H1Parser(true, frontend.h1Limits(), this);
     }
 
     @Override
@@ -273,7 +269,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
                     // bytes of an unfinished head: HAProxy answers 400
                     parseInput();
                     if (phase == Phase.WAIT_REQUEST && !parser.failed()) {
-                        logBadRequest(400, Cause.CLIENT_ABORT, State.REQUEST);
+                        logBadRequest(400, Cause.CLIENT_ABORT, State.REQUEST, false);
                         sendRawAndClose(GeneratedResponse.of(400));
                     }
                 } else {
@@ -516,18 +512,14 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
             closeNow();
             return;
         }
-        logBadRequest(error.status(), Cause.PROXY, State.REQUEST);
+        logBadRequest(error.status(), Cause.PROXY, State.REQUEST, false);
         sendRawAndClose(GeneratedResponse.of(error.status()));
     }
 
-    /** Counts and logs a request that never became a stream (HAProxy's "&lt;BADREQ&gt;" lines). */
-    private void logBadRequest(int status, Cause cause, State state) {
-        logBadRequest(status, cause, state, false);
-    }
-
     /**
-     * {@code empty}: nothing was received on the connection; HAProxy counts it all the same and
-     * {@code option dontlognull} only keeps it out of the log.
+     * Counts and logs a request that never became a stream (HAProxy's "&lt;BADREQ&gt;" lines). {@code empty}: nothing
+     * was received on the connection; HAProxy counts it all the same and {@code option dontlognull} only keeps it out
+     * of the log.
      */
     private void logBadRequest(int status, Cause cause, State state, boolean empty) {
         // every invalid request (400, 408, 413, 414, 431) passes here: the one place ereq is counted for HTTP/1
