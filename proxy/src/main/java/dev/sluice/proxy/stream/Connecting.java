@@ -29,9 +29,12 @@ final class Connecting extends ServerPath {
         this.request = request;
     }
 
-    /** No server, no queue slot or no connection: a 503. */
+    /** No server, no queue slot or no connection: a 503 ({@code sC} when the last attempt timed out, as HAProxy). */
     @Override
     void unreachable() {
+        if (lastFailureTimedOut() && stream.outcome().cause() == Termination.Cause.NONE) {
+            stream.outcome().set(Termination.Cause.SERVER_TIMEOUT, Termination.State.CONNECT);
+        }
         stream.fail(503);
     }
 

@@ -263,12 +263,16 @@ class StreamTest {
                 %s
                 log-format "%%ST %%tsc %%B %%b/%%s %%rc"
                 use_backend down if { path_beg /down }
+                use_backend slow if { path_beg /slow }
                 default_backend be
             backend be
                 http-reuse always
                 server s1 127.0.0.1:9001
             backend down
                 server d1 127.0.0.1:9002 disabled
+            backend slow
+                retries 1
+                server t1 127.0.0.1:9003
             """.formatted(log.logLine()));
     private final FakeClient client = new FakeClient(proxy.loop());
     private final FakeServer server = new FakeServer(proxy.backend("be").servers().get(0));
@@ -440,5 +444,16 @@ class StreamTest {
         assertThat(server.events).isEmpty();
         assertThat(s.status()).isEqualTo(503);
         assertThat(log.next()).isEqualTo("503 SC-- 107 down/<NOSRV> 0");
+    }
+
+    @Test
+    void connectTimeoutsOnEveryAttemptGive503AndLogSmallSC() {
+        // HAProxy 2.6: the last attempt ended by timeout connect is sC (a refused one SC)
+        proxy.refuseConnects(2, new io.netty.channel.ConnectTimeoutException("connection timed out"));
+        Stream s = get("/slow");
+        proxy.run();
+        assertThat(client.events).containsExactly("generated 503 Service Unavailable");
+        assertThat(s.status()).isEqualTo(503);
+        assertThat(log.next()).isEqualTo("503 sC-- 107 slow/t1 1");
     }
 }
