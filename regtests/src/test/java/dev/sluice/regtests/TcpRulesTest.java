@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * arrives in pieces and is matched once whole, a silent client let through when {@code inspect-delay} ends ({@code Tw}
  * is the delay), a client that times out during inspection ({@code cR}), a backend's own content rules, a connection
  * and a session rejected (no line; {@code dcon}, {@code dses}), a rate limit by {@code sc0_conn_rate} over a stick
- * table, {@code silent-drop}; and {@code tcp-response content} rules of a backend: an answer waited for, a banner
+ * table, {@code silent-drop} (and {@code http-request silent-drop} of an HTTP frontend); and {@code tcp-response content} rules of a backend: an answer waited for, a banner
  * rejected ({@code PD}, dresp), a banner let through with the server's connection closed ({@code close}). Compared: what each client saw (bytes, FIN or reset), the log lines field by field,
  * and the frontends' and backends' denial and connection counters in {@code show stat}.
  * <p>
@@ -98,7 +98,15 @@ class TcpRulesTest {
                     tcp-response inspect-delay 500ms
                     tcp-response content close if { res.payload(0,3) -m str CLO }
                     server clo 127.0.0.1:%d
-                """.formatted(p[0], p[1], p[2], p[3], p[4], p[5], echo, echo, p[6], echo, p[7], bad, p[8], clo);
+                frontend fhs
+                    mode http
+                    bind 127.0.0.1:%d
+                    http-request silent-drop if { path /sil }
+                    default_backend bh
+                backend bh
+                    mode http
+                    server s1 127.0.0.1:%d
+                """.formatted(p[0], p[1], p[2], p[3], p[4], p[5], echo, echo, p[6], echo, p[7], bad, p[8], clo, p[9], echo);
     }
 
     /** What a client saw: the bytes, then how it ended ({@code <FIN>}, {@code <RST>}, {@code <TIMEOUT>}). */
@@ -154,7 +162,7 @@ class TcpRulesTest {
     }
 
     static Result run(boolean haproxy, int echo, int bad, int clo) throws IOException {
-        int[] p = new int[9];
+        int[] p = new int[10];
         for (int i = 0; i < p.length; i++) {
             p[i] = Ports.free();
         }
@@ -169,6 +177,7 @@ class TcpRulesTest {
             // nothing until after the delay: let through then, and the FIN closes it
             seen.put("quiet", talk(p[0], List.of(), 700, true, 3000));
             seen.put("drop", talk(p[0], List.of("SILx"), 0, false, 1000));
+            seen.put("http-drop", talk(p[9], List.of("GET /sil HTTP/1.1\r\nhost: a\r\n\r\n"), 0, false, 1000));
             seen.put("be-reject", talk(p[1], List.of("BADxx"), 0, false, 3000));
             seen.put("be-accept", talk(p[1], List.of("hello"), 0, true, 3000));
             seen.put("conn-reject", talk(p[2], List.of("x"), 0, false, 3000));
@@ -207,7 +216,7 @@ class TcpRulesTest {
             for (String c : theirs.seen().keySet()) {
                 String what = c + "\nhaproxy: " + theirs.lines().get(c) + " / " + theirs.seen().get(c) + "\nsluice:  " + ours.lines().get(c) + " / "
                         + ours.seen().get(c);
-                if (!c.equals("drop") || ROOT) {
+                if (!c.endsWith("drop") || ROOT) {
                     assertThat(ours.seen().get(c).text()).as(what).isEqualTo(theirs.seen().get(c).text());
                 }
                 if (theirs.lines().get(c) == null) {
@@ -248,8 +257,11 @@ class TcpRulesTest {
             assertThat(theirs.seen().get("res-close").text()).isEqualTo("CLO banner<FIN>");
             // root: both make the socket quiet (TCP_REPAIR); otherwise HAProxy's TTL trick does nothing on loopback and Sluice resets
             assertThat(ours.seen().get("drop").text()).isEqualTo(ROOT ? "<TIMEOUT>" : "<RST>");
+            // http-request silent-drop too, the request phase's PR
+            assertThat(ours.seen().get("http-drop").text()).isEqualTo(ROOT ? "<TIMEOUT>" : "<RST>");
+            assertThat(theirs.lines().get("http-drop")).contains(" fhs fhs/<NOSRV> ").contains(" PR ");
             // the counters
-            for (String px : List.of("fc", "fb", "fcr", "fsr", "frl", "fto")) {
+            for (String px : List.of("fc", "fb", "fcr", "fsr", "frl", "fto", "fhs")) {
                 for (String col : List.of("conn_tot", "stot", "dreq", "dcon", "dses")) {
                     assertThat(ours.stat().get(px + "/FRONTEND").get(col)).as("%s %s", px, col)
                             .isEqualTo(theirs.stat().get(px + "/FRONTEND").get(col));

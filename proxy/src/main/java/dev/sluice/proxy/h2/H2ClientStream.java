@@ -11,6 +11,7 @@ import dev.sluice.proxy.stream.Deadline;
 import dev.sluice.proxy.stream.ServerSide;
 import dev.sluice.proxy.stream.Stream;
 import dev.sluice.proxy.tls.TlsSession;
+import dev.sluice.proxy.transport.QuietClose;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -389,6 +390,16 @@ final class H2ClientStream implements ClientSide {
     @Override
     public void sendRaw(ByteBuf data) {
         data.release();
+    }
+
+    @Override
+    public void dropSilently() {
+        // silent-drop ends the connection, every stream of it, as HAProxy's does
+        stream = null;
+        responseEnded = true;
+        cancelClientTimer();
+        QuietClose.prepare(ctx().channel());
+        ctx().channel().close();
     }
 
     @Override

@@ -95,12 +95,16 @@ final class Answers {
         fail(code);
     }
 
-    /** A rule closes the client connection without a response. */
-    void drop() {
+    /** A rule closes the client connection without a response; {@code silently}: without telling the client. */
+    void drop(boolean silently) {
         countDenied();
         stream.outcome().set(Cause.PROXY, phaseOfRules());
         stream.stop();
-        client.abort();
+        if (silently) {
+            client.dropSilently();
+        } else {
+            client.abort();
+        }
         stream.log();
     }
 

@@ -3,7 +3,9 @@ package dev.sluice.proxy.stream;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.ResponseHead;
+import dev.sluice.proxy.transport.QuietClose;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFuture;
 import java.util.List;
 
 /**
@@ -45,6 +47,18 @@ public interface ClientSide extends ClientEnd {
 
     /** The response cannot be completed: drop the client connection. */
     void abort();
+
+    /**
+     * {@code silent-drop}: the client connection (every stream it carries) closes without a word to the client where
+     * the platform allows it ({@link QuietClose}), else with a reset, as HAProxy. The default is for connections on a
+     * socket whose {@link #closeFuture()} is its channel's and whose {@link #abort()} closes it; others override.
+     */
+    default void dropSilently() {
+        if (closeFuture() instanceof ChannelFuture f) {
+            QuietClose.prepare(f.channel());
+        }
+        abort();
+    }
 
     /**
      * The server connections private to this client connection ({@code http-reuse never}), in the order they were

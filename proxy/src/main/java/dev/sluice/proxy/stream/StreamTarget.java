@@ -203,7 +203,14 @@ final class StreamTarget extends ClientTxn<ClientSide> implements RuleTarget {
     @Override
     public void drop() {
         if (!afterResponse) {
-            stream.answers().drop();
+            stream.answers().drop(false);
+        }
+    }
+
+    @Override
+    public void silentDrop() {
+        if (!afterResponse) {
+            stream.answers().drop(true);
         }
     }
 

@@ -138,11 +138,8 @@ abstract class ChannelPeer extends ChannelInboundHandlerAdapter implements TcpPe
 
     @Override
     public void dropSilently() {
-        if (QuietClose.quiet(ch)) {
-            ch.close();
-        } else {
-            reset();
-        }
+        QuietClose.prepare(ch);
+        ch.close();
     }
 
     @Override

@@ -1,6 +1,8 @@
 package dev.sluice.proxy.transport;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.unix.UnixChannel;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -33,6 +35,20 @@ public final class QuietClose {
             // no native access: the reset fallback
             return null;
         }
+    }
+
+    /**
+     * Makes the next close of {@code ch} silent ({@link #quiet}) or, where that is not possible, a reset (no lingering),
+     * HAProxy's fallback; true when it is silent.
+     */
+    public static boolean prepare(Channel ch) {
+        if (quiet(ch)) {
+            return true;
+        }
+        if (ch instanceof SocketChannel && ch.isActive()) {
+            ch.config().setOption(ChannelOption.SO_LINGER, 0);
+        }
+        return false;
     }
 
     /** Puts {@code ch}'s socket in repair mode so that closing it sends nothing; true when it did. */
