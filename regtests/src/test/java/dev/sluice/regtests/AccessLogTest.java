@@ -113,7 +113,7 @@ class AccessLogTest {
                 assertThat(ok.be()).isEqualTo("app");
                 assertThat(ok.srv()).isEqualTo("a1");
                 assertThat(ok.tr()).isBetween(0L, 1000L);
-                assertThat(ok.tw()).isZero();
+                assertThat(ok.tw()).isBetween(0L, 100L); // no queue: 0, or a loaded machine's millisecond
                 assertThat(ok.tc()).isBetween(0L, 1000L);
                 assertThat(ok.tresp()).isBetween(0L, 1000L);
                 assertThat(ok.ta()).isGreaterThanOrEqualTo(ok.tresp());
