@@ -224,9 +224,10 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
                         -dV disables TLS verification on the server side (as 'ssl-server-verify none').
                         -dR disables SO_REUSEPORT (as 'noreuseport').
                         -dD diagnostic mode: the configuration's '.diag' messages are shown.
+                        -dS disables kernel splicing (as 'nosplice').
                         Accepted and ignored with a warning, as meaningless on a JVM: -dM[...] (memory poisoning), -dp
                            (poll()), -dG (getaddrinfo()), -dL (shared objects); not implemented yet: -de (epoll is
-                           chosen by the transport), -dS (splice), -dK[...] (keyword dumps), -dr (resolution failures),
+                           chosen by the transport), -dK[...] (keyword dumps), -dr (resolution failures),
                            -x <socket> (socket takeover), -N (see above).
                         Without -f, the built-in quickstart configuration (examples/quickstart.cfg) is used by ./sluice.
                 """;
