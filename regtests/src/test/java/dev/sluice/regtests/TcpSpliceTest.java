@@ -7,6 +7,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.HexFormat;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -79,6 +80,49 @@ class TcpSpliceTest {
                     }
                 }
                 assertThat(TcpRelayTest.flags(TcpRelayTest.line(d, clientPort))).isEqualTo("SD");
+            }
+        }
+    }
+
+    /** Pipes the daemon holds open now (a spliced direction has one). */
+    static long pipes(long pid) throws java.io.IOException {
+        try (var fds = java.nio.file.Files.list(java.nio.file.Path.of("/proc/" + pid + "/fd"))) {
+            return fds.filter(f -> {
+                try {
+                    return java.nio.file.Files.readSymbolicLink(f).toString().startsWith("pipe:");
+                } catch (java.io.IOException e) {
+                    return false;
+                }
+            }).count();
+        }
+    }
+
+    /**
+     * A stalled download (the client does not read) holds a pipe per spliced direction with {@code option splice-auto},
+     * none under {@code -dS} or {@code nosplice}: the relay copies then.
+     */
+    @Test
+    void dSAndNospliceTurnSplicingOff() throws Exception {
+        try (TcpOrigin source = TcpOrigin.start(TcpOrigin.source(64L << 20))) {
+            for (String variant : new String[] {"splice", "-dS", "nosplice"}) {
+                int port = Ports.free();
+                String cfg = TcpRelayTest.config(port, source.port(), TcpRelayTest.TIMEOUTS + "\noption splice-auto");
+                if (variant.equals("nosplice")) {
+                    cfg = cfg.replace("    log stdout", "    nosplice\n    log stdout");
+                }
+                List<String> args = variant.equals("-dS") ? List.of("-dS") : List.of();
+                try (Sluice d = Sluice.start(Sluice.writeConfig(cfg), args, java.util.Map.of(), port)) {
+                    long before = pipes(d.pid());
+                    try (Socket s = new Socket()) {
+                        s.setReceiveBufferSize(64 * 1024);
+                        s.connect(new java.net.InetSocketAddress("127.0.0.1", port));
+                        s.getOutputStream().write('G');
+                        Daemon.sleep(1000);
+                        long during = pipes(d.pid()) - before;
+                        assertThat(during).as("%s: pipes opened during a stalled download", variant)
+                                .isEqualTo(variant.equals("splice") ? 4 : 0);
+                    }
+                }
             }
         }
     }
