@@ -171,6 +171,44 @@ class TcpRelayTest {
         }
     }
 
+    /**
+     * A client that half-closes first and then downloads more than the buffers hold: back-pressure pauses reading from
+     * the server while the client's input is already shut (with epoll, an empty interest set must not end the stream).
+     */
+    @Test
+    void aHalfClosedClientStillDownloadsPastTheBuffers() throws Exception {
+        long size = 8L << 20;
+        try (TcpOrigin source = TcpOrigin.start(TcpOrigin.source(size))) {
+            int port = Ports.free();
+            try (Daemon d = Daemon.start(false, config(port, source.port(), TIMEOUTS), port)) {
+                int clientPort;
+                try (Socket s = new Socket()) {
+                    s.setReceiveBufferSize(64 * 1024);
+                    s.connect(new java.net.InetSocketAddress("127.0.0.1", port));
+                    s.setSoTimeout(20_000);
+                    clientPort = s.getLocalPort();
+                    s.getOutputStream().write("GET\n".getBytes(StandardCharsets.US_ASCII));
+                    s.shutdownOutput();
+                    // slow at first: the proxy's buffers fill and reading from the server pauses
+                    Daemon.sleep(500);
+                    MessageDigest md = TcpOrigin.sha256();
+                    InputStream in = s.getInputStream();
+                    byte[] buf = new byte[65536];
+                    long count = 0;
+                    int n;
+                    while ((n = in.read(buf)) > 0) {
+                        md.update(buf, 0, n);
+                        count += n;
+                    }
+                    assertThat(count + " " + HexFormat.of().formatHex(md.digest())).isEqualTo(size + " " + TcpOrigin.patternSha(size));
+                }
+                String l = line(d, clientPort);
+                assertThat(flags(l)).as(l).isEqualTo("--");
+                assertThat(l.split(" ")[5]).as(l).isEqualTo(Long.toString(size));
+            }
+        }
+    }
+
     @Test
     void aServerResetInTheMiddleIsSdAndAClientResetIsCd() throws Exception {
         try (TcpOrigin resets = TcpOrigin.start(TcpOrigin.resetAfter(1 << 20)); TcpOrigin source = TcpOrigin.start(TcpOrigin.source(BIG))) {

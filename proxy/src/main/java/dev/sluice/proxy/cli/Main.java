@@ -98,8 +98,15 @@ public final class Main {
         if (opts.condition() != null) {
             return checkCondition(opts.condition(), System.err);
         }
+        if (opts.ignored().contains("-dS")) {
+            // HAProxy's -dS: no kernel splicing
+            dev.sluice.proxy.stream.Splicing.disable();
+        }
         if (!opts.quiet()) {
             for (String flag : opts.ignored()) {
+                if (flag.equals("-dS")) {
+                    continue;
+                }
                 System.err.println("[WARNING] " + flag + " is accepted and ignored: " + Options.IGNORED.get(flag) + ".");
             }
             if (opts.defaultMaxconn() >= 0) {

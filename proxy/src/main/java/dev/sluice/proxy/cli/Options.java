@@ -27,7 +27,8 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
         IGNORED.put("-dM", "memory poisoning does not apply to the JVM's memory (pools are Sluice's own, see 'show pools')");
         IGNORED.put("-de", "Sluice picks its transport itself (epoll through Netty, else NIO)");
         IGNORED.put("-dp", "Sluice does not use poll()");
-        IGNORED.put("-dS", "splicing is not applied by Sluice");
+        // applied, not warned about: Main turns kernel splicing off
+        IGNORED.put("-dS", "kernel splicing is turned off");
         IGNORED.put("-dG", "names are resolved by the JVM, not through getaddrinfo()");
         IGNORED.put("-dL", "a JVM loads no shared objects to list");
         IGNORED.put("-dK", "keyword dumps are not implemented (see docs/configuration.md for the keyword reference)");
@@ -223,9 +224,10 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
                         -dV disables TLS verification on the server side (as 'ssl-server-verify none').
                         -dR disables SO_REUSEPORT (as 'noreuseport').
                         -dD diagnostic mode: the configuration's '.diag' messages are shown.
+                        -dS disables kernel splicing (as 'nosplice').
                         Accepted and ignored with a warning, as meaningless on a JVM: -dM[...] (memory poisoning), -dp
                            (poll()), -dG (getaddrinfo()), -dL (shared objects); not implemented yet: -de (epoll is
-                           chosen by the transport), -dS (splice), -dK[...] (keyword dumps), -dr (resolution failures),
+                           chosen by the transport), -dK[...] (keyword dumps), -dr (resolution failures),
                            -x <socket> (socket takeover), -N (see above).
                         Without -f, the built-in quickstart configuration (examples/quickstart.cfg) is used by ./sluice.
                 """;

@@ -30,6 +30,14 @@ public interface TcpPeer {
     /** Closes the socket now; what is still pending is dropped. */
     void close();
 
+    /**
+     * A kernel splice from this socket to {@code target} ({@code pipeSize}: the pipe's size, 0: the system's), telling
+     * {@code drained} when pipe bytes went out; null where it cannot be (TLS, not epoll, no pipe).
+     */
+    default TcpSplice spliceTo(TcpPeer target, int pipeSize, Runnable drained) {
+        return null;
+    }
+
     /** Closes the socket now with a reset (no FIN). */
     default void reset() {
         close();

@@ -55,6 +55,8 @@ final class TcpRelay {
         boolean paused;
         /** Bytes read from it. */
         long bytesRead;
+        /** Its bytes go to the other side through the kernel (null: copied). */
+        TcpSplice splice;
         /** Its pending write bytes when the timer was last armed (a drop since then is progress). */
         private long pendingAtArm;
         /**
@@ -76,7 +78,7 @@ final class TcpRelay {
         }
 
         private void resume() {
-            if (paused && !inputShut && (held == null || held.readableBytes() < holdLimit)) {
+            if (paused && !inputShut && (held == null || held.readableBytes() < holdLimit) && (splice == null || !splice.full())) {
                 paused = false;
                 peer.reading(true);
             }
@@ -324,8 +326,42 @@ final class TcpRelay {
         to.refresh();
     }
 
+    /**
+     * Splices each direction asked for ({@code request}: client to server, {@code response}: server to client) where both
+     * sockets allow it, through pipes of {@code pipeSize} bytes (0: the system's). Call once connected.
+     */
+    void splice(boolean request, boolean response, int pipeSize) {
+        for (Side from : new Side[] {client, server}) {
+            if (from.client ? request : response) {
+                from.splice = from.peer.spliceTo(from.other.peer, pipeSize, () -> spliceDrained(from));
+            }
+        }
+    }
+
+    /** Pipe bytes from {@code from} went out: its reading goes on if the other side takes more. */
+    private void spliceDrained(Side from) {
+        if (ended) {
+            return;
+        }
+        if (from.other.peer.isWritable()) {
+            from.resume();
+        }
+        from.refresh();
+        from.other.refresh();
+    }
+
     /** A batch of reads on {@code from} is over: what it wrote to the other side goes out. */
     void readComplete(Side from) {
+        if (!ended && from.splice != null && !from.holding && !from.inputShut && from.other.peer != null) {
+            long n = from.splice.pump();
+            from.bytesRead += n;
+            if (from.splice.full()) {
+                from.pause();
+            }
+            if (n > 0) {
+                from.refresh();
+            }
+        }
         if (!ended && from.other.peer != null) {
             from.other.peer.flush();
             // armed again once the bytes left: armed with them still pending, the timer would take their departure
@@ -381,6 +417,12 @@ final class TcpRelay {
         server.timer.cancel();
         client.dropHeld();
         server.dropHeld();
+        for (Side side : new Side[] {client, server}) {
+            if (side.splice != null) {
+                side.splice.close();
+                side.splice = null;
+            }
+        }
     }
 
     boolean ended() {

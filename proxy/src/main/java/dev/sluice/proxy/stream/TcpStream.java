@@ -1,6 +1,7 @@
 package dev.sluice.proxy.stream;
 
 import dev.sluice.config.model.Mode;
+import dev.sluice.config.model.ProxyOptions;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.config.model.Tune;
 import dev.sluice.pools.Budget;
@@ -289,6 +290,26 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
         path.assign(to, persistence.persistTarget() != null);
     }
 
+    /**
+     * {@code option splice-*} of the frontend or the backend, as HAProxy: a direction is spliced when either asks for it
+     * ({@code splice-auto}: both directions; small exchanges stay a copy anyway), unless {@code nosplice}.
+     */
+    private void spliceIfAsked() {
+        Tune tune = frontend.tune();
+        if (tune.noSplice() || !Splicing.enabled()) {
+            return;
+        }
+        java.util.Set<ProxyOptions.Splice> asked = java.util.EnumSet.noneOf(ProxyOptions.Splice.class);
+        asked.addAll(frontend.config().options().splice());
+        asked.addAll(backend.config().options().splice());
+        boolean auto = asked.contains(ProxyOptions.Splice.AUTO);
+        boolean request = auto || asked.contains(ProxyOptions.Splice.REQUEST);
+        boolean response = auto || asked.contains(ProxyOptions.Splice.RESPONSE);
+        if (request || response) {
+            relay.splice(request, response, tune.pipesize());
+        }
+    }
+
     private static long timeout(long t) {
         return t == Timeouts.UNSET ? 0 : t;
     }
@@ -305,6 +326,7 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
                     this::inspectResponse);
         }
         relay.connected(c);
+        spliceIfAsked();
         c.attach(this);
         if (responseInspection != null) {
             inspectResponse();

@@ -1,6 +1,8 @@
 package dev.sluice.proxy.tcp;
 
 import dev.sluice.proxy.stream.TcpPeer;
+import dev.sluice.proxy.stream.TcpSplice;
+import dev.sluice.proxy.transport.SpliceRegion;
 import dev.sluice.proxy.transport.QuietClose;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -25,6 +27,8 @@ abstract class ChannelPeer extends ChannelInboundHandlerAdapter implements TcpPe
     protected Channel ch;
     /** Written since the last flush. */
     private boolean dirty;
+    /** Bytes spliced towards this channel that wait in a pipe. */
+    long splicePending;
     /** The peer sent its TLS close_notify (and it was reported as its half-close). */
     private boolean closeNotified;
     /** This side sent its TLS close_notify. */
@@ -45,6 +49,23 @@ abstract class ChannelPeer extends ChannelInboundHandlerAdapter implements TcpPe
         written(data.readableBytes());
         dirty = true;
         ctx.write(data, ctx.voidPromise());
+    }
+
+    /** Writes pipe bytes spliced towards this channel (counted as written), without flushing. */
+    final void writeRegion(SpliceRegion region, io.netty.channel.ChannelFutureListener done) {
+        written((int) region.count());
+        dirty = true;
+        ctx.write(region).addListener(done);
+    }
+
+    /** Whether the channel carries TLS (its bytes cannot be spliced). */
+    final boolean encrypted() {
+        return tls() != null;
+    }
+
+    @Override
+    public TcpSplice spliceTo(TcpPeer target, int pipeSize, Runnable drained) {
+        return target instanceof ChannelPeer t ? ChannelSplice.between(this, t, pipeSize, drained) : null;
     }
 
     /** {@code bytes} are written to the peer. */
@@ -117,7 +138,7 @@ abstract class ChannelPeer extends ChannelInboundHandlerAdapter implements TcpPe
     @Override
     public long pendingBytes() {
         ChannelOutboundBuffer b = ch.unsafe().outboundBuffer();
-        return b == null ? 0 : b.totalPendingWriteBytes();
+        return (b == null ? 0 : b.totalPendingWriteBytes()) + splicePending;
     }
 
     @Override

@@ -11,6 +11,7 @@ import dev.sluice.proxy.stream.HttpHandoff;
 import dev.sluice.proxy.stream.SoftStop;
 import dev.sluice.proxy.stream.TcpClientSide;
 import dev.sluice.proxy.stream.TcpStream;
+import dev.sluice.proxy.transport.EpollEmptyInterest;
 import dev.sluice.proxy.tls.TlsSession;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandler;
@@ -68,6 +69,8 @@ public final class TcpClientConnection extends ChannelPeer implements TcpClientS
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.ch = ctx.channel();
+        // a half-closed socket must stay in the epoll set
+        EpollEmptyInterest.guard(ch);
         if (ch.isActive()) {
             // added after a PROXY header or a TLS handshake
             started();

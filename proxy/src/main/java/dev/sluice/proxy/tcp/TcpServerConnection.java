@@ -4,6 +4,7 @@ import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.proxy.stream.TcpServerSide;
 import dev.sluice.proxy.stream.TcpStream;
+import dev.sluice.proxy.transport.EpollEmptyInterest;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.ReferenceCountUtil;
@@ -34,6 +35,8 @@ public final class TcpServerConnection extends ChannelPeer implements TcpServerS
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.ch = ctx.channel();
+        // a half-closed socket must stay in the epoll set
+        EpollEmptyInterest.guard(ch);
     }
 
     @Override
