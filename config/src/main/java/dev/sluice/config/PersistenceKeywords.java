@@ -48,8 +48,8 @@ final class PersistenceKeywords {
                 "use-server <server> if|unless <condition>",
                 "Send the request to <server> when the condition holds (the first matching rule wins), after use_backend and before"
                         + " the persistence cookie, the stick rules and the balancing, as HAProxy 2.6: the server is used even with"
-                        + " weight 0, draining or full (the request then waits in its queue), but a down one only with 'option persist'"
-                        + " or 'force-persist', else the next rule is tried. <server> may be a log-format expression naming the server"
+                        + " weight 0, draining or full (the request then waits in its queue), a down one not (the next rule is tried; Sluice has"
+                        + " no 'option persist' nor 'force-persist'). <server> may be a log-format expression naming the server"
                         + " per request (a name that matches no server then ends the rules).",
                 PersistenceKeywords::useServer));
         r.family("stick", "stick rule");
