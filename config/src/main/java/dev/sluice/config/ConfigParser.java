@@ -505,6 +505,15 @@ public final class ConfigParser {
                 diags.error(pb.binds.get(0).where(), "'bind' is not allowed in backend '" + pb.name
                         + "': a backend has no frontend capability (use 'frontend' or 'listen').");
             }
+            if (pb.kind() == ProxyKind.FRONTEND) {
+                // HAProxy keeps a frontend's use-server rules (ignored, with a warning) and finds no server for them
+                for (var u : pb.useServers) {
+                    if (!u.isDynamic()) {
+                        diags.error(u.where(), "frontend '" + pb.name + "' : unable to find server '" + u.server()
+                                + "' referenced in a 'use-server' rule.");
+                    }
+                }
+            }
         }
         for (Proxy p : built) {
             checkProxy(p, backends);
@@ -546,6 +555,13 @@ public final class ConfigParser {
                             + p.kind().keyword() + " '" + p.name() + "'.");
                 }
             }
+            for (var u : p.useServers()) {
+                if (!u.isDynamic() && !names.contains(u.server())) {
+                    // proxy_type_str: a listen section is a "proxy"
+                    diags.error(u.where(), (p.kind() == ProxyKind.LISTEN ? "proxy" : "backend") + " '" + p.name()
+                            + "' : unable to find server '" + u.server() + "' referenced in a 'use-server' rule.");
+                }
+            }
         }
         checkAcls(p);
         List<String> missing = new ArrayList<>();
@@ -581,6 +597,9 @@ public final class ConfigParser {
             declared.add(a.name());
         }
         for (UseBackend u : p.useBackends()) {
+            checkCondition(u.where(), "switching rule", u.condition(), declared);
+        }
+        for (var u : p.useServers()) {
             checkCondition(u.where(), "switching rule", u.condition(), declared);
         }
         for (var r : p.httpRequestRules()) {

@@ -4,6 +4,7 @@ import dev.sluice.config.model.Condition;
 import dev.sluice.config.model.Cookie;
 import dev.sluice.config.model.StickRule;
 import dev.sluice.config.model.StickTableDecl;
+import dev.sluice.config.model.UseServer;
 import java.math.BigInteger;
 import java.util.EnumSet;
 import java.util.List;
@@ -43,6 +44,14 @@ final class PersistenceKeywords {
                     c.proxy().dynamicCookieKey = c.args().get(0);
                 }));
 
+        r.register(new Keyword("use-server", EnumSet.of(Section.DEFAULTS, Section.FRONTEND, Section.BACKEND, Section.LISTEN),
+                "use-server <server> if|unless <condition>",
+                "Send the request to <server> when the condition holds (the first matching rule wins), after use_backend and before"
+                        + " the persistence cookie, the stick rules and the balancing, as HAProxy 2.6: the server is used even with"
+                        + " weight 0, draining or full (the request then waits in its queue), a down one not (the next rule is tried; Sluice has"
+                        + " no 'option persist' nor 'force-persist'). <server> may be a log-format expression naming the server"
+                        + " per request (a name that matches no server then ends the rules).",
+                PersistenceKeywords::useServer));
         r.family("stick", "stick rule");
         for (String kind : new String[] {"on", "match", "store-request", "store-response"}) {
             r.register(new Keyword("stick " + kind, EnumSet.of(Section.BACKEND, Section.LISTEN),
@@ -81,6 +90,34 @@ final class PersistenceKeywords {
                         c.proxy().stickTable = new StickTableDecl(c.at(), c.args());
                     }
                 }));
+    }
+
+    /** {@code use-server}, with HAProxy 2.6's checks and messages (cfgparse-listen.c). */
+    private static void useServer(KeywordContext c) {
+        if (c.section() == Section.DEFAULTS) {
+            c.lineError("'use-server' not allowed in 'defaults' section.");
+            return;
+        }
+        if (c.section() == Section.FRONTEND) {
+            c.lineWarning("'use-server' ignored because frontend '" + c.proxy().name + "' has no backend capability.");
+        }
+        List<String> a = c.args();
+        if (a.isEmpty() || a.get(0).isEmpty()) {
+            c.lineError("'use-server' expects a server name.");
+            return;
+        }
+        if (a.size() < 2 || !a.get(1).equals("if") && !a.get(1).equals("unless")) {
+            c.lineError("'use-server' requires either 'if' or 'unless' followed by a condition.");
+            return;
+        }
+        Condition cond;
+        try {
+            cond = ConditionParser.parse(a.get(1).equals("unless"), a.subList(2, a.size()));
+        } catch (IllegalArgumentException e) {
+            c.lineError("error detected while parsing switching rule : " + e.getMessage() + ".");
+            return;
+        }
+        c.proxy().useServers.add(new UseServer(c.at(), a.get(0), cond));
     }
 
     private static void cookie(KeywordContext c) {

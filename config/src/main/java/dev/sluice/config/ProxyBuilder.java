@@ -113,6 +113,8 @@ public final class ProxyBuilder {
     /** {@code option splice-auto|splice-request|splice-response}. */
     final Set<ProxyOptions.Splice> splice = EnumSet.noneOf(ProxyOptions.Splice.class);
     public final List<UseBackend> useBackends = new ArrayList<>();
+    /** The {@code use-server} rules, in order (a frontend's are ignored, with HAProxy's warning). */
+    public final List<dev.sluice.config.model.UseServer> useServers = new ArrayList<>();
     public String defaultBackend;
     public SourceRef defaultBackendWhere;
     public Balance balance = Balance.DEFAULT;
@@ -322,7 +324,7 @@ public final class ProxyBuilder {
                 new ProxyOptions(kind.hasBackend() && preferLastServer, kind.hasBackend() ? fullconn : 0,
                         kind.hasBackend() && abortOnClose, kind.hasFrontend() && contStats,
                         kind.hasFrontend() && ignoreProbes, splice),
-                description, directory);
+                description, directory, kind.hasBackend() ? useServers : List.of());
     }
 
     /** The mode in force: HAProxy's default is tcp. */

@@ -402,11 +402,12 @@ final class RuleKeywords {
         return dflt;
     }
 
-    /** HAProxy's warning for an http-request rule written after a {@code redirect} line of the same proxy. */
+    /**
+     * HAProxy's warning for an http-request rule written after a {@code redirect}, {@code use_backend} or {@code use-server}
+     * line of the same proxy (see {@link RuleOrder}).
+     */
     static void warnAfterRedirect(KeywordContext c) {
-        if (!c.proxy().redirectRules.isEmpty()) {
-            c.lineWarning("a 'http-request' rule placed after a 'redirect' rule will still be processed before.");
-        }
+        RuleOrder.check(c, RuleOrder.Set.HTTP_REQUEST, "http-request");
     }
 
     /** The {@code redirect} keyword: an http-request redirect that runs after the http-request rules. */
@@ -430,6 +431,7 @@ final class RuleKeywords {
                 return;
             }
         }
+        RuleOrder.check(c, RuleOrder.Set.REDIRECT, "redirect");
         c.proxy().redirectRules.add(new HttpRule.Action(c.at(), cond, "redirect", args));
     }
 

@@ -552,26 +552,12 @@ final class TcpRuleKeywords {
 
     /** HAProxy's warning for a rule placed after one of another set that runs after it ({@code warnif_misplaced_tcp_*}). */
     private static void warnMisplaced(KeywordContext c, Ruleset set) {
-        if (!set.request()) {
-            return;
-        }
-        ProxyBuilder p = c.proxy();
-        String after = null;
-        if (set == Ruleset.CONNECTION && !p.tcpRequestSessionRules.isEmpty()) {
-            after = "a 'tcp-request session'";
-        } else if (set != Ruleset.CONTENT && !p.tcpRequestContentRules.isEmpty()) {
-            after = "a 'tcp-request content'";
-        } else if (!p.monitorFail.isEmpty()) {
-            after = "a 'monitor fail'";
-        } else if (!p.httpRequestRules.isEmpty()) {
-            after = "an 'http-request'";
-        } else if (!p.redirectRules.isEmpty()) {
-            after = "a 'redirect'";
-        } else if (!p.useBackends.isEmpty()) {
-            after = "a 'use_backend'";
-        }
-        if (after != null) {
-            c.lineWarning("a 'tcp-request' rule placed after " + after + " rule will still be processed before.");
+        switch (set) {
+            case CONNECTION -> RuleOrder.check(c, RuleOrder.Set.TCP_CONNECTION, "tcp-request");
+            case SESSION -> RuleOrder.check(c, RuleOrder.Set.TCP_SESSION, "tcp-request");
+            case CONTENT -> RuleOrder.check(c, RuleOrder.Set.TCP_CONTENT, "tcp-request");
+            case RESPONSE -> {
+            }
         }
     }
 

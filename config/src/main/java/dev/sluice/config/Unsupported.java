@@ -52,7 +52,7 @@ final class Unsupported {
             
             Map.entry("http-error", "http-error rules"), 
            
-            Map.entry("server-template", "server templates"), Map.entry("use-server", "use-server rules"),
+            Map.entry("server-template", "server templates"),
             Map.entry("server-state-file", "server state files"), Map.entry("server-state-base", "server state files"),
             Map.entry("load-server-state-from-file", "server state files"),
             

@@ -252,6 +252,7 @@ final class UserlistKeywords {
         }
         Condition cond = c.conditionFrom(0);
         if (cond != null) {
+            RuleOrder.check(c, RuleOrder.Set.MONITOR, "monitor fail");
             c.proxy().monitorFail.add(cond);
         }
     }

@@ -149,9 +149,9 @@ class ConditionParserTest {
         var fe = Configs.frontendOf("""
                 acl api path_beg /api
                 acl internal src 10.0.0.0/8
+                http-request return status 403 if api !internal
                 use_backend be if api internal || { hdr(host) -m end .internal }
                 use_backend be unless !api
-                http-request return status 403 if api !internal
                 """);
         assertThat(fe.useBackends().get(0).condition()).isEqualTo(new Condition(false, List.of(
                 List.of(acl("api"), acl("internal")),

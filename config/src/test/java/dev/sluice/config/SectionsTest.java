@@ -247,10 +247,10 @@ class SectionsTest {
                     listen l
                         bind :81
                         acl api path_beg /api
+                        http-request return status 200 if { path /health }
                         use_backend be if api
                         balance roundrobin
                         server s1 10.0.0.1:80 weight 3
-                        http-request return status 200 if { path /health }
                     """);
             Proxy l = proxy(c, "l");
             assertThat(l.kind()).isEqualTo(ProxyKind.LISTEN);

@@ -211,7 +211,7 @@ class SemanticChecksTest {
         @ParameterizedTest
         @ValueSource(strings = {"TRUE", "FALSE", "METH_GET", "METH_POST", "HTTP_1.1", "HTTP_2.0", "LOCALHOST", "WAIT_END", "HTTP_CONTENT"})
         void predefinedAclsNeedNoDeclaration(String name) {
-            Config c = valid(Configs.inFrontend("use_backend be if " + name + "\nhttp-request return status 204 unless !" + name));
+            Config c = valid(Configs.inFrontend("http-request return status 204 unless !" + name + "\nuse_backend be if " + name));
             assertThat(proxy(c, "fe").useBackends().getFirst().condition().alternatives().getFirst().getFirst().aclName()).isEqualTo(name);
             assertThat(Predefined.ACLS).contains(name);
         }

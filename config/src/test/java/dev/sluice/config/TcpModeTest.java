@@ -196,6 +196,8 @@ class TcpModeTest {
                 "8 warning Proxy 'fh': L6 sample fetches ignored on HTTP proxies (declared at test.cfg:8).",
                 "9 warning Proxy 'fh': L6 sample fetches ignored on HTTP proxies (declared at test.cfg:9).",
                 "10 warning Proxy 'fh': L6 sample fetches ignored on HTTP proxies (declared at test.cfg:10).",
+                "10 warning a 'http-request' rule placed after a 'use_backend' rule will still be processed before.",
+                "11 warning a 'http-request' rule placed after a 'use_backend' rule will still be processed before.",
                 "16 warning Proxy 'bh': L6 sample fetches ignored on HTTP proxies (declared at test.cfg:16).");
     }
 

@@ -277,6 +277,7 @@ class TcpRuleKeywordsTest {
                 "9 warning a 'tcp-request' rule placed after a 'tcp-request content' rule will still be processed before.",
                 "10 warning a 'tcp-request' rule placed after a 'tcp-request session' rule will still be processed before.",
                 "15 warning a 'tcp-request' rule placed after a 'use_backend' rule will still be processed before.",
+                "16 warning a 'http-request' rule placed after a 'use_backend' rule will still be processed before.",
                 "17 warning a 'tcp-request' rule placed after a 'tcp-request content' rule will still be processed before.",
                 "12 warning 'http-request' rules ignored for frontend 'f2' as they require HTTP mode.");
     }

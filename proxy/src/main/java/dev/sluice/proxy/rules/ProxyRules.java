@@ -20,7 +20,18 @@ import java.util.Map;
  * problem with the line it comes from (what {@code -c} prints). Immutable.
  */
 public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> after, List<Switch> switching, List<Rule> connection,
-        List<Rule> session, List<Rule> content, List<Rule> responseContent, List<Cond> monitorFail, List<Stick> stick) {
+        List<Rule> session, List<Rule> content, List<Rule> responseContent, List<Cond> monitorFail, List<Stick> stick,
+        List<UseServer> useServer) {
+
+    /** Without {@code use-server} rules. */
+    public ProxyRules(List<Rule> request, List<Rule> response, List<Rule> after, List<Switch> switching, List<Rule> connection,
+            List<Rule> session, List<Rule> content, List<Rule> responseContent, List<Cond> monitorFail, List<Stick> stick) {
+        this(request, response, after, switching, connection, session, content, responseContent, monitorFail, stick, List.of());
+    }
+
+    /** A {@code use-server} rule: its condition and a static server name or a dynamic one (a log-format). */
+    public record UseServer(Cond cond, String server, Template dynamic) {
+    }
 
     /**
      * A compiled {@code stick} rule: {@code match} (look the key up before load balancing), {@code store}
@@ -34,11 +45,12 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
     }
 
     /**
-     * What a listen section's backend side runs of these rules (its other rules run on its frontend side): the stick rules
-     * and the {@code tcp-response content} rules.
+     * What a listen section's backend side runs of these rules (its other rules run on its frontend side): the stick rules,
+     * the {@code use-server} rules and the {@code tcp-response content} rules.
      */
     public ProxyRules backendSide() {
-        return new ProxyRules(List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), responseContent, List.of(), stick);
+        return new ProxyRules(List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), responseContent, List.of(), stick,
+                useServer);
     }
 
     public static final ProxyRules NONE = new ProxyRules(List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(),
@@ -116,7 +128,18 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
                 problems.add(r.where() + ": error: error detected while parsing a 'stick " + r.kind() + "' rule : " + e.getMessage() + ".");
             }
         }
-        return new ProxyRules(req, res, after, sw, connection, session, content, responseContent, monitor, stick);
+        List<UseServer> useServer = new ArrayList<>();
+        for (dev.sluice.config.model.UseServer u : p.useServers()) {
+            try {
+                List<String> warnings = new ArrayList<>();
+                Cond c = rc.condition(u.condition(), RuleCompiler.Phase.REQUEST, kind + " switching rule", warnings);
+                warnings.forEach(w -> problems.add(u.where() + ": warning: " + w + "."));
+                useServer.add(new UseServer(c, u.server(), u.isDynamic() ? Template.compile(u.server()) : null));
+            } catch (IllegalArgumentException e) {
+                problems.add(u.where() + ": error: error detected while parsing switching rule : " + e.getMessage() + ".");
+            }
+        }
+        return new ProxyRules(req, res, after, sw, connection, session, content, responseContent, monitor, stick, useServer);
     }
 
     /**

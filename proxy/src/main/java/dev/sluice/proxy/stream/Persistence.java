@@ -13,6 +13,8 @@ import dev.sluice.proxy.rules.StickTables;
 import dev.sluice.proxy.rules.Txn;
 import dev.sluice.sticktable.StickEntry;
 import dev.sluice.sticktable.StickKey;
+import dev.sluice.sticktable.StickTable;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 
@@ -78,20 +80,50 @@ final class Persistence {
     }
 
     /**
-     * Where the request goes before any balancing, given the server its cookie designates ({@code cookie}, or null): that
-     * one, else a stick match, else the last server ({@code option prefer-last-server}); null to balance.
+     * Where the request goes before any balancing, given the server its cookie designates ({@code cookie}, or null): as
+     * HAProxy 2.6, a {@code use-server} rule's server first, else that one, else a stick match, else the last server
+     * ({@code option prefer-last-server}); null to balance. The stick match rules run in any case: each entry they find
+     * has its expiry pushed back, whoever chose the server.
      */
     Server route(Backend be, Server cookie) {
-        Server sticky = cookie;
+        Server sticky = useServer(be);
         if (sticky == null) {
-            // a valid cookie comes first: stick match rules only look when it designated no server
-            sticky = stickyServer(be);
+            sticky = cookie;
+        }
+        // a use-server rule or a valid cookie comes first: stick match rules only choose when they designated no server
+        Server matched = stickyServer(be, sticky != null);
+        if (sticky == null) {
+            sticky = matched;
         }
         persistTarget = sticky;
         if (sticky == null) {
             preferredTarget = lastServer(be);
         }
         return sticky != null ? sticky : preferredTarget;
+    }
+
+    /**
+     * {@code use-server} (HAProxy's process_server_rules): the server of the first rule whose condition holds and whose
+     * server is not stopped (a stopped one lets the next rule try; weight 0, draining and full ones are used); a dynamic
+     * name that names no server ends the rules. Null: no rule chose.
+     */
+    private Server useServer(Backend backend) {
+        if (backend.rules() == null) {
+            return null;
+        }
+        for (ProxyRules.UseServer r : backend.rules().useServer()) {
+            if (!Cond.holds(r.cond(), txn)) {
+                continue;
+            }
+            Server s = backend.server(r.dynamic() != null ? r.dynamic().render(txn) : r.server());
+            if (s == null) {
+                return null;
+            }
+            if (s.running()) {
+                return s;
+            }
+        }
+        return null;
     }
 
     /** The server persistence (a cookie, a stick match) sent the request to, null when balanced. */
@@ -133,10 +165,12 @@ final class Persistence {
     }
 
     /**
-     * {@code stick match|on}: the server stored for the request's key, when it is not stopped (the request then
-     * waits in its queue when it is full); null to let the load-balancing algorithm choose.
+     * {@code stick match|on}: the server stored for the request's key, when it is not stopped (the request then waits in
+     * its queue when it is full); null to let the load-balancing algorithm choose, or when {@code assigned} (a server is
+     * chosen already). Every entry a rule finds is touched (its expiry pushed back), as HAProxy does.
      */
-    private Server stickyServer(Backend backend) {
+    private Server stickyServer(Backend backend, boolean assigned) {
+        Server found = null;
         for (ProxyRules.Stick r : backend.rules().stick()) {
             if (!r.match() || !Cond.holds(r.cond(), txn)) {
                 continue;
@@ -144,24 +178,35 @@ final class Persistence {
             StickKey key = StickTables.keyOf(r.table(), r.key().get(txn));
             StickEntry e = key == null ? null : r.table().lookup(key);
             if (e != null) {
-                Server s = backend.serverById(e.serverId());
-                if (s != null && s.running()) {
-                    // as HAProxy: any server that is not stopped (draining, weight 0 and NOLB ones included)
-                    return s;
+                if (!assigned && found == null) {
+                    Server s = backend.serverById(e.serverId());
+                    if (s != null && s.running()) {
+                        // as HAProxy: any server that is not stopped (draining, weight 0 and NOLB ones included)
+                        found = s;
+                    }
                 }
+                r.table().touch(e);
             }
         }
-        return null;
+        return found;
     }
 
-    /** {@code stick store-request|on} (or {@code store-response} when {@code response}): keeps the key with {@code s}. */
+    /**
+     * {@code stick store-request|on} (or {@code store-response} when {@code response}): keeps the key with {@code s}. As
+     * HAProxy, only the first store rule of each table that applies (its condition holds, its key exists) stores.
+     */
     void stickStore(Backend backend, Server s, boolean response) {
+        List<StickTable> stored = null;
         for (ProxyRules.Stick r : backend.rules().stick()) {
-            if (!r.store() || r.response() != response || !Cond.holds(r.cond(), txn)) {
+            if (!r.store() || r.response() != response || stored != null && stored.contains(r.table()) || !Cond.holds(r.cond(), txn)) {
                 continue;
             }
             StickKey key = StickTables.keyOf(r.table(), r.key().get(txn));
             if (key != null) {
+                if (stored == null) {
+                    stored = new ArrayList<>(2);
+                }
+                stored.add(r.table());
                 r.table().update(key, e -> {
                     e.setServerId(s.id());
                     e.setServerKey(s.name());

@@ -70,7 +70,13 @@ abstract class ServerPath implements ServerConnector.Callback, ServerSlot.Listen
      */
     final void assign(Server to, boolean persistent) {
         attempts.direct(persistent);
-        assigned(slot.assign(to, persistent, null));
+        ServerSlot.Outcome o = slot.assign(to, persistent, null);
+        if (to != null && persistent && o != ServerSlot.Outcome.QUEUE_FULL && slot.server() != to) {
+            // its queue was full (maxqueue) and option redispatch balanced it: as HAProxy, the server it leaves counts a
+            // redispatch once it has another, and the log's retries get their '+'
+            attempts.leaving(to);
+        }
+        assigned(o);
     }
 
     /** Goes on from an assignment: connect, wait in the queue, or give up. */
