@@ -392,15 +392,9 @@ final class ConvertersMore {
         return best;
     }
 
-    /** RFC 4647's basic filtering as http_language_range_match does it: {@code *}, equal, or a prefix before '-'. */
+    /** http.h's http_language_range_match: the header's range equals the tag, or starts with it and a '-' (case counts). */
     private static boolean rangeMatches(String range, String tag) {
-        if (range.equals("*")) {
-            return true;
-        }
-        if (range.length() > tag.length() || !tag.regionMatches(true, 0, range, 0, range.length())) {
-            return false;
-        }
-        return range.length() == tag.length() || tag.charAt(range.length()) == '-';
+        return range.equals(tag) || range.startsWith(tag) && range.charAt(tag.length()) == '-';
     }
 
     /** HAProxy's http_parse_qvalue: "1", "1.000", "0.xyz" as thousandths. */
