@@ -39,7 +39,7 @@ class SampleParityTest {
             "str(a%20b),url_dec", "str(abc),bytes(1,1)", "str(aXbXc),regsub(X,-,g)", "ipv4(10.1.2.3),ipmask(16)",
             "ipv6(2001:db8::1)", "meth(GET)", "bin(414243)", "str(x),map_end(MAPS/ext.map,dflt)", "str(/i/x.png),map_end(MAPS/ext.map,dflt)",
             "str(/i/x.png),map_end_int(MAPS/int.map,0),add(1)", "str(foo-42),map_regm(MAPS/regm.map,none)",
-            "str(a/b/c),map_dir(MAPS/dir.map,none)", "str(10.1.2.3),map_ip(MAPS/ip.map,none)", "baseq,regsub(^[^/]*,)", "fc_dst,ipmask(8)", "fc_src");
+            "str(a/b/c),map_dir(MAPS/dir.map,none)", "str(10.1.2.3),map_ip(MAPS/ip.map,none)", "baseq,regsub(^[^/]*,)", "fc_dst,ipmask(8)", "fc_src", "urlp_val(q)", "url_port", "req.hdrs,length,bool");
 
     static String config(int port, Path maps) {
         StringBuilder sb = new StringBuilder("""

@@ -61,7 +61,65 @@ final class FetchesInternal {
             Fetches.def(n, 1, 2, Match.IP, true, a -> cast(new Fetches.Header(true, a.get(0), occ(a), true), true));
         }
         Fetches.def("res.fhdr_cnt", 0, 1, Match.INT, true, a -> new Fetches.HeaderCount(true, a.isEmpty() ? null : a.get(0), false));
+        Fetches.def("req.hdrs", 0, 0, Match.STR, false, a -> t -> block(t.request()));
+        Fetches.def("res.hdrs", 0, 0, Match.STR, true, a -> t -> block(t.response()));
+        Fetches.def("res.hdr_names", 0, 1, Match.STR, true, a -> t -> {
+            if (t.response() == null) {
+                return null;
+            }
+            dev.sluice.proxy.http.HttpFields f = t.response().fields();
+            StringBuilder sb = new StringBuilder();
+            for (int i = 0; i < f.size(); i++) {
+                sb.append(i > 0 ? a.isEmpty() ? "," : a.get(0) : "").append(f.name(i));
+            }
+            return sb.toString();
+        });
+        Fetches.def("urlp_val", 1, 2, Match.INT, false, a -> {
+            Fetch p = Fetches.get("url_param").build().apply(a);
+            return t -> Samples.integer(p.get(t));
+        });
+        Fetches.def("url_ip", 0, 0, Match.IP, false, a -> t -> urlAddress(t.request().target().toString(), true));
+        Fetches.def("url_port", 0, 0, Match.INT, false, a -> t -> urlAddress(t.request().target().toString(), false));
         Fetches.def("resp_ver", 0, 0, Match.STR, true, a -> t -> t.response() == null ? null : Fetches.version(t.response()));
+    }
+
+    /** {@code req.hdrs}/{@code res.hdrs}: the header block as HTTP/1 writes it, {@code name: value} CRLF each, then a CRLF. */
+    private static String block(dev.sluice.proxy.http.MessageHead h) {
+        if (h == null) {
+            return null;
+        }
+        dev.sluice.proxy.http.HttpFields f = h.fields();
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < f.size(); i++) {
+            sb.append(f.name(i)).append(": ").append(f.value(i)).append("\r\n");
+        }
+        return sb.append("\r\n").toString();
+    }
+
+    /** url2sa's reading of an absolute {@code http://} URL whose host is an IPv4 literal: its address or port (80 by default). */
+    private static Object urlAddress(String url, boolean ip) {
+        if (!url.regionMatches(true, 0, "http://", 0, 7)) {
+            return null;
+        }
+        int end = 7;
+        while (end < url.length() && "/?#".indexOf(url.charAt(end)) < 0) {
+            end++;
+        }
+        String auth = url.substring(7, end);
+        int colon = auth.indexOf(':');
+        String host = colon < 0 ? auth : auth.substring(0, colon);
+        if (!host.matches("\\d{1,3}(\\.\\d{1,3}){3}")) {
+            return null;
+        }
+        InetAddress a = Samples.ip(host);
+        if (a == null) {
+            return null;
+        }
+        if (ip) {
+            return a;
+        }
+        Long port = colon < 0 ? Long.valueOf(80) : Samples.parseLong(auth.substring(colon + 1));
+        return port;
     }
 
     private static Fetch constant(Object v) {

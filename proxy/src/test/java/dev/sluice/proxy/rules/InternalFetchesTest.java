@@ -48,6 +48,14 @@ class InternalFetchesTest {
         assertThat(str("fc_dst", t)).isEqualTo("127.0.0.1");
         assertThat(get("fc_dst_port", t)).isEqualTo(8080L);
         assertThat(str("baseq", t)).isEqualTo("h/p?a=1");
+        assertThat(get("urlp_val(a)", t)).isEqualTo(1L);
+        assertThat(str("req.hdrs", t)).isEqualTo("host: h\r\n\r\n");
+        assertThat(get("url_port", t)).isNull();
+        FakeTxn abs = new FakeTxn("GET", "http://10.0.0.2:8081/x");
+        assertThat(str("url_ip", abs)).isEqualTo("10.0.0.2");
+        assertThat(get("url_port", abs)).isEqualTo(8081L);
+        assertThat(get("url_port", new FakeTxn("GET", "http://10.0.0.2/x"))).isEqualTo(80L);
+        assertThat(get("url_ip", new FakeTxn("GET", "http://example.com/x"))).isNull();
     }
 
     @Test
@@ -64,5 +72,8 @@ class InternalFetchesTest {
         assertThat(get("res.fhdr_cnt(x-l)", t)).isEqualTo(1L);
         assertThat(get("res.hdr_cnt(x-l)", t)).isEqualTo(2L);
         assertThat(str("resp_ver", t)).isEqualTo("1.1");
+        assertThat(str("res.hdr_names", t)).isEqualTo("x-n,x-ip,x-l");
+        assertThat(str("res.hdr_names(;)", t)).isEqualTo("x-n;x-ip;x-l");
+        assertThat(str("res.hdrs", t)).isEqualTo("x-n: 12\r\nx-ip: 10.0.0.1\r\nx-l: a, b\r\n\r\n");
     }
 }
