@@ -6,87 +6,67 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Parses the words of a condition after {@code if}/{@code unless}: ACL names and anonymous
- * {@code { <fetch> [flags] <values> }} blocks ANDed by juxtaposition, {@code ||} or {@code or} between
- * alternatives, {@code !} before a term to negate it. Braces must be separate words, as in HAProxy.
+ * Parses the words of a condition after {@code if}/{@code unless} as HAProxy 2.6's {@code parse_acl_cond} (acl.c)
+ * takes them: ACL names and anonymous {@code { <fetch> [flags] <values> }} blocks ANDed by juxtaposition,
+ * {@code or} (any case: {@code OR}, {@code Or}) or {@code ||} between alternatives, and as many {@code !} as wanted
+ * at the start of any word, each one toggling the negation of the next term ({@code !a}, {@code ! a}, {@code !!a},
+ * {@code !{ ... }}, {@code ! { ... }}). As in HAProxy, a word left empty by its {@code !}s is skipped, a separator
+ * clears a pending negation, empty alternatives ({@code or a}, {@code a or}, {@code a || || b}) and a trailing
+ * {@code !} are accepted, and no words at all make a condition with no alternative (it never holds, so
+ * {@code unless} with nothing always does). Braces must be separate words: {@code {a} is an ACL name, and an
+ * anonymous ACL ends at the first {@code }}. Names are not checked here: an unknown one is "no such ACL" when the
+ * proxy's rules compile.
  */
 public final class ConditionParser {
     private ConditionParser() {
     }
 
-    /** @throws IllegalArgumentException with HAProxy-like wording when the words are not a condition */
+    /** @throws IllegalArgumentException with HAProxy's wording when the words are not a condition */
     public static Condition parse(boolean unless, List<String> words) {
-        if (words.isEmpty()) {
-            throw new IllegalArgumentException("missing condition after '" + (unless ? "unless" : "if") + "'.");
-        }
         List<List<Condition.Term>> alternatives = new ArrayList<>();
-        List<Condition.Term> current = new ArrayList<>();
+        List<Condition.Term> current = null;
         boolean negate = false;
-        int i = 0;
-        while (i < words.size()) {
+        for (int i = 0; i < words.size(); i++) {
             String w = words.get(i);
-            if (w.equals("!{")) {
-                // HAProxy takes '!{' as '!' then '{'
+            int bang = 0;
+            while (bang < w.length() && w.charAt(bang) == '!') {
                 negate = !negate;
-                w = "{";
+                bang++;
             }
-            if (w.equals("||") || w.equals("or")) {
-                if (current.isEmpty() || negate) {
-                    throw new IllegalArgumentException("missing ACL before '" + w + "'.");
+            w = w.substring(bang);
+            if (w.isEmpty()) {
+                continue;
+            }
+            if (w.equalsIgnoreCase("or") || w.equals("||")) {
+                current = null;
+                negate = false;
+                continue;
+            }
+            Condition.Term term;
+            if (w.equals("{")) {
+                int close = i + 1;
+                while (close < words.size() && !words.get(close).equals("}")) {
+                    close++;
                 }
-                alternatives.add(current);
-                current = new ArrayList<>();
-                i++;
-            } else if (w.equals("!")) {
-                negate = !negate;
-                i++;
-            } else if (w.equals("{")) {
-                int close = -1;
-                for (int j = i + 1; j < words.size() && close < 0; j++) {
-                    if (words.get(j).equals("{")) {
-                        throw new IllegalArgumentException("nested '{' in condition.");
-                    }
-                    if (words.get(j).equals("}")) {
-                        close = j;
-                    }
-                }
-                if (close < 0) {
+                if (close == words.size()) {
                     throw new IllegalArgumentException("missing closing '}' in condition.");
                 }
                 if (close == i + 1) {
-                    throw new IllegalArgumentException("empty anonymous ACL '{ }' in condition.");
+                    throw new IllegalArgumentException("missing fetch method in ACL expression ''.");
                 }
-                current.add(new Condition.Term(negate, null, parseExpr(words.subList(i + 1, close))));
-                negate = false;
-                i = close + 1;
-            } else if (w.equals("}")) {
-                throw new IllegalArgumentException("unexpected '}' without a matching '{' in condition.");
-            } else if (w.startsWith("!") && w.length() > 1) {
-                current.add(new Condition.Term(!negate, checkName(w.substring(1)), null));
-                negate = false;
-                i++;
+                term = new Condition.Term(negate, null, parseExpr(words.subList(i + 1, close)));
+                i = close;
             } else {
-                current.add(new Condition.Term(negate, checkName(w), null));
-                negate = false;
-                i++;
+                term = new Condition.Term(negate, w, null);
             }
+            if (current == null) {
+                current = new ArrayList<>();
+                alternatives.add(current);
+            }
+            current.add(term);
+            negate = false;
         }
-        if (negate) {
-            throw new IllegalArgumentException("missing ACL after '!'.");
-        }
-        if (current.isEmpty()) {
-            throw new IllegalArgumentException("missing ACL after '||'.");
-        }
-        alternatives.add(current);
         return new Condition(unless, alternatives);
-    }
-
-    private static String checkName(String name) {
-        if (name.startsWith("{") || name.endsWith("}")) {
-            throw new IllegalArgumentException("'" + name + "': braces of an anonymous ACL must be separated by spaces.");
-        }
-        AclNames.check(name);
-        return name;
     }
 
     /**

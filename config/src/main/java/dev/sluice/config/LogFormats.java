@@ -19,7 +19,7 @@ public final class LogFormats {
     public static final String TCPLOG = "%ci:%cp [%t] %ft %b/%s %Tw/%Tc/%Tt %B %ts %ac/%fc/%bc/%sc/%rc %sq/%bq";
 
     /** The variables Sluice knows, as HAProxy names them. */
-    public static final Set<String> VARIABLES = Set.of("ci", "cp", "fi", "fp", "bi", "bp", "si", "sp", "t", "tr", "trg", "trl", "T", "Ts", "Ta",
+    public static final Set<String> VARIABLES = Set.of("ci", "cp", "fi", "fp", "bi", "bp", "si", "sp", "t", "tr", "trg", "trl", "T", "Tl", "Ts", "Ta",
             "Tc", "Td", "Th", "Ti", "Tq", "TR", "Tr", "Tt", "Tu", "Tw", "ST", "B", "U", "CC", "CS", "H", "HM", "HP", "HPO", "HQ", "HU", "HV",
             "ID", "b", "f", "ft", "fc", "bc", "sc", "ac", "rc", "s", "sq", "bq", "ts", "tsc", "r", "hr", "hs", "hrl", "hsl", "pid", "lc", "ms",
             "o", "rt", "sslc", "sslv", "lt");

@@ -26,7 +26,9 @@ public final class ReferenceDoc {
         sb.append("everything; outside single quotes `\\ \\# \\\\ \\' \\\" \\n \\r \\t \\xNN` are escapes; a line ending in `\\` continues\n");
         sb.append("on the next. Times are milliseconds unless suffixed `us ms s m h d`; sizes take `k m g`. Conditions are\n");
         sb.append("`if|unless` followed by ACL names and anonymous `{ <fetch> [flags] <values> }` blocks, ANDed by juxtaposition,\n");
-        sb.append("`||`/`or` between alternatives, `!` to negate. `.if/.elif/.else/.endif` blocks test `defined(VAR)`,\n");
+        sb.append("`||`/`or` (any case: `OR`) between alternatives, `!` (any number, glued or separate) to negate a named or\n");
+        sb.append("anonymous ACL, as HAProxy 2.6's parse_acl_cond takes them. Sample fetches, converters and log-format variables\n");
+        sb.append("are listed in [samples.md](samples.md). `.if/.elif/.else/.endif` blocks test `defined(VAR)`,\n");
         sb.append("`feature(NAME)` (the `-vv` list), `streq(a,b)`, `strneq(a,b)`, `version_atleast(v)`, `version_before(v)`,\n");
         sb.append("`ssllib_name_startswith(s)`, `openssl_version_atleast(x.y.z)`, `openssl_version_before(x.y.z)` (the TLS library\n");
         sb.append("is BoringSSL, OpenSSL 1.1.1's API), integers, `!`, `&&`, `||` and parentheses, as HAProxy 2.6 reads them;\n");

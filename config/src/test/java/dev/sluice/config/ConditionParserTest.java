@@ -108,24 +108,11 @@ class ConditionParserTest {
 
     @ParameterizedTest(name = "if {0}")
     @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
-            "``             => missing condition after 'if'.",
             "{ path /       => missing closing '}' in condition.",
             "a { path       => missing closing '}' in condition.",
-            "{ }            => empty anonymous ACL '{ }' in condition.",
-            "}              => unexpected '}' without a matching '{' in condition.",
-            "a }            => unexpected '}' without a matching '{' in condition.",
-            "{ a { b } }    => nested '{' in condition.",
-            "|| a           => missing ACL before '||'.",
-            "or a           => missing ACL before 'or'.",
-            "a || || b      => missing ACL before '||'.",
-            "! || a         => missing ACL before '||'.",
-            "a ||           => missing ACL after '||'.",
-            "a !            => missing ACL after '!'.",
-            "{path_beg /a } => '{path_beg': braces of an anonymous ACL must be separated by spaces.",
             "{ path_beg /a} => missing closing '}' in condition.",
-            "a}             => 'a}': braces of an anonymous ACL must be separated by spaces.",
-            "a/b            => invalid character '/' in ACL name 'a/b'.",
-            "!a=b           => invalid character '=' in ACL name 'a=b'.",
+            "{ }            => missing fetch method in ACL expression ''.",
+            "!{ }           => missing fetch method in ACL expression ''.",
             "{ path -x y }  => '-x' is not a valid ACL option. Please use '--' before any pattern beginning with a '-'.",
             "{ path -m }    => missing argument after '-m' in ACL expression 'path'.",
             "{ src -f }     => missing argument after '-f' in ACL expression 'src'.",
@@ -134,9 +121,46 @@ class ConditionParserTest {
         assertThatThrownBy(() -> parse(text)).isInstanceOf(IllegalArgumentException.class).hasMessage(message);
     }
 
+    /** What HAProxy 2.6's parse_acl_cond accepts (checked with haproxy -c): the names are resolved later. */
+    @ParameterizedTest(name = "if {0}")
+    @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
+            "a OR b         => if a || b",
+            "a Or b oR c    => if a || b || c",
+            "!a || !b       => if !a || !b",
+            "!!a            => if a",
+            "!!!a           => if !a",
+            "! a            => if !a",
+            "! ! a          => if a",
+            "! !a           => if a",
+            "or a           => if a",
+            "OR a           => if a",
+            "a or           => if a",
+            "a || || b      => if a || b",
+            "!or a          => if a",
+            "! || a         => if a",
+            "a !            => if a",
+            "``             => if",
+            "}              => if }",
+            "a }            => if a }",
+            "{a }           => if {a }",
+            "a/b            => if a/b",
+            "{ a { b } }    => if { a { b } }",
+            "!{ src 1.2.3.4 } OR ! { path / } => if !{ src 1.2.3.4 } || !{ path / }",
+    })
+    void acceptedAsHaproxy(String text, String printed) {
+        assertThat(parse(text)).hasToString(printed);
+    }
+
     @Test
-    void missingConditionAfterUnless() {
-        assertThatThrownBy(() -> ConditionParser.parse(true, List.of())).hasMessage("missing condition after 'unless'.");
+    void nestedBraceIsAValue() {
+        assertThat(parse("{ a { b } }").alternatives()).containsExactly(
+                List.of(anon(false, "a", List.of(), List.of("{", "b")), acl("}")));
+    }
+
+    @Test
+    void emptyConditionHasNoAlternative() {
+        assertThat(parse("").alternatives()).isEmpty();
+        assertThat(ConditionParser.parse(true, List.of("!")).alternatives()).isEmpty();
     }
 
     @Test
@@ -172,7 +196,24 @@ class ConditionParserTest {
     void emptyBracesInConfiguration() {
         var r = Configs.parse(Configs.inFrontend("http-request return if { }"));
         Diagnostic d = Configs.assertSingleError(r, Configs.FRONTEND_LINE, "");
-        assertThat(d.message()).isEqualTo("error detected while parsing a 'http-request return' condition : empty anonymous ACL '{ }' in condition.");
+        assertThat(d.message()).isEqualTo("error detected while parsing a 'http-request return' condition : missing fetch method in ACL expression ''.");
+    }
+
+    @Test
+    void upperCaseOrInConfiguration() {
+        var fe = Configs.frontendOf("""
+                acl a path /a
+                acl b path /b
+                use_backend be if a OR !b
+                """);
+        assertThat(fe.useBackends().getFirst().condition().alternatives()).containsExactly(List.of(acl("a")), List.of(notAcl("b")));
+    }
+
+    @Test
+    void unknownNameInConfiguration() {
+        var r = Configs.parse(Configs.inFrontend("use_backend be if }"));
+        Diagnostic d = Configs.assertSingleError(r, Configs.FRONTEND_LINE, "");
+        assertThat(d.message()).startsWith("error detected while parsing").contains("no such ACL : '}'");
     }
 
     @Test

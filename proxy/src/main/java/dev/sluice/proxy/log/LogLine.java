@@ -161,6 +161,19 @@ public final class LogLine {
 
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
+    /** {@code %HPO}: the path of an absolute URI without its scheme and authority (HAProxy's http_parse_path). */
+    private static String pathOnly(String uri) {
+        if (uri.startsWith("/")) {
+            return uri;
+        }
+        int scheme = uri.indexOf("://");
+        if (scheme < 0) {
+            return uri;
+        }
+        int slash = uri.indexOf('/', scheme + 3);
+        return slash < 0 ? "" : uri.substring(slash);
+    }
+
     private void variable(StringBuilder sb, LogFormat.Variable v, LogEvent e) {
         if (v.hex() && hexVariable(sb, v.name(), e)) {
             return;
@@ -177,6 +190,7 @@ public final class LogLine {
             case "trg" -> gmtDate(sb, e.requestDate, ZoneId.of("UTC"));
             case "trl" -> gmtDate(sb, e.requestDate, zone);
             case "T" -> gmtDate(sb, e.acceptDate, ZoneId.of("UTC"));
+            case "Tl" -> gmtDate(sb, e.acceptDate, zone);
             case "Ta" -> asap(sb, e).append(e.tActive);
             case "Tc" -> sb.append(e.tConnect);
             case "Td" -> sb.append(e.tActive < 0 || e.tResponse < 0 ? -1 : Math.max(0, e.tActive - e.tRequest - Math.max(0, e.tQueue)
@@ -198,7 +212,7 @@ public final class LogLine {
             case "HM" -> text(sb, e.method, v);
             case "HU" -> text(sb, e.uri, v);
             case "HP" -> text(sb, e.uri == null ? null : stripQuery(e.uri), v);
-            case "HPO" -> text(sb, e.uri == null ? null : stripQuery(e.uri), v);
+            case "HPO" -> text(sb, e.uri == null ? null : pathOnly(stripQuery(e.uri)), v);
             case "HQ" -> text(sb, e.uri == null || e.uri.indexOf('?') < 0 ? "" : e.uri.substring(e.uri.indexOf('?')), v);
             case "HV" -> text(sb, e.version, v);
             case "ID" -> text(sb, e.captures == null ? null : e.captures.uniqueId(), v);

@@ -28,6 +28,27 @@ public final class Converters {
 
     private static final Map<String, Def> DEFS = new HashMap<>();
 
+    /** Converter keywords of HAProxy 2.6 that Sluice does not have, with the reason (SampleInventoryTest checks the list). */
+    static final Map<String, String> MISSING = Map.ofEntries(
+            Map.entry("51d.single", "51Degrees device detection (a proprietary library HAProxy links)"),
+            Map.entry("da-csv-conv", "DeviceAtlas device detection (a proprietary library HAProxy links)"),
+            Map.entry("aes_gcm_dec", "AES-GCM decryption of samples (not implemented yet)"),
+            Map.entry("capture-req", "captures into declared capture slots from converters (not implemented yet)"),
+            Map.entry("capture-res", "captures into declared capture slots from converters (not implemented yet)"),
+            Map.entry("fix_is_valid", "FIX protocol inspection (not implemented yet)"),
+            Map.entry("fix_tag_value", "FIX protocol inspection (not implemented yet)"),
+            Map.entry("mqtt_field_value", "MQTT inspection (not implemented yet)"),
+            Map.entry("mqtt_is_valid", "MQTT inspection (not implemented yet)"),
+            Map.entry("protobuf", "protocol buffers inspection (not implemented yet)"),
+            Map.entry("ungrpc", "gRPC message inspection (not implemented yet)"),
+            Map.entry("json_query", "JSON queries (not implemented yet)"),
+            Map.entry("jwt_header_query", "JSON web tokens (not implemented yet)"),
+            Map.entry("jwt_payload_query", "JSON web tokens (not implemented yet)"),
+            Map.entry("jwt_verify", "JSON web tokens (not implemented yet)"),
+            Map.entry("nbsrv", "server states read from a converter (not implemented yet)"),
+            Map.entry("srv_queue", "server queues read from a converter (not implemented yet)"),
+            Map.entry("xxh3", "the XXH3 hash (not implemented yet; xxh32 and xxh64 are)"));
+
     static {
         def("lower", 0, 0, a -> (t, v) -> Samples.str(v).toString().toLowerCase(Locale.ROOT));
         def("upper", 0, 0, a -> (t, v) -> Samples.str(v).toString().toUpperCase(Locale.ROOT));
@@ -161,9 +182,14 @@ public final class Converters {
             t.vars().put(Vars.name(a.get(0)), v);
             return v;
         });
-        for (String kind : new String[] {"", "_str", "_beg", "_sub", "_end", "_reg", "_dom", "_ip", "_int"}) {
-            def("map" + kind, 1, 2, a -> MapFile.converter(a.get(0), a.size() > 1 ? a.get(1) : null, kind.isEmpty() ? "_str" : kind));
+        def("map", 1, 2, a -> MapFile.converter(a.get(0), a.size() > 1 ? a.get(1) : null, "_str", ""));
+        for (String kind : new String[] {"_str", "_beg", "_sub", "_dir", "_end", "_reg", "_dom", "_ip", "_int"}) {
+            for (String out : new String[] {"", "_int", "_ip"}) {
+                def("map" + kind + out, 1, 2, a -> MapFile.converter(a.get(0), a.size() > 1 ? a.get(1) : null, kind, out));
+            }
         }
+        def("map_regm", 1, 2, a -> MapFile.converter(a.get(0), a.size() > 1 ? a.get(1) : null, "_regm", ""));
+        ConvertersMore.register();
     }
 
     static void def(String name, int min, int max, Function<List<String>, Converter> build) {
@@ -276,7 +302,7 @@ public final class Converters {
         private MapFile() {
         }
 
-        static Converter converter(String file, String dflt, String kind) {
+        static Converter converter(String file, String dflt, String kind, String out) {
             List<String[]> entries = new ArrayList<>();
             try {
                 for (String line : Files.readAllLines(CompileScope.file(file), StandardCharsets.ISO_8859_1)) {
@@ -285,10 +311,32 @@ public final class Converters {
                         continue;
                     }
                     String[] kv = l.split("\\s+", 2);
-                    entries.add(new String[] {kv[0], kv.length > 1 ? kv[1] : ""});
+                    String value = kv.length > 1 ? kv[1] : "";
+                    checkOutput(file, value, out);
+                    entries.add(new String[] {kv[0], value});
                 }
             } catch (IOException e) {
                 throw new IllegalArgumentException("failed to load map file '" + file + "': " + e.getMessage());
+            }
+            if (dflt != null) {
+                checkOutput(file, dflt, out);
+            }
+            Object dfltOut = output(dflt, out);
+            if (kind.equals("_regm")) {
+                List<Pattern> regs = new ArrayList<>();
+                for (String[] e : entries) {
+                    regs.add(Pattern.compile(e[0]));
+                }
+                return (t, v) -> {
+                    String in = Samples.str(v).toString();
+                    for (int i = 0; i < regs.size(); i++) {
+                        Matcher m = regs.get(i).matcher(in);
+                        if (m.find()) {
+                            return backrefs(entries.get(i)[1], m);
+                        }
+                    }
+                    return dfltOut;
+                };
             }
             if (kind.equals("_str")) {
                 Map<String, String> m = new HashMap<>();
@@ -297,7 +345,7 @@ public final class Converters {
                 }
                 return (t, v) -> {
                     String r = m.get(Samples.str(v).toString());
-                    return r != null ? r : dflt;
+                    return r != null ? output(r, out) : dfltOut;
                 };
             }
             Match match = switch (kind) {
@@ -307,6 +355,7 @@ public final class Converters {
                 case "_reg" -> Match.REG;
                 case "_dom" -> Match.DOM;
                 case "_ip" -> Match.IP;
+                case "_dir" -> Match.DIR;
                 default -> Match.INT;
             };
             List<java.util.function.Predicate<Object>> preds = new ArrayList<>();
@@ -316,11 +365,47 @@ public final class Converters {
             return (t, v) -> {
                 for (int i = 0; i < preds.size(); i++) {
                     if (preds.get(i).test(v)) {
-                        return entries.get(i)[1];
+                        return output(entries.get(i)[1], out);
                     }
                 }
-                return dflt;
+                return dfltOut;
             };
+        }
+
+        /** A map value as the converter's output type ({@code _int}, {@code _ip}, or a string). */
+        private static Object output(String value, String out) {
+            if (value == null) {
+                return null;
+            }
+            return switch (out) {
+                case "_int" -> Samples.parseLong(value);
+                case "_ip" -> Samples.ip(value);
+                default -> value;
+            };
+        }
+
+        private static void checkOutput(String file, String value, String out) {
+            if (out.equals("_int") && !value.strip().matches("[-+]?\\d+") || out.equals("_ip") && Samples.ip(value) == null) {
+                throw new IllegalArgumentException("map '" + file + "': unable to parse value '" + value + "' as "
+                        + (out.equals("_int") ? "an integer" : "an IP address"));
+            }
+        }
+
+        /** {@code map_regm}'s value with {@code \\N} replaced by the match's group N. */
+        private static String backrefs(String value, Matcher m) {
+            StringBuilder sb = new StringBuilder();
+            for (int i = 0; i < value.length(); i++) {
+                char c = value.charAt(i);
+                if (c == '\\' && i + 1 < value.length() && Character.isDigit(value.charAt(i + 1))) {
+                    int g = value.charAt(++i) - '0';
+                    if (g <= m.groupCount() && m.group(g) != null) {
+                        sb.append(m.group(g));
+                    }
+                } else {
+                    sb.append(c);
+                }
+            }
+            return sb.toString();
         }
     }
 }

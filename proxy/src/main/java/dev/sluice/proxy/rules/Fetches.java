@@ -38,7 +38,7 @@ public final class Fetches {
      * Fetch keywords HAProxy has that Sluice does not, with the feature they need (FetchesTest checks that none
      * of them is implemented).
      */
-    static final Map<String, String> MISSING = Map.ofEntries(
+    static final Map<String, String> MISSING = merged(FetchesMissing.MORE,
             Map.entry("payload", "direction-neutral payload fetches (use req.payload or res.payload)"),
             Map.entry("payload_lv", "direction-neutral payload fetches (use req.payload_lv or res.payload_lv)"),
             Map.entry("rdp_cookie", "RDP cookies"), Map.entry("req.rdp_cookie", "RDP cookies"), Map.entry("req_rdp_cookie", "RDP cookies"),
@@ -118,8 +118,9 @@ public final class Fetches {
                 return v != null ? v : dflt;
             };
         });
-        def("str", 1, 1, Match.STR, false, a -> {
-            String v = a.get(0);
+        def("str", 0, 1, Match.STR, false, a -> {
+            // str() is the empty string, as in HAProxy
+            String v = a.isEmpty() ? "" : a.get(0);
             return t -> v;
         });
         def("int", 1, 1, Match.INT, false, a -> {
@@ -160,6 +161,16 @@ public final class Fetches {
         CookieFetch.register();
         StickFetches.register();
         Payload.register();
+        FetchesInternal.register();
+    }
+
+    @SafeVarargs
+    private static Map<String, String> merged(Map<String, String> more, Map.Entry<String, String>... first) {
+        Map<String, String> m = new HashMap<>(more);
+        for (Map.Entry<String, String> e : first) {
+            m.put(e.getKey(), e.getValue());
+        }
+        return Map.copyOf(m);
     }
 
     static void def(String name, int min, int max, Match dflt, boolean response, Function<List<String>, Fetch> build) {

@@ -130,7 +130,9 @@ public final class RuleCompiler {
             SampleArgs.Call c = calls.get(i);
             Converters.Def cd = Converters.get(c.name());
             if (cd == null) {
-                throw new IllegalArgumentException("unknown converter '" + c.name() + "'" + suggest(c.name(), Converters.names()));
+                String missing = Converters.MISSING.get(c.name());
+                throw new IllegalArgumentException(missing != null ? "converter '" + c.name() + "' is not supported by Sluice yet: " + missing
+                        : "unknown converter '" + c.name() + "'" + suggest(c.name(), Converters.names()));
             }
             checkArgs("converter", c, cd.minArgs(), cd.maxArgs());
             try {

@@ -22,7 +22,7 @@ public final class SampleArgs {
         int i = 0;
         while (i < n) {
             int s = i;
-            while (i < n && (Character.isLetterOrDigit(expr.charAt(i)) || "._-".indexOf(expr.charAt(i)) >= 0)) {
+            while (i < n && (Character.isLetterOrDigit(expr.charAt(i)) || "._+-".indexOf(expr.charAt(i)) >= 0)) {
                 i++;
             }
             if (i == s) {

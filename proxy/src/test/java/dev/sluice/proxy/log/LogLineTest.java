@@ -99,4 +99,25 @@ class LogLineTest {
         assertThat(httplog.render(e)).isEqualTo(
                 "127.0.0.1:40000 [05/Dec/2026:09:16:24.128] web~ app/a1 0/0/1/2/4 200 75 - - ---- 1/1/1/1/+1 0/2 \"GET /ok?x=1 HTTP/1.1\"");
     }
+
+    /** The log-format keywords of HAProxy 2.6.0 (src/log.c, logformat_keywords[]). */
+    private static final String HAPROXY_26 = "o B CC CS H ID ST T Ta Tc Th Ti Tl Tq Tr TR Td Ts Tt Tu Tw U ac b bc bi bp bq ci cp f fc fi fp ft"
+            + " hr hrl hs hsl HM HP HPO HQ HU HV lc ms pid r rc rt s sc si sp sq sslc sslv t tr trg trl ts tsc";
+
+    @Test
+    void everyHaproxy26VariableIsKnown() {
+        for (String k : HAPROXY_26.split(" ")) {
+            assertThat(LogFormats.VARIABLES).as("%" + k).contains(k);
+            LogFormats.parse("%" + k);
+        }
+    }
+
+    @Test
+    void requestVariablesAsHaproxy() {
+        LogEvent e = served();
+        e.uri = "http://example.com/p/q?x=1";
+        LogLine l = new LogLine(LogFormats.parse("%HM|%HU|%HP|%HPO|%HQ|%HV|%T|%Tl|%Ts|%ms"), java.time.ZoneId.of("Europe/Paris"));
+        assertThat(l.render(e)).isEqualTo("GET|http://example.com/p/q?x=1|http://example.com/p/q|/p/q|?x=1|HTTP/1.1"
+                + "|05/Dec/2026:09:16:24 +0000|05/Dec/2026:10:16:24 +0100|" + ACCEPT / 1000 + "|123");
+    }
 }
