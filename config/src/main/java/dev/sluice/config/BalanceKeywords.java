@@ -18,7 +18,8 @@ final class BalanceKeywords {
     }
 
     static final String BALANCE_SYNTAX = "balance roundrobin | static-rr | leastconn | first | source | uri [whole] [len <n>] [depth <n>]"
-            + " [path-only] | url_param <name> [check_post] | hdr(<name>) [use_domain_only] | random[(<draws>)] | hash <expr>";
+            + " [path-only] | url_param <name> [check_post] | hdr(<name>) [use_domain_only] | random[(<draws>)] | hash <expr>"
+            + " | rdp-cookie[(<name>)]";
 
     /** The server options this class parses, for suggestions. */
     static final List<String> SERVER_OPTIONS = List.of("weight", "backup", "no-backup", "disabled", "enabled", "id", "init-state",
@@ -34,7 +35,8 @@ final class BalanceKeywords {
                         + " lowest-id server with a free slot (maxconn); source, uri, url_param, hdr, hash: a hash of the client address,"
                         + " the path (or whole URI), a query parameter, a header or a sample expression, mapped per hash-type (round"
                         + " robin when the request has no key); random: power of <draws> (default 2) random choices on the consistent"
-                        + " ring.",
+                        + " ring; rdp-cookie: a hash of the RDP cookie <name> (default mstshash) in the bytes a TCP stream holds during"
+                        + " its content inspection (round robin without one).",
                 BalanceKeywords::balance));
         r.register(new Keyword("hash-type", BACKEND_SIDE, "hash-type map-based | consistent [sdbm | djb2 | wt6 | crc32 | none] [avalanche]",
                 "How the hash algorithms map a hash to a server: map-based is table[hash % total weight] with HAProxy's table order"
@@ -104,7 +106,7 @@ final class BalanceKeywords {
         String inParens = null;
         if (base.length() < algo.length()) {
             if (!algo.endsWith(")")) {
-                c.error("missing closing parenthesis in '" + algo + "'");
+                c.error(base.equals("rdp-cookie") ? "rdp-cookie : missing cookie name." : "missing closing parenthesis in '" + algo + "'");
                 return;
             }
             inParens = algo.substring(base.length() + 1, algo.length() - 1);
@@ -116,14 +118,16 @@ final class BalanceKeywords {
             }
         }
         if (al == null) {
-            if (base.equals("rdp-cookie")) {
-                c.error("algorithm 'rdp-cookie' is not supported by Sluice: it needs 'mode tcp' with RDP cookie inspection");
+            if (algo.startsWith("rdp-cookie")) {
+                // HAProxy reads a name in parentheses right after the keyword, anything else is no name
+                c.error("rdp-cookie : missing cookie name.");
             } else {
                 c.error("unknown algorithm '" + algo + "'" + Suggestions.didYouMean(Suggestions.closest(base, ALGORITHMS)));
             }
             return;
         }
-        if (inParens != null && al != Balance.Algorithm.HDR && al != Balance.Algorithm.RANDOM) {
+
+        if (inParens != null && al != Balance.Algorithm.HDR && al != Balance.Algorithm.RANDOM && al != Balance.Algorithm.RDP_COOKIE) {
             c.error("'balance " + base + "' takes no argument in parentheses (got '" + algo + "')");
             return;
         }
@@ -139,6 +143,15 @@ final class BalanceKeywords {
             case URL_PARAM -> urlParam(c, a);
             case HDR -> hdr(c, a, inParens);
             case RANDOM -> random(c, a, inParens);
+            case RDP_COOKIE -> {
+                if (inParens != null && inParens.isEmpty()) {
+                    c.error("rdp-cookie : missing cookie name.");
+                    yield null;
+                }
+                // HAProxy ignores further words here
+                yield new Balance(al, inParens != null ? inParens : "mstshash", 0, 0, false, false, false, false, Balance.DEFAULT_DRAWS,
+                        HashType.DEFAULT, false, c.at());
+            }
             case HASH -> {
                 if (a.size() < 2) {
                     c.error("'balance hash' requires a sample expression.");

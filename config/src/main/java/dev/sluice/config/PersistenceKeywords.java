@@ -2,6 +2,7 @@ package dev.sluice.config;
 
 import dev.sluice.config.model.Condition;
 import dev.sluice.config.model.Cookie;
+import dev.sluice.config.model.Persist;
 import dev.sluice.config.model.StickRule;
 import dev.sluice.config.model.StickTableDecl;
 import dev.sluice.config.model.UseServer;
@@ -49,9 +50,35 @@ final class PersistenceKeywords {
                 "Send the request to <server> when the condition holds (the first matching rule wins), after use_backend and before"
                         + " the persistence cookie, the stick rules and the balancing, as HAProxy 2.6: the server is used even with"
                         + " weight 0, draining or full (the request then waits in its queue), a down one not (the next rule is tried; Sluice has"
-                        + " no 'option persist' nor 'force-persist'). <server> may be a log-format expression naming the server"
+                        + " unless 'option persist' or a 'force-persist' rule says so). <server> may be a log-format expression naming the server"
                         + " per request (a name that matches no server then ends the rules).",
                 PersistenceKeywords::useServer));
+        r.register(new Keyword("option persist", Section.PROXIES, "[no] option persist",
+                "A request that a persistence cookie, a stick match, a use-server rule or an RDP cookie sends to a server that is"
+                        + " down still goes there (by default it is balanced to another one); with 'option redispatch', a failed"
+                        + " connection is then retried elsewhere, and requests queued on a server that goes down stay queued there.",
+                c -> {
+                    if (c.expectArgs(0, 0, "option persist") && !notBackend(c, "persist")) {
+                        c.proxy().persistDown = !c.negated();
+                    }
+                }));
+        for (String kw : new String[] {"force-persist", "ignore-persist"}) {
+            boolean force = kw.equals("force-persist");
+            r.register(new Keyword(kw, Section.PROXIES, kw + " if|unless <condition>",
+                    force ? "When the condition holds, persistence (a cookie, a stick match, a use-server rule, an RDP cookie) sends the"
+                            + " request to its server even if that server is down, and no retry redispatches it. The first"
+                            + " force-persist or ignore-persist rule whose condition holds applies."
+                            : "When the condition holds, the persistence cookie is ignored: the request is balanced, and no cookie is"
+                                    + " inserted in the response nor the server's own one processed. The first force-persist or"
+                                    + " ignore-persist rule whose condition holds applies.",
+                    c -> persistRule(c, kw, force)));
+        }
+        r.register(new Keyword("persist", Section.PROXIES, "persist rdp-cookie[(<name>)]",
+                "RDP cookie persistence (mode tcp): the client's first bytes, held by 'tcp-request inspect-delay' (for example until"
+                        + " 'tcp-request content accept if RDP_COOKIE'), are read for the RDP cookie <name> (default msts) whose value"
+                        + " '<ip>.<port>.' names a server by its IPv4 address and port, as Windows' session broker writes them; the"
+                        + " connection goes to that server when it is not down (or with 'option persist').",
+                PersistenceKeywords::persist));
         r.family("stick", "stick rule");
         for (String kind : new String[] {"on", "match", "store-request", "store-response"}) {
             r.register(new Keyword("stick " + kind, EnumSet.of(Section.BACKEND, Section.LISTEN),
@@ -90,6 +117,72 @@ final class PersistenceKeywords {
                         c.proxy().stickTable = new StickTableDecl(c.at(), c.args());
                     }
                 }));
+    }
+
+    /** HAProxy's warnifnotcap: in a frontend, {@code keyword} is ignored with a warning; true then. */
+    private static boolean notBackend(KeywordContext c, String keyword) {
+        if (c.section() == Section.FRONTEND) {
+            c.lineWarning("'" + keyword + "' ignored because frontend '" + c.proxy().name + "' has no backend capability.");
+            return true;
+        }
+        return false;
+    }
+
+    /** {@code force-persist} and {@code ignore-persist}, with HAProxy 2.6's checks and messages. */
+    private static void persistRule(KeywordContext c, String kw, boolean force) {
+        if (c.section() == Section.DEFAULTS) {
+            c.lineError("'" + kw + "' not allowed in 'defaults' section.");
+            return;
+        }
+        boolean ignored = notBackend(c, kw);
+        List<String> a = c.args();
+        if (a.isEmpty() || !a.get(0).equals("if") && !a.get(0).equals("unless")) {
+            c.lineError("'" + kw + "' requires either 'if' or 'unless' followed by a condition.");
+            return;
+        }
+        Condition cond;
+        try {
+            cond = ConditionParser.parse(a.get(0).equals("unless"), a.subList(1, a.size()));
+        } catch (IllegalArgumentException e) {
+            c.lineError("error detected while parsing a '" + kw + "' rule : " + e.getMessage() + ".");
+            return;
+        }
+        if (!ignored) {
+            c.proxy().persistRules.add(new Persist.Rule(c.at(), force, cond));
+        }
+    }
+
+    /** {@code persist rdp-cookie[(<name>)]}, with HAProxy 2.6's messages (cfgparse-listen.c). */
+    private static void persist(KeywordContext c) {
+        List<String> a = c.args();
+        if (a.isEmpty() || a.get(0).isEmpty()) {
+            c.lineError("missing persist method.");
+            return;
+        }
+        String m = a.get(0);
+        if (!m.startsWith("rdp-cookie")) {
+            c.lineError("unknown persist method.");
+            return;
+        }
+        String name;
+        if (m.length() > 10 && m.charAt(10) == '(') {
+            if (a.size() > 1) {
+                c.lineError("'persist' cannot handle unexpected argument '" + a.get(1) + "'.");
+                return;
+            }
+            int end = m.indexOf(')', 11);
+            if (end <= 11) {
+                c.lineError("persist rdp-cookie(name)' requires an rdp cookie name.");
+                return;
+            }
+            name = m.substring(11, end);
+        } else if (m.length() == 10) {
+            name = "msts";
+        } else {
+            c.lineError("persist rdp-cookie(name)' requires an rdp cookie name.");
+            return;
+        }
+        c.proxy().rdpPersistCookie = name;
     }
 
     /** {@code use-server}, with HAProxy 2.6's checks and messages (cfgparse-listen.c). */

@@ -18,6 +18,7 @@ import dev.sluice.config.model.LogTarget;
 import dev.sluice.config.model.Logging;
 import dev.sluice.config.model.Mode;
 import dev.sluice.config.model.Monitor;
+import dev.sluice.config.model.Persist;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.ProxyKind;
 import dev.sluice.config.model.ProxyOptions;
@@ -112,6 +113,12 @@ public final class ProxyBuilder {
     SourceRef httplogWhere;
     /** {@code option splice-auto|splice-request|splice-response}. */
     final Set<ProxyOptions.Splice> splice = EnumSet.noneOf(ProxyOptions.Splice.class);
+    /** {@code option persist}, inherited from defaults. */
+    boolean persistDown;
+    /** {@code force-persist} / {@code ignore-persist}, in order (not in defaults). */
+    final List<Persist.Rule> persistRules = new ArrayList<>();
+    /** {@code persist rdp-cookie}'s cookie name, inherited from defaults; null when not set. */
+    String rdpPersistCookie;
     public final List<UseBackend> useBackends = new ArrayList<>();
     /** The {@code use-server} rules, in order (a frontend's are ignored, with HAProxy's warning). */
     public final List<dev.sluice.config.model.UseServer> useServers = new ArrayList<>();
@@ -191,6 +198,8 @@ public final class ProxyBuilder {
         tcpResponseInspectDelay = d.tcpResponseInspectDelay;
         httplogWhere = d.httplogWhere;
         splice.addAll(d.splice);
+        persistDown = d.persistDown;
+        rdpPersistCookie = d.rdpPersistCookie;
         timeoutQueue = d.timeoutQueue;
         retries = d.retries;
         timeoutTarpit = d.timeoutTarpit;
@@ -323,7 +332,9 @@ public final class ProxyBuilder {
                 kind.hasBackend() && cookie != null ? cookie.withDynamicKey(dynamicCookieKey) : null,
                 new ProxyOptions(kind.hasBackend() && preferLastServer, kind.hasBackend() ? fullconn : 0,
                         kind.hasBackend() && abortOnClose, kind.hasFrontend() && contStats,
-                        kind.hasFrontend() && ignoreProbes, splice),
+                        kind.hasFrontend() && ignoreProbes, splice,
+                        kind.hasBackend() ? new Persist(persistDown, persistRules, rdpPersistCookie)
+                                : Persist.NONE),
                 description, directory, kind.hasBackend() ? useServers : List.of());
     }
 

@@ -70,7 +70,6 @@ final class Unsupported {
             Map.entry("option accept-invalid-http-response", "relaxed HTTP parsing (comes with the HTTP engine)"),
             Map.entry("option http-buffer-request", "request buffering"),
             Map.entry("option independent-streams", "independent-streams"),
-            Map.entry("option persist", "persistence"),
             Map.entry("nbproc", "multi-process mode (removed from HAProxy 2.5)"),
             Map.entry("tune.quic.max-frame-loss", "QUIC frame-loss limits"),
             Map.entry("thread-groups", "thread groups"));

@@ -135,7 +135,9 @@ class BalanceKeywordsTest {
                 "random 2            => 'balance random' takes no argument (got '2')",
                 "hash                => 'balance hash' requires a sample expression.",
                 "hash path query     => 'balance hash' takes one sample expression (unexpected 'query')",
-                "rdp-cookie          => algorithm 'rdp-cookie' is not supported by Sluice: it needs 'mode tcp'",
+                "rdp-cookie()        => rdp-cookie : missing cookie name.",
+                "rdp-cookie(         => rdp-cookie : missing cookie name.",
+                "rdp-cookiex         => rdp-cookie : missing cookie name.",
         })
         void rejected(String args, String message) {
             Diagnostic d = assertSingleError(parse(inBackend("balance " + args)), BACKEND_LINE, message);

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Cookie persistence ({@code cookie} and the server's {@code cookie}) through the real daemon: every mode and option, with
  * and without the cookie, a cookie for a server in maintenance, expired dates, a dynamic cookie, a stick rule behind the
- * cookie, a denied request. The same requests go to HAProxy 2.6 (persistenceSameInHaproxy), and the responses (status, the
+ * cookie, a denied request, {@code option persist}, {@code force-persist} and {@code ignore-persist}. The same requests go to HAProxy 2.6 (persistenceSameInHaproxy), and the responses (status, the
  * server that answered, the Set-Cookie and Cache-Control fields, the Cookie the server received), the log's server and
  * %tsc flags, and lbtot must be the same.
  */
@@ -126,6 +126,20 @@ class CookiePersistenceTest {
                 stick on req.hdr(x-key)
                 server s1 127.0.0.1:@O1@ cookie a1
                 server s2 127.0.0.1:@O2@ cookie a2
+            listen persist
+                bind 127.0.0.1:@P11@
+                option persist
+                cookie SRV insert indirect
+                server s1 127.0.0.1:@O1@ cookie a1
+                server s2 127.0.0.1:@O2@ cookie a2 disabled
+            listen force
+                bind 127.0.0.1:@P12@
+                cookie SRV insert indirect
+                force-persist if { req.hdr(x-force) -m found }
+                ignore-persist if { path_beg /static }
+                server s1 127.0.0.1:@O1@ cookie a1
+                server s2 127.0.0.1:@O2@ cookie a2 disabled
+                server s3 127.0.0.1:@O3@ cookie a3
             frontend fe
                 bind 127.0.0.1:@P10@
                 http-request deny if { path_beg /deny }
@@ -198,12 +212,19 @@ class CookiePersistenceTest {
                 new Req(9, "GET", "/", "x-key: k1"),
                 new Req(10, "GET", "/deny", "Cookie: SRV=a1"),
                 new Req(10, "GET", "/bedeny", "Cookie: SRV=a1"),
-                new Req(10, "GET", "/", "Cookie: SRV=a2"));
+                new Req(10, "GET", "/", "Cookie: SRV=a2"),
+                new Req(11, "GET", "/", "Cookie: SRV=a2"),
+                new Req(11, "GET", "/", "Cookie: SRV=a1"),
+                new Req(12, "GET", "/", "Cookie: SRV=a2"),
+                new Req(12, "GET", "/", "Cookie: SRV=a2", "X-Force: 1"),
+                new Req(12, "GET", "/static/x", "Cookie: SRV=a3"),
+                new Req(12, "GET", "/static/x?sc=SRV%3Dzz", "Cookie: SRV=a3"),
+                new Req(12, "GET", "/static/y", "Cookie: SRV=a2", "X-Force: 1"));
     }
 
     /** Each request's normalised response, then each one's log (server, status, %tsc), then the lbtot of listen 'ins'. */
     private List<String> run(boolean haproxy, Origin o1, Origin o2, Origin o3) {
-        int[] ports = new int[11];
+        int[] ports = new int[13];
         String cfg = CONFIG.replace("@O1@", Integer.toString(o1.port())).replace("@O2@", Integer.toString(o2.port()))
                 .replace("@O3@", Integer.toString(o3.port()));
         for (int i = ports.length - 1; i >= 0; i--) {
@@ -273,7 +294,11 @@ class CookiePersistenceTest {
                         + " SameSite=Lax] cache-control [] | origin s2 cookie []",
                 "log 0 ins/s1 200 --NI", "log 2 ins/s2 200 --VN", "log 3 ins/s1 200 --II", "log 14 passive/s1 200 ----",
                 "log 28 dated/s2 200 --EI", "log 29 dated/s1 200 --OI", "log 31 down/s1 200 --DI", "log 33 down/s3 403 PRVN",
-                "log 39 stick/s2 200 --NN", "log 40 fe/<NOSRV> 403 PR--", "log 41 be/s1 403 PRVN");
+                "log 39 stick/s2 200 --NN", "log 40 fe/<NOSRV> 403 PR--", "log 41 be/s1 403 PRVN",
+                // option persist and force-persist: a server in maintenance still gets its cookie's requests; ignore-persist:
+                // the cookie is left unused, none is set, the server's own passes untouched; force-persist is the first rule
+                "log 43 persist/s2 200 --DN", "log 45 force/s1 200 --DI", "log 46 force/s2 200 --DN", "log 47 force/s3 200 --UN",
+                "48 200 s1 set-cookie [SRV=zz] cache-control [] | origin s1 cookie []", "log 49 force/s2 200 --DN");
     }
 
     /** Every line of {@link #persistenceAsHaproxy}'s run, not only the ones it checks, is HAProxy 2.6's. */

@@ -5,8 +5,8 @@ import dev.sluice.config.SourceRef;
 /**
  * How a backend picks a server: {@code balance <algorithm> [<arguments>]} with the options of its
  * algorithm, {@code hash-type} and {@code option allbackups}. {@code argument} is the parameter name of
- * {@code url_param}, the lower-case header name of {@code hdr()} and the sample expression of
- * {@code hash}, null otherwise. {@code uriLen} and {@code uriDepth} are 0 when not limited. {@code where}
+ * {@code url_param}, the lower-case header name of {@code hdr()}, the sample expression of
+ * {@code hash} and the cookie name of {@code rdp-cookie}, null otherwise. {@code uriLen} and {@code uriDepth} are 0 when not limited. {@code where}
  * is the {@code balance} line, null for the default.
  */
 public record Balance(Algorithm algorithm, String argument, int uriLen, int uriDepth, boolean uriWhole, boolean uriPathOnly,
@@ -39,7 +39,8 @@ public record Balance(Algorithm algorithm, String argument, int uriLen, int uriD
         URL_PARAM("url_param", true),
         HDR("hdr", true),
         RANDOM("random", false),
-        HASH("hash", true);
+        HASH("hash", true),
+        RDP_COOKIE("rdp-cookie", true);
 
         private final String keyword;
         private final boolean hashed;

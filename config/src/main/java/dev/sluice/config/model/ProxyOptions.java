@@ -12,10 +12,11 @@ import java.util.Set;
  * client's half-close aborts a request not yet answered), {@code option contstats} (frontend side: byte counters follow
  * a transfer instead of growing at its end), {@code option http-ignore-probes} (frontend side: a connection that sends no
  * byte is neither answered, logged nor counted as an error), {@code option splice-auto|splice-request|splice-response}
- * (any side, as HAProxy: a stream splices a direction when its frontend or its backend asks for it).
+ * (any side, as HAProxy: a stream splices a direction when its frontend or its backend asks for it), {@code persist}
+ * (backend side: {@code option persist}, {@code force-persist}, {@code ignore-persist}, {@code persist rdp-cookie}).
  */
 public record ProxyOptions(boolean preferLastServer, int fullconn, boolean abortOnClose, boolean contStats, boolean ignoreProbes,
-        Set<Splice> splice) {
+        Set<Splice> splice, Persist persist) {
 
     public static final ProxyOptions DEFAULT = new ProxyOptions(false, 0, false, false, false);
 
@@ -31,6 +32,12 @@ public record ProxyOptions(boolean preferLastServer, int fullconn, boolean abort
 
     public ProxyOptions {
         splice = splice.isEmpty() ? Set.of() : Collections.unmodifiableSet(EnumSet.copyOf(splice));
+    }
+
+    /** Without persistence settings. */
+    public ProxyOptions(boolean preferLastServer, int fullconn, boolean abortOnClose, boolean contStats, boolean ignoreProbes,
+            Set<Splice> splice) {
+        this(preferLastServer, fullconn, abortOnClose, contStats, ignoreProbes, splice, Persist.NONE);
     }
 
     /** Without splicing. */

@@ -675,11 +675,13 @@ public final class Backend {
     }
 
     /**
-     * {@code s} went down or into maintenance: with {@code option redispatch}, the requests waiting in its own
-     * queue are assigned again by the balancing (HAProxy's pendconn_redistribute). Returns how many.
+     * {@code s} went down or into maintenance: with {@code option redispatch} (and without {@code option persist}), the
+     * requests waiting in its own queue are assigned again by the balancing (HAProxy's pendconn_redistribute; one that a
+     * force-persist rule sent there goes back to its queue). Returns how many.
      */
     int redistribute(Server s) {
-        if (!config.retries().redispatches()) {
+        // option persist keeps them there, as HAProxy
+        if (!config.retries().redispatches() || config.options().persist().downServers()) {
             return 0;
         }
         int n = 0;

@@ -49,7 +49,7 @@ public interface LbAlgorithm {
             case LEASTCONN -> new LeastConn(servers, all);
             case FIRST -> new First(servers, all);
             case RANDOM -> new RandomDraws(new ConsistentRing(servers, all), b.draws());
-            case SOURCE, URI, URL_PARAM, HDR, HASH -> {
+            case SOURCE, URI, URL_PARAM, HDR, HASH, RDP_COOKIE -> {
                 HashBalance.Table table = b.hashType().method() == HashType.Method.CONSISTENT ? new ConsistentRing(servers, all)
                         : new ServerMap(servers, all);
                 yield new HashBalance(RequestKey.of(b, hashExpr), new HashFunction(b.hashType()), table);

@@ -72,11 +72,14 @@ public final class PersistenceCookie {
 
     /**
      * Reads and rewrites the request's {@code Cookie} fields: returns the first running server (in declaration order)
-     * whose cookie the request carries, or null. {@code now} is the epoch second.
+     * whose cookie the request carries, or null. {@code now} is the epoch second; {@code downToo}: a server that is down
+     * may be designated ({@code option persist}, {@code force-persist}); {@code ignore}: the cookie designates nothing
+     * ({@code ignore-persist}; the client's flag is then U), but it is rewritten as the mode says.
      */
-    public Server request(HttpFields f, Txn t, List<Server> servers, long now) {
+    public Server request(HttpFields f, Txn t, List<Server> servers, long now, boolean downToo, boolean ignore) {
         t.requestDone = true;
-        boolean assigned = false;
+        // as HAProxy: a cookie ignored is handled as one that comes after the server was chosen
+        boolean assigned = ignore;
         Server chosen = null;
         Cookies.Cursor k = new Cookies.Cursor();
         for (int i = 0; i < f.size(); i++) {
@@ -160,8 +163,8 @@ public final class PersistenceCookie {
                         for (Server s : servers) {
                             String ck = s.cookie();
                             if (ck != null && ck.length() == len && regionEquals(b, valBeg, ck)) {
-                                if (s.running()) {
-                                    t.client = 'V';
+                                if (s.running() || downToo) {
+                                    t.client = s.running() ? 'V' : 'D';
                                     assigned = true;
                                     chosen = s;
                                     srv = s;
@@ -217,9 +220,14 @@ public final class PersistenceCookie {
     /**
      * The response's {@code Set-Cookie} fields (removed, rewritten or left as the mode says), then the proxy's own
      * cookie and, with {@code nocache}, {@code Cache-control: private} when the response is cacheable.
-     * {@code srv} served the request, {@code direct}: it was sent there by persistence (not the balancing).
+     * {@code srv} served the request, {@code direct}: it was sent there by persistence (not the balancing);
+     * {@code ignore}: an {@code ignore-persist} rule applied, nothing is done.
      */
-    public void response(ResponseHead head, Txn t, Server srv, boolean direct, RequestHead request, long now) {
+    public void response(ResponseHead head, Txn t, Server srv, boolean direct, RequestHead request, long now, boolean ignore) {
+        if (ignore) {
+            // ignore-persist: neither the server's cookie nor the proxy's own is dealt with
+            return;
+        }
         HttpFields f = head.fields();
         serverCookies(f, t, srv, direct, Cookies.SET_COOKIE, false);
         serverCookies(f, t, srv, direct, Cookies.SET_COOKIE2, true);

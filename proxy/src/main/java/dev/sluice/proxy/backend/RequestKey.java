@@ -2,7 +2,9 @@ package dev.sluice.proxy.backend;
 
 import dev.sluice.config.model.Balance;
 import dev.sluice.proxy.http.HttpFields;
+import dev.sluice.proxy.rules.RdpCookie;
 import dev.sluice.proxy.rules.SampleExpr;
+import dev.sluice.proxy.rules.TlsHello;
 import dev.sluice.proxy.rules.Txn;
 import io.netty.util.AsciiString;
 import java.net.Inet4Address;
@@ -12,7 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * What the hash algorithms hash in a request, as HAProxy's get_server_uh, _sh, _ph, _hh and _expr
+ * What the hash algorithms hash in a request, as HAProxy's get_server_uh, _sh, _ph, _hh, _rch and _expr
  * read it. The bytes are hashed where they are (the request head's buffer), without a copy.
  */
 interface RequestKey {
@@ -29,6 +31,7 @@ interface RequestKey {
             case URL_PARAM -> new UrlParam(b.argument());
             case HDR -> new Header(b.argument(), b.domainOnly());
             case HASH -> new Expr(expr);
+            case RDP_COOKIE -> new Rdp(b.argument());
             default -> throw new IllegalArgumentException(b.algorithm() + " does not hash");
         };
     }
@@ -268,6 +271,34 @@ interface RequestKey {
                 return b;
             }
             return v.toString().getBytes(StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    /**
+     * {@code balance rdp-cookie(<name>)}: the value of the RDP cookie in the bytes a TCP stream holds; none when there is
+     * no cookie, it is empty, or more bytes could still change it (HTTP proxies hold no bytes: never a key).
+     */
+    final class Rdp implements RequestKey {
+        private final byte[] name;
+
+        Rdp(String name) {
+            this.name = name.getBytes(StandardCharsets.ISO_8859_1);
+        }
+
+        @Override
+        public long hash(Txn t, HashFunction f) {
+            io.netty.buffer.ByteBuf b = t.requestPayload();
+            if (b == null) {
+                return NONE;
+            }
+            long v = RdpCookie.find(b, name);
+            if (v < 0 || TlsHello.length(v) == 0) {
+                return NONE;
+            }
+            int len = TlsHello.length(v);
+            byte[] value = new byte[len];
+            b.getBytes(b.readerIndex() + TlsHello.offset(v), value);
+            return unsigned(f.hash(value, 0, len));
         }
     }
 }

@@ -46,6 +46,12 @@ final class Payload {
         for (String n : new String[] {"req.ssl_sni", "req_ssl_sni"}) {
             Fetches.defContent(n, 0, 0, Match.STR, false, true, a -> SNI);
         }
+        for (String n : new String[] {"req.rdp_cookie", "rdp_cookie", "req_rdp_cookie"}) {
+            Fetches.defContent(n, 0, 1, Match.STR, false, true, a -> new Rdp(cookieName(a), false));
+        }
+        for (String n : new String[] {"req.rdp_cookie_cnt", "rdp_cookie_cnt", "req_rdp_cookie_cnt"}) {
+            Fetches.defContent(n, 0, 1, Match.INT, false, true, a -> new Rdp(cookieName(a), true));
+        }
         Fetches.defContent("req.ssl_alpn", 0, 0, Match.STR, false, true, a -> new Alpn());
         Fetches.defContent("req.ssl_ec_ext", 0, 0, Match.BOOL, false, true, a -> EC_EXTENSION);
         Fetches.defContent("req.ssl_st_ext", 0, 0, Match.INT, false, true, a -> ST_EXTENSION);
@@ -182,6 +188,33 @@ final class Payload {
                 return null;
             }
             return ByteBufChars.of(b, (int) start, (int) count);
+        }
+    }
+
+    private static byte[] cookieName(List<String> a) {
+        return a.isEmpty() ? new byte[0] : a.get(0).getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+
+    /**
+     * {@code req.rdp_cookie([<name>])}: the value of the RDP cookie (any when no name); {@code req.rdp_cookie_cnt}: 1 when
+     * there is one, 0 when there is not, no sample while more bytes could tell.
+     */
+    private record Rdp(byte[] name, boolean count) implements Fetch {
+        @Override
+        public Object get(Txn t) {
+            ByteBuf b = t.requestPayload();
+            if (b == null) {
+                return null;
+            }
+            long v = RdpCookie.find(b, name);
+            if (v == RdpCookie.TOO_SHORT) {
+                t.mayChange();
+                return null;
+            }
+            if (count) {
+                return v >= 0 ? 1L : 0L;
+            }
+            return v < 0 ? null : ByteBufChars.of(b, TlsHello.offset(v), TlsHello.length(v));
         }
     }
 

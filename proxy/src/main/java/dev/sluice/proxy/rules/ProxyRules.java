@@ -21,12 +21,23 @@ import java.util.Map;
  */
 public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> after, List<Switch> switching, List<Rule> connection,
         List<Rule> session, List<Rule> content, List<Rule> responseContent, List<Cond> monitorFail, List<Stick> stick,
-        List<UseServer> useServer) {
+        List<UseServer> useServer, List<Persist> persist) {
+
+    /** Without {@code force-persist}/{@code ignore-persist} rules. */
+    public ProxyRules(List<Rule> request, List<Rule> response, List<Rule> after, List<Switch> switching, List<Rule> connection,
+            List<Rule> session, List<Rule> content, List<Rule> responseContent, List<Cond> monitorFail, List<Stick> stick,
+            List<UseServer> useServer) {
+        this(request, response, after, switching, connection, session, content, responseContent, monitorFail, stick, useServer, List.of());
+    }
 
     /** Without {@code use-server} rules. */
     public ProxyRules(List<Rule> request, List<Rule> response, List<Rule> after, List<Switch> switching, List<Rule> connection,
             List<Rule> session, List<Rule> content, List<Rule> responseContent, List<Cond> monitorFail, List<Stick> stick) {
         this(request, response, after, switching, connection, session, content, responseContent, monitorFail, stick, List.of());
+    }
+
+    /** A {@code force-persist} ({@code force}) or {@code ignore-persist} rule. */
+    public record Persist(Cond cond, boolean force) {
     }
 
     /** A {@code use-server} rule: its condition and a static server name or a dynamic one (a log-format). */
@@ -46,11 +57,11 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
 
     /**
      * What a listen section's backend side runs of these rules (its other rules run on its frontend side): the stick rules,
-     * the {@code use-server} rules and the {@code tcp-response content} rules.
+     * the {@code use-server}, {@code force-persist} and {@code ignore-persist} rules and the {@code tcp-response content} rules.
      */
     public ProxyRules backendSide() {
         return new ProxyRules(List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), responseContent, List.of(), stick,
-                useServer);
+                useServer, persist);
     }
 
     public static final ProxyRules NONE = new ProxyRules(List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(),
@@ -139,7 +150,19 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
                 problems.add(u.where() + ": error: error detected while parsing switching rule : " + e.getMessage() + ".");
             }
         }
-        return new ProxyRules(req, res, after, sw, connection, session, content, responseContent, monitor, stick, useServer);
+        List<Persist> persist = new ArrayList<>();
+        for (dev.sluice.config.model.Persist.Rule r : p.options().persist().rules()) {
+            String kw = r.force() ? "force-persist" : "ignore-persist";
+            try {
+                List<String> warnings = new ArrayList<>();
+                Cond c = rc.condition(r.condition(), RuleCompiler.Phase.REQUEST, kw + " rule", warnings);
+                warnings.forEach(w -> problems.add(r.where() + ": warning: " + w + "."));
+                persist.add(new Persist(c, r.force()));
+            } catch (IllegalArgumentException e) {
+                problems.add(r.where() + ": error: error detected while parsing a '" + kw + "' rule : " + e.getMessage() + ".");
+            }
+        }
+        return new ProxyRules(req, res, after, sw, connection, session, content, responseContent, monitor, stick, useServer, persist);
     }
 
     /**

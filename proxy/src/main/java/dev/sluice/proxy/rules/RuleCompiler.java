@@ -366,7 +366,7 @@ public final class RuleCompiler {
                 case "METH_CONNECT", "METH_DELETE", "METH_HEAD", "METH_OPTIONS", "METH_POST", "METH_PUT", "METH_TRACE" ->
                         RuleCompiler.acl(new AclExpr("method", List.of(), List.of(name.substring(5))));
                 case "METH_GET" -> RuleCompiler.acl(new AclExpr("method", List.of(), List.of("GET", "HEAD")));
-                case "RDP_COOKIE" -> new Acl(t -> Boolean.FALSE, Samples::bool, name, null);
+                case "RDP_COOKIE" -> RuleCompiler.acl(new AclExpr("req.rdp_cookie_cnt", List.of(), List.of("gt", "0")));
                 default -> null;
             };
         }

@@ -144,9 +144,10 @@ public final class ProxyRuntime {
             be.id(proxyIds.get(p.name()));
             if (p.kind() == ProxyKind.BACKEND) {
                 be.rules(ProxyRules.compile(p, new ArrayList<>(), stickTables));
-            } else if (!p.stickRules().isEmpty() || !p.tcpRules().responseContent().isEmpty() || !p.useServers().isEmpty()) {
-                // a listen's request rules run on its frontend side; its backend side keeps the stick, use-server and response
-                // rules
+            } else if (!p.stickRules().isEmpty() || !p.tcpRules().responseContent().isEmpty() || !p.useServers().isEmpty()
+                    || !p.options().persist().rules().isEmpty()) {
+                // a listen's request rules run on its frontend side; its backend side keeps the stick, use-server, persist and
+                // response rules
                 be.rules(ProxyRules.compile(p, new ArrayList<>(), stickTables).backendSide());
             }
             backends.put(p.name(), be);

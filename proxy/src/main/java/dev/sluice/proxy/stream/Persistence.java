@@ -9,11 +9,17 @@ import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.log.LogCaptures;
 import dev.sluice.proxy.rules.Cond;
 import dev.sluice.proxy.rules.ProxyRules;
+import dev.sluice.proxy.rules.RdpCookie;
 import dev.sluice.proxy.rules.StickTables;
+import dev.sluice.proxy.rules.TlsHello;
 import dev.sluice.proxy.rules.Txn;
 import dev.sluice.sticktable.StickEntry;
 import dev.sluice.sticktable.StickKey;
 import dev.sluice.sticktable.StickTable;
+import io.netty.buffer.ByteBuf;
+import java.net.Inet4Address;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -37,6 +43,10 @@ final class Persistence {
     private Server preferredTarget;
     /** capture cookie read the request's cookies. */
     private boolean cookieCaptured;
+    /** The backend whose force-persist / ignore-persist rules were run (once), and what they said. */
+    private Backend persistRulesOf;
+    private boolean forced;
+    private boolean ignored;
 
     /** {@code request}: null for a stream without one, which then never asks about the cookie. */
     Persistence(ClientEnd client, RequestHead request, Txn txn) {
@@ -69,7 +79,8 @@ final class Persistence {
             cookieTxn = new PersistenceCookie.Txn();
         }
         if (!cookieTxn.requestDone) {
-            pc.request(request.fields(), cookieTxn, be.servers(), System.currentTimeMillis() / 1000);
+            persistRules(be);
+            pc.request(request.fields(), cookieTxn, be.servers(), System.currentTimeMillis() / 1000, persistsOnDown(be), ignored);
         }
         return cookieTxn.designated;
     }
@@ -86,9 +97,13 @@ final class Persistence {
      * has its expiry pushed back, whoever chose the server.
      */
     Server route(Backend be, Server cookie) {
+        persistRules(be);
         Server sticky = useServer(be);
         if (sticky == null) {
             sticky = cookie;
+        }
+        if (sticky == null) {
+            sticky = rdpServer(be);
         }
         // a use-server rule or a valid cookie comes first: stick match rules only choose when they designated no server
         Server matched = stickyServer(be, sticky != null);
@@ -103,9 +118,74 @@ final class Persistence {
     }
 
     /**
+     * The backend's {@code force-persist} and {@code ignore-persist} rules, once the backend is known (HAProxy runs them
+     * right after the switching rules): the first whose condition holds decides.
+     */
+    private void persistRules(Backend be) {
+        if (persistRulesOf == be || be.rules() == null) {
+            return;
+        }
+        persistRulesOf = be;
+        for (ProxyRules.Persist r : be.rules().persist()) {
+            if (Cond.holds(r.cond(), txn)) {
+                forced = r.force();
+                ignored = !r.force();
+                return;
+            }
+        }
+    }
+
+    /** Whether persistence sends requests to a down server: {@code option persist} or a {@code force-persist} rule. */
+    private boolean persistsOnDown(Backend be) {
+        return forced || be.config().options().persist().downServers();
+    }
+
+    /** Whether persistence may send the request to {@code s}: it is not stopped, or persistence ignores that. */
+    private boolean persistable(Backend be, Server s) {
+        return s.running() || persistsOnDown(be);
+    }
+
+    /** A {@code force-persist} rule applied: no redispatch, on a full queue nor on a retry. */
+    boolean forced() {
+        return forced;
+    }
+
+    /**
+     * {@code persist rdp-cookie} (HAProxy's tcp_persist_rdp_cookie): the server whose IPv4 address and port the RDP cookie
+     * in the held bytes names, in declaration order, when it may be used; null otherwise (no cookie yet included: the
+     * content rules are what wait for it).
+     */
+    private Server rdpServer(Backend be) {
+        String name = be.config().options().persist().rdpCookie();
+        ByteBuf b = name == null ? null : txn.requestPayload();
+        if (b == null) {
+            return null;
+        }
+        long v = RdpCookie.find(b, name.getBytes(StandardCharsets.ISO_8859_1));
+        if (v < 0 || TlsHello.length(v) == 0) {
+            return null;
+        }
+        long named = RdpCookie.server(b, TlsHello.offset(v), TlsHello.length(v));
+        if (named < 0) {
+            return null;
+        }
+        int ip = (int) (named >>> 16);
+        int port = (int) (named & 0xFFFF);
+        for (Server s : be.servers()) {
+            InetSocketAddress a = s.address();
+            if (a != null && a.getAddress() instanceof Inet4Address v4 && v4.hashCode() == ip && a.getPort() == port
+                    && persistable(be, s)) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /**
      * {@code use-server} (HAProxy's process_server_rules): the server of the first rule whose condition holds and whose
-     * server is not stopped (a stopped one lets the next rule try; weight 0, draining and full ones are used); a dynamic
-     * name that names no server ends the rules. Null: no rule chose.
+     * server is not stopped (a stopped one lets the next rule try; weight 0, draining and full ones are used; a stopped
+     * one too with {@code option persist} or {@code force-persist}); a dynamic name that names no server ends the rules.
+     * Null: no rule chose.
      */
     private Server useServer(Backend backend) {
         if (backend.rules() == null) {
@@ -119,7 +199,7 @@ final class Persistence {
             if (s == null) {
                 return null;
             }
-            if (s.running()) {
+            if (persistable(backend, s)) {
                 return s;
             }
         }
@@ -180,7 +260,7 @@ final class Persistence {
             if (e != null) {
                 if (!assigned && found == null) {
                     Server s = backend.serverById(e.serverId());
-                    if (s != null && s.running()) {
+                    if (s != null && persistable(backend, s)) {
                         // as HAProxy: any server that is not stopped (draining, weight 0 and NOLB ones included)
                         found = s;
                     }
@@ -222,7 +302,7 @@ final class Persistence {
             if (cookieTxn == null) {
                 cookieTxn = new PersistenceCookie.Txn();
             }
-            pc.response(head, cookieTxn, server, direct, request, System.currentTimeMillis() / 1000);
+            pc.response(head, cookieTxn, server, direct, request, System.currentTimeMillis() / 1000, ignored);
         }
     }
 

@@ -70,7 +70,8 @@ abstract class ServerPath implements ServerConnector.Callback, ServerSlot.Listen
      */
     final void assign(Server to, boolean persistent) {
         attempts.direct(persistent);
-        ServerSlot.Outcome o = slot.assign(to, persistent, null);
+        // force-persist: a full queue is no reason to go elsewhere
+        ServerSlot.Outcome o = slot.assign(to, persistent && !stream.persistence().forced(), null);
         if (to != null && persistent && o != ServerSlot.Outcome.QUEUE_FULL && slot.server() != to) {
             // its queue was full (maxqueue) and option redispatch balanced it: as HAProxy, the server it leaves counts a
             // redispatch once it has another, and the log's retries get their '+'
@@ -122,11 +123,17 @@ abstract class ServerPath implements ServerConnector.Callback, ServerSlot.Listen
     /** The server the stream waited for went down and {@code option redispatch} sends it elsewhere. */
     @Override
     public final void slotRequeued() {
-        if (!stream.finished()) {
-            attempts.leaving(stream.server());
-            attempts.direct(false);
-            redispatch();
+        if (stream.finished()) {
+            return;
         }
+        if (stream.persistence().forced()) {
+            // force-persist: the request stays with its server, back in its queue (HAProxy leaves it in place)
+            assigned(slot.assign(stream.server(), false, null));
+            return;
+        }
+        attempts.leaving(stream.server());
+        attempts.direct(false);
+        redispatch();
     }
 
     /** {@code timeout queue} struck while waiting: flags sQ, counted as a connection failure, as HAProxy does. */
@@ -221,7 +228,8 @@ abstract class ServerPath implements ServerConnector.Callback, ServerSlot.Listen
      * server's idle connections may serve the new attempt.
      */
     final void retry(boolean refused, boolean reuse) {
-        boolean redispatch = attempts.redispatch(stream.server());
+        // force-persist: never redispatched
+        boolean redispatch = !stream.persistence().forced() && attempts.redispatch(stream.server());
         long delay = refused && backend.waitBeforeRetry(redispatch) ? backend.retryDelay() : 0;
         if (redispatch) {
             slot.releaseForRetry();

@@ -46,7 +46,7 @@ class PersistenceCookieTest {
     /** Runs the request side; returns the chosen server's name (or null) and what the server would see. */
     private static String request(Backend be, PersistenceCookie.Txn t, String... cookies) {
         RequestHead r = request("GET", cookies);
-        Server s = be.cookie().request(r.fields(), t, be.servers(), NOW);
+        Server s = be.cookie().request(r.fields(), t, be.servers(), NOW, false, false);
         return (s == null ? "-" : s.name()) + " " + t.clientFlag() + " " + cookies(r.fields(), "cookie");
     }
 
@@ -115,7 +115,7 @@ class PersistenceCookieTest {
             f.add(fields[i], fields[i + 1]);
         }
         ResponseHead h = new ResponseHead(HttpVersion.HTTP_1_1, status, Status.reason(status), f);
-        be.cookie().response(h, t, server == null ? null : Backends.server(be, server), direct, request(method), NOW);
+        be.cookie().response(h, t, server == null ? null : Backends.server(be, server), direct, request(method), NOW, false);
         return t.serverFlag() + " " + f.toString().replace("\n", "|");
     }
 
