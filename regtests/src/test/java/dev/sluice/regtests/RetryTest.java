@@ -109,8 +109,16 @@ class RetryTest {
             ports[i] = Ports.free();
         }
         int dead = Ports.free();
+        int warm = Ports.free();
         List<String> out = new ArrayList<>();
-        try (Daemon d = Daemon.start(haproxy, config(ports, cases, dead, ok), ports[ports.length - 1])) {
+        // a section outside the cases takes a first request down the refused-connect, redispatch and response paths: a cold
+        // JVM's first pass there (class loading, first compilations) would otherwise weigh on the first case's Ta
+        String cfg = config(ports, cases, dead, ok) + "listen warm\n    bind 127.0.0.1:" + warm + "\n    retries 1\n    option redispatch\n"
+                + "    server s1 127.0.0.1:" + dead + "\n    server s2 127.0.0.1:" + ok.port() + "\n";
+        try (Daemon d = Daemon.start(haproxy, cfg, ports[ports.length - 1])) {
+            try (RawClient c = new RawClient(warm, 10_000)) {
+                c.send("GET /warm HTTP/1.1\r\nhost: test\r\n\r\n").read();
+            }
             for (int i = 0; i < ports.length; i++) {
                 try (RawClient c = new RawClient(ports[i], 10_000)) {
                     c.send(request.apply(i)).read();
