@@ -21,6 +21,7 @@ import dev.sluice.proxy.rules.Trackers;
 import dev.sluice.proxy.stats.ErrorCapture;
 import dev.sluice.proxy.stream.ClientEnd;
 import dev.sluice.proxy.stream.ClientSide;
+import dev.sluice.proxy.stream.ClientTimes;
 import dev.sluice.proxy.stream.Deadline;
 import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.proxy.stream.RequestLog;
@@ -103,9 +104,8 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     private Stream stream;
     private boolean requestEnded;
     private boolean clientKeepAlive;
-    private long acceptDate;
+    private ClientTimes times;
     private long requestStart;
-    private boolean tls;
     private TlsSession tlsSession;
     /** The client's addresses: the PROXY header's when the connection started with one ({@code accept-proxy}). */
     private InetSocketAddress remote;
@@ -214,10 +214,9 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         } else {
             frontend.countConnection(loopIndex, false);
         }
-        acceptDate = System.currentTimeMillis();
+        times = ClientTimes.of(ch);
         requestStart = System.nanoTime();
         tlsSession = TlsSession.of(ch);
-        tls = tlsSession != null;
         if (frontend.accessLog() != null && !switched) {
             frontend.accessLog().logConnect(remoteAddress(), localAddress(), frontend.name(), true);
         }
@@ -592,8 +591,8 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     }
 
     @Override
-    public long acceptDate() {
-        return acceptDate;
+    public ClientTimes times() {
+        return times;
     }
 
     @Override
@@ -603,7 +602,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
 
     @Override
     public boolean tls() {
-        return tls;
+        return tlsSession != null;
     }
 
     @Override
@@ -705,6 +704,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         writer.nextRequest();
         parser.resume();
         requestStart = System.nanoTime();
+        times.next(requestStart);
         if (input.isReadable()) {
             timer.arm(requestTimeout());
         } else {

@@ -7,6 +7,7 @@ import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.stats.H2Counters;
 import dev.sluice.proxy.stream.ClientEnd;
+import dev.sluice.proxy.stream.ClientTimes;
 import dev.sluice.proxy.stream.Deadline;
 import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.proxy.stream.ServerSide;
@@ -100,7 +101,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     private int loopIndex;
     private Deadline timer;
     private final RoundFlush roundFlush = new RoundFlush(this::flush);
-    private long acceptDate;
+    private ClientTimes times;
     private boolean tls;
     /** The client shut its side down (FIN): HTTP/2 has no half-close, the connection ends with its last stream. */
     private boolean inputClosed;
@@ -190,7 +191,12 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     }
 
     long acceptDate() {
-        return acceptDate;
+        return times.acceptDate();
+    }
+
+    /** The connection's times: each stream takes its accept and handshake time from them when it starts. */
+    ClientTimes times() {
+        return times;
     }
 
     /** The client's address: the PROXY header's when the connection started with one ({@code accept-proxy}). */
@@ -274,7 +280,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
         } else {
             frontend.countConnection(loopIndex, true);
         }
-        acceptDate = System.currentTimeMillis();
+        times = ClientTimes.of(ctx.channel());
         tlsSession = TlsSession.of(ctx.channel());
         tls = tlsSession != null;
         if (frontend.accessLog() != null && !upgraded) {

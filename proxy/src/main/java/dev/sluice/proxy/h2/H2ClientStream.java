@@ -7,6 +7,7 @@ import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.rules.Trackers;
 import dev.sluice.proxy.stream.ClientSide;
+import dev.sluice.proxy.stream.ClientTimes;
 import dev.sluice.proxy.stream.Deadline;
 import dev.sluice.proxy.stream.ServerSide;
 import dev.sluice.proxy.stream.Stream;
@@ -49,9 +50,18 @@ final class H2ClientStream implements ClientSide {
     /** The frame that ended the response (END_STREAM), for a reset that must follow it. */
     private ChannelPromise endWritten;
 
+    /** This stream's accept and handshake time (%Th), taken from the connection's times when it started. */
+    private final long streamAccept;
+    private final long handshakeMs;
+
     H2ClientStream(H2ClientConnection conn, int id) {
         this.conn = conn;
         this.id = id;
+        ClientTimes t = conn.times();
+        this.streamAccept = t.streamAcceptNanos();
+        this.handshakeMs = t.handshakeMs();
+        // as HAProxy's HTTP/2 multiplexer: the next stream's accept is this one's start, without handshake
+        t.next(requestStart);
     }
 
     private ChannelHandlerContext ctx() {
@@ -254,6 +264,16 @@ final class H2ClientStream implements ClientSide {
     @Override
     public long requestStartNanos() {
         return requestStart;
+    }
+
+    @Override
+    public long streamAcceptNanos() {
+        return streamAccept;
+    }
+
+    @Override
+    public long handshakeMs() {
+        return handshakeMs;
     }
 
     @Override

@@ -38,6 +38,8 @@ public final class LogEvent {
     public long tActive = -1;
     public long tTotal = -1;
     public long tIdle;
+    /** %Th: the handshakes before the stream (its connection's PROXY header and TLS, for its first stream), 0 after. */
+    public long tHandshake;
     /** Termination cause (C S P L R I c s or -) and state (R Q C H D L T or -). */
     public char cause = '-';
     public char state = '-';

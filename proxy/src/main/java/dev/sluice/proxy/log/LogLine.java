@@ -195,13 +195,13 @@ public final class LogLine {
             case "Tc" -> sb.append(e.tConnect);
             case "Td" -> sb.append(e.tActive < 0 || e.tResponse < 0 ? -1 : Math.max(0, e.tActive - e.tRequest - Math.max(0, e.tQueue)
                     - Math.max(0, e.tConnect) - e.tResponse));
-            case "Th" -> sb.append(0);
+            case "Th" -> sb.append(e.tHandshake);
             case "Ti" -> sb.append(e.tIdle);
-            case "Tq" -> sb.append(e.tRequest < 0 ? -1 : e.tRequest + e.tIdle);
+            case "Tq" -> sb.append(e.tRequest < 0 ? -1 : e.tRequest + e.tIdle + e.tHandshake);
             case "TR" -> sb.append(e.tRequest);
             case "Tr" -> sb.append(e.tResponse);
             case "Tt" -> asap(sb, e).append(e.tTotal >= 0 ? e.tTotal : e.tActive);
-            case "Tu" -> sb.append(e.tActive);
+            case "Tu" -> asap(sb, e).append(e.tActive + e.tHandshake);
             case "Tw" -> sb.append(e.tQueue);
             case "ST" -> sb.append(e.status);
             case "B" -> asap(sb, e).append(e.bytesOut);

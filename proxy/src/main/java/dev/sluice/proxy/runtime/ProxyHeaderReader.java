@@ -2,6 +2,7 @@ package dev.sluice.proxy.runtime;
 
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
+import dev.sluice.proxy.stream.ClientTimes;
 import dev.sluice.proxy.stream.ConnectionRules;
 import dev.sluice.proxy.stream.Frontend;
 import io.netty.buffer.ByteBuf;
@@ -71,6 +72,7 @@ final class ProxyHeaderReader extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         acceptDate = System.currentTimeMillis();
+        ClientTimes.accepted(ctx.channel(), acceptDate, System.nanoTime());
         client = (InetSocketAddress) ctx.channel().remoteAddress();
         if (admitted) {
             armTimer(ctx);

@@ -2,6 +2,7 @@ package dev.sluice.proxy.runtime;
 
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
+import dev.sluice.proxy.stream.ClientTimes;
 import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.proxy.tls.ServerTlsContext;
 import dev.sluice.proxy.tls.TlsHandshakeHandler;
@@ -97,6 +98,7 @@ final class TlsClientSetup extends ChannelInboundHandlerAdapter implements TlsHa
     public void handshakeDone(ChannelHandlerContext ctx, TlsSession session) {
         frontend.countTlsSession(session.resumed());
         admitted = false;
+        ClientTimes.accepted(ctx.channel(), acceptDate, acceptNanos);
         ctx.pipeline().addAfter(ctx.name(), "protocol", protocol.create(session, acceptDate, acceptNanos));
     }
 

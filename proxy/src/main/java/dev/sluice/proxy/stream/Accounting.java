@@ -20,6 +20,8 @@ final class Accounting {
     /** Timers for the log, from {@link System#nanoTime()}; -1 until reached. */
     private final long tHead = System.nanoTime();
     private final long requestStart;
+    private final int handshakeMs;
+    private final int idleMs;
     private final long requestDate;
     private long tConnectStart = -1;
     private long tConnected = -1;
@@ -44,6 +46,9 @@ final class Accounting {
         this.client = client;
         this.frontend = frontend;
         this.requestStart = client.requestStartNanos();
+        // HAProxy's stream times before the request, taken now: the connection moves on to its next stream's
+        this.handshakeMs = (int) client.handshakeMs();
+        this.idleMs = (int) Math.max(0, ms(client.streamAcceptNanos(), requestStart) - handshakeMs);
         this.contStats = frontend.config().options().contStats();
         this.requestDate = System.currentTimeMillis() - (tHead - requestStart) / 1_000_000;
     }
@@ -53,6 +58,16 @@ final class Accounting {
     /** {@link System#nanoTime()} when the request started to arrive. */
     long requestStart() {
         return requestStart;
+    }
+
+    /** The handshakes before this stream (%Th): its connection's for its first stream, 0 after. */
+    int handshakeMs() {
+        return handshakeMs;
+    }
+
+    /** How long the connection was idle before the request started (%Ti). */
+    int idleMs() {
+        return idleMs;
     }
 
     /** {@link System#nanoTime()} when the request head was complete. */

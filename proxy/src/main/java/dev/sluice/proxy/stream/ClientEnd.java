@@ -27,11 +27,30 @@ public interface ClientEnd {
 
     InetSocketAddress localAddress();
 
-    /** Epoch milliseconds when the client connection was accepted (the log's %t). */
-    long acceptDate();
+    /** Epoch milliseconds when the client connection was accepted (the log's %t); by default its {@link #times()}'. */
+    default long acceptDate() {
+        return times().acceptDate();
+    }
 
     /** {@link System#nanoTime()} when the current request started to arrive (the log's %tr and %TR). */
     long requestStartNanos();
+
+    /** When the connection and its current stream began (the log's %t, %Th, %Ti, %Tt of HTTP streams), or null. */
+    default ClientTimes times() {
+        return null;
+    }
+
+    /** The current stream's accept in HAProxy's sense ({@link System#nanoTime()}; see {@link ClientTimes}). */
+    default long streamAcceptNanos() {
+        ClientTimes t = times();
+        return t == null ? requestStartNanos() : t.streamAcceptNanos();
+    }
+
+    /** The current stream's handshake time (the log's %Th). */
+    default long handshakeMs() {
+        ClientTimes t = times();
+        return t == null ? 0 : t.handshakeMs();
+    }
 
     /** Whether the client connection is TLS (the log's %ft adds "~"). */
     boolean tls();

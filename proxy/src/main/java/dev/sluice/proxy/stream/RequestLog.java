@@ -90,6 +90,12 @@ public final class RequestLog {
         long connected = acc.connectedAt();
         e.tResponse = acc.responseAt() >= 0 && connected >= 0 ? Accounting.ms(connected, acc.responseAt()) : -1;
         e.tActive = Accounting.ms(start, now);
+        // HAProxy's stream times: the handshakes and the idle time come before the request (%Th, %Ti), %t is the
+        // stream's accept (the connection's for its first stream), %Tt the whole
+        e.tHandshake = acc.handshakeMs();
+        e.tIdle = acc.idleMs();
+        e.tTotal = e.tHandshake + e.tIdle + e.tActive;
+        e.acceptDate = e.requestDate - e.tIdle - e.tHandshake;
         String cookieFlags = s.persistence().cookieFlags(backend != null ? backend : frontend.ownBackend());
         if (cookieFlags != null) {
             e.cookieFlags = cookieFlags;
