@@ -62,6 +62,7 @@ final class ErrorKeywords {
             c.currentErrorSection().put(code, page);
         } else {
             c.proxy().errorPages.put(code, page);
+            c.proxy().errorReplies.remove(code);
         }
     }
 
@@ -92,6 +93,7 @@ final class ErrorKeywords {
         }
         if (a.size() == 1) {
             c.proxy().errorPages.putAll(section);
+            c.proxy().errorReplies.keySet().removeAll(section.keySet());
             return;
         }
         for (String s : a.subList(1, a.size())) {
@@ -107,6 +109,7 @@ final class ErrorKeywords {
                 return;
             }
             c.proxy().errorPages.put(code, section.get(code));
+            c.proxy().errorReplies.remove(code);
         }
     }
 

@@ -166,6 +166,8 @@ public final class ProxyBuilder {
     Captures.Cookie captureCookie;
     /** {@code errorfile}/{@code errorfiles} pages by status. */
     final Map<Integer, byte[]> errorPages = new HashMap<>();
+    /** {@code http-error} replies built when the error happens (the arguments of a return), by status. */
+    final Map<Integer, List<String>> errorReplies = new HashMap<>();
     /** The {@code stats} keywords of the HTML page. */
     final StatsPageBuilder stats = new StatsPageBuilder();
 
@@ -245,6 +247,7 @@ public final class ProxyBuilder {
         uniqueIdWhere = d.uniqueIdWhere;
         uniqueIdHeader = d.uniqueIdHeader;
         errorPages.putAll(d.errorPages);
+        errorReplies.putAll(d.errorReplies);
         monitorUri = d.monitorUri;
         stats.copyFrom(d.stats);
     }
@@ -320,7 +323,7 @@ public final class ProxyBuilder {
                         : balance.with(hashType, allBackups),
                 kind.hasBackend() ? withIds(servers) : List.of(),
                 logging,
-                new ErrorPages(errorPages),
+                new ErrorPages(errorPages, errorReplies),
                 stickTable,
                 tcpRules(kind),
                 kind.hasFrontend() ? new Monitor(monitorUri, monitorFail)

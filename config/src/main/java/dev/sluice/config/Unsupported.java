@@ -50,7 +50,6 @@ final class Unsupported {
             
             Map.entry("email-alert", "email alerts (mailers)"),
             
-            Map.entry("http-error", "http-error rules"), 
            
             Map.entry("server-template", "server templates"),
             Map.entry("server-state-file", "server state files"), Map.entry("server-state-base", "server state files"),

@@ -1,13 +1,21 @@
 package dev.sluice.config.model;
 
+import java.util.List;
 import java.util.Map;
 
 /**
  * The error pages of a proxy ({@code errorfile}, {@code errorfiles}): for a status, the raw HTTP response
- * read from the file at parse time. An empty page means "close the connection without a reply".
+ * read from the file at parse time. An empty page means "close the connection without a reply". {@code replies}: the
+ * {@code http-error} replies built when the error happens, by status (the arguments of an http-request return); a
+ * status is in one map at most.
  */
-public record ErrorPages(Map<Integer, byte[]> pages) {
+public record ErrorPages(Map<Integer, byte[]> pages, Map<Integer, List<String>> replies) {
     public static final ErrorPages NONE = new ErrorPages(Map.of());
+
+    /** Pages only, without {@code http-error} replies. */
+    public ErrorPages(Map<Integer, byte[]> pages) {
+        this(pages, Map.of());
+    }
 
     /**
      * In the arguments of a {@code deny}, {@code tarpit} or {@code return} rule: the next argument is a whole raw
@@ -18,6 +26,7 @@ public record ErrorPages(Map<Integer, byte[]> pages) {
 
     public ErrorPages {
         pages = Map.copyOf(pages);
+        replies = Map.copyOf(replies);
     }
 
     public byte[] page(int status) {

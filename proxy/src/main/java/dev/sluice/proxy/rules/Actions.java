@@ -336,27 +336,12 @@ public final class Actions {
         return AsciiString.cached(s.toLowerCase(Locale.ROOT));
     }
 
-    private record Hdr(AsciiString name, Template value) {
-    }
-
     /** Builds a local answer: {@code hdr} fields, then content-length and content-type, as HAProxy does. */
-    private static Action returnAction(int status, String contentType, Template body, List<Hdr> hdrs, char cause) {
-        AsciiString ct = contentType == null ? null : AsciiString.cached(contentType);
+    private static Action returnAction(Reply reply, char cause) {
         return t -> {
             // a reply to a response is built once the server's response is dropped: its samples read nothing there
-            Txn src = t.responsePhase() ? new WithoutResponse(t) : t;
-            byte[] b = body == null ? new byte[0] : body.render(src).getBytes(StandardCharsets.ISO_8859_1);
-            HttpFields f = new HttpFields(hdrs.size() + 2);
-            for (Hdr h : hdrs) {
-                f.add(h.name(), new AsciiString(h.value().render(src)));
-            }
-            f.add(HeaderNames.CONTENT_LENGTH, AsciiString.of(Integer.toString(b.length)));
-            if (ct != null) {
-                f.add(HeaderNames.CONTENT_TYPE, ct);
-            }
-            ResponseHead head = new ResponseHead(HttpVersion.HTTP_1_1, status, Status.reason(status), f);
-            head.bodyLength(b.length);
-            t.answer(head, b, cause);
+            Reply.Page p = reply.render(t.responsePhase() ? new WithoutResponse(t) : t);
+            t.answer(p.head(), p.body(), cause);
             return Action.Verdict.DONE;
         };
     }
@@ -391,48 +376,18 @@ public final class Actions {
     private static Action replyFromArgs(List<String> args, int dfltStatus, boolean deny) {
         // the status first: a page option may come before it
         int status = statusOpt(args, dfltStatus);
-        String ct = null;
-        Template body = null;
         boolean custom = false;
-        List<Hdr> hdrs = new ArrayList<>();
         for (int i = 0; i < args.size(); i++) {
             String w = args.get(i);
             switch (w) {
-                case "status", "deny_status" -> status = Integer.parseInt(args.get(++i));
-                case "content-type" -> {
-                    ct = args.get(++i);
-                    custom = true;
-                }
-                case "string" -> {
-                    body = Template.literal(args.get(++i));
-                    custom = true;
-                }
-                case "lf-string" -> {
-                    body = Template.compile(args.get(++i));
-                    custom = true;
-                }
-                case "file", "lf-file" -> {
-                    String file = args.get(++i);
-                    try {
-                        String content = Files.readString(CompileScope.file(file), StandardCharsets.ISO_8859_1);
-                        body = w.equals("file") ? Template.literal(content) : Template.compile(content);
-                    } catch (IOException e) {
-                        throw new IllegalArgumentException("cannot read file '" + file + "'");
-                    }
-                    custom = true;
-                }
-                case "hdr" -> {
-                    hdrs.add(new Hdr(lower(args.get(i + 1)), Template.compile(args.get(i + 2))));
-                    i += 2;
-                    custom = true;
-                }
+                case "status", "deny_status" -> i++;
                 case dev.sluice.config.model.ErrorPages.RULE_PAGE -> {
                     // errorfile/errorfiles, read when the configuration was parsed
                     byte[] raw = args.get(++i).getBytes(StandardCharsets.ISO_8859_1);
                     return pageAction(status, raw, deny ? 'P' : 'L');
                 }
                 case "default-errorfiles" -> {
-                    // the proxy's own page for the status (errorfile, errorfiles, or the built-in one)
+                    // the proxy's own page for the status (errorfile, errorfiles, http-error, or the built-in one)
                     int s = status;
                     char cause = deny ? 'P' : 'L';
                     return t -> {
@@ -440,11 +395,16 @@ public final class Actions {
                         return Action.Verdict.DONE;
                     };
                 }
+                case "content-type", "string", "lf-string", "file", "lf-file" -> {
+                    custom = true;
+                    i++;
+                }
+                case "hdr" -> {
+                    custom = true;
+                    i += 2;
+                }
                 default -> throw new IllegalArgumentException("unexpected argument '" + w + "'");
             }
-        }
-        if (body != null && ct == null && !body.isEmpty()) {
-            throw new IllegalArgumentException("a content type must be defined when non-empty payload is configured");
         }
         if (deny && !custom) {
             int s = status;
@@ -454,7 +414,7 @@ public final class Actions {
             };
         }
         // a deny is the proxy's refusal ('P' in the termination state), a return a local answer ('L')
-        Action reply = returnAction(status, ct, body, hdrs, deny ? 'P' : 'L');
+        Action reply = returnAction(Reply.compile(status, args), deny ? 'P' : 'L');
         return deny ? t -> {
             reply.apply(t);
             return Action.Verdict.DONE;

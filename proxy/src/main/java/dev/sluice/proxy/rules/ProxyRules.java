@@ -21,7 +21,15 @@ import java.util.Map;
  */
 public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> after, List<Switch> switching, List<Rule> connection,
         List<Rule> session, List<Rule> content, List<Rule> responseContent, List<Cond> monitorFail, List<Stick> stick,
-        List<UseServer> useServer, List<Persist> persist) {
+        List<UseServer> useServer, List<Persist> persist, Map<Integer, Reply> errorReplies) {
+
+    /** Without {@code http-error} replies. */
+    public ProxyRules(List<Rule> request, List<Rule> response, List<Rule> after, List<Switch> switching, List<Rule> connection,
+            List<Rule> session, List<Rule> content, List<Rule> responseContent, List<Cond> monitorFail, List<Stick> stick,
+            List<UseServer> useServer, List<Persist> persist) {
+        this(request, response, after, switching, connection, session, content, responseContent, monitorFail, stick, useServer, persist,
+                Map.of());
+    }
 
     /** Without {@code force-persist}/{@code ignore-persist} rules. */
     public ProxyRules(List<Rule> request, List<Rule> response, List<Rule> after, List<Switch> switching, List<Rule> connection,
@@ -61,7 +69,7 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
      */
     public ProxyRules backendSide() {
         return new ProxyRules(List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), responseContent, List.of(), stick,
-                useServer, persist);
+                useServer, persist, errorReplies);
     }
 
     public static final ProxyRules NONE = new ProxyRules(List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(),
@@ -162,7 +170,16 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
                 problems.add(r.where() + ": error: error detected while parsing a '" + kw + "' rule : " + e.getMessage() + ".");
             }
         }
-        return new ProxyRules(req, res, after, sw, connection, session, content, responseContent, monitor, stick, useServer, persist);
+        Map<Integer, Reply> errorReplies = new HashMap<>();
+        p.errors().replies().forEach((status, args) -> {
+            try {
+                errorReplies.put(status, Reply.compile(status, args));
+            } catch (IllegalArgumentException e) {
+                problems.add(p.where() + ": error: http-error status " + status + " : " + e.getMessage() + ".");
+            }
+        });
+        return new ProxyRules(req, res, after, sw, connection, session, content, responseContent, monitor, stick, useServer, persist,
+                Map.copyOf(errorReplies));
     }
 
     /**

@@ -145,9 +145,9 @@ public final class ProxyRuntime {
             if (p.kind() == ProxyKind.BACKEND) {
                 be.rules(ProxyRules.compile(p, new ArrayList<>(), stickTables));
             } else if (!p.stickRules().isEmpty() || !p.tcpRules().responseContent().isEmpty() || !p.useServers().isEmpty()
-                    || !p.options().persist().rules().isEmpty()) {
+                    || !p.options().persist().rules().isEmpty() || !p.errors().replies().isEmpty()) {
                 // a listen's request rules run on its frontend side; its backend side keeps the stick, use-server, persist and
-                // response rules
+                // response rules, and its http-error replies
                 be.rules(ProxyRules.compile(p, new ArrayList<>(), stickTables).backendSide());
             }
             backends.put(p.name(), be);

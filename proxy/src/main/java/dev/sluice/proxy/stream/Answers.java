@@ -6,6 +6,8 @@ import dev.sluice.proxy.http.GeneratedResponse;
 import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.http.h1.ErrorResponses;
 import dev.sluice.proxy.rules.Action;
+import dev.sluice.proxy.rules.ProxyRules;
+import dev.sluice.proxy.rules.Reply;
 import dev.sluice.proxy.rules.Trackers;
 import dev.sluice.proxy.stream.Termination.Cause;
 import dev.sluice.proxy.stream.Termination.State;
@@ -38,9 +40,17 @@ final class Answers {
         stream.stop();
         stream.status(code);
         Backend backend = stream.backend();
-        ErrorResponses pages = backend != null && backend.errors().head(code) != null || backend != null && backend.errors().closes(code)
-                ? backend.errors() : frontend.errors();
-        if (pages.closes(code)) {
+        // the backend's reply for the code first (an http-error reply, an errorfile page), then the frontend's, as HAProxy
+        Reply reply = reply(backend != null ? backend.rules() : null, code);
+        boolean backendHas = reply != null || backend != null && (backend.errors().head(code) != null || backend.errors().closes(code));
+        if (!backendHas) {
+            reply = reply(frontend.rules(), code);
+        }
+        ErrorResponses pages = backendHas && reply == null ? backend.errors() : frontend.errors();
+        if (reply != null) {
+            Reply.Page p = reply.render(stream.target());
+            send(p.head(), p.body());
+        } else if (pages.closes(code)) {
             // an empty errorfile: close without a reply
             stream.accounting().sent(code);
             client.abort();
@@ -54,6 +64,10 @@ final class Answers {
             }
         }
         stream.log();
+    }
+
+    private static Reply reply(ProxyRules rules, int code) {
+        return rules == null ? null : rules.errorReplies().get(code);
     }
 
     /** Sends a response the proxy made, after the http-after-response rules saw it. */
