@@ -79,6 +79,19 @@ final class PersistenceKeywords {
                         + " '<ip>.<port>.' names a server by its IPv4 address and port, as Windows' session broker writes them; the"
                         + " connection goes to that server when it is not down (or with 'option persist').",
                 PersistenceKeywords::persist));
+        r.register(new Keyword("http-send-name-header", Section.PROXIES, "http-send-name-header <header>",
+                "Each request sent to a server carries the server's name in <header> (set when it leaves, again on a retry or a"
+                        + " redispatch; the field the client sent under that name is removed), as HAProxy 2.6 adds it after the"
+                        + " other fields.",
+                c -> {
+                    // HAProxy warns in a frontend, then reads it anyway (a frontend has no use for it)
+                    notBackend(c, "http-send-name-header");
+                    if (c.args().isEmpty() || c.args().get(0).isEmpty()) {
+                        c.lineError("'http-send-name-header' requires a header string.");
+                        return;
+                    }
+                    c.proxy().sendNameHeader = c.args().get(0).toLowerCase(java.util.Locale.ROOT);
+                }));
         r.family("stick", "stick rule");
         for (String kind : new String[] {"on", "match", "store-request", "store-response"}) {
             r.register(new Keyword("stick " + kind, EnumSet.of(Section.BACKEND, Section.LISTEN),

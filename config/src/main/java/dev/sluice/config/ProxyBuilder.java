@@ -119,6 +119,8 @@ public final class ProxyBuilder {
     final List<Persist.Rule> persistRules = new ArrayList<>();
     /** {@code persist rdp-cookie}'s cookie name, inherited from defaults; null when not set. */
     String rdpPersistCookie;
+    /** {@code http-send-name-header}, lower case, inherited from defaults; null when not set. */
+    String sendNameHeader;
     public final List<UseBackend> useBackends = new ArrayList<>();
     /** The {@code use-server} rules, in order (a frontend's are ignored, with HAProxy's warning). */
     public final List<dev.sluice.config.model.UseServer> useServers = new ArrayList<>();
@@ -202,6 +204,7 @@ public final class ProxyBuilder {
         splice.addAll(d.splice);
         persistDown = d.persistDown;
         rdpPersistCookie = d.rdpPersistCookie;
+        sendNameHeader = d.sendNameHeader;
         timeoutQueue = d.timeoutQueue;
         retries = d.retries;
         timeoutTarpit = d.timeoutTarpit;
@@ -337,7 +340,8 @@ public final class ProxyBuilder {
                         kind.hasBackend() && abortOnClose, kind.hasFrontend() && contStats,
                         kind.hasFrontend() && ignoreProbes, splice,
                         kind.hasBackend() ? new Persist(persistDown, persistRules, rdpPersistCookie)
-                                : Persist.NONE),
+                                : Persist.NONE,
+                        kind.hasBackend() ? sendNameHeader : null),
                 description, directory, kind.hasBackend() ? useServers : List.of());
     }
 

@@ -105,4 +105,24 @@ class PersistKeywordsTest {
                 "25 error 'balance' : rdp-cookie : missing cookie name.",
                 "28 error 'balance' : rdp-cookie : missing cookie name.");
     }
+
+    @Test
+    void sendNameHeaderIsKeptLowerCaseAndInherited() {
+        Proxy be = backendOf("""
+                http-send-name-header X-Server
+                server s1 127.0.0.1:80
+                """);
+        assertThat(be.options().sendNameHeader()).isEqualTo("x-server");
+        assertThat(messages(HEAD + """
+                    http-send-name-header X-Dflt
+                frontend f
+                    bind 127.0.0.1:19001
+                    http-send-name-header X-F
+                    default_backend b
+                backend b
+                    http-send-name-header
+                    server s1 127.0.0.1:19002
+                """)).containsExactly("9 warning 'http-send-name-header' ignored because frontend 'f' has no backend capability.",
+                "12 error 'http-send-name-header' requires a header string.");
+    }
 }

@@ -13,10 +13,12 @@ import java.util.Set;
  * a transfer instead of growing at its end), {@code option http-ignore-probes} (frontend side: a connection that sends no
  * byte is neither answered, logged nor counted as an error), {@code option splice-auto|splice-request|splice-response}
  * (any side, as HAProxy: a stream splices a direction when its frontend or its backend asks for it), {@code persist}
- * (backend side: {@code option persist}, {@code force-persist}, {@code ignore-persist}, {@code persist rdp-cookie}).
+ * (backend side: {@code option persist}, {@code force-persist}, {@code ignore-persist}, {@code persist rdp-cookie}),
+ * {@code sendNameHeader} (backend side: {@code http-send-name-header}, the lower-case name of the field that carries the
+ * server's name to it; null when not set).
  */
 public record ProxyOptions(boolean preferLastServer, int fullconn, boolean abortOnClose, boolean contStats, boolean ignoreProbes,
-        Set<Splice> splice, Persist persist) {
+        Set<Splice> splice, Persist persist, String sendNameHeader) {
 
     public static final ProxyOptions DEFAULT = new ProxyOptions(false, 0, false, false, false);
 
@@ -32,6 +34,12 @@ public record ProxyOptions(boolean preferLastServer, int fullconn, boolean abort
 
     public ProxyOptions {
         splice = splice.isEmpty() ? Set.of() : Collections.unmodifiableSet(EnumSet.copyOf(splice));
+    }
+
+    /** Without {@code http-send-name-header}. */
+    public ProxyOptions(boolean preferLastServer, int fullconn, boolean abortOnClose, boolean contStats, boolean ignoreProbes,
+            Set<Splice> splice, Persist persist) {
+        this(preferLastServer, fullconn, abortOnClose, contStats, ignoreProbes, splice, persist, null);
     }
 
     /** Without persistence settings. */

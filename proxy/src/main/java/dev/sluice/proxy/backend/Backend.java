@@ -17,6 +17,7 @@ import dev.sluice.proxy.stats.Counters;
 import dev.sluice.proxy.stats.ErrorCapture;
 import dev.sluice.proxy.stats.TimeStats;
 import java.net.InetSocketAddress;
+import io.netty.util.AsciiString;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
@@ -43,6 +44,8 @@ public final class Backend {
     private final ErrorResponses errors;
     /** The persistence cookie ({@code cookie}), null when none. */
     private final PersistenceCookie cookie;
+    /** {@code http-send-name-header}, or null. */
+    private final AsciiString sendNameHeader;
     private ProxyRules rules = ProxyRules.NONE;
     /** Streams currently using a server of this backend (the log's %bc, scur): one atomic, see {@link Server}. */
     final AtomicInteger active = new AtomicInteger();
@@ -99,6 +102,8 @@ public final class Backend {
         this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());
         this.errors = new ErrorResponses(config.errors());
         this.cookie = config.cookie() == null ? null : new PersistenceCookie(config.cookie());
+        String nameHeader = config.options().sendNameHeader();
+        this.sendNameHeader = nameHeader == null ? null : AsciiString.cached(nameHeader);
         // a backend whose every server starts unusable (disabled, init-state down, an unresolved name) starts DOWN
         if (servers.length > 0 && usableWeight() == 0) {
             up = false;
@@ -107,6 +112,11 @@ public final class Backend {
     }
 
     /** The persistence cookie ({@code cookie}), or null. */
+    /** The field {@code http-send-name-header} puts each request's server name in (lower case), or null. */
+    public AsciiString sendNameHeader() {
+        return sendNameHeader;
+    }
+
     public PersistenceCookie cookie() {
         return cookie;
     }

@@ -6,6 +6,7 @@ import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.ServerConnection;
 import dev.sluice.proxy.http.RequestHead;
 import io.netty.buffer.ByteBuf;
+import io.netty.util.AsciiString;
 import io.netty.util.concurrent.Future;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -64,6 +65,12 @@ final class Connecting extends ServerPath {
         stream.accounting().connected(c.reused());
         Attempts attempts = attempts();
         attempts.sending(c);
+        AsciiString nameHeader = stream.backend().sendNameHeader();
+        if (nameHeader != null) {
+            // http-send-name-header: the server this attempt goes to, after the other fields (a retry sets it again)
+            request.fields().removeAll(nameHeader);
+            request.fields().add(nameHeader, new AsciiString(stream.server().name()));
+        }
         c.sendHead(request);
         stream.body().sendTo(c, attempts);
     }
