@@ -37,6 +37,12 @@ final class ServerKeywords {
                         + " (resolution)', until 'set server ... addr'), an IP address, last (the state file's: Sluice has none, so it"
                         + " is skipped); default last,libc.",
                 ServerKeywords::server));
+        r.register(new Keyword("server-template", EnumSet.of(Section.BACKEND, Section.LISTEN),
+                "server-template <prefix> <num | low-high> <address>[:<port>] [server options]",
+                "Declare servers <prefix><n> for n from 1 to <num> (or from <low> to <high>), each as a 'server' line with the"
+                        + " same address and options would (HAProxy fills such slots from DNS answers; without resolvers they all"
+                        + " start with the address given).",
+                ServerKeywords::serverTemplate));
         r.register(new Keyword("default-server", BACKEND_SIDE, "default-server [weight <0-256>] [backup|no-backup] [disabled|enabled]"
                 + " [init-state <state>] [maxconn <n>] [minconn <n>] [maxqueue <n>] [slowstart <time>] [cookie <value>] [ssl options]"
                 + " [proto h2]",
@@ -60,8 +66,58 @@ final class ServerKeywords {
         };
     }
 
-    private static void server(KeywordContext c) {
+    /** {@code server-template}, with HAProxy 2.6's range reading (srv_tmpl_parse_range: atoi on each bound) and messages. */
+    private static void serverTemplate(KeywordContext c) {
         List<String> a = c.args();
+        if (a.size() < 3 || a.get(2).isEmpty()) {
+            c.lineError("'server-template' expects <prefix> <nb | range> <addr>[:<port>] as arguments.");
+            return;
+        }
+        String range = a.get(1);
+        int dash = range.indexOf('-');
+        int low;
+        int high;
+        if (dash >= 0) {
+            low = atoi(range.substring(0, dash));
+            high = atoi(range.substring(dash + 1));
+        } else {
+            low = 1;
+            high = atoi(range);
+        }
+        if (low < 0 || high < low) {
+            c.lineError("Wrong server-template number or range arg '" + range + "'.");
+            return;
+        }
+        for (int n = low; n <= high; n++) {
+            List<String> line = new ArrayList<>(a.size() - 1);
+            line.add(a.get(0) + n);
+            line.addAll(a.subList(2, a.size()));
+            server(c, line);
+        }
+    }
+
+    /** C's atoi: the leading decimal digits (after spaces and a sign), 0 when there are none. */
+    private static int atoi(String s) {
+        int i = 0;
+        while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
+            i++;
+        }
+        boolean negative = i < s.length() && s.charAt(i) == '-';
+        if (i < s.length() && (s.charAt(i) == '-' || s.charAt(i) == '+')) {
+            i++;
+        }
+        long v = 0;
+        while (i < s.length() && s.charAt(i) >= '0' && s.charAt(i) <= '9' && v < Integer.MAX_VALUE) {
+            v = v * 10 + (s.charAt(i++) - '0');
+        }
+        return (int) Math.min(Integer.MAX_VALUE, negative ? -v : v);
+    }
+
+    private static void server(KeywordContext c) {
+        server(c, c.args());
+    }
+
+    private static void server(KeywordContext c, List<String> a) {
         if (a.size() < 2) {
             c.error(a.isEmpty() ? "missing server name and address" : "missing address for server '" + a.get(0) + "'");
             return;

@@ -51,7 +51,6 @@ final class Unsupported {
             Map.entry("email-alert", "email alerts (mailers)"),
             
            
-            Map.entry("server-template", "server templates"),
             Map.entry("server-state-file", "server state files"), Map.entry("server-state-base", "server state files"),
             Map.entry("load-server-state-from-file", "server state files"),
             
