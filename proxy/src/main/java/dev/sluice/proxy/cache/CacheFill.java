@@ -135,7 +135,12 @@ public final class CacheFill {
                 return null;
             }
         }
-        return new CacheFill(cache, asked.key(), secondary, signature, response, etag, lm, age, now, now + maxAge);
+        CacheFill fill = new CacheFill(cache, asked.key(), secondary, signature, response, etag, lm, age, now, now + maxAge);
+        if (ai >= 0) {
+            // HAProxy's removed Age field stays in its copy as an unused block: its 4 bytes of block info count
+            fill.size += 4;
+        }
+        return fill;
     }
 
     /** strl2llrc of the whole value: -1 when it is not a number. */

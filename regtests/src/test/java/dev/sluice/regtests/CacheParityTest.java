@@ -1,0 +1,186 @@
+package dev.sluice.regtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * HAProxy 2.6's HTTP cache ({@code cache} section, {@code cache-use}/{@code cache-store}) through HAProxy and Sluice on
+ * the same configuration, port and request sequence, against an origin that counts its hits: which requests reached the
+ * origin, statuses and Age, 304s from ETag and Last-Modified, HEAD from a stored GET, Vary on Accept-Encoding,
+ * responses that are not stored (no validator, private, a request with Authorization or no-store), invalidation by a
+ * POST, expiry, {@code show cache}'s lines and the log lines' server and flags ({@code <CACHE>}, {@code LR}).
+ */
+class CacheParityTest {
+    private static final String LAST_MODIFIED = "Sun, 06 Dec 2026 10:00:00 GMT";
+
+    private final Origin origin = Origin.start("o", CacheParityTest::serve);
+
+    @AfterEach
+    void stop() {
+        origin.close();
+    }
+
+    private static boolean serve(Origin.Request r, OutputStream out) throws IOException {
+        List<String[]> h = new ArrayList<>();
+        String path = r.target();
+        switch (path) {
+            case "/cc", "/cc2" -> h.add(new String[] {"Cache-Control", "max-age=30"});
+            case "/short" -> h.add(new String[] {"Cache-Control", "max-age=1"});
+            case "/etag" -> {
+                h.add(new String[] {"ETag", "\"v1\""});
+                h.add(new String[] {"Last-Modified", LAST_MODIFIED});
+            }
+            case "/private" -> h.add(new String[] {"Cache-Control", "private, max-age=30"});
+            case "/vary" -> {
+                h.add(new String[] {"Cache-Control", "max-age=30"});
+                h.add(new String[] {"Vary", "Accept-Encoding"});
+            }
+            case "/cookie" -> {
+                h.add(new String[] {"Cache-Control", "max-age=30"});
+                h.add(new String[] {"Set-Cookie", "a=b"});
+            }
+            case "/aged" -> {
+                h.add(new String[] {"Cache-Control", "max-age=30"});
+                h.add(new String[] {"Age", "10"});
+            }
+            default -> {
+            }
+        }
+        Origin.respond(out, 200, "OK", h, ("body of " + path + "\n").getBytes(StandardCharsets.US_ASCII));
+        return true;
+    }
+
+    private record Ask(String method, String path, String... headers) {
+        String text() {
+            StringBuilder sb = new StringBuilder(method + " " + path + " HTTP/1.1\r\nhost: cache.test\r\n");
+            for (String h : headers) {
+                sb.append(h).append("\r\n");
+            }
+            if (method.equals("POST")) {
+                sb.append("content-length: 0\r\n");
+            }
+            return sb.append("\r\n").toString();
+        }
+    }
+
+    private static final List<Ask> ASKS = List.of(
+            new Ask("GET", "/cc"), new Ask("GET", "/cc"), new Ask("HEAD", "/cc"),
+            new Ask("GET", "/etag"), new Ask("GET", "/etag"), new Ask("GET", "/etag", "if-none-match: \"v1\""),
+            new Ask("GET", "/etag", "if-none-match: W/\"v1\""), new Ask("GET", "/etag", "if-modified-since: " + LAST_MODIFIED),
+            new Ask("GET", "/etag", "if-none-match: \"v2\""), new Ask("GET", "/etag", "if-modified-since: Sun, 06 Dec 2026 09:00:00 GMT"),
+            new Ask("GET", "/plain"), new Ask("GET", "/plain"),
+            new Ask("GET", "/private"), new Ask("GET", "/private"),
+            new Ask("GET", "/vary", "accept-encoding: gzip"), new Ask("GET", "/vary", "accept-encoding: gzip"),
+            new Ask("GET", "/vary", "accept-encoding: br"), new Ask("GET", "/vary"),
+            new Ask("GET", "/cookie"), new Ask("GET", "/cookie"),
+            new Ask("GET", "/aged"), new Ask("GET", "/aged"),
+            new Ask("GET", "/cc2", "authorization: Basic eDp5"), new Ask("GET", "/cc2", "authorization: Basic eDp5"),
+            new Ask("GET", "/cc2", "cache-control: no-cache"), new Ask("GET", "/cc2"),
+            new Ask("POST", "/cc"), new Ask("GET", "/cc"), new Ask("GET", "/cc"),
+            new Ask("GET", "/short"), new Ask("GET", "/short"));
+
+    private String config(int port) {
+        return """
+                global
+                    stats socket @DIR@/admin.sock level admin
+                    log stdout format raw local0
+                defaults
+                    mode http
+                    log global
+                    option httplog
+                    timeout client 5s
+                    timeout server 5s
+                    timeout connect 5s
+                frontend fe
+                    bind 127.0.0.1:%d
+                    default_backend be
+                backend be
+                    http-request cache-use c
+                    http-response cache-store c
+                    server o 127.0.0.1:%d
+                cache c
+                    total-max-size 4
+                    max-age 240
+                    process-vary on
+                """.formatted(port, origin.port());
+    }
+
+    /** What one run shows: per request, per origin path, {@code show cache}, the log lines. */
+    private record Run(List<String> exchanges, Map<String, Integer> originHits, List<String> showCache, List<String> logs) {
+    }
+
+    private Run run(boolean haproxy, int port) throws IOException {
+        int before = origin.requests().size();
+        List<String> out = new ArrayList<>();
+        try (Daemon d = Daemon.start(haproxy, config(port), port)) {
+            for (Ask a : ASKS) {
+                if (a.path().equals("/short") && out.stream().anyMatch(l -> l.startsWith("GET /short"))) {
+                    // /short's 1 s of freshness passes
+                    Daemon.sleep(2100);
+                }
+                try (RawClient c = new RawClient(port, 5_000)) {
+                    RawClient.Response r = c.send(a.text()).read(a.method().equals("HEAD"));
+                    String age = header(r, "age");
+                    out.add(a.method() + " " + a.path() + " " + String.join(" | ", a.headers()) + " => " + r.status() + " age:"
+                            + (age == null ? "-" : age.matches("\\d+") ? "n" : age) + " length:" + header(r, "content-length") + " body:"
+                            + r.body().length);
+                }
+            }
+            Map<String, Integer> hits = new TreeMap<>();
+            List<Origin.Request> seen = origin.requests();
+            for (Origin.Request r : seen.subList(before, seen.size())) {
+                hits.merge(r.method() + " " + r.target(), 1, Integer::sum);
+            }
+            List<String> show = AdminClient.run(d.dir().resolve("admin.sock"), "show cache\n").lines()
+                    .map(l -> l.replaceAll("(^|shctx:)0x[0-9a-f]+", "$10xP").replaceAll("expire:\\d+", "expire:E")).toList();
+            List<String> logs = d.awaitLines(l -> l.contains(" fe be/"), ASKS.size()).stream().map(CacheParityTest::logFields).toList();
+            return new Run(out, hits, show, logs);
+        }
+    }
+
+    private static String header(RawClient.Response r, String name) {
+        for (String[] f : r.head().fields()) {
+            if (f[0].equalsIgnoreCase(name)) {
+                return f[1];
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The request line, backend/server, status and flags of an httplog line; for the cache's lines the wait, connect and
+     * response timers too (Tw/Tc/Tr, all 0 in HAProxy: Tq and Ta are the clock's).
+     */
+    private static String logFields(String line) {
+        String[] w = line.split(" ");
+        String request = line.substring(line.indexOf('"'));
+        String[] t = w[4].split("/");
+        String timers = w[3].endsWith("<CACHE>") ? " " + t[1] + "/" + t[2] + "/" + t[3] : "";
+        return request + " " + w[3] + timers + " " + w[5] + " " + w[9];
+    }
+
+    @Test
+    void cacheBehavesAsHaproxys() throws IOException {
+        Program.HAPROXY.require();
+        int port = Ports.free();
+        Run theirs = run(true, port);
+        Run ours = run(false, port);
+        assertThat(ours.exchanges()).as("exchanges against HAProxy 2.6").isEqualTo(theirs.exchanges());
+        assertThat(ours.originHits()).as("origin hits against HAProxy 2.6").isEqualTo(theirs.originHits());
+        assertThat(ours.showCache()).as("show cache against HAProxy 2.6").isEqualTo(theirs.showCache());
+        assertThat(ours.logs()).as("log lines against HAProxy 2.6").isEqualTo(theirs.logs());
+        // what HAProxy does, spelled out: a hit does not reach the origin and is logged <CACHE>, LR
+        assertThat(ours.originHits()).containsEntry("GET /cc", 2).containsEntry("GET /plain", 2).containsEntry("GET /etag", 1);
+        assertThat(ours.logs()).contains("\"GET /cc HTTP/1.1\" be/<CACHE> 0/0/0 200 LR--");
+        assertThat(ours.exchanges()).contains("GET /etag if-none-match: \"v1\" => 304 age:n length:14 body:0");
+    }
+}
