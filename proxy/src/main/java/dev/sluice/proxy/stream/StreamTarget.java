@@ -14,6 +14,8 @@ import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.log.LogCaptures;
 import dev.sluice.proxy.rules.Action;
+import dev.sluice.proxy.stats.Counter;
+import dev.sluice.proxy.stats.Counters;
 import dev.sluice.proxy.rules.Rule;
 import dev.sluice.proxy.rules.RuleTarget;
 import dev.sluice.proxy.rules.Service;
@@ -273,11 +275,15 @@ final class StreamTarget extends ClientTxn<ClientSide> implements RuleTarget {
         if ((flags & Cacheability.IGNORE) != 0) {
             return;
         }
+        // counted on the proxy whose rule looked: the frontend's, or the backend's once chosen
+        Counters counters = stream.backend() != null ? stream.backend().counters() : frontend.counters();
+        counters.add(Counter.CACHE_LOOKUPS);
         CacheEntry e = cache.lookup(key, request.fields());
         if (e != null && cacheHit == null) {
             cache.using(e);
             cacheHit = e;
             hitCache = cache;
+            counters.add(Counter.CACHE_HITS);
         } else if (e == null && cache.config().processVary()) {
             // every part of the secondary key, until the response tells which count
             cacheRequest = new CacheFill.Request(key, flags, SecondaryKey.of(request.fields(), SecondaryKey.ALL));
@@ -294,6 +300,11 @@ final class StreamTarget extends ClientTxn<ClientSide> implements RuleTarget {
         if (fill != null) {
             stream.cacheFill(fill);
         }
+    }
+
+    @Override
+    public String cacheName() {
+        return stream.fromCache() ? hitCache.name() : null;
     }
 
     /** The entry a {@code cache-use} rule found for the request (held until {@link #releaseHit}), or null. */
