@@ -30,6 +30,8 @@ public final class CacheFill {
     private final ByteArrayOutputStream body = new ByteArrayOutputStream();
     private int size;
     private boolean abandoned;
+    /** The proxy whose rule stores it. */
+    private String proxy;
 
     private CacheFill(HttpCache cache, HttpCache.Key key, byte[] secondary, int signature, ResponseHead head, String etag, long lastModified,
             long age, long validated, long expire) {
@@ -171,6 +173,20 @@ public final class CacheFill {
             n += f.name(i).length() + f.value(i).length();
         }
         return n;
+    }
+
+    /** Notes the proxy whose {@code cache-store} rule stores the response. */
+    public CacheFill storedBy(String p) {
+        this.proxy = p;
+        return this;
+    }
+
+    /**
+     * HAProxy's {@code cache_store_post_analyze}: a response that a compression filter declared before the cache filter
+     * compresses is not stored, which happens when the frontend compresses and the cache is another proxy's.
+     */
+    public boolean compressedBefore(String compressingFrontend) {
+        return compressingFrontend != null && !compressingFrontend.equals(proxy);
     }
 
     /** A piece of the body as it goes to the client (read, not consumed). */

@@ -96,11 +96,12 @@ public final class Actions {
             case "cache-use", "cache-store" -> {
                 String cache = args.get(0);
                 boolean use = name.equals("cache-use");
+                String proxy = CompileScope.proxy();
                 yield t -> {
                     if (use) {
                         t.cacheUse(cache);
                     } else {
-                        t.cacheStore(cache);
+                        t.cacheStore(cache, proxy);
                     }
                     return Action.Verdict.CONTINUE;
                 };

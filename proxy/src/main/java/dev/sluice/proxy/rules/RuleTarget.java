@@ -87,8 +87,8 @@ public interface RuleTarget extends Txn {
     default void cacheUse(String cache) {
     }
 
-    /** {@code http-response cache-store <cache>}: the response is stored as it goes, when it may be. */
-    default void cacheStore(String cache) {
+    /** {@code http-response cache-store <cache>} of proxy {@code proxy}: the response is stored as it goes, when it may be. */
+    default void cacheStore(String cache, String proxy) {
     }
 
     /** The service of this name for {@code use-service}, or null when the frontend has none. */

@@ -379,6 +379,7 @@ public final class Stream extends Live implements Exchange {
             accounting.sent(head.status());
             if (!switching && compression != null && compression.start(backend, head)) {
                 accounting.compressing();
+                cacheFill = cacheFill != null && cacheFill.compressedBefore(compression.byFrontend(backend)) ? null : cacheFill;
             }
         }
         client.sendHead(head);

@@ -291,14 +291,14 @@ final class StreamTarget extends ClientTxn<ClientSide> implements RuleTarget {
     }
 
     @Override
-    public void cacheStore(String name) {
+    public void cacheStore(String name, String proxy) {
         HttpCache cache = frontend.cache(name);
         if (afterResponse || cache == null || !stream.responsePhase() || stream.fromCache()) {
             return;
         }
         CacheFill fill = CacheFill.start(cache, cacheRequest, request, stream.response());
         if (fill != null) {
-            stream.cacheFill(fill);
+            stream.cacheFill(fill.storedBy(proxy));
         }
     }
 
