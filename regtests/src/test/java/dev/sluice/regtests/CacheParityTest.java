@@ -93,6 +93,7 @@ class CacheParityTest {
         return """
                 global
                     stats socket @DIR@/admin.sock level admin
+                    stats socket @DIR@/operator.sock level operator
                     log stdout format raw local0
                 defaults
                     mode http
@@ -151,7 +152,8 @@ class CacheParityTest {
             }
             // /short (1 s of freshness) may have expired by now, or not: its line is left out
             String shortHash = " hash:" + hash32("https://cache.test/short") + " ";
-            List<String> show = AdminClient.run(d.dir().resolve("admin.sock"), "show cache\n").lines().filter(l -> !l.contains(shortHash))
+            List<String> show = (AdminClient.run(d.dir().resolve("operator.sock"), "show cache\n")
+                    + AdminClient.run(d.dir().resolve("admin.sock"), "show cache\n")).lines().filter(l -> !l.contains(shortHash))
                     .map(l -> l.replaceAll("(^|shctx:)0x[0-9a-f]+", "$10xP").replaceAll("refcount:\\d+", "refcount:R").replaceAll("expire:\\d+", "expire:E")).toList();
             for (String row : List.of("fe,FRONTEND", "be,BACKEND")) {
                 for (String col : List.of("cache_lookups", "cache_hits")) {

@@ -5,6 +5,7 @@ import dev.sluice.config.model.StatsSocket.Level;
 import dev.sluice.pools.Budget;
 import dev.sluice.proxy.admin.CliCommand;
 import dev.sluice.proxy.admin.CliRegistry;
+import dev.sluice.proxy.admin.CliRequest;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +34,7 @@ public final class Caches {
         return byName.isEmpty();
     }
 
-    /** {@code show cache}: each cache's lines (admin level; below it HAProxy 2.6 answers nothing at all). */
+    /** {@code show cache}: each cache's lines (admin level; below it "Permission denied", though {@code help} lists it, as HAProxy 2.6). */
     public String show() {
         StringBuilder sb = new StringBuilder();
         for (HttpCache c : byName.values()) {
@@ -46,6 +47,6 @@ public final class Caches {
 
     public void register(CliRegistry r) {
         r.register(new CliCommand(List.of("show", "cache"), Level.USER, "show cache", "show cache status",
-                req -> req.allowed(Level.ADMIN) ? show() : ""));
+                req -> req.allowed(Level.ADMIN) ? show() : CliRequest.PERMISSION_DENIED));
     }
 }
