@@ -17,6 +17,8 @@ public final class CacheFill {
     private final HttpCache cache;
     private final HttpCache.Key key;
     private final byte[] secondary;
+    /** The request's secondary key (reduced to the response's Vary), which finds the variant this one updates. */
+    private byte[] requestKey;
     private final int signature;
     private final int status;
     private final AsciiString reason;
@@ -131,6 +133,7 @@ public final class CacheFill {
         for (int i = f.indexOf(Cacheability.ETAG); i >= 0; i = f.indexOf(Cacheability.ETAG, i + 1)) {
             etag = f.value(i).toString().strip();
         }
+        byte[] requestKey = secondary;
         if (signature != 0) {
             secondary = SecondaryKey.stored(secondary, f);
             if (secondary == null) {
@@ -138,6 +141,7 @@ public final class CacheFill {
             }
         }
         CacheFill fill = new CacheFill(cache, asked.key(), secondary, signature, response, etag, lm, age, now, now + maxAge);
+        fill.requestKey = requestKey;
         if (ai >= 0) {
             // HAProxy's removed Age field stays in its copy as an unused block: its 4 bytes of block info count
             fill.size += 4;
@@ -212,6 +216,6 @@ public final class CacheFill {
             return false;
         }
         return cache.insert(new CacheEntry(key, secondary, signature, status, reason, fields, hasLength, body.toByteArray(), etag, lastModified, age,
-                validated, expire, size));
+                validated, expire, size), requestKey);
     }
 }

@@ -151,8 +151,12 @@ public final class HttpCache {
         }
     }
 
-    /** Stores a complete entry, replacing the one it updates; false when it does not fit or its key has all its variants. */
-    boolean insert(CacheEntry e) {
+    /**
+     * Stores a complete entry, replacing the one it updates; false when it does not fit or its key has all its variants.
+     * The variant it updates is, as HAProxy finds it, the first whose stored key serves {@code requestKey}, the secondary
+     * key of the request (so a response in another encoding than the stored one is stored beside it).
+     */
+    boolean insert(CacheEntry e, byte[] requestKey) {
         if (e.size > config.maxObjectSize() || !reserve(e.blocks)) {
             return false;
         }
@@ -165,7 +169,7 @@ public final class HttpCache {
             int variants = 0;
             if (list != null && e.signature != 0) {
                 for (CacheEntry o : list) {
-                    if (o.secondary != null && SecondaryKey.matches(o.secondary, e.secondary) && replaced[0] == null) {
+                    if (o.secondary != null && SecondaryKey.matches(o.secondary, requestKey) && replaced[0] == null) {
                         replaced[0] = o;
                     } else if (!o.expired(now)) {
                         out.add(o);
@@ -273,15 +277,18 @@ public final class HttpCache {
 
     /**
      * {@code show cache}'s lines for this cache, as HAProxy 2.6 prints them: a header with the blocks available, then one
-     * line per fresh entry in the order of the first four bytes of its key (expired ones are removed instead).
+     * line per key, its first variant, in the order of the first four bytes of the key (an expired one is removed instead).
      */
     List<String> show() {
         List<String> out = new ArrayList<>();
         String self = "0x" + Long.toHexString(0x7f0000000000L | System.identityHashCode(this));
         out.add(self + ": " + config.name() + " (shctx:" + self + ", available blocks:" + (config.maxBlocks() - hotBlocks.get()) + ")");
+        // HAProxy walks its tree key by key: the first variant of each key only
         List<CacheEntry> all = new ArrayList<>();
         for (CacheEntry[] l : entries.values()) {
-            all.addAll(Arrays.asList(l));
+            if (l.length > 0) {
+                all.add(l[0]);
+            }
         }
         all.sort(Comparator.comparingLong(e -> e.key.hash32() & 0xffffffffL));
         long now = now();

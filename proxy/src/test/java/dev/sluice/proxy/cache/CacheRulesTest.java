@@ -141,7 +141,7 @@ class CacheRulesTest {
         CacheEntry e = store(c, req, ok(5, "etag", "\"v1\"", "last-modified", "Sun, 06 Dec 2026 10:00:00 GMT", "content-length", "5"), "hello", 0);
         assertThat(e).isNotNull();
         assertThat(new String(e.body(), StandardCharsets.US_ASCII)).isEqualTo("hello");
-        ResponseHead h = e.head(HttpCache.now() + 3, false, false);
+        ResponseHead h = e.head(e.validated + 3, false, false);
         assertThat(h.status()).isEqualTo(200);
         assertThat(h.fields().get(new AsciiString("age")).toString()).isEqualTo("3");
         assertThat(h.contentLength()).isEqualTo(5);
@@ -172,7 +172,7 @@ class CacheRulesTest {
         ResponseHead notFound = new ResponseHead(HttpVersion.HTTP_1_1, 404, AsciiString.of("Not Found"), fields("cache-control", "max-age=9"));
         assertThat(store(c, get("/404"), notFound, "x", 0)).isNull();
         CacheEntry aged = store(c, get("/aged"), ok(1, "cache-control", "max-age=9", "age", "4"), "x", 0);
-        assertThat(aged.head(HttpCache.now(), false, false).fields().get(new AsciiString("age")).toString()).isEqualTo("4");
+        assertThat(aged.head(aged.validated, false, false).fields().get(new AsciiString("age")).toString()).isEqualTo("4");
         assertThat(c.size()).isEqualTo(1);
     }
 
@@ -186,7 +186,8 @@ class CacheRulesTest {
         assertThat(c.size()).isEqualTo(2);
         assertThat(new String(c.lookup(HttpCache.key(get("/v")), fields("accept-encoding", "gzip, br")).body(), StandardCharsets.US_ASCII))
                 .isEqualTo("x");
-        assertThat(c.show()).hasSize(3).allMatch(l -> !l.contains("vary:0x0000000000000000") || l.contains("shctx"));
+        // show cache prints the first variant of a key only, as HAProxy walks its tree
+        assertThat(c.show()).hasSize(2).allMatch(l -> !l.contains("vary:0x0000000000000000") || l.contains("shctx"));
         assertThat(store(c, get("/v", "accept-encoding", "br"), ok(1, "cache-control", "max-age=9", "vary", "cookie"), "z", 1)).isNull();
     }
 
