@@ -266,7 +266,7 @@ public final class HttpCache {
         return usedBlocks.get();
     }
 
-    /** The entries now, oldest variant first within a key. */
+    /** How many entries the cache holds now, every variant counted. */
     public int size() {
         int n = 0;
         for (CacheEntry[] l : entries.values()) {
