@@ -272,4 +272,42 @@ class CacheParityTest {
         assertThat(ours).isEqualTo(theirs);
         assertThat(ours.originHits()).containsEntry("GET /cc", 3);
     }
+
+    /** One exchange through curl: HTTP/2 with prior knowledge or HTTP/1.1; its status line and whether it had Age. */
+    private static String curl(int port, String path, boolean h2) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(Program.CURL.require(), "-s", h2 ? "--http2-prior-knowledge" : "--http1.1", "-D", "-", "-o", "/dev/null",
+                "http://127.0.0.1:" + port + path).redirectErrorStream(true).start();
+        String head = new String(p.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+        assertThat(p.waitFor()).isZero();
+        String status = head.lines().findFirst().orElse("").strip();
+        return (h2 ? "h2 " : "h1 ") + path + " => " + status + (head.toLowerCase(java.util.Locale.ROOT).contains("\nage: ") ? " age" : "");
+    }
+
+    /**
+     * HTTP/2 requests are keyed by HAProxy's absolute URI, whose scheme is the request's: over clear text, "http", so an
+     * HTTP/2 request does not find what an HTTP/1 request stored for the same path, and the other way round.
+     */
+    @Test
+    void http2RequestsAreKeyedByTheirSchemeAsInHaproxy() throws Exception {
+        Program.HAPROXY.require();
+        int port = Ports.free();
+        List<List<String>> runs = new ArrayList<>();
+        for (boolean haproxy : new boolean[] {true, false}) {
+            int before = origin.requests().size();
+            List<String> out = new ArrayList<>();
+            try (Daemon d = Daemon.start(haproxy, config(port, ""), port)) {
+                out.add(curl(port, "/cc", false));
+                out.add(curl(port, "/cc", true));
+                out.add(curl(port, "/cc", true));
+                out.add(curl(port, "/cc", false));
+                out.add(curl(port, "/etag", true));
+                out.add(curl(port, "/etag", true));
+            }
+            out.add("origin: " + (origin.requests().size() - before));
+            runs.add(out);
+        }
+        assertThat(runs.get(1)).as("Sluice against HAProxy 2.6").isEqualTo(runs.get(0));
+        assertThat(runs.get(1)).containsExactly("h1 /cc => HTTP/1.1 200 OK", "h2 /cc => HTTP/2 200", "h2 /cc => HTTP/2 200 age",
+                "h1 /cc => HTTP/1.1 200 OK age", "h2 /etag => HTTP/2 200", "h2 /etag => HTTP/2 200 age", "origin: 3");
+    }
 }

@@ -76,8 +76,17 @@ public final class HttpCache {
         return System.currentTimeMillis() / 1000;
     }
 
-    /** The primary key of a request: SHA-1 of its absolute URI, or of "https://" + Host + target; null without a Host. */
+    /** {@link #key(RequestHead, String)} of an HTTP/1 request. */
     public static Key key(RequestHead r) {
+        return key(r, "https://");
+    }
+
+    /**
+     * The primary key of a request: SHA-1 of its absolute URI, or of "https://" + Host + target; null without a Host. An
+     * HTTP/2 or HTTP/3 request is HAProxy's absolute URI, {@code scheme} (its {@code :scheme}: Sluice takes "https://"
+     * over TLS, "http://" in clear text) + authority + path.
+     */
+    public static Key key(RequestHead r, String scheme) {
         String target = r.target().toString();
         if (target.isEmpty()) {
             return null;
@@ -88,7 +97,7 @@ public final class HttpCache {
             if (h < 0) {
                 return null;
             }
-            uri = "https://" + r.fields().value(h) + target;
+            uri = scheme + r.fields().value(h) + target;
         } else {
             uri = target;
         }

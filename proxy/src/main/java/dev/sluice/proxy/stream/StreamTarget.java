@@ -266,7 +266,8 @@ final class StreamTarget extends ClientTxn<ClientSide> implements RuleTarget {
             return;
         }
         cacheRequest = null;
-        HttpCache.Key key = HttpCache.key(request);
+        HttpVersion v = request.version();
+        HttpCache.Key key = HttpCache.key(request, v != HttpVersion.HTTP_1_0 && v != HttpVersion.HTTP_1_1 && !client.tls() ? "http://" : "https://");
         if (key == null) {
             return;
         }
