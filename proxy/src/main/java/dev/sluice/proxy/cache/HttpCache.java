@@ -101,12 +101,17 @@ public final class HttpCache {
         } else {
             uri = target;
         }
+        return new Key(SHA1.get().digest(uri.getBytes(StandardCharsets.ISO_8859_1)));
+    }
+
+    /** One digest per thread (an event loop's), reset by each {@code digest}. */
+    private static final ThreadLocal<MessageDigest> SHA1 = ThreadLocal.withInitial(() -> {
         try {
-            return new Key(MessageDigest.getInstance("SHA-1").digest(uri.getBytes(StandardCharsets.ISO_8859_1)));
+            return MessageDigest.getInstance("SHA-1");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
-    }
+    });
 
     /**
      * The fresh entry that answers a request of primary key {@code key} and fields {@code request}, or null. As HAProxy:
