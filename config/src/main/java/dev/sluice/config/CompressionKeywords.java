@@ -21,7 +21,7 @@ final class CompressionKeywords {
                         + " no-transform or a multipart type, are compressed (zlib level 1, flushed as data arrives); the backend's"
                         + " settings win over the frontend's, as in HAProxy.",
                 CompressionKeywords::compression));
-        // the other filters (spoe, cache, trace, bwlim-*, fcgi-app) are Unsupported's "filter"
+        // filter cache is CacheKeywords'; the others (spoe, trace, bwlim-*, fcgi-app) are Unsupported's "filter"
         r.family("filter", "filter");
         r.register(new Keyword("filter compression", EnumSet.of(Section.FRONTEND, Section.LISTEN, Section.BACKEND), "filter compression",
                 "Declare the compression filter. Compression being the only filter, the 'compression' keywords are enough, as in"
@@ -38,6 +38,7 @@ final class CompressionKeywords {
             return;
         }
         c.proxy().compressionFilter = true;
+        CacheKeywords.compressionFilter(c.proxy(), c.at());
     }
 
     private static void compression(KeywordContext c) {

@@ -1,6 +1,7 @@
 package dev.sluice.config;
 
 import dev.sluice.config.model.Acl;
+import dev.sluice.config.model.Cache;
 import dev.sluice.config.model.AclExpr;
 import dev.sluice.config.model.Bind;
 import dev.sluice.config.model.Condition;
@@ -109,6 +110,10 @@ public final class ConfigParser {
     /** {@code userlist} sections in order; the one being parsed. */
     private final List<UserlistKeywords.Builder> userlists = new ArrayList<>();
     private UserlistKeywords.Builder currentUserlist;
+    /** {@code cache} sections by name, in order; the one being parsed (null outside one, or after a bad header). */
+    private final Map<String, CacheKeywords.Builder> caches = new LinkedHashMap<>();
+    private final Map<String, Cache> builtCaches = new LinkedHashMap<>();
+    private CacheKeywords.Builder currentCache;
 
     // current section
     private Section section;
@@ -142,10 +147,14 @@ public final class ConfigParser {
         for (UserlistKeywords.Builder u : userlists) {
             lists.add(u.build());
         }
+        endCache();
         check(built);
         checkUserlists(lists, built);
+        for (ProxyBuilder p : proxies) {
+            CacheKeywords.check(p, builtCaches, diags);
+        }
         if (!diags.hasErrors()) {
-            config = new Config(g, built, lists);
+            config = new Config(g, built, lists, List.copyOf(builtCaches.values()));
         }
         return new Result(config, diags.list());
     }
@@ -190,6 +199,8 @@ public final class ConfigParser {
             }
             line(at, words);
         }
+        // a section ends with its file
+        endCache();
         pp.finish();
     }
 
@@ -241,6 +252,18 @@ public final class ConfigParser {
                 userlistHeader(at, words);
                 return;
             }
+            case "cache" -> {
+                CacheKeywords.Builder b = CacheKeywords.header(at, words, caches, diags);
+                startSection(Section.CACHE, null);
+                if (b == null) {
+                    // as HAProxy: the lines of a section whose header failed are not read
+                    skippingUnsupported = true;
+                } else {
+                    currentCache = b;
+                    caches.put(b.name, b);
+                }
+                return;
+            }
             default -> {
             }
         }
@@ -282,9 +305,21 @@ public final class ConfigParser {
     }
 
     private void startSection(Section s, ProxyBuilder p) {
+        endCache();
         section = s;
         current = p;
         skippingUnsupported = false;
+    }
+
+    /** The cache section being parsed ends: its cache, when it has what it needs. */
+    private void endCache() {
+        if (currentCache != null) {
+            Cache c = CacheKeywords.end(currentCache, diags);
+            if (c != null) {
+                builtCaches.put(c.name(), c);
+            }
+            currentCache = null;
+        }
     }
 
     private void proxyHeader(SourceRef at, List<String> words) {
@@ -383,6 +418,7 @@ public final class ConfigParser {
         KeywordContext ctx = new KeywordContext(at, w, kwWords, negated, section, current, global, diags, settings, paths);
         ctx.httpErrors(httpErrors, currentErrors);
         ctx.userlist(currentUserlist);
+        ctx.cache(currentCache);
         k.parser().parse(ctx);
     }
 

@@ -48,6 +48,16 @@ public final class KeywordContext {
     }
 
     private UserlistKeywords.Builder userlist;
+    private CacheKeywords.Builder cache;
+
+    void cache(CacheKeywords.Builder current) {
+        this.cache = current;
+    }
+
+    /** The {@code cache} section being parsed. */
+    CacheKeywords.Builder currentCache() {
+        return cache;
+    }
 
     void userlist(UserlistKeywords.Builder current) {
         this.userlist = current;

@@ -42,6 +42,7 @@ public final class KeywordRegistry {
             UserlistKeywords::register,
             RetryKeywords::register,
             CompressionKeywords::register,
+            CacheKeywords::register,
             QuicKeywords::register,
             CheckKeywords::register,
             TcpCheckKeywords::register,

@@ -84,6 +84,8 @@ public final class ProxyBuilder {
     boolean compOffload;
     /** {@code filter compression} was declared (once per proxy). */
     boolean compressionFilter;
+    /** The filters in declaration order: compression and caches, explicit or declared by a cache rule. */
+    final List<CacheKeywords.Filter> filters = new ArrayList<>();
     public HttpOptions.ForwardFor forwardFor;
     boolean useProxyHeader;
     long h3AltSvcMaxAge = -1;

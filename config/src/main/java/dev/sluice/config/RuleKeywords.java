@@ -92,6 +92,13 @@ final class RuleKeywords {
                             + " metrics of frontends, backends, servers, stick tables and the process, in Prometheus' text format, under"
                             + " HAProxy 2.6's names; the URI's query selects as HAProxy's: scope=<global|frontend|listener|backend|server|sticktable|*>,"
                             + " repeatable, an empty one for none, and no-maint to leave out servers in maintenance)."),
+            new Spec("cache-use", REQ, 1, 1, "cache-use <cache>",
+                    "Answer from the cache when it holds a fresh response for the request (Host and URI, and the Vary fields);"
+                            + " also needed by cache-store, as it computes the request's key."),
+            new Spec("cache-store", RES, 1, 1, "cache-store <cache>",
+                    "Store the response in the cache when HAProxy would (200 to a GET of HTTP/1.1 or later, fresh or with a validator,"
+                            + " not private nor no-store, without Authorization in the request, a Vary the cache processes, within"
+                            + " max-object-size); the head as it is at this rule."),
             new Spec("wait-for-body", REQ, 2, 4, "wait-for-body time <time> [at-least <size>]",
                     "Hold the request until its whole body, <size> bytes of it or a full buffer (tune.bufsize) arrived, so that req.body"
                             + " fetches see it; 408 when <time> passes first."));
@@ -158,6 +165,15 @@ final class RuleKeywords {
         List<String> a = c.args();
         int end = c.conditionStart(0);
         List<String> args = a.subList(0, end);
+        if ((name.equals("cache-use") || name.equals("cache-store")) && args.isEmpty()) {
+            c.lineError("error detected in " + TcpRuleKeywords.typeOf(c.section()) + " '" + c.proxy().name + "' while parsing '" + family + " "
+                    + name + "' rule : expects a cache name.");
+            return;
+        }
+        if ((name.equals("cache-use") || name.equals("cache-store")) && args.size() > 1) {
+            c.lineError("'" + family + " " + name + "' expects either 'if' or 'unless' followed by a condition but found '" + args.get(1) + "'.");
+            return;
+        }
         if (args.size() < s.min() || s.max() >= 0 && args.size() > s.max()) {
             c.error("expects " + (s.min() == s.max() ? s.min() + "" : s.min() + " to " + (s.max() < 0 ? "more" : s.max())) + " argument(s); syntax: "
                     + family + " " + s.syntax() + ".");
@@ -193,6 +209,9 @@ final class RuleKeywords {
             if (cond == null) {
                 return;
             }
+        }
+        if (name.equals("cache-use") || name.equals("cache-store")) {
+            CacheKeywords.ruleNames(c, args.get(0));
         }
         HttpRule rule = new HttpRule.Action(c.at(), cond, word, args);
         if (family.equals("http-request")) {

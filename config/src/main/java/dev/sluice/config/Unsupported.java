@@ -22,7 +22,6 @@ final class Unsupported {
             Map.entry("peers", "peers (stick-table replication)"),
             Map.entry("resolvers", "DNS resolvers"),
             Map.entry("mailers", "email alerts (mailers)"),
-            Map.entry("cache", "the HTTP cache"),
             Map.entry("program", "program sections (master-worker side programs)"),
             Map.entry("ring", "ring buffers"),
             Map.entry("fcgi-app", "FastCGI applications"),
@@ -34,7 +33,10 @@ final class Unsupported {
     /** Keywords (first word, or "first second" for families) with the feature they belong to. */
     static final Map<String, String> KEYWORDS = Map.ofEntries(
             Map.entry("lua-load", LUA), Map.entry("lua-load-per-thread", LUA), Map.entry("lua-prepend-path", LUA),
-            Map.entry("filter", "filters other than compression (SPOE, cache, trace, bandwidth limits)"),
+            Map.entry("filter", "filters other than compression and cache (SPOE, trace, bandwidth limits, FastCGI)"),
+            Map.entry("filter spoe", SPOE), Map.entry("filter trace", "the trace filter"),
+            Map.entry("filter bwlim-in", "bandwidth limitation filters"), Map.entry("filter bwlim-out", "bandwidth limitation filters"),
+            Map.entry("filter fcgi-app", "FastCGI applications"),
             Map.entry("log-send-hostname", LOGS), 
             
             

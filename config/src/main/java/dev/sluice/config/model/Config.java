@@ -5,16 +5,30 @@ import java.util.Optional;
 
 /**
  * A whole parsed configuration: the global section, every frontend, backend and listen proxy, and the
- * userlists.
+ * userlists and caches.
  */
-public record Config(Global global, List<Proxy> proxies, List<Userlist> userlists) {
+public record Config(Global global, List<Proxy> proxies, List<Userlist> userlists, List<Cache> caches) {
     public Config {
         proxies = List.copyOf(proxies);
         userlists = List.copyOf(userlists);
+        caches = List.copyOf(caches);
+    }
+
+    public Config(Global global, List<Proxy> proxies, List<Userlist> userlists) {
+        this(global, proxies, userlists, List.of());
     }
 
     public Config(Global global, List<Proxy> proxies) {
-        this(global, proxies, List.of());
+        this(global, proxies, List.of(), List.of());
+    }
+
+    public Optional<Cache> cache(String name) {
+        for (Cache c : caches) {
+            if (c.name().equals(name)) {
+                return Optional.of(c);
+            }
+        }
+        return Optional.empty();
     }
 
     public Optional<Userlist> userlist(String name) {

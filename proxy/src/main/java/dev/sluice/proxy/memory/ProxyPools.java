@@ -73,6 +73,15 @@ public final class ProxyPools {
         return sessions;
     }
 
+    /**
+     * Where the HTTP caches count their memory: one 1 kB object per block an entry holds ({@code cache}, as HAProxy
+     * counts a cache's memory), so that {@code show pools} shows it and the {@code -m} ceiling bounds it beside each
+     * cache's own {@code total-max-size}. Registered when a configuration has caches.
+     */
+    public Budget cacheBlocks() {
+        return registry.budget("cache", 1024);
+    }
+
     /** Where a stick table with entries of {@code entrySize} bytes accounts them. */
     public EntryMemory tableMemory(int entrySize) {
         Budget b = registry.budget("sticktables", entrySize);

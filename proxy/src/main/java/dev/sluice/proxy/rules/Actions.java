@@ -93,6 +93,19 @@ public final class Actions {
                 return Action.Verdict.DONE;
             };
             case "return" -> returnFromArgs(args);
+            case "cache-use", "cache-store" -> {
+                String cache = args.get(0);
+                boolean use = name.equals("cache-use");
+                String proxy = CompileScope.proxy();
+                yield t -> {
+                    if (use) {
+                        t.cacheUse(cache);
+                    } else {
+                        t.cacheStore(cache, proxy);
+                    }
+                    return Action.Verdict.CONTINUE;
+                };
+            }
             case "use-service" -> {
                 String svc = args.get(0);
                 yield t -> {

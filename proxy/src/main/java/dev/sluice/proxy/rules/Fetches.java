@@ -107,6 +107,8 @@ public final class Fetches {
         for (String n : new String[] {"res.hdr_cnt", "shdr_cnt"}) {
             def(n, 0, 1, Match.INT, true, a -> new HeaderCount(true, a.isEmpty() ? null : a.get(0), true));
         }
+        def("res.cache_hit", 0, 0, Match.BOOL, true, a -> t -> t.cacheName() != null);
+        def("res.cache_name", 0, 0, Match.STR, true, a -> t -> t.cacheName());
         def("res.ver", 0, 0, Match.STR, true, a -> t -> t.response() == null ? null : version(t.response()));
         def("var", 1, 2, null, false, a -> {
             String name = a.get(0);

@@ -81,8 +81,6 @@ final class FetchesMissing {
             Map.entry("queue", "proxy and server states read by rules (not implemented yet)"),
             Map.entry("req.hdrs_bin", "HTTP message fetches (not implemented yet)"),
             Map.entry("res.body_size", "HTTP message fetches (not implemented yet)"),
-            Map.entry("res.cache_hit", "the HTTP cache (not implemented yet)"),
-            Map.entry("res.cache_name", "the HTTP cache (not implemented yet)"),
             Map.entry("res.comp", "response compression introspection (not implemented yet)"),
             Map.entry("res.comp_algo", "response compression introspection (not implemented yet)"),
             Map.entry("res.hdrs_bin", "HTTP message fetches (not implemented yet)"),

@@ -80,6 +80,17 @@ public interface RuleTarget extends Txn {
      * it when positive, or as much as the stream holds); otherwise the stream starts waiting for it (at most
      * {@code millis}, then 408) and false is returned: the rules must yield.
      */
+    /**
+     * {@code http-request cache-use <cache>}: the request is answered from the cache when it holds a fresh response
+     * for it (once every request rule ran); also what lets {@code cache-store} compute the request's keys.
+     */
+    default void cacheUse(String cache) {
+    }
+
+    /** {@code http-response cache-store <cache>} of proxy {@code proxy}: the response is stored as it goes, when it may be. */
+    default void cacheStore(String cache, String proxy) {
+    }
+
     /** The service of this name for {@code use-service}, or null when the frontend has none. */
     default Service service(String name) {
         return null;

@@ -83,6 +83,11 @@ public interface Txn {
     }
 
     /** When the request began, epoch milliseconds ({@code %Ts}, {@code %ms} in rule values and unique ids). */
+    /** The name of the cache that answered ({@code res.cache_name}), null when a server did. */
+    default String cacheName() {
+        return null;
+    }
+
     default long requestDate() {
         return System.currentTimeMillis();
     }

@@ -27,6 +27,7 @@ import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.Listener;
 import dev.sluice.proxy.log.AccessLog;
 import dev.sluice.proxy.log.LogWriter;
+import dev.sluice.proxy.cache.Caches;
 import dev.sluice.proxy.memory.ProxyPools;
 import dev.sluice.proxy.metrics.PrometheusExporter;
 import dev.sluice.proxy.metrics.ScrapeQuery;
@@ -153,6 +154,7 @@ public final class ProxyRuntime {
             backends.put(p.name(), be);
         }
         Userlists userlists = Userlists.compile(config.userlists());
+        Caches caches = new Caches(config.caches(), config.caches().isEmpty() ? null : pools.cacheBlocks());
         this.metrics = new PrometheusExporter(config.global().tune().prometheusMaxSeries());
         this.metrics.register(new ProxyMetrics(this));
         pools.register(metrics);
@@ -180,6 +182,7 @@ public final class ProxyRuntime {
             fe.userlists(userlists);
             fe.streamBudget(pools.streams());
             fe.services(Map.of("prometheus-exporter", prometheusService));
+            fe.caches(caches);
             frontends.put(p.name(), fe);
             ConnectionRules connectionRules = rules.connection().isEmpty() ? null : new ConnectionRules(rules.connection(), fe, false);
             for (Listener l : BindPipelines.listeners(p, fe, limit, connectionRules, tls, quic)) {
@@ -199,6 +202,7 @@ public final class ProxyRuntime {
         StreamCommands.register(registry, workers, streams, backends.values());
         TableCommands.register(registry, stickTables);
         pools.register(registry, this::onEachLoop);
+        caches.register(registry);
         this.admin = new AdminSockets(config.global().statsSockets(), config.global().statsTimeoutMs(), registry);
     }
 

@@ -29,12 +29,13 @@ final class StatRows {
     private static final Counter[] FRONTEND_COUNTERS = {
         Counter.SESSIONS, Counter.BYTES_IN, Counter.BYTES_OUT, Counter.DENIED_REQUESTS, Counter.DENIED_RESPONSES, Counter.REQUEST_ERRORS,
         Counter.REQUESTS, Counter.COMP_IN, Counter.COMP_OUT, Counter.COMP_BYP, Counter.COMP_RSP, Counter.CONNECTIONS, Counter.INTERCEPTED,
-        Counter.DENIED_CONNECTIONS, Counter.DENIED_SESSIONS
+        Counter.DENIED_CONNECTIONS, Counter.DENIED_SESSIONS, Counter.CACHE_LOOKUPS, Counter.CACHE_HITS
     };
     private static final Counter[] BACKEND_COUNTERS = {
         Counter.SESSIONS, Counter.BYTES_IN, Counter.BYTES_OUT, Counter.DENIED_REQUESTS, Counter.DENIED_RESPONSES, Counter.CONNECT_ERRORS,
         Counter.RESPONSE_ERRORS, Counter.RETRIES, Counter.REDISPATCHES, Counter.SELECTED, Counter.REQUESTS, Counter.CLIENT_ABORTS,
-        Counter.SERVER_ABORTS, Counter.COMP_IN, Counter.COMP_OUT, Counter.COMP_BYP, Counter.COMP_RSP, Counter.CONNECTS, Counter.REUSES
+        Counter.SERVER_ABORTS, Counter.COMP_IN, Counter.COMP_OUT, Counter.COMP_BYP, Counter.COMP_RSP, Counter.CONNECTS, Counter.REUSES,
+        Counter.CACHE_LOOKUPS, Counter.CACHE_HITS
     };
     private static final Counter[] SERVER_COUNTERS = {
         Counter.SESSIONS, Counter.BYTES_IN, Counter.BYTES_OUT, Counter.DENIED_RESPONSES, Counter.CONNECT_ERRORS, Counter.RESPONSE_ERRORS,

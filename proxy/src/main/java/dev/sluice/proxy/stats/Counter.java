@@ -38,7 +38,11 @@ public enum Counter {
     COMP_IN(StatColumn.COMP_IN, false),
     COMP_OUT(StatColumn.COMP_OUT, false),
     COMP_BYP(StatColumn.COMP_BYP, false),
-    COMP_RSP(StatColumn.COMP_RSP, false);
+    COMP_RSP(StatColumn.COMP_RSP, false),
+    /** Requests a {@code cache-use} rule of this proxy looked up. */
+    CACHE_LOOKUPS(StatColumn.CACHE_LOOKUPS, false),
+    /** Requests a {@code cache-use} rule of this proxy answered from the cache. */
+    CACHE_HITS(StatColumn.CACHE_HITS, false);
 
     private final StatColumn column;
     private final boolean rated;

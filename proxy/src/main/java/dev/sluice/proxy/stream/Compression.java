@@ -50,6 +50,12 @@ final class Compression {
         return out;
     }
 
+    /** The frontend's name when its own settings compress (the backend has no algorithm), else null. */
+    String byFrontend(Backend backend) {
+        dev.sluice.config.model.Compression b = backend.http().compression();
+        return b == null || b.algos().isEmpty() ? frontend.name() : null;
+    }
+
     /** Whether the response is being compressed. */
     boolean active() {
         return compressor != null;

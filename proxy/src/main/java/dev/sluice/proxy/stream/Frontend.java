@@ -16,6 +16,8 @@ import dev.sluice.proxy.log.AccessLog;
 import dev.sluice.proxy.log.CapturePlan;
 import dev.sluice.proxy.rules.Cond;
 import dev.sluice.proxy.rules.ForwardFor;
+import dev.sluice.proxy.cache.Caches;
+import dev.sluice.proxy.cache.HttpCache;
 import dev.sluice.proxy.rules.PageService;
 import dev.sluice.proxy.rules.ProcScope;
 import dev.sluice.proxy.rules.ProxyRules;
@@ -173,6 +175,18 @@ public final class Frontend {
     /** Sets the stats page; before the frontend accepts connections. */
     public void statsPage(PageService page) {
         this.statsPage = page;
+    }
+
+    private Caches caches;
+
+    /** Sets the configuration's caches ({@code cache-use}, {@code cache-store}); before the frontend accepts connections. */
+    public void caches(Caches c) {
+        this.caches = c;
+    }
+
+    /** The cache of that name, or null. */
+    public HttpCache cache(String name) {
+        return caches == null ? null : caches.get(name);
     }
 
     /** Sets the services {@code use-service} may name; before the frontend accepts connections. */

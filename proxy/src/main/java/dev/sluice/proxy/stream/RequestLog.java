@@ -78,6 +78,11 @@ public final class RequestLog {
         LogEvent e = common(s.client(), frontend, status > 0 ? status : -1, outcome.cause(), outcome.state());
         e.requestDate = acc.requestDate();
         server(e, s, s.slot(), s.attempts());
+        if (s.fromCache()) {
+            // the cache applet served it: HAProxy logs the applet's name and no wait
+            e.server = "<CACHE>";
+            e.tQueue = 0;
+        }
         e.method = request.method().toString();
         e.uri = request.target().toString();
         e.version = request.version().text();

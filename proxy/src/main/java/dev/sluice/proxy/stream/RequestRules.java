@@ -4,6 +4,7 @@ import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.rules.Action;
+import dev.sluice.proxy.rules.ForwardFor;
 import dev.sluice.proxy.rules.PageService;
 import dev.sluice.proxy.rules.Rule;
 import dev.sluice.proxy.rules.Service;
@@ -73,6 +74,14 @@ final class RequestRules {
             return false;
         }
         return !servePage(backend.statsPage(), backend.rules().request().size());
+    }
+
+    /** {@code option forwardfor}: the backend's, else the frontend's. */
+    void forwardFor() {
+        ForwardFor ff = stream.backend().forwardFor() != null ? stream.backend().forwardFor() : frontend.forwardFor();
+        if (ff != null) {
+            ff.apply(request, stream.client().remoteAddress().getAddress());
+        }
     }
 
     /**

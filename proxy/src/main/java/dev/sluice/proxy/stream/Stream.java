@@ -5,6 +5,7 @@ import dev.sluice.config.model.Retries.RetryOn;
 import dev.sluice.pools.Budget;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.cache.CacheFill;
 import dev.sluice.proxy.http.HeaderNames;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.HttpVersion;
@@ -12,7 +13,6 @@ import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.log.LogCaptures;
 import dev.sluice.proxy.rules.Action;
-import dev.sluice.proxy.rules.ForwardFor;
 import dev.sluice.proxy.rules.Rule;
 import dev.sluice.proxy.rules.Trackers;
 import dev.sluice.proxy.stream.Termination.Cause;
@@ -76,6 +76,8 @@ public final class Stream extends Live implements Exchange {
     private boolean closeAfter;
     private boolean logged;
     private boolean lineLogged;
+    /** The response going into a cache ({@code cache-store}), or null. */
+    private CacheFill cacheFill;
     /** The frontend's stream budget while this stream holds a place in it; given back once, at {@link #log}. */
     private Budget budget;
 
@@ -231,8 +233,12 @@ public final class Stream extends Live implements Exchange {
         // stickiness and the balancing
         persistence.captureCookie(target.captures());
         Server cookie = persistence.cookieServer(backend);
-        forwardFor();
+        rules.forwardFor();
         compression = Compression.select(frontend, request, backend);
+        if (target.cacheHit() != null) {
+            CacheAnswer.serve(this, client, target.cacheHit());
+            return;
+        }
         AsciiString idHeader = frontend.uniqueIdHeader();
         if (idHeader != null) {
             request.fields().add(idHeader, new AsciiString(target.uniqueId()));
@@ -252,13 +258,6 @@ public final class Stream extends Live implements Exchange {
         HttpOptions.ConnectionMode a = frontend.http().connectionMode();
         HttpOptions.ConnectionMode b = backend == null ? a : backend.http().connectionMode();
         return a.ordinal() >= b.ordinal() ? a : b;
-    }
-
-    private void forwardFor() {
-        ForwardFor ff = backend.forwardFor() != null ? backend.forwardFor() : frontend.forwardFor();
-        if (ff != null) {
-            ff.apply(request, client.remoteAddress().getAddress());
-        }
     }
 
     // ------------------------------------------------------------------ server connection (see Connecting)
@@ -380,6 +379,7 @@ public final class Stream extends Live implements Exchange {
             accounting.sent(head.status());
             if (!switching && compression != null && compression.start(backend, head)) {
                 accounting.compressing();
+                cacheFill = cacheFill != null && cacheFill.compressedBefore(compression.byFrontend(backend)) ? null : cacheFill;
             }
         }
         client.sendHead(head);
@@ -450,6 +450,9 @@ public final class Stream extends Live implements Exchange {
             data.release();
             return;
         }
+        if (cacheFill != null) {
+            cacheFill.append(data);
+        }
         if (compression != null) {
             data = compression.compress(data);
         }
@@ -472,6 +475,9 @@ public final class Stream extends Live implements Exchange {
         conn = null;
         // back to the pool first, so a pipelined next request may reuse it at once
         c.release();
+        if (cacheFill != null) {
+            cacheFill.complete();
+        }
         endTracking();
         long before = client.bytesOut();
         if (compression != null && compression.active()) {
@@ -608,6 +614,41 @@ public final class Stream extends Live implements Exchange {
         client.flush();
     }
 
+    // ------------------------------------------------------------------ the cache
+
+    /** {@code cache-store}: the response's body goes into the cache too as it passes. */
+    void cacheFill(CacheFill f) {
+        cacheFill = f;
+    }
+
+    /** Whether the cache answered ({@code <CACHE>} in the log), not a server. */
+    boolean fromCache() {
+        return target.cacheHit() != null && responseStarted;
+    }
+
+    /** The cache's response goes out as a server's would (see {@link CacheAnswer}); false when a response rule answered. */
+    boolean localResponse(ResponseHead head) {
+        responseStarted = true;
+        status = head.status();
+        response = head;
+        responsePhase = true;
+        if (Rule.run(backend.rules().response(), target) == Action.Verdict.DONE || Rule.run(frontend.rules().response(), target) == Action.Verdict.DONE) {
+            return false;
+        }
+        afterResponse(head);
+        accounting.sent(head.status());
+        if (compression != null && compression.start(backend, head)) {
+            accounting.compressing();
+        }
+        finished = true;
+        endTracking();
+        return true;
+    }
+
+    Compression compression() {
+        return compression;
+    }
+
     // ------------------------------------------------------------------ the ends the proxy makes (see Answers)
 
     /** Answers with a generated error page. */
@@ -674,6 +715,7 @@ public final class Stream extends Live implements Exchange {
         if (compression != null) {
             compression.end(backend);
         }
+        target.releaseHit();
         Budget b = budget;
         if (b != null) {
             budget = null;

@@ -3,12 +3,19 @@ package dev.sluice.proxy.stream;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.auth.Userlists;
 import dev.sluice.proxy.backend.Backend;
+import dev.sluice.proxy.cache.CacheEntry;
+import dev.sluice.proxy.cache.CacheFill;
+import dev.sluice.proxy.cache.Cacheability;
+import dev.sluice.proxy.cache.HttpCache;
+import dev.sluice.proxy.cache.SecondaryKey;
 import dev.sluice.proxy.http.HttpVersion;
 import dev.sluice.proxy.http.MessageHead;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.log.LogCaptures;
 import dev.sluice.proxy.rules.Action;
+import dev.sluice.proxy.stats.Counter;
+import dev.sluice.proxy.stats.Counters;
 import dev.sluice.proxy.rules.Rule;
 import dev.sluice.proxy.rules.RuleTarget;
 import dev.sluice.proxy.rules.Service;
@@ -34,6 +41,11 @@ final class StreamTarget extends ClientTxn<ClientSide> implements RuleTarget {
     private long serverTimeout = -1;
     private long tunnelTimeout = -1;
     private int retries = -1;
+    /** What {@code cache-use} learnt of the request (its keys and cacheability), null before or without one. */
+    private CacheFill.Request cacheRequest;
+    private CacheEntry cacheHit;
+    private HttpCache hitCache;
+    private boolean hitReleased;
 
     StreamTarget(Stream stream, ClientSide client, Frontend frontend, RequestHead request) {
         super(client, frontend);
@@ -244,6 +256,73 @@ final class StreamTarget extends ClientTxn<ClientSide> implements RuleTarget {
     public void setRetries(int n) {
         if (!afterResponse) {
             retries = n;
+        }
+    }
+
+    @Override
+    public void cacheUse(String name) {
+        HttpCache cache = frontend.cache(name);
+        if (afterResponse || cache == null || stream.responsePhase()) {
+            return;
+        }
+        cacheRequest = null;
+        HttpVersion v = request.version();
+        HttpCache.Key key = HttpCache.key(request, v != HttpVersion.HTTP_1_0 && v != HttpVersion.HTTP_1_1 && !client.tls() ? "http://" : "https://");
+        if (key == null) {
+            return;
+        }
+        int flags = Cacheability.request(request);
+        cacheRequest = new CacheFill.Request(key, flags, null);
+        if ((flags & Cacheability.IGNORE) != 0) {
+            return;
+        }
+        // counted on the proxy whose rule looked: the frontend's, or the backend's once chosen
+        Counters counters = stream.backend() != null ? stream.backend().counters() : frontend.counters();
+        counters.add(Counter.CACHE_LOOKUPS);
+        CacheEntry e = cache.lookup(key, request.fields());
+        if (e != null && cacheHit == null) {
+            cache.using(e);
+            cacheHit = e;
+            hitCache = cache;
+            counters.add(Counter.CACHE_HITS);
+        } else if (e == null && cache.config().processVary()) {
+            // every part of the secondary key, until the response tells which count
+            cacheRequest = new CacheFill.Request(key, flags, SecondaryKey.of(request.fields(), SecondaryKey.ALL));
+        }
+    }
+
+    @Override
+    public void cacheStore(String name, String proxy) {
+        HttpCache cache = frontend.cache(name);
+        if (afterResponse || cache == null || !stream.responsePhase() || stream.fromCache()) {
+            return;
+        }
+        CacheFill fill = CacheFill.start(cache, cacheRequest, request, stream.response());
+        if (fill != null) {
+            stream.cacheFill(fill.storedBy(proxy));
+        }
+    }
+
+    @Override
+    public String cacheName() {
+        return stream.fromCache() ? hitCache.name() : null;
+    }
+
+    /** The entry a {@code cache-use} rule found for the request (held until {@link #releaseHit}), or null. */
+    CacheEntry cacheHit() {
+        return cacheHit;
+    }
+
+    /** The cache of {@link #cacheHit}. */
+    HttpCache hitCache() {
+        return hitCache;
+    }
+
+    /** The stream is done with the entry it found (it stays its {@link #cacheHit}, for the log). */
+    void releaseHit() {
+        if (cacheHit != null && !hitReleased) {
+            hitReleased = true;
+            hitCache.released(cacheHit);
         }
     }
 

@@ -300,6 +300,7 @@ public final class EmbeddedProxy implements AutoCloseable {
         Frontend fe = frontend;
         frontend.httpHandoff(chosen -> new H1ClientConnection(fe, true, chosen));
         frontend.process(prepared.process());
+        frontend.caches(new dev.sluice.proxy.cache.Caches(config.caches(), null));
         if (problems.stream().anyMatch(s -> s.contains("error"))) {
             throw new IllegalArgumentException(problems.toString());
         }
