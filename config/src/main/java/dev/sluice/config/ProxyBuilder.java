@@ -21,6 +21,7 @@ import dev.sluice.config.model.Monitor;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.ProxyKind;
 import dev.sluice.config.model.ProxyOptions;
+import dev.sluice.config.model.ServerStateFiles;
 import dev.sluice.config.model.Retries;
 import dev.sluice.config.model.Server;
 import dev.sluice.config.model.StickRule;
@@ -127,6 +128,10 @@ public final class ProxyBuilder {
     String dynamicCookieKey;
     /** {@code option prefer-last-server}. */
     boolean preferLastServer;
+    /** {@code load-server-state-from-file} (null: not set, none). */
+    ServerStateFiles.From serverStateFrom;
+    /** {@code server-state-file-name} (null: the backend's name); not inherited from defaults, as in HAProxy. */
+    String serverStateFileName;
     /** {@code fullconn} (0: HAProxy's default). */
     int fullconn;
     /** {@code option abortonclose}. */
@@ -217,6 +222,7 @@ public final class ProxyBuilder {
         cookieAttrs = d.cookieAttrs;
         dynamicCookieKey = d.dynamicCookieKey;
         preferLastServer = d.preferLastServer;
+        serverStateFrom = d.serverStateFrom;
         fullconn = d.fullconn;
         abortOnClose = d.abortOnClose;
         contStats = d.contStats;
@@ -323,8 +329,16 @@ public final class ProxyBuilder {
                 kind.hasBackend() && cookie != null ? cookie.withDynamicKey(dynamicCookieKey) : null,
                 new ProxyOptions(kind.hasBackend() && preferLastServer, kind.hasBackend() ? fullconn : 0,
                         kind.hasBackend() && abortOnClose, kind.hasFrontend() && contStats,
-                        kind.hasFrontend() && ignoreProbes, splice),
+                        kind.hasFrontend() && ignoreProbes, splice, serverStateLoad()),
                 description, directory, kind.hasBackend() ? useServers : List.of());
+    }
+
+    /** {@code load-server-state-from-file} with its file name, as a backend sees it. */
+    private ServerStateFiles.Load serverStateLoad() {
+        if (!kind().hasBackend() || serverStateFrom == null || serverStateFrom == ServerStateFiles.From.NONE) {
+            return ServerStateFiles.Load.NONE;
+        }
+        return new ServerStateFiles.Load(serverStateFrom, serverStateFileName);
     }
 
     /** The mode in force: HAProxy's default is tcp. */

@@ -53,8 +53,6 @@ final class Unsupported {
             Map.entry("http-error", "http-error rules"), 
            
             Map.entry("server-template", "server templates"),
-            Map.entry("server-state-file", "server state files"), Map.entry("server-state-base", "server state files"),
-            Map.entry("load-server-state-from-file", "server state files"),
             
             Map.entry("use-fcgi-app", "FastCGI applications"),
             

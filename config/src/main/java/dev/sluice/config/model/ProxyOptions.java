@@ -12,12 +12,20 @@ import java.util.Set;
  * client's half-close aborts a request not yet answered), {@code option contstats} (frontend side: byte counters follow
  * a transfer instead of growing at its end), {@code option http-ignore-probes} (frontend side: a connection that sends no
  * byte is neither answered, logged nor counted as an error), {@code option splice-auto|splice-request|splice-response}
- * (any side, as HAProxy: a stream splices a direction when its frontend or its backend asks for it).
+ * (any side, as HAProxy: a stream splices a direction when its frontend or its backend asks for it);
+ * {@code load-server-state-from-file} and {@code server-state-file-name} (backend side: where its servers' state is read
+ * from at start-up).
  */
 public record ProxyOptions(boolean preferLastServer, int fullconn, boolean abortOnClose, boolean contStats, boolean ignoreProbes,
-        Set<Splice> splice) {
+        Set<Splice> splice, ServerStateFiles.Load serverState) {
 
     public static final ProxyOptions DEFAULT = new ProxyOptions(false, 0, false, false, false);
+
+    /** Without a server state file. */
+    public ProxyOptions(boolean preferLastServer, int fullconn, boolean abortOnClose, boolean contStats, boolean ignoreProbes,
+            Set<Splice> splice) {
+        this(preferLastServer, fullconn, abortOnClose, contStats, ignoreProbes, splice, ServerStateFiles.Load.NONE);
+    }
 
     /** Kernel splicing of layer-4 relays: {@code option splice-auto}, {@code splice-request}, {@code splice-response}. */
     public enum Splice {
@@ -31,6 +39,9 @@ public record ProxyOptions(boolean preferLastServer, int fullconn, boolean abort
 
     public ProxyOptions {
         splice = splice.isEmpty() ? Set.of() : Collections.unmodifiableSet(EnumSet.copyOf(splice));
+        if (serverState == null) {
+            serverState = ServerStateFiles.Load.NONE;
+        }
     }
 
     /** Without splicing. */

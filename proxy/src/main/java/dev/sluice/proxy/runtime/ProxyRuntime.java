@@ -13,6 +13,7 @@ import dev.sluice.proxy.admin.AdminSockets;
 import dev.sluice.proxy.admin.CliRegistry;
 import dev.sluice.proxy.auth.Userlists;
 import dev.sluice.proxy.backend.Backend;
+import dev.sluice.proxy.backend.SavedServerState;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.backend.ServerCommands;
 import dev.sluice.proxy.backend.ServerConnector;
@@ -191,6 +192,16 @@ public final class ProxyRuntime {
         fullconn(config);
         statsPages(config);
         healthChecks(config, prepared.process());
+        // the state the previous process had (server state files), once the servers have their checks
+        for (Backend be : backends.values()) {
+            Map<String, SavedServerState> saved = prepared.states().getOrDefault(be.name(), Map.of());
+            for (Server s : be.servers()) {
+                SavedServerState st = saved.get(s.name());
+                if (st != null) {
+                    s.restore(st);
+                }
+            }
+        }
         ProxyCommands.register(registry, this);
         quic.register(registry);
         metrics.register(quic::collect);
@@ -317,7 +328,7 @@ public final class ProxyRuntime {
      * the problems that prevent running ({@code file:line: error: ...}) and the warnings to print.
      */
     public record Prepared(Map<String, List<Backend.ResolvedServer>> resolved, TlsContexts tls, List<String> problems,
-            List<String> warnings, ProcScope process) {
+            List<String> warnings, ProcScope process, Map<String, Map<String, SavedServerState>> states) {
     }
 
     /**
