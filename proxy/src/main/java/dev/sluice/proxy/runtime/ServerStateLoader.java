@@ -110,7 +110,7 @@ final class ServerStateLoader {
                 if (f != null) {
                     List<String> mine = new ArrayList<>();
                     SavedServerState st = SavedServerState.of(p.name(), s.name(), f.subList(4, f.size()), mine);
-                    mine.forEach(m -> warnings.add(where + m + "."));
+                    mine.forEach(m -> warnings.add(where + m));
                     if (st != null) {
                         states.put(s.name(), st);
                     }
@@ -118,7 +118,7 @@ final class ServerStateLoader {
             }
             if (load.from() == ServerStateFiles.From.LOCAL) {
                 for (List<String> f : lines.values()) {
-                    warnings.add(where + "Proxy '" + p.name() + "': can't find server '" + f.get(3) + "' in backend '" + p.name() + "'.");
+                    warnings.add(where + "Proxy '" + p.name() + "': can't find server '" + f.get(3) + "' in backend '" + p.name() + "'");
                 }
             }
             if (!states.isEmpty()) {
@@ -157,10 +157,10 @@ final class ServerStateLoader {
             }
             if (!sameId) {
                 warnings.add(where + "Proxy '" + p.name() + "': backend ID mismatch: from server state file: '" + f.get(0)
-                        + "', from running config '" + id + "'.");
+                        + "', from running config '" + id + "'");
             } else if (!sameName) {
                 warnings.add(where + "Proxy '" + p.name() + "': backend name mismatch: from server state file: '" + f.get(1)
-                        + "', from running config '" + p.name() + "'.");
+                        + "', from running config '" + p.name() + "'");
                 if ((atoi(f.get(15)) & 1) == 0) {
                     continue;
                 }

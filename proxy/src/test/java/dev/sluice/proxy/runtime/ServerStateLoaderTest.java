@@ -99,10 +99,10 @@ class ServerStateLoaderTest {
         List<String> w = new ArrayList<>();
         var states = ServerStateLoader.load(c, w);
         assertThat(w).containsExactly(
-                "t.cfg:11: warning: Proxy 'a': backend ID mismatch: from server state file: '7', from running config '3'.",
-                "t.cfg:11: warning: Proxy 'a': backend name mismatch: from server state file: 'old', from running config 'a'.",
-                "t.cfg:11: warning: Proxy 'a': can't find server 'ghost' in backend 'a'.",
-                "t.cfg:16: warning: Proxy 'b': backend name mismatch: from server state file: 'renamed', from running config 'b'.",
+                "t.cfg:11: warning: Proxy 'a': backend ID mismatch: from server state file: '7', from running config '3'",
+                "t.cfg:11: warning: Proxy 'a': backend name mismatch: from server state file: 'old', from running config 'a'",
+                "t.cfg:11: warning: Proxy 'a': can't find server 'ghost' in backend 'a'",
+                "t.cfg:16: warning: Proxy 'b': backend name mismatch: from server state file: 'renamed', from running config 'b'",
                 "t.cfg:20: warning: Proxy 'c': Can't open server state file '" + dir + "/c': No such file or directory.");
         // s3's line is dropped (name mismatch, id not forced); b's is kept: its backend id was forced
         assertThat(states.get("a")).containsOnlyKeys("s1", "s2");
@@ -148,6 +148,6 @@ class ServerStateLoaderTest {
         assertThat(ServerStateLoader.load(c, w)).isEmpty();
         assertThat(w).containsExactly("t.cfg:11: warning: server-state application failed for server 'a/s1', invalid srv_op_state value '7',"
                 + " invalid srv_admin_state value '9', invalid srv_uweight value '300', invalid srv_last_time_change value 'x',"
-                + " invalid srv_check_result value '9'.");
+                + " invalid srv_check_result value '9'");
     }
 }

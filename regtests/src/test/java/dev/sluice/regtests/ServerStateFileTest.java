@@ -1,0 +1,133 @@
+package dev.sluice.regtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Server state files across a restart, Sluice beside HAProxy 2.6: servers are changed over the admin socket (forced
+ * maintenance, a weight, a drain, a disabled server made ready, a disabled health check, a server forced down), {@code show
+ * servers state} is written to the file, and the daemon started again with {@code load-server-state-from-file} (global file
+ * for one backend, a local file for another, with a changed port in the configuration, a line of an unknown server and a
+ * backend id that no longer matches, a server whose name does not resolve given its address by the file). After the start, {@code show servers state} (the seconds since the last change
+ * masked), the state columns of {@code show stat} and HAProxy's start-up lines about the restored servers must be HAProxy's.
+ */
+class ServerStateFileTest {
+
+    private static String config(Path state, int port, int o1, int o2, int s2Port) {
+        return """
+                global
+                    stats socket @DIR@/admin.sock level admin
+                    server-state-base %s
+                    server-state-file global-state
+                defaults
+                    mode http
+                    timeout client 5s
+                    timeout server 5s
+                    timeout connect 5s
+                    load-server-state-from-file global
+                frontend fe
+                    bind 127.0.0.1:%d
+                    default_backend be
+                backend be
+                    server s1 127.0.0.1:%d
+                    server s2 127.0.0.1:%d weight 10
+                    server s3 127.0.0.1:%d
+                    server s4 127.0.0.1:%d disabled
+                    server s5 127.0.0.1:%d check inter 2s
+                    server s6 127.0.0.1:%d id 16
+                    server s7 localhost:%d
+                    server s8 name.does-not-resolve.invalid:%d init-addr last,none
+                backend loc
+                    load-server-state-from-file local
+                    server-state-file-name loc-state
+                    server l1 127.0.0.1:%d
+                    server l2 127.0.0.1:%d weight 0
+                """.formatted(state, port, o1, s2Port, o1, o1, o2, o2, o2, o1, o1, o2);
+    }
+
+    private record Run(String servers, String stat, List<String> lines) {
+    }
+
+    /** Changes, dump, restart: the second process's view of its servers and its start-up lines about them. */
+    private static Run run(boolean haproxy, int o1, int o2) throws Exception {
+        Path state = Files.createTempDirectory(haproxy ? "haproxy-state" : "sluice-state");
+        int port = Ports.free();
+        try (Daemon d = Daemon.start(haproxy, config(state, port, o1, o2, o1), port)) {
+            Path sock = d.dir().resolve("admin.sock");
+            ServerQueueTest.awaitStat(d, "be,s5", "check_status", "L4OK");
+            String answers = AdminClient.run(sock, "set server be/s1 state maint;set server be/s2 weight 50;set server be/s3 state drain;"
+                    + "set server be/s4 state ready;disable health be/s5;set server be/s6 health down;set server be/s7 weight 3;"
+                    + "set server loc/l2 state drain;set server loc/l1 weight 7\n");
+            assertThat(answers.strip()).as("answers of %s", d.name()).isEmpty();
+            String dump = AdminClient.run(sock, "show servers state\n");
+            assertThat(dump).contains(" s8 - 0 32 ");
+            // s8's name does not resolve: it gets an address through the file (init-addr last), as a hand-made line gives it
+            dump = dump.replaceAll("(?m)^3 be 8 s8 .*$", "3 be 8 s8 127.0.0.1 2 0 1 1 5 1 0 4 0 0 0 0 name.does-not-resolve.invalid " + o1
+                    + " - 0 0 - - 0");
+            Files.writeString(state.resolve("global-state"), dump);
+            // the local file: loc's lines with another backend id (a warning, the lines still apply) and an unknown server
+            StringBuilder local = new StringBuilder("1\n");
+            for (String l : AdminClient.run(sock, "show servers state loc\n").lines().toList()) {
+                if (l.startsWith("4 loc ")) {
+                    local.append("40").append(l.substring(1)).append('\n');
+                }
+            }
+            local.append("40 loc 9 gone 127.0.0.1 2 0 1 1 0 1 0 2 0 0 0 0 - 80 - 0 0 - - 0\n");
+            Files.writeString(state.resolve("loc-state"), local.toString());
+        }
+        int port2 = Ports.free();
+        // s2's port changed in the configuration: HAProxy 2.6 keeps the one of the state file
+        try (Daemon d = Daemon.start(haproxy, config(state, port2, o1, o2, o2), port2)) {
+            Path sock = d.dir().resolve("admin.sock");
+            List<String> servers = new ArrayList<>();
+            for (String l : AdminClient.run(sock, "show servers state\n").lines().toList()) {
+                String[] f = l.split(" ");
+                if (f.length > 10 && !l.startsWith("#")) {
+                    f[9] = "T";
+                }
+                servers.add(String.join(" ", f));
+            }
+            StringBuilder stat = new StringBuilder();
+            for (String row : List.of("be,s1", "be,s2", "be,s3", "be,s4", "be,s5", "be,s6", "be,s7", "be,s8", "be,BACKEND", "loc,l1", "loc,l2")) {
+                stat.append(row);
+                for (String col : List.of("status", "weight", "act", "addr", "chkdown")) {
+                    stat.append(' ').append(col).append('=').append(ServerQueueTest.stat(d, row, col));
+                }
+                stat.append('\n');
+            }
+            // the start-up lines about the restored servers and the state files, from "Server"/"Proxy" on
+            Map<String, String> lines = new TreeMap<>();
+            for (String l : d.output().lines().toList()) {
+                int at = Math.max(l.indexOf("Server "), l.indexOf("Proxy '"));
+                if (at >= 0) {
+                    lines.put(l.substring(at), "");
+                }
+            }
+            return new Run(String.join("\n", servers), stat.toString(), List.copyOf(lines.keySet()));
+        }
+    }
+
+    @Test
+    void restartWithTheStateFileAsHaproxy() throws Exception {
+        Program.HAPROXY.require();
+        try (Origin a = Origin.start("a"); Origin b = Origin.start("b")) {
+            Run theirs = run(true, a.port(), b.port());
+            Run ours = run(false, a.port(), b.port());
+            // kept for a reader: what both printed after the restart
+            Files.writeString(Path.of("target/server-state-file.txt"), "HAProxy 2.6:\n" + theirs + "\n\nSluice:\n" + ours + "\n");
+            assertThat(theirs.servers()).contains(" s2 127.0.0.1 2 0 50 10 T ").contains(" " + a.port() + " - 0 0 - - 0");
+            assertThat(theirs.stat()).contains("be,s8 status=no check weight=1 act=1 addr=127.0.0.1:" + a.port());
+            assertThat(ours.servers()).as("show servers state after the restart").isEqualTo(theirs.servers());
+            assertThat(ours.stat()).as("show stat after the restart").isEqualTo(theirs.stat());
+            assertThat(theirs.lines()).contains("Proxy 'loc': can't find server 'gone' in backend 'loc'");
+            assertThat(ours.lines()).as("start-up lines").isEqualTo(theirs.lines());
+        }
+    }
+}
