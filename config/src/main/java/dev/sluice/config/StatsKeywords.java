@@ -116,6 +116,8 @@ final class StatsKeywords {
         page(r, "stats hide-version", "stats hide-version", "Do not show the version on the page.", 0, 0, (c, p) -> p.hideVersion = true);
         page(r, "stats show-legends", "stats show-legends", "Show the legend and server addresses and algorithms on the page.", 0, 0,
                 (c, p) -> p.showLegends = true);
+        page(r, "stats show-modules", "stats show-modules", "Add the statistics modules' columns (ssl, h2, h1) to each proxy's table on the"
+                + " page, as HAProxy's 'Extra modules': each cell lists a module's counters for that row.", 0, 0, (c, p) -> p.showModules = true);
         page(r, "stats show-node", "stats show-node [<name>]", "Show the node name (default: the host name) on the page.", 0, 1,
                 (c, p) -> p.node = c.args().isEmpty() ? "" : c.args().get(0));
         page(r, "stats show-desc", "stats show-desc [<description>]", "Show a description on the page (its words joined by spaces, as"
