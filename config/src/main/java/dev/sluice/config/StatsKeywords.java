@@ -231,8 +231,10 @@ final class StatsKeywords {
                         c.error("'expose-fd' only supports 'listeners' (got '" + v + "').");
                         return;
                     }
-                    c.warning("'expose-fd listeners' is ignored: Sluice does not pass listening sockets to a new process"
-                            + " (the new process binds its own, see -sf).");
+                    // HAProxy accepts it silently: a notice, so that zero-warning configurations still start
+                    c.notice("'expose-fd listeners' is accepted but passes nothing: Sluice has no '_getsocks' command and no '-x';"
+                            + " a reloaded process binds its own sockets beside the old ones (SO_REUSEPORT, see -sf), so the"
+                            + " connections still in the old sockets' accept queues when they close are dropped.");
                 }
                 default -> throw new IllegalStateException(opt);
             }
