@@ -140,6 +140,8 @@ public final class ProxyBuilder {
     boolean contStats;
     /** {@code option http-ignore-probes}. */
     boolean ignoreProbes;
+    /** {@code option socket-stats}. */
+    boolean socketStats;
     public final List<Server> servers = new ArrayList<>();
     /** The TLS options of each server line, parallel to {@link #servers}; resolved after parsing. */
     final List<TlsOptions> serverOptions = new ArrayList<>();
@@ -227,6 +229,7 @@ public final class ProxyBuilder {
         abortOnClose = d.abortOnClose;
         contStats = d.contStats;
         ignoreProbes = d.ignoreProbes;
+        socketStats = d.socketStats;
         defaultServer = d.defaultServer.copy();
         defaultServerTls = d.defaultServerTls.copy();
         logs.addAll(d.logs);
@@ -329,7 +332,7 @@ public final class ProxyBuilder {
                 kind.hasBackend() && cookie != null ? cookie.withDynamicKey(dynamicCookieKey) : null,
                 new ProxyOptions(kind.hasBackend() && preferLastServer, kind.hasBackend() ? fullconn : 0,
                         kind.hasBackend() && abortOnClose, kind.hasFrontend() && contStats,
-                        kind.hasFrontend() && ignoreProbes, splice, serverStateLoad()),
+                        kind.hasFrontend() && ignoreProbes, splice, serverStateLoad(), kind.hasFrontend() && socketStats),
                 description, directory, kind.hasBackend() ? useServers : List.of());
     }
 

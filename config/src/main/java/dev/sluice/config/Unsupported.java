@@ -61,7 +61,6 @@ final class Unsupported {
             Map.entry("hash-balance-factor", "bounded-load consistent hashing"),
             
             Map.entry("option keep-conn", "keep-conn"), 
-            Map.entry("option socket-stats", "per-listener statistics"),
            
             Map.entry("option http-use-htx", "legacy HTX switch"),
             Map.entry("option originalto", "X-Original-To"),

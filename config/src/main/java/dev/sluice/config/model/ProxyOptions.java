@@ -14,12 +14,17 @@ import java.util.Set;
  * byte is neither answered, logged nor counted as an error), {@code option splice-auto|splice-request|splice-response}
  * (any side, as HAProxy: a stream splices a direction when its frontend or its backend asks for it);
  * {@code load-server-state-from-file} and {@code server-state-file-name} (backend side: where its servers' state is read
- * from at start-up).
+ * from at start-up); {@code option socket-stats} (frontend side: statistics per listener).
  */
 public record ProxyOptions(boolean preferLastServer, int fullconn, boolean abortOnClose, boolean contStats, boolean ignoreProbes,
-        Set<Splice> splice, ServerStateFiles.Load serverState) {
+        Set<Splice> splice, ServerStateFiles.Load serverState, boolean socketStats) {
 
     public static final ProxyOptions DEFAULT = new ProxyOptions(false, 0, false, false, false);
+
+    public ProxyOptions(boolean preferLastServer, int fullconn, boolean abortOnClose, boolean contStats, boolean ignoreProbes,
+            Set<Splice> splice, ServerStateFiles.Load serverState) {
+        this(preferLastServer, fullconn, abortOnClose, contStats, ignoreProbes, splice, serverState, false);
+    }
 
     /** Without a server state file. */
     public ProxyOptions(boolean preferLastServer, int fullconn, boolean abortOnClose, boolean contStats, boolean ignoreProbes,

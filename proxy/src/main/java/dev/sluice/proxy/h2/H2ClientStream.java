@@ -82,6 +82,11 @@ final class H2ClientStream implements ClientSide {
     }
 
     @Override
+    public dev.sluice.proxy.stats.ListenerCounters listenerCounters() {
+        return dev.sluice.proxy.stats.ListenerCounters.of(ctx().channel());
+    }
+
+    @Override
     public Trackers sessionTrackers() {
         return ctx().channel().attr(SESSION_TRACKERS).get();
     }

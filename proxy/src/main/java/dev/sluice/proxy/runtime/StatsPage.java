@@ -287,6 +287,7 @@ final class StatsPage implements PageService {
             table.tbl tr.titre th{background:#20D0D0;color:#000;font-weight:bold;text-align:center}
             table.tbl td.ac,table.tbl td.name{text-align:left}
             tr.frontend td,tr.backend td{background:#e8e8d0;font-weight:bold}
+            tr.socket td{background:#d0d0d0}
             tr.active_up td{background:#c0ffc0}
             tr.active_down td{background:#ff9090}
             tr.active_nolb td{background:#ffd020}
@@ -431,6 +432,10 @@ final class StatsPage implements PageService {
         b.append("</tr>\n");
         if (fe != null) {
             row(b, StatRows.frontend(fe), "frontend", "Frontend", form, null, modules);
+            for (var l : fe.listenerCounters()) {
+                // HAProxy's socket rows (option socket-stats), named by the listener
+                row(b, StatRows.listener(fe, l, cfg.showLegends() ? Level.OPERATOR : Level.USER), "socket", l.name(), form, null, modules);
+            }
         }
         if (be != null) {
             for (Server s : be.servers()) {

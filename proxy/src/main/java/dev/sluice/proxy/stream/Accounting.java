@@ -5,6 +5,7 @@ import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.stats.Counter;
+import dev.sluice.proxy.stats.ListenerCounters;
 import dev.sluice.proxy.stats.Counters;
 
 /**
@@ -202,6 +203,14 @@ final class Accounting {
     void denied(boolean response) {
         Counter c = response ? Counter.DENIED_RESPONSES : Counter.DENIED_REQUESTS;
         frontend.counters().add(c);
+        ListenerCounters lc = client.listenerCounters();
+        if (lc != null) {
+            if (response) {
+                lc.deniedResponse();
+            } else {
+                lc.deniedRequest();
+            }
+        }
         Backend backend = stream.backend();
         if (backend != null) {
             backend.counters().add(c);
@@ -218,6 +227,10 @@ final class Accounting {
      */
     void deniedContent(boolean silentDrop) {
         frontend.counters().add(Counter.DENIED_REQUESTS);
+        ListenerCounters lc = client.listenerCounters();
+        if (lc != null) {
+            lc.deniedRequest();
+        }
         Backend backend = stream.backend();
         if (silentDrop && backend != null) {
             backend.counters().add(Counter.DENIED_REQUESTS);
@@ -278,6 +291,10 @@ final class Accounting {
         add(frontend.counters(), in, out);
         add(stream.backend().counters(), in, out);
         add(stream.server().counters(), in, out);
+        ListenerCounters lc = client.listenerCounters();
+        if (lc != null) {
+            lc.bytes(in, out);
+        }
     }
 
     private static void add(Counters c, long in, long out) {
@@ -299,6 +316,10 @@ final class Accounting {
         Counters fe = frontend.counters();
         fe.add(Counter.BYTES_IN, in);
         fe.add(Counter.BYTES_OUT, out);
+        ListenerCounters lc = client.listenerCounters();
+        if (lc != null) {
+            lc.bytes(in, out);
+        }
         Backend backend = stream.backend();
         Server server = stream.server();
         if (backend != null) {
