@@ -130,4 +130,82 @@ class ServerStateFileTest {
             assertThat(ours.lines()).as("start-up lines").isEqualTo(theirs.lines());
         }
     }
+
+    /** Lines with problems in the keywords, as {@code haproxy -c} and {@code sluice -c} report them: {@code line message}. */
+    private static final String BAD_KEYWORDS = """
+            global
+                server-state-file /tmp/a
+                server-state-file /tmp/b
+                server-state-base /tmp
+                server-state-base /var
+            defaults
+                mode http
+                timeout client 1s
+                timeout server 1s
+                timeout connect 1s
+            frontend fe
+                bind 127.0.0.1:1
+                load-server-state-from-file local
+                server-state-file-name foo
+                default_backend be
+            backend be
+                load-server-state-from-file bogus
+                server s1 127.0.0.1:2
+            backend be3
+                server-state-file-name a b
+                server s1 127.0.0.1:2
+            """;
+
+    /** A valid configuration whose state files are missing or not set. */
+    private static final String MISSING_FILES = """
+            defaults
+                mode http
+                timeout client 1s
+                timeout server 1s
+                timeout connect 1s
+                load-server-state-from-file global
+            frontend fe
+                bind 127.0.0.1:1
+                default_backend be
+            backend be
+                server s1 127.0.0.1:2
+            backend be2
+                load-server-state-from-file local
+                server-state-file-name /nonexistent/be2-state
+                server s1 127.0.0.1:2
+            """;
+
+    @Test
+    void checkModeMessagesAsHaproxy() throws Exception {
+        String haproxy = Program.HAPROXY.require();
+        // parse problems: on their lines, in HAProxy's words (its "already specified" is an alert that does not fail)
+        List<String> ours = new ArrayList<>();
+        for (String l : Sluice.check(BAD_KEYWORDS).output().lines().toList()) {
+            if (l.contains(": error: ") || l.contains(": warning: ")) {
+                ours.add(l.replaceFirst("^.*?:(\\d+): (error|warning): ", "$1 "));
+            }
+        }
+        List<String> theirs = new ArrayList<>();
+        for (String l : haproxyCheck(haproxy, BAD_KEYWORDS).lines().toList()) {
+            if (l.contains("parsing [")) {
+                theirs.add(l.replaceFirst("^.*parsing \\[[^:]*:(\\d+)\\] ?: ", "$1 "));
+            }
+        }
+        assertThat(theirs).hasSize(6);
+        assertThat(ours).containsExactlyInAnyOrderElementsOf(theirs);
+        // after parsing: the global file not set, a local file missing
+        List<String> ourWarnings = Sluice.check(MISSING_FILES).output().lines().filter(l -> l.contains(": warning: "))
+                .map(l -> l.replaceFirst("^.*?: warning: ", "")).toList();
+        List<String> theirWarnings = haproxyCheck(haproxy, MISSING_FILES).lines().filter(l -> l.startsWith("[WARNING]"))
+                .map(l -> l.replaceFirst("^\\[WARNING\\] *\\(\\d+\\) : config : ", "")).toList();
+        assertThat(theirWarnings).hasSize(2);
+        assertThat(ourWarnings).containsExactlyInAnyOrderElementsOf(theirWarnings);
+    }
+
+    private static String haproxyCheck(String haproxy, String config) throws Exception {
+        Process h = new ProcessBuilder(haproxy, "-c", "-f", Sluice.writeConfig(config).toString()).redirectErrorStream(true).start();
+        String out = new String(h.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        h.waitFor();
+        return out;
+    }
 }

@@ -44,11 +44,7 @@ final class ServerStateLoader {
     static Map<String, Map<String, SavedServerState>> load(Config config, List<String> warnings) {
         Map<String, Map<String, SavedServerState>> out = new HashMap<>();
         ServerStateFiles files = config.global().serverState();
-        boolean anyBackend = config.proxies().stream()
-                .anyMatch(p -> p.kind().hasBackend() && p.options().serverState().from() != ServerStateFiles.From.NONE && !p.servers().isEmpty());
-        if (!anyBackend) {
-            return out;
-        }
+        // as HAProxy: the global file is read whenever it is set, whatever the backends (its warnings with it)
         Map<String, List<String>> global = null;
         if (files.globalFile() != null) {
             String path = files.path(files.globalFile());

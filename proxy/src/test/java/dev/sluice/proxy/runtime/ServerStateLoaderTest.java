@@ -121,6 +121,11 @@ class ServerStateLoaderTest {
         assertThat(ServerStateLoader.load(config("    server-state-file " + dir + "/none\n", backends), w)).isEmpty();
         assertThat(w).containsExactly("t.cfg:2: warning: config: Can't open global server state file '" + dir
                 + "/none': No such file or directory");
+        // read even when no backend loads it, as HAProxy does
+        w.clear();
+        assertThat(ServerStateLoader.load(config("    server-state-file " + dir + "/none\n", "backend a\n    server s1 127.0.0.1:80\n"), w))
+                .isEmpty();
+        assertThat(w).hasSize(1);
         for (String bad : List.of("", "2\n", "1", "1x\n", "x\n")) {
             Files.writeString(dir.resolve("v"), bad + line(3, "a", "s1", 0, 1));
             w.clear();
