@@ -1,6 +1,6 @@
 package dev.sluice.proxy.h1;
 
-import dev.sluice.proxy.stats.ListenerCounters;
+import dev.sluice.proxy.listener.ListenerCounters;
 import dev.sluice.config.model.HttpOptions;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.backend.Backend;
@@ -172,8 +172,8 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     }
 
     @Override
-    public dev.sluice.proxy.stats.ListenerCounters listenerCounters() {
-        return dev.sluice.proxy.stats.ListenerCounters.of(ch);
+    public dev.sluice.proxy.listener.ListenerCounters listenerCounters() {
+        return dev.sluice.proxy.listener.ListenerCounters.of(ch);
     }
 
     @Override

@@ -738,7 +738,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     }
 
     private void countListenerError() {
-        dev.sluice.proxy.stats.ListenerCounters lc = ctx == null ? null : dev.sluice.proxy.stats.ListenerCounters.of(ctx.channel());
+        dev.sluice.proxy.listener.ListenerCounters lc = ctx == null ? null : dev.sluice.proxy.listener.ListenerCounters.of(ctx.channel());
         if (lc != null) {
             lc.invalidRequest();
         }

@@ -82,8 +82,8 @@ final class H2ClientStream implements ClientSide {
     }
 
     @Override
-    public dev.sluice.proxy.stats.ListenerCounters listenerCounters() {
-        return dev.sluice.proxy.stats.ListenerCounters.of(ctx().channel());
+    public dev.sluice.proxy.listener.ListenerCounters listenerCounters() {
+        return dev.sluice.proxy.listener.ListenerCounters.of(ctx().channel());
     }
 
     @Override

@@ -1,6 +1,5 @@
 package dev.sluice.proxy.listener;
 
-import dev.sluice.proxy.stats.ListenerCounters;
 
 import dev.sluice.config.Addresses;
 import dev.sluice.config.model.Bind;

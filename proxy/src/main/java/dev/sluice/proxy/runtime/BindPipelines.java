@@ -1,6 +1,6 @@
 package dev.sluice.proxy.runtime;
 
-import dev.sluice.proxy.stats.ListenerCounters;
+import dev.sluice.proxy.listener.ListenerCounters;
 import dev.sluice.config.model.ListenAddress;
 import dev.sluice.config.model.Bind;
 import dev.sluice.config.model.HttpRule;

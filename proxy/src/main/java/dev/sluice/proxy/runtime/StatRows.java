@@ -109,7 +109,7 @@ final class StatRows {
      * invalid requests, the frontend's status and mode, its address from operator level up, the ssl module's counters (its
      * TLS handshakes).
      */
-    static StatRow listener(Frontend fe, dev.sluice.proxy.stats.ListenerCounters l, Level level) {
+    static StatRow listener(Frontend fe, dev.sluice.proxy.listener.ListenerCounters l, Level level) {
         return new StatRow()
                 .set(PXNAME, fe.name()).set(SVNAME, l.name())
                 .set(SCUR, l.current()).set(SMAX, l.max()).set(SLIM, 0).set(STOT, l.connections())

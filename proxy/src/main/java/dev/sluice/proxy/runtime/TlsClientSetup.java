@@ -1,6 +1,6 @@
 package dev.sluice.proxy.runtime;
 
-import dev.sluice.proxy.stats.ListenerCounters;
+import dev.sluice.proxy.listener.ListenerCounters;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.stream.Frontend;

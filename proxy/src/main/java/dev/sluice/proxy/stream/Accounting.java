@@ -5,7 +5,7 @@ import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.stats.Counter;
-import dev.sluice.proxy.stats.ListenerCounters;
+import dev.sluice.proxy.listener.ListenerCounters;
 import dev.sluice.proxy.stats.Counters;
 
 /**

@@ -69,7 +69,7 @@ public interface ClientEnd {
     AttributeKey<Trackers> SESSION_TRACKERS = AttributeKey.valueOf("sluice.session-trackers");
 
     /** The counters of the listener the connection came in on ({@code option socket-stats}), or null. */
-    default dev.sluice.proxy.stats.ListenerCounters listenerCounters() {
+    default dev.sluice.proxy.listener.ListenerCounters listenerCounters() {
         return null;
     }
 

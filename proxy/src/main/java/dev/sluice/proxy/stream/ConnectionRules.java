@@ -6,7 +6,7 @@ import dev.sluice.proxy.rules.RequestTxn;
 import dev.sluice.proxy.rules.Rule;
 import dev.sluice.proxy.rules.Trackers;
 import dev.sluice.proxy.stats.Counter;
-import dev.sluice.proxy.stats.ListenerCounters;
+import dev.sluice.proxy.listener.ListenerCounters;
 import dev.sluice.proxy.tls.TlsSession;
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;

@@ -292,8 +292,8 @@ public final class TcpClientConnection extends ChannelPeer implements TcpClientS
     }
 
     @Override
-    public dev.sluice.proxy.stats.ListenerCounters listenerCounters() {
-        return dev.sluice.proxy.stats.ListenerCounters.of(ch);
+    public dev.sluice.proxy.listener.ListenerCounters listenerCounters() {
+        return dev.sluice.proxy.listener.ListenerCounters.of(ch);
     }
 
     @Override

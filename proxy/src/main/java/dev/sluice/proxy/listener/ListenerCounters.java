@@ -1,4 +1,4 @@
-package dev.sluice.proxy.stats;
+package dev.sluice.proxy.listener;
 
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
