@@ -34,6 +34,9 @@ final class Accounting {
     private long creditedIn;
     private long creditedOut;
 
+    /** The client's listener counters ({@code option socket-stats}), or null. */
+    private final ListenerCounters listener;
+
     Accounting(Exchange stream, ClientEnd client, Frontend frontend) {
         this(stream, client, frontend, false);
     }
@@ -46,6 +49,8 @@ final class Accounting {
         this.frontend = frontend;
         this.requestStart = client.requestStartNanos();
         this.contStats = frontend.config().options().contStats();
+        // option socket-stats: the counters of the listener the client came in on (no lookup without the option)
+        this.listener = frontend.listenerCounters().isEmpty() ? null : client.listenerCounters();
         this.requestDate = System.currentTimeMillis() - (tHead - requestStart) / 1_000_000;
     }
 
@@ -203,7 +208,7 @@ final class Accounting {
     void denied(boolean response) {
         Counter c = response ? Counter.DENIED_RESPONSES : Counter.DENIED_REQUESTS;
         frontend.counters().add(c);
-        ListenerCounters lc = client.listenerCounters();
+        ListenerCounters lc = listener;
         if (lc != null) {
             if (response) {
                 lc.deniedResponse();
@@ -227,7 +232,7 @@ final class Accounting {
      */
     void deniedContent(boolean silentDrop) {
         frontend.counters().add(Counter.DENIED_REQUESTS);
-        ListenerCounters lc = client.listenerCounters();
+        ListenerCounters lc = listener;
         if (lc != null) {
             lc.deniedRequest();
         }
@@ -291,7 +296,7 @@ final class Accounting {
         add(frontend.counters(), in, out);
         add(stream.backend().counters(), in, out);
         add(stream.server().counters(), in, out);
-        ListenerCounters lc = client.listenerCounters();
+        ListenerCounters lc = listener;
         if (lc != null) {
             lc.bytes(in, out);
         }
@@ -316,7 +321,7 @@ final class Accounting {
         Counters fe = frontend.counters();
         fe.add(Counter.BYTES_IN, in);
         fe.add(Counter.BYTES_OUT, out);
-        ListenerCounters lc = client.listenerCounters();
+        ListenerCounters lc = listener;
         if (lc != null) {
             lc.bytes(in, out);
         }
