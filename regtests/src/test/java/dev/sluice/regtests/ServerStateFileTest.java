@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -207,5 +208,61 @@ class ServerStateFileTest {
         String out = new String(h.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         h.waitFor();
         return out;
+    }
+
+    /**
+     * A reload ({@code -sf}): the new process reads the file the operator wrote from the old one's {@code show servers state}
+     * just before, and starts with its servers in the same state while the old one leaves.
+     */
+    @Test
+    void aReloadWithSfTakesTheSavedState() throws Exception {
+        try (Origin a = Origin.start("a")) {
+            Path dir = Files.createTempDirectory("sluice-reload-state");
+            Path sock = dir.resolve("admin.sock");
+            int port = Ports.free();
+            Path cfg = Sluice.writeConfig("""
+                    global
+                        stats socket %1$s level admin
+                        server-state-file %2$s
+                    defaults
+                        mode http
+                        timeout client 5s
+                        timeout server 5s
+                        timeout connect 5s
+                        load-server-state-from-file global
+                    frontend fe
+                        bind 127.0.0.1:%3$d
+                        default_backend be
+                    backend be
+                        server s1 127.0.0.1:%4$d
+                        server s2 127.0.0.1:%4$d weight 10
+                    """.formatted(sock, dir.resolve("state"), port, a.port()));
+            try (Sluice old = Sluice.start(cfg, List.of(), Map.of(), port)) {
+                AdminClient.await(sock);
+                assertThat(AdminClient.run(sock, "set server be/s1 state maint;set server be/s2 weight 42\n").strip()).isEmpty();
+                Files.writeString(dir.resolve("state"), AdminClient.run(sock, "show servers state\n"));
+                try (Sluice fresh = Sluice.start(cfg, List.of("-sf", Long.toString(old.pid())), Map.of(), port)) {
+                    assertThat(old.process().onExit().get(15, TimeUnit.SECONDS).isAlive()).isFalse();
+                    AdminClient.await(sock);
+                    String state = AdminClient.run(sock, "show servers state\n");
+                    assertThat(state).contains(" be 1 s1 127.0.0.1 0 1 1 1 ").contains(" be 2 s2 127.0.0.1 2 0 42 10 ");
+                    assertThat(fresh.process().isAlive()).isTrue();
+                    // the balancing follows: s2 only
+                    for (int i = 0; i < 3; i++) {
+                        try (RawClient c = new RawClient(port)) {
+                            assertThat(c.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n").read().header("x-origin")).isEqualTo("a");
+                        }
+                    }
+                    assertThat(stat(sock, "be,s2", "stot")).isEqualTo("3");
+                    assertThat(stat(sock, "be,s1", "stot")).isEqualTo("0");
+                }
+            }
+        }
+    }
+
+    private static String stat(Path sock, String row, String column) {
+        List<String> lines = AdminClient.run(sock, "show stat\n").lines().toList();
+        List<String> header = List.of(lines.get(0).substring(2).split(",", -1));
+        return lines.stream().filter(l -> l.startsWith(row + ",")).findFirst().orElseThrow().split(",", -1)[header.indexOf(column)];
     }
 }
