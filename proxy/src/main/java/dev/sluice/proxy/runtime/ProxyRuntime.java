@@ -107,6 +107,8 @@ public final class ProxyRuntime {
     /** Every accepted client connection until it closes, for a graceful stop. */
     private final ChannelGroup clients = new DefaultChannelGroup("clients", GlobalEventExecutor.INSTANCE);
     private ScheduledFuture<?> sampler;
+    /** What the server state files say of the servers, applied by {@link #start}: by backend, then server name. */
+    private final Map<String, Map<String, SavedServerState>> savedStates;
     /** The servers' health checks, started with the listeners. */
     private final List<HealthCheck> checks = new ArrayList<>();
 
@@ -192,16 +194,7 @@ public final class ProxyRuntime {
         fullconn(config);
         statsPages(config);
         healthChecks(config, prepared.process());
-        // the state the previous process had (server state files), once the servers have their checks
-        for (Backend be : backends.values()) {
-            Map<String, SavedServerState> saved = prepared.states().getOrDefault(be.name(), Map.of());
-            for (Server s : be.servers()) {
-                SavedServerState st = saved.get(s.name());
-                if (st != null) {
-                    s.restore(st);
-                }
-            }
-        }
+        this.savedStates = prepared.states();
         ProxyCommands.register(registry, this);
         quic.register(registry);
         metrics.register(quic::collect);
@@ -494,6 +487,16 @@ public final class ProxyRuntime {
 
     /** Binds every listener; on failure stops what was started and throws with the reason. */
     public void start() {
+        // the state the previous process had (server state files), before any traffic or check, after quiet()
+        for (Backend be : backends.values()) {
+            Map<String, SavedServerState> saved = savedStates.getOrDefault(be.name(), Map.of());
+            for (Server s : be.servers()) {
+                SavedServerState st = saved.get(s.name());
+                if (st != null) {
+                    s.restore(st);
+                }
+            }
+        }
         int backlog = Math.min(globalLimit.max(), 65535);
         try {
             // QUIC first: once a TCP port of the process answers, its QUIC sockets are bound too
