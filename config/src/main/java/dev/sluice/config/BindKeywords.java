@@ -19,7 +19,7 @@ final class BindKeywords {
         r.register(new Keyword("bind", EnumSet.of(Section.FRONTEND, Section.LISTEN), "bind <address>:<port>[,...] | fd@<n> | quic4@<address>:<port> | quic6@<address>:<port> [ssl crt <pem|dir>... [alpn <list>] [ciphers <list>] [ssl-min-ver <v>] [verify ...]] [proto h2] [accept-proxy] [quic-force-retry] [quic-cc-algo cubic|newreno|bbr]",
                 "Accept connections on an IPv4 or IPv6 address and port, or on a listening socket inherited as file descriptor <n>; with ssl, terminate TLS (certificates chosen by SNI; without alpn, h2,http/1.1 in mode http, no ALPN in mode tcp); proto h2 speaks HTTP/2 on clear text."
                         + " accept-proxy: every connection starts with a PROXY protocol header (v1 or v2, from a load balancer in front), whose addresses become the client's (src, dst, logs); a connection without a valid one is closed and logged."
-                        + " quic4@/quic6@ receive QUIC datagrams on UDP and serve HTTP/3 (needs ssl crt; ALPN h3): quic-force-retry makes every new connection prove its address with a Retry token first (otherwise Retry starts above tune.quic.retry-threshold half-open connections); quic-cc-algo picks the congestion controller (default cubic).",
+                        + " quic4@/quic6@ receive QUIC datagrams on UDP and serve HTTP/3 (needs ssl crt; ALPN h3): quic-force-retry makes every new connection prove its address with a Retry token first (otherwise Retry starts above tune.quic.retry-threshold half-open connections); quic-cc-algo picks the congestion controller (default cubic); allow-0rtt accepts TLS 1.3 early data (0-RTT) on a QUIC bind (ignored with a warning on a TLS bind over TCP).",
                 BindKeywords::bind));
     }
 
@@ -40,6 +40,12 @@ final class BindKeywords {
             String opt = a.get(i);
             if (opt.equals("accept-proxy")) {
                 acceptProxy = true;
+                i++;
+                continue;
+            }
+            if (opt.equals("allow-0rtt")) {
+                // HAProxy's bind_parse_allow_0rtt: TLS 1.3 early data; accepted (and unused) without ssl, as there
+                opts.earlyData = true;
                 i++;
                 continue;
             }
@@ -113,7 +119,12 @@ final class BindKeywords {
                     }
                     quic = new BindQuic(forceRetry,
                             cc != null ? cc : BindQuic.DEFAULT.congestionControl());
-                } else if (quicOption != null) {
+                } else if (Boolean.TRUE.equals(opts.earlyData) && opts.sslEnabled()) {
+                    c.warning("'allow-0rtt' is ignored on '" + one + "': Sluice takes TLS 1.3 early data on QUIC binds only (Netty's TLS"
+                            + " over TCP, BoringSSL through netty-tcnative or the JDK's engine, has no server-side early data); clients"
+                            + " fall back to a full handshake.");
+                }
+                if (!(addr instanceof ListenAddress.Quic) && quicOption != null) {
                     c.error("'" + quicOption + "' only applies to QUIC binds (quic4@ or quic6@), not to '" + one + "'.");
                     continue;
                 }

@@ -10,6 +10,7 @@ import dev.sluice.config.model.Global;
 import dev.sluice.config.model.HttpRule;
 import dev.sluice.config.model.Mode;
 import dev.sluice.config.model.Proxy;
+import dev.sluice.config.model.ServerStateFiles;
 import dev.sluice.config.model.ProxyKind;
 import dev.sluice.config.model.Server;
 import dev.sluice.config.model.ServerTls;
@@ -559,6 +560,10 @@ public final class ConfigParser {
 
     private void checkProxy(Proxy p, Map<String, Proxy> backends) {
         String what = p.kind().keyword() + " '" + p.name() + "'";
+        if (p.options().serverState().from() == ServerStateFiles.From.GLOBAL && global.serverStateFile == null) {
+            diags.warning(p.where(), "backend '" + p.name() + "' configured to load server state file from global section 'server-state-file'"
+                    + " directive. Unfortunately, 'server-state-file' is not set!");
+        }
         if (p.kind().hasFrontend()) {
             if (p.binds().isEmpty()) {
                 diags.error(p.where(), what + " has no 'bind' directive. Please declare it as a backend if this was intended.");

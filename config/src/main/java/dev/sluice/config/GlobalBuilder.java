@@ -10,6 +10,7 @@ import dev.sluice.config.model.LogTarget;
 import dev.sluice.config.model.ProcVar;
 import dev.sluice.config.model.ProcessSettings;
 import dev.sluice.config.model.QuicTune;
+import dev.sluice.config.model.ServerStateFiles;
 import dev.sluice.config.model.StatsSocket;
 import dev.sluice.config.model.Tune;
 import dev.sluice.config.model.Verify;
@@ -98,6 +99,10 @@ public final class GlobalBuilder {
     final List<ProcVar> vars = new ArrayList<>();
     /** {@code expose-experimental-directives}. */
     boolean experimental;
+    /** {@code server-state-base}, {@code server-state-file} (null: not set). */
+    public String serverStateBase;
+    public String serverStateFile;
+    public SourceRef serverStateFileAt;
     /** The keywords HAProxy takes once ("already specified. Continuing."). */
     final Set<String> seenOnce = new HashSet<>();
 
@@ -112,6 +117,7 @@ public final class GlobalBuilder {
                 new ProcessSettings(user, userAt, group, groupAt, uid, gid, chroot, ulimitN,
                         hardStopAfter, noReusePort, zeroWarning, masterWorker, exitOnFailure, maxReloads, dumpable, insecureForkWanted,
                         cpuMaps), node, description, environment,
-                new TlsTune(sslHardMaxRecord, issuersChainPath, sslExtraFiles, sslExtraDelExt), vars);
+                new TlsTune(sslHardMaxRecord, issuersChainPath, sslExtraFiles, sslExtraDelExt), vars,
+                new ServerStateFiles(serverStateBase, serverStateFile, serverStateFileAt));
     }
 }

@@ -142,6 +142,14 @@ public final class KeywordContext {
         diags.warning(at, "'" + keyword() + "' : " + message);
     }
 
+    /**
+     * A notice: what Sluice does differently where HAProxy says nothing; shown like a warning but not one (it does not
+     * trip {@code zero-warning}, nor "Warnings were found").
+     */
+    public void notice(String message) {
+        diags.notice(at, "'" + keyword() + "' : " + message);
+    }
+
     /** Reports an error unless the keyword has between {@code min} and {@code max} arguments. */
     public boolean expectArgs(int min, int max, String syntax) {
         int n = args().size();

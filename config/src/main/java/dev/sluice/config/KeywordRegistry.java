@@ -48,6 +48,7 @@ public final class KeywordRegistry {
             TcpCheckKeywords::register,
             ProtocolChecks::register,
             PersistenceKeywords::register,
+            ServerStateKeywords::register,
             HttpReturnKeywords::register);
 
     /** The registry with every keyword Sluice implements. */

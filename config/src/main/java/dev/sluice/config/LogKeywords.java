@@ -32,6 +32,14 @@ final class LogKeywords {
                         c.proxy().contStats = !c.negated();
                     }
                 }));
+        r.register(new Keyword("option socket-stats", Section.FRONTEND_SIDE, "[no] option socket-stats",
+                "Statistics per listener: 'show stat' and the stats page add a row (type 3) per bind address after the frontend's,"
+                        + " named by the bind's 'name' or sock-<n>, with its connections, bytes, denials and invalid requests.",
+                c -> {
+                    if (c.expectArgs(0, 0, "option socket-stats")) {
+                        c.proxy().socketStats = !c.negated();
+                    }
+                }));
         registerCaptures(r);
         Set<Section> all = EnumSet.of(Section.GLOBAL, Section.DEFAULTS, Section.FRONTEND, Section.BACKEND, Section.LISTEN);
         r.register(new Keyword("log", all,

@@ -22,6 +22,7 @@ import dev.sluice.config.model.Persist;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.ProxyKind;
 import dev.sluice.config.model.ProxyOptions;
+import dev.sluice.config.model.ServerStateFiles;
 import dev.sluice.config.model.Retries;
 import dev.sluice.config.model.Server;
 import dev.sluice.config.model.StickRule;
@@ -138,6 +139,10 @@ public final class ProxyBuilder {
     String dynamicCookieKey;
     /** {@code option prefer-last-server}. */
     boolean preferLastServer;
+    /** {@code load-server-state-from-file} (null: not set, none). */
+    ServerStateFiles.From serverStateFrom;
+    /** {@code server-state-file-name} (null: the backend's name); not inherited from defaults, as in HAProxy. */
+    String serverStateFileName;
     /** {@code fullconn} (0: HAProxy's default). */
     int fullconn;
     /** {@code option abortonclose}. */
@@ -146,6 +151,8 @@ public final class ProxyBuilder {
     boolean contStats;
     /** {@code option http-ignore-probes}. */
     boolean ignoreProbes;
+    /** {@code option socket-stats}. */
+    boolean socketStats;
     public final List<Server> servers = new ArrayList<>();
     /** The TLS options of each server line, parallel to {@link #servers}; resolved after parsing. */
     final List<TlsOptions> serverOptions = new ArrayList<>();
@@ -233,10 +240,12 @@ public final class ProxyBuilder {
         cookieAttrs = d.cookieAttrs;
         dynamicCookieKey = d.dynamicCookieKey;
         preferLastServer = d.preferLastServer;
+        serverStateFrom = d.serverStateFrom;
         fullconn = d.fullconn;
         abortOnClose = d.abortOnClose;
         contStats = d.contStats;
         ignoreProbes = d.ignoreProbes;
+        socketStats = d.socketStats;
         defaultServer = d.defaultServer.copy();
         defaultServerTls = d.defaultServerTls.copy();
         logs.addAll(d.logs);
@@ -343,8 +352,16 @@ public final class ProxyBuilder {
                         kind.hasFrontend() && ignoreProbes, splice,
                         kind.hasBackend() ? new Persist(persistDown, persistRules, rdpPersistCookie)
                                 : Persist.NONE,
-                        kind.hasBackend() ? sendNameHeader : null),
+                        kind.hasBackend() ? sendNameHeader : null, serverStateLoad(), kind.hasFrontend() && socketStats),
                 description, directory, kind.hasBackend() ? useServers : List.of());
+    }
+
+    /** {@code load-server-state-from-file} with its file name, as a backend sees it. */
+    private ServerStateFiles.Load serverStateLoad() {
+        if (!kind().hasBackend() || serverStateFrom == null || serverStateFrom == ServerStateFiles.From.NONE) {
+            return ServerStateFiles.Load.NONE;
+        }
+        return new ServerStateFiles.Load(serverStateFrom, serverStateFileName);
     }
 
     /** The mode in force: HAProxy's default is tcp. */

@@ -116,6 +116,8 @@ final class StatsKeywords {
         page(r, "stats hide-version", "stats hide-version", "Do not show the version on the page.", 0, 0, (c, p) -> p.hideVersion = true);
         page(r, "stats show-legends", "stats show-legends", "Show the legend and server addresses and algorithms on the page.", 0, 0,
                 (c, p) -> p.showLegends = true);
+        page(r, "stats show-modules", "stats show-modules", "Add the statistics modules' columns (ssl, h2, h1) to each proxy's table on the"
+                + " page, as HAProxy's 'Extra modules': each cell lists a module's counters for that row.", 0, 0, (c, p) -> p.showModules = true);
         page(r, "stats show-node", "stats show-node [<name>]", "Show the node name (default: the host name) on the page.", 0, 1,
                 (c, p) -> p.node = c.args().isEmpty() ? "" : c.args().get(0));
         page(r, "stats show-desc", "stats show-desc [<description>]", "Show a description on the page (its words joined by spaces, as"
@@ -229,8 +231,10 @@ final class StatsKeywords {
                         c.error("'expose-fd' only supports 'listeners' (got '" + v + "').");
                         return;
                     }
-                    c.warning("'expose-fd listeners' is ignored: Sluice does not pass listening sockets to a new process"
-                            + " (the new process binds its own, see -sf).");
+                    // HAProxy accepts it silently: a notice, so that zero-warning configurations still start
+                    c.notice("'expose-fd listeners' is accepted but passes nothing: Sluice has no '_getsocks' command and no '-x';"
+                            + " a reloaded process binds its own sockets beside the old ones (SO_REUSEPORT, see -sf), so the"
+                            + " connections still in the old sockets' accept queues when they close are dropped.");
                 }
                 default -> throw new IllegalStateException(opt);
             }

@@ -17,6 +17,7 @@ final class StatsPageBuilder {
     final List<StatsPage.Rule> rules = new ArrayList<>();
     boolean hideVersion;
     boolean showLegends;
+    boolean showModules;
     String node;
     String desc;
     final List<String> scope = new ArrayList<>();
@@ -32,6 +33,7 @@ final class StatsPageBuilder {
         rules.addAll(d.rules);
         hideVersion = d.hideVersion;
         showLegends = d.showLegends;
+        showModules = d.showModules;
         node = d.node;
         desc = d.desc;
         scope.addAll(d.scope);
@@ -42,6 +44,6 @@ final class StatsPageBuilder {
         if (!enabled) {
             return StatsPage.NONE;
         }
-        return new StatsPage(true, uri, refreshMs, auth, realm, admin, hideVersion, showLegends, node, desc, scope, where, rules);
+        return new StatsPage(true, uri, refreshMs, auth, realm, admin, hideVersion, showLegends, node, desc, scope, where, rules, showModules);
     }
 }

@@ -30,6 +30,8 @@ public final class TlsOptions {
     Boolean strictSni;
     String curves;
     Boolean preferClientCiphers;
+    /** {@code allow-0rtt} on a bind. */
+    Boolean earlyData;
     String sni;
     String crt;
     Boolean sessionReuse;
@@ -70,6 +72,9 @@ public final class TlsOptions {
         }
         if (caFile == null) {
             caFile = base.caFile;
+        }
+        if (earlyData == null) {
+            earlyData = base.earlyData;
         }
         if (verify == null) {
             verify = base.verify;
@@ -149,7 +154,7 @@ public final class TlsOptions {
         }
         return new BindTls(crts, alpn != null ? alpn : BindTls.DEFAULT_ALPN, ciphers, ciphersuites, b[0], b[1], file(dir, caFile),
                 verify != null ? verify : Verify.NONE, tickets == null || tickets, Boolean.TRUE.equals(strictSni), curves,
-                Boolean.TRUE.equals(preferClientCiphers));
+                Boolean.TRUE.equals(preferClientCiphers), Boolean.TRUE.equals(earlyData));
     }
 
     /** With {@code ca-base} and {@code crt-base} in front of relative files, then relative paths from {@code dir} ({@code default-path}). */

@@ -46,15 +46,13 @@ final class Unsupported {
             Map.entry("http-check set-var", MULTI_STEP_CHECKS), Map.entry("http-check unset-var", MULTI_STEP_CHECKS),
             Map.entry("option spop-check", SPOE), Map.entry("option external-check", "external health checks"),
             Map.entry("external-check", "external health checks"),
-            Map.entry("stats show-modules", STATS), Map.entry("stats disable", STATS),
+            Map.entry("stats disable", STATS),
             Map.entry("stats maxconn", "a connection limit on stats sockets"),
             Map.entry("stats bind-process", "multi-process mode (removed from HAProxy 2.5)"),
             
             Map.entry("email-alert", "email alerts (mailers)"),
             
            
-            Map.entry("server-state-file", "server state files"), Map.entry("server-state-base", "server state files"),
-            Map.entry("load-server-state-from-file", "server state files"),
             
             Map.entry("use-fcgi-app", "FastCGI applications"),
             
@@ -63,7 +61,6 @@ final class Unsupported {
             Map.entry("hash-balance-factor", "bounded-load consistent hashing"),
             
             Map.entry("option keep-conn", "keep-conn"), 
-            Map.entry("option socket-stats", "per-listener statistics"),
            
             Map.entry("option http-use-htx", "legacy HTX switch"),
             Map.entry("option originalto", "X-Original-To"),

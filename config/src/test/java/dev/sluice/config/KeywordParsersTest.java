@@ -167,12 +167,16 @@ class KeywordParsersTest {
         }
 
         @Test
-        void exposeFdAndModeOnTcpAreWarnings() {
+        void exposeFdIsANoticeAndModeOnTcpAWarning() {
             var r = parse(inGlobal("stats socket /run/a.sock expose-fd listeners\nstats socket 127.0.0.1:9000 mode 600"));
             assertThat(r.ok()).isTrue();
+            // HAProxy takes expose-fd silently: a notice (zero-warning configurations start), saying what is not done
+            assertThat(r.diagnostics()).filteredOn(d -> d.severity() == Diagnostic.Severity.NOTICE)
+                    .extracting(Diagnostic::line, Diagnostic::message).containsExactly(
+                    tuple(GLOBAL_LINE, "'stats socket' : 'expose-fd listeners' is accepted but passes nothing: Sluice has no '_getsocks'"
+                            + " command and no '-x'; a reloaded process binds its own sockets beside the old ones (SO_REUSEPORT, see -sf), so"
+                            + " the connections still in the old sockets' accept queues when they close are dropped."));
             assertThat(Configs.warnings(r)).extracting(Diagnostic::line, Diagnostic::message).containsExactly(
-                    tuple(GLOBAL_LINE, "'stats socket' : 'expose-fd listeners' is ignored: Sluice does not pass listening sockets to a new process"
-                            + " (the new process binds its own, see -sf)."),
                     tuple(GLOBAL_LINE + 1, "'stats socket' : 'mode' only applies to UNIX sockets; ignored for 127.0.0.1:9000."));
             assertThat(r.config().global().statsSockets().get(1).mode()).isEqualTo(-1);
         }

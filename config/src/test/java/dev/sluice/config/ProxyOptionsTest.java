@@ -49,6 +49,24 @@ class ProxyOptionsTest {
     }
 
     @Test
+    void socketStats() {
+        assertThat(Configs.frontendOf("").options().socketStats()).isFalse();
+        assertThat(Configs.frontendOf("option socket-stats").options().socketStats()).isTrue();
+        assertThat(Configs.frontendOf("option socket-stats\nno option socket-stats").options().socketStats()).isFalse();
+        var c = Configs.valid(Configs.DEFAULTS.replace("defaults\n", "defaults\n    option socket-stats\n") + """
+                frontend fe
+                    bind :8080
+                    default_backend be
+                backend be
+                """);
+        // from defaults to frontends; a backend has no listener
+        assertThat(Configs.proxy(c, "fe").options().socketStats()).isTrue();
+        assertThat(Configs.proxy(c, "be").options().socketStats()).isFalse();
+        Configs.assertSingleError(Configs.parse(Configs.inBackend("option socket-stats")), Configs.BACKEND_LINE,
+                "'option socket-stats' is not allowed in 'backend' section");
+    }
+
+    @Test
     void abortOnClose() {
         assertThat(backendOf("").options().abortOnClose()).isFalse();
         assertThat(backendOf("option abortonclose").options().abortOnClose()).isTrue();

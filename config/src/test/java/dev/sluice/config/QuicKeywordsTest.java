@@ -52,6 +52,26 @@ class QuicKeywordsTest {
                 .isEqualTo(BindQuic.CongestionControl.NEWRENO);
     }
 
+    /**
+     * {@code allow-0rtt}: early data on a QUIC bind; on a TLS bind over TCP a warning says why it is not taken; without ssl it is
+     * accepted and unused, as HAProxy does.
+     */
+    @Test
+    void allow0rtt() {
+        assertThat(frontendOf("bind quic4@:443 ssl crt /x.pem allow-0rtt").binds().getFirst().tls().earlyData()).isTrue();
+        assertThat(frontendOf("bind quic4@:443 ssl crt /x.pem").binds().getFirst().tls().earlyData()).isFalse();
+        assertThat(frontendOf("bind :80 allow-0rtt").binds().getFirst().tls()).isNull();
+        var r = parse(inFrontend("bind :443,:8443 ssl crt /x.pem allow-0rtt"));
+        assertThat(r.ok()).isTrue();
+        assertThat(warnings(r)).extracting(d -> d.message()).containsExactly(
+                "'bind' : 'allow-0rtt' is ignored on ':443': Sluice takes TLS 1.3 early data on QUIC binds only (Netty's TLS over TCP,"
+                        + " BoringSSL through netty-tcnative or the JDK's engine, has no server-side early data); clients fall back to"
+                        + " a full handshake.",
+                "'bind' : 'allow-0rtt' is ignored on ':8443': Sluice takes TLS 1.3 early data on QUIC binds only (Netty's TLS over TCP,"
+                        + " BoringSSL through netty-tcnative or the JDK's engine, has no server-side early data); clients fall back to"
+                        + " a full handshake.");
+    }
+
     @Test
     void aWindowSizeOnTheAlgorithmIsAWarning() {
         var r = parse(inFrontend("bind quic4@:443 ssl crt /x.pem quic-cc-algo cubic(8m)"));

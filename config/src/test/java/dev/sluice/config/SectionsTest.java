@@ -450,7 +450,7 @@ class SectionsTest {
         @ParameterizedTest(name = "{1} in {0}")
         @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
                 "global   => log ring@buf local0          => 'log' : log target 'ring@buf' is not supported by Sluice yet (use stdout, stderr, a UDP address or a UNIX socket).",
-                "frontend => stats show-modules           => 'stats show-modules' is not supported by Sluice yet: this stats page option.",
+                "frontend => stats disable                => 'stats disable' is not supported by Sluice yet: this stats page option.",
                 "frontend => stats auth nocolon           => 'stats auth' : expects <user>:<passwd> as argument.",
                 "frontend => stats uri                    => 'stats uri' : expects 1 argument(s); syntax: stats uri <prefix>.",
                 "global   => stats maxconn 10             => 'stats maxconn' is not supported by Sluice yet: a connection limit on stats sockets.",

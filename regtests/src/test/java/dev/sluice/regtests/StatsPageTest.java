@@ -63,6 +63,7 @@ class StatsPageTest {
                     stats auth ops:s3cret
                     stats realm Operators
                     stats hide-version
+                    stats show-modules
                     stats scope be_web
                 backend be_web
                     server web1 127.0.0.1:%5$d
@@ -120,6 +121,30 @@ class StatsPageTest {
         assertThat(get(feStats, "/stats;norefresh").header("refresh")).isNull();
         // a request outside the page goes on to the proxy's servers (none here: 503)
         assertThat(get(feStats, "/other").status()).isEqualTo(503);
+    }
+
+    /**
+     * {@code stats show-modules}: HAProxy 2.6's "Extra modules" group, a column per module (ssl, h2, h1) and in each row, for
+     * the modules that count for its kind of object (ssl: frontends, backends, servers; h2 and h1: frontends and backends),
+     * the module's name over a table of its counters with HAProxy's descriptions. A page without it has none of that.
+     */
+    @Test
+    void showModulesAddsTheModulesColumns() {
+        String auth = "Authorization: Basic " + Base64.getEncoder().encodeToString("ops:s3cret".getBytes(StandardCharsets.UTF_8));
+        String html = text(get(feSecure, "/admin?stats", auth));
+        assertThat(html).contains("<th colspan=\"3\">Extra modules</th>").contains("<th>Thrtle</th><th>ssl</th><th>h2</th><th>h1</th>");
+        String server = html.substring(html.indexOf(">web1</td>"));
+        server = server.substring(0, server.indexOf("</tr>\n"));
+        // a server: ssl only, then the empty h2 and h1 cells
+        assertThat(server).contains("<td><u>ssl<div class=\"tips\"><table class=\"det\"><tr><th>Total number of ssl sessions established</th>")
+                .contains("<tr><th>Total number of ssl sessions reused</th>").contains("<tr><th>Total number of failed handshake</th>")
+                .endsWith("</table></div></u></td><td></td><td></td>").doesNotContain("<u>h2");
+        String backend = html.substring(html.indexOf(">Backend</td>"));
+        backend = backend.substring(0, backend.indexOf("</tr>\n"));
+        assertThat(backend).contains("<u>ssl<div").contains("<u>h2<div").contains("<u>h1<div class=\"tips\"><table class=\"det\"><tr><th>Count of"
+                + " currently open connections</th>");
+        String plain = text(get(feStats, "/stats"));
+        assertThat(plain).doesNotContain("Extra modules").doesNotContain("class=\"tips\"");
     }
 
     @Test

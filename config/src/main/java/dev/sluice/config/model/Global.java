@@ -12,12 +12,21 @@ import java.util.List;
  * file-descriptor limit of the process; {@code node} and {@code description} the process's name and description
  * ({@code node}, {@code description}: {@code show info}, the stats page; null when not set); {@code environment} what
  * {@code setenv} and its kin did to the inherited environment (the {@code env()} fetch reads through it); {@code tls} the
- * process-wide TLS settings of {@link TlsTune}; {@code vars} the {@code set-var} and {@code set-var-fmt} lines, in order.
+ * process-wide TLS settings of {@link TlsTune}; {@code vars} the {@code set-var} and {@code set-var-fmt} lines, in order;
+ * {@code serverState} the server state files ({@code server-state-base}, {@code server-state-file}).
  */
 public record Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
         List<LogTarget> logs, String logTag, List<StatsSocket> statsSockets, long statsTimeoutMs, Tune tune,
         QuicTune quic, ProcessSettings process, String node, String description, Environment environment, TlsTune tls,
-        List<ProcVar> vars) {
+        List<ProcVar> vars, ServerStateFiles serverState) {
+
+    public Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
+            List<LogTarget> logs, String logTag, List<StatsSocket> statsSockets, long statsTimeoutMs, Tune tune,
+            QuicTune quic, ProcessSettings process, String node, String description, Environment environment, TlsTune tls,
+            List<ProcVar> vars) {
+        this(maxconn, nbthread, daemon, pidfile, sslCacheSize, sslLifetimeMs, logs, logTag, statsSockets, statsTimeoutMs, tune, quic, process,
+                node, description, environment, tls, vars, ServerStateFiles.NONE);
+    }
 
     public Global(int maxconn, int nbthread, boolean daemon, String pidfile, int sslCacheSize, long sslLifetimeMs,
             List<LogTarget> logs, String logTag, List<StatsSocket> statsSockets, long statsTimeoutMs, Tune tune,
@@ -40,6 +49,9 @@ public record Global(int maxconn, int nbthread, boolean daemon, String pidfile, 
         logs = List.copyOf(logs);
         statsSockets = List.copyOf(statsSockets);
         vars = List.copyOf(vars);
+        if (serverState == null) {
+            serverState = ServerStateFiles.NONE;
+        }
     }
 
     /** With the default QUIC settings. */

@@ -15,12 +15,20 @@ import java.util.Set;
  * (any side, as HAProxy: a stream splices a direction when its frontend or its backend asks for it), {@code persist}
  * (backend side: {@code option persist}, {@code force-persist}, {@code ignore-persist}, {@code persist rdp-cookie}),
  * {@code sendNameHeader} (backend side: {@code http-send-name-header}, the lower-case name of the field that carries the
- * server's name to it; null when not set).
+ * server's name to it; null when not set); {@code load-server-state-from-file} and {@code server-state-file-name}
+ * (backend side: where its servers' state is read from at start-up); {@code option socket-stats} (frontend side:
+ * statistics per listener).
  */
 public record ProxyOptions(boolean preferLastServer, int fullconn, boolean abortOnClose, boolean contStats, boolean ignoreProbes,
-        Set<Splice> splice, Persist persist, String sendNameHeader) {
+        Set<Splice> splice, Persist persist, String sendNameHeader, ServerStateFiles.Load serverState, boolean socketStats) {
 
     public static final ProxyOptions DEFAULT = new ProxyOptions(false, 0, false, false, false);
+
+    /** Without persistence settings nor listener statistics. */
+    public ProxyOptions(boolean preferLastServer, int fullconn, boolean abortOnClose, boolean contStats, boolean ignoreProbes,
+            Set<Splice> splice, ServerStateFiles.Load serverState) {
+        this(preferLastServer, fullconn, abortOnClose, contStats, ignoreProbes, splice, Persist.NONE, null, serverState, false);
+    }
 
     /** Kernel splicing of layer-4 relays: {@code option splice-auto}, {@code splice-request}, {@code splice-response}. */
     public enum Splice {
@@ -34,6 +42,19 @@ public record ProxyOptions(boolean preferLastServer, int fullconn, boolean abort
 
     public ProxyOptions {
         splice = splice.isEmpty() ? Set.of() : Collections.unmodifiableSet(EnumSet.copyOf(splice));
+        if (serverState == null) {
+            serverState = ServerStateFiles.Load.NONE;
+        }
+        if (persist == null) {
+            persist = Persist.NONE;
+        }
+    }
+
+    /** Without a server state file nor listener statistics. */
+    public ProxyOptions(boolean preferLastServer, int fullconn, boolean abortOnClose, boolean contStats, boolean ignoreProbes,
+            Set<Splice> splice, Persist persist, String sendNameHeader) {
+        this(preferLastServer, fullconn, abortOnClose, contStats, ignoreProbes, splice, persist, sendNameHeader, ServerStateFiles.Load.NONE,
+                false);
     }
 
     /** Without {@code http-send-name-header}. */

@@ -15,11 +15,20 @@ import java.util.List;
  * without {@code minconn} it equals {@code maxconn} (a static limit). {@code sendProxy} is the PROXY protocol version each
  * new connection to the server starts with ({@code send-proxy} 1, {@code send-proxy-v2} 2; 0: none). {@code initAddr} is
  * {@code init-addr}: how a host name is turned into an address at start-up, in order ({@code last}, {@code libc},
- * {@code none}, or an IP address); HAProxy's default {@link #DEFAULT_INIT_ADDR}.
+ * {@code none}, or an IP address); HAProxy's default {@link #DEFAULT_INIT_ADDR}. {@code idForced}: the id was given
+ * ({@code id}), not assigned (HAProxy's SRV_F_FORCED_ID, {@code srv_f_forced_id} in {@code show servers state}).
  */
 public record Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto, int id, boolean backup,
         boolean disabled, InitState initState, int maxconn, int maxqueue, long slowstart, ServerCheck check, String cookie,
-        int minconn, int sendProxy, List<String> initAddr) {
+        int minconn, int sendProxy, List<String> initAddr, boolean idForced) {
+
+    /** With {@code idForced} as the id says: set (above 0) means given with {@code id}. */
+    public Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto, int id, boolean backup,
+            boolean disabled, InitState initState, int maxconn, int maxqueue, long slowstart, ServerCheck check, String cookie,
+            int minconn, int sendProxy, List<String> initAddr) {
+        this(where, name, host, port, weight, tls, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn,
+                sendProxy, initAddr, id > 0);
+    }
 
     /** {@code init-addr}'s default: the state file's address, then the system's resolver. */
     public static final List<String> DEFAULT_INIT_ADDR = List.of("last", "libc");
@@ -53,11 +62,12 @@ public record Server(SourceRef where, String name, String host, int port, int we
     }
 
     public Server withTls(ServerTls t) {
-        return new Server(where, name, host, port, weight, t, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn, sendProxy, initAddr);
+        return new Server(where, name, host, port, weight, t, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn, sendProxy, initAddr, idForced);
     }
 
+    /** With an id the parser assigned (the first free one): not forced. */
     public Server withId(int newId) {
-        return new Server(where, name, host, port, weight, tls, proto, newId, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn, sendProxy, initAddr);
+        return new Server(where, name, host, port, weight, tls, proto, newId, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn, sendProxy, initAddr, false);
     }
 
     /** {@code init-state}: the state a server starts in, before any health check. */

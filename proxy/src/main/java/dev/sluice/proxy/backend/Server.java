@@ -482,6 +482,21 @@ public final class Server {
         return timeStats;
     }
 
+    /** The state a previous process saved (a server state file): see {@link ServerState#restore}. Before traffic starts. */
+    public void restore(SavedServerState saved) {
+        state.restore(saved);
+    }
+
+    /** The weight of a saved state, without rebuilding the balancing (the restore does it once). */
+    void restoreWeight(int w) {
+        weight = w;
+    }
+
+    /** Declared {@code disabled} (HAProxy's CMAINT), whether or not its maintenance was ended since. */
+    public boolean configuredDisabled() {
+        return state.configuredDisabled();
+    }
+
     /** Changes the weight (0..256); new requests follow at once. Admin path only. */
     public void weight(int w) {
         weight = w;

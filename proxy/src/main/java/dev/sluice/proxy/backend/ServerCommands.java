@@ -441,8 +441,11 @@ public final class ServerCommands {
         return "";
     }
 
-    /** HAProxy's admin-state bits of a server {@code disabled} in the configuration: SRV_ADMF_CMAINT with SRV_ADMF_FMAINT. */
-    private static final int CONFIGURED_MAINT = 0x05;
+    /**
+     * SRV_ADMF_CMAINT: the server is {@code disabled} in the configuration (with FMAINT while that maintenance lasts; the
+     * CMAINT bit stays after {@code set server ... state ready}).
+     */
+    private static final int CONFIGURED_MAINT = 0x04;
     /** SRV_ADMF_RMAINT: no address, the name did not resolve ({@code init-addr none}). */
     private static final int RESOLUTION_MAINT = 0x20;
 
@@ -453,19 +456,21 @@ public final class ServerCommands {
             out.append(be.id()).append(' ').append(be.name()).append(' ').append(s.id()).append(' ').append(s.name()).append(' ')
                     .append(s.unresolved() ? "-" : s.address().getAddress().getHostAddress()).append(' ')
                     .append(opState(s)).append(' ')
-                    .append(s.adminState() | (s.configuredMaintenance() ? CONFIGURED_MAINT : 0) | (s.unresolved() ? RESOLUTION_MAINT : 0)).append(' ')
+                    .append(s.adminState() | (s.configuredMaintenance() ? Server.FORCED_MAINT : 0) | (s.configuredDisabled() ? CONFIGURED_MAINT : 0)
+                            | (s.unresolved() ? RESOLUTION_MAINT : 0)).append(' ')
                     .append(s.weight()).append(' ')
                     .append(s.initialWeight()).append(' ').append((now - s.lastChange()) / 1000).append(' ');
             ServerHealthCheck c = s.check();
             if (c == null) {
-                out.append("1 0 ").append(s.checkHealth()).append(" 0");
+                // a server declared disabled has its (unconfigured) check paused, as in HAProxy
+                out.append("1 0 ").append(s.checkHealth()).append(s.configuredDisabled() ? " 8" : " 0");
             } else {
                 out.append(c.statusCode()).append(' ').append(c.resultCode()).append(' ').append(c.health()).append(' ')
                         .append(c.stateBits());
             }
             // srv_fqdn: the name a server was declared with (HAProxy keeps it as the server's hostname)
             String host = s.config().host();
-            out.append(" 0 0 0 ").append(Addresses.literal(host) == null ? host : "-").append(' ').append(s.address().getPort()).append(" - ").append(tls ? 1 : 0).append(' ')
+            out.append(" 0 0 ").append(s.config().idForced() ? 1 : 0).append(' ').append(Addresses.literal(host) == null ? host : "-").append(' ').append(s.address().getPort()).append(" - ").append(tls ? 1 : 0).append(' ')
                     .append(c == null ? 0 : c.checkPort()).append(' ').append(c == null || c.checkAddr() == null ? "-" : c.checkAddr())
                     .append(" - 0\n");
         }

@@ -42,4 +42,14 @@ public interface ServerHealthCheck {
 
     /** The address checks go to, as text ("-" style null when none is configured). */
     String checkAddr();
+
+    int rise();
+
+    int fall();
+
+    /**
+     * The state of a server state file, before the checks start: the health counter, the last status (HAProxy's
+     * {@code srv_check_status} number) and whether checks stay enabled.
+     */
+    void restore(int health, int status, boolean enabled);
 }

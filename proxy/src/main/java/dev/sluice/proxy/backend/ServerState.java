@@ -27,8 +27,13 @@ final class ServerState {
     private final Backend backend;
     /** The operational state, which health checks flip. */
     private volatile boolean up;
-    /** The configured maintenance state ({@code disabled}). */
+    /**
+     * The configured maintenance state ({@code disabled}: HAProxy's CMAINT with FMAINT); {@code set server ... state
+     * ready|drain} ends it as HAProxy clears FMAINT.
+     */
     private volatile boolean maintenance;
+    /** Declared {@code disabled} (HAProxy's CMAINT, which stays in the admin state when the maintenance ends). */
+    private final boolean configuredDisabled;
     /** {@code set server ... health stopping}: UP but taking no new request (HAProxy's NOLB). */
     private volatile boolean stopping;
     /** HAProxy's srv_admin_state bits: {@link Server#FORCED_MAINT}, {@link Server#FORCED_DRAIN}. */
@@ -52,7 +57,8 @@ final class ServerState {
         this.up = config.initState() == null || config.initState().up();
         this.downs = new DownHistory(!up, System.currentTimeMillis());
         this.maintenance = config.disabled();
-        if (unresolved) {
+        this.configuredDisabled = config.disabled();
+        if (unresolved || config.disabled()) {
             // as for a server put in maintenance: HAProxy's health counter of an unchecked server drops to 0
             checkHealth = 0;
         }
@@ -82,6 +88,10 @@ final class ServerState {
 
     int adminState() {
         return adminState;
+    }
+
+    boolean configuredDisabled() {
+        return configuredDisabled;
     }
 
     long lastChange() {
@@ -258,10 +268,15 @@ final class ServerState {
 
     /** See {@link Server#adminState(int)}. */
     void adminState(int state) {
-        if (state == adminState) {
+        // as HAProxy's srv_adm_set_ready and _drain, which clear FMAINT, the configuration's too
+        boolean leavingConfigured = maintenance && (state & Server.FORCED_MAINT) == 0;
+        if (state == adminState && !leavingConfigured) {
             return;
         }
-        int before = adminState;
+        int before = adminState | (leavingConfigured ? Server.FORCED_MAINT : 0);
+        if (leavingConfigured) {
+            maintenance = false;
+        }
         boolean leavingMaint = (before & Server.FORCED_MAINT) != 0 && (state & Server.FORCED_MAINT) == 0;
         boolean enteringMaint = (before & Server.FORCED_MAINT) == 0 && (state & Server.FORCED_MAINT) != 0;
         boolean enteringDrain = (before & Server.FORCED_DRAIN) == 0 && (state & Server.FORCED_DRAIN) != 0;
@@ -296,5 +311,97 @@ final class ServerState {
             ev.report(ServerEvents.NOTICE, ServerEvents.name(server) + " is " + (up ? "UP" : "DOWN") + " (leaving forced drain).", null);
         }
         backend.reportLoss();
+    }
+
+    /**
+     * The state a previous process saved for this server (a server state file), applied before traffic starts with HAProxy
+     * 2.6's rules (srv_state_srv_update): the operational state (the health counter set to match), the forced maintenance
+     * unless the configuration changed the server's {@code disabled}, a drain unless the configured weight went from 0 to
+     * more, the time of the last change, the last check status and a disabled check, the weight unless the configured one
+     * changed, the port and the check's port and address. Reports HAProxy's lines for what changed.
+     */
+    void restore(SavedServerState st) {
+        ServerHealthCheck c = check;
+        int rise = c != null ? c.rise() : 2;
+        int fall = c != null ? c.fall() : 3;
+        int health = st.checkHealth();
+        int op = st.opState();
+        ServerEvents ev = backend.events();
+        // the maintenance this server will be in: the forced one of the file, unless the configuration changed 'disabled'
+        boolean savedConfigured = (st.adminState() & SavedServerState.CMAINT) != 0;
+        boolean savedForced = (st.adminState() & SavedServerState.FMAINT) != 0;
+        boolean forcedMaint = false;
+        boolean leaveConfigured = false;
+        if (savedConfigured == configuredDisabled) {
+            forcedMaint = savedForced && !configuredDisabled;
+            leaveConfigured = !savedForced && configuredDisabled;
+        }
+        boolean inMaint = forcedMaint || configuredDisabled && !leaveConfigured;
+        boolean downReport = false;
+        if (op == SavedServerState.STOPPING && fall == 1 || op == SavedServerState.STOPPED) {
+            health = 0;
+            // a server in maintenance keeps its operational state aside: it is UP when the maintenance ends, as in HAProxy
+            if (!inMaint) {
+                up = false;
+                downs.wentDown(System.currentTimeMillis());
+            }
+            // reported below, once the admin state is in place (the tail counts the servers left)
+            downReport = true;
+        } else if (op == SavedServerState.STARTING && rise > 1) {
+            if (health < 1 || health >= rise) {
+                health = rise - 1;
+            }
+        } else if (op == SavedServerState.STOPPING) {
+            if (health < rise || health > rise + fall - 2) {
+                health = rise;
+            }
+            stopping = true;
+            ev.report(ServerEvents.NOTICE, ServerEvents.name(server) + " is stopping, changed from server-state after a reload"
+                    + ServerEvents.tail(server, false, 0) + ".", null);
+        } else {
+            health = rise + fall - 1;
+        }
+        checkHealth = health;
+        if (forcedMaint) {
+            adminState = Server.FORCED_MAINT;
+            checkHealth = 0;
+            if (c != null) {
+                c.maintenance(true);
+            }
+        } else if (leaveConfigured) {
+            maintenance = false;
+            if (c != null) {
+                c.maintenance(false);
+            }
+            ev.report(ServerEvents.NOTICE, ServerEvents.name(server) + " is " + (up ? "UP/READY" : "DOWN") + " (leaving forced maintenance).",
+                    null);
+        }
+        if (downReport) {
+            ev.report(ServerEvents.ALERT, ServerEvents.name(server) + " is DOWN, changed from server-state after a reload"
+                    + ServerEvents.tail(server, true, 0) + ".", null);
+        }
+        if (!inMaint && (st.adminState() & SavedServerState.FDRAIN) != 0 && (st.iweight() > 0 || server.initialWeight() == 0)) {
+            adminState |= Server.FORCED_DRAIN;
+            ev.report(ServerEvents.NOTICE, ServerEvents.name(server) + " remains in forced drain mode.", null);
+        }
+        lastChange = System.currentTimeMillis() - st.sinceLastChange() * 1000;
+        if (c != null) {
+            boolean disabled = (st.checkState() & SavedServerState.CHK_CONFIGURED) != 0 && (st.checkState() & SavedServerState.CHK_ENABLED) == 0;
+            c.restore(inMaint ? 0 : health, st.checkStatus(), !disabled);
+            if (st.checkPort() != 0) {
+                c.port(st.checkPort());
+            }
+            if (st.checkAddr() != null && dev.sluice.config.Addresses.literal(st.checkAddr()) != null) {
+                c.addr(dev.sluice.config.Addresses.literal(st.checkAddr()));
+            }
+        }
+        if (st.iweight() == server.initialWeight()) {
+            server.restoreWeight(st.uweight());
+        }
+        InetSocketAddress a = server.address();
+        if (a.getPort() != st.port()) {
+            server.address(unresolved(a) ? unresolvedAddress(st.port()) : new InetSocketAddress(a.getAddress(), st.port()));
+        }
+        backend.serversChanged();
     }
 }

@@ -449,6 +449,25 @@ public final class HealthCheck implements ServerHealthCheck {
         loop.execute(() -> health = up ? rise + fall - 1 : 0);
     }
 
+    /** A server state file's health counter, last status and enabled flag; on the check's loop, after a maintenance change. */
+    @Override
+    public void restore(int health, int status, boolean enabled) {
+        CheckStatus st = null;
+        for (CheckStatus x : CheckStatus.values()) {
+            if (x.code() == status) {
+                st = x;
+            }
+        }
+        CheckStatus restored = st;
+        loop.execute(() -> {
+            this.health = Math.max(0, Math.min(health, rise + fall - 1));
+            if (restored != null) {
+                this.status = restored;
+            }
+            this.enabled = enabled;
+        });
+    }
+
     /** {@code enable|disable health}. Any thread. */
     @Override
     public void enabled(boolean on) {

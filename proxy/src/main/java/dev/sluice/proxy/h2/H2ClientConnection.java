@@ -396,7 +396,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
                         headersRcvd++;
                     }
                     // the client broke the protocol: its connection counts as an invalid request
-                    frontend.countInvalidRequest(0);
+                    countInvalidRequest(0);
                 }
                 if (error != Http2Error.NO_ERROR && error != Http2Error.REFUSED_STREAM && error != Http2Error.CANCEL) {
                     h2Counters.add(H2Counters.Column.GOAWAY_RESP);
@@ -446,14 +446,14 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
                 if (error != Http2Error.REFUSED_STREAM) {
                     // an invalid request (RST_STREAM PROTOCOL_ERROR, or 431 then RST for a head over the size limit):
                     // HTTP/2's choke point for ereq
-                    frontend.countInvalidRequest(http2Ex instanceof Http2Exception.HeaderListSizeException ? 431 : 0);
+                    countInvalidRequest(http2Ex instanceof Http2Exception.HeaderListSizeException ? 431 : 0);
                 }
             } else {
                 if (error != Http2Error.STREAM_CLOSED && error != Http2Error.REFUSED_STREAM && error != Http2Error.CANCEL) {
                     h2Counters.add(H2Counters.Column.STRM_PROTO_ERR);
                 }
                 // the request was counted when it started
-                frontend.countRequestError();
+                countRequestError();
             }
         }
         H2ClientStream s = streams.remove(http2Ex.streamId());
@@ -551,7 +551,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
         H2ClientStream s = new H2ClientStream(this, streamId);
         streams.put(streamId, s);
         if (r.head() == null) {
-            frontend.countInvalidRequest(r.status());
+            countInvalidRequest(r.status());
             s.reject(GeneratedResponse.of(r.status()), endOfStream);
             return;
         }
@@ -643,7 +643,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     void streamProtocolError() {
         h2Counters.add(H2Counters.Column.STRM_PROTO_ERR);
         h2Counters.add(H2Counters.Column.RST_STREAM_RESP);
-        frontend.countRequestError();
+        countRequestError();
     }
 
     private void headersDecoded(int streamId) {
@@ -729,6 +729,24 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
 
         @Override
         public void logUnknownFrame(Direction d, ChannelHandlerContext ctx, byte frameType, int streamId, Http2Flags flags, ByteBuf data) {
+        }
+    }
+
+    /** An invalid request (ereq): the frontend's counters and its listener's ({@code option socket-stats}). */
+    private void countInvalidRequest(int status) {
+        frontend.countInvalidRequest(status);
+        countListenerError();
+    }
+
+    private void countRequestError() {
+        frontend.countRequestError();
+        countListenerError();
+    }
+
+    private void countListenerError() {
+        dev.sluice.proxy.listener.ListenerCounters lc = ctx == null ? null : dev.sluice.proxy.listener.ListenerCounters.of(ctx.channel());
+        if (lc != null) {
+            lc.invalidRequest();
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.proxy.listener;
 
+
 import dev.sluice.config.Addresses;
 import dev.sluice.config.model.Bind;
 import dev.sluice.config.model.BindSocket;
@@ -39,6 +40,8 @@ public final class Listener {
     private Channel channel;
     private Predicate<Channel> acceptFilter;
     private Budget sessions;
+    /** Its own counters ({@code option socket-stats}), or null. */
+    private ListenerCounters counters;
     private SocketTune tune = SocketTune.DEFAULT;
 
     /**
@@ -58,6 +61,12 @@ public final class Listener {
      */
     public Listener sessions(Budget b) {
         this.sessions = b;
+        return this;
+    }
+
+    /** Gives the listener its own counters ({@code option socket-stats}): each accepted connection carries them. */
+    public Listener counters(ListenerCounters c) {
+        this.counters = c;
         return this;
     }
 
@@ -131,6 +140,10 @@ public final class Listener {
                                 return;
                             }
                             ch.closeFuture().addListener(f -> budget.give());
+                        }
+                        ListenerCounters lc = counters;
+                        if (lc != null) {
+                            lc.accepted(ch);
                         }
                         if (acceptFilter != null && !acceptFilter.test(ch)) {
                             ch.close();

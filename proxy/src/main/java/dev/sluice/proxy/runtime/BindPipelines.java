@@ -1,8 +1,9 @@
 package dev.sluice.proxy.runtime;
 
+import dev.sluice.proxy.listener.ListenerCounters;
+import dev.sluice.config.model.ListenAddress;
 import dev.sluice.config.model.Bind;
 import dev.sluice.config.model.HttpRule;
-import dev.sluice.config.model.ListenAddress;
 import dev.sluice.config.model.Mode;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.Timeouts;
@@ -49,7 +50,16 @@ final class BindPipelines {
                 continue;
             }
             String bindName = b.socket().name() != null ? b.socket().name() : Integer.toString(bindIndex);
-            listeners.add(new Listener(b, p.name(), limit, starter(p, b, bindName, fe, tls, expectsProxy)));
+            Listener l = new Listener(b, p.name(), limit, starter(p, b, bindName, fe, tls, expectsProxy));
+            if (p.options().socketStats()) {
+                // HAProxy's listener ids: the bind addresses numbered from 1 in order (or 'id'); its default name sock-<id>
+                int luid = b.socket().id() > 0 ? b.socket().id() : bindIndex;
+                ListenerCounters lc = new ListenerCounters(b.socket().name() != null ? b.socket().name() : "sock-" + luid, luid,
+                        b.address() instanceof ListenAddress.Inet ? b.address().toString() : "unix");
+                l.counters(lc);
+                fe.listenerCounters(lc);
+            }
+            listeners.add(l);
         }
         return listeners;
     }

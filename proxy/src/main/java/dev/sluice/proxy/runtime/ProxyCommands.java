@@ -175,6 +175,13 @@ final class ProxyCommands {
             if (fe != null && (types & StatRow.Type.FRONTEND.mask()) != 0) {
                 out.append(format(out, StatRows.frontend(fe), StatRow.Type.FRONTEND, id, 0, fmt, desc));
             }
+            if (fe != null && (types & StatRow.Type.LISTENER.mask()) != 0) {
+                for (var l : fe.listenerCounters()) {
+                    if (sid == -1 || sid == l.id()) {
+                        out.append(format(out, StatRows.listener(fe, l, req.level()), StatRow.Type.LISTENER, id, l.id(), fmt, desc));
+                    }
+                }
+            }
             if (be != null && (types & StatRow.Type.SERVER.mask()) != 0) {
                 for (Server s : be.servers()) {
                     if ((sid != -1 && sid != s.id()) || hidden(s, hideMaint, hideDown)) {
@@ -217,6 +224,9 @@ final class ProxyCommands {
             Backend be = rt.backends().get(p.name());
             if (fe != null) {
                 out.append(StatRows.frontend(fe).csv());
+                for (var l : fe.listenerCounters()) {
+                    out.append(StatRows.listener(fe, l, level).csv());
+                }
             }
             if (be != null) {
                 for (Server s : be.servers()) {

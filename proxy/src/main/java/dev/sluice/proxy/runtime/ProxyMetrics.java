@@ -293,6 +293,8 @@ final class ProxyMetrics implements MetricSource {
             case FRONTEND -> "haproxy_frontend_";
             case BACKEND -> "haproxy_backend_";
             case SERVER -> "haproxy_server_";
+            // no family: HAProxy 2.6's exporter writes none for listeners
+            case LISTENER -> "haproxy_listener_";
         };
     }
 }

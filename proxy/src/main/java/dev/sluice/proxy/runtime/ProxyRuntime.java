@@ -13,6 +13,7 @@ import dev.sluice.proxy.admin.AdminSockets;
 import dev.sluice.proxy.admin.CliRegistry;
 import dev.sluice.proxy.auth.Userlists;
 import dev.sluice.proxy.backend.Backend;
+import dev.sluice.proxy.backend.SavedServerState;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.backend.ServerCommands;
 import dev.sluice.proxy.backend.ServerConnector;
@@ -107,6 +108,8 @@ public final class ProxyRuntime {
     /** Every accepted client connection until it closes, for a graceful stop. */
     private final ChannelGroup clients = new DefaultChannelGroup("clients", GlobalEventExecutor.INSTANCE);
     private ScheduledFuture<?> sampler;
+    /** What the server state files say of the servers, applied by {@link #start}: by backend, then server name. */
+    private final Map<String, Map<String, SavedServerState>> savedStates;
     /** The servers' health checks, started with the listeners. */
     private final List<HealthCheck> checks = new ArrayList<>();
 
@@ -195,6 +198,7 @@ public final class ProxyRuntime {
         fullconn(config);
         statsPages(config);
         healthChecks(config, prepared.process());
+        this.savedStates = prepared.states();
         ProxyCommands.register(registry, this);
         quic.register(registry);
         metrics.register(quic::collect);
@@ -322,7 +326,7 @@ public final class ProxyRuntime {
      * the problems that prevent running ({@code file:line: error: ...}) and the warnings to print.
      */
     public record Prepared(Map<String, List<Backend.ResolvedServer>> resolved, TlsContexts tls, List<String> problems,
-            List<String> warnings, ProcScope process) {
+            List<String> warnings, ProcScope process, Map<String, Map<String, SavedServerState>> states) {
     }
 
     /**
@@ -488,6 +492,16 @@ public final class ProxyRuntime {
 
     /** Binds every listener; on failure stops what was started and throws with the reason. */
     public void start() {
+        // the state the previous process had (server state files), before any traffic or check, after quiet()
+        for (Backend be : backends.values()) {
+            Map<String, SavedServerState> saved = savedStates.getOrDefault(be.name(), Map.of());
+            for (Server s : be.servers()) {
+                SavedServerState st = saved.get(s.name());
+                if (st != null) {
+                    s.restore(st);
+                }
+            }
+        }
         int backlog = Math.min(globalLimit.max(), 65535);
         try {
             // QUIC first: once a TCP port of the process answers, its QUIC sockets are bound too

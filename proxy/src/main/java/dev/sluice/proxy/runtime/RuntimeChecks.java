@@ -11,6 +11,7 @@ import dev.sluice.config.model.Server;
 import dev.sluice.config.model.Tune;
 import dev.sluice.proxy.admin.AdminSockets;
 import dev.sluice.proxy.backend.Backend;
+import dev.sluice.proxy.backend.SavedServerState;
 import dev.sluice.proxy.check.TcpCheckPlan;
 import dev.sluice.proxy.http.h1.ErrorPageParser;
 import dev.sluice.proxy.log.LogLine;
@@ -63,6 +64,9 @@ final class RuntimeChecks {
         ProcScope process = ProcScope.of(config.global(), System::getenv, problems);
         StickTables tables = StickTables.of(config, problems);
         Map<String, List<Backend.ResolvedServer>> resolvedOut = new LinkedHashMap<>();
+        // the server state files, read before the addresses are resolved: init-addr's 'last' takes their addresses
+        List<String> stateWarnings = new ArrayList<>();
+        Map<String, Map<String, SavedServerState>> states = ServerStateLoader.load(config, stateWarnings);
         TlsContexts tls = usesTls(config) ? new TlsContexts(config.global()) : null;
         if (tls != null) {
             problems.addAll(tls.prepare(config));
@@ -96,9 +100,16 @@ final class RuntimeChecks {
                     InetAddress a = Addresses.literal(s.host());
                     boolean unresolved = false;
                     if (a == null) {
-                        // init-addr: the first method that gives an address ('last' needs a state file, which Sluice has not)
+                        // init-addr: the first method that gives an address ('last': the state file's, when it has one)
+                        SavedServerState saved = states.getOrDefault(p.name(), Map.of()).get(s.name());
                         for (String m : s.initAddr()) {
-                            if (m.equals("libc")) {
+                            if (m.equals("last")) {
+                                a = saved == null ? null : saved.address();
+                                if (saved != null && saved.addr() != null && a == null) {
+                                    stateWarnings.add(s.where() + ": warning: 'server " + p.name() + "/" + s.name()
+                                            + "' : invalid address '" + saved.addr() + "' in the server state file.");
+                                }
+                            } else if (m.equals("libc")) {
                                 try {
                                     a = InetAddress.getByName(s.host());
                                 } catch (UnknownHostException e) {
@@ -106,7 +117,7 @@ final class RuntimeChecks {
                                 }
                             } else if (m.equals("none")) {
                                 unresolved = true;
-                            } else if (!m.equals("last")) {
+                            } else {
                                 a = Addresses.literal(m);
                             }
                             if (a != null || unresolved) {
@@ -136,9 +147,10 @@ final class RuntimeChecks {
             }
         }
         // rule compilation reports warnings (never-matching ACLs) among the problems: sort them out
-        List<String> warnings = new ArrayList<>(tls == null ? List.of() : tls.warnings());
+        List<String> warnings = new ArrayList<>(stateWarnings);
+        warnings.addAll(tls == null ? List.of() : tls.warnings());
         problems.removeIf(m -> m.contains(": warning: ") && warnings.add(m));
-        return new Prepared(resolvedOut, tls, problems, warnings, process);
+        return new Prepared(resolvedOut, tls, problems, warnings, process, states);
     }
 
     private static boolean usesTls(Config config) {

@@ -105,6 +105,24 @@ final class StatRows {
         return r;
     }
 
+    /**
+     * A listener's row ({@code option socket-stats}, HAProxy's stats_fill_li_stats): its connections, bytes, denials and
+     * invalid requests, the frontend's status and mode, its address from operator level up, the ssl module's counters (its
+     * TLS handshakes).
+     */
+    static StatRow listener(Frontend fe, dev.sluice.proxy.listener.ListenerCounters l, Level level) {
+        return new StatRow()
+                .set(PXNAME, fe.name()).set(SVNAME, l.name())
+                .set(SCUR, l.current()).set(SMAX, l.max()).set(SLIM, 0).set(STOT, l.connections())
+                .set(BIN, l.bytesIn()).set(BOUT, l.bytesOut()).set(DREQ, l.deniedRequests()).set(DRESP, l.deniedResponses())
+                .set(EREQ, l.invalidRequests()).set(STATUS, fe.status())
+                .set(PID, 1).set(IID, fe.id()).set(SID, l.id()).set(TYPE, StatRow.Type.LISTENER.code())
+                .set(ADDR, level.allows(Level.OPERATOR) ? l.address() : null)
+                .set(MODE, mode(fe.config().mode()))
+                .set(DCON, l.deniedConnections()).set(DSES, l.deniedSessions()).set(WREW, 0).set(EINT, 0)
+                .set(SSL_SESS, l.tlsSessions()).set(SSL_REUSED_SESS, l.tlsReused()).set(SSL_FAILED_HANDSHAKE, l.tlsFailures());
+    }
+
     static StatRow server(Server srv, Level level) {
         Counters.Snapshot s = srv.snapshot();
         long now = System.currentTimeMillis();

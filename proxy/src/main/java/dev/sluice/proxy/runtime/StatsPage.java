@@ -12,6 +12,7 @@ import dev.sluice.proxy.rules.PageService;
 import dev.sluice.proxy.rules.RuleTarget;
 import dev.sluice.proxy.stats.InfoField;
 import dev.sluice.proxy.stats.StatColumn;
+import dev.sluice.proxy.stats.StatModule;
 import dev.sluice.proxy.stats.StatRow;
 import dev.sluice.proxy.stream.Frontend;
 import dev.sluice.proxy.stream.Live;
@@ -286,6 +287,7 @@ final class StatsPage implements PageService {
             table.tbl tr.titre th{background:#20D0D0;color:#000;font-weight:bold;text-align:center}
             table.tbl td.ac,table.tbl td.name{text-align:left}
             tr.frontend td,tr.backend td{background:#e8e8d0;font-weight:bold}
+            tr.socket td{background:#d0d0d0}
             tr.active_up td{background:#c0ffc0}
             tr.active_down td{background:#ff9090}
             tr.active_nolb td{background:#ffd020}
@@ -307,6 +309,10 @@ final class StatsPage implements PageService {
             table.legend td{padding:1px 6px;border:1px solid #aaa}
             .status_msg{padding:6px;margin:6px 0;border:1px solid #444;background:#ffff80}
             a{color:#20427c}
+            u{text-decoration:none;position:relative}
+            div.tips{display:none;position:absolute;left:0;top:100%;z-index:2;background:#fff;border:1px solid #888;padding:2px}
+            u:hover div.tips{display:block}
+            table.det th,table.det td{border:none;padding:0 4px;font-weight:normal;text-align:left;background:#fff}
             """;
 
     private static final String[] STATUS_MESSAGES = {"DONE", "Action processed successfully.", "PART", "Action partially processed.",
@@ -392,11 +398,12 @@ final class StatsPage implements PageService {
         Frontend fe = rt.frontends().get(p.name());
         Backend be = rt.backends().get(p.name());
         boolean form = adminOk && be != null && !be.servers().isEmpty();
+        boolean modules = cfg.showModules();
         if (form) {
             b.append("<form method=\"post\" action=\"").append(esc(cfg.uri())).append("\">");
         }
         b.append("<table class=\"tbl\" id=\"px-").append(esc(p.name())).append("\">\n<tr><th class=\"pxname\" colspan=\"")
-                .append(SUBS.length + 1 + (form ? 1 : 0)).append("\"><a name=\"").append(esc(p.name())).append("\"></a>").append(esc(p.name()));
+                .append(SUBS.length + 1 + (form ? 1 : 0) + (modules ? StatModule.values().length : 0)).append("\"><a name=\"").append(esc(p.name())).append("\"></a>").append(esc(p.name()));
         if (p.description() != null) {
             // HAProxy puts the proxy's description beside its name
             b.append(" &mdash; <span class=\"desc\">").append(esc(p.description())).append("</span>");
@@ -409,13 +416,26 @@ final class StatsPage implements PageService {
         for (String[] g : GROUPS) {
             b.append("<th colspan=\"").append(g[1]).append("\">").append(g[0]).append("</th>");
         }
+        if (modules) {
+            // HAProxy's stats show-modules: one more group, a column per statistics module
+            b.append("<th colspan=\"").append(StatModule.values().length).append("\">Extra modules</th>");
+        }
         b.append("</tr>\n<tr class=\"titre\">");
         for (String s : SUBS) {
             b.append("<th>").append(s).append("</th>");
         }
+        if (modules) {
+            for (StatModule m : StatModule.values()) {
+                b.append("<th>").append(m.moduleName()).append("</th>");
+            }
+        }
         b.append("</tr>\n");
         if (fe != null) {
-            row(b, StatRows.frontend(fe), "frontend", "Frontend", form, null);
+            row(b, StatRows.frontend(fe), "frontend", "Frontend", form, null, modules);
+            for (var l : fe.listenerCounters()) {
+                // HAProxy's socket rows (option socket-stats), named by the listener
+                row(b, StatRows.listener(fe, l, cfg.showLegends() ? Level.OPERATOR : Level.USER), "socket", l.name(), form, null, modules);
+            }
         }
         if (be != null) {
             for (Server s : be.servers()) {
@@ -424,10 +444,10 @@ final class StatsPage implements PageService {
                 if (ProxyCommands.hidden(s, false, hideDown)) {
                     continue;
                 }
-                row(b, r, serverClass(status, s.backup()), s.name(), form, s.name());
+                row(b, r, serverClass(status, s.backup()), s.name(), form, s.name(), modules);
             }
             StatRow br = StatRows.backend(be, level);
-            row(b, br, "UP".equals(br.get(StatColumn.STATUS)) ? "backend" : "backend_down", "Backend", form, null);
+            row(b, br, "UP".equals(br.get(StatColumn.STATUS)) ? "backend" : "backend_down", "Backend", form, null, modules);
         }
         b.append("</table>\n");
         if (form) {
@@ -475,7 +495,7 @@ final class StatsPage implements PageService {
         StatColumn.DOWNTIME, StatColumn.THROTTLE
     };
 
-    private static void row(StringBuilder b, StatRow r, String cls, String name, boolean form, String checkbox) {
+    private static void row(StringBuilder b, StatRow r, String cls, String name, boolean form, String checkbox, boolean modules) {
         b.append("<tr class=\"").append(cls).append("\">");
         if (form) {
             b.append("<td>");
@@ -501,7 +521,33 @@ final class StatsPage implements PageService {
             }
             b.append("<td").append(c == StatColumn.STATUS ? " class=\"ac\"" : "").append('>').append(esc(v)).append("</td>");
         }
+        if (modules) {
+            moduleCells(b, r);
+        }
         b.append("</tr>\n");
+    }
+
+    /**
+     * The {@code stats show-modules} cells of a row, as HAProxy 2.6 renders them: for a module that counts for the row's
+     * kind of object, its name with a table of its counters (HAProxy's descriptions) shown on hover; else an empty cell.
+     */
+    private static void moduleCells(StringBuilder b, StatRow r) {
+        int type = Integer.parseInt(r.get(StatColumn.TYPE));
+        int cap = type == 3 ? StatModule.LISTENER : 1 << type;
+        for (StatModule m : StatModule.values()) {
+            b.append("<td>");
+            if (m.counts(cap)) {
+                b.append("<u>").append(m.moduleName()).append("<div class=\"tips\"><table class=\"det\">");
+                for (StatModule.Column c : m.columns()) {
+                    String v = r.get(c.column());
+                    b.append("<tr><th>").append(esc(c.description())).append("</th><td>")
+                            .append(v == null || v.isEmpty() ? "" : v.chars().allMatch(Character::isDigit) ? bytes(Long.parseLong(v)) : esc(v))
+                            .append("</td></tr>");
+                }
+                b.append("</table></div></u>");
+            }
+            b.append("</td>");
+        }
     }
 
     /** Bytes as HAProxy's page prints them: digits grouped by thousands. */

@@ -1,5 +1,6 @@
 package dev.sluice.proxy.runtime;
 
+import dev.sluice.proxy.listener.ListenerCounters;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.stream.ClientTimes;
@@ -97,6 +98,10 @@ final class TlsClientSetup extends ChannelInboundHandlerAdapter implements TlsHa
     @Override
     public void handshakeDone(ChannelHandlerContext ctx, TlsSession session) {
         frontend.countTlsSession(session.resumed());
+        ListenerCounters lc = ListenerCounters.of(ctx.channel());
+        if (lc != null) {
+            lc.tlsSession(session.resumed());
+        }
         admitted = false;
         ClientTimes.accepted(ctx.channel(), acceptDate, acceptNanos);
         ctx.pipeline().addAfter(ctx.name(), "protocol", protocol.create(session, acceptDate, acceptNanos));
@@ -105,6 +110,10 @@ final class TlsClientSetup extends ChannelInboundHandlerAdapter implements TlsHa
     @Override
     public void handshakeFailed(ChannelHandlerContext ctx, Throwable cause) {
         frontend.countTlsFailure();
+        ListenerCounters lc = ListenerCounters.of(ctx.channel());
+        if (lc != null) {
+            lc.tlsFailure();
+        }
         if (admitted) {
             admitted = false;
             frontend.limit().release();

@@ -10,7 +10,9 @@ public final class StatRow {
 
     /** Object types as HAProxy numbers them in the {@code type} column and the {@code show stat} filter. */
     public enum Type {
-        FRONTEND(0, 1, 'F', "Frontend"), BACKEND(1, 2, 'B', "Backend"), SERVER(2, 4, 'S', "Server");
+        FRONTEND(0, 1, 'F', "Frontend"), BACKEND(1, 2, 'B', "Backend"), SERVER(2, 4, 'S', "Server"),
+        /** A listener of a frontend with {@code option socket-stats} (HAProxy's STATS_TYPE_SO). */
+        LISTENER(3, 8, 'L', "Listener");
 
         private final int code;
         private final int mask;
@@ -28,7 +30,7 @@ public final class StatRow {
             return code;
         }
 
-        /** The bit of this type in {@code show stat <proxy> <type> <sid>} (1 frontends, 2 backends, 4 servers). */
+        /** The bit of this type in {@code show stat <proxy> <type> <sid>} (1 frontends, 2 backends, 4 servers, 8 listeners). */
         public int mask() {
             return mask;
         }

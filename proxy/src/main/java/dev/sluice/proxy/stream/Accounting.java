@@ -5,6 +5,7 @@ import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.stats.Counter;
+import dev.sluice.proxy.listener.ListenerCounters;
 import dev.sluice.proxy.stats.Counters;
 
 /**
@@ -35,6 +36,9 @@ final class Accounting {
     private long creditedIn;
     private long creditedOut;
 
+    /** The client's listener counters ({@code option socket-stats}), or null. */
+    private final ListenerCounters listener;
+
     Accounting(Exchange stream, ClientEnd client, Frontend frontend) {
         this(stream, client, frontend, false);
     }
@@ -50,6 +54,8 @@ final class Accounting {
         this.handshakeMs = (int) client.handshakeMs();
         this.idleMs = (int) Math.max(0, ms(client.streamAcceptNanos(), requestStart) - handshakeMs);
         this.contStats = frontend.config().options().contStats();
+        // option socket-stats: the counters of the listener the client came in on (no lookup without the option)
+        this.listener = frontend.listenerCounters().isEmpty() ? null : client.listenerCounters();
         this.requestDate = System.currentTimeMillis() - (tHead - requestStart) / 1_000_000;
     }
 
@@ -225,6 +231,14 @@ final class Accounting {
     void denied(boolean response) {
         Counter c = response ? Counter.DENIED_RESPONSES : Counter.DENIED_REQUESTS;
         frontend.counters().add(c);
+        ListenerCounters lc = listener;
+        if (lc != null) {
+            if (response) {
+                lc.deniedResponse();
+            } else {
+                lc.deniedRequest();
+            }
+        }
         Backend backend = stream.backend();
         if (backend != null) {
             backend.counters().add(c);
@@ -241,6 +255,10 @@ final class Accounting {
      */
     void deniedContent(boolean silentDrop) {
         frontend.counters().add(Counter.DENIED_REQUESTS);
+        ListenerCounters lc = listener;
+        if (lc != null) {
+            lc.deniedRequest();
+        }
         Backend backend = stream.backend();
         if (silentDrop && backend != null) {
             backend.counters().add(Counter.DENIED_REQUESTS);
@@ -301,6 +319,10 @@ final class Accounting {
         add(frontend.counters(), in, out);
         add(stream.backend().counters(), in, out);
         add(stream.server().counters(), in, out);
+        ListenerCounters lc = listener;
+        if (lc != null) {
+            lc.bytes(in, out);
+        }
     }
 
     private static void add(Counters c, long in, long out) {
@@ -322,6 +344,10 @@ final class Accounting {
         Counters fe = frontend.counters();
         fe.add(Counter.BYTES_IN, in);
         fe.add(Counter.BYTES_OUT, out);
+        ListenerCounters lc = listener;
+        if (lc != null) {
+            lc.bytes(in, out);
+        }
         Backend backend = stream.backend();
         Server server = stream.server();
         if (backend != null) {

@@ -87,6 +87,11 @@ public interface ClientEnd {
     /** Where a connection keeps the stick counters its {@code tcp-request connection} rules set. */
     AttributeKey<Trackers> SESSION_TRACKERS = AttributeKey.valueOf("sluice.session-trackers");
 
+    /** The counters of the listener the connection came in on ({@code option socket-stats}), or null. */
+    default dev.sluice.proxy.listener.ListenerCounters listenerCounters() {
+        return null;
+    }
+
     /** The connection's stick counters ({@code tcp-request connection track-sc*}), or null. */
     default Trackers sessionTrackers() {
         return null;

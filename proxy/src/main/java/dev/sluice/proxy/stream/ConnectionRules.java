@@ -6,6 +6,7 @@ import dev.sluice.proxy.rules.RequestTxn;
 import dev.sluice.proxy.rules.Rule;
 import dev.sluice.proxy.rules.Trackers;
 import dev.sluice.proxy.stats.Counter;
+import dev.sluice.proxy.listener.ListenerCounters;
 import dev.sluice.proxy.tls.TlsSession;
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
@@ -74,6 +75,10 @@ public final class ConnectionRules implements Predicate<Channel> {
             }
             frontend.counters().add(Counter.CONNECTIONS);
             frontend.counters().add(session ? Counter.DENIED_SESSIONS : Counter.DENIED_CONNECTIONS);
+            ListenerCounters lc = ListenerCounters.of(ch);
+            if (lc != null) {
+                lc.deniedConnection(session);
+            }
             return false;
         }
         if (before == null && !trackers.isEmpty()) {

@@ -45,6 +45,7 @@ import java.util.concurrent.atomic.LongAdder;
  * Shared by every connection it accepts.
  */
 public final class Frontend {
+    private final java.util.List<dev.sluice.proxy.listener.ListenerCounters> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Proxy config;
     private final Workers workers;
     private final LiveStreams streams;
@@ -297,6 +298,16 @@ public final class Frontend {
             }
         }
         return defaultBackend;
+    }
+
+    /** The counters of a listener of this frontend ({@code option socket-stats}), in bind order. Before start. */
+    public void listenerCounters(dev.sluice.proxy.listener.ListenerCounters lc) {
+        listeners.add(lc);
+    }
+
+    /** Its listeners' counters ({@code option socket-stats}; empty without). */
+    public java.util.List<dev.sluice.proxy.listener.ListenerCounters> listenerCounters() {
+        return listeners;
     }
 
     public ConnectionLimit limit() {

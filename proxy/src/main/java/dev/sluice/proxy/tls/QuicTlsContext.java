@@ -50,7 +50,7 @@ public final class QuicTlsContext {
             try {
                 contexts.add(QuicSslContextBuilder.forServer(ck.key(), null, ck.chainArray())
                         .applicationProtocols(alpn)
-                        .earlyData(false)
+                        .earlyData(tls.earlyData())
                         .sessionCacheSize(cacheSize)
                         .sessionTimeout(timeoutSeconds)
                         .build());
