@@ -3,7 +3,9 @@
 #
 # Usage:  ./coldstart.sh [TARGET...]     (default: haproxy sluice)
 #   TARGET: haproxy | sluice (the launcher's defaults: no -Xms/-Xmx, unlike run-all.sh's line) |
-#           sluice-base (the same from another jar: SLUICE_BASE_JAR=<jar>, for before/after in one run) |
+#           sluice-base (the same from another jar: SLUICE_BASE_JAR=<jar>, for before/after in one run;
+#           SLUICE_BASE_LAUNCHER=<launcher> to start it through another launcher, e.g. main's) | sluice-own (a start-up
+#           cache trained on its own configuration: ./sluice aot -f <cfg>, run here before the measures) |
 #           sluice-noaot (SLUICE_AOT=off)
 #
 # 1. Start-up: STARTS launches of each target on the quickstart (examples/quickstart.cfg, its ports moved)
@@ -61,7 +63,7 @@ define sluice-noaot 27530 27531 27532 27531 "env SLUICE_AOT=off $SO ../../sluice
 # Sluice with a start-up cache trained on its own configuration (./sluice aot -f <cfg>, done by this script
 # once the origin is up, for the bench configuration and the quickstart)
 define sluice-own 27590 27591 27592 27591 "env $SO ../../sluice -f @CONF@/sluice-own.cfg"
-define sluice-base 27540 27541 27542 27541 "env SLUICE_JAR=\${SLUICE_BASE_JAR:?set SLUICE_BASE_JAR} $SO ../../sluice -f @CONF@/sluice-base.cfg"
+define sluice-base 27540 27541 27542 27541 "env SLUICE_JAR=\${SLUICE_BASE_JAR:?set SLUICE_BASE_JAR} $SO ${SLUICE_BASE_LAUNCHER:-../../sluice} -f @CONF@/sluice-base.cfg"
 # quickstart variants: NAME-qs, examples/quickstart.cfg with 8080-8082 moved to PORT..PORT+2
 qs_port() { case $1 in haproxy) echo 27550 ;; sluice) echo 27560 ;; sluice-base) echo 27570 ;; sluice-noaot) echo 27580 ;; *) echo 27595 ;; esac; }
 for t in "${TARGETS[@]}"; do
