@@ -101,4 +101,49 @@ class StartupCacheTest {
             assertThat(s.output()).isEmpty();
         }
     }
+
+    /**
+     * {@code ./sluice aot -f <cfg>}: the daemon runs on that configuration while requests go to its listeners, and
+     * the cache it leaves beside the jar ({@code sluice.aot.d/}) is the one the next start on that configuration
+     * uses. {@code -XX:AOTMode=on} makes a JVM that cannot map its cache refuse to start, so the check below passes
+     * only when the cache is valid for the launcher's flags.
+     */
+    @Test
+    void aCacheTrainedOnTheConfigurationIsMadeAndUsed() throws Exception {
+        Path dir = Files.createTempDirectory("sluice-aot-own");
+        Path jar = Files.copy(Sluice.JAR, dir.resolve("sluice.jar"));
+        int h1 = Ports.free();
+        int h2c = Ports.free();
+        Path cfg = Sluice.writeConfig(config(h1) + """
+                frontend fe_h2c
+                    bind 127.0.0.1:%d proto h2
+                    http-request return status 200 content-type text/plain string "cached"
+                """.formatted(h2c));
+        Map<String, String> env = Map.of("SLUICE_JAR", jar.toString(), "SLUICE_JAVA_OPTS", "", "SLUICE_AOT_SECONDS", "1");
+        Sluice.Result trained = Sluice.run(List.of("aot", "-f", cfg.toString()), env);
+        assertThat(trained.exitCode()).as(trained.output()).isZero();
+        Path caches = dir.resolve("sluice.aot.d");
+        List<Path> made;
+        try (var files = Files.list(caches)) {
+            made = files.filter(f -> f.toString().endsWith(".aot")).toList();
+        }
+        assertThat(made).hasSize(1);
+        Path cache = made.get(0);
+        String log = Files.readString(Path.of(cache.toString().replaceFirst("\\.aot$", ".log")));
+        assertThat(log).contains("aot training: fe h1 127.0.0.1:" + h1 + ": ", "aot training: fe_h2c h2c 127.0.0.1:" + h2c + ": ")
+                .doesNotContain(": 0 answers");
+
+        Sluice.Result on = Sluice.run(List.of("-c", "-f", cfg.toString()),
+                Map.of("SLUICE_JAR", jar.toString(), "SLUICE_JAVA_OPTS", "-XX:AOTMode=on"));
+        assertThat(on.exitCode()).as(on.output()).isZero();
+        assertThat(on.output()).isEqualTo("Configuration file is valid\n");
+        try (Sluice s = Sluice.start(cfg, List.of(), Map.of("SLUICE_JAR", jar.toString()), h1)) {
+            assertThat(arguments(s)).contains("-XX:AOTCache=" + cache);
+            assertThat(get(h1)).isEqualTo("cached");
+        }
+        // another configuration (another path) does not get it: the jar's own cache, when there is one
+        Path other = Sluice.writeConfig(config(h1));
+        Sluice.Result printed = Sluice.run(List.of("-f", other.toString()), Map.of("SLUICE_JAR", jar.toString(), "SLUICE_PRINT_FLAGS", "1"));
+        assertThat(printed.output()).doesNotContain(cache.toString());
+    }
 }

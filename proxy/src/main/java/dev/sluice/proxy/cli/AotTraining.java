@@ -231,7 +231,7 @@ public final class AotTraining {
         int tls = Integer.parseInt(ports[1]);
         int failures = http(h1, tls) + admin(dir.resolve("admin.sock"));
         if (ports[2].equals("1")) {
-            failures += h3(tls);
+            failures += h3(tls, ROUNDS / 3, true);
         }
         if (failures > 0) {
             System.err.println(failures + " training requests failed");
@@ -313,8 +313,11 @@ public final class AotTraining {
         return failures;
     }
 
-    /** HTTP/3 requests on one QUIC connection with Netty's client; returns how many failed. */
-    private static int h3(int port) throws Exception {
+    /**
+     * {@code rounds} HTTP/3 requests on one QUIC connection with Netty's client; returns how many failed: with
+     * {@code strict}, answered otherwise than 200 (reported), else not answered at all.
+     */
+    static int h3(int port, int rounds, boolean strict) throws Exception {
         MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         int failures = 0;
         try {
@@ -326,7 +329,7 @@ public final class AotTraining {
                     .bind(0).sync().channel();
             QuicChannel quic = QuicChannel.newBootstrap(udp).handler(new Http3ClientConnectionHandler())
                     .remoteAddress(new InetSocketAddress("127.0.0.1", port)).connect().get(5, TimeUnit.SECONDS);
-            for (int i = 0; i < ROUNDS / 3; i++) {
+            for (int i = 0; i < rounds; i++) {
                 int[] status = {0};
                 QuicStreamChannel stream = Http3.newRequestStream(quic, new Http3RequestStreamInboundHandler() {
                     @Override
@@ -351,8 +354,10 @@ public final class AotTraining {
                 DefaultHttp3Headers headers = new DefaultHttp3Headers();
                 headers.method("GET").path("/q" + i).authority("127.0.0.1:" + port).scheme("https");
                 stream.writeAndFlush(new DefaultHttp3HeadersFrame(headers)).addListener(QuicStreamChannel.SHUTDOWN_OUTPUT);
-                if (!stream.closeFuture().await(5, TimeUnit.SECONDS) || status[0] != 200) {
-                    System.err.println("h3 request " + i + ": status " + status[0]);
+                if (!stream.closeFuture().await(5, TimeUnit.SECONDS) || status[0] != 200 && (strict || status[0] == 0)) {
+                    if (strict) {
+                        System.err.println("h3 request " + i + ": status " + status[0]);
+                    }
                     failures++;
                 }
             }

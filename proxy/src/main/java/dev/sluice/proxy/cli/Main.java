@@ -21,7 +21,9 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.AbstractSet;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -38,9 +40,31 @@ public final class Main {
 
     /**
      * Features that {@code .if feature(...)} and {@code -cc} see as present, and that {@code -vv} lists. OPENSSL when
-     * Netty's BoringSSL is there, as HAProxy builds on BoringSSL say.
+     * Netty's BoringSSL is there, as HAProxy builds on BoringSSL say. Computed at the first look (a configuration
+     * without {@code .if feature(...)} never looks): finding out loads the QUIC and TLS native libraries, ~0.1-0.2 s of a
+     * start that may use neither.
      */
-    static final Set<String> FEATURES = features();
+    static final Set<String> FEATURES = new AbstractSet<>() {
+        @Override
+        public Iterator<String> iterator() {
+            return Features.SET.iterator();
+        }
+
+        @Override
+        public int size() {
+            return Features.SET.size();
+        }
+
+        @Override
+        public boolean contains(Object o) {
+            return Features.SET.contains(o);
+        }
+    };
+
+    /** Holder of {@link #FEATURES}' content: its class initialisation is the first look. */
+    private static final class Features {
+        static final Set<String> SET = features();
+    }
 
     private static Set<String> features() {
         Set<String> f = new TreeSet<>(Set.of("EPOLL", "LINUX_SPLICE", "TFO"));
@@ -68,14 +92,39 @@ public final class Main {
     }
 
     static ConfigParser.Settings settings() {
-        return ConfigParser.Settings.fromSystem(FEATURES, sslLibrary(), sslVersion());
+        return settings(true);
+    }
+
+    /**
+     * With {@code ssl} false the TLS library is not asked its name and version (loading it costs start-up time): for
+     * texts that test neither ({@link #testsSslLibrary}).
+     */
+    static ConfigParser.Settings settings(boolean ssl) {
+        return ssl ? ConfigParser.Settings.fromSystem(FEATURES, sslLibrary(), sslVersion()) : ConfigParser.Settings.fromSystem(FEATURES);
+    }
+
+    /** Whether a configuration text may ask the TLS library's name or version in a condition. */
+    static boolean testsSslLibrary(List<ConfigParser.Source> sources) {
+        return sources.stream().anyMatch(s -> s.text().contains("ssllib_name_startswith") || s.text().contains("openssl_version_"));
     }
 
     /** Set in the child of {@code -D}: where to write the pid once listening. */
     static final String READY_FILE_ENV = "SLUICE_READY_FILE";
 
     public static void main(String[] args) {
+        fastInMemoryKeyStores();
         System.exit(run(args));
+    }
+
+    /**
+     * Netty hands each certificate's key to BoringSSL through an in-memory PKCS12 key store, where the JDK protects
+     * it with 10,000 rounds of PBKDF2: run by the interpreter at start-up, 0.1 s of CPU for the bench configuration's
+     * three TLS contexts. Nothing here ever writes a key store, so one round; a value given on the command line stays.
+     */
+    static void fastInMemoryKeyStores() {
+        if (System.getProperty("keystore.pkcs12.keyPbeIterationCount") == null) {
+            System.setProperty("keystore.pkcs12.keyPbeIterationCount", "1");
+        }
     }
 
     static int run(String[] args) {
@@ -288,7 +337,7 @@ public final class Main {
         for (int i = 1; i < parts.length; i++) {
             line.append(' ').append(parts[i]);
         }
-        ConfigParser.Result r = new ConfigParser(KeywordRegistry.standard(), settings())
+        ConfigParser.Result r = new ConfigParser(KeywordRegistry.standard(), settings(false))
                 .parse(List.of(new ConfigParser.Source("-S", line.append('\n').toString())));
         boolean bad = r.config() == null || r.diagnostics().stream().anyMatch(Diagnostic::isError)
                 || r.config().global().statsSockets().size() != 1;
@@ -323,7 +372,8 @@ public final class Main {
             if (extra != null) {
                 sources.add(extra);
             }
-            ConfigParser.Result r = new ConfigParser(KeywordRegistry.standard(), settings().inDirectory(directory)).parse(sources);
+            ConfigParser.Result r = new ConfigParser(KeywordRegistry.standard(), settings(testsSslLibrary(sources)).inDirectory(directory))
+                    .parse(sources);
             diags.addAll(r.diagnostics());
             config = r.config();
         }

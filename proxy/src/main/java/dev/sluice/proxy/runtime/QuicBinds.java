@@ -46,8 +46,9 @@ final class QuicBinds {
     static final String DROP_CLOSE_ENV = "SLUICE_QUIC_TEST_DROP_CLOSE";
 
     private final QuicTune tune;
-    private final Secrets secrets;
-    private final TokenKeys tokenKeys;
+    /** Made with the first QUIC bind: without one, no secret, no SecureRandom seeding, no JCE at start-up. */
+    private Secrets secrets;
+    private TokenKeys tokenKeys;
     private final Pool<ClosingConnection> pool;
     private final List<QuicListener> listeners = new ArrayList<>();
     private final boolean reusePort;
@@ -56,8 +57,6 @@ final class QuicBinds {
     /** @param reusePort false with {@code noreuseport}: one socket per bind, without SO_REUSEPORT */
     QuicBinds(QuicTune tune, PoolRegistry pools, boolean reusePort) {
         this.tune = tune;
-        this.secrets = Secrets.of(tune.clusterSecret());
-        this.tokenKeys = new TokenKeys(secrets);
         this.reusePort = reusePort;
         // 96 bytes a record (measured), its CONNECTION_CLOSE datagram apart; the reset step drops the datagram
         this.pool = pools == null ? null : ClosingConnection.pool(pools);
@@ -65,6 +64,10 @@ final class QuicBinds {
 
     /** Adds the listener of a QUIC bind of {@code fe}. */
     void add(Frontend fe, Bind b, QuicSslContext ssl, ConnectionRules rules) {
+        if (secrets == null) {
+            secrets = Secrets.of(tune.clusterSecret());
+            tokenKeys = new TokenKeys(secrets);
+        }
         ListenAddress.Quic a = (ListenAddress.Quic) b.address();
         InetSocketAddress address = new InetSocketAddress(Addresses.literal(a.host()), a.port());
         BindQuic q = b.quic() != null ? b.quic() : BindQuic.DEFAULT;

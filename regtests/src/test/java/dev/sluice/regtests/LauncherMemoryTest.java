@@ -1,0 +1,88 @@
+package dev.sluice.regtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The launcher sizes the JVM from the configuration (docs/design.md, "Footprint"): the heap from the global
+ * maxconn (48 MB + 24 kB a connection), direct memory from maxconn and tune.bufsize (64 MB + two buffers a
+ * connection), both capped by {@code -m}; Serial GC up to a 512 MB heap, G1 above; SLUICE_JAVA_OPTS comes after
+ * and wins.
+ */
+class LauncherMemoryTest {
+
+    private static String config(String global) {
+        return """
+                global
+                %s
+                defaults
+                    mode http
+                    timeout client 10s
+                    timeout server 10s
+                    timeout connect 2s
+                frontend fe
+                    bind 127.0.0.1:%d
+                    http-request return status 200 content-type text/plain string "sized"
+                """.formatted(global, Ports.free());
+    }
+
+    /** The JVM flags the launcher would start the daemon with (SLUICE_PRINT_FLAGS=1). */
+    private static List<String> flags(String global, String... extra) {
+        Path cfg = Sluice.writeConfig(config(global));
+        List<String> args = new java.util.ArrayList<>(List.of("-f", cfg.toString()));
+        args.addAll(Arrays.asList(extra));
+        Sluice.Result r = Sluice.run(args, Map.of("SLUICE_PRINT_FLAGS", "1", "SLUICE_JAVA_OPTS", ""));
+        assertThat(r.exitCode()).isZero();
+        return r.output().lines().toList();
+    }
+
+    @Test
+    void heapAndDirectMemoryFollowMaxconnAndBufsize() {
+        assertThat(flags("    maxconn 1000")).contains("-XX:+UseSerialGC", "-Xms16m", "-Xmx71m", "-XX:MaxDirectMemorySize=95m")
+                .doesNotContain("-XX:+UseG1GC");
+        assertThat(flags("    maxconn 4096\n    tune.bufsize 32768")).contains("-Xmx144m", "-XX:MaxDirectMemorySize=320m");
+        // -m caps both
+        assertThat(flags("    maxconn 4096", "-m", "100")).contains("-Xmx100m", "-XX:MaxDirectMemorySize=100m");
+        // a heap over 512 MB: G1
+        assertThat(flags("    maxconn 30000")).contains("-XX:+UseG1GC", "-Xmx751m").doesNotContain("-XX:+UseSerialGC");
+    }
+
+    @Test
+    void aMaxconnOutsideTheGlobalSectionDoesNotCount() {
+        Path cfg = Sluice.writeConfig(config("    maxconn 1000").replace("    mode http", "    mode http\n    maxconn 30000"));
+        Sluice.Result r = Sluice.run(List.of("-f", cfg.toString()), Map.of("SLUICE_PRINT_FLAGS", "1", "SLUICE_JAVA_OPTS", ""));
+        assertThat(r.output().lines()).contains("-Xmx71m");
+    }
+
+    @Test
+    void theDaemonRunsWithThemAndSluiceJavaOptsWins() throws IOException {
+        int port = Ports.free();
+        Path cfg = Sluice.writeConfig("""
+                global
+                    maxconn 1000
+                defaults
+                    mode http
+                    timeout client 10s
+                    timeout server 10s
+                    timeout connect 2s
+                frontend fe
+                    bind 127.0.0.1:%d
+                    http-request return status 200 content-type text/plain string "sized"
+                """.formatted(port));
+        try (Sluice s = Sluice.start(cfg, List.of(), Map.of("SLUICE_JAVA_OPTS", "-Xmx80m"), port)) {
+            byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(s.pid()), "cmdline"));
+            List<String> args = Arrays.asList(new String(raw, StandardCharsets.UTF_8).split("\0"));
+            assertThat(args).contains("-XX:+UseSerialGC", "-Xmx71m", "-XX:MaxDirectMemorySize=95m", "-Xmx80m");
+            // the later -Xmx is the one the JVM applies
+            assertThat(args.lastIndexOf("-Xmx80m")).isGreaterThan(args.indexOf("-Xmx71m"));
+        }
+    }
+}
