@@ -124,6 +124,8 @@ public final class ProxyBuilder {
     String rdpPersistCookie;
     /** {@code http-send-name-header}, lower case, inherited from defaults; null when not set. */
     String sendNameHeader;
+    /** {@code option http-buffer-request}: where it was set (inherited from defaults), null when off. */
+    SourceRef bufferRequest;
     public final List<UseBackend> useBackends = new ArrayList<>();
     /** The {@code use-server} rules, in order (a frontend's are ignored, with HAProxy's warning). */
     public final List<dev.sluice.config.model.UseServer> useServers = new ArrayList<>();
@@ -214,6 +216,7 @@ public final class ProxyBuilder {
         persistDown = d.persistDown;
         rdpPersistCookie = d.rdpPersistCookie;
         sendNameHeader = d.sendNameHeader;
+        bufferRequest = d.bufferRequest;
         timeoutQueue = d.timeoutQueue;
         retries = d.retries;
         timeoutTarpit = d.timeoutTarpit;
@@ -329,7 +332,7 @@ public final class ProxyBuilder {
                 new HttpOptions(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, clientTcpKeepAlive, serverTcpKeepAlive,
                         poolPurgeDelay, h3AltSvcMaxAge, compAlgos.isEmpty() && compTypes.isEmpty() && !compOffload ? null
                                 : new Compression(compAlgos, compTypes, compOffload, compressionLevel)),
-                acls, redirectRules.isEmpty() ? httpRequestRules : concat(httpRequestRules, redirectRules), httpResponseRules,
+                acls, requestRules(), httpResponseRules,
                 httpAfterResponseRules,
                 kind.hasFrontend() ? useBackends : List.of(),
                 kind.hasFrontend() ? defaultBackend : null,
@@ -362,6 +365,20 @@ public final class ProxyBuilder {
             return ServerStateFiles.Load.NONE;
         }
         return new ServerStateFiles.Load(serverStateFrom, serverStateFileName);
+    }
+
+    /**
+     * The http-request rules, the redirects after them; with {@code option http-buffer-request}, a wait for the body
+     * first (HAProxy's AN_REQ_HTTP_BODY analyser comes before the proxy's http-request rules): the whole body or a
+     * buffer's worth, until {@code timeout http-request} (else {@code timeout client}), then 408.
+     */
+    private List<HttpRule> requestRules() {
+        List<HttpRule> rules = redirectRules.isEmpty() ? httpRequestRules : concat(httpRequestRules, redirectRules);
+        if (bufferRequest == null || effectiveMode() != Mode.HTTP) {
+            return rules;
+        }
+        long ms = timeoutHttpRequest > 0 ? timeoutHttpRequest : timeoutClient > 0 ? timeoutClient : 86_400_000L;
+        return concat(List.of(new HttpRule.Action(bufferRequest, null, "wait-for-body", List.of("time", ms + "ms"))), rules);
     }
 
     /** The mode in force: HAProxy's default is tcp. */
