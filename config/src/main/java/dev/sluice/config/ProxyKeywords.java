@@ -86,15 +86,6 @@ final class ProxyKeywords {
         timeout(r, "tunnel", PROXIES, "Inactivity limit of a tunnel (WebSocket, CONNECT), both sides; defaults to client/server.",
                 (p, v) -> p.timeoutTunnel = v);
 
-        r.register(new Keyword("option http-buffer-request", PROXIES, "[no] option http-buffer-request",
-                "Wait for the request's whole body (or a buffer's worth) before the proxy's http-request rules and the connection to"
-                        + " a server, as 'http-request wait-for-body' does, until 'timeout http-request' (else 'timeout client'): then"
-                        + " 408. The rules can then read req.body; a server gets the request at once, body included.",
-                c -> {
-                    if (c.expectArgs(0, 0, "option http-buffer-request")) {
-                        c.proxy().bufferRequest = c.negated() ? null : c.at();
-                    }
-                }));
         r.register(new Keyword("option forwardfor", PROXIES, "option forwardfor [except <network>] [header <name>] [if-none]",
                 "Add an X-Forwarded-For header (its own line) with the client address.", ProxyKeywords::forwardFor));
         connectionMode(r, "http-keep-alive", HttpOptions.ConnectionMode.KEEP_ALIVE,
@@ -175,6 +166,15 @@ final class ProxyKeywords {
                         }
                     }));
         }
+        r.register(new Keyword("option http-buffer-request", PROXIES, "[no] option http-buffer-request",
+                "Wait for the request's whole body (or a buffer's worth) before the proxy's http-request rules and the connection to"
+                        + " a server, as 'http-request wait-for-body' does, until 'timeout http-request' (else 'timeout client'): then"
+                        + " 408. The rules can then read req.body; a server gets the request at once, body included.",
+                c -> {
+                    if (c.expectArgs(0, 0, "option http-buffer-request")) {
+                        c.proxy().bufferRequest = c.negated() ? null : c.at();
+                    }
+                }));
     }
 
     private interface TimeoutSetter {
