@@ -37,7 +37,9 @@ final class RuleKeywords {
                     "deny [deny_status <code>] [status <code>] [content-type <type>] [string <text> | errorfile <file>] [hdr <name> <fmt>]*",
                     "Reject with 403 (or the given status and content); final."),
             new Spec("reject", REQ, 0, 0, "reject", "Close the connection at once without a response."),
-            new Spec("silent-drop", REQ | RES, 0, 0, "silent-drop", "Close the connection at once without a response (no RST trick on the JVM)."),
+            new Spec("silent-drop", REQ | RES, 0, 0, "silent-drop",
+                    "Close the connection at once without a response and without telling the client (TCP repair mode, as HAProxy;"
+                            + " a reset where that is not allowed); an HTTP/2 client's whole connection."),
             new Spec("tarpit", REQ, 0, -1, "tarpit [deny_status <code>] ...", "Hold the request for 'timeout tarpit', then answer 500 (or the status)."),
             new Spec("redirect", REQ | RES, 2, -1,
                     "redirect location|prefix|scheme <fmt> [code 301|302|303|307|308] [drop-query] [append-slash] [set-cookie <c>] [clear-cookie <c>]",
@@ -99,6 +101,10 @@ final class RuleKeywords {
                     "Store the response in the cache when HAProxy would (200 to a GET of HTTP/1.1 or later, fresh or with a validator,"
                             + " not private nor no-store, without Authorization in the request, a Vary the cache processes, within"
                             + " max-object-size); the head as it is at this rule."),
+            new Spec("strict-mode", REQ | RES | AFTER, 1, 1, "strict-mode on|off",
+                    "HAProxy's strict rewriting mode for the rules after it (a failed rewrite gives a 500 when on, is ignored when"
+                            + " off). Sluice's rewrites do not fail (its messages have no fixed rewrite reserve), so both modes act"
+                            + " the same."),
             new Spec("wait-for-body", REQ, 2, 4, "wait-for-body time <time> [at-least <size>]",
                     "Hold the request until its whole body, <size> bytes of it or a full buffer (tune.bufsize) arrived, so that req.body"
                             + " fetches see it; 408 when <time> passes first."));
@@ -393,6 +399,11 @@ final class RuleKeywords {
             case "set-log-level" -> {
                 if (!LOG_LEVELS.contains(a.get(0))) {
                     return "expects one of " + String.join(", ", LOG_LEVELS) + ", not '" + a.get(0) + "'.";
+                }
+            }
+            case "strict-mode" -> {
+                if (!a.get(0).equals("on") && !a.get(0).equals("off")) {
+                    return "Unexpected value '" + a.get(0) + "'. Only 'on' and 'off' are supported.";
                 }
             }
             default -> {

@@ -20,9 +20,9 @@ import org.junit.jupiter.api.Test;
  */
 class RuleSetsTest {
 
-    /** HAProxy 2.6's list for http-after-response, without 'ot-group' (OpenTracing) and 'strict-mode' (not in Sluice). */
+    /** HAProxy 2.6's list for http-after-response, without 'ot-group' (OpenTracing, not in Sluice). */
     static final String AFTER_RESPONSE_ACTIONS = "'http-after-response' expects 'add-header', 'allow', 'capture', 'del-header', 'replace-header',"
-            + " 'replace-value', 'set-header', 'set-status', 'set-var-fmt(*)', 'set-var(*)', 'unset-var(*)', but got ";
+            + " 'replace-value', 'set-header', 'set-status', 'strict-mode', 'set-var-fmt(*)', 'set-var(*)', 'unset-var(*)', but got ";
 
     @ParameterizedTest
     @ValueSource(strings = {"add-header x y", "allow", "del-header x", "del-header x -m beg", "replace-header x a b", "replace-value x a b",

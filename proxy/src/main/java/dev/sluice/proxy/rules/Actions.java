@@ -305,6 +305,8 @@ public final class Actions {
                     return Action.Verdict.CONTINUE;
                 };
             }
+            // rewrites never fail in Sluice (no fixed rewrite reserve): HAProxy's strict and lax modes act the same
+            case "strict-mode" -> t -> Action.Verdict.CONTINUE;
             case "set-log-level" -> {
                 int level = args.get(0).equals("silent") ? Integer.MAX_VALUE
                         : java.util.List.of("emerg", "alert", "crit", "err", "warning", "notice", "info", "debug").indexOf(args.get(0));
