@@ -88,6 +88,8 @@ public final class ProxyBuilder {
     /** The filters in declaration order: compression and caches, explicit or declared by a cache rule. */
     final List<CacheKeywords.Filter> filters = new ArrayList<>();
     public HttpOptions.ForwardFor forwardFor;
+    /** {@code option originalto}, null when off. */
+    public HttpOptions.ForwardFor originalTo;
     boolean useProxyHeader;
     long h3AltSvcMaxAge = -1;
     public final List<Acl> acls = new ArrayList<>();
@@ -232,6 +234,7 @@ public final class ProxyBuilder {
         compTypes.addAll(d.compTypes);
         compOffload = d.compOffload;
         forwardFor = d.forwardFor;
+        originalTo = d.originalTo;
         useProxyHeader = d.useProxyHeader;
         h3AltSvcMaxAge = d.h3AltSvcMaxAge;
         defaultBackend = d.defaultBackend;
@@ -331,7 +334,7 @@ public final class ProxyBuilder {
                 timeouts,
                 new HttpOptions(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, clientTcpKeepAlive, serverTcpKeepAlive,
                         poolPurgeDelay, h3AltSvcMaxAge, compAlgos.isEmpty() && compTypes.isEmpty() && !compOffload ? null
-                                : new Compression(compAlgos, compTypes, compOffload, compressionLevel)),
+                                : new Compression(compAlgos, compTypes, compOffload, compressionLevel), originalTo),
                 acls, requestRules(), httpResponseRules,
                 httpAfterResponseRules,
                 kind.hasFrontend() ? useBackends : List.of(),

@@ -175,6 +175,11 @@ final class ProxyKeywords {
                         c.proxy().bufferRequest = c.negated() ? null : c.at();
                     }
                 }));
+        r.register(new Keyword("option originalto", PROXIES, "option originalto [except <network>] [header <name>]",
+                "Add the address the client connected to (the frontend's, or the PROXY header's destination) as an X-Original-To"
+                        + " field (or <name>) to each request sent to a server, unless it is in the except network; set in the"
+                        + " frontend or the backend, the backend's header name first.",
+                c -> forwardedHeader(c, true)));
     }
 
     private interface TimeoutSetter {
@@ -278,14 +283,24 @@ final class ProxyKeywords {
     }
 
     private static void forwardFor(KeywordContext c) {
+        forwardedHeader(c, false);
+    }
+
+    /** {@code option forwardfor}, or {@code option originalto} ({@code original}: without if-none). */
+    private static void forwardedHeader(KeywordContext c, boolean original) {
         List<String> a = c.args();
+        String option = original ? "option originalto" : "option forwardfor";
         if (c.negated()) {
-            if (c.expectArgs(0, 0, "no option forwardfor")) {
-                c.proxy().forwardFor = null;
+            if (c.expectArgs(0, 0, "no " + option)) {
+                if (original) {
+                    c.proxy().originalTo = null;
+                } else {
+                    c.proxy().forwardFor = null;
+                }
             }
             return;
         }
-        String header = "X-Forwarded-For";
+        String header = original ? "X-Original-To" : "X-Forwarded-For";
         String except = null;
         boolean ifNone = false;
         for (int i = 0; i < a.size(); i++) {
@@ -308,14 +323,25 @@ final class ProxyKeywords {
                         return;
                     }
                 }
-                case "if-none" -> ifNone = true;
+                case "if-none" -> {
+                    if (original) {
+                        c.error("unexpected argument 'if-none'; expected: option originalto [except <network>] [header <name>]");
+                        return;
+                    }
+                    ifNone = true;
+                }
                 default -> {
-                    c.error("unexpected argument '" + a.get(i) + "'; expected: option forwardfor [except <network>] [header <name>] [if-none]");
+                    c.error("unexpected argument '" + a.get(i) + "'; expected: " + option + " [except <network>] [header <name>]"
+                            + (original ? "" : " [if-none]"));
                     return;
                 }
             }
         }
-        c.proxy().forwardFor = new HttpOptions.ForwardFor(header, except, ifNone);
+        if (original) {
+            c.proxy().originalTo = new HttpOptions.ForwardFor(header, except, false);
+        } else {
+            c.proxy().forwardFor = new HttpOptions.ForwardFor(header, except, ifNone);
+        }
     }
 
     /** Whether a proxy or server name has only the characters HAProxy allows: ASCII letters and digits, {@code - _ . :}. */

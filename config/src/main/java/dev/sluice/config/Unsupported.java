@@ -63,7 +63,6 @@ final class Unsupported {
             Map.entry("option keep-conn", "keep-conn"), 
            
             Map.entry("option http-use-htx", "legacy HTX switch"),
-            Map.entry("option originalto", "X-Original-To"),
             Map.entry("option accept-invalid-http-response", "relaxed HTTP parsing (comes with the HTTP engine)"),
             Map.entry("option independent-streams", "independent-streams"),
             Map.entry("nbproc", "multi-process mode (removed from HAProxy 2.5)"),

@@ -37,4 +37,17 @@ class StrictModeKeywordTest {
                 """).diagnostics()).extracting(Diagnostic::message)
                 .anyMatch(m -> m.endsWith("Unexpected value 'maybe'. Only 'on' and 'off' are supported."));
     }
+
+    @Test
+    void originalToKeepsItsHeaderAndExceptNetworkAndRefusesIfNone() {
+        var fe = frontendOf("option originalto except 10.0.0.0/8 header X-Dst");
+        assertThat(fe.http().originalTo().header()).isEqualTo("X-Dst");
+        assertThat(fe.http().originalTo().except()).isEqualTo("10.0.0.0/8");
+        assertThat(frontendOf("option originalto").http().originalTo().header()).isEqualTo("X-Original-To");
+        assertThat(frontendOf("option originalto\nno option originalto").http().originalTo()).isNull();
+        assertThat(parse("""
+                frontend f
+                    option originalto if-none
+                """).diagnostics()).extracting(Diagnostic::message).anyMatch(m -> m.contains("unexpected argument 'if-none'"));
+    }
 }

@@ -7,11 +7,20 @@ package dev.sluice.config.model;
  * {@code option http-use-proxy-header}, {@code http-reuse}; {@code option clitcpka|srvtcpka|tcpka} (TCP keep-alive
  * probes on the client or server connections); {@code pool-purge-delay} (each period, half of a server's idle
  * connections close; 0: never); {@code option h3-alt-svc} ({@code h3AltSvcMaxAge}: the seconds advertised, -1 when
- * off); {@code compression} (null when the proxy has no compression line).
+ * off); {@code compression} (null when the proxy has no compression line); {@code option originalto} ({@code originalTo}:
+ * its header and except network, null when off).
  */
 public record HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor, boolean acceptInvalidRequest, boolean useProxyHeader,
         Reuse reuse, boolean clientTcpKeepAlive, boolean serverTcpKeepAlive, long poolPurgeDelayMs, long h3AltSvcMaxAge,
-        Compression compression) {
+        Compression compression, ForwardFor originalTo) {
+
+    /** Without {@code option originalto}. */
+    public HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor, boolean acceptInvalidRequest, boolean useProxyHeader,
+            Reuse reuse, boolean clientTcpKeepAlive, boolean serverTcpKeepAlive, long poolPurgeDelayMs, long h3AltSvcMaxAge,
+            Compression compression) {
+        this(connectionMode, forwardFor, acceptInvalidRequest, useProxyHeader, reuse, clientTcpKeepAlive, serverTcpKeepAlive, poolPurgeDelayMs,
+                h3AltSvcMaxAge, compression, null);
+    }
 
     public HttpOptions(ConnectionMode connectionMode, ForwardFor forwardFor, boolean acceptInvalidRequest, boolean useProxyHeader,
             Reuse reuse, boolean clientTcpKeepAlive, boolean serverTcpKeepAlive, long poolPurgeDelayMs, long h3AltSvcMaxAge) {

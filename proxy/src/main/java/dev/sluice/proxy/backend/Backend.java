@@ -41,6 +41,8 @@ public final class Backend {
     private final SampleExpr hashExpr;
     private final ServerConnector connector;
     private final ForwardFor forwardFor;
+    /** {@code option originalto}, or null. */
+    private final ForwardFor originalTo;
     private final ErrorResponses errors;
     /** The persistence cookie ({@code cookie}), null when none. */
     private final PersistenceCookie cookie;
@@ -100,6 +102,7 @@ public final class Backend {
                 ? RuleCompiler.sample(config.balance().argument()) : null;
         this.lb = LbAlgorithm.of(config.balance(), servers, hashExpr);
         this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());
+        this.originalTo = config.http().originalTo() == null ? null : new ForwardFor(config.http().originalTo());
         this.errors = new ErrorResponses(config.errors());
         this.cookie = config.cookie() == null ? null : new PersistenceCookie(config.cookie());
         String nameHeader = config.options().sendNameHeader();
@@ -355,6 +358,11 @@ public final class Backend {
     /** The compiled {@code option forwardfor} of this backend, or null. */
     public ForwardFor forwardFor() {
         return forwardFor;
+    }
+
+    /** {@code option originalto}, or null. */
+    public ForwardFor originalTo() {
+        return originalTo;
     }
 
     public String name() {

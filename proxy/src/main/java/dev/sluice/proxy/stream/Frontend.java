@@ -55,6 +55,8 @@ public final class Frontend {
     private final ConnectionLimit limit;
     private final H1Limits h1Limits;
     private final ForwardFor forwardFor;
+    /** {@code option originalto}, or null. */
+    private final ForwardFor originalTo;
     private final AccessLog accessLog;
     private final CapturePlan captures;
     private final ErrorResponses errors;
@@ -94,6 +96,7 @@ public final class Frontend {
         this.sessionRules = rules.session().isEmpty() ? null : new ConnectionRules(rules.session(), this, true);
         this.errors = new ErrorResponses(config.errors());
         this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());
+        this.originalTo = config.http().originalTo() == null ? null : new ForwardFor(config.http().originalTo());
         this.monitorUri = config.monitor().uri() == null ? null : new AsciiString(config.monitor().uri());
         var logging = config.logging();
         this.captures = new CapturePlan(logging.captures());
@@ -252,6 +255,11 @@ public final class Frontend {
     /** The compiled {@code option forwardfor} of this frontend, or null. */
     public ForwardFor forwardFor() {
         return forwardFor;
+    }
+
+    /** {@code option originalto}, or null. */
+    public ForwardFor originalTo() {
+        return originalTo;
     }
 
     public String name() {

@@ -76,11 +76,17 @@ final class RequestRules {
         return !servePage(backend.statsPage(), backend.rules().request().size());
     }
 
-    /** {@code option forwardfor}: the backend's, else the frontend's. */
+    /** {@code option forwardfor}, then {@code option originalto}: the backend's, else the frontend's. */
     void forwardFor() {
-        ForwardFor ff = stream.backend().forwardFor() != null ? stream.backend().forwardFor() : frontend.forwardFor();
+        Backend be = stream.backend();
+        ForwardFor ff = be.forwardFor() != null ? be.forwardFor() : frontend.forwardFor();
         if (ff != null) {
             ff.apply(request, stream.client().remoteAddress().getAddress());
+        }
+        // option originalto after it, as HAProxy: the address the client connected to
+        ForwardFor ot = be.originalTo() != null ? be.originalTo() : frontend.originalTo();
+        if (ot != null) {
+            ot.apply(request, stream.client().localAddress().getAddress());
         }
     }
 
