@@ -632,7 +632,8 @@ public final class Stream extends Live implements Exchange {
         status = head.status();
         response = head;
         responsePhase = true;
-        if (Rule.run(backend.rules().response(), target) == Action.Verdict.DONE || Rule.run(frontend.rules().response(), target) == Action.Verdict.DONE) {
+        if (Rule.run(backend.rules().response(), target) == Action.Verdict.DONE
+                || Rule.run(frontend.rules().response(), target) == Action.Verdict.DONE) {
             return false;
         }
         afterResponse(head);

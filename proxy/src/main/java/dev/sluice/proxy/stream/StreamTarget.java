@@ -14,13 +14,13 @@ import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.log.LogCaptures;
 import dev.sluice.proxy.rules.Action;
-import dev.sluice.proxy.stats.Counter;
-import dev.sluice.proxy.stats.Counters;
 import dev.sluice.proxy.rules.Rule;
 import dev.sluice.proxy.rules.RuleTarget;
 import dev.sluice.proxy.rules.Service;
 import dev.sluice.proxy.rules.Template;
 import dev.sluice.proxy.rules.Trackers;
+import dev.sluice.proxy.stats.Counter;
+import dev.sluice.proxy.stats.Counters;
 import io.netty.util.AsciiString;
 import java.util.List;
 
@@ -311,11 +311,6 @@ final class StreamTarget extends ClientTxn<ClientSide> implements RuleTarget {
     /** The entry a {@code cache-use} rule found for the request (held until {@link #releaseHit}), or null. */
     CacheEntry cacheHit() {
         return cacheHit;
-    }
-
-    /** The cache of {@link #cacheHit}. */
-    HttpCache hitCache() {
-        return hitCache;
     }
 
     /** The stream is done with the entry it found (it stays its {@link #cacheHit}, for the log). */
