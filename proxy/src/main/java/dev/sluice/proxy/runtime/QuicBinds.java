@@ -64,7 +64,7 @@ final class QuicBinds {
     }
 
     /** Adds the listener of a QUIC bind of {@code fe}. */
-    void add(Frontend fe, Bind b, QuicSslContext ssl, ConnectionRules rules) {
+    void add(Frontend fe, Bind b, QuicSslContext ssl, ConnectionRules rules, dev.sluice.proxy.listener.ListenerCounters counters) {
         ListenAddress.Quic a = (ListenAddress.Quic) b.address();
         InetSocketAddress address = new InetSocketAddress(Addresses.literal(a.host()), a.port());
         BindQuic q = b.quic() != null ? b.quic() : BindQuic.DEFAULT;
@@ -74,7 +74,7 @@ final class QuicBinds {
                     case NEWRENO -> QuicCongestionControlAlgorithm.RENO;
                     case BBR -> QuicCongestionControlAlgorithm.BBR;
                 }, tune.retryThreshold(), q.forceRetry(), 0, dropCloses());
-        listeners.add(new QuicListener(fe.name(), address, s, ssl, H3ClientConnection.initializer(fe, rules), pool, secrets, tokenKeys));
+        listeners.add(new QuicListener(fe.name(), address, s, ssl, H3ClientConnection.initializer(fe, rules, counters), pool, secrets, tokenKeys));
     }
 
     private static int dropCloses() {
