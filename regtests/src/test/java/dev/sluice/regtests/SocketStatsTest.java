@@ -151,4 +151,45 @@ class SocketStatsTest {
         assertThat(theirs.get(0)).startsWith("fe,clear,,,0,1,0,3,BIN,BOUT,1,0,1,");
         assertThat(ours).as("listener rows of show stat").isEqualTo(theirs);
     }
+
+    /**
+     * A QUIC bind of such a frontend has its row too (HAProxy 2.6's QUIC listeners have one; Debian's build has no QUIC to
+     * compare with): its connection, TLS session, denied request and bytes.
+     */
+    @Test
+    void aQuicBindHasItsRow() throws Exception {
+        TestPki.Issued cert = new TestPki("socket-stats-quic").leaf("localhost", "127.0.0.1");
+        int port = Ports.free();
+        try (Daemon d = Daemon.start(false, """
+                global
+                    stats socket @DIR@/admin.sock level admin
+                defaults
+                    mode http
+                    timeout client 5s
+                    timeout server 2s
+                    timeout connect 1s
+                frontend fe
+                    option socket-stats
+                    bind 127.0.0.1:%1$d name tcp
+                    bind quic4@127.0.0.1:%1$d name quic ssl crt %2$s
+                    http-request deny if { path /deny }
+                    http-request return status 200
+                """.formatted(port, cert.pem()), port)) {
+            try (H3Client h3 = new H3Client(port)) {
+                assertThat(h3.get("/deny").status()).isEqualTo(403);
+                assertThat(h3.get("/").status()).isEqualTo(200);
+            }
+            String row = AdminClient.run(d.dir().resolve("admin.sock"), "show stat 2 8 -1\n").lines().filter(l -> l.startsWith("fe,quic,"))
+                    .findFirst().orElseThrow();
+            List<String> header = List.of(AdminClient.run(d.dir().resolve("admin.sock"), "show stat\n").lines().findFirst().orElseThrow()
+                    .substring(2).split(",", -1));
+            String[] f = row.split(",", -1);
+            assertThat(f[header.indexOf("stot")]).isEqualTo("1");
+            assertThat(f[header.indexOf("sid")]).isEqualTo("2");
+            assertThat(f[header.indexOf("dreq")]).isEqualTo("1");
+            assertThat(f[header.indexOf("ssl_sess")]).isEqualTo("1");
+            assertThat(f[header.indexOf("addr")]).isEqualTo("127.0.0.1:" + port);
+            assertThat(Long.parseLong(f[header.indexOf("bout")])).isPositive();
+        }
+    }
 }

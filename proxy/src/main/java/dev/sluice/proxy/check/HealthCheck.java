@@ -449,29 +449,28 @@ public final class HealthCheck implements ServerHealthCheck {
         loop.execute(() -> health = up ? rise + fall - 1 : 0);
     }
 
-    /** A server state file's health counter, last status and enabled flag; on the check's loop, after a maintenance change. */
+    /**
+     * A server state file's health counter, last status and enabled flag, before the checks start: the status and the flag
+     * at once, the counter on the check's loop, after the maintenance change queued before it (which sets the counter too).
+     */
     @Override
     public void restore(int health, int status, boolean enabled) {
-        CheckStatus st = null;
         for (CheckStatus x : CheckStatus.values()) {
             if (x.code() == status) {
-                st = x;
+                this.status = x;
             }
         }
-        CheckStatus restored = st;
-        loop.execute(() -> {
-            this.health = Math.max(0, Math.min(health, rise + fall - 1));
-            if (restored != null) {
-                this.status = restored;
-            }
-            this.enabled = enabled;
-        });
+        this.enabled = enabled;
+        loop.execute(() -> this.health = Math.max(0, Math.min(health, rise + fall - 1)));
     }
 
-    /** {@code enable|disable health}. Any thread. */
+    /**
+     * {@code enable|disable health}. Any thread; visible at once (a volatile write), so that the next command sees it, as
+     * in HAProxy ({@code show servers state} written to a state file right after, for one).
+     */
     @Override
     public void enabled(boolean on) {
-        loop.execute(() -> enabled = on);
+        enabled = on;
     }
 
     /** {@code set server ... check-port}. Any thread. */

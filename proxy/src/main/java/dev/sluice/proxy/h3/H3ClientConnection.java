@@ -1,5 +1,6 @@
 package dev.sluice.proxy.h3;
 
+import dev.sluice.proxy.listener.ListenerCounters;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.proxy.listener.ConnectionLimit;
@@ -78,9 +79,17 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
      * connection handler whose request streams get an {@link H3ClientStream} each.
      */
     public static ChannelInitializer<QuicChannel> initializer(Frontend frontend, ConnectionRules rules) {
+        return initializer(frontend, rules, null);
+    }
+
+    /** The same, each connection counted by its listener's {@code counters} ({@code option socket-stats}; null: none). */
+    public static ChannelInitializer<QuicChannel> initializer(Frontend frontend, ConnectionRules rules, ListenerCounters counters) {
         return new ChannelInitializer<>() {
             @Override
             protected void initChannel(QuicChannel ch) {
+                if (counters != null) {
+                    counters.accepted(ch);
+                }
                 H3ClientConnection conn = new H3ClientConnection(frontend, rules);
                 ch.pipeline().addLast("h3-conn", conn);
                 ch.pipeline().addLast("h3", new Http3ServerConnectionHandler(new ChannelInitializer<QuicStreamChannel>() {
@@ -203,6 +212,10 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
         SSLSession s = engine == null ? null : engine.getSession();
         tls = new TlsSession(s == null ? "TLSv1.3" : s.getProtocol(), s == null ? null : s.getCipherSuite(), "h3", sni, false);
         frontend.countTlsSession(false);
+        ListenerCounters lc = ListenerCounters.of(quic);
+        if (lc != null) {
+            lc.tlsSession(false);
+        }
         if (frontend.accessLog() != null) {
             frontend.accessLog().logConnect(remote, local, frontend.name(), true);
         }
@@ -354,5 +367,14 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
         goAway();
         closing = true;
         quic.close(true, Http3ErrorCode.H3_NO_ERROR.code(), Unpooled.EMPTY_BUFFER);
+    }
+
+    /** An invalid request on this connection (ereq): the frontend's counters and its listener's. */
+    void countInvalidRequest(int status) {
+        frontend.countInvalidRequest(status);
+        ListenerCounters lc = ListenerCounters.of(quic);
+        if (lc != null) {
+            lc.invalidRequest();
+        }
     }
 }

@@ -102,7 +102,7 @@ final class H3ClientStream extends Http3RequestStreamInboundHandler implements C
         }
         requestEnded = fin;
         if (r.head() == null) {
-            conn.frontend().countInvalidRequest(r.status());
+            conn.countInvalidRequest(r.status());
             GeneratedResponse g = GeneratedResponse.of(r.status());
             sendGenerated(g.head(), g.body());
             return;
@@ -121,7 +121,7 @@ final class H3ClientStream extends Http3RequestStreamInboundHandler implements C
 
     /** A malformed request (RFC 9114 4.1.2): a stream error of type H3_MESSAGE_ERROR, counted as an invalid request. */
     private void malformed() {
-        conn.frontend().countInvalidRequest(0);
+        conn.countInvalidRequest(0);
         abortStream();
         responseEnded = true;
         ch.shutdown(Http3ErrorCode.H3_MESSAGE_ERROR.code());
@@ -160,7 +160,7 @@ final class H3ClientStream extends Http3RequestStreamInboundHandler implements C
     protected void handleHttp3Exception(ChannelHandlerContext ctx, Http3Exception e) {
         // Netty's validation (pseudo-fields, content-length, frame order) already reset the stream
         if (e.errorCode() == Http3ErrorCode.H3_MESSAGE_ERROR && !responseEnded) {
-            conn.frontend().countInvalidRequest(0);
+            conn.countInvalidRequest(0);
             abortStream();
             responseEnded = true;
             ch.shutdownInput(Http3ErrorCode.H3_MESSAGE_ERROR.code());
@@ -262,6 +262,11 @@ final class H3ClientStream extends Http3RequestStreamInboundHandler implements C
     @Override
     public Future<?> closeFuture() {
         return ch.parent().closeFuture();
+    }
+
+    @Override
+    public dev.sluice.proxy.listener.ListenerCounters listenerCounters() {
+        return dev.sluice.proxy.listener.ListenerCounters.of(ch.parent());
     }
 
     @Override

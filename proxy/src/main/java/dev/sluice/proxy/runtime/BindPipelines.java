@@ -46,22 +46,38 @@ final class BindPipelines {
         for (Bind b : p.binds()) {
             bindIndex++;
             if (b.isQuic()) {
-                quic.add(fe, b, tls.forQuicBind(p.name(), b), connectionRules);
+                quic.add(fe, b, tls.forQuicBind(p.name(), b), connectionRules, listenerCounters(p, b, bindIndex, fe));
                 continue;
             }
             String bindName = b.socket().name() != null ? b.socket().name() : Integer.toString(bindIndex);
             Listener l = new Listener(b, p.name(), limit, starter(p, b, bindName, fe, tls, expectsProxy));
-            if (p.options().socketStats()) {
-                // HAProxy's listener ids: the bind addresses numbered from 1 in order (or 'id'); its default name sock-<id>
-                int luid = b.socket().id() > 0 ? b.socket().id() : bindIndex;
-                ListenerCounters lc = new ListenerCounters(b.socket().name() != null ? b.socket().name() : "sock-" + luid, luid,
-                        b.address() instanceof ListenAddress.Inet ? b.address().toString() : "unix");
+            ListenerCounters lc = listenerCounters(p, b, bindIndex, fe);
+            if (lc != null) {
                 l.counters(lc);
-                fe.listenerCounters(lc);
             }
             listeners.add(l);
         }
         return listeners;
+    }
+
+    /**
+     * The counters of bind {@code b} (the {@code bindIndex}-th of {@code p}) when {@code p} has {@code option socket-stats}, given
+     * to the frontend for its rows; else null. HAProxy's listener ids: the bind addresses numbered from 1 in order (or
+     * {@code id}); the default name {@code sock-<id>}.
+     */
+    private static ListenerCounters listenerCounters(Proxy p, Bind b, int bindIndex, Frontend fe) {
+        if (!p.options().socketStats()) {
+            return null;
+        }
+        int luid = b.socket().id() > 0 ? b.socket().id() : bindIndex;
+        String address = switch (b.address()) {
+            case ListenAddress.Inet i -> i.toString();
+            case ListenAddress.Quic q -> (q.host().indexOf(':') >= 0 ? "[" + q.host() + "]" : q.host()) + ":" + q.port();
+            default -> "unix";
+        };
+        ListenerCounters lc = new ListenerCounters(b.socket().name() != null ? b.socket().name() : "sock-" + luid, luid, address);
+        fe.listenerCounters(lc);
+        return lc;
     }
 
     /**

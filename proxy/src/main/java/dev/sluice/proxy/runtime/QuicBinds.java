@@ -63,7 +63,7 @@ final class QuicBinds {
     }
 
     /** Adds the listener of a QUIC bind of {@code fe}. */
-    void add(Frontend fe, Bind b, QuicSslContext ssl, ConnectionRules rules) {
+    void add(Frontend fe, Bind b, QuicSslContext ssl, ConnectionRules rules, dev.sluice.proxy.listener.ListenerCounters counters) {
         if (secrets == null) {
             secrets = Secrets.of(tune.clusterSecret());
             tokenKeys = new TokenKeys(secrets);
@@ -77,7 +77,7 @@ final class QuicBinds {
                     case NEWRENO -> QuicCongestionControlAlgorithm.RENO;
                     case BBR -> QuicCongestionControlAlgorithm.BBR;
                 }, tune.retryThreshold(), q.forceRetry(), 0, dropCloses());
-        listeners.add(new QuicListener(fe.name(), address, s, ssl, H3ClientConnection.initializer(fe, rules), pool, secrets, tokenKeys));
+        listeners.add(new QuicListener(fe.name(), address, s, ssl, H3ClientConnection.initializer(fe, rules, counters), pool, secrets, tokenKeys));
     }
 
     private static int dropCloses() {

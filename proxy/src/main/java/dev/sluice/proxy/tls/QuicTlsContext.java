@@ -34,9 +34,9 @@ public final class QuicTlsContext {
         if (tls.verify() != Verify.NONE) {
             throw new IllegalArgumentException("client certificate verification ('verify') is not supported on QUIC binds yet");
         }
-        if (tls.ciphers() != null || tls.ciphersuites() != null || tls.curves() != null || tls.minVersion() != null
-                || tls.maxVersion() != null || tls.preferClientCiphers()) {
-            warn.accept("TLS version, cipher and curve options do not apply to QUIC binds (QUIC always runs TLS 1.3 with BoringSSL's suites)");
+        String ignored = ignoredOptions(tls);
+        if (ignored != null) {
+            warn.accept(ignored);
         }
         List<CertifiedKey> certs = new ArrayList<>();
         for (String crt : tls.certificates()) {
@@ -63,5 +63,30 @@ public final class QuicTlsContext {
             return contexts.get(0);
         }
         return QuicSslContextBuilder.buildForServerWithSni(new SniMapping<>(certs, contexts, tls.strictSni()));
+    }
+
+    /**
+     * The warning for the TLS options of a QUIC bind that would make its handshake differ from HAProxy's, or null. QUIC runs
+     * TLS 1.3 only, so 'ciphers' (TLS 1.2 and below), version bounds that allow 1.3 and the cipher preference change
+     * nothing there, in HAProxy either (they often come from ssl-default-bind-*, meant for the TCP binds); what differs is a
+     * 'ciphersuites' list other than the suites BoringSSL always offers, 'curves', and a maximum below TLS 1.3.
+     */
+    static String ignoredOptions(BindTls tls) {
+        List<String> differ = new ArrayList<>();
+        if (tls.ciphersuites() != null && !new java.util.HashSet<>(List.of(tls.ciphersuites().split(":")))
+                .equals(new java.util.HashSet<>(TlsProvider.BORINGSSL_TLS13))) {
+            differ.add("'ciphersuites'");
+        }
+        if (tls.curves() != null) {
+            differ.add("'curves'");
+        }
+        if (tls.maxVersion() != null && tls.maxVersion().compareTo(dev.sluice.config.model.TlsVersion.TLSV13) < 0) {
+            differ.add("a maximum version below TLSv1.3");
+        }
+        if (differ.isEmpty()) {
+            return null;
+        }
+        return String.join(" and ", differ) + (differ.size() == 1 ? " does" : " do") + " not apply to QUIC binds (QUIC always runs"
+                + " TLS 1.3 with BoringSSL's suites and groups)";
     }
 }

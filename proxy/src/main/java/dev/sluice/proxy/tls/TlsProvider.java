@@ -116,7 +116,10 @@ public final class TlsProvider {
                 tls13.add(s);
             }
             if (boringSsl) {
-                warn.accept("'ciphersuites' has no effect with BoringSSL, which always offers " + String.join(":", BORINGSSL_TLS13));
+                // a list of exactly what BoringSSL offers (Mozilla's intermediate profile, for one) changes nothing: no warning
+                if (!new java.util.HashSet<>(tls13).equals(new java.util.HashSet<>(BORINGSSL_TLS13))) {
+                    warn.accept("'ciphersuites' has no effect with BoringSSL, which always offers " + String.join(":", BORINGSSL_TLS13));
+                }
                 tls13 = null;
             }
         }
