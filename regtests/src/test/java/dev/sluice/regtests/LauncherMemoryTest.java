@@ -51,8 +51,20 @@ class LauncherMemoryTest {
         assertThat(flags("    maxconn 4096\n    tune.bufsize 32768")).contains("-Xmx144m", "-XX:MaxDirectMemorySize=320m");
         // -m caps both
         assertThat(flags("    maxconn 4096", "-m", "100")).contains("-Xmx100m", "-XX:MaxDirectMemorySize=100m");
+        // -n sets maxconn as it does for the daemon
+        assertThat(flags("    maxconn 4096", "-n", "1000")).contains("-Xmx71m");
         // a heap over 512 MB: G1
         assertThat(flags("    maxconn 30000")).contains("-XX:+UseG1GC", "-Xmx751m").doesNotContain("-XX:+UseSerialGC");
+    }
+
+    @Test
+    void aCollectorNamedInSluiceJavaOptsReplacesTheLaunchers() {
+        Path cfg = Sluice.writeConfig(config("    maxconn 1000"));
+        Sluice.Result r = Sluice.run(List.of("-f", cfg.toString()), Map.of("SLUICE_PRINT_FLAGS", "1", "SLUICE_JAVA_OPTS", "-XX:+UseG1GC"));
+        // the JVM refuses two collectors ("Multiple garbage collectors selected")
+        assertThat(r.output().lines()).contains("-XX:+UseG1GC", "-Xmx71m").doesNotContain("-XX:+UseSerialGC");
+        Sluice.Result c = Sluice.run(List.of("-c", "-f", cfg.toString()), Map.of("SLUICE_JAVA_OPTS", "-XX:+UseParallelGC"));
+        assertThat(c.output()).isEqualTo("Configuration file is valid\n");
     }
 
     @Test

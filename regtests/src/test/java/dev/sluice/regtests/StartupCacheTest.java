@@ -138,8 +138,13 @@ class StartupCacheTest {
         assertThat(on.exitCode()).as(on.output()).isZero();
         assertThat(on.output()).isEqualTo("Configuration file is valid\n");
         try (Sluice s = Sluice.start(cfg, List.of(), Map.of("SLUICE_JAR", jar.toString()), h1)) {
-            assertThat(arguments(s)).contains("-XX:AOTCache=" + cache);
+            assertThat(arguments(s)).contains("-XX:AOTCache=" + cache, "-Djava.library.path=" + dir.resolve("sluice.native"));
             assertThat(get(h1)).isEqualTo("cached");
+            // the native libraries come from the folder beside the jar (not copied to /tmp), and only those the
+            // configuration uses: epoll, neither BoringSSL nor QUIC without a TLS or QUIC bind
+            String maps = Files.readString(Path.of("/proc", Long.toString(s.pid()), "maps"));
+            assertThat(maps).contains(dir.resolve("sluice.native") + "/libnetty_transport_native_epoll")
+                    .doesNotContain("libnetty_tcnative").doesNotContain("libnetty_quiche");
         }
         // another configuration (another path) does not get it: the jar's own cache, when there is one
         Path other = Sluice.writeConfig(config(h1));

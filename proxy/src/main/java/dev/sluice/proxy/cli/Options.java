@@ -230,6 +230,10 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
                            chosen by the transport), -dK[...] (keyword dumps), -dr (resolution failures),
                            -x <socket> (socket takeover), -N (see above).
                         Without -f, the built-in quickstart configuration (examples/quickstart.cfg) is used by ./sluice.
+                        ./sluice sizes the JVM from the configuration: heap 48 MB + 24 kB per global maxconn, direct
+                           memory 64 MB + 2 x tune.bufsize per maxconn, both capped by -m; JVM flags of your own in
+                           SLUICE_JAVA_OPTS come after and win. ./sluice aot -f <cfg> trains a start-up cache on that
+                           configuration (its servers up), used by the starts that name the same files.
                 """;
     }
 }
