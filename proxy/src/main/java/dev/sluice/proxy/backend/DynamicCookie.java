@@ -1,5 +1,6 @@
 package dev.sluice.proxy.backend;
 
+import dev.sluice.proxy.rules.XxHash;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 
@@ -33,6 +34,6 @@ record DynamicCookie(InetSocketAddress address, String value) {
         buf[at + 1] = (byte) (port >>> 16);
         buf[at + 2] = (byte) (port >>> 8);
         buf[at + 3] = (byte) port;
-        return String.format("%016x", Xxh64.hash(buf, 0));
+        return String.format("%016x", XxHash.xxh64(buf, 0));
     }
 }

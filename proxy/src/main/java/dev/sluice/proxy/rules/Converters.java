@@ -204,11 +204,15 @@ public final class Converters {
         return DEFS.keySet();
     }
 
-    private interface Arith {
+    interface Arith {
         long apply(long x, long y);
     }
 
-    private static Converter arith(String arg, Arith op) {
+    /**
+     * An arithmetic converter's operand, as HAProxy's check_operator reads it: an integer (digits with an optional '-'),
+     * or a variable ({@code txn.x}) read at run time; no sample when either side is not an integer.
+     */
+    static Converter arith(String arg, Arith op) {
         if (arg.matches("-?\\d+")) {
             long n = Long.parseLong(arg);
             return (t, v) -> {

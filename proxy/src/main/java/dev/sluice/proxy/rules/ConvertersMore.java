@@ -27,9 +27,9 @@ final class ConvertersMore {
             Long l = Samples.integer(v);
             return l == null ? null : ~l;
         });
-        Converters.def("and", 1, 1, a -> operand(a.get(0), (x, y) -> x & y));
-        Converters.def("or", 1, 1, a -> operand(a.get(0), (x, y) -> x | y));
-        Converters.def("xor", 1, 1, a -> operand(a.get(0), (x, y) -> x ^ y));
+        Converters.def("and", 1, 1, a -> Converters.arith(a.get(0), (x, y) -> x & y));
+        Converters.def("or", 1, 1, a -> Converters.arith(a.get(0), (x, y) -> x | y));
+        Converters.def("xor", 1, 1, a -> Converters.arith(a.get(0), (x, y) -> x ^ y));
         Converters.def("htonl", 0, 0, a -> (t, v) -> {
             Long l = Samples.integer(v);
             if (l == null) {
@@ -229,27 +229,6 @@ final class ConvertersMore {
     private static Object int1(Object v, LongPred p) {
         Long l = Samples.integer(v);
         return l == null ? null : p.test(l);
-    }
-
-    private interface Op {
-        long apply(long x, long y);
-    }
-
-    /** An integer operand: a number, or a variable ({@code txn.x}) read at run time. */
-    private static Converter operand(String arg, Op op) {
-        if (arg.matches("[-+]?\\d+")) {
-            long n = Long.parseLong(arg);
-            return (t, v) -> {
-                Long l = Samples.integer(v);
-                return l == null ? null : op.apply(l, n);
-            };
-        }
-        String var = Vars.name(arg);
-        return (t, v) -> {
-            Long l = Samples.integer(v);
-            Long y = Samples.integer(t.vars().get(var));
-            return l == null || y == null ? null : op.apply(l, y);
-        };
     }
 
     /** RFC 3986's unreserved characters are kept, everything else is {@code %XX} (HAProxy's query_encode_map). */

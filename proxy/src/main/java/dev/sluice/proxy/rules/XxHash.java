@@ -1,7 +1,10 @@
 package dev.sluice.proxy.rules;
 
-/** XXH32 and XXH64 (Yann Collet's xxHash, as HAProxy's xxh32/xxh64 converters use them), little-endian reads. */
-final class XxHash {
+/**
+ * XXH32 and XXH64 (Yann Collet's xxHash, as HAProxy's xxh32/xxh64 converters and its dynamic cookies use them),
+ * little-endian reads.
+ */
+public final class XxHash {
     private XxHash() {
     }
 
@@ -28,7 +31,7 @@ final class XxHash {
         return Integer.rotateLeft(acc + in * P32_2, 13) * P32_1;
     }
 
-    static int xxh32(byte[] b, int seed) {
+    public static int xxh32(byte[] b, int seed) {
         int p = 0;
         int n = b.length;
         int h;
@@ -70,7 +73,7 @@ final class XxHash {
         return (h ^ round64(0, v)) * P64_1 + P64_4;
     }
 
-    static long xxh64(byte[] b, long seed) {
+    public static long xxh64(byte[] b, long seed) {
         int p = 0;
         int n = b.length;
         long h;
