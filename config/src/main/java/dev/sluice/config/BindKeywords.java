@@ -94,8 +94,12 @@ final class BindKeywords {
             i = next;
         }
         if (!opts.sslEnabled() && (!opts.certificates.isEmpty() || opts.alpn != null)) {
-            c.error("'crt' and 'alpn' need 'ssl' on the same line.");
-            return;
+            // HAProxy 2.6 loads the certificates and serves the bind in clear text, silently: a notice, not a warning, so
+            // that zero-warning configurations still start as they do there
+            c.notice("'crt', 'alpn' and the other TLS options without 'ssl' on the same line are not used: the bind is in clear"
+                    + " text, as in HAProxy.");
+            opts.certificates.clear();
+            opts.alpn = null;
         }
         if (opts.sslEnabled() && opts.certificates.isEmpty()) {
             c.error("'ssl' needs at least one 'crt <pem file or directory>'.");

@@ -345,7 +345,6 @@ class KeywordParsersTest {
                 "fd@x                 => 'fd@' expects a file descriptor number, not 'x'",
                 "fd@-1                => 'fd@' expects a file descriptor number, not '-1'",
                 "`:80 ssl`            => 'ssl' needs at least one 'crt <pem file or directory>'.",
-                "`:80 crt /x.pem`     => 'crt' and 'alpn' need 'ssl' on the same line.",
                 "`:80 proto h3`       => 'proto' : unknown protocol 'h3' (Sluice supports 'h1' and 'h2')",
                 "`:80 ssl crt /x.pem ssl-min-ver TLSv9` => 'ssl-min-ver' : unknown version 'TLSv9' (expected one of SSLv3, TLSv1.0, TLSv1.1, TLSv1.2, TLSv1.3)",
                 "`:80 ssl crt /x.pem verify maybe` => 'verify' : unknown value 'maybe' (expected none, optional, required)",
@@ -360,6 +359,15 @@ class KeywordParsersTest {
         void rejectedAddresses(String address, String message) {
             Diagnostic d = assertSingleError(parse(inFrontend("bind " + address)), FRONTEND_LINE, message);
             assertThat(d.message()).isEqualTo("'bind' : " + message);
+        }
+
+        @Test
+        void tlsOptionsWithoutSslLeaveAClearTextBindAsInHaproxy() {
+            var r = parse(inFrontend("bind :80 crt /x.pem alpn h2,http/1.1"));
+            assertThat(Configs.errors(r)).isEmpty();
+            assertThat(r.diagnostics()).extracting(Diagnostic::severity).containsOnly(Diagnostic.Severity.NOTICE);
+            assertThat(r.diagnostics().getFirst().message()).contains("the bind is in clear text");
+            assertThat(Configs.proxy(r.config(), "fe").binds().getFirst().tls()).isNull();
         }
 
         @Test
