@@ -121,7 +121,10 @@ class MalformedHttp1Test {
                 departure(NEWER_HAPROXY_STATUS, "uri too long", 414, 400, "GET /" + "a".repeat(20000) + " HTTP/1.1\r\nHost: x\r\n\r\n"),
                 departure(NEWER_HAPROXY_STATUS, "headers too large", 431, 400, "GET / HTTP/1.1\r\nHost: x\r\nBig: " + "b".repeat(20000) + "\r\n\r\n"),
                 c("empty method", 400, " / HTTP/1.1\r\nHost: x\r\n\r\n"),
-                c("nul in header name", 400, "GET / HTTP/1.1\r\nHost: x\r\nA\u0000b: v\r\n\r\n"));
+                c("nul in header name", 400, "GET / HTTP/1.1\r\nHost: x\r\nA\u0000b: v\r\n\r\n"),
+                c("websocket upgrade without a key", 400, "GET / HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: WebSocket\r\n\r\n"),
+                c("websocket upgrade with a short key", 400,
+                        "GET / HTTP/1.1\r\nHost: x\r\nConnection: upgrade\r\nUpgrade: h2c, websocket\r\nSec-WebSocket-Key: abc\r\n\r\n"));
     }
 
     @ParameterizedTest(name = "{0} -> {1}")

@@ -73,7 +73,7 @@ class TunnelTest {
             try (Sluice s = Sluice.start(config(port, ss.getLocalPort()), port); Socket c = new Socket("127.0.0.1", port)) {
                 c.setSoTimeout(10_000);
                 c.getOutputStream().write(("GET /chat HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
-                        + "Sec-WebSocket-Key: abc\r\nSec-WebSocket-Version: 13\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                        + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
                 Http1.Head h = Http1.readHead(c.getInputStream());
                 assertThat(h.startLine()).isEqualTo("HTTP/1.1 101 Switching Protocols");
                 assertThat(h.get("connection")).isEqualTo("upgrade");
@@ -85,7 +85,7 @@ class TunnelTest {
                 }
                 assertThat(seen.get().get("upgrade")).isEqualTo("websocket");
                 assertThat(seen.get().get("connection")).isEqualTo("upgrade");
-                assertThat(seen.get().get("sec-websocket-key")).isEqualTo("abc");
+                assertThat(seen.get().get("sec-websocket-key")).isEqualTo("dGhlIHNhbXBsZSBub25jZQ==");
                 // timeout tunnel (2 s) ends an idle tunnel
                 long t0 = System.nanoTime();
                 assertThat(c.getInputStream().read()).isEqualTo(-1);

@@ -14,6 +14,8 @@ final class ConnectionFields {
     private static final AsciiString KEEP_ALIVE_TOKEN = AsciiString.cached("keep-alive");
     private static final AsciiString UPGRADE_TOKEN = AsciiString.cached("upgrade");
     private static final AsciiString TRAILERS = AsciiString.cached("trailers");
+    private static final AsciiString WEBSOCKET = AsciiString.cached("websocket");
+    private static final AsciiString SEC_WEBSOCKET_KEY = AsciiString.cached("sec-websocket-key");
 
     private boolean closeWanted;
     private boolean keepAliveWanted;
@@ -33,6 +35,30 @@ final class ConnectionFields {
     /** {@code Connection: upgrade} with an {@code Upgrade} field: the protocol asked for, else null. */
     AsciiString upgradeProtocol() {
         return upgradeWanted ? upgradeProtocol : null;
+    }
+
+    /**
+     * HAProxy 2.6's websocket rule for a request (h1_search_websocket_key): {@code Connection: upgrade} with a
+     * {@code websocket} token in {@code Upgrade} needs a {@code Sec-WebSocket-Key} of 24 characters (a base64 of 16
+     * bytes); true when it has none (the request is refused, 400). Call after {@link #read}.
+     */
+    boolean webSocketKeyMissing(HttpFields f) {
+        if (!upgradeWanted || upgradeProtocol == null) {
+            return false;
+        }
+        boolean websocket = false;
+        for (long e = HttpFields.nextElement(upgradeProtocol, 0); e >= 0 && !websocket; e = HttpFields.nextElement(upgradeProtocol, (int) e)) {
+            websocket = WEBSOCKET.contentEqualsIgnoreCase(upgradeProtocol.subSequence((int) (e >>> 32), (int) e, false));
+        }
+        if (!websocket) {
+            return false;
+        }
+        for (int i = 0; i < f.size(); i++) {
+            if (f.name(i).contentEquals(SEC_WEBSOCKET_KEY) && f.value(i).length() == 24) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Forgets the previous message's fields. */

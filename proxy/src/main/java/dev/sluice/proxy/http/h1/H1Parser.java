@@ -504,6 +504,10 @@ public final class H1Parser {
                 }
             }
         }
+        if (connection.webSocketKeyMissing(f)) {
+            fail(400, "websocket upgrade without a sec-websocket-key", 0);
+            return false;
+        }
         if (http10 && head.hasBody() && (head.method().contentEquals(RequestHead.GET) || head.isHead()
                 || head.method().contentEquals(RequestHead.DELETE))) {
             fail(413, "HTTP/1.0 GET, HEAD or DELETE with a body", 0);

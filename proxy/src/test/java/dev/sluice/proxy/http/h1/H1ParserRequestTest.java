@@ -281,9 +281,23 @@ class H1ParserRequestTest {
     @Test
     void upgradeIsRememberedAndRemoved() {
         ParserDriver d = parseRequest(head("GET /ws HTTP/1.1", "Host: a", "Connection: Upgrade", "Upgrade: websocket",
-            "Sec-WebSocket-Key: k"));
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=="));
         assertThat(d.parser.upgradeProtocol().toString()).isEqualTo("websocket");
-        assertThat(fields(d.sink.only().head.fields())).containsExactly("host: a", "sec-websocket-key: k");
+        assertThat(fields(d.sink.only().head.fields())).containsExactly("host: a", "sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==");
+    }
+
+    @Test
+    void aWebSocketUpgradeNeedsAKeyOf24Characters() {
+        // HAProxy 2.6's h1_search_websocket_key: 400 without one (a key of another length does not count)
+        for (String key : new String[] {null, "Sec-WebSocket-Key: k"}) {
+            ParserDriver d = key == null ? parseRequest(head("GET /ws HTTP/1.1", "Host: a", "Connection: upgrade", "Upgrade: h2c, WebSocket"))
+                    : parseRequest(head("GET /ws HTTP/1.1", "Host: a", "Connection: upgrade", "Upgrade: WebSocket", key));
+            assertThat(d.sink.error).as("error with %s", key).isNotNull();
+            assertThat(d.sink.error.status()).isEqualTo(400);
+        }
+        // not a websocket upgrade, or no Connection: upgrade: no key needed
+        assertThat(parseRequest(head("GET / HTTP/1.1", "Host: a", "Connection: upgrade", "Upgrade: foo")).sink.error).isNull();
+        assertThat(parseRequest(head("GET / HTTP/1.1", "Host: a", "Upgrade: websocket")).sink.error).isNull();
     }
 
     @Test
