@@ -1,6 +1,5 @@
 package dev.sluice.proxy.h1;
 
-import dev.sluice.proxy.listener.ListenerCounters;
 import dev.sluice.config.model.HttpOptions;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.backend.Backend;
@@ -169,11 +168,6 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     @Override
     public Future<?> closeFuture() {
         return ch.closeFuture();
-    }
-
-    @Override
-    public dev.sluice.proxy.listener.ListenerCounters listenerCounters() {
-        return dev.sluice.proxy.listener.ListenerCounters.of(ch);
     }
 
     @Override
@@ -528,11 +522,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
      */
     private void logBadRequest(int status, Cause cause, State state, boolean empty) {
         // every invalid request (400, 408, 413, 414, 431) passes here: the one place ereq is counted for HTTP/1
-        frontend.countInvalidRequest(status);
-        ListenerCounters lc = ListenerCounters.of(ch);
-        if (lc != null) {
-            lc.invalidRequest();
-        }
+        frontend.countInvalidRequest(status, ch);
         RequestLog.badRequest(this, frontend, status, cause, state, empty);
     }
 

@@ -734,19 +734,10 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
 
     /** An invalid request (ereq): the frontend's counters and its listener's ({@code option socket-stats}). */
     private void countInvalidRequest(int status) {
-        frontend.countInvalidRequest(status);
-        countListenerError();
+        frontend.countInvalidRequest(status, ctx == null ? null : ctx.channel());
     }
 
     private void countRequestError() {
-        frontend.countRequestError();
-        countListenerError();
-    }
-
-    private void countListenerError() {
-        dev.sluice.proxy.listener.ListenerCounters lc = ctx == null ? null : dev.sluice.proxy.listener.ListenerCounters.of(ctx.channel());
-        if (lc != null) {
-            lc.invalidRequest();
-        }
+        frontend.countRequestError(ctx == null ? null : ctx.channel());
     }
 }

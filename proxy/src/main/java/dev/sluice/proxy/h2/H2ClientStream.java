@@ -92,11 +92,6 @@ final class H2ClientStream implements ClientSide {
     }
 
     @Override
-    public dev.sluice.proxy.listener.ListenerCounters listenerCounters() {
-        return dev.sluice.proxy.listener.ListenerCounters.of(ctx().channel());
-    }
-
-    @Override
     public Trackers sessionTrackers() {
         return ctx().channel().attr(SESSION_TRACKERS).get();
     }

@@ -371,10 +371,6 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
 
     /** An invalid request on this connection (ereq): the frontend's counters and its listener's. */
     void countInvalidRequest(int status) {
-        frontend.countInvalidRequest(status);
-        ListenerCounters lc = ListenerCounters.of(quic);
-        if (lc != null) {
-            lc.invalidRequest();
-        }
+        frontend.countInvalidRequest(status, quic);
     }
 }

@@ -265,11 +265,6 @@ final class H3ClientStream extends Http3RequestStreamInboundHandler implements C
     }
 
     @Override
-    public dev.sluice.proxy.listener.ListenerCounters listenerCounters() {
-        return dev.sluice.proxy.listener.ListenerCounters.of(ch.parent());
-    }
-
-    @Override
     public Trackers sessionTrackers() {
         return ch.parent().attr(SESSION_TRACKERS).get();
     }

@@ -5,6 +5,7 @@ import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.rules.Trackers;
 import dev.sluice.proxy.tls.TlsSession;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.EventLoop;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.Future;
@@ -87,9 +88,12 @@ public interface ClientEnd {
     /** Where a connection keeps the stick counters its {@code tcp-request connection} rules set. */
     AttributeKey<Trackers> SESSION_TRACKERS = AttributeKey.valueOf("sluice.session-trackers");
 
-    /** The counters of the listener the connection came in on ({@code option socket-stats}), or null. */
+    /**
+     * The counters of the listener the connection came in on ({@code option socket-stats}), or null: those noted on the
+     * channel whose close ends this client ({@link #closeFuture()}).
+     */
     default dev.sluice.proxy.listener.ListenerCounters listenerCounters() {
-        return null;
+        return closeFuture() instanceof ChannelFuture f ? dev.sluice.proxy.listener.ListenerCounters.of(f.channel()) : null;
     }
 
     /** The connection's stick counters ({@code tcp-request connection track-sc*}), or null. */

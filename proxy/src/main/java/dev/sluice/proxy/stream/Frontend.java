@@ -12,6 +12,7 @@ import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.h1.ErrorResponses;
 import dev.sluice.proxy.http.h1.H1Limits;
 import dev.sluice.proxy.listener.ConnectionLimit;
+import dev.sluice.proxy.listener.ListenerCounters;
 import dev.sluice.proxy.log.AccessLog;
 import dev.sluice.proxy.log.CapturePlan;
 import dev.sluice.proxy.rules.Cond;
@@ -432,6 +433,26 @@ public final class Frontend {
      */
     public void countRequestError() {
         counters.add(Counter.REQUEST_ERRORS);
+    }
+
+    /** An invalid request (ereq) on connection {@code ch} (null: none known): this frontend's and its listener's counters. */
+    public void countInvalidRequest(int status, Channel ch) {
+        countInvalidRequest(status);
+        listenerError(ch);
+    }
+
+    /** A request error on connection {@code ch} (null: none known): this frontend's and its listener's counters. */
+    public void countRequestError(Channel ch) {
+        countRequestError();
+        listenerError(ch);
+    }
+
+    /** The {@code option socket-stats} counters of the listener {@code ch} came in on count an invalid request. */
+    private static void listenerError(Channel ch) {
+        ListenerCounters lc = ch == null ? null : ListenerCounters.of(ch);
+        if (lc != null) {
+            lc.invalidRequest();
+        }
     }
 
     /** A client connection counted by {@link #countConnection} closed. */

@@ -292,11 +292,6 @@ public final class TcpClientConnection extends ChannelPeer implements TcpClientS
     }
 
     @Override
-    public dev.sluice.proxy.listener.ListenerCounters listenerCounters() {
-        return dev.sluice.proxy.listener.ListenerCounters.of(ch);
-    }
-
-    @Override
     public Trackers sessionTrackers() {
         return ch == null ? null : ch.attr(SESSION_TRACKERS).get();
     }
