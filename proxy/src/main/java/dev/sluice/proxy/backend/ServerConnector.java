@@ -5,6 +5,7 @@ import dev.sluice.proxy.stats.Counter;
 import dev.sluice.proxy.tls.ServerTlsContext;
 import dev.sluice.proxy.tls.TlsHandshakeHandler;
 import dev.sluice.proxy.tls.TlsSession;
+import dev.sluice.proxy.transport.EpollEmptyInterest;
 import dev.sluice.proxy.transport.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBufAllocator;
@@ -22,6 +23,7 @@ import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import io.netty.resolver.AddressResolverGroup;
 import io.netty.resolver.DefaultAddressResolverGroup;
 import io.netty.util.concurrent.Future;
+import io.netty.util.internal.PlatformDependent;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.Iterator;
@@ -96,7 +98,7 @@ public final class ServerConnector {
 
     private ServerConnector(ChannelFactory<? extends Channel> channels, ByteBufAllocator allocator, AddressResolverGroup<?> resolver,
             HandlerFactory factory, boolean layer4) {
-        this.channels = channels;
+        this.channels = layer4 ? guarded(channels) : channels;
         this.allocator = allocator;
         this.resolver = resolver;
         this.factory = factory;
@@ -167,10 +169,15 @@ public final class ServerConnector {
                 .group(loop)
                 .channelFactory(channels)
                 .resolver(resolver)
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.SO_KEEPALIVE, server.backend().http().serverTcpKeepAlive())
                 .option(ChannelOption.ALLOCATOR, allocator)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeoutMs > 0 ? connectTimeoutMs : 30_000));
+        // each option set is a system call per connection: only those that differ from a new socket's
+        if (!PlatformDependent.canEnableTcpNoDelayByDefault()) {
+            b.option(ChannelOption.TCP_NODELAY, true);
+        }
+        if (server.backend().http().serverTcpKeepAlive()) {
+            b.option(ChannelOption.SO_KEEPALIVE, true);
+        }
         if (rcvbuf > 0) {
             b.option(ChannelOption.SO_RCVBUF, rcvbuf);
         }
@@ -224,6 +231,18 @@ public final class ServerConnector {
                 cb.failed(x.cause());
             }
         });
+    }
+
+    /**
+     * {@code channels} making epoll sockets whose interest set is guarded from their start ({@link EpollEmptyInterest}):
+     * set before the registration, the guard goes in the {@code epoll_ctl} that adds the socket, not one of its own.
+     */
+    private static ChannelFactory<? extends Channel> guarded(ChannelFactory<? extends Channel> channels) {
+        return () -> {
+            Channel ch = channels.newChannel();
+            EpollEmptyInterest.guard(ch);
+            return ch;
+        };
     }
 
     /** The writer of the PROXY protocol header a new connection to {@code server} starts with, for {@code cb}'s client; null: none. */

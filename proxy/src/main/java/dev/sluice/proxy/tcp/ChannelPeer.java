@@ -33,6 +33,10 @@ abstract class ChannelPeer extends ChannelInboundHandlerAdapter implements TcpPe
     private boolean closeNotified;
     /** This side sent its TLS close_notify. */
     private boolean closeNotifySent;
+    /** This side's FIN went out: the peer's, when it comes, closes the channel (see {@link #finEnded}). */
+    private boolean finSent;
+    /** The peer's half-close was reported. */
+    private boolean inputReported;
     /** The channel's TLS handler, once looked up (null: clear text). */
     private SslHandler tls;
     private boolean tlsLooked;
@@ -78,11 +82,34 @@ abstract class ChannelPeer extends ChannelInboundHandlerAdapter implements TcpPe
      */
     protected final boolean halfClosed(Object evt) {
         if (evt instanceof ChannelInputShutdownEvent) {
+            inputReported = true;
             return true;
         }
         // Netty's OpenSSL engine also says its session is closed on the first read after this side's own close_notify:
         // only an engine whose input is done heard the peer's
         return evt instanceof SslCloseCompletionEvent e && e.isSuccess() && peerCloseNotify();
+    }
+
+    /**
+     * Whether the channel, now inactive, ended with the peer's FIN after this side's own (call from
+     * {@code channelInactive}): once the FIN went, the channel does not keep a half-closed input (Netty would shut a
+     * socket that is already gone, and fail with a stack trace on every connection) and closes when the peer's FIN
+     * comes, which is then its half-close, not a failure. Reported once.
+     */
+    protected final boolean finEnded() {
+        if (!finSent || inputReported) {
+            return false;
+        }
+        inputReported = true;
+        return true;
+    }
+
+    /**
+     * Whether this side had ended both ways (its FIN and this side's) when the channel closed: its end was reported
+     * already, the close is no failure.
+     */
+    protected final boolean endedBothWays() {
+        return finSent && inputReported;
     }
 
     /**
@@ -103,6 +130,7 @@ abstract class ChannelPeer extends ChannelInboundHandlerAdapter implements TcpPe
             return false;
         }
         closeNotified = true;
+        inputReported = true;
         return true;
     }
 
@@ -149,7 +177,10 @@ abstract class ChannelPeer extends ChannelInboundHandlerAdapter implements TcpPe
     @Override
     public void shutdownOutput(Runnable done) {
         dirty = false;
-        shutdownOutput(ctx, () -> closeNotifySent = true, done);
+        shutdownOutput(ctx, () -> closeNotifySent = true, () -> {
+            finSent = true;
+            done.run();
+        });
     }
 
     @Override
@@ -206,14 +237,22 @@ abstract class ChannelPeer extends ChannelInboundHandlerAdapter implements TcpPe
         });
     }
 
+    /**
+     * Sends the FIN. A channel whose input is over already (its peer's FIN was read) is closed instead: the close sends
+     * the FIN, nothing is left to read, and the stream closes it next anyway (a shutdown then a close cost Netty a
+     * system call and an exception with its stack trace more). Otherwise the FIN is a half-close, after which the
+     * peer's FIN closes the channel.
+     */
     private static void fin(Channel ch, Runnable done) {
-        if (!(ch instanceof DuplexChannel d)) {
-            ch.close();
+        if (!(ch instanceof DuplexChannel d) || d.isInputShutdown()) {
+            // done first: the close may report the channel inactive at once, and it is then done both ways
             done.run();
+            ch.close();
             return;
         }
         d.shutdownOutput().addListener(x -> {
             if (x.isSuccess()) {
+                ch.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, false);
                 done.run();
             } else {
                 ch.close();

@@ -69,7 +69,7 @@ public final class TcpClientConnection extends ChannelPeer implements TcpClientS
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.ch = ctx.channel();
-        // a half-closed socket must stay in the epoll set
+        // a half-closed socket must stay in the epoll set (guarded already when accepted: Listener)
         EpollEmptyInterest.guard(ch);
         if (ch.isActive()) {
             // added after a PROXY header or a TLS handshake
@@ -174,7 +174,12 @@ public final class TcpClientConnection extends ChannelPeer implements TcpClientS
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         if (stream != null) {
-            stream.clientFailed();
+            if (finEnded()) {
+                // its FIN, after ours: this side is done, the other may still be
+                stream.clientInputShut();
+            } else if (!endedBothWays()) {
+                stream.clientFailed();
+            }
         }
         if (admitted) {
             admitted = false;

@@ -4,7 +4,6 @@ import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.proxy.stream.TcpServerSide;
 import dev.sluice.proxy.stream.TcpStream;
-import dev.sluice.proxy.transport.EpollEmptyInterest;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.ReferenceCountUtil;
@@ -35,8 +34,7 @@ public final class TcpServerConnection extends ChannelPeer implements TcpServerS
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.ch = ctx.channel();
-        // a half-closed socket must stay in the epoll set
-        EpollEmptyInterest.guard(ch);
+        // a half-closed socket must stay in the epoll set: guarded since it was made (ServerConnector)
     }
 
     @Override
@@ -109,7 +107,12 @@ public final class TcpServerConnection extends ChannelPeer implements TcpServerS
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         if (stream != null) {
-            stream.serverFailed();
+            if (finEnded()) {
+                // its FIN, after ours: this side is done, the other may still be
+                stream.serverInputShut();
+            } else if (!endedBothWays()) {
+                stream.serverFailed();
+            }
         } else {
             earlyEnd = true;
             ArrayDeque<ByteBuf> e = early;

@@ -23,6 +23,7 @@ import java.lang.invoke.MethodType;
 public final class EpollEmptyInterest {
     private static final MethodHandle SET_FLAG = setFlag();
     private static final int EPOLLERR = EpollIoOps.EPOLLERR.value();
+    private static final int EPOLLIN = EpollIoOps.EPOLLIN.value();
 
     private EpollEmptyInterest() {
     }
@@ -44,6 +45,26 @@ public final class EpollEmptyInterest {
     /** Whether {@link #guard} works here. */
     public static boolean available() {
         return SET_FLAG != null;
+    }
+
+    /**
+     * Gives an accepted epoll channel, before it is registered, the interest set it has once it reads: EPOLLIN and the
+     * guard. Netty adds a new socket to the epoll set with EPOLLRDHUP alone and adds EPOLLIN when its reading starts,
+     * one {@code epoll_ctl} each, and the guard a third: here all go in the one that adds it. A handler that turns
+     * reading off before it starts (a connection held by {@code maxconn}) removes EPOLLIN as it would have without this.
+     * Does nothing to a channel already registered (the flags would cost a call each).
+     */
+    public static void prime(Channel child) {
+        if (SET_FLAG == null || !(child instanceof AbstractEpollStreamChannel) || child.isRegistered()) {
+            return;
+        }
+        try {
+            // not registered: Netty only notes the flags, and registers with them
+            SET_FLAG.invokeExact(child, EPOLLERR);
+            SET_FLAG.invokeExact(child, EPOLLIN);
+        } catch (Throwable t) {
+            // registered as Netty would have
+        }
     }
 
     /** Adds EPOLLERR to {@code ch}'s interest set if it is an epoll channel (call on its event loop). */

@@ -122,6 +122,7 @@ public final class EmbeddedProxy implements AutoCloseable {
         private boolean inputShut;
         private boolean outputShut;
         private int queuedAtFin = -1;
+        private int shutdowns;
         private boolean refuseFin;
 
         Duplex(Builder b, InetSocketAddress local, InetSocketAddress remote) {
@@ -135,7 +136,7 @@ public final class EmbeddedProxy implements AutoCloseable {
             runPendingTasks();
         }
 
-        /** Whether the proxy sent its FIN. */
+        /** Whether the proxy sent its FIN (by a shutdown or a close). */
         public boolean outputShut() {
             return outputShut;
         }
@@ -181,6 +182,17 @@ public final class EmbeddedProxy implements AutoCloseable {
             if (refuseFin) {
                 return promise.setFailure(new java.io.IOException("Transport endpoint is not connected"));
             }
+            shutdowns++;
+            finSent();
+            return promise.setSuccess();
+        }
+
+        /** How many times the proxy asked for its FIN by a shutdown (not by a close). */
+        public int shutdowns() {
+            return shutdowns;
+        }
+
+        private void finSent() {
             if (!outputShut) {
                 queuedAtFin = 0;
                 for (Object o : outboundMessages()) {
@@ -190,7 +202,13 @@ public final class EmbeddedProxy implements AutoCloseable {
                 }
             }
             outputShut = true;
-            return promise.setSuccess();
+        }
+
+        /** A socket's close sends its FIN too, after what was written (a reset is not modelled here). */
+        @Override
+        protected void doClose() throws Exception {
+            finSent();
+            super.doClose();
         }
 
         @Override
