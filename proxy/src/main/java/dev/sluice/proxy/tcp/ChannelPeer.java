@@ -2,6 +2,7 @@ package dev.sluice.proxy.tcp;
 
 import dev.sluice.proxy.stream.TcpPeer;
 import dev.sluice.proxy.stream.TcpSplice;
+import dev.sluice.proxy.transport.SocketFin;
 import dev.sluice.proxy.transport.SpliceRegion;
 import dev.sluice.proxy.transport.QuietClose;
 import io.netty.buffer.ByteBuf;
@@ -241,7 +242,7 @@ abstract class ChannelPeer extends ChannelInboundHandlerAdapter implements TcpPe
      * Sends the FIN. A channel whose input is over already (its peer's FIN was read) is closed instead: the close sends
      * the FIN, nothing is left to read, and the stream closes it next anyway (a shutdown then a close cost Netty a
      * system call and an exception with its stack trace more). Otherwise the FIN is a half-close, after which the
-     * peer's FIN closes the channel.
+     * peer's FIN closes the channel; on a clear-text epoll socket it is the system call itself ({@link SocketFin}).
      */
     private static void fin(Channel ch, Runnable done) {
         if (!(ch instanceof DuplexChannel d) || d.isInputShutdown()) {
@@ -250,13 +251,22 @@ abstract class ChannelPeer extends ChannelInboundHandlerAdapter implements TcpPe
             ch.close();
             return;
         }
-        d.shutdownOutput().addListener(x -> {
-            if (x.isSuccess()) {
-                ch.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, false);
-                done.run();
-            } else {
-                ch.close();
+        if (ch.pipeline().get(SslHandler.class) == null) {
+            SocketFin.Result r = SocketFin.send(ch);
+            if (r != SocketFin.Result.UNAVAILABLE) {
+                finished(ch, r == SocketFin.Result.SENT, done);
+                return;
             }
-        });
+        }
+        d.shutdownOutput().addListener(x -> finished(ch, x.isSuccess(), done));
+    }
+
+    private static void finished(Channel ch, boolean sent, Runnable done) {
+        if (sent) {
+            ch.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, false);
+            done.run();
+        } else {
+            ch.close();
+        }
     }
 }
