@@ -15,8 +15,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The layer-4 relay of {@code mode tcp} through the real daemon: large transfers intact both ways (SHA-256), through
- * HAProxy too for the time it takes; half-closes both ways; a server reset in the middle of a transfer ({@code SD}) and
+ * The layer-4 relay of {@code mode tcp} through the real daemon: large transfers intact both ways (SHA-256), 1 GiB
+ * through Sluice, 64 MiB through HAProxy too for the time it takes; half-closes both ways; a server reset in the
+ * middle of a transfer ({@code SD}) and
  * a client reset ({@code CD}); each timeout with a silent peer ({@code timeout client}, {@code server},
  * {@code client-fin}, {@code server-fin}, {@code tunnel}); a client that does not read holds the server back
  * (back-pressure: what the server could write stays bounded), then gets everything intact.
@@ -104,11 +105,15 @@ class TcpRelayTest {
         }
     }
 
+    /** Bytes of the transfer each way through Sluice in {@link #bigTransfersAreIntactBothWays} (HAProxy's: {@link #BIG}). */
+    static final long GIB = 1L << 30;
+
     @Test
     void bigTransfersAreIntactBothWays() throws Exception {
-        String expected = BIG + " " + TcpOrigin.patternSha(BIG);
         for (boolean haproxy : new boolean[] {false, true}) {
-            try (TcpOrigin sink = TcpOrigin.start(TcpOrigin.SINK); TcpOrigin source = TcpOrigin.start(TcpOrigin.source(BIG))) {
+            long size = haproxy ? BIG : GIB;
+            String expected = size + " " + TcpOrigin.patternSha(size);
+            try (TcpOrigin sink = TcpOrigin.start(TcpOrigin.SINK); TcpOrigin source = TcpOrigin.start(TcpOrigin.source(size))) {
                 int up = Ports.free();
                 int down = Ports.free();
                 String cfg = config(up, sink.port(), TIMEOUTS) + """
@@ -118,17 +123,17 @@ class TcpRelayTest {
                         """.formatted(down, source.port());
                 try (Daemon d = Daemon.start(haproxy, cfg, up)) {
                     long t0 = System.nanoTime();
-                    assertThat(upload(up, BIG)).as("%s upload", d.name()).isEqualTo(expected);
+                    assertThat(upload(up, size)).as("%s upload", d.name()).isEqualTo(expected);
                     long t1 = System.nanoTime();
                     assertThat(download(down)).as("%s download", d.name()).isEqualTo(expected);
                     long t2 = System.nanoTime();
-                    System.out.printf("%s: %d MiB up in %d ms, down in %d ms%n", d.name(), BIG >> 20, TimeUnit.NANOSECONDS.toMillis(t1 - t0),
+                    System.out.printf("%s: %d MiB up in %d ms, down in %d ms%n", d.name(), size >> 20, TimeUnit.NANOSECONDS.toMillis(t1 - t0),
                             TimeUnit.NANOSECONDS.toMillis(t2 - t1));
                     // the upload's line (the sink's answer is its %B) and the download's, whatever the readiness probes logged
                     String answer = Integer.toString(expected.length() + 1);
                     assertThat(d.awaitLines(x -> x.contains(" l l/s1 ") && x.split(" ")[5].equals(answer) && flags(x).equals("--"), 1))
                             .as(d.output()).hasSize(1);
-                    assertThat(d.awaitLines(x -> x.contains(" down down/s1 ") && x.split(" ")[5].equals(Long.toString(BIG))
+                    assertThat(d.awaitLines(x -> x.contains(" down down/s1 ") && x.split(" ")[5].equals(Long.toString(size))
                             && flags(x).equals("--"), 1)).as(d.output()).hasSize(1);
                 }
             }
