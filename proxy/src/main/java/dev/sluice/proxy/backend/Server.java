@@ -87,6 +87,7 @@ public final class Server {
         this.minconn = config.minconn();
         this.maxqueue = config.maxqueue();
         this.slowstart = config.slowstart();
+        this.fqdn = config.srv() ? null : config.host();
         this.state = new ServerState(this, backend, config, ServerState.unresolved(address));
         this.queue = new WaitQueue(this, backend.tickets);
         boolean forcedH2 = "h2".equals(config.proto());
@@ -154,6 +155,34 @@ public final class Server {
         if (wasUnresolved && !ServerState.unresolved(a)) {
             state.resolved();
         }
+    }
+
+    /**
+     * The name the server follows (HAProxy's hostname, {@code srv_fqdn}): the configured one, or the target of the SRV
+     * record a {@code server-template} slot was given; null when it has none (a slot no SRV record filled).
+     */
+    private volatile String fqdn;
+
+    public String fqdn() {
+        return fqdn;
+    }
+
+    /** A new name from an SRV record (DNS at run time). */
+    public void fqdn(String name) {
+        fqdn = name;
+    }
+
+    /**
+     * DNS at run time found no address for the server (HAProxy's RMAINT): it goes to 'MAINT (resolution)' with HAProxy's
+     * line ("Server be/s is going DOWN for maintenance (No IP for server ). ..."), its queued requests go elsewhere;
+     * established connections stay. No-op when it has no address already.
+     */
+    public void lostAddress(String cause) {
+        if (unresolved()) {
+            return;
+        }
+        address = unresolvedAddress(address.getPort());
+        state.unresolvedBy(cause);
     }
 
     /** {@code set maxconn server}: concurrent requests allowed from now on (0: no limit). Admin path. */

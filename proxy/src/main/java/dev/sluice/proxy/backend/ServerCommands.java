@@ -65,7 +65,7 @@ public final class ServerCommands {
                     return f.error != null ? f.error : weight(f.server, req.arg(3));
                 }));
         r.register(new CliCommand(List.of("set", "server"), Level.ADMIN, "set server <bk>/<srv> [opts]",
-                "change a server's state or weight", req -> setServer(backends, req)));
+                "change a server's state or weight", req -> setServer(backends, workers, req)));
         r.register(new CliCommand(List.of("disable", "server"), Level.ADMIN, "disable server (DEPRECATED)",
                 "disable a server for maintenance (use 'set server' instead)", req -> {
                     Found f = find(backends, req.arg(2));
@@ -99,7 +99,7 @@ public final class ServerCommands {
                 }));
     }
 
-    private static String setServer(Collection<Backend> backends, CliRequest req) {
+    private static String setServer(Collection<Backend> backends, Workers workers, CliRequest req) {
         Found f = find(backends, req.arg(2));
         if (f.error != null) {
             return f.error;
@@ -124,7 +124,12 @@ public final class ServerCommands {
                 if (req.arg(4).isEmpty()) {
                     return "set server <b>/<s> addr requires an address and optionally a port.\n";
                 }
-                return address(s, req.arg(4), req.arg(5).equals("port") ? req.arg(6) : null) + "\n";
+                InetSocketAddress before = s.address();
+                String out = address(s, req.arg(4), req.arg(5).equals("port") ? req.arg(6) : null) + "\n";
+                if (!before.equals(s.address())) {
+                    closeIdle(workers, s);
+                }
+                return out;
             }
             case "health" -> {
                 switch (req.arg(4)) {
@@ -203,6 +208,17 @@ public final class ServerCommands {
                         + " | fqdn | health | ssl | state | weight\n";
             }
         }
+    }
+
+    /**
+     * After a change of address: the server's idle connections, which go to the old one, are closed on every loop; those
+     * carrying a request finish there.
+     */
+    public static void closeIdle(Workers workers, Server s) {
+        workers.onEachLoop(i -> {
+            ServerConnector.closeIdle(s, i);
+            return Boolean.TRUE;
+        });
     }
 
     /**
@@ -469,8 +485,10 @@ public final class ServerCommands {
                         .append(c.stateBits());
             }
             // srv_fqdn: the name a server was declared with (HAProxy keeps it as the server's hostname)
-            String host = s.config().host();
-            out.append(" 0 0 ").append(s.config().idForced() ? 1 : 0).append(' ').append(Addresses.literal(host) == null ? host : "-").append(' ').append(s.address().getPort()).append(" - ").append(tls ? 1 : 0).append(' ')
+            String host = s.fqdn();
+            out.append(" 0 0 ").append(s.config().idForced() ? 1 : 0).append(' ').append(host == null || Addresses.literal(host) != null ? "-" : host)
+                    .append(' ').append(s.address().getPort()).append(' ').append(s.config().srv() ? s.config().host() : "-").append(' ')
+                    .append(tls ? 1 : 0).append(' ')
                     .append(c == null ? 0 : c.checkPort()).append(' ').append(c == null || c.checkAddr() == null ? "-" : c.checkAddr())
                     .append(" - 0\n");
         }

@@ -467,6 +467,25 @@ public final class ServerConnector {
         }
     }
 
+    /**
+     * The server's address changed ({@code set server ... addr}, DNS at run time): its idle connections on this loop, which
+     * go to the old address, are closed; connections carrying a request finish there. On the loop.
+     */
+    public static void closeIdle(Server server, int loopIndex) {
+        for (Iterator<ServerConnection> it = server.pools().idle(loopIndex).iterator(); it.hasNext();) {
+            ServerConnection c = it.next();
+            if (c.owner() == null) {
+                it.remove();
+                c.abort();
+            }
+        }
+        for (MultiplexedConnection c : List.copyOf(server.pools().mux(loopIndex))) {
+            if (c.isIdle()) {
+                c.close();
+            }
+        }
+    }
+
     /** Removes a connection from its idle pool (it closed or timed out there). */
     public static void unpark(Server server, int loopIndex, ServerConnection connection) {
         server.pools().idle(loopIndex).remove(connection);

@@ -1,0 +1,73 @@
+package dev.sluice.proxy.dns;
+
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * HAProxy's resolv_resolution: one name and record type asked periodically for the servers that follow it (its
+ * requesters, in the order they joined), with the answer records kept between runs and the state of the run in
+ * progress. Confined to its section's event loop.
+ */
+final class Resolution {
+    /** HAProxy's RSLV_STATUS_*. */
+    enum Status {
+        NONE, VALID, INVALID, ERROR, NX, REFUSED, TIMEOUT, OTHER
+    }
+
+    /** An answer record kept between runs, with the servers that took it. */
+    static final class Record {
+        final int type;
+        final InetAddress ip;
+        final String target;
+        final int port;
+        int weight;
+        /** For an SRV record: the address of its additional record, null when none. */
+        InetAddress additional;
+        long lastSeen;
+        final List<Requester> attached = new ArrayList<>(1);
+
+        Record(DnsAnswer.Item item, long now) {
+            this.type = item.type();
+            this.ip = item.ip();
+            this.target = item.target();
+            this.port = item.port();
+            this.weight = item.weight();
+            this.additional = item.type() == DnsAnswer.SRV ? item.ip() : null;
+            this.lastSeen = now;
+        }
+
+        boolean same(DnsAnswer.Item item) {
+            if (item.type() != type) {
+                return false;
+            }
+            return type == DnsAnswer.SRV ? item.target().equalsIgnoreCase(target) && item.port() == port : item.ip().equals(ip);
+        }
+    }
+
+    final String name;
+    /** The type asked first (A, AAAA or SRV); {@link #queryType} is the one asked now (the other family after a failure). */
+    final int preferred;
+    int queryType;
+    final List<Requester> requesters = new ArrayList<>();
+    final List<Record> records = new ArrayList<>();
+    Status status = Status.NONE;
+    /** Milliseconds (the section's clock) of the last valid answer; its creation before any. */
+    long lastValid;
+    /** When the last run ended; -1: run at the next tick. */
+    long lastResolution = -1;
+    long lastQuery;
+    boolean running;
+    int tries;
+    /** Incremented at each send: answers to an older one are outdated. */
+    int generation;
+    int queries;
+    int responses;
+
+    Resolution(String name, int preferred, long now) {
+        this.name = name;
+        this.preferred = preferred;
+        this.queryType = preferred;
+        this.lastValid = now;
+    }
+}

@@ -1,0 +1,421 @@
+package dev.sluice.proxy.dns;
+
+import dev.sluice.config.model.Resolvers;
+import dev.sluice.config.model.ServerDns;
+import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.transport.Transport;
+import io.netty.channel.AddressedEnvelope;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.dns.DefaultDnsQuestion;
+import io.netty.handler.codec.dns.DnsQuestion;
+import io.netty.handler.codec.dns.DnsResponse;
+import io.netty.resolver.HostsFileEntriesResolver;
+import io.netty.resolver.dns.DnsNameResolver;
+import io.netty.resolver.dns.DnsNameResolverBuilder;
+import io.netty.resolver.dns.DnsNameResolverTimeoutException;
+import io.netty.resolver.dns.NoopAuthoritativeDnsServerCache;
+import io.netty.resolver.dns.NoopDnsCache;
+import io.netty.resolver.dns.NoopDnsCnameCache;
+import io.netty.resolver.dns.SingletonDnsServerAddressStreamProvider;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * A {@code resolvers} section at run time: its name servers and HAProxy's counters of them, the resolutions of the names
+ * its servers follow, run every {@code timeout resolve} and sent again every {@code timeout retry} (at most
+ * {@code resolve_retries} more times, the other address family once after a failed answer), on one event loop, with
+ * Netty's {@link DnsNameResolver} asking each name server directly (no cache: the answers are HAProxy's to keep or drop,
+ * with the {@code hold} periods). A query goes to every name server; the first valid answer wins, an error counts when
+ * every server answered with one. Everything but {@link #dump} and the counters runs on {@link #loop}.
+ */
+public final class ResolverSection {
+    private final Resolvers config;
+    private final List<Nameserver> nameservers = new ArrayList<>();
+    private final EventLoop loop;
+    private final Transport transport;
+    private final ServerUpdates updates;
+    /** Resolutions by lower-case name and preferred type. */
+    private final Map<String, Resolution> resolutions = new LinkedHashMap<>();
+    /** SRV resolutions and the server-template slots they fill, in declaration order. */
+    private final Map<Resolution, List<Requester>> srvSlots = new LinkedHashMap<>();
+    private DnsNameResolver udp;
+    private DnsNameResolver tcp;
+    private ScheduledFuture<?> ticker;
+    private final long started = System.nanoTime();
+
+    ResolverSection(Resolvers config, EventLoop loop, Transport transport, Consumer<Server> moved) {
+        this.config = config;
+        this.loop = loop;
+        this.transport = transport;
+        this.updates = new ServerUpdates(moved);
+        for (Resolvers.Nameserver ns : config.nameservers()) {
+            nameservers.add(new Nameserver(ns.id(), new InetSocketAddress(dev.sluice.config.Addresses.literal(ns.host()), ns.port()), ns.tcp()));
+        }
+    }
+
+    public String name() {
+        return config.name();
+    }
+
+    Resolvers config() {
+        return config;
+    }
+
+    List<Nameserver> nameservers() {
+        return nameservers;
+    }
+
+    /** Milliseconds since the section was made: the clock of the hold periods. */
+    long now() {
+        return (System.nanoTime() - started) / 1_000_000;
+    }
+
+    /** A server that follows DNS through this section (before {@link #start}). */
+    void add(Server s, ServerDns options) {
+        Requester r = new Requester(s, options);
+        String host = s.config().host();
+        if (s.config().srv()) {
+            Resolution res = resolution(host, DnsAnswer.SRV);
+            srvSlots.computeIfAbsent(res, k -> new ArrayList<>()).add(r);
+        } else {
+            link(r, host);
+        }
+    }
+
+    private Resolution resolution(String name, int type) {
+        String key = name.toLowerCase(Locale.ROOT) + "/" + type;
+        return resolutions.computeIfAbsent(key, k -> new Resolution(name, type, now()));
+    }
+
+    /** Makes {@code r} follow the A/AAAA answers for {@code host}. */
+    private void link(Requester r, String host) {
+        Resolution res = resolution(host, r.options.preferIpv6() ? DnsAnswer.AAAA : DnsAnswer.A);
+        r.resolution = res;
+        res.requesters.add(r);
+    }
+
+    /** Stops following {@code r}'s A/AAAA resolution (an SRV slot whose record went away or came with its address). */
+    private void unlink(Requester r) {
+        Resolution res = r.resolution;
+        if (res != null) {
+            res.requesters.remove(r);
+            r.resolution = null;
+        }
+        if (r.ipRecord != null) {
+            r.ipRecord.attached.remove(r);
+            r.ipRecord = null;
+        }
+    }
+
+    /** Opens the DNS sockets and starts resolving at once. */
+    void start() {
+        loop.execute(() -> {
+            udp = resolver(false);
+            if (nameservers.stream().anyMatch(n -> n.tcp)) {
+                tcp = resolver(true);
+            }
+            long period = Math.max(10, Math.min(100, Math.min(config.timeoutResolve(), config.timeoutRetry())));
+            ticker = loop.scheduleAtFixedRate(this::tick, 0, period, TimeUnit.MILLISECONDS);
+        });
+    }
+
+    private DnsNameResolver resolver(boolean withTcp) {
+        InetSocketAddress any = nameservers.isEmpty() ? new InetSocketAddress("127.0.0.1", 53) : nameservers.get(0).address;
+        DnsNameResolverBuilder b = new DnsNameResolverBuilder(loop)
+                .datagramChannelFactory(transport::newDatagramChannel)
+                .resolveCache(NoopDnsCache.INSTANCE)
+                .cnameCache(NoopDnsCnameCache.INSTANCE)
+                .authoritativeDnsServerCache(NoopAuthoritativeDnsServerCache.INSTANCE)
+                .hostsFileEntriesResolver(HostsFileEntriesResolver.DEFAULT)
+                .nameServerProvider(new SingletonDnsServerAddressStreamProvider(any))
+                .queryTimeoutMillis(config.timeoutRetry())
+                .maxPayloadSize(config.acceptedPayloadSize())
+                .optResourceEnabled(true)
+                .recursionDesired(true);
+        if (withTcp) {
+            // a tcp@ name server: Netty asks over UDP and falls back to TCP on a truncated answer or a timeout
+            b.socketChannelFactory(transport::newSocketChannel, true);
+        }
+        return b.build();
+    }
+
+    /** Closes the sockets; no resolution runs afterwards. */
+    void stop() {
+        loop.execute(() -> {
+            if (ticker != null) {
+                ticker.cancel(false);
+            }
+            if (udp != null) {
+                udp.close();
+            }
+            if (tcp != null) {
+                tcp.close();
+            }
+            udp = null;
+            tcp = null;
+        });
+    }
+
+    /** HAProxy's process_resolvers: retries of the runs in progress, then the runs that are due. */
+    void tick() {
+        if (udp == null) {
+            return;
+        }
+        long now = now();
+        for (Iterator<Resolution> it = resolutions.values().iterator(); it.hasNext();) {
+            Resolution res = it.next();
+            if (res.requesters.isEmpty() && !srvSlots.containsKey(res)) {
+                it.remove();
+                continue;
+            }
+            if (res.running) {
+                if (now - res.lastQuery < config.timeoutRetry()) {
+                    continue;
+                }
+                if (res.tries <= 0) {
+                    if (res.responses == 0) {
+                        res.status = Resolution.Status.TIMEOUT;
+                    }
+                    failed(res, now);
+                    continue;
+                }
+                if (res.responses == 0 || res.preferred != res.queryType) {
+                    res.queryType = res.preferred;
+                    res.tries--;
+                } else {
+                    fallback(res);
+                }
+                send(res, now);
+            } else if (res.lastResolution < 0 || now - res.lastResolution >= config.timeoutResolve()) {
+                res.tries = config.resolveRetries();
+                res.queryType = res.preferred;
+                res.running = true;
+                send(res, now);
+            }
+        }
+    }
+
+    private static void fallback(Resolution res) {
+        if (res.preferred == DnsAnswer.A) {
+            res.queryType = DnsAnswer.AAAA;
+        } else if (res.preferred == DnsAnswer.AAAA) {
+            res.queryType = DnsAnswer.A;
+        } else {
+            res.tries--;
+        }
+    }
+
+    private void send(Resolution res, long now) {
+        int gen = ++res.generation;
+        res.queries = 0;
+        res.responses = 0;
+        res.lastQuery = now;
+        DnsQuestion q = new DefaultDnsQuestion(res.name + ".", DnsAnswer.type(res.queryType));
+        for (Nameserver ns : nameservers) {
+            DnsNameResolver r = ns.tcp && tcp != null ? tcp : udp;
+            res.queries++;
+            ns.sent++;
+            Future<AddressedEnvelope<DnsResponse, InetSocketAddress>> f = r.query(ns.address, q);
+            f.addListener(done -> answered(res, gen, ns, q, f));
+        }
+    }
+
+    private void answered(Resolution res, int gen, Nameserver ns, DnsQuestion q, Future<AddressedEnvelope<DnsResponse, InetSocketAddress>> f) {
+        if (!f.isSuccess()) {
+            if (!(f.cause() instanceof DnsNameResolverTimeoutException)) {
+                ns.sndError++;
+            }
+            return;
+        }
+        AddressedEnvelope<DnsResponse, InetSocketAddress> env = f.getNow();
+        DnsAnswer a;
+        try {
+            if (gen != res.generation || !res.running) {
+                ns.outdated++;
+                return;
+            }
+            a = DnsAnswer.of(env.content(), q);
+        } finally {
+            env.release();
+        }
+        res.responses++;
+        switch (a.verdict()) {
+            case VALID -> {
+            }
+            case INVALID -> {
+                res.status = Resolution.Status.INVALID;
+                ns.invalid++;
+            }
+            case NX_DOMAIN -> {
+                res.status = Resolution.Status.NX;
+                ns.nx++;
+            }
+            case REFUSED -> {
+                res.status = Resolution.Status.REFUSED;
+                ns.refused++;
+            }
+            case ANCOUNT_ZERO -> {
+                res.status = Resolution.Status.OTHER;
+                ns.anyErr++;
+            }
+            case CNAME_ERROR -> {
+                res.status = Resolution.Status.OTHER;
+                ns.cnameError++;
+            }
+            case TRUNCATED -> {
+                res.status = Resolution.Status.OTHER;
+                ns.truncated++;
+            }
+            default -> {
+                res.status = Resolution.Status.OTHER;
+                ns.other++;
+            }
+        }
+        long now = now();
+        if (a.verdict() != DnsAnswer.Verdict.VALID) {
+            if (res.responses < res.queries) {
+                return;
+            }
+            if (res.preferred != res.queryType) {
+                if (res.tries <= 0) {
+                    failed(res, now);
+                }
+            } else if (res.preferred != DnsAnswer.SRV) {
+                fallback(res);
+                send(res, now);
+            }
+            return;
+        }
+        res.status = Resolution.Status.VALID;
+        res.lastValid = now;
+        ns.valid++;
+        res.running = false;
+        res.lastResolution = now;
+        merge(res, a, now);
+        if (res.preferred == DnsAnswer.SRV) {
+            srvAnswered(res);
+        } else {
+            String updater = config.name() + "/" + ns.id;
+            Nameserver counting = ns;
+            for (Requester r : List.copyOf(res.requesters)) {
+                updates.answered(r, counting == null ? "DNS cache" : updater, counting);
+                counting = null;
+            }
+        }
+    }
+
+    /** The records of a valid answer join those kept; those not seen for {@code hold obsolete} go, with their servers. */
+    private void merge(Resolution res, DnsAnswer a, long now) {
+        for (DnsAnswer.Item item : a.items()) {
+            Resolution.Record kept = null;
+            for (Resolution.Record rec : res.records) {
+                if (rec.same(item)) {
+                    kept = rec;
+                    break;
+                }
+            }
+            if (kept == null) {
+                res.records.add(new Resolution.Record(item, now));
+            } else {
+                kept.lastSeen = now;
+                kept.weight = item.weight();
+                if (item.type() == DnsAnswer.SRV) {
+                    kept.additional = item.ip();
+                }
+            }
+        }
+        for (Iterator<Resolution.Record> it = res.records.iterator(); it.hasNext();) {
+            Resolution.Record rec = it.next();
+            if (rec.lastSeen + config.holdObsolete() < now) {
+                it.remove();
+                for (Requester r : List.copyOf(rec.attached)) {
+                    if (rec.type == DnsAnswer.SRV) {
+                        unlink(r);
+                        r.srvRecord = null;
+                        ServerUpdates.srvRemoved(r);
+                    } else {
+                        r.ipRecord = null;
+                    }
+                }
+                rec.attached.clear();
+            }
+        }
+    }
+
+    /** The SRV records fill the free slots in order; each slot gets the address, port and weight of its record. */
+    private void srvAnswered(Resolution res) {
+        List<Requester> slots = srvSlots.getOrDefault(res, List.of());
+        for (Resolution.Record rec : res.records) {
+            Requester slot = rec.attached.isEmpty() ? null : rec.attached.get(0);
+            if (slot == null) {
+                for (Requester r : slots) {
+                    if (r.srvRecord == null) {
+                        slot = r;
+                        break;
+                    }
+                }
+                if (slot == null) {
+                    continue;
+                }
+                slot.srvRecord = rec;
+                rec.attached.add(slot);
+            }
+            if (rec.additional != null) {
+                unlink(slot);
+            } else if (slot.resolution == null) {
+                link(slot, rec.target);
+            }
+            updates.srvAssigned(slot, rec);
+        }
+    }
+
+    /** The run ended without a valid answer: past the status's hold period, the servers lose their addresses. */
+    private void failed(Resolution res, long now) {
+        res.running = false;
+        res.lastResolution = now;
+        long hold = switch (res.status) {
+            case NX -> config.holdNx();
+            case TIMEOUT -> config.holdTimeout();
+            case REFUSED -> config.holdRefused();
+            default -> config.holdOther();
+        };
+        if (now - res.lastValid < hold) {
+            return;
+        }
+        if (res.preferred == DnsAnswer.SRV) {
+            for (Requester slot : srvSlots.getOrDefault(res, List.of())) {
+                if (slot.srvRecord != null) {
+                    slot.srvRecord = null;
+                    unlink(slot);
+                    ServerUpdates.srvRemoved(slot);
+                }
+            }
+        } else {
+            for (Requester r : List.copyOf(res.requesters)) {
+                ServerUpdates.failed(r, res.status);
+                r.ipRecord = null;
+            }
+        }
+        for (Resolution.Record rec : res.records) {
+            rec.attached.clear();
+        }
+        res.records.clear();
+    }
+
+    /** HAProxy 2.6's block of {@code show resolvers} for this section. */
+    void dump(StringBuilder out) {
+        out.append("Resolvers section ").append(config.name()).append('\n');
+        for (Nameserver ns : nameservers) {
+            ns.dump(out);
+        }
+    }
+}
