@@ -170,6 +170,14 @@ public final class Server {
     /** A new name from an SRV record (DNS at run time). */
     public void fqdn(String name) {
         fqdn = name;
+        fqdnChanged |= name != null;
+    }
+
+    /** Whether DNS gave the server its name once (HAProxy's SRV_ADMF_HMAINT, 0x40 in {@code show servers state}). */
+    private volatile boolean fqdnChanged;
+
+    public boolean fqdnChanged() {
+        return fqdnChanged;
     }
 
     /**

@@ -464,6 +464,8 @@ public final class ServerCommands {
     private static final int CONFIGURED_MAINT = 0x04;
     /** SRV_ADMF_RMAINT: no address, the name did not resolve ({@code init-addr none}). */
     private static final int RESOLUTION_MAINT = 0x20;
+    /** SRV_ADMF_HMAINT: the name came from DNS (an SRV record); it takes nothing out of service. */
+    private static final int FQDN_MAINT = 0x40;
 
     private static void state(StringBuilder out, Backend be) {
         long now = System.currentTimeMillis();
@@ -473,7 +475,7 @@ public final class ServerCommands {
                     .append(s.unresolved() ? "-" : s.address().getAddress().getHostAddress()).append(' ')
                     .append(opState(s)).append(' ')
                     .append(s.adminState() | (s.configuredMaintenance() ? Server.FORCED_MAINT : 0) | (s.configuredDisabled() ? CONFIGURED_MAINT : 0)
-                            | (s.unresolved() ? RESOLUTION_MAINT : 0)).append(' ')
+                            | (s.unresolved() ? RESOLUTION_MAINT : 0) | (s.fqdnChanged() ? FQDN_MAINT : 0)).append(' ')
                     .append(s.weight()).append(' ')
                     .append(s.initialWeight()).append(' ').append((now - s.lastChange()) / 1000).append(' ');
             ServerHealthCheck c = s.check();

@@ -26,6 +26,11 @@ final class Resolution {
         InetAddress additional;
         long lastSeen;
         final List<Requester> attached = new ArrayList<>(1);
+        /**
+         * HAProxy's key of the record in its answer tree (XXH32 of the address bytes, or of an SRV target in DNS label
+         * form, seeded with the type): records are kept in its unsigned order, the order HAProxy hands them out in.
+         */
+        final int key;
 
         Record(DnsAnswer.Item item, long now) {
             this.type = item.type();
@@ -35,6 +40,18 @@ final class Resolution {
             this.weight = item.weight();
             this.additional = item.type() == DnsAnswer.SRV ? item.ip() : null;
             this.lastSeen = now;
+            this.key = dev.sluice.proxy.rules.XxHash.xxh32(type == DnsAnswer.SRV ? labels(target) : ip.getAddress(), type);
+        }
+
+        /** {@code one.test} as {@code \3one\4test}, without the root label. */
+        private static byte[] labels(String name) {
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            for (String l : name.split("\\.")) {
+                byte[] b = l.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+                out.write(b.length);
+                out.writeBytes(b);
+            }
+            return out.toByteArray();
         }
 
         boolean same(DnsAnswer.Item item) {

@@ -324,7 +324,12 @@ public final class ResolverSection {
                 }
             }
             if (kept == null) {
-                res.records.add(new Resolution.Record(item, now));
+                Resolution.Record rec = new Resolution.Record(item, now);
+                int at = 0;
+                while (at < res.records.size() && Integer.compareUnsigned(res.records.get(at).key, rec.key) <= 0) {
+                    at++;
+                }
+                res.records.add(at, rec);
             } else {
                 kept.lastSeen = now;
                 kept.weight = item.weight();

@@ -140,8 +140,8 @@ final class ServerUpdates {
             logIpChange(s, rec.additional, "DNS additional record");
         }
         if (s.fqdn() == null) {
-            s.backend().events().report(ServerEvents.NOTICE, s.backend().name() + "/" + s.name() + " changed its FQDN from (null) to "
-                    + rec.target + " by 'SRV record'", null);
+            s.backend().events().logOnly(ServerEvents.NOTICE, s.backend().name() + "/" + s.name() + " changed its FQDN from (null) to "
+                    + rec.target + " by 'SRV record'");
             s.fqdn(rec.target);
         }
         if (newIp) {
