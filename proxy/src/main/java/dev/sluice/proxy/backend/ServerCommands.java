@@ -472,7 +472,7 @@ public final class ServerCommands {
         for (Server s : be.servers()) {
             boolean tls = s.tls() != null;
             out.append(be.id()).append(' ').append(be.name()).append(' ').append(s.id()).append(' ').append(s.name()).append(' ')
-                    .append(s.unresolved() ? "-" : s.address().getAddress().getHostAddress()).append(' ')
+                    .append(s.unresolved() ? "-" : io.netty.util.NetUtil.toAddressString(s.address().getAddress())).append(' ')
                     .append(opState(s)).append(' ')
                     .append(s.adminState() | (s.configuredMaintenance() ? Server.FORCED_MAINT : 0) | (s.configuredDisabled() ? CONFIGURED_MAINT : 0)
                             | (s.unresolved() ? RESOLUTION_MAINT : 0) | (s.fqdnChanged() ? FQDN_MAINT : 0)).append(' ')

@@ -140,7 +140,8 @@ public final class ServerConnector {
             boolean reuse, String sni, Object session, boolean first, HttpOptions.Reuse policy, Callback cb) {
         if (reuse && !layer4) {
             for (MultiplexedConnection c : server.pools().mux(loopIndex)) {
-                if (Objects.equals(c.sni(), sni) && shareable(c, session, first, policy) && c.offer(cb, session)) {
+                if (Objects.equals(c.sni(), sni) && current(server, c.remoteAddress()) && shareable(c, session, first, policy)
+                        && c.offer(cb, session)) {
                     return;
                 }
             }
@@ -433,6 +434,14 @@ public final class ServerConnector {
     /** Forgets a multiplexed connection that closed. */
     public static void remove(Server server, int loopIndex, MultiplexedConnection c) {
         server.pools().mux(loopIndex).remove(c);
+    }
+
+    /**
+     * Whether a connection to {@code remote} still goes where the server is (its address changed: {@code set server ...
+     * addr}, DNS at run time). A connection that does not takes no new request.
+     */
+    public static boolean current(Server server, java.net.SocketAddress remote) {
+        return !(remote instanceof InetSocketAddress r) || r.getAddress().equals(server.address().getAddress());
     }
 
     /** Puts a connection that may carry another request back in its loop's idle pool. */

@@ -333,8 +333,9 @@ public final class ResolverSection {
             } else {
                 kept.lastSeen = now;
                 kept.weight = item.weight();
-                if (item.type() == DnsAnswer.SRV) {
-                    kept.additional = item.ip();
+                if (item.type() == DnsAnswer.SRV && !java.util.Objects.equals(kept.additional, item.ip())) {
+                    // as HAProxy: an additional record that changed is dropped, the target is then resolved on its own
+                    kept.additional = null;
                 }
             }
         }
