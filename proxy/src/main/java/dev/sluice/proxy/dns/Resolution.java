@@ -54,11 +54,17 @@ final class Resolution {
             return out.toByteArray();
         }
 
-        boolean same(DnsAnswer.Item item) {
-            if (item.type() != type) {
-                return false;
-            }
-            return type == DnsAnswer.SRV ? item.target().equalsIgnoreCase(target) && item.port() == port : item.ip().equals(ip);
+        /** What identifies the record among those of a resolution: its address, or an SRV record's target and port. */
+        Object identity() {
+            return identity(type, ip, target, port);
+        }
+
+        static Object identity(DnsAnswer.Item item) {
+            return identity(item.type(), item.ip(), item.target(), item.port());
+        }
+
+        private static Object identity(int type, InetAddress ip, String target, int port) {
+            return type == DnsAnswer.SRV ? target.toLowerCase(java.util.Locale.ROOT) + ":" + port : ip;
         }
     }
 
@@ -67,7 +73,9 @@ final class Resolution {
     final int preferred;
     int queryType;
     final List<Requester> requesters = new ArrayList<>();
+    /** The records kept, in HAProxy's order (unsigned {@link Record#key}), and by {@link Record#identity}. */
     final List<Record> records = new ArrayList<>();
+    final java.util.Map<Object, Record> index = new java.util.HashMap<>();
     Status status = Status.NONE;
     /** Milliseconds (the section's clock) of the last valid answer; its creation before any. */
     long lastValid;

@@ -295,6 +295,16 @@ public final class ResolverSection {
             }
             return;
         }
+        valid(res, a, ns, now);
+    }
+
+    /** The resolution {@code res}, for a benchmark that feeds it answers ({@link #valid}); null when none. */
+    Resolution resolution(String name, int type, boolean create) {
+        return create ? resolution(name, type) : resolutions.get(name.toLowerCase(Locale.ROOT) + "/" + type);
+    }
+
+    /** A valid answer from {@code ns}: the records kept, then the servers updated. */
+    void valid(Resolution res, DnsAnswer a, Nameserver ns, long now) {
         res.status = Resolution.Status.VALID;
         res.lastValid = now;
         ns.valid++;
@@ -315,21 +325,14 @@ public final class ResolverSection {
 
     /** The records of a valid answer join those kept; those not seen for {@code hold obsolete} go, with their servers. */
     private void merge(Resolution res, DnsAnswer a, long now) {
+        boolean added = false;
         for (DnsAnswer.Item item : a.items()) {
-            Resolution.Record kept = null;
-            for (Resolution.Record rec : res.records) {
-                if (rec.same(item)) {
-                    kept = rec;
-                    break;
-                }
-            }
+            Resolution.Record kept = res.index.get(Resolution.Record.identity(item));
             if (kept == null) {
                 Resolution.Record rec = new Resolution.Record(item, now);
-                int at = 0;
-                while (at < res.records.size() && Integer.compareUnsigned(res.records.get(at).key, rec.key) <= 0) {
-                    at++;
-                }
-                res.records.add(at, rec);
+                res.records.add(rec);
+                res.index.put(rec.identity(), rec);
+                added = true;
             } else {
                 kept.lastSeen = now;
                 kept.weight = item.weight();
@@ -339,21 +342,26 @@ public final class ResolverSection {
                 }
             }
         }
-        for (Iterator<Resolution.Record> it = res.records.iterator(); it.hasNext();) {
-            Resolution.Record rec = it.next();
-            if (rec.lastSeen + config.holdObsolete() < now) {
-                it.remove();
-                for (Requester r : List.copyOf(rec.attached)) {
-                    if (rec.type == DnsAnswer.SRV) {
-                        unlink(r);
-                        r.srvRecord = null;
-                        ServerUpdates.srvRemoved(r);
-                    } else {
-                        r.ipRecord = null;
-                    }
-                }
-                rec.attached.clear();
+        long hold = config.holdObsolete();
+        res.records.removeIf(rec -> {
+            if (rec.lastSeen + hold >= now) {
+                return false;
             }
+            res.index.remove(rec.identity());
+            for (Requester r : List.copyOf(rec.attached)) {
+                if (rec.type == DnsAnswer.SRV) {
+                    unlink(r);
+                    r.srvRecord = null;
+                    ServerUpdates.srvRemoved(r);
+                } else {
+                    r.ipRecord = null;
+                }
+            }
+            rec.attached.clear();
+            return true;
+        });
+        if (added) {
+            res.records.sort((x, y) -> Integer.compareUnsigned(x.key, y.key));
         }
     }
 
@@ -415,6 +423,7 @@ public final class ResolverSection {
             rec.attached.clear();
         }
         res.records.clear();
+        res.index.clear();
     }
 
     /** HAProxy 2.6's block of {@code show resolvers} for this section. */
