@@ -393,7 +393,7 @@ public final class ResolverSection {
     }
 
     /** The run ended without a valid answer: past the status's hold period, the servers lose their addresses. */
-    private void failed(Resolution res, long now) {
+    void failed(Resolution res, long now) {
         res.running = false;
         res.lastResolution = now;
         long hold = switch (res.status) {
