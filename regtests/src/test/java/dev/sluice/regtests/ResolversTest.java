@@ -86,6 +86,7 @@ class ResolversTest {
                     timeout connect 5s
                 frontend fe
                     bind 127.0.0.1:%d
+                    http-request use-service prometheus-exporter if { path /metrics }
                     default_backend be
                 backend be
                 %s
@@ -216,6 +217,13 @@ class ResolversTest {
                 assertThat(load.waitFor(30, TimeUnit.SECONDS)).isTrue();
                 assertThat(out).containsPattern("requests: \\d+ total, \\d+ started, \\d+ done, \\d+ succeeded, 0 failed, 0 errored");
                 assertThat(a.requests()).isNotEmpty();
+                try (RawClient c = new RawClient(port, 5_000)) {
+                    String metrics = new String(c.send("GET /metrics HTTP/1.1\r\nhost: x\r\n\r\n").read().body(), StandardCharsets.UTF_8);
+                    for (String counter : List.of("sent", "valid", "update")) {
+                        assertThat(metrics.lines().filter(l -> l.startsWith("sluice_resolver_" + counter + "_total{") && l.contains("resolver=\"dns\"")
+                                && l.contains("nameserver=\"ns1\"")).toList()).singleElement().satisfies(l -> assertThat(l).doesNotEndWith(" 0.0"));
+                    }
+                }
                 assertThat(b.requests()).as("new connections go to the new address").isNotEmpty();
                 // hold valid + timeout resolve, and the time dnsmasq took to reload
                 assertThat(tookMs).isLessThan(2000);
