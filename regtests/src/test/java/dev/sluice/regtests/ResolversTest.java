@@ -71,11 +71,15 @@ class ResolversTest {
     }
 
     private static String config(int port, String backend) {
+        return config(port, backend, "");
+    }
+
+    private static String config(int port, String backend, String transport) {
         return """
                 global
                     stats socket @DIR@/admin.sock level admin
                 resolvers dns
-                    nameserver ns1 127.0.0.1:%d
+                    nameserver ns1 %s127.0.0.1:%d
                     timeout resolve 200ms
                     timeout retry 200ms
                     hold valid 200ms
@@ -90,7 +94,7 @@ class ResolversTest {
                     default_backend be
                 backend be
                 %s
-                """.formatted(dnsPort, port, backend);
+                """.formatted(transport, dnsPort, port, backend);
     }
 
     /** show servers state without the seconds since the last change. */
@@ -193,6 +197,20 @@ class ResolversTest {
                     .doesNotContain("  any_err:     0\n");
             assertThat(AdminClient.run(s.dir().resolve("admin.sock"), "show resolvers nope\n")).isEqualTo(
                     AdminClient.run(h.dir().resolve("admin.sock"), "show resolvers nope\n"));
+        }
+    }
+
+    @Test
+    void aTcpNameServerIsAskedOverTcp() throws Exception {
+        Program.HAPROXY.require();
+        records("127.0.0.61 tcp.test", "127.0.0.62 tcp.test");
+        String be = "    server-template t 3 tcp.test:80 resolvers dns init-addr none resolve-prefer ipv4\n";
+        int port = Ports.free();
+        int hport = Ports.free();
+        try (Daemon s = Daemon.start(false, config(port, be, "tcp@"), port); Daemon h = Daemon.start(true, config(hport, be, "tcp@"), hport)) {
+            same(s, h, () -> "over TCP", l -> maint(l) == 1);
+            assertThat(AdminClient.run(s.dir().resolve("admin.sock"), "show resolvers dns\n")).doesNotContain("  valid:       0\n")
+                    .contains("  snd_error:   0\n");
         }
     }
 

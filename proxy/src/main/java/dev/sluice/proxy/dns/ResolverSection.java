@@ -34,7 +34,7 @@ import java.util.function.Consumer;
  * its servers follow, run every {@code timeout resolve} and sent again every {@code timeout retry} (at most
  * {@code resolve_retries} more times, the other address family once after a failed answer), on one event loop, with
  * Netty's {@link DnsNameResolver} asking each name server directly (no cache: the answers are HAProxy's to keep or drop,
- * with the {@code hold} periods). A query goes to every name server; the first valid answer wins, an error counts when
+ * with the {@code hold} periods; {@code tcp@} name servers through {@link TcpQuery}). A query goes to every name server; the first valid answer wins, an error counts when
  * every server answered with one. Everything but {@link #dump} and the counters runs on {@link #loop}.
  */
 public final class ResolverSection {
@@ -48,7 +48,6 @@ public final class ResolverSection {
     /** SRV resolutions and the server-template slots they fill, in declaration order. */
     private final Map<Resolution, List<Requester>> srvSlots = new LinkedHashMap<>();
     private DnsNameResolver udp;
-    private DnsNameResolver tcp;
     private ScheduledFuture<?> ticker;
     private final long started = System.nanoTime();
 
@@ -119,16 +118,13 @@ public final class ResolverSection {
     /** Opens the DNS sockets and starts resolving at once. */
     void start() {
         loop.execute(() -> {
-            udp = resolver(false);
-            if (nameservers.stream().anyMatch(n -> n.tcp)) {
-                tcp = resolver(true);
-            }
+            udp = resolver();
             long period = Math.max(10, Math.min(100, Math.min(config.timeoutResolve(), config.timeoutRetry())));
             ticker = loop.scheduleAtFixedRate(this::tick, 0, period, TimeUnit.MILLISECONDS);
         });
     }
 
-    private DnsNameResolver resolver(boolean withTcp) {
+    private DnsNameResolver resolver() {
         InetSocketAddress any = nameservers.isEmpty() ? new InetSocketAddress("127.0.0.1", 53) : nameservers.get(0).address;
         DnsNameResolverBuilder b = new DnsNameResolverBuilder(loop)
                 .datagramChannelFactory(transport::newDatagramChannel)
@@ -141,10 +137,6 @@ public final class ResolverSection {
                 .maxPayloadSize(config.acceptedPayloadSize())
                 .optResourceEnabled(true)
                 .recursionDesired(true);
-        if (withTcp) {
-            // a tcp@ name server: Netty asks over UDP and falls back to TCP on a truncated answer or a timeout
-            b.socketChannelFactory(transport::newSocketChannel, true);
-        }
         return b.build();
     }
 
@@ -157,11 +149,7 @@ public final class ResolverSection {
             if (udp != null) {
                 udp.close();
             }
-            if (tcp != null) {
-                tcp.close();
-            }
             udp = null;
-            tcp = null;
         });
     }
 
@@ -221,31 +209,35 @@ public final class ResolverSection {
         res.lastQuery = now;
         DnsQuestion q = new DefaultDnsQuestion(res.name + ".", DnsAnswer.type(res.queryType));
         for (Nameserver ns : nameservers) {
-            DnsNameResolver r = ns.tcp && tcp != null ? tcp : udp;
             res.queries++;
             ns.sent++;
-            Future<AddressedEnvelope<DnsResponse, InetSocketAddress>> f = r.query(ns.address, q);
-            f.addListener(done -> answered(res, gen, ns, q, f));
+            if (ns.tcp) {
+                Future<DnsResponse> f = TcpQuery.send(loop, transport, ns.address, q, config.timeoutRetry());
+                f.addListener(done -> answered(res, gen, ns, q, f.isSuccess() ? f.getNow() : null, f.cause()));
+            } else {
+                Future<AddressedEnvelope<DnsResponse, InetSocketAddress>> f = udp.query(ns.address, q);
+                f.addListener(done -> answered(res, gen, ns, q, f.isSuccess() ? f.getNow().content() : null, f.cause()));
+            }
         }
     }
 
-    private void answered(Resolution res, int gen, Nameserver ns, DnsQuestion q, Future<AddressedEnvelope<DnsResponse, InetSocketAddress>> f) {
-        if (!f.isSuccess()) {
-            if (!(f.cause() instanceof DnsNameResolverTimeoutException)) {
+    /** An answer ({@code r}, released here) or a failure ({@code cause}) to the query of generation {@code gen}. */
+    private void answered(Resolution res, int gen, Nameserver ns, DnsQuestion q, DnsResponse r, Throwable cause) {
+        if (r == null) {
+            if (!(cause instanceof DnsNameResolverTimeoutException || cause instanceof java.util.concurrent.TimeoutException)) {
                 ns.sndError++;
             }
             return;
         }
-        AddressedEnvelope<DnsResponse, InetSocketAddress> env = f.getNow();
         DnsAnswer a;
         try {
             if (gen != res.generation || !res.running) {
                 ns.outdated++;
                 return;
             }
-            a = DnsAnswer.of(env.content(), q);
+            a = DnsAnswer.of(r, q);
         } finally {
-            env.release();
+            r.release();
         }
         res.responses++;
         switch (a.verdict()) {
