@@ -38,7 +38,7 @@ class ResolversTest {
                 "--addn-hosts=" + hosts, "--port=" + dnsPort, "--listen-address=127.0.0.1", "--bind-interfaces", "--conf-file=/dev/null",
                 "--pid-file=", "--user=" + System.getProperty("user.name"), "--log-facility=" + dir.resolve("dnsmasq.log"),
                 "--srv-host=_http._tcp.svc.test,one.svc.test,8080,0,512", "--srv-host=_http._tcp.svc.test,two.svc.test,8081,0,1024",
-                "--srv-host=_http._tcp.svc.test,three.svc.test,8082,0,0"));
+                "--srv-host=_http._tcp.svc.test,three.svc.test,8082,0,0", "--cname=alias.test,cn.test"));
         dnsmasq = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("dnsmasq.out").toFile()).start();
         // dnsmasq answers once it has read its files
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -197,6 +197,41 @@ class ResolversTest {
                     .doesNotContain("  any_err:     0\n");
             assertThat(AdminClient.run(s.dir().resolve("admin.sock"), "show resolvers nope\n")).isEqualTo(
                     AdminClient.run(h.dir().resolve("admin.sock"), "show resolvers nope\n"));
+        }
+    }
+
+    @Test
+    void nxdomainCnameADeadNameServerAndMoreRecordsThanSlotsAsHaproxys() throws Exception {
+        Program.HAPROXY.require();
+        records("127.0.0.81 gone.test", "127.0.0.71 cn.test", "127.0.0.91 many.test", "127.0.0.92 many.test", "127.0.0.93 many.test");
+        int dead = Ports.free();
+        String be = """
+                    server n gone.test:80 resolvers bad init-addr none resolve-prefer ipv4
+                    server c alias.test:80 resolvers bad init-addr none resolve-prefer ipv4
+                    server-template m 2 many.test:80 resolvers bad init-addr none resolve-prefer ipv4
+                resolvers bad
+                    nameserver live 127.0.0.1:%d
+                    nameserver dead 127.0.0.1:%d
+                    timeout resolve 200ms
+                    timeout retry 200ms
+                    hold nx 600ms
+                """.formatted(dnsPort, dead);
+        int port = Ports.free();
+        int hport = Ports.free();
+        try (Daemon s = Daemon.start(false, config(port, be), port); Daemon h = Daemon.start(true, config(hport, be), hport)) {
+            List<String> st = same(s, h, () -> "CNAME, 3 records for 2 slots", l -> maint(l) == 0);
+            assertThat(st).anyMatch(l -> l.contains(" c 127.0.0.71 2 0 ")).anyMatch(l -> l.contains(" n 127.0.0.81 2 0 "));
+            records("127.0.0.71 cn.test", "127.0.0.91 many.test", "127.0.0.92 many.test", "127.0.0.93 many.test");
+            same(s, h, () -> "NXDOMAIN past hold nx", l -> maint(l) == 1);
+            Daemon.sleep(300);
+            assertThat(changes(s)).as("log lines").isEqualTo(changes(h)).contains("Server be/n is going DOWN for maintenance (DNS NX status)."
+                    + " 3 active and 0 backup servers left. 0 sessions active, 0 requeued, 0 remaining in queue.");
+            String counters = AdminClient.run(s.dir().resolve("admin.sock"), "show resolvers bad\n");
+            assertThat(counters.split(" nameserver dead:")[0]).doesNotContain("  nx:          0\n");
+            assertThat(counters).contains(" nameserver dead:\n  sent:        ");
+            try (RawClient c = new RawClient(port, 5_000)) {
+                assertThat(c.send("GET / HTTP/1.1\r\nhost: x\r\n\r\n").read().status()).as("still serving").isEqualTo(503);
+            }
         }
     }
 
