@@ -11,7 +11,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,9 +26,15 @@ class ResolversTest {
     private static Process dnsmasq;
     private static int dnsPort;
 
-    @BeforeAll
-    static void startDns() throws Exception {
+    /**
+     * Starts the class's dnsmasq on first use; a test without dnsmasq is skipped naming it and its package (each test, so
+     * that the skip is reported as the others are).
+     */
+    private static synchronized void startDns() throws Exception {
         String exe = Program.DNSMASQ.require();
+        if (dnsmasq != null) {
+            return;
+        }
         dir = Files.createTempDirectory("dnsmasq");
         hosts = dir.resolve("hosts");
         Files.writeString(hosts, "");
@@ -59,6 +64,7 @@ class ResolversTest {
 
     /** Rewrites the hosts file and has dnsmasq read it again. */
     private static void records(String... lines) throws Exception {
+        startDns();
         Files.writeString(hosts, String.join("\n", lines) + "\n", StandardCharsets.US_ASCII);
         int before = Files.readString(dir.resolve("dnsmasq.log")).split("read " + hosts, -1).length;
         Process k = new ProcessBuilder(Program.KILL.require(), "-HUP", String.valueOf(dnsmasq.pid())).start();
@@ -287,6 +293,7 @@ class ResolversTest {
     @Test
     void checkModeErrorsAreHaproxys() throws Exception {
         Program.HAPROXY.require();
+        startDns();
         Path cfg = dir.resolve("bad.cfg");
         Files.writeString(cfg, """
                 resolvers dns
