@@ -115,8 +115,14 @@ public final class ResolverSection {
         }
     }
 
-    /** Opens the DNS sockets and starts resolving at once. */
+    /**
+     * Opens the DNS socket and starts resolving at once; a section no server follows (the implicit {@code default} one,
+     * usually) opens nothing and only shows its counters.
+     */
     void start() {
+        if (resolutions.isEmpty()) {
+            return;
+        }
         loop.execute(() -> {
             udp = resolver();
             long period = Math.max(10, Math.min(100, Math.min(config.timeoutResolve(), config.timeoutRetry())));
@@ -142,6 +148,9 @@ public final class ResolverSection {
 
     /** Closes the sockets; no resolution runs afterwards. */
     void stop() {
+        if (resolutions.isEmpty()) {
+            return;
+        }
         loop.execute(() -> {
             if (ticker != null) {
                 ticker.cancel(false);
