@@ -242,6 +242,31 @@ class ResolversTest {
     }
 
     @Test
+    void setServerFqdnAsHaproxys() throws Exception {
+        Program.HAPROXY.require();
+        records("127.0.0.101 first.test", "127.0.0.102 second.test");
+        String be = """
+                    server ip 127.0.0.100:80 resolvers dns resolve-prefer ipv4
+                    server named first.test:80 resolvers dns init-addr none resolve-prefer ipv4
+                    server plain 127.0.0.100:80
+                    server-template x 1 _http._tcp.svc.test resolvers dns init-addr none
+                """;
+        int port = Ports.free();
+        int hport = Ports.free();
+        try (Daemon s = Daemon.start(false, config(port, be), port); Daemon h = Daemon.start(true, config(hport, be), hport)) {
+            same(s, h, () -> "start", l -> l.stream().anyMatch(x -> x.contains(" named 127.0.0.101 ")));
+            for (String cmd : List.of("set server be/plain fqdn second.test", "set server be/x1 fqdn second.test", "set server be/ip fqdn",
+                    "set server be/named fqdn first.test", "set server be/named fqdn bad/name", "set server be/ip fqdn second.test",
+                    "set server be/named fqdn second.test")) {
+                assertThat(AdminClient.run(s.dir().resolve("admin.sock"), cmd + "\n")).as(cmd)
+                        .isEqualTo(AdminClient.run(h.dir().resolve("admin.sock"), cmd + "\n"));
+            }
+            List<String> st = same(s, h, () -> "renamed", l -> l.stream().filter(x -> x.contains(" 127.0.0.102 2 64 ")).count() == 2);
+            assertThat(st).anyMatch(l -> l.contains(" ip 127.0.0.102 ") && l.contains(" second.test 80 "));
+        }
+    }
+
+    @Test
     void aTcpNameServerIsAskedOverTcp() throws Exception {
         Program.HAPROXY.require();
         records("127.0.0.61 tcp.test", "127.0.0.62 tcp.test");

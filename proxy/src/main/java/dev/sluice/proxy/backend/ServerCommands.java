@@ -197,8 +197,17 @@ public final class ServerCommands {
                 return "";
             }
             case "fqdn" -> {
-                // Sluice has no resolvers
-                return "set server <b>/<s> fqdn failed because no resolution is configured.\n";
+                if (req.arg(4).isEmpty()) {
+                    return "set server <b>/<s> fqdn requires a FQDN.\n";
+                }
+                Server.Renamer r = s.renamer();
+                if (r == null) {
+                    return "set server <b>/<s> fqdn failed because no resolution is configured.\n";
+                }
+                if (s.config().srv()) {
+                    return "set server <b>/<s> fqdn failed because SRV resolution is configured.\n";
+                }
+                return r.rename(s, req.arg(4));
             }
             case "ssl" -> {
                 return "'set server <srv> ssl' cannot be set.  default-server should define ssl settings\n";

@@ -47,11 +47,12 @@ public final class DnsRuntime {
         }
         for (Backend be : backends) {
             for (Server s : be.servers()) {
-                if (s.config().resolves()) {
-                    ResolverSection sec = sections.get(s.config().dns().resolvers());
-                    if (sec != null) {
+                ResolverSection sec = s.config().dns().resolvers() == null ? null : sections.get(s.config().dns().resolvers());
+                if (sec != null) {
+                    if (s.config().resolves()) {
                         sec.add(s, s.config().dns());
                     }
+                    s.renamer(sec::rename);
                 }
             }
         }

@@ -48,6 +48,9 @@ public final class ResolverSection {
     /** SRV resolutions and the server-template slots they fill, in declaration order. */
     private final Map<Resolution, List<Requester>> srvSlots = new LinkedHashMap<>();
     private DnsNameResolver udp;
+    /** The servers that follow a name (not SRV slots), and those renamed at run time; read on the loop after start. */
+    private final Map<Server, Requester> requesters = new java.util.concurrent.ConcurrentHashMap<>();
+    private volatile boolean running;
     private ScheduledFuture<?> ticker;
     private final long started = System.nanoTime();
 
@@ -81,6 +84,7 @@ public final class ResolverSection {
     /** A server that follows DNS through this section (before {@link #start}). */
     void add(Server s, ServerDns options) {
         Requester r = new Requester(s, options);
+        requesters.put(s, r);
         String host = s.config().host();
         if (s.config().srv()) {
             Resolution res = resolution(host, DnsAnswer.SRV);
@@ -120,14 +124,46 @@ public final class ResolverSection {
      * usually) opens nothing and only shows its counters.
      */
     void start() {
+        running = true;
         if (resolutions.isEmpty()) {
             return;
         }
+        loop.execute(this::open);
+    }
+
+    /** On the loop: the socket and the timer, once. */
+    private void open() {
+        if (udp != null || !running) {
+            return;
+        }
+        udp = resolver();
+        long period = Math.max(10, Math.min(100, Math.min(config.timeoutResolve(), config.timeoutRetry())));
+        ticker = loop.scheduleAtFixedRate(this::tick, 0, period, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * {@code set server <b>/<s> fqdn <name>}: the server follows another name from now on (its address changes with the
+     * first answer for it), with HAProxy 2.6's answer; SRV_ADMF_HMAINT is set as HAProxy sets it.
+     */
+    String rename(Server s, String fqdn) {
+        if (fqdn.equals(s.fqdn())) {
+            return "no need to change the FDQN by 'stats socket command'\n";
+        }
+        if (fqdn.length() > 255 || !fqdn.chars().allMatch(c -> Character.isLetterOrDigit(c) || c == '.' || c == '-' || c == '_')) {
+            return "invalid fqdn '" + fqdn + "' by 'stats socket command'\n";
+        }
+        String msg = s.backend().name() + "/" + s.name() + " changed its FQDN from " + (s.fqdn() == null ? "(null)" : s.fqdn()) + " to " + fqdn
+                + " by 'stats socket command'\n";
+        s.fqdn(fqdn);
         loop.execute(() -> {
-            udp = resolver();
-            long period = Math.max(10, Math.min(100, Math.min(config.timeoutResolve(), config.timeoutRetry())));
-            ticker = loop.scheduleAtFixedRate(this::tick, 0, period, TimeUnit.MILLISECONDS);
+            Requester r = requesters.computeIfAbsent(s, k -> new Requester(k, k.config().dns()));
+            unlink(r);
+            link(r, fqdn);
+            if (running) {
+                open();
+            }
         });
+        return msg;
     }
 
     private DnsNameResolver resolver() {
@@ -148,9 +184,7 @@ public final class ResolverSection {
 
     /** Closes the sockets; no resolution runs afterwards. */
     void stop() {
-        if (resolutions.isEmpty()) {
-            return;
-        }
+        running = false;
         loop.execute(() -> {
             if (ticker != null) {
                 ticker.cancel(false);
