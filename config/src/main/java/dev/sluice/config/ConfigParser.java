@@ -115,6 +115,9 @@ public final class ConfigParser {
     private final Map<String, CacheKeywords.Builder> caches = new LinkedHashMap<>();
     private final Map<String, Cache> builtCaches = new LinkedHashMap<>();
     private CacheKeywords.Builder currentCache;
+    /** {@code resolvers} sections by name, in order; the one being parsed. */
+    private final Map<String, ResolversKeywords.Builder> resolvers = new LinkedHashMap<>();
+    private ResolversKeywords.Builder currentResolvers;
 
     // current section
     private Section section;
@@ -154,8 +157,9 @@ public final class ConfigParser {
         for (ProxyBuilder p : proxies) {
             CacheKeywords.check(p, builtCaches, diags);
         }
+        var dns = ResolversKeywords.finish(resolvers, built, diags);
         if (!diags.hasErrors()) {
-            config = new Config(g, built, lists, List.copyOf(builtCaches.values()));
+            config = new Config(g, built, lists, List.copyOf(builtCaches.values()), dns);
         }
         return new Result(config, diags.list());
     }
@@ -251,6 +255,16 @@ public final class ConfigParser {
             }
             case "userlist" -> {
                 userlistHeader(at, words);
+                return;
+            }
+            case "resolvers" -> {
+                currentResolvers = ResolversKeywords.header(at, words, resolvers, diags);
+                startSection(Section.RESOLVERS, null);
+                // as HAProxy: the lines of a section whose header failed are not read
+                skippingUnsupported = currentResolvers == null;
+                if (currentResolvers != null) {
+                    resolvers.put(currentResolvers.name, currentResolvers);
+                }
                 return;
             }
             case "cache" -> {
@@ -420,6 +434,7 @@ public final class ConfigParser {
         ctx.httpErrors(httpErrors, currentErrors);
         ctx.userlist(currentUserlist);
         ctx.cache(currentCache);
+        ctx.resolvers(currentResolvers);
         k.parser().parse(ctx);
     }
 

@@ -59,6 +59,21 @@ public final class KeywordContext {
         return cache;
     }
 
+    private ResolversKeywords.Builder resolvers;
+
+    void resolvers(ResolversKeywords.Builder current) {
+        this.resolvers = current;
+    }
+
+    /** The {@code resolvers} section being parsed. */
+    ResolversKeywords.Builder currentResolvers() {
+        return resolvers;
+    }
+
+    Diagnostics diagnostics() {
+        return diags;
+    }
+
     void userlist(UserlistKeywords.Builder current) {
         this.userlist = current;
     }

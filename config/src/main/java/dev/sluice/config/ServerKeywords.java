@@ -21,7 +21,8 @@ final class ServerKeywords {
         r.register(new Keyword("server", EnumSet.of(Section.BACKEND, Section.LISTEN), "server <name> <address>[:<port>] [weight <0-256>] [backup] [disabled] [id <n>]"
                 + " [init-state fully-up|up|down|fully-down] [maxconn <n>] [minconn <n>] [maxqueue <n>] [slowstart <time>] [cookie <value>]"
                 + " [ssl [verify none|required]"
-                + " [ca-file <f>] [sni <expr>] [alpn <list>] [crt <pem>]] [proto h2] [send-proxy|send-proxy-v2] [init-addr <method>[,...]]",
+                + " [ca-file <f>] [sni <expr>] [alpn <list>] [crt <pem>]] [proto h2] [send-proxy|send-proxy-v2] [init-addr <method>[,...]]"
+                + " [resolvers <name> [resolve-prefer ipv4|ipv6] [resolve-opts <opt>[,...]] [resolve-net <net>[,...]]]",
                 "Declare a server of the backend; without a port the connection's destination port is used. A backup server serves"
                         + " only when no active server is usable; a disabled one (or weight 0) is never chosen; init-state down starts it"
                         + " DOWN. id defaults to the first free number. maxconn: concurrent requests; more wait in a queue (the server's"
@@ -35,13 +36,18 @@ final class ServerKeywords {
                         + " carry requests of the client connection they were opened for. init-addr: how a host name becomes an address"
                         + " at start-up, the first method that works: libc (the system's resolver), none (start in maintenance, 'MAINT"
                         + " (resolution)', until 'set server ... addr'), an IP address, last (the state file's: Sluice has none, so it"
-                        + " is skipped); default last,libc.",
+                        + " is skipped); default last,libc. resolvers: follow the name's DNS answers at run time (see the resolvers"
+                        + " section; a name starting with '_' asks for SRV records, which give address, port and weight): a new"
+                        + " address takes the new connections, no address puts the server in 'MAINT (resolution)'. resolve-prefer:"
+                        + " the address family taken first (default ipv6); resolve-opts allow-dup-ip (servers of the same name may"
+                        + " share an address, by default each takes one no other has), ignore-weight (SRV weights leave the weight"
+                        + " alone), prevent-dup-ip; resolve-net: networks whose addresses are preferred, in order.",
                 ServerKeywords::server));
         r.register(new Keyword("server-template", EnumSet.of(Section.BACKEND, Section.LISTEN),
                 "server-template <prefix> <num | low-high> <address>[:<port>] [server options]",
                 "Declare servers <prefix><n> for n from 1 to <num> (or from <low> to <high>), each as a 'server' line with the"
-                        + " same address and options would (HAProxy fills such slots from DNS answers; without resolvers they all"
-                        + " start with the address given).",
+                        + " same address and options would. With 'resolvers' the slots are filled from the DNS answers, one"
+                        + " address (or SRV record) each; the slots without one are in 'MAINT (resolution)'.",
                 ServerKeywords::serverTemplate));
         r.register(new Keyword("default-server", BACKEND_SIDE, "default-server [weight <0-256>] [backup|no-backup] [disabled|enabled]"
                 + " [init-state <state>] [maxconn <n>] [minconn <n>] [maxqueue <n>] [slowstart <time>] [cookie <value>] [ssl options]"
@@ -56,7 +62,6 @@ final class ServerKeywords {
             case "check-alpn", "check-proto", "check-via-socks4" -> "this health-check option";
             case "verifyhost", "sni-auto", "allow-0rtt", "crl-file" -> "this server TLS option";
             case "send-proxy-v2-ssl", "send-proxy-v2-ssl-cn", "proxy-v2-options" -> "PROXY protocol v2 TLS and extra fields (TLVs)";
-            case "resolvers", "resolve-prefer", "resolve-opts", "resolve-net" -> "DNS resolvers";
             case "track" -> "server tracking";
             case "pool-max-conn", "pool-low-conn", "pool-purge-delay" -> "connection pool tuning";
             case "redir" -> "redirect servers";
@@ -157,7 +162,7 @@ final class ServerKeywords {
             int minconn = p.minconn > p.maxconn || p.minconn == 0 ? maxconn : p.minconn;
             c.proxy().servers.add(new Server(c.at(), name, hp.host(), hp.port(), p.weight, null, line.tls.proto, p.id, p.backup, p.disabled,
                     p.initState, maxconn, p.maxqueue, p.slowstart, CheckKeywords.serverCheck(p), p.cookie, minconn,
-                    (p.sendProxy & 2) != 0 ? 2 : p.sendProxy & 1, p.initAddr));
+                    (p.sendProxy & 2) != 0 ? 2 : p.sendProxy & 1, p.initAddr, p.id > 0, p.dns));
             c.proxy().serverOptions.add(line.tls);
         }
     }
@@ -192,6 +197,14 @@ final class ServerKeywords {
                         methods.add(m);
                     }
                     params.initAddr = List.copyOf(methods);
+                    i += 2;
+                    continue;
+                }
+                case "resolvers", "resolve-prefer", "resolve-opts", "resolve-net" -> {
+                    String where = dflt ? "'default-server' : " : "'server " + c.proxy().name + "/" + name + "' : ";
+                    if (!ResolversKeywords.serverOption(c, where, params, opt, i + 1 < a.size() ? a.get(i + 1) : "")) {
+                        return null;
+                    }
                     i += 2;
                     continue;
                 }
@@ -233,7 +246,8 @@ final class ServerKeywords {
     private static List<String> serverOptionNames() {
         List<String> names = new ArrayList<>(BalanceKeywords.SERVER_OPTIONS);
         names.addAll(CheckKeywords.SERVER_OPTIONS);
-        names.addAll(List.of("ssl", "verify", "ca-file", "sni", "alpn", "proto", "crt", "no-ssl-reuse", "send-proxy", "send-proxy-v2", "init-addr"));
+        names.addAll(List.of("ssl", "verify", "ca-file", "sni", "alpn", "proto", "crt", "no-ssl-reuse", "send-proxy", "send-proxy-v2", "init-addr", "resolvers",
+                "resolve-prefer", "resolve-opts", "resolve-net"));
         return names;
     }
 

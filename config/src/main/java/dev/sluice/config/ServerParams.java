@@ -38,6 +38,8 @@ final class ServerParams {
     List<String> initAddr;
     /** The PROXY protocol versions set: {@code send-proxy} bit 1, {@code send-proxy-v2} bit 2. */
     int sendProxy;
+    /** {@code resolvers}, {@code resolve-prefer}, {@code resolve-opts}, {@code resolve-net}. */
+    dev.sluice.config.model.ServerDns dns = dev.sluice.config.model.ServerDns.DEFAULT;
 
     ServerParams copy() {
         ServerParams p = new ServerParams();
@@ -64,6 +66,7 @@ final class ServerParams {
         p.checkSendProxy = checkSendProxy;
         p.sendProxy = sendProxy;
         p.initAddr = initAddr;
+        p.dns = dns;
         return p;
     }
 }

@@ -20,7 +20,6 @@ final class Unsupported {
     /** Section keywords HAProxy has and Sluice does not. */
     static final Map<String, String> SECTIONS = Map.ofEntries(
             Map.entry("peers", "peers (stick-table replication)"),
-            Map.entry("resolvers", "DNS resolvers"),
             Map.entry("mailers", "email alerts (mailers)"),
             Map.entry("program", "program sections (master-worker side programs)"),
             Map.entry("ring", "ring buffers"),

@@ -339,7 +339,7 @@ class SectionsTest {
         @Test
         void examples() {
             assertSingleError(parse("peers p\n    peer a 1.2.3.4:1000\n"), 1, "section 'peers' is not supported by Sluice yet: peers (stick-table replication).");
-            assertSingleError(parse("resolvers dns\n    nameserver a 8.8.8.8:53\n"), 1, "section 'resolvers' is not supported by Sluice yet: DNS resolvers.");
+            assertSingleError(parse("program p\n    command true\n"), 1, "section 'program' is not supported by Sluice yet: program sections (master-worker side programs).");
         }
     }
 

@@ -53,10 +53,25 @@ final class Origin implements AutoCloseable {
     private volatile Handler handler;
 
     private Origin(String name, Handler handler) throws IOException {
+        this(name, handler, InetAddress.getLoopbackAddress(), 0);
+    }
+
+    private Origin(String name, Handler handler, InetAddress bind, int port) throws IOException {
         this.name = name;
         this.handler = handler;
-        this.server = new ServerSocket(0, 512, InetAddress.getLoopbackAddress());
+        this.server = new ServerSocket(port, 512, bind);
         threads.submit(this::acceptLoop);
+    }
+
+    /** An origin on a given loopback address and port (several on one port, as servers a DNS name gives). */
+    static Origin startOn(String name, String address, int port) {
+        try {
+            Origin o = new Origin(name, null, InetAddress.getByName(address), port);
+            o.handler = o::named;
+            return o;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     static Origin start(String name) {

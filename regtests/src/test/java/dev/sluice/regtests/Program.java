@@ -43,7 +43,8 @@ enum Program {
     TMUX("tmux", "tmux"),
     PERL("perl", "perl"),
     SS("ss", "iproute2"),
-    KILL("kill", "procps");
+    KILL("kill", "procps"),
+    DNSMASQ("dnsmasq", "dnsmasq-base");
 
     /** The property (or, upper-cased with underscores, environment variable) that turns a skip into a failure. */
     static final String REQUIRE_PROPERTY = "sluice.requireExternal";

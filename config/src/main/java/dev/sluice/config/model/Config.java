@@ -5,13 +5,27 @@ import java.util.Optional;
 
 /**
  * A whole parsed configuration: the global section, every frontend, backend and listen proxy, and the
- * userlists and caches.
+ * userlists, caches and {@code resolvers} sections (the implicit {@code default} one included).
  */
-public record Config(Global global, List<Proxy> proxies, List<Userlist> userlists, List<Cache> caches) {
+public record Config(Global global, List<Proxy> proxies, List<Userlist> userlists, List<Cache> caches, List<Resolvers> resolvers) {
     public Config {
         proxies = List.copyOf(proxies);
         userlists = List.copyOf(userlists);
         caches = List.copyOf(caches);
+        resolvers = List.copyOf(resolvers);
+    }
+
+    public Config(Global global, List<Proxy> proxies, List<Userlist> userlists, List<Cache> caches) {
+        this(global, proxies, userlists, caches, List.of());
+    }
+
+    public Optional<Resolvers> resolvers(String name) {
+        for (Resolvers r : resolvers) {
+            if (r.name().equals(name)) {
+                return Optional.of(r);
+            }
+        }
+        return Optional.empty();
     }
 
     public Config(Global global, List<Proxy> proxies, List<Userlist> userlists) {

@@ -20,7 +20,15 @@ import java.util.List;
  */
 public record Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto, int id, boolean backup,
         boolean disabled, InitState initState, int maxconn, int maxqueue, long slowstart, ServerCheck check, String cookie,
-        int minconn, int sendProxy, List<String> initAddr, boolean idForced) {
+        int minconn, int sendProxy, List<String> initAddr, boolean idForced, ServerDns dns) {
+
+    /** Without DNS at run time. */
+    public Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto, int id, boolean backup,
+            boolean disabled, InitState initState, int maxconn, int maxqueue, long slowstart, ServerCheck check, String cookie,
+            int minconn, int sendProxy, List<String> initAddr, boolean idForced) {
+        this(where, name, host, port, weight, tls, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn,
+                sendProxy, initAddr, idForced, null);
+    }
 
     /** With {@code idForced} as the id says: set (above 0) means given with {@code id}. */
     public Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto, int id, boolean backup,
@@ -40,6 +48,23 @@ public record Server(SourceRef where, String name, String host, int port, int we
         if (check == null) {
             check = ServerCheck.DEFAULT;
         }
+        if (dns == null) {
+            dns = ServerDns.DEFAULT;
+        }
+    }
+
+    /** Whether the server follows DNS at run time ({@code resolvers}) on a name (not an IP literal). */
+    public boolean resolves() {
+        return dns.resolvers() != null && !isIpLiteral(host);
+    }
+
+    /** Whether its name asks for SRV records ({@code _service._proto.name}). */
+    public boolean srv() {
+        return host.startsWith("_");
+    }
+
+    private static boolean isIpLiteral(String h) {
+        return h.indexOf(':') >= 0 || h.chars().allMatch(ch -> ch == '.' || (ch >= '0' && ch <= '9'));
     }
 
     public Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto, int id, boolean backup,
@@ -62,12 +87,12 @@ public record Server(SourceRef where, String name, String host, int port, int we
     }
 
     public Server withTls(ServerTls t) {
-        return new Server(where, name, host, port, weight, t, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn, sendProxy, initAddr, idForced);
+        return new Server(where, name, host, port, weight, t, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn, sendProxy, initAddr, idForced, dns);
     }
 
     /** With an id the parser assigned (the first free one): not forced. */
     public Server withId(int newId) {
-        return new Server(where, name, host, port, weight, tls, proto, newId, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn, sendProxy, initAddr, false);
+        return new Server(where, name, host, port, weight, tls, proto, newId, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn, sendProxy, initAddr, false, dns);
     }
 
     /** {@code init-state}: the state a server starts in, before any health check. */

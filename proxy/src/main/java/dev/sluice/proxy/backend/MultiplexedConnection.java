@@ -44,6 +44,11 @@ public interface MultiplexedConnection {
     /** Carries no stream and has none queued: an idle connection, which the pool purge may close. */
     boolean isIdle();
 
+    /** The server address it is connected to (null when unknown). */
+    default java.net.SocketAddress remoteAddress() {
+        return null;
+    }
+
     /** Closes the connection (idle: it has no stream to lose). */
     void close();
 }

@@ -87,6 +87,7 @@ public final class Server {
         this.minconn = config.minconn();
         this.maxqueue = config.maxqueue();
         this.slowstart = config.slowstart();
+        this.fqdn = config.srv() || dev.sluice.config.Addresses.literal(config.host()) != null ? null : config.host();
         this.state = new ServerState(this, backend, config, ServerState.unresolved(address));
         this.queue = new WaitQueue(this, backend.tickets);
         boolean forcedH2 = "h2".equals(config.proto());
@@ -152,8 +153,74 @@ public final class Server {
         boolean wasUnresolved = unresolved();
         address = a;
         if (wasUnresolved && !ServerState.unresolved(a)) {
+            adminChanged();
             state.resolved();
         }
+    }
+
+    /**
+     * The name the server follows (HAProxy's hostname, {@code srv_fqdn}): the configured one, or the target of the SRV
+     * record a {@code server-template} slot was given; null when it has none (a slot no SRV record filled).
+     */
+    private volatile String fqdn;
+
+    public String fqdn() {
+        return fqdn;
+    }
+
+    /** A new name from an SRV record (DNS at run time). */
+    public void fqdn(String name) {
+        fqdn = name;
+        fqdnPending |= name != null;
+    }
+
+    /**
+     * HAProxy sets SRV_ADMF_HMAINT in the next admin state, which {@code show servers state} shows once a state change
+     * makes it the current one: the name is pending until the server next enters or leaves its resolution maintenance.
+     */
+    private volatile boolean fqdnPending;
+
+    private void adminChanged() {
+        if (fqdnPending) {
+            fqdnChanged = true;
+        }
+    }
+
+    /** What {@code set server ... fqdn} does for a server with {@code resolvers} (DNS at run time): the CLI's answer. */
+    public interface Renamer {
+        String rename(Server s, String fqdn);
+    }
+
+    private volatile Renamer renamer;
+
+    /** Its resolvers section's way to follow another name; null without {@code resolvers}. */
+    public Renamer renamer() {
+        return renamer;
+    }
+
+    public void renamer(Renamer r) {
+        renamer = r;
+    }
+
+    /** Whether DNS gave the server its name once (HAProxy's SRV_ADMF_HMAINT, 0x40 in {@code show servers state}). */
+    private volatile boolean fqdnChanged;
+
+    public boolean fqdnChanged() {
+        return fqdnChanged;
+    }
+
+    /**
+     * DNS at run time found no address for the server (HAProxy's RMAINT): it goes to 'MAINT (resolution)' with HAProxy's
+     * line ("Server be/s is going DOWN for maintenance (No IP for server ). ..."), its queued requests go elsewhere;
+     * established connections stay. No-op when it has no address already.
+     */
+    public void lostAddress(String cause) {
+        if (unresolved()) {
+            return;
+        }
+        address = unresolvedAddress(address.getPort());
+        adminChanged();
+        state.unresolvedBy(cause);
     }
 
     /** {@code set maxconn server}: concurrent requests allowed from now on (0: no limit). Admin path. */
@@ -500,6 +567,8 @@ public final class Server {
     /** Changes the weight (0..256); new requests follow at once. Admin path only. */
     public void weight(int w) {
         weight = w;
+        // as HAProxy's srv_update_status after a weight change: the pending admin state becomes the current one
+        adminChanged();
         backend.serversChanged();
     }
 

@@ -65,7 +65,7 @@ public final class ServerCommands {
                     return f.error != null ? f.error : weight(f.server, req.arg(3));
                 }));
         r.register(new CliCommand(List.of("set", "server"), Level.ADMIN, "set server <bk>/<srv> [opts]",
-                "change a server's state or weight", req -> setServer(backends, req)));
+                "change a server's state or weight", req -> setServer(backends, workers, req)));
         r.register(new CliCommand(List.of("disable", "server"), Level.ADMIN, "disable server (DEPRECATED)",
                 "disable a server for maintenance (use 'set server' instead)", req -> {
                     Found f = find(backends, req.arg(2));
@@ -99,7 +99,7 @@ public final class ServerCommands {
                 }));
     }
 
-    private static String setServer(Collection<Backend> backends, CliRequest req) {
+    private static String setServer(Collection<Backend> backends, Workers workers, CliRequest req) {
         Found f = find(backends, req.arg(2));
         if (f.error != null) {
             return f.error;
@@ -124,7 +124,12 @@ public final class ServerCommands {
                 if (req.arg(4).isEmpty()) {
                     return "set server <b>/<s> addr requires an address and optionally a port.\n";
                 }
-                return address(s, req.arg(4), req.arg(5).equals("port") ? req.arg(6) : null) + "\n";
+                InetSocketAddress before = s.address();
+                String out = address(s, req.arg(4), req.arg(5).equals("port") ? req.arg(6) : null) + "\n";
+                if (!before.equals(s.address())) {
+                    closeIdle(workers, s);
+                }
+                return out;
             }
             case "health" -> {
                 switch (req.arg(4)) {
@@ -192,8 +197,17 @@ public final class ServerCommands {
                 return "";
             }
             case "fqdn" -> {
-                // Sluice has no resolvers
-                return "set server <b>/<s> fqdn failed because no resolution is configured.\n";
+                if (req.arg(4).isEmpty()) {
+                    return "set server <b>/<s> fqdn requires a FQDN.\n";
+                }
+                Server.Renamer r = s.renamer();
+                if (r == null) {
+                    return "set server <b>/<s> fqdn failed because no resolution is configured.\n";
+                }
+                if (s.config().srv()) {
+                    return "set server <b>/<s> fqdn failed because SRV resolution is configured.\n";
+                }
+                return r.rename(s, req.arg(4));
             }
             case "ssl" -> {
                 return "'set server <srv> ssl' cannot be set.  default-server should define ssl settings\n";
@@ -203,6 +217,17 @@ public final class ServerCommands {
                         + " | fqdn | health | ssl | state | weight\n";
             }
         }
+    }
+
+    /**
+     * After a change of address: the server's idle connections, which go to the old one, are closed on every loop; those
+     * carrying a request finish there.
+     */
+    public static void closeIdle(Workers workers, Server s) {
+        workers.onEachLoop(i -> {
+            ServerConnector.closeIdle(s, i);
+            return Boolean.TRUE;
+        });
     }
 
     /**
@@ -448,16 +473,18 @@ public final class ServerCommands {
     private static final int CONFIGURED_MAINT = 0x04;
     /** SRV_ADMF_RMAINT: no address, the name did not resolve ({@code init-addr none}). */
     private static final int RESOLUTION_MAINT = 0x20;
+    /** SRV_ADMF_HMAINT: the name came from DNS (an SRV record); it takes nothing out of service. */
+    private static final int FQDN_MAINT = 0x40;
 
     private static void state(StringBuilder out, Backend be) {
         long now = System.currentTimeMillis();
         for (Server s : be.servers()) {
             boolean tls = s.tls() != null;
             out.append(be.id()).append(' ').append(be.name()).append(' ').append(s.id()).append(' ').append(s.name()).append(' ')
-                    .append(s.unresolved() ? "-" : s.address().getAddress().getHostAddress()).append(' ')
+                    .append(s.unresolved() ? "-" : io.netty.util.NetUtil.toAddressString(s.address().getAddress())).append(' ')
                     .append(opState(s)).append(' ')
                     .append(s.adminState() | (s.configuredMaintenance() ? Server.FORCED_MAINT : 0) | (s.configuredDisabled() ? CONFIGURED_MAINT : 0)
-                            | (s.unresolved() ? RESOLUTION_MAINT : 0)).append(' ')
+                            | (s.unresolved() ? RESOLUTION_MAINT : 0) | (s.fqdnChanged() ? FQDN_MAINT : 0)).append(' ')
                     .append(s.weight()).append(' ')
                     .append(s.initialWeight()).append(' ').append((now - s.lastChange()) / 1000).append(' ');
             ServerHealthCheck c = s.check();
@@ -469,8 +496,10 @@ public final class ServerCommands {
                         .append(c.stateBits());
             }
             // srv_fqdn: the name a server was declared with (HAProxy keeps it as the server's hostname)
-            String host = s.config().host();
-            out.append(" 0 0 ").append(s.config().idForced() ? 1 : 0).append(' ').append(Addresses.literal(host) == null ? host : "-").append(' ').append(s.address().getPort()).append(" - ").append(tls ? 1 : 0).append(' ')
+            String host = s.fqdn();
+            out.append(" 0 0 ").append(s.config().idForced() ? 1 : 0).append(' ').append(host == null || Addresses.literal(host) != null ? "-" : host)
+                    .append(' ').append(s.address().getPort()).append(' ').append(s.config().srv() ? s.config().host() : "-").append(' ')
+                    .append(tls ? 1 : 0).append(' ')
                     .append(c == null ? 0 : c.checkPort()).append(' ').append(c == null || c.checkAddr() == null ? "-" : c.checkAddr())
                     .append(" - 0\n");
         }

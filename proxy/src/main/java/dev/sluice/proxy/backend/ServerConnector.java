@@ -145,7 +145,8 @@ public final class ServerConnector {
             boolean reuse, String sni, Object session, boolean first, HttpOptions.Reuse policy, Callback cb) {
         if (reuse && !layer4) {
             for (MultiplexedConnection c : server.pools().mux(loopIndex)) {
-                if (Objects.equals(c.sni(), sni) && shareable(c, session, first, policy) && c.offer(cb, session)) {
+                if (Objects.equals(c.sni(), sni) && current(server, c.remoteAddress()) && shareable(c, session, first, policy)
+                        && c.offer(cb, session)) {
                     return;
                 }
             }
@@ -506,6 +507,14 @@ public final class ServerConnector {
         server.pools().mux(loopIndex).remove(c);
     }
 
+    /**
+     * Whether a connection to {@code remote} still goes where the server is (its address changed: {@code set server ...
+     * addr}, DNS at run time). A connection that does not takes no new request.
+     */
+    public static boolean current(Server server, java.net.SocketAddress remote) {
+        return !(remote instanceof InetSocketAddress r) || r.getAddress().equals(server.address().getAddress());
+    }
+
     /** Puts a connection that may carry another request back in its loop's idle pool. */
     public static void park(Server server, int loopIndex, ServerConnection connection) {
         server.pools().idle(loopIndex).offerLast(connection);
@@ -534,6 +543,25 @@ public final class ServerConnector {
             if (kill > 0 && c.owner() == null && c.isIdle()) {
                 c.close();
                 kill--;
+            }
+        }
+    }
+
+    /**
+     * The server's address changed ({@code set server ... addr}, DNS at run time): its idle connections on this loop, which
+     * go to the old address, are closed; connections carrying a request finish there. On the loop.
+     */
+    public static void closeIdle(Server server, int loopIndex) {
+        for (Iterator<ServerConnection> it = server.pools().idle(loopIndex).iterator(); it.hasNext();) {
+            ServerConnection c = it.next();
+            if (c.owner() == null) {
+                it.remove();
+                c.abort();
+            }
+        }
+        for (MultiplexedConnection c : List.copyOf(server.pools().mux(loopIndex))) {
+            if (c.isIdle()) {
+                c.close();
             }
         }
     }

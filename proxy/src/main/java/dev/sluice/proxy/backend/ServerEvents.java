@@ -18,6 +18,11 @@ public interface ServerEvents {
 
     void report(int level, String message, String console);
 
+    /** A line for the log targets only, not the console (HAProxy's send_log without ha_warning). */
+    default void logOnly(int level, String message) {
+        report(level, message, null);
+    }
+
     /**
      * HAProxy's tail of a server transition: {@code . 1 active and 0 backup servers left. Running on backup. 0 sessions
      * active, 0 requeued, 0 remaining in queue} going down, {@code . 1 active and 0 backup servers online. 0 sessions

@@ -126,8 +126,24 @@ final class ServerState {
             }
         }
         backend.serversChanged();
-        backend.events().report(ServerEvents.WARNING, ServerEvents.name(server) + " ('" + server.config().host() + "') is "
+        backend.events().report(ServerEvents.WARNING, ServerEvents.name(server) + " ('" + server.fqdn() + "') is "
                 + (up ? "UP/READY" : "DOWN") + " (resolves again).", null);
+    }
+
+    /** See {@link Server#lostAddress}: the address is already the placeholder. */
+    void unresolvedBy(String cause) {
+        lastChange = System.currentTimeMillis();
+        boolean wasRunning = !maintenance && (adminState & Server.FORCED_MAINT) == 0;
+        if (wasRunning) {
+            maintenanceChanged(true);
+        }
+        backend.serversChangedQuietly();
+        int requeued = backend.redistribute(server);
+        if (wasRunning) {
+            backend.events().report(stopping ? ServerEvents.NOTICE : ServerEvents.ALERT, ServerEvents.name(server)
+                    + " is going DOWN for maintenance (" + cause + ")" + ServerEvents.tail(server, true, requeued) + ".", null);
+        }
+        backend.reportLoss();
     }
 
     /** See {@link Server#setHealth}. */

@@ -229,7 +229,7 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
         // idle, it waits in the pool only as far as the server's estimated need goes (a private one for its owner);
         // the pool purge closes it later, as HAProxy has no idle timeout of its own
         boolean keep = keepAlive && requestEnded && responseEnded && ch.isActive() && !input.isReadable()
-                && (owner != null || ServerConnector.keepIdle(server, loopIndex));
+                && (owner != null || ServerConnector.keepIdle(server, loopIndex)) && ServerConnector.current(server, ch.remoteAddress());
         notInUse();
         if (keep) {
             parked = true;

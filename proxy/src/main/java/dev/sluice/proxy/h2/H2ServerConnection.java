@@ -208,6 +208,11 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
     }
 
     @Override
+    public java.net.SocketAddress remoteAddress() {
+        return ctx == null ? null : ctx.channel().remoteAddress();
+    }
+
+    @Override
     public boolean isIdle() {
         // not while it is leaving the used ones (updateUse asks whether it may stay idle, counting the others)
         return !inUse && streams.isEmpty() && waiting.isEmpty() && !closed;

@@ -16,6 +16,7 @@ import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.SavedServerState;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.backend.ServerCommands;
+import dev.sluice.proxy.dns.DnsRuntime;
 import dev.sluice.proxy.backend.ServerConnector;
 import dev.sluice.proxy.check.CheckPlan;
 import dev.sluice.proxy.check.HealthCheck;
@@ -112,6 +113,8 @@ public final class ProxyRuntime {
     private final Map<String, Map<String, SavedServerState>> savedStates;
     /** The servers' health checks, started with the listeners. */
     private final List<HealthCheck> checks = new ArrayList<>();
+    /** DNS at run time: the resolvers sections. */
+    private final DnsRuntime dns;
 
     private ProxyRuntime(Config config, Prepared prepared, ProxyPools pools) {
         this.process = new ProcessInfo(this, config);
@@ -203,6 +206,9 @@ public final class ProxyRuntime {
         quic.register(registry);
         metrics.register(quic::collect);
         ServerCommands.register(registry, backends.values(), workers);
+        this.dns = new DnsRuntime(config, backends.values(), workers, transport, s -> ServerCommands.closeIdle(workers, s));
+        dns.register(registry);
+        metrics.register(dns::collect);
         StreamCommands.register(registry, workers, streams, backends.values());
         TableCommands.register(registry, stickTables);
         pools.register(registry, this::onEachLoop);
@@ -515,6 +521,7 @@ public final class ProxyRuntime {
             throw e;
         }
         sampler = group.next().scheduleAtFixedRate(this::sample, 1, 1, TimeUnit.SECONDS);
+        dns.start();
         // as HAProxy: the first checks are spread over the shortest interval, in declaration order
         long minInter = checks.stream().mapToLong(c -> c.server().config().check().inter()).min().orElse(0);
         for (int i = 0; i < checks.size(); i++) {
@@ -596,6 +603,7 @@ public final class ProxyRuntime {
             sampler.cancel(false);
         }
         checks.forEach(HealthCheck::stop);
+        dns.stop();
         for (Listener l : listeners) {
             l.stop();
         }

@@ -29,6 +29,13 @@ final class ServerEventLog implements ServerEvents {
     }
 
     @Override
+    public void logOnly(int level, String message) {
+        for (LogTarget t : targets) {
+            writer.submit(t, tag, level, message);
+        }
+    }
+
+    @Override
     public void report(int level, String message, String consoleMessage) {
         for (LogTarget t : targets) {
             writer.submit(t, tag, level, message);
