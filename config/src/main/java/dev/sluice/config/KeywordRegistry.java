@@ -43,6 +43,7 @@ public final class KeywordRegistry {
             RetryKeywords::register,
             CompressionKeywords::register,
             CacheKeywords::register,
+            PeersKeywords::register,
             QuicKeywords::register,
             CheckKeywords::register,
             TcpCheckKeywords::register,

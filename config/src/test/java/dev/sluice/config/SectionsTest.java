@@ -338,7 +338,7 @@ class SectionsTest {
 
         @Test
         void examples() {
-            assertSingleError(parse("peers p\n    peer a 1.2.3.4:1000\n"), 1, "section 'peers' is not supported by Sluice yet: peers (stick-table replication).");
+            assertSingleError(parse("ring r\n    size 32764\n"), 1, "section 'ring' is not supported by Sluice yet: ring buffers.");
             assertSingleError(parse("resolvers dns\n    nameserver a 8.8.8.8:53\n"), 1, "section 'resolvers' is not supported by Sluice yet: DNS resolvers.");
         }
     }

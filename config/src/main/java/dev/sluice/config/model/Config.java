@@ -5,13 +5,27 @@ import java.util.Optional;
 
 /**
  * A whole parsed configuration: the global section, every frontend, backend and listen proxy, and the
- * userlists and caches.
+ * userlists, caches and peers sections (every one read, the disabled and incomplete ones too: their tables exist).
  */
-public record Config(Global global, List<Proxy> proxies, List<Userlist> userlists, List<Cache> caches) {
+public record Config(Global global, List<Proxy> proxies, List<Userlist> userlists, List<Cache> caches, List<Peers> peers) {
     public Config {
         proxies = List.copyOf(proxies);
         userlists = List.copyOf(userlists);
         caches = List.copyOf(caches);
+        peers = List.copyOf(peers);
+    }
+
+    public Config(Global global, List<Proxy> proxies, List<Userlist> userlists, List<Cache> caches) {
+        this(global, proxies, userlists, caches, List.of());
+    }
+
+    public Optional<Peers> peersSection(String name) {
+        for (Peers p : peers) {
+            if (p.name().equals(name)) {
+                return Optional.of(p);
+            }
+        }
+        return Optional.empty();
     }
 
     public Config(Global global, List<Proxy> proxies, List<Userlist> userlists) {
