@@ -167,7 +167,7 @@ public final class ConfigParser {
         for (ProxyBuilder p : proxies) {
             CacheKeywords.check(p, builtCaches, diags);
         }
-        List<dev.sluice.config.model.Peers> peerSections = PeersKeywords.finish(peers, built, diags);
+        List<dev.sluice.config.model.Peers> peerSections = PeersKeywords.finish(peers, built, global.peersMaxUpdates, diags);
         if (!diags.hasErrors()) {
             config = new Config(g, built, lists, List.copyOf(builtCaches.values()), peerSections);
         }

@@ -22,8 +22,8 @@ final class PeersKeywords {
     private PeersKeywords() {
     }
 
-    /** HAProxy's peers frontend: {@code timeout connect} of outgoing peer sessions. */
-    static final long CONNECT_TIMEOUT_MS = 1000;
+    /** The connect timeout of outgoing peer sessions: the reconnect timer, after which HAProxy 2.6 gives up on a session not yet established. */
+    static final long CONNECT_TIMEOUT_MS = 5000;
 
     /** A {@code peers} section while it is parsed. */
     static final class Builder {
@@ -56,11 +56,11 @@ final class PeersKeywords {
             return unnamedLocal || peers.stream().anyMatch(Peers.Peer::local);
         }
 
-        Peers build() {
+        Peers build(int maxUpdates) {
             List<String> bo = new ArrayList<>(defaultBind);
             bo.addAll(bindOptions);
             return new Peers(where, name, disabled, localName, peers, bind, bindWhere, bo, defaultServer, shards, tables, logs,
-                    CONNECT_TIMEOUT_MS);
+                    CONNECT_TIMEOUT_MS, maxUpdates);
         }
     }
 
@@ -318,10 +318,10 @@ final class PeersKeywords {
      * Once everything is read: the incomplete sections are dropped with HAProxy's warning (their tables stay, without
      * replication), and every {@code stick-table ... peers <name>} must name a section.
      */
-    static List<Peers> finish(List<Builder> builders, List<Proxy> proxies, Diagnostics diags) {
+    static List<Peers> finish(List<Builder> builders, List<Proxy> proxies, int maxUpdates, Diagnostics diags) {
         List<Peers> out = new ArrayList<>();
         for (Builder b : builders) {
-            Peers p = b.build();
+            Peers p = b.build(maxUpdates);
             if (!p.disabled() && p.local() == null) {
                 diags.warning((SourceRef) null, "Removing incomplete section 'peers " + p.name() + "' (no peer named '" + p.localName()
                         + "').");

@@ -54,6 +54,10 @@ class PeersKeywordsTest {
                 .containsExactly(tuple("p2", "127.0.0.1", 10002, false), tuple("p3", "::1", 10003, true));
         assertThat(p.tables()).extracting(Peers.PeersTable::name, Peers.PeersTable::fullName).containsExactly(tuple("t1", "mypeers/t1"));
         assertThat(p.tables().get(0).decl().args()).containsExactly("type", "ip", "size", "10", "expire", "1m", "store", "http_req_cnt");
+        assertThat(p.maxUpdates()).isEqualTo(200);
+        Config tuned = Configs.valid("global\n    tune.peers.max-updates-at-once 50\n" + Configs.DEFAULTS + "peers m\n    peer "
+                + PeersKeywords.hostName() + " 127.0.0.1:1\n");
+        assertThat(tuned.peersSection("m").orElseThrow().maxUpdates()).isEqualTo(50);
     }
 
     @Test

@@ -36,6 +36,8 @@ public final class PeerSession extends ChannelInboundHandlerAdapter {
     private boolean ended;
     private boolean pumpQueued;
     private final TableCodec.Result[] result = new TableCodec.Result[1];
+    private volatile long calls;
+    private boolean wasEstablished;
 
     /** A session this process opens to {@code peer}. */
     PeerSession(PeersSync sync, Peer peer) {
@@ -54,6 +56,42 @@ public final class PeerSession extends ChannelInboundHandlerAdapter {
 
     public Peer peer() {
         return peer;
+    }
+
+    /** HAProxy's appctx st0 for this state (WAITMSG is 7). */
+    int st0() {
+        return switch (state) {
+            case GET_VERSION -> 1;
+            case GET_HOST -> 2;
+            case GET_PEER -> 3;
+            case GET_STATUS -> 6;
+            case WAIT_MSG -> 7;
+            case END -> 11;
+        };
+    }
+
+    long calls() {
+        return calls;
+    }
+
+    SharedTable remoteTable() {
+        return remoteTable;
+    }
+
+    /** The peer's address of an accepted session (null for one this process opened, as HAProxy shows it). */
+    String remoteAddress() {
+        return connector || ctx == null ? null : addr(ctx.channel().remoteAddress());
+    }
+
+    String localAddress() {
+        return ctx == null ? null : addr(ctx.channel().localAddress());
+    }
+
+    private static String addr(java.net.SocketAddress a) {
+        if (a instanceof java.net.InetSocketAddress in) {
+            return in.getAddress().getHostAddress() + ":" + in.getPort();
+        }
+        return String.valueOf(a);
     }
 
     boolean established() {
@@ -206,6 +244,7 @@ public final class PeerSession extends ChannelInboundHandlerAdapter {
 
     private void startMessages() {
         state = State.WAIT_MSG;
+        wasEstablished = true;
         remoteTable = null;
         PeerFrameDecoder d = ctx.pipeline().get(PeerFrameDecoder.class);
         if (d != null) {
@@ -261,15 +300,15 @@ public final class PeerSession extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** The channel is gone: the peer is free for another session. */
-    void ended() {
+    /** The channel is gone (or never opened): the peer is free for another session. Idempotent; on the session's loop. */
+    public void ended() {
         if (ended) {
             return;
         }
         ended = true;
         state = State.END;
         if (peer != null && peer.session == this) {
-            sync.sessionEnded(peer);
+            sync.sessionEnded(peer, wasEstablished);
         }
     }
 
@@ -396,6 +435,7 @@ public final class PeerSession extends ChannelInboundHandlerAdapter {
         if (state != State.WAIT_MSG || ctx == null) {
             return;
         }
+        calls++;
         ByteBuf out = ctx.alloc().buffer(256);
         boolean more = false;
         try {

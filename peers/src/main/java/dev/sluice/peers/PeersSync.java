@@ -59,6 +59,7 @@ public final class PeersSync {
     private volatile long refused;
     private volatile long errors;
     private volatile long resyncs;
+    private volatile long taskCalls;
 
     /**
      * @param peers      name, host, port and whether it is this process, in declaration order
@@ -117,6 +118,24 @@ public final class PeersSync {
 
     public Resync resync() {
         return resync;
+    }
+
+    /** HAProxy's peers->flags: the resync state bits (0x1 local done, 0x2 remote done), assignment, and what happened. */
+    public int flags() {
+        int state = switch (resync) {
+            case FROM_LOCAL -> 0;
+            case FROM_REMOTE -> 1;
+            case FINISHED -> 3;
+        };
+        return state | (assigned ? 0x4 : 0) | (processRequested ? 0x8 : 0) | resyncFlags;
+    }
+
+    long resyncTimeout() {
+        return resyncTimeout;
+    }
+
+    long taskCalls() {
+        return taskCalls;
     }
 
     public int resyncFlags() {
@@ -255,6 +274,7 @@ public final class PeersSync {
     // ------------------------------------------------------------------ the task
 
     void tick() {
+        taskCalls++;
         long now = now();
         if (!stopping) {
             if (resyncTimeout == Long.MAX_VALUE) {
@@ -427,7 +447,7 @@ public final class PeersSync {
         }
     }
 
-    void sessionEnded(Peer p) {
+    void sessionEnded(Peer p, boolean wasEstablished) {
         p.session = null;
         if (p.has(Peer.LEARN_ASSIGN)) {
             assigned = false;
@@ -435,7 +455,9 @@ public final class PeersSync {
             resyncFlags |= p.local() ? RESYNC_LOCALABORT : RESYNC_REMOTEABORT;
         }
         p.clear(Peer.TEACH_PROCESS | Peer.TEACH_FINISHED | Peer.LEARN_ASSIGN);
-        log(p, "disconnected");
+        if (wasEstablished) {
+            log(p, "disconnected");
+        }
     }
 
     boolean needsRequest() {

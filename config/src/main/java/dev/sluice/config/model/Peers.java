@@ -12,11 +12,12 @@ import java.util.List;
  * section's {@code bind}; null when neither says). {@code tables} are the section's own {@code table} lines,
  * named {@code <section>/<table>}.
  *
- * @param timeoutConnectMs the connect timeout to remote peers (HAProxy's peers frontend: 1 s)
+ * @param timeoutConnectMs the connect timeout to remote peers
+ * @param maxUpdates       updates sent per table and pass ({@code tune.peers.max-updates-at-once}, default 200)
  */
 public record Peers(SourceRef where, String name, boolean disabled, String localName, List<Peer> peers, ListenAddress bind,
         SourceRef bindWhere, List<String> bindOptions, List<String> defaultServerOptions, int shards, List<PeersTable> tables,
-        List<String> logLines, long timeoutConnectMs) {
+        List<String> logLines, long timeoutConnectMs, int maxUpdates) {
 
     public Peers {
         peers = List.copyOf(peers);

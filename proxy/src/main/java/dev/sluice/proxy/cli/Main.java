@@ -390,6 +390,7 @@ public final class Main {
     private static int serve(Options opts, Config config, ProxyRuntime.Prepared prepared, Privileges.Resolved privileges, String pidfile) {
         Privileges.applyFdLimit(privileges, System.err);
         ProxyRuntime runtime = ProxyRuntime.build(config, prepared, new ProxyPools(opts.memoryMb()));
+        runtime.oldProcess(!opts.softStopPids().isEmpty() || !opts.hardStopPids().isEmpty());
         if (opts.quiet()) {
             runtime.quiet();
         }
