@@ -69,8 +69,8 @@ final class PeersKeywords {
         r.register(new Keyword("localpeer", EnumSet.of(Section.GLOBAL), "localpeer <name>",
                 "The name of this process in the peers sections (default: the host name; '-L <name>' overrides it). Must come"
                         + " before the peers sections.", PeersKeywords::localpeer));
-        r.register(new Keyword("peer", peers, "peer <name> <address>:<port> [ssl ...]",
-                "A peer of the section; the one named like the local peer is this process, which listens on its address"
+        r.register(new Keyword("peer", peers, "peer <name> <address>:<port>",
+                "A peer of the section (no ssl yet); the one named like the local peer is this process, which listens on its address"
                         + " (and is the rendezvous of a reload: the new process learns the tables from the old one). Cannot be mixed"
                         + " with 'bind'. 'bind <address>:<port> [options]' + 'server <name> [<address>:<port>] [options]' is the"
                         + " other way: the local peer's 'server' line has no address. 'default-bind' and 'default-server' give"
@@ -224,6 +224,10 @@ final class PeersKeywords {
             diags.error(at, "'bind " + addr + "' : " + e.getMessage() + ".");
             return;
         }
+        if (args.contains("ssl")) {
+            diags.error(at, "'bind " + addr + "' : encrypted peer links ('ssl') are not supported by Sluice yet.");
+            return;
+        }
         b.bindLine = true;
         b.bind = a;
         b.bindWhere = at;
@@ -272,6 +276,10 @@ final class PeersKeywords {
         }
         List<String> options = new ArrayList<>(b.defaultServer);
         options.addAll(args.subList(Math.min(opts, args.size()), args.size()));
+        if (options.contains("ssl")) {
+            diags.error(at, "'" + kw + " " + name + "' : encrypted peer links ('ssl') are not supported by Sluice yet.");
+            return;
+        }
         if (options.contains("check") || options.contains("init-addr") || options.contains("resolvers") || options.contains("agent-check")) {
             diags.warning(at, "'" + kw + " " + name + "' : init_addr, resolvers, check and agent are ignored for peers.");
         }

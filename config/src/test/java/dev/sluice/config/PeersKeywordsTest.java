@@ -37,7 +37,7 @@ class PeersKeywordsTest {
                 peers mypeers
                     peer p1 127.0.0.1:10001
                     peer p2 127.0.0.1:10002
-                    peer p3 [::1]:10003 ssl
+                    peer p3 [::1]:10003
                     table t1 type ip size 10 expire 1m store http_req_cnt
                 frontend fe
                     bind :8080
@@ -51,7 +51,7 @@ class PeersKeywordsTest {
         assertThat(p.local().name()).isEqualTo("p1");
         assertThat(p.bind()).isEqualTo(new ListenAddress.Inet("127.0.0.1", 10001));
         assertThat(p.remotes()).extracting(Peers.Peer::name, Peers.Peer::host, Peers.Peer::port, Peers.Peer::ssl)
-                .containsExactly(tuple("p2", "127.0.0.1", 10002, false), tuple("p3", "::1", 10003, true));
+                .containsExactly(tuple("p2", "127.0.0.1", 10002, false), tuple("p3", "::1", 10003, false));
         assertThat(p.tables()).extracting(Peers.PeersTable::name, Peers.PeersTable::fullName).containsExactly(tuple("t1", "mypeers/t1"));
         assertThat(p.tables().get(0).decl().args()).containsExactly("type", "ip", "size", "10", "expire", "1m", "store", "http_req_cnt");
         assertThat(p.maxUpdates()).isEqualTo(200);
@@ -66,7 +66,7 @@ class PeersKeywordsTest {
                 peers mypeers
                     default-bind v4v6
                     bind :10001
-                    default-server ssl
+                    default-server maxconn 10
                     server p1
                     server p2 127.0.0.1:10002
                     log 127.0.0.1:514 local0
@@ -76,7 +76,8 @@ class PeersKeywordsTest {
         assertThat(p.bindOptions()).containsExactly("v4v6");
         assertThat(p.local().name()).isEqualTo("p1");
         assertThat(p.local().port()).isEqualTo(10001);
-        assertThat(p.remotes()).extracting(Peers.Peer::name, Peers.Peer::port, Peers.Peer::ssl).containsExactly(tuple("p2", 10002, true));
+        assertThat(p.remotes()).extracting(Peers.Peer::name, Peers.Peer::port, Peers.Peer::options).containsExactly(
+                tuple("p2", 10002, List.of("maxconn", "10")));
         assertThat(p.logLines()).containsExactly("127.0.0.1:514 local0");
     }
 
@@ -110,6 +111,7 @@ class PeersKeywordsTest {
             "peers m|    peer p1 127.0.0.1:10011|    foo bar => 10 => unknown keyword 'foo' in 'peers' section",
             "peers m|    peer p1 127.0.0.1:10021|    peer p1 127.0.0.1:10022 => 10 => 'peer p1' : local peer name already referenced at test.cfg:9. p1",
             "peers m|    peer p1 127.0.0.1:1|peers m|    peer p1 127.0.0.1:2 => 10 => peers section 'm' has the same name as another peers section declared at test.cfg:8.",
+            "peers m|    peer p1 127.0.0.1:1|    peer p2 127.0.0.1:2 ssl => 10 => 'peer p2' : encrypted peer links ('ssl') are not supported by Sluice yet.",
             "frontend t1|    bind :1|peers m|    peer p1 127.0.0.1:1|    table t1 type ip size 1 => 12 => stick-table name 't1' conflicts with table declared in frontend 't1' at test.cfg:8.",
     })
     void errorsAsHaproxy(String lines, int line, String message) {
