@@ -31,7 +31,6 @@ public final class ShowPeers {
             for (int i = peers.size() - 1; i >= 0; i--) {
                 peer(sb, s, peers.get(i));
             }
-            sb.append('\n');
         }
         if (section != null && !found) {
             return "No such peers\n";

@@ -59,13 +59,25 @@ public final class PeersRuntime {
             if (!ps.active()) {
                 continue;
             }
-            List<SharedTable> shared = new ArrayList<>();
-            for (StickTable t : tables.all()) {
-                if (ps.name().equals(t.spec().peers())) {
-                    shared.add(new SharedTable(shared.size() + 1, t,
-                            TableCodec.keySize(t.keyType(), t.spec().keyLength(), explicitLength(config, t.name())),
-                            SharedTable.wireName(t.name(), ps.name())));
+            // ids as HAProxy 2.6 gives them (they show in 'show peers'): the section's own tables last declared first,
+            // then the proxies' tables in order
+            List<StickTable> ordered = new ArrayList<>();
+            for (Peers.PeersTable pt : ps.tables().reversed()) {
+                StickTable t = tables.get(pt.fullName());
+                if (t != null && ps.name().equals(t.spec().peers())) {
+                    ordered.add(t);
                 }
+            }
+            for (StickTable t : tables.all()) {
+                if (ps.name().equals(t.spec().peers()) && !ordered.contains(t)) {
+                    ordered.add(t);
+                }
+            }
+            List<SharedTable> shared = new ArrayList<>();
+            for (StickTable t : ordered) {
+                shared.add(new SharedTable(shared.size() + 1, t,
+                        TableCodec.keySize(t.keyType(), t.spec().keyLength(), explicitLength(config, t.name())),
+                        SharedTable.wireName(t.name(), ps.name())));
             }
             List<PeersSync.PeerSpec> specs = new ArrayList<>();
             for (Peers.Peer p : ps.peers()) {
