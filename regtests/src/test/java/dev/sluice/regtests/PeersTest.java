@@ -203,6 +203,19 @@ class PeersTest {
             assertThat(entries(dir, "h", "p/k")).containsExactly(
                     "key=abc use=0 server_id=4 gpt0=9 gpc0=0 gpc1=0 gpc2=0 gpc0_rate(10000)=0 gpc1_rate(10000)=0",
                     "key=xyz use=0 server_id=8 gpt0=1 gpc0=0 gpc1=0 gpc2=0 gpc0_rate(10000)=0 gpc1_rate(10000)=0");
+
+            // HAProxy restarts: it asks Sluice for a lesson and learns every table
+            h.destroy();
+            assertThat(h.waitFor(10, TimeUnit.SECONDS)).isTrue();
+            Files.deleteIfExists(dir.resolve("h.sock"));
+            h = new ProcessBuilder(haproxy, "-L", "h", "-db", "-f", ch.toString()).redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("h2.log").toFile()).start();
+            AdminClient.await(dir.resolve("h.sock"));
+            for (String t : List.of("p/t", "p/k", "p/i6", "p/n")) {
+                assertThat(await(() -> entries(dir, "h", t), l -> l.equals(entries(dir, "s", t)), 10_000))
+                        .as("restarted haproxy, " + t + ": " + entries(dir, "h", t) + " / " + entries(dir, "s", t)).isNotNegative();
+            }
+            assertThat(s.output()).contains("peer 'h' asked for a full resync");
         } finally {
             h.destroy();
             h.waitFor(10, TimeUnit.SECONDS);
