@@ -170,6 +170,29 @@ class PeersTest {
     }
 
     @Test
+    void aMasterWorkerReloadKeepsEveryEntry() throws Exception {
+        Path dir = dir();
+        int ha = Ports.free();
+        int pa = Ports.free();
+        int pb = Ports.free();
+        Path ca = write(dir, "a.cfg", config(dir, "a", ha, "a", pa, "b", pb));
+        Path cli = MasterWorkerTest.cli(ca);
+        try (Sluice m = MasterWorkerTest.startMaster(ca, ha, "-W", "-L", "a")) {
+            long w1 = MasterWorkerTest.workerPid(cli);
+            AdminClient.run(cli, "@1 set table p/i6 key ::1 data.conn_cnt 5 data.bytes_in_cnt 1000000\n");
+            AdminClient.run(cli, "@1 set table p/k key abc data.gpt0 9 data.server_id 4\n");
+            String i6 = AdminClient.run(cli, "@1 show table p/i6\n");
+            assertThat(i6).contains("conn_cnt=5");
+            GracefulStopTest.signal(m.pid(), "USR2");
+            MasterWorkerTest.await("the first worker gone", () -> ProcessHandle.of(w1).map(h -> !h.isAlive()).orElse(true));
+            MasterWorkerTest.newWorker(cli, w1);
+            String after = AdminClient.run(cli, "@1 show table p/k\n") + AdminClient.run(cli, "@1 show table p/i6\n");
+            assertThat(after).as(m.output()).contains("key=abc use=0").contains("server_id=4 gpt0=9").contains("key=::1 use=0")
+                    .contains("conn_cnt=5 bytes_in_cnt=1000000");
+        }
+    }
+
+    @Test
     void sluiceAndHaproxyShareTheirTablesBothWays() throws Exception {
         String haproxy = Program.HAPROXY.require();
         Path dir = dir();
