@@ -276,8 +276,15 @@ class PeersTest {
         int pa = Ports.free();
         int pb = Ports.free();
         Path ca = write(dir, "a.cfg", config(dir, "a", ha, "a", pa, "b", pb));
+        int metrics = Ports.free();
+        try {
+            Files.writeString(ca, Files.readString(ca) + "frontend stats\n    bind 127.0.0.1:" + metrics
+                    + "\n    http-request use-service prometheus-exporter if { path /metrics }\n");
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
         String hello = "HAProxyS 2.1\na\nb 1 1\n";
-        try (Sluice a = Sluice.start(ca, List.of("-L", "a"), Map.of(), ha, pa)) {
+        try (Sluice a = Sluice.start(ca, List.of("-L", "a"), Map.of(), ha, pa, metrics)) {
             record Case(String in, String answer) {
             }
             List<Case> cases = List.of(
@@ -303,6 +310,17 @@ class PeersTest {
                 get(ha);
             }
             assertThat(admin(dir, "a", "show peers p")).contains("id=b(remote,").contains("proto_err=3");
+            String scrape;
+            try (RawClient c = new RawClient(metrics)) {
+                scrape = c.send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n").read().bodyText();
+            }
+            assertThat(scrape).contains("sluice_peers_protocol_errors_total{section=\"p\"} 4.0")
+                    .contains("sluice_peers_handshakes_refused_total{section=\"p\"} 5.0")
+                    .contains("sluice_peers_sessions{section=\"p\"} 0.0");
+            // a notice per event on the process's output
+            assertThat(a.output()).contains("Peers section 'p': peer 'b' sent a malformed message.")
+                    .contains("Peers section 'p': peer 'b' sent a message over the size limit.")
+                    .contains("Peers section 'p': peer 'b' connected.").contains("Peers section 'p': peer 'b' disconnected.");
         }
     }
 
