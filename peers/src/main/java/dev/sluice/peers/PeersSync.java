@@ -43,6 +43,7 @@ public final class PeersSync {
     private EventLoop loop;
     private Consumer<String> logger = s -> { };
     private ScheduledFuture<?> task;
+    private final java.util.concurrent.atomic.AtomicBoolean wake = new java.util.concurrent.atomic.AtomicBoolean();
 
     private volatile Resync resync = Resync.FROM_LOCAL;
     private volatile int resyncFlags;
@@ -203,10 +204,43 @@ public final class PeersSync {
         this.connector = connector;
         this.oldProcess = oldProcess;
         this.logger = logger == null ? s -> { } : logger;
+        // a local change that queues an entry wakes the sessions at once (once per pass), as HAProxy's touch wakes its task
+        for (SharedTable t : tables) {
+            if (t.table().updateLog() != null) {
+                t.table().updateLog().onQueued(this::queued);
+            }
+        }
         loop.execute(() -> {
             tick();
             task = loop.scheduleWithFixedDelay(this::tick, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
         });
+    }
+
+    /**
+     * On a request's thread: a local update waits; one wake-up per pass, {@link #BATCH_MS} later, so a hot entry changed
+     * by every request is pushed at most every 2 ms, not once per request.
+     */
+    private void queued() {
+        if (!wake.get() && wake.compareAndSet(false, true)) {
+            loop.schedule(this::push, BATCH_MS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** How long a wake-up waits for more updates to push together. */
+    static final long BATCH_MS = 2;
+
+    /** On the loop: the established sessions push what waits. */
+    private void push() {
+        wake.set(false);
+        if (stopping) {
+            return;
+        }
+        for (Peer p : peers) {
+            PeerSession s = p.session;
+            if (!p.local() && s != null && s.established()) {
+                s.pump();
+            }
+        }
     }
 
     /** As {@link #start} without a loop: the caller runs {@link #tick} (tests). */
