@@ -245,6 +245,70 @@ class PeersTest {
         }
     }
 
+    private static String origin(int port, String user) {
+        try (RawClient c = new RawClient(port)) {
+            return c.send("GET / HTTP/1.1\r\nHost: x\r\nX-User: " + user + "\r\n\r\n").read().header("X-Origin");
+        }
+    }
+
+    @Test
+    void stickinessDecidedByOneIsHonouredByTheOther() throws Exception {
+        String haproxy = Program.HAPROXY.require();
+        try (Origin o1 = Origin.start("s1"); Origin o2 = Origin.start("s2")) {
+            Path dir = dir();
+            int hh = Ports.free();
+            int hs = Ports.free();
+            int ph = Ports.free();
+            int ps = Ports.free();
+            String cfg = """
+                    global
+                        stats socket %s/X.sock level admin
+                    defaults
+                        mode http
+                        timeout client 5s
+                        timeout server 5s
+                        timeout connect 5s
+                    peers p
+                        peer h 127.0.0.1:%d
+                        peer s 127.0.0.1:%d
+                    frontend fe
+                        bind 127.0.0.1:PORT
+                        default_backend be
+                    backend be
+                        balance roundrobin
+                        stick-table type string len 16 size 100 expire 60s peers p
+                        stick on req.hdr(x-user)
+                        server s1 127.0.0.1:%d
+                        server s2 127.0.0.1:%d
+                    """.formatted(dir, ph, ps, o1.port(), o2.port());
+            Path ch = write(dir, "h.cfg", cfg.replace("X.sock", "h.sock").replace("PORT", Integer.toString(hh)));
+            Path cs = write(dir, "s.cfg", cfg.replace("X.sock", "s.sock").replace("PORT", Integer.toString(hs)));
+            Process h = new ProcessBuilder(haproxy, "-L", "h", "-db", "-f", ch.toString()).redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("h.log").toFile()).start();
+            try (Sluice s = Sluice.start(cs, List.of("-L", "s"), Map.of(), hs)) {
+                AdminClient.await(dir.resolve("h.sock"));
+                AdminClient.await(dir.resolve("s.sock"));
+                assertThat(await(() -> established(dir, "h") && established(dir, "s"), x -> x, 10_000)).isNotNegative();
+                // HAProxy decides: a to s1, b to s2 (round robin); Sluice, whose own round robin would start at s1, sends b to s2
+                assertThat(origin(hh, "a")).isEqualTo("s1");
+                assertThat(origin(hh, "b")).isEqualTo("s2");
+                assertThat(await(() -> entries(dir, "s", "be"), l -> l.size() == 2, 2000)).isNotNegative();
+                assertThat(origin(hs, "b")).isEqualTo("s2");
+                assertThat(origin(hs, "a")).isEqualTo("s1");
+                // Sluice decides for c and d; HAProxy, whose round robin is at s1 again, sends d to s2
+                assertThat(origin(hs, "c")).isEqualTo("s1");
+                assertThat(origin(hs, "d")).isEqualTo("s2");
+                assertThat(await(() -> entries(dir, "h", "be"), l -> l.size() == 4, 2000)).as(entries(dir, "h", "be").toString())
+                        .isNotNegative();
+                assertThat(origin(hh, "d")).isEqualTo("s2");
+                assertThat(entries(dir, "h", "be")).isEqualTo(entries(dir, "s", "be"));
+            } finally {
+                h.destroy();
+                h.waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
     /** Connects to a peer port, sends {@code bytes}, returns what came back until the peer closed (2 s at most). */
     private static byte[] exchange(int port, byte[] bytes) {
         try (Socket sock = new Socket("127.0.0.1", port)) {
