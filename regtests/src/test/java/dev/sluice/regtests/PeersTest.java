@@ -239,6 +239,20 @@ class PeersTest {
                         .as("restarted haproxy, " + t + ": " + entries(dir, "h", t) + " / " + entries(dir, "s", t)).isNotNegative();
             }
             assertThat(s.output()).contains("peer 'h' asked for a full resync");
+
+            // and Sluice restarts: HAProxy teaches it
+            s.close();
+            Files.deleteIfExists(dir.resolve("s.sock"));
+            try (Sluice s2 = Sluice.start(cs, List.of("-L", "s"), Map.of(), hs)) {
+                AdminClient.await(dir.resolve("s.sock"));
+                for (String t : List.of("p/t", "p/k", "p/i6", "p/n")) {
+                    assertThat(await(() -> entries(dir, "s", t), l -> l.equals(entries(dir, "h", t)) && !l.isEmpty(), 10_000))
+                            .as("restarted sluice, " + t + ": " + entries(dir, "h", t) + " / " + entries(dir, "s", t)).isNotNegative();
+                }
+                // peers are no proxies: no row in show stat, as in HAProxy
+                assertThat(admin(dir, "s", "show stat").lines().map(l -> l.split(",")[0])).doesNotContain("p");
+                assertThat(admin(dir, "h", "show stat").lines().map(l -> l.split(",")[0])).doesNotContain("p");
+            }
         } finally {
             h.destroy();
             h.waitFor(10, TimeUnit.SECONDS);
