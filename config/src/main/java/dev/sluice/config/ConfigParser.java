@@ -219,9 +219,9 @@ public final class ConfigParser {
         pp.finish();
     }
 
-    /** An environment variable as the lines read so far left it. */
+    /** An environment variable as the lines read so far left it (HAPROXY_LOCALPEER: -L, localpeer, the host name). */
     private String getenv(String name) {
-        return global.environment.get(settings.env(), name);
+        return name.equals("HAPROXY_LOCALPEER") ? PeersKeywords.localName(settings, global) : global.environment.get(settings.env(), name);
     }
 
     private static String stripCr(String s) {

@@ -95,6 +95,14 @@ class PeersKeywordsTest {
     }
 
     @Test
+    void haproxyLocalpeerNamesTheLocalPeer() {
+        var r = parse("global\n    localpeer p2\n" + Configs.DEFAULTS + "peers m\n    peer \"${HAPROXY_LOCALPEER}\" 127.0.0.1:1\n", "p9");
+        assertThat(r.config().peersSection("m").orElseThrow().local().name()).isEqualTo("p9");
+        r = parse("global\n    localpeer p2\n" + Configs.DEFAULTS + "peers m\n    peer \"${HAPROXY_LOCALPEER}\" 127.0.0.1:1\n");
+        assertThat(r.config().peersSection("m").orElseThrow().local().name()).isEqualTo("p2");
+    }
+
+    @Test
     void localpeerAfterAPeersSectionIsIgnored() {
         var r = parse(Configs.DEFAULTS + "peers m\n    peer p1 127.0.0.1:1\nglobal\n    localpeer p1\n");
         assertThat(warnings(r)).extracting(Diagnostic::line, Diagnostic::message).contains(
