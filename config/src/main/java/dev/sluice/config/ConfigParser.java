@@ -50,7 +50,17 @@ public final class ConfigParser {
      * configuration's relative paths start from ({@code -C}; null: the working directory).
      */
     public record Settings(Function<String, String> env, Set<String> features, String version, String sslLibrary, String sslVersion,
-            String directory) {
+            String directory, String localPeer) {
+        public Settings(Function<String, String> env, Set<String> features, String version, String sslLibrary, String sslVersion,
+                String directory) {
+            this(env, features, version, sslLibrary, sslVersion, directory, null);
+        }
+
+        /** The same, with the local peer's name from {@code -L} (null: the global {@code localpeer}, else the host name). */
+        public Settings withLocalPeer(String name) {
+            return new Settings(env, features, version, sslLibrary, sslVersion, directory, name);
+        }
+
         public Settings(Function<String, String> env, Set<String> features, String version) {
             this(env, features, version, null, null);
         }
@@ -61,7 +71,7 @@ public final class ConfigParser {
 
         /** The same, relative paths starting from {@code dir} ({@code -C}; null: the working directory). */
         public Settings inDirectory(String dir) {
-            return new Settings(env, features, version, sslLibrary, sslVersion, dir);
+            return new Settings(env, features, version, sslLibrary, sslVersion, dir, localPeer);
         }
 
         public static Settings fromSystem(Set<String> features) {
@@ -118,6 +128,9 @@ public final class ConfigParser {
     /** {@code resolvers} sections by name, in order; the one being parsed. */
     private final Map<String, ResolversKeywords.Builder> resolvers = new LinkedHashMap<>();
     private ResolversKeywords.Builder currentResolvers;
+    /** {@code peers} sections in order; the one being parsed (null outside one, or after a bad header). */
+    private final List<PeersKeywords.Builder> peers = new ArrayList<>();
+    private PeersKeywords.Builder currentPeers;
 
     // current section
     private Section section;
@@ -158,8 +171,9 @@ public final class ConfigParser {
             CacheKeywords.check(p, builtCaches, diags);
         }
         var dns = ResolversKeywords.finish(resolvers, built, diags);
+        List<dev.sluice.config.model.Peers> peerSections = PeersKeywords.finish(peers, built, global.peersMaxUpdates, diags);
         if (!diags.hasErrors()) {
-            config = new Config(g, built, lists, List.copyOf(builtCaches.values()), dns);
+            config = new Config(g, built, lists, List.copyOf(builtCaches.values()), dns, peerSections);
         }
         return new Result(config, diags.list());
     }
@@ -209,9 +223,9 @@ public final class ConfigParser {
         pp.finish();
     }
 
-    /** An environment variable as the lines read so far left it. */
+    /** An environment variable as the lines read so far left it (HAPROXY_LOCALPEER: -L, localpeer, the host name). */
     private String getenv(String name) {
-        return global.environment.get(settings.env(), name);
+        return name.equals("HAPROXY_LOCALPEER") ? PeersKeywords.localName(settings, global) : global.environment.get(settings.env(), name);
     }
 
     private static String stripCr(String s) {
@@ -279,6 +293,10 @@ public final class ConfigParser {
                 }
                 return;
             }
+            case "peers" -> {
+                peersHeader(at, words);
+                return;
+            }
             default -> {
             }
         }
@@ -296,7 +314,18 @@ public final class ConfigParser {
             diags.error(at, "unknown keyword '" + first + "' out of section.");
             return;
         }
+        if (section == Section.PEERS) {
+            PeersKeywords.line(currentPeers, at, words, proxies, diags);
+            return;
+        }
         keyword(at, words);
+    }
+
+    private void peersHeader(SourceRef at, List<String> words) {
+        global.peersSeen = true;
+        currentPeers = PeersKeywords.header(at, words, peers, PeersKeywords.localName(settings, global), diags);
+        startSection(Section.PEERS, null);
+        skippingUnsupported = currentPeers == null; // as HAProxy: a bad header aborts the reading of the section
     }
 
     private void userlistHeader(SourceRef at, List<String> words) {

@@ -25,6 +25,11 @@ public final class GlobalBuilder {
     public int nbthread;
     public boolean daemon;
     public String pidfile;
+    /** The global {@code localpeer} (null when not set); whether a peers section was read yet (it then comes too late). */
+    public String localPeer;
+    public boolean peersSeen;
+    /** {@code tune.peers.max-updates-at-once}. */
+    public int peersMaxUpdates = 200;
     /** {@code ssl-default-bind-*} values, layered under every bind's own options. */
     public final TlsOptions bindDefaults = new TlsOptions();
     /** {@code ssl-default-server-*} values, layered under every server's own options. */

@@ -44,6 +44,7 @@ public final class KeywordRegistry {
             CompressionKeywords::register,
             CacheKeywords::register,
             ResolversKeywords::register,
+            PeersKeywords::register,
             QuicKeywords::register,
             CheckKeywords::register,
             TcpCheckKeywords::register,

@@ -307,13 +307,13 @@ final class TuneKeywords {
                     }
                 }));
         r.register(new Keyword("tune.peers.max-updates-at-once", GLOBAL, "tune.peers.max-updates-at-once <number>",
-                noEffectDoc("peers sections (stick-table replication) are not supported yet"), c -> {
+                "How many updates a peer session sends per table in one pass before it lets the others run (default 200).", c -> {
                     if (c.atMost(1)) {
                         if (c.args().isEmpty() || Units.atoi(c.args().get(0)) <= 0) {
                             c.lineError("'tune.peers.max-updates-at-once' expects an integer argument greater than 0.");
                             return;
                         }
-                        c.warning(NO_EFFECT + "peers sections (stick-table replication) are not supported yet.");
+                        c.global().peersMaxUpdates = Units.atoi(c.args().get(0));
                     }
                 }));
         for (String k : new String[] {"tune.pool-high-fd-ratio", "tune.pool-low-fd-ratio"}) {

@@ -19,7 +19,6 @@ final class Unsupported {
 
     /** Section keywords HAProxy has and Sluice does not. */
     static final Map<String, String> SECTIONS = Map.ofEntries(
-            Map.entry("peers", "peers (stick-table replication)"),
             Map.entry("mailers", "email alerts (mailers)"),
             Map.entry("program", "program sections (master-worker side programs)"),
             Map.entry("ring", "ring buffers"),
@@ -55,7 +54,6 @@ final class Unsupported {
             
             Map.entry("use-fcgi-app", "FastCGI applications"),
             
-            Map.entry("localpeer", "peers (stick-table replication)"),
             Map.entry("httpclient.ssl.verify", "the internal HTTP client"),
             Map.entry("hash-balance-factor", "bounded-load consistent hashing"),
             

@@ -338,8 +338,8 @@ class SectionsTest {
 
         @Test
         void examples() {
-            assertSingleError(parse("peers p\n    peer a 1.2.3.4:1000\n"), 1, "section 'peers' is not supported by Sluice yet: peers (stick-table replication).");
             assertSingleError(parse("program p\n    command true\n"), 1, "section 'program' is not supported by Sluice yet: program sections (master-worker side programs).");
+            assertSingleError(parse("ring r\n    size 32764\n"), 1, "section 'ring' is not supported by Sluice yet: ring buffers.");
         }
     }
 

@@ -62,13 +62,13 @@ class TuneKeywordsTest {
             "tune.maxaccept", "tune.maxpollevents", "tune.maxrewrite", "tune.pipesize", "tune.quic.frontend.max-idle-timeout",
             "tune.quic.frontend.max-streams-bidi", "tune.quic.retry-threshold", "tune.rcvbuf.client", "tune.rcvbuf.server",
             "tune.sndbuf.client", "tune.sndbuf.server", "tune.ssl.cachesize", "tune.ssl.force-private-cache", "tune.ssl.hard-maxrecord",
-            "tune.ssl.lifetime");
+            "tune.ssl.lifetime", "tune.peers.max-updates-at-once");
 
     /** Accepted with a warning that says why it changes nothing in Sluice. */
     static final Set<String> NO_EFFECT = Set.of("tune.buffers.limit", "tune.buffers.reserve", "tune.fail-alloc", "tune.fd.edge-triggered",
             "tune.idle-pool.shared", "tune.idletimer", "tune.listener.multi-queue", "tune.lua.forced-yield", "tune.lua.maxmem",
             "tune.lua.session-timeout", "tune.lua.service-timeout", "tune.lua.task-timeout", "tune.pattern.cache-size",
-            "tune.peers.max-updates-at-once", "tune.pool-high-fd-ratio", "tune.pool-low-fd-ratio", "tune.quic.frontend.conn-tx-buffers.limit",
+            "tune.pool-high-fd-ratio", "tune.pool-low-fd-ratio", "tune.quic.frontend.conn-tx-buffers.limit",
             "tune.recv_enough", "tune.runqueue-depth", "tune.sched.low-latency", "tune.ssl.capture-buffer-size",
             "tune.ssl.capture-cipherlist-size", "tune.ssl.default-dh-param", "tune.ssl.keylog", "tune.ssl.maxrecord",
             "tune.ssl.ssl-ctx-cache-size", "tune.vars.global-max-size", "tune.vars.proc-max-size", "tune.vars.reqres-max-size",

@@ -55,6 +55,7 @@ public final class UpdateLog {
     }
 
     private final PaddedLock lock;
+    private volatile Runnable onQueued;
 
     // Guarded by lock.
     private long update;
@@ -89,18 +90,35 @@ public final class UpdateLog {
         } finally {
             lock.unlock();
         }
+        Runnable r = onQueued;
+        if (r != null) {
+            r.run();
+        }
     }
 
-    /** Records an entry learned from a peer; like HAProxy, only if it is not in the log already. */
+    /**
+     * Sets what runs (on the changing thread, outside the lock) each time a local change puts an entry in the log that
+     * was not waiting in it: at most once per entry and push, so peers can push at once instead of at their next pass.
+     * It must be cheap and must not block (peers coalesce it to one wake-up per pass).
+     */
+    public void onQueued(Runnable r) {
+        onQueued = r;
+    }
+
+    /**
+     * Records an entry learned from a peer, as HAProxy's stktable_touch_remote: numbered as learned unless a local
+     * change of it is still waiting to be pushed (then that push carries the learned data, once).
+     */
     void recordLearned(StickEntry e) {
-        if (e.updList != NONE) {
+        if (e.updList == LEARNED || (e.updList == LOCAL && !e.seen)) {
             return;
         }
         lock.lock();
         try {
-            if (e.isRemoved() || e.updList != NONE) {
+            if (e.isRemoved() || e.updList == LEARNED || (e.updList == LOCAL && !e.seen)) {
                 return;
             }
+            unlink(e);
             e.updSeq = ++update + LEARNED_OFFSET;
             append(e, LEARNED);
         } finally {

@@ -135,6 +135,34 @@ class UpdateLogTest {
         assertThat(seqs(log.updatesAfter(1, 100))).containsExactly("2@3");
         assertThat(log.learnedSize()).isZero();
         assertThat(log.localSize()).isEqualTo(2);
+        // learned again once pushed: a learned update again, not sent back
+        StickEntry e = t.track(StickKey.integer(2));
+        t.touchLearned(e, -1);
+        t.untrack(e);
+        assertThat(e.updSeq).isEqualTo(4 + UpdateLog.LEARNED_OFFSET);
+        assertThat(log.localSize()).isEqualTo(1);
+        assertThat(seqs(log.updatesAfter(1, 100))).isEmpty();
+        // learned while a local change waits: the pending push keeps it
+        touch(t, 2);
+        e = t.track(StickKey.integer(2));
+        t.touchLearned(e, -1);
+        t.untrack(e);
+        assertThat(seqs(log.updatesAfter(1, 100))).containsExactly("2@5");
+    }
+
+    @Test
+    void queuingAnEntryTellsTheListenerOncePerPush() {
+        StickTable t = table(TableOptions.UpdateRecording.OWN_LOCK);
+        UpdateLog log = t.updateLog();
+        int[] calls = {0};
+        log.onQueued(() -> calls[0]++);
+        touch(t, 1);
+        touch(t, 1);
+        touch(t, 2);
+        assertThat(calls[0]).isEqualTo(2);
+        log.updatesAfter(0, 100);
+        touch(t, 1);
+        assertThat(calls[0]).isEqualTo(3);
     }
 
     @Test

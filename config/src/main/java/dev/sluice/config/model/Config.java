@@ -5,24 +5,36 @@ import java.util.Optional;
 
 /**
  * A whole parsed configuration: the global section, every frontend, backend and listen proxy, and the
- * userlists, caches and {@code resolvers} sections (the implicit {@code default} one included).
+ * userlists, caches, {@code resolvers} sections (the implicit {@code default} one included) and peers sections (every
+ * one read, the disabled and incomplete ones too: their tables exist).
  */
-public record Config(Global global, List<Proxy> proxies, List<Userlist> userlists, List<Cache> caches, List<Resolvers> resolvers) {
+public record Config(Global global, List<Proxy> proxies, List<Userlist> userlists, List<Cache> caches, List<Resolvers> resolvers,
+        List<Peers> peers) {
     public Config {
         proxies = List.copyOf(proxies);
         userlists = List.copyOf(userlists);
         caches = List.copyOf(caches);
         resolvers = List.copyOf(resolvers);
+        peers = List.copyOf(peers);
     }
 
     public Config(Global global, List<Proxy> proxies, List<Userlist> userlists, List<Cache> caches) {
-        this(global, proxies, userlists, caches, List.of());
+        this(global, proxies, userlists, caches, List.of(), List.of());
     }
 
     public Optional<Resolvers> resolvers(String name) {
         for (Resolvers r : resolvers) {
             if (r.name().equals(name)) {
                 return Optional.of(r);
+            }
+        }
+        return Optional.empty();
+    }
+
+    public Optional<Peers> peersSection(String name) {
+        for (Peers p : peers) {
+            if (p.name().equals(name)) {
+                return Optional.of(p);
             }
         }
         return Optional.empty();

@@ -169,7 +169,8 @@ public final class Main {
         }
         PrintStream err = System.err;
         String workerCli = System.getenv(Master.WORKER_CLI_ENV);
-        Parsed parsed = parse(files(opts), commandLineSource(opts, workerCli), opts.chdir() == null ? null : opts.chdir().toString());
+        Parsed parsed = parse(files(opts), commandLineSource(opts, workerCli), opts.chdir() == null ? null : opts.chdir().toString(),
+                opts.localPeer());
         List<Diagnostic> diags = parsed.diagnostics();
         Config config = parsed.config();
         boolean errors = diags.stream().anyMatch(Diagnostic::isError);
@@ -216,9 +217,10 @@ public final class Main {
             return 1;
         }
         // as HAProxy: a configuration with nothing to listen on (no bind, no stats socket) does not start; the
-        // master's own socket in a worker does not count
+        // master's own socket in a worker does not count; a peers section's listener counts
         boolean listens = config.global().statsSockets().size() > (workerCli == null ? 0 : 1)
-                || config.proxies().stream().anyMatch(p -> !p.binds().isEmpty());
+                || config.proxies().stream().anyMatch(p -> !p.binds().isEmpty())
+                || config.peers().stream().anyMatch(p -> p.active() && p.bind() != null);
         if (opts.check()) {
             if (!opts.quiet()) {
                 if (warned) {
@@ -364,6 +366,11 @@ public final class Main {
      * {@code directory} ({@code -C}; null: the working directory).
      */
     static Parsed parse(List<Path> files, ConfigParser.Source extra, String directory) {
+        return parse(files, extra, directory, null);
+    }
+
+    /** The same, the local peer named by {@code -L} ({@code localPeer}; null: the global localpeer, else the host name). */
+    static Parsed parse(List<Path> files, ConfigParser.Source extra, String directory, String localPeer) {
         ConfigFiles.Loaded loaded = ConfigFiles.load(files);
         List<Diagnostic> diags = new ArrayList<>(loaded.problems());
         Config config = null;
@@ -372,7 +379,7 @@ public final class Main {
             if (extra != null) {
                 sources.add(extra);
             }
-            ConfigParser.Result r = new ConfigParser(KeywordRegistry.standard(), settings(testsSslLibrary(sources)).inDirectory(directory))
+            ConfigParser.Result r = new ConfigParser(KeywordRegistry.standard(), settings(testsSslLibrary(sources)).inDirectory(directory).withLocalPeer(localPeer))
                     .parse(sources);
             diags.addAll(r.diagnostics());
             config = r.config();
@@ -383,6 +390,7 @@ public final class Main {
     private static int serve(Options opts, Config config, ProxyRuntime.Prepared prepared, Privileges.Resolved privileges, String pidfile) {
         Privileges.applyFdLimit(privileges, System.err);
         ProxyRuntime runtime = ProxyRuntime.build(config, prepared, new ProxyPools(opts.memoryMb()));
+        runtime.oldProcess(!opts.softStopPids().isEmpty() || !opts.hardStopPids().isEmpty());
         if (opts.quiet()) {
             runtime.quiet();
         }

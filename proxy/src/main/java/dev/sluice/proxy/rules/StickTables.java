@@ -48,6 +48,9 @@ public final class StickTables {
             try {
                 StickTableSpec spec = StickTableSpec.parse(p.stickTable().args(),
                         w -> problems.add(p.stickTable().where() + ": warning: 'stick-table' : " + w + "."));
+                if (spec.peers() != null && !config.peersSection(spec.peers()).map(dev.sluice.config.model.Peers::active).orElse(false)) {
+                    spec = spec.withPeers(null); // a disabled or incomplete section does not replicate, as in HAProxy
+                }
                 if (sticky.contains(p.name()) && !spec.store().has(dev.sluice.sticktable.DataType.SERVER_ID)) {
                     spec = spec.withStore(spec.store().plus("server_id,server_key", null));
                 }
@@ -59,6 +62,26 @@ public final class StickTables {
                 t.byName.put(p.name(), new StickTable(p.name(), spec, options));
             } catch (StickTableConfigException e) {
                 problems.add(p.stickTable().where() + ": error: 'stick-table' : " + e.getMessage() + ".");
+            }
+        }
+        // the tables of peers sections, named <section>/<table>, replicated in their section
+        for (dev.sluice.config.model.Peers ps : config.peers()) {
+            for (dev.sluice.config.model.Peers.PeersTable pt : ps.tables()) {
+                try {
+                    StickTableSpec spec = StickTableSpec.parse(pt.decl().args(),
+                            w -> problems.add(pt.where() + ": warning: 'table' : " + w + ".")).withPeers(ps.active() ? ps.name() : null);
+                    if (sticky.contains(pt.fullName()) && !spec.store().has(dev.sluice.sticktable.DataType.SERVER_ID)) {
+                        spec = spec.withStore(spec.store().plus("server_id,server_key", null));
+                    }
+                    dev.sluice.sticktable.TableOptions options = dev.sluice.sticktable.TableOptions.DEFAULT;
+                    if (memory != null) {
+                        dev.sluice.sticktable.DataLayout layout = new dev.sluice.sticktable.DataLayout(spec.store());
+                        options = options.withMemory(memory.apply(dev.sluice.sticktable.EntryMemory.entrySize(layout, spec.keyLength())));
+                    }
+                    t.byName.put(pt.fullName(), new StickTable(pt.fullName(), spec, options));
+                } catch (StickTableConfigException e) {
+                    problems.add(pt.where() + ": error: 'table' : " + e.getMessage() + ".");
+                }
             }
         }
         return t;

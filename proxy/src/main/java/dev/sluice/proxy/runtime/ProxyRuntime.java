@@ -95,6 +95,11 @@ public final class ProxyRuntime {
     private final CountDownLatch stopped = new CountDownLatch(1);
     private LogWriter logWriter;
     private final StickTables stickTables;
+    /** The peers sections: replication of the tables that name one. */
+    private final dev.sluice.proxy.peers.PeersRuntime peers;
+    /** Whether -sf/-st named an older process, which will teach this one its tables. */
+    private volatile boolean oldProcess;
+    private volatile boolean quietPeers;
     private final ProxyPools pools;
     private final TlsContexts tls;
     private final QuicBinds quic;
@@ -211,6 +216,9 @@ public final class ProxyRuntime {
         metrics.register(dns::collect);
         StreamCommands.register(registry, workers, streams, backends.values());
         TableCommands.register(registry, stickTables);
+        peers = dev.sluice.proxy.peers.PeersRuntime.of(config, stickTables);
+        peers.register(registry);
+        peers.metrics(metrics);
         pools.register(registry, this::onEachLoop);
         caches.register(registry);
         this.admin = new AdminSockets(config.global().statsSockets(), config.global().statsTimeoutMs(), registry);
@@ -261,6 +269,7 @@ public final class ProxyRuntime {
 
     /** Turns the console messages (server transitions, warnings) off: {@code -q}. Before {@link #start}. */
     public void quiet() {
+        quietPeers = true;
         for (Backend be : backends.values()) {
             if (logWriter != null) {
                 be.events(new ServerEventLog(logWriter, be.config().logging().targets(), be.config().logging().tag(), false));
@@ -516,6 +525,7 @@ public final class ProxyRuntime {
                 l.start(transport, group, backlog);
             }
             admin.start(transport, group);
+            peers.start(transport, group, oldProcess, this::peersLog);
         } catch (RuntimeException e) {
             stop();
             throw e;
@@ -570,6 +580,8 @@ public final class ProxyRuntime {
         // one, or at hard-stop-after. QUIC connections get the same event; their sockets stay open (taking no new
         // connection) until the last connection and the last closing record are gone
         quic.softStop(SoftStop.EVENT);
+        // as HAProxy: the stopping process connects to the new one (its local peer) and teaches it every table entry
+        peers.softStop(() -> { });
         for (Channel ch : clients) {
             ch.eventLoop().execute(() -> ch.pipeline().fireUserEventTriggered(SoftStop.EVENT));
         }
@@ -585,7 +597,7 @@ public final class ProxyRuntime {
      * graceful stop).
      */
     private void drainCheck() {
-        if (clients.isEmpty() && quic.drained()) {
+        if (clients.isEmpty() && quic.drained() && peers.drained()) {
             stop();
         } else if (!group.isShuttingDown()) {
             pools.dropSpares(this::onEachLoop);
@@ -612,6 +624,7 @@ public final class ProxyRuntime {
         CompletableFuture<Void> quicClosed = quic.stop();
         frontends.values().forEach(Frontend::stopped);
         admin.stop();
+        peers.stop();
         quicClosed.completeOnTimeout(null, 1, TimeUnit.SECONDS).whenComplete((v, e) -> shutdownLoops());
     }
 
@@ -625,6 +638,22 @@ public final class ProxyRuntime {
             }
             stopped.countDown();
         });
+    }
+
+    /** Tells the runtime, before {@link #start}, that an older process runs and will teach this one the peers' tables. */
+    public void oldProcess(boolean old) {
+        this.oldProcess = old;
+    }
+
+    public dev.sluice.proxy.peers.PeersRuntime peers() {
+        return peers;
+    }
+
+    /** A peers event, as HAProxy would log it: to the process's stderr unless quiet. */
+    private void peersLog(String line) {
+        if (!quietPeers) {
+            System.err.println("[NOTICE] " + line);
+        }
     }
 
     public void awaitStop() throws InterruptedException {
