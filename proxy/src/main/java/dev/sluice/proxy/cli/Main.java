@@ -209,7 +209,7 @@ public final class Main {
             }
             return 1;
         }
-        boolean warned = !prepared.warnings().isEmpty() || diags.stream().anyMatch(d -> d.severity() == Diagnostic.Severity.WARNING);
+        boolean warned = prepared.warnings().stream().anyMatch(w -> w.contains(": warning: ")) || diags.stream().anyMatch(d -> d.severity() == Diagnostic.Severity.WARNING);
         if (warned && (config.global().process().zeroWarning() || opts.zeroWarning())) {
             if (!opts.quiet()) {
                 err.println("[ALERT] Some warnings were found and 'zero-warning' is set. Aborting.");

@@ -165,7 +165,8 @@ public final class TlsContexts {
     }
 
     private Consumer<String> warner(SourceRef where, String subject) {
-        return w -> warnings.add(where + ": warning: " + subject + " : " + w);
+        return w -> warnings.add(w.startsWith(TlsProvider.NOTICE) ? where + ": notice: " + subject + " : " + w.substring(TlsProvider.NOTICE.length())
+                : where + ": warning: " + subject + " : " + w);
     }
 
     /**

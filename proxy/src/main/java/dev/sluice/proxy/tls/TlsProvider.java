@@ -22,6 +22,8 @@ import java.util.function.Consumer;
  */
 public final class TlsProvider {
     /** The TLS 1.3 suites BoringSSL always enables (it offers no way to choose them). */
+    /** Starts a message of the warning consumers that is only a notice. */
+    public static final String NOTICE = "notice: ";
     static final List<String> BORINGSSL_TLS13 = List.of("TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256");
     private static final Set<String> TLS13_SUITES = Set.of("TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256",
             "TLS_AES_128_CCM_SHA256", "TLS_AES_128_CCM_8_SHA256");
@@ -215,6 +217,15 @@ public final class TlsProvider {
         }
         if (out.isEmpty()) {
             throw new IllegalArgumentException("'ciphers' : '" + spec + "' selects no cipher " + name() + " can use");
+        }
+        // finite-field Diffie-Hellman suites (DHE-, EDH-), which OpenSSL has and BoringSSL dropped, are in common lists
+        // (Mozilla's intermediate profile): OpenSSL would skip a name it does not have without a word, so leaving these
+        // out is a notice, not a warning that 'zero-warning' makes fatal; any other name is a warning (a typo?)
+        List<String> dhe = ignored.stream().filter(t -> t.startsWith("DHE-") || t.startsWith("EDH-")).toList();
+        ignored.removeAll(dhe);
+        if (!dhe.isEmpty()) {
+            warn.accept(NOTICE + "'ciphers' : leaving out the finite-field DHE cipher(s) " + name() + " does not have: "
+                    + String.join(":", dhe));
         }
         if (!ignored.isEmpty()) {
             warn.accept("'ciphers' : ignoring cipher name(s) " + name() + " cannot use: " + String.join(":", ignored));

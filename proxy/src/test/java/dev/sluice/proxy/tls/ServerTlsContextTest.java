@@ -238,6 +238,24 @@ class ServerTlsContextTest {
             + "ECDHE-RSA-AES256-SHA384:ECDHE-ECDSA-AES128-SHA256:ECDHE-RSA-AES128-SHA256";
 
     @Test
+    void finiteFieldDheSuitesOfCommonListsAreLeftOutWithANoticeOnly() throws Exception {
+        // Mozilla's intermediate profile ends with two DHE suites, which OpenSSL has and BoringSSL dropped: OpenSSL skips
+        // a name it lacks without a word, so this is no warning ('zero-warning' would refuse the configuration)
+        List<String> warnings = new java.util.ArrayList<>();
+        ServerTlsContext.build(with(Fixtures.bind(defaultPem), "ciphers",
+                "ECDHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384"), Fixtures.global(),
+                TlsProvider.detect(), new SessionTicketKeys(new java.security.SecureRandom()), warnings::add);
+        assertThat(warnings).containsExactly(TlsProvider.NOTICE + "'ciphers' : leaving out the finite-field DHE cipher(s) BoringSSL "
+                + "does not have: DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384");
+        // beside another name BoringSSL cannot use, that one is still a warning
+        warnings.clear();
+        ServerTlsContext.build(with(Fixtures.bind(defaultPem), "ciphers", "ECDHE-RSA-AES128-GCM-SHA256:EDH-RSA-DES-CBC3-SHA:TYPO-CIPHER"),
+                Fixtures.global(), TlsProvider.detect(), new SessionTicketKeys(new java.security.SecureRandom()), warnings::add);
+        assertThat(warnings).containsExactly(TlsProvider.NOTICE + "'ciphers' : leaving out the finite-field DHE cipher(s) BoringSSL "
+                + "does not have: EDH-RSA-DES-CBC3-SHA", "'ciphers' : ignoring cipher name(s) BoringSSL cannot use: TYPO-CIPHER");
+    }
+
+    @Test
     void namesBoringSslCannotUseAreLeftOutWithAWarning() throws Exception {
         // BoringSSL does not know the three CBC-SHA384/ECDSA-SHA256 suites; it knows ECDHE-RSA-AES128-SHA256 but keeps it out
         // of ALL, and Netty refuses any list naming it ("failed to set cipher suite")
