@@ -16,8 +16,8 @@ final class BindKeywords {
     }
 
     static void register(KeywordRegistry r) {
-        r.register(new Keyword("bind", EnumSet.of(Section.FRONTEND, Section.LISTEN), "bind <address>:<port>[,...] | fd@<n> | quic4@<address>:<port> | quic6@<address>:<port> [ssl crt <pem|dir>... [alpn <list>] [ciphers <list>] [ssl-min-ver <v>] [verify ...]] [proto h2] [accept-proxy] [quic-force-retry] [quic-cc-algo cubic|newreno|bbr]",
-                "Accept connections on an IPv4 or IPv6 address and port, or on a listening socket inherited as file descriptor <n>; with ssl, terminate TLS (certificates chosen by SNI; without alpn, h2,http/1.1 in mode http, no ALPN in mode tcp); proto h2 speaks HTTP/2 on clear text."
+        r.register(new Keyword("bind", EnumSet.of(Section.FRONTEND, Section.LISTEN), "bind <address>:<port>[,...] | fd@<n> | quic4@<address>:<port> | quic6@<address>:<port> [ssl crt <pem|dir>... [alpn <list>] [ciphers <list>] [ssl-min-ver <v>] [verify ...]] [proto h1|h2] [accept-proxy] [quic-force-retry] [quic-cc-algo cubic|newreno|bbr]",
+                "Accept connections on an IPv4 or IPv6 address and port, or on a listening socket inherited as file descriptor <n>; with ssl, terminate TLS (certificates chosen by SNI; without alpn, h2,http/1.1 in mode http, no ALPN in mode tcp); proto h2 speaks HTTP/2 on clear text, proto h1 HTTP/1 only (HTTP/2's preface is then a bad request, not an upgrade)."
                         + " accept-proxy: every connection starts with a PROXY protocol header (v1 or v2, from a load balancer in front), whose addresses become the client's (src, dst, logs); a connection without a valid one is closed and logged."
                         + " quic4@/quic6@ receive QUIC datagrams on UDP and serve HTTP/3 (needs ssl crt; ALPN h3): quic-force-retry makes every new connection prove its address with a Retry token first (otherwise Retry starts above tune.quic.retry-threshold half-open connections); quic-cc-algo picks the congestion controller (default cubic); allow-0rtt accepts TLS 1.3 early data (0-RTT) on a QUIC bind (ignored with a warning on a TLS bind over TCP).",
                 BindKeywords::bind));
@@ -26,7 +26,7 @@ final class BindKeywords {
     private static void bind(KeywordContext c) {
         List<String> a = c.args();
         if (a.isEmpty()) {
-            c.error("missing address; expected: bind <address>:<port>[,...] | fd@<n> [ssl crt <pem> [alpn <list>] ...] [proto h2]");
+            c.error("missing address; expected: bind <address>:<port>[,...] | fd@<n> [ssl crt <pem> [alpn <list>] ...] [proto h1|h2]");
             return;
         }
         TlsOptions opts = new TlsOptions();

@@ -187,7 +187,7 @@ final class TlsKeywords {
                     c.error("'proto' : unknown protocol '" + v + "' (Sluice supports 'h1' and 'h2')");
                     return FAILED;
                 }
-                o.proto = v.equals("h2") ? "h2" : null;
+                o.proto = v;
                 return i + 2;
             }
             default -> {

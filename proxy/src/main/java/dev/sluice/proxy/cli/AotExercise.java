@@ -5,6 +5,7 @@ import dev.sluice.config.model.Config;
 import dev.sluice.config.model.ListenAddress;
 import dev.sluice.config.model.Mode;
 import dev.sluice.config.model.Proxy;
+import dev.sluice.proxy.http.HttpVersion;
 import io.netty.handler.codec.quic.Quic;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import java.io.BufferedInputStream;
@@ -180,8 +181,6 @@ public final class AotExercise {
         return n;
     }
 
-    private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
-
     /**
      * Cleartext HTTP/2 with prior knowledge (the JDK's client only upgrades): GET / in batches of 10 streams on one
      * connection, HPACK from the static table and one literal (:authority); returns the streams that ended.
@@ -191,7 +190,7 @@ public final class AotExercise {
             s.setSoTimeout(10_000);
             OutputStream out = new BufferedOutputStream(s.getOutputStream());
             DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
-            out.write(PREFACE);
+            out.write(HttpVersion.H2_PREFACE);
             frame(out, 4, 0, 0, new byte[0]);
             frame(out, 8, 0, 0, int32((1 << 30) - 65_535));
             byte[] a = authority.getBytes(StandardCharsets.US_ASCII);

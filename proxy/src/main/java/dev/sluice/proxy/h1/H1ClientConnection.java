@@ -47,10 +47,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * An HTTP/1.x client connection: parses requests one at a time (pipelined ones wait), hands each to a
- * {@link Stream}, and has what the stream sends back written by its {@link H1ResponseWriter}. Decides keep-alive,
- * drains an unread request body after an early answer, and applies {@code timeout http-request},
- * {@code http-keep-alive} and {@code client}. One instance per connection, used only on its event loop.
+ * An HTTP/1.x client connection: parses requests one at a time (pipelined ones wait), hands each to a {@link Stream},
+ * and has what the stream sends back written by its {@link H1ResponseWriter}. Decides keep-alive, drains an unread request
+ * body after an early answer, applies {@code timeout http-request}, {@code http-keep-alive} and {@code client}. One
+ * instance per connection, used only on its event loop.
  */
 public final class H1ClientConnection extends ChannelInboundHandlerAdapter implements ClientSide, H1Parser.Sink {
 
@@ -111,7 +111,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     private InetSocketAddress remote;
     private InetSocketAddress local;
     private ProxyHeader.Received proxyHeader;
-    /** Whether the first bytes were looked at for HTTP/2's preface. */
+    /** Whether the first bytes were looked at for HTTP/2's preface (from the start: HTTP/1 forced, {@link #noH2Upgrade}). */
     private boolean prefaceChecked;
 
     public H1ClientConnection(Frontend frontend, boolean admitted) {
@@ -129,6 +129,12 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         this(frontend, admitted);
         this.switched = true;
         this.chosenBackend = chosen;
+    }
+
+    /** HTTP/1 forced ({@code proto h1}): HTTP/2's preface is a bad request, not an upgrade, as in HAProxy. */
+    public H1ClientConnection noH2Upgrade() {
+        prefaceChecked = true;
+        return this;
     }
 
     @Override
@@ -247,9 +253,8 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     }
 
     /**
-     * The client half-closed (sent FIN). A complete request still gets its response, after which the
-     * connection closes, unless {@code option abortonclose} aborts it ({@link Stream#onClientHalfClosed}); a partial one
-     * is an error.
+     * The client half-closed (sent FIN). A complete request still gets its response, after which the connection closes,
+     * unless {@code option abortonclose} aborts it ({@link Stream#onClientHalfClosed}); a partial one is an error.
      */
     private void inputShutdown() {
         inputClosed = true;
@@ -333,7 +338,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         input.append(ctx.alloc(), in);
         if (!prefaceChecked) {
             // HTTP/2 with prior knowledge on a connection that started as HTTP/1, as HAProxy's HTTP/1 multiplexer upgrades
-            int m = ProxyHeader.prefixMatch(input.get(), H2_PREFACE);
+            int m = ProxyHeader.prefixMatch(input.get(), HttpVersion.H2_PREFACE);
             if (m == 0) {
                 return;
             }
@@ -349,9 +354,6 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
             ch.config().setAutoRead(false);
         }
     }
-
-    /** HTTP/2's connection preface, which an HTTP/2 client with prior knowledge sends first. */
-    private static final byte[] H2_PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
     /**
      * Gives the connection to an HTTP/2 handler with what was received (the preface included), keeping its slot,
@@ -516,9 +518,8 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     }
 
     /**
-     * Counts and logs a request that never became a stream (HAProxy's "&lt;BADREQ&gt;" lines). {@code empty}: nothing
-     * was received on the connection; HAProxy counts it all the same and {@code option dontlognull} only keeps it out
-     * of the log.
+     * Counts and logs a request that never became a stream (HAProxy's "&lt;BADREQ&gt;" lines). {@code empty}: nothing was
+     * received on the connection; HAProxy counts it all the same and {@code option dontlognull} only keeps it out of the log.
      */
     private void logBadRequest(int status, Cause cause, State state, boolean empty) {
         // every invalid request (400, 408, 413, 414, 431) passes here: the one place ereq is counted for HTTP/1
@@ -772,11 +773,10 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     }
 
     /**
-     * Closes once {@code written} is out without destroying it: closing a socket with unread input makes the
-     * kernel answer with a reset, which can reach the client before it reads the answer (a 431 to a 70 KB
-     * header line arrived as "connection reset"). So the output is shut first (the FIN follows the answer,
-     * as HAProxy's shutdown(SHUT_WR) before close), then input is read and dropped until the client's FIN,
-     * {@link #MAX_DRAIN} bytes, or the client-fin timeout (see {@link Linger}).
+     * Closes once {@code written} is out without destroying it: closing a socket with unread input makes the kernel answer
+     * with a reset, which can reach the client before it reads the answer (a 431 to a 70 KB header line arrived as
+     * "connection reset"). So the output is shut first (the FIN follows the answer, as HAProxy's shutdown(SHUT_WR) before
+     * close), then input is read and dropped until the client's FIN, {@link #MAX_DRAIN} bytes, or the client-fin timeout.
      */
     private void lingerAfter(ChannelFuture written) {
         written.addListener(f -> {

@@ -80,10 +80,13 @@ public final class Actions {
                     return Action.Verdict.CONTINUE;
                 };
             }
-            case "switch-mode" -> t -> {
-                t.switchMode();
-                return Action.Verdict.STOP;
-            };
+            case "switch-mode" -> {
+                String proto = args.size() > 2 && args.get(1).equals("proto") ? args.get(2) : null;
+                yield t -> {
+                    t.switchMode(proto);
+                    return Action.Verdict.STOP;
+                };
+            }
             case "close" -> t -> {
                 t.closeServer();
                 return Action.Verdict.STOP;

@@ -46,8 +46,11 @@ public interface RuleTarget extends Txn {
     default void setAddress(boolean source, InetAddress ip, int port) {
     }
 
-    /** {@code tcp-request content switch-mode http}: the connection becomes HTTP once the rules are done. */
-    default void switchMode() {
+    /**
+     * {@code tcp-request content switch-mode http [proto h1|h2]}: the connection becomes HTTP once the rules are done,
+     * on the multiplexer {@code proto} names (null: HTTP/1, upgraded to HTTP/2 on its preface).
+     */
+    default void switchMode(String proto) {
     }
 
     /** {@code tcp-request connection expect-proxy layer4}: the connection starts with a PROXY protocol header. */

@@ -87,6 +87,8 @@ final class BindPipelines {
      */
     static Function<Boolean, ChannelHandler> starter(Proxy p, Bind b, String bindName, Frontend fe, TlsContexts tls, boolean expectsProxy) {
         boolean h2 = "h2".equals(b.proto());
+        // proto h1: HTTP/1 forced, HTTP/2's preface is a bad request (HAProxy's explicit h1 multiplexer does not upgrade)
+        boolean h1 = "h1".equals(b.proto());
         long handshakeTimeout = handshakeTimeout(p.timeouts());
         Function<Boolean, ChannelHandler> first;
         if (b.tls() != null) {
@@ -96,14 +98,15 @@ final class BindPipelines {
                 // TLS ends here: the decrypted bytes are relayed, whatever ALPN chose
                 protocol = (session, date, nanos) -> new TcpClientConnection(fe, true, date, nanos);
             } else {
-                protocol = (session, date, nanos) -> h2 || "h2".equals(session.alpn()) ? H2ClientConnection.create(fe, true)
-                        : new H1ClientConnection(fe, true);
+                protocol = (session, date, nanos) -> h1 ? new H1ClientConnection(fe, true).noH2Upgrade()
+                        : h2 || "h2".equals(session.alpn()) ? H2ClientConnection.create(fe, true) : new H1ClientConnection(fe, true);
             }
             first = admitted -> new TlsClientSetup(fe, ctx, bindName, protocol, handshakeTimeout, admitted);
         } else if (p.mode() == Mode.TCP) {
             first = admitted -> new TcpClientConnection(fe, admitted);
         } else {
-            first = admitted -> h2 ? H2ClientConnection.create(fe, admitted) : new H1ClientConnection(fe, admitted);
+            first = admitted -> h2 ? H2ClientConnection.create(fe, admitted)
+                    : h1 ? new H1ClientConnection(fe, admitted).noH2Upgrade() : new H1ClientConnection(fe, admitted);
         }
         Function<Boolean, ChannelHandler> after = first;
         if (b.acceptProxy()) {

@@ -22,6 +22,7 @@ import dev.sluice.proxy.check.CheckPlan;
 import dev.sluice.proxy.check.HealthCheck;
 import dev.sluice.proxy.h1.H1ClientConnection;
 import dev.sluice.proxy.h1.H1ServerConnection;
+import dev.sluice.proxy.h2.H2ClientConnection;
 import dev.sluice.proxy.h2.H2ServerConnection;
 import dev.sluice.proxy.http.GeneratedResponse;
 import dev.sluice.proxy.http.h1.H1Limits;
@@ -43,6 +44,7 @@ import dev.sluice.proxy.stats.Counter;
 import dev.sluice.proxy.stats.InfoField;
 import dev.sluice.proxy.stream.ConnectionRules;
 import dev.sluice.proxy.stream.Frontend;
+import dev.sluice.proxy.stream.HttpHandoff;
 import dev.sluice.proxy.stream.LiveStreams;
 import dev.sluice.proxy.stream.SoftStop;
 import dev.sluice.proxy.tcp.TcpServerConnection;
@@ -188,7 +190,7 @@ public final class ProxyRuntime {
                     limits.withAcceptInvalid(p.http().acceptInvalidRequest()), log);
             fe.altSvc(BindPipelines.altSvc(p));
             fe.tune(tune);
-            fe.httpHandoff(chosen -> new H1ClientConnection(fe, true, chosen));
+            fe.httpHandoff(httpHandoff(fe));
             fe.process(prepared.process());
             fe.userlists(userlists);
             fe.streamBudget(pools.streams());
@@ -658,5 +660,14 @@ public final class ProxyRuntime {
 
     public void awaitStop() throws InterruptedException {
         stopped.await();
+    }
+
+    /**
+     * How a layer-4 connection of {@code fe} becomes HTTP: HTTP/1 (upgraded on HTTP/2's preface), or the multiplexer
+     * {@code switch-mode http proto} forces, as HAProxy's {@code h1} (no upgrade) and {@code h2}.
+     */
+    static HttpHandoff httpHandoff(Frontend fe) {
+        return (chosen, proto) -> "h2".equals(proto) ? H2ClientConnection.upgraded(fe, true)
+                : "h1".equals(proto) ? new H1ClientConnection(fe, true, chosen).noH2Upgrade() : new H1ClientConnection(fe, true, chosen);
     }
 }

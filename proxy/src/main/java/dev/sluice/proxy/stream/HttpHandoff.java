@@ -13,7 +13,9 @@ import io.netty.channel.ChannelHandler;
 public interface HttpHandoff {
     /**
      * A new HTTP connection handler for a connection of this frontend that was layer-4 so far; {@code chosen}: the
-     * backend its first request goes to (the implicit upgrade), or null ({@code switch-mode http}: the HTTP rules choose).
+     * backend its first request goes to (the implicit upgrade), or null ({@code switch-mode http}: the HTTP rules choose);
+     * {@code proto}: the multiplexer {@code switch-mode http proto} forces ("h1": HTTP/1 even on HTTP/2's preface, "h2"),
+     * or null (HTTP/1, upgraded on the preface).
      */
-    ChannelHandler connection(Backend chosen);
+    ChannelHandler connection(Backend chosen, String proto);
 }

@@ -12,7 +12,8 @@ import io.netty.buffer.ByteBuf;
 public interface TcpClientSide extends ClientEnd, TcpPeer {
     /**
      * The connection becomes an HTTP one ({@link HttpHandoff}): its stream is gone, the bytes it held ({@code held}, or
-     * null; ownership passes) are the HTTP handler's first ones.
+     * null; ownership passes) are the HTTP handler's first ones, on the multiplexer {@code proto} names ("h1", "h2"; null:
+     * HTTP/1 upgraded to HTTP/2 on its preface).
      */
-    void switchToHttp(ByteBuf held, Backend chosen);
+    void switchToHttp(ByteBuf held, Backend chosen, String proto);
 }

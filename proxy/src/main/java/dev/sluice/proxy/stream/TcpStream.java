@@ -144,7 +144,7 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
         if (r == Inspection.ENDED) {
             rejected();
         } else if (target.switchModeRequested()) {
-            switchToHttp(null);
+            switchToHttp(null, target.switchProto());
         } else if (backend == null) {
             frontendRulesDone();
         } else {
@@ -210,11 +210,12 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
     }
 
     /**
-     * The connection becomes HTTP ({@code switch-mode http}, or {@code chosen}, an HTTP backend): this layer-4 stream goes away
+     * The connection becomes HTTP ({@code switch-mode http}, on the multiplexer {@code proto} forces, or {@code chosen}, an
+     * HTTP backend): this layer-4 stream goes away
      * without a line nor counters of its own (the HTTP streams have theirs), and what the client sent so far is the HTTP
      * handler's first bytes.
      */
-    private void switchToHttp(Backend chosen) {
+    private void switchToHttp(Backend chosen, String proto) {
         finished = true;
         logged = true;
         ByteBuf held = relay.takeHeld();
@@ -229,7 +230,7 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
             b.give();
         }
         frontend.streams().remove(this, client.loopIndex());
-        client.switchToHttp(held, chosen);
+        client.switchToHttp(held, chosen, proto);
     }
 
     /** A content rule ended the stream: HAProxy's {@code PR}, the request counted as denied. */
@@ -259,7 +260,7 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
         }
         if (be.config().mode() == Mode.HTTP && outcome.cause() == Cause.NONE) {
             // HAProxy's implicit upgrade: the connection is HTTP from now on, its first request goes to this backend
-            switchToHttp(be);
+            switchToHttp(be, null);
             return;
         }
         backend = be;

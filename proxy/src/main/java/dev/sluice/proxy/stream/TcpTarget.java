@@ -34,6 +34,8 @@ final class TcpTarget extends ClientTxn<TcpClientSide> implements RuleTarget {
     private int ended;
     private boolean closeServer;
     private boolean switchMode;
+    /** The multiplexer {@code switch-mode http proto} forces (null: none). */
+    private String switchProto;
     /** The request head read from the held bytes, for how many of them, and what was found. */
     private RequestHead peeked;
     private int peekedAt;
@@ -69,6 +71,11 @@ final class TcpTarget extends ClientTxn<TcpClientSide> implements RuleTarget {
     /** Whether a {@code switch-mode http} rule asked for HTTP. */
     boolean switchModeRequested() {
         return switchMode;
+    }
+
+    /** The multiplexer a {@code switch-mode http proto} rule forces: "h1", "h2", or null. */
+    String switchProto() {
+        return switchProto;
     }
 
     /** Whether a {@code tcp-response content close} rule asked for the server connection's end. */
@@ -206,8 +213,9 @@ final class TcpTarget extends ClientTxn<TcpClientSide> implements RuleTarget {
     }
 
     @Override
-    public void switchMode() {
+    public void switchMode(String proto) {
         switchMode = true;
+        switchProto = proto;
     }
 
     /** Not a tcp action (the configuration refuses it there); ends the stream as a reject would. */

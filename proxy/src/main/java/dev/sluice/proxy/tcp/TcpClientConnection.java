@@ -2,6 +2,7 @@ package dev.sluice.proxy.tcp;
 
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.diag.UnexpectedErrors;
+import dev.sluice.proxy.http.HttpVersion;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.rules.Trackers;
@@ -11,8 +12,8 @@ import dev.sluice.proxy.stream.HttpHandoff;
 import dev.sluice.proxy.stream.SoftStop;
 import dev.sluice.proxy.stream.TcpClientSide;
 import dev.sluice.proxy.stream.TcpStream;
-import dev.sluice.proxy.transport.EpollEmptyInterest;
 import dev.sluice.proxy.tls.TlsSession;
+import dev.sluice.proxy.transport.EpollEmptyInterest;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -203,17 +204,20 @@ public final class TcpClientConnection extends ChannelPeer implements TcpClientS
      * releases the limit when the connection closes), the bytes held, and reading goes on.
      */
     @Override
-    public void switchToHttp(ByteBuf held, Backend chosen) {
+    public void switchToHttp(ByteBuf held, Backend chosen, String proto) {
         stream = null;
         HttpHandoff handoff = frontend.httpHandoff();
-        if (handoff == null) {
+        // HTTP/2 forced on bytes that are not its preface: closed without a word, as HAProxy's HTTP/2 multiplexer does
+        // (it sends its settings only after the client's preface)
+        boolean notH2 = "h2".equals(proto) && held != null && ProxyHeader.prefixMatch(held, HttpVersion.H2_PREFACE) < 0;
+        if (handoff == null || notH2) {
             if (held != null) {
                 held.release();
             }
             ch.close();
             return;
         }
-        ChannelHandler next = handoff.connection(chosen);
+        ChannelHandler next = handoff.connection(chosen, proto);
         admitted = false;
         ChannelPipeline p = ch.pipeline();
         p.replace(this, "conn", next);

@@ -316,7 +316,7 @@ public final class EmbeddedProxy implements AutoCloseable {
                 new ConnectionLimit(p.name(), 100, global), limits.withAcceptInvalid(p.http().acceptInvalidRequest()), log);
         frontend.tune(tune);
         Frontend fe = frontend;
-        frontend.httpHandoff(chosen -> new H1ClientConnection(fe, true, chosen));
+        frontend.httpHandoff(ProxyRuntime.httpHandoff(fe));
         frontend.process(prepared.process());
         frontend.caches(new dev.sluice.proxy.cache.Caches(config.caches(), null));
         if (problems.stream().anyMatch(s -> s.contains("error"))) {

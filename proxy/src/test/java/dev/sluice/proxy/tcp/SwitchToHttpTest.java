@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
  * A {@code mode tcp} frontend's connections becoming HTTP on embedded channels: HAProxy's implicit upgrade when the
  * frontend chooses an HTTP backend (the choice made before any request holds for the first request, later requests are
  * routed by the switching rules on their own, as HAProxy 2.6 was seen doing), and {@code tcp-request content switch-mode
- * http} after inspection, the frontend's HTTP rules then applying. The connection is counted once, as a session.
+ * http} after inspection, the frontend's HTTP rules then applying, on the multiplexer {@code proto} forces (HTTP/2 only,
+ * HTTP/1 without the upgrade on HTTP/2's preface). The connection is counted once, as a session.
  */
 class SwitchToHttpTest {
     private static final String OK = "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok";
@@ -99,5 +100,58 @@ class SwitchToHttpTest {
         p.run();
         assertThat(client.readText()).isEqualTo(OK);
         assertThat(p.frontend().counters().get(Counter.SESSIONS)).isEqualTo(1);
+    }
+
+    private EmbeddedProxy forced(String proto) {
+        return proxy("""
+                frontend f
+                    mode tcp
+                    bind 127.0.0.1:8080
+                    tcp-request inspect-delay 2s
+                    tcp-request content switch-mode http proto %s if { req.len gt 0 }
+                    default_backend web
+                backend web
+                    mode http
+                    server w 127.0.0.1:9001
+                """.formatted(proto));
+    }
+
+    @Test
+    void http2ForcedOnBytesThatAreNotItsPrefaceClosesWithoutAWord() {
+        EmbeddedProxy p = forced("h2");
+        EmbeddedProxy.Duplex client = p.tcpClient();
+        client.receive("GET /x HTTP/1.1\r\nHost: a\r\n\r\n");
+        p.run();
+        assertThat(client.isOpen()).isFalse();
+        // HAProxy's HTTP/2 multiplexer sends its settings only after the client's preface: nothing at all here
+        assertThat(client.readText()).isEmpty();
+        assertThat(p.servers()).isEmpty();
+    }
+
+    @Test
+    void http2ForcedSpeaksHttp2() {
+        EmbeddedProxy p = forced("h2");
+        EmbeddedProxy.Duplex client = p.tcpClient();
+        client.receive("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+        p.run();
+        assertThat(client.isOpen()).isTrue();
+        // the server's preface: a SETTINGS frame (type 4 on stream 0)
+        io.netty.buffer.ByteBuf out = client.readOutbound();
+        try {
+            assertThat(out.getByte(3)).isEqualTo((byte) 4);
+        } finally {
+            out.release();
+        }
+        client.discard();
+    }
+
+    @Test
+    void http1ForcedTakesHttp2sPrefaceForABadRequest() {
+        EmbeddedProxy p = forced("h1");
+        EmbeddedProxy.Duplex client = p.tcpClient();
+        client.receive("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+        p.run();
+        assertThat(client.readText()).startsWith("HTTP/1.1 400 ");
+        assertThat(p.servers()).isEmpty();
     }
 }
