@@ -72,9 +72,9 @@ final class ResolversKeywords {
                 "Add the nameserver lines of /etc/resolv.conf (port 53, the address as id).", c -> parseResolvConf(c.at(), builder(c),
                         c.diagnostics())));
         r.register(new Keyword("accepted_payload_size", s, "accepted_payload_size <nb>",
-                "The largest DNS answer announced over UDP (EDNS0), 512 to 65535 (default 512).", ResolversKeywords::payloadSize));
+                "The largest DNS answer announced over UDP (EDNS0), 12 to 65535 (default 512).", ResolversKeywords::payloadSize));
         r.register(new Keyword("resolve_retries", s, "resolve_retries <nb>",
-                "How many times a query is sent before the resolution counts as timed out (default 3).", c -> {
+                "How many more times an unanswered query is sent, every 'timeout retry', before the resolution fails (default 3).", c -> {
                     if (c.args().isEmpty() || c.args().get(0).isEmpty()) {
                         c.lineError("'resolve_retries' expects <nb> as argument.");
                         return;
@@ -87,7 +87,8 @@ final class ResolversKeywords {
                     : "The time before an unanswered query is sent again (default 1s).", c -> timeout(c, which)));
         }
         r.register(new Keyword("hold", s, "hold valid|nx|timeout|refused|other|obsolete <time>",
-                "valid: how long an answer is used before the name is asked again (default 10s); nx, timeout, refused, other:"
+                "valid: accepted (default 10s; HAProxy 2.6 uses it only to let a failed health check ask again early: names are"
+                        + " asked every 'timeout resolve'); nx, timeout, refused, other:"
                         + " how long a server keeps its address after such a failure before it goes to maintenance (default 30s);"
                         + " obsolete: how long an address missing from the answers is kept (default 0).", ResolversKeywords::hold));
     }

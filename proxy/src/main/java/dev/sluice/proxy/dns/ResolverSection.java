@@ -351,8 +351,9 @@ public final class ResolverSection {
         } else {
             String updater = config.name() + "/" + ns.id;
             Nameserver counting = ns;
+            Map<Object, int[]> cursors = new java.util.HashMap<>();
             for (Requester r : List.copyOf(res.requesters)) {
-                updates.answered(r, counting == null ? "DNS cache" : updater, counting);
+                updates.answered(r, counting == null ? "DNS cache" : updater, counting, cursors);
                 counting = null;
             }
         }

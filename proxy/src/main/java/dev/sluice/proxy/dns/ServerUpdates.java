@@ -5,6 +5,8 @@ import dev.sluice.proxy.backend.ServerEvents;
 import io.netty.util.NetUtil;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -25,12 +27,12 @@ final class ServerUpdates {
      * A valid A/AAAA answer for {@code r}'s resolution: the address it takes ({@code updater} names who gave it, as
      * HAProxy: "resolvers/nameserver" for the first requester, "DNS cache" for the others).
      */
-    void answered(Requester r, String updater, Nameserver ns) {
+    void answered(Requester r, String updater, Nameserver ns, Map<Object, int[]> cursors) {
         Server s = r.server;
         boolean wasMaint = s.unresolved();
         boolean noIp = false;
         if (r.ipRecord == null) {
-            Resolution.Record best = choose(r);
+            Resolution.Record best = r.networks.isEmpty() && !r.options.allowDupIp() ? quickChoice(r, cursors) : choose(r);
             if (best == null) {
                 noIp = true;
             } else {
@@ -48,8 +50,67 @@ final class ServerUpdates {
         validStatus(r, noIp, wasMaint);
     }
 
+    /**
+     * {@link #choose} without {@code resolve-net} and duplicates, where the scores leave few candidates: the current
+     * address in the preferred family (11, the most there is), else the first record of that family no other server of
+     * the backend has (10), else the current address (3), else the first free record of the other family (2). The first
+     * free record of a family is found from where the previous server of the backend took one in this pass
+     * ({@code cursors}: records before it are all taken), so a pass over n servers and n records is linear, not
+     * quadratic.
+     */
+    static Resolution.Record quickChoice(Requester r, Map<Object, int[]> cursors) {
+        Resolution res = r.resolution;
+        Server s = r.server;
+        int family = r.options.preferIpv6() ? DnsAnswer.AAAA : DnsAnswer.A;
+        Resolution.Record cur = s.unresolved() ? null : res.index.get(s.address().getAddress());
+        boolean curFree = cur != null && free(cur, r);
+        if (curFree && cur.type == family) {
+            return cur;
+        }
+        int[] at = cursors.computeIfAbsent(s.backend(), k -> new int[2]);
+        int slot = family == DnsAnswer.A ? 0 : 1;
+        Resolution.Record first = firstFree(res, r, family, at, slot);
+        if (first != null) {
+            return first;
+        }
+        if (curFree) {
+            return cur;
+        }
+        return firstFree(res, r, family == DnsAnswer.A ? DnsAnswer.AAAA : DnsAnswer.A, at, 1 - slot);
+    }
+
+    private static Resolution.Record firstFree(Resolution res, Requester r, int type, int[] at, int slot) {
+        List<Resolution.Record> recs = res.records;
+        for (int i = at[slot]; i < recs.size(); i++) {
+            Resolution.Record rec = recs.get(i);
+            if (rec.type != type) {
+                if (i == at[slot]) {
+                    at[slot]++;
+                }
+                continue;
+            }
+            if (free(rec, r)) {
+                return rec;
+            }
+            if (i == at[slot]) {
+                at[slot]++;
+            }
+        }
+        return null;
+    }
+
+    /** Whether no other server of {@code r}'s backend has the record. */
+    private static boolean free(Resolution.Record rec, Requester r) {
+        for (Requester o : rec.attached) {
+            if (o != r && o.server.backend() == r.server.backend()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** HAProxy's choice: the best score (preferred family 8, preferred network 4, unused 2, current 1), first wins ties. */
-    private static Resolution.Record choose(Requester r) {
+    static Resolution.Record choose(Requester r) {
         Resolution res = r.resolution;
         Server s = r.server;
         int family = r.options.preferIpv6() ? DnsAnswer.AAAA : DnsAnswer.A;

@@ -141,6 +141,46 @@ class ResolverSectionTest {
                 "Server be/s administratively READY thanks to valid DNS answer.");
     }
 
+    /** The linear choice gives HAProxy's scored one, whatever the records, the families and who holds what. */
+    @Test
+    void theQuickChoiceIsTheScoredOne() throws Exception {
+        setup("", """
+                    server-template w 4 app.test:80 resolvers dns init-addr none resolve-prefer ipv4
+                    server-template v 4 app.test:80 resolvers dns init-addr none
+                """);
+        java.util.Random rnd = new java.util.Random(7);
+        Nameserver ns = section.nameservers().get(0);
+        int compared = 0;
+        for (int round = 0; round < 300; round++) {
+            Resolution v4 = section.resolution("app.test", DnsAnswer.A, false);
+            Resolution v6 = section.resolution("app.test", DnsAnswer.AAAA, false);
+            List<String> ips = new ArrayList<>();
+            for (int i = 0, n = rnd.nextInt(7); i < n; i++) {
+                ips.add(rnd.nextBoolean() ? "10.0.0." + rnd.nextInt(8) : "fd00::" + rnd.nextInt(8));
+            }
+            DnsAnswer a = addresses(ips.stream().distinct().toArray(String[]::new));
+            long now = 1000L * (round + 1);
+            for (Resolution res : List.of(v4, v6)) {
+                // before the pass: each server without a record, as the pass finds it
+                section.valid(res, a, ns, now);
+                for (Requester r : res.requesters) {
+                    if (r.ipRecord != null && rnd.nextInt(3) == 0) {
+                        r.ipRecord.attached.remove(r);
+                        r.ipRecord = null;
+                    }
+                }
+                for (Requester r : res.requesters) {
+                    if (r.ipRecord == null) {
+                        compared++;
+                        assertThat(ServerUpdates.quickChoice(r, new java.util.HashMap<>())).as("round %d, %s", round, r.server.name())
+                                .isSameAs(ServerUpdates.choose(r));
+                    }
+                }
+            }
+        }
+        assertThat(compared).isGreaterThan(300);
+    }
+
     @Test
     void srvRecordsFillSlotsAndARemovedOneEmptiesItsSlot() throws Exception {
         setup("", """
