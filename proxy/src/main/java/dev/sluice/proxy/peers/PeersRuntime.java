@@ -205,7 +205,7 @@ public final class PeersRuntime {
 
     /** {@code show peers [<section>]}. */
     public void register(CliRegistry r) {
-        r.register(new CliCommand(List.of("show", "peers"), Level.USER, "show peers [dict|-] [section]", "dump some information about all the peers",
+        r.register(new CliCommand(List.of("show", "peers"), Level.USER, "show peers [dict|-] [section]", "dump some information about all the peers or this peers section",
                 req -> {
                     List<String> a = req.args();
                     int i = 2;
