@@ -74,6 +74,14 @@ public final class PeerSession extends ChannelInboundHandlerAdapter {
         return calls;
     }
 
+    DictCache.Tx dictTx() {
+        return dictTx;
+    }
+
+    DictCache.Rx dictRx() {
+        return dictRx;
+    }
+
     SharedTable remoteTable() {
         return remoteTable;
     }

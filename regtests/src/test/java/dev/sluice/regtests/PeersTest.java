@@ -316,6 +316,12 @@ class PeersTest {
                         .isNotNegative();
                 assertThat(origin(hh, "d")).isEqualTo("s2");
                 assertThat(entries(dir, "h", "be")).isEqualTo(entries(dir, "s", "be"));
+                // the server keys went through each side's dictionary: each one's RX holds what the other's TX sent (in the
+                // order the entries were pushed)
+                java.util.regex.Pattern rx = java.util.regex.Pattern.compile(
+                        "RX dictionary cache:\n {12}0 -> (s1    1 -> s2|s2    1 -> s1)    2 -> -    3 -> -\n");
+                assertThat(admin(dir, "s", "show peers dict")).containsPattern(rx);
+                assertThat(admin(dir, "h", "show peers dict")).containsPattern(rx);
             } finally {
                 h.destroy();
                 h.waitFor(10, TimeUnit.SECONDS);

@@ -209,10 +209,11 @@ public final class PeersRuntime {
                 req -> {
                     List<String> a = req.args();
                     int i = 2;
-                    if (i < a.size() && (a.get(i).equals("dict") || a.get(i).equals("-"))) {
+                    boolean dict = i < a.size() && a.get(i).equals("dict");
+                    if (i < a.size() && (dict || a.get(i).equals("-"))) {
                         i++;
                     }
-                    return ShowPeers.render(syncs, i < a.size() ? a.get(i) : null, startedAt);
+                    return ShowPeers.render(syncs, i < a.size() ? a.get(i) : null, startedAt, dict);
                 }));
     }
 
