@@ -91,6 +91,12 @@ public final class PeerSession extends ChannelInboundHandlerAdapter {
         return connector || ctx == null ? null : addr(ctx.channel().remoteAddress());
     }
 
+    /** HAProxy's transport name: SSL when a TLS handler sits in front of the session, RAW otherwise. */
+    String xprt() {
+        return ctx != null && ctx.pipeline().toMap().values().stream().anyMatch(h -> h.getClass().getSimpleName().equals("SslHandler"))
+                ? "SSL" : "RAW";
+    }
+
     String localAddress() {
         return ctx == null ? null : addr(ctx.channel().localAddress());
     }

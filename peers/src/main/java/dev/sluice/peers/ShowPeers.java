@@ -122,7 +122,7 @@ public final class ShowPeers {
             sb.append(" appctx:").append(ptr(session)).append(" st0=").append(session.st0()).append(" st1=0 task_calls=")
                     .append(session.calls()).append(" state=").append(session.established() ? "EST" : "CON");
             if (session.remoteAddress() != null) {
-                sb.append("\n        xprt=RAW src=").append(session.remoteAddress()).append(" addr=").append(session.localAddress());
+                sb.append("\n        xprt=").append(session.xprt()).append(" src=").append(session.remoteAddress()).append(" addr=").append(session.localAddress());
             }
         }
         if (session != null && session.remoteTable() != null) {
