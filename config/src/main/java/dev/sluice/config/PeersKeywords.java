@@ -69,12 +69,13 @@ final class PeersKeywords {
         r.register(new Keyword("localpeer", EnumSet.of(Section.GLOBAL), "localpeer <name>",
                 "The name of this process in the peers sections (default: the host name; '-L <name>' overrides it). Must come"
                         + " before the peers sections.", PeersKeywords::localpeer));
-        r.register(new Keyword("peer", peers, "peer <name> <address>:<port>",
-                "A peer of the section (no ssl yet); the one named like the local peer is this process, which listens on its address"
+        r.register(new Keyword("peer", peers, "peer <name> <address>:<port> [ssl verify none|ca-file <pem>]",
+                "A peer of the section; the one named like the local peer is this process, which listens on its address"
                         + " (and is the rendezvous of a reload: the new process learns the tables from the old one). Cannot be mixed"
                         + " with 'bind'. 'bind <address>:<port> [options]' + 'server <name> [<address>:<port>] [options]' is the"
                         + " other way: the local peer's 'server' line has no address. 'default-bind' and 'default-server' give"
-                        + " options to every bind and server line; 'log' lines are accepted as in HAProxy.", c -> {
+                        + " options to every bind and server line (encrypted links: 'default-bind ssl crt <pem>' and 'default-server ssl"
+                        + " verify none|ca-file <pem>'); 'log' lines are accepted as in HAProxy.", c -> {
                         }));
         r.register(new Keyword("table", peers, "table <name> type <type> [len <n>] size <n> [expire <time>] [nopurge] [store <types>]",
                 "A stick table of the section, replicated to its peers, named '<section>/<name>' in rules and on the CLI.", c -> {
@@ -133,6 +134,12 @@ final class PeersKeywords {
             return;
         }
         c.global().localPeer = c.args().get(0);
+    }
+
+    /** The word after {@code name} in {@code options}, or null. */
+    static String optionValue(List<String> options, String name) {
+        int i = options.lastIndexOf(name);
+        return i >= 0 && i + 1 < options.size() ? options.get(i + 1) : null;
     }
 
     /** The first character HAProxy's invalid_char refuses in a name, or -1. */
@@ -224,8 +231,11 @@ final class PeersKeywords {
             diags.error(at, "'bind " + addr + "' : " + e.getMessage() + ".");
             return;
         }
-        if (args.contains("ssl")) {
-            diags.error(at, "'bind " + addr + "' : encrypted peer links ('ssl') are not supported by Sluice yet.");
+        List<String> opts = new ArrayList<>(b.defaultBind);
+        opts.addAll(args.subList(1, args.size()));
+        if (opts.contains("ssl") && optionValue(opts, "crt") == null) {
+            diags.error((SourceRef) null, "Proxy '" + b.localName + "': no SSL certificate specified for bind '" + addr + "' at ["
+                    + at.file() + ":" + at.line() + "] (use 'crt').");
             return;
         }
         b.bindLine = true;
@@ -276,8 +286,11 @@ final class PeersKeywords {
         }
         List<String> options = new ArrayList<>(b.defaultServer);
         options.addAll(args.subList(Math.min(opts, args.size()), args.size()));
-        if (options.contains("ssl")) {
-            diags.error(at, "'" + kw + " " + name + "' : encrypted peer links ('ssl') are not supported by Sluice yet.");
+        if (options.contains("ssl") && !"none".equals(optionValue(options, "verify")) && optionValue(options, "ca-file") == null) {
+            diags.error((SourceRef) null, "verify is enabled by default but no CA file specified. If you're running on a"
+                    + " LAN where you're certain to trust the server's certificate, please set an explicit 'verify none' statement on"
+                    + " the 'server' line, or use 'ssl-server-verify none' in the global section to disable server-side verifications"
+                    + " by default.");
             return;
         }
         if (options.contains("check") || options.contains("init-addr") || options.contains("resolvers") || options.contains("agent-check")) {
@@ -330,6 +343,10 @@ final class PeersKeywords {
         List<Peers> out = new ArrayList<>();
         for (Builder b : builders) {
             Peers p = b.build(maxUpdates);
+            if (!p.disabled() && p.bindOptions().contains("ssl") && p.bindCertificate() == null && p.bindWhere() != null) {
+                diags.error((SourceRef) null, "Proxy '" + p.localName() + "': no SSL certificate specified for bind '" + p.bind() + "' at ["
+                        + p.bindWhere().file() + ":" + p.bindWhere().line() + "] (use 'crt').");
+            }
             if (!p.disabled() && p.local() == null) {
                 diags.warning((SourceRef) null, "Removing incomplete section 'peers " + p.name() + "' (no peer named '" + p.localName()
                         + "').");

@@ -82,6 +82,22 @@ class PeersKeywordsTest {
     }
 
     @Test
+    void encryptedLinks() {
+        Config c = Configs.valid(HEAD + """
+                peers m
+                    default-bind ssl crt /etc/peer.pem
+                    default-server ssl verify none
+                    peer p1 127.0.0.1:1
+                    peer p2 127.0.0.1:2
+                    peer p3 127.0.0.1:3 ca-file /etc/ca.pem verify required
+                """);
+        Peers p = c.peersSection("m").orElseThrow();
+        assertThat(p.bindCertificate()).isEqualTo("/etc/peer.pem");
+        assertThat(p.remotes()).extracting(Peers.Peer::ssl, x -> x.option("verify"), x -> x.option("ca-file"))
+                .containsExactly(tuple(true, "none", null), tuple(true, "required", "/etc/ca.pem"));
+    }
+
+    @Test
     void theLocalNameComesFromDashLThenLocalpeerThenTheHostName() {
         String text = "global\n    localpeer p2\n" + Configs.DEFAULTS + "peers m\n    peer p1 127.0.0.1:1\n    peer p2 127.0.0.1:2\n";
         var withL = parse(text, "p1");
@@ -119,7 +135,8 @@ class PeersKeywordsTest {
             "peers m|    peer p1 127.0.0.1:10011|    foo bar => 10 => unknown keyword 'foo' in 'peers' section",
             "peers m|    peer p1 127.0.0.1:10021|    peer p1 127.0.0.1:10022 => 10 => 'peer p1' : local peer name already referenced at test.cfg:9. p1",
             "peers m|    peer p1 127.0.0.1:1|peers m|    peer p1 127.0.0.1:2 => 10 => peers section 'm' has the same name as another peers section declared at test.cfg:8.",
-            "peers m|    peer p1 127.0.0.1:1|    peer p2 127.0.0.1:2 ssl => 10 => 'peer p2' : encrypted peer links ('ssl') are not supported by Sluice yet.",
+            "peers m|    peer p1 127.0.0.1:1|    peer p2 127.0.0.1:2 ssl => 0 => `verify is enabled by default but no CA file specified. If you're running on a LAN where you're certain to trust the server's certificate, please set an explicit 'verify none' statement on the 'server' line, or use 'ssl-server-verify none' in the global section to disable server-side verifications by default.`",
+            "peers m|    bind :1 ssl|    server p1 => 0 => Proxy 'p1': no SSL certificate specified for bind ':1' at [test.cfg:9] (use 'crt').",
             "frontend t1|    bind :1|peers m|    peer p1 127.0.0.1:1|    table t1 type ip size 1 => 12 => stick-table name 't1' conflicts with table declared in frontend 't1' at test.cfg:8.",
     })
     void errorsAsHaproxy(String lines, int line, String message) {

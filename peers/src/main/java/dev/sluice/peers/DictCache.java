@@ -20,6 +20,11 @@ public final class DictCache {
         private final Map<String, Integer> ids = new HashMap<>();
         private int next;
 
+        /** The value in slot {@code i}, or null (for 'show peers dict'). */
+        public String slot(int i) {
+            return slots[i];
+        }
+
         /** Appends the encoding of {@code value} (null: none). */
         public void write(String value, ByteBuf out) {
             if (value == null) {
@@ -52,6 +57,11 @@ public final class DictCache {
     public static final class Rx {
         private final String[] slots = new String[Wire.DICT_ENTRIES];
         private String last;
+
+        /** The value in slot {@code i}, or null (for 'show peers dict'). */
+        public String slot(int i) {
+            return slots[i];
+        }
 
         /** The value the last {@link #read} gave (null: none). */
         public String last() {

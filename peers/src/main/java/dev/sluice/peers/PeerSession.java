@@ -74,6 +74,14 @@ public final class PeerSession extends ChannelInboundHandlerAdapter {
         return calls;
     }
 
+    DictCache.Tx dictTx() {
+        return dictTx;
+    }
+
+    DictCache.Rx dictRx() {
+        return dictRx;
+    }
+
     SharedTable remoteTable() {
         return remoteTable;
     }
@@ -81,6 +89,12 @@ public final class PeerSession extends ChannelInboundHandlerAdapter {
     /** The peer's address of an accepted session (null for one this process opened, as HAProxy shows it). */
     String remoteAddress() {
         return connector || ctx == null ? null : addr(ctx.channel().remoteAddress());
+    }
+
+    /** HAProxy's transport name: SSL when a TLS handler sits in front of the session, RAW otherwise. */
+    String xprt() {
+        return ctx != null && ctx.pipeline().toMap().values().stream().anyMatch(h -> h.getClass().getSimpleName().equals("SslHandler"))
+                ? "SSL" : "RAW";
     }
 
     String localAddress() {

@@ -222,7 +222,11 @@ public final class PeersSync {
      */
     private void queued() {
         if (!wake.get() && wake.compareAndSet(false, true)) {
-            loop.schedule(this::push, BATCH_MS, TimeUnit.MILLISECONDS);
+            try {
+                loop.schedule(this::push, BATCH_MS, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // the process is stopping: nothing to push to any more
+            }
         }
     }
 
@@ -288,6 +292,11 @@ public final class PeersSync {
     public void close() {
         if (loop == null) {
             return;
+        }
+        for (SharedTable t : tables) {
+            if (t.table().updateLog() != null) {
+                t.table().updateLog().onQueued(null);
+            }
         }
         loop.execute(() -> {
             if (task != null) {

@@ -19,9 +19,15 @@ public final class ShowPeers {
 
     /** The dump, or HAProxy's error for an unknown section (null section: all). */
     public static String render(List<PeersSync> sections, String section, long startedAtMillis) {
+        return render(sections, section, startedAtMillis, false);
+    }
+
+    /** The same, with the dictionaries of server keys when {@code dict} ({@code show peers dict}). */
+    public static String render(List<PeersSync> sections, String section, long startedAtMillis, boolean dict) {
         StringBuilder sb = new StringBuilder();
         boolean found = false;
-        for (PeersSync s : sections) {
+        // HAProxy keeps its sections in a list the last declared first
+        for (PeersSync s : sections.reversed()) {
             if (section != null && !section.equals(s.section())) {
                 continue;
             }
@@ -29,7 +35,7 @@ public final class ShowPeers {
             head(sb, s, startedAtMillis);
             List<Peer> peers = s.peers();
             for (int i = peers.size() - 1; i >= 0; i--) {
-                peer(sb, s, peers.get(i));
+                peer(sb, s, peers.get(i), dict);
             }
         }
         if (section != null && !found) {
@@ -47,6 +53,33 @@ public final class ShowPeers {
             return "<NEVER>";
         }
         return at - now <= 0 ? "<PAST>" : humanTime((at - now) / 1000);
+    }
+
+    /** HAProxy's TX and RX dictionary caches: the TX slots in use, every RX slot ("-" when empty), four a line. */
+    private static void dictionaries(StringBuilder sb, PeerSession session) {
+        sb.append("\n        TX dictionary cache:");
+        int count = 0;
+        for (int i = 0; i < Wire.DICT_ENTRIES; i++) {
+            String v = session == null ? null : session.dictTx().slot(i);
+            if (v == null) {
+                break;
+            }
+            if (count++ == 0) {
+                sb.append("\n        ");
+            }
+            sb.append(String.format(Locale.ROOT, "  %3d -> %s", i, v));
+            count &= 0x3;
+        }
+        sb.append("\n        RX dictionary cache:");
+        count = 0;
+        for (int i = 0; i < Wire.DICT_ENTRIES; i++) {
+            String v = session == null ? null : session.dictRx().slot(i);
+            if (count++ == 0) {
+                sb.append("\n        ");
+            }
+            sb.append(String.format(Locale.ROOT, "  %3d -> %s", i, v == null ? "-" : v));
+            count &= 0x3;
+        }
     }
 
     static String humanTime(long sec) {
@@ -71,7 +104,7 @@ public final class ShowPeers {
                 .append('\n');
     }
 
-    private static void peer(StringBuilder sb, PeersSync s, Peer p) {
+    private static void peer(StringBuilder sb, PeersSync s, Peer p, boolean dict) {
         long now = s.now();
         PeerSession session = p.session();
         sb.append("  ").append(ptr(p)).append(": id=").append(p.name()).append('(').append(p.local() ? "local" : "remote").append(',')
@@ -89,7 +122,7 @@ public final class ShowPeers {
             sb.append(" appctx:").append(ptr(session)).append(" st0=").append(session.st0()).append(" st1=0 task_calls=")
                     .append(session.calls()).append(" state=").append(session.established() ? "EST" : "CON");
             if (session.remoteAddress() != null) {
-                sb.append("\n        xprt=RAW src=").append(session.remoteAddress()).append(" addr=").append(session.localAddress());
+                sb.append("\n        xprt=").append(session.xprt()).append(" src=").append(session.remoteAddress()).append(" addr=").append(session.localAddress());
             }
         }
         if (session != null && session.remoteTable() != null) {
@@ -118,7 +151,11 @@ public final class ShowPeers {
                 sb.append("\n              table:").append(ptr(t.table())).append(" id=").append(t.table().name()).append(" update=")
                         .append(update & 0xFFFF_FFFFL).append(" localupdate=").append(local & 0xFFFF_FFFFL).append(" commitupdate=")
                         .append(local & 0xFFFF_FFFFL).append(" refcnt=1");
-                sb.append("\n        Dictionary cache not dumped (use \"show peers dict\")");
+                if (dict) {
+                    dictionaries(sb, session);
+                } else {
+                    sb.append("\n        Dictionary cache not dumped (use \"show peers dict\")");
+                }
             }
         }
         sb.append('\n');

@@ -316,10 +316,50 @@ class PeersTest {
                         .isNotNegative();
                 assertThat(origin(hh, "d")).isEqualTo("s2");
                 assertThat(entries(dir, "h", "be")).isEqualTo(entries(dir, "s", "be"));
+                // the server keys went through each side's dictionary: each one's RX holds what the other's TX sent (in the
+                // order the entries were pushed)
+                java.util.regex.Pattern rx = java.util.regex.Pattern.compile(
+                        "RX dictionary cache:\n {12}0 -> (s1    1 -> s2|s2    1 -> s1)    2 -> -    3 -> -\n");
+                assertThat(admin(dir, "s", "show peers dict")).containsPattern(rx);
+                assertThat(admin(dir, "h", "show peers dict")).containsPattern(rx);
             } finally {
                 h.destroy();
                 h.waitFor(10, TimeUnit.SECONDS);
             }
+        }
+    }
+
+    @Test
+    void encryptedLinksWithHaproxy() throws Exception {
+        String haproxy = Program.HAPROXY.require();
+        TestPki pki = new TestPki("peers");
+        TestPki.Issued leaf = pki.leaf("localhost", "127.0.0.1");
+        Path dir = dir();
+        int hh = Ports.free();
+        int hs = Ports.free();
+        int ph = Ports.free();
+        int ps = Ports.free();
+        String tls = "    default-bind ssl crt " + leaf.pem() + "\n    default-server ssl verify none\n";
+        Path ch = write(dir, "h.cfg", config(dir, "h", hh, "h", ph, "s", ps).replace("peers p\n", "peers p\n" + tls));
+        Path cs = write(dir, "s.cfg", config(dir, "s", hs, "h", ph, "s", ps).replace("peers p\n", "peers p\n" + tls));
+        Process h = new ProcessBuilder(haproxy, "-L", "h", "-db", "-f", ch.toString()).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("h.log").toFile()).start();
+        try (Sluice s = Sluice.start(cs, List.of("-L", "s"), Map.of(), hs)) {
+            AdminClient.await(dir.resolve("h.sock"));
+            AdminClient.await(dir.resolve("s.sock"));
+            assertThat(await(() -> established(dir, "h") && established(dir, "s"), x -> x, 10_000)).as(s.output()).isNotNegative();
+            admin(dir, "h", "set table p/k key abc data.gpt0 9 data.server_id 4");
+            admin(dir, "s", "set table p/n key 77 data.http_req_cnt 3 data.server_id 2");
+            for (String t : List.of("p/k", "p/n")) {
+                assertThat(await(() -> entries(dir, "s", t), l -> l.equals(entries(dir, "h", t)) && !l.isEmpty(), 3000))
+                        .as(t + ": " + entries(dir, "h", t) + " / " + entries(dir, "s", t)).isNotNegative();
+            }
+            // a clear-text hello on the encrypted port gets no status line: the TLS handshake fails first
+            byte[] got = exchange(ps, "HAProxyS 2.1\ns\nh 1 1\n".getBytes(StandardCharsets.ISO_8859_1));
+            assertThat(new String(got, StandardCharsets.ISO_8859_1)).doesNotContain("200");
+        } finally {
+            h.destroy();
+            h.waitFor(10, TimeUnit.SECONDS);
         }
     }
 

@@ -37,6 +37,12 @@ public record Peers(SourceRef where, String name, boolean disabled, String local
         return null;
     }
 
+    /** The certificate of an encrypted listener ({@code ssl crt <pem>} on the bind or default-bind), or null. */
+    public String bindCertificate() {
+        int i = bindOptions.lastIndexOf("crt");
+        return bindOptions.contains("ssl") && i >= 0 && i + 1 < bindOptions.size() ? bindOptions.get(i + 1) : null;
+    }
+
     /** Every peer but the local one, in declaration order. */
     public List<Peer> remotes() {
         return peers.stream().filter(p -> !p.local()).toList();
@@ -59,6 +65,12 @@ public record Peers(SourceRef where, String name, boolean disabled, String local
 
         public boolean ssl() {
             return options.contains("ssl");
+        }
+
+        /** The word after {@code name} in the options, or null ({@code verify}, {@code ca-file}). */
+        public String option(String name) {
+            int i = options.lastIndexOf(name);
+            return i >= 0 && i + 1 < options.size() ? options.get(i + 1) : null;
         }
     }
 

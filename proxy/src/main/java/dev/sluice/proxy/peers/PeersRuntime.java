@@ -27,7 +27,13 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
+import java.io.File;
 import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -44,6 +50,9 @@ public final class PeersRuntime {
     private final List<PeersSync> syncs = new ArrayList<>();
     private final List<Peers> sections = new ArrayList<>();
     private final List<Channel> listeners = new ArrayList<>();
+    /** The TLS of each section's listener (null: clear text), and of the links to each remote peer by section and name. */
+    private final List<SslContext> serverTls = new ArrayList<>();
+    private final Map<String, SslContext> clientTls = new HashMap<>();
     private final long startedAt = System.currentTimeMillis();
     private volatile boolean drained = true;
 
@@ -89,11 +98,46 @@ public final class PeersRuntime {
                 }
                 specs.add(new PeersSync.PeerSpec(p.name(), host, port, p.local()));
             }
+            r.serverTls.add(serverTls(ps));
+            for (Peers.Peer p : ps.remotes()) {
+                if (p.ssl()) {
+                    r.clientTls.put(ps.name() + "/" + p.name(), clientTls(ps, p));
+                }
+            }
             r.syncs.add(new PeersSync(ps.name(), ps.localName(), pid, specs, shared, ps.maxUpdates(),
                     () -> (System.nanoTime() - origin) / 1_000_000L + 1, new Random()));
             r.sections.add(ps);
         }
         return r;
+    }
+
+    /** The listener's TLS ({@code ssl crt <pem>} on its bind or default-bind), or null. */
+    private static SslContext serverTls(Peers ps) {
+        String crt = ps.bindCertificate();
+        if (crt == null) {
+            return null;
+        }
+        try {
+            dev.sluice.proxy.tls.CertifiedKey ck = dev.sluice.proxy.tls.PemLoader.loadCertifiedKey(java.nio.file.Path.of(crt));
+            return SslContextBuilder.forServer(ck.key(), ck.chainArray()).build();
+        } catch (Exception e) {
+            throw new IllegalStateException("peers section '" + ps.name() + "': cannot load certificate '" + crt + "': " + e.getMessage(), e);
+        }
+    }
+
+    /** The TLS of the link to {@code p} ({@code ssl verify none}, or {@code ssl ca-file <pem>}). */
+    private static SslContext clientTls(Peers ps, Peers.Peer p) {
+        try {
+            SslContextBuilder b = SslContextBuilder.forClient();
+            if ("none".equals(p.option("verify"))) {
+                b.trustManager(InsecureTrustManagerFactory.INSTANCE);
+            } else {
+                b.trustManager(new File(p.option("ca-file")));
+            }
+            return b.build();
+        } catch (Exception e) {
+            throw new IllegalStateException("peers section '" + ps.name() + "', peer '" + p.name() + "': " + e.getMessage(), e);
+        }
     }
 
     /** Whether the table was declared with {@code len} (HAProxy's key size of a string table counts it). */
@@ -123,11 +167,15 @@ public final class PeersRuntime {
             PeersSync sync = syncs.get(i);
             Peers ps = sections.get(i);
             EventLoop loop = group.next();
+            SslContext tls = serverTls.get(i);
             if (ps.bind() instanceof ListenAddress.Inet in) {
                 ServerBootstrap b = new ServerBootstrap().group(loop, loop).channelFactory(transport::newServerChannel)
                         .childHandler(new ChannelInitializer<Channel>() {
                             @Override
                             protected void initChannel(Channel ch) {
+                                if (tls != null) {
+                                    ch.pipeline().addLast(tls.newHandler(ch.alloc()));
+                                }
                                 ch.pipeline().addLast(new PeerFrameDecoder(), sync.acceptedSession());
                             }
                         });
@@ -144,17 +192,22 @@ public final class PeersRuntime {
                 listeners.add(f.channel());
             }
             long connectTimeout = ps.timeoutConnectMs();
-            sync.start(loop, (peer, session) -> connect(transport, loop, peer, session, connectTimeout), oldProcess, log);
+            String section = ps.name();
+            sync.start(loop, (peer, session) -> connect(transport, loop, peer, session, connectTimeout, clientTls.get(section + "/" + peer.name())),
+                    oldProcess, log);
         }
     }
 
-    private static void connect(Transport transport, EventLoop loop, Peer peer, PeerSession session, long timeoutMs) {
+    private static void connect(Transport transport, EventLoop loop, Peer peer, PeerSession session, long timeoutMs, SslContext tls) {
         Bootstrap b = new Bootstrap().group(loop).channelFactory(transport::newSocketChannel)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) timeoutMs)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
+                        if (tls != null) {
+                            ch.pipeline().addLast(tls.newHandler(ch.alloc(), peer.host(), peer.port()));
+                        }
                         ch.pipeline().addLast(new PeerFrameDecoder(), session);
                     }
                 });
@@ -205,14 +258,15 @@ public final class PeersRuntime {
 
     /** {@code show peers [<section>]}. */
     public void register(CliRegistry r) {
-        r.register(new CliCommand(List.of("show", "peers"), Level.USER, "show peers [dict|-] [section]", "dump some information about all the peers",
+        r.register(new CliCommand(List.of("show", "peers"), Level.USER, "show peers [dict|-] [section]", "dump some information about all the peers or this peers section",
                 req -> {
                     List<String> a = req.args();
                     int i = 2;
-                    if (i < a.size() && (a.get(i).equals("dict") || a.get(i).equals("-"))) {
+                    boolean dict = i < a.size() && a.get(i).equals("dict");
+                    if (i < a.size() && (dict || a.get(i).equals("-"))) {
                         i++;
                     }
-                    return ShowPeers.render(syncs, i < a.size() ? a.get(i) : null, startedAt);
+                    return ShowPeers.render(syncs, i < a.size() ? a.get(i) : null, startedAt, dict);
                 }));
     }
 
