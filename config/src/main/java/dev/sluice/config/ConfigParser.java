@@ -171,7 +171,8 @@ public final class ConfigParser {
             CacheKeywords.check(p, builtCaches, diags);
         }
         var dns = ResolversKeywords.finish(resolvers, built, diags);
-        List<dev.sluice.config.model.Peers> peerSections = PeersKeywords.finish(peers, built, global.peersMaxUpdates, diags);
+        List<dev.sluice.config.model.Peers> peerSections = PeersKeywords.finish(peers, built, global.peersMaxUpdates, global.crtBase,
+                global.caBase, diags);
         if (!diags.hasErrors()) {
             config = new Config(g, built, lists, List.copyOf(builtCaches.values()), dns, peerSections);
         }
@@ -324,6 +325,9 @@ public final class ConfigParser {
     private void peersHeader(SourceRef at, List<String> words) {
         global.peersSeen = true;
         currentPeers = PeersKeywords.header(at, words, peers, PeersKeywords.localName(settings, global), diags);
+        if (currentPeers != null) {
+            currentPeers.directory = paths.directory();
+        }
         startSection(Section.PEERS, null);
         skippingUnsupported = currentPeers == null; // as HAProxy: a bad header aborts the reading of the section
     }

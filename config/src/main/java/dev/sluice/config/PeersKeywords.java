@@ -46,6 +46,9 @@ final class PeersKeywords {
         final List<Peers.PeersTable> tables = new ArrayList<>();
         final List<String> logs = new ArrayList<>();
 
+        /** Where relative paths of the section start from ({@code default-path} when it began; null: the working directory). */
+        String directory;
+
         Builder(SourceRef where, String name, String localName) {
             this.where = where;
             this.name = name;
@@ -56,11 +59,31 @@ final class PeersKeywords {
             return unnamedLocal || peers.stream().anyMatch(Peers.Peer::local);
         }
 
-        Peers build(int maxUpdates) {
+        /**
+         * The section, its TLS files as the proxies' are found: {@code crt-base} in front of a relative {@code crt},
+         * {@code ca-base} in front of a relative {@code ca-file}, then relative to {@link #directory}.
+         */
+        Peers build(int maxUpdates, String crtBase, String caBase) {
             List<String> bo = new ArrayList<>(defaultBind);
             bo.addAll(bindOptions);
-            return new Peers(where, name, disabled, localName, peers, bind, bindWhere, bo, defaultServer, shards, tables, logs,
-                    CONNECT_TIMEOUT_MS, maxUpdates);
+            List<Peers.Peer> ps = peers.stream().map(p -> new Peers.Peer(p.where(), p.name(), p.host(), p.port(), p.local(),
+                    withFile(p.options(), "ca-file", caBase))).toList();
+            return new Peers(where, name, disabled, localName, ps, bind, bindWhere, withFile(bo, "crt", crtBase), defaultServer, shards,
+                    tables, logs, CONNECT_TIMEOUT_MS, maxUpdates);
+        }
+
+        /** {@code options} with the file each {@code option} names found from {@code base} and {@link #directory}. */
+        private List<String> withFile(List<String> options, String option, String base) {
+            List<String> out = new ArrayList<>(options);
+            for (int i = 0; i + 1 < out.size(); i++) {
+                if (out.get(i).equals(option)) {
+                    String f = out.get(i + 1);
+                    if (!f.startsWith("/") && !f.startsWith("@")) {
+                        out.set(i + 1, ConfigPaths.resolve(directory, base != null ? base + "/" + f : f));
+                    }
+                }
+            }
+            return out;
         }
     }
 
@@ -339,10 +362,11 @@ final class PeersKeywords {
      * Once everything is read: the incomplete sections are dropped with HAProxy's warning (their tables stay, without
      * replication), and every {@code stick-table ... peers <name>} must name a section.
      */
-    static List<Peers> finish(List<Builder> builders, List<Proxy> proxies, int maxUpdates, Diagnostics diags) {
+    static List<Peers> finish(List<Builder> builders, List<Proxy> proxies, int maxUpdates, String crtBase, String caBase,
+            Diagnostics diags) {
         List<Peers> out = new ArrayList<>();
         for (Builder b : builders) {
-            Peers p = b.build(maxUpdates);
+            Peers p = b.build(maxUpdates, crtBase, caBase);
             if (!p.disabled() && p.bindOptions().contains("ssl") && p.bindCertificate() == null && p.bindWhere() != null) {
                 diags.error((SourceRef) null, "Proxy '" + p.localName() + "': no SSL certificate specified for bind '" + p.bind() + "' at ["
                         + p.bindWhere().file() + ":" + p.bindWhere().line() + "] (use 'crt').");

@@ -98,6 +98,20 @@ class PeersKeywordsTest {
     }
 
     @Test
+    void relativeTlsFilesAreFoundAsTheProxiesOnes() {
+        Config c = Configs.valid("global\n    localpeer p1\n    crt-base /certs\n    ca-base /cas\n" + Configs.DEFAULTS + """
+                peers m
+                    default-bind ssl crt peer.pem
+                    peer p1 127.0.0.1:1
+                    peer p2 127.0.0.1:2 ssl ca-file ca.pem
+                    peer p3 127.0.0.1:3 ssl ca-file /abs/ca.pem
+                """);
+        Peers p = c.peersSection("m").orElseThrow();
+        assertThat(p.bindCertificate()).isEqualTo("/certs/peer.pem");
+        assertThat(p.remotes()).extracting(x -> x.option("ca-file")).containsExactly("/cas/ca.pem", "/abs/ca.pem");
+    }
+
+    @Test
     void theLocalNameComesFromDashLThenLocalpeerThenTheHostName() {
         String text = "global\n    localpeer p2\n" + Configs.DEFAULTS + "peers m\n    peer p1 127.0.0.1:1\n    peer p2 127.0.0.1:2\n";
         var withL = parse(text, "p1");

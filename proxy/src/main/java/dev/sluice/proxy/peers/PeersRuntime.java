@@ -17,6 +17,8 @@ import dev.sluice.proxy.admin.CliCommand;
 import dev.sluice.proxy.admin.CliRegistry;
 import dev.sluice.proxy.metrics.PrometheusExporter;
 import dev.sluice.proxy.rules.StickTables;
+import dev.sluice.proxy.tls.CertifiedKey;
+import dev.sluice.proxy.tls.PemLoader;
 import dev.sluice.proxy.transport.Transport;
 import dev.sluice.sticktable.StickTable;
 import io.netty.bootstrap.Bootstrap;
@@ -32,10 +34,11 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import java.io.File;
 import java.net.InetSocketAddress;
-import java.util.HashMap;
-import java.util.Map;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -118,7 +121,7 @@ public final class PeersRuntime {
             return null;
         }
         try {
-            dev.sluice.proxy.tls.CertifiedKey ck = dev.sluice.proxy.tls.PemLoader.loadCertifiedKey(java.nio.file.Path.of(crt));
+            CertifiedKey ck = PemLoader.loadCertifiedKey(Path.of(crt));
             return SslContextBuilder.forServer(ck.key(), ck.chainArray()).build();
         } catch (Exception e) {
             throw new IllegalStateException("peers section '" + ps.name() + "': cannot load certificate '" + crt + "': " + e.getMessage(), e);
