@@ -85,7 +85,13 @@ public final class ConnectionLimit {
         }
         disabled = true;
         for (Channel l : listeners) {
-            l.config().setAutoRead(false);
+            if (l.eventLoop().inEventLoop()) {
+                l.config().setAutoRead(false);
+            } else {
+                // paused on its own loop before the answer: from another thread Netty only queues the change, and a
+                // connection arriving meanwhile (the loop handles its events before its tasks) would still be accepted
+                l.eventLoop().submit(() -> l.config().setAutoRead(false)).awaitUninterruptibly(1000);
+            }
         }
         return true;
     }
