@@ -8,6 +8,8 @@ import dev.sluice.pools.Budget;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.backend.ServerConnection;
+import dev.sluice.proxy.http.HttpVersion;
+import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.log.AccessLog;
 import dev.sluice.proxy.log.LogCaptures;
 import dev.sluice.proxy.rules.Rule;
@@ -216,6 +218,14 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
      * handler's first bytes.
      */
     private void switchToHttp(Backend chosen, String proto) {
+        ByteBuf sent = relay.held();
+        if ("h2".equals(proto) && sent != null && ProxyHeader.prefixMatch(sent, HttpVersion.H2_PREFACE) < 0) {
+            // HTTP/2 forced on bytes that are not its preface: HAProxy's HTTP/2 multiplexer closes without a word (its
+            // settings go only after the client's preface), and the stream's line says PR, nothing counted as denied
+            outcome.set(Cause.PROXY, State.REQUEST);
+            finish();
+            return;
+        }
         finished = true;
         logged = true;
         ByteBuf held = relay.takeHeld();

@@ -2,7 +2,6 @@ package dev.sluice.proxy.tcp;
 
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.diag.UnexpectedErrors;
-import dev.sluice.proxy.http.HttpVersion;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.rules.Trackers;
@@ -207,10 +206,7 @@ public final class TcpClientConnection extends ChannelPeer implements TcpClientS
     public void switchToHttp(ByteBuf held, Backend chosen, String proto) {
         stream = null;
         HttpHandoff handoff = frontend.httpHandoff();
-        // HTTP/2 forced on bytes that are not its preface: closed without a word, as HAProxy's HTTP/2 multiplexer does
-        // (it sends its settings only after the client's preface)
-        boolean notH2 = "h2".equals(proto) && held != null && ProxyHeader.prefixMatch(held, HttpVersion.H2_PREFACE) < 0;
-        if (handoff == null || notH2) {
+        if (handoff == null) {
             if (held != null) {
                 held.release();
             }

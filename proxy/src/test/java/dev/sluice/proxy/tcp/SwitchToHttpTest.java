@@ -106,6 +106,7 @@ class SwitchToHttpTest {
         return proxy("""
                 frontend f
                     mode tcp
+                    option tcplog
                     bind 127.0.0.1:8080
                     tcp-request inspect-delay 2s
                     tcp-request content switch-mode http proto %s if { req.len gt 0 }
@@ -126,6 +127,11 @@ class SwitchToHttpTest {
         // HAProxy's HTTP/2 multiplexer sends its settings only after the client's preface: nothing at all here
         assertThat(client.readText()).isEmpty();
         assertThat(p.servers()).isEmpty();
+        // and the stream's line says PR, as HAProxy's ("ft ft/<NOSRV> -1/-1/0 0 PR"), nothing counted as denied
+        String[] line = log.next().split(" ");
+        assertThat(line[3]).isEqualTo("f/<NOSRV>");
+        assertThat(line[6]).isEqualTo("PR");
+        assertThat(p.frontend().counters().get(Counter.DENIED_REQUESTS)).isZero();
     }
 
     @Test
