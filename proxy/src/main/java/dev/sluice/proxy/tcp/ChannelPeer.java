@@ -246,11 +246,6 @@ abstract class ChannelPeer extends ChannelInboundHandlerAdapter implements TcpPe
      */
     private static void fin(Channel ch, Runnable done) {
         if (!(ch instanceof DuplexChannel d) || d.isInputShutdown()) {
-            if (SocketFin.failed(ch)) {
-                // its "FIN" was a reset heard without a read (a spliced socket): a failure, as a refused shutdown was
-                ch.close();
-                return;
-            }
             // done first: the close may report the channel inactive at once, and it is then done both ways
             done.run();
             ch.close();

@@ -2,10 +2,8 @@ package dev.sluice.proxy.transport;
 
 import io.netty.channel.Channel;
 import io.netty.channel.epoll.AbstractEpollStreamChannel;
-import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 
@@ -20,10 +18,7 @@ import java.lang.invoke.MethodHandle;
  */
 public final class SocketFin {
     private static final int SHUT_WR = 1;
-    private static final int SOL_SOCKET = 1;
-    private static final int SO_ERROR = 4;
     private static final MethodHandle SHUTDOWN = link();
-    private static final MethodHandle GETSOCKOPT = linkGetsockopt();
 
     /** What {@link #send} did. */
     public enum Result {
@@ -49,38 +44,6 @@ public final class SocketFin {
         } catch (RuntimeException | LinkageError e) {
             // no native access: Netty's shutdown
             return null;
-        }
-    }
-
-    private static MethodHandle linkGetsockopt() {
-        try {
-            if (!System.getProperty("os.name", "").startsWith("Linux")) {
-                return null;
-            }
-            Linker linker = Linker.nativeLinker();
-            return linker.defaultLookup().find("getsockopt").map(a -> linker.downcallHandle(a, FunctionDescriptor.of(ValueLayout.JAVA_INT,
-                    ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS))).orElse(null);
-        } catch (RuntimeException | LinkageError e) {
-            return null;
-        }
-    }
-
-    /**
-     * Whether {@code ch}'s socket holds an error its peer caused (a reset: SO_ERROR), for a socket whose end was heard
-     * without a read (Netty reports EPOLLRDHUP as the end of the input, a reset too, when nothing reads the socket, as
-     * when it is spliced). False when it cannot tell.
-     */
-    public static boolean failed(Channel ch) {
-        if (GETSOCKOPT == null || !(ch instanceof AbstractEpollStreamChannel e) || !ch.isOpen()) {
-            return false;
-        }
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment v = a.allocate(ValueLayout.JAVA_INT);
-            MemorySegment len = a.allocateFrom(ValueLayout.JAVA_INT, 4);
-            int rc = (int) GETSOCKOPT.invokeExact(e.fd().intValue(), SOL_SOCKET, SO_ERROR, v, len);
-            return rc != 0 || v.get(ValueLayout.JAVA_INT, 0) != 0;
-        } catch (Throwable t) {
-            return false;
         }
     }
 
