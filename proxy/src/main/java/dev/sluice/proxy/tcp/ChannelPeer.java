@@ -41,6 +41,8 @@ abstract class ChannelPeer extends ChannelInboundHandlerAdapter implements TcpPe
     /** The channel's TLS handler, once looked up (null: clear text). */
     private SslHandler tls;
     private boolean tlsLooked;
+    /** A failure the socket reported to a call of Sluice's own (splice), which Netty's reads no longer see. */
+    private java.io.IOException failure;
 
     @Override
     public void write(ByteBuf data) {
@@ -73,6 +75,14 @@ abstract class ChannelPeer extends ChannelInboundHandlerAdapter implements TcpPe
         return target instanceof ChannelPeer t ? ChannelSplice.between(this, t, pipeSize, drained) : null;
     }
 
+    /**
+     * The socket failed in a call Netty did not make (splice): the end Netty reads next is that failure, not the
+     * peer's FIN.
+     */
+    final void failed(java.io.IOException e) {
+        failure = e;
+    }
+
     /** {@code bytes} are written to the peer. */
     protected void written(int bytes) {
     }
@@ -82,6 +92,11 @@ abstract class ChannelPeer extends ChannelInboundHandlerAdapter implements TcpPe
      * changes nothing: the relay hears a side's end once).
      */
     protected final boolean halfClosed(Object evt) {
+        if (evt instanceof ChannelInputShutdownEvent && failure != null) {
+            // the end after a reset: the close reports the failure
+            ch.close();
+            return false;
+        }
         if (evt instanceof ChannelInputShutdownEvent) {
             inputReported = true;
             return true;
@@ -98,7 +113,7 @@ abstract class ChannelPeer extends ChannelInboundHandlerAdapter implements TcpPe
      * comes, which is then its half-close, not a failure. Reported once.
      */
     protected final boolean finEnded() {
-        if (!finSent || inputReported) {
+        if (!finSent || inputReported || failure != null) {
             return false;
         }
         inputReported = true;

@@ -27,6 +27,7 @@ final class ChannelSplice implements TcpSplice {
 
     private final SpliceCalls calls = CALLS.get();
     private final int source;
+    private final ChannelPeer sourcePeer;
     private final ChannelPeer target;
     private final AbstractEpollStreamChannel targetChannel;
     private final Runnable drained;
@@ -35,8 +36,10 @@ final class ChannelSplice implements TcpSplice {
     private long inPipe;
     private boolean closed;
 
-    private ChannelSplice(AbstractEpollStreamChannel source, ChannelPeer target, int[] pipe, int capacity, Runnable drained) {
+    private ChannelSplice(ChannelPeer from, AbstractEpollStreamChannel source, ChannelPeer target, int[] pipe,
+            int capacity, Runnable drained) {
         this.source = source.fd().intValue();
+        this.sourcePeer = from;
         this.target = target;
         this.targetChannel = (AbstractEpollStreamChannel) target.ch;
         this.pipe = pipe;
@@ -54,7 +57,7 @@ final class ChannelSplice implements TcpSplice {
         SpliceCalls calls = CALLS.get();
         try {
             int[] p = calls.pipe(pipeSize);
-            return new ChannelSplice(src, to, p, calls.pipeSize(p[0]), drained);
+            return new ChannelSplice(from, src, to, p, calls.pipeSize(p[0]), drained);
         } catch (SpliceCalls.Failure e) {
             return null;
         }
@@ -83,7 +86,9 @@ final class ChannelSplice implements TcpSplice {
                 });
             }
         } catch (SpliceCalls.Failure e) {
-            // the source failed (reset): Netty's next read says so
+            // the source failed (reset). The call took the socket's error: Netty's next read finds only its end, which
+            // must not pass for a FIN
+            sourcePeer.failed(e);
         }
         if (total > 0) {
             target.flush();

@@ -102,4 +102,23 @@ class ChannelPeerTest {
         assertThat(server.isOpen()).isFalse();
         assertThat(log.next().split(" ")[6]).isEqualTo("--");
     }
+
+    @Test
+    void anEndAfterAResetASpliceCallTookIsTheServersFailure() {
+        proxy = proxy();
+        EmbeddedProxy.Duplex client = proxy.tcpClient();
+        proxy.run();
+        EmbeddedProxy.Duplex server = (EmbeddedProxy.Duplex) proxy.server(0);
+        server.receive("part");
+        proxy.run();
+        assertThat(client.readText()).isEqualTo("part");
+        // splice(2) got the reset: the socket's error is gone, Netty's next read finds only the end of the stream
+        server.pipeline().get(TcpServerConnection.class).failed(new java.io.IOException("splice failed: errno 104"));
+        server.receiveFin();
+        proxy.run();
+        assertThat(server.isOpen()).isFalse();
+        assertThat(client.isOpen()).isFalse();
+        assertThat(client.shutdowns()).isZero();
+        assertThat(log.next().split(" ")[6]).isEqualTo("SD");
+    }
 }
