@@ -34,6 +34,7 @@ enum Program {
     CURL("curl", "curl"),
     SOCAT("socat", "socat"),
     H2LOAD("h2load", "nghttp2-client"),
+    WRK("wrk", "wrk"),
     NGHTTP("nghttp", "nghttp2-client"),
     GTLSCLIENT("gtlsclient", "ngtcp2-client"),
     OPENSSL("openssl", "openssl"),

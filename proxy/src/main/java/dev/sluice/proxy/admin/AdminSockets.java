@@ -39,7 +39,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class AdminSockets {
     private final List<StatsSocket> config;
-    private final CliRegistry registry;
+    private volatile CliRegistry registry;
     private final long timeoutMs;
     private final CliRouter router;
     private final List<Channel> channels = new ArrayList<>();
@@ -61,6 +61,11 @@ public final class AdminSockets {
 
     public CliRegistry registry() {
         return registry;
+    }
+
+    /** The commands of a reloaded configuration: sessions opened from now on run them. */
+    public void registry(CliRegistry r) {
+        this.registry = r;
     }
 
     /** {@code stats timeout}: how long a session may stay idle. */

@@ -51,12 +51,12 @@ public final class Backend {
     private ProxyRules rules = ProxyRules.NONE;
     /** Streams currently using a server of this backend (the log's %bc, scur): one atomic, see {@link Server}. */
     final AtomicInteger active = new AtomicInteger();
-    private final Counters counters = new Counters();
+    private Counters counters = new Counters();
     /** Arrival order across the backend's queue and its servers' own queues (set before the servers are built). */
     final AtomicLong tickets = new AtomicLong();
     /** Requests the balancing found no free server for: they wait for any server of the balanced group. */
     private final WaitQueue queue = new WaitQueue(null, tickets);
-    private final TimeStats timeStats;
+    private TimeStats timeStats;
     private int id;
     private int fullconn = 1;
     /** UP/DOWN history, changed under this backend's lock by {@link #serversChanged}. */
@@ -379,6 +379,25 @@ public final class Backend {
 
     public HttpOptions http() {
         return config.http();
+    }
+
+    /**
+     * An in-process reload replaced this backend's configuration: it carries on the counters and timings of
+     * {@code old} (the backend of the same name before), and each of its servers those of the server of the same name.
+     * Before start.
+     */
+    public void continues(Backend old) {
+        counters = old.counters;
+        timeStats = old.timeStats;
+        lastError = old.lastError;
+        for (Server s : servers) {
+            for (Server o : old.servers) {
+                if (o.name().equals(s.name())) {
+                    s.continues(o);
+                    break;
+                }
+            }
+        }
     }
 
     public List<Server> servers() {

@@ -50,8 +50,8 @@ public final class Server {
     private final int initialWeight;
     /** Its operational and administrative state, with the transitions. */
     private final ServerState state;
-    private final Counters counters = new Counters();
-    private final TimeStats timeStats;
+    private Counters counters = new Counters();
+    private TimeStats timeStats;
     private final ServerPools pools;
     /** {@code proto h2}: HTTP/2 whatever ALPN says. */
     private final boolean forcedH2;
@@ -538,6 +538,12 @@ public final class Server {
 
     public int checkHealth() {
         return state.checkHealth();
+    }
+
+    /** Carries on the counters and timings of {@code old}, this server before an in-process reload. Before start. */
+    void continues(Server old) {
+        counters = old.counters;
+        timeStats = old.timeStats;
     }
 
     public Counters counters() {

@@ -476,6 +476,13 @@ public final class ServerCommands {
     /** SRV_ADMF_HMAINT: the name came from DNS (an SRV record); it takes nothing out of service. */
     private static final int FQDN_MAINT = 0x40;
 
+    /** The {@code show servers state} lines of {@code be}'s servers (no header). */
+    public static String stateLines(Backend be) {
+        StringBuilder out = new StringBuilder();
+        state(out, be);
+        return out.toString();
+    }
+
     private static void state(StringBuilder out, Backend be) {
         long now = System.currentTimeMillis();
         for (Server s : be.servers()) {

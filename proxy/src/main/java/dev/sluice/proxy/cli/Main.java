@@ -9,6 +9,7 @@ import dev.sluice.config.LineLexer;
 import dev.sluice.config.model.Config;
 import dev.sluice.config.model.StatsSocket;
 import dev.sluice.proxy.memory.ProxyPools;
+import dev.sluice.proxy.runtime.Generations;
 import dev.sluice.proxy.runtime.ProxyRuntime;
 import dev.sluice.proxy.transport.Transport;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -169,53 +170,17 @@ public final class Main {
         }
         PrintStream err = System.err;
         String workerCli = System.getenv(Master.WORKER_CLI_ENV);
-        Parsed parsed = parse(files(opts), commandLineSource(opts, workerCli), opts.chdir() == null ? null : opts.chdir().toString(),
-                opts.localPeer());
-        List<Diagnostic> diags = parsed.diagnostics();
-        Config config = parsed.config();
-        boolean errors = diags.stream().anyMatch(Diagnostic::isError);
+        Checked checked = load(opts, workerCli);
         if (!opts.quiet()) {
-            for (Diagnostic d : diags) {
-                if (d.severity() == Diagnostic.Severity.DIAG && !opts.diagnostic()) {
-                    continue;
-                }
-                err.println(d);
-            }
+            checked.loaded().messages().forEach(err::println);
         }
-        if (errors || config == null) {
-            if (!opts.quiet()) {
-                err.println("Fatal errors found in configuration.");
-            }
+        if (checked.loaded().config() == null) {
             return 1;
         }
-        // TEMPORARY (issue 16): what the configuration accepts but the daemon cannot run yet; delete with NotYetRunnable
-        List<String> notYet = NotYetRunnable.problems(config);
-        if (!notYet.isEmpty()) {
-            if (!opts.quiet()) {
-                notYet.forEach(err::println);
-                err.println("Fatal errors found in configuration.");
-            }
-            return 1;
-        }
-        ProxyRuntime.Prepared prepared = ProxyRuntime.check(config);
-        Privileges.Resolved privileges = Privileges.resolve(config.global().process(), prepared.problems());
-        if (!opts.quiet()) {
-            prepared.warnings().forEach(err::println);
-        }
-        if (!prepared.problems().isEmpty()) {
-            if (!opts.quiet()) {
-                prepared.problems().forEach(err::println);
-                err.println("Fatal errors found in configuration.");
-            }
-            return 1;
-        }
-        boolean warned = prepared.warnings().stream().anyMatch(w -> w.contains(": warning: ")) || diags.stream().anyMatch(d -> d.severity() == Diagnostic.Severity.WARNING);
-        if (warned && (config.global().process().zeroWarning() || opts.zeroWarning())) {
-            if (!opts.quiet()) {
-                err.println("[ALERT] Some warnings were found and 'zero-warning' is set. Aborting.");
-            }
-            return 1;
-        }
+        Config config = checked.loaded().config();
+        ProxyRuntime.Prepared prepared = checked.loaded().prepared();
+        Privileges.Resolved privileges = checked.privileges();
+        boolean warned = checked.warned();
         // as HAProxy: a configuration with nothing to listen on (no bind, no stats socket) does not start; the
         // master's own socket in a worker does not count; a peers section's listener counts
         boolean listens = config.global().statsSockets().size() > (workerCli == null ? 0 : 1)
@@ -328,6 +293,53 @@ public final class Main {
         DetachedStdio.detach();
     }
 
+    /** The configuration read and checked as {@code -c} does, with the messages to print; its privileges resolved. */
+    record Checked(Generations.Loaded loaded, Privileges.Resolved privileges, boolean warned) {
+    }
+
+    /**
+     * Reads the files, then checks what the runtime needs (the same code at start-up, for {@code -c} and for each
+     * in-process reload): the messages in the order they are printed, and a model only when it can run.
+     */
+    static Checked load(Options opts, String workerCli) {
+        Parsed parsed = parse(files(opts), commandLineSource(opts, workerCli), opts.chdir() == null ? null : opts.chdir().toString(),
+                opts.localPeer());
+        List<String> messages = new ArrayList<>();
+        List<Diagnostic> diags = parsed.diagnostics();
+        for (Diagnostic d : diags) {
+            if (d.severity() != Diagnostic.Severity.DIAG || opts.diagnostic()) {
+                messages.add(d.toString());
+            }
+        }
+        Config config = parsed.config();
+        if (diags.stream().anyMatch(Diagnostic::isError) || config == null) {
+            messages.add("Fatal errors found in configuration.");
+            return new Checked(Generations.Loaded.failed(messages), null, false);
+        }
+        // TEMPORARY (issue 16): what the configuration accepts but the daemon cannot run yet; delete with NotYetRunnable
+        List<String> notYet = NotYetRunnable.problems(config);
+        if (!notYet.isEmpty()) {
+            messages.addAll(notYet);
+            messages.add("Fatal errors found in configuration.");
+            return new Checked(Generations.Loaded.failed(messages), null, false);
+        }
+        ProxyRuntime.Prepared prepared = ProxyRuntime.check(config);
+        Privileges.Resolved privileges = Privileges.resolve(config.global().process(), prepared.problems());
+        messages.addAll(prepared.warnings());
+        if (!prepared.problems().isEmpty()) {
+            messages.addAll(prepared.problems());
+            messages.add("Fatal errors found in configuration.");
+            return new Checked(Generations.Loaded.failed(messages), privileges, false);
+        }
+        boolean warned = prepared.warnings().stream().anyMatch(w -> w.contains(": warning: "))
+                || diags.stream().anyMatch(d -> d.severity() == Diagnostic.Severity.WARNING);
+        if (warned && (config.global().process().zeroWarning() || opts.zeroWarning())) {
+            messages.add("[ALERT] Some warnings were found and 'zero-warning' is set. Aborting.");
+            return new Checked(Generations.Loaded.failed(messages), privileges, true);
+        }
+        return new Checked(new Generations.Loaded(config, prepared, messages), privileges, warned);
+    }
+
     /**
      * The master CLI's socket from {@code -S <bind>[,option,value...]}: read as a {@code stats socket} line (level
      * admin unless an option says otherwise), so addresses and options mean what they mean there. Null (reported)
@@ -410,10 +422,14 @@ public final class Main {
             runtime.stop();
             return 1;
         }
-        Signals.install(runtime);
+        String workerCli = System.getenv(Master.WORKER_CLI_ENV);
+        Generations generations = new Generations(runtime, () -> load(opts, workerCli).loaded(), opts.quiet());
+        // from now on through the generations only: a reference kept here would keep every replaced one alive
+        runtime = null;
+        Signals.install(generations, opts.quiet());
         if (opts.debug()) {
-            for (var l : runtime.listeners()) {
-                System.err.println("[NOTICE] listening on " + l.localAddress() + " (" + runtime.transport().name() + ")");
+            for (var l : generations.current().listeners()) {
+                System.err.println("[NOTICE] listening on " + l.localAddress() + " (" + generations.current().transport().name() + ")");
             }
         }
         // as HAProxy: the old processes are told once the new one listens, then privileges are dropped
@@ -423,7 +439,7 @@ public final class Main {
         for (long p : opts.hardStopPids()) {
             Signals.send(p, "TERM");
         }
-        watchMaster(runtime);
+        watchMaster(generations);
         // a daemon's parent, or a master, waits for this file to hold the pid
         String daemonReady = System.getenv(READY_FILE_ENV);
         String ready = daemonReady != null ? daemonReady : System.getenv(Master.WORKER_READY_ENV);
@@ -441,7 +457,7 @@ public final class Main {
             if (!opts.quiet()) {
                 System.err.println("[ALERT] " + alert);
             }
-            runtime.stop();
+            generations.stop();
             return 1;
         }
         Privileges.setDumpable(config.global().process().dumpable(), opts.quiet() ? new PrintStream(OutputStream.nullOutputStream()) : System.err);
@@ -458,7 +474,7 @@ public final class Main {
             }
         }
         try {
-            runtime.awaitStop();
+            generations.awaitStop();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -470,7 +486,7 @@ public final class Main {
     }
 
     /** A worker stops at once when its master is gone (killed): nothing would reload or supervise it any more. */
-    private static void watchMaster(ProxyRuntime runtime) {
+    private static void watchMaster(Generations runtime) {
         String m = System.getenv(Master.WORKER_ENV);
         if (m == null) {
             return;

@@ -1,11 +1,11 @@
 package dev.sluice.proxy.cli;
 
-import dev.sluice.proxy.runtime.ProxyRuntime;
+import dev.sluice.proxy.runtime.Generations;
 import sun.misc.Signal;
 
 /**
  * Signal handling, as HAProxy: SIGTERM and SIGINT stop at once, SIGUSR1 stops gracefully (listeners
- * close, running exchanges may finish). Also sends signals to other processes for {@code -sf}/{@code -st}.
+ * close, running exchanges may finish); SIGUSR2 reloads the configuration in the process ({@link Generations}). Also sends signals to other processes for {@code -sf}/{@code -st}.
  *
  * <p>Not SIGQUIT, on which HAProxy dumps its pools to stderr and flushes them: the JVM keeps that signal for
  * its thread dump (printed on stdout; the process goes on) and refuses a Java handler for it ("Signal already
@@ -17,10 +17,17 @@ final class Signals {
     private Signals() {
     }
 
-    static void install(ProxyRuntime runtime) {
+    /** {@code quiet}: a reload's messages are not printed ({@code -q}). */
+    static void install(Generations runtime, boolean quiet) {
         Signal.handle(new Signal("TERM"), s -> runtime.stop());
         Signal.handle(new Signal("INT"), s -> runtime.stop());
         Signal.handle(new Signal("USR1"), s -> runtime.softStop());
+        // SIGUSR2: the configuration files again, in this process (a master reloads by starting a new worker)
+        Signal.handle(new Signal("USR2"), s -> runtime.reload().thenAccept(r -> {
+            if (!quiet) {
+                r.messages().forEach(System.err::println);
+            }
+        }));
     }
 
     /** Sends {@code SIG<name>} to {@code pid}; failures are reported, not fatal. */

@@ -76,7 +76,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
     /** The most a lingering close waits for the client's FIN (less when timeout client-fin / client are shorter). */
     private static final long MAX_LINGER_MILLIS = 5000;
 
-    private final Frontend frontend;
+    private Frontend frontend;
     private final ConnectionLimit limit;
     private final H1Parser parser;
     private final InputBuffer input = new InputBuffer();
@@ -242,7 +242,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
             inputShutdown();
             return;
         }
-        if (evt == SoftStop.EVENT) {
+        if (evt == SoftStop.EVENT || evt == SoftStop.IF_REMOVED && frontend.isStopped()) {
             // an idle connection goes now; one in an exchange goes after its response (mustClose)
             if (phase == Phase.WAIT_REQUEST && parser.idle() && !input.isReadable()) {
                 closeNow();
@@ -460,6 +460,8 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         } else {
             timer.disarm();
         }
+        // after an in-process reload, the request belongs to the new configuration
+        frontend = frontend.current(ch);
         stream = new Stream(this, frontend, req);
         stream.start();
     }

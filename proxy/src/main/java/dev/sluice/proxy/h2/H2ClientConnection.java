@@ -68,7 +68,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     /** CONTINUATION frames under 16 KiB in one header block before the connection is closed. */
     static final int MAX_SMALL_CONTINUATIONS = 16;
 
-    private final Frontend frontend;
+    private Frontend frontend;
     private final H2Counters h2Counters;
     /** Fields a header block may carry, pseudo-header fields included: HAProxy's {@code 2 * tune.http.maxhdr - 1}. */
     private final int maxFields;
@@ -229,8 +229,13 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
         return tlsSession;
     }
 
+    /** The frontend of a new stream: after an in-process reload, the new configuration's. */
     Frontend frontend() {
-        return frontend;
+        Frontend f = frontend;
+        if (f.isStopped()) {
+            return f;
+        }
+        return frontend = f.current(ctx == null ? null : ctx.channel());
     }
 
     ChannelHandlerContext ctx() {
@@ -309,7 +314,7 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
             }
             return;
         }
-        if (evt == SoftStop.EVENT) {
+        if (evt == SoftStop.EVENT || evt == SoftStop.IF_REMOVED && frontend.isStopped()) {
             shutdownGracefully();
             return;
         }

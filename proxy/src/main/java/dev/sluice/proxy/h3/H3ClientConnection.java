@@ -47,7 +47,7 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
     /** QUIC's CONNECTION_REFUSED transport error. */
     static final int CONNECTION_REFUSED = 0x2;
 
-    private final Frontend frontend;
+    private Frontend frontend;
     private final ConnectionLimit limit;
     private final ConnectionRules rules;
     private final List<H3ClientStream> streams = new ArrayList<>(4);
@@ -117,8 +117,10 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** The frontend of a new request stream: after an in-process reload, the new configuration's. */
     Frontend frontend() {
-        return frontend;
+        Frontend f = frontend;
+        return f.isStopped() ? f : (frontend = f.current(null));
     }
 
     int loopIndex() {
@@ -231,7 +233,7 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-        if (evt == SoftStop.EVENT) {
+        if (evt == SoftStop.EVENT || evt == SoftStop.IF_REMOVED && frontend.isStopped()) {
             softStop();
             return;
         }

@@ -116,6 +116,18 @@ public final class ConnectionLimit {
         listeners.add(serverChannel);
     }
 
+    /** The frontend is gone (an in-process reload removed it): the process limit no longer drains into this one. */
+    public void detach() {
+        if (parent != null) {
+            parent.children.remove(this);
+        }
+    }
+
+    /** The listening socket is no longer this limit's (closed, or handed to another frontend by a reload). */
+    public void removeListener(Channel serverChannel) {
+        listeners.remove(serverChannel);
+    }
+
     private boolean tryAcquireSelf() {
         while (true) {
             int c = current.get();

@@ -47,6 +47,10 @@ public final class Listener {
     /** Its own counters ({@code option socket-stats}), or null. */
     private ListenerCounters counters;
     private SocketTune tune = SocketTune.DEFAULT;
+    /** What the socket's accepted connections go through: passed on to the listener that takes the socket over. */
+    private Acceptor acceptor;
+    /** The backlog the socket was made with. */
+    private int backlogUsed;
 
     /**
      * @param connectionHandler makes the protocol handler of an accepted connection, given whether the
@@ -133,32 +137,8 @@ public final class Listener {
                 // a client may half-close after its request and still expect the response
                 .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
                 .handler(AcceptedInterest.INSTANCE)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        Budget budget = sessions;
-                        if (budget != null) {
-                            if (!budget.take()) {
-                                ch.close();
-                                return;
-                            }
-                            ch.closeFuture().addListener(f -> budget.give());
-                        }
-                        ListenerCounters lc = counters;
-                        if (lc != null) {
-                            lc.accepted(ch);
-                        }
-                        if (acceptFilter != null && !acceptFilter.test(ch)) {
-                            ch.close();
-                            return;
-                        }
-                        if (clients != null) {
-                            clients.add(ch);
-                        }
-                        boolean admitted = limit.admit(ch);
-                        ch.pipeline().addLast("conn", connectionHandler.apply(admitted));
-                    }
-                });
+                .childHandler(acceptor = new Acceptor(this));
+        backlogUsed = so.backlog() > 0 ? so.backlog() : backlog;
         // each option set is a system call per connection: only those that differ from a new socket's
         if (!PlatformDependent.canEnableTcpNoDelayByDefault()) {
             b.childOption(ChannelOption.TCP_NODELAY, true);
@@ -235,6 +215,72 @@ public final class Listener {
         }
         channel = f.channel();
         limit.addListener(channel);
+    }
+
+    /** What an accepted connection gets: its budget, counters, filter, admission and protocol handler. */
+    private void accepted(SocketChannel ch) {
+        Budget budget = sessions;
+        if (budget != null) {
+            if (!budget.take()) {
+                ch.close();
+                return;
+            }
+            ch.closeFuture().addListener(f -> budget.give());
+        }
+        ListenerCounters lc = counters;
+        if (lc != null) {
+            lc.accepted(ch);
+        }
+        if (acceptFilter != null && !acceptFilter.test(ch)) {
+            ch.close();
+            return;
+        }
+        if (clients != null) {
+            clients.add(ch);
+        }
+        boolean admitted = limit.admit(ch);
+        ch.pipeline().addLast("conn", connectionHandler.apply(admitted));
+    }
+
+    /**
+     * Whether this listener's socket can be handed to {@code next} at an in-process reload: the same address and
+     * socket options, and the same options its accepted sockets get (they are fixed when the socket is made).
+     */
+    public boolean sameSocket(Listener next, int backlog) {
+        BindSocket so = next.bind.socket();
+        return channel != null && channel.isActive() && bind.address().equals(next.bind.address()) && bind.socket().equals(so)
+                && tcpKeepAlive == next.tcpKeepAlive && reusePort == next.reusePort && tune.clientRcvbuf() == next.tune.clientRcvbuf()
+                && tune.clientSndbuf() == next.tune.clientSndbuf() && tune.maxAccept() == next.tune.maxAccept()
+                && backlogUsed == (so.backlog() > 0 ? so.backlog() : backlog);
+    }
+
+    /**
+     * Takes the socket of {@code old} over (an in-process reload): nothing is closed nor bound, the connections
+     * waiting in its queue and those accepted from now on are this listener's.
+     */
+    public void adopt(Listener old) {
+        channel = old.channel;
+        backlogUsed = old.backlogUsed;
+        acceptor = old.acceptor;
+        old.channel = null;
+        old.acceptor = null;
+        old.limit.removeListener(channel);
+        limit.addListener(channel);
+        acceptor.target = this;
+    }
+
+    /** The child handler of the socket: each accepted connection goes to the listener that owns the socket now. */
+    private static final class Acceptor extends ChannelInitializer<SocketChannel> {
+        volatile Listener target;
+
+        Acceptor(Listener target) {
+            this.target = target;
+        }
+
+        @Override
+        protected void initChannel(SocketChannel ch) {
+            target.accepted(ch);
+        }
     }
 
     /**

@@ -33,6 +33,16 @@ public final class StickTables {
      * its entry size (the proxy's pools, under {@code -m}); null for none.
      */
     public static StickTables of(Config config, List<String> problems, java.util.function.IntFunction<dev.sluice.sticktable.EntryMemory> memory) {
+        return of(config, problems, memory, null);
+    }
+
+    /**
+     * As {@link #of(Config, List, java.util.function.IntFunction)}, for an in-process reload: a table of
+     * {@code previous} with the same name and definition is kept, entries and all; a changed one starts empty, with a
+     * warning in {@code problems}.
+     */
+    public static StickTables of(Config config, List<String> problems, java.util.function.IntFunction<dev.sluice.sticktable.EntryMemory> memory,
+            StickTables previous) {
         // tables that stick rules use keep the server of each key, as HAProxy adds server_id/server_key to them
         java.util.Set<String> sticky = new java.util.HashSet<>();
         for (Proxy p : config.proxies()) {
@@ -59,7 +69,7 @@ public final class StickTables {
                     dev.sluice.sticktable.DataLayout layout = new dev.sluice.sticktable.DataLayout(spec.store());
                     options = options.withMemory(memory.apply(dev.sluice.sticktable.EntryMemory.entrySize(layout, spec.keyLength())));
                 }
-                t.byName.put(p.name(), new StickTable(p.name(), spec, options));
+                t.byName.put(p.name(), kept(previous, p.name(), spec, options, p.stickTable().where(), problems));
             } catch (StickTableConfigException e) {
                 problems.add(p.stickTable().where() + ": error: 'stick-table' : " + e.getMessage() + ".");
             }
@@ -78,13 +88,27 @@ public final class StickTables {
                         dev.sluice.sticktable.DataLayout layout = new dev.sluice.sticktable.DataLayout(spec.store());
                         options = options.withMemory(memory.apply(dev.sluice.sticktable.EntryMemory.entrySize(layout, spec.keyLength())));
                     }
-                    t.byName.put(pt.fullName(), new StickTable(pt.fullName(), spec, options));
+                    t.byName.put(pt.fullName(), kept(previous, pt.fullName(), spec, options, pt.where(), problems));
                 } catch (StickTableConfigException e) {
                     problems.add(pt.where() + ": error: 'table' : " + e.getMessage() + ".");
                 }
             }
         }
         return t;
+    }
+
+    /** The table of {@code previous} named {@code name} when its definition is {@code spec}, else a new one. */
+    private static StickTable kept(StickTables previous, String name, StickTableSpec spec, dev.sluice.sticktable.TableOptions options,
+            Object where, List<String> problems) {
+        StickTable old = previous == null ? null : previous.get(name);
+        if (old != null && old.spec().equals(spec)) {
+            return old;
+        }
+        if (old != null) {
+            problems.add(where + ": warning: stick-table '" + name + "' changed on reload: it starts empty (" + old.size()
+                    + " entries dropped).");
+        }
+        return new StickTable(name, spec, options);
     }
 
     /** Adds a table under its own name (tests build tables without a configuration). */

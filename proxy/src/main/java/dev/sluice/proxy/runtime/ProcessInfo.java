@@ -41,7 +41,9 @@ final class ProcessInfo {
             InfoField.TOTAL_SPLICED_BYTES_OUT, InfoField.DEBUG_COMMANDS_ISSUED, InfoField.CUM_RECV_LOGS);
 
     private final ProxyRuntime rt;
-    private final long startMillis = System.currentTimeMillis();
+    /** The process's start (the first runtime's): in-process reloads do not restart the uptime. */
+    private static final long START_MILLIS = System.currentTimeMillis();
+    private final long startMillis = START_MILLIS;
     private final String node;
     /** Process-wide rates, updated by the sampler. */
     private long previousConnections;
@@ -149,6 +151,12 @@ final class ProcessInfo {
         m.put(InfoField.POOL_USED_BYTES, poolUsed);
         m.put(InfoField.START_TIME_SEC, startMillis / 1000);
         m.put(InfoField.TAINTED, "0");
+        Generations g = rt.generations();
+        if (g != null && g.reloads() > 0) {
+            m.put(InfoField.RELOADS, g.reloads());
+            m.put(InfoField.LAST_RELOAD_SEC, (System.currentTimeMillis() - g.lastReloadMillis()) / 1000);
+            m.put(InfoField.GENERATIONS, g.alive());
+        }
         return m;
     }
 

@@ -30,6 +30,14 @@ final class ProxyCommands {
     static void register(CliRegistry r, ProxyRuntime rt) {
         r.register(new CliCommand(List.of("show", "info"), Level.USER, "show info [desc|json|typed|float]*",
                 "report information about the running process", req -> showInfo(rt, req)));
+        r.register(new CliCommand(List.of("reload"), Level.ADMIN, "reload",
+                "reload the configuration files in this process (Success=1|0, then the messages)", req -> {
+                    Generations g = rt.generations();
+                    if (g == null) {
+                        return "Success=0\n--\n[ALERT] this process cannot reload its configuration\n";
+                    }
+                    return req.later(g.reload().thenApply(Generations.Result::answer));
+                }));
         r.register(new CliCommand(List.of("show", "version"), Level.USER, "show version", "show version of the current process",
                 req -> ProductInfo.VERSION + "\n"));
         r.register(new CliCommand(List.of("show", "stat"), Level.USER, "show stat [desc|json|no-maint|typed|up]*",

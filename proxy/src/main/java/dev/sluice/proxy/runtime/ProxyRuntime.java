@@ -111,6 +111,18 @@ public final class ProxyRuntime {
     private final PrometheusExporter metrics;
     private final AdminSockets admin;
     private final ProcessInfo process;
+    /** The TLS contexts the QUIC binds were made with (those of an earlier configuration when they were kept). */
+    private final TlsContexts quicTls;
+    /** The configuration this one replaces (an in-process reload), until it started. */
+    private ProxyRuntime previous;
+    /** What a reload says beyond the checks' messages (tables that start empty, settings that need a restart). */
+    private final List<String> reloadNotes = new ArrayList<>();
+    /** The periodic tasks of this configuration on the shared loops, cancelled when it is replaced. */
+    private final List<ScheduledFuture<?>> tasks = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** The process's configurations (null: a runtime built without, as tests do). */
+    private Generations generations;
+    /** Whether every replaced configuration has finished (a graceful stop waits for them too). */
+    private volatile java.util.function.BooleanSupplier othersDrained = () -> true;
     private volatile boolean stopping;
     private final AtomicBoolean hardStopped = new AtomicBoolean();
     /** Every accepted client connection until it closes, for a graceful stop. */
@@ -123,26 +135,46 @@ public final class ProxyRuntime {
     /** DNS at run time: the resolvers sections. */
     private final DnsRuntime dns;
 
-    private ProxyRuntime(Config config, Prepared prepared, ProxyPools pools) {
+    private ProxyRuntime(Config config, Prepared prepared, ProxyPools pools, ProxyRuntime previous) {
+        this.previous = previous;
         this.process = new ProcessInfo(this, config);
         this.config = config;
         this.pools = pools;
         this.tls = prepared.tls();
         Map<String, List<Backend.ResolvedServer>> resolved = prepared.resolved();
-        this.transport = Transport.select();
         int threads = config.global().nbthread() > 0 ? config.global().nbthread() : Runtime.getRuntime().availableProcessors();
         Tune tune = config.global().tune();
-        this.group = transport.newGroup(threads, loopThreads(config, threads), tune.sockets().maxPollEvents());
-        this.workers = new Workers(group);
-        this.streams = new LiveStreams(workers.count());
         this.globalMaxconn = ProcessInfo.globalMaxconn(config);
-        this.globalLimit = new ConnectionLimit("global", globalMaxconn, null);
+        if (previous == null) {
+            this.transport = Transport.select();
+            this.group = transport.newGroup(threads, loopThreads(config, threads), tune.sockets().maxPollEvents());
+            this.workers = new Workers(group);
+            this.streams = new LiveStreams(workers.count());
+            this.globalLimit = new ConnectionLimit("global", globalMaxconn, null);
+        } else {
+            // the process's own: event loops, live streams, the process limit, the pools
+            this.transport = previous.transport;
+            this.group = previous.group;
+            this.workers = previous.workers;
+            this.streams = previous.streams;
+            this.globalLimit = previous.globalLimit;
+            if (globalLimit.max() != globalMaxconn) {
+                globalLimit.max(globalMaxconn);
+            }
+            this.generations = previous.generations;
+            reloadNotes.addAll(Reload.restartOnly(previous.config, config, workers.count(), threads));
+        }
         H1Limits limits = new H1Limits(tune.maxHeadBytes(), tune.maxhdr());
-        this.stickTables = StickTables.of(config, new ArrayList<>(), pools::tableMemory);
-        this.quic = new QuicBinds(config.global().quic(), pools.registry(), !config.global().process().noReusePort());
+        List<String> tableNotes = new ArrayList<>();
+        this.stickTables = StickTables.of(config, tableNotes, pools::tableMemory, previous == null ? null : previous.stickTables);
+        tableNotes.stream().filter(n -> n.contains("changed on reload")).forEach(reloadNotes::add);
+        QuicBinds quicBinds = new QuicBinds(config.global().quic(), pools.registry(), !config.global().process().noReusePort());
+        // unchanged QUIC binds keep their sockets and connections (new request streams take the new configuration)
+        this.quic = previous != null && Reload.sameQuic(previous.config, config) ? previous.quic : quicBinds;
+        this.quicTls = quic == quicBinds ? tls : previous.quicTls;
         for (StickTable t : stickTables.all()) {
             // expired untracked entries go away within a second, as HAProxy's purge task does
-            group.scheduleAtFixedRate(t::purgeExpired, 1, 1, TimeUnit.SECONDS);
+            tasks.add(group.scheduleAtFixedRate(t::purgeExpired, 1, 1, TimeUnit.SECONDS));
         }
         ServerConnector connector = new ServerConnector(transport,
                 (srv, loop, h2, sni) -> h2 ? H2ServerConnection.create(srv, loop, sni, tune) : new H1ServerConnection(srv, loop, limits, sni))
@@ -154,6 +186,10 @@ public final class ProxyRuntime {
         }
         for (Proxy p : config.backends()) {
             Backend be = new Backend(p, resolved.get(p.name()), workers.count(), p.mode() == Mode.TCP ? layer4 : connector);
+            Backend before = previous == null ? null : previous.backends.get(p.name());
+            if (before != null) {
+                be.continues(before);
+            }
             be.scheduler(group);
             be.id(proxyIds.get(p.name()));
             if (p.kind() == ProxyKind.BACKEND) {
@@ -178,7 +214,12 @@ public final class ProxyRuntime {
             Backend dflt = p.defaultBackend() != null ? backends.get(p.defaultBackend())
                     : p.kind() == ProxyKind.LISTEN ? backends.get(p.name()) : null;
             int max = p.maxconn() > 0 ? p.maxconn() : globalLimit.max();
-            ConnectionLimit limit = new ConnectionLimit(p.name(), max, globalLimit);
+            Frontend before = previous == null ? null : previous.frontends.get(p.name());
+            // a frontend that stays keeps its limit: the connections it admitted are counted there until they close
+            ConnectionLimit limit = before != null ? before.limit() : new ConnectionLimit(p.name(), max, globalLimit);
+            if (limit.max() != max) {
+                limit.max(max);
+            }
             AccessLog log = null;
             if (!p.logging().targets().isEmpty()) {
                 if (logWriter == null) {
@@ -196,19 +237,24 @@ public final class ProxyRuntime {
             fe.streamBudget(pools.streams());
             fe.services(Map.of("prometheus-exporter", prometheusService));
             fe.caches(caches);
+            fe.clients(clients);
+            if (before != null) {
+                fe.continues(before);
+            }
             frontends.put(p.name(), fe);
             ConnectionRules connectionRules = rules.connection().isEmpty() ? null : new ConnectionRules(rules.connection(), fe, false);
-            for (Listener l : BindPipelines.listeners(p, fe, limit, connectionRules, tls, quic)) {
+            for (Listener l : BindPipelines.listeners(p, fe, limit, connectionRules, tls, quicBinds)) {
                 l.acceptFilter(connectionRules == null ? null : connectionRules.onBind(l.bind().tls() != null)).sessions(pools.sessions())
                         .tcpKeepAlive(p.http().clientTcpKeepAlive()).socketTune(tune.sockets())
                         .clients(clients).reusePort(!config.global().process().noReusePort());
                 listeners.add(l);
             }
         }
-        fullconn(config);
-        statsPages(config);
+        Assembly.fullconn(config, frontends, backends);
+        Assembly.statsPages(this, config, frontends, backends, stickTables);
         healthChecks(config, prepared.process());
-        this.savedStates = prepared.states();
+        // after a reload in the process, the servers' state as it is now, not as a file saved it
+        this.savedStates = previous == null ? prepared.states() : Reload.liveStates(previous, config);
         ProxyCommands.register(registry, this);
         quic.register(registry);
         metrics.register(quic::collect);
@@ -223,7 +269,8 @@ public final class ProxyRuntime {
         peers.metrics(metrics);
         pools.register(registry, this::onEachLoop);
         caches.register(registry);
-        this.admin = new AdminSockets(config.global().statsSockets(), config.global().statsTimeoutMs(), registry);
+        this.admin = previous != null && Reload.sameAdmin(previous.config, config) ? previous.admin
+                : new AdminSockets(config.global().statsSockets(), config.global().statsTimeoutMs(), registry);
     }
 
     /**
@@ -279,27 +326,6 @@ public final class ProxyRuntime {
         }
     }
 
-    /** The stats pages: a frontend's or listen's is checked after its rules, a backend's after the backend's. */
-    private void statsPages(Config config) {
-        for (Proxy p : config.proxies()) {
-            if (!p.stats().enabled()) {
-                continue;
-            }
-            List<Cond> admin = ProxyRules.conditions(p, p.stats().admin(), "stats admin", new ArrayList<>(), stickTables);
-            List<Cond> access = new ArrayList<>();
-            for (dev.sluice.config.model.StatsPage.Rule r : p.stats().rules()) {
-                access.add(r.condition() == null ? null
-                        : ProxyRules.conditions(p, List.of(r.condition()), "stats http-request", new ArrayList<>(), stickTables).get(0));
-            }
-            StatsPage page = new StatsPage(this, p, admin, access);
-            Frontend fe = frontends.get(p.name());
-            if (fe != null) {
-                fe.statsPage(page);
-            } else if (backends.get(p.name()) != null) {
-                backends.get(p.name()).statsPage(page);
-            }
-        }
-    }
 
     /** The streams in progress on each loop. */
     LiveStreams streams() {
@@ -311,32 +337,6 @@ public final class ProxyRuntime {
         return workers;
     }
 
-    /**
-     * A backend's {@code fullconn} ({@code slim}): the configured one, else HAProxy's default, a tenth of the maxconn of the
-     * frontends whose default_backend or use_backend rules name it (a listen counts for itself), rounded up.
-     */
-    private void fullconn(Config config) {
-        Map<String, Long> total = new HashMap<>();
-        for (Proxy p : config.frontends()) {
-            Set<String> targets = new HashSet<>();
-            if (p.defaultBackend() != null) {
-                targets.add(p.defaultBackend());
-            } else if (p.kind() == ProxyKind.LISTEN) {
-                targets.add(p.name());
-            }
-            for (var u : p.useBackends()) {
-                targets.add(u.backend());
-            }
-            long max = frontends.get(p.name()).limit().max();
-            for (String t : targets) {
-                total.merge(t, max, Long::sum);
-            }
-        }
-        for (Backend be : backends.values()) {
-            int configured = be.config().options().fullconn();
-            be.fullconn(configured > 0 ? configured : (int) Math.min(Integer.MAX_VALUE, (total.getOrDefault(be.name(), 0L) + 9) / 10));
-        }
-    }
 
     /**
      * What {@link #check} found and built: resolved servers, TLS contexts (null when nothing uses TLS),
@@ -361,7 +361,16 @@ public final class ProxyRuntime {
 
     /** A runtime whose streams and connections count in {@code pools} (and its {@code -m} ceiling). */
     public static ProxyRuntime build(Config config, Prepared prepared, ProxyPools pools) {
-        return new ProxyRuntime(config, prepared, pools);
+        return new ProxyRuntime(config, prepared, pools, null);
+    }
+
+    /**
+     * The runtime of {@code config} that replaces {@code previous} in the same process (an in-process reload): it
+     * shares the event loops, pools and process limit, takes over what stays (sockets, tables, counters, server
+     * states) when it starts ({@link Reload}).
+     */
+    static ProxyRuntime reloaded(Config config, Prepared prepared, ProxyRuntime previous) {
+        return new ProxyRuntime(config, prepared, previous.pools, previous);
     }
 
     /** The pools and budgets, with the memory ceiling. */
@@ -520,17 +529,23 @@ public final class ProxyRuntime {
             }
         }
         int backlog = Math.min(globalLimit.max(), 65535);
-        try {
-            // QUIC first: once a TCP port of the process answers, its QUIC sockets are bound too
-            quic.start(transport, workers);
-            for (Listener l : listeners) {
-                l.start(transport, group, backlog);
+        if (previous != null) {
+            // an in-process reload: what fails leaves the previous configuration running, untouched
+            Reload.start(this, previous, backlog);
+            previous = null;
+        } else {
+            try {
+                // QUIC first: once a TCP port of the process answers, its QUIC sockets are bound too
+                quic.start(transport, workers);
+                for (Listener l : listeners) {
+                    l.start(transport, group, backlog);
+                }
+                admin.start(transport, group);
+                peers.start(transport, group, oldProcess, this::peersLog);
+            } catch (RuntimeException e) {
+                stop();
+                throw e;
             }
-            admin.start(transport, group);
-            peers.start(transport, group, oldProcess, this::peersLog);
-        } catch (RuntimeException e) {
-            stop();
-            throw e;
         }
         sampler = group.next().scheduleAtFixedRate(this::sample, 1, 1, TimeUnit.SECONDS);
         dns.start();
@@ -547,11 +562,11 @@ public final class ProxyRuntime {
             }
             for (int i = 0; i < workers.count(); i++) {
                 int loop = i;
-                workers.loop(i).scheduleAtFixedRate(() -> {
+                tasks.add(workers.loop(i).scheduleAtFixedRate(() -> {
                     for (Server s : b.servers()) {
                         ServerConnector.purge(s, loop);
                     }
-                }, period, period, TimeUnit.MILLISECONDS);
+                }, period, period, TimeUnit.MILLISECONDS));
             }
         }
     }
@@ -599,7 +614,7 @@ public final class ProxyRuntime {
      * graceful stop).
      */
     private void drainCheck() {
-        if (clients.isEmpty() && quic.drained() && peers.drained()) {
+        if (clients.isEmpty() && quic.drained() && peers.drained() && othersDrained.getAsBoolean()) {
             stop();
         } else if (!group.isShuttingDown()) {
             pools.dropSpares(this::onEachLoop);
@@ -660,6 +675,85 @@ public final class ProxyRuntime {
 
     public void awaitStop() throws InterruptedException {
         stopped.await();
+    }
+
+    /** Whether the runtime stopped within {@code ms} milliseconds. */
+    public boolean awaitStop(long ms) throws InterruptedException {
+        return stopped.await(ms, TimeUnit.MILLISECONDS);
+    }
+
+    // ------------------------------------------------------------------ in-process reloads (see Reload)
+
+    void generations(Generations g) {
+        this.generations = g;
+    }
+
+    /** The process's configurations, or null when the runtime was built alone. */
+    Generations generations() {
+        return generations;
+    }
+
+    /** What the reload that built this runtime has to say (tables that start empty, settings that need a restart). */
+    List<String> reloadNotes() {
+        return reloadNotes;
+    }
+
+    void othersDrained(java.util.function.BooleanSupplier drained) {
+        this.othersDrained = drained;
+    }
+
+    /** A graceful stop reaches a replaced configuration too: its connections stop as they would in a soft stop. */
+    void softStopRetired() {
+        frontends.values().forEach(Frontend::stopped);
+        quic.softStop(SoftStop.EVENT);
+        for (Channel ch : clients) {
+            ch.eventLoop().execute(() -> ch.pipeline().fireUserEventTriggered(SoftStop.EVENT));
+        }
+    }
+
+    MultiThreadIoEventLoopGroup group() {
+        return group;
+    }
+
+    ChannelGroup clients() {
+        return clients;
+    }
+
+    QuicBinds quic() {
+        return quic;
+    }
+
+    List<HealthCheck> checks() {
+        return checks;
+    }
+
+    DnsRuntime dns() {
+        return dns;
+    }
+
+    List<ScheduledFuture<?>> tasks() {
+        return tasks;
+    }
+
+    ScheduledFuture<?> sampler() {
+        return sampler;
+    }
+
+    LogWriter logWriter() {
+        return logWriter;
+    }
+
+    TlsContexts tls() {
+        return tls;
+    }
+
+    TlsContexts quicTls() {
+        return quicTls;
+    }
+
+    /** The peers' log function, for a runtime started by a reload. */
+    void startPeers() {
+        peers.start(transport, group, false, this::peersLog);
     }
 
     /**

@@ -224,13 +224,13 @@ final class ServerStateLoader {
     }
 
     /** {@link #fields} of a line that makes the file corrupted. */
-    private static final List<String> CORRUPTED = List.of();
+    static final List<String> CORRUPTED = List.of();
 
     /**
      * HAProxy's srv_state_parse_line: the blank-separated fields of a line (at most 25 kept), null for a blank or comment
      * line, {@link #CORRUPTED} for a line without its line feed or with a field count outside 20..25.
      */
-    private static List<String> fields(String line) {
+    static List<String> fields(String line) {
         if (line.isEmpty() || line.charAt(line.length() - 1) != '\n') {
             return CORRUPTED;
         }

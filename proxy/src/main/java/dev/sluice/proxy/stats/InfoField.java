@@ -80,7 +80,12 @@ public enum InfoField {
     POOL_ALLOC_BYTES("PoolAlloc_bytes", "MGP:u64", "Amount of memory allocated in pools (in bytes)", gauge("pool_allocated_bytes")),
     POOL_USED_BYTES("PoolUsed_bytes", "MGP:u64", "Amount of pool memory currently used (in bytes)", gauge("pool_used_bytes")),
     START_TIME_SEC("Start_time_sec", "MDP:u32", "Start time in seconds", gauge("start_time_seconds")),
-    TAINTED("Tainted", "SGP:str", "Experimental features used");
+    TAINTED("Tainted", "SGP:str", "Experimental features used"),
+    // Sluice's own, after HAProxy's, shown once the process reloaded its configuration in place (HAProxy's field list
+    // stays whole and unchanged until then)
+    RELOADS("Reloads", "MCP:u32", "Number of in-process configuration reloads since this process was started"),
+    LAST_RELOAD_SEC("Last_reload_sec", "MDP:u32", "How long ago the last in-process reload was done (seconds)"),
+    GENERATIONS("Generations", "MGP:u32", "Configurations alive: the current one and those still finishing their streams");
     /** HAProxy's positions 45 and 46 (the zlib memory fields) are left out by builds without zlib, 2.6.12's here too. */
     private static final int ZLIB_GAP = 2;
 

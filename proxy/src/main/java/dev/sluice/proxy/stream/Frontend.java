@@ -68,11 +68,15 @@ public final class Frontend {
     private Userlists userlists = Userlists.NONE;
     private Budget streamBudget;
     /** TLS handshakes completed, of which resumed, and failed (HAProxy's ssl_sess, ssl_reused_sess, ssl_failed_handshake). */
-    final LongAdder tlsSessions = new LongAdder();
-    final LongAdder tlsReused = new LongAdder();
-    final LongAdder tlsFailures = new LongAdder();
-    private final Counters counters = new Counters();
-    private final H2Counters h2 = new H2Counters();
+    LongAdder tlsSessions = new LongAdder();
+    LongAdder tlsReused = new LongAdder();
+    LongAdder tlsFailures = new LongAdder();
+    private Counters counters = new Counters();
+    private H2Counters h2 = new H2Counters();
+    /** The frontend of the same name in the configuration loaded after this one's (in-process reload), or null. */
+    private volatile Frontend successor;
+    /** The client connections of this frontend's generation, until they close or move to a successor's. */
+    private io.netty.channel.group.ChannelGroup clients;
     private final int id;
     private volatile boolean stopped;
     private AsciiString altSvc;
@@ -496,6 +500,56 @@ public final class Frontend {
 
     public long totalRequests() {
         return counters.get(Counter.REQUESTS);
+    }
+
+    /**
+     * An in-process reload replaced this frontend's configuration: it carries on the counters of {@code old}, the
+     * frontend of the same name in the configuration before (HAProxy's counters survive nothing; Sluice's survive a
+     * reload inside the process). Before start.
+     */
+    public void continues(Frontend old) {
+        this.counters = old.counters;
+        this.h2 = old.h2;
+        this.tlsSessions = old.tlsSessions;
+        this.tlsReused = old.tlsReused;
+        this.tlsFailures = old.tlsFailures;
+    }
+
+    /** Where this frontend's client connections are registered (the graceful stop and the reload reach them there). */
+    public void clients(io.netty.channel.group.ChannelGroup group) {
+        this.clients = group;
+    }
+
+    /**
+     * The configuration was reloaded: connections of this frontend take {@code next} for their next request (null:
+     * the frontend is gone, its connections close after their current exchange).
+     */
+    public void succeededBy(Frontend next) {
+        successor = next;
+        if (next == null) {
+            stopped = true;
+        }
+    }
+
+    /**
+     * The frontend a new request of connection {@code ch} belongs to: this one, or the latest of its successors, the
+     * connection then registered with the successor's generation (one volatile read when nothing was reloaded).
+     */
+    public Frontend current(io.netty.channel.Channel ch) {
+        Frontend f = successor;
+        if (f == null) {
+            return this;
+        }
+        for (Frontend n = f.successor; n != null; n = n.successor) {
+            f = n;
+        }
+        if (clients != null && ch != null) {
+            clients.remove(ch);
+        }
+        if (f.clients != null && ch != null && ch.isActive()) {
+            f.clients.add(ch);
+        }
+        return f;
     }
 
     /** The listeners were closed for good (soft or hard stop). */

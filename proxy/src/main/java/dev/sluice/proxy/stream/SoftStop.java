@@ -8,6 +8,11 @@ package dev.sluice.proxy.stream;
  */
 public final class SoftStop {
     public static final SoftStop EVENT = new SoftStop();
+    /**
+     * The configuration was reloaded in the process: a connection whose frontend is gone from the new one stops as
+     * for {@link #EVENT}; the others go on, their next request under the new configuration.
+     */
+    public static final SoftStop IF_REMOVED = new SoftStop();
 
     private SoftStop() {
     }

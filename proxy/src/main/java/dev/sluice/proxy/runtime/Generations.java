@@ -1,0 +1,153 @@
+package dev.sluice.proxy.runtime;
+
+import dev.sluice.config.model.Config;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import java.util.function.Supplier;
+
+/**
+ * The configurations a process runs, one after the other: the current {@link ProxyRuntime} and those an in-process
+ * reload replaced, which finish the streams they started (see "Reloading in the process" in docs/design.md). A
+ * reload reads and checks the files with the same code as {@code -c}; a configuration with errors changes nothing and
+ * says why. Reloads run one at a time, on a thread of their own (binding waits, which an event loop must not).
+ */
+public final class Generations {
+    /** What reading the configuration gave: the model and what running it needs, or why it cannot run. */
+    public record Loaded(Config config, ProxyRuntime.Prepared prepared, List<String> messages) {
+        /** A configuration that cannot run: {@code messages} say why. */
+        public static Loaded failed(List<String> messages) {
+            return new Loaded(null, null, messages);
+        }
+    }
+
+    /** The outcome of a reload: whether the new configuration runs, and the messages (warnings, errors). */
+    public record Result(boolean ok, List<String> messages) {
+        /** HAProxy 2.7's answer to the master CLI's {@code reload}: {@code Success=1|0}, {@code --}, the messages. */
+        public String answer() {
+            StringBuilder b = new StringBuilder("Success=").append(ok ? 1 : 0).append("\n--\n");
+            for (String m : messages) {
+                b.append(m).append('\n');
+            }
+            return b.toString();
+        }
+    }
+
+    private final Supplier<Loaded> loader;
+    private final boolean quiet;
+    private volatile ProxyRuntime current;
+    /** Replaced configurations still finishing their streams. */
+    private final List<ProxyRuntime> retiring = new CopyOnWriteArrayList<>();
+    private final ExecutorService reloads = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "sluice-reload");
+        t.setDaemon(true);
+        return t;
+    });
+    private volatile int count;
+    private volatile long lastMillis;
+    private volatile int failed;
+
+    /** {@code loader} reads the configuration files again (with the command line's settings) for each reload. */
+    public Generations(ProxyRuntime first, Supplier<Loaded> loader, boolean quiet) {
+        this.current = first;
+        this.loader = loader;
+        this.quiet = quiet;
+        first.generations(this);
+    }
+
+    public ProxyRuntime current() {
+        return current;
+    }
+
+    /** In-process reloads done since the start. */
+    public int reloads() {
+        return count;
+    }
+
+    /** Reloads refused (a configuration with errors, a bind that failed). */
+    public int failedReloads() {
+        return failed;
+    }
+
+    /** When the last reload was done (epoch milliseconds), 0 when none was. */
+    public long lastReloadMillis() {
+        return lastMillis;
+    }
+
+    /** Configurations alive: the current one and those still finishing. */
+    public int alive() {
+        return 1 + retiring.size();
+    }
+
+    /** Reloads now, on the reload thread; the result once the new configuration answers (or was refused). */
+    public CompletableFuture<Result> reload() {
+        return CompletableFuture.supplyAsync(this::reloadNow, reloads);
+    }
+
+    private Result reloadNow() {
+        ProxyRuntime old = current;
+        if (old.stopping()) {
+            return new Result(false, List.of("[ALERT] the process is stopping: no reload"));
+        }
+        long t0 = System.nanoTime();
+        Loaded loaded;
+        try {
+            loaded = loader.get();
+        } catch (RuntimeException e) {
+            loaded = Loaded.failed(List.of("[ALERT] cannot read the configuration: " + e));
+        }
+        List<String> messages = new ArrayList<>(loaded.messages());
+        if (loaded.config() == null) {
+            failed++;
+            messages.add("[ALERT] Reload failed: the running configuration is kept.");
+            return new Result(false, messages);
+        }
+        ProxyRuntime next;
+        try {
+            next = ProxyRuntime.reloaded(loaded.config(), loaded.prepared(), old);
+            if (quiet) {
+                next.quiet();
+            }
+            next.start();
+        } catch (RuntimeException e) {
+            failed++;
+            messages.add("[ALERT] " + e.getMessage());
+            messages.add("[ALERT] Reload failed: the running configuration is kept.");
+            return new Result(false, messages);
+        }
+        messages.addAll(next.reloadNotes());
+        current = next;
+        count++;
+        lastMillis = System.currentTimeMillis();
+        retiring.add(old);
+        Reload.retire(old, next, retiring, () -> retiring.remove(old));
+        messages.add(String.format("[NOTICE] Reloaded in the process in %.1f ms (generation %d).", (System.nanoTime() - t0) / 1e6, count + 1));
+        return new Result(true, messages);
+    }
+
+    /** {@code SIGUSR1}: every configuration stops gracefully; the process ends with the last stream. */
+    public void softStop() {
+        for (ProxyRuntime r : retiring) {
+            r.softStopRetired();
+        }
+        current.othersDrained(() -> retiring.isEmpty());
+        current.softStop();
+    }
+
+    /** {@code SIGTERM}: everything closes now. */
+    public void stop() {
+        current.stop();
+    }
+
+    /** Waits until the process's runtime (whichever is current) has stopped. */
+    public void awaitStop() throws InterruptedException {
+        // the current one may change while waiting: a replaced one never stops the process
+        while (!current.awaitStop(100)) {
+            // again
+        }
+        reloads.shutdownNow();
+    }
+}

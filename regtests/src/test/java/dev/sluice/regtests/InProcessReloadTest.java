@@ -1,0 +1,287 @@
+package dev.sluice.regtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A reload inside the running process ({@code reload} on the admin socket, SIGUSR2): the new configuration answers the
+ * next request, even on a kept connection; listening sockets that stay are never closed; what the configuration did
+ * not change survives (stick-table entries, servers' admin states, counters); a configuration with errors, or a bind
+ * that fails, changes nothing and says why; under load nothing fails; replaced configurations are collected.
+ */
+class InProcessReloadTest {
+
+    private static String config(Path admin, int port, int other, int origin1, int origin2, String gen, boolean second) {
+        return """
+                global
+                    stats socket %s level admin
+                defaults
+                    mode http
+                    timeout connect 2s
+                    timeout client 20s
+                    timeout server 20s
+                frontend fe
+                    bind 127.0.0.1:%d
+                    stick-table type ip size 1k expire 1m store http_req_cnt
+                    http-request track-sc0 src
+                    http-request return status 200 content-type text/plain string "%s" if { path /gen }
+                    http-response set-header x-gen %s
+                    default_backend be
+                frontend other
+                    bind 127.0.0.1:%d
+                    http-request return status 200 content-type text/plain string "other" if { path /gen }
+                    default_backend be
+                backend be
+                    balance roundrobin
+                    server s1 127.0.0.1:%d
+                %s
+                """.formatted(admin, port, gen, gen, other, origin1, second ? "    server s2 127.0.0.1:" + origin2 : "");
+    }
+
+    static String reload(Path admin) {
+        return AdminClient.run(admin, "reload\n");
+    }
+
+    private static String body(RawClient c, String target) {
+        RawClient.Response r = c.send("GET " + target + " HTTP/1.1\r\nHost: x\r\n\r\n").read();
+        assertThat(r.head().startLine()).startsWith("HTTP/1.1 200");
+        return new String(r.body(), StandardCharsets.US_ASCII);
+    }
+
+    private static boolean connects(int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** The requests frontend fe counted (show stat's req_tot). */
+    private static long requests(Path admin) {
+        String fe = AdminClient.run(admin, "show stat\n").lines().filter(l -> l.startsWith("fe,FRONTEND,")).findFirst().orElseThrow();
+        return Long.parseLong(fe.split(",")[48]);
+    }
+
+    private static String info(Path admin, String field) {
+        return AdminClient.run(admin, "show info\n").lines().filter(l -> l.startsWith(field + ": ")).findFirst()
+                .map(l -> l.substring(field.length() + 2)).orElse("");
+    }
+
+    @Test
+    void theNextRequestTakesTheNewConfigurationAndStateSurvives() throws Exception {
+        try (Origin o1 = Origin.start("o1"); Origin o2 = Origin.start("o2")) {
+            int port = Ports.free();
+            int other = Ports.free();
+            int moved = Ports.free();
+            Path dir = Files.createTempDirectory("sluice-reload");
+            Path admin = dir.resolve("admin.sock");
+            Path cfg = dir.resolve("test.cfg");
+            Files.writeString(cfg, config(admin, port, other, o1.port(), o2.port(), "gen-a", true));
+            try (Sluice s = Sluice.start(cfg, List.of(), java.util.Map.of(), port, other);
+                    RawClient kept = new RawClient(port)) {
+                AdminClient.await(admin);
+                assertThat(body(kept, "/gen")).isEqualTo("gen-a");
+                assertThat(body(kept, "/gen")).isEqualTo("gen-a");
+                assertThat(AdminClient.run(admin, "set server be/s2 state maint\n")).isBlank();
+
+                long before = requests(admin);
+                // rules changed, a listener moved, a server kept: the kept connection's next request sees gen-b
+                Files.writeString(cfg, config(admin, port, moved, o1.port(), o2.port(), "gen-b", true));
+                String answer = reload(admin);
+                assertThat(answer).startsWith("Success=1\n--\n").contains("Reloaded in the process");
+                assertThat(body(kept, "/gen")).isEqualTo("gen-b");
+                assertThat(connects(other)).isFalse();
+                assertThat(connects(moved)).isTrue();
+                assertThat(info(admin, "Reloads")).isEqualTo("1");
+
+                // the table's entry, the server's maintenance and the frontend's counters carried on
+                assertThat(AdminClient.run(admin, "show table fe\n")).contains("key=127.0.0.1").contains("http_req_cnt=3");
+                String state = AdminClient.run(admin, "show servers state be\n");
+                assertThat(state.lines().filter(l -> l.contains(" s2 ")).findFirst().orElseThrow().split(" ")[6]).isEqualTo("1");
+                for (int i = 0; i < 4; i++) {
+                    try (RawClient c = new RawClient(port)) {
+                        assertThat(body(c, "/x")).contains("origin o1");
+                    }
+                }
+                assertThat(requests(admin)).isEqualTo(before + 5);
+
+                // a configuration with an error changes nothing and says why: on the socket and on the console (SIGUSR2)
+                Files.writeString(cfg, config(admin, port, moved, o1.port(), o2.port(), "gen-c", true) + "    bogus-keyword\n");
+                assertThat(reload(admin)).startsWith("Success=0\n--\n").contains("unknown keyword 'bogus-keyword'")
+                        .contains("Reload failed");
+                GracefulStopTest.signal(s.pid(), "USR2");
+                long deadline = System.currentTimeMillis() + 10_000;
+                while (!s.output().contains("Reload failed") && System.currentTimeMillis() < deadline) {
+                    Daemon.sleep(50);
+                }
+                assertThat(s.output()).contains("unknown keyword 'bogus-keyword'").contains("Reload failed");
+                assertThat(body(kept, "/gen")).isEqualTo("gen-b");
+
+                // a bind that fails aborts the whole reload: the listener that would have moved stays
+                Files.writeString(cfg, config(admin, port, other, o1.port(), o2.port(), "gen-d", true)
+                        .replace("    bind 127.0.0.1:" + other, "    bind 127.0.0.1:" + other + "\n    bind 192.0.2.1:80"));
+                assertThat(reload(admin)).startsWith("Success=0\n--\n").contains("cannot bind socket").contains("192.0.2.1:80");
+                assertThat(body(kept, "/gen")).isEqualTo("gen-b");
+                assertThat(connects(moved)).isTrue();
+                assertThat(connects(other)).isFalse();
+
+                // a removed server's idle connections close; the maintenance of s2 is gone with it
+                Files.writeString(cfg, config(admin, port, moved, o1.port(), o2.port(), "gen-e", false));
+                assertThat(reload(admin)).startsWith("Success=1");
+                assertThat(body(kept, "/gen")).isEqualTo("gen-e");
+                assertThat(AdminClient.run(admin, "show servers state be\n")).doesNotContain(" s2 ");
+                assertThat(info(admin, "Reloads")).isEqualTo("2");
+            }
+        }
+    }
+
+    @Test
+    void noRequestFailsUnderLoadAcrossTwentyReloads() throws Exception {
+        Program.WRK.require();
+        Program.H2LOAD.require();
+        TestPki pki = new TestPki("reload-ca");
+        TestPki.Issued leaf = pki.leaf("reload.test");
+        try (Origin o1 = Origin.start("o1"); Origin o2 = Origin.start("o2")) {
+            int port = Ports.free();
+            int tls = Ports.free();
+            int extra = Ports.free();
+            Path dir = Files.createTempDirectory("sluice-reload");
+            Path admin = dir.resolve("admin.sock");
+            Path cfg = dir.resolve("test.cfg");
+            String[] configs = new String[2];
+            for (int i = 0; i < 2; i++) {
+                configs[i] = config(admin, port, extra, o1.port(), o2.port(), "gen-" + i, i == 1)
+                        .replace("frontend other\n    bind 127.0.0.1:" + extra, i == 0 ? "frontend other\n    bind 127.0.0.1:" + extra
+                                : "frontend other\n    bind 127.0.0.1:" + Ports.free())
+                        + "frontend tls\n    bind 127.0.0.1:" + tls + " ssl crt " + leaf.pem() + " alpn h2,http/1.1\n"
+                        + "    http-response set-header x-gen gen-" + i + "\n    default_backend be\n";
+            }
+            Files.writeString(cfg, configs[0]);
+            try (Sluice s = Sluice.start(cfg, List.of(), java.util.Map.of(), port, tls)) {
+                AdminClient.await(admin);
+                AtomicBoolean done = new AtomicBoolean();
+                AtomicInteger fresh = new AtomicInteger();
+                List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+                Set<String> generations = ConcurrentHashMap.newKeySet();
+                // new connections, one request each
+                // own threads: the common pool may have a single one on a small machine
+                java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(3);
+                CompletableFuture<Void> oneShots = CompletableFuture.runAsync(() -> {
+                    while (!done.get()) {
+                        try (Socket c = new Socket("127.0.0.1", port)) {
+                            c.setSoTimeout(5000);
+                            OutputStream out = c.getOutputStream();
+                            out.write("GET /one HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                            String r = new String(c.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+                            if (!r.startsWith("HTTP/1.1 200") || !r.contains("origin o")) {
+                                failures.add(r.isEmpty() ? "empty answer" : r.lines().findFirst().orElse(r));
+                            }
+                            r.lines().filter(l -> l.startsWith("x-gen: ")).forEach(generations::add);
+                            fresh.incrementAndGet();
+                        } catch (IOException e) {
+                            failures.add(e.toString());
+                        }
+                    }
+                }, pool);
+                CompletableFuture<String> wrk = CompletableFuture.supplyAsync(() -> exec(List.of("wrk", "-t1", "-c16", "-d8s",
+                        "http://127.0.0.1:" + port + "/wrk")), pool);
+                CompletableFuture<String> h2 = CompletableFuture.supplyAsync(() -> exec(List.of("h2load", "-D", "8", "-c4", "-m10",
+                        "https://127.0.0.1:" + tls + "/h2")), pool);
+                Daemon.sleep(1000);
+                List<String> answers = new ArrayList<>();
+                for (int i = 1; i <= 20; i++) {
+                    Files.writeString(cfg, configs[i % 2]);
+                    answers.add(reload(admin));
+                    Daemon.sleep(250);
+                }
+                String w = wrk.get();
+                String h = h2.get();
+                done.set(true);
+                oneShots.get();
+                pool.shutdown();
+                assertThat(answers).allMatch(a -> a.startsWith("Success=1"));
+                assertThat(failures).isEmpty();
+                assertThat(fresh.get()).isGreaterThan(100);
+                assertThat(generations).contains("x-gen: gen-0", "x-gen: gen-1");
+                assertThat(w).doesNotContain("Socket errors").doesNotContain("Non-2xx");
+                assertThat(h).contains("0 failed, 0 errored, 0 timeout").containsPattern("status codes: \\d+ 2xx, 0 3xx, 0 4xx, 0 5xx");
+                assertThat(info(admin, "Reloads")).isEqualTo("20");
+            }
+        }
+    }
+
+    @Test
+    void replacedConfigurationsAreCollected() throws Exception {
+        try (Origin o1 = Origin.start("o1")) {
+            int port = Ports.free();
+            Path dir = Files.createTempDirectory("sluice-reload");
+            Path admin = dir.resolve("admin.sock");
+            Path cfg = dir.resolve("test.cfg");
+            Files.writeString(cfg, config(admin, port, Ports.free(), o1.port(), o1.port(), "gen", true));
+            try (Sluice s = Sluice.start(cfg, List.of(), java.util.Map.of(), port);
+                    RawClient kept = new RawClient(port)) {
+                AdminClient.await(admin);
+                for (int i = 0; i < 100; i++) {
+                    assertThat(reload(admin)).startsWith("Success=1");
+                    assertThat(body(kept, "/gen")).isEqualTo("gen");
+                }
+                long deadline = System.currentTimeMillis() + 10_000;
+                while (!info(admin, "Generations").equals("1") && System.currentTimeMillis() < deadline) {
+                    Daemon.sleep(100);
+                }
+                assertThat(info(admin, "Generations")).isEqualTo("1");
+                // a full collection, then the instances left: one runtime, its two frontends
+                ProcessHandle jvm = javaProcess(s);
+                String jcmd = Path.of(jvm.info().command().orElseThrow()).resolveSibling("jcmd").toString();
+                String histogram = exec(List.of(jcmd, Long.toString(jvm.pid()), "GC.class_histogram"));
+                assertThat(instances(histogram, "dev.sluice.proxy.runtime.ProxyRuntime")).isEqualTo(1);
+                assertThat(instances(histogram, "dev.sluice.proxy.stream.Frontend")).isEqualTo(2);
+                assertThat(instances(histogram, "dev.sluice.proxy.backend.Backend")).isEqualTo(1);
+            }
+        }
+    }
+
+    /** The JVM of the daemon: the launcher's child when it runs one, else the process itself. */
+    static ProcessHandle javaProcess(Sluice s) {
+        ProcessHandle self = s.process().toHandle();
+        return self.descendants().filter(h -> h.info().command().orElse("").endsWith("/java")).findFirst().orElse(self);
+    }
+
+    private static long instances(String histogram, String cls) {
+        return histogram.lines().filter(l -> l.trim().endsWith(" " + cls) || l.contains(" " + cls + " ")).map(l -> l.trim().split("\\s+"))
+                .mapToLong(f -> Long.parseLong(f[1])).sum();
+    }
+
+    static String exec(List<String> cmd) {
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            try (InputStream in = p.getInputStream()) {
+                String out = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                p.waitFor();
+                return out;
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+}
