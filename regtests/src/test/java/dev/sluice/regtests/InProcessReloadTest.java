@@ -228,6 +228,43 @@ class InProcessReloadTest {
     }
 
     @Test
+    void aChangedCertificateIsServedToTheNextHandshake() throws Exception {
+        Program.OPENSSL.require();
+        TestPki pki = new TestPki("reload-ca");
+        TestPki.Issued first = pki.leaf("first.test");
+        TestPki.Issued second = pki.leaf("second.test");
+        int port = Ports.free();
+        Path dir = Files.createTempDirectory("sluice-reload");
+        Path admin = dir.resolve("admin.sock");
+        Path site = dir.resolve("site.pem");
+        Files.copy(first.pem(), site);
+        Path cfg = dir.resolve("test.cfg");
+        Files.writeString(cfg, """
+                global
+                    stats socket %s level admin
+                defaults
+                    mode http
+                    timeout connect 2s
+                    timeout client 10s
+                    timeout server 10s
+                frontend fe
+                    bind 127.0.0.1:%d ssl crt %s
+                    http-request return status 200 content-type text/plain string "tls"
+                """.formatted(admin, port, site));
+        try (Sluice s = Sluice.start(cfg, List.of(), java.util.Map.of(), port)) {
+            AdminClient.await(admin);
+            assertThat(TlsTest.subject(port, null)).contains("CN = first.test");
+            Files.copy(second.pem(), site, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            assertThat(reload(admin)).startsWith("Success=1");
+            assertThat(TlsTest.subject(port, null)).contains("CN = second.test");
+            // an unreadable certificate is the configuration's error: nothing changes
+            Files.writeString(site, "not a certificate\n");
+            assertThat(reload(admin)).startsWith("Success=0").contains(site.toString());
+            assertThat(TlsTest.subject(port, null)).contains("CN = second.test");
+        }
+    }
+
+    @Test
     void replacedConfigurationsAreCollected() throws Exception {
         try (Origin o1 = Origin.start("o1")) {
             int port = Ports.free();

@@ -235,8 +235,33 @@ public final class Backend {
      * now serve waiting requests take them. Admin and check paths only.
      */
     public void serversChanged() {
+        if (batching) {
+            batchChanged = true;
+            return;
+        }
         serversChangedQuietly();
         reportLoss();
+    }
+
+    /** Inside {@link #batch}: changes wait for its end. */
+    private boolean batching;
+    private boolean batchChanged;
+
+    /**
+     * Runs {@code changes} (many servers changed at once, before the backend serves: restored states) with one
+     * rebuild of the balancing at the end instead of one per server.
+     */
+    public void batch(Runnable changes) {
+        batching = true;
+        try {
+            changes.run();
+        } finally {
+            batching = false;
+        }
+        if (batchChanged) {
+            batchChanged = false;
+            serversChanged();
+        }
     }
 
     /** {@link #serversChanged} without reporting the loss of every server yet (the caller reports its transition first). */

@@ -293,7 +293,7 @@ public final class AotTraining {
     /** The usual operator commands on the admin socket; returns 1 when one gave no answer. */
     private static int admin(Path sock) throws IOException {
         String[] commands = {"show info", "show stat", "show servers state", "show pools", "show table", "show sess",
-            "show activity", "show quic", "help"};
+            "show activity", "show quic", "help", "reload", "reload"};
         int failures = 0;
         for (String command : commands) {
             try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {

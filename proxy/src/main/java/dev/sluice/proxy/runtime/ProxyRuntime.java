@@ -521,12 +521,15 @@ public final class ProxyRuntime {
         // the state the previous process had (server state files), before any traffic or check, after quiet()
         for (Backend be : backends.values()) {
             Map<String, SavedServerState> saved = savedStates.getOrDefault(be.name(), Map.of());
-            for (Server s : be.servers()) {
-                SavedServerState st = saved.get(s.name());
-                if (st != null) {
-                    s.restore(st);
+            // one rebuild of the balancing per backend, not one per server
+            be.batch(() -> {
+                for (Server s : be.servers()) {
+                    SavedServerState st = saved.get(s.name());
+                    if (st != null) {
+                        s.restore(st);
+                    }
                 }
-            }
+            });
         }
         int backlog = Math.min(globalLimit.max(), 65535);
         if (previous != null) {

@@ -212,11 +212,15 @@ final class Reload {
         for (Channel ch : old.clients()) {
             ch.eventLoop().execute(() -> ch.pipeline().fireUserEventTriggered(SoftStop.IF_REMOVED));
         }
-        for (Backend be : old.backends().values()) {
-            for (Server s : be.servers()) {
-                ServerCommands.closeIdle(old.workers(), s);
+        // one task per loop for every server
+        old.workers().onEachLoop(i -> {
+            for (Backend be : old.backends().values()) {
+                for (Server s : be.servers()) {
+                    dev.sluice.proxy.backend.ServerConnector.closeIdle(s, i);
+                }
             }
-        }
+            return Boolean.TRUE;
+        });
         boolean quicKept = next.quic() == old.quic();
         drain(old, gone, quicKept, next.quicTls(), released);
     }
