@@ -59,7 +59,7 @@ class GracefulStopTest {
         });
     }
 
-    private static boolean connects(int port) {
+    static boolean connects(int port) {
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
             return true;

@@ -3,9 +3,7 @@ package dev.sluice.regtests;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -64,13 +62,6 @@ class InProcessReloadTest {
         return new String(r.body(), StandardCharsets.US_ASCII);
     }
 
-    private static boolean connects(int port) {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
     }
 
     /** The requests frontend fe counted (show stat's req_tot). */
@@ -107,8 +98,8 @@ class InProcessReloadTest {
                 String answer = reload(admin);
                 assertThat(answer).startsWith("Success=1\n--\n").contains("Reloaded in the process");
                 assertThat(body(kept, "/gen")).isEqualTo("gen-b");
-                assertThat(connects(other)).isFalse();
-                assertThat(connects(moved)).isTrue();
+                assertThat(GracefulStopTest.connects(other)).isFalse();
+                assertThat(GracefulStopTest.connects(moved)).isTrue();
                 assertThat(info(admin, "Reloads")).isEqualTo("1");
 
                 // the table's entry, the server's maintenance and the frontend's counters carried on
@@ -139,8 +130,8 @@ class InProcessReloadTest {
                         .replace("    bind 127.0.0.1:" + other, "    bind 127.0.0.1:" + other + "\n    bind 192.0.2.1:80"));
                 assertThat(reload(admin)).startsWith("Success=0\n--\n").contains("cannot bind socket").contains("192.0.2.1:80");
                 assertThat(body(kept, "/gen")).isEqualTo("gen-b");
-                assertThat(connects(moved)).isTrue();
-                assertThat(connects(other)).isFalse();
+                assertThat(GracefulStopTest.connects(moved)).isTrue();
+                assertThat(GracefulStopTest.connects(other)).isFalse();
 
                 // a removed server's idle connections close; the maintenance of s2 is gone with it
                 Files.writeString(cfg, config(admin, port, moved, o1.port(), o2.port(), "gen-e", false));
@@ -200,9 +191,9 @@ class InProcessReloadTest {
                         }
                     }
                 }, pool);
-                CompletableFuture<String> wrk = CompletableFuture.supplyAsync(() -> exec(List.of("wrk", "-t1", "-c16", "-d8s",
+                CompletableFuture<String> wrk = CompletableFuture.supplyAsync(() -> run(List.of("wrk", "-t1", "-c16", "-d8s",
                         "http://127.0.0.1:" + port + "/wrk")), pool);
-                CompletableFuture<String> h2 = CompletableFuture.supplyAsync(() -> exec(List.of("h2load", "-D", "8", "-c4", "-m10",
+                CompletableFuture<String> h2 = CompletableFuture.supplyAsync(() -> run(List.of("h2load", "-D", "8", "-c4", "-m10",
                         "https://127.0.0.1:" + tls + "/h2")), pool);
                 Daemon.sleep(1000);
                 List<String> answers = new ArrayList<>();
@@ -287,11 +278,19 @@ class InProcessReloadTest {
                 // a full collection, then the instances left: one runtime, its two frontends
                 ProcessHandle jvm = javaProcess(s);
                 String jcmd = Path.of(jvm.info().command().orElseThrow()).resolveSibling("jcmd").toString();
-                String histogram = exec(List.of(jcmd, Long.toString(jvm.pid()), "GC.class_histogram"));
+                String histogram = run(List.of(jcmd, Long.toString(jvm.pid()), "GC.class_histogram"));
                 assertThat(instances(histogram, "dev.sluice.proxy.runtime.ProxyRuntime")).isEqualTo(1);
                 assertThat(instances(histogram, "dev.sluice.proxy.stream.Frontend")).isEqualTo(2);
                 assertThat(instances(histogram, "dev.sluice.proxy.backend.Backend")).isEqualTo(1);
             }
+        }
+    }
+
+    private static String run(List<String> cmd) {
+        try {
+            return Http2Test.run(cmd);
+        } catch (Exception e) {
+            throw new AssertionError(cmd + ": " + e, e);
         }
     }
 
@@ -304,21 +303,5 @@ class InProcessReloadTest {
     private static long instances(String histogram, String cls) {
         return histogram.lines().filter(l -> l.trim().endsWith(" " + cls) || l.contains(" " + cls + " ")).map(l -> l.trim().split("\\s+"))
                 .mapToLong(f -> Long.parseLong(f[1])).sum();
-    }
-
-    static String exec(List<String> cmd) {
-        try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            try (InputStream in = p.getInputStream()) {
-                String out = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-                p.waitFor();
-                return out;
-            }
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
     }
 }

@@ -168,9 +168,11 @@ public final class ProxyRuntime {
         List<String> tableNotes = new ArrayList<>();
         this.stickTables = StickTables.of(config, tableNotes, pools::tableMemory, previous == null ? null : previous.stickTables);
         tableNotes.stream().filter(n -> n.contains("changed on reload")).forEach(reloadNotes::add);
-        QuicBinds quicBinds = new QuicBinds(config.global().quic(), pools.registry(), !config.global().process().noReusePort());
         // unchanged QUIC binds keep their sockets and connections (new request streams take the new configuration)
-        this.quic = previous != null && Reload.sameQuic(previous.config, config) ? previous.quic : quicBinds;
+        boolean keepQuic = previous != null && Reload.sameQuic(previous.config, config);
+        QuicBinds quicBinds = keepQuic ? QuicBinds.kept(config.global().quic())
+                : new QuicBinds(config.global().quic(), pools.registry(), !config.global().process().noReusePort());
+        this.quic = keepQuic ? previous.quic : quicBinds;
         this.quicTls = quic == quicBinds ? tls : previous.quicTls;
         for (StickTable t : stickTables.all()) {
             // expired untracked entries go away within a second, as HAProxy's purge task does

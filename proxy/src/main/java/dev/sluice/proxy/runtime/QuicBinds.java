@@ -41,7 +41,7 @@ import java.util.concurrent.TimeUnit;
  * pool of closing records ({@code quic_conn_closed} in {@code show pools}) and the {@code show quic} command.
  * Built with the runtime, started and stopped with it.
  */
-final class QuicBinds {
+class QuicBinds {
     /** Test knob: the first N CONNECTION_CLOSE datagrams are dropped instead of sent, as if lost. */
     static final String DROP_CLOSE_ENV = "SLUICE_QUIC_TEST_DROP_CLOSE";
 
@@ -60,6 +60,18 @@ final class QuicBinds {
         this.reusePort = reusePort;
         // 96 bytes a record (measured), its CONNECTION_CLOSE datagram apart; the reset step drops the datagram
         this.pool = pools == null ? null : ClosingConnection.pool(pools);
+    }
+
+    /**
+     * QUIC binds that are not made: a reload keeps the running ones (the same binds and settings), whose sockets and
+     * connections stay.
+     */
+    static QuicBinds kept(QuicTune tune) {
+        return new QuicBinds(tune, null, false) {
+            @Override
+            void add(Frontend fe, Bind b, QuicSslContext ssl, ConnectionRules rules, dev.sluice.proxy.listener.ListenerCounters counters) {
+            }
+        };
     }
 
     /** Adds the listener of a QUIC bind of {@code fe}. */
