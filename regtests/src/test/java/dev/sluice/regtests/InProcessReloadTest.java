@@ -62,8 +62,6 @@ class InProcessReloadTest {
         return new String(r.body(), StandardCharsets.US_ASCII);
     }
 
-    }
-
     /** The requests frontend fe counted (show stat's req_tot). */
     private static long requests(Path admin) {
         String fe = AdminClient.run(admin, "show stat\n").lines().filter(l -> l.startsWith("fe,FRONTEND,")).findFirst().orElseThrow();
@@ -162,6 +160,7 @@ class InProcessReloadTest {
                         .replace("frontend other\n    bind 127.0.0.1:" + extra, i == 0 ? "frontend other\n    bind 127.0.0.1:" + extra
                                 : "frontend other\n    bind 127.0.0.1:" + Ports.free())
                         + "frontend tls\n    bind 127.0.0.1:" + tls + " ssl crt " + leaf.pem() + " alpn h2,http/1.1\n"
+                        + "    bind quic4@127.0.0.1:" + tls + " ssl crt " + leaf.pem() + " alpn h3\n"
                         + "    http-response set-header x-gen gen-" + i + "\n    default_backend be\n";
             }
             Files.writeString(cfg, configs[0]);
@@ -173,7 +172,32 @@ class InProcessReloadTest {
                 Set<String> generations = ConcurrentHashMap.newKeySet();
                 // new connections, one request each
                 // own threads: the common pool may have a single one on a small machine
-                java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(3);
+                java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+                // HTTP/3: one QUIC connection (its binds are the same in both configurations: they stay), ten
+                // requests at a time
+                AtomicInteger h3 = new AtomicInteger();
+                Set<String> h3Generations = ConcurrentHashMap.newKeySet();
+                CompletableFuture<Void> quic = CompletableFuture.runAsync(() -> {
+                    try (H3Client c = new H3Client(tls)) {
+                        while (!done.get()) {
+                            List<CompletableFuture<H3Client.Result>> batch = new ArrayList<>();
+                            for (int i = 0; i < 10; i++) {
+                                batch.add(c.start(H3Client.fields(":method", "GET", ":scheme", "https", ":authority", "127.0.0.1:" + tls,
+                                        ":path", "/h3"), null));
+                            }
+                            for (var f : batch) {
+                                H3Client.Result r = f.get(10, java.util.concurrent.TimeUnit.SECONDS);
+                                if (r.status() != 200 || r.resetCode() != -1) {
+                                    failures.add("h3: " + r.status() + " reset " + r.resetCode());
+                                }
+                                h3Generations.add(String.valueOf(r.header("x-gen")));
+                                h3.incrementAndGet();
+                            }
+                        }
+                    } catch (Exception e) {
+                        failures.add("h3: " + e);
+                    }
+                }, pool);
                 CompletableFuture<Void> oneShots = CompletableFuture.runAsync(() -> {
                     while (!done.get()) {
                         try (Socket c = new Socket("127.0.0.1", port)) {
@@ -206,11 +230,15 @@ class InProcessReloadTest {
                 String h = h2.get();
                 done.set(true);
                 oneShots.get();
+                quic.get();
                 pool.shutdown();
                 assertThat(answers).allMatch(a -> a.startsWith("Success=1"));
                 assertThat(failures).isEmpty();
                 assertThat(fresh.get()).isGreaterThan(100);
                 assertThat(generations).contains("x-gen: gen-0", "x-gen: gen-1");
+                // the QUIC connection's new streams took each new configuration
+                assertThat(h3.get()).isGreaterThan(100);
+                assertThat(h3Generations).contains("gen-0", "gen-1");
                 assertThat(w).doesNotContain("Socket errors").doesNotContain("Non-2xx");
                 assertThat(h).contains("0 failed, 0 errored, 0 timeout").containsPattern("status codes: \\d+ 2xx, 0 3xx, 0 4xx, 0 5xx");
                 assertThat(info(admin, "Reloads")).isEqualTo("20");
