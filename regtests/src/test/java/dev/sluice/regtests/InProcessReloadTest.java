@@ -247,7 +247,7 @@ class InProcessReloadTest {
     }
 
     @Test
-    void aChangedCertificateIsServedToTheNextHandshake() throws Exception {
+    void tlsContextsStayUnlessTheirFilesChangeAndAChangedCertificateIsServedToTheNextHandshake() throws Exception {
         Program.OPENSSL.require();
         TestPki pki = new TestPki("reload-ca");
         TestPki.Issued first = pki.leaf("first.test");
@@ -273,6 +273,15 @@ class InProcessReloadTest {
         try (Sluice s = Sluice.start(cfg, List.of(), java.util.Map.of(), port)) {
             AdminClient.await(admin);
             assertThat(TlsTest.subject(port, null)).contains("CN = first.test");
+            // unchanged certificate: its contexts are taken over, session cache and all: a TLS 1.2 session id resumes
+            Path sess = dir.resolve("sess.pem");
+            String first12 = TlsTest.exec(List.of("openssl", "s_client", "-connect", "127.0.0.1:" + port, "-tls1_2", "-no_ticket",
+                    "-sess_out", sess.toString()), "").output();
+            assertThat(first12).contains("New, TLSv1.2");
+            assertThat(reload(admin)).startsWith("Success=1");
+            String resumed = TlsTest.exec(List.of("openssl", "s_client", "-connect", "127.0.0.1:" + port, "-tls1_2", "-no_ticket",
+                    "-sess_in", sess.toString()), "").output();
+            assertThat(resumed).contains("Reused, TLSv1.2");
             Files.copy(second.pem(), site, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             assertThat(reload(admin)).startsWith("Success=1");
             assertThat(TlsTest.subject(port, null)).contains("CN = second.test");

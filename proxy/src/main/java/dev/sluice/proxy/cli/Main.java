@@ -302,6 +302,11 @@ public final class Main {
      * in-process reload): the messages in the order they are printed, and a model only when it can run.
      */
     static Checked load(Options opts, String workerCli) {
+        return load(opts, workerCli, null);
+    }
+
+    /** As {@link #load(Options, String)} for a reload of {@code running}: its unchanged TLS contexts are taken over. */
+    static Checked load(Options opts, String workerCli, ProxyRuntime running) {
         Parsed parsed = parse(files(opts), commandLineSource(opts, workerCli), opts.chdir() == null ? null : opts.chdir().toString(),
                 opts.localPeer());
         List<String> messages = new ArrayList<>();
@@ -323,18 +328,24 @@ public final class Main {
             messages.add("Fatal errors found in configuration.");
             return new Checked(Generations.Loaded.failed(messages), null, false);
         }
-        ProxyRuntime.Prepared prepared = ProxyRuntime.check(config);
+        ProxyRuntime.Prepared prepared = ProxyRuntime.check(config, running);
         Privileges.Resolved privileges = Privileges.resolve(config.global().process(), prepared.problems());
         messages.addAll(prepared.warnings());
         if (!prepared.problems().isEmpty()) {
             messages.addAll(prepared.problems());
             messages.add("Fatal errors found in configuration.");
+            if (prepared.tls() != null) {
+                prepared.tls().close();
+            }
             return new Checked(Generations.Loaded.failed(messages), privileges, false);
         }
         boolean warned = prepared.warnings().stream().anyMatch(w -> w.contains(": warning: "))
                 || diags.stream().anyMatch(d -> d.severity() == Diagnostic.Severity.WARNING);
         if (warned && (config.global().process().zeroWarning() || opts.zeroWarning())) {
             messages.add("[ALERT] Some warnings were found and 'zero-warning' is set. Aborting.");
+            if (prepared.tls() != null) {
+                prepared.tls().close();
+            }
             return new Checked(Generations.Loaded.failed(messages), privileges, true);
         }
         return new Checked(new Generations.Loaded(config, prepared, messages), privileges, warned);
@@ -423,7 +434,7 @@ public final class Main {
             return 1;
         }
         String workerCli = System.getenv(Master.WORKER_CLI_ENV);
-        Generations generations = new Generations(runtime, () -> load(opts, workerCli).loaded(), opts.quiet());
+        Generations generations = new Generations(runtime, running -> load(opts, workerCli, running).loaded(), opts.quiet());
         // from now on through the generations only: a reference kept here would keep every replaced one alive
         runtime = null;
         Signals.install(generations, opts.quiet());

@@ -7,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
-import java.util.function.Supplier;
+import java.util.function.Function;
 
 /**
  * The configurations a process runs, one after the other: the current {@link ProxyRuntime} and those an in-process
@@ -36,7 +36,7 @@ public final class Generations {
         }
     }
 
-    private final Supplier<Loaded> loader;
+    private final Function<ProxyRuntime, Loaded> loader;
     private final boolean quiet;
     private volatile ProxyRuntime current;
     /** Replaced configurations still finishing their streams. */
@@ -50,8 +50,11 @@ public final class Generations {
     private volatile long lastMillis;
     private volatile int failed;
 
-    /** {@code loader} reads the configuration files again (with the command line's settings) for each reload. */
-    public Generations(ProxyRuntime first, Supplier<Loaded> loader, boolean quiet) {
+    /**
+     * {@code loader} reads the configuration files again (with the command line's settings) for each reload, given the
+     * running configuration (whose unchanged TLS contexts it may take over: {@link ProxyRuntime#check(Config, ProxyRuntime)}).
+     */
+    public Generations(ProxyRuntime first, Function<ProxyRuntime, Loaded> loader, boolean quiet) {
         this.current = first;
         this.loader = loader;
         this.quiet = quiet;
@@ -95,7 +98,7 @@ public final class Generations {
         long t0 = System.nanoTime();
         Loaded loaded;
         try {
-            loaded = loader.get();
+            loaded = loader.apply(old);
         } catch (RuntimeException e) {
             loaded = Loaded.failed(List.of("[ALERT] cannot read the configuration: " + e));
         }
@@ -117,6 +120,10 @@ public final class Generations {
             next.start();
         } catch (RuntimeException e) {
             failed++;
+            if (loaded.prepared().tls() != null) {
+                // the contexts it made, and its hold on those it took over
+                loaded.prepared().tls().close();
+            }
             messages.add("[ALERT] " + e.getMessage());
             messages.add("[ALERT] Reload failed: the running configuration is kept.");
             return new Result(false, messages);

@@ -111,8 +111,6 @@ public final class ProxyRuntime {
     private final PrometheusExporter metrics;
     private final AdminSockets admin;
     private final ProcessInfo process;
-    /** The TLS contexts the QUIC binds were made with (those of an earlier configuration when they were kept). */
-    private final TlsContexts quicTls;
     /** The configuration this one replaces (an in-process reload), until it started. */
     private ProxyRuntime previous;
     /** What a reload says beyond the checks' messages (tables that start empty, settings that need a restart). */
@@ -173,7 +171,6 @@ public final class ProxyRuntime {
         QuicBinds quicBinds = keepQuic ? QuicBinds.kept(config.global().quic())
                 : new QuicBinds(config.global().quic(), pools.registry(), !config.global().process().noReusePort());
         this.quic = keepQuic ? previous.quic : quicBinds;
-        this.quicTls = quic == quicBinds ? tls : previous.quicTls;
         for (StickTable t : stickTables.all()) {
             // expired untracked entries go away within a second, as HAProxy's purge task does
             tasks.add(group.scheduleAtFixedRate(t::purgeExpired, 1, 1, TimeUnit.SECONDS));
@@ -355,6 +352,14 @@ public final class ProxyRuntime {
      */
     public static Prepared check(Config config) {
         return RuntimeChecks.check(config);
+    }
+
+    /**
+     * As {@link #check(Config)} for a configuration that replaces {@code running} in the process: TLS contexts whose
+     * settings and files did not change are taken over from it.
+     */
+    public static Prepared check(Config config, ProxyRuntime running) {
+        return RuntimeChecks.check(config, running == null ? null : running.tls);
     }
 
     public static ProxyRuntime build(Config config, Prepared prepared) {
@@ -750,10 +755,6 @@ public final class ProxyRuntime {
 
     TlsContexts tls() {
         return tls;
-    }
-
-    TlsContexts quicTls() {
-        return quicTls;
     }
 
     /** The peers' log function, for a runtime started by a reload. */

@@ -222,17 +222,17 @@ final class Reload {
             return Boolean.TRUE;
         });
         boolean quicKept = next.quic() == old.quic();
-        drain(old, gone, quicKept, next.quicTls(), released);
+        drain(old, gone, quicKept, released);
     }
 
     /** Checks ten times a second whether {@code old} has any connection or stream left; releases it when not. */
-    private static void drain(ProxyRuntime old, Set<Frontend> frontends, boolean quicKept, Object quicTls, Runnable released) {
+    private static void drain(ProxyRuntime old, Set<Frontend> frontends, boolean quicKept, Runnable released) {
         if (old.group().isShuttingDown()) {
             return;
         }
         boolean connections = !old.clients().isEmpty() || !quicKept && !old.quic().drained();
         if (connections) {
-            old.group().schedule(() -> drain(old, frontends, quicKept, quicTls, released), 100, TimeUnit.MILLISECONDS);
+            old.group().schedule(() -> drain(old, frontends, quicKept, released), 100, TimeUnit.MILLISECONDS);
             return;
         }
         old.workers().onEachLoop(i -> {
@@ -244,23 +244,21 @@ final class Reload {
             return Boolean.FALSE;
         }).whenComplete((busy, e) -> {
             if (e != null || busy.contains(Boolean.TRUE)) {
-                old.group().schedule(() -> drain(old, frontends, quicKept, quicTls, released), 100, TimeUnit.MILLISECONDS);
+                old.group().schedule(() -> drain(old, frontends, quicKept, released), 100, TimeUnit.MILLISECONDS);
             } else {
-                release(old, quicTls);
+                release(old);
                 released.run();
             }
         });
     }
 
-    /**
-     * Closes what only the old runtime used: its log writer, its TLS contexts (unless the QUIC binds that run on were
-     * made with them: {@code quicTls}).
-     */
-    private static void release(ProxyRuntime old, Object quicTls) {
+    /** Closes what only the old runtime used: its log writer, its TLS bind contexts the new one did not take over. */
+    private static void release(ProxyRuntime old) {
         if (old.logWriter() != null) {
             old.logWriter().close();
         }
-        if (old.tls() != null && old.tls() != quicTls) {
+        // its bind contexts (those the new configuration took over stay theirs); QUIC contexts are not closed here
+        if (old.tls() != null) {
             old.tls().close();
         }
     }

@@ -49,6 +49,11 @@ final class RuntimeChecks {
      * event loop): {@code -c} reports an unreadable or invalid certificate like any other error.
      */
     static Prepared check(Config config) {
+        return check(config, null);
+    }
+
+    /** As {@link #check(Config)}, taking over the unchanged TLS contexts of {@code previousTls} (a reload; null: none). */
+    static Prepared check(Config config, TlsContexts previousTls) {
         List<String> problems = new ArrayList<>();
         for (var s : config.global().statsSockets()) {
             if ((s.owner() != null || s.group() != null) && !AdminSockets.isRoot()) {
@@ -67,7 +72,7 @@ final class RuntimeChecks {
         // the server state files, read before the addresses are resolved: init-addr's 'last' takes their addresses
         List<String> stateWarnings = new ArrayList<>();
         Map<String, Map<String, SavedServerState>> states = ServerStateLoader.load(config, stateWarnings);
-        TlsContexts tls = usesTls(config) ? new TlsContexts(config.global()) : null;
+        TlsContexts tls = usesTls(config) ? new TlsContexts(config.global(), previousTls) : null;
         if (tls != null) {
             problems.addAll(tls.prepare(config));
         }

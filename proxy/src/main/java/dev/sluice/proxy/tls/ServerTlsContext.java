@@ -255,8 +255,19 @@ public final class ServerTlsContext {
         return tls;
     }
 
-    /** Stops rotating ticket keys into these contexts (when the bind is discarded). */
-    void close(SessionTicketKeys keys) {
+    /** Configurations that use these contexts (an in-process reload hands unchanged ones on). */
+    private int users = 1;
+
+    /** One configuration more uses these contexts. */
+    synchronized void retain() {
+        users++;
+    }
+
+    /** Stops rotating ticket keys into these contexts once no configuration uses them (when the bind is discarded). */
+    synchronized void close(SessionTicketKeys keys) {
+        if (--users > 0) {
+            return;
+        }
         for (OpenSslServerSessionContext os : ticketed) {
             keys.remove(os);
         }

@@ -35,6 +35,10 @@ public final class TlsContexts {
     private final Set<String> warnings = new LinkedHashSet<>();
     /** The companion files and issuer chains that complete certificates (the global section's). */
     private final CertFiles files;
+    /** The contexts of the configuration before (an in-process reload), whose unchanged ones are taken over; or null. */
+    private TlsContexts previous;
+    /** What the files each context was made from looked like (size and time of each), by settings. */
+    private final Map<Object, String> fingerprints = new HashMap<>();
 
     /** Contexts for {@code global}'s session settings, on BoringSSL when it loads, with the process's ticket keys. */
     public TlsContexts(Global global) {
@@ -51,6 +55,29 @@ public final class TlsContexts {
         this.files = CertFiles.of(global.tls(), warnings::add);
     }
 
+    /**
+     * Contexts for a reloaded configuration: those of {@code previous} whose settings, global TLS settings and files
+     * (size and modification time of each) did not change are taken over rather than built again, with their session
+     * caches (a session resumed by id survives the reload). Null: none to take over.
+     */
+    public TlsContexts(Global global, TlsContexts previous) {
+        this(global);
+        if (previous != null && previous.global.tls().equals(global.tls()) && previous.provider.getClass() == provider.getClass()) {
+            this.previous = previous;
+        }
+    }
+
+    /** A context of the previous configuration for {@code key} made from the same files, or null. */
+    private Object reusable(Map<?, Object> previousMap, Object key, String print) {
+        if (previous == null) {
+            return null;
+        }
+        synchronized (previous) {
+            Object o = previousMap.get(key);
+            return o != null && !(o instanceof Exception) && print.equals(previous.fingerprints.get(key)) ? o : null;
+        }
+    }
+
     public TlsProvider provider() {
         return provider;
     }
@@ -61,6 +88,15 @@ public final class TlsContexts {
      * all are usable. Lesser problems go to {@link #warnings}.
      */
     public synchronized List<String> prepare(Config config) {
+        try {
+            return prepareAll(config);
+        } finally {
+            // nothing more is taken over: the previous configuration's contexts are its own again
+            previous = null;
+        }
+    }
+
+    private List<String> prepareAll(Config config) {
         List<String> problems = new ArrayList<>();
         for (Proxy p : config.proxies()) {
             if (p.kind().hasFrontend()) {
@@ -104,12 +140,19 @@ public final class TlsContexts {
         String subject = "'bind " + bind.text() + "' in proxy '" + proxy + "'";
         Object o = binds.get(bind.tls());
         if (o == null) {
-            try {
-                o = ServerTlsContext.build(bind.tls(), global, files, provider, ticketKeys, warner(bind.where(), subject));
-            } catch (IllegalArgumentException e) {
-                o = e;
+            String print = TlsFiles.fingerprint(bind.tls().certificates(), bind.tls().caFile());
+            o = previous == null ? null : reusable(previous.binds, bind.tls(), print);
+            if (o != null) {
+                ((ServerTlsContext) o).retain();
+            } else {
+                try {
+                    o = ServerTlsContext.build(bind.tls(), global, files, provider, ticketKeys, warner(bind.where(), subject));
+                } catch (IllegalArgumentException e) {
+                    o = e;
+                }
             }
             binds.put(bind.tls(), o);
+            fingerprints.put(bind.tls(), print);
         }
         if (o instanceof IllegalArgumentException e) {
             throw new TlsConfigException(bind.where(), subject, e.getMessage(), e);
@@ -151,12 +194,17 @@ public final class TlsContexts {
         String subject = "'server " + backend + "/" + server.name() + "'";
         Object o = servers.get(server.tls());
         if (o == null) {
-            try {
-                o = ClientTlsContext.build(server.tls(), global, files, provider, warner(server.where(), subject));
-            } catch (IllegalArgumentException e) {
-                o = e;
+            String print = TlsFiles.fingerprint(server.tls().crt() == null ? List.of() : List.of(server.tls().crt()), server.tls().caFile());
+            o = previous == null ? null : reusable(previous.servers, server.tls(), print);
+            if (o == null) {
+                try {
+                    o = ClientTlsContext.build(server.tls(), global, files, provider, warner(server.where(), subject));
+                } catch (IllegalArgumentException e) {
+                    o = e;
+                }
             }
             servers.put(server.tls(), o);
+            fingerprints.put(server.tls(), print);
         }
         if (o instanceof IllegalArgumentException e) {
             throw new TlsConfigException(server.where(), subject, e.getMessage(), e);
