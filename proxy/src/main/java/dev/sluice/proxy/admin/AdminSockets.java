@@ -128,7 +128,7 @@ public final class AdminSockets {
                     @Override
                     protected void initChannel(Channel ch) {
                         ch.pipeline().addLast("idle", new IdleStateHandler(timeoutMs, 0, 0, TimeUnit.MILLISECONDS));
-                        ch.pipeline().addLast("cli", new CliConnection(new CliSession(registry, s.level(), router), AdminSockets.this));
+                        ch.pipeline().addLast("cli", new CliConnection(new CliSession(AdminSockets.this::registry, s.level(), router), AdminSockets.this));
                     }
                 });
         ListenAddress addr = s.address();

@@ -17,7 +17,8 @@ public final class CliSession {
         NON_INTERACTIVE, INTERACTIVE, PROMPT
     }
 
-    private final CliRegistry registry;
+    /** The commands: read at each command (an in-process reload gives an open session the new configuration's). */
+    private final java.util.function.Supplier<CliRegistry> registry;
     private final CliRouter router;
     private Object target;
     private Level level;
@@ -32,6 +33,11 @@ public final class CliSession {
 
     /** A session whose commands may be for other processes ({@code router}: the master CLI), else null. */
     public CliSession(CliRegistry registry, Level level, CliRouter router) {
+        this(() -> registry, level, router);
+    }
+
+    /** A session whose commands are those {@code registry} gives when each command runs. */
+    public CliSession(java.util.function.Supplier<CliRegistry> registry, Level level, CliRouter router) {
         this.registry = registry;
         this.level = level;
         this.router = router;
@@ -63,7 +69,7 @@ public final class CliSession {
     }
 
     CliRegistry registry() {
-        return registry;
+        return registry.get();
     }
 
     /** Whether the session asked to be closed ({@code quit}). */
@@ -114,6 +120,7 @@ public final class CliSession {
 
     /** Runs a command: its answer without separator, or null when it answers later ({@link #pending}). */
     private String run(List<String> args) {
+        CliRegistry registry = this.registry.get();
         CliCommand cmd = registry.find(args);
         if (cmd == null) {
             return registry.usage(args, false);
