@@ -232,6 +232,9 @@ public final class Listener {
             lc.accepted(ch);
         }
         if (acceptFilter != null && !acceptFilter.test(ch)) {
+            // as HAProxy: a connection its tcp-request connection rules refuse closes with a single RST (no linger),
+            // whether or not its first bytes came already
+            ch.config().setOption(ChannelOption.SO_LINGER, 0);
             ch.close();
             return;
         }
