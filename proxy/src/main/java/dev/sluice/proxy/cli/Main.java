@@ -8,6 +8,8 @@ import dev.sluice.config.KeywordRegistry;
 import dev.sluice.config.LineLexer;
 import dev.sluice.config.model.Config;
 import dev.sluice.config.model.StatsSocket;
+import dev.sluice.proxy.listener.ReceivedSockets;
+import dev.sluice.proxy.listener.SocketHandover;
 import dev.sluice.proxy.memory.ProxyPools;
 import dev.sluice.proxy.runtime.Generations;
 import dev.sluice.proxy.runtime.ProxyRuntime;
@@ -420,6 +422,14 @@ public final class Main {
         if (opts.debug() && runtime.transport().fallbackReason() != null) {
             System.err.println("[NOTICE] using the NIO transport: " + runtime.transport().fallbackReason());
         }
+        // _getsocks on the admin sockets with expose-fd listeners: the listeners of the running configuration
+        runtime.adminSockets().exportListeners(() -> SocketHandover.exportable(runtime.listeners()));
+        ReceivedSockets received;
+        try {
+            received = takeOldSockets(opts, runtime);
+        } catch (SocketHandover.Failure e) {
+            return 1;
+        }
         try {
             runtime.start();
         } catch (IllegalStateException e) {
@@ -427,6 +437,11 @@ public final class Main {
                 System.err.println("[ALERT] " + e.getMessage());
             }
             return 1;
+        } finally {
+            if (received != null) {
+                // as HAProxy: the sockets the new configuration does not use are closed (the old process closes its own)
+                received.closeUnused();
+            }
         }
         long pid = ProcessHandle.current().pid();
         if (!writePidfile(pidfile, pid)) {
@@ -494,6 +509,42 @@ public final class Main {
         }
         deletePidfile(pidfile, pid);
         return 0;
+    }
+
+    /**
+     * {@code -x <socket>}: the old process's listening sockets, each given to the listener whose bind it matches, before
+     * anything binds; null without {@code -x} (or with {@code -x /dev/null}, as HAProxy). When they cannot be had,
+     * HAProxy's warning and alert; then a worker binds its own sockets (as HAProxy's master-worker mode does), and
+     * another process stops (throws, as HAProxy exits).
+     */
+    private static ReceivedSockets takeOldSockets(Options opts, ProxyRuntime runtime) throws SocketHandover.Failure {
+        String path = opts.oldSocket();
+        if (path == null || path.equals("/dev/null")) {
+            return null;
+        }
+        ReceivedSockets received;
+        try {
+            received = SocketHandover.fetch(path);
+        } catch (SocketHandover.Failure e) {
+            if (!opts.quiet()) {
+                System.err.println("[WARNING] " + e.getMessage());
+                System.err.println("[ALERT] Failed to get the sockets from the old process!");
+            }
+            if (System.getenv(Master.WORKER_ENV) != null) {
+                return null;
+            }
+            throw e;
+        }
+        for (var l : runtime.listeners()) {
+            int fd = received.take(l.bind());
+            if (fd >= 0) {
+                l.useReceivedSocket(fd);
+                if (opts.debug()) {
+                    System.err.println("[NOTICE] " + l.bind().address() + " takes the old process's socket");
+                }
+            }
+        }
+        return received;
     }
 
     /** A worker stops at once when its master is gone (killed): nothing would reload or supervise it any more. */
