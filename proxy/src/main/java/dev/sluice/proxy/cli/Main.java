@@ -235,7 +235,7 @@ public final class Main {
             System.err.println("[ALERT] cannot find the java command to start a worker");
             return 1;
         }
-        Master master = new Master(cmd, opts.softStopPids(), opts.hardStopPids(), config.global().process().exitOnFailure(),
+        Master master = new Master(cmd, opts.softStopPids(), opts.hardStopPids(), opts.oldSocket(), config.global().process().exitOnFailure(),
                 config.global().process().maxReloads(), opts.systemd(), System.err);
         String daemonReady = System.getenv(READY_FILE_ENV);
         long pid = ProcessHandle.current().pid();
@@ -620,7 +620,8 @@ public final class Main {
     static ConfigParser.Source commandLineSource(Options opts, String workerCli) {
         StringBuilder g = new StringBuilder();
         if (workerCli != null) {
-            g.append("    stats socket \"").append(workerCli).append("\" level admin mode 600\n");
+            // expose-fd: the next worker takes this one's listening sockets through it at a reload (-x)
+            g.append("    stats socket \"").append(workerCli).append("\" level admin mode 600 expose-fd listeners\n");
         }
         if (opts.maxconn() >= 0) {
             g.append("    maxconn ").append(opts.maxconn()).append('\n');
