@@ -4,6 +4,7 @@ import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.proxy.listener.SocketHandover;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -129,23 +130,39 @@ final class CliConnection extends ChannelInboundHandlerAdapter {
     /**
      * {@code _getsocks}, the command of a new process started with {@code -x}: on a socket with {@code expose-fd
      * listeners} the listening sockets go to the client ({@link SocketHandover#send}), then the session ends, as in
-     * HAProxy, which closes it without a word on another socket.
+     * HAProxy, which closes it without a word on another socket. The calls block (the first one also links them, a few
+     * hundred milliseconds): they run on a thread of their own, the connection first taken off its event loop, so that
+     * nothing else waits and Netty does not touch the socket meanwhile; it goes back to its loop to be closed.
      */
     private void getsocks(ChannelHandlerContext ctx) {
         closing = true;
         length = 0;
-        ctx.channel().config().setAutoRead(false);
-        // what earlier commands answered goes first
-        ctx.flush();
-        int fd = SocketHandover.descriptor(ctx.channel());
-        if (exposeFd && fd >= 0) {
-            try {
-                SocketHandover.send(fd, owner.exportedSockets());
-            } catch (SocketHandover.Failure e) {
-                System.err.println("[WARNING] " + e.getMessage());
-            }
+        Channel ch = ctx.channel();
+        ch.config().setAutoRead(false);
+        int fd = SocketHandover.descriptor(ch);
+        if (!exposeFd || fd < 0) {
+            ctx.close();
+            return;
         }
-        ctx.close();
+        // what earlier commands answered goes first
+        ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(w -> ch.deregister().addListener(d -> {
+            if (!d.isSuccess() || !ch.isOpen()) {
+                ch.close();
+                return;
+            }
+            Thread.ofVirtual().name("sluice-getsocks").start(() -> {
+                try {
+                    SocketHandover.send(fd, owner.exportedSockets());
+                } catch (SocketHandover.Failure e) {
+                    System.err.println("[WARNING] " + e.getMessage());
+                } catch (RuntimeException e) {
+                    UnexpectedErrors.report("CliConnection _getsocks", e);
+                } finally {
+                    // back on its loop to close as any connection does (a channel closed off its loop ends silently)
+                    ch.eventLoop().register(ch).addListener(r -> ch.close());
+                }
+            });
+        }));
     }
 
     /** Writes an answer; false when the session ended with it (then everything was flushed or closed). */

@@ -165,6 +165,10 @@ public final class Main {
                 System.err.println("[WARNING] -N is accepted and not applied yet: a frontend without 'maxconn' keeps the global limit.");
             }
         }
+        if (opts.oldSocket() != null && !opts.check()) {
+            // the calls that take the old process's sockets are linked while the configuration is read
+            Thread.ofPlatform().daemon().name("sluice-link").start(SocketHandover::prepareFetch);
+        }
         if (opts.files().isEmpty()) {
             System.err.println("sluice: no configuration file given (use -f <file|dir>)");
             System.err.print(Options.usage());

@@ -49,6 +49,7 @@ final class PassingCalls {
     private static final int SO_SNDTIMEO = 21;
     private static final int SO_ACCEPTCONN = 30;
     private static final int IPPROTO_IP = 0;
+    private static final int IP_FREEBIND = 15;
     private static final int IP_TRANSPARENT = 19;
     private static final int IPPROTO_IPV6 = 41;
     private static final int IPV6_V6ONLY = 26;
@@ -78,29 +79,52 @@ final class PassingCalls {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-    private static final MethodHandle SOCKET = withErrno("socket", FunctionDescriptor.of(NATIVE_INT, NATIVE_INT, NATIVE_INT, NATIVE_INT));
-    private static final MethodHandle CONNECT = withErrno("connect", FunctionDescriptor.of(NATIVE_INT, NATIVE_INT, ValueLayout.ADDRESS,
-            NATIVE_INT));
-    private static final MethodHandle SEND = withErrno("send", FunctionDescriptor.of(ValueLayout.JAVA_LONG, NATIVE_INT, ValueLayout.ADDRESS,
-            ValueLayout.JAVA_LONG, NATIVE_INT));
-    private static final MethodHandle RECV = withErrno("recv", FunctionDescriptor.of(ValueLayout.JAVA_LONG, NATIVE_INT, ValueLayout.ADDRESS,
-            ValueLayout.JAVA_LONG, NATIVE_INT));
-    private static final MethodHandle SENDMSG = withErrno("sendmsg", FunctionDescriptor.of(ValueLayout.JAVA_LONG, NATIVE_INT,
-            ValueLayout.ADDRESS, NATIVE_INT));
-    private static final MethodHandle RECVMSG = withErrno("recvmsg", FunctionDescriptor.of(ValueLayout.JAVA_LONG, NATIVE_INT,
-            ValueLayout.ADDRESS, NATIVE_INT));
-    private static final MethodHandle GETSOCKNAME = withErrno("getsockname", FunctionDescriptor.of(NATIVE_INT, NATIVE_INT,
-            ValueLayout.ADDRESS, ValueLayout.ADDRESS));
-    private static final MethodHandle GETSOCKOPT = withErrno("getsockopt", FunctionDescriptor.of(NATIVE_INT, NATIVE_INT, NATIVE_INT,
-            NATIVE_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS));
-    private static final MethodHandle SETSOCKOPT = withErrno("setsockopt", FunctionDescriptor.of(NATIVE_INT, NATIVE_INT, NATIVE_INT,
-            NATIVE_INT, ValueLayout.ADDRESS, NATIVE_INT));
-    private static final MethodHandle FCNTL = withErrno("fcntl", FunctionDescriptor.of(NATIVE_INT, NATIVE_INT, NATIVE_INT, NATIVE_INT),
-            Linker.Option.firstVariadicArg(2));
-    private static final MethodHandle CLOSE = LINKER.downcallHandle(LINKER.defaultLookup().find("close").orElseThrow(),
-            FunctionDescriptor.of(NATIVE_INT, NATIVE_INT));
-    private static final MethodHandle STRERROR = LINKER.downcallHandle(LINKER.defaultLookup().find("strerror").orElseThrow(),
-            FunctionDescriptor.of(ValueLayout.ADDRESS, NATIVE_INT));
+    /**
+     * Linking a call costs the first use tens of milliseconds (the JDK spins a class for each shape): each side links
+     * only the calls it makes, the new process's ({@link Fetching}) ahead of time beside its configuration's parsing.
+     */
+    private static final class Common {
+        static final MethodHandle SETSOCKOPT = withErrno("setsockopt", FunctionDescriptor.of(NATIVE_INT, NATIVE_INT, NATIVE_INT,
+                NATIVE_INT, ValueLayout.ADDRESS, NATIVE_INT));
+        static final MethodHandle CLOSE = LINKER.downcallHandle(LINKER.defaultLookup().find("close").orElseThrow(),
+                FunctionDescriptor.of(NATIVE_INT, NATIVE_INT));
+    }
+
+    /** The new process's calls. */
+    private static final class Fetching {
+        static final MethodHandle SOCKET = withErrno("socket", FunctionDescriptor.of(NATIVE_INT, NATIVE_INT, NATIVE_INT, NATIVE_INT));
+        static final MethodHandle CONNECT = withErrno("connect", FunctionDescriptor.of(NATIVE_INT, NATIVE_INT, ValueLayout.ADDRESS,
+                NATIVE_INT));
+        static final MethodHandle SEND = withErrno("send", FunctionDescriptor.of(ValueLayout.JAVA_LONG, NATIVE_INT, ValueLayout.ADDRESS,
+                ValueLayout.JAVA_LONG, NATIVE_INT));
+        static final MethodHandle RECVMSG = withErrno("recvmsg", FunctionDescriptor.of(ValueLayout.JAVA_LONG, NATIVE_INT,
+                ValueLayout.ADDRESS, NATIVE_INT));
+        static final MethodHandle GETSOCKNAME = withErrno("getsockname", FunctionDescriptor.of(NATIVE_INT, NATIVE_INT,
+                ValueLayout.ADDRESS, ValueLayout.ADDRESS));
+        static final MethodHandle GETSOCKOPT = withErrno("getsockopt", FunctionDescriptor.of(NATIVE_INT, NATIVE_INT, NATIVE_INT,
+                NATIVE_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS));
+    }
+
+    /** The old process's calls. */
+    private static final class Sending {
+        static final MethodHandle SENDMSG = withErrno("sendmsg", FunctionDescriptor.of(ValueLayout.JAVA_LONG, NATIVE_INT,
+                ValueLayout.ADDRESS, NATIVE_INT));
+        static final MethodHandle RECV = withErrno("recv", FunctionDescriptor.of(ValueLayout.JAVA_LONG, NATIVE_INT, ValueLayout.ADDRESS,
+                ValueLayout.JAVA_LONG, NATIVE_INT));
+        static final MethodHandle FCNTL = withErrno("fcntl", FunctionDescriptor.of(NATIVE_INT, NATIVE_INT, NATIVE_INT, NATIVE_INT),
+                Linker.Option.firstVariadicArg(2));
+    }
+
+    private static final class Errors {
+        static final MethodHandle STRERROR = LINKER.downcallHandle(LINKER.defaultLookup().find("strerror").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.ADDRESS, NATIVE_INT));
+    }
+
+    /** Links the new process's calls now (from a thread of its own, while the configuration is read). */
+    static void prepareFetch() {
+        MethodHandle unused = Fetching.SOCKET;
+        unused = Common.CLOSE;
+    }
 
     private static MethodHandle withErrno(String name, FunctionDescriptor fd, Linker.Option... more) {
         Linker.Option[] options = new Linker.Option[more.length + 1];
@@ -126,7 +150,7 @@ final class PassingCalls {
         }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment state = a.allocate(CALL_STATE);
-            int fd = (int) SOCKET.invokeExact(state, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+            int fd = (int) Fetching.SOCKET.invokeExact(state, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
             if (fd < 0) {
                 throw failure("socket(AF_UNIX)", state);
             }
@@ -138,7 +162,7 @@ final class PassingCalls {
                 MemorySegment.copy(MemorySegment.ofArray(name), 0, addr, 2, name.length);
                 int r;
                 do {
-                    r = (int) CONNECT.invokeExact(state, fd, addr, SOCKADDR_UN);
+                    r = (int) Fetching.CONNECT.invokeExact(state, fd, addr, SOCKADDR_UN);
                 } while (r < 0 && errno(state) == EINTR);
                 if (r < 0) {
                     throw failure("connect(" + path + ")", state);
@@ -164,10 +188,10 @@ final class PassingCalls {
             tv.set(ValueLayout.JAVA_LONG, 0, timeoutMs / 1000);
             tv.set(ValueLayout.JAVA_LONG, 8, timeoutMs % 1000 * 1000);
             MemorySegment state = a.allocate(CALL_STATE);
-            if ((int) SETSOCKOPT.invokeExact(state, fd, SOL_SOCKET, SO_RCVTIMEO, tv, 16) < 0) {
+            if ((int) Common.SETSOCKOPT.invokeExact(state, fd, SOL_SOCKET, SO_RCVTIMEO, tv, 16) < 0) {
                 throw failure("setsockopt(SO_RCVTIMEO)", state);
             }
-            if (send && (int) SETSOCKOPT.invokeExact(state, fd, SOL_SOCKET, SO_SNDTIMEO, tv, 16) < 0) {
+            if (send && (int) Common.SETSOCKOPT.invokeExact(state, fd, SOL_SOCKET, SO_SNDTIMEO, tv, 16) < 0) {
                 throw failure("setsockopt(SO_SNDTIMEO)", state);
             }
         } catch (Failure f) {
@@ -181,12 +205,12 @@ final class PassingCalls {
     static int blocking(int fd, boolean on) throws Failure {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment state = a.allocate(CALL_STATE);
-            int flags = (int) FCNTL.invokeExact(state, fd, F_GETFL, 0);
+            int flags = (int) Sending.FCNTL.invokeExact(state, fd, F_GETFL, 0);
             if (flags < 0) {
                 throw failure("fcntl(F_GETFL)", state);
             }
             int want = on ? flags & ~O_NONBLOCK : flags | O_NONBLOCK;
-            if (want != flags && (int) FCNTL.invokeExact(state, fd, F_SETFL, want) < 0) {
+            if (want != flags && (int) Sending.FCNTL.invokeExact(state, fd, F_SETFL, want) < 0) {
                 throw failure("fcntl(F_SETFL)", state);
             }
             return flags;
@@ -200,7 +224,7 @@ final class PassingCalls {
     static void restoreFlags(int fd, int flags) throws Failure {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment state = a.allocate(CALL_STATE);
-            if ((int) FCNTL.invokeExact(state, fd, F_SETFL, flags) < 0) {
+            if ((int) Sending.FCNTL.invokeExact(state, fd, F_SETFL, flags) < 0) {
                 throw failure("fcntl(F_SETFL)", state);
             }
         } catch (Failure f) {
@@ -217,7 +241,7 @@ final class PassingCalls {
             MemorySegment buf = a.allocateFrom(ValueLayout.JAVA_BYTE, data);
             long off = 0;
             while (off < data.length) {
-                long n = (long) SEND.invokeExact(state, fd, buf.asSlice(off), data.length - off, MSG_NOSIGNAL);
+                long n = (long) Fetching.SEND.invokeExact(state, fd, buf.asSlice(off), data.length - off, MSG_NOSIGNAL);
                 if (n < 0) {
                     if (errno(state) == EINTR) {
                         continue;
@@ -240,7 +264,7 @@ final class PassingCalls {
             MemorySegment seg = a.allocate(Math.max(1, buf.length));
             long n;
             do {
-                n = (long) RECV.invokeExact(state, fd, seg, (long) buf.length, waitAll ? MSG_WAITALL : 0);
+                n = (long) Sending.RECV.invokeExact(state, fd, seg, (long) buf.length, waitAll ? MSG_WAITALL : 0);
             } while (n < 0 && errno(state) == EINTR);
             if (n < 0) {
                 throw failure("recv", state);
@@ -279,7 +303,7 @@ final class PassingCalls {
             }
             long n;
             do {
-                n = (long) SENDMSG.invokeExact(state, fd, msg, MSG_NOSIGNAL);
+                n = (long) Sending.SENDMSG.invokeExact(state, fd, msg, MSG_NOSIGNAL);
             } while (n < 0 && errno(state) == EINTR);
             if (n < 0) {
                 throw failure("sendmsg", state);
@@ -313,7 +337,7 @@ final class PassingCalls {
             int flags = MSG_CMSG_CLOEXEC | (waitAll ? MSG_WAITALL : 0);
             long n;
             do {
-                n = (long) RECVMSG.invokeExact(state, fd, msg, flags);
+                n = (long) Fetching.RECVMSG.invokeExact(state, fd, msg, flags);
             } while (n < 0 && errno(state) == EINTR);
             if (n < 0) {
                 throw failure("recvmsg", state);
@@ -353,7 +377,7 @@ final class PassingCalls {
             MemorySegment sa = a.allocate(SOCKADDR_STORAGE, 8);
             MemorySegment len = a.allocate(NATIVE_INT);
             len.set(NATIVE_INT, 0, SOCKADDR_STORAGE);
-            if ((int) GETSOCKNAME.invokeExact(state, fd, sa, len) < 0) {
+            if ((int) Fetching.GETSOCKNAME.invokeExact(state, fd, sa, len) < 0) {
                 throw failure("getsockname", state);
             }
             int family = sa.get(ValueLayout.JAVA_SHORT, 0) & 0xffff;
@@ -370,7 +394,8 @@ final class PassingCalls {
                 } catch (UnknownHostException e) {
                     throw new IllegalStateException(e);
                 }
-                transparent = intOption(fd, IPPROTO_IP, IP_TRANSPARENT) > 0;
+                // HAProxy's "foreign" socket: IP_TRANSPARENT, IP_FREEBIND or IPV6_TRANSPARENT
+                transparent = intOption(fd, IPPROTO_IP, IP_TRANSPARENT) > 0 || intOption(fd, IPPROTO_IP, IP_FREEBIND) > 0;
                 if (family == AF_INET6) {
                     v6only = intOption(fd, IPPROTO_IPV6, IPV6_V6ONLY) > 0;
                     transparent |= intOption(fd, IPPROTO_IPV6, IPV6_TRANSPARENT) > 0;
@@ -393,7 +418,7 @@ final class PassingCalls {
             MemorySegment val = a.allocate(NATIVE_INT);
             MemorySegment len = a.allocate(NATIVE_INT);
             len.set(NATIVE_INT, 0, 4);
-            if ((int) GETSOCKOPT.invokeExact(state, fd, level, option, val, len) < 0) {
+            if ((int) Fetching.GETSOCKOPT.invokeExact(state, fd, level, option, val, len) < 0) {
                 return -1;
             }
             return val.get(NATIVE_INT, 0);
@@ -402,7 +427,7 @@ final class PassingCalls {
 
     static void close(int fd) {
         try {
-            int ignored = (int) CLOSE.invokeExact(fd);
+            int ignored = (int) Common.CLOSE.invokeExact(fd);
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }
@@ -418,7 +443,7 @@ final class PassingCalls {
 
     static String strerror(int errno) {
         try {
-            MemorySegment s = (MemorySegment) STRERROR.invokeExact(errno);
+            MemorySegment s = (MemorySegment) Errors.STRERROR.invokeExact(errno);
             return s.reinterpret(256).getString(0);
         } catch (Throwable t) {
             return "errno " + errno;

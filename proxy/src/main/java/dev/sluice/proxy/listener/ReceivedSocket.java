@@ -18,7 +18,7 @@ public record ReceivedSocket(int fd, int family, InetAddress address, int port, 
 
     /**
      * Whether this socket is the one a {@code bind} on {@code addr} with options {@code so} would have bound, as HAProxy
-     * matches them (address and port, {@code transparent}, {@code v6only} on IPv6, {@code interface}, namespace), read for
+     * matches them (address and port, {@code transparent}, {@code v6only} on the IPv6 wildcard, {@code interface}, namespace), read for
      * Sluice's sockets: Netty binds an IPv4 address on a dual-stack IPv6 socket (as {@code ::ffff:a.b.c.d}, the wildcard
      * as {@code ::} without {@code IPV6_V6ONLY}), HAProxy on an IPv4 one; either is taken. A listening stream socket only.
      */
@@ -43,8 +43,12 @@ public record ReceivedSocket(int fd, int family, InetAddress address, int port, 
             }
             return address instanceof Inet4Address && address.equals(want);
         }
-        // Netty turns IPV6_V6ONLY off on its IPv6 sockets unless 'v6only' says otherwise
-        return family == PassingCalls.AF_INET6 && address instanceof Inet6Address && address.equals(want) && v6only == so.v6only();
+        if (!(family == PassingCalls.AF_INET6 && address instanceof Inet6Address && address.equals(want))) {
+            return false;
+        }
+        // Netty turns IPV6_V6ONLY off on its IPv6 sockets unless 'v6only' says otherwise; the kernel turns it on when it
+        // binds an address that is not the wildcard (HAProxy compares it there too, and takes none of those without 'v6only')
+        return !want.isAnyLocalAddress() || v6only == so.v6only();
     }
 
     /** How logs name it: {@code 127.0.0.1:80}, {@code [::]:80}, or the family for another kind. */

@@ -16,16 +16,22 @@ import java.util.List;
  * whose {@code bind} matches one accepts from it instead of binding its own ({@link Listener#useReceivedSocket}). The
  * old process then closes its copy when it stops: the socket, and the connections waiting in its accept queue, live
  * on in the new process, where a socket bound beside it would have left them to be reset. Either side may be HAProxy
- * 2.6. The calls block, each wait bounded by {@link #TIMEOUT_MS}: {@link #fetch} runs on the main thread at start-up,
- * {@link #send} on the admin connection's event loop (two {@code sendmsg} calls for up to 252 listeners, a wait for an
- * acknowledgement after each 252 more, as HAProxy's).
+ * 2.6. The calls block: {@link #fetch} runs on the main thread at start-up, each wait bounded by {@link #FETCH_TIMEOUT_MS};
+ * {@link #send} on a thread of its own, the admin connection taken off its event loop (two {@code sendmsg} calls for up to
+ * 252 listeners, a wait of at most {@link #TIMEOUT_MS} for an acknowledgement after each 252, as HAProxy's).
  */
 public final class SocketHandover {
     private SocketHandover() {
     }
 
-    /** HAProxy's receive timeout on both sides. */
+    /** HAProxy's receive timeout on both sides; the sender's here. */
     public static final long TIMEOUT_MS = 1000;
+    /**
+     * How long the new process waits for each answer of the old one. HAProxy's second was too short for a loaded old
+     * process on a loaded machine (2 cores, a churn of connections and a JVM starting beside it: the answer came after
+     * more than a second, and the new process gave up); a busy process answers, a hung one costs a reload 5 s more.
+     */
+    public static final long FETCH_TIMEOUT_MS = 5000;
     private static final byte[] COMMAND = "_getsocks\n".getBytes(StandardCharsets.US_ASCII);
 
     /** Why the sockets could not be passed, in HAProxy's words. */
@@ -55,6 +61,11 @@ public final class SocketHandover {
         return out;
     }
 
+    /** Links what {@link #fetch} calls ahead of time, from a thread of its own while the configuration is read. */
+    public static void prepareFetch() {
+        PassingCalls.prepareFetch();
+    }
+
     /** The descriptor of a connection's socket, -1 when its transport does not expose one (NIO). */
     public static int descriptor(Channel ch) {
         return ch instanceof UnixChannel u && ch.isOpen() ? u.fd().intValue() : -1;
@@ -64,7 +75,7 @@ public final class SocketHandover {
     public static ReceivedSockets fetch(String path) throws Failure {
         int sock;
         try {
-            sock = PassingCalls.connectUnix(path, TIMEOUT_MS);
+            sock = PassingCalls.connectUnix(path, FETCH_TIMEOUT_MS);
         } catch (PassingCalls.Failure e) {
             throw new Failure("Failed to connect to the old process socket '" + path + "'");
         }

@@ -111,6 +111,13 @@ class GetsocksTest {
         }
         got.closeUnused();
         assertThat(got.left()).isEmpty();
+        // the session ended (its connection was taken off its loop to send, then closed there)
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (admin.openSessions() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(admin.openSessions()).isZero();
+        assertThat(admin.totalSessions()).isEqualTo(1);
     }
 
     @Test

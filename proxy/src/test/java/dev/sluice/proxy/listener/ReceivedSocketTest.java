@@ -70,6 +70,10 @@ class ReceivedSocketTest {
         assertThat(dual.matches(at("::", 443), opts(false, false, true, null))).isFalse();
         assertThat(only.matches(at("::", 443), opts(false, false, true, null))).isTrue();
         assertThat(only.matches(at("::", 443), BindSocket.DEFAULT)).isFalse();
+        // the kernel sets IPV6_V6ONLY when it binds a given IPv6 address: whatever the bind says, the socket is the same
+        ReceivedSocket loopback = new ReceivedSocket(3, INET6, address("::1"), 443, false, true, true, false, "", "");
+        assertThat(loopback.matches(at("::1", 443), BindSocket.DEFAULT)).isTrue();
+        assertThat(loopback.matches(at("::1", 443), opts(false, false, true, null))).isTrue();
         assertThat(tcp(INET6, "::1", 443).matches(at("::1", 443), BindSocket.DEFAULT)).isTrue();
         assertThat(tcp(INET6, "::1", 443).matches(at("::2", 443), BindSocket.DEFAULT)).isFalse();
         assertThat(tcp(INET, "0.0.0.0", 443).matches(at("::", 443), BindSocket.DEFAULT)).isFalse();
