@@ -102,10 +102,14 @@ final class ConnectionChurn implements AutoCloseable {
 
     /** Stops and waits for the connections in progress. */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         running.set(false);
-        for (Thread t : threads) {
-            t.join(10_000);
+        try {
+            for (Thread t : threads) {
+                t.join(10_000);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }

@@ -147,6 +147,36 @@ class SocketHandoverTest {
         assertThat(sockets.stream().distinct().count()).as("a new listening socket at each reload").isEqualTo(RELOADS + 1);
     }
 
+    /**
+     * Master-worker: each reload (SIGUSR2) starts the new worker with {@code -x} and the current worker's own admin
+     * socket, with nothing in the configuration about it, as HAProxy's master does through its socketpair.
+     */
+    @Test
+    void masterWorkerReloadsPassTheSocketsByThemselves() throws Exception {
+        int port = Ports.free();
+        Path cfg = Sluice.writeConfig(MasterWorkerTest.config(port, "gen", ""));
+        Path cli = MasterWorkerTest.cli(cfg);
+        try (Sluice s = MasterWorkerTest.startMaster(cfg, port, "-W"); ConnectionChurn churn = new ConnectionChurn("127.0.0.1", port, 3)) {
+            awaitAnswers(churn, 200);
+            Set<String> before = listening(port);
+            long worker = MasterWorkerTest.workerPid(cli);
+            for (int i = 0; i < 3; i++) {
+                GracefulStopTest.signal(s.pid(), "USR2");
+                long old = worker;
+                worker = MasterWorkerTest.newWorker(cli, old);
+                MasterWorkerTest.await("the old worker gone", () -> ProcessHandle.of(old).map(h -> !h.isAlive()).orElse(true));
+                awaitAnswers(churn, 100);
+                assertThat(listening(port)).as("reload %d: the same listening socket", i + 1).isEqualTo(before).hasSize(1);
+            }
+            assertThat(ProcessHandle.of(worker).map(h -> h.info().arguments().map(List::of).orElse(List.of())).orElse(List.of()))
+                    .as("the worker's command line").contains("-x");
+            churn.close();
+            System.out.println("master-worker, 3 reloads: " + churn.summary());
+            assertThat(churn.failures()).as(churn.summary()).isZero();
+            assertThat(s.output()).doesNotContain("Failed to get the sockets");
+        }
+    }
+
     @Test
     void haproxyHandsItsListeningSocketsToSluice() throws Exception {
         String haproxy = Program.HAPROXY.require();
