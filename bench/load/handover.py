@@ -1,14 +1,15 @@
 #!/usr/bin/python3
 """handover.py RUN_DIR TARGET...: reloads under a churn of new connections, with and without -x.
 
-TARGET is sluice-x, sluice-nox, haproxy-x or haproxy-nox. For each: the proxy starts on a configuration whose
+TARGET is sluice-x, sluice-nox, haproxy-x or haproxy-nox; a target may come back (runs interleaved against the
+machine's drift), its runs are added up in the summary. For each run: the proxy starts on a configuration whose
 frontend answers every request itself with its pid (`http-request return ... lf-string "%[pid]"`-like: `%pid`),
 with `stats socket ... expose-fd listeners`; wrk opens new connections without pause (-c CONNS, Connection: close,
 one request each); RELOADS times a new process is started with `-sf <old>` (and `-x <admin socket>` for the -x
 targets), and the time from its launch to the first answer carrying its pid is taken (polled every 2 ms by this
 process, already running); the next reload waits for the old process's exit. Then wrk is stopped (SIGINT) and its
-socket errors and non-2xx answers are what the reloads cost the clients. Prints one line per target: reload to
-new process answering (p50, p99 = the max over 10, each value), and the connections lost.
+socket errors and non-2xx answers are what the reloads cost the clients. Prints a line per run, then one per target:
+reload to new process answering (p50, p99, max over all its reloads), and the connections lost.
 
 Environment: RELOADS [10]  CONNS [50]  SLUICE (launcher) [../../sluice]  SLUICE_JAR (jar under test, optional)
 HAPROXY [haproxy]  PORT [27700]
@@ -141,16 +142,27 @@ def run(target, port):
 
 
 def main():
-    print("# %d reloads each under wrk -t2 -c%d (new connection per request); load average before: %s"
-          % (RELOADS, CONNS, open("/proc/loadavg").read().split()[0]))
-    print("%-12s %9s %9s  %-60s %9s  %s" % ("target", "p50 ms", "p99 ms", "each reload, launch to new process answering (ms)",
-                                             "requests", "lost: connect/read/write/timeout errors, non-2xx, failed reloads"))
+    print("# %d reloads per run under wrk -t2 -c%d (new connection per request), runs in this order: %s; load average before: %s"
+          % (RELOADS, CONNS, " ".join(TARGETS), open("/proc/loadavg").read().split()[0]))
+    totals = {}
     for i, t in enumerate(TARGETS):
         times, failed, total, errors, non2xx = run(t, BASE_PORT + i)
-        each = " ".join("%.0f" % x for x in times)
+        print("# run %d %s: %s ms; %d requests, lost %d/%d/%d/%d, %d, %d" % ((i + 1, t, " ".join("%.0f" % x for x in times), total)
+                                                                            + errors + (non2xx, failed)), flush=True)
+        agg = totals.setdefault(t, [[], 0, 0, [0, 0, 0, 0], 0])
+        agg[0] += times
+        agg[1] += failed
+        agg[2] += total
+        agg[3] = [a + b for a, b in zip(agg[3], errors)]
+        agg[4] += non2xx
+    print("# load average after: %s" % open("/proc/loadavg").read().split()[0])
+    print("%-12s %8s %8s %8s %8s  %9s  %s" % ("target", "reloads", "p50 ms", "p99 ms", "max ms", "requests",
+                                               "lost: connect/read/write/timeout errors, non-2xx, failed reloads"))
+    for t, (times, failed, total, errors, non2xx) in totals.items():
         p50 = "%.0f" % percentile(times, 50) if times else "-"
         p99 = "%.0f" % percentile(times, 99) if times else "-"
-        print("%-12s %9s %9s  %-60s %9d  %d/%d/%d/%d, %d, %d" % ((t, p50, p99, each, total) + errors + (non2xx, failed)), flush=True)
+        mx = "%.0f" % max(times) if times else "-"
+        print("%-12s %8d %8s %8s %8s  %9d  %d/%d/%d/%d, %d, %d" % ((t, len(times), p50, p99, mx, total) + tuple(errors) + (non2xx, failed)))
 
 
 main()

@@ -138,6 +138,10 @@ public final class AdminSockets {
         for (StatsSocket s : config) {
             channels.add(bind(s, transport, group));
         }
+        if (handsOverSockets() && transport.canInherit() && config.stream().anyMatch(StatsSocket::exposeFd)) {
+            // the next process's _getsocks is answered at once
+            Thread.ofVirtual().name("sluice-link").start(SocketHandover::prepareSend);
+        }
     }
 
     private Channel bind(StatsSocket s, Transport transport, EventLoopGroup group) {

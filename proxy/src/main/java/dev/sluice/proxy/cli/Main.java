@@ -527,8 +527,13 @@ public final class Main {
             return null;
         }
         ReceivedSockets received;
+        long t0 = System.nanoTime();
         try {
             received = SocketHandover.fetch(path);
+            if (opts.debug()) {
+                System.err.println("[NOTICE] received " + received.left().size() + " sockets from " + path + " in "
+                        + (System.nanoTime() - t0) / 1_000_000 + " ms");
+            }
         } catch (SocketHandover.Failure e) {
             if (!opts.quiet()) {
                 System.err.println("[WARNING] " + e.getMessage());

@@ -66,6 +66,14 @@ public final class SocketHandover {
         PassingCalls.prepareFetch();
     }
 
+    /**
+     * Links what {@link #send} calls ahead of time, from a thread of its own: a process that may be asked answers at
+     * once (the first answer took 0.2 s more without: the time the next process waits).
+     */
+    public static void prepareSend() {
+        PassingCalls.prepareSend();
+    }
+
     /** The descriptor of a connection's socket, -1 when its transport does not expose one (NIO). */
     public static int descriptor(Channel ch) {
         return ch instanceof UnixChannel u && ch.isOpen() ? u.fd().intValue() : -1;
