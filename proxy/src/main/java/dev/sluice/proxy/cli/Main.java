@@ -526,6 +526,13 @@ public final class Main {
         if (path == null || path.equals("/dev/null")) {
             return null;
         }
+        if (!runtime.transport().canInherit()) {
+            if (!opts.quiet()) {
+                System.err.println("[WARNING] -x is ignored: the " + runtime.transport().name() + " transport cannot use received sockets ("
+                        + runtime.transport().fallbackReason() + "); binding new ones.");
+            }
+            return null;
+        }
         ReceivedSockets received;
         long t0 = System.nanoTime();
         try {
