@@ -177,6 +177,33 @@ class SocketHandoverTest {
         }
     }
 
+    /**
+     * After an in-process reload (the admin socket's {@code reload}) that added a bind, {@code _getsocks} hands over
+     * the sockets of the configuration running then: the one the reload took over and the one it bound.
+     */
+    @Test
+    void afterAnInProcessReloadTheRunningConfigurationsSocketsGo() throws Exception {
+        int port = Ports.free();
+        int port2 = Ports.free();
+        Path admin = Files.createTempDirectory("sluice-handover").resolve("admin.sock");
+        Path cfg = Sluice.writeConfig(config("127.0.0.1:" + port, admin));
+        try (Sluice old = Sluice.start(cfg, List.of(), Map.of(), port)) {
+            Set<String> first = listening(port);
+            Files.writeString(cfg, config("127.0.0.1:" + port, admin).replace("    bind 127.0.0.1:" + port + "\n",
+                    "    bind 127.0.0.1:" + port + "\n    bind 127.0.0.1:" + port2 + "\n"));
+            assertThat(AdminClient.run(admin, "reload\n")).startsWith("Success=1");
+            awaitPort("127.0.0.1", port2, old.process());
+            Set<String> second = listening(port2);
+            assertThat(listening(port)).as("the reload took the socket over").isEqualTo(first);
+            try (Sluice next = Sluice.start(cfg, List.of("-sf", Long.toString(old.pid()), "-x", admin.toString()), Map.of())) {
+                assertThat(old.process().waitFor(30, TimeUnit.SECONDS)).as("the old process finished:\n%s", next.output()).isTrue();
+                assertThat(next.process().isAlive()).as("the new process serves:\n%s", next.output()).isTrue();
+                assertThat(listening(port)).isEqualTo(first);
+                assertThat(listening(port2)).isEqualTo(second);
+            }
+        }
+    }
+
     @Test
     void haproxyHandsItsListeningSocketsToSluice() throws Exception {
         String haproxy = Program.HAPROXY.require();

@@ -64,7 +64,8 @@ public final class AdminSockets {
 
     /**
      * Where {@code _getsocks} finds the listening sockets to hand over on the sockets with {@code expose-fd listeners}
-     * (asked at each command, on the session's event loop). Without it (and on the master CLI) the command is unknown.
+     * (asked at each command); without it, those the process offers ({@link SocketHandover#offer}). With neither (and on
+     * the master CLI) the command is unknown.
      */
     public AdminSockets exportListeners(Supplier<List<SocketHandover.Exported>> sockets) {
         this.exported = sockets;
@@ -73,12 +74,13 @@ public final class AdminSockets {
 
     /** Whether {@code _getsocks} is a command here. */
     boolean handsOverSockets() {
-        return exported != null && router == null;
+        return router == null && (exported != null || SocketHandover.offered() != null);
     }
 
     List<SocketHandover.Exported> exportedSockets() {
         Supplier<List<SocketHandover.Exported>> s = exported;
-        return s == null ? List.of() : s.get();
+        List<SocketHandover.Exported> offered = s != null ? s.get() : SocketHandover.offered();
+        return offered == null ? List.of() : offered;
     }
 
     public CliRegistry registry() {

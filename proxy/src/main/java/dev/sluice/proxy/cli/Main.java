@@ -426,8 +426,9 @@ public final class Main {
         if (opts.debug() && runtime.transport().fallbackReason() != null) {
             System.err.println("[NOTICE] using the NIO transport: " + runtime.transport().fallbackReason());
         }
-        // _getsocks on the admin sockets with expose-fd listeners: the listeners of the running configuration
-        runtime.adminSockets().exportListeners(() -> SocketHandover.exportable(runtime.listeners()));
+        // _getsocks on the admin sockets with expose-fd listeners: the listeners of the configuration running then
+        Generations[] running = new Generations[1];
+        SocketHandover.offer(() -> running[0] == null ? List.of() : running[0].current().listeners());
         ReceivedSockets received;
         try {
             received = takeOldSockets(opts, runtime);
@@ -453,7 +454,8 @@ public final class Main {
             return 1;
         }
         String workerCli = System.getenv(Master.WORKER_CLI_ENV);
-        Generations generations = new Generations(runtime, running -> load(opts, workerCli, running).loaded(), opts.quiet());
+        Generations generations = new Generations(runtime, current -> load(opts, workerCli, current).loaded(), opts.quiet());
+        running[0] = generations;
         // from now on through the generations only: a reference kept here would keep every replaced one alive
         runtime = null;
         Signals.install(generations, opts.quiet());

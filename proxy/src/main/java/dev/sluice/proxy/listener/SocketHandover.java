@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * Listening sockets passed from an old process to a new one, as HAProxy 2.6 does it: the new process ({@code -x
@@ -43,6 +44,23 @@ public final class SocketHandover {
 
     /** A socket this process offers: its descriptor and the names sent beside it (empty: none). */
     public record Exported(int fd, String namespace, String iface) {
+    }
+
+    /** The listeners of the process's running configuration, for {@code _getsocks}; null: none offered. */
+    private static volatile Supplier<List<Listener>> processListeners;
+
+    /**
+     * Where the process's admin sockets find the listeners to offer ({@code _getsocks}): those of the configuration
+     * running when the command comes, an in-process reload having perhaps replaced the first. Set once, at start-up.
+     */
+    public static void offer(Supplier<List<Listener>> listeners) {
+        processListeners = listeners;
+    }
+
+    /** What {@link #offer} set: the sockets to send now ({@link #exportable}), null when nothing was set. */
+    public static List<Exported> offered() {
+        Supplier<List<Listener>> s = processListeners;
+        return s == null ? null : exportable(s.get());
     }
 
     /**
