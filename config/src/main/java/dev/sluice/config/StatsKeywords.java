@@ -37,7 +37,9 @@ final class StatsKeywords {
         r.family("stats", "stats keyword");
         r.register(new Keyword("stats socket", GLOBAL, SOCKET_SYNTAX,
                 "Accept HAProxy's admin commands (show stat, set server, ...) on a UNIX stream socket, a TCP address or an inherited"
-                        + " listening socket; sessions start at the given level (default: operator). May be repeated.",
+                        + " listening socket; sessions start at the given level (default: operator). With 'expose-fd listeners' the"
+                        + " socket hands the TCP listening sockets to a new process started with '-x <socket>' ('_getsocks'), which"
+                        + " then accepts from them: a reload drops no connection. May be repeated.",
                 StatsKeywords::socket));
         r.register(new Keyword("stats timeout", GLOBAL, "stats timeout <time>",
                 "Close an admin socket session that sent nothing for that long (default 10s).", c -> {
@@ -169,6 +171,7 @@ final class StatsKeywords {
         StatsSocket.Level level = StatsSocket.Level.OPERATOR;
         String owner = null;
         String group = null;
+        boolean exposeFd = false;
         for (int i = 1; i < a.size(); i += 2) {
             String opt = a.get(i);
             if (!OPTIONS.contains(opt)) {
@@ -231,10 +234,7 @@ final class StatsKeywords {
                         c.error("'expose-fd' only supports 'listeners' (got '" + v + "').");
                         return;
                     }
-                    // HAProxy accepts it silently: a notice, so that zero-warning configurations still start
-                    c.notice("'expose-fd listeners' is accepted but passes nothing: Sluice has no '_getsocks' command and no '-x';"
-                            + " a reloaded process binds its own sockets beside the old ones (SO_REUSEPORT, see -sf), so the"
-                            + " connections still in the old sockets' accept queues when they close are dropped.");
+                    exposeFd = true;
                 }
                 default -> throw new IllegalStateException(opt);
             }
@@ -243,7 +243,11 @@ final class StatsKeywords {
             c.warning("'mode' only applies to UNIX sockets; ignored for " + address + ".");
             mode = -1;
         }
-        c.global().statsSockets.add(new StatsSocket(c.at(), address, mode, level, owner, group));
+        if (exposeFd && address instanceof ListenAddress.Inet) {
+            // HAProxy says nothing, and its sendmsg fails at the first '_getsocks': file descriptors only travel over UNIX sockets
+            c.notice("'expose-fd listeners' passes nothing on " + address + ": file descriptors only travel over UNIX sockets.");
+        }
+        c.global().statsSockets.add(new StatsSocket(c.at(), address, mode, level, owner, group, exposeFd));
     }
 
     /** The listening address of a stats socket, or null after reporting why it is not one. */

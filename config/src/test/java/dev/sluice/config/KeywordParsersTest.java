@@ -167,18 +167,19 @@ class KeywordParsersTest {
         }
 
         @Test
-        void exposeFdIsANoticeAndModeOnTcpAWarning() {
-            var r = parse(inGlobal("stats socket /run/a.sock expose-fd listeners\nstats socket 127.0.0.1:9000 mode 600"));
+        void exposeFdIsSilentOnUnixANoticeOnTcpAndModeOnTcpAWarning() {
+            var r = parse(inGlobal("stats socket /run/a.sock expose-fd listeners\nstats socket 127.0.0.1:9000 mode 600\n"
+                    + "stats socket 127.0.0.1:9001 expose-fd listeners"));
             assertThat(r.ok()).isTrue();
-            // HAProxy takes expose-fd silently: a notice (zero-warning configurations start), saying what is not done
+            // HAProxy takes expose-fd silently; on a TCP socket it passes nothing: a notice (zero-warning configurations start)
             assertThat(r.diagnostics()).filteredOn(d -> d.severity() == Diagnostic.Severity.NOTICE)
                     .extracting(Diagnostic::line, Diagnostic::message).containsExactly(
-                    tuple(GLOBAL_LINE, "'stats socket' : 'expose-fd listeners' is accepted but passes nothing: Sluice has no '_getsocks'"
-                            + " command and no '-x'; a reloaded process binds its own sockets beside the old ones (SO_REUSEPORT, see -sf), so"
-                            + " the connections still in the old sockets' accept queues when they close are dropped."));
+                    tuple(GLOBAL_LINE + 2, "'stats socket' : 'expose-fd listeners' passes nothing on 127.0.0.1:9001: file descriptors only"
+                            + " travel over UNIX sockets."));
             assertThat(Configs.warnings(r)).extracting(Diagnostic::line, Diagnostic::message).containsExactly(
                     tuple(GLOBAL_LINE + 1, "'stats socket' : 'mode' only applies to UNIX sockets; ignored for 127.0.0.1:9000."));
             assertThat(r.config().global().statsSockets().get(1).mode()).isEqualTo(-1);
+            assertThat(r.config().global().statsSockets()).extracting(StatsSocket::exposeFd).containsExactly(true, false, true);
         }
 
         @ParameterizedTest(name = "{0}")

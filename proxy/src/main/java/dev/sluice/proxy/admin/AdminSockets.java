@@ -4,6 +4,7 @@ import dev.sluice.config.Addresses;
 import dev.sluice.config.model.ListenAddress;
 import dev.sluice.config.model.StatsSocket;
 import dev.sluice.proxy.listener.InheritedSocket;
+import dev.sluice.proxy.listener.SocketHandover;
 import dev.sluice.proxy.transport.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -30,6 +31,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 /**
  * The process's admin sockets ({@code stats socket} lines) and what they count: sessions opened and open,
@@ -46,6 +48,7 @@ public final class AdminSockets {
     private final LongAdder sessions = new LongAdder();
     private final AtomicInteger open = new AtomicInteger();
     private final LongAdder bytesOut = new LongAdder();
+    private volatile Supplier<List<SocketHandover.Exported>> exported;
 
     public AdminSockets(List<StatsSocket> config, long timeoutMs, CliRegistry registry) {
         this(config, timeoutMs, registry, null);
@@ -57,6 +60,27 @@ public final class AdminSockets {
         this.timeoutMs = timeoutMs;
         this.registry = registry;
         this.router = router;
+    }
+
+    /**
+     * Where {@code _getsocks} finds the listening sockets to hand over on the sockets with {@code expose-fd listeners}
+     * (asked at each command); without it, those the process offers ({@link SocketHandover#offer}). With neither (and on
+     * the master CLI) the command is unknown.
+     */
+    public AdminSockets exportListeners(Supplier<List<SocketHandover.Exported>> sockets) {
+        this.exported = sockets;
+        return this;
+    }
+
+    /** Whether {@code _getsocks} is a command here. */
+    boolean handsOverSockets() {
+        return router == null && (exported != null || SocketHandover.offered() != null);
+    }
+
+    List<SocketHandover.Exported> exportedSockets() {
+        Supplier<List<SocketHandover.Exported>> s = exported;
+        List<SocketHandover.Exported> offered = s != null ? s.get() : SocketHandover.offered();
+        return offered == null ? List.of() : offered;
     }
 
     public CliRegistry registry() {
@@ -116,6 +140,10 @@ public final class AdminSockets {
         for (StatsSocket s : config) {
             channels.add(bind(s, transport, group));
         }
+        if (handsOverSockets() && transport.canInherit() && config.stream().anyMatch(StatsSocket::exposeFd)) {
+            // the next process's _getsocks is answered at once
+            Thread.ofVirtual().name("sluice-link").start(SocketHandover::prepareSend);
+        }
     }
 
     private Channel bind(StatsSocket s, Transport transport, EventLoopGroup group) {
@@ -128,7 +156,8 @@ public final class AdminSockets {
                     @Override
                     protected void initChannel(Channel ch) {
                         ch.pipeline().addLast("idle", new IdleStateHandler(timeoutMs, 0, 0, TimeUnit.MILLISECONDS));
-                        ch.pipeline().addLast("cli", new CliConnection(new CliSession(AdminSockets.this::registry, s.level(), router), AdminSockets.this));
+                        ch.pipeline().addLast("cli", new CliConnection(new CliSession(AdminSockets.this::registry, s.level(), router), AdminSockets.this,
+                                s.exposeFd()));
                     }
                 });
         ListenAddress addr = s.address();

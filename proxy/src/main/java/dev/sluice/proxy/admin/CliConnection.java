@@ -1,8 +1,10 @@
 package dev.sluice.proxy.admin;
 
 import dev.sluice.proxy.diag.UnexpectedErrors;
+import dev.sluice.proxy.listener.SocketHandover;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -23,9 +25,12 @@ import java.util.concurrent.TimeUnit;
 final class CliConnection extends ChannelInboundHandlerAdapter {
     /** HAProxy reads a command and its line feed into one 16 kB buffer, less the NUL: a longer line closes the session. */
     static final int MAX_LINE = 16383;
+    private static final String GETSOCKS = "_getsocks";
 
     private final CliSession session;
     private final AdminSockets owner;
+    /** {@code expose-fd listeners} on its socket: {@code _getsocks} hands the listening sockets over. */
+    private final boolean exposeFd;
     private byte[] input = new byte[256];
     private int length;
     private boolean closing;
@@ -34,8 +39,13 @@ final class CliConnection extends ChannelInboundHandlerAdapter {
     private boolean waiting;
 
     CliConnection(CliSession session, AdminSockets owner) {
+        this(session, owner, false);
+    }
+
+    CliConnection(CliSession session, AdminSockets owner, boolean exposeFd) {
         this.session = session;
         this.owner = owner;
+        this.exposeFd = exposeFd;
     }
 
     @Override
@@ -83,6 +93,10 @@ final class CliConnection extends ChannelInboundHandlerAdapter {
             String line = CliLine.text(input, end);
             System.arraycopy(input, end + 1, input, 0, length - end - 1);
             length -= end + 1;
+            if (owner.handsOverSockets() && GETSOCKS.equals(CliLine.words(line).stream().findFirst().orElse(""))) {
+                getsocks(ctx);
+                return;
+            }
             String out = session.execute(line);
             if (out == null) {
                 waiting = true;
@@ -111,6 +125,44 @@ final class CliConnection extends ChannelInboundHandlerAdapter {
             // the client does not read its answers: stop taking commands until it does
             ctx.channel().config().setAutoRead(false);
         }
+    }
+
+    /**
+     * {@code _getsocks}, the command of a new process started with {@code -x}: on a socket with {@code expose-fd
+     * listeners} the listening sockets go to the client ({@link SocketHandover#send}), then the session ends, as in
+     * HAProxy, which closes it without a word on another socket. The calls block (the first one also links them, a few
+     * hundred milliseconds): they run on a thread of their own, the connection first taken off its event loop, so that
+     * nothing else waits and Netty does not touch the socket meanwhile; it goes back to its loop to be closed.
+     */
+    private void getsocks(ChannelHandlerContext ctx) {
+        closing = true;
+        length = 0;
+        Channel ch = ctx.channel();
+        ch.config().setAutoRead(false);
+        int fd = SocketHandover.descriptor(ch);
+        if (!exposeFd || fd < 0) {
+            ctx.close();
+            return;
+        }
+        // what earlier commands answered goes first
+        ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(w -> ch.deregister().addListener(d -> {
+            if (!d.isSuccess() || !ch.isOpen()) {
+                ch.close();
+                return;
+            }
+            Thread.ofVirtual().name("sluice-getsocks").start(() -> {
+                try {
+                    SocketHandover.send(fd, owner.exportedSockets());
+                } catch (SocketHandover.Failure e) {
+                    System.err.println("[WARNING] " + e.getMessage());
+                } catch (RuntimeException e) {
+                    UnexpectedErrors.report("CliConnection _getsocks", e);
+                } finally {
+                    // back on its loop to close as any connection does (a channel closed off its loop ends silently)
+                    ch.eventLoop().register(ch).addListener(r -> ch.close());
+                }
+            });
+        }));
     }
 
     /** Writes an answer; false when the session ended with it (then everything was flushed or closed). */

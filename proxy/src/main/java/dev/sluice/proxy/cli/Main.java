@@ -8,6 +8,8 @@ import dev.sluice.config.KeywordRegistry;
 import dev.sluice.config.LineLexer;
 import dev.sluice.config.model.Config;
 import dev.sluice.config.model.StatsSocket;
+import dev.sluice.proxy.listener.ReceivedSockets;
+import dev.sluice.proxy.listener.SocketHandover;
 import dev.sluice.proxy.memory.ProxyPools;
 import dev.sluice.proxy.runtime.Generations;
 import dev.sluice.proxy.runtime.ProxyRuntime;
@@ -163,6 +165,10 @@ public final class Main {
                 System.err.println("[WARNING] -N is accepted and not applied yet: a frontend without 'maxconn' keeps the global limit.");
             }
         }
+        if (opts.oldSocket() != null && !opts.check()) {
+            // the calls that take the old process's sockets are linked while the configuration is read
+            Thread.ofPlatform().daemon().name("sluice-link").start(SocketHandover::prepareFetch);
+        }
         if (opts.files().isEmpty()) {
             System.err.println("sluice: no configuration file given (use -f <file|dir>)");
             System.err.print(Options.usage());
@@ -233,7 +239,7 @@ public final class Main {
             System.err.println("[ALERT] cannot find the java command to start a worker");
             return 1;
         }
-        Master master = new Master(cmd, opts.softStopPids(), opts.hardStopPids(), config.global().process().exitOnFailure(),
+        Master master = new Master(cmd, opts.softStopPids(), opts.hardStopPids(), opts.oldSocket(), config.global().process().exitOnFailure(),
                 config.global().process().maxReloads(), opts.systemd(), System.err);
         String daemonReady = System.getenv(READY_FILE_ENV);
         long pid = ProcessHandle.current().pid();
@@ -420,6 +426,15 @@ public final class Main {
         if (opts.debug() && runtime.transport().fallbackReason() != null) {
             System.err.println("[NOTICE] using the NIO transport: " + runtime.transport().fallbackReason());
         }
+        // _getsocks on the admin sockets with expose-fd listeners: the listeners of the configuration running then
+        Generations[] running = new Generations[1];
+        SocketHandover.offer(() -> running[0] == null ? List.of() : running[0].current().listeners());
+        ReceivedSockets received;
+        try {
+            received = takeOldSockets(opts, runtime);
+        } catch (SocketHandover.Failure e) {
+            return 1;
+        }
         try {
             runtime.start();
         } catch (IllegalStateException e) {
@@ -427,6 +442,11 @@ public final class Main {
                 System.err.println("[ALERT] " + e.getMessage());
             }
             return 1;
+        } finally {
+            if (received != null) {
+                // as HAProxy: the sockets the new configuration does not use are closed (the old process closes its own)
+                received.closeUnused();
+            }
         }
         long pid = ProcessHandle.current().pid();
         if (!writePidfile(pidfile, pid)) {
@@ -434,7 +454,8 @@ public final class Main {
             return 1;
         }
         String workerCli = System.getenv(Master.WORKER_CLI_ENV);
-        Generations generations = new Generations(runtime, running -> load(opts, workerCli, running).loaded(), opts.quiet());
+        Generations generations = new Generations(runtime, current -> load(opts, workerCli, current).loaded(), opts.quiet());
+        running[0] = generations;
         // from now on through the generations only: a reference kept here would keep every replaced one alive
         runtime = null;
         Signals.install(generations, opts.quiet());
@@ -494,6 +515,54 @@ public final class Main {
         }
         deletePidfile(pidfile, pid);
         return 0;
+    }
+
+    /**
+     * {@code -x <socket>}: the old process's listening sockets, each given to the listener whose bind it matches, before
+     * anything binds; null without {@code -x} (or with {@code -x /dev/null}, as HAProxy). When they cannot be had,
+     * HAProxy's warning and alert; then a worker binds its own sockets (as HAProxy's master-worker mode does), and
+     * another process stops (throws, as HAProxy exits).
+     */
+    private static ReceivedSockets takeOldSockets(Options opts, ProxyRuntime runtime) throws SocketHandover.Failure {
+        String path = opts.oldSocket();
+        if (path == null || path.equals("/dev/null")) {
+            return null;
+        }
+        if (!runtime.transport().canInherit()) {
+            if (!opts.quiet()) {
+                System.err.println("[WARNING] -x is ignored: the " + runtime.transport().name() + " transport cannot use received sockets ("
+                        + runtime.transport().fallbackReason() + "); binding new ones.");
+            }
+            return null;
+        }
+        ReceivedSockets received;
+        long t0 = System.nanoTime();
+        try {
+            received = SocketHandover.fetch(path);
+            if (opts.debug()) {
+                System.err.println("[NOTICE] received " + received.left().size() + " sockets from " + path + " in "
+                        + (System.nanoTime() - t0) / 1_000_000 + " ms");
+            }
+        } catch (SocketHandover.Failure e) {
+            if (!opts.quiet()) {
+                System.err.println("[WARNING] " + e.getMessage());
+                System.err.println("[ALERT] Failed to get the sockets from the old process!");
+            }
+            if (System.getenv(Master.WORKER_ENV) != null) {
+                return null;
+            }
+            throw e;
+        }
+        for (var l : runtime.listeners()) {
+            int fd = received.take(l.bind());
+            if (fd >= 0) {
+                l.useReceivedSocket(fd);
+                if (opts.debug()) {
+                    System.err.println("[NOTICE] " + l.bind().address() + " takes the old process's socket");
+                }
+            }
+        }
+        return received;
     }
 
     /** A worker stops at once when its master is gone (killed): nothing would reload or supervise it any more. */
@@ -569,7 +638,8 @@ public final class Main {
     static ConfigParser.Source commandLineSource(Options opts, String workerCli) {
         StringBuilder g = new StringBuilder();
         if (workerCli != null) {
-            g.append("    stats socket \"").append(workerCli).append("\" level admin mode 600\n");
+            // expose-fd: the next worker takes this one's listening sockets through it at a reload (-x)
+            g.append("    stats socket \"").append(workerCli).append("\" level admin mode 600 expose-fd listeners\n");
         }
         if (opts.maxconn() >= 0) {
             g.append("    maxconn ").append(opts.maxconn()).append('\n');

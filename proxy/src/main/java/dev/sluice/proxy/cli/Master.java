@@ -21,7 +21,9 @@ import sun.misc.Signal;
  * Master-worker mode ({@code -W}, {@code -Ws}, {@code master-worker} in the global section), as HAProxy's: this
  * process only supervises; the proxy runs in a worker, a child process started with the same command line (without
  * the master's own flags). The master reloads on SIGUSR2 (or the master CLI's {@code reload}) by starting a new
- * worker with {@code -sf} and the current workers' pids: the new one tells the old ones to finish once it listens,
+ * worker with {@code -sf} and the current workers' pids, and {@code -x} and the current worker's admin socket: the new one
+ * takes the current one's listening sockets (so no connection waiting to be accepted is lost), tells the old ones to
+ * finish once it listens,
  * and a new worker that fails to start (a broken configuration, a port it cannot bind) leaves the old one serving
  * ("Loading failure!"). SIGTERM, SIGINT and SIGUSR1 are passed on to every worker and the master leaves with the last
  * one. When the current worker dies on its own, the master stops every other worker and exits with its status
@@ -58,6 +60,7 @@ final class Master {
     private final List<String> command;
     private final List<Long> initialSoftStop;
     private final List<Long> initialHardStop;
+    private final String initialOldSocket;
     private final boolean exitOnFailure;
     private final int maxReloads;
     private final boolean systemd;
@@ -85,13 +88,15 @@ final class Master {
     /**
      * @param command the worker's command line: the JVM, its options, the main class and the proxy's arguments
      *                without the master's own ({@code -W}, {@code -Ws}, {@code -S}, {@code -D}, {@code -p},
-     *                {@code -sf}, {@code -st})
+     *                {@code -sf}, {@code -st}, {@code -x})
+     * @param oldSocket the {@code -x} of the master's command line, for the first worker (null: none)
      */
-    Master(List<String> command, List<Long> softStop, List<Long> hardStop, boolean exitOnFailure, int maxReloads, boolean systemd,
-            PrintStream err) {
+    Master(List<String> command, List<Long> softStop, List<Long> hardStop, String oldSocket, boolean exitOnFailure, int maxReloads,
+            boolean systemd, PrintStream err) {
         this.command = List.copyOf(command);
         this.initialSoftStop = List.copyOf(softStop);
         this.initialHardStop = List.copyOf(hardStop);
+        this.initialOldSocket = oldSocket;
         this.exitOnFailure = exitOnFailure;
         this.maxReloads = maxReloads;
         this.systemd = systemd;
@@ -112,7 +117,7 @@ final class Master {
             switch (a) {
                 case "-W", "-Ws", "-D" -> {
                 }
-                case "-S", "-p" -> i++;
+                case "-S", "-p", "-x" -> i++;
                 case "-sf", "-st" -> {
                     while (i + 1 < args.length && !args[i + 1].startsWith("-")) {
                         i++;
@@ -150,7 +155,7 @@ final class Master {
             Signal.handle(new Signal("INT"), s -> stop("INT"));
             Signal.handle(new Signal("USR1"), s -> stop("USR1"));
             synchronized (reloading) {
-                if (spawn(initialSoftStop, initialHardStop) == null) {
+                if (spawn(initialSoftStop, initialHardStop, initialOldSocket) == null) {
                     return 1;
                 }
             }
@@ -173,10 +178,11 @@ final class Master {
     }
 
     /**
-     * Starts a worker telling {@code softStop} to finish and {@code hardStop} to stop once it listens; waits until it
-     * listens. Null (reported) when it exits or does not listen within a minute.
+     * Starts a worker telling {@code softStop} to finish and {@code hardStop} to stop once it listens, taking the listening
+     * sockets of the process behind {@code oldSocket} (null: none); waits until it listens. Null (reported) when it exits
+     * or does not listen within a minute.
      */
-    private Worker spawn(List<Long> softStop, List<Long> hardStop) {
+    private Worker spawn(List<Long> softStop, List<Long> hardStop, String oldSocket) {
         int n;
         int reloadsNow;
         synchronized (this) {
@@ -186,7 +192,7 @@ final class Master {
         }
         Worker w = null;
         try {
-            w = start(n, reloadsNow, softStop, hardStop);
+            w = start(n, reloadsNow, softStop, hardStop, oldSocket);
             return w;
         } finally {
             boolean last;
@@ -200,7 +206,7 @@ final class Master {
         }
     }
 
-    private Worker start(int n, int reloadsNow, List<Long> softStop, List<Long> hardStop) {
+    private Worker start(int n, int reloadsNow, List<Long> softStop, List<Long> hardStop, String oldSocket) {
         Path ready = runDir.resolve("ready-" + n);
         Path socket = runDir.resolve("cli-" + n + ".sock");
         List<String> cmd = new ArrayList<>(command);
@@ -211,6 +217,10 @@ final class Master {
         if (!hardStop.isEmpty()) {
             cmd.add("-st");
             hardStop.forEach(p -> cmd.add(Long.toString(p)));
+        }
+        if (oldSocket != null) {
+            cmd.add("-x");
+            cmd.add(oldSocket);
         }
         ProcessBuilder pb = new ProcessBuilder(cmd);
         Map<String, String> env = pb.environment();
@@ -286,6 +296,7 @@ final class Master {
     void reload() {
         synchronized (reloading) {
             List<Long> old = new ArrayList<>();
+            String oldSocket;
             synchronized (this) {
                 if (stopping) {
                     return;
@@ -294,10 +305,12 @@ final class Master {
                 for (Worker w : workers) {
                     old.add(w.pid);
                 }
+                // as HAProxy's master (-x sockpair@ of the current worker): its admin socket has expose-fd listeners
+                oldSocket = current == null ? null : current.cli.toString();
             }
             notice("Reloading Sluice");
             notifySystemd("RELOADING=1\n");
-            Worker w = spawn(old, List.of());
+            Worker w = spawn(old, List.of(), oldSocket);
             killOverReloaded();
             if (w == null) {
                 synchronized (this) {

@@ -9,8 +9,8 @@ import java.util.Map;
 /**
  * The command line, HAProxy's flags: {@code -f <file|dir>} (repeatable), {@code -c}, {@code -d},
  * {@code -D}, {@code -p <pidfile>}, {@code -q}, {@code -v}/{@code -vv}, {@code -sf|-st <pid>...},
- * {@code -m <megabytes>} (the pools' memory ceiling, 0 for none), {@code -W}/{@code -Ws} (master-worker mode, with
- * systemd's notifications for {@code -Ws}), {@code -S <bind>[,option,value...]} (the master CLI), {@code --help};
+ * {@code -m <megabytes>} (the pools' memory ceiling, 0 for none), {@code -x <socket>} (the old process's admin socket to
+ * take the listening sockets from), {@code -W}/{@code -Ws} (master-worker mode, with systemd's notifications for {@code -Ws}), {@code -S <bind>[,option,value...]} (the master CLI), {@code --help};
  * {@code -cc <condition>}, {@code -L <peer>}, {@code -n}/{@code -N <maxconn>}, {@code -C <dir>}, {@code -V}, and the
  * debug flags {@code -db -dW -dV -dR -dD} that apply. HAProxy's other flags (meaningless on a JVM, or not implemented
  * yet) are accepted and listed in {@link #ignored()}, each with the reason that is warned about. Immutable.
@@ -18,7 +18,7 @@ import java.util.Map;
 public record Options(List<Path> files, boolean check, boolean debug, boolean daemon, String pidfile, boolean quiet, int version,
         boolean help, List<Long> softStopPids, List<Long> hardStopPids, long memoryMb, boolean masterWorker, boolean systemd,
         String masterCli, String condition, String localPeer, long maxconn, long defaultMaxconn, Path chdir, boolean noBackground,
-        boolean zeroWarning, boolean noServerVerify, boolean noReusePort, boolean diagnostic, List<String> ignored) {
+        boolean zeroWarning, boolean noServerVerify, boolean noReusePort, boolean diagnostic, String oldSocket, List<String> ignored) {
 
     /** HAProxy 2.6's flags accepted and ignored, with the reason warned about (meaningless on a JVM, or not implemented yet). */
     static final Map<String, String> IGNORED = new LinkedHashMap<>();
@@ -33,7 +33,6 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
         IGNORED.put("-dL", "a JVM loads no shared objects to list");
         IGNORED.put("-dK", "keyword dumps are not implemented (see docs/configuration.md for the keyword reference)");
         IGNORED.put("-dr", "server address resolution failures are not ignored yet");
-        IGNORED.put("-x", "listening sockets are not taken over from an old process's socket (-sf/-st hand over by stopping it)");
     }
 
     /** Thrown for a command line that cannot be used; the message says why. */
@@ -68,6 +67,7 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
         boolean noServerVerify = false;
         boolean noReusePort = false;
         boolean diagnostic = false;
+        String oldSocket = null;
         List<String> ignored = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
@@ -131,8 +131,8 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
                     if (i + 1 >= args.length) {
                         throw new UsageException("-x expects a UNIX socket");
                     }
-                    i++;
-                    ignored.add(a);
+                    // the last one counts, as in HAProxy
+                    oldSocket = args[++i];
                 }
                 case "--" -> {
                     while (i + 1 < args.length) {
@@ -191,14 +191,14 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
         }
         return new Options(List.copyOf(files), check, debug, daemon, pidfile, quiet, version, help, List.copyOf(sf), List.copyOf(st),
                 memoryMb, masterWorker, systemd, masterCli, condition, localPeer, maxconn, defaultMaxconn, chdir, noBackground,
-                zeroWarning, noServerVerify, noReusePort, diagnostic, List.copyOf(ignored));
+                zeroWarning, noServerVerify, noReusePort, diagnostic, oldSocket, List.copyOf(ignored));
     }
 
     public static String usage() {
         return """
                 Usage : sluice [-f <cfgfile|cfgdir>]* [ -vdVD ] [ -n <maxconn> ] [ -N <maxpconn> ] [ -q ] [ -c ] [ -cc <condition> ]
-                        [ -p <pidfile> ] [ -m <max megs> ] [ -C <dir> ] [ -L <name> ] [ -sf|-st <pid>* ] [ -W[s] ]
-                        [ -S <bind>[,<bind options>...] ]
+                        [ -p <pidfile> ] [ -m <max megs> ] [ -C <dir> ] [ -L <name> ] [ -sf|-st <pid>* ] [ -x <unix_socket> ]
+                        [ -W[s] ] [ -S <bind>[,<bind options>...] ]
                         -v displays version ; -vv shows build details.
                         -d enters debug mode (foreground, events printed) ; -db only disables background mode.
                         -D goes daemon ; -C changes to <dir> before loading files (relative -f paths and the files the
@@ -216,6 +216,9 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
                            gets a 503 and a new connection is closed (show pools, show info PoolFailed count them).
                         -q quiet mode : don't display messages.
                         -sf/-st <pid>* sends a soft stop (finish, then exit) / a hard stop to those processes once started.
+                        -x <unix_socket> takes the listening sockets of the old process (HAProxy's or Sluice's) from its
+                           admin socket ('stats socket ... expose-fd listeners') before binding: with -sf, a reload drops
+                           no connection waiting to be accepted. Master-worker reloads do it by themselves.
                         -W master-worker mode: a master process supervises the worker that serves; SIGUSR2 reloads.
                         -Ws master-worker mode with systemd notifications (Type=notify).
                         -S <bind>[,<option>,<value>...] binds the master CLI (a UNIX path or address:port; options as
@@ -227,8 +230,7 @@ public record Options(List<Path> files, boolean check, boolean debug, boolean da
                         -dS disables kernel splicing (as 'nosplice').
                         Accepted and ignored with a warning, as meaningless on a JVM: -dM[...] (memory poisoning), -dp
                            (poll()), -dG (getaddrinfo()), -dL (shared objects); not implemented yet: -de (epoll is
-                           chosen by the transport), -dK[...] (keyword dumps), -dr (resolution failures),
-                           -x <socket> (socket takeover), -N (see above).
+                           chosen by the transport), -dK[...] (keyword dumps), -dr (resolution failures), -N (see above).
                         Without -f, the built-in quickstart configuration (examples/quickstart.cfg) is used by ./sluice.
                         ./sluice sizes the JVM from the configuration: heap 48 MB + 24 kB per global maxconn, direct
                            memory 64 MB + 2 x tune.bufsize per maxconn, both capped by -m; JVM flags of your own in

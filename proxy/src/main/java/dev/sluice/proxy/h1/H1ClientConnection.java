@@ -243,8 +243,8 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
             return;
         }
         if (evt == SoftStop.EVENT || evt == SoftStop.IF_REMOVED && frontend.isStopped()) {
-            // an idle connection goes now; one in an exchange goes after its response (mustClose)
-            if (phase == Phase.WAIT_REQUEST && parser.idle() && !input.isReadable()) {
+            // idle after an exchange: goes now; in one: after its response; new: its first request comes (H1C_F_WAIT_NEXT_REQ)
+            if (phase == Phase.WAIT_REQUEST && requests > 0 && parser.idle() && !input.isReadable()) {
                 closeNow();
             }
             return;

@@ -51,6 +51,8 @@ public final class Listener {
     private Acceptor acceptor;
     /** The backlog the socket was made with. */
     private int backlogUsed;
+    /** A listening socket received from the old process ({@code -x}) to start on instead of binding, or -1. */
+    private int receivedFd = -1;
 
     /**
      * @param connectionHandler makes the protocol handler of an accepted connection, given whether the
@@ -112,6 +114,15 @@ public final class Listener {
         return this;
     }
 
+    /**
+     * Starts on {@code fd}, a listening socket received from the old process ({@link SocketHandover}) for this bind,
+     * instead of binding a new one; the listener owns it from now on.
+     */
+    public Listener useReceivedSocket(int fd) {
+        this.receivedFd = fd;
+        return this;
+    }
+
     public Bind bind() {
         return bind;
     }
@@ -168,7 +179,9 @@ public final class Listener {
             SocketOptions.applyChildren(b, so);
         }
         ChannelFuture f;
-        if (addr instanceof ListenAddress.InheritedFd fd) {
+        if (receivedFd >= 0) {
+            f = startReceived(b, transport, so);
+        } else if (addr instanceof ListenAddress.InheritedFd fd) {
             if (!transport.canInherit()) {
                 throw new IllegalStateException("Starting frontend " + frontend + ": cannot use inherited socket [" + fd + "]: "
                         + "the " + transport.name() + " transport cannot adopt sockets (" + transport.fallbackReason() + ")");
@@ -284,6 +297,28 @@ public final class Listener {
         protected void initChannel(SocketChannel ch) {
             target.accepted(ch);
         }
+    }
+
+    /** Registers the received socket, given the options a bound socket can still take (HAProxy resets them too). */
+    private ChannelFuture startReceived(ServerBootstrap b, Transport transport, BindSocket so) {
+        int fd = receivedFd;
+        String where = "[" + bind.address() + "]";
+        try {
+            InheritedSocket.prepare(fd);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("Starting frontend " + frontend + ": cannot use the socket received for " + where + ": " + e.getMessage());
+        }
+        b.channelFactory(() -> {
+            ServerChannel ch = transport.inheritedServerChannel(fd);
+            try {
+                SocketOptions.applyAfterBind(ch, so, where);
+            } catch (IllegalStateException e) {
+                ch.unsafe().closeForcibly();
+                throw e;
+            }
+            return ch;
+        });
+        return b.register();
     }
 
     /**

@@ -28,6 +28,8 @@ final class SocketOptions {
     private static final int IPV6_V6ONLY = 26;
     private static final ChannelOption<Integer> V6ONLY = new IntegerUnixChannelOption("IPV6_V6ONLY", IPPROTO_IPV6, IPV6_V6ONLY);
     private static final ChannelOption<Integer> MAXSEG = new IntegerUnixChannelOption("TCP_MAXSEG", IPPROTO_TCP, TCP_MAXSEG);
+    private static final ChannelOption<Integer> DEFER_ACCEPT = new IntegerUnixChannelOption("TCP_DEFER_ACCEPT", IPPROTO_TCP, 9);
+    private static final ChannelOption<Integer> FASTOPEN = new IntegerUnixChannelOption("TCP_FASTOPEN", IPPROTO_TCP, 23);
     private static final int IFNAMSIZ = 16;
     private static final ChannelOption<ByteBuffer> BINDTODEVICE = new RawUnixChannelOption("SO_BINDTODEVICE", SOL_SOCKET, SO_BINDTODEVICE,
             IFNAMSIZ);
@@ -68,10 +70,37 @@ final class SocketOptions {
         }
     }
 
+    /**
+     * The options a socket received from the old process ({@code -x}) can still take once bound, set or cleared as
+     * this bind says (HAProxy's tcp_bind_listener does the same): {@code defer-accept}, {@code tfo}, {@code mss}. The
+     * others ({@code transparent}, {@code v4v6}/{@code v6only}, {@code interface}) were matched before it was taken.
+     */
+    static void applyAfterBind(ServerChannel ch, BindSocket so, String where) {
+        if (so.deferAccept() || current(ch, DEFER_ACCEPT) != 0) {
+            set(ch, DEFER_ACCEPT, so.deferAccept() ? 1 : 0, "defer-accept", where);
+        }
+        if (so.fastOpen() || current(ch, FASTOPEN) != 0) {
+            set(ch, FASTOPEN, so.fastOpen() ? FASTOPEN_QUEUE : 0, "tfo", where);
+        }
+        if (so.mss() > 0) {
+            set(ch, MAXSEG, so.mss(), "mss", where);
+        }
+    }
+
     /** The options that accepted sockets get one by one. */
     static void applyChildren(ServerBootstrap b, BindSocket so) {
         if (so.userTimeoutMs() > 0) {
             b.childOption(EpollChannelOption.TCP_USER_TIMEOUT, (int) Math.min(Integer.MAX_VALUE, so.userTimeoutMs()));
+        }
+    }
+
+    /** The socket's value of an option as the kernel has it (Netty's own getters may answer from their settings). */
+    private static int current(Channel ch, ChannelOption<Integer> option) {
+        try {
+            Integer v = ch.config().getOption(option);
+            return v == null ? 0 : v;
+        } catch (RuntimeException e) {
+            return 0;
         }
     }
 

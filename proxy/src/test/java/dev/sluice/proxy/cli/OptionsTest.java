@@ -45,11 +45,21 @@ class OptionsTest {
 
     @Test
     void flagsMeaninglessOnTheJvmAreAcceptedAndListed() throws Exception {
-        Options o = Options.parse(new String[] {"-dM", "-dM0x55,help", "-de", "-dp", "-dS", "-dG", "-dL", "-dKall", "-dr", "-x", "/run/old.sock"});
-        assertThat(o.ignored()).containsExactly("-dM", "-dM", "-de", "-dp", "-dS", "-dG", "-dL", "-dK", "-dr", "-x");
+        Options o = Options.parse(new String[] {"-dM", "-dM0x55,help", "-de", "-dp", "-dS", "-dG", "-dL", "-dKall", "-dr"});
+        assertThat(o.ignored()).containsExactly("-dM", "-dM", "-de", "-dp", "-dS", "-dG", "-dL", "-dK", "-dr");
         assertThat(Options.IGNORED.keySet()).allSatisfy(f -> assertThat(Options.usage()).contains(f));
         assertThatThrownBy(() -> Options.parse(new String[] {"-dSx"})).hasMessage("unknown option '-dSx'");
         assertThatThrownBy(() -> Options.parse(new String[] {"-dZ"})).hasMessage("unknown option '-dZ'");
+    }
+
+    @Test
+    void oldProcessSocket() throws Exception {
+        assertThat(Options.parse(new String[] {"-f", "a.cfg"}).oldSocket()).isNull();
+        assertThat(Options.parse(new String[] {"-x", "/run/old.sock", "-f", "a.cfg"}).oldSocket()).isEqualTo("/run/old.sock");
+        // the last one counts, as in HAProxy
+        assertThat(Options.parse(new String[] {"-x", "/a.sock", "-x", "/b.sock"}).oldSocket()).isEqualTo("/b.sock");
+        assertThat(Options.parse(new String[] {"-x", "/a.sock"}).ignored()).isEmpty();
+        assertThatThrownBy(() -> Options.parse(new String[] {"-x"})).hasMessage("-x expects a UNIX socket");
     }
 
     @Test
