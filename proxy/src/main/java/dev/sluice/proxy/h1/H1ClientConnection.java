@@ -42,7 +42,6 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.util.concurrent.Future;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -460,9 +459,7 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
         } else {
             timer.disarm();
         }
-        // after an in-process reload, the request belongs to the new configuration
-        frontend = frontend.current(ch);
-        stream = new Stream(this, frontend, req);
+        stream = new Stream(this, frontend = frontend.current(ch), req); // a reload's new configuration, if any
         stream.start();
     }
 
