@@ -253,6 +253,44 @@ class InProcessReloadTest {
     }
 
     @Test
+    void aFailedReloadSaysWhyOnTheConsoleInTheLogsAndInTheAnswer() throws Exception {
+        try (java.net.DatagramSocket syslog = new java.net.DatagramSocket(0, java.net.InetAddress.getLoopbackAddress())) {
+            syslog.setSoTimeout(10_000);
+            int port = Ports.free();
+            Path dir = Files.createTempDirectory("sluice-reload");
+            Path admin = dir.resolve("admin.sock");
+            Path cfg = dir.resolve("test.cfg");
+            String good = """
+                    global
+                        stats socket %s level admin
+                        log 127.0.0.1:%d local0
+                    defaults
+                        mode http
+                        timeout client 10s
+                    frontend fe
+                        bind 127.0.0.1:%d
+                        http-request return status 200 content-type text/plain string "ok"
+                    """.formatted(admin, syslog.getLocalPort(), port);
+            Files.writeString(cfg, good);
+            try (Sluice s = Sluice.start(cfg, List.of(), java.util.Map.of(), port)) {
+                AdminClient.await(admin);
+                Files.writeString(cfg, good + "    no-such-keyword\n");
+                assertThat(reload(admin)).startsWith("Success=0\n--\n").contains("unknown keyword 'no-such-keyword'");
+                List<String> logged = new ArrayList<>();
+                while (logged.stream().noneMatch(l -> l.contains("Reload failed"))) {
+                    java.net.DatagramPacket d = new java.net.DatagramPacket(new byte[2048], 2048);
+                    syslog.receive(d);
+                    logged.add(new String(d.getData(), 0, d.getLength(), StandardCharsets.UTF_8));
+                }
+                // local0 (16) * 8 + err (3), then alert (1)
+                assertThat(logged).anyMatch(l -> l.startsWith("<131>") && l.contains("unknown keyword 'no-such-keyword'"))
+                        .anyMatch(l -> l.startsWith("<129>") && l.contains("[ALERT] Reload failed"));
+                assertThat(s.output()).contains("unknown keyword 'no-such-keyword'").contains("Reload failed");
+            }
+        }
+    }
+
+    @Test
     void tlsContextsStayUnlessTheirFilesChangeAndAChangedCertificateIsServedToTheNextHandshake() throws Exception {
         Program.OPENSSL.require();
         TestPki pki = new TestPki("reload-ca");

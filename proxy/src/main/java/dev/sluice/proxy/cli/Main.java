@@ -458,7 +458,7 @@ public final class Main {
         running[0] = generations;
         // from now on through the generations only: a reference kept here would keep every replaced one alive
         runtime = null;
-        Signals.install(generations, opts.quiet());
+        Signals.install(generations);
         if (opts.debug()) {
             for (var l : generations.current().listeners()) {
                 System.err.println("[NOTICE] listening on " + l.localAddress() + " (" + generations.current().transport().name() + ")");

@@ -17,17 +17,13 @@ final class Signals {
     private Signals() {
     }
 
-    /** {@code quiet}: a reload's messages are not printed ({@code -q}). */
-    static void install(Generations runtime, boolean quiet) {
+    static void install(Generations runtime) {
         Signal.handle(new Signal("TERM"), s -> runtime.stop());
         Signal.handle(new Signal("INT"), s -> runtime.stop());
         Signal.handle(new Signal("USR1"), s -> runtime.softStop());
-        // SIGUSR2: the configuration files again, in this process (a master reloads by starting a new worker)
-        Signal.handle(new Signal("USR2"), s -> runtime.reload().thenAccept(r -> {
-            if (!quiet) {
-                r.messages().forEach(System.err::println);
-            }
-        }));
+        // SIGUSR2: the configuration files again, in this process (a master reloads by starting a new worker); the
+        // messages go to the console and the logs
+        Signal.handle(new Signal("USR2"), s -> runtime.reload());
     }
 
     /** Sends {@code SIG<name>} to {@code pid}; failures are reported, not fatal. */

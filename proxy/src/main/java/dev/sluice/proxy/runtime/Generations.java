@@ -87,7 +87,15 @@ public final class Generations {
 
     /** Reloads now, on the reload thread; the result once the new configuration answers (or was refused). */
     public CompletableFuture<Result> reload() {
-        return CompletableFuture.supplyAsync(this::reloadNow, reloads);
+        return CompletableFuture.supplyAsync(() -> {
+            Result r = reloadNow();
+            // the console (unless -q) and the global log targets, whatever asked for the reload
+            if (!quiet) {
+                r.messages().forEach(System.err::println);
+            }
+            current.logReload(r.messages());
+            return r;
+        }, reloads);
     }
 
     private Result reloadNow() {

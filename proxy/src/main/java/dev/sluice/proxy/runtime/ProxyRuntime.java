@@ -95,7 +95,7 @@ public final class ProxyRuntime {
     private final ConnectionLimit globalLimit;
     private final int globalMaxconn;
     private final CountDownLatch stopped = new CountDownLatch(1);
-    private LogWriter logWriter;
+    private volatile LogWriter logWriter;
     private final StickTables stickTables;
     /** The peers sections: replication of the tables that name one. */
     private final dev.sluice.proxy.peers.PeersRuntime peers;
@@ -706,6 +706,26 @@ public final class ProxyRuntime {
     /** What the reload that built this runtime has to say (tables that start empty, settings that need a restart). */
     List<String> reloadNotes() {
         return reloadNotes;
+    }
+
+    /**
+     * A reload's messages to the global section's log targets, each at the level its tag says ({@code [ALERT]} alert,
+     * {@code [WARNING]} and {@code : warning:} warning, {@code [NOTICE]} notice, errors err).
+     */
+    synchronized void logReload(List<String> messages) {
+        if (config.global().logs().isEmpty()) {
+            return;
+        }
+        if (logWriter == null) {
+            logWriter = new LogWriter();
+        }
+        for (String m : messages) {
+            int level = m.startsWith("[ALERT]") ? 1 : m.startsWith("[WARNING]") || m.contains(": warning: ") ? 4
+                    : m.startsWith("[NOTICE]") || m.contains(": notice: ") ? 5 : 3;
+            for (dev.sluice.config.model.LogTarget t : config.global().logs()) {
+                logWriter.submit(t, config.global().logTag(), level, m);
+            }
+        }
     }
 
     void othersDrained(java.util.function.BooleanSupplier drained) {
