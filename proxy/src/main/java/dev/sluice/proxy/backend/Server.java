@@ -279,6 +279,24 @@ public final class Server {
         state.check(c);
     }
 
+    private volatile ServerAgentCheck agent;
+
+    /** Its agent check, or null when the server line has no {@code agent-check}. */
+    public ServerAgentCheck agent() {
+        return agent;
+    }
+
+    /** Attaches its agent check (the runtime does, once, before starting). */
+    public void agent(ServerAgentCheck a) {
+        agent = a;
+    }
+
+    /** Whether an enabled agent check holds the server down (its health is 0, HAProxy's agent.health < agent.rise). */
+    public boolean agentDown() {
+        ServerAgentCheck a = agent;
+        return a != null && a.enabled() && a.health() < 1;
+    }
+
     /** Whether {@code set server ... health stopping} holds it (UP, no new request). */
     public boolean stopping() {
         return state.stopping();

@@ -440,7 +440,7 @@ public final class ServerCommands {
      * HAProxy's {@code server_parse_weight_change_request}: an absolute weight 0..256, or a percentage of the
      * initial weight (capped at 256). Two of its messages have no line feed; they are kept that way.
      */
-    static String weight(Server s, String arg) {
+    public static String weight(Server s, String arg) {
         if (arg.isEmpty()) {
             return "Require <weight> or <weight%>.\n";
         }
@@ -504,11 +504,13 @@ public final class ServerCommands {
             }
             // srv_fqdn: the name a server was declared with (HAProxy keeps it as the server's hostname)
             String host = s.fqdn();
-            out.append(" 0 0 ").append(s.config().idForced() ? 1 : 0).append(' ').append(host == null || Addresses.literal(host) != null ? "-" : host)
+            ServerAgentCheck agent = s.agent();
+            out.append(' ').append(agent == null ? 0 : agent.stateBits()).append(" 0 ").append(s.config().idForced() ? 1 : 0).append(' ').append(host == null || Addresses.literal(host) != null ? "-" : host)
                     .append(' ').append(s.address().getPort()).append(' ').append(s.config().srv() ? s.config().host() : "-").append(' ')
                     .append(tls ? 1 : 0).append(' ')
                     .append(c == null ? 0 : c.checkPort()).append(' ').append(c == null || c.checkAddr() == null ? "-" : c.checkAddr())
-                    .append(" - 0\n");
+                    .append(' ').append(agent == null || agent.addr() == null ? "-" : agent.addr()).append(' ')
+                    .append(agent == null ? 0 : agent.port()).append('\n');
         }
     }
 }

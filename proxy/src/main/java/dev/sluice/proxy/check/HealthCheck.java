@@ -388,13 +388,13 @@ public final class HealthCheck implements ServerHealthCheck {
                 }
             }
             case PASSED -> {
-                if (h >= rise && (!server.up() || server.stopping())) {
+                if (h >= rise && (!server.up() || server.stopping()) && !server.agentDown()) {
                     server.checkedState(true, false, n -> server.backend().events().report(ServerEvents.NOTICE,
                             ServerEvents.name(server) + " is UP" + why + ServerEvents.tail(server, false, n) + ".", null));
                 }
             }
             case CONDPASS -> {
-                if (h >= rise && !server.stopping()) {
+                if (h >= rise && !server.stopping() && !server.agentDown()) {
                     server.checkedState(true, true, n -> server.backend().events().report(ServerEvents.NOTICE,
                             ServerEvents.name(server) + " is stopping" + why + ServerEvents.tail(server, false, n) + ".", null));
                 }
