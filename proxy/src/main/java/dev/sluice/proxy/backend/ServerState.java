@@ -255,11 +255,14 @@ final class ServerState {
      */
     private void maintenanceChanged(boolean entering) {
         ServerHealthCheck c = check;
-        if (c == null) {
+        if (c == null && server.agent() == null) {
             return;
         }
-        c.maintenance(entering);
-        if (!entering && !up) {
+        if (c != null) {
+            c.maintenance(entering);
+        }
+        // as HAProxy: leaving, the server is UP unless its agent (which maintenance does not pause) holds it down
+        if (!entering && !up && !server.agentDown()) {
             up = true;
             lastChange = System.currentTimeMillis();
             downs.wentUp(lastChange);
@@ -314,7 +317,9 @@ final class ServerState {
         int requeued = (state & Server.FORCED_MAINT) != 0 ? backend.redistribute(server) : 0;
         // HAProxy's lines for what the CLI (or the stats page) did
         ServerEvents ev = backend.events();
-        if (enteringMaint) {
+        if (enteringMaint && !up) {
+            ev.report(ServerEvents.NOTICE, ServerEvents.name(server) + " was DOWN and now enters maintenance.", null);
+        } else if (enteringMaint) {
             ev.report(ServerEvents.ALERT, ServerEvents.name(server) + " is going DOWN for maintenance"
                     + ServerEvents.tail(server, true, requeued) + ".", null);
         } else if (leavingMaint) {

@@ -220,6 +220,11 @@ public final class AgentCheck implements ServerAgentCheck {
      * and the server's state. On the loop (tests call it directly).
      */
     void applyReply(AgentReply r, long durationMs) {
+        // HAProxy sets the agent's counter while it reads the line and commits the administrative change after: leaving
+        // maintenance sees the new counter
+        if (r.health() != null) {
+            health = r.up() ? 1 : 0;
+        }
         if (r.admin() != null) {
             int admin = server.adminState();
             switch (r.admin().toLowerCase(java.util.Locale.ROOT)) {
@@ -243,13 +248,7 @@ public final class AgentCheck implements ServerAgentCheck {
         boolean none = true;
         if (r.health() != null) {
             none = false;
-            if (r.up()) {
-                health = 1;
-                st = CheckStatus.L7OK;
-            } else {
-                health = 0;
-                st = CheckStatus.L7STS;
-            }
+            st = r.up() ? CheckStatus.L7OK : CheckStatus.L7STS;
         }
         report(st, none, r.checkDescription(warning), durationMs);
     }

@@ -152,9 +152,12 @@ final class StatRows {
         timers(r, srv.timeStats().snapshot());
         HealthCheck c = srv.checked() ? HealthCheck.of(srv) : null;
         if (c != null) {
+            r.set(CHKFAIL, c.failures()).set(CHKDOWN, srv.downTransitions()).set(DOWNTIME, srv.downtime() / 1000);
+        }
+        // HAProxy leaves a paused check's columns (maintenance) empty
+        if (c != null && !c.paused()) {
             CheckStatus st = c.status();
-            r.set(CHKFAIL, c.failures()).set(CHKDOWN, srv.downTransitions()).set(DOWNTIME, srv.downtime() / 1000)
-                    .set(CHECK_STATUS, (c.running() ? "* " : "") + st.info())
+            r.set(CHECK_STATUS, (c.running() ? "* " : "") + st.info())
                     .set(CHECK_CODE, st.hasCode() ? c.code() : null)
                     .set(CHECK_DURATION, st.finished() && c.duration() >= 0 ? c.duration() : null)
                     .set(CHECK_DESC, st.description()).set(LAST_CHK, c.desc())
