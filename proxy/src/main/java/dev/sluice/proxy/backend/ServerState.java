@@ -226,9 +226,17 @@ final class ServerState {
         }
         if (report != null) {
             report.done(n);
+            remainsDrained();
         }
         backend.reportLoss();
         return n;
+    }
+
+    /** HAProxy's srv_update_status after a reported change of a server in forced drain: it says the drain remains. */
+    private void remainsDrained() {
+        if ((adminState & Server.FORCED_DRAIN) != 0 && (adminState & Server.FORCED_MAINT) == 0) {
+            backend.events().report(ServerEvents.NOTICE, ServerEvents.name(server) + " remains in forced drain mode.", null);
+        }
     }
 
     /** See {@link Server#checkedState}. */
@@ -240,6 +248,7 @@ final class ServerState {
                 backend.serversChangedQuietly();
                 if (report != null) {
                     report.done(0);
+                    remainsDrained();
                 }
                 backend.reportLoss();
             }
