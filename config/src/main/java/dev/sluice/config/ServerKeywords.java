@@ -62,7 +62,6 @@ final class ServerKeywords {
 
     private static String serverOptionFeature(String opt) {
         return switch (opt) {
-            case "agent-host" -> "the agent check's 'agent-host'";
             case "observe", "error-limit", "on-error", "on-marked-down", "on-marked-up" -> "health analysis of live traffic (observe)";
             case "check-alpn", "check-proto", "check-via-socks4" -> "this health-check option";
             case "verifyhost", "sni-auto", "allow-0rtt", "crl-file" -> "this server TLS option";
