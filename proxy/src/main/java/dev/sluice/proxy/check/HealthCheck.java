@@ -265,7 +265,9 @@ public final class HealthCheck implements ServerHealthCheck {
         running = true;
         startNanos = System.nanoTime();
         reported = false;
-        current = plan.tcp() != null ? new TcpCheckRun(this) : new CheckRun(this, plan.http() ? plan.request(this) : null);
+        var external = server.backend().config().checks().external();
+        current = external != null ? new ExternalCheckRun(this, external)
+                : plan.tcp() != null ? new TcpCheckRun(this) : new CheckRun(this, plan.http() ? plan.request(this) : null);
         current.start();
     }
 
