@@ -262,12 +262,17 @@ public final class HealthCheck implements ServerHealthCheck {
             schedule();
             return;
         }
+        var external = server.backend().config().checks().external();
+        begin(external != null ? new ExternalCheckRun(this, external)
+                : plan.tcp() != null ? new TcpCheckRun(this) : new CheckRun(this, plan.http() ? plan.request(this) : null));
+    }
+
+    /** Starts {@code attempt} as the current check (tests start one directly). On the loop. */
+    void begin(CheckAttempt attempt) {
         running = true;
         startNanos = System.nanoTime();
         reported = false;
-        var external = server.backend().config().checks().external();
-        current = external != null ? new ExternalCheckRun(this, external)
-                : plan.tcp() != null ? new TcpCheckRun(this) : new CheckRun(this, plan.http() ? plan.request(this) : null);
+        current = attempt;
         current.start();
     }
 
