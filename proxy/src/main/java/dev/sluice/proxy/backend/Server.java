@@ -291,6 +291,11 @@ public final class Server {
         agent = a;
     }
 
+    /** {@code set server ... agent up|down}: the state follows, with HAProxy's "changed from CLI" line. */
+    public void setAgentHealth(boolean up) {
+        state.setAgentHealth(up);
+    }
+
     /** Whether an enabled agent check holds the server down (its health is 0, HAProxy's agent.health < agent.rise). */
     public boolean agentDown() {
         ServerAgentCheck a = agent;

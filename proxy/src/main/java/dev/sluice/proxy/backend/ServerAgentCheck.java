@@ -8,6 +8,20 @@ public interface ServerAgentCheck {
     /** {@code enable|disable agent}. */
     boolean enabled();
 
+    void enabled(boolean on);
+
+    /** {@code set server ... agent up|down}: the agent's counter, on the agent's loop. */
+    void forceHealth(boolean up);
+
+    /** {@code set server ... agent-send}. */
+    void send(String text);
+
+    /** {@code set server ... agent-addr}. */
+    void addr(java.net.InetAddress addr);
+
+    /** {@code set server ... agent-port}. */
+    void port(int port);
+
     /** The agent's health counter: 0 (the agent said down, stopped or fail) or 1. */
     int health();
 

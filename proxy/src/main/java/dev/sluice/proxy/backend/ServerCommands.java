@@ -88,6 +88,7 @@ public final class ServerCommands {
                         return "";
                     }));
         }
+        ServerAgentCommands.register(r, backends);
         r.register(new CliCommand(List.of("enable", "server"), Level.ADMIN, "enable server  (DEPRECATED)",
                 "enable a disabled server (use 'set server' instead)", req -> {
                     Found f = find(backends, req.arg(2));
@@ -142,12 +143,8 @@ public final class ServerCommands {
                 }
                 return "";
             }
-            case "agent", "agent-send" -> {
-                // Sluice has no agent checks: HAProxy's answers for a server without one (some without a line feed)
-                return "agent checks are not enabled on this server.\n";
-            }
-            case "agent-addr", "agent-port" -> {
-                return "agent checks are not enabled on this server";
+            case "agent", "agent-send", "agent-addr", "agent-port" -> {
+                return ServerAgentCommands.set(s, req.arg(3), req.arg(4), req.arg(5), req.arg(6));
             }
             case "check-port" -> {
                 if (s.check() == null) {

@@ -154,6 +154,21 @@ final class ServerState {
         if (c != null) {
             c.forceHealth(up);
         }
+        changedFromCli(up, stopping);
+    }
+
+    /**
+     * {@code set server ... agent up|down}: the agent's counter (set by the caller) and the server's state, as HAProxy's
+     * srv_set_running / srv_set_stopped "changed from CLI"; nothing in maintenance.
+     */
+    void setAgentHealth(boolean up) {
+        if (maintenance || (adminState & Server.FORCED_MAINT) != 0) {
+            return;
+        }
+        changedFromCli(up, false);
+    }
+
+    private void changedFromCli(boolean up, boolean stopping) {
         boolean wasUp = this.up;
         boolean wasStopping = this.stopping;
         if (wasUp == up && wasStopping == stopping) {

@@ -43,7 +43,11 @@ public final class AgentCheck implements ServerAgentCheck {
     private final CheckPlan plan;
     private final EventLoop loop;
     private final Transport transport;
-    private final byte[] send;
+    /** {@code agent-send}, then {@code set server ... agent-send}. */
+    private volatile byte[] send;
+    /** {@code set server ... agent-addr|agent-port} (null / 0: the configured ones). */
+    private volatile java.net.InetAddress addrOverride;
+    private volatile int portOverride;
 
     private volatile int health = 1;
     private volatile CheckStatus status = CheckStatus.INI;
@@ -77,8 +81,29 @@ public final class AgentCheck implements ServerAgentCheck {
     }
 
     /** {@code enable|disable agent}. Any thread. */
+    @Override
     public void enabled(boolean on) {
         enabled = on;
+    }
+
+    @Override
+    public void forceHealth(boolean up) {
+        health = up ? 1 : 0;
+    }
+
+    @Override
+    public void send(String text) {
+        send = text.getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    @Override
+    public void addr(java.net.InetAddress a) {
+        addrOverride = a;
+    }
+
+    @Override
+    public void port(int p) {
+        portOverride = p;
     }
 
     @Override
@@ -131,12 +156,14 @@ public final class AgentCheck implements ServerAgentCheck {
 
     @Override
     public String addr() {
-        return config.addr();
+        java.net.InetAddress a = addrOverride;
+        return a != null ? a.getHostAddress() : config.addr();
     }
 
     @Override
     public int port() {
-        return config.port();
+        int p = portOverride;
+        return p > 0 ? p : config.port();
     }
 
     /** The agent's interval: {@code agent-inter}, else the server's {@code inter}. */
@@ -146,7 +173,8 @@ public final class AgentCheck implements ServerAgentCheck {
 
     InetSocketAddress target() {
         InetSocketAddress srv = server.address();
-        return new InetSocketAddress(config.addr() != null ? Addresses.literal(config.addr()) : srv.getAddress(), config.port());
+        java.net.InetAddress a = addrOverride;
+        return new InetSocketAddress(a != null ? a : config.addr() != null ? Addresses.literal(config.addr()) : srv.getAddress(), port());
     }
 
     // ------------------------------------------------------------------ schedule
@@ -378,8 +406,9 @@ public final class AgentCheck implements ServerAgentCheck {
                     timer.cancel(false);
                     timer = loop.schedule(this::expired, plan.timeoutCheck(), TimeUnit.MILLISECONDS);
                 }
-                if (send.length > 0) {
-                    f.channel().writeAndFlush(Unpooled.wrappedBuffer(send));
+                byte[] out = send;
+                if (out.length > 0) {
+                    f.channel().writeAndFlush(Unpooled.wrappedBuffer(out));
                 }
             }).channel();
         }
