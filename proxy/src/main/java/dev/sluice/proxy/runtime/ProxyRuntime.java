@@ -752,6 +752,10 @@ public final class ProxyRuntime {
         return checks;
     }
 
+    List<AgentCheck> agents() {
+        return agents;
+    }
+
     DnsRuntime dns() {
         return dns;
     }
