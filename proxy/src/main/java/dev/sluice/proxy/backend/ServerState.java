@@ -440,6 +440,19 @@ final class ServerState {
                 c.addr(dev.sluice.config.Addresses.literal(st.checkAddr()));
             }
         }
+        ServerAgentCheck agent = server.agent();
+        if (agent != null) {
+            // as HAProxy: an agent disabled from the CLI stays disabled, its address and port as they were set
+            if ((st.agentState() & SavedServerState.CHK_CONFIGURED) != 0 && (st.agentState() & SavedServerState.CHK_ENABLED) == 0) {
+                agent.enabled(false);
+            }
+            if (st.agentAddr() != null && dev.sluice.config.Addresses.literal(st.agentAddr()) != null) {
+                agent.addr(dev.sluice.config.Addresses.literal(st.agentAddr()));
+            }
+            if (st.agentPort() != 0) {
+                agent.port(st.agentPort());
+            }
+        }
         if (st.iweight() == server.initialWeight()) {
             server.restoreWeight(st.uweight());
         }

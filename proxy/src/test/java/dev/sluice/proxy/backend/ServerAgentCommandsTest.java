@@ -61,4 +61,20 @@ class ServerAgentCommandsTest {
         // a disabled agent holds nothing down
         assertThat(s.agentDown()).isFalse();
     }
+
+    @Test
+    void aStateFileRestoresTheAgentsAddressPortAndDisabling() {
+        Backend be = Backends.of("server s1 agent-check agent-port 9\nserver s2");
+        Server s = Backends.server(be, "s1");
+        AgentCheck a = new AgentCheck(s, new CheckPlan(be, "vm", 16384), loop, null);
+        s.agent(a);
+        List<String> warnings = new ArrayList<>();
+        // srv_agent_state 18: configured and agent, not enabled (disabled from the CLI); agent address and port set
+        s.restore(SavedServerState.of("be", "s1", List.of("127.0.0.1 2 0 1 1 0 1 0 0 0 18 0 0 - 8001 - 0 0 - 10.0.0.5 7000".split(" ")), warnings));
+        assertThat(warnings).isEmpty();
+        assertThat(a.enabled()).isFalse();
+        assertThat(a.addr()).isEqualTo("10.0.0.5");
+        assertThat(a.port()).isEqualTo(7000);
+        assertThat(ServerCommands.stateLines(be)).contains(" s1 127.0.0.1 ").contains(" 10.0.0.5 7000\n");
+    }
 }
