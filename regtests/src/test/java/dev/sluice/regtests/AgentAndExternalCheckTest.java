@@ -84,6 +84,7 @@ class AgentAndExternalCheckTest {
                 default_backend be
             backend be
                 balance roundrobin
+                option log-health-checks
                 default-server agent-port %d agent-inter 150ms
                 server s1 127.0.0.1:%d weight 10 agent-check
                 server s2 127.0.0.1:%d weight 10 check inter 150ms agent-check
@@ -99,7 +100,12 @@ class AgentAndExternalCheckTest {
             agent.reply = r;
             Daemon.sleep(700);
             out.add("== " + r);
+            // a running check has no description yet (HAProxy clears it as a check starts): read between checks
             String stat = AdminClient.run(d.dir().resolve("admin.sock"), "show stat\n");
+            for (int i = 0; i < 100 && stat.contains(",* "); i++) {
+                Daemon.sleep(5);
+                stat = AdminClient.run(d.dir().resolve("admin.sock"), "show stat\n");
+            }
             List<String> header = List.of(stat.lines().findFirst().orElseThrow().substring(2).split(",", -1));
             stat.lines().filter(l -> l.startsWith("be,s")).forEach(l -> {
                 String[] f = l.split(",", -1);
@@ -149,6 +155,8 @@ class AgentAndExternalCheckTest {
         // the answers did what they say
         assertThat(results.get(1)).contains("s1 status=DOWN (agent) weight=5 slim= check_status= agent_status=L7STS agent_code=0"
                 + " agent_desc=Layer7 wrong status last_agt=via agent : down (going away) agent_rise=1 agent_fall=1 agent_health=0");
+        assertThat(results.get(1)).contains("Agent check for server be/s1 failed, reason: Layer7 wrong status, code: 0, info: \"via agent : down"
+                + " (going away)\", check duration: Nms, status: 0/1 DOWN.", "Server be/s1 remains in forced drain mode.");
     }
 
     // ------------------------------------------------------------------ external checks

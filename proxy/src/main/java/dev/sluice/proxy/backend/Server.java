@@ -599,6 +599,7 @@ public final class Server {
         // as HAProxy's srv_update_status after a weight change: the pending admin state becomes the current one
         adminChanged();
         backend.serversChanged();
+        state.remainsDrained();
     }
 
     /** Changes the administrative state; new requests follow at once. Admin path only. */

@@ -247,8 +247,11 @@ final class ServerState {
         return n;
     }
 
-    /** HAProxy's srv_update_status after a reported change of a server in forced drain: it says the drain remains. */
-    private void remainsDrained() {
+    /**
+     * HAProxy's srv_update_status after a reported change (a transition, a weight change) of a server in forced drain: it
+     * says the drain remains.
+     */
+    void remainsDrained() {
         if ((adminState & Server.FORCED_DRAIN) != 0 && (adminState & Server.FORCED_MAINT) == 0) {
             backend.events().report(ServerEvents.NOTICE, ServerEvents.name(server) + " remains in forced drain mode.", null);
         }

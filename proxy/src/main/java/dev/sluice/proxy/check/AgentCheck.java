@@ -210,6 +210,8 @@ public final class AgentCheck implements ServerAgentCheck {
             return;
         }
         running = true;
+        // as HAProxy's set_server_check_status(HCHK_STATUS_START): no description while a check runs
+        desc = "";
         startNanos = System.nanoTime();
         current = new Attempt();
         current.start();
