@@ -43,6 +43,7 @@ public final class AgentCheck implements ServerAgentCheck {
     private final CheckPlan plan;
     private final EventLoop loop;
     private final Transport transport;
+    private final int spreadPercent;
     /** {@code agent-send}, then {@code set server ... agent-send}. */
     private volatile byte[] send;
     /** {@code set server ... agent-addr|agent-port} (null / 0: the configured ones). */
@@ -63,6 +64,12 @@ public final class AgentCheck implements ServerAgentCheck {
     private boolean stopped;
 
     public AgentCheck(Server server, CheckPlan plan, EventLoop loop, Transport transport) {
+        this(server, plan, loop, transport, 0);
+    }
+
+    /** {@code spreadPercent}: the global {@code spread-checks}. */
+    public AgentCheck(Server server, CheckPlan plan, EventLoop loop, Transport transport, int spreadPercent) {
+        this.spreadPercent = spreadPercent;
         this.server = server;
         this.config = server.config().check().agent();
         this.plan = plan;
@@ -219,7 +226,13 @@ public final class AgentCheck implements ServerAgentCheck {
 
     private void schedule() {
         if (!stopped) {
-            next = loop.schedule(this::run, Math.max(1, inter()), TimeUnit.MILLISECONDS);
+            long interval = inter();
+            // spread-checks noise, as for health checks
+            if (spreadPercent > 0) {
+                long rv = interval * spreadPercent / 100;
+                interval += rv - (long) (2 * rv * java.util.concurrent.ThreadLocalRandom.current().nextDouble());
+            }
+            next = loop.schedule(this::run, Math.max(1, interval), TimeUnit.MILLISECONDS);
         }
     }
 

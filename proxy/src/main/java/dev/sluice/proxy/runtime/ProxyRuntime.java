@@ -299,11 +299,12 @@ public final class ProxyRuntime {
                     if (plan == null) {
                         plan = new CheckPlan(be, process.node(), config.global().tune().bufsize()).process(procScope);
                     }
-                    AgentCheck a = new AgentCheck(s, plan, workers.loop(n % workers.count()), transport);
+                    AgentCheck a = new AgentCheck(s, plan, workers.loop(n % workers.count()), transport, spread);
                     s.agent(a);
                     agents.add(a);
                 }
                 if (!s.config().check().enabled()) {
+                    n += s.agent() != null ? 1 : 0;
                     continue;
                 }
                 if (plan == null) {
