@@ -54,7 +54,7 @@ public final class AgentCheck implements ServerAgentCheck {
     private volatile CheckStatus status = CheckStatus.INI;
     /** HAProxy's HCHK_STATUS_CHECKED: the agent answered without a health word ("No status change"). */
     private volatile boolean neutral;
-    private volatile long duration = -1;
+    private volatile long duration;
     private volatile String desc = "";
     private volatile boolean running;
     private volatile boolean enabled = true;
@@ -141,7 +141,7 @@ public final class AgentCheck implements ServerAgentCheck {
         return !neutral && status.hasCode() ? 0 : null;
     }
 
-    /** Milliseconds the last finished check took, -1 before the first. */
+    /** Milliseconds the last finished check took, 0 before the first (HAProxy shows 0 then). */
     public long duration() {
         return duration;
     }
