@@ -36,7 +36,12 @@ class AgentAndExternalCheckTest {
         }
     }
 
-    /** An agent: answers every connection with the current {@link #reply} and a line feed, then closes. */
+    /** The agent closes without a word. */
+    private static final String CLOSE = "<close>";
+    /** The agent sends what follows without an end of line, then closes. */
+    private static final String HALF = "<half>";
+
+    /** An agent: answers every connection with the current {@link #reply} and a line feed (nothing for {@link #CLOSE}), then closes. */
     private static final class Agent implements AutoCloseable {
         final ServerSocket socket;
         volatile String reply = "";
@@ -51,7 +56,12 @@ class AgentAndExternalCheckTest {
             thread = Thread.ofVirtual().start(() -> {
                 while (!socket.isClosed()) {
                     try (Socket c = socket.accept()) {
-                        c.getOutputStream().write((reply + "\n").getBytes(StandardCharsets.ISO_8859_1));
+                        String r = reply;
+                        if (r.startsWith(HALF)) {
+                            c.getOutputStream().write(r.substring(HALF.length()).getBytes(StandardCharsets.ISO_8859_1));
+                        } else if (!r.equals(CLOSE)) {
+                            c.getOutputStream().write((r + "\n").getBytes(StandardCharsets.ISO_8859_1));
+                        }
                     } catch (IOException e) {
                         // closed
                     }
@@ -79,6 +89,8 @@ class AgentAndExternalCheckTest {
                 timeout connect 1s
                 timeout client 5s
                 timeout server 5s
+                # an answer has 2 s (without it, the whole check has agent-inter: too short on a busy machine)
+                timeout check 2s
             frontend fe
                 bind 127.0.0.1:%d
                 default_backend be
@@ -133,7 +145,7 @@ class AgentAndExternalCheckTest {
     }
 
     private static final List<String> REPLIES = List.of("50%", "drain", "down # going away", "up", "ready 100% maxconn:30", "bogus 20%",
-            "maint", "fail", "up ready", "stopped,drain#bye", "ready, up");
+            "maint", "fail", "up ready", "stopped,drain#bye", "ready, up", CLOSE, HALF + "down");
 
     @Test
     void agentAnswersActAsInHaproxy() {

@@ -396,6 +396,8 @@ public final class AgentCheck implements ServerAgentCheck {
         private ScheduledFuture<?> timer;
         private boolean connected;
         private boolean done;
+        /** Whether the agent sent anything at all. */
+        private boolean gotData;
 
         void start() {
             long inter = inter();
@@ -439,6 +441,7 @@ public final class AgentCheck implements ServerAgentCheck {
                 return;
             }
             try {
+                gotData |= in.isReadable();
                 while (!done && in.isReadable()) {
                     byte c = in.readByte();
                     if (c == '\n' || c == '\r' || c == 0) {
@@ -457,8 +460,13 @@ public final class AgentCheck implements ServerAgentCheck {
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
             if (!done) {
-                // HAProxy keeps the previous status and says why
-                finish(status, "Ignoring incomplete line from agent", null);
+                if (line.size() == 0 && !gotData) {
+                    // HAProxy's agent rule set: a send (step 1), then the expect (step 2)
+                    finish(CheckStatus.L7RSP, "TCPCHK got an empty response at step 2", null);
+                } else {
+                    // HAProxy keeps the previous status and says why
+                    finish(status, "Ignoring incomplete line from agent", null);
+                }
             }
         }
 
