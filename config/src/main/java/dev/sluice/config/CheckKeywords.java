@@ -53,6 +53,10 @@ final class CheckKeywords {
         boolean ownRules;
         /** The tcp-check side, kept by {@link TcpCheckKeywords}. */
         TcpCheckKeywords.State tcp = new TcpCheckKeywords.State();
+        /** {@code option external-check} and {@code external-check command|path} ({@link ExternalCheckKeywords}). */
+        boolean external;
+        String externalCommand;
+        String externalPath;
 
         Builder copy() {
             Builder b = new Builder();
@@ -71,6 +75,9 @@ final class CheckKeywords {
             b.sendState = sendState;
             b.disableOn404 = disableOn404;
             b.tcp = tcp.inherited();
+            b.external = external;
+            b.externalCommand = externalCommand;
+            b.externalPath = externalPath;
             return b;
         }
 
@@ -87,7 +94,11 @@ final class CheckKeywords {
             }
         }
 
-        HealthChecks build() {
+        HealthChecks build(boolean forkAllowed) {
+            if (external) {
+                return new HealthChecks(null, log, sendState, false, null,
+                        new HealthChecks.ExternalCheck(externalCommand, externalPath == null ? "" : externalPath, forkAllowed));
+            }
             HealthChecks.HttpCheck http = null;
             if (httpchk) {
                 http = new HealthChecks.HttpCheck(sendMethod != null ? sendMethod : method, sendUri != null ? sendUri : uri,
@@ -165,6 +176,7 @@ final class CheckKeywords {
         }
         CheckKeywords.Builder b = c.proxy().checks;
         b.httpchk = true;
+        b.external = false;
         b.tcp.httpchk();
         b.method = "OPTIONS";
         b.uri = "/";
@@ -648,6 +660,7 @@ final class CheckKeywords {
 
     /** The check options a server line ends with. */
     static ServerCheck serverCheck(ServerParams p) {
-        return new ServerCheck(p.check, p.inter, p.fastinter, p.downinter, p.rise, p.fall, p.checkPort, p.checkAddr, p.checkSsl, p.checkSni, p.checkSendProxy);
+        return new ServerCheck(p.check, p.inter, p.fastinter, p.downinter, p.rise, p.fall, p.checkPort, p.checkAddr, p.checkSsl, p.checkSni, p.checkSendProxy,
+                AgentKeywords.agent(p));
     }
 }

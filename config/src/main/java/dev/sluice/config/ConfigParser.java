@@ -157,6 +157,7 @@ public final class ConfigParser {
             Proxy b = p.build(g);
             built.add(b);
             TcpCheckKeywords.afterBuild(p, b, diags);
+            ExternalCheckKeywords.afterBuild(p, b, global, diags);
         }
         List<Userlist> lists = new ArrayList<>();
         for (UserlistKeywords.Builder u : userlists) {

@@ -99,6 +99,8 @@ public final class GlobalBuilder {
     /** {@code set-dumpable}, {@code insecure-fork-wanted}, {@code cpu-map}. */
     boolean dumpable;
     boolean insecureForkWanted;
+    /** The global {@code external-check}: external checks allowed. */
+    boolean externalCheck;
     final List<CpuMap> cpuMaps = new ArrayList<>();
     /** The global {@code set-var} and {@code set-var-fmt} lines, in order. */
     final List<ProcVar> vars = new ArrayList<>();

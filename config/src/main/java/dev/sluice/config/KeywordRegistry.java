@@ -48,6 +48,7 @@ public final class KeywordRegistry {
             QuicKeywords::register,
             CheckKeywords::register,
             TcpCheckKeywords::register,
+            ExternalCheckKeywords::register,
             ProtocolChecks::register,
             PersistenceKeywords::register,
             ServerStateKeywords::register,

@@ -192,6 +192,7 @@ final class ProtocolChecks {
         }
         CheckKeywords.Builder b = c.proxy().checks;
         b.httpchk = false;
+        b.external = false;
         b.tcp.protocol(k, List.copyOf(indexed), vars);
     }
 

@@ -292,7 +292,7 @@ public final class ProxyBuilder {
                 dontLogNormal, logTag != null ? logTag : global.logTag(), format == null || format != logFormat ? null : logFormatWhere,
                 new Captures(requestCaptures, responseCaptures, captureCookie), logAsap, uniqueIdFormat, uniqueIdWhere,
                 uniqueIdHeader);
-        return build(logging, global.tune().compMaxLevel());
+        return build(logging, global.tune().compMaxLevel(), global.process().insecureForkWanted());
     }
 
     /**
@@ -323,7 +323,7 @@ public final class ProxyBuilder {
         return out;
     }
 
-    private Proxy build(Logging logging, int compressionLevel) {
+    private Proxy build(Logging logging, int compressionLevel, boolean forkAllowed) {
         ProxyKind kind = kind();
         Timeouts timeouts = new Timeouts(timeoutClient, timeoutServer, timeoutConnect, timeoutHttpRequest, timeoutHttpKeepAlive,
                 timeoutQueue, timeoutTunnel, timeoutClientFin, timeoutServerFin, timeoutCheck, timeoutTarpit);
@@ -351,7 +351,7 @@ public final class ProxyBuilder {
                 kind.hasBackend() ? stickRules : List.of(),
                 stats.build(),
                 retries,
-                kind.hasBackend() ? checks.build() : HealthChecks.NONE,
+                kind.hasBackend() ? checks.build(forkAllowed) : HealthChecks.NONE,
                 kind.hasBackend() && cookie != null ? cookie.withDynamicKey(dynamicCookieKey) : null,
                 new ProxyOptions(kind.hasBackend() && preferLastServer, kind.hasBackend() ? fullconn : 0,
                         kind.hasBackend() && abortOnClose, kind.hasFrontend() && contStats,

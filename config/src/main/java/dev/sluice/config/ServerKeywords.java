@@ -22,7 +22,8 @@ final class ServerKeywords {
                 + " [init-state fully-up|up|down|fully-down] [maxconn <n>] [minconn <n>] [maxqueue <n>] [slowstart <time>] [cookie <value>]"
                 + " [ssl [verify none|required]"
                 + " [ca-file <f>] [sni <expr>] [alpn <list>] [crt <pem>]] [proto h2] [send-proxy|send-proxy-v2] [init-addr <method>[,...]]"
-                + " [resolvers <name> [resolve-prefer ipv4|ipv6] [resolve-opts <opt>[,...]] [resolve-net <net>[,...]]]",
+                + " [resolvers <name> [resolve-prefer ipv4|ipv6] [resolve-opts <opt>[,...]] [resolve-net <net>[,...]]]"
+                + " [agent-check [agent-port <port>] [agent-addr <ip>] [agent-inter <time>] [agent-send <string>]]",
                 "Declare a server of the backend; without a port the connection's destination port is used. A backup server serves"
                         + " only when no active server is usable; a disabled one (or weight 0) is never chosen; init-state down starts it"
                         + " DOWN. id defaults to the first free number. maxconn: concurrent requests; more wait in a queue (the server's"
@@ -41,7 +42,11 @@ final class ServerKeywords {
                         + " address takes the new connections, no address puts the server in 'MAINT (resolution)'. resolve-prefer:"
                         + " the address family taken first (default ipv6); resolve-opts allow-dup-ip (servers of the same name may"
                         + " share an address, by default each takes one no other has), ignore-weight (SRV weights leave the weight"
-                        + " alone), prevent-dup-ip; resolve-net: networks whose addresses are preferred, in order.",
+                        + " alone), prevent-dup-ip; resolve-net: networks whose addresses are preferred, in order. agent-check: every agent-inter (default: inter) connect to"
+                        + " agent-port (else port) at agent-addr (else addr, else the server's address), send agent-send if any and read one"
+                        + " line, as HAProxy's agent: up, down, stopped, fail (health), ready, drain, maint (administrative state), <n>%"
+                        + " (weight relative to the configured one), maxconn:<n>, '#' then a description; an agent that cannot be reached"
+                        + " changes nothing.",
                 ServerKeywords::server));
         r.register(new Keyword("server-template", EnumSet.of(Section.BACKEND, Section.LISTEN),
                 "server-template <prefix> <num | low-high> <address>[:<port>] [server options]",
@@ -57,7 +62,6 @@ final class ServerKeywords {
 
     private static String serverOptionFeature(String opt) {
         return switch (opt) {
-            case "agent-check", "agent-port", "agent-addr", "agent-inter", "agent-send", "agent-host" -> "agent checks";
             case "observe", "error-limit", "on-error", "on-marked-down", "on-marked-up" -> "health analysis of live traffic (observe)";
             case "check-alpn", "check-proto", "check-via-socks4" -> "this health-check option";
             case "verifyhost", "sni-auto", "allow-0rtt", "crl-file" -> "this server TLS option";
@@ -157,6 +161,10 @@ final class ServerKeywords {
                 c.error("server '" + name + "' has neither service port nor check port.");
                 return;
             }
+            if (p.agent && p.agentPort == 0 && p.checkPort == 0) {
+                c.error("server " + name + " does not have agent port. Agent check has been disabled.");
+                return;
+            }
             // HAProxy's check_config_validity: a minconn above maxconn becomes the maxconn, no minconn means a static maxconn
             int maxconn = p.minconn > p.maxconn ? p.minconn : p.maxconn;
             int minconn = p.minconn > p.maxconn || p.minconn == 0 ? maxconn : p.minconn;
@@ -220,6 +228,9 @@ final class ServerKeywords {
             if (next == TlsKeywords.NOT_MINE) {
                 next = CheckKeywords.serverOption(c, dflt ? null : name, params, a, i);
             }
+            if (next == TlsKeywords.NOT_MINE) {
+                next = AgentKeywords.serverOption(c, dflt ? null : name, params, a, i);
+            }
             if (next == TlsKeywords.FAILED) {
                 return null;
             }
@@ -246,6 +257,7 @@ final class ServerKeywords {
     private static List<String> serverOptionNames() {
         List<String> names = new ArrayList<>(BalanceKeywords.SERVER_OPTIONS);
         names.addAll(CheckKeywords.SERVER_OPTIONS);
+        names.addAll(AgentKeywords.SERVER_OPTIONS);
         names.addAll(List.of("ssl", "verify", "ca-file", "sni", "alpn", "proto", "crt", "no-ssl-reuse", "send-proxy", "send-proxy-v2", "init-addr", "resolvers",
                 "resolve-prefer", "resolve-opts", "resolve-net"));
         return names;

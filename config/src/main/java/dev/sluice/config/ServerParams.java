@@ -34,6 +34,12 @@ final class ServerParams {
     String checkSni;
     /** {@code check-send-proxy}. */
     boolean checkSendProxy;
+    /** The agent check ({@link AgentKeywords}): {@code agent-check}, {@code agent-port|addr|inter|send}. */
+    boolean agent;
+    int agentPort;
+    String agentAddr;
+    long agentInter;
+    String agentSend;
     /** {@code init-addr} methods (null: the default). */
     List<String> initAddr;
     /** The PROXY protocol versions set: {@code send-proxy} bit 1, {@code send-proxy-v2} bit 2. */
@@ -64,6 +70,11 @@ final class ServerParams {
         p.checkSsl = checkSsl;
         p.checkSni = checkSni;
         p.checkSendProxy = checkSendProxy;
+        p.agent = agent;
+        p.agentPort = agentPort;
+        p.agentAddr = agentAddr;
+        p.agentInter = agentInter;
+        p.agentSend = agentSend;
         p.sendProxy = sendProxy;
         p.initAddr = initAddr;
         p.dns = dns;

@@ -141,6 +141,7 @@ final class TcpCheckKeywords {
         CheckKeywords.Builder b = c.proxy().checks;
         State t = b.tcp;
         b.httpchk = false;
+        b.external = false;
         if (t.kind == TcpCheck.Kind.TCP && t.rules != null) {
             // the rule set in use stays (inherited from defaults, or this section's)
             return;

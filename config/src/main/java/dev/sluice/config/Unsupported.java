@@ -42,8 +42,7 @@ final class Unsupported {
             
             Map.entry("http-check connect", MULTI_STEP_CHECKS), Map.entry("http-check comment", MULTI_STEP_CHECKS),
             Map.entry("http-check set-var", MULTI_STEP_CHECKS), Map.entry("http-check unset-var", MULTI_STEP_CHECKS),
-            Map.entry("option spop-check", SPOE), Map.entry("option external-check", "external health checks"),
-            Map.entry("external-check", "external health checks"),
+            Map.entry("option spop-check", SPOE),
             Map.entry("stats disable", STATS),
             Map.entry("stats maxconn", "a connection limit on stats sockets"),
             Map.entry("stats bind-process", "multi-process mode (removed from HAProxy 2.5)"),

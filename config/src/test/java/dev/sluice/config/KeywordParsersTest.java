@@ -424,7 +424,7 @@ class KeywordParsersTest {
                 "s1 10.0.0.1:80 weight -1       => weight of server s1 is not within 0 and 256 (-1).",
                 "s1 10.0.0.1:80 weight abc      => 'weight' expects an integer argument, not 'abc'.",
                 "s1 10.0.0.1:80 weight          => 'weight' expects an integer argument.",
-                "s1 10.0.0.1:80 check agent-check => server 's1' : option 'agent-check' is not supported by Sluice yet: agent checks",
+                "s1 10.0.0.1:80 check agent-check => server s1 does not have agent port. Agent check has been disabled.",
                 "s1 10.0.0.1:80 verifyhost x    => server 's1' : option 'verifyhost' is not supported by Sluice yet: this server TLS option",
                 "s1 10.0.0.1:80 ssl verify optional => 'verify' on a server takes 'none' or 'required', not 'optional'",
                 "s1 10.0.0.1:80 proto h3        => 'proto' : unknown protocol 'h3' (Sluice supports 'h1' and 'h2')",

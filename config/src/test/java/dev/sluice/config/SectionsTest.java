@@ -466,7 +466,6 @@ class SectionsTest {
                 "frontend => filter bwlim-in x            => 'filter bwlim-in' is not supported by Sluice yet: bandwidth limitation filters.",
                 "backend  => option spop-check           => 'option spop-check' is not supported by Sluice yet: SPOE/SPOA filters.",
                 "backend  => http-check connect port 81  => 'http-check connect' is not supported by Sluice yet: multi-step health checks (http-check connect, comment, set-var).",
-                "backend  => option external-check       => 'option external-check' is not supported by Sluice yet: external health checks.",
         })
         void unsupportedKeywordExamples(String section, String line, String message) {
             assertMessage(section, line, message);

@@ -8,14 +8,28 @@ import java.util.Objects;
  * The health-check settings of a backend: the HTTP check ({@code option httpchk}, {@code http-check send|expect}) or
  * the tcp-check rule set ({@code option tcp-check} and the protocol options), both null for a plain connection
  * check; {@code log} is {@code option log-health-checks}; {@code sendState} adds {@code X-Haproxy-Server-State};
- * {@code disableOn404} makes a 404 put a running server in NOLB.
+ * {@code disableOn404} makes a 404 put a running server in NOLB; {@code external} is {@code option external-check} (null:
+ * none; then http and tcp are null).
  */
-public record HealthChecks(HttpCheck http, boolean log, boolean sendState, boolean disableOn404, TcpCheck tcp) {
+public record HealthChecks(HttpCheck http, boolean log, boolean sendState, boolean disableOn404, TcpCheck tcp, ExternalCheck external) {
 
     public static final HealthChecks NONE = new HealthChecks(null, false, false, false);
 
     public HealthChecks(HttpCheck http, boolean log, boolean sendState, boolean disableOn404) {
         this(http, log, sendState, disableOn404, null);
+    }
+
+    public HealthChecks(HttpCheck http, boolean log, boolean sendState, boolean disableOn404, TcpCheck tcp) {
+        this(http, log, sendState, disableOn404, tcp, null);
+    }
+
+    /**
+     * {@code option external-check}: each check runs {@code command} (found in {@code path}, HAProxy's
+     * {@code external-check path}, when it has no '/': "" when unset, as HAProxy's default) and its exit status 0 passes.
+     * {@code forkAllowed} is the global {@code insecure-fork-wanted}: without it no program is started and every check
+     * fails, as in HAProxy whose process may not fork then.
+     */
+    public record ExternalCheck(String command, String path, boolean forkAllowed) {
     }
 
     /**

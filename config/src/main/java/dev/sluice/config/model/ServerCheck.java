@@ -7,13 +7,23 @@ package dev.sluice.config.model;
  * {@code check-ssl}: a check with its own address or port only speaks TLS with it, otherwise it inherits the
  * server's {@code ssl}, as in HAProxy. {@code sni} is {@code check-sni} (null: none). {@code sendProxy} is
  * {@code check-send-proxy}: the check's connection starts with a PROXY protocol header even when it goes elsewhere
- * (without it, a check sends one when the server does and the check is not {@link #redirected()}).
+ * (without it, a check sends one when the server does and the check is not {@link #redirected()}). {@code agent} is the
+ * server's agent check ({@link ServerAgent#NONE} when it has none).
  */
 public record ServerCheck(boolean enabled, long inter, long fastinter, long downinter, int rise, int fall, int port, String addr,
-        boolean ssl, String sni, boolean sendProxy) {
+        boolean ssl, String sni, boolean sendProxy, ServerAgent agent) {
 
     /** HAProxy's defaults: no check, every 2 s, rise 2, fall 3. */
     public static final ServerCheck DEFAULT = new ServerCheck(false, 2000, 0, 0, 2, 3, 0, null, false, null, false);
+
+    public ServerCheck {
+        agent = agent == null ? ServerAgent.NONE : agent;
+    }
+
+    public ServerCheck(boolean enabled, long inter, long fastinter, long downinter, int rise, int fall, int port, String addr,
+            boolean ssl, String sni, boolean sendProxy) {
+        this(enabled, inter, fastinter, downinter, rise, fall, port, addr, ssl, sni, sendProxy, ServerAgent.NONE);
+    }
 
     public ServerCheck(boolean enabled, long inter, long fastinter, long downinter, int rise, int fall, int port, String addr,
             boolean ssl, String sni) {

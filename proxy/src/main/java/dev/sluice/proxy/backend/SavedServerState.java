@@ -14,7 +14,8 @@ import java.util.List;
  * so, even when the configuration changed the port); {@code checkPort}/{@code checkAddr} when set (0, null: not).
  */
 public record SavedServerState(String addr, int opState, int adminState, int uweight, int iweight, long sinceLastChange, int checkStatus,
-        int checkResult, int checkHealth, int checkState, int agentState, int port, int checkPort, String checkAddr) {
+        int checkResult, int checkHealth, int checkState, int agentState, int port, int checkPort, String checkAddr, int agentPort,
+        String agentAddr) {
 
     /** HAProxy's srv_op_state values. */
     public static final int STOPPED = 0;
@@ -125,8 +126,13 @@ public record SavedServerState(String addr, int opState, int adminState, int uwe
             checkPort = (int) Math.max(0, Math.min(65535, strtol(f.get(17))));
         }
         String checkAddr = f.size() > 18 && !f.get(18).equals("-") ? f.get(18) : null;
+        String agentAddr = f.size() > 19 && !f.get(19).equals("-") ? f.get(19) : null;
+        int agentPort = 0;
+        if (f.size() > 20 && !f.get(20).equals("0")) {
+            agentPort = (int) Math.max(0, Math.min(65535, strtol(f.get(20))));
+        }
         return new SavedServerState(addr, (int) op, (int) kept, (int) uweight, (int) iweight, since, (int) status, (int) result, (int) health,
-                (int) checkState, (int) agentState, (int) port, checkPort, checkAddr);
+                (int) checkState, (int) agentState, (int) port, checkPort, checkAddr, agentPort, agentAddr);
     }
 
     /** The address of the line as an IP literal, or null ("-", or not an address). */

@@ -279,6 +279,29 @@ public final class Server {
         state.check(c);
     }
 
+    private volatile ServerAgentCheck agent;
+
+    /** Its agent check, or null when the server line has no {@code agent-check}. */
+    public ServerAgentCheck agent() {
+        return agent;
+    }
+
+    /** Attaches its agent check (the runtime does, once, before starting). */
+    public void agent(ServerAgentCheck a) {
+        agent = a;
+    }
+
+    /** {@code set server ... agent up|down}: the state follows, with HAProxy's "changed from CLI" line. */
+    public void setAgentHealth(boolean up) {
+        state.setAgentHealth(up);
+    }
+
+    /** Whether an enabled agent check holds the server down (its health is 0, HAProxy's agent.health < agent.rise). */
+    public boolean agentDown() {
+        ServerAgentCheck a = agent;
+        return a != null && a.enabled() && a.health() < 1;
+    }
+
     /** Whether {@code set server ... health stopping} holds it (UP, no new request). */
     public boolean stopping() {
         return state.stopping();
@@ -576,6 +599,7 @@ public final class Server {
         // as HAProxy's srv_update_status after a weight change: the pending admin state becomes the current one
         adminChanged();
         backend.serversChanged();
+        state.remainsDrained();
     }
 
     /** Changes the administrative state; new requests follow at once. Admin path only. */

@@ -88,6 +88,7 @@ public final class ServerCommands {
                         return "";
                     }));
         }
+        ServerAgentCommands.register(r, backends);
         r.register(new CliCommand(List.of("enable", "server"), Level.ADMIN, "enable server  (DEPRECATED)",
                 "enable a disabled server (use 'set server' instead)", req -> {
                     Found f = find(backends, req.arg(2));
@@ -142,12 +143,8 @@ public final class ServerCommands {
                 }
                 return "";
             }
-            case "agent", "agent-send" -> {
-                // Sluice has no agent checks: HAProxy's answers for a server without one (some without a line feed)
-                return "agent checks are not enabled on this server.\n";
-            }
-            case "agent-addr", "agent-port" -> {
-                return "agent checks are not enabled on this server";
+            case "agent", "agent-send", "agent-addr", "agent-port" -> {
+                return ServerAgentCommands.set(s, req.arg(3), req.arg(4), req.arg(5), req.arg(6));
             }
             case "check-port" -> {
                 if (s.check() == null) {
@@ -440,7 +437,7 @@ public final class ServerCommands {
      * HAProxy's {@code server_parse_weight_change_request}: an absolute weight 0..256, or a percentage of the
      * initial weight (capped at 256). Two of its messages have no line feed; they are kept that way.
      */
-    static String weight(Server s, String arg) {
+    public static String weight(Server s, String arg) {
         if (arg.isEmpty()) {
             return "Require <weight> or <weight%>.\n";
         }
@@ -504,11 +501,13 @@ public final class ServerCommands {
             }
             // srv_fqdn: the name a server was declared with (HAProxy keeps it as the server's hostname)
             String host = s.fqdn();
-            out.append(" 0 0 ").append(s.config().idForced() ? 1 : 0).append(' ').append(host == null || Addresses.literal(host) != null ? "-" : host)
+            ServerAgentCheck agent = s.agent();
+            out.append(' ').append(agent == null ? 0 : agent.stateBits()).append(" 0 ").append(s.config().idForced() ? 1 : 0).append(' ').append(host == null || Addresses.literal(host) != null ? "-" : host)
                     .append(' ').append(s.address().getPort()).append(' ').append(s.config().srv() ? s.config().host() : "-").append(' ')
                     .append(tls ? 1 : 0).append(' ')
                     .append(c == null ? 0 : c.checkPort()).append(' ').append(c == null || c.checkAddr() == null ? "-" : c.checkAddr())
-                    .append(" - 0\n");
+                    .append(' ').append(agent == null || agent.addr() == null ? "-" : agent.addr()).append(' ')
+                    .append(agent == null ? 0 : agent.port()).append('\n');
         }
     }
 }

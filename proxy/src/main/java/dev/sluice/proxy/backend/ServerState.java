@@ -154,6 +154,21 @@ final class ServerState {
         if (c != null) {
             c.forceHealth(up);
         }
+        changedFromCli(up, stopping);
+    }
+
+    /**
+     * {@code set server ... agent up|down}: the agent's counter (set by the caller) and the server's state, as HAProxy's
+     * srv_set_running / srv_set_stopped "changed from CLI"; nothing in maintenance.
+     */
+    void setAgentHealth(boolean up) {
+        if (maintenance || (adminState & Server.FORCED_MAINT) != 0) {
+            return;
+        }
+        changedFromCli(up, false);
+    }
+
+    private void changedFromCli(boolean up, boolean stopping) {
         boolean wasUp = this.up;
         boolean wasStopping = this.stopping;
         if (wasUp == up && wasStopping == stopping) {
@@ -226,9 +241,20 @@ final class ServerState {
         }
         if (report != null) {
             report.done(n);
+            remainsDrained();
         }
         backend.reportLoss();
         return n;
+    }
+
+    /**
+     * HAProxy's srv_update_status after a reported change (a transition, a weight change) of a server in forced drain: it
+     * says the drain remains.
+     */
+    void remainsDrained() {
+        if ((adminState & Server.FORCED_DRAIN) != 0 && (adminState & Server.FORCED_MAINT) == 0) {
+            backend.events().report(ServerEvents.NOTICE, ServerEvents.name(server) + " remains in forced drain mode.", null);
+        }
     }
 
     /** See {@link Server#checkedState}. */
@@ -240,6 +266,7 @@ final class ServerState {
                 backend.serversChangedQuietly();
                 if (report != null) {
                     report.done(0);
+                    remainsDrained();
                 }
                 backend.reportLoss();
             }
@@ -255,11 +282,14 @@ final class ServerState {
      */
     private void maintenanceChanged(boolean entering) {
         ServerHealthCheck c = check;
-        if (c == null) {
+        if (c == null && server.agent() == null) {
             return;
         }
-        c.maintenance(entering);
-        if (!entering && !up) {
+        if (c != null) {
+            c.maintenance(entering);
+        }
+        // as HAProxy: leaving, the server is UP unless its agent (which maintenance does not pause) holds it down
+        if (!entering && !up && !server.agentDown()) {
             up = true;
             lastChange = System.currentTimeMillis();
             downs.wentUp(lastChange);
@@ -314,7 +344,9 @@ final class ServerState {
         int requeued = (state & Server.FORCED_MAINT) != 0 ? backend.redistribute(server) : 0;
         // HAProxy's lines for what the CLI (or the stats page) did
         ServerEvents ev = backend.events();
-        if (enteringMaint) {
+        if (enteringMaint && !up) {
+            ev.report(ServerEvents.NOTICE, ServerEvents.name(server) + " was DOWN and now enters maintenance.", null);
+        } else if (enteringMaint) {
             ev.report(ServerEvents.ALERT, ServerEvents.name(server) + " is going DOWN for maintenance"
                     + ServerEvents.tail(server, true, requeued) + ".", null);
         } else if (leavingMaint) {
@@ -409,6 +441,19 @@ final class ServerState {
             }
             if (st.checkAddr() != null && dev.sluice.config.Addresses.literal(st.checkAddr()) != null) {
                 c.addr(dev.sluice.config.Addresses.literal(st.checkAddr()));
+            }
+        }
+        ServerAgentCheck agent = server.agent();
+        if (agent != null) {
+            // as HAProxy: an agent disabled from the CLI stays disabled, its address and port as they were set
+            if ((st.agentState() & SavedServerState.CHK_CONFIGURED) != 0 && (st.agentState() & SavedServerState.CHK_ENABLED) == 0) {
+                agent.enabled(false);
+            }
+            if (st.agentAddr() != null && dev.sluice.config.Addresses.literal(st.agentAddr()) != null) {
+                agent.addr(dev.sluice.config.Addresses.literal(st.agentAddr()));
+            }
+            if (st.agentPort() != 0) {
+                agent.port(st.agentPort());
             }
         }
         if (st.iweight() == server.initialWeight()) {

@@ -19,7 +19,10 @@ public enum CheckStatus {
     L7RSP(13, "L7RSP", "Layer7 invalid response", Result.FAILED),
     L7OK(15, "L7OK", "Layer7 check passed", Result.PASSED),
     L7OKC(16, "L7OKC", "Layer7 check conditionally passed", Result.CONDPASS),
-    L7STS(17, "L7STS", "Layer7 wrong status", Result.FAILED);
+    L7STS(17, "L7STS", "Layer7 wrong status", Result.FAILED),
+    PROCERR(18, "PROCERR", "External check error", Result.FAILED),
+    PROCTOUT(19, "PROCTOUT", "External check timeout", Result.FAILED),
+    PROCOK(20, "PROCOK", "External check passed", Result.PASSED);
 
     /** What a status does to the health counter (HAProxy's CHK_RES_*, with their numbers for {@code srv_check_result}). */
     public enum Result {

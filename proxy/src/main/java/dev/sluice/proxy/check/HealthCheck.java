@@ -262,10 +262,17 @@ public final class HealthCheck implements ServerHealthCheck {
             schedule();
             return;
         }
+        var external = server.backend().config().checks().external();
+        begin(external != null ? new ExternalCheckRun(this, external)
+                : plan.tcp() != null ? new TcpCheckRun(this) : new CheckRun(this, plan.http() ? plan.request(this) : null));
+    }
+
+    /** Starts {@code attempt} as the current check (tests start one directly). On the loop. */
+    void begin(CheckAttempt attempt) {
         running = true;
         startNanos = System.nanoTime();
         reported = false;
-        current = plan.tcp() != null ? new TcpCheckRun(this) : new CheckRun(this, plan.http() ? plan.request(this) : null);
+        current = attempt;
         current.start();
     }
 
@@ -388,13 +395,13 @@ public final class HealthCheck implements ServerHealthCheck {
                 }
             }
             case PASSED -> {
-                if (h >= rise && (!server.up() || server.stopping())) {
+                if (h >= rise && (!server.up() || server.stopping()) && !server.agentDown()) {
                     server.checkedState(true, false, n -> server.backend().events().report(ServerEvents.NOTICE,
                             ServerEvents.name(server) + " is UP" + why + ServerEvents.tail(server, false, n) + ".", null));
                 }
             }
             case CONDPASS -> {
-                if (h >= rise && !server.stopping()) {
+                if (h >= rise && !server.stopping() && !server.agentDown()) {
                     server.checkedState(true, true, n -> server.backend().events().report(ServerEvents.NOTICE,
                             ServerEvents.name(server) + " is stopping" + why + ServerEvents.tail(server, false, n) + ".", null));
                 }

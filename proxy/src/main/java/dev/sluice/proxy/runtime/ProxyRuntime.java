@@ -19,6 +19,7 @@ import dev.sluice.proxy.backend.ServerCommands;
 import dev.sluice.proxy.dns.DnsRuntime;
 import dev.sluice.proxy.backend.ServerConnector;
 import dev.sluice.proxy.check.CheckPlan;
+import dev.sluice.proxy.check.AgentCheck;
 import dev.sluice.proxy.check.HealthCheck;
 import dev.sluice.proxy.h1.H1ClientConnection;
 import dev.sluice.proxy.h1.H1ServerConnection;
@@ -130,6 +131,8 @@ public final class ProxyRuntime {
     private final Map<String, Map<String, SavedServerState>> savedStates;
     /** The servers' health checks, started with the listeners. */
     private final List<HealthCheck> checks = new ArrayList<>();
+    /** The servers' agent checks ({@code agent-check}), started and stopped with the health checks. */
+    private final List<AgentCheck> agents = new ArrayList<>();
     /** DNS at run time: the resolvers sections. */
     private final DnsRuntime dns;
 
@@ -292,7 +295,16 @@ public final class ProxyRuntime {
         for (Backend be : backends.values()) {
             CheckPlan plan = null;
             for (Server s : be.servers()) {
+                if (s.config().check().agent().enabled()) {
+                    if (plan == null) {
+                        plan = new CheckPlan(be, process.node(), config.global().tune().bufsize()).process(procScope);
+                    }
+                    AgentCheck a = new AgentCheck(s, plan, workers.loop(n % workers.count()), transport, spread);
+                    s.agent(a);
+                    agents.add(a);
+                }
                 if (!s.config().check().enabled()) {
+                    n += s.agent() != null ? 1 : 0;
                     continue;
                 }
                 if (plan == null) {
@@ -564,6 +576,9 @@ public final class ProxyRuntime {
         for (int i = 0; i < checks.size(); i++) {
             checks.get(i).start(minInter * i / checks.size());
         }
+        for (int i = 0; i < agents.size(); i++) {
+            agents.get(i).start(agents.get(i).server().config().check().inter() * i / agents.size());
+        }
         // pool-purge-delay: each backend's idle server connections, on every loop
         for (Backend b : backends.values()) {
             long period = b.http().poolPurgeDelayMs();
@@ -642,6 +657,7 @@ public final class ProxyRuntime {
             sampler.cancel(false);
         }
         checks.forEach(HealthCheck::stop);
+        agents.forEach(AgentCheck::stop);
         dns.stop();
         for (Listener l : listeners) {
             l.stop();
@@ -755,6 +771,10 @@ public final class ProxyRuntime {
 
     List<HealthCheck> checks() {
         return checks;
+    }
+
+    List<AgentCheck> agents() {
+        return agents;
     }
 
     DnsRuntime dns() {

@@ -184,6 +184,7 @@ final class Reload {
         }
         old.tasks().forEach(t -> t.cancel(false));
         old.checks().forEach(HealthCheck::stop);
+        old.agents().forEach(dev.sluice.proxy.check.AgentCheck::stop);
         old.dns().stop();
         for (Listener l : old.listeners()) {
             if (l.channel() != null) {

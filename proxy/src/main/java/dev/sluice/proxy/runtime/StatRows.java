@@ -8,6 +8,7 @@ import dev.sluice.config.model.StatsSocket.Level;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.check.CheckStatus;
+import dev.sluice.proxy.check.AgentCheck;
 import dev.sluice.proxy.check.HealthCheck;
 import dev.sluice.proxy.stats.Counter;
 import dev.sluice.proxy.stats.Counters;
@@ -151,13 +152,21 @@ final class StatRows {
         timers(r, srv.timeStats().snapshot());
         HealthCheck c = srv.checked() ? HealthCheck.of(srv) : null;
         if (c != null) {
+            r.set(CHKFAIL, c.failures()).set(CHKDOWN, srv.downTransitions()).set(DOWNTIME, srv.downtime() / 1000);
+        }
+        // HAProxy leaves a paused check's columns (maintenance) empty
+        if (c != null && !c.paused()) {
             CheckStatus st = c.status();
-            r.set(CHKFAIL, c.failures()).set(CHKDOWN, srv.downTransitions()).set(DOWNTIME, srv.downtime() / 1000)
-                    .set(CHECK_STATUS, (c.running() ? "* " : "") + st.info())
+            r.set(CHECK_STATUS, (c.running() ? "* " : "") + st.info())
                     .set(CHECK_CODE, st.hasCode() ? c.code() : null)
                     .set(CHECK_DURATION, st.finished() && c.duration() >= 0 ? c.duration() : null)
                     .set(CHECK_DESC, st.description()).set(LAST_CHK, c.desc())
                     .set(CHECK_RISE, c.rise()).set(CHECK_FALL, c.fall()).set(CHECK_HEALTH, c.health());
+        }
+        if (srv.agent() instanceof AgentCheck a && a.enabled()) {
+            r.set(AGENT_STATUS, (a.running() ? "* " : "") + a.statusInfo()).set(AGENT_CODE, a.code())
+                    .set(AGENT_DURATION, a.duration()).set(AGENT_DESC, a.statusDescription()).set(LAST_AGT, a.desc())
+                    .set(AGENT_RISE, a.rise()).set(AGENT_FALL, a.fall()).set(AGENT_HEALTH, a.health());
         }
         return r;
     }
@@ -178,12 +187,15 @@ final class StatRows {
             boolean goingDown = c != null && h < full;
             String progress = goingDown ? " " + (h - c.rise() + 1) + "/" + c.fall() : "";
             if ((srv.adminState() & Server.FORCED_DRAIN) != 0) {
-                return "DRAIN" + progress;
+                return srv.agent() != null && srv.agent().enabled() ? "DRAIN (agent)" : "DRAIN" + progress;
             }
             return c == null ? "no check" : "UP" + progress;
         }
         if (srv.up()) {
             return c == null || h == full ? "NOLB" : "NOLB " + (h - c.rise() + 1) + "/" + c.fall();
+        }
+        if (srv.agentDown()) {
+            return "DOWN (agent)";
         }
         return c != null && h > 0 ? "DOWN " + h + "/" + c.rise() : "DOWN";
     }

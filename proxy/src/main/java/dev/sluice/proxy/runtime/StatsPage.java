@@ -222,7 +222,21 @@ final class StatsPage implements PageService {
                     killSessions(s);
                     yield true;
                 }
-                // dagent, eagent, arunn, adown: no agent check to act on
+                case "dagent", "eagent" -> {
+                    if (s.agent() == null) {
+                        yield false;
+                    }
+                    s.agent().enabled(action.equals("eagent"));
+                    yield true;
+                }
+                case "arunn", "adown" -> {
+                    if (s.agent() == null || !s.agent().enabled()) {
+                        yield false;
+                    }
+                    s.agent().forceHealth(action.equals("arunn"));
+                    s.setAgentHealth(action.equals("arunn"));
+                    yield true;
+                }
                 default -> false;
             };
             if (changed) {
