@@ -93,7 +93,7 @@ public final class Generations {
             if (!quiet) {
                 r.messages().forEach(System.err::println);
             }
-            current.logReload(r.messages());
+            Reload.log(current, r.messages());
             return r;
         }, reloads);
     }
@@ -151,7 +151,7 @@ public final class Generations {
     /** {@code SIGUSR1}: every configuration stops gracefully; the process ends with the last stream. */
     public void softStop() {
         for (ProxyRuntime r : retiring) {
-            r.softStopRetired();
+            Reload.softStop(r);
         }
         current.othersDrained(() -> retiring.isEmpty());
         current.softStop();

@@ -724,37 +724,16 @@ public final class ProxyRuntime {
         return reloadNotes;
     }
 
-    /**
-     * A reload's messages to the global section's log targets, each at the level its tag says ({@code [ALERT]} alert,
-     * {@code [WARNING]} and {@code : warning:} warning, {@code [NOTICE]} notice, errors err).
-     */
-    synchronized void logReload(List<String> messages) {
-        if (config.global().logs().isEmpty()) {
-            return;
-        }
+    /** The log writer, made now when the configuration had none (a reload's messages go to the global targets). */
+    synchronized LogWriter logWriterOrNew() {
         if (logWriter == null) {
             logWriter = new LogWriter();
         }
-        for (String m : messages) {
-            int level = m.startsWith("[ALERT]") ? 1 : m.startsWith("[WARNING]") || m.contains(": warning: ") ? 4
-                    : m.startsWith("[NOTICE]") || m.contains(": notice: ") ? 5 : 3;
-            for (dev.sluice.config.model.LogTarget t : config.global().logs()) {
-                logWriter.submit(t, config.global().logTag(), level, m);
-            }
-        }
+        return logWriter;
     }
 
     void othersDrained(java.util.function.BooleanSupplier drained) {
         this.othersDrained = drained;
-    }
-
-    /** A graceful stop reaches a replaced configuration too: its connections stop as they would in a soft stop. */
-    void softStopRetired() {
-        frontends.values().forEach(Frontend::stopped);
-        quic.softStop(SoftStop.EVENT);
-        for (Channel ch : clients) {
-            ch.eventLoop().execute(() -> ch.pipeline().fireUserEventTriggered(SoftStop.EVENT));
-        }
     }
 
     MultiThreadIoEventLoopGroup group() {

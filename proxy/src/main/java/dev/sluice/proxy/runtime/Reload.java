@@ -263,4 +263,32 @@ final class Reload {
             old.tls().close();
         }
     }
+
+    /**
+     * A reload's messages to the global section's log targets of {@code rt}, each at the level its tag says
+     * ({@code [ALERT]} alert, {@code [WARNING]} and {@code : warning:} warning, {@code [NOTICE]} notice, errors err).
+     */
+    static void log(ProxyRuntime rt, List<String> messages) {
+        var global = rt.config().global();
+        if (global.logs().isEmpty()) {
+            return;
+        }
+        var writer = rt.logWriterOrNew();
+        for (String m : messages) {
+            int level = m.startsWith("[ALERT]") ? 1 : m.startsWith("[WARNING]") || m.contains(": warning: ") ? 4
+                    : m.startsWith("[NOTICE]") || m.contains(": notice: ") ? 5 : 3;
+            for (dev.sluice.config.model.LogTarget t : global.logs()) {
+                writer.submit(t, global.logTag(), level, m);
+            }
+        }
+    }
+
+    /** A graceful stop reaches a replaced configuration too: its connections stop as they would in a soft stop. */
+    static void softStop(ProxyRuntime old) {
+        old.frontends().values().forEach(Frontend::stopped);
+        old.quic().softStop(SoftStop.EVENT);
+        for (Channel ch : old.clients()) {
+            ch.eventLoop().execute(() -> ch.pipeline().fireUserEventTriggered(SoftStop.EVENT));
+        }
+    }
 }
