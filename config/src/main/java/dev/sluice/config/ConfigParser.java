@@ -129,6 +129,11 @@ public final class ConfigParser {
     /** {@code peers} sections in order; the one being parsed (null outside one, or after a bad header). */
     private final List<PeersKeywords.Builder> peers = new ArrayList<>();
     private PeersKeywords.Builder currentPeers;
+    /** {@code ring} and {@code log-forward} sections by name, in order; the one being parsed. */
+    private final Map<String, RingKeywords.RingBuilder> rings = new LinkedHashMap<>();
+    private RingKeywords.RingBuilder currentRing;
+    private final Map<String, RingKeywords.ForwardBuilder> logForwards = new LinkedHashMap<>();
+    private RingKeywords.ForwardBuilder currentForward;
 
     // current section
     private Section section;
@@ -172,8 +177,21 @@ public final class ConfigParser {
         var dns = ResolversKeywords.finish(resolvers, built, diags);
         List<dev.sluice.config.model.Peers> peerSections = PeersKeywords.finish(peers, built, global.peersMaxUpdates, global.crtBase,
                 global.caBase, diags);
+        List<dev.sluice.config.model.Ring> ringSections = new ArrayList<>();
+        for (RingKeywords.RingBuilder r : rings.values()) {
+            ringSections.add(r.build());
+        }
+        List<dev.sluice.config.model.LogForward> forwards = new ArrayList<>();
+        for (RingKeywords.ForwardBuilder f : logForwards.values()) {
+            forwards.add(f.build());
+            RingKeywords.checkTargets(f.targets, rings.keySet(), diags);
+        }
+        RingKeywords.checkTargets(g.logs(), rings.keySet(), diags);
+        for (ProxyBuilder p : proxies) {
+            RingKeywords.checkTargets(p.logs, rings.keySet(), diags);
+        }
         if (!diags.hasErrors()) {
-            config = new Config(g, built, lists, List.copyOf(builtCaches.values()), dns, peerSections);
+            config = new Config(g, built, lists, List.copyOf(builtCaches.values()), dns, peerSections, ringSections, forwards);
         }
         return new Result(config, diags.list());
     }
@@ -297,6 +315,20 @@ public final class ConfigParser {
                 peersHeader(at, words);
                 return;
             }
+            case "ring" -> {
+                RingKeywords.RingBuilder b = RingKeywords.ringHeader(at, words, rings, diags);
+                startSection(Section.RING, null);
+                currentRing = b;
+                skippingUnsupported = b == null;
+                return;
+            }
+            case "log-forward" -> {
+                RingKeywords.ForwardBuilder b = RingKeywords.forwardHeader(at, words, logForwards, diags);
+                startSection(Section.LOG_FORWARD, null);
+                currentForward = b;
+                skippingUnsupported = b == null;
+                return;
+            }
             default -> {
             }
         }
@@ -316,6 +348,14 @@ public final class ConfigParser {
         }
         if (section == Section.PEERS) {
             PeersKeywords.line(currentPeers, at, words, proxies, diags);
+            return;
+        }
+        if (section == Section.RING) {
+            RingKeywords.ringLine(currentRing, at, words, diags);
+            return;
+        }
+        if (section == Section.LOG_FORWARD && !first.equals("log")) {
+            RingKeywords.forwardLine(currentForward, at, words, diags);
             return;
         }
         keyword(at, words);
@@ -467,6 +507,7 @@ public final class ConfigParser {
         ctx.userlist(currentUserlist);
         ctx.cache(currentCache);
         ctx.resolvers(currentResolvers);
+        ctx.logForward(currentForward);
         k.parser().parse(ctx);
     }
 

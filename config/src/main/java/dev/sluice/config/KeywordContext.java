@@ -60,6 +60,16 @@ public final class KeywordContext {
     }
 
     private ResolversKeywords.Builder resolvers;
+    private RingKeywords.ForwardBuilder logForward;
+
+    void logForward(RingKeywords.ForwardBuilder current) {
+        this.logForward = current;
+    }
+
+    /** The {@code log-forward} section being parsed. */
+    RingKeywords.ForwardBuilder currentLogForward() {
+        return logForward;
+    }
 
     void resolvers(ResolversKeywords.Builder current) {
         this.resolvers = current;

@@ -35,6 +35,7 @@ public final class KeywordRegistry {
             TlsKeywords::register,
             BalanceKeywords::register,
             LogKeywords::register,
+            RingKeywords::register,
             StatsKeywords::register,
             ErrorKeywords::register,
             RuleKeywords::register,

@@ -41,10 +41,12 @@ final class LogKeywords {
                     }
                 }));
         registerCaptures(r);
-        Set<Section> all = EnumSet.of(Section.GLOBAL, Section.DEFAULTS, Section.FRONTEND, Section.BACKEND, Section.LISTEN);
+        Set<Section> all = EnumSet.of(Section.GLOBAL, Section.DEFAULTS, Section.FRONTEND, Section.BACKEND, Section.LISTEN,
+                Section.LOG_FORWARD);
         r.register(new Keyword("log", all,
-                "log global | log <stdout|stderr|/unix/path|host[:port]> [len <n>] [format rfc3164|rfc5424|raw|short|...] <facility> [<level> [<minlevel>]]",
-                "Send log lines there (UDP syslog, a UNIX datagram socket, or stdout/stderr); 'log global' uses the global section's.",
+                "log global | log <stdout|stderr|/unix/path|host[:port]|ring@<name>> [len <n>] [format rfc3164|rfc5424|raw|short|...] <facility> [<level> [<minlevel>]]",
+                "Send log lines there (UDP syslog, a UNIX datagram socket, stdout/stderr, or a ring section); 'log global' uses the"
+                        + " global section's.",
                 LogKeywords::log));
         r.register(new Keyword("log-format", Section.PROXIES, "log-format <format>",
                 "The format of the log line (HAProxy's %-variables, e.g. %ci %ST %{+Q}r).", c -> {
@@ -212,6 +214,10 @@ final class LogKeywords {
     private static void log(KeywordContext c) {
         List<String> a = c.args();
         boolean global = c.section() == Section.GLOBAL;
+        if (c.section() == Section.LOG_FORWARD && (c.negated() || a.size() == 1 && a.get(0).equals("global"))) {
+            c.error("'log global' and 'no log' are not supported by Sluice in a log-forward section yet.");
+            return;
+        }
         if (c.negated()) {
             if (global || !a.isEmpty()) {
                 c.error("'no log' takes no argument and is not used in global.");
@@ -244,7 +250,10 @@ final class LogKeywords {
         } else if (target.startsWith("/") || target.startsWith("unix@")) {
             kind = LogTarget.Kind.UNIX;
             address = target.startsWith("unix@") ? target.substring(5) : target;
-        } else if (target.startsWith("ring@") || target.startsWith("tcp@") || target.startsWith("fd@")) {
+        } else if (target.startsWith("ring@")) {
+            kind = LogTarget.Kind.RING;
+            address = target.substring(5);
+        } else if (target.startsWith("tcp@") || target.startsWith("fd@")) {
             c.error("log target '" + target + "' is not supported by Sluice yet (use stdout, stderr, a UDP address or a UNIX socket).");
             return;
         } else {
@@ -323,6 +332,10 @@ final class LogKeywords {
         LogTarget t = new LogTarget(c.at(), kind, address, port, len, format, facility, level, minLevel);
         if (global) {
             c.global().logs.add(t);
+        } else if (c.section() == Section.LOG_FORWARD) {
+            if (c.currentLogForward() != null) {
+                c.currentLogForward().targets.add(t);
+            }
         } else {
             c.proxy().logs.add(t);
         }

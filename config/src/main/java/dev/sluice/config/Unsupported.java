@@ -21,9 +21,7 @@ final class Unsupported {
     static final Map<String, String> SECTIONS = Map.ofEntries(
             Map.entry("mailers", "email alerts (mailers)"),
             Map.entry("program", "program sections (master-worker side programs)"),
-            Map.entry("ring", "ring buffers"),
             Map.entry("fcgi-app", "FastCGI applications"),
-            Map.entry("log-forward", "syslog forwarding"),
             Map.entry("crt-store", "certificate stores"),
             Map.entry("traces", "traces"),
             Map.entry("acme", "ACME certificate automation"));

@@ -6,16 +6,23 @@ import java.util.Optional;
 /**
  * A whole parsed configuration: the global section, every frontend, backend and listen proxy, and the
  * userlists, caches, {@code resolvers} sections (the implicit {@code default} one included) and peers sections (every
- * one read, the disabled and incomplete ones too: their tables exist).
+ * one read, the disabled and incomplete ones too: their tables exist), the {@code ring} and {@code log-forward} sections.
  */
 public record Config(Global global, List<Proxy> proxies, List<Userlist> userlists, List<Cache> caches, List<Resolvers> resolvers,
-        List<Peers> peers) {
+        List<Peers> peers, List<Ring> rings, List<LogForward> logForwards) {
     public Config {
+        rings = List.copyOf(rings);
+        logForwards = List.copyOf(logForwards);
         proxies = List.copyOf(proxies);
         userlists = List.copyOf(userlists);
         caches = List.copyOf(caches);
         resolvers = List.copyOf(resolvers);
         peers = List.copyOf(peers);
+    }
+
+    public Config(Global global, List<Proxy> proxies, List<Userlist> userlists, List<Cache> caches, List<Resolvers> resolvers,
+            List<Peers> peers) {
+        this(global, proxies, userlists, caches, resolvers, peers, List.of(), List.of());
     }
 
     public Config(Global global, List<Proxy> proxies, List<Userlist> userlists, List<Cache> caches) {

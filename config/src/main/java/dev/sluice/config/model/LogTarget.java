@@ -4,7 +4,7 @@ import dev.sluice.config.SourceRef;
 
 /**
  * One {@code log} line: where messages go ({@code stdout}, {@code stderr}, a UDP syslog address, or a
- * UNIX datagram socket such as {@code /dev/log}), the maximum line length, the syslog format, the
+ * UNIX datagram socket such as {@code /dev/log}, or a {@code ring} section), the maximum line length, the syslog format, the
  * facility and the level range that passes.
  */
 public record LogTarget(SourceRef where, Kind kind, String address, int port, int maxLength, Format format, int facility, int level,
@@ -12,7 +12,9 @@ public record LogTarget(SourceRef where, Kind kind, String address, int port, in
 
     /** Where a log line is sent. */
     public enum Kind {
-        STDOUT, STDERR, UDP, UNIX
+        STDOUT, STDERR, UDP, UNIX,
+        /** {@code ring@<name>}: the address is the ring's name. */
+        RING
     }
 
     /** HAProxy's log formats: the syslog header written before the message. */

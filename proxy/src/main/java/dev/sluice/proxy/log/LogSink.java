@@ -39,6 +39,7 @@ abstract class LogSink implements AutoCloseable {
             case STDERR -> new Std(FileDescriptor.err);
             case UDP -> new Udp(new InetSocketAddress(t.address(), t.port()));
             case UNIX -> new Unix(t.address());
+            case RING -> throw new IOException("a ring is not a sink");
         };
     }
 

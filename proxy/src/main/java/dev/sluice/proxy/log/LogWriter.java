@@ -23,7 +23,8 @@ import org.jctools.queues.MpscArrayQueue;
 public final class LogWriter implements AutoCloseable {
     public static final LongAdder DROPPED = new LongAdder();
 
-    private record Entry(LogTarget target, String tag, int level, long date, String message) {
+    /** {@code fields}: those of a forwarded message (then {@code facility} is its own), null for a local log line. */
+    private record Entry(LogTarget target, String tag, int level, int facility, long date, String message, SyslogMessage.Fields fields) {
     }
 
     private static final DateTimeFormatter RFC5424_DATE = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSSxxx", Locale.ROOT);
@@ -36,6 +37,8 @@ public final class LogWriter implements AutoCloseable {
     private final ZoneId zone = ZoneId.systemDefault();
     private volatile boolean running = true;
     private volatile boolean parked;
+    /** The rings {@code ring@<name>} targets write to, by name (set before the targets are used). */
+    private volatile Map<String, Ring> rings = Map.of();
 
     public LogWriter() {
         thread = new Thread(this::run, "sluice-log");
@@ -48,13 +51,37 @@ public final class LogWriter implements AutoCloseable {
         if (level > target.level() || level < target.minLevel()) {
             return;
         }
-        if (!queue.offer(new Entry(target, tag, level, System.currentTimeMillis(), message))) {
+        offer(new Entry(target, tag, level, target.facility(), System.currentTimeMillis(), message, null));
+    }
+
+    /**
+     * Queues a message a log-forward section received for a target, as HAProxy's process_send_log sends it: a level above
+     * the target's is not sent, one below its minimum is raised to it, a message without priority takes the target's
+     * facility. Never blocks.
+     */
+    public void forward(LogTarget target, SyslogMessage m) {
+        if (m.level() > target.level()) {
+            return;
+        }
+        int level = Math.max(m.level(), target.minLevel());
+        int facility = m.facility() == -1 ? target.facility() : m.facility();
+        offer(new Entry(target, null, level, facility, System.currentTimeMillis(), m.message(),
+                m.fields() != null ? m.fields() : SyslogMessage.Fields.NONE));
+    }
+
+    private void offer(Entry e) {
+        if (!queue.offer(e)) {
             DROPPED.increment();
             return;
         }
         if (parked) {
             LockSupport.unpark(thread);
         }
+    }
+
+    /** The rings of the configuration, by name (before the log targets are used). */
+    public void rings(Map<String, Ring> byName) {
+        this.rings = Map.copyOf(byName);
     }
 
     private void run() {
@@ -77,6 +104,10 @@ public final class LogWriter implements AutoCloseable {
     }
 
     private void write(Entry e, byte[] buf) {
+        if (e.target().kind() == LogTarget.Kind.RING) {
+            writeRing(e);
+            return;
+        }
         LogSink sink = sinks.get(e.target());
         if (sink == null) {
             try {
@@ -87,7 +118,8 @@ public final class LogWriter implements AutoCloseable {
             }
             sinks.put(e.target(), sink);
         }
-        String line = header(e) + e.message();
+        String line = (e.fields() != null ? SyslogHeader.build(e.target().format(), e.level(), e.facility(), e.fields(), micros(e),
+                zone) : header(e)) + e.message();
         byte[] b = line.getBytes(StandardCharsets.UTF_8);
         int len = Math.min(b.length, e.target().maxLength());
         System.arraycopy(b, 0, buf, 0, len);
@@ -98,6 +130,35 @@ public final class LogWriter implements AutoCloseable {
         } catch (IOException ex) {
             DROPPED.increment();
         }
+    }
+
+    /**
+     * A ring target: the message cut at the target's {@code len}, headed in the ring's format (HAProxy's sink_write: the
+     * local host is named {@code localhost} in RFC 3164, as HAProxy names it without log-send-hostname), cut at the
+     * ring's {@code maxlen}.
+     */
+    private void writeRing(Entry e) {
+        Ring r = rings.get(e.target().address());
+        if (r == null) {
+            DROPPED.increment();
+            return;
+        }
+        byte[] msg = e.message().getBytes(StandardCharsets.UTF_8);
+        int msgLen = Math.min(msg.length, e.target().maxLength());
+        SyslogMessage.Fields f = e.fields() != null ? e.fields() : SyslogMessage.Fields.local(e.tag(), PID);
+        byte[] head = r.format() == LogTarget.Format.RAW ? new byte[0]
+                : SyslogHeader.build(r.format(), e.level(), e.facility(), f, micros(e), zone).getBytes(StandardCharsets.UTF_8);
+        int len = Math.min(head.length + msgLen, r.maxLen());
+        byte[] out = new byte[len];
+        System.arraycopy(head, 0, out, 0, Math.min(head.length, len));
+        if (len > head.length) {
+            System.arraycopy(msg, 0, out, head.length, len - head.length);
+        }
+        r.write(out);
+    }
+
+    private static long micros(Entry e) {
+        return e.date() * 1000;
     }
 
     private String header(Entry e) {

@@ -29,7 +29,7 @@ import java.util.Set;
 final class ProcessInfo {
     /**
      * The {@code show info} fields Sluice has nothing to count for (SSL accounting, pipes, compression rates, peers,
-     * busy polling, DNS resolutions, splicing, debug commands, log forwarding): 0, as HAProxy shows them when unused.
+     * busy polling, DNS resolutions, splicing, debug commands): 0, as HAProxy shows them when unused.
      */
     private static final Set<InfoField> UNMEASURED = EnumSet.of(InfoField.MAX_SSL_CONNS, InfoField.CURR_SSL_CONNS,
             InfoField.CUM_SSL_CONNS, InfoField.MAXPIPES, InfoField.PIPES_USED, InfoField.PIPES_FREE, InfoField.CONN_RATE_LIMIT,
@@ -38,7 +38,7 @@ final class ProcessInfo {
             InfoField.SSL_BACKEND_KEY_RATE, InfoField.SSL_BACKEND_MAX_KEY_RATE, InfoField.SSL_CACHE_LOOKUPS, InfoField.SSL_CACHE_MISSES,
             InfoField.COMPRESS_BPS_IN, InfoField.COMPRESS_BPS_OUT, InfoField.COMPRESS_BPS_RATE_LIM, InfoField.UNSTOPPABLE_JOBS,
             InfoField.ACTIVE_PEERS, InfoField.CONNECTED_PEERS, InfoField.BUSY_POLLING, InfoField.FAILED_RESOLUTIONS,
-            InfoField.TOTAL_SPLICED_BYTES_OUT, InfoField.DEBUG_COMMANDS_ISSUED, InfoField.CUM_RECV_LOGS);
+            InfoField.TOTAL_SPLICED_BYTES_OUT, InfoField.DEBUG_COMMANDS_ISSUED);
 
     private final ProxyRuntime rt;
     /** The process's start (the first runtime's): in-process reloads do not restart the uptime. */
@@ -143,6 +143,7 @@ final class ProcessInfo {
         m.put(InfoField.JOBS, listening + globalLimit.current() + admin.openSessions());
         m.put(InfoField.LISTENERS, listening);
         m.put(InfoField.DROPPED_LOGS, LogWriter.DROPPED.sum());
+        m.put(InfoField.CUM_RECV_LOGS, dev.sluice.proxy.syslog.LogServices.received());
         m.put(InfoField.TOTAL_BYTES_OUT, bytesOut);
         m.put(InfoField.BYTES_OUT_RATE, bytesOutRate);
         m.put(InfoField.BUILD_INFO, ProductInfo.VERSION);

@@ -97,6 +97,7 @@ public final class ProxyRuntime {
     private final int globalMaxconn;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile LogWriter logWriter;
+    private final dev.sluice.proxy.syslog.LogServices logServices; // rings, log-forward listeners (a reload makes new ones)
     private final StickTables stickTables;
     /** The peers sections: replication of the tables that name one. */
     private final dev.sluice.proxy.peers.PeersRuntime peers;
@@ -273,6 +274,14 @@ public final class ProxyRuntime {
         caches.register(registry);
         this.admin = previous != null && Reload.sameAdmin(previous.config, config) ? previous.admin
                 : new AdminSockets(config.global().statsSockets(), config.global().statsTimeoutMs(), registry);
+        this.logServices = new dev.sluice.proxy.syslog.LogServices(config);
+        logServices.register(registry);
+        if (logWriter == null && logServices.needsWriter()) {
+            logWriter = new LogWriter();
+        }
+        if (logWriter != null) {
+            logWriter.rings(logServices.rings());
+        }
     }
 
     /**
@@ -555,6 +564,11 @@ public final class ProxyRuntime {
             // an in-process reload: what fails leaves the previous configuration running, untouched
             Reload.start(this, previous, backlog);
             previous = null;
+            try {
+                logServices.start(logWriter);
+            } catch (java.io.IOException e) {
+                System.err.println("[ALERT] " + e.getMessage());
+            }
         } else {
             try {
                 // QUIC first: once a TCP port of the process answers, its QUIC sockets are bound too
@@ -564,6 +578,10 @@ public final class ProxyRuntime {
                 }
                 admin.start(transport, group);
                 peers.start(transport, group, oldProcess, this::peersLog);
+                logServices.start(logWriter);
+            } catch (java.io.IOException e) {
+                stop();
+                throw new java.io.UncheckedIOException(e);
             } catch (RuntimeException e) {
                 stop();
                 throw e;
@@ -618,6 +636,7 @@ public final class ProxyRuntime {
         }
         frontends.values().forEach(Frontend::stopped);
         admin.stop();
+        logServices.stop();
         // as HAProxy: idle connections close now, the others after their exchange; the process ends with the last
         // one, or at hard-stop-after. QUIC connections get the same event; their sockets stay open (taking no new
         // connection) until the last connection and the last closing record are gone
@@ -667,6 +686,7 @@ public final class ProxyRuntime {
         CompletableFuture<Void> quicClosed = quic.stop();
         frontends.values().forEach(Frontend::stopped);
         admin.stop();
+        logServices.stop();
         peers.stop();
         quicClosed.completeOnTimeout(null, 1, TimeUnit.SECONDS).whenComplete((v, e) -> shutdownLoops());
     }
