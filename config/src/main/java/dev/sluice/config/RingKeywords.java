@@ -316,8 +316,8 @@ final class RingKeywords {
     static void checkTargets(List<LogTarget> targets, Set<String> rings, Diagnostics diags) {
         for (LogTarget t : targets) {
             if (t.kind() == LogTarget.Kind.RING && !rings.contains(t.address()) && !t.address().equals("buf0")) {
-                diags.error(t.where(), "log target 'ring@" + t.address() + "' : no such ring (declare it with a 'ring "
-                        + t.address() + "' section).");
+                // HAProxy 2.6 says so when it starts (not with -c)
+                diags.error(t.where(), "log server uses unknown ring named '" + t.address() + "'.");
             }
         }
     }

@@ -339,7 +339,7 @@ class SectionsTest {
         @Test
         void examples() {
             assertSingleError(parse("program p\n    command true\n"), 1, "section 'program' is not supported by Sluice yet: program sections (master-worker side programs).");
-            assertSingleError(parse("ring r\n    size 32764\n"), 1, "section 'ring' is not supported by Sluice yet: ring buffers.");
+            assertSingleError(parse("fcgi-app php\n    docroot /var/www\n"), 1, "section 'fcgi-app' is not supported by Sluice yet: FastCGI applications.");
         }
     }
 
@@ -449,7 +449,7 @@ class SectionsTest {
 
         @ParameterizedTest(name = "{1} in {0}")
         @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
-                "global   => log ring@buf local0          => 'log' : log target 'ring@buf' is not supported by Sluice yet (use stdout, stderr, a UDP address or a UNIX socket).",
+                "global   => log tcp@127.0.0.1:514 local0 => 'log' : log target 'tcp@127.0.0.1:514' is not supported by Sluice yet (use stdout, stderr, a UDP address or a UNIX socket).",
                 "frontend => stats disable                => 'stats disable' is not supported by Sluice yet: this stats page option.",
                 "frontend => stats auth nocolon           => 'stats auth' : expects <user>:<passwd> as argument.",
                 "frontend => stats uri                    => 'stats uri' : expects 1 argument(s); syntax: stats uri <prefix>.",
