@@ -76,8 +76,8 @@ final class RingKeywords {
                 "The longest message kept, header included (longer ones are cut); default 16384.", c -> {
                 }));
         r.register(new Keyword("size", ring, "size <bytes>",
-                "The ring's size (default 16384): when a message does not fit, the oldest ones are dropped. 'show events <ring>'"
-                        + " dumps it.", c -> {
+                "The ring's size, 16384 (the default) or more: when a message does not fit, the oldest ones are dropped."
+                        + " 'show events <ring>' dumps it.", c -> {
                 }));
         r.register(new Keyword("dgram-bind", EnumSet.of(Section.LOG_FORWARD), "dgram-bind <address>:<port>",
                 "Receive syslog messages over UDP there. The section's other lines: 'bind <address>:<port>' (TCP syslog, octet-count"
@@ -122,9 +122,16 @@ final class RingKeywords {
         String arg = w.size() > 1 ? w.get(1) : "";
         switch (kw) {
             case "size" -> {
-                long size = parseLong(arg);
+                // HAProxy reads the size with atol ("1M" is 1)
+                long size = leadingNumber(arg);
                 if (size <= 0 || size > Integer.MAX_VALUE) {
                     diags.error(at, "invalid size '" + arg + "' for new sink buffer.");
+                    return;
+                }
+                if (size < b.size) {
+                    // HAProxy 2.6.12's words (a warning) for what stops it (a fatal error)
+                    diags.error(at, "ignoring new size '" + size + "' that is smaller than current size '" + b.size + "' for ring '"
+                            + b.name + "'.");
                     return;
                 }
                 b.size = (int) size;
@@ -299,6 +306,14 @@ final class RingKeywords {
             diags.error(at, what + " : " + e.getMessage());
             return -1;
         }
+    }
+
+    private static long leadingNumber(String s) {
+        int i = 0;
+        while (i < s.length() && i < 18 && Character.isDigit(s.charAt(i))) {
+            i++;
+        }
+        return i == 0 ? 0 : Long.parseLong(s.substring(0, i));
     }
 
     private static long parseLong(String s) {

@@ -87,6 +87,7 @@ class RingKeywordsTest {
     @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
             "format json => 10 => unknown format 'json'.",
             "size 0 => 10 => invalid size '0' for new sink buffer.",
+            "size 1M => 10 => ignoring new size '1' that is smaller than current size '16384' for ring 'r1'.",
             "maxlen x => 10 => invalid size 'x' for new sink buffer.",
             "timeout client 1s => 10 => unable to set timeout 'client'.",
             "description => 10 => missing ring description text.",

@@ -99,6 +99,8 @@ public final class LogServices {
             if (name.equals("stdout") || name.equals("stderr")) {
                 return "Nothing to report for this sink\n";
             }
+            // HAProxy's cli_err: no empty line after it
+            req.noSeparator();
             return "No such event sink\n";
         }
         boolean wait = false;
@@ -112,6 +114,7 @@ public final class LogServices {
                     onlyNew = true;
                 }
                 default -> {
+                    req.noSeparator();
                     return "unknown option\n";
                 }
             }
