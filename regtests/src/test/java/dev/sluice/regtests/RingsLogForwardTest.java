@@ -222,7 +222,7 @@ class RingsLogForwardTest {
                 out.append(g);
             }
             for (String cmd : new String[] {"show events", "show events r1", "show events r2", "show events small", "show events buf0",
-                "show events r2 -n", "show events nope", "show events r1 -x"}) {
+                "show events r2 -n", "show events r1 -w", "show events nope", "show events r1 -x"}) {
                 out.append("== ").append(cmd).append('\n').append(AdminClient.run(admin, cmd + "\n"));
             }
             out.append("== ring server\n");

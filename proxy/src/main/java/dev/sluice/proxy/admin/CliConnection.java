@@ -37,6 +37,10 @@ final class CliConnection extends ChannelInboundHandlerAdapter {
     private boolean inputShutdown;
     /** A command answering later is running: no other command starts until its answer is written. */
     private boolean waiting;
+    /** The stream being written ({@code show events -w}), or null. */
+    private CliStream streaming;
+    /** The stream's first chunk was written. */
+    private boolean streamStarted;
 
     CliConnection(CliSession session, AdminSockets owner) {
         this(session, owner, false);
@@ -56,6 +60,10 @@ final class CliConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        if (streaming != null) {
+            streaming.cancel();
+            streaming = null;
+        }
         owner.sessionEnded();
         ctx.fireChannelInactive();
     }
@@ -65,6 +73,11 @@ final class CliConnection extends ChannelInboundHandlerAdapter {
         ByteBuf in = (ByteBuf) msg;
         try {
             if (closing) {
+                return;
+            }
+            if (streaming != null) {
+                // "any key to stop": what was typed is dropped with the stream
+                endStream(ctx);
                 return;
             }
             int n = in.readableBytes();
@@ -98,6 +111,14 @@ final class CliConnection extends ChannelInboundHandlerAdapter {
                 return;
             }
             String out = session.execute(line);
+            CliStream st = out == null ? session.takeStream() : null;
+            if (st != null) {
+                waiting = true;
+                streaming = st;
+                streamStarted = false;
+                pump(ctx, st);
+                break;
+            }
             if (out == null) {
                 waiting = true;
                 session.pending().whenComplete((answer, e) -> ctx.executor().execute(() -> {
@@ -165,6 +186,46 @@ final class CliConnection extends ChannelInboundHandlerAdapter {
         }));
     }
 
+    private void pump(ChannelHandlerContext ctx, CliStream st) {
+        st.next().whenComplete((chunk, e) -> ctx.executor().execute(() -> {
+            if (streaming != st || closing) {
+                return;
+            }
+            if (e != null || chunk == null || !ctx.channel().isActive()) {
+                endStream(ctx);
+                return;
+            }
+            if (!chunk.isEmpty()) {
+                byte[] bytes = chunk.getBytes(StandardCharsets.UTF_8);
+                owner.countBytesOut(bytes.length);
+                ctx.writeAndFlush(Unpooled.wrappedBuffer(bytes));
+            }
+            streamStarted = true;
+            if (inputShutdown) {
+                // the client's input ended: what there was, then the end
+                endStream(ctx);
+                return;
+            }
+            pump(ctx, st);
+        }));
+    }
+
+    /** The stream stops: its separator, then the next commands (a non-interactive session closes). */
+    private void endStream(ChannelHandlerContext ctx) {
+        CliStream st = streaming;
+        streaming = null;
+        waiting = false;
+        length = 0;
+        st.cancel();
+        if (!ctx.channel().isActive() || !answered(ctx, session.afterStream())) {
+            return;
+        }
+        ctx.flush();
+        if (session.mode() == CliSession.Mode.NON_INTERACTIVE || inputShutdown) {
+            close(ctx);
+        }
+    }
+
     /** Writes an answer; false when the session ended with it (then everything was flushed or closed). */
     private boolean answered(ChannelHandlerContext ctx, String out) {
         if (session.quit()) {
@@ -217,6 +278,14 @@ final class CliConnection extends ChannelInboundHandlerAdapter {
             inputShutdown = true;
             if (closing) {
                 ctx.close();
+                return;
+            }
+            if (streaming != null) {
+                // as HAProxy: the end of the client's input stops a stream (then the separator, and the session ends),
+                // once its first chunk, what there was, is written
+                if (streamStarted) {
+                    endStream(ctx);
+                }
                 return;
             }
             process(ctx);

@@ -59,6 +59,15 @@ public final class CliRequest {
         return null;
     }
 
+    /**
+     * Answers with a stream: the handler returns what this returns (null) and the connection writes the stream's
+     * chunks until it ends or the client sends anything or leaves; then, unless the session ends, the separator.
+     */
+    public String stream(CliStream s) {
+        session.stream(s);
+        return null;
+    }
+
     /** HAProxy prints some answers without the empty line that ends the others ({@code del server}): this one too. */
     public void noSeparator() {
         session.suppressNewline();

@@ -26,6 +26,7 @@ public final class CliSession {
     private boolean quit;
     private boolean noNewline;
     private CompletionStage<String> deferred;
+    private CliStream stream;
 
     public CliSession(CliRegistry registry, Level level) {
         this(registry, level, null);
@@ -90,6 +91,22 @@ public final class CliSession {
         deferred = answer;
     }
 
+    void stream(CliStream s) {
+        stream = s;
+    }
+
+    /** The stream the last command answers with (once), or null. */
+    CliStream takeStream() {
+        CliStream s = stream;
+        stream = null;
+        return s;
+    }
+
+    /** What follows a stream once it stopped: the separator (or nothing after quit). */
+    String afterStream() {
+        return separate("");
+    }
+
     /**
      * Runs one command line; returns the answer and separator ("" after {@code quit}), or null when the
      * command answers later: {@link #pending} then gives the answer with its separator.
@@ -134,7 +151,7 @@ public final class CliSession {
         } catch (RuntimeException e) {
             out = "Internal error.\n";
         }
-        if (out == null && deferred != null) {
+        if (out == null && (deferred != null || stream != null)) {
             return null;
         }
         return out == null ? "Internal error.\n" : out;

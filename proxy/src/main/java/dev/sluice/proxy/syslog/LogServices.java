@@ -7,6 +7,7 @@ import dev.sluice.config.model.StatsSocket.Level;
 import dev.sluice.proxy.admin.CliCommand;
 import dev.sluice.proxy.admin.CliRegistry;
 import dev.sluice.proxy.admin.CliRequest;
+import dev.sluice.proxy.admin.CliStream;
 import dev.sluice.proxy.log.LogWriter;
 import dev.sluice.proxy.log.Ring;
 import java.io.IOException;
@@ -16,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * The rings ({@code buf0} and the {@code ring} sections), their forwarders and the {@code log-forward} listeners of one
@@ -123,17 +125,53 @@ public final class LogServices {
         if (!wait) {
             return dump(ring, from);
         }
-        // -w: what is there, then what comes, answered once something new came (or after a minute)
-        long start = from;
-        return req.later(CompletableFuture.supplyAsync(() -> {
-            long next = ring.next();
-            try {
-                ring.await(Math.max(next, start), 60_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            return dump(ring, start);
-        }, r -> Thread.ofVirtual().start(r)));
+        // -w: what is there, then what comes, until the client sends anything or leaves
+        return req.stream(new Follow(ring, from));
+    }
+
+    /** {@code show events <ring> -w}: the ring's messages from a position on, as they come. */
+    private static final class Follow implements CliStream {
+        private final Ring ring;
+        private volatile long next;
+        private volatile boolean first = true;
+        private volatile boolean cancelled;
+
+        Follow(Ring ring, long from) {
+            this.ring = ring;
+            this.next = from;
+        }
+
+        @Override
+        public CompletionStage<String> next() {
+            return CompletableFuture.supplyAsync(() -> {
+                try {
+                    // the first chunk is what there is now, even nothing
+                    while (!first && !cancelled && !ring.await(ring.start(next), 1000)) {
+                        // waiting, a second at a time, for a message or the end
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return null;
+                }
+                if (cancelled) {
+                    return null;
+                }
+                first = false;
+                long from = ring.start(next);
+                StringBuilder sb = new StringBuilder();
+                List<byte[]> batch = ring.read(from, 1024);
+                for (byte[] m : batch) {
+                    sb.append(new String(m, StandardCharsets.UTF_8)).append('\n');
+                }
+                next = from + batch.size();
+                return sb.toString();
+            }, r -> Thread.ofVirtual().start(r));
+        }
+
+        @Override
+        public void cancel() {
+            cancelled = true;
+        }
     }
 
     private static String dump(Ring ring, long from) {
