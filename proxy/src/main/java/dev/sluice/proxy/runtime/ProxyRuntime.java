@@ -564,11 +564,7 @@ public final class ProxyRuntime {
             // an in-process reload: what fails leaves the previous configuration running, untouched
             Reload.start(this, previous, backlog);
             previous = null;
-            try {
-                logServices.start(logWriter);
-            } catch (java.io.IOException e) {
-                System.err.println("[ALERT] " + e.getMessage());
-            }
+            logServices.startOrWarn(logWriter);
         } else {
             try {
                 // QUIC first: once a TCP port of the process answers, its QUIC sockets are bound too
@@ -786,6 +782,11 @@ public final class ProxyRuntime {
 
     ScheduledFuture<?> sampler() {
         return sampler;
+    }
+
+    /** The rings and log-forward listeners (stopped when a reload retires this runtime). */
+    dev.sluice.proxy.syslog.LogServices logServices() {
+        return logServices;
     }
 
     LogWriter logWriter() {

@@ -72,6 +72,15 @@ public final class LogServices {
         forwarders.forEach(RingForwarder::start);
     }
 
+    /** {@link #start} for the runtime of an in-process reload: a listener that cannot bind is an alert, not a failure. */
+    public void startOrWarn(LogWriter writer) {
+        try {
+            start(writer);
+        } catch (IOException e) {
+            System.err.println("[ALERT] " + e.getMessage());
+        }
+    }
+
     public void stop() {
         listeners.forEach(LogForwardListener::stop);
         forwarders.forEach(RingForwarder::stop);
