@@ -143,18 +143,37 @@ public final class LogWriter implements AutoCloseable {
             DROPPED.increment();
             return;
         }
-        byte[] msg = e.message().getBytes(StandardCharsets.UTF_8);
-        int msgLen = Math.min(msg.length, e.target().maxLength());
         SyslogMessage.Fields f = e.fields() != null ? e.fields() : SyslogMessage.Fields.local(e.tag(), PID);
-        byte[] head = r.format() == LogTarget.Format.RAW ? new byte[0]
-                : SyslogHeader.build(r.format(), e.level(), e.facility(), f, micros(e), zone).getBytes(StandardCharsets.UTF_8);
-        int len = Math.min(head.length + msgLen, r.maxLen());
-        byte[] out = new byte[len];
-        System.arraycopy(head, 0, out, 0, Math.min(head.length, len));
-        if (len > head.length) {
-            System.arraycopy(msg, 0, out, head.length, len - head.length);
+        long dropped = r.dropped();
+        if (dropped > 0) {
+            // as HAProxy's sink_announce_dropped: first a notice of what the ring refused, with this message's fields
+            SyslogMessage.Fields a = new SyslogMessage.Fields(f.time(), f.host(), f.tag() != null ? f.tag() : e.tag() != null ? e.tag()
+                    : "haproxy", f.pid() != null ? f.pid() : PID, f.msgId(), f.structuredData());
+            String notice = dropped + " event" + (dropped > 1 ? "s" : "") + " dropped";
+            if (!r.write(ringMessage(r, 5, e.facility(), a, micros(e), notice, Integer.MAX_VALUE))) {
+                r.dropped(dropped + 1);
+                return;
+            }
+            r.dropped(r.dropped() - dropped);
         }
-        r.write(out);
+        if (!r.write(ringMessage(r, e.level(), e.facility(), f, micros(e), e.message(), e.target().maxLength()))) {
+            r.dropped(r.dropped() + 1);
+        }
+    }
+
+    /** A ring's message: {@code message} cut at {@code len}, headed in the ring's format, cut at the ring's maxlen. */
+    private byte[] ringMessage(Ring r, int level, int facility, SyslogMessage.Fields f, long micros, String message, int len) {
+        byte[] msg = message.getBytes(StandardCharsets.UTF_8);
+        int msgLen = Math.min(msg.length, len);
+        byte[] head = r.format() == LogTarget.Format.RAW ? new byte[0]
+                : SyslogHeader.build(r.format(), level, facility, f, micros, zone).getBytes(StandardCharsets.UTF_8);
+        int total = Math.min(head.length + msgLen, r.maxLen());
+        byte[] out = new byte[total];
+        System.arraycopy(head, 0, out, 0, Math.min(head.length, total));
+        if (total > head.length) {
+            System.arraycopy(msg, 0, out, head.length, total - head.length);
+        }
+        return out;
     }
 
     private static long micros(Entry e) {

@@ -23,6 +23,7 @@ public final class Ring {
     /** The number of the oldest message kept; the next one written gets {@code first + messages.size()}. */
     private long first;
     private int used;
+    private volatile long dropped;
 
     /** {@code format}: the header messages get as they enter; {@code maxLen}: the longest message kept (header included). */
     public Ring(String name, String description, LogTarget.Format format, int maxLen, int size) {
@@ -68,12 +69,15 @@ public final class Ring {
         return varint + len + 1;
     }
 
-    /** Adds a message, dropping the oldest ones until it fits; one larger than the whole ring is dropped. */
-    public void write(byte[] message) {
+    /**
+     * Adds a message, dropping the oldest ones until it fits; one larger than the whole ring is refused (false), which
+     * the writer counts in {@link #dropped}.
+     */
+    public boolean write(byte[] message) {
         int cost = cost(message.length);
         synchronized (this) {
             if (cost > size) {
-                return;
+                return false;
             }
             while (used + cost > size) {
                 byte[] old = messages.removeFirst();
@@ -84,6 +88,19 @@ public final class Ring {
             used += cost;
             notifyAll();
         }
+        return true;
+    }
+
+    /**
+     * Messages refused since the last "N events dropped" message the writer put in the ring ({@code show events} shows
+     * it). Written by the log writer thread only.
+     */
+    public long dropped() {
+        return dropped;
+    }
+
+    void dropped(long n) {
+        dropped = n;
     }
 
     /** The number the next message written will get. */

@@ -98,7 +98,7 @@ public final class LogServices {
             sb.append(String.format("    %-10s : type=fd, %d dropped, %s\n", "stdout", 0, "standard output (fd#1)"));
             sb.append(String.format("    %-10s : type=fd, %d dropped, %s\n", "stderr", 0, "standard output (fd#2)"));
             for (Ring r : rings.values()) {
-                sb.append(String.format("    %-10s : type=buffer, %d dropped, %s\n", r.name(), 0, r.description()));
+                sb.append(String.format("    %-10s : type=buffer, %d dropped, %s\n", r.name(), r.dropped(), r.description()));
             }
             return sb.toString();
         }

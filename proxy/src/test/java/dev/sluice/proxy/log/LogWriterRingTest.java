@@ -51,4 +51,26 @@ class LogWriterRingTest {
         }
         assertThat(r.next()).isEqualTo(1);
     }
+
+    @Test
+    void aMessageTheRingRefusesIsAnnouncedBeforeTheNextOne() throws Exception {
+        Ring r = new Ring("r", "r", LogTarget.Format.RFC3164, 1000, 120);
+        try (LogWriter w = new LogWriter()) {
+            w.rings(Map.of("r", r));
+            w.submit(ring("r", 1024, 7), "haproxy", 6, "x".repeat(200));
+            long end = System.nanoTime() + 5_000_000_000L;
+            while (r.dropped() == 0 && System.nanoTime() < end) {
+                Thread.sleep(10);
+            }
+            assertThat(r.dropped()).isEqualTo(1);
+            assertThat(r.next()).isZero();
+            w.submit(ring("r", 1024, 7), "haproxy", 6, "ok");
+            List<String> got = wait(r, 2);
+            // local0.notice, then the message
+            assertThat(got).hasSize(2);
+            assertThat(got.get(0)).startsWith("<133>").endsWith(" localhost haproxy[" + ProcessHandle.current().pid() + "]: 1 event dropped");
+            assertThat(got.get(1)).startsWith("<134>").endsWith("]: ok");
+            assertThat(r.dropped()).isZero();
+        }
+    }
 }
