@@ -274,14 +274,8 @@ public final class ProxyRuntime {
         caches.register(registry);
         this.admin = previous != null && Reload.sameAdmin(previous.config, config) ? previous.admin
                 : new AdminSockets(config.global().statsSockets(), config.global().statsTimeoutMs(), registry);
-        this.logServices = new dev.sluice.proxy.syslog.LogServices(config);
-        logServices.register(registry);
-        if (logWriter == null && logServices.needsWriter()) {
-            logWriter = new LogWriter();
-        }
-        if (logWriter != null) {
-            logWriter.rings(logServices.rings());
-        }
+        this.logServices = new dev.sluice.proxy.syslog.LogServices(config, registry);
+        logWriter = logServices.writer(logWriter);
     }
 
     /**
@@ -563,8 +557,8 @@ public final class ProxyRuntime {
         if (previous != null) {
             // an in-process reload: what fails leaves the previous configuration running, untouched
             Reload.start(this, previous, backlog);
+            logServices.replace(previous.logServices, logWriter);
             previous = null;
-            logServices.startOrWarn(logWriter);
         } else {
             try {
                 // QUIC first: once a TCP port of the process answers, its QUIC sockets are bound too
@@ -575,9 +569,6 @@ public final class ProxyRuntime {
                 admin.start(transport, group);
                 peers.start(transport, group, oldProcess, this::peersLog);
                 logServices.start(logWriter);
-            } catch (java.io.IOException e) {
-                stop();
-                throw new java.io.UncheckedIOException(e);
             } catch (RuntimeException e) {
                 stop();
                 throw e;
@@ -782,11 +773,6 @@ public final class ProxyRuntime {
 
     ScheduledFuture<?> sampler() {
         return sampler;
-    }
-
-    /** The rings and log-forward listeners (stopped when a reload retires this runtime). */
-    dev.sluice.proxy.syslog.LogServices logServices() {
-        return logServices;
     }
 
     LogWriter logWriter() {

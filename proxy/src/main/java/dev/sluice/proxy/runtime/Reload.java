@@ -186,7 +186,6 @@ final class Reload {
         old.checks().forEach(HealthCheck::stop);
         old.agents().forEach(dev.sluice.proxy.check.AgentCheck::stop);
         old.dns().stop();
-        old.logServices().stop();
         for (Listener l : old.listeners()) {
             if (l.channel() != null) {
                 l.stop();

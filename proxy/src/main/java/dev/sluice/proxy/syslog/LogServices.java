@@ -11,6 +11,7 @@ import dev.sluice.proxy.admin.CliStream;
 import dev.sluice.proxy.log.LogWriter;
 import dev.sluice.proxy.log.Ring;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -33,6 +34,12 @@ public final class LogServices {
     private final List<LogForward> sections;
     private final List<LogForwardListener> listeners = new ArrayList<>();
 
+    /** The rings and listeners of {@code config}; {@code show events} goes into {@code registry}. */
+    public LogServices(Config config, CliRegistry registry) {
+        this(config);
+        register(registry);
+    }
+
     public LogServices(Config config) {
         rings.put(BUF0, new Ring(BUF0, "in-memory ring buffer", LogTarget.Format.TIMED, 1048576, 1048576));
         for (dev.sluice.config.model.Ring r : config.rings()) {
@@ -50,17 +57,45 @@ public final class LogServices {
         return LogForwardListener.RECEIVED.sum();
     }
 
-    /** Whether this runtime needs a log writer (it has log-forward sections). */
-    public boolean needsWriter() {
-        return !sections.isEmpty();
-    }
-
     public Map<String, Ring> rings() {
         return rings;
     }
 
+    /**
+     * The runtime's log writer, made when it has none and log-forward sections need one, given the rings (its
+     * {@code ring@} targets write there); null when there is none and none is needed.
+     */
+    public LogWriter writer(LogWriter current) {
+        LogWriter w = current == null && !sections.isEmpty() ? new LogWriter() : current;
+        if (w != null) {
+            w.rings(rings);
+        }
+        return w;
+    }
+
     /** Binds the log-forward listeners and starts the forwarders; a listener that cannot bind throws. */
-    public void start(LogWriter writer) throws IOException {
+    public void start(LogWriter writer) {
+        try {
+            bind(writer);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * For the runtime of an in-process reload: starts beside {@code previous} (the sockets are bound with SO_REUSEPORT),
+     * then stops it; a listener that cannot bind is an alert, not a failure.
+     */
+    public void replace(LogServices previous, LogWriter writer) {
+        try {
+            bind(writer);
+        } catch (IOException e) {
+            System.err.println("[ALERT] " + e.getMessage());
+        }
+        previous.stop();
+    }
+
+    private void bind(LogWriter writer) throws IOException {
         if (writer != null) {
             writer.rings(rings);
             for (LogForward f : sections) {
@@ -70,15 +105,6 @@ public final class LogServices {
             }
         }
         forwarders.forEach(RingForwarder::start);
-    }
-
-    /** {@link #start} for the runtime of an in-process reload: a listener that cannot bind is an alert, not a failure. */
-    public void startOrWarn(LogWriter writer) {
-        try {
-            start(writer);
-        } catch (IOException e) {
-            System.err.println("[ALERT] " + e.getMessage());
-        }
     }
 
     public void stop() {
