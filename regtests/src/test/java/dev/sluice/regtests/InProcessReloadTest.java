@@ -240,10 +240,10 @@ class InProcessReloadTest {
                 pool.shutdown();
                 assertThat(answers).allMatch(a -> a.startsWith("Success=1"));
                 assertThat(failures).isEmpty();
-                assertThat(fresh.get()).isGreaterThan(100);
+                assertThat(fresh.get()).isGreaterThan(20);
                 assertThat(generations).contains("x-gen: gen-0", "x-gen: gen-1");
                 // the QUIC connection's new streams took each new configuration
-                assertThat(h3.get()).isGreaterThan(100);
+                assertThat(h3.get()).isGreaterThan(20);
                 assertThat(h3Generations).contains("gen-0", "gen-1");
                 assertThat(w).doesNotContain("Socket errors").doesNotContain("Non-2xx");
                 assertThat(h).contains("0 failed, 0 errored, 0 timeout").containsPattern("status codes: \\d+ 2xx, 0 3xx, 0 4xx, 0 5xx");
