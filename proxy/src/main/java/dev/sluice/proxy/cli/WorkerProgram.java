@@ -90,7 +90,7 @@ record WorkerProgram(List<String> jvm) {
             String a = jvm.get(i);
             String value = null;
             if ((a.equals("-jar") || a.equals("-cp") || a.equals("-classpath") || a.equals("--class-path")) && i + 1 < jvm.size()) {
-                value = jvm.get(i + 1);
+                value = jvm.get(++i);
             } else if (a.startsWith("--class-path=")) {
                 value = a.substring("--class-path=".length());
             }
@@ -107,7 +107,11 @@ record WorkerProgram(List<String> jvm) {
                 }
             }
             if (!a.startsWith("-")) {
+                // the main class
                 break;
+            }
+            if (value == null && takesValue(a)) {
+                i++;
             }
         }
         return out;

@@ -61,7 +61,8 @@ final class WorkerReload {
             return new Failed("the worker (" + pid + ") did not answer the reload: " + e.getMessage());
         }
         if (answer == null) {
-            return new Failed("the worker (" + pid + ") did not answer the reload within " + timeoutMs / 1000 + " s");
+            String within = timeoutMs % 1000 == 0 ? timeoutMs / 1000 + " s" : timeoutMs + " ms";
+            return new Failed("the worker (" + pid + ") did not answer the reload within " + within);
         }
         return read(pid, answer);
     }
