@@ -81,7 +81,7 @@ class MasterWorkerReloadTest {
             GracefulStopTest.signal(s.pid(), "USR2");
             await("the reload done", () -> count(s, "Loading success.") == 2 || s.output().contains(NO_IN_PLACE));
             assumeInPlace(s);
-            assertThat(body(port)).isEqualTo("gen2");
+            await("gen2 served", () -> answers(port, "gen2"));
             // the same worker, which counts the reload it lived through
             assertThat(workerPid(cli)).isEqualTo(w1);
             assertThat(rows(AdminClient.run(cli, "show proc\n"))).containsExactly(
