@@ -340,6 +340,34 @@ class MasterWorkerTest {
         assertThat(r.output()).contains("'master-worker' only supports 'no-exit-on-failure' option.");
     }
 
+    /**
+     * The master runs no proxy: the runtime's checks (a certificate that cannot be loaded) are its worker's, which says
+     * what is wrong and exits before it listens, and the master with its status; the parser's warnings are said once
+     * (by the worker), unless {@code zero-warning} stops the master, which then says them.
+     */
+    @Test
+    void theMasterLeavesTheRuntimesChecksAndTheWarningsToItsWorker() throws Exception {
+        int port = Ports.free();
+        String tcpRules = config(port, "up", "").replace("    http-request return", "    mode tcp\n    http-request return");
+        String warning = "warning: 'http-request' rules ignored for frontend 'fe' as they require HTTP mode.";
+        Path cfg = Sluice.writeConfig(tcpRules);
+        try (Sluice s = Sluice.start(cfg, List.of("-W"), Map.of(), port)) {
+            await("the worker started", () -> s.output().contains("Loading success."));
+            assertThat(s.output().split(Pattern.quote(warning), -1)).as(s.output()).hasSize(2);
+        }
+        Sluice.Result zero = Sluice.run(List.of("-W", "-f", Sluice.writeConfig(tcpRules.replace("global\n", "global\n    zero-warning\n")).toString()),
+                Map.of());
+        assertThat(zero.exitCode()).isEqualTo(1);
+        assertThat(zero.output()).contains(warning, "[ALERT] Some warnings were found and 'zero-warning' is set. Aborting.").doesNotContain("New worker");
+
+        Path tls = Sluice.writeConfig(config(Ports.free(), "up", "").replaceAll("(bind 127\\.0\\.0\\.1:\\d+)", "$1 ssl crt /nonexistent.pem"));
+        Sluice.Result r = Sluice.run(List.of("-W", "-f", tls.toString()), Map.of());
+        assertThat(r.exitCode()).isEqualTo(1);
+        assertThat(r.output()).contains("unable to load certificate from '/nonexistent.pem'", "Fatal errors found in configuration.")
+                .containsPattern("\\[ALERT]    \\(\\d+\\) : New worker \\(\\d+\\) exited with code 1 \\(Exit\\) before it was ready\n");
+        assertThat(r.output().split("unable to load certificate", -1)).hasSize(2);
+    }
+
     /** The {@code show proc} table and the prefix errors, as HAProxy 2.6 prints them (pids, uptimes, versions aside). */
     @Test
     void showProcIsLaidOutAsHaproxys() throws Exception {
