@@ -96,8 +96,13 @@ class MasterWorkerReloadTest {
             await("the second reload counted", () -> rows(AdminClient.run(cli, "show proc\n")).contains(s.pid() + " master 2 [failed: 0]"));
             assertThat(rows(AdminClient.run(cli, "show proc\n"))).contains(w1 + " worker 2");
             assertThat(ProcessHandle.of(w1).map(ProcessHandle::isAlive)).contains(true);
+            // HAProxy's lines around the worker's own messages (its reload's notice)
+            String out = s.output();
             String m = "(" + s.pid() + ") : ";
-            assertThat(s.output()).contains("[NOTICE]   " + m + "Reloading Sluice\n[NOTICE]   " + m + "Loading success.\n");
+            int reloading = out.lastIndexOf("[NOTICE]   " + m + "Reloading Sluice\n");
+            assertThat(reloading).isPositive();
+            assertThat(out.indexOf("Reloaded in the process", reloading)).isGreaterThan(reloading);
+            assertThat(out.indexOf("[NOTICE]   " + m + "Loading success.\n", reloading)).isGreaterThan(out.indexOf("Reloaded in the process", reloading));
             assertThat(count(s, "New worker (")).isEqualTo(1);
         }
     }
