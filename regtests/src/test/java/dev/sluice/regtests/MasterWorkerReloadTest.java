@@ -104,6 +104,7 @@ class MasterWorkerReloadTest {
             assertThat(out.indexOf("Reloaded in the process", reloading)).isGreaterThan(reloading);
             assertThat(out.indexOf("[NOTICE]   " + m + "Loading success.\n", reloading)).isGreaterThan(out.indexOf("Reloaded in the process", reloading));
             assertThat(count(s, "New worker (")).isEqualTo(1);
+            assertThat(count(s, "Reloaded in the process")).isEqualTo(2);
         }
     }
 
@@ -122,6 +123,8 @@ class MasterWorkerReloadTest {
             // the worker's diagnostics, then HAProxy's words
             assertThat(s.output()).contains("unknown keyword 'bogus-keyword'", "[WARNING]  " + m + "Loading failure!\n");
             assertThat(s.output().indexOf("unknown keyword 'bogus-keyword'")).isLessThan(s.output().indexOf("Loading failure!"));
+            // said once (the worker prints its reload's messages itself; the master does not repeat them)
+            assertThat(count(s, "unknown keyword 'bogus-keyword'")).isEqualTo(1);
             assertThat(body(port)).isEqualTo("gen1");
             assertThat(rows(AdminClient.run(cli, "show proc\n"))).contains(s.pid() + " master 1 [failed: 1]", w1 + " worker 1");
             assertThat(AdminClient.run(cli, "prompt\nquit\n")).isEqualTo("master[ReloadFailed]> ");

@@ -3,7 +3,6 @@ package dev.sluice.proxy.cli;
 import dev.sluice.config.model.StatsSocket;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -42,6 +41,8 @@ final class Master {
 
     /** How long a worker may take to reload in place and answer. */
     static final long IN_PLACE_RELOAD_TIMEOUT_MS = 60_000;
+    /** How long the messages of a reload in place may take through the worker's pipe once it answered. */
+    static final long PRINTED_WAIT_MS = 1_000;
 
     /** A worker process, current or leaving. */
     static final class Worker {
@@ -57,13 +58,16 @@ final class Master {
         final Path cli;
         /** The program it started from, stamped just before. */
         final WorkerProgram.Fingerprint program;
+        /** Its output, on its way to the master's stderr. */
+        final WorkerOutput output;
 
-        Worker(Process process, int reloadsAtStart, Path cli, WorkerProgram.Fingerprint program) {
+        Worker(Process process, int reloadsAtStart, Path cli, WorkerProgram.Fingerprint program, WorkerOutput output) {
             this.process = process;
             this.pid = process.pid();
             this.reloadsAtStart = reloadsAtStart;
             this.cli = cli;
             this.program = program;
+            this.output = output;
         }
     }
 
@@ -253,8 +257,9 @@ final class Master {
             alert("cannot start a worker: " + e.getMessage());
             return null;
         }
-        Thread.ofPlatform().daemon().stackSize(STACK).name("sluice-worker-output-" + p.pid()).start(() -> copyOutput(p.getInputStream()));
-        Worker w = new Worker(p, reloadsNow, socket, stamp);
+        WorkerOutput output = new WorkerOutput();
+        Thread.ofPlatform().daemon().stackSize(STACK).name("sluice-worker-output-" + p.pid()).start(() -> output.copy(p.getInputStream()));
+        Worker w = new Worker(p, reloadsNow, socket, stamp, output);
         notice("New worker (" + w.pid + ") forked");
         switch (Daemon.awaitReady(ready, p)) {
             case READY -> {
@@ -288,21 +293,6 @@ final class Master {
         }
         p.onExit().thenRun(() -> exited(w));
         return w;
-    }
-
-    /** Copies a worker's output to this process's stderr (as it is now: a detached daemon's discards it) until it ends. */
-    private static void copyOutput(InputStream in) {
-        byte[] buf = new byte[8192];
-        try (in) {
-            int n;
-            while ((n = in.read(buf)) >= 0) {
-                PrintStream to = System.err;
-                to.write(buf, 0, n);
-                to.flush();
-            }
-        } catch (IOException e) {
-            // the worker is gone
-        }
     }
 
     /**
@@ -350,21 +340,29 @@ final class Master {
             notice(changed + " since the worker (" + w.pid + ") started: starting a new worker");
             return null;
         }
-        return switch (WorkerReload.request(w.pid, w.cli, IN_PLACE_RELOAD_TIMEOUT_MS)) {
-            case WorkerReload.Done d -> {
-                // the worker's own words, as a new worker would have printed them
-                d.diagnostics().forEach(err::println);
-                yield d.success();
-            }
-            case WorkerReload.Unsupported u -> {
-                notice(u.why() + ": starting a new worker");
-                yield null;
-            }
-            case WorkerReload.Failed f -> {
-                alert(f.why());
-                yield false;
-            }
-        };
+        w.output.record();
+        try {
+            return switch (WorkerReload.request(w.pid, w.cli, IN_PLACE_RELOAD_TIMEOUT_MS)) {
+                case WorkerReload.Done d -> {
+                    // the worker's own words, as a new worker would have printed them: by the worker itself (then they
+                    // are through its pipe before the master says more), else here
+                    if (!d.diagnostics().isEmpty() && !w.output.awaitLine(d.diagnostics().getLast(), PRINTED_WAIT_MS)) {
+                        d.diagnostics().forEach(err::println);
+                    }
+                    yield d.success();
+                }
+                case WorkerReload.Unsupported u -> {
+                    notice(u.why() + ": starting a new worker");
+                    yield null;
+                }
+                case WorkerReload.Failed f -> {
+                    alert(f.why());
+                    yield false;
+                }
+            };
+        } finally {
+            w.output.stop();
+        }
     }
 
     /** The end of a reload: counted, said, and told to systemd. */
