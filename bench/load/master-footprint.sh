@@ -2,7 +2,7 @@
 # The master's footprint in master-worker mode (docs/design.md, "Master-worker mode"). For each tree given (its launcher
 # and its jar, with the start-up cache `./sluice aot` made for it): starts `<tree>/sluice -W -S <socket> -f <config>`
 # (the quickstart moved to ports 18480-18482), waits for the first answer, asks the master CLI `show proc` once, waits
-# SETTLE (5) seconds, then reads the master's VmRSS, RssAnon and RssFile (/proc/<pid>/status) and its threads; RUNS (3)
+# SETTLE (10) seconds, then reads the master's VmRSS, RssAnon and RssFile (/proc/<pid>/status) and its threads; RUNS (3)
 # times. One more start with -Xlog:class+load counts the classes the master loaded by then, and asks its heap (jcmd
 # GC.heap_info, after the RSS was read). HAProxy's master (`haproxy -W -S`) is measured the same way when installed.
 # usage: bench/load/master-footprint.sh <tree>...
@@ -10,7 +10,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-SETTLE=${SETTLE:-5}
+SETTLE=${SETTLE:-10}
 RUNS=${RUNS:-3}
 JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 export JAVA_HOME
