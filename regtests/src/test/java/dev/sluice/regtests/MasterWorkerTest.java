@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
  * worker that serves, reloads it on SIGUSR2 and the master CLI's {@code reload} (a broken configuration leaves the
  * old worker serving), passes stop signals on, and leaves with a worker that dies; the master CLI shows and reaches
  * the processes. Lines and tables as HAProxy 2.6 prints them; the table's layout is compared with HAProxy's when it
- * is installed.
+ * is installed. The tests of reloads by a new worker run the master on a copy of the jar and touch it before each
+ * reload (an unchanged program reloads in place: {@link MasterWorkerReloadTest}).
  */
 class MasterWorkerTest {
 
@@ -97,9 +98,14 @@ class MasterWorkerTest {
      * master lists its worker (it learns that the worker listens a moment after the worker's first answer).
      */
     static Sluice startMaster(Path cfg, int port, String... flags) {
+        return startMaster(cfg, port, Map.of(), flags);
+    }
+
+    /** The same, the launcher run with {@code env} besides. */
+    static Sluice startMaster(Path cfg, int port, Map<String, String> env, String... flags) {
         List<String> args = new java.util.ArrayList<>(List.of(flags));
         args.addAll(List.of("-S", cli(cfg).toString()));
-        Sluice s = Sluice.start(cfg, args, Map.of(), port);
+        Sluice s = Sluice.start(cfg, args, env, port);
         AdminClient.await(cli(cfg));
         workerPid(cli(cfg));
         return s;
@@ -117,7 +123,8 @@ class MasterWorkerTest {
         int port = Ports.free();
         Path cfg = Sluice.writeConfig(config(port, "gen1", ""));
         Path cli = cli(cfg);
-        try (Sluice s = startMaster(cfg, port, "-W")) {
+        Path jar = MasterWorkerReloadTest.jarCopy();
+        try (Sluice s = startMaster(cfg, port, Map.of("SLUICE_JAR", jar.toString()), "-W")) {
             assertThat(body(port)).isEqualTo("gen1");
             long w1 = workerPid(cli);
             String table = AdminClient.run(cli, "show proc\n");
@@ -135,6 +142,7 @@ class MasterWorkerTest {
 
             // SIGUSR2: a new worker with the new configuration, the old one finishes and leaves
             Files.writeString(cfg, config(port, "gen2", ""));
+            MasterWorkerReloadTest.touch(jar);
             GracefulStopTest.signal(s.pid(), "USR2");
             await("gen2 served", () -> answers(port, "gen2"));
             await("the first worker gone", () -> ProcessHandle.of(w1).map(h -> !h.isAlive()).orElse(true));
@@ -143,6 +151,7 @@ class MasterWorkerTest {
 
             // the CLI's reload: the same, and the session ends
             Files.writeString(cfg, config(port, "gen3", ""));
+            MasterWorkerReloadTest.touch(jar);
             assertThat(AdminClient.run(cli, "reload\n")).isEmpty();
             await("gen3 served", () -> answers(port, "gen3"));
             await("the second worker gone", () -> ProcessHandle.of(w2).map(h -> !h.isAlive()).orElse(true));
@@ -150,6 +159,7 @@ class MasterWorkerTest {
 
             // a broken configuration: the new worker fails, the old one goes on serving, the master says so
             Files.writeString(cfg, config(port, "gen4", "    bogus-keyword"));
+            MasterWorkerReloadTest.touch(jar);
             GracefulStopTest.signal(s.pid(), "USR2");
             await("the failed reload", () -> rows(AdminClient.run(cli, "show proc\n")).contains(s.pid() + " master 3 [failed: 1]"));
             assertThat(rows(AdminClient.run(cli, "show proc\n"))).contains(w3 + " worker 1");
@@ -239,17 +249,20 @@ class MasterWorkerTest {
                         server o1 127.0.0.1:%d
                     """.formatted(port, o.port()));
             Path cli = cli(cfg);
-            try (Sluice s = startMaster(cfg, port, "-W");
+            Path jar = MasterWorkerReloadTest.jarCopy();
+            try (Sluice s = startMaster(cfg, port, Map.of("SLUICE_JAR", jar.toString()), "-W");
                     RawClient slow = new RawClient(port, 30_000)) {
                 long w1 = workerPid(cli);
                 slow.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n");
                 assertThat(arrived.await(10, TimeUnit.SECONDS)).isTrue();
+                MasterWorkerReloadTest.touch(jar);
                 GracefulStopTest.signal(s.pid(), "USR2");
                 await("w1 leaving", () -> {
                     List<String> r = rows(AdminClient.run(cli, "show proc\n"));
                     return r.indexOf("# old workers") > 0 && r.get(r.indexOf("# old workers") + 1).equals(w1 + " worker 1");
                 });
                 assertThat(ProcessHandle.of(w1).map(ProcessHandle::isAlive)).contains(true);
+                MasterWorkerReloadTest.touch(jar);
                 GracefulStopTest.signal(s.pid(), "USR2");
                 await("w1 stopped after its second reload", () -> ProcessHandle.of(w1).map(h -> !h.isAlive()).orElse(true));
                 // (the second worker, leaving since that reload, may still be listed for a moment)
@@ -325,6 +338,34 @@ class MasterWorkerTest {
         r = Sluice.run(List.of("-c", "-f", Sluice.writeConfig(config(Ports.free(), "up", "    master-worker bogus")).toString()), Map.of());
         assertThat(r.exitCode()).isEqualTo(1);
         assertThat(r.output()).contains("'master-worker' only supports 'no-exit-on-failure' option.");
+    }
+
+    /**
+     * The master runs no proxy: the runtime's checks (a certificate that cannot be loaded) are its worker's, which says
+     * what is wrong and exits before it listens, and the master with its status; the parser's warnings are said once
+     * (by the worker), unless {@code zero-warning} stops the master, which then says them.
+     */
+    @Test
+    void theMasterLeavesTheRuntimesChecksAndTheWarningsToItsWorker() throws Exception {
+        int port = Ports.free();
+        String tcpRules = config(port, "up", "").replace("    http-request return", "    mode tcp\n    http-request return");
+        String warning = "warning: 'http-request' rules ignored for frontend 'fe' as they require HTTP mode.";
+        Path cfg = Sluice.writeConfig(tcpRules);
+        try (Sluice s = Sluice.start(cfg, List.of("-W"), Map.of(), port)) {
+            await("the worker started", () -> s.output().contains("Loading success."));
+            assertThat(s.output().split(Pattern.quote(warning), -1)).as(s.output()).hasSize(2);
+        }
+        Sluice.Result zero = Sluice.run(List.of("-W", "-f", Sluice.writeConfig(tcpRules.replace("global\n", "global\n    zero-warning\n")).toString()),
+                Map.of());
+        assertThat(zero.exitCode()).isEqualTo(1);
+        assertThat(zero.output()).contains(warning, "[ALERT] Some warnings were found and 'zero-warning' is set. Aborting.").doesNotContain("New worker");
+
+        Path tls = Sluice.writeConfig(config(Ports.free(), "up", "").replaceAll("(bind 127\\.0\\.0\\.1:\\d+)", "$1 ssl crt /nonexistent.pem"));
+        Sluice.Result r = Sluice.run(List.of("-W", "-f", tls.toString()), Map.of());
+        assertThat(r.exitCode()).isEqualTo(1);
+        assertThat(r.output()).contains("unable to load certificate from '/nonexistent.pem'", "Fatal errors found in configuration.")
+                .containsPattern("\\[ALERT]    \\(\\d+\\) : New worker \\(\\d+\\) exited with code 1 \\(Exit\\) before it was ready\n");
+        assertThat(r.output().split("unable to load certificate", -1)).hasSize(2);
     }
 
     /** The {@code show proc} table and the prefix errors, as HAProxy 2.6 prints them (pids, uptimes, versions aside). */

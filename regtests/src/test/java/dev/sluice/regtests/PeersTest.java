@@ -177,12 +177,15 @@ class PeersTest {
         int pb = Ports.free();
         Path ca = write(dir, "a.cfg", config(dir, "a", ha, "a", pa, "b", pb));
         Path cli = MasterWorkerTest.cli(ca);
-        try (Sluice m = MasterWorkerTest.startMaster(ca, ha, "-W", "-L", "a")) {
+        // a reload by a new worker (the program changed: a copy of the jar, touched), whose tables come from the old one
+        Path jar = MasterWorkerReloadTest.jarCopy();
+        try (Sluice m = MasterWorkerTest.startMaster(ca, ha, Map.of("SLUICE_JAR", jar.toString()), "-W", "-L", "a")) {
             long w1 = MasterWorkerTest.workerPid(cli);
             AdminClient.run(cli, "@1 set table p/i6 key ::1 data.conn_cnt 5 data.bytes_in_cnt 1000000\n");
             AdminClient.run(cli, "@1 set table p/k key abc data.gpt0 9 data.server_id 4\n");
             String i6 = AdminClient.run(cli, "@1 show table p/i6\n");
             assertThat(i6).contains("conn_cnt=5");
+            MasterWorkerReloadTest.touch(jar);
             GracefulStopTest.signal(m.pid(), "USR2");
             MasterWorkerTest.await("the first worker gone", () -> ProcessHandle.of(w1).map(h -> !h.isAlive()).orElse(true));
             MasterWorkerTest.newWorker(cli, w1);

@@ -156,11 +156,15 @@ class SocketHandoverTest {
         int port = Ports.free();
         Path cfg = Sluice.writeConfig(MasterWorkerTest.config(port, "gen", ""));
         Path cli = MasterWorkerTest.cli(cfg);
-        try (Sluice s = MasterWorkerTest.startMaster(cfg, port, "-W"); ConnectionChurn churn = new ConnectionChurn("127.0.0.1", port, 3)) {
+        // reloads by new workers (the program changed: a copy of the jar, touched before each; an unchanged one reloads in place)
+        Path jar = MasterWorkerReloadTest.jarCopy();
+        try (Sluice s = MasterWorkerTest.startMaster(cfg, port, Map.of("SLUICE_JAR", jar.toString()), "-W");
+                ConnectionChurn churn = new ConnectionChurn("127.0.0.1", port, 3)) {
             awaitAnswers(churn, 200);
             Set<String> before = listening(port);
             long worker = MasterWorkerTest.workerPid(cli);
             for (int i = 0; i < 3; i++) {
+                MasterWorkerReloadTest.touch(jar);
                 GracefulStopTest.signal(s.pid(), "USR2");
                 long old = worker;
                 worker = MasterWorkerTest.newWorker(cli, old);

@@ -7,7 +7,6 @@ import dev.sluice.config.Diagnostic;
 import dev.sluice.config.KeywordRegistry;
 import dev.sluice.config.LineLexer;
 import dev.sluice.config.model.Config;
-import dev.sluice.config.model.StatsSocket;
 import dev.sluice.proxy.listener.ReceivedSockets;
 import dev.sluice.proxy.listener.SocketHandover;
 import dev.sluice.proxy.memory.ProxyPools;
@@ -150,10 +149,6 @@ public final class Main {
         if (opts.condition() != null) {
             return checkCondition(opts.condition(), System.err);
         }
-        if (opts.ignored().contains("-dS")) {
-            // HAProxy's -dS: no kernel splicing
-            dev.sluice.proxy.stream.Splicing.disable();
-        }
         if (!opts.quiet()) {
             for (String flag : opts.ignored()) {
                 if (flag.equals("-dS")) {
@@ -165,7 +160,7 @@ public final class Main {
                 System.err.println("[WARNING] -N is accepted and not applied yet: a frontend without 'maxconn' keeps the global limit.");
             }
         }
-        if (opts.oldSocket() != null && !opts.check()) {
+        if (opts.oldSocket() != null && !opts.check() && !opts.masterWorker()) {
             // the calls that take the old process's sockets are linked while the configuration is read
             Thread.ofPlatform().daemon().name("sluice-link").start(SocketHandover::prepareFetch);
         }
@@ -176,7 +171,16 @@ public final class Main {
         }
         PrintStream err = System.err;
         String workerCli = System.getenv(Master.WORKER_CLI_ENV);
-        Checked checked = load(opts, workerCli);
+        Parsed parsed = parse(opts, workerCli);
+        // a worker of a master-worker pair: the master daemonised, holds the pid file, and reloads
+        boolean worker = System.getenv(Master.WORKER_ENV) != null;
+        if (!worker && !opts.check() && parsed.config() != null && parsed.diagnostics().stream().noneMatch(Diagnostic::isError)
+                && (opts.masterWorker() || parsed.config().global().process().masterWorker())) {
+            // the master runs no proxy: the runtime's checks (and the classes, TLS and native libraries they load) are
+            // its workers' business, which print their own errors and exit before they listen (see MasterStart)
+            return MasterStart.run(opts, args, parsed);
+        }
+        Checked checked = check(opts, parsed, null);
         if (!opts.quiet()) {
             checked.loaded().messages().forEach(err::println);
         }
@@ -202,66 +206,44 @@ public final class Main {
             return listens ? 0 : 2;
         }
         if (!listens) {
-            if (!opts.quiet()) {
-                err.println("[ALERT] No enabled listener found (check for 'bind' directives) ! Exiting.");
-            }
+            noListener(opts);
             return 1;
         }
-        // a worker of a master-worker pair: the master daemonised, holds the pid file, and reloads
-        boolean worker = System.getenv(Master.WORKER_ENV) != null;
-        boolean masterWorker = !worker && (opts.masterWorker() || config.global().process().masterWorker());
-        if (opts.masterCli() != null && !masterWorker && !worker) {
+        if (opts.masterCli() != null && !worker) {
             err.println("[ALERT] -S requires master-worker mode (-W, or 'master-worker' in the global section)");
             return 1;
+        }
+        if (opts.ignored().contains("-dS")) {
+            // HAProxy's -dS: no kernel splicing
+            dev.sluice.proxy.stream.Splicing.disable();
         }
         boolean daemon = (opts.daemon() || config.global().daemon()) && !opts.debug() && !opts.noBackground() && !worker;
         String pidfile = worker ? null : opts.pidfile() != null ? opts.pidfile() : config.global().pidfile();
         if (daemon && System.getenv(READY_FILE_ENV) == null) {
             return Daemon.spawn(args, pidfile);
         }
-        if (masterWorker) {
-            return runMaster(opts, args, config, pidfile);
-        }
         return serve(opts, config, prepared, privileges, pidfile);
     }
 
-    /** Master-worker mode: this process supervises workers that run the proxy ({@link Master}). */
-    private static int runMaster(Options opts, String[] args, Config config, String pidfile) {
-        StatsSocket cli = null;
-        if (opts.masterCli() != null) {
-            cli = masterSocket(opts.masterCli(), opts.quiet());
-            if (cli == null) {
-                return 1;
+    static void noListener(Options opts) {
+        if (!opts.quiet()) {
+            System.err.println("[ALERT] No enabled listener found (check for 'bind' directives) ! Exiting.");
+        }
+    }
+
+    /** The parser's diagnostics as they are printed: the diagnostic mode's ({@code -dD}) only when asked. */
+    static List<String> messages(Options opts, List<Diagnostic> diags) {
+        List<String> messages = new ArrayList<>();
+        for (Diagnostic d : diags) {
+            if (d.severity() != Diagnostic.Severity.DIAG || opts.diagnostic()) {
+                messages.add(d.toString());
             }
         }
-        List<String> cmd = Master.workerCommand(args);
-        if (cmd == null) {
-            System.err.println("[ALERT] cannot find the java command to start a worker");
-            return 1;
-        }
-        Master master = new Master(cmd, opts.softStopPids(), opts.hardStopPids(), opts.oldSocket(), config.global().process().exitOnFailure(),
-                config.global().process().maxReloads(), opts.systemd(), System.err);
-        String daemonReady = System.getenv(READY_FILE_ENV);
-        long pid = ProcessHandle.current().pid();
-        int rc = master.run(cli, () -> {
-            writePidfile(pidfile, pid);
-            if (daemonReady != null) {
-                try {
-                    Files.writeString(Path.of(daemonReady), Long.toString(pid), StandardCharsets.US_ASCII);
-                } catch (IOException e) {
-                    // the parent gives up waiting: nothing else to do
-                }
-                if (!opts.debug()) {
-                    detachStdio();
-                }
-            }
-        });
-        deletePidfile(pidfile, pid);
-        return rc;
+        return messages;
     }
 
     /** Writes {@code pid} to the pid file (when there is one); false (reported) when it cannot be. */
-    private static boolean writePidfile(String pidfile, long pid) {
+    static boolean writePidfile(String pidfile, long pid) {
         if (pidfile != null) {
             try {
                 Files.writeString(Path.of(pidfile), pid + "\n", StandardCharsets.US_ASCII);
@@ -278,7 +260,7 @@ public final class Main {
      * the old one's before the old one leaves: the old process must leave the file alone then, or the next reload
      * through the file would find no pid and start a second daemon beside the first.
      */
-    private static void deletePidfile(String pidfile, long pid) {
+    static void deletePidfile(String pidfile, long pid) {
         if (pidfile != null) {
             Path p = Path.of(pidfile);
             try {
@@ -292,7 +274,7 @@ public final class Main {
     }
 
     /** A daemon once started: nothing more reaches the terminal it was started from. */
-    private static void detachStdio() {
+    static void detachStdio() {
         PrintStream nul = new PrintStream(OutputStream.nullOutputStream());
         System.setOut(nul);
         System.setErr(nul);
@@ -313,15 +295,18 @@ public final class Main {
 
     /** As {@link #load(Options, String)} for a reload of {@code running}: its unchanged TLS contexts are taken over. */
     static Checked load(Options opts, String workerCli, ProxyRuntime running) {
-        Parsed parsed = parse(files(opts), commandLineSource(opts, workerCli), opts.chdir() == null ? null : opts.chdir().toString(),
-                opts.localPeer());
-        List<String> messages = new ArrayList<>();
+        return check(opts, parse(opts, workerCli), running);
+    }
+
+    /** The files of the command line read and parsed, with the worker's own socket when {@code workerCli} is given. */
+    static Parsed parse(Options opts, String workerCli) {
+        return parse(files(opts), commandLineSource(opts, workerCli), opts.chdir() == null ? null : opts.chdir().toString(), opts.localPeer());
+    }
+
+    /** What {@link #load} checks once the files are parsed. */
+    static Checked check(Options opts, Parsed parsed, ProxyRuntime running) {
         List<Diagnostic> diags = parsed.diagnostics();
-        for (Diagnostic d : diags) {
-            if (d.severity() != Diagnostic.Severity.DIAG || opts.diagnostic()) {
-                messages.add(d.toString());
-            }
-        }
+        List<String> messages = messages(opts, diags);
         Config config = parsed.config();
         if (diags.stream().anyMatch(Diagnostic::isError) || config == null) {
             messages.add("Fatal errors found in configuration.");
@@ -355,31 +340,6 @@ public final class Main {
             return new Checked(Generations.Loaded.failed(messages), privileges, true);
         }
         return new Checked(new Generations.Loaded(config, prepared, messages), privileges, warned);
-    }
-
-    /**
-     * The master CLI's socket from {@code -S <bind>[,option,value...]}: read as a {@code stats socket} line (level
-     * admin unless an option says otherwise), so addresses and options mean what they mean there. Null (reported)
-     * when the line is wrong.
-     */
-    static StatsSocket masterSocket(String spec, boolean quiet) {
-        String[] parts = spec.split(",");
-        StringBuilder line = new StringBuilder("global\n    stats socket ").append(parts[0]).append(" level admin");
-        for (int i = 1; i < parts.length; i++) {
-            line.append(' ').append(parts[i]);
-        }
-        ConfigParser.Result r = new ConfigParser(KeywordRegistry.standard(), settings(false))
-                .parse(List.of(new ConfigParser.Source("-S", line.append('\n').toString())));
-        boolean bad = r.config() == null || r.diagnostics().stream().anyMatch(Diagnostic::isError)
-                || r.config().global().statsSockets().size() != 1;
-        if (bad) {
-            if (!quiet) {
-                System.err.println("[ALERT] invalid master CLI socket '-S " + spec + "':");
-                r.diagnostics().forEach(System.err::println);
-            }
-            return null;
-        }
-        return r.config().global().statsSockets().get(0);
     }
 
     /** The configuration files read and parsed: every diagnostic, and the model (null when files could not be read). */

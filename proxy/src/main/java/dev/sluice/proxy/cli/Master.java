@@ -3,7 +3,6 @@ package dev.sluice.proxy.cli;
 import dev.sluice.config.model.StatsSocket;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,14 +18,15 @@ import sun.misc.Signal;
 
 /**
  * Master-worker mode ({@code -W}, {@code -Ws}, {@code master-worker} in the global section), as HAProxy's: this
- * process only supervises; the proxy runs in a worker, a child process started with the same command line (without
- * the master's own flags). The master reloads on SIGUSR2 (or the master CLI's {@code reload}) by starting a new
- * worker with {@code -sf} and the current workers' pids, and {@code -x} and the current worker's admin socket: the new one
- * takes the current one's listening sockets (so no connection waiting to be accepted is lost), tells the old ones to
- * finish once it listens,
- * and a new worker that fails to start (a broken configuration, a port it cannot bind) leaves the old one serving
- * ("Loading failure!"). SIGTERM, SIGINT and SIGUSR1 are passed on to every worker and the master leaves with the last
- * one. When the current worker dies on its own, the master stops every other worker and exits with its status
+ * process only supervises; the proxy runs in a worker, a child process started with the same proxy arguments (without
+ * the master's own flags) and the workers' java command ({@link WorkerProgram}). On SIGUSR2 (or the master CLI's
+ * {@code reload}), when the program on disk is still the one the current worker started from, the worker reloads its
+ * configuration in place ({@link WorkerReload}); when it changed, or the worker cannot do that (an older one), the
+ * master starts a new worker with {@code -sf} and the current workers' pids, and {@code -x} and the current worker's
+ * admin socket: the new one takes the current one's listening sockets (so no connection waiting to be accepted is
+ * lost) and tells the old ones to finish once it listens. Either way a failed reload (a broken configuration, a port a new worker cannot bind) leaves the
+ * current worker serving ("Loading failure!"). SIGTERM, SIGINT and SIGUSR1 are passed on to every worker and the
+ * master leaves with the last one. When the current worker dies on its own, the master stops every other worker and exits with its status
  * (HAProxy's exit-on-failure), unless {@code master-worker no-exit-on-failure} is set. The master CLI ({@code -S})
  * is {@link MasterCli}; with {@code -Ws}, systemd is told READY=1 and RELOADING=1 on its {@code NOTIFY_SOCKET}.
  * Messages are HAProxy's, on stderr, with the master's pid.
@@ -39,25 +39,40 @@ final class Master {
     /** In a worker: the UNIX path of the admin socket (level admin) the master CLI reaches it through. */
     static final String WORKER_CLI_ENV = "SLUICE_WORKER_CLI";
 
+    /** How long a worker may take to reload in place and answer. */
+    static final long IN_PLACE_RELOAD_TIMEOUT_MS = 60_000;
+    /** How long the messages of a reload in place may take through the worker's pipe once it answered. */
+    static final long PRINTED_WAIT_MS = 1_000;
+
     /** A worker process, current or leaving. */
     static final class Worker {
         final Process process;
         final long pid;
         final long startMillis = System.currentTimeMillis();
-        /** The master's reload count when it started: it has lived through the difference since. */
+        /**
+         * The master's reload count when it started: it has lived through the difference since (reloads in place
+         * included, as HAProxy counts the reloads a process lived through).
+         */
         final int reloadsAtStart;
-        /** Its admin socket, for the master CLI. */
+        /** Its admin socket, for the master CLI and reloads in place. */
         final Path cli;
+        /** The program it started from, stamped just before. */
+        final WorkerProgram.Fingerprint program;
+        /** Its output, on its way to the master's stderr. */
+        final WorkerOutput output;
 
-        Worker(Process process, int reloadsAtStart, Path cli) {
+        Worker(Process process, int reloadsAtStart, Path cli, WorkerProgram.Fingerprint program, WorkerOutput output) {
             this.process = process;
             this.pid = process.pid();
             this.reloadsAtStart = reloadsAtStart;
             this.cli = cli;
+            this.program = program;
+            this.output = output;
         }
     }
 
-    private final List<String> command;
+    private final WorkerProgram program;
+    private final List<String> args;
     private final List<Long> initialSoftStop;
     private final List<Long> initialHardStop;
     private final String initialOldSocket;
@@ -65,6 +80,9 @@ final class Master {
     private final int maxReloads;
     private final boolean systemd;
     private final PrintStream err;
+    /** The stack of the master's own threads: they read and write a few lines. */
+    static final long STACK = 256 * 1024;
+
     private final long pid = ProcessHandle.current().pid();
     private final long startMillis = System.currentTimeMillis();
     private final CountDownLatch done = new CountDownLatch(1);
@@ -86,14 +104,15 @@ final class Master {
     private int exitCode = -1;
 
     /**
-     * @param command the worker's command line: the JVM, its options, the main class and the proxy's arguments
-     *                without the master's own ({@code -W}, {@code -Ws}, {@code -S}, {@code -D}, {@code -p},
-     *                {@code -sf}, {@code -st}, {@code -x})
+     * @param program the workers' java command, up to the jar or main class
+     * @param args    the proxy's arguments without the master's own ({@code -W}, {@code -Ws}, {@code -S}, {@code -D},
+     *                {@code -p}, {@code -sf}, {@code -st}, {@code -x}; see {@link #workerArgs})
      * @param oldSocket the {@code -x} of the master's command line, for the first worker (null: none)
      */
-    Master(List<String> command, List<Long> softStop, List<Long> hardStop, String oldSocket, boolean exitOnFailure, int maxReloads,
-            boolean systemd, PrintStream err) {
-        this.command = List.copyOf(command);
+    Master(WorkerProgram program, List<String> args, List<Long> softStop, List<Long> hardStop, String oldSocket, boolean exitOnFailure,
+            int maxReloads, boolean systemd, PrintStream err) {
+        this.program = program;
+        this.args = List.copyOf(args);
         this.initialSoftStop = List.copyOf(softStop);
         this.initialHardStop = List.copyOf(hardStop);
         this.initialOldSocket = oldSocket;
@@ -103,15 +122,9 @@ final class Master {
         this.err = err;
     }
 
-    /**
-     * The worker's command line from this JVM's: the same JVM and options, the same main class, {@code args}
-     * without the master's own flags. Null when the JVM's command cannot be read.
-     */
-    static List<String> workerCommand(String[] args) {
-        List<String> cmd = Daemon.jvmCommand(args);
-        if (cmd == null) {
-            return null;
-        }
+    /** A worker's proxy arguments: the master's, without the master's own flags. */
+    static List<String> workerArgs(String[] args) {
+        List<String> cmd = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -209,7 +222,10 @@ final class Master {
     private Worker start(int n, int reloadsNow, List<Long> softStop, List<Long> hardStop, String oldSocket) {
         Path ready = runDir.resolve("ready-" + n);
         Path socket = runDir.resolve("cli-" + n + ".sock");
-        List<String> cmd = new ArrayList<>(command);
+        // stamped before the start: a change made while it starts shows at the next reload
+        WorkerProgram.Fingerprint stamp = program.fingerprint();
+        List<String> cmd = new ArrayList<>(program.jvm());
+        cmd.addAll(args);
         if (!softStop.isEmpty()) {
             cmd.add("-sf");
             softStop.forEach(p -> cmd.add(Long.toString(p)));
@@ -226,6 +242,7 @@ final class Master {
         Map<String, String> env = pb.environment();
         env.remove(Main.READY_FILE_ENV);
         env.remove("NOTIFY_SOCKET");
+        env.remove(WorkerProgram.ENV);
         env.put(WORKER_ENV, Long.toString(pid));
         env.put(WORKER_READY_ENV, ready.toString());
         env.put(WORKER_CLI_ENV, socket.toString());
@@ -240,8 +257,9 @@ final class Master {
             alert("cannot start a worker: " + e.getMessage());
             return null;
         }
-        Thread.ofVirtual().name("sluice-worker-output-" + p.pid()).start(() -> copyOutput(p.getInputStream()));
-        Worker w = new Worker(p, reloadsNow, socket);
+        WorkerOutput output = new WorkerOutput();
+        Thread.ofPlatform().daemon().stackSize(STACK).name("sluice-worker-output-" + p.pid()).start(() -> output.copy(p.getInputStream()));
+        Worker w = new Worker(p, reloadsNow, socket, stamp, output);
         notice("New worker (" + w.pid + ") forked");
         switch (Daemon.awaitReady(ready, p)) {
             case READY -> {
@@ -277,26 +295,15 @@ final class Master {
         return w;
     }
 
-    /** Copies a worker's output to this process's stderr (as it is now: a detached daemon's discards it) until it ends. */
-    private static void copyOutput(InputStream in) {
-        byte[] buf = new byte[8192];
-        try (in) {
-            int n;
-            while ((n = in.read(buf)) >= 0) {
-                PrintStream to = System.err;
-                to.write(buf, 0, n);
-                to.flush();
-            }
-        } catch (IOException e) {
-            // the worker is gone
-        }
-    }
-
-    /** SIGUSR2 or the CLI's {@code reload}: a new worker takes over from the current ones. One at a time. */
+    /**
+     * SIGUSR2 or the CLI's {@code reload}: the current worker reloads in place when it runs the program on disk and
+     * can, else a new worker takes over from the current ones. One at a time.
+     */
     void reload() {
         synchronized (reloading) {
             List<Long> old = new ArrayList<>();
             String oldSocket;
+            Worker now;
             synchronized (this) {
                 if (stopping) {
                     return;
@@ -305,27 +312,73 @@ final class Master {
                 for (Worker w : workers) {
                     old.add(w.pid);
                 }
+                now = current;
                 // as HAProxy's master (-x sockpair@ of the current worker): its admin socket has expose-fd listeners
                 oldSocket = current == null ? null : current.cli.toString();
             }
             notice("Reloading Sluice");
             notifySystemd("RELOADING=1\n");
-            Worker w = spawn(old, List.of(), oldSocket);
+            Boolean inPlace = now == null ? null : reloadInPlace(now);
+            boolean ok;
+            if (inPlace != null) {
+                ok = inPlace;
+            } else {
+                ok = spawn(old, List.of(), oldSocket) != null;
+            }
             killOverReloaded();
-            if (w == null) {
-                synchronized (this) {
-                    failedReloads++;
-                    lastReloadFailed = true;
+            reloaded(ok);
+        }
+    }
+
+    /**
+     * Reloads {@code w} in place when the program is unchanged since it started: true or false as it succeeded (its
+     * diagnostics printed), null when a new worker must take over (said why).
+     */
+    private Boolean reloadInPlace(Worker w) {
+        String changed = program.changedSince(w.program);
+        if (changed != null) {
+            notice(changed + " since the worker (" + w.pid + ") started: starting a new worker");
+            return null;
+        }
+        w.output.record();
+        try {
+            return switch (WorkerReload.request(w.pid, w.cli, IN_PLACE_RELOAD_TIMEOUT_MS)) {
+                case WorkerReload.Done d -> {
+                    // the worker's own words, as a new worker would have printed them: by the worker itself (then they
+                    // are through its pipe before the master says more), else here
+                    if (!d.diagnostics().isEmpty() && !w.output.awaitLine(d.diagnostics().getLast(), PRINTED_WAIT_MS)) {
+                        d.diagnostics().forEach(err::println);
+                    }
+                    yield d.success();
                 }
-                warning("Loading failure!");
-                notifySystemd("READY=1\nSTATUS=Reload failed!\n");
-                return;
+                case WorkerReload.Unsupported u -> {
+                    notice(u.why() + ": starting a new worker");
+                    yield null;
+                }
+                case WorkerReload.Failed f -> {
+                    alert(f.why());
+                    yield false;
+                }
+            };
+        } finally {
+            w.output.stop();
+        }
+    }
+
+    /** The end of a reload: counted, said, and told to systemd. */
+    private void reloaded(boolean ok) {
+        synchronized (this) {
+            lastReloadFailed = !ok;
+            if (!ok) {
+                failedReloads++;
             }
-            synchronized (this) {
-                lastReloadFailed = false;
-            }
+        }
+        if (ok) {
             notice("Loading success.");
             notifySystemd("READY=1\nSTATUS=Ready.\n");
+        } else {
+            warning("Loading failure!");
+            notifySystemd("READY=1\nSTATUS=Reload failed!\n");
         }
     }
 
@@ -357,7 +410,12 @@ final class Master {
             none = workers.isEmpty() && starting == 0;
         }
         notifySystemd("STOPPING=1\n");
-        forEachWorker(w -> Signals.send(w.pid, signal));
+        // (a terminal's ^C reaches the workers of its process group by itself: one may be gone already)
+        forEachWorker(w -> {
+            if (w.process.isAlive()) {
+                Signals.send(w.pid, signal);
+            }
+        });
         if (none) {
             finish();
         }

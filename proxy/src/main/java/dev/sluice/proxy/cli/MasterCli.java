@@ -1,16 +1,13 @@
 package dev.sluice.proxy.cli;
 
 import dev.sluice.config.model.Global;
+import dev.sluice.config.model.ListenAddress;
 import dev.sluice.config.model.StatsSocket.Level;
 import dev.sluice.config.model.StatsSocket;
-import dev.sluice.proxy.admin.AdminSockets;
 import dev.sluice.proxy.admin.CliCommand;
 import dev.sluice.proxy.admin.CliRegistry;
 import dev.sluice.proxy.admin.CliRouter;
 import dev.sluice.proxy.admin.CliSession;
-import dev.sluice.proxy.transport.Transport;
-import io.netty.channel.EventLoopGroup;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
@@ -21,11 +18,12 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
 
 /**
- * The master CLI ({@code -S}): the admin socket of the master process, on the same socket code as the workers'
- * ({@link AdminSockets}: binding, permissions, levels, line syntax, prompt, timeouts). Its own commands are
+ * The master CLI ({@code -S}): the admin socket of the master process, with the workers' session code (levels, line
+ * syntax, prompt: {@link CliSession}) on the JDK's own sockets ({@link MasterCliSocket}; an inherited {@code fd@<n>}
+ * socket, which only Netty's native transport can adopt, through the workers' socket code, {@link MasterCliOnNetty}).
+ * Its own commands are
  * {@code show proc}, {@code show version} and {@code reload}; the prefixes {@code @<n>} (the n-th current worker),
  * {@code @!<pid>} (any worker, leaving ones included) and {@code @master}/{@code @} choose the process a command
  * goes to, alone for the rest of the session or before a command for that command only. A worker is reached through
@@ -34,21 +32,17 @@ import java.util.concurrent.TimeUnit;
  */
 final class MasterCli implements CliRouter {
     private final Master master;
-    private final EventLoopGroup group;
-    private final AdminSockets sockets;
+    private final Runnable close;
 
     private MasterCli(Master master, StatsSocket socket) {
         this.master = master;
-        Transport transport = Transport.select();
-        this.group = transport.newGroup(1, new DefaultThreadFactory("sluice-master-cli", true));
         CliRegistry registry = new CliRegistry();
         register(registry);
-        this.sockets = new AdminSockets(List.of(socket), Global.DEFAULT_STATS_TIMEOUT_MS, registry, this);
-        try {
-            sockets.start(transport, group);
-        } catch (IllegalStateException e) {
-            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
-            throw e;
+        if (socket.address() instanceof ListenAddress.InheritedFd) {
+            this.close = MasterCliOnNetty.start(socket, registry, this);
+        } else {
+            MasterCliSocket s = MasterCliSocket.bind(socket, () -> new CliSession(registry, socket.level(), this), Global.DEFAULT_STATS_TIMEOUT_MS);
+            this.close = s::close;
         }
     }
 
@@ -65,7 +59,7 @@ final class MasterCli implements CliRouter {
         r.register(new CliCommand(List.of("@master"), Level.USER, "@master", "send a command to the master process", req -> ""));
         r.register(new CliCommand(List.of("reload"), Level.OPERATOR, "reload", "reload sluice", req -> {
             // as HAProxy's master, whose reload re-executes it: the session ends
-            Thread.ofPlatform().daemon().name("sluice-reload").start(master::reload);
+            Thread.ofPlatform().daemon().stackSize(Master.STACK).name("sluice-reload").start(master::reload);
             req.session().requestQuit();
             return "";
         }));
@@ -112,7 +106,8 @@ final class MasterCli implements CliRouter {
             return CompletableFuture.completedFuture("Can't find the target PID matching the prefix '@!" + target + "'\n");
         }
         String command = rest;
-        return CompletableFuture.supplyAsync(() -> forward(w, command), r -> Thread.ofVirtual().start(r));
+        return CompletableFuture.supplyAsync(() -> forward(w, command),
+                r -> Thread.ofPlatform().daemon().stackSize(Master.STACK).name("sluice-master-cli-forward").start(r));
     }
 
     /** The worker {@code spec} names ({@code <n>} or {@code !<pid>}), or null. */
@@ -167,7 +162,6 @@ final class MasterCli implements CliRouter {
     }
 
     void close() {
-        sockets.stop();
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(2, TimeUnit.SECONDS);
+        close.run();
     }
 }
