@@ -19,15 +19,8 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.GroupPrincipal;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.UserPrincipal;
-import java.nio.file.attribute.UserPrincipalLookupService;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -209,70 +202,10 @@ public final class AdminSockets {
             throw new IllegalStateException(what + "cannot bind " + kind + " (" + why + ") [" + s.describe() + "]");
         }
         if (tmp != null) {
-            publish(s, tmp, f.channel());
+            Channel ch = f.channel();
+            UnixSocketFiles.publish(s, tmp, () -> ch.close().awaitUninterruptibly());
         }
         return f.channel();
-    }
-
-    /** Gives the temporary UNIX socket its mode and owner, then renames it over the configured path. */
-    private static void publish(StatsSocket s, Path tmp, Channel ch) {
-        Path path = Path.of(((ListenAddress.Unix) s.address()).path());
-        try {
-            if (s.mode() >= 0) {
-                Files.setPosixFilePermissions(tmp, permissions(s.mode()));
-            }
-            if ((s.owner() != null || s.group() != null) && isRoot()) {
-                UserPrincipalLookupService users = tmp.getFileSystem().getUserPrincipalLookupService();
-                if (s.owner() != null) {
-                    if (s.owner().chars().allMatch(Character::isDigit)) {
-                        Files.setAttribute(tmp, "unix:uid", Integer.parseInt(s.owner()));
-                    } else {
-                        UserPrincipal u = users.lookupPrincipalByName(s.owner());
-                        Files.setOwner(tmp, u);
-                    }
-                }
-                if (s.group() != null) {
-                    if (s.group().chars().allMatch(Character::isDigit)) {
-                        Files.setAttribute(tmp, "unix:gid", Integer.parseInt(s.group()));
-                    } else {
-                        GroupPrincipal g = users.lookupPrincipalByGroupName(s.group());
-                        Files.setAttribute(tmp, "posix:group", g);
-                    }
-                }
-            }
-            Files.move(tmp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (IOException | RuntimeException e) {
-            ch.close().awaitUninterruptibly();
-            try {
-                Files.deleteIfExists(tmp);
-            } catch (IOException ignored) {
-                // the bind already failed; the temporary name is left behind
-            }
-            throw new IllegalStateException("Binding [" + s.where() + "] for frontend GLOBAL: cannot set up UNIX socket (" + e.getMessage()
-                    + ") [" + path + "]");
-        }
-    }
-
-    static Set<PosixFilePermission> permissions(int mode) {
-        Set<PosixFilePermission> p = EnumSet.noneOf(PosixFilePermission.class);
-        PosixFilePermission[] order = {PosixFilePermission.OTHERS_EXECUTE, PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_READ,
-            PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_READ,
-            PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_READ};
-        for (int i = 0; i < order.length; i++) {
-            if ((mode & (1 << i)) != 0) {
-                p.add(order[i]);
-            }
-        }
-        return p;
-    }
-
-    /** Whether the process runs as root (user and group of a UNIX socket only apply then). */
-    public static boolean isRoot() {
-        try {
-            return ((Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid")) == 0;
-        } catch (IOException | RuntimeException e) {
-            return false;
-        }
     }
 
     /** Closes the sockets; open sessions end with the event loops. The UNIX paths stay (a new process may own them). */

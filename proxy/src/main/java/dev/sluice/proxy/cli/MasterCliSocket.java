@@ -4,6 +4,7 @@ import dev.sluice.config.Addresses;
 import dev.sluice.config.model.ListenAddress;
 import dev.sluice.config.model.StatsSocket;
 import dev.sluice.proxy.admin.CliSession;
+import dev.sluice.proxy.admin.UnixSocketFiles;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
@@ -14,11 +15,6 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.UserPrincipalLookupService;
-import java.util.EnumSet;
-import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -71,7 +67,8 @@ final class MasterCliSocket {
             throw new IllegalStateException(what + "cannot bind " + kind + " (" + why + ") [" + s.describe() + "]");
         }
         if (tmp != null) {
-            publish(s, tmp, server);
+            ServerSocketChannel bound = server;
+            UnixSocketFiles.publish(s, tmp, () -> close(bound));
         }
         MasterCliSocket m = new MasterCliSocket(server, sessions, timeoutMs);
         m.acceptor.start();
@@ -96,66 +93,6 @@ final class MasterCliSocket {
             }
             Thread.ofPlatform().daemon().stackSize(Master.STACK).name("sluice-master-cli-session")
                     .start(new MasterCliSession(ch, sessions.get(), timeoutMs));
-        }
-    }
-
-    /** Gives the temporary UNIX socket its mode and owner, then renames it over the configured path. */
-    private static void publish(StatsSocket s, Path tmp, ServerSocketChannel server) {
-        Path path = Path.of(((ListenAddress.Unix) s.address()).path());
-        try {
-            if (s.mode() >= 0) {
-                Files.setPosixFilePermissions(tmp, permissions(s.mode()));
-            }
-            if ((s.owner() != null || s.group() != null) && isRoot()) {
-                UserPrincipalLookupService users = tmp.getFileSystem().getUserPrincipalLookupService();
-                if (s.owner() != null) {
-                    if (s.owner().chars().allMatch(Character::isDigit)) {
-                        Files.setAttribute(tmp, "unix:uid", Integer.parseInt(s.owner()));
-                    } else {
-                        Files.setOwner(tmp, users.lookupPrincipalByName(s.owner()));
-                    }
-                }
-                if (s.group() != null) {
-                    if (s.group().chars().allMatch(Character::isDigit)) {
-                        Files.setAttribute(tmp, "unix:gid", Integer.parseInt(s.group()));
-                    } else {
-                        Files.setAttribute(tmp, "posix:group", users.lookupPrincipalByGroupName(s.group()));
-                    }
-                }
-            }
-            Files.move(tmp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (IOException | RuntimeException e) {
-            close(server);
-            try {
-                Files.deleteIfExists(tmp);
-            } catch (IOException ignored) {
-                // the bind already failed; the temporary name is left behind
-            }
-            throw new IllegalStateException("Binding [" + s.where() + "] for frontend GLOBAL: cannot set up UNIX socket (" + e.getMessage()
-                    + ") [" + path + "]");
-        }
-    }
-
-    /** The permission bits of a {@code mode} (octal in the configuration). */
-    static Set<PosixFilePermission> permissions(int mode) {
-        Set<PosixFilePermission> p = EnumSet.noneOf(PosixFilePermission.class);
-        PosixFilePermission[] order = {PosixFilePermission.OTHERS_EXECUTE, PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_READ,
-            PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_READ,
-            PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_READ};
-        for (int i = 0; i < order.length; i++) {
-            if ((mode & (1 << i)) != 0) {
-                p.add(order[i]);
-            }
-        }
-        return p;
-    }
-
-    /** Whether the process runs as root (user and group of a UNIX socket only apply then). */
-    private static boolean isRoot() {
-        try {
-            return ((Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid")) == 0;
-        } catch (IOException | RuntimeException e) {
-            return false;
         }
     }
 

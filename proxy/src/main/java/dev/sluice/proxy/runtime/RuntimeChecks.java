@@ -9,7 +9,6 @@ import dev.sluice.config.model.Logging;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.Server;
 import dev.sluice.config.model.Tune;
-import dev.sluice.proxy.admin.AdminSockets;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.SavedServerState;
 import dev.sluice.proxy.check.TcpCheckPlan;
@@ -56,7 +55,7 @@ final class RuntimeChecks {
     static Prepared check(Config config, TlsContexts previousTls) {
         List<String> problems = new ArrayList<>();
         for (var s : config.global().statsSockets()) {
-            if ((s.owner() != null || s.group() != null) && !AdminSockets.isRoot()) {
+            if ((s.owner() != null || s.group() != null) && !dev.sluice.proxy.admin.UnixSocketFiles.isRoot()) {
                 problems.add(s.where() + ": warning: 'stats socket' : 'user' and 'group' are ignored: Sluice does not run as root.");
             }
         }
