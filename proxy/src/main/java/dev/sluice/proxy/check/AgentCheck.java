@@ -43,7 +43,8 @@ public final class AgentCheck implements ServerAgentCheck {
     private final CheckPlan plan;
     private final EventLoop loop;
     private final Transport transport;
-    private final int spreadPercent;
+    /** When the next check runs. */
+    private final CheckTimer timer;
     /** {@code agent-send}, then {@code set server ... agent-send}. */
     private volatile byte[] send;
     /** {@code set server ... agent-addr|agent-port} (null / 0: the configured ones). */
@@ -59,9 +60,7 @@ public final class AgentCheck implements ServerAgentCheck {
     private volatile boolean running;
     private volatile boolean enabled = true;
     private long startNanos;
-    private ScheduledFuture<?> next;
     private Attempt current;
-    private boolean stopped;
 
     public AgentCheck(Server server, CheckPlan plan, EventLoop loop, Transport transport) {
         this(server, plan, loop, transport, 0);
@@ -69,7 +68,7 @@ public final class AgentCheck implements ServerAgentCheck {
 
     /** {@code spreadPercent}: the global {@code spread-checks}. */
     public AgentCheck(Server server, CheckPlan plan, EventLoop loop, Transport transport, int spreadPercent) {
-        this.spreadPercent = spreadPercent;
+        this.timer = new CheckTimer(loop, spreadPercent, this::run, this::abandon);
         this.server = server;
         this.config = server.config().check().agent();
         this.plan = plan;
@@ -187,31 +186,21 @@ public final class AgentCheck implements ServerAgentCheck {
     // ------------------------------------------------------------------ schedule
 
     public void start(long delayMs) {
-        loop.execute(() -> {
-            if (!stopped) {
-                next = loop.schedule(this::run, delayMs, TimeUnit.MILLISECONDS);
-            }
-        });
+        timer.start(delayMs);
     }
 
     public void stop() {
-        loop.execute(() -> {
-            stopped = true;
-            if (next != null) {
-                next.cancel(false);
-            }
-            if (current != null) {
-                current.close();
-                current = null;
-            }
-        });
+        timer.stop();
+    }
+
+    private void abandon() {
+        if (current != null) {
+            current.close();
+            current = null;
+        }
     }
 
     private void run() {
-        next = null;
-        if (stopped) {
-            return;
-        }
         if (!enabled) {
             schedule();
             return;
@@ -225,15 +214,7 @@ public final class AgentCheck implements ServerAgentCheck {
     }
 
     private void schedule() {
-        if (!stopped) {
-            long interval = inter();
-            // spread-checks noise, as for health checks
-            if (spreadPercent > 0) {
-                long rv = interval * spreadPercent / 100;
-                interval += rv - (long) (2 * rv * java.util.concurrent.ThreadLocalRandom.current().nextDouble());
-            }
-            next = loop.schedule(this::run, Math.max(1, interval), TimeUnit.MILLISECONDS);
-        }
+        timer.after(inter());
     }
 
     private void ended(Attempt a, CheckStatus st, String description, AgentReply reply) {
@@ -242,7 +223,7 @@ public final class AgentCheck implements ServerAgentCheck {
         }
         current = null;
         running = false;
-        if (stopped) {
+        if (timer.stopped()) {
             return;
         }
         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);

@@ -9,8 +9,6 @@ import dev.sluice.proxy.transport.Transport;
 import io.netty.channel.EventLoop;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -28,7 +26,8 @@ public final class HealthCheck implements ServerHealthCheck {
     private final CheckPlan plan;
     private final EventLoop loop;
     private final Transport transport;
-    private final int spreadPercent;
+    /** When the next check runs. */
+    private final CheckTimer timer;
     private final int rise;
     private final int fall;
 
@@ -46,11 +45,9 @@ public final class HealthCheck implements ServerHealthCheck {
     private volatile int portOverride;
     private volatile InetAddress addrOverride;
     private long startNanos;
-    private ScheduledFuture<?> next;
     private CheckAttempt current;
     /** The current check reported a status before its end (HAProxy's mysql and ldap checks do): its duration is kept. */
     private boolean reported;
-    private boolean stopped;
 
     public HealthCheck(Server server, CheckPlan plan, EventLoop loop, Transport transport, int spreadPercent) {
         this.server = server;
@@ -58,7 +55,7 @@ public final class HealthCheck implements ServerHealthCheck {
         this.plan = plan;
         this.loop = loop;
         this.transport = transport;
-        this.spreadPercent = spreadPercent;
+        this.timer = new CheckTimer(loop, spreadPercent, this::run, this::abandon);
         this.rise = config.rise();
         this.fall = config.fall();
         var init = server.config().initState();
@@ -232,32 +229,22 @@ public final class HealthCheck implements ServerHealthCheck {
 
     /** Starts checking after {@code delayMs} (the runtime spreads the first checks of all servers over an interval). */
     public void start(long delayMs) {
-        loop.execute(() -> {
-            if (!stopped) {
-                next = loop.schedule(this::run, delayMs, TimeUnit.MILLISECONDS);
-            }
-        });
+        timer.start(delayMs);
     }
 
     /** Stops checking; a check in progress is abandoned. Any thread. */
     public void stop() {
-        loop.execute(() -> {
-            stopped = true;
-            if (next != null) {
-                next.cancel(false);
-            }
-            if (current != null) {
-                current.abandon();
-                current = null;
-            }
-        });
+        timer.stop();
+    }
+
+    private void abandon() {
+        if (current != null) {
+            current.abandon();
+            current = null;
+        }
     }
 
     private void run() {
-        next = null;
-        if (stopped) {
-            return;
-        }
         if (!enabled || paused) {
             schedule();
             return;
@@ -286,7 +273,7 @@ public final class HealthCheck implements ServerHealthCheck {
      * parser): applied at once, the duration taken now; the end applies its own outcome again. On the loop.
      */
     void interim(CheckAttempt run, Expectations.Outcome outcome) {
-        if (run != current || stopped) {
+        if (run != current || timer.stopped()) {
             return;
         }
         duration = elapsedMs();
@@ -303,7 +290,7 @@ public final class HealthCheck implements ServerHealthCheck {
         }
         current = null;
         running = false;
-        if (stopped) {
+        if (timer.stopped()) {
             return;
         }
         if (!reported) {
@@ -316,16 +303,7 @@ public final class HealthCheck implements ServerHealthCheck {
     }
 
     private void schedule() {
-        if (stopped) {
-            return;
-        }
-        long interval = interval();
-        if (spreadPercent > 0) {
-            long rv = interval * spreadPercent / 100;
-            rv -= (long) (2 * rv * ThreadLocalRandom.current().nextDouble());
-            interval += rv;
-        }
-        next = loop.schedule(this::run, Math.max(1, interval), TimeUnit.MILLISECONDS);
+        timer.after(interval());
     }
 
     /** HAProxy's srv_getinter: inter when fully up, downinter when fully down, fastinter in between. */

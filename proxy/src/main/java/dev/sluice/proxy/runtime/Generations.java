@@ -48,7 +48,6 @@ public final class Generations {
     });
     private volatile int count;
     private volatile long lastMillis;
-    private volatile int failed;
 
     /**
      * {@code loader} reads the configuration files again (with the command line's settings) for each reload, given the
@@ -68,11 +67,6 @@ public final class Generations {
     /** In-process reloads done since the start. */
     public int reloads() {
         return count;
-    }
-
-    /** Reloads refused (a configuration with errors, a bind that failed). */
-    public int failedReloads() {
-        return failed;
     }
 
     /** When the last reload was done (epoch milliseconds), 0 when none was. */
@@ -112,7 +106,6 @@ public final class Generations {
         }
         List<String> messages = new ArrayList<>(loaded.messages());
         if (loaded.config() == null) {
-            failed++;
             messages.add("[ALERT] Reload failed: the running configuration is kept.");
             return new Result(false, messages);
         }
@@ -127,7 +120,6 @@ public final class Generations {
             t2 = System.nanoTime();
             next.start();
         } catch (RuntimeException e) {
-            failed++;
             if (loaded.prepared().tls() != null) {
                 // the contexts it made, and its hold on those it took over
                 loaded.prepared().tls().close();

@@ -1,0 +1,72 @@
+package dev.sluice.proxy.check;
+
+import io.netty.channel.EventLoop;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * When a periodic check (health or agent) runs next, on its event loop: the first run after a delay, each next one
+ * after an interval with {@code spread-checks} noise (HAProxy's: up to plus or minus the percentage), none once stopped.
+ * Touched only on its loop, except {@link #start} and {@link #stop}, which hop to it.
+ */
+final class CheckTimer {
+    private final EventLoop loop;
+    private final int spreadPercent;
+    private final Runnable run;
+    private final Runnable abandon;
+    private ScheduledFuture<?> next;
+    private boolean stopped;
+
+    /** {@code run}: a check is due; {@code abandon}: drop the check in progress (at {@link #stop}). */
+    CheckTimer(EventLoop loop, int spreadPercent, Runnable run, Runnable abandon) {
+        this.loop = loop;
+        this.spreadPercent = spreadPercent;
+        this.run = run;
+        this.abandon = abandon;
+    }
+
+    /** The first run after {@code delayMs} (the runtime spreads the first checks of all servers over an interval). */
+    void start(long delayMs) {
+        loop.execute(() -> {
+            if (!stopped) {
+                next = loop.schedule(this::fire, delayMs, TimeUnit.MILLISECONDS);
+            }
+        });
+    }
+
+    /** No run any more; the check in progress is abandoned. Any thread. */
+    void stop() {
+        loop.execute(() -> {
+            stopped = true;
+            if (next != null) {
+                next.cancel(false);
+            }
+            abandon.run();
+        });
+    }
+
+    boolean stopped() {
+        return stopped;
+    }
+
+    /** The next run after {@code intervalMs} with the spread noise; nothing once stopped. On the loop. */
+    void after(long intervalMs) {
+        if (stopped) {
+            return;
+        }
+        long interval = intervalMs;
+        if (spreadPercent > 0) {
+            long rv = interval * spreadPercent / 100;
+            interval += rv - (long) (2 * rv * ThreadLocalRandom.current().nextDouble());
+        }
+        next = loop.schedule(this::fire, Math.max(1, interval), TimeUnit.MILLISECONDS);
+    }
+
+    private void fire() {
+        next = null;
+        if (!stopped) {
+            run.run();
+        }
+    }
+}
