@@ -127,6 +127,12 @@ class InProcessReloadTest {
                 Files.writeString(cfg, config(admin, port, other, o1.port(), o2.port(), "gen-d", true)
                         .replace("    bind 127.0.0.1:" + other, "    bind 127.0.0.1:" + other + "\n    bind 192.0.2.1:80"));
                 assertThat(reload(admin)).startsWith("Success=0\n--\n").contains("cannot bind socket").contains("192.0.2.1:80");
+                // refused reloads leave nothing running behind them (a log writer's thread each, before)
+                long logThreads = threads(s, "sluice-log");
+                for (int i = 0; i < 3; i++) {
+                    assertThat(reload(admin)).startsWith("Success=0");
+                }
+                assertThat(threads(s, "sluice-log")).isEqualTo(logThreads);
                 assertThat(body(kept, "/gen")).isEqualTo("gen-b");
                 assertThat(GracefulStopTest.connects(moved)).isTrue();
                 assertThat(GracefulStopTest.connects(other)).isFalse();
@@ -373,6 +379,23 @@ class InProcessReloadTest {
         } catch (Exception e) {
             throw new AssertionError(cmd + ": " + e, e);
         }
+    }
+
+    /** The daemon's live threads whose name starts with {@code prefix}. */
+    private static long threads(Sluice s, String prefix) {
+        ProcessHandle jvm = javaProcess(s);
+        String jcmd = Path.of(jvm.info().command().orElseThrow()).resolveSibling("jcmd").toString();
+        // the writer's thread ends asynchronously once closed
+        long n = -1;
+        for (int i = 0; i < 20; i++) {
+            long now = run(List.of(jcmd, Long.toString(jvm.pid()), "Thread.print")).lines().filter(l -> l.startsWith("\"" + prefix)).count();
+            if (now == n) {
+                return now;
+            }
+            n = now;
+            Daemon.sleep(100);
+        }
+        return n;
     }
 
     /** The JVM of the daemon: the launcher's child when it runs one, else the process itself. */

@@ -110,7 +110,7 @@ public final class Generations {
             return new Result(false, messages);
         }
         long t1 = System.nanoTime();
-        ProxyRuntime next;
+        ProxyRuntime next = null;
         long t2;
         try {
             next = ProxyRuntime.reloaded(loaded.config(), loaded.prepared(), old);
@@ -120,6 +120,9 @@ public final class Generations {
             t2 = System.nanoTime();
             next.start();
         } catch (RuntimeException e) {
+            if (next != null) {
+                Reload.discard(next);
+            }
             if (loaded.prepared().tls() != null) {
                 // the contexts it made, and its hold on those it took over
                 loaded.prepared().tls().close();

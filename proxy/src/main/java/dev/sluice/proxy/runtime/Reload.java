@@ -79,7 +79,7 @@ final class Reload {
         for (int i = 0; i < a.size(); i++) {
             var x = a.get(i);
             var y = b.get(i);
-            if (!x.address().equals(y.address()) || x.mode() != y.mode() || x.level() != y.level()
+            if (!x.address().equals(y.address()) || x.mode() != y.mode() || x.level() != y.level() || x.exposeFd() != y.exposeFd()
                     || !Objects.equals(x.owner(), y.owner()) || !Objects.equals(x.group(), y.group())) {
                 return false;
             }
@@ -168,6 +168,17 @@ final class Reload {
             next.startPeers();
         } catch (RuntimeException e) {
             next.reloadNotes().add("[ALERT] the peers could not start again: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Drops {@code next}, a runtime whose start failed: the periodic work its construction scheduled on the shared loops
+     * (table purges) and its log writer's thread go with it; what it bound {@link #start} closed already.
+     */
+    static void discard(ProxyRuntime next) {
+        next.tasks().forEach(t -> t.cancel(false));
+        if (next.logWriter() != null) {
+            next.logWriter().close();
         }
     }
 
