@@ -149,6 +149,10 @@ final class Reload {
             }
         } catch (RuntimeException e) {
             bound.forEach(Listener::stop);
+            if (next.quic() != previous.quic()) {
+                // the QUIC sockets it bound before one failed
+                next.quic().stop();
+            }
             throw e;
         }
         takeOver.forEach(Listener::adopt);
@@ -202,14 +206,14 @@ final class Reload {
                 l.stop();
             }
         }
-        Set<Frontend> gone = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        Set<Frontend> replaced = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
         for (Frontend fe : old.frontends().values()) {
             Frontend successor = next.frontends().get(fe.name());
             fe.succeededBy(successor);
             if (successor == null) {
                 fe.limit().detach();
             }
-            gone.add(fe);
+            replaced.add(fe);
         }
         // configurations replaced before, still finishing, point to the newest one directly: a connection they keep
         // idle must not keep the ones in between alive
@@ -234,7 +238,7 @@ final class Reload {
             return Boolean.TRUE;
         });
         boolean quicKept = next.quic() == old.quic();
-        drain(old, gone, quicKept, released);
+        drain(old, replaced, quicKept, released);
     }
 
     /** Checks ten times a second whether {@code old} has any connection or stream left; releases it when not. */
