@@ -473,10 +473,14 @@ public final class HealthCheck implements ServerHealthCheck {
     /**
      * The server entered ({@code true}) or left maintenance: checks pause, the counter drops to 0; leaving, the server
      * starts UP with the counter at {@code rise}, so the first failed check takes it down (HAProxy's "UP/READY (leaving
-     * forced maintenance)"). Any thread.
+     * forced maintenance)"). Any thread: the state shows at once (the admin command that set it answers after it, as
+     * {@code show servers state} right after it expects), and is set again on the loop, after any check result that was
+     * being applied there when it changed.
      */
     @Override
     public void maintenance(boolean on) {
+        paused = on;
+        health = on ? 0 : rise;
         loop.execute(() -> {
             paused = on;
             health = on ? 0 : rise;

@@ -156,4 +156,30 @@ class HealthCheckTest {
         HealthCheck.asciiEncode(b, "a\"b\\c\r\u00e9");
         assertThat(b).hasToString("a\\\"b\\\\c\\x0d\\xe9");
     }
+
+    /**
+     * Maintenance shows in the check's state as soon as the call returns, before the loop has run (the admin command's
+     * answer comes first, and {@code show servers state} right after it must see bit 8 and a counter at 0).
+     */
+    @Test
+    void maintenanceShowsBeforeTheLoopRuns() throws Exception {
+        HealthCheck c = check(backend("option httpchk\nserver s1 check rise 2 fall 3"), "s1");
+        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        loop.execute(() -> {
+            try {
+                hold.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        c.maintenance(true);
+        assertThat(c.stateBits()).isEqualTo(2 | 4 | 8);
+        assertThat(c.health()).isZero();
+        hold.countDown();
+        loop.submit(() -> { }).get();
+        assertThat(c.stateBits()).isEqualTo(2 | 4 | 8);
+        c.maintenance(false);
+        assertThat(c.stateBits()).isEqualTo(2 | 4);
+        assertThat(c.health()).isEqualTo(2);
+    }
 }
