@@ -21,7 +21,7 @@ final class ServerKeywords {
         r.register(new Keyword("server", EnumSet.of(Section.BACKEND, Section.LISTEN), "server <name> <address>[:<port>] [weight <0-256>] [backup] [disabled] [id <n>]"
                 + " [init-state fully-up|up|down|fully-down] [maxconn <n>] [minconn <n>] [maxqueue <n>] [slowstart <time>] [cookie <value>]"
                 + " [ssl [verify none|required]"
-                + " [ca-file <f>] [sni <expr>] [alpn <list>] [crt <pem>]] [proto h2] [send-proxy|send-proxy-v2] [init-addr <method>[,...]]"
+                + " [ca-file <f>] [sni <expr>] [alpn <list>] [crt <pem>]] [proto h2] [send-proxy|send-proxy-v2|send-proxy-v2-ssl|send-proxy-v2-ssl-cn] [proxy-v2-options <opt>[,...]] [init-addr <method>[,...]]"
                 + " [resolvers <name> [resolve-prefer ipv4|ipv6] [resolve-opts <opt>[,...]] [resolve-net <net>[,...]]]"
                 + " [agent-check [agent-port <port>] [agent-addr <ip>] [agent-inter <time>] [agent-send <string>]]",
                 "Declare a server of the backend; without a port the connection's destination port is used. A backup server serves"
@@ -34,7 +34,11 @@ final class ServerKeywords {
                         + " persistence cookie that designates this server. With ssl, connect over TLS (SNI from the sni expression, else"
                         + " the host name; with alpn h2 the handshake chooses HTTP/2 or HTTP/1.1). send-proxy/send-proxy-v2: each new"
                         + " connection starts with a PROXY protocol v1/v2 header giving the client's addresses; such connections only"
-                        + " carry requests of the client connection they were opened for. init-addr: how a host name becomes an address"
+                        + " carry requests of the client connection they were opened for. proxy-v2-options (ssl, ssl-cipher, cert-key,"
+                        + " cert-sig, cert-cn, authority, unique-id, crc32c): the v2 header's extra fields, as HAProxy writes them (the"
+                        + " ALPN field goes whenever the client agreed one; cert-key and cert-sig describe the frontend's certificate;"
+                        + " cert-cn, the client certificate's, never appears: clients are not asked for certificates);"
+                        + " send-proxy-v2-ssl is send-proxy-v2 with ssl, -cn adds cert-cn. init-addr: how a host name becomes an address"
                         + " at start-up, the first method that works: libc (the system's resolver), none (start in maintenance, 'MAINT"
                         + " (resolution)', until 'set server ... addr'), an IP address, last (the state file's: Sluice has none, so it"
                         + " is skipped); default last,libc. resolvers: follow the name's DNS answers at run time (see the resolvers"
@@ -65,7 +69,6 @@ final class ServerKeywords {
             case "observe", "error-limit", "on-error", "on-marked-down", "on-marked-up" -> "health analysis of live traffic (observe)";
             case "check-alpn", "check-proto", "check-via-socks4" -> "this health-check option";
             case "verifyhost", "sni-auto", "allow-0rtt", "crl-file" -> "this server TLS option";
-            case "send-proxy-v2-ssl", "send-proxy-v2-ssl-cn", "proxy-v2-options" -> "PROXY protocol v2 TLS and extra fields (TLVs)";
             case "track" -> "server tracking";
             case "pool-max-conn", "pool-low-conn", "pool-purge-delay" -> "connection pool tuning";
             case "redir" -> "redirect servers";
@@ -170,7 +173,7 @@ final class ServerKeywords {
             int minconn = p.minconn > p.maxconn || p.minconn == 0 ? maxconn : p.minconn;
             c.proxy().servers.add(new Server(c.at(), name, hp.host(), hp.port(), p.weight, null, line.tls.proto, p.id, p.backup, p.disabled,
                     p.initState, maxconn, p.maxqueue, p.slowstart, CheckKeywords.serverCheck(p), p.cookie, minconn,
-                    (p.sendProxy & 2) != 0 ? 2 : p.sendProxy & 1, p.initAddr, p.id > 0, p.dns));
+                    p.sendProxy, p.initAddr, p.id > 0, p.dns));
             c.proxy().serverOptions.add(line.tls);
         }
     }
@@ -212,6 +215,37 @@ final class ServerKeywords {
                     String where = dflt ? "'default-server' : " : "'server " + c.proxy().name + "/" + name + "' : ";
                     if (!ResolversKeywords.serverOption(c, where, params, opt, i + 1 < a.size() ? a.get(i + 1) : "")) {
                         return null;
+                    }
+                    i += 2;
+                    continue;
+                }
+                case "send-proxy-v2-ssl", "send-proxy-v2-ssl-cn" -> {
+                    params.sendProxy |= Server.PP_V2 | Server.PP_V2_SSL | (opt.endsWith("-cn") ? Server.PP_V2_SSL_CN : 0);
+                    i++;
+                    continue;
+                }
+                case "proxy-v2-options" -> {
+                    if (i + 1 >= a.size()) {
+                        c.error((dflt ? "" : "server '" + name + "' : ") + "'proxy-v2-options' expects an argument.");
+                        return null;
+                    }
+                    for (String o : a.get(i + 1).split(",", -1)) {
+                        int bits = switch (o) {
+                            case "ssl" -> Server.PP_V2_SSL;
+                            case "cert-cn" -> Server.PP_V2_SSL | Server.PP_V2_SSL_CN;
+                            case "cert-key" -> Server.PP_V2_SSL | Server.PP_V2_SSL_KEY_ALG;
+                            case "cert-sig" -> Server.PP_V2_SSL | Server.PP_V2_SSL_SIG_ALG;
+                            case "ssl-cipher" -> Server.PP_V2_SSL | Server.PP_V2_SSL_CIPHER;
+                            case "authority" -> Server.PP_V2_AUTHORITY;
+                            case "crc32c" -> Server.PP_V2_CRC32C;
+                            case "unique-id" -> Server.PP_V2_UNIQUE_ID;
+                            default -> 0;
+                        };
+                        if (bits == 0) {
+                            c.error((dflt ? "" : "server '" + name + "' : ") + "'" + o + "' : proxy v2 option not implemented");
+                            return null;
+                        }
+                        params.sendProxy |= bits;
                     }
                     i += 2;
                     continue;
@@ -258,7 +292,8 @@ final class ServerKeywords {
         List<String> names = new ArrayList<>(BalanceKeywords.SERVER_OPTIONS);
         names.addAll(CheckKeywords.SERVER_OPTIONS);
         names.addAll(AgentKeywords.SERVER_OPTIONS);
-        names.addAll(List.of("ssl", "verify", "ca-file", "sni", "alpn", "proto", "crt", "no-ssl-reuse", "send-proxy", "send-proxy-v2", "init-addr", "resolvers",
+        names.addAll(List.of("ssl", "verify", "ca-file", "sni", "alpn", "proto", "crt", "no-ssl-reuse", "send-proxy", "send-proxy-v2",
+                "send-proxy-v2-ssl", "send-proxy-v2-ssl-cn", "proxy-v2-options", "init-addr", "resolvers",
                 "resolve-prefer", "resolve-opts", "resolve-net"));
         return names;
     }

@@ -42,7 +42,7 @@ final class ServerParams {
     String agentSend;
     /** {@code init-addr} methods (null: the default). */
     List<String> initAddr;
-    /** The PROXY protocol versions set: {@code send-proxy} bit 1, {@code send-proxy-v2} bit 2. */
+    /** HAProxy's pp_opts: the PROXY protocol versions set and the v2 extra fields (Server.PP_* bits). */
     int sendProxy;
     /** {@code resolvers}, {@code resolve-prefer}, {@code resolve-opts}, {@code resolve-net}. */
     dev.sluice.config.model.ServerDns dns = dev.sluice.config.model.ServerDns.DEFAULT;

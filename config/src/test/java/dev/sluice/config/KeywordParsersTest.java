@@ -429,7 +429,8 @@ class KeywordParsersTest {
                 "s1 10.0.0.1:80 ssl verify optional => 'verify' on a server takes 'none' or 'required', not 'optional'",
                 "s1 10.0.0.1:80 proto h3        => 'proto' : unknown protocol 'h3' (Sluice supports 'h1' and 'h2')",
                 "s1 10.0.0.1:80 track be/s2     => server 's1' : option 'track' is not supported by Sluice yet: server tracking",
-                "s1 10.0.0.1:80 send-proxy-v2-ssl => server 's1' : option 'send-proxy-v2-ssl' is not supported by Sluice yet: PROXY protocol v2 TLS and extra fields (TLVs)",
+                "s1 10.0.0.1:80 send-proxy-v2 proxy-v2-options ssl,tlv => server 's1' : 'tlv' : proxy v2 option not implemented",
+                "s1 10.0.0.1:80 proxy-v2-options => server 's1' : 'proxy-v2-options' expects an argument.",
                 "s1 10.0.0.1:80 send-proxi      => server 's1' : unknown keyword 'send-proxi'; did you mean 'send-proxy' maybe ?",
                 "s1 a.example:80 init-addr libc,bogus => server 's1' : 'init-addr' : expects 'last', 'libc', 'none' or an IP address, not 'bogus'.",
                 "s1 a.example:80 init-addr      => server 's1' : 'init-addr' : expects 'last', 'libc', 'none' or an IP address, not ''.",
@@ -565,15 +566,20 @@ class KeywordParsersTest {
                     server e 10.0.0.5:80
                     server f 10.0.0.6:80 no-send-proxy-v2 no-check-send-proxy
                     server g 10.0.0.7:80 no-send-proxy
+                    server h 10.0.0.8:80 send-proxy-v2-ssl-cn no-check-send-proxy
+                    server i 10.0.0.9:80 no-send-proxy-v2 send-proxy proxy-v2-options crc32c,unique-id,ssl-cipher no-check-send-proxy
                     """);
-            assertThat(be.servers()).extracting(Server::name, Server::sendProxy, s -> s.check().sendProxy()).containsExactly(
-                    tuple("a", 0, false),
-                    tuple("b", 1, false),
-                    tuple("c", 2, false),
-                    tuple("d", 2, false),
-                    tuple("e", 2, true),
-                    tuple("f", 0, false),
-                    tuple("g", 2, true));
+            assertThat(be.servers()).extracting(Server::name, Server::proxyVersion, Server::proxyV2Options, s -> s.check().sendProxy()).containsExactly(
+                    tuple("a", 0, 0, false),
+                    tuple("b", 1, 0, false),
+                    tuple("c", 2, 0, false),
+                    tuple("d", 2, 0, false),
+                    tuple("e", 2, 0, true),
+                    tuple("f", 0, 0, false),
+                    tuple("g", 2, 0, true),
+                    tuple("h", 2, Server.PP_V2_SSL | Server.PP_V2_SSL_CN, false),
+                    // the options alone send nothing: version 1 here, which has no extra fields
+                    tuple("i", 1, Server.PP_V2_CRC32C | Server.PP_V2_UNIQUE_ID | Server.PP_V2_SSL | Server.PP_V2_SSL_CIPHER, false));
             Proxy ia = backendOf("server a a.example:80\nserver b b.example:80 init-addr none,10.0.0.1,libc");
             assertThat(ia.servers()).extracting(Server::initAddr).containsExactly(List.of("last", "libc"), List.of("none", "10.0.0.1", "libc"));
             Proxy fe = frontendOf("bind :80 accept-proxy\nbind :81");

@@ -12,8 +12,9 @@ import java.util.List;
  * {@code slowstart} is in milliseconds (0: none). {@code check} holds its health-check options (never null). {@code cookie}
  * is its persistence cookie value ({@code cookie <value>}), null when none. {@code minconn} makes {@code maxconn} a dynamic
  * limit (see {@code fullconn}); as HAProxy, a {@code minconn} above {@code maxconn} raises {@code maxconn} to it, and
- * without {@code minconn} it equals {@code maxconn} (a static limit). {@code sendProxy} is the PROXY protocol version each
- * new connection to the server starts with ({@code send-proxy} 1, {@code send-proxy-v2} 2; 0: none). {@code initAddr} is
+ * without {@code minconn} it equals {@code maxconn} (a static limit). {@code sendProxy} is HAProxy's {@code pp_opts}: the PROXY
+ * protocol versions set ({@link #PP_V1} {@code send-proxy}, {@link #PP_V2} {@code send-proxy-v2}; v2 wins when both are) and
+ * the v2 extra fields ({@code proxy-v2-options}, {@code send-proxy-v2-ssl[-cn]}); see {@link #proxyVersion()}. {@code initAddr} is
  * {@code init-addr}: how a host name is turned into an address at start-up, in order ({@code last}, {@code libc},
  * {@code none}, or an IP address); HAProxy's default {@link #DEFAULT_INIT_ADDR}. {@code idForced}: the id was given
  * ({@code id}), not assigned (HAProxy's SRV_F_FORCED_ID, {@code srv_f_forced_id} in {@code show servers state}).
@@ -36,6 +37,28 @@ public record Server(SourceRef where, String name, String host, int port, int we
             int minconn, int sendProxy, List<String> initAddr) {
         this(where, name, host, port, weight, tls, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn,
                 sendProxy, initAddr, id > 0);
+    }
+
+    /** HAProxy's SRV_PP_* bits of {@link #sendProxy()}. */
+    public static final int PP_V1 = 0x1;
+    public static final int PP_V2 = 0x2;
+    public static final int PP_V2_SSL = 0x4;
+    public static final int PP_V2_SSL_CN = 0x8;
+    public static final int PP_V2_SSL_KEY_ALG = 0x10;
+    public static final int PP_V2_SSL_SIG_ALG = 0x20;
+    public static final int PP_V2_SSL_CIPHER = 0x40;
+    public static final int PP_V2_AUTHORITY = 0x80;
+    public static final int PP_V2_CRC32C = 0x100;
+    public static final int PP_V2_UNIQUE_ID = 0x200;
+
+    /** The PROXY protocol version each new connection to the server starts with: 2, 1, or 0 for none. */
+    public int proxyVersion() {
+        return (sendProxy & PP_V2) != 0 ? 2 : sendProxy & PP_V1;
+    }
+
+    /** The v2 extra fields asked for (the {@code PP_V2_*} bits above {@link #PP_V2}); they go out only with version 2. */
+    public int proxyV2Options() {
+        return sendProxy & ~(PP_V1 | PP_V2);
     }
 
     /** {@code init-addr}'s default: the state file's address, then the system's resolver. */

@@ -17,27 +17,38 @@ public final class ProxyHeaderWriter extends ChannelDuplexHandler {
     private final int version;
     private final InetSocketAddress source;
     private final InetSocketAddress destination;
+    private final int options;
+    private final ProxyHeader.Client client;
     private final boolean own;
     private boolean sent;
 
     /** {@code source} and {@code destination} null: no client addresses (v1 {@code UNKNOWN}, v2 {@code LOCAL}). */
     public ProxyHeaderWriter(int version, InetSocketAddress source, InetSocketAddress destination) {
-        this(version, source, destination, false);
+        this(version, source, destination, 0, null, false);
     }
 
-    private ProxyHeaderWriter(int version, InetSocketAddress source, InetSocketAddress destination, boolean own) {
+    /** With v2's extra fields: {@code options} ({@code proxy-v2-options} bits) about {@code client}. */
+    public ProxyHeaderWriter(int version, InetSocketAddress source, InetSocketAddress destination, int options, ProxyHeader.Client client) {
+        this(version, source, destination, options, client, false);
+    }
+
+    private ProxyHeaderWriter(int version, InetSocketAddress source, InetSocketAddress destination, int options, ProxyHeader.Client client,
+            boolean own) {
         this.version = version;
         this.source = source;
         this.destination = destination;
+        this.options = options;
+        this.client = client;
         this.own = own;
     }
 
     /**
-     * The header of a health check's connection, as HAProxy 2.6 writes it: v2's LOCAL command (no client), v1's line
-     * with the check connection's own addresses.
+     * The header of a health check's connection, as HAProxy 2.6 writes it: v2's LOCAL command (no client; of the
+     * extra fields {@code options} asks for, only CRC32C and an SSL field saying "not TLS"), v1's line with the check
+     * connection's own addresses.
      */
-    public static ProxyHeaderWriter forCheck(int version) {
-        return new ProxyHeaderWriter(version, null, null, version == 1);
+    public static ProxyHeaderWriter forCheck(int version, int options) {
+        return new ProxyHeaderWriter(version, null, null, options, null, version == 1);
     }
 
     @Override
@@ -68,7 +79,7 @@ public final class ProxyHeaderWriter extends ChannelDuplexHandler {
         sent = true;
         ByteBuf header = own
                 ? ProxyHeader.write(ctx.alloc(), version, (InetSocketAddress) ctx.channel().localAddress(), (InetSocketAddress) ctx.channel().remoteAddress())
-                : ProxyHeader.write(ctx.alloc(), version, source, destination);
+                : ProxyHeader.write(ctx.alloc(), version, source, destination, options, client);
         ctx.write(header, ctx.voidPromise());
         ctx.pipeline().remove(this);
         return true;

@@ -73,6 +73,14 @@ public final class ServerConnector {
         default InetSocketAddress proxiedDestination() {
             return null;
         }
+
+        /**
+         * What a PROXY protocol v2 header says of the client's connection besides its addresses, for the extra fields
+         * of {@code options} ({@code proxy-v2-options} bits; the unique id is made only when asked for); null: nothing.
+         */
+        default dev.sluice.proxy.listener.ProxyHeader.Client proxiedClient(int options) {
+            return null;
+        }
     }
 
     private final ChannelFactory<? extends Channel> channels;
@@ -300,8 +308,13 @@ public final class ServerConnector {
 
     /** The writer of the PROXY protocol header a new connection to {@code server} starts with, for {@code cb}'s client; null: none. */
     private static ProxyHeaderWriter proxyHeader(Server server, Callback cb) {
-        int version = server.config().sendProxy();
-        return version == 0 ? null : new ProxyHeaderWriter(version, cb.proxiedSource(), cb.proxiedDestination());
+        int version = server.config().proxyVersion();
+        if (version == 0) {
+            return null;
+        }
+        int options = version == 2 ? server.config().proxyV2Options() : 0;
+        return new ProxyHeaderWriter(version, cb.proxiedSource(), cb.proxiedDestination(), options,
+                version == 2 ? cb.proxiedClient(options) : null);
     }
 
     /** A new HTTP/2 connection in the loop's list, private to {@code session} under {@code never}, with {@code cb}'s stream queued. */

@@ -75,7 +75,7 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
                     protected void initChannel(Channel ch) {
                         int pp = check.proxyHeaderVersion();
                         if (pp != 0) {
-                            ch.pipeline().addLast("pp", ProxyHeaderWriter.forCheck(pp));
+                            ch.pipeline().addLast("pp", ProxyHeaderWriter.forCheck(pp, check.server().config().proxyV2Options()));
                         }
                         if (tls) {
                             SslHandler ssl = check.server().tls().context().newHandler(ch.alloc(), check.sni(), target);

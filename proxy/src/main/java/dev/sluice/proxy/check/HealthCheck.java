@@ -203,7 +203,7 @@ public final class HealthCheck implements ServerHealthCheck {
      * {@code check-send-proxy} is set on a server that sends none.
      */
     int proxyHeaderVersion() {
-        int v = server.config().sendProxy();
+        int v = server.config().proxyVersion();
         if (config.sendProxy()) {
             return v != 0 ? v : 1;
         }

@@ -438,7 +438,7 @@ final class TcpCheckRun implements CheckAttempt, TlsHandshakeHandler.Callback {
             useTls = false;
         }
         String sni = c.sni() != null ? c.sni() : c.useDefault() ? check.sni() : null;
-        int proxyVersion = c.sendProxy() ? (check.server().config().sendProxy() != 0 ? check.server().config().sendProxy() : 1)
+        int proxyVersion = c.sendProxy() ? (check.server().config().proxyVersion() != 0 ? check.server().config().proxyVersion() : 1)
                 : c.useDefault() ? check.proxyHeaderVersion() : 0;
         boolean handshake = useTls;
         tls = useTls;
@@ -451,7 +451,7 @@ final class TcpCheckRun implements CheckAttempt, TlsHandshakeHandler.Callback {
                     @Override
                     protected void initChannel(Channel ch) {
                         if (proxyVersion != 0) {
-                            ch.pipeline().addLast("pp", ProxyHeaderWriter.forCheck(proxyVersion));
+                            ch.pipeline().addLast("pp", ProxyHeaderWriter.forCheck(proxyVersion, check.server().config().proxyV2Options()));
                         }
                         if (handshake) {
                             SslHandler ssl = check.server().tls().context().newHandler(ch.alloc(), sni, target);

@@ -1,5 +1,6 @@
 package dev.sluice.proxy.listener;
 
+import dev.sluice.config.model.Server;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
@@ -36,9 +37,16 @@ public final class ProxyHeader {
     private static final byte[] V1_SIG = "PROXY ".getBytes(StandardCharsets.US_ASCII);
     /** HAProxy's limit: "PROXY TCP6 " + two full IPv6 addresses + two ports + CRLF. */
     static final int V1_MAX = 107;
+    private static final int PP2_TYPE_ALPN = 0x01;
     private static final int PP2_TYPE_AUTHORITY = 0x02;
     private static final int PP2_TYPE_CRC32C = 0x03;
     private static final int PP2_TYPE_UNIQUE_ID = 0x05;
+    private static final int PP2_TYPE_SSL = 0x20;
+    private static final int PP2_SUBTYPE_SSL_VERSION = 0x21;
+    private static final int PP2_SUBTYPE_SSL_CIPHER = 0x23;
+    private static final int PP2_SUBTYPE_SSL_SIG_ALG = 0x24;
+    private static final int PP2_SUBTYPE_SSL_KEY_ALG = 0x25;
+    private static final int PP2_CLIENT_SSL = 0x01;
 
     /**
      * What a received header said. {@code source} and {@code destination} are null when it gave no addresses (v1
@@ -356,6 +364,29 @@ public final class ProxyHeader {
      * addresses (not known): v1's {@code UNKNOWN} line, v2's LOCAL command.
      */
     public static ByteBuf write(ByteBufAllocator alloc, int version, InetSocketAddress src, InetSocketAddress dst) {
+        return write(alloc, version, src, dst, 0, null);
+    }
+
+    /**
+     * What a v2 header may say of the client's connection besides its addresses: the ALPN protocol it agreed (null:
+     * none), the authority (the one a PROXY header in front gave, else the TLS SNI; null: none), the stream's unique id
+     * (null: no stream), and for a TLS connection its protocol and cipher (OpenSSL's names; {@code tlsVersion} null:
+     * not TLS), the key and signature algorithms of the certificate Sluice presented (HAProxy's {@code cert-key} and
+     * {@code cert-sig} describe the local certificate, not the client's).
+     */
+    public record Client(String alpn, String authority, String uniqueId, String tlsVersion, String tlsCipher, String keyAlgorithm,
+            String signatureAlgorithm) {
+    }
+
+    /**
+     * As {@link #write(ByteBufAllocator, int, InetSocketAddress, InetSocketAddress)}, and for v2 the extra fields of
+     * {@code options} ({@code Server.PP_V2_*}: {@code proxy-v2-options}) about {@code client} (null: a health check's
+     * connection, which has none), in HAProxy 2.6's order (make_proxy_line_v2): CRC32C, ALPN (whenever the client
+     * agreed one), AUTHORITY, UNIQUE_ID, SSL with its version, key and signature algorithms, and cipher. The SSL
+     * field's {@code cert-cn} part and its certificate flags never appear: Sluice does not ask clients for
+     * certificates, and HAProxy leaves them out for a client that sent none.
+     */
+    public static ByteBuf write(ByteBufAllocator alloc, int version, InetSocketAddress src, InetSocketAddress dst, int options, Client client) {
         InetAddress s = src == null ? null : src.getAddress();
         InetAddress d = dst == null ? null : dst.getAddress();
         if (s != null && d != null && (s instanceof Inet4Address) != (d instanceof Inet4Address)) {
@@ -373,7 +404,8 @@ public final class ProxyHeader {
         boolean local = s == null || d == null;
         boolean v4 = !local && s instanceof Inet4Address;
         int len = local ? 0 : v4 ? 12 : 36;
-        ByteBuf b = alloc.buffer(16 + len);
+        ByteBuf b = alloc.buffer(16 + len + (options == 0 && (client == null || client.alpn() == null) ? 0 : 128));
+        int start = b.writerIndex();
         b.writeBytes(V2_SIG);
         b.writeByte(local ? 0x20 : 0x21);
         b.writeByte(local ? 0x00 : v4 ? 0x11 : 0x21);
@@ -384,7 +416,56 @@ public final class ProxyHeader {
             b.writeShort(src.getPort());
             b.writeShort(dst.getPort());
         }
+        int crcAt = -1;
+        if ((options & Server.PP_V2_CRC32C) != 0) {
+            b.writeByte(PP2_TYPE_CRC32C).writeShort(4);
+            crcAt = b.writerIndex();
+            b.writeInt(0);
+        }
+        if (client != null) {
+            tlv(b, PP2_TYPE_ALPN, client.alpn());
+            if ((options & Server.PP_V2_AUTHORITY) != 0) {
+                tlv(b, PP2_TYPE_AUTHORITY, client.authority());
+            }
+            if ((options & Server.PP_V2_UNIQUE_ID) != 0) {
+                tlv(b, PP2_TYPE_UNIQUE_ID, client.uniqueId());
+            }
+        }
+        if ((options & Server.PP_V2_SSL) != 0) {
+            int at = b.writerIndex();
+            boolean tls = client != null && client.tlsVersion() != null;
+            // type, length (set below), client flags, verify result (0: no certificate to verify)
+            b.writeByte(PP2_TYPE_SSL).writeShort(0).writeByte(tls ? PP2_CLIENT_SSL : 0).writeInt(0);
+            if (tls) {
+                tlv(b, PP2_SUBTYPE_SSL_VERSION, client.tlsVersion());
+                if ((options & Server.PP_V2_SSL_KEY_ALG) != 0) {
+                    tlv(b, PP2_SUBTYPE_SSL_KEY_ALG, client.keyAlgorithm());
+                }
+                if ((options & Server.PP_V2_SSL_SIG_ALG) != 0) {
+                    tlv(b, PP2_SUBTYPE_SSL_SIG_ALG, client.signatureAlgorithm());
+                }
+                if ((options & Server.PP_V2_SSL_CIPHER) != 0) {
+                    tlv(b, PP2_SUBTYPE_SSL_CIPHER, client.tlsCipher());
+                }
+            }
+            b.setShort(at + 1, b.writerIndex() - at - 3);
+        }
+        b.setShort(start + 14, b.writerIndex() - start - 16);
+        if (crcAt >= 0) {
+            CRC32C crc = new CRC32C();
+            crc.update(b.nioBuffer(start, b.writerIndex() - start));
+            b.setInt(crcAt, (int) crc.getValue());
+        }
         return b;
+    }
+
+    /** A TLV of {@code type} holding {@code value} (ISO-8859-1, as the reader takes them); nothing for null. */
+    private static void tlv(ByteBuf b, int type, String value) {
+        if (value == null) {
+            return;
+        }
+        b.writeByte(type).writeShort(value.length());
+        b.writeCharSequence(value, StandardCharsets.ISO_8859_1);
     }
 
     private static InetAddress mapped(InetAddress a) {

@@ -6,8 +6,10 @@ import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.backend.ServerConnection;
 import dev.sluice.proxy.backend.ServerConnector;
+import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.rules.Txn;
 import dev.sluice.proxy.stream.Termination.Cause;
+import dev.sluice.proxy.tls.TlsSession;
 import dev.sluice.proxy.stream.Termination.State;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.util.concurrent.Future;
@@ -180,7 +182,7 @@ abstract class ServerPath implements ServerConnector.Callback, ServerSlot.Listen
      * header's addresses in the connection's reuse key, which comes to the same).
      */
     final HttpOptions.Reuse reusePolicy(Server server) {
-        return server.config().sendProxy() != 0 ? HttpOptions.Reuse.NEVER : backend.http().reuse();
+        return server.config().proxyVersion() != 0 ? HttpOptions.Reuse.NEVER : backend.http().reuse();
     }
 
     @Override
@@ -191,6 +193,25 @@ abstract class ServerPath implements ServerConnector.Callback, ServerSlot.Listen
     @Override
     public final InetSocketAddress proxiedDestination() {
         return client.localAddress();
+    }
+
+    @Override
+    public final ProxyHeader.Client proxiedClient(int options) {
+        TlsSession tls = client.tlsSession();
+        ProxyHeader.Received received = client.proxyHeader();
+        String authority = received != null && received.authority() != null ? received.authority() : tls == null ? null : tls.sni();
+        String id = null;
+        if ((options & dev.sluice.config.model.Server.PP_V2_UNIQUE_ID) != 0) {
+            // HAProxy sends the field even without a unique-id-format: empty
+            id = stream.target().uniqueId();
+            id = id == null ? "" : id;
+        }
+        if (tls == null) {
+            return new ProxyHeader.Client(null, authority, id, null, null, null, null);
+        }
+        return new ProxyHeader.Client(tls.alpn(), authority, id, tls.protocol(), TlsSession.openSslCipher(tls.cipher()),
+                (options & dev.sluice.config.model.Server.PP_V2_SSL_KEY_ALG) != 0 ? tls.localKeyAlgorithm() : null,
+                (options & dev.sluice.config.model.Server.PP_V2_SSL_SIG_ALG) != 0 ? tls.localSignatureAlgorithm() : null);
     }
 
     @Override

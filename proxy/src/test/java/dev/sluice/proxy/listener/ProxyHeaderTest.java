@@ -160,4 +160,30 @@ class ProxyHeaderTest {
             }
         }
     }
+
+    /**
+     * The extra fields a server connection's v2 header carries read back by the reader (which checks the CRC32C), and
+     * the bytes of the SSL field: what Sluice writes, Sluice (as HAProxy) reads.
+     */
+    @Test
+    void v2ExtraFieldsAreReadBack() throws Exception {
+        int all = dev.sluice.config.model.Server.PP_V2_CRC32C | dev.sluice.config.model.Server.PP_V2_AUTHORITY
+                | dev.sluice.config.model.Server.PP_V2_UNIQUE_ID | dev.sluice.config.model.Server.PP_V2_SSL
+                | dev.sluice.config.model.Server.PP_V2_SSL_CIPHER;
+        ProxyHeader.Client client = new ProxyHeader.Client("h2", "example.com", "id-1", "TLSv1.3", "TLS_AES_128_GCM_SHA256", null, null);
+        byte[] header = bytes(ProxyHeader.write(ByteBufAllocator.DEFAULT, 2, at("192.0.2.1", 1000), at("198.51.100.2", 443), all, client));
+        ProxyHeader.Received r = complete(header);
+        assertThat(r.source()).isEqualTo(at("192.0.2.1", 1000));
+        assertThat(r.authority()).isEqualTo("example.com");
+        assertThat(new String(r.uniqueId(), StandardCharsets.ISO_8859_1)).isEqualTo("id-1");
+        String hex = HexFormat.of().formatHex(header);
+        assertThat(hex).endsWith("20" + "0028" + "01" + "00000000" + "210007" + HexFormat.of().formatHex("TLSv1.3".getBytes(StandardCharsets.US_ASCII))
+                + "230016" + HexFormat.of().formatHex("TLS_AES_128_GCM_SHA256".getBytes(StandardCharsets.US_ASCII)));
+        // a header whose CRC does not match is refused
+        header[header.length - 1] ^= 1;
+        assertThat(read(header)).isNotInstanceOf(ProxyHeader.Received.class);
+        // without options the header is the plain one, whatever the client
+        assertThat(bytes(ProxyHeader.write(ByteBufAllocator.DEFAULT, 2, at("192.0.2.1", 1000), at("198.51.100.2", 443), 0,
+                new ProxyHeader.Client(null, "example.com", "id", "TLSv1.3", "x", null, null)))).hasSize(28);
+    }
 }
