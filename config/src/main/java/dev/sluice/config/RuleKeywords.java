@@ -69,6 +69,8 @@ final class RuleKeywords {
             new Spec("unset-var", REQ | RES | AFTER, 0, 0, "unset-var(<scope.name>)", "Remove a variable."),
             new Spec("set-timeout", REQ, 2, 2, "set-timeout server|tunnel <time>",
                     "Change the server or tunnel timeout of this stream (in a backend or listen section)."),
+            new Spec("disable-l7-retry", REQ, 0, 0, "disable-l7-retry",
+                    "No retry-on retry for this request but after a connection failure (a request is sent once at most)."),
             new Spec("set-retries", REQ, 1, 1, "set-retries <n>",
                     "Change the number of connect retries for this stream (HAProxy 2.7 and later; HAProxy 2.6 refuses it)."),
             new Spec("track-sc0", REQ | RES, 1, 3, "track-sc0 <key> [table <table>]",

@@ -194,8 +194,12 @@ class RetryTest {
                 "retries 2\nretry-on all-retryable-errors\noption redispatch\nserver s1 127.0.0.1:@OK@\nserver s2 127.0.0.1:" + o2.port(),
                 // not covered: the failure goes to the client
                 "retries 2\nretry-on conn-failure\nserver s1 127.0.0.1:@OK@",
-                "retries 1\nretry-on 503\ntimeout server 300ms\nserver s1 127.0.0.1:@OK@");
-        String[] paths = {"/503/4", "/503/3", "/slow", "/empty", "/junk", "/503/3", "/503/2", "/slow"};
+                "retries 1\nretry-on 503\ntimeout server 300ms\nserver s1 127.0.0.1:@OK@",
+                // disable-l7-retry: the 503 goes to the client, a connection failure is still retried
+                "retries 2\nretry-on 503\nhttp-request disable-l7-retry\nserver s1 127.0.0.1:@OK@",
+                "retries 2\nretry-on conn-failure 503\nhttp-request disable-l7-retry\noption redispatch\nserver s1 127.0.0.1:@DEAD@\n"
+                        + "server s2 127.0.0.1:@OK@");
+        String[] paths = {"/503/4", "/503/3", "/slow", "/empty", "/junk", "/503/3", "/503/2", "/slow", "/503/2", "/503/2"};
         // the first requests of a daemon may be slow: the timers are not compared
         assertThat(noTotal(run(haproxy, cases, o, i -> "GET /c" + i + paths[i] + " HTTP/1.1\r\nhost: test\r\n\r\n", "\"GET /"))).containsExactly(
                 "c0 c0/s1 503 ---- rc 2 0/0 wretr/wredis 4/0",
@@ -205,7 +209,9 @@ class RetryTest {
                 "c4 c4/s1 200 ---- rc 1 0/0 wretr/wredis 2/0",
                 "c5 c5/s1 200 ---- rc +2 0/0 wretr/wredis 2/2",
                 "c6 c6/s1 503 ---- rc 0 0/0 wretr/wredis 0/0",
-                "c7 c7/s1 504 sH-- rc 0 0/0 wretr/wredis 0/0");
+                "c7 c7/s1 504 sH-- rc 0 0/0 wretr/wredis 0/0",
+                "c8 c8/s1 503 ---- rc 0 0/0 wretr/wredis 0/0",
+                "c9 c9/s2 503 ---- rc +1 0/0 wretr/wredis 0/1");
     }
 
     /**

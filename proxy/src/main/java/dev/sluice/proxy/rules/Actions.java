@@ -318,6 +318,10 @@ public final class Actions {
                     return Action.Verdict.CONTINUE;
                 };
             }
+            case "disable-l7-retry" -> t -> {
+                t.disableL7Retry();
+                return Action.Verdict.CONTINUE;
+            };
             case "set-retries" -> {
                 int n = Integer.parseInt(args.get(0));
                 yield t -> {

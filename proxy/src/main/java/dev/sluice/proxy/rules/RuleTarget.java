@@ -70,6 +70,10 @@ public interface RuleTarget extends Txn {
 
     void setRetries(int retries);
 
+    /** {@code disable-l7-retry}: only connection failures are retried for this request. */
+    default void disableL7Retry() {
+    }
+
     /** {@code http-request|response capture <sample> id <slot>}. */
     default void capture(boolean response, int slot, CharSequence value) {
     }

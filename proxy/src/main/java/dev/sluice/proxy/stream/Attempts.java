@@ -47,6 +47,8 @@ final class Attempts {
     private Server previous;
     private boolean redispatched;
     private RequestReplay replay;
+    /** {@code disable-l7-retry}: only connection failures are retried. */
+    private boolean l7Disabled;
 
     /** The attempts of {@code request} (null: a stream without a request), with {@code retries} retries. */
     Attempts(Backend backend, RequestHead request, int retries) {
@@ -55,6 +57,11 @@ final class Attempts {
         this.retries = retries;
         // no request: never sent again (afterSending and sending both stop at this flag)
         this.idempotent = request != null && idempotent(request.method());
+    }
+
+    /** {@code http-request disable-l7-retry}: after the request went out, no {@code retry-on} retry. */
+    void disableL7Retry() {
+        l7Disabled = true;
     }
 
     static boolean idempotent(AsciiString m) {
@@ -99,6 +106,9 @@ final class Attempts {
         }
         if (event == Retries.RetryOn.EMPTY_RESPONSE && reused) {
             return Again.STALE;
+        }
+        if (l7Disabled) {
+            return Again.NO;
         }
         Retries p = backend.retryPolicy();
         boolean covered = status > 0 ? p.statuses().contains(status) : p.on().contains(event);
@@ -152,7 +162,7 @@ final class Attempts {
      * after sending are configured, or the connection is reused and might be stale).
      */
     void sending(ServerSide c) {
-        if (replay == null && idempotent && request.hasBody() && (backend.retryPolicy().afterSending() || c.reused())) {
+        if (replay == null && idempotent && request.hasBody() && (!l7Disabled && backend.retryPolicy().afterSending() || c.reused())) {
             replay = new RequestReplay(RequestBody.MAX_HELD_BODY);
         }
     }

@@ -244,6 +244,9 @@ public final class Stream extends Live implements Exchange {
             request.fields().add(idHeader, new AsciiString(target.uniqueId()));
         }
         attempts = new Attempts(backend, request, target.retries() >= 0 ? target.retries() : backend.retries());
+        if (target.l7RetryDisabled()) {
+            attempts.disableL7Retry();
+        }
         connecting = new Connecting(this, client, request, backend, attempts);
         slot = connecting.slot();
         Server to = persistence.route(backend, cookie);

@@ -41,6 +41,8 @@ final class StreamTarget extends ClientTxn<ClientSide> implements RuleTarget {
     private long serverTimeout = -1;
     private long tunnelTimeout = -1;
     private int retries = -1;
+    /** {@code disable-l7-retry} ran (HAProxy's TX_D_L7_RETRY). */
+    private boolean l7RetryDisabled;
     /** What {@code cache-use} learnt of the request (its keys and cacheability), null before or without one. */
     private CacheFill.Request cacheRequest;
     private CacheEntry cacheHit;
@@ -250,6 +252,16 @@ final class StreamTarget extends ClientTxn<ClientSide> implements RuleTarget {
                 // the client side keeps its own timeout
             }
         }
+    }
+
+    @Override
+    public void disableL7Retry() {
+        l7RetryDisabled = true;
+    }
+
+    /** Whether {@code disable-l7-retry} ran. */
+    boolean l7RetryDisabled() {
+        return l7RetryDisabled;
     }
 
     @Override

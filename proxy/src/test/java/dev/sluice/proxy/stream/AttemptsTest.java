@@ -74,4 +74,17 @@ class AttemptsTest {
         assertThat(a.afterSending(null, 503, false, true)).isEqualTo(Attempts.Again.RETRY);
         assertThat(a.afterSending(null, 503, false, true)).isEqualTo(Attempts.Again.NO);
     }
+
+    @Test
+    void disableL7RetryLeavesOnlyConnectionFailuresAndStaleConnections() {
+        Backend be = proxy.backend("be");
+        RequestHead get = new RequestHead(AsciiString.of("GET"), AsciiString.of("/"), HttpVersion.HTTP_1_1, new HttpFields());
+        Attempts a = new Attempts(be, get, be.retries());
+        a.disableL7Retry();
+        assertThat(a.afterSending(RetryOn.EMPTY_RESPONSE, 0, true, true)).isEqualTo(Attempts.Again.STALE);
+        assertThat(a.afterSending(RetryOn.RESPONSE_TIMEOUT, 0, false, true)).isEqualTo(Attempts.Again.NO);
+        assertThat(a.afterSending(null, 503, false, true)).isEqualTo(Attempts.Again.NO);
+        assertThat(a.connectFailed()).isTrue();
+        assertThat(a.done()).isEqualTo(1);
+    }
 }
