@@ -46,6 +46,16 @@ final class CheckKeywords {
         String body;
         boolean sent;
         List<Expect> expects = new ArrayList<>();
+        /** {@code http-check connect}: how the check connects (null: as the server's check settings say). */
+        TcpCheck.Connect connect;
+        /**
+         * The comment of an {@code http-check comment} line, for the following rules of one kind (HAProxy's
+         * check_proxy_tcpcheck), and the kind of the last rule ("comment", "connect", "send", "expect"; null: none).
+         */
+        String comment;
+        String lastRule;
+        /** This section's http-check rules so far (HAProxy's step numbers count them all). */
+        int steps;
         boolean log;
         boolean sendState;
         boolean disableOn404;
@@ -71,6 +81,10 @@ final class CheckKeywords {
             b.body = body;
             b.sent = sent;
             b.expects = new ArrayList<>(expects);
+            b.connect = connect;
+            b.comment = comment;
+            b.lastRule = lastRule;
+            b.steps = steps;
             b.log = log;
             b.sendState = sendState;
             b.disableOn404 = disableOn404;
@@ -91,7 +105,24 @@ final class CheckKeywords {
                 body = null;
                 sent = false;
                 expects = new ArrayList<>();
+                connect = null;
+                comment = null;
+                lastRule = null;
+                steps = 0;
             }
+        }
+
+        /**
+         * A rule of {@code kind} follows: the pending comment ends unless it was the last rule or this rule continues
+         * its kind; returns the comment that applies to this rule (null: none).
+         */
+        String next(String kind) {
+            if (lastRule != null && !lastRule.equals(kind) && !lastRule.equals("comment")) {
+                comment = null;
+            }
+            lastRule = kind;
+            steps++;
+            return comment;
         }
 
         HealthChecks build(boolean forkAllowed) {
@@ -102,7 +133,7 @@ final class CheckKeywords {
             HealthChecks.HttpCheck http = null;
             if (httpchk) {
                 http = new HealthChecks.HttpCheck(sendMethod != null ? sendMethod : method, sendUri != null ? sendUri : uri,
-                        sendVersion != null ? sendVersion : version, headers, body, expects);
+                        sendVersion != null ? sendVersion : version, headers, body, expects, connect);
             }
             TcpCheck tcpCheck = httpchk ? null : tcp.build();
             // a tcp-check ignores disable-on-404 (HAProxy warns, see TcpCheckKeywords.afterBuild)
@@ -122,6 +153,24 @@ final class CheckKeywords {
                     if (c.expectArgs(0, 0, "option log-health-checks")) {
                         c.proxy().checks.log = !c.negated();
                     }
+                }));
+        r.register(new Keyword("http-check connect", BACKEND_SIDE, TcpCheckKeywords.CONNECT_SYNTAX.replace("tcp-check", "http-check")
+                .replace("[via-socks4] ", "").replace("[proto <name>]", "[proto h1]"),
+                "How the HTTP check connects, instead of the server's check settings: to another port (a number or a sample"
+                        + " expression) or address, with TLS ('default': the server's check settings for what is not given), SNI,"
+                        + " a PROXY header; 'linger' closes without a reset. The first http-check rule; one per backend.",
+                CheckKeywords::connect));
+        r.register(new Keyword("http-check comment", BACKEND_SIDE, "http-check comment <msg>",
+                "A comment the following http-check rules of one kind report in their messages (an expect that fails says it).",
+                c -> {
+                    if (c.args().isEmpty()) {
+                        c.lineError("'http-check comment' : expects a string as argument.");
+                        return;
+                    }
+                    CheckKeywords.Builder b = c.proxy().checks;
+                    b.ownRules();
+                    b.next("comment");
+                    b.comment = c.args().get(0);
                 }));
         r.register(new Keyword("http-check send", BACKEND_SIDE, SEND_SYNTAX,
                 "The HTTP check request: method, URI and version override 'option httpchk', headers and a body are added"
@@ -301,6 +350,7 @@ final class CheckKeywords {
             c.error("a second 'http-check send' (a multi-step check) is not supported by Sluice yet.");
             return;
         }
+        b.next("send");
         if (!b.expects.isEmpty()) {
             c.error("'http-check send' after 'http-check expect' (a multi-step check) is not supported by Sluice yet.");
             return;
@@ -452,7 +502,49 @@ final class CheckKeywords {
                         hdr[3], comment, ok, error, tout, minRecv);
         CheckKeywords.Builder b = c.proxy().checks;
         b.ownRules();
+        if (b.connect != null && !b.sent) {
+            // HAProxy: with a connect rule the expect must follow a send
+            c.error("unable to add http-check expect rule at step " + (b.steps + 1) + " (missing send rule)..");
+            return;
+        }
+        String pending = b.next("expect");
+        if (comment == null && pending != null) {
+            e = new Expect(e.kind(), e.inverse(), e.codes(), e.pattern(), e.nameMatch(), e.name(), e.valueMatch(), e.value(), pending, e.okStatus(),
+                    e.errorStatus(), e.timeoutStatus(), e.minRecv());
+        }
         b.expects.add(e);
+    }
+
+    /**
+     * {@code http-check connect}: how the check's connection is made (port, address, TLS, SNI, a PROXY header,
+     * linger). The first rule when there is one, as HAProxy requires; one connection per check in Sluice, so one
+     * connect.
+     */
+    private static void connect(KeywordContext c) {
+        TcpCheck.Connect parsed = TcpCheckKeywords.connect(c);
+        if (parsed == null) {
+            return;
+        }
+        if (parsed.viaSocks4()) {
+            c.error("'via-socks4' is not supported by Sluice yet in health checks.");
+            return;
+        }
+        CheckKeywords.Builder b = c.proxy().checks;
+        b.ownRules();
+        if (b.connect != null) {
+            c.error("a second 'http-check connect' (a multi-step check) is not supported by Sluice yet.");
+            return;
+        }
+        if (b.sent || !b.expects.isEmpty()) {
+            c.error("'http-check connect' : first step MUST also be a 'connect', optionally preceded by a 'set-var', an 'unset-var' or a"
+                    + " 'comment', when there is a 'connect' step in the tcp-check ruleset.");
+            return;
+        }
+        String pending = b.next("connect");
+        b.connect = parsed.comment() == null && pending != null
+                ? new TcpCheck.Connect(parsed.where(), parsed.index(), pending, parsed.port(), parsed.portExpr(), parsed.addr(), parsed.addrPort(),
+                        parsed.useDefault(), parsed.sendProxy(), parsed.viaSocks4(), parsed.ssl(), parsed.sni(), parsed.alpn(), parsed.linger())
+                : parsed;
     }
 
     /** {@code 200,201,300-310}: pairs of inclusive bounds. */

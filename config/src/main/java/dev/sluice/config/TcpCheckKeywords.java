@@ -188,8 +188,10 @@ final class TcpCheckKeywords {
 
     // ------------------------------------------------------------------ connect
 
-    private static Connect connect(KeywordContext c) {
-        for (Rule r : c.proxy().checks.tcp.own) {
+    /** A {@code tcp-check connect} or {@code http-check connect} line (the keyword says which); null after an error. */
+    static Connect connect(KeywordContext c) {
+        boolean http = c.keyword().startsWith("http-check");
+        for (Rule r : http ? List.<Rule>of() : c.proxy().checks.tcp.own) {
             if (r instanceof Connect) {
                 break;
             }
@@ -269,8 +271,23 @@ final class TcpCheckKeywords {
                     switch (next) {
                         case "none" -> {
                         }
-                        case "h1", "h2", "fcgi", "quic" -> {
+                        case "h1" -> {
+                            if (!http) {
+                                rejected(c, "'proto' : invalid MUX protocol '" + next + "' for tcp-check");
+                                return null;
+                            }
+                        }
+                        case "h2", "fcgi" -> {
+                            if (http) {
+                                rejected(c, "'proto " + next + "' is not supported by Sluice yet in health checks ("
+                                        + (next.equals("h2") ? "HTTP/2" : "FastCGI") + " health checks)");
+                                return null;
+                            }
                             rejected(c, "'proto' : invalid MUX protocol '" + next + "' for tcp-check");
+                            return null;
+                        }
+                        case "quic" -> {
+                            rejected(c, "'proto' : invalid MUX protocol '" + next + "' for " + (http ? "http-check" : "tcp-check"));
                             return null;
                         }
                         default -> {

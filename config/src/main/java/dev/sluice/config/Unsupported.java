@@ -14,7 +14,7 @@ final class Unsupported {
     private static final String LUA = "Lua scripting";
     private static final String SPOE = "SPOE/SPOA filters";
     private static final String LOGS = "this logging feature";
-    private static final String MULTI_STEP_CHECKS = "multi-step health checks (http-check connect, comment, set-var)";
+    private static final String MULTI_STEP_CHECKS = "multi-step health checks (http-check set-var, unset-var)";
     private static final String STATS = "this stats page option";
 
     /** Section keywords HAProxy has and Sluice does not. */
@@ -38,7 +38,6 @@ final class Unsupported {
             
             
             
-            Map.entry("http-check connect", MULTI_STEP_CHECKS), Map.entry("http-check comment", MULTI_STEP_CHECKS),
             Map.entry("http-check set-var", MULTI_STEP_CHECKS), Map.entry("http-check unset-var", MULTI_STEP_CHECKS),
             Map.entry("option spop-check", SPOE),
             Map.entry("stats disable", STATS),

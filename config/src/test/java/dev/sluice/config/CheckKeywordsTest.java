@@ -188,6 +188,26 @@ class CheckKeywordsTest {
     }
 
     @Test
+    void httpCheckConnectSaysWhereAndHowTheCheckConnects() {
+        var http = backendOf("option httpchk GET /s\nhttp-check comment reach\nhttp-check connect port 8081 ssl sni h.example\n"
+                + "http-check send\nhttp-check comment status\nhttp-check expect status 200\nhttp-check expect ! string down").checks().http();
+        assertThat(http.connect().port()).isEqualTo(8081);
+        assertThat(http.connect().ssl()).isTrue();
+        assertThat(http.connect().sni()).isEqualTo("h.example");
+        // a comment goes to the following rules of one kind: the connect, then the two expects
+        assertThat(http.connect().comment()).isEqualTo("reach");
+        assertThat(http.expects()).extracting(HealthChecks.Expect::comment).containsExactly("status", "status");
+        assertSingleError(parse(inBackend("option httpchk\nhttp-check connect\nhttp-check connect port 81")), BACKEND_LINE + 2,
+                "'http-check connect' : a second 'http-check connect' (a multi-step check) is not supported by Sluice yet.");
+        assertSingleError(parse(inBackend("option httpchk\nhttp-check send uri /a\nhttp-check connect")), BACKEND_LINE + 2,
+                "'http-check connect' : first step MUST also be a 'connect'");
+        assertSingleError(parse(inBackend("option httpchk\nhttp-check connect\nhttp-check comment c\nhttp-check expect status 200")),
+                BACKEND_LINE + 3, "'http-check expect' : unable to add http-check expect rule at step 3 (missing send rule)..");
+        assertSingleError(parse(inBackend("option httpchk\nhttp-check connect proto h2")), BACKEND_LINE + 1,
+                "'http-check connect' : 'proto h2' is not supported by Sluice yet in health checks (HTTP/2 health checks).");
+    }
+
+    @Test
     void aSecondSendIsAMultiStepCheck() {
         assertSingleError(parse(inBackend("option httpchk\nhttp-check send uri /a\nhttp-check send uri /b")), BACKEND_LINE + 2,
                 "'http-check send' : a second 'http-check send' (a multi-step check) is not supported by Sluice yet.");

@@ -247,6 +247,46 @@ class TcpCheckTest {
         assertThat(run(true, RULES, origins(RULES))).as("HAProxy 2.6").containsExactlyEntriesOf(RULES_SEEN);
     }
 
+    // ------------------------------------------------------------------ http-check connect and comment
+
+    /**
+     * {@code http-check connect} sends the HTTP check elsewhere than the server's own port (where nothing listens): to
+     * a port, to an address with its port; {@code http-check comment} names the expects that follow it in the failure
+     * message. The same words as HAProxy 2.6.
+     */
+    private Map<String, String> httpConnect(boolean haproxy) {
+        ScriptedOrigin ok = ScriptedOrigin.start(answer(hex("HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n")));
+        ScriptedOrigin ko = ScriptedOrigin.start(answer(hex("HTTP/1.1 500 Boom\r\ncontent-length: 0\r\n\r\n")));
+        closing.add(ok);
+        closing.add(ko);
+        List<Case> cases = List.of(
+                new Case("hc_port", "option httpchk\nhttp-check connect port " + ok.port() + "\nhttp-check send meth GET uri /s\n"
+                        + "http-check expect status 200", null),
+                new Case("hc_addr", "option httpchk GET /s\nhttp-check comment reach\nhttp-check connect addr 127.0.0.1:" + ok.port(), null),
+                new Case("hc_comment", "option httpchk GET /s\nhttp-check connect port " + ko.port() + "\nhttp-check send\n"
+                        + "http-check comment status-page\nhttp-check expect status 200", null));
+        for (Case k : cases) {
+            fixedPorts.put(k.name(), Integer.toString(Ports.free()));
+        }
+        return run(haproxy, cases, Map.of());
+    }
+
+    private static final Map<String, String> HTTP_CONNECT_SEEN = ordered(
+            "hc_port", OK + "Layer7 check passed, code: 200" + UP + "L7OK 200 ",
+            "hc_addr", OK + "Layer7 check passed, code: 200" + UP + "L7OK 200 ",
+            "hc_comment", KO + "Layer7 wrong status, code: 500, info: \"Boom comment: status-page\"" + DOWN + "L7STS 500 Boom comment: status-page");
+
+    @Test
+    void httpCheckConnectAndCommentAsHaproxy() {
+        assertThat(httpConnect(false)).containsExactlyEntriesOf(HTTP_CONNECT_SEEN);
+    }
+
+    @Test
+    void httpCheckConnectAndCommentInHaproxy() {
+        Program.HAPROXY.require();
+        assertThat(httpConnect(true)).as("HAProxy 2.6").containsExactlyEntriesOf(HTTP_CONNECT_SEEN);
+    }
+
     // ------------------------------------------------------------------ protocol options
 
     private static final List<Case> PROTOCOLS = List.of(

@@ -35,13 +35,20 @@ public record HealthChecks(HttpCheck http, boolean log, boolean sendState, boole
     /**
      * The request of an HTTP check and the rules its response must pass. {@code headers} are name/value pairs in
      * order; {@code body} is null for none. {@code expects} empty means HAProxy's implicit rule: a 2xx or 3xx status.
+     * {@code connect} is {@code http-check connect} (null: none, the server's check settings say where and how).
      */
-    public record HttpCheck(String method, String uri, String version, List<Header> headers, String body, List<Expect> expects) {
+    public record HttpCheck(String method, String uri, String version, List<Header> headers, String body, List<Expect> expects,
+            TcpCheck.Connect connect) {
         public static final HttpCheck DEFAULT = new HttpCheck("OPTIONS", "/", "HTTP/1.0", List.of(), null, List.of());
 
         public HttpCheck {
             headers = List.copyOf(headers);
             expects = List.copyOf(expects);
+        }
+
+        /** Without {@code http-check connect}. */
+        public HttpCheck(String method, String uri, String version, List<Header> headers, String body, List<Expect> expects) {
+            this(method, uri, version, headers, body, expects, null);
         }
     }
 

@@ -28,6 +28,8 @@ public final class CheckPlan {
     private final int bufsize;
     /** The tcp-check rules ({@code option tcp-check}, a protocol option), null for an HTTP or a connection check. */
     private final TcpCheckPlan tcp;
+    /** {@code http-check connect}, compiled; null: none. */
+    private final TcpCheckPlan.Connect httpConnect;
 
     /** The process's variables and environment, which tcp-check rules read and set ({@code proc.}, {@code env()}). */
     private ProcScope process = new ProcScope();
@@ -53,6 +55,7 @@ public final class CheckPlan {
         this.timeoutCheck = t.check() == Timeouts.UNSET ? 0 : t.check();
         this.timeoutConnect = t.connect() == Timeouts.UNSET ? 0 : t.connect();
         HealthChecks.HttpCheck http = config.http();
+        this.httpConnect = http == null || http.connect() == null ? null : TcpCheckPlan.connect(http.connect(), http.connect().comment());
         if (http == null) {
             head = null;
             tail = null;
@@ -94,6 +97,11 @@ public final class CheckPlan {
 
     public Backend backend() {
         return backend;
+    }
+
+    /** {@code http-check connect}: where and how an HTTP check connects; null: as the server's check settings say. */
+    TcpCheckPlan.Connect httpConnect() {
+        return httpConnect;
     }
 
     /** The tcp-check rules the checks play, or null. */

@@ -64,8 +64,12 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
         long inter = check.server().config().check().inter();
         long connectLimit = plan.timeoutCheck() > 0 && plan.timeoutConnect() > 0 ? Math.min(inter, plan.timeoutConnect()) : inter;
         timer = check.loop().schedule(this::expired, connectLimit, TimeUnit.MILLISECONDS);
-        InetSocketAddress target = check.target();
-        boolean tls = check.tls();
+        TcpCheckPlan.Connect rule = plan.httpConnect();
+        ConnectTarget to = rule == null ? new ConnectTarget(check.target(), check.tls(), check.sni(), check.proxyHeaderVersion())
+                : ConnectTarget.of(check, rule, rule.portExpr() == null ? null
+                        : new CheckSession(check.server().backend().name(), plan.bufsize(), plan.process()));
+        InetSocketAddress target = to.address();
+        boolean tls = to.tls();
         Bootstrap b = new Bootstrap().group(check.loop()).channelFactory(check.transport()::newSocketChannel)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.ALLOCATOR, check.transport().allocator())
@@ -73,12 +77,12 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
                 .handler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        int pp = check.proxyHeaderVersion();
+                        int pp = to.proxyVersion();
                         if (pp != 0) {
                             ch.pipeline().addLast("pp", ProxyHeaderWriter.forCheck(pp, check.server().config().proxyV2Options()));
                         }
                         if (tls) {
-                            SslHandler ssl = check.server().tls().context().newHandler(ch.alloc(), check.sni(), target);
+                            SslHandler ssl = check.server().tls().context().newHandler(ch.alloc(), to.sni(), target);
                             // the check's own timers bound the handshake
                             ssl.setHandshakeTimeoutMillis(0);
                             ch.pipeline().addLast("tls", ssl).addLast("handshake", new TlsHandshakeHandler(CheckRun.this));

@@ -146,11 +146,20 @@ public final class TcpCheckPlan {
     /** The problems of a proxy's tcp-check rules, as {@code -c} prints them (empty when it has none or they compile). */
     public static List<String> problems(Proxy p) {
         TcpCheck tcp = p.checks().tcp();
-        if (tcp == null || !p.kind().hasBackend()) {
+        var http = p.checks().http();
+        if (!p.kind().hasBackend() || tcp == null && (http == null || http.connect() == null)) {
             return List.of();
         }
         List<Problem> found = new ArrayList<>();
-        compile(tcp, found);
+        if (tcp != null) {
+            compile(tcp, found);
+        } else {
+            try {
+                connect(http.connect(), null);
+            } catch (Problem e) {
+                found.add(e);
+            }
+        }
         return found.stream().map(e -> e.where() + ": error: " + e.getMessage()).toList();
     }
 
@@ -177,7 +186,8 @@ public final class TcpCheckPlan {
         return new Problem(r.where(), "'" + keyword + "' : " + message + ".");
     }
 
-    private static Connect connect(TcpCheck.Connect c, String comment) {
+    /** Compiles a connect rule ({@code http-check connect} too); throws a {@link Problem} when it does not compile. */
+    static Connect connect(TcpCheck.Connect c, String comment) {
         CheckSamples.Value portExpr = null;
         if (c.portExpr() != null) {
             try {

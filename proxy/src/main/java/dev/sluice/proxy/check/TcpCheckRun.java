@@ -25,7 +25,6 @@ import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
@@ -418,30 +417,12 @@ final class TcpCheckRun implements CheckAttempt, TlsHandshakeHandler.Callback {
         linger = c.linger();
         long inter = check.server().config().check().inter();
         schedule(plan.timeoutCheck() > 0 && plan.timeoutConnect() > 0 ? Math.min(inter, plan.timeoutConnect()) : inter);
-        InetSocketAddress dflt = check.target();
-        InetAddress ip = c.addr() != null ? c.addr() : dflt.getAddress();
-        int port = c.port();
-        if (port == 0 && c.portExpr() != null) {
-            Long p = Samples.integer(c.portExpr().get(session));
-            port = p == null ? 0 : (int) (long) p;
-        }
-        if (port == 0 && c.addr() != null) {
-            port = c.addrPort();
-        }
-        if (port == 0) {
-            port = dflt.getPort();
-        }
-        InetSocketAddress target = new InetSocketAddress(ip, port);
-        boolean useTls = c.ssl() || c.useDefault() && check.tls();
-        if (useTls && check.server().tls() == null) {
-            // the configuration check refuses a TLS connect without the server's TLS settings
-            useTls = false;
-        }
-        String sni = c.sni() != null ? c.sni() : c.useDefault() ? check.sni() : null;
-        int proxyVersion = c.sendProxy() ? (check.server().config().proxyVersion() != 0 ? check.server().config().proxyVersion() : 1)
-                : c.useDefault() ? check.proxyHeaderVersion() : 0;
-        boolean handshake = useTls;
-        tls = useTls;
+        ConnectTarget to = ConnectTarget.of(check, c, session);
+        InetSocketAddress target = to.address();
+        String sni = to.sni();
+        int proxyVersion = to.proxyVersion();
+        boolean handshake = to.tls();
+        tls = handshake;
         Bootstrap b = new Bootstrap().group(check.loop()).channelFactory(check.transport()::newSocketChannel)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.ALLOW_HALF_CLOSURE, true)

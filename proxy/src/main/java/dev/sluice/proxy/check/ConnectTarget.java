@@ -1,0 +1,40 @@
+package dev.sluice.proxy.check;
+
+import dev.sluice.proxy.rules.Samples;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+
+/**
+ * Where and how a check's connection goes when a connect rule ({@code tcp-check connect}, {@code http-check connect})
+ * says it: the rule's address, port (a number, a sample expression, the address's port) and TLS, SNI and PROXY header
+ * settings, over the server's check settings where the rule says {@code default} or gives none, as HAProxy's
+ * tcpcheck_eval_connect.
+ */
+record ConnectTarget(InetSocketAddress address, boolean tls, String sni, int proxyVersion) {
+
+    /** The target of {@code c} for {@code check}; {@code session} evaluates a port expression (null: none given). */
+    static ConnectTarget of(HealthCheck check, TcpCheckPlan.Connect c, CheckSession session) {
+        InetSocketAddress dflt = check.target();
+        InetAddress ip = c.addr() != null ? c.addr() : dflt.getAddress();
+        int port = c.port();
+        if (port == 0 && c.portExpr() != null && session != null) {
+            Long p = Samples.integer(c.portExpr().get(session));
+            port = p == null ? 0 : (int) (long) p;
+        }
+        if (port == 0 && c.addr() != null) {
+            port = c.addrPort();
+        }
+        if (port == 0) {
+            port = dflt.getPort();
+        }
+        boolean tls = c.ssl() || c.useDefault() && check.tls();
+        if (tls && check.server().tls() == null) {
+            // the configuration check refuses a TLS connect without the server's TLS settings
+            tls = false;
+        }
+        String sni = c.sni() != null ? c.sni() : c.useDefault() ? check.sni() : null;
+        int version = check.server().config().proxyVersion();
+        int proxyVersion = c.sendProxy() ? (version != 0 ? version : 1) : c.useDefault() ? check.proxyHeaderVersion() : 0;
+        return new ConnectTarget(new InetSocketAddress(ip, port), tls, sni, proxyVersion);
+    }
+}
