@@ -2,6 +2,7 @@ package dev.sluice.config;
 
 import dev.sluice.config.model.Captures;
 import dev.sluice.config.model.LogTarget;
+import dev.sluice.config.model.ProxyOptions;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
@@ -23,6 +24,34 @@ final class LogKeywords {
                     if (c.expectArgs(0, 0, "option http-ignore-probes")) {
                         c.proxy().ignoreProbes = !c.negated();
                     }
+                }));
+        r.register(new Keyword("option http-restrict-req-hdr-names", Section.PROXIES, "option http-restrict-req-hdr-names preserve|delete|reject",
+                "Request fields whose name has a character outside [A-Za-z0-9-]: kept (preserve, the default), removed"
+                        + " (delete), or the request refused with a 403 (reject). Applied after the proxy's http-request rules, the"
+                        + " frontend's then the backend's, as HAProxy does.",
+                c -> {
+                    if (c.negated()) {
+                        c.lineError("'no option http-restrict-req-hdr-names' is not supported.");
+                        return;
+                    }
+                    List<String> a = c.args();
+                    if (a.size() > 1) {
+                        c.lineError("'option http-restrict-req-hdr-names' cannot handle unexpected argument '" + a.get(1) + "'.");
+                        return;
+                    }
+                    String what = a.isEmpty() || a.get(0).isEmpty() ? null : a.get(0);
+                    ProxyOptions.HeaderNames v = what == null ? null : switch (what) {
+                        case "preserve" -> ProxyOptions.HeaderNames.PRESERVE;
+                        case "delete" -> ProxyOptions.HeaderNames.DELETE;
+                        case "reject" -> ProxyOptions.HeaderNames.REJECT;
+                        default -> null;
+                    };
+                    if (v == null) {
+                        c.lineError((what == null ? "missing parameter" : "invalid parameter '" + what + "'")
+                                + ". option 'http-restrict-req-hdr-names' expects 'preserve', 'reject' or 'delete' option.");
+                        return;
+                    }
+                    c.proxy().headerNames = v;
                 }));
         r.register(new Keyword("option contstats", Section.FRONTEND_SIDE, "[no] option contstats",
                 "Add the bytes of a transfer to the frontend, backend and server byte counters (bin, bout) as they go, rather"

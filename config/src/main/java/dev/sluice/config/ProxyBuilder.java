@@ -157,6 +157,8 @@ public final class ProxyBuilder {
     boolean ignoreProbes;
     /** {@code option socket-stats}. */
     boolean socketStats;
+    /** {@code option http-restrict-req-hdr-names}; null: not set. */
+    ProxyOptions.HeaderNames headerNames;
     public final List<Server> servers = new ArrayList<>();
     /** The TLS options of each server line, parallel to {@link #servers}; resolved after parsing. */
     final List<TlsOptions> serverOptions = new ArrayList<>();
@@ -251,6 +253,7 @@ public final class ProxyBuilder {
         abortOnClose = d.abortOnClose;
         contStats = d.contStats;
         ignoreProbes = d.ignoreProbes;
+        headerNames = d.headerNames;
         socketStats = d.socketStats;
         defaultServer = d.defaultServer.copy();
         defaultServerTls = d.defaultServerTls.copy();
@@ -358,7 +361,7 @@ public final class ProxyBuilder {
                         kind.hasFrontend() && ignoreProbes, splice,
                         kind.hasBackend() ? new Persist(persistDown, persistRules, rdpPersistCookie)
                                 : Persist.NONE,
-                        kind.hasBackend() ? sendNameHeader : null, serverStateLoad(), kind.hasFrontend() && socketStats),
+                        kind.hasBackend() ? sendNameHeader : null, serverStateLoad(), kind.hasFrontend() && socketStats, headerNames),
                 description, directory, kind.hasBackend() ? useServers : List.of());
     }
 

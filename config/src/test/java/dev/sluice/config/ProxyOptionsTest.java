@@ -89,4 +89,17 @@ class ProxyOptionsTest {
         assertThat(Configs.frontendOf("option http-ignore-probes\nno option http-ignore-probes").options().ignoreProbes()).isFalse();
         assertThat(backendOf("").options().ignoreProbes()).isFalse();
     }
+
+    @Test
+    void restrictHeaderNamesTakesHaproxysThreeWords() {
+        assertThat(Configs.frontendOf("option http-restrict-req-hdr-names delete").options().headerNames())
+                .isEqualTo(dev.sluice.config.model.ProxyOptions.HeaderNames.DELETE);
+        assertThat(backendOf("option http-restrict-req-hdr-names reject").options().headerNames())
+                .isEqualTo(dev.sluice.config.model.ProxyOptions.HeaderNames.REJECT);
+        assertThat(backendOf("").options().headerNames()).isNull();
+        Configs.assertSingleError(Configs.parse(Configs.inBackend("option http-restrict-req-hdr-names drop")), Configs.BACKEND_LINE,
+                "invalid parameter 'drop'. option 'http-restrict-req-hdr-names' expects 'preserve', 'reject' or 'delete' option.");
+        Configs.assertSingleError(Configs.parse(Configs.inBackend("option http-restrict-req-hdr-names")), Configs.BACKEND_LINE,
+                "missing parameter. option 'http-restrict-req-hdr-names' expects 'preserve', 'reject' or 'delete' option.");
+    }
 }

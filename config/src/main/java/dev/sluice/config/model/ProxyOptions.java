@@ -17,10 +17,23 @@ import java.util.Set;
  * {@code sendNameHeader} (backend side: {@code http-send-name-header}, the lower-case name of the field that carries the
  * server's name to it; null when not set); {@code load-server-state-from-file} and {@code server-state-file-name}
  * (backend side: where its servers' state is read from at start-up); {@code option socket-stats} (frontend side:
- * statistics per listener).
+ * statistics per listener); {@code headerNames} is {@code option http-restrict-req-hdr-names} (any side; null when not
+ * set: HAProxy's default, {@code preserve}, or {@code delete} in a backend with a FastCGI application).
  */
 public record ProxyOptions(boolean preferLastServer, int fullconn, boolean abortOnClose, boolean contStats, boolean ignoreProbes,
-        Set<Splice> splice, Persist persist, String sendNameHeader, ServerStateFiles.Load serverState, boolean socketStats) {
+        Set<Splice> splice, Persist persist, String sendNameHeader, ServerStateFiles.Load serverState, boolean socketStats,
+        HeaderNames headerNames) {
+
+    /** {@code option http-restrict-req-hdr-names}: what becomes of request fields named outside [A-Za-z0-9-]. */
+    public enum HeaderNames {
+        PRESERVE, DELETE, REJECT
+    }
+
+    /** Without {@code option http-restrict-req-hdr-names}. */
+    public ProxyOptions(boolean preferLastServer, int fullconn, boolean abortOnClose, boolean contStats, boolean ignoreProbes,
+            Set<Splice> splice, Persist persist, String sendNameHeader, ServerStateFiles.Load serverState, boolean socketStats) {
+        this(preferLastServer, fullconn, abortOnClose, contStats, ignoreProbes, splice, persist, sendNameHeader, serverState, socketStats, null);
+    }
 
     public static final ProxyOptions DEFAULT = new ProxyOptions(false, 0, false, false, false);
 

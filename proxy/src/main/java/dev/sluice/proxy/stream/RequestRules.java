@@ -1,13 +1,16 @@
 package dev.sluice.proxy.stream;
 
+import dev.sluice.config.model.ProxyOptions;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.backend.Backend;
+import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.rules.Action;
 import dev.sluice.proxy.rules.ForwardFor;
 import dev.sluice.proxy.rules.PageService;
 import dev.sluice.proxy.rules.Rule;
 import dev.sluice.proxy.rules.Service;
+import io.netty.util.AsciiString;
 
 /**
  * The request rules of a {@link Stream}, in HAProxy's order: the frontend's {@code http-request} rules, the stats page,
@@ -46,6 +49,9 @@ final class RequestRules {
                 ruleIndex = r;
                 return false;
             }
+            if (!restrictNames(frontend.config().options().headerNames())) {
+                return false;
+            }
             if (servePage(frontend.statsPage(), frontend.rules().request().size())) {
                 return false;
             }
@@ -73,7 +79,43 @@ final class RequestRules {
             ruleIndex = r;
             return false;
         }
+        if (backend.config() != frontend.config() && !restrictNames(backend.config().options().headerNames())) {
+            return false;
+        }
         return !servePage(backend.statsPage(), backend.rules().request().size());
+    }
+
+    /**
+     * {@code option http-restrict-req-hdr-names} of the proxy whose rules just ran: request fields named outside
+     * [A-Za-z0-9-] removed, or the request refused with a 403 (HAProxy's http_req_restrict_header_names, counted and
+     * flagged as a deny). Whether the request goes on.
+     */
+    private boolean restrictNames(ProxyOptions.HeaderNames mode) {
+        if (mode == null || mode == ProxyOptions.HeaderNames.PRESERVE) {
+            return true;
+        }
+        HttpFields f = request.fields();
+        for (int i = f.size() - 1; i >= 0; i--) {
+            if (!plainName(f.name(i))) {
+                if (mode == ProxyOptions.HeaderNames.REJECT) {
+                    target.answerStatus(403, 'P');
+                    return false;
+                }
+                f.remove(i);
+            }
+        }
+        return true;
+    }
+
+    /** Whether a field name has only letters, digits and '-'. */
+    static boolean plainName(AsciiString name) {
+        for (int i = 0; i < name.length(); i++) {
+            byte c = name.byteAt(i);
+            if (!(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-')) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** {@code option forwardfor}, then {@code option originalto}: the backend's, else the frontend's. */
