@@ -89,6 +89,9 @@ class InProcessReloadTest {
                 assertThat(body(kept, "/gen")).isEqualTo("gen-a");
                 assertThat(body(kept, "/gen")).isEqualTo("gen-a");
                 assertThat(AdminClient.run(admin, "set server be/s2 state maint\n")).isBlank();
+                // a request that leaves an idle connection to s1 behind it
+                assertThat(body(kept, "/x")).contains("origin o1");
+                int o1Connections = o1.connections();
 
                 long before = requests(admin);
                 // rules changed, a listener moved, a server kept: the kept connection's next request sees gen-b
@@ -96,12 +99,15 @@ class InProcessReloadTest {
                 String answer = reload(admin);
                 assertThat(answer).startsWith("Success=1\n--\n").contains("Reloaded in the process");
                 assertThat(body(kept, "/gen")).isEqualTo("gen-b");
+                // s1 did not change: its idle connection went on with the new configuration's s1
+                assertThat(body(kept, "/x")).contains("origin o1");
+                assertThat(o1.connections()).isEqualTo(o1Connections);
                 assertThat(GracefulStopTest.connects(other)).isFalse();
                 assertThat(GracefulStopTest.connects(moved)).isTrue();
                 assertThat(info(admin, "Reloads")).isEqualTo("1");
 
                 // the table's entry, the server's maintenance and the frontend's counters carried on
-                assertThat(AdminClient.run(admin, "show table fe\n")).contains("key=127.0.0.1").contains("http_req_cnt=3");
+                assertThat(AdminClient.run(admin, "show table fe\n")).contains("key=127.0.0.1").contains("http_req_cnt=5");
                 String state = AdminClient.run(admin, "show servers state be\n");
                 assertThat(state.lines().filter(l -> l.contains(" s2 ")).findFirst().orElseThrow().split(" ")[6]).isEqualTo("1");
                 for (int i = 0; i < 4; i++) {
@@ -109,7 +115,7 @@ class InProcessReloadTest {
                         assertThat(body(c, "/x")).contains("origin o1");
                     }
                 }
-                assertThat(requests(admin)).isEqualTo(before + 5);
+                assertThat(requests(admin)).isEqualTo(before + 6);
 
                 // a configuration with an error changes nothing and says why: on the socket and on the console (SIGUSR2)
                 Files.writeString(cfg, config(admin, port, moved, o1.port(), o2.port(), "gen-c", true) + "    bogus-keyword\n");

@@ -24,6 +24,12 @@ final class ConnUse {
         }
     }
 
+    /** A reload handed {@code previous}'s idle connections over: its estimate goes on here (the larger one wins). */
+    void inherit(ConnUse previous) {
+        estNeed = Math.max(estNeed, previous.estNeed);
+        maxUsed = Math.max(maxUsed, previous.maxUsed);
+    }
+
     void unuse() {
         if (used > 0) {
             used--;

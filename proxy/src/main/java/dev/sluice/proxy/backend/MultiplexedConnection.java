@@ -44,6 +44,11 @@ public interface MultiplexedConnection {
     /** Carries no stream and has none queued: an idle connection, which the pool purge may close. */
     boolean isIdle();
 
+    /** As {@link ServerConnection#moveTo}: an idle connection goes on as one of {@code successor}'s. On its loop. */
+    default boolean moveTo(Server successor) {
+        return false;
+    }
+
     /** The server address it is connected to (null when unknown). */
     default java.net.SocketAddress remoteAddress() {
         return null;

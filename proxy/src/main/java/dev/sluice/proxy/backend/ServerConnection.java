@@ -31,6 +31,15 @@ public interface ServerConnection {
         return null;
     }
 
+    /**
+     * A reload replaced the server by {@code successor}, which goes to the same address with the same settings: an idle
+     * connection that may serve any client connection goes on as one of its connections. Whether it did (false: it
+     * cannot move, and is closed). On the connection's loop.
+     */
+    default boolean moveTo(Server successor) {
+        return false;
+    }
+
     /** The client connection {@code session} closed: a connection private to it closes too. */
     default void ownerGone(Object session) {
     }

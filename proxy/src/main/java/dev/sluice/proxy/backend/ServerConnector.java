@@ -579,6 +579,38 @@ public final class ServerConnector {
         }
     }
 
+    /**
+     * A reload replaced {@code from} by {@code to}, which goes to the same address with the same settings: the idle
+     * connections of this loop that may serve any client go on in {@code to}'s pools (no new connect, TLS handshake or
+     * HTTP/2 preface after a reload); the others close as {@link #closeIdle} closes them. On the loop.
+     */
+    public static void handOver(Server from, Server to, int loopIndex) {
+        to.pools().use(loopIndex).inherit(from.pools().use(loopIndex));
+        ArrayDeque<ServerConnection> idle = from.pools().idle(loopIndex);
+        for (Iterator<ServerConnection> it = idle.iterator(); it.hasNext();) {
+            ServerConnection c = it.next();
+            if (c.owner() == null) {
+                it.remove();
+                if (c.moveTo(to)) {
+                    to.pools().idle(loopIndex).add(c);
+                } else {
+                    c.abort();
+                }
+            }
+        }
+        List<MultiplexedConnection> mux = from.pools().mux(loopIndex);
+        for (MultiplexedConnection c : List.copyOf(mux)) {
+            if (c.isIdle() && c.owner() == null) {
+                if (c.moveTo(to)) {
+                    mux.remove(c);
+                    to.pools().mux(loopIndex).add(c);
+                } else {
+                    c.close();
+                }
+            }
+        }
+    }
+
     /** Removes a connection from its idle pool (it closed or timed out there). */
     public static void unpark(Server server, int loopIndex, ServerConnection connection) {
         server.pools().idle(loopIndex).remove(connection);

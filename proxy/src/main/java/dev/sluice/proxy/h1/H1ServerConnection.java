@@ -39,7 +39,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 public final class H1ServerConnection extends ChannelInboundHandlerAdapter implements ServerSide, H1Parser.Sink {
 
     /** How long an idle connection waits in the pool (HAProxy's {@code pool-purge-delay} default). */
-    private final Server server;
+    /** The server; a reload may hand the idle connection to its successor ({@link #moveTo}). */
+    private Server server;
     private final int loopIndex;
     private final H1Parser parser;
     private final String sni;
@@ -121,6 +122,15 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
     @Override
     public Server server() {
         return server;
+    }
+
+    @Override
+    public boolean moveTo(Server successor) {
+        if (!parked || owner != null || stream != null || !ch.isActive()) {
+            return false;
+        }
+        server = successor;
+        return true;
     }
 
     @Override

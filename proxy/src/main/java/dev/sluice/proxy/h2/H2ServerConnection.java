@@ -40,7 +40,8 @@ import java.util.List;
  */
 public final class H2ServerConnection extends Http2ConnectionHandler implements Http2FrameListener, MultiplexedConnection {
 
-    private final Server server;
+    /** The server; a reload may hand the idle connection to its successor ({@link #moveTo}). */
+    private Server server;
     private final int loopIndex;
     private final String sni;
     private boolean tls;
@@ -135,6 +136,15 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
 
     Server server() {
         return server;
+    }
+
+    @Override
+    public boolean moveTo(Server successor) {
+        if (!isIdle() || owner != null || reservedBy != null || closed || draining) {
+            return false;
+        }
+        server = successor;
+        return true;
     }
 
     ChannelHandlerContext ctx() {

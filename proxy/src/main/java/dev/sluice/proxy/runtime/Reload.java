@@ -228,17 +228,49 @@ final class Reload {
         for (Channel ch : old.clients()) {
             ch.eventLoop().execute(() -> ch.pipeline().fireUserEventTriggered(SoftStop.IF_REMOVED));
         }
-        // one task per loop for every server
+        // one task per loop for every server: idle connections go on with the server that replaces theirs when it goes to
+        // the same address with the same settings, else they close
+        Map<Server, Server> successors = new IdentityHashMap<>();
+        for (Backend be : old.backends().values()) {
+            for (Server s : be.servers()) {
+                Server n = successor(s, next);
+                if (n != null) {
+                    successors.put(s, n);
+                }
+            }
+        }
         old.workers().onEachLoop(i -> {
             for (Backend be : old.backends().values()) {
                 for (Server s : be.servers()) {
-                    dev.sluice.proxy.backend.ServerConnector.closeIdle(s, i);
+                    Server n = successors.get(s);
+                    if (n != null) {
+                        dev.sluice.proxy.backend.ServerConnector.handOver(s, n, i);
+                    } else {
+                        dev.sluice.proxy.backend.ServerConnector.closeIdle(s, i);
+                    }
                 }
             }
             return Boolean.TRUE;
         });
         boolean quicKept = next.quic() == old.quic();
         drain(old, replaced, quicKept, released);
+    }
+
+    /**
+     * The server of {@code next} that takes over {@code s}'s idle connections: the same backend and server name, the
+     * same address and port, the same TLS context (reused because settings and files did not change), the same protocol,
+     * and no PROXY header (such connections are private to a client connection anyway); null: none.
+     */
+    static Server successor(Server s, ProxyRuntime next) {
+        Backend nb = next.backends().get(s.backend().name());
+        Server n = nb == null ? null : nb.servers().stream().filter(x -> x.name().equals(s.name())).findFirst().orElse(null);
+        if (n == null || !Objects.equals(n.address(), s.address()) || !Objects.equals(n.config().proto(), s.config().proto())
+                || n.config().proxyVersion() != 0 || s.config().proxyVersion() != 0) {
+            return null;
+        }
+        Server.Tls a = s.tls();
+        Server.Tls b = n.tls();
+        return a == null ? (b == null ? n : null) : b != null && a.context() == b.context() ? n : null;
     }
 
     /** Checks ten times a second whether {@code old} has any connection or stream left; releases it when not. */
