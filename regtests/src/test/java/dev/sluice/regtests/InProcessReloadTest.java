@@ -159,6 +159,65 @@ class InProcessReloadTest {
         }
     }
 
+    /**
+     * A server connection carrying a request when the reload comes goes on, once its exchange ends, as a connection of
+     * the new configuration's server (same address and settings): the client's next request, and the next after a
+     * second reload, reuse it; the origin sees one connection.
+     */
+    @Test
+    void aServerConnectionBusyAtTheReloadGoesOnWithTheNewServer() throws Exception {
+        try (Origin o = Origin.start("o", (r, out) -> {
+            if (r.target().equals("/slow")) {
+                Daemon.sleep(1000);
+            }
+            Origin.respond(out, 200, "OK", Origin.headers(), ("origin o " + r.target()).getBytes(StandardCharsets.US_ASCII));
+            return true;
+        }); H2Origin h2 = new H2Origin("from h2".getBytes(StandardCharsets.US_ASCII))) {
+            int port = Ports.free();
+            Path dir = Files.createTempDirectory("sluice-reload");
+            Path admin = dir.resolve("admin.sock");
+            Path cfg = dir.resolve("test.cfg");
+            String text = """
+                    global
+                        stats socket %s level admin
+                    defaults
+                        mode http
+                        timeout connect 2s
+                        timeout client 20s
+                        timeout server 20s
+                    frontend fe
+                        bind 127.0.0.1:%d
+                        http-response set-header x-gen %s
+                        use_backend h2 if { path /h2 }
+                        default_backend be
+                    backend be
+                        server s1 127.0.0.1:%d
+                    backend h2
+                        server s2 127.0.0.1:%d proto h2
+                    """;
+            Files.writeString(cfg, text.formatted(admin, port, "a", o.port(), h2.port()));
+            try (Sluice s = Sluice.start(cfg, List.of(), java.util.Map.of(), port); RawClient c = new RawClient(port)) {
+                AdminClient.await(admin);
+                c.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n");
+                Daemon.sleep(300);
+                Files.writeString(cfg, text.formatted(admin, port, "b", o.port(), h2.port()));
+                assertThat(reload(admin)).startsWith("Success=1");
+                RawClient.Response slow = c.read();
+                assertThat(new String(slow.body(), StandardCharsets.US_ASCII)).isEqualTo("origin o /slow");
+                RawClient.Response next = c.send("GET /x HTTP/1.1\r\nHost: x\r\n\r\n").read();
+                assertThat(next.head().get("x-gen")).isEqualTo("b");
+                // an HTTP/2 server connection idle at the reload goes on too
+                assertThat(new String(c.send("GET /h2 HTTP/1.1\r\nHost: x\r\n\r\n").read().body(), StandardCharsets.US_ASCII)).isEqualTo("from h2");
+                Files.writeString(cfg, text.formatted(admin, port, "c", o.port(), h2.port()));
+                assertThat(reload(admin)).startsWith("Success=1");
+                assertThat(c.send("GET /y HTTP/1.1\r\nHost: x\r\n\r\n").read().head().get("x-gen")).isEqualTo("c");
+                assertThat(new String(c.send("GET /h2 HTTP/1.1\r\nHost: x\r\n\r\n").read().body(), StandardCharsets.US_ASCII)).isEqualTo("from h2");
+                assertThat(o.connections()).isEqualTo(1);
+                assertThat(h2.connections()).isEqualTo(1);
+            }
+        }
+    }
+
     @Test
     void noRequestFailsUnderLoadAcrossTwentyReloads() throws Exception {
         Program.WRK.require();

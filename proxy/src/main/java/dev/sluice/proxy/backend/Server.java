@@ -110,6 +110,36 @@ public final class Server {
         return backend;
     }
 
+    /** Set when a reload replaced this server: the server its connections go on with once idle (null: they close). */
+    private volatile Server successor;
+    private volatile boolean retired;
+
+    /**
+     * A reload replaced the configuration: connections to this server that become idle go on as {@code next}'s (the same
+     * address and settings), or close when it is null.
+     */
+    public void retire(Server next) {
+        successor = next;
+        retired = true;
+    }
+
+    /** Whether a reload replaced this server ({@link #retire}). */
+    public boolean retired() {
+        return retired;
+    }
+
+    /**
+     * The server this one's idle connections go on with after a reload (the newest: reloads in a row are followed), or
+     * null.
+     */
+    public Server successor() {
+        Server next = successor;
+        while (next != null && next.retired) {
+            next = next.successor;
+        }
+        return next;
+    }
+
     /** The server address; its port is 0 when the connection's destination port is to be used. */
     public InetSocketAddress address() {
         return address;

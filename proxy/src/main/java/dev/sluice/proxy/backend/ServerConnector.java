@@ -520,6 +520,11 @@ public final class ServerConnector {
         server.pools().mux(loopIndex).remove(c);
     }
 
+    /** Adds a multiplexed connection to the server's list of this loop (one a reload handed over). */
+    public static void add(Server server, int loopIndex, MultiplexedConnection c) {
+        server.pools().mux(loopIndex).add(c);
+    }
+
     /**
      * Whether a connection to {@code remote} still goes where the server is (its address changed: {@code set server ...
      * addr}, DNS at run time). A connection that does not takes no new request.

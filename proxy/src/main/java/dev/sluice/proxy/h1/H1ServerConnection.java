@@ -241,6 +241,15 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
         boolean keep = keepAlive && requestEnded && responseEnded && ch.isActive() && !input.isReadable()
                 && (owner != null || ServerConnector.keepIdle(server, loopIndex)) && ServerConnector.current(server, ch.remoteAddress());
         notInUse();
+        if (keep && owner == null && server.retired()) {
+            // a reload replaced the server while the exchange ran: idle, the connection is its successor's
+            Server next = server.successor();
+            if (next == null) {
+                keep = false;
+            } else {
+                server = next;
+            }
+        }
         if (keep) {
             parked = true;
             ServerConnector.park(server, loopIndex, this);

@@ -260,6 +260,17 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
         inUse = false;
         reservedBy = null;
         ServerConnector.unused(server, loopIndex);
+        if (keep && owner == null && !closed && !draining && server.retired()) {
+            // a reload replaced the server while the streams ran: idle, the connection is its successor's
+            Server next = server.successor();
+            if (next == null) {
+                keep = false;
+            } else {
+                ServerConnector.remove(server, loopIndex, this);
+                server = next;
+                ServerConnector.add(next, loopIndex, this);
+            }
+        }
         if (!keep) {
             close();
         } else if (draining && !closed) {

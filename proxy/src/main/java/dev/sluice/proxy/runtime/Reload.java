@@ -237,6 +237,8 @@ final class Reload {
                 if (n != null) {
                     successors.put(s, n);
                 }
+                // connections busy now follow when their exchange ends
+                s.retire(n);
             }
         }
         old.workers().onEachLoop(i -> {
