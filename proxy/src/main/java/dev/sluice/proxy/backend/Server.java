@@ -113,6 +113,20 @@ public final class Server {
     /** Set when a reload replaced this server: the server its connections go on with once idle (null: they close). */
     private volatile Server successor;
     private volatile boolean retired;
+    /**
+     * While a reload hands {@code predecessor}'s idle connections over (until each loop did): where a request finding no
+     * idle connection here looks before opening one. Loop-read, set and cleared by the reload.
+     */
+    private volatile Server predecessor;
+
+    /** See {@link #predecessor}; null once the hand-over is done (an old configuration must not stay reachable). */
+    public void predecessor(Server p) {
+        predecessor = p;
+    }
+
+    Server predecessor() {
+        return predecessor;
+    }
 
     /**
      * A reload replaced the configuration: connections to this server that become idle go on as {@code next}'s (the same

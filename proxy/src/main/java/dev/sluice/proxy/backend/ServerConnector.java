@@ -172,6 +172,10 @@ public final class ServerConnector {
                     return;
                 }
             }
+            Server p = server.predecessor();
+            if (p != null && !none && fromPredecessor(p, server, loopIndex, sni, session, first, policy, cb)) {
+                return;
+            }
         }
         InetSocketAddress addr = server.address();
         if (addr.getPort() == 0) {
@@ -614,6 +618,26 @@ public final class ServerConnector {
                 }
             }
         }
+    }
+
+    /**
+     * A reload is handing {@code p}'s idle connections to {@code server} and this loop's turn has not come: a reusable
+     * idle HTTP/1 connection of {@code p} is taken over now rather than a new one opened. Whether one was.
+     */
+    private static boolean fromPredecessor(Server p, Server server, int loopIndex, String sni, Object session, boolean first,
+            HttpOptions.Reuse policy, Callback cb) {
+        for (Iterator<ServerConnection> it = p.pools().idle(loopIndex).descendingIterator(); it.hasNext();) {
+            ServerConnection c = it.next();
+            if (c.isOpen() && Objects.equals(c.sni(), sni) && c.owner() == null && reusable(c, session, first, policy)) {
+                it.remove();
+                if (c.moveTo(server)) {
+                    cb.connected(c);
+                    return true;
+                }
+                c.abort();
+            }
+        }
+        return false;
     }
 
     /** Removes a connection from its idle pool (it closed or timed out there). */

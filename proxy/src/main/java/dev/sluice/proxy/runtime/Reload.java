@@ -206,6 +206,34 @@ final class Reload {
                 l.stop();
             }
         }
+        // server connections: before the frontends switch, so that the new configuration's first requests find them. Each
+        // old server names its successor (the same address and settings), where its busy connections go once idle; one
+        // task per loop hands the idle ones over (a request on a loop whose turn has not come takes them from the
+        // predecessor), the others close
+        Map<Server, Server> successors = new IdentityHashMap<>();
+        for (Backend be : old.backends().values()) {
+            for (Server s : be.servers()) {
+                Server n = successor(s, next);
+                if (n != null) {
+                    successors.put(s, n);
+                    n.predecessor(s);
+                }
+                s.retire(n);
+            }
+        }
+        old.workers().onEachLoop(i -> {
+            for (Backend be : old.backends().values()) {
+                for (Server s : be.servers()) {
+                    Server n = successors.get(s);
+                    if (n != null) {
+                        dev.sluice.proxy.backend.ServerConnector.handOver(s, n, i);
+                    } else {
+                        dev.sluice.proxy.backend.ServerConnector.closeIdle(s, i);
+                    }
+                }
+            }
+            return Boolean.TRUE;
+        }).whenComplete((v, e) -> successors.values().forEach(n -> n.predecessor(null)));
         Set<Frontend> replaced = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
         for (Frontend fe : old.frontends().values()) {
             Frontend successor = next.frontends().get(fe.name());
@@ -228,32 +256,6 @@ final class Reload {
         for (Channel ch : old.clients()) {
             ch.eventLoop().execute(() -> ch.pipeline().fireUserEventTriggered(SoftStop.IF_REMOVED));
         }
-        // one task per loop for every server: idle connections go on with the server that replaces theirs when it goes to
-        // the same address with the same settings, else they close
-        Map<Server, Server> successors = new IdentityHashMap<>();
-        for (Backend be : old.backends().values()) {
-            for (Server s : be.servers()) {
-                Server n = successor(s, next);
-                if (n != null) {
-                    successors.put(s, n);
-                }
-                // connections busy now follow when their exchange ends
-                s.retire(n);
-            }
-        }
-        old.workers().onEachLoop(i -> {
-            for (Backend be : old.backends().values()) {
-                for (Server s : be.servers()) {
-                    Server n = successors.get(s);
-                    if (n != null) {
-                        dev.sluice.proxy.backend.ServerConnector.handOver(s, n, i);
-                    } else {
-                        dev.sluice.proxy.backend.ServerConnector.closeIdle(s, i);
-                    }
-                }
-            }
-            return Boolean.TRUE;
-        });
         boolean quicKept = next.quic() == old.quic();
         drain(old, replaced, quicKept, released);
     }
