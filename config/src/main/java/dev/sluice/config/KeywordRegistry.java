@@ -36,6 +36,7 @@ public final class KeywordRegistry {
             BalanceKeywords::register,
             LogKeywords::register,
             RingKeywords::register,
+            MailersKeywords::register,
             StatsKeywords::register,
             ErrorKeywords::register,
             RuleKeywords::register,

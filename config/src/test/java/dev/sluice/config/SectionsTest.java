@@ -330,9 +330,9 @@ class SectionsTest {
 
         @Test
         void skippingEndsAtTheNextSection() {
-            var r = parse("mailers m\n    mailer a 127.0.0.1:25\nglobal\n    nbthrd 2\n");
+            var r = parse("traces\n    trace h1 sink stderr\nglobal\n    nbthrd 2\n");
             assertThat(Configs.errors(r)).extracting(Diagnostic::line, Diagnostic::message).containsExactly(
-                    tuple(1, "section 'mailers' is not supported by Sluice yet: email alerts (mailers)."),
+                    tuple(1, "section 'traces' is not supported by Sluice yet: traces."),
                     tuple(4, "unknown keyword 'nbthrd' in 'global' section; did you mean 'nbthread' maybe ?"));
         }
 
