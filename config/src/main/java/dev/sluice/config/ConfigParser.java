@@ -137,6 +137,9 @@ public final class ConfigParser {
     /** {@code mailers} sections by name, in order; the one being parsed. */
     private final Map<String, MailersKeywords.Builder> mailers = new LinkedHashMap<>();
     private MailersKeywords.Builder currentMailers;
+    /** {@code program} sections by name, in order; the one being parsed. */
+    private final Map<String, ProgramKeywords.Builder> programs = new LinkedHashMap<>();
+    private ProgramKeywords.Builder currentProgram;
 
     // current section
     private Section section;
@@ -195,8 +198,9 @@ public final class ConfigParser {
         for (ProxyBuilder p : proxies) {
             RingKeywords.checkTargets(p.logs, rings.keySet(), diags);
         }
+        List<dev.sluice.config.model.Program> programList = ProgramKeywords.finish(programs, diags);
         if (!diags.hasErrors()) {
-            config = new Config(g, built, lists, List.copyOf(builtCaches.values()), dns, peerSections, ringSections, forwards);
+            config = new Config(g, built, lists, List.copyOf(builtCaches.values()), dns, peerSections, ringSections, forwards, programList);
         }
         return new Result(config, diags.list());
     }
@@ -334,6 +338,13 @@ public final class ConfigParser {
                 skippingUnsupported = currentMailers == null;
                 return;
             }
+            case "program" -> {
+                currentProgram = ProgramKeywords.header(at, words, programs, diags);
+                startSection(Section.PROGRAM, null);
+                // as HAProxy: a bad header aborts the reading of the section
+                skippingUnsupported = currentProgram == null;
+                return;
+            }
             case "log-forward" -> {
                 RingKeywords.ForwardBuilder b = RingKeywords.forwardHeader(at, words, logForwards, diags);
                 startSection(Section.LOG_FORWARD, null);
@@ -360,6 +371,10 @@ public final class ConfigParser {
         }
         if (section == Section.PEERS) {
             PeersKeywords.line(currentPeers, at, words, proxies, diags);
+            return;
+        }
+        if (section == Section.PROGRAM) {
+            ProgramKeywords.line(currentProgram, at, words, diags);
             return;
         }
         if (section == Section.MAILERS) {

@@ -37,6 +37,7 @@ public final class KeywordRegistry {
             LogKeywords::register,
             RingKeywords::register,
             MailersKeywords::register,
+            ProgramKeywords::register,
             StatsKeywords::register,
             ErrorKeywords::register,
             RuleKeywords::register,

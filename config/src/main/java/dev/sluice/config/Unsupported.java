@@ -19,7 +19,6 @@ final class Unsupported {
 
     /** Section keywords HAProxy has and Sluice does not. */
     static final Map<String, String> SECTIONS = Map.ofEntries(
-            Map.entry("program", "program sections (master-worker side programs)"),
             Map.entry("fcgi-app", "FastCGI applications"),
             Map.entry("crt-store", "certificate stores"),
             Map.entry("traces", "traces"),
