@@ -111,6 +111,24 @@ class MasterProgramTest {
         }
     }
 
+    @Test
+    void aWorkerThatDiesTakesTheProgramsWithIt() throws Exception {
+        int port = Ports.free();
+        Path cfg = Sluice.writeConfig(MasterWorkerTest.config(port, "up", "") + "program sleeper\n    command sleep 1003\n");
+        Path cli = MasterWorkerTest.cli(cfg);
+        try (Sluice s = MasterWorkerTest.startMaster(cfg, port, "-W")) {
+            List<String> r = rows(AdminClient.run(cli, "show proc\n"));
+            String program = r.get(r.indexOf("# programs") + 1).split(" ")[0];
+            long w = MasterWorkerTest.workerPid(cli);
+            ProcessHandle.of(w).orElseThrow().destroyForcibly();
+            assertThat(s.process().waitFor(15, TimeUnit.SECONDS)).as(s.output()).isTrue();
+            assertThat(s.process().exitValue()).isEqualTo(137);
+            assertThat(alive(program)).isFalse();
+            assertThat(s.output()).contains("Current program 'sleeper' (" + program + ") exited with code 143 (Terminated)")
+                    .contains("All workers exited. Exiting... (137)");
+        }
+    }
+
     /** Pids, uptimes and versions replaced by fixed-width marks; the columns' padding kept. */
     private static String masked(String table) {
         StringBuilder out = new StringBuilder();

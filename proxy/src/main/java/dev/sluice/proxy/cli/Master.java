@@ -471,6 +471,8 @@ final class Master implements MasterPrograms.Log {
                     for (Worker o : workers) {
                         Signals.send(o.pid, "TERM");
                     }
+                    // and the programs, as HAProxy's mworker_kill
+                    programs.signalAll("TERM");
                 }
             }
             // 0 and SIGTERM are normal ends; anything else is the master's status
