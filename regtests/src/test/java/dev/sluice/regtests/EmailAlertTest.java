@@ -76,7 +76,7 @@ class EmailAlertTest {
     }
 
     @Test
-    void transitionsAreMailedAsHaproxyMailsThem() throws Exception {
+    void transitionsAreMailedToTheSink() throws Exception {
         List<String> sluice = run(false);
         assertThat(sluice).hasSize(3);
         String down = "Server be1/s1 is DOWN, reason: Layer4 connection problem, info: \"Connection refused\", check duration: Nms. 0 active and 0"
