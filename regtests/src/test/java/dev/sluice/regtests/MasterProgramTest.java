@@ -129,6 +129,19 @@ class MasterProgramTest {
         }
     }
 
+    @Test
+    void aProgramRunsAsItsUserAndGroup() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue("root".equals(System.getProperty("user.name")), "changing users needs root");
+        int port = Ports.free();
+        Path cfg = Sluice.writeConfig(MasterWorkerTest.config(port, "up", "")
+                + "program who\n    command sh -c 'echo \"ids: $(id -u) $(id -g) $(id -G)\"; exec sleep 1004'\n    user nobody\n    group nogroup\n");
+        try (Sluice s = MasterWorkerTest.startMaster(cfg, port, "-W")) {
+            MasterWorkerTest.await("the program's ids printed", () -> s.output().contains("ids: "));
+            // the program's output is the master's; supplementary groups dropped
+            assertThat(s.output()).contains("ids: 65534 65534 65534\n");
+        }
+    }
+
     /** Pids, uptimes and versions replaced by fixed-width marks; the columns' padding kept. */
     private static String masked(String table) {
         StringBuilder out = new StringBuilder();
