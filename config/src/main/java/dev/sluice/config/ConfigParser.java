@@ -134,6 +134,12 @@ public final class ConfigParser {
     private RingKeywords.RingBuilder currentRing;
     private final Map<String, RingKeywords.ForwardBuilder> logForwards = new LinkedHashMap<>();
     private RingKeywords.ForwardBuilder currentForward;
+    /** {@code mailers} sections by name, in order; the one being parsed. */
+    private final Map<String, MailersKeywords.Builder> mailers = new LinkedHashMap<>();
+    private MailersKeywords.Builder currentMailers;
+    /** {@code program} sections by name, in order; the one being parsed. */
+    private final Map<String, ProgramKeywords.Builder> programs = new LinkedHashMap<>();
+    private ProgramKeywords.Builder currentProgram;
 
     // current section
     private Section section;
@@ -159,11 +165,13 @@ public final class ConfigParser {
         for (ProxyBuilder p : proxies) {
             LogKeywords.capCookieCapture(p, g.tune().cookieLen(), diags);
             resolveTls(p);
+            p.emailAlertResolved = MailersKeywords.resolve(p, mailers, diags);
             Proxy b = p.build(g);
             built.add(b);
             TcpCheckKeywords.afterBuild(p, b, diags);
             ExternalCheckKeywords.afterBuild(p, b, global, diags);
         }
+        MailersKeywords.finish(mailers, diags);
         List<Userlist> lists = new ArrayList<>();
         for (UserlistKeywords.Builder u : userlists) {
             lists.add(u.build());
@@ -190,8 +198,9 @@ public final class ConfigParser {
         for (ProxyBuilder p : proxies) {
             RingKeywords.checkTargets(p.logs, rings.keySet(), diags);
         }
+        List<dev.sluice.config.model.Program> programList = ProgramKeywords.finish(programs, diags);
         if (!diags.hasErrors()) {
-            config = new Config(g, built, lists, List.copyOf(builtCaches.values()), dns, peerSections, ringSections, forwards);
+            config = new Config(g, built, lists, List.copyOf(builtCaches.values()), dns, peerSections, ringSections, forwards, programList);
         }
         return new Result(config, diags.list());
     }
@@ -322,6 +331,20 @@ public final class ConfigParser {
                 skippingUnsupported = b == null;
                 return;
             }
+            case "mailers" -> {
+                currentMailers = MailersKeywords.header(at, words, mailers, diags);
+                startSection(Section.MAILERS, null);
+                // as HAProxy: a bad header aborts the reading of the section
+                skippingUnsupported = currentMailers == null;
+                return;
+            }
+            case "program" -> {
+                currentProgram = ProgramKeywords.header(at, words, programs, diags);
+                startSection(Section.PROGRAM, null);
+                // as HAProxy: a bad header aborts the reading of the section
+                skippingUnsupported = currentProgram == null;
+                return;
+            }
             case "log-forward" -> {
                 RingKeywords.ForwardBuilder b = RingKeywords.forwardHeader(at, words, logForwards, diags);
                 startSection(Section.LOG_FORWARD, null);
@@ -348,6 +371,14 @@ public final class ConfigParser {
         }
         if (section == Section.PEERS) {
             PeersKeywords.line(currentPeers, at, words, proxies, diags);
+            return;
+        }
+        if (section == Section.PROGRAM) {
+            ProgramKeywords.line(currentProgram, at, words, diags);
+            return;
+        }
+        if (section == Section.MAILERS) {
+            MailersKeywords.line(currentMailers, at, words, diags);
             return;
         }
         if (section == Section.RING) {

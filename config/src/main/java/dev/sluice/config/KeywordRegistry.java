@@ -36,6 +36,8 @@ public final class KeywordRegistry {
             BalanceKeywords::register,
             LogKeywords::register,
             RingKeywords::register,
+            MailersKeywords::register,
+            ProgramKeywords::register,
             StatsKeywords::register,
             ErrorKeywords::register,
             RuleKeywords::register,

@@ -7,6 +7,7 @@ import dev.sluice.config.model.Captures;
 import dev.sluice.config.model.Compression;
 import dev.sluice.config.model.Condition;
 import dev.sluice.config.model.Cookie;
+import dev.sluice.config.model.EmailAlert;
 import dev.sluice.config.model.ErrorPages;
 import dev.sluice.config.model.Global;
 import dev.sluice.config.model.HashType;
@@ -79,6 +80,10 @@ public final class ProxyBuilder {
     public HttpOptions.Reuse reuse = HttpOptions.Reuse.SAFE;
     /** {@code compression algo}, {@code type} and {@code offload}. */
     final List<String> compAlgos = new ArrayList<>();
+    /** {@code email-alert ...}, inherited from defaults. */
+    MailersKeywords.Alert emailAlert = new MailersKeywords.Alert();
+    /** The email alerts after the mailers section was looked up (null: none); set before {@link #build}. */
+    EmailAlert emailAlertResolved;
     /** {@code description} (null: none; not passed on by defaults, as in HAProxy). */
     String description;
     final List<String> compTypes = new ArrayList<>();
@@ -273,6 +278,7 @@ public final class ProxyBuilder {
         errorReplies.putAll(d.errorReplies);
         monitorUri = d.monitorUri;
         stats.copyFrom(d.stats);
+        emailAlert = d.emailAlert.copy();
     }
 
     public ProxyKind kind() {
@@ -362,7 +368,7 @@ public final class ProxyBuilder {
                         kind.hasBackend() ? new Persist(persistDown, persistRules, rdpPersistCookie)
                                 : Persist.NONE,
                         kind.hasBackend() ? sendNameHeader : null, serverStateLoad(), kind.hasFrontend() && socketStats, headerNames),
-                description, directory, kind.hasBackend() ? useServers : List.of());
+                description, directory, kind.hasBackend() ? useServers : List.of(), emailAlertResolved);
     }
 
     /** {@code load-server-state-from-file} with its file name, as a backend sees it. */

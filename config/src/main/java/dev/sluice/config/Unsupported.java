@@ -19,8 +19,6 @@ final class Unsupported {
 
     /** Section keywords HAProxy has and Sluice does not. */
     static final Map<String, String> SECTIONS = Map.ofEntries(
-            Map.entry("mailers", "email alerts (mailers)"),
-            Map.entry("program", "program sections (master-worker side programs)"),
             Map.entry("fcgi-app", "FastCGI applications"),
             Map.entry("crt-store", "certificate stores"),
             Map.entry("traces", "traces"),
@@ -44,7 +42,6 @@ final class Unsupported {
             Map.entry("stats maxconn", "a connection limit on stats sockets"),
             Map.entry("stats bind-process", "multi-process mode (removed from HAProxy 2.5)"),
             
-            Map.entry("email-alert", "email alerts (mailers)"),
             
            
             

@@ -330,15 +330,14 @@ class SectionsTest {
 
         @Test
         void skippingEndsAtTheNextSection() {
-            var r = parse("mailers m\n    mailer a 127.0.0.1:25\nglobal\n    nbthrd 2\n");
+            var r = parse("traces\n    trace h1 sink stderr\nglobal\n    nbthrd 2\n");
             assertThat(Configs.errors(r)).extracting(Diagnostic::line, Diagnostic::message).containsExactly(
-                    tuple(1, "section 'mailers' is not supported by Sluice yet: email alerts (mailers)."),
+                    tuple(1, "section 'traces' is not supported by Sluice yet: traces."),
                     tuple(4, "unknown keyword 'nbthrd' in 'global' section; did you mean 'nbthread' maybe ?"));
         }
 
         @Test
         void examples() {
-            assertSingleError(parse("program p\n    command true\n"), 1, "section 'program' is not supported by Sluice yet: program sections (master-worker side programs).");
             assertSingleError(parse("fcgi-app php\n    docroot /var/www\n"), 1, "section 'fcgi-app' is not supported by Sluice yet: FastCGI applications.");
         }
     }

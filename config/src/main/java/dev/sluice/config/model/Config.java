@@ -6,11 +6,13 @@ import java.util.Optional;
 /**
  * A whole parsed configuration: the global section, every frontend, backend and listen proxy, and the
  * userlists, caches, {@code resolvers} sections (the implicit {@code default} one included) and peers sections (every
- * one read, the disabled and incomplete ones too: their tables exist), the {@code ring} and {@code log-forward} sections.
+ * one read, the disabled and incomplete ones too: their tables exist), the {@code ring} and {@code log-forward} sections,
+ * the {@code program} sections (which the master of master-worker mode runs).
  */
 public record Config(Global global, List<Proxy> proxies, List<Userlist> userlists, List<Cache> caches, List<Resolvers> resolvers,
-        List<Peers> peers, List<Ring> rings, List<LogForward> logForwards) {
+        List<Peers> peers, List<Ring> rings, List<LogForward> logForwards, List<Program> programs) {
     public Config {
+        programs = List.copyOf(programs);
         rings = List.copyOf(rings);
         logForwards = List.copyOf(logForwards);
         proxies = List.copyOf(proxies);
@@ -18,6 +20,11 @@ public record Config(Global global, List<Proxy> proxies, List<Userlist> userlist
         caches = List.copyOf(caches);
         resolvers = List.copyOf(resolvers);
         peers = List.copyOf(peers);
+    }
+
+    public Config(Global global, List<Proxy> proxies, List<Userlist> userlists, List<Cache> caches, List<Resolvers> resolvers,
+            List<Peers> peers, List<Ring> rings, List<LogForward> logForwards) {
+        this(global, proxies, userlists, caches, resolvers, peers, rings, logForwards, List.of());
     }
 
     public Config(Global global, List<Proxy> proxies, List<Userlist> userlists, List<Cache> caches, List<Resolvers> resolvers,

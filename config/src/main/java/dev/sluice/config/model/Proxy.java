@@ -8,7 +8,7 @@ import java.util.List;
  * parts are empty on a backend and backend-only parts are empty on a frontend. {@code retries} is what the
  * backend side does with failed requests ({@code retries}, {@code retry-on}, {@code option redispatch}); {@code checks} how
  * it checks its servers' health, {@code cookie} its persistence cookie (null: none), {@code options} the options of
- * {@link ProxyOptions}; {@code useServers} its {@code use-server} rules, in order; {@code directory} the directory its lines' relative file paths start from ({@code default-path}; null:
+ * {@link ProxyOptions}; {@code useServers} its {@code use-server} rules, in order; {@code emailAlert} its {@code email-alert} settings (null: none); {@code directory} the directory its lines' relative file paths start from ({@code default-path}; null:
  * the one the process was started in), for the files its rules open when they are compiled (maps, pattern files).
  */
 public record Proxy(
@@ -41,7 +41,18 @@ public record Proxy(
         ProxyOptions options,
         String description,
         String directory,
-        List<UseServer> useServers) {
+        List<UseServer> useServers,
+        EmailAlert emailAlert) {
+
+    public Proxy(String name, ProxyKind kind, SourceRef where, Mode mode, List<Bind> binds, int maxconn, Timeouts timeouts, HttpOptions http,
+            List<Acl> acls, List<HttpRule> httpRequestRules, List<HttpRule> httpResponseRules, List<HttpRule> httpAfterResponseRules,
+            List<UseBackend> useBackends, String defaultBackend, Balance balance, List<Server> servers, Logging logging, ErrorPages errors,
+            StickTableDecl stickTable, TcpRules tcpRules, Monitor monitor, List<StickRule> stickRules, StatsPage stats, Retries retries,
+            HealthChecks checks, Cookie cookie, ProxyOptions options, String description, String directory, List<UseServer> useServers) {
+        this(name, kind, where, mode, binds, maxconn, timeouts, http, acls, httpRequestRules, httpResponseRules, httpAfterResponseRules,
+                useBackends, defaultBackend, balance, servers, logging, errors, stickTable, tcpRules, monitor, stickRules, stats, retries, checks,
+                cookie, options, description, directory, useServers, null);
+    }
 
     public Proxy(String name, ProxyKind kind, SourceRef where, Mode mode, List<Bind> binds, int maxconn, Timeouts timeouts, HttpOptions http,
             List<Acl> acls, List<HttpRule> httpRequestRules, List<HttpRule> httpResponseRules, List<HttpRule> httpAfterResponseRules,

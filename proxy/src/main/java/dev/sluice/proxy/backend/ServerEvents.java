@@ -12,11 +12,21 @@ public interface ServerEvents {
     int ALERT = 1;
     int WARNING = 4;
     int NOTICE = 5;
+    int INFO = 6;
 
     ServerEvents NONE = (level, message, console) -> {
     };
 
     void report(int level, String message, String console);
+
+    /**
+     * A line HAProxy also mails (send_email_alert: a server DOWN, UP or entering drain, a check's line of
+     * {@code option log-health-checks}): reported as {@link #report}, and mailed at {@code mailLevel} (the message
+     * without its final period) when the proxy has email alerts at that level.
+     */
+    default void report(int level, String message, String console, int mailLevel) {
+        report(level, message, console);
+    }
 
     /** A line for the log targets only, not the console (HAProxy's send_log without ha_warning). */
     default void logOnly(int level, String message) {

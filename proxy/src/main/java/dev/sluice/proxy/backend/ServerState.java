@@ -176,8 +176,10 @@ final class ServerState {
         }
         // HAProxy's lines: "Server be/s is DOWN, changed from CLI. ..." and the like
         String what = !up ? " is DOWN" : stopping ? " is stopping" : " is UP";
-        Server.Transition report = n -> backend.events().report(up || wasStopping ? ServerEvents.NOTICE : ServerEvents.ALERT,
-                ServerEvents.name(server) + what + ", changed from CLI" + ServerEvents.tail(server, !up, n) + ".", null);
+        int level = up || wasStopping ? ServerEvents.NOTICE : ServerEvents.ALERT;
+        // HAProxy mails a server going DOWN or UP, not one that starts stopping
+        Server.Transition report = n -> backend.events().report(level, ServerEvents.name(server) + what + ", changed from CLI"
+                + ServerEvents.tail(server, !up, n) + ".", null, up && stopping ? -1 : level);
         if (wasUp == up) {
             this.stopping = stopping;
             lastChange = System.currentTimeMillis();
@@ -354,7 +356,7 @@ final class ServerState {
                     null);
         } else if (enteringDrain) {
             ev.report(ServerEvents.NOTICE, ServerEvents.name(server) + " enters drain state" + ServerEvents.tail(server, false, 0) + ".",
-                    null);
+                    null, ServerEvents.NOTICE);
         } else if (leavingDrain) {
             ev.report(ServerEvents.NOTICE, ServerEvents.name(server) + " is " + (up ? "UP" : "DOWN") + " (leaving forced drain).", null);
         }
@@ -426,7 +428,7 @@ final class ServerState {
         }
         if (downReport) {
             ev.report(ServerEvents.ALERT, ServerEvents.name(server) + " is DOWN, changed from server-state after a reload"
-                    + ServerEvents.tail(server, true, 0) + ".", null);
+                    + ServerEvents.tail(server, true, 0) + ".", null, ServerEvents.ALERT);
         }
         if (!inMaint && (st.adminState() & SavedServerState.FDRAIN) != 0 && (st.iweight() > 0 || server.initialWeight() == 0)) {
             adminState |= Server.FORCED_DRAIN;

@@ -327,7 +327,7 @@ public final class AgentCheck implements ServerAgentCheck {
             String line = "Agent check for " + (server.backup() ? "backup " : "") + "server " + server.backend().name() + "/" + server.name()
                     + " " + (st.result() == CheckStatus.Result.FAILED ? "failed" : "succeeded") + reason() + ", status: "
                     + (h >= 1 ? "1/1 " + (server.weight() > 0 ? "UP" : "DRAIN") : h + "/1 DOWN") + ".";
-            server.backend().events().report(ServerEvents.NOTICE, line, null);
+            server.backend().events().report(ServerEvents.NOTICE, line, null, ServerEvents.INFO);
         }
         if (server.maintenance() || (server.adminState() & Server.FORCED_MAINT) != 0) {
             return;
@@ -335,13 +335,13 @@ public final class AgentCheck implements ServerAgentCheck {
         String why = log ? "" : reason();
         if (st.result() == CheckStatus.Result.FAILED) {
             if (st == CheckStatus.L7STS && h == 0 && server.up()) {
-                boolean wasStopping = server.stopping();
-                server.checkedState(false, false, n -> server.backend().events().report(wasStopping ? ServerEvents.NOTICE : ServerEvents.ALERT,
-                        ServerEvents.name(server) + " is DOWN" + why + ServerEvents.tail(server, true, n) + ".", null));
+                int level = server.stopping() ? ServerEvents.NOTICE : ServerEvents.ALERT;
+                server.checkedState(false, false, n -> server.backend().events().report(level,
+                        ServerEvents.name(server) + " is DOWN" + why + ServerEvents.tail(server, true, n) + ".", null, level));
             }
         } else if (st.result() == CheckStatus.Result.PASSED && h >= 1 && !server.up() && healthCheckAllows()) {
             server.checkedState(true, false, n -> server.backend().events().report(ServerEvents.NOTICE,
-                    ServerEvents.name(server) + " is UP" + why + ServerEvents.tail(server, false, n) + ".", null));
+                    ServerEvents.name(server) + " is UP" + why + ServerEvents.tail(server, false, n) + ".", null, ServerEvents.NOTICE));
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.sluice.proxy.check;
 
+import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.rules.Samples;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -13,7 +14,7 @@ import java.net.InetSocketAddress;
 record ConnectTarget(InetSocketAddress address, boolean tls, String sni, int proxyVersion) {
 
     /** The target of {@code c} for {@code check}; {@code session} evaluates a port expression (null: none given). */
-    static ConnectTarget of(HealthCheck check, TcpCheckPlan.Connect c, CheckSession session) {
+    static ConnectTarget of(TcpCheckOwner check, TcpCheckPlan.Connect c, CheckSession session) {
         InetSocketAddress dflt = check.target();
         InetAddress ip = c.addr() != null ? c.addr() : dflt.getAddress();
         int port = c.port();
@@ -28,13 +29,15 @@ record ConnectTarget(InetSocketAddress address, boolean tls, String sni, int pro
             port = dflt.getPort();
         }
         boolean tls = c.ssl() || c.useDefault() && check.tls();
-        if (tls && check.server().tls() == null) {
-            // the configuration check refuses a TLS connect without the server's TLS settings
+        Server server = check.server();
+        if (tls && (server == null || server.tls() == null)) {
+            // the configuration check refuses a TLS connect without the server's TLS settings (a mailer has none)
             tls = false;
         }
         String sni = c.sni() != null ? c.sni() : c.useDefault() ? check.sni() : null;
-        int version = check.server().config().proxyVersion();
-        int proxyVersion = c.sendProxy() ? (version != 0 ? version : 1) : c.useDefault() ? check.proxyHeaderVersion() : 0;
+        int version = server == null ? 0 : server.config().proxyVersion();
+        // a mailer has no server, and so no PROXY header
+        int proxyVersion = server == null ? 0 : c.sendProxy() ? (version != 0 ? version : 1) : c.useDefault() ? check.proxyHeaderVersion() : 0;
         return new ConnectTarget(new InetSocketAddress(ip, port), tls, sni, proxyVersion);
     }
 }

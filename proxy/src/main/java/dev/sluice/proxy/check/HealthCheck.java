@@ -5,6 +5,7 @@ import dev.sluice.config.model.ServerCheck;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.backend.ServerEvents;
 import dev.sluice.proxy.backend.ServerHealthCheck;
+import dev.sluice.proxy.rules.ProcScope;
 import dev.sluice.proxy.transport.Transport;
 import io.netty.channel.EventLoop;
 import java.net.InetAddress;
@@ -20,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * through volatile fields for the admin socket, the stats page and Prometheus. Admin commands that change the check
  * ({@code set server ... health}, {@code enable|disable health}, {@code check-port}) hand the change to the loop.
  */
-public final class HealthCheck implements ServerHealthCheck {
+public final class HealthCheck implements ServerHealthCheck, TcpCheckOwner {
     private final Server server;
     private final ServerCheck config;
     private final CheckPlan plan;
@@ -75,6 +76,7 @@ public final class HealthCheck implements ServerHealthCheck {
         }
     }
 
+    @Override
     public Server server() {
         return server;
     }
@@ -83,12 +85,51 @@ public final class HealthCheck implements ServerHealthCheck {
         return plan;
     }
 
-    EventLoop loop() {
+    @Override
+    public EventLoop loop() {
         return loop;
     }
 
-    Transport transport() {
+    @Override
+    public Transport transport() {
         return transport;
+    }
+
+    // what a tcp-check run reads (TcpCheckOwner)
+
+    @Override
+    public TcpCheckPlan tcpRules() {
+        return plan.tcp();
+    }
+
+    @Override
+    public int bufsize() {
+        return plan.bufsize();
+    }
+
+    @Override
+    public ProcScope process() {
+        return plan.process();
+    }
+
+    @Override
+    public long timeoutCheck() {
+        return plan.timeoutCheck();
+    }
+
+    @Override
+    public long timeoutConnect() {
+        return plan.timeoutConnect();
+    }
+
+    @Override
+    public long inter() {
+        return config.inter();
+    }
+
+    @Override
+    public String proxyName() {
+        return server.backend().name();
     }
 
     public int rise() {
@@ -166,6 +207,7 @@ public final class HealthCheck implements ServerHealthCheck {
     }
 
     /** Where the checks connect: {@code addr}/{@code port} (or their admin overrides), else the server's address. */
+    @Override
     public InetSocketAddress target() {
         InetSocketAddress srv = server.address();
         InetAddress ip = addrOverride != null ? addrOverride
@@ -188,7 +230,8 @@ public final class HealthCheck implements ServerHealthCheck {
     }
 
     /** Whether checks speak TLS: {@code check-ssl}, or the server's {@code ssl} when checks go to the server's own address. */
-    boolean tls() {
+    @Override
+    public boolean tls() {
         return server.tls() != null && (config.ssl() || toServerItself());
     }
 
@@ -202,7 +245,8 @@ public final class HealthCheck implements ServerHealthCheck {
      * {@code send-proxy}/{@code send-proxy-v2} when checks go to the server's own address, as in HAProxy; v1 when
      * {@code check-send-proxy} is set on a server that sends none.
      */
-    int proxyHeaderVersion() {
+    @Override
+    public int proxyHeaderVersion() {
         int v = server.config().proxyVersion();
         if (config.sendProxy()) {
             return v != 0 ? v : 1;
@@ -211,7 +255,8 @@ public final class HealthCheck implements ServerHealthCheck {
     }
 
     /** The SNI of a TLS check: {@code check-sni}, else none (HAProxy sends none by default). */
-    String sni() {
+    @Override
+    public String sni() {
         return config.sni();
     }
 
@@ -272,7 +317,8 @@ public final class HealthCheck implements ServerHealthCheck {
      * The current check reports {@code outcome} before it ends (HAProxy's set_server_check_status called by a protocol
      * parser): applied at once, the duration taken now; the end applies its own outcome again. On the loop.
      */
-    void interim(CheckAttempt run, Expectations.Outcome outcome) {
+    @Override
+    public void interim(CheckAttempt run, Expectations.Outcome outcome) {
         if (run != current || timer.stopped()) {
             return;
         }
@@ -284,7 +330,8 @@ public final class HealthCheck implements ServerHealthCheck {
     }
 
     /** The current check ended with {@code outcome}; on the loop. */
-    void completed(CheckAttempt run, Expectations.Outcome outcome) {
+    @Override
+    public void completed(CheckAttempt run, Expectations.Outcome outcome) {
         if (run != current) {
             return;
         }
@@ -358,7 +405,7 @@ public final class HealthCheck implements ServerHealthCheck {
                     + " " + (st.result() == CheckStatus.Result.CONDPASS ? "conditionally " : "")
                     + (st.result() == CheckStatus.Result.FAILED ? "failed" : "succeeded") + reason() + ", status: "
                     + (h >= rise ? (h - rise + 1) + "/" + fall + " " + (server.weight() > 0 ? "UP" : "DRAIN") : h + "/" + rise + " DOWN") + ".";
-            server.backend().events().report(ServerEvents.NOTICE, line, null);
+            server.backend().events().report(ServerEvents.NOTICE, line, null, ServerEvents.INFO);
         }
         if (server.maintenance() || (server.adminState() & Server.FORCED_MAINT) != 0) {
             return;
@@ -367,15 +414,15 @@ public final class HealthCheck implements ServerHealthCheck {
         switch (st.result()) {
             case FAILED -> {
                 if (h == 0 && server.up()) {
-                    boolean wasStopping = server.stopping();
-                    server.checkedState(false, false, n -> server.backend().events().report(wasStopping ? ServerEvents.NOTICE : ServerEvents.ALERT,
-                            ServerEvents.name(server) + " is DOWN" + why + ServerEvents.tail(server, true, n) + ".", null));
+                    int level = server.stopping() ? ServerEvents.NOTICE : ServerEvents.ALERT;
+                    server.checkedState(false, false, n -> server.backend().events().report(level,
+                            ServerEvents.name(server) + " is DOWN" + why + ServerEvents.tail(server, true, n) + ".", null, level));
                 }
             }
             case PASSED -> {
                 if (h >= rise && (!server.up() || server.stopping()) && !server.agentDown()) {
                     server.checkedState(true, false, n -> server.backend().events().report(ServerEvents.NOTICE,
-                            ServerEvents.name(server) + " is UP" + why + ServerEvents.tail(server, false, n) + ".", null));
+                            ServerEvents.name(server) + " is UP" + why + ServerEvents.tail(server, false, n) + ".", null, ServerEvents.NOTICE));
                 }
             }
             case CONDPASS -> {

@@ -3,6 +3,7 @@ package dev.sluice.proxy.check;
 import dev.sluice.config.model.TcpCheck;
 import dev.sluice.config.model.TcpCheck.ExpectKind;
 import dev.sluice.proxy.backend.ProxyHeaderWriter;
+import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.check.ProtocolExpects.Verdict;
 import dev.sluice.proxy.check.TcpCheckPlan.Connect;
 import dev.sluice.proxy.check.TcpCheckPlan.Expect;
@@ -48,8 +49,7 @@ import javax.net.ssl.SSLParameters;
 final class TcpCheckRun implements CheckAttempt, TlsHandshakeHandler.Callback {
     private enum Conn { NONE, CONNECTING, HANDSHAKE, OPEN }
 
-    private final HealthCheck check;
-    private final CheckPlan plan;
+    private final TcpCheckOwner check;
     private final TcpCheckPlan rules;
     private final CheckSession session;
     /** The step to evaluate next (or to resume at). */
@@ -77,11 +77,10 @@ final class TcpCheckRun implements CheckAttempt, TlsHandshakeHandler.Callback {
     private int code;
     private ScheduledFuture<?> timer;
 
-    TcpCheckRun(HealthCheck check) {
+    TcpCheckRun(TcpCheckOwner check) {
         this.check = check;
-        this.plan = check.plan();
-        this.rules = plan.tcp();
-        this.session = new CheckSession(check.server().backend().name(), plan.bufsize(), plan.process());
+        this.rules = check.tcpRules();
+        this.session = new CheckSession(check.proxyName(), check.bufsize(), check.process());
     }
 
     @Override
@@ -114,8 +113,8 @@ final class TcpCheckRun implements CheckAttempt, TlsHandshakeHandler.Callback {
                     current = c;
                     if (connStep == pos && conn == Conn.OPEN) {
                         // established (and handshaken): the rest of the check has 'timeout check'
-                        if (plan.timeoutCheck() > 0) {
-                            schedule(plan.timeoutCheck());
+                        if (check.timeoutCheck() > 0) {
+                            schedule(check.timeoutCheck());
                         }
                         lastRead = false;
                         mustRead = true;
@@ -232,8 +231,8 @@ final class TcpCheckRun implements CheckAttempt, TlsHandshakeHandler.Callback {
                 data = text.getBytes(StandardCharsets.ISO_8859_1);
             }
         }
-        if (data.length >= plan.bufsize()) {
-            finish(CheckStatus.L7RSP, 0, "tcp-check send : string too large (" + data.length + ") for buffer size (" + plan.bufsize() + ") at step "
+        if (data.length >= check.bufsize()) {
+            finish(CheckStatus.L7RSP, 0, "tcp-check send : string too large (" + data.length + ") for buffer size (" + check.bufsize() + ") at step "
                     + TcpCheckPlan.stepId(s));
             return false;
         }
@@ -266,10 +265,10 @@ final class TcpCheckRun implements CheckAttempt, TlsHandshakeHandler.Callback {
         boolean failed = false;
         switch (e.kind()) {
             case STRING, BINARY -> match = indexOf(session.bytes(), len, e.bytes()) >= 0;
-            case RSTRING -> match = e.regex().matcher(new String(session.bytes(), 0, Math.min(len, plan.bufsize() - 1), StandardCharsets.ISO_8859_1))
+            case RSTRING -> match = e.regex().matcher(new String(session.bytes(), 0, Math.min(len, check.bufsize() - 1), StandardCharsets.ISO_8859_1))
                     .find();
             case RBINARY -> {
-                int n = Math.min(len, (plan.bufsize() - 1) / 2);
+                int n = Math.min(len, (check.bufsize() - 1) / 2);
                 match = e.regex().matcher(HexFormat.of().withUpperCase().formatHex(session.bytes(), 0, n)).find();
             }
             default -> {
@@ -415,14 +414,15 @@ final class TcpCheckRun implements CheckAttempt, TlsHandshakeHandler.Callback {
         int gen = ++generation;
         conn = Conn.CONNECTING;
         linger = c.linger();
-        long inter = check.server().config().check().inter();
-        schedule(plan.timeoutCheck() > 0 && plan.timeoutConnect() > 0 ? Math.min(inter, plan.timeoutConnect()) : inter);
+        long inter = check.inter();
+        schedule(check.timeoutCheck() > 0 && check.timeoutConnect() > 0 ? Math.min(inter, check.timeoutConnect()) : inter);
         ConnectTarget to = ConnectTarget.of(check, c, session);
         InetSocketAddress target = to.address();
         String sni = to.sni();
         int proxyVersion = to.proxyVersion();
         boolean handshake = to.tls();
         tls = handshake;
+        Server server = check.server();
         Bootstrap b = new Bootstrap().group(check.loop()).channelFactory(check.transport()::newSocketChannel)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
@@ -432,10 +432,10 @@ final class TcpCheckRun implements CheckAttempt, TlsHandshakeHandler.Callback {
                     @Override
                     protected void initChannel(Channel ch) {
                         if (proxyVersion != 0) {
-                            ch.pipeline().addLast("pp", ProxyHeaderWriter.forCheck(proxyVersion, check.server().config().proxyV2Options()));
+                            ch.pipeline().addLast("pp", ProxyHeaderWriter.forCheck(proxyVersion, server.config().proxyV2Options()));
                         }
                         if (handshake) {
-                            SslHandler ssl = check.server().tls().context().newHandler(ch.alloc(), sni, target);
+                            SslHandler ssl = server.tls().context().newHandler(ch.alloc(), sni, target);
                             ssl.setHandshakeTimeoutMillis(0);
                             alpn(ssl.engine(), c.alpn());
                             ch.pipeline().addLast("tls", ssl).addLast("handshake", new TlsHandshakeHandler(TcpCheckRun.this));

@@ -300,7 +300,16 @@ public final class Main {
 
     /** The files of the command line read and parsed, with the worker's own socket when {@code workerCli} is given. */
     static Parsed parse(Options opts, String workerCli) {
-        return parse(files(opts), commandLineSource(opts, workerCli), opts.chdir() == null ? null : opts.chdir().toString(), opts.localPeer());
+        Parsed p = parse(files(opts), commandLineSource(opts, workerCli), opts.chdir() == null ? null : opts.chdir().toString(), opts.localPeer());
+        // what HAProxy's program post-parser says that the configuration cannot know (master-worker mode, users)
+        List<Diagnostic> programs = MasterPrograms.problems(p.config(), opts.masterWorker() || System.getenv(Master.WORKER_ENV) != null
+                || p.config() != null && p.config().global().process().masterWorker());
+        if (programs.isEmpty()) {
+            return p;
+        }
+        List<Diagnostic> all = new ArrayList<>(p.diagnostics());
+        all.addAll(programs);
+        return new Parsed(all, p.config());
     }
 
     /** What {@link #load} checks once the files are parsed. */

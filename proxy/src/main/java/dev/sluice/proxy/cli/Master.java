@@ -1,5 +1,6 @@
 package dev.sluice.proxy.cli;
 
+import dev.sluice.config.model.Program;
 import dev.sluice.config.model.StatsSocket;
 import java.io.File;
 import java.io.IOException;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import sun.misc.Signal;
 
 /**
@@ -31,7 +33,7 @@ import sun.misc.Signal;
  * is {@link MasterCli}; with {@code -Ws}, systemd is told READY=1 and RELOADING=1 on its {@code NOTIFY_SOCKET}.
  * Messages are HAProxy's, on stderr, with the master's pid.
  */
-final class Master {
+final class Master implements MasterPrograms.Log {
     /** In a worker: the master's pid. */
     static final String WORKER_ENV = "SLUICE_MASTER_PID";
     /** In a worker: the file to write its pid to once it listens. */
@@ -80,6 +82,10 @@ final class Master {
     private final int maxReloads;
     private final boolean systemd;
     private final PrintStream err;
+    /** The {@code program} sections' processes; the configuration's programs at the start, and how to read them again. */
+    private final MasterPrograms programs = new MasterPrograms(this::programExited);
+    private final List<Program> initialPrograms;
+    private final Supplier<List<Program>> reparse;
     /** The stack of the master's own threads: they read and write a few lines. */
     static final long STACK = 256 * 1024;
 
@@ -110,7 +116,9 @@ final class Master {
      * @param oldSocket the {@code -x} of the master's command line, for the first worker (null: none)
      */
     Master(WorkerProgram program, List<String> args, List<Long> softStop, List<Long> hardStop, String oldSocket, boolean exitOnFailure,
-            int maxReloads, boolean systemd, PrintStream err) {
+            int maxReloads, boolean systemd, PrintStream err, List<Program> programs, Supplier<List<Program>> reparse) {
+        this.initialPrograms = List.copyOf(programs);
+        this.reparse = reparse;
         this.program = program;
         this.args = List.copyOf(args);
         this.initialSoftStop = List.copyOf(softStop);
@@ -168,7 +176,13 @@ final class Master {
             Signal.handle(new Signal("INT"), s -> stop("INT"));
             Signal.handle(new Signal("USR1"), s -> stop("USR1"));
             synchronized (reloading) {
+                // as HAProxy: the programs are forked before the worker
+                if (!programs.startAll(initialPrograms, this)) {
+                    stop("TERM");
+                    return 1;
+                }
                 if (spawn(initialSoftStop, initialHardStop, initialOldSocket) == null) {
+                    programs.signalAll("TERM");
                     return 1;
                 }
             }
@@ -211,7 +225,7 @@ final class Master {
             boolean last;
             synchronized (this) {
                 starting--;
-                last = w == null && stopping && workers.isEmpty() && starting == 0;
+                last = w == null && allGone();
             }
             if (last) {
                 finish();
@@ -318,6 +332,10 @@ final class Master {
             }
             notice("Reloading Sluice");
             notifySystemd("RELOADING=1\n");
+            // the master reads the programs again (a configuration that does not parse leaves them as they are: the
+            // worker's reload fails and says why)
+            List<Program> next = reparse.get();
+            boolean programsOk = next == null || programs.reload(next, this);
             Boolean inPlace = now == null ? null : reloadInPlace(now);
             boolean ok;
             if (inPlace != null) {
@@ -325,8 +343,11 @@ final class Master {
             } else {
                 ok = spawn(old, List.of(), oldSocket) != null;
             }
+            if (ok) {
+                programs.retire();
+            }
             killOverReloaded();
-            reloaded(ok);
+            reloaded(ok && programsOk);
         }
     }
 
@@ -407,8 +428,9 @@ final class Master {
             }
             stopping = true;
             // a worker still starting is told once it listens (spawn)
-            none = workers.isEmpty() && starting == 0;
+            none = workers.isEmpty() && starting == 0 && programs.alive() == 0;
         }
+        programs.signalAll(signal);
         notifySystemd("STOPPING=1\n");
         // (a terminal's ^C reaches the workers of its process group by itself: one may be gone already)
         forEachWorker(w -> {
@@ -449,13 +471,49 @@ final class Master {
                     for (Worker o : workers) {
                         Signals.send(o.pid, "TERM");
                     }
+                    // and the programs, as HAProxy's mworker_kill
+                    programs.signalAll("TERM");
                 }
             }
             // 0 and SIGTERM are normal ends; anything else is the master's status
             if (wasCurrent && exitCode < 0 && status != 0 && status != 143) {
                 exitCode = status;
             }
-            last = stopping && workers.isEmpty() && starting == 0;
+            last = allGone();
+        }
+        if (last) {
+            finish();
+        }
+    }
+
+    /** Stopping, and no worker or program left. Under the lock. */
+    private boolean allGone() {
+        return stopping && workers.isEmpty() && starting == 0 && programs.alive() == 0;
+    }
+
+    /** A program ended: HAProxy's words, and exit-on-failure as for the current worker. */
+    private void programExited(MasterPrograms.Proc p, int status, boolean former) {
+        boolean last;
+        synchronized (this) {
+            String line = (former ? "Former" : "Current") + " program '" + p.name + "' (" + p.pid + ") exited with code " + status + " ("
+                    + reason(status) + ")";
+            if (former) {
+                warning(line);
+            } else {
+                alert(line);
+                if (status != 0 && status != 130 && status != 143 && exitOnFailure && !stopping) {
+                    alert("exit-on-failure: killing every processes with SIGTERM");
+                    stopping = true;
+                    for (Worker o : workers) {
+                        Signals.send(o.pid, "TERM");
+                    }
+                    programs.signalAll("TERM");
+                }
+                if (exitCode < 0 && status != 0 && status != 143) {
+                    exitCode = status;
+                }
+            }
+            last = allGone();
         }
         if (last) {
             finish();
@@ -527,6 +585,7 @@ final class Master {
             }
         }
         sb.append("# programs\n");
+        programs.rows(sb, now);
         return sb.toString();
     }
 
@@ -590,7 +649,8 @@ final class Master {
         }
     }
 
-    private void notice(String msg) {
+    @Override
+    public void notice(String msg) {
         err.println("[NOTICE]   (" + pid + ") : " + msg);
     }
 
@@ -598,7 +658,8 @@ final class Master {
         err.println("[WARNING]  (" + pid + ") : " + msg);
     }
 
-    private void alert(String msg) {
+    @Override
+    public void alert(String msg) {
         err.println("[ALERT]    (" + pid + ") : " + msg);
     }
 }

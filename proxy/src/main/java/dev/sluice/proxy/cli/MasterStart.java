@@ -4,6 +4,7 @@ import dev.sluice.config.ConfigParser;
 import dev.sluice.config.Diagnostic;
 import dev.sluice.config.KeywordRegistry;
 import dev.sluice.config.model.Config;
+import dev.sluice.config.model.Program;
 import dev.sluice.config.model.StatsSocket;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -67,7 +68,8 @@ final class MasterStart {
             return 1;
         }
         Master master = new Master(program, Master.workerArgs(args), opts.softStopPids(), opts.hardStopPids(), opts.oldSocket(),
-                config.global().process().exitOnFailure(), config.global().process().maxReloads(), opts.systemd(), System.err);
+                config.global().process().exitOnFailure(), config.global().process().maxReloads(), opts.systemd(), System.err, config.programs(),
+                () -> programsNow(opts));
         String daemonReady = System.getenv(Main.READY_FILE_ENV);
         long pid = ProcessHandle.current().pid();
         int rc = master.run(cli, () -> {
@@ -85,6 +87,15 @@ final class MasterStart {
         });
         Main.deletePidfile(pidfile, pid);
         return rc;
+    }
+
+    /** The programs of the configuration as it is now (a reload), or null when it does not parse. */
+    private static List<Program> programsNow(Options opts) {
+        Main.Parsed p = Main.parse(opts, null);
+        if (p.config() == null || p.diagnostics().stream().anyMatch(Diagnostic::isError)) {
+            return null;
+        }
+        return p.config().programs();
     }
 
     private static void print(Options opts, List<String> lines) {

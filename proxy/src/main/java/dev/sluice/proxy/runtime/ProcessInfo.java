@@ -179,8 +179,8 @@ final class ProcessInfo {
         return 0;
     }
 
-    /** HAProxy's default node name: the host name. */
-    private static String hostname() {
+    /** HAProxy's default node name and email-alert myhostname: the host name. */
+    static String hostname() {
         try {
             return Files.readString(Path.of("/proc/sys/kernel/hostname")).trim();
         } catch (IOException | RuntimeException e) {

@@ -19,6 +19,7 @@ import dev.sluice.proxy.backend.ServerCommands;
 import dev.sluice.proxy.dns.DnsRuntime;
 import dev.sluice.proxy.backend.ServerConnector;
 import dev.sluice.proxy.check.CheckPlan;
+import dev.sluice.proxy.check.EmailAlerts;
 import dev.sluice.proxy.check.AgentCheck;
 import dev.sluice.proxy.check.HealthCheck;
 import dev.sluice.proxy.h1.H1ClientConnection;
@@ -325,7 +326,8 @@ public final class ProxyRuntime {
         }
         for (Backend be : backends.values()) {
             if (logWriter != null) {
-                be.events(new ServerEventLog(logWriter, be.config().logging().targets(), be.config().logging().tag(), true));
+                be.events(new ServerEventLog(logWriter, be.config().logging().targets(), be.config().logging().tag(), true, EmailAlerts.of(be.config(),
+                        workers.loop(n++ % workers.count()), transport, config.global().tune().bufsize(), procScope, ProcessInfo.hostname())));
             }
         }
     }
@@ -334,12 +336,11 @@ public final class ProxyRuntime {
     public void quiet() {
         quietPeers = true;
         for (Backend be : backends.values()) {
-            if (logWriter != null) {
-                be.events(new ServerEventLog(logWriter, be.config().logging().targets(), be.config().logging().tag(), false));
+            if (be.events() instanceof ServerEventLog log) {
+                be.events(log.quiet());
             }
         }
     }
-
 
     /** The streams in progress on each loop. */
     LiveStreams streams() {
@@ -350,7 +351,6 @@ public final class ProxyRuntime {
     Workers workers() {
         return workers;
     }
-
 
     /**
      * What {@link #check} found and built: resolved servers, TLS contexts (null when nothing uses TLS),

@@ -85,6 +85,28 @@ class HealthCheckTest {
     }
 
     @Test
+    void theLinesHaproxyMailsCarryTheirMailLevel() {
+        Backend be = Backends.of("option log-health-checks\nserver s1 check rise 1 fall 1");
+        List<String> mailed = new ArrayList<>();
+        be.events(new dev.sluice.proxy.backend.ServerEvents() {
+            @Override
+            public void report(int level, String message, String console) {
+            }
+
+            @Override
+            public void report(int level, String message, String console, int mailLevel) {
+                mailed.add(mailLevel + " " + message.split("[,.]")[0]);
+            }
+        });
+        HealthCheck c = check(be, "s1");
+        c.record(REFUSED, 0);
+        c.record(OK, 0);
+        // as HAProxy's send_email_alert calls: the check's line at info, DOWN at alert, UP at notice
+        assertThat(mailed).containsExactly("6 Health check for server be/s1 failed", "1 Server be/s1 is DOWN", "6 Health check for server be/s1 succeeded",
+                "5 Server be/s1 is UP");
+    }
+
+    @Test
     void atStartTheFirstFailureTakesItDown() {
         Backend be = backend("server s1 check");
         HealthCheck c = check(be, "s1");
