@@ -50,6 +50,12 @@ final class Attempts {
     /** {@code disable-l7-retry}: only connection failures are retried. */
     private boolean l7Disabled;
 
+    /** As below, {@code disable-l7-retry} having run for the request when {@code l7Disabled}. */
+    Attempts(Backend backend, RequestHead request, int retries, boolean l7Disabled) {
+        this(backend, request, retries);
+        this.l7Disabled = l7Disabled;
+    }
+
     /** The attempts of {@code request} (null: a stream without a request), with {@code retries} retries. */
     Attempts(Backend backend, RequestHead request, int retries) {
         this.backend = backend;

@@ -243,10 +243,7 @@ public final class Stream extends Live implements Exchange {
         if (idHeader != null) {
             request.fields().add(idHeader, new AsciiString(target.uniqueId()));
         }
-        attempts = new Attempts(backend, request, target.retries() >= 0 ? target.retries() : backend.retries());
-        if (target.l7RetryDisabled()) {
-            attempts.disableL7Retry();
-        }
+        attempts = new Attempts(backend, request, target.retries() >= 0 ? target.retries() : backend.retries(), target.l7RetryDisabled());
         connecting = new Connecting(this, client, request, backend, attempts);
         slot = connecting.slot();
         Server to = persistence.route(backend, cookie);
