@@ -218,6 +218,53 @@ class InProcessReloadTest {
         }
     }
 
+    /**
+     * Health checks keep their rhythm across reloads: reloaded five times a second for three seconds, two servers
+     * checked every second are each checked about three times, as without reloads (restarted at each reload, the first
+     * server's check would run at every reload and the second's never).
+     */
+    @Test
+    void healthChecksKeepTheirRhythmAcrossReloads() throws Exception {
+        try (Origin o1 = Origin.start("o1"); Origin o2 = Origin.start("o2")) {
+            int port = Ports.free();
+            Path dir = Files.createTempDirectory("sluice-reload");
+            Path admin = dir.resolve("admin.sock");
+            Path cfg = dir.resolve("test.cfg");
+            String text = """
+                    global
+                        stats socket %s level admin
+                    defaults
+                        mode http
+                        timeout connect 2s
+                        timeout client 20s
+                        timeout server 20s
+                    frontend fe
+                        bind 127.0.0.1:%d
+                        http-response set-header x-gen %s
+                        default_backend be
+                    backend be
+                        option httpchk GET /health
+                        server s1 127.0.0.1:%d check inter 1s
+                        server s2 127.0.0.1:%d check inter 1s
+                    """;
+            Files.writeString(cfg, text.formatted(admin, port, "0", o1.port(), o2.port()));
+            try (Sluice s = Sluice.start(cfg, List.of(), java.util.Map.of(), port)) {
+                AdminClient.await(admin);
+                long start = System.nanoTime();
+                for (int i = 1; i <= 15; i++) {
+                    Files.writeString(cfg, text.formatted(admin, port, Integer.toString(i), o1.port(), o2.port()));
+                    assertThat(reload(admin)).startsWith("Success=1");
+                    Daemon.sleep(200);
+                }
+                double seconds = (System.nanoTime() - start) / 1e9;
+                long c1 = o1.requests().stream().filter(r -> r.target().equals("/health")).count();
+                long c2 = o2.requests().stream().filter(r -> r.target().equals("/health")).count();
+                assertThat(c1).as("s1 checks in %.1f s", seconds).isBetween((long) seconds - 1, (long) seconds + 2);
+                assertThat(c2).as("s2 checks in %.1f s", seconds).isBetween((long) seconds - 1, (long) seconds + 2);
+            }
+        }
+    }
+
     @Test
     void noRequestFailsUnderLoadAcrossTwentyReloads() throws Exception {
         Program.WRK.require();

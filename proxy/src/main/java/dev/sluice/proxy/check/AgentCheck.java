@@ -189,6 +189,11 @@ public final class AgentCheck implements ServerAgentCheck {
         timer.start(delayMs);
     }
 
+    /** How long until this agent check's next run (0: running or due). Any thread. */
+    public long remainingMs() {
+        return timer.remainingMs();
+    }
+
     public void stop() {
         timer.stop();
     }

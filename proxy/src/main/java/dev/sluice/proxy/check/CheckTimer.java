@@ -17,6 +17,8 @@ final class CheckTimer {
     private final Runnable abandon;
     private ScheduledFuture<?> next;
     private boolean stopped;
+    /** When the next run is due (System.nanoTime), or 0 while one runs: read by a reload on another thread. */
+    private volatile long due;
 
     /** {@code run}: a check is due; {@code abandon}: drop the check in progress (at {@link #stop}). */
     CheckTimer(EventLoop loop, int spreadPercent, Runnable run, Runnable abandon) {
@@ -28,11 +30,21 @@ final class CheckTimer {
 
     /** The first run after {@code delayMs} (the runtime spreads the first checks of all servers over an interval). */
     void start(long delayMs) {
+        due = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMs);
         loop.execute(() -> {
             if (!stopped) {
                 next = loop.schedule(this::fire, delayMs, TimeUnit.MILLISECONDS);
             }
         });
+    }
+
+    /**
+     * How long until the next run (0: one is running or due): a reload starts the replacing check's timer there, so
+     * checks keep their rhythm however often the configuration is reloaded. Any thread.
+     */
+    long remainingMs() {
+        long d = due;
+        return d == 0 ? 0 : Math.max(0, TimeUnit.NANOSECONDS.toMillis(d - System.nanoTime()));
     }
 
     /** No run any more; the check in progress is abandoned. Any thread. */
@@ -60,11 +72,14 @@ final class CheckTimer {
             long rv = interval * spreadPercent / 100;
             interval += rv - (long) (2 * rv * ThreadLocalRandom.current().nextDouble());
         }
-        next = loop.schedule(this::fire, Math.max(1, interval), TimeUnit.MILLISECONDS);
+        long delay = Math.max(1, interval);
+        due = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delay);
+        next = loop.schedule(this::fire, delay, TimeUnit.MILLISECONDS);
     }
 
     private void fire() {
         next = null;
+        due = 0;
         if (!stopped) {
             run.run();
         }

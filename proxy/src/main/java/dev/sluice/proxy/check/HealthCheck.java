@@ -10,6 +10,9 @@ import dev.sluice.proxy.transport.Transport;
 import io.netty.channel.EventLoop;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -275,6 +278,54 @@ public final class HealthCheck implements ServerHealthCheck, TcpCheckOwner {
     /** Starts checking after {@code delayMs} (the runtime spreads the first checks of all servers over an interval). */
     public void start(long delayMs) {
         timer.start(delayMs);
+    }
+
+    /** How long until this check's next run (0: running or due); see {@link CheckTimer#remainingMs}. Any thread. */
+    public long remainingMs() {
+        return timer.remainingMs();
+    }
+
+    /**
+     * Starts the checks of a runtime: the first ones spread over the shortest interval in declaration order, as HAProxy;
+     * after an in-process reload a check whose server was checked by the previous configuration keeps that check's
+     * rhythm instead ({@code previous}: its next run, in ms from now, by "backend/server"; at most the new interval).
+     */
+    public static void startAll(List<HealthCheck> checks, List<AgentCheck> agents, Map<String, Long> previousChecks,
+            Map<String, Long> previousAgents) {
+        long minInter = checks.stream().mapToLong(c -> c.server().config().check().inter()).min().orElse(0);
+        for (int i = 0; i < checks.size(); i++) {
+            HealthCheck c = checks.get(i);
+            Long left = previousChecks.get(key(c.server()));
+            c.start(left != null ? Math.min(left, c.server().config().check().inter()) : minInter * i / checks.size());
+        }
+        for (int i = 0; i < agents.size(); i++) {
+            AgentCheck a = agents.get(i);
+            long inter = a.server().config().check().inter();
+            Long left = previousAgents.get(key(a.server()));
+            a.start(left != null ? Math.min(left, inter) : inter * i / agents.size());
+        }
+    }
+
+    /** When the health checks of a runtime being replaced run next, by "backend/server", for {@link #startAll}. */
+    public static Map<String, Long> schedule(List<HealthCheck> checks) {
+        Map<String, Long> m = new HashMap<>();
+        for (HealthCheck c : checks) {
+            m.put(key(c.server()), c.remainingMs());
+        }
+        return m;
+    }
+
+    /** The same for agent checks. */
+    public static Map<String, Long> agentSchedule(List<AgentCheck> agents) {
+        Map<String, Long> m = new HashMap<>();
+        for (AgentCheck a : agents) {
+            m.put(key(a.server()), a.remainingMs());
+        }
+        return m;
+    }
+
+    static String key(Server s) {
+        return s.backend().name() + "/" + s.name();
     }
 
     /** Stops checking; a check in progress is abandoned. Any thread. */

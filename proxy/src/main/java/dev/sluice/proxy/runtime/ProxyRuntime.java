@@ -554,6 +554,8 @@ public final class ProxyRuntime {
             });
         }
         int backlog = Math.min(globalLimit.max(), 65535);
+        Map<String, Long> checksDue = previous == null ? Map.of() : HealthCheck.schedule(previous.checks);
+        Map<String, Long> agentsDue = previous == null ? Map.of() : HealthCheck.agentSchedule(previous.agents);
         if (previous != null) {
             // an in-process reload: what fails leaves the previous configuration running, untouched
             Reload.start(this, previous, backlog);
@@ -576,14 +578,7 @@ public final class ProxyRuntime {
         }
         sampler = group.next().scheduleAtFixedRate(this::sample, 1, 1, TimeUnit.SECONDS);
         dns.start();
-        // as HAProxy: the first checks are spread over the shortest interval, in declaration order
-        long minInter = checks.stream().mapToLong(c -> c.server().config().check().inter()).min().orElse(0);
-        for (int i = 0; i < checks.size(); i++) {
-            checks.get(i).start(minInter * i / checks.size());
-        }
-        for (int i = 0; i < agents.size(); i++) {
-            agents.get(i).start(agents.get(i).server().config().check().inter() * i / agents.size());
-        }
+        HealthCheck.startAll(checks, agents, checksDue, agentsDue);
         // pool-purge-delay: each backend's idle server connections, on every loop
         for (Backend b : backends.values()) {
             long period = b.http().poolPurgeDelayMs();
