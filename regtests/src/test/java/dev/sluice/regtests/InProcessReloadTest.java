@@ -155,6 +155,8 @@ class InProcessReloadTest {
                 assertThat(body(kept, "/gen")).isEqualTo("gen-e");
                 assertThat(AdminClient.run(admin, "show servers state be\n")).doesNotContain(" s2 ");
                 assertThat(info(admin, "Reloads")).isEqualTo("2");
+                // the configurations alive: the current one, and those still finishing (none here, once released)
+                assertThat(AdminClient.run(admin, "show activity\n")).containsPattern("\ngenerations: [1-3]\n");
             }
         }
     }

@@ -266,7 +266,7 @@ public final class ProxyRuntime {
         this.dns = new DnsRuntime(config, backends.values(), workers, transport, s -> ServerCommands.closeIdle(workers, s));
         dns.register(registry);
         metrics.register(dns::collect);
-        StreamCommands.register(registry, workers, streams, backends.values());
+        StreamCommands.register(registry, workers, streams, backends.values(), () -> generations == null ? 1 : generations.alive());
         TableCommands.register(registry, stickTables);
         peers = dev.sluice.proxy.peers.PeersRuntime.of(config, stickTables);
         peers.register(registry);

@@ -23,6 +23,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.IntSupplier;
 import java.util.function.ToLongFunction;
 
 /**
@@ -39,7 +40,7 @@ final class StreamCommands {
     private static final DateTimeFormatter DATE = DateTimeFormatter.ofPattern("dd/MMM/yyyy:HH:mm:ss.SSS", Locale.ROOT)
             .withZone(ZoneId.systemDefault());
 
-    static void register(CliRegistry r, Workers workers, LiveStreams live, Collection<Backend> backends) {
+    static void register(CliRegistry r, Workers workers, LiveStreams live, Collection<Backend> backends, IntSupplier generations) {
         r.register(new CliCommand(List.of("show", "sess"), Level.OPERATOR, "show sess [id]", "report the list of current sessions or dump this exact session",
                 req -> showSess(workers, live, req)));
         r.register(new CliCommand(List.of("shutdown", "session"), Level.ADMIN, "shutdown session [id]", "kill a specific session",
@@ -47,7 +48,7 @@ final class StreamCommands {
         r.register(new CliCommand(List.of("shutdown", "sessions", "server"), Level.ADMIN, "shutdown sessions server <bk>/<srv>",
                 "kill sessions on a server", req -> shutdownServer(workers, live, backends, req)));
         r.register(new CliCommand(List.of("show", "activity"), Level.USER, "show activity", "show per-thread activity stats (for support/developers)",
-                req -> showActivity(workers, live, req)));
+                req -> showActivity(workers, live, generations, req)));
     }
 
     /** What {@code show sess} prints of one stream, taken on its loop. */
@@ -204,9 +205,10 @@ final class StreamCommands {
     /**
      * {@code show activity} in HAProxy's layout ({@code name: total [ per thread ]}) with what Sluice counts
      * per event loop: connections accepted (HAProxy's {@code accepted}), and three of its own lines, streams
-     * started, streams in progress, tasks waiting in the loop's queue and the loop thread's CPU time.
+     * started, streams in progress, tasks waiting in the loop's queue and the loop thread's CPU time; then the
+     * configurations alive (the current one and those an in-process reload replaced, still finishing their streams).
      */
-    private static String showActivity(Workers workers, LiveStreams live, CliRequest req) {
+    private static String showActivity(Workers workers, LiveStreams live, IntSupplier generations, CliRequest req) {
         int self = workers.currentIndex();
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         return req.later(workers.onEachLoop(loop -> {
@@ -223,6 +225,7 @@ final class StreamCommands {
             row(b, "cur_streams", list, Activity::current);
             row(b, "run_queue", list, a -> a.runQueue());
             row(b, "cpu_ms_tot", list, Activity::cpuMs);
+            b.append("generations: ").append(generations.getAsInt()).append('\n');
             return b.toString();
         }));
     }
