@@ -23,7 +23,9 @@ final class ServerKeywords {
                 + " [ssl [verify none|required]"
                 + " [ca-file <f>] [sni <expr>] [alpn <list>] [crt <pem>]] [proto h2] [send-proxy|send-proxy-v2] [init-addr <method>[,...]]"
                 + " [resolvers <name> [resolve-prefer ipv4|ipv6] [resolve-opts <opt>[,...]] [resolve-net <net>[,...]]]"
-                + " [agent-check [agent-port <port>] [agent-addr <ip>] [agent-inter <time>] [agent-send <string>]]",
+                + " [agent-check [agent-port <port>] [agent-addr <ip>] [agent-inter <time>] [agent-send <string>]]"
+                + " [observe none|layer4|layer7] [error-limit <n>] [on-error fastinter|fail-check|sudden-death|mark-down]"
+                + " [on-marked-down shutdown-sessions] [on-marked-up shutdown-backup-sessions]",
                 "Declare a server of the backend; without a port the connection's destination port is used. A backup server serves"
                         + " only when no active server is usable; a disabled one (or weight 0) is never chosen; init-state down starts it"
                         + " DOWN. id defaults to the first free number. maxconn: concurrent requests; more wait in a queue (the server's"
@@ -46,7 +48,15 @@ final class ServerKeywords {
                         + " agent-port (else port) at agent-addr (else addr, else the server's address), send agent-send if any and read one"
                         + " line, as HAProxy's agent: up, down, stopped, fail (health), ready, drain, maint (administrative state), <n>%"
                         + " (weight relative to the configured one), maxconn:<n>, '#' then a description; an agent that cannot be reached"
-                        + " changes nothing.",
+                        + " changes nothing. observe: with 'check', the server's live traffic counts as well: layer4 its connections"
+                        + " (a failed or timed-out connect is an error, an established one a success), layer7 (mode http) the"
+                        + " failed connects and its responses too (a 5xx other than 501 and 505, an invalid, truncated or timed-out"
+                        + " response, a close before it are errors); error-limit (default 10) consecutive errors trigger on-error:"
+                        + " fastinter (checks run at fastinter), fail-check (default: as a failed check, status HANA), sudden-death"
+                        + " (as a failed check leaving a single one before DOWN), mark-down (DOWN at once); each mode also runs the"
+                        + " next check at fastinter. on-marked-down shutdown-sessions: going DOWN (checks, maintenance) kills the"
+                        + " server's streams (termination flag D); on-marked-up shutdown-backup-sessions: a non-backup server"
+                        + " coming UP kills the streams of the backend's backup servers (flag U).",
                 ServerKeywords::server));
         r.register(new Keyword("server-template", EnumSet.of(Section.BACKEND, Section.LISTEN),
                 "server-template <prefix> <num | low-high> <address>[:<port>] [server options]",
@@ -56,13 +66,12 @@ final class ServerKeywords {
                 ServerKeywords::serverTemplate));
         r.register(new Keyword("default-server", BACKEND_SIDE, "default-server [weight <0-256>] [backup|no-backup] [disabled|enabled]"
                 + " [init-state <state>] [maxconn <n>] [minconn <n>] [maxqueue <n>] [slowstart <time>] [cookie <value>] [ssl options]"
-                + " [proto h2]",
+                + " [proto h2] [observe ...] [error-limit <n>] [on-error <mode>] [on-marked-down ...] [on-marked-up ...]",
                 "Default values for the server lines that follow.", ServerKeywords::defaultServer));
     }
 
     private static String serverOptionFeature(String opt) {
         return switch (opt) {
-            case "observe", "error-limit", "on-error", "on-marked-down", "on-marked-up" -> "health analysis of live traffic (observe)";
             case "check-alpn", "check-proto", "check-via-socks4" -> "this health-check option";
             case "verifyhost", "sni-auto", "allow-0rtt", "crl-file" -> "this server TLS option";
             case "send-proxy-v2-ssl", "send-proxy-v2-ssl-cn", "proxy-v2-options" -> "PROXY protocol v2 TLS and extra fields (TLVs)";
@@ -106,7 +115,7 @@ final class ServerKeywords {
     }
 
     /** C's atoi: the leading decimal digits (after spaces and a sign), 0 when there are none. */
-    private static int atoi(String s) {
+    static int atoi(String s) {
         int i = 0;
         while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
             i++;
@@ -231,6 +240,9 @@ final class ServerKeywords {
             if (next == TlsKeywords.NOT_MINE) {
                 next = AgentKeywords.serverOption(c, dflt ? null : name, params, a, i);
             }
+            if (next == TlsKeywords.NOT_MINE) {
+                next = ObserveKeywords.serverOption(c, dflt ? null : name, params, a, i);
+            }
             if (next == TlsKeywords.FAILED) {
                 return null;
             }
@@ -258,6 +270,7 @@ final class ServerKeywords {
         List<String> names = new ArrayList<>(BalanceKeywords.SERVER_OPTIONS);
         names.addAll(CheckKeywords.SERVER_OPTIONS);
         names.addAll(AgentKeywords.SERVER_OPTIONS);
+        names.addAll(ObserveKeywords.SERVER_OPTIONS);
         names.addAll(List.of("ssl", "verify", "ca-file", "sni", "alpn", "proto", "crt", "no-ssl-reuse", "send-proxy", "send-proxy-v2", "init-addr", "resolvers",
                 "resolve-prefer", "resolve-opts", "resolve-net"));
         return names;

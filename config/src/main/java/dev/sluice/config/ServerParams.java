@@ -46,6 +46,8 @@ final class ServerParams {
     int sendProxy;
     /** {@code resolvers}, {@code resolve-prefer}, {@code resolve-opts}, {@code resolve-net}. */
     dev.sluice.config.model.ServerDns dns = dev.sluice.config.model.ServerDns.DEFAULT;
+    /** {@code observe}, {@code error-limit}, {@code on-error}, {@code on-marked-down|up} ({@link ObserveKeywords}). */
+    dev.sluice.config.model.ServerObserve observe = dev.sluice.config.model.ServerObserve.DEFAULT;
 
     ServerParams copy() {
         ServerParams p = new ServerParams();
@@ -78,6 +80,7 @@ final class ServerParams {
         p.sendProxy = sendProxy;
         p.initAddr = initAddr;
         p.dns = dns;
+        p.observe = observe;
         return p;
     }
 }

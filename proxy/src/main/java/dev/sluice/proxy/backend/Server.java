@@ -279,6 +279,19 @@ public final class Server {
         state.check(c);
     }
 
+    /**
+     * What a stream saw of the server (a connection made or failed, a response): counted by its health check when the
+     * server line has {@code observe}, else nothing. On the stream's loop.
+     */
+    public void observed(TrafficEvent event) {
+        if (config.check().observe().layer() != dev.sluice.config.model.ServerObserve.Layer.NONE) {
+            ServerHealthCheck c = state.check();
+            if (c != null) {
+                c.observed(event);
+            }
+        }
+    }
+
     private volatile ServerAgentCheck agent;
 
     /** Its agent check, or null when the server line has no {@code agent-check}. */

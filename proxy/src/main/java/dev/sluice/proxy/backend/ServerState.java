@@ -138,6 +138,9 @@ final class ServerState {
             maintenanceChanged(true);
         }
         backend.serversChangedQuietly();
+        if (wasRunning && up) {
+            shutdownStreams();
+        }
         int requeued = backend.redistribute(server);
         if (wasRunning) {
             backend.events().report(stopping ? ServerEvents.NOTICE : ServerEvents.ALERT, ServerEvents.name(server)
@@ -231,12 +234,14 @@ final class ServerState {
         if (value) {
             downs.wentUp(now);
             startWarmup();
+            shutdownBackupStreams();
             n = backend.drain(server);
             backend.serversChangedQuietly();
         } else {
             downs.wentDown(now);
             endWarmup();
             backend.serversChangedQuietly();
+            shutdownStreams();
             n = backend.redistribute(server);
         }
         if (report != null) {
@@ -245,6 +250,28 @@ final class ServerState {
         }
         backend.reportLoss();
         return n;
+    }
+
+    /** {@code on-marked-down shutdown-sessions}: the server stopped taking traffic (DOWN, maintenance), its streams end. */
+    private void shutdownStreams() {
+        if (server.config().check().observe().shutdownSessions()) {
+            backend.streams().shutdown(server, false);
+        }
+    }
+
+    /**
+     * {@code on-marked-up shutdown-backup-sessions}: a non-backup server that takes traffic again (UP, out of maintenance)
+     * with a weight ends the streams of the backend's backup servers, as HAProxy's srv_shutdown_backup_streams.
+     */
+    private void shutdownBackupStreams() {
+        if (server.config().check().observe().shutdownBackupSessions() && !server.backup() && server.weight() > 0
+                && (adminState & Server.FORCED_DRAIN) == 0) {
+            for (Server o : backend.servers()) {
+                if (o.backup()) {
+                    backend.streams().shutdown(o, true);
+                }
+            }
+        }
     }
 
     /**
@@ -304,9 +331,13 @@ final class ServerState {
             lastChange = System.currentTimeMillis();
             if (!value && up) {
                 startWarmup();
+                shutdownBackupStreams();
             }
             backend.serversChanged();
             if (value) {
+                if (up) {
+                    shutdownStreams();
+                }
                 backend.redistribute(server);
             }
         }
@@ -320,6 +351,7 @@ final class ServerState {
             return;
         }
         int before = adminState | (leavingConfigured ? Server.FORCED_MAINT : 0);
+        boolean wasInConfiguredMaint = maintenance;
         if (leavingConfigured) {
             maintenance = false;
         }
@@ -336,11 +368,15 @@ final class ServerState {
         lastChange = System.currentTimeMillis();
         if (leavingMaint && up && !maintenance) {
             startWarmup();
+            shutdownBackupStreams();
         }
         if ((state & Server.FORCED_MAINT) != 0) {
             checkHealth = 0;
         }
         backend.serversChangedQuietly();
+        if (enteringMaint && up && !wasInConfiguredMaint) {
+            shutdownStreams();
+        }
         int requeued = (state & Server.FORCED_MAINT) != 0 ? backend.redistribute(server) : 0;
         // HAProxy's lines for what the CLI (or the stats page) did
         ServerEvents ev = backend.events();

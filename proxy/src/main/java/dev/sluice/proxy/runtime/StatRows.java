@@ -153,6 +153,9 @@ final class StatRows {
         HealthCheck c = srv.checked() ? HealthCheck.of(srv) : null;
         if (c != null) {
             r.set(CHKFAIL, c.failures()).set(CHKDOWN, srv.downTransitions()).set(DOWNTIME, srv.downtime() / 1000);
+            if (c.observing()) {
+                r.set(HANAFAIL, c.analysisFailures());
+            }
         }
         // HAProxy leaves a paused check's columns (maintenance) empty
         if (c != null && !c.paused()) {

@@ -2,6 +2,7 @@ package dev.sluice.proxy.stream;
 
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.backend.TrafficEvent;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.stats.Counter;
@@ -163,6 +164,7 @@ final class Accounting {
     void connected(boolean reused) {
         tConnected = reused ? tConnectStart : System.nanoTime();
         Server server = stream.server();
+        server.observed(TrafficEvent.L4_OK);
         if (!layer4) {
             server.countRequest();
         }

@@ -5,6 +5,7 @@ import dev.sluice.config.model.Retries.RetryOn;
 import dev.sluice.pools.Budget;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.backend.TrafficEvent;
 import dev.sluice.proxy.cache.CacheFill;
 import dev.sluice.proxy.http.HeaderNames;
 import dev.sluice.proxy.http.HttpFields;
@@ -355,6 +356,8 @@ public final class Stream extends Live implements Exchange {
             status = head.status();
             accounting.responseReceived(head.status());
         }
+        // the analysis of live traffic counts every response head, interim ones too (HAProxy's http_wait_for_response)
+        server().observed(TrafficEvent.ofStatus(head.status()));
         boolean switching = head.status() == 101 && request.upgrade() != null
                 || request.isConnect() && head.status() >= 200 && head.status() < 300;
         if (!head.isInterim()) {
@@ -511,12 +514,22 @@ public final class Stream extends Live implements Exchange {
                 return;
             }
             accounting.responseError();
+            server().observed(switch (failure) {
+                case CLOSED_BEFORE_RESPONSE -> TrafficEvent.HTTP_BROKEN_PIPE;
+                case TIMEOUT -> TrafficEvent.HTTP_READ_TIMEOUT;
+                case INVALID_RESPONSE -> TrafficEvent.HTTP_HDRRSP;
+                case TRUNCATED -> TrafficEvent.HTTP_READ_ERROR;
+            });
             outcome.set(timeout ? Cause.SERVER_TIMEOUT : failure == ServerFailure.INVALID_RESPONSE ? Cause.PROXY : Cause.SERVER_ABORT,
                     State.HEADERS);
             fail(timeout ? 504 : 502);
             return;
         }
         finished = true;
+        if (failure == ServerFailure.INVALID_RESPONSE) {
+            // an invalid body: HAProxy's return_bad_res of http_response_forward_body (a server's abort is not observed)
+            server().observed(TrafficEvent.HTTP_RSP);
+        }
         accounting.serverAborted(timeout);
         outcome.set(timeout ? Cause.SERVER_TIMEOUT : Cause.SERVER_ABORT, State.DATA);
         releasePending();
@@ -786,13 +799,13 @@ public final class Stream extends Live implements Exchange {
     }
 
     @Override
-    public void kill() {
+    public void kill(Cause why) {
         if (finished) {
             return;
         }
         State at = phase();
         finished = true;
-        outcome.set(Cause.KILLED, at);
+        outcome.set(why, at);
         releasePending();
         closeBoth();
     }
