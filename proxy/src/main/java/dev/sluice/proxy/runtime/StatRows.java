@@ -162,7 +162,9 @@ final class StatRows {
             CheckStatus st = c.status();
             r.set(CHECK_STATUS, (c.running() ? "* " : "") + st.info())
                     .set(CHECK_CODE, st.hasCode() ? c.code() : null)
-                    .set(CHECK_DURATION, st.finished() && c.duration() >= 0 ? c.duration() : null)
+                    .set(CHECK_DURATION, !st.finished() ? null : c.duration() >= 0 ? c.duration()
+                            // HAProxy prints the -1 of a check status set by the traffic analysis (HANA) as an unsigned 64-bit number
+                            : st == CheckStatus.HANA ? Long.toUnsignedString(c.duration()) : null)
                     .set(CHECK_DESC, st.description()).set(LAST_CHK, c.desc())
                     .set(CHECK_RISE, c.rise()).set(CHECK_FALL, c.fall()).set(CHECK_HEALTH, c.health());
         }

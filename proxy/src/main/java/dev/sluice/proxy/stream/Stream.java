@@ -798,12 +798,23 @@ public final class Stream extends Live implements Exchange {
         return State.REQUEST;
     }
 
+    /**
+     * Waiting for the response head, the client gets a 502 (counted as a response error), as from HAProxy, whose
+     * stream_shutdown shuts the server side under the waiting response analyser; otherwise both connections close.
+     */
     @Override
     public void kill(Cause why) {
         if (finished) {
             return;
         }
         State at = phase();
+        if (at == State.HEADERS) {
+            abortServer();
+            accounting.responseError();
+            outcome.set(why, at);
+            fail(502);
+            return;
+        }
         finished = true;
         outcome.set(why, at);
         releasePending();
