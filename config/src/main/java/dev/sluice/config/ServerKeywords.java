@@ -25,7 +25,8 @@ final class ServerKeywords {
                 + " [resolvers <name> [resolve-prefer ipv4|ipv6] [resolve-opts <opt>[,...]] [resolve-net <net>[,...]]]"
                 + " [agent-check [agent-port <port>] [agent-addr <ip>] [agent-inter <time>] [agent-send <string>]]"
                 + " [observe none|layer4|layer7] [error-limit <n>] [on-error fastinter|fail-check|sudden-death|mark-down]"
-                + " [on-marked-down shutdown-sessions] [on-marked-up shutdown-backup-sessions]",
+                + " [on-marked-down shutdown-sessions] [on-marked-up shutdown-backup-sessions]"
+                + " [pool-max-conn <n>] [pool-low-conn <n>] [pool-purge-delay <time>]",
                 "Declare a server of the backend; without a port the connection's destination port is used. A backup server serves"
                         + " only when no active server is usable; a disabled one (or weight 0) is never chosen; init-state down starts it"
                         + " DOWN. id defaults to the first free number. maxconn: concurrent requests; more wait in a queue (the server's"
@@ -56,7 +57,11 @@ final class ServerKeywords {
                         + " (as a failed check leaving a single one before DOWN), mark-down (DOWN at once); each mode also runs the"
                         + " next check at fastinter. on-marked-down shutdown-sessions: going DOWN (checks, maintenance) kills the"
                         + " server's streams (termination flag D); on-marked-up shutdown-backup-sessions: a non-backup server"
-                        + " coming UP kills the streams of the backend's backup servers (flag U).",
+                        + " coming UP kills the streams of the backend's backup servers (flag U). pool-max-conn: the most idle"
+                        + " connections kept for the server (default -1: no limit; 0: none); pool-low-conn: idle connections"
+                        + " kept beyond the estimated need, on each event loop (default 0); pool-purge-delay: each period, half"
+                        + " of the server's idle connections in excess of the need are closed (default: the backend's"
+                        + " pool-purge-delay, 5s; 0: none kept).",
                 ServerKeywords::server));
         r.register(new Keyword("server-template", EnumSet.of(Section.BACKEND, Section.LISTEN),
                 "server-template <prefix> <num | low-high> <address>[:<port>] [server options]",
@@ -66,7 +71,8 @@ final class ServerKeywords {
                 ServerKeywords::serverTemplate));
         r.register(new Keyword("default-server", BACKEND_SIDE, "default-server [weight <0-256>] [backup|no-backup] [disabled|enabled]"
                 + " [init-state <state>] [maxconn <n>] [minconn <n>] [maxqueue <n>] [slowstart <time>] [cookie <value>] [ssl options]"
-                + " [proto h2] [observe ...] [error-limit <n>] [on-error <mode>] [on-marked-down ...] [on-marked-up ...]",
+                + " [proto h2] [observe ...] [error-limit <n>] [on-error <mode>] [on-marked-down ...] [on-marked-up ...]"
+                + " [pool-max-conn <n>] [pool-low-conn <n>] [pool-purge-delay <time>]",
                 "Default values for the server lines that follow.", ServerKeywords::defaultServer));
     }
 
@@ -76,7 +82,6 @@ final class ServerKeywords {
             case "verifyhost", "sni-auto", "allow-0rtt", "crl-file" -> "this server TLS option";
             case "send-proxy-v2-ssl", "send-proxy-v2-ssl-cn", "proxy-v2-options" -> "PROXY protocol v2 TLS and extra fields (TLVs)";
             case "track" -> "server tracking";
-            case "pool-max-conn", "pool-low-conn", "pool-purge-delay" -> "connection pool tuning";
             case "redir" -> "redirect servers";
             case "tfo" -> "TCP fast open";
             case "namespace" -> "network namespaces";
@@ -179,7 +184,7 @@ final class ServerKeywords {
             int minconn = p.minconn > p.maxconn || p.minconn == 0 ? maxconn : p.minconn;
             c.proxy().servers.add(new Server(c.at(), name, hp.host(), hp.port(), p.weight, null, line.tls.proto, p.id, p.backup, p.disabled,
                     p.initState, maxconn, p.maxqueue, p.slowstart, CheckKeywords.serverCheck(p), p.cookie, minconn,
-                    (p.sendProxy & 2) != 0 ? 2 : p.sendProxy & 1, p.initAddr, p.id > 0, p.dns));
+                    (p.sendProxy & 2) != 0 ? 2 : p.sendProxy & 1, p.initAddr, p.id > 0, p.dns, p.pool));
             c.proxy().serverOptions.add(line.tls);
         }
     }
@@ -243,6 +248,9 @@ final class ServerKeywords {
             if (next == TlsKeywords.NOT_MINE) {
                 next = ObserveKeywords.serverOption(c, dflt ? null : name, params, a, i);
             }
+            if (next == TlsKeywords.NOT_MINE) {
+                next = ServerPoolKeywords.serverOption(c, dflt ? null : name, params, a, i);
+            }
             if (next == TlsKeywords.FAILED) {
                 return null;
             }
@@ -271,6 +279,7 @@ final class ServerKeywords {
         names.addAll(CheckKeywords.SERVER_OPTIONS);
         names.addAll(AgentKeywords.SERVER_OPTIONS);
         names.addAll(ObserveKeywords.SERVER_OPTIONS);
+        names.addAll(ServerPoolKeywords.SERVER_OPTIONS);
         names.addAll(List.of("ssl", "verify", "ca-file", "sni", "alpn", "proto", "crt", "no-ssl-reuse", "send-proxy", "send-proxy-v2", "init-addr", "resolvers",
                 "resolve-prefer", "resolve-opts", "resolve-net"));
         return names;

@@ -48,6 +48,8 @@ final class ServerParams {
     dev.sluice.config.model.ServerDns dns = dev.sluice.config.model.ServerDns.DEFAULT;
     /** {@code observe}, {@code error-limit}, {@code on-error}, {@code on-marked-down|up} ({@link ObserveKeywords}). */
     dev.sluice.config.model.ServerObserve observe = dev.sluice.config.model.ServerObserve.DEFAULT;
+    /** {@code pool-max-conn}, {@code pool-low-conn}, {@code pool-purge-delay} ({@link ServerPoolKeywords}). */
+    dev.sluice.config.model.ServerPool pool = dev.sluice.config.model.ServerPool.DEFAULT;
 
     ServerParams copy() {
         ServerParams p = new ServerParams();
@@ -81,6 +83,7 @@ final class ServerParams {
         p.initAddr = initAddr;
         p.dns = dns;
         p.observe = observe;
+        p.pool = pool;
         return p;
     }
 }

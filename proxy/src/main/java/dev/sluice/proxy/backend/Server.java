@@ -135,6 +135,15 @@ public final class Server {
         index = i;
     }
 
+    /**
+     * Its {@code pool-purge-delay} in milliseconds: the server line's, else its backend's (5 s by default); 0 keeps no idle
+     * connection.
+     */
+    public long purgeDelayMs() {
+        long d = config.pool().purgeDelayMs();
+        return d >= 0 ? d : backend.http().poolPurgeDelayMs();
+    }
+
     /** The server line this server was built from ({@code add server} makes one too). */
     public dev.sluice.config.model.Server config() {
         return config;
