@@ -435,13 +435,14 @@ class ObserveTest {
                     mode tcp
                     server t1 127.0.0.1:%5$d on-marked-down shutdown-sessions
                 """.formatted(fe, ft, fu, o.port(), silent.port());
+        int before = o.connections();
         try (Daemon d = Daemon.start(haproxy, cfg, fe)) {
             List<String> got = new ArrayList<>();
             Future<String> a = held(fe, "/hold");
             Future<String> u = held(fu, "/hold");
             Future<String> t = tcpClient(ft);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while ((o.requests().size() < 2 || silent.connections() < 1) && System.nanoTime() < deadline) {
+            while ((o.connections() - before < 2 || silent.connections() < 1) && System.nanoTime() < deadline) {
                 Daemon.sleep(20);
             }
             Daemon.sleep(200);
@@ -451,9 +452,10 @@ class ObserveTest {
             got.add(a.get(10, TimeUnit.SECONDS));
             got.add(u.get(10, TimeUnit.SECONDS));
             got.add(t.get(10, TimeUnit.SECONDS));
-            d.awaitLines(l -> l.contains(" GET /hold") || l.contains(" ft bt/"), 3);
+            d.awaitLines(l -> l.contains("\"GET /hold") || l.contains(" ft bt/"), 3);
             // the streams end on their own loops, in any order
             got.addAll(record(d).stream().sorted().toList());
+            hold.countDown();
             return got;
         } catch (Exception e) {
             throw new AssertionError(e);
@@ -481,5 +483,39 @@ class ObserveTest {
         List<String> sluice = shutdowns(false, o);
         List<String> haproxy = shutdowns(true, o);
         assertThat(haproxy).as("HAProxy 2.6").isEqualTo(sluice);
+    }
+
+    private static final String EVERY_KEYWORD = """
+            defaults
+                mode http
+                timeout connect 1s
+                timeout client 5s
+                timeout server 5s
+            frontend fe
+                bind 127.0.0.1:1
+                default_backend be
+            backend be
+                default-server observe layer7 error-limit 5 on-error sudden-death pool-purge-delay 3s
+                server s1 127.0.0.1:2 check observe layer4 error-limit 3 on-error mark-down on-marked-down shutdown-sessions on-marked-up shutdown-backup-sessions pool-max-conn 10 pool-low-conn 2 pool-purge-delay 1s
+                server s2 127.0.0.1:2 check on-error fastinter pool-max-conn -1 observe none
+                server s3 127.0.0.1:2 check on-error fail-check pool-max-conn 0 backup
+            """;
+
+    /** {@code -c} accepts every option of the feature. */
+    @Test
+    void checkModeAcceptsEveryOption() {
+        Sluice.Result r = Sluice.check(EVERY_KEYWORD);
+        assertThat(r.output()).isEqualTo("Configuration file is valid\n");
+        assertThat(r.exitCode()).isZero();
+    }
+
+    /** ... as HAProxy 2.6 does. */
+    @Test
+    void checkModeAcceptsEveryOptionInHaproxy() throws Exception {
+        Process h = new ProcessBuilder(Program.HAPROXY.require(), "-c", "-f", Sluice.writeConfig(EVERY_KEYWORD).toString())
+                .redirectErrorStream(true).start();
+        String out = new String(h.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(h.waitFor()).as(out).isZero();
+        assertThat(out).contains("Configuration file is valid");
     }
 }

@@ -138,15 +138,15 @@ final class ServerState {
             maintenanceChanged(true);
         }
         backend.serversChangedQuietly();
-        if (wasRunning && up) {
-            shutdownStreams();
-        }
         int requeued = backend.redistribute(server);
         if (wasRunning) {
             backend.events().report(stopping ? ServerEvents.NOTICE : ServerEvents.ALERT, ServerEvents.name(server)
                     + " is going DOWN for maintenance (" + cause + ")" + ServerEvents.tail(server, true, requeued) + ".", null);
         }
         backend.reportLoss();
+        if (wasRunning && up) {
+            shutdownStreams();
+        }
     }
 
     /** See {@link Server#setHealth}. */
@@ -234,14 +234,12 @@ final class ServerState {
         if (value) {
             downs.wentUp(now);
             startWarmup();
-            shutdownBackupStreams();
             n = backend.drain(server);
             backend.serversChangedQuietly();
         } else {
             downs.wentDown(now);
             endWarmup();
             backend.serversChangedQuietly();
-            shutdownStreams();
             n = backend.redistribute(server);
         }
         if (report != null) {
@@ -249,6 +247,12 @@ final class ServerState {
             remainsDrained();
         }
         backend.reportLoss();
+        // after the lines, which count the streams still there (HAProxy's stream_shutdown only wakes them up)
+        if (value) {
+            shutdownBackupStreams();
+        } else {
+            shutdownStreams();
+        }
         return n;
     }
 
@@ -368,15 +372,11 @@ final class ServerState {
         lastChange = System.currentTimeMillis();
         if (leavingMaint && up && !maintenance) {
             startWarmup();
-            shutdownBackupStreams();
         }
         if ((state & Server.FORCED_MAINT) != 0) {
             checkHealth = 0;
         }
         backend.serversChangedQuietly();
-        if (enteringMaint && up && !wasInConfiguredMaint) {
-            shutdownStreams();
-        }
         int requeued = (state & Server.FORCED_MAINT) != 0 ? backend.redistribute(server) : 0;
         // HAProxy's lines for what the CLI (or the stats page) did
         ServerEvents ev = backend.events();
@@ -395,6 +395,11 @@ final class ServerState {
             ev.report(ServerEvents.NOTICE, ServerEvents.name(server) + " is " + (up ? "UP" : "DOWN") + " (leaving forced drain).", null);
         }
         backend.reportLoss();
+        if (enteringMaint && up && !wasInConfiguredMaint) {
+            shutdownStreams();
+        } else if (leavingMaint && up && !maintenance) {
+            shutdownBackupStreams();
+        }
     }
 
     /**
