@@ -5,7 +5,6 @@ import dev.sluice.config.model.Retries.RetryOn;
 import dev.sluice.pools.Budget;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
-import dev.sluice.proxy.backend.TrafficEvent;
 import dev.sluice.proxy.cache.CacheFill;
 import dev.sluice.proxy.http.HeaderNames;
 import dev.sluice.proxy.http.HttpFields;
@@ -356,8 +355,7 @@ public final class Stream extends Live implements Exchange {
             status = head.status();
             accounting.responseReceived(head.status());
         }
-        // the analysis of live traffic counts every response head, interim ones too (HAProxy's http_wait_for_response)
-        server().observed(TrafficEvent.ofStatus(head.status()));
+        accounting.responseHead(head.status());
         boolean switching = head.status() == 101 && request.upgrade() != null
                 || request.isConnect() && head.status() >= 200 && head.status() < 300;
         if (!head.isInterim()) {
@@ -513,24 +511,14 @@ public final class Stream extends Live implements Exchange {
             }, 0, c)) {
                 return;
             }
-            accounting.responseError();
-            server().observed(switch (failure) {
-                case CLOSED_BEFORE_RESPONSE -> TrafficEvent.HTTP_BROKEN_PIPE;
-                case TIMEOUT -> TrafficEvent.HTTP_READ_TIMEOUT;
-                case INVALID_RESPONSE -> TrafficEvent.HTTP_HDRRSP;
-                case TRUNCATED -> TrafficEvent.HTTP_READ_ERROR;
-            });
+            accounting.responseError(failure);
             outcome.set(timeout ? Cause.SERVER_TIMEOUT : failure == ServerFailure.INVALID_RESPONSE ? Cause.PROXY : Cause.SERVER_ABORT,
                     State.HEADERS);
             fail(timeout ? 504 : 502);
             return;
         }
         finished = true;
-        if (failure == ServerFailure.INVALID_RESPONSE) {
-            // an invalid body: HAProxy's return_bad_res of http_response_forward_body (a server's abort is not observed)
-            server().observed(TrafficEvent.HTTP_RSP);
-        }
-        accounting.serverAborted(timeout);
+        accounting.serverAborted(timeout, failure);
         outcome.set(timeout ? Cause.SERVER_TIMEOUT : Cause.SERVER_ABORT, State.DATA);
         releasePending();
         client.abort();
@@ -798,25 +786,21 @@ public final class Stream extends Live implements Exchange {
         return State.REQUEST;
     }
 
-    /**
-     * Waiting for the response head, the client gets a 502 (counted as a response error), as from HAProxy, whose
-     * stream_shutdown shuts the server side under the waiting response analyser; otherwise both connections close.
-     */
     @Override
     public void kill(Cause why) {
         if (finished) {
             return;
         }
         State at = phase();
+        outcome.set(why, at);
         if (at == State.HEADERS) {
+            // as HAProxy's stream_shutdown under the response analyser: a 502, counted as a response error
             abortServer();
             accounting.responseError();
-            outcome.set(why, at);
             fail(502);
             return;
         }
         finished = true;
-        outcome.set(why, at);
         releasePending();
         closeBoth();
     }
