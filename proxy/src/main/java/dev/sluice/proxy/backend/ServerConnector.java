@@ -160,6 +160,10 @@ public final class ServerConnector {
                     it.remove();
                 } else if (Objects.equals(c.sni(), sni) && reusable(c, session, first, policy)) {
                     it.remove();
+                    if (server.config().pool().maxConn() > 0) {
+                        // one idle connection fewer for pool-max-conn, seen from the other loops
+                        server.pools().idleSeen(loopIndex, idleCount(server, loopIndex));
+                    }
                     cb.connected(c);
                     return;
                 }
