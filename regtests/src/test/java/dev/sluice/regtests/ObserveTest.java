@@ -485,6 +485,73 @@ class ObserveTest {
         assertThat(haproxy).as("HAProxy 2.6").isEqualTo(sluice);
     }
 
+    /**
+     * The analysis takes a server DOWN (layer7, mark-down at the first 500) and on-marked-down ends its other stream, which
+     * waited for its response: 502 DH, and the close it sees is one more error (a second mark-down). HAProxy applies
+     * on-error inside the stream that saw the 500, Sluice just after, on the check's loop: the transition line's session
+     * count is masked, and so is that stream's first flag (HAProxy's kill catches it, D---, Sluice's finds it ended).
+     */
+    private List<String> markDown(boolean haproxy, Origin o) {
+        hold = new CountDownLatch(1);
+        int fe = Ports.free();
+        String cfg = HEADER + """
+                frontend fe
+                    mode http
+                    option httplog
+                    bind 127.0.0.1:%1$d
+                    default_backend be
+                backend be
+                    mode http
+                    server s1 127.0.0.1:%2$d check inter 1h observe layer7 error-limit 1 on-error mark-down on-marked-down shutdown-sessions
+                """.formatted(fe, o.port());
+        int before = o.requests().size();
+        try (Daemon d = Daemon.start(haproxy, cfg, fe)) {
+            List<String> got = new ArrayList<>();
+            Future<String> a = held(fe, "/hold");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (o.requests().size() - before < 1 && System.nanoTime() < deadline) {
+                Daemon.sleep(20);
+            }
+            Daemon.sleep(200);
+            got.add(status(fe, "/err"));
+            got.add(a.get(10, TimeUnit.SECONDS));
+            d.awaitLines(l -> l.contains("\"GET /"), 2);
+            got.addAll(record(d).stream().map(l -> l.replaceAll("\\d+ sessions active", "N sessions active")
+                    .replace("500 D--- GET /err", "500 ---- GET /err")).sorted().toList());
+            got.add(checkColumns(d, "be,s1"));
+            hold.countDown();
+            return got;
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void markDownEndsTheServersOtherStreamsAsHaproxy() {
+        List<String> r = markDown(false, origin("o"));
+        String info = "reason: Health analyze, info: \"Detected 1 consecutive errors, last one was: Wrong http response\"";
+        assertThat(r).containsExactly("500", "502",
+                "Server be/s1 is DOWN, " + info + ". 0 active and 0 backup servers left. N sessions active, 0 requeued, 0 remaining in queue.",
+                "[ALERT]    (PID) : backend 'be' has no server available!",
+                "[WARNING]  (PID) : Server be/s1 is DOWN, " + info + ". 0 active and 0 backup servers left. N sessions active, 0 requeued,"
+                        + " 0 remaining in queue.",
+                "backend be has no server available!",
+                "http fe be/s1 500 ---- GET /err",
+                "http fe be/s1 502 DH-- GET /hold",
+                "be,s1 status=DOWN chkfail=2 chkdown=1 hanafail=2 check_status=HANA check_code= check_duration=18446744073709551615"
+                        + " check_desc=Health analyze last_chk=Detected 1 consecutive errors, last one was: Close from server (http)"
+                        + " check_health=0 eresp=1 econ=0 wretr=0");
+    }
+
+    @Test
+    void markDownEndsTheServersOtherStreamsInHaproxy() {
+        Program.HAPROXY.require();
+        Origin o = origin("o");
+        List<String> sluice = markDown(false, o);
+        List<String> haproxy = markDown(true, o);
+        assertThat(haproxy).as("HAProxy 2.6").isEqualTo(sluice);
+    }
+
     private static final String EVERY_KEYWORD = """
             defaults
                 mode http

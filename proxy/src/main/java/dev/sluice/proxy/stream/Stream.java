@@ -794,9 +794,9 @@ public final class Stream extends Live implements Exchange {
         State at = phase();
         outcome.set(why, at);
         if (at == State.HEADERS) {
-            // as HAProxy's stream_shutdown under the response analyser: a 502, counted as a response error
+            // as HAProxy's stream_shutdown under the response analyser: a 502, a response error (and a close for observe)
             abortServer();
-            accounting.responseError();
+            accounting.responseError(ServerFailure.CLOSED_BEFORE_RESPONSE);
             fail(502);
             return;
         }
