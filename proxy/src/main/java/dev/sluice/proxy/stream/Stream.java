@@ -788,20 +788,9 @@ public final class Stream extends Live implements Exchange {
 
     @Override
     public void kill(Cause why) {
-        if (finished) {
-            return;
+        if (!finished) {
+            outcome.set(why, phase());
+            answers().killed();
         }
-        State at = phase();
-        outcome.set(why, at);
-        if (at == State.HEADERS) {
-            // as HAProxy's stream_shutdown under the response analyser: a 502, a response error (and a close for observe)
-            abortServer();
-            accounting.responseError(ServerFailure.CLOSED_BEFORE_RESPONSE);
-            fail(502);
-            return;
-        }
-        finished = true;
-        releasePending();
-        closeBoth();
     }
 }
