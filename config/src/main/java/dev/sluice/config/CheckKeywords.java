@@ -753,6 +753,6 @@ final class CheckKeywords {
     /** The check options a server line ends with. */
     static ServerCheck serverCheck(ServerParams p) {
         return new ServerCheck(p.check, p.inter, p.fastinter, p.downinter, p.rise, p.fall, p.checkPort, p.checkAddr, p.checkSsl, p.checkSni, p.checkSendProxy,
-                AgentKeywords.agent(p));
+                AgentKeywords.agent(p), p.observe);
     }
 }

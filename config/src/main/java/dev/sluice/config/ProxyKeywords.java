@@ -94,7 +94,9 @@ final class ProxyKeywords {
                 "Close the server connection after each response; keep the client connection.");
         connectionMode(r, "httpclose", HttpOptions.ConnectionMode.CLOSE, "Close both connections after each response.");
         r.register(new Keyword("pool-purge-delay", BACKEND_SIDE, "pool-purge-delay <time>",
-                "Each period, half of a server's idle connections are closed (default 5s; 0: never).", c -> {
+                "The period of the backend's servers without their own pool-purge-delay: each period, half of a server's idle"
+                        + " connections in excess of its need are closed (default 5s; 0: none kept). HAProxy 2.6 takes it on server"
+                        + " lines only.", c -> {
                     if (c.expectArgs(1, 1, "pool-purge-delay <time>")) {
                         long t = c.timeArg(c.args().get(0));
                         if (t >= 0) {

@@ -23,7 +23,10 @@ final class ServerKeywords {
                 + " [ssl [verify none|required]"
                 + " [ca-file <f>] [sni <expr>] [alpn <list>] [crt <pem>]] [proto h2] [send-proxy|send-proxy-v2|send-proxy-v2-ssl|send-proxy-v2-ssl-cn] [proxy-v2-options <opt>[,...]] [init-addr <method>[,...]]"
                 + " [resolvers <name> [resolve-prefer ipv4|ipv6] [resolve-opts <opt>[,...]] [resolve-net <net>[,...]]]"
-                + " [agent-check [agent-port <port>] [agent-addr <ip>] [agent-inter <time>] [agent-send <string>]]",
+                + " [agent-check [agent-port <port>] [agent-addr <ip>] [agent-inter <time>] [agent-send <string>]]"
+                + " [observe none|layer4|layer7] [error-limit <n>] [on-error fastinter|fail-check|sudden-death|mark-down]"
+                + " [on-marked-down shutdown-sessions] [on-marked-up shutdown-backup-sessions]"
+                + " [pool-max-conn <n>] [pool-low-conn <n>] [pool-purge-delay <time>]",
                 "Declare a server of the backend; without a port the connection's destination port is used. A backup server serves"
                         + " only when no active server is usable; a disabled one (or weight 0) is never chosen; init-state down starts it"
                         + " DOWN. id defaults to the first free number. maxconn: concurrent requests; more wait in a queue (the server's"
@@ -50,7 +53,19 @@ final class ServerKeywords {
                         + " agent-port (else port) at agent-addr (else addr, else the server's address), send agent-send if any and read one"
                         + " line, as HAProxy's agent: up, down, stopped, fail (health), ready, drain, maint (administrative state), <n>%"
                         + " (weight relative to the configured one), maxconn:<n>, '#' then a description; an agent that cannot be reached"
-                        + " changes nothing.",
+                        + " changes nothing. observe: with 'check', the server's live traffic counts as well: layer4 its connections"
+                        + " (a failed or timed-out connect is an error, an established one a success), layer7 (mode http) the"
+                        + " failed connects and its responses too (a 5xx other than 501 and 505, an invalid, truncated or timed-out"
+                        + " response, a close before it are errors); error-limit (default 10) consecutive errors trigger on-error:"
+                        + " fastinter (checks run at fastinter), fail-check (default: as a failed check, status HANA), sudden-death"
+                        + " (as a failed check leaving a single one before DOWN), mark-down (DOWN at once); each mode also runs the"
+                        + " next check at fastinter. on-marked-down shutdown-sessions: going DOWN (checks, maintenance) kills the"
+                        + " server's streams (termination flag D); on-marked-up shutdown-backup-sessions: a non-backup server"
+                        + " coming UP kills the streams of the backend's backup servers (flag U). pool-max-conn: the most idle"
+                        + " connections kept for the server (default -1: no limit; 0: none); pool-low-conn: idle connections"
+                        + " kept beyond the estimated need, on each event loop (default 0); pool-purge-delay: each period, half"
+                        + " of the server's idle connections in excess of the need are closed (default: the backend's"
+                        + " pool-purge-delay, 5s; 0: none kept).",
                 ServerKeywords::server));
         r.register(new Keyword("server-template", EnumSet.of(Section.BACKEND, Section.LISTEN),
                 "server-template <prefix> <num | low-high> <address>[:<port>] [server options]",
@@ -60,17 +75,16 @@ final class ServerKeywords {
                 ServerKeywords::serverTemplate));
         r.register(new Keyword("default-server", BACKEND_SIDE, "default-server [weight <0-256>] [backup|no-backup] [disabled|enabled]"
                 + " [init-state <state>] [maxconn <n>] [minconn <n>] [maxqueue <n>] [slowstart <time>] [cookie <value>] [ssl options]"
-                + " [proto h2]",
+                + " [proto h2] [observe ...] [error-limit <n>] [on-error <mode>] [on-marked-down ...] [on-marked-up ...]"
+                + " [pool-max-conn <n>] [pool-low-conn <n>] [pool-purge-delay <time>]",
                 "Default values for the server lines that follow.", ServerKeywords::defaultServer));
     }
 
     private static String serverOptionFeature(String opt) {
         return switch (opt) {
-            case "observe", "error-limit", "on-error", "on-marked-down", "on-marked-up" -> "health analysis of live traffic (observe)";
             case "check-alpn", "check-proto", "check-via-socks4" -> "this health-check option";
             case "verifyhost", "sni-auto", "allow-0rtt", "crl-file" -> "this server TLS option";
             case "track" -> "server tracking";
-            case "pool-max-conn", "pool-low-conn", "pool-purge-delay" -> "connection pool tuning";
             case "redir" -> "redirect servers";
             case "tfo" -> "TCP fast open";
             case "namespace" -> "network namespaces";
@@ -109,7 +123,7 @@ final class ServerKeywords {
     }
 
     /** C's atoi: the leading decimal digits (after spaces and a sign), 0 when there are none. */
-    private static int atoi(String s) {
+    static int atoi(String s) {
         int i = 0;
         while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
             i++;
@@ -173,7 +187,7 @@ final class ServerKeywords {
             int minconn = p.minconn > p.maxconn || p.minconn == 0 ? maxconn : p.minconn;
             c.proxy().servers.add(new Server(c.at(), name, hp.host(), hp.port(), p.weight, null, line.tls.proto, p.id, p.backup, p.disabled,
                     p.initState, maxconn, p.maxqueue, p.slowstart, CheckKeywords.serverCheck(p), p.cookie, minconn,
-                    p.sendProxy, p.initAddr, p.id > 0, p.dns));
+                    p.sendProxy, p.initAddr, p.id > 0, p.dns, p.pool));
             c.proxy().serverOptions.add(line.tls);
         }
     }
@@ -265,6 +279,12 @@ final class ServerKeywords {
             if (next == TlsKeywords.NOT_MINE) {
                 next = AgentKeywords.serverOption(c, dflt ? null : name, params, a, i);
             }
+            if (next == TlsKeywords.NOT_MINE) {
+                next = ObserveKeywords.serverOption(c, dflt ? null : name, params, a, i);
+            }
+            if (next == TlsKeywords.NOT_MINE) {
+                next = ServerPoolKeywords.serverOption(c, dflt ? null : name, params, a, i);
+            }
             if (next == TlsKeywords.FAILED) {
                 return null;
             }
@@ -292,6 +312,8 @@ final class ServerKeywords {
         List<String> names = new ArrayList<>(BalanceKeywords.SERVER_OPTIONS);
         names.addAll(CheckKeywords.SERVER_OPTIONS);
         names.addAll(AgentKeywords.SERVER_OPTIONS);
+        names.addAll(ObserveKeywords.SERVER_OPTIONS);
+        names.addAll(ServerPoolKeywords.SERVER_OPTIONS);
         names.addAll(List.of("ssl", "verify", "ca-file", "sni", "alpn", "proto", "crt", "no-ssl-reuse", "send-proxy", "send-proxy-v2",
                 "send-proxy-v2-ssl", "send-proxy-v2-ssl-cn", "proxy-v2-options", "init-addr", "resolvers",
                 "resolve-prefer", "resolve-opts", "resolve-net"));

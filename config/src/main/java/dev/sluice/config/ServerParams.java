@@ -46,6 +46,10 @@ final class ServerParams {
     int sendProxy;
     /** {@code resolvers}, {@code resolve-prefer}, {@code resolve-opts}, {@code resolve-net}. */
     dev.sluice.config.model.ServerDns dns = dev.sluice.config.model.ServerDns.DEFAULT;
+    /** {@code observe}, {@code error-limit}, {@code on-error}, {@code on-marked-down|up} ({@link ObserveKeywords}). */
+    dev.sluice.config.model.ServerObserve observe = dev.sluice.config.model.ServerObserve.DEFAULT;
+    /** {@code pool-max-conn}, {@code pool-low-conn}, {@code pool-purge-delay} ({@link ServerPoolKeywords}). */
+    dev.sluice.config.model.ServerPool pool = dev.sluice.config.model.ServerPool.DEFAULT;
 
     ServerParams copy() {
         ServerParams p = new ServerParams();
@@ -78,6 +82,8 @@ final class ServerParams {
         p.sendProxy = sendProxy;
         p.initAddr = initAddr;
         p.dns = dns;
+        p.observe = observe;
+        p.pool = pool;
         return p;
     }
 }

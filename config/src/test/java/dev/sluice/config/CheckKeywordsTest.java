@@ -166,7 +166,6 @@ class CheckKeywordsTest {
             "server s1 10.0.0.1:80 check port 70000  => 'server' : server 's1' : 'port' expects a valid TCP port (from 1 to 65535), got '70000'.",
             "server s1 10.0.0.1:80 check addr nope   => 'server' : server 's1' : 'addr' : invalid address: 'nope'",
             "server s1 10.0.0.1:80 check agent-check => 'server' : server s1 does not have agent port. Agent check has been disabled.",
-            "server s1 10.0.0.1:80 check observe layer7 => 'server' : server 's1' : option 'observe' is not supported by Sluice yet: health analysis",
             "option httpchk GET / HTTP/1.1 extra     => 'option httpchk' cannot handle unexpected argument 'extra'.",
             "option httpchk GET / HTTP/2             => 'option httpchk' : invalid version 'HTTP/2'",
             "http-check expect status abc            => 'http-check expect' : invalid character 'a' in the list of status codes.",

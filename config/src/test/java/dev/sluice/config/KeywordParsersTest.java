@@ -605,7 +605,7 @@ class KeywordParsersTest {
                 "weight 300 => 'default-server' : weight of server default-server is not within 0 and 256 (300).",
                 "weight x   => 'default-server' : 'weight' expects an integer argument, not 'x'.",
                 "weight     => 'default-server' : 'weight' expects an integer argument.",
-                "check observe layer4 => 'default-server' : option 'observe' is not supported by Sluice yet: health analysis of live traffic (observe)",
+                "check namespace ns1 => 'default-server' : option 'namespace' is not supported by Sluice yet: network namespaces",
                 "bogus      => 'default-server' : unknown keyword 'bogus'",
         })
         void defaultServerErrors(String args, String message) {

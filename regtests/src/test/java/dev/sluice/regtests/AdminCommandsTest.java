@@ -179,16 +179,16 @@ class AdminCommandsTest {
             assertThat(awaitSessions(1)).hasSize(1).noneMatch(l -> l.startsWith(id + ":"));
             assertThat(cli("show sess " + id)).isEqualTo("Session not found.\n\n");
             assertThat(cli("shutdown session " + id)).isEqualTo("No such session (use 'show sess').\n\n");
-            // the killed stream's client was cut; the other is still waiting
+            // the killed stream's client got HAProxy's 502 (it waited for the response head); the other is still waiting
             Future<String> killed = lines.get(0).contains("/hold/a") ? a : b;
             Future<String> other = killed == a ? b : a;
-            assertThat(killed.get(10, TimeUnit.SECONDS)).isEqualTo("closed");
+            assertThat(killed.get(10, TimeUnit.SECONDS)).isEqualTo("502");
             assertThat(other.isDone()).isFalse();
         } finally {
             hold.countDown();
         }
-        assertThat(a.get(10, TimeUnit.SECONDS)).isIn("200", "closed");
-        assertThat(b.get(10, TimeUnit.SECONDS)).isIn("200", "closed");
+        assertThat(a.get(10, TimeUnit.SECONDS)).isIn("200", "502");
+        assertThat(b.get(10, TimeUnit.SECONDS)).isIn("200", "502");
         assertThat(awaitSessions(0)).isEmpty();
     }
 
@@ -200,8 +200,8 @@ class AdminCommandsTest {
             Future<String> b = held("/hold/2");
             assertThat(awaitSessions(2)).hasSize(2);
             assertThat(cli("shutdown sessions server be_slow/slow1")).isEqualTo("\n");
-            assertThat(a.get(10, TimeUnit.SECONDS)).isEqualTo("closed");
-            assertThat(b.get(10, TimeUnit.SECONDS)).isEqualTo("closed");
+            assertThat(a.get(10, TimeUnit.SECONDS)).isEqualTo("502");
+            assertThat(b.get(10, TimeUnit.SECONDS)).isEqualTo("502");
             assertThat(awaitSessions(0)).isEmpty();
             // the process keeps serving
             assertThat(get(feMain, "/")).startsWith("200 web");

@@ -56,6 +56,11 @@ final class TcpOrigin implements AutoCloseable {
         return server.getLocalPort();
     }
 
+    /** Connections accepted so far. */
+    int connections() {
+        return sockets.size();
+    }
+
     /** Bytes the behaviours wrote so far, all connections together. */
     long written() {
         return written.get();

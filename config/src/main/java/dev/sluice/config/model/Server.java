@@ -17,11 +17,20 @@ import java.util.List;
  * the v2 extra fields ({@code proxy-v2-options}, {@code send-proxy-v2-ssl[-cn]}); see {@link #proxyVersion()}. {@code initAddr} is
  * {@code init-addr}: how a host name is turned into an address at start-up, in order ({@code last}, {@code libc},
  * {@code none}, or an IP address); HAProxy's default {@link #DEFAULT_INIT_ADDR}. {@code idForced}: the id was given
- * ({@code id}), not assigned (HAProxy's SRV_F_FORCED_ID, {@code srv_f_forced_id} in {@code show servers state}).
+ * ({@code id}), not assigned (HAProxy's SRV_F_FORCED_ID, {@code srv_f_forced_id} in {@code show servers state}). {@code pool}
+ * is its idle connection pool ({@code pool-max-conn}, {@code pool-low-conn}, {@code pool-purge-delay}).
  */
 public record Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto, int id, boolean backup,
         boolean disabled, InitState initState, int maxconn, int maxqueue, long slowstart, ServerCheck check, String cookie,
-        int minconn, int sendProxy, List<String> initAddr, boolean idForced, ServerDns dns) {
+        int minconn, int sendProxy, List<String> initAddr, boolean idForced, ServerDns dns, ServerPool pool) {
+
+    /** With the default idle pool. */
+    public Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto, int id, boolean backup,
+            boolean disabled, InitState initState, int maxconn, int maxqueue, long slowstart, ServerCheck check, String cookie,
+            int minconn, int sendProxy, List<String> initAddr, boolean idForced, ServerDns dns) {
+        this(where, name, host, port, weight, tls, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn,
+                sendProxy, initAddr, idForced, dns, null);
+    }
 
     /** Without DNS at run time. */
     public Server(SourceRef where, String name, String host, int port, int weight, ServerTls tls, String proto, int id, boolean backup,
@@ -74,6 +83,9 @@ public record Server(SourceRef where, String name, String host, int port, int we
         if (dns == null) {
             dns = ServerDns.DEFAULT;
         }
+        if (pool == null) {
+            pool = ServerPool.DEFAULT;
+        }
     }
 
     /** Whether the server follows DNS at run time ({@code resolvers}) on a name (not an IP literal). */
@@ -110,12 +122,12 @@ public record Server(SourceRef where, String name, String host, int port, int we
     }
 
     public Server withTls(ServerTls t) {
-        return new Server(where, name, host, port, weight, t, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn, sendProxy, initAddr, idForced, dns);
+        return new Server(where, name, host, port, weight, t, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn, sendProxy, initAddr, idForced, dns, pool);
     }
 
     /** With an id the parser assigned (the first free one): not forced. */
     public Server withId(int newId) {
-        return new Server(where, name, host, port, weight, tls, proto, newId, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn, sendProxy, initAddr, false, dns);
+        return new Server(where, name, host, port, weight, tls, proto, newId, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn, sendProxy, initAddr, false, dns, pool);
     }
 
     /** {@code init-state}: the state a server starts in, before any health check. */

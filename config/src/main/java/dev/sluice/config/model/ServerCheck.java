@@ -8,16 +8,23 @@ package dev.sluice.config.model;
  * server's {@code ssl}, as in HAProxy. {@code sni} is {@code check-sni} (null: none). {@code sendProxy} is
  * {@code check-send-proxy}: the check's connection starts with a PROXY protocol header even when it goes elsewhere
  * (without it, a check sends one when the server does and the check is not {@link #redirected()}). {@code agent} is the
- * server's agent check ({@link ServerAgent#NONE} when it has none).
+ * server's agent check ({@link ServerAgent#NONE} when it has none). {@code observe} is the analysis of its live traffic and
+ * what its state changes do to its streams ({@link ServerObserve#DEFAULT}: nothing).
  */
 public record ServerCheck(boolean enabled, long inter, long fastinter, long downinter, int rise, int fall, int port, String addr,
-        boolean ssl, String sni, boolean sendProxy, ServerAgent agent) {
+        boolean ssl, String sni, boolean sendProxy, ServerAgent agent, ServerObserve observe) {
 
     /** HAProxy's defaults: no check, every 2 s, rise 2, fall 3. */
     public static final ServerCheck DEFAULT = new ServerCheck(false, 2000, 0, 0, 2, 3, 0, null, false, null, false);
 
     public ServerCheck {
         agent = agent == null ? ServerAgent.NONE : agent;
+        observe = observe == null ? ServerObserve.DEFAULT : observe;
+    }
+
+    public ServerCheck(boolean enabled, long inter, long fastinter, long downinter, int rise, int fall, int port, String addr,
+            boolean ssl, String sni, boolean sendProxy, ServerAgent agent) {
+        this(enabled, inter, fastinter, downinter, rise, fall, port, addr, ssl, sni, sendProxy, agent, ServerObserve.DEFAULT);
     }
 
     public ServerCheck(boolean enabled, long inter, long fastinter, long downinter, int rise, int fall, int port, String addr,

@@ -313,6 +313,17 @@ public final class Backend {
         this.events = e == null ? ServerEvents.NONE : e;
     }
 
+    private volatile ServerStreams streams = ServerStreams.NONE;
+
+    /** What ends its servers' streams on their state changes ({@code on-marked-down}, {@code on-marked-up}). */
+    public ServerStreams streams() {
+        return streams;
+    }
+
+    public void streams(ServerStreams s) {
+        this.streams = s == null ? ServerStreams.NONE : s;
+    }
+
     /** UP while a server can take traffic (or when there is no server at all, as HAProxy reports it). */
     public synchronized boolean up() {
         return up;

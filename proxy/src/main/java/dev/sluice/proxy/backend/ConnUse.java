@@ -39,10 +39,10 @@ final class ConnUse {
     /**
      * Whether a connection now leaving the used ones (still counted in {@link #used}) may wait idle, given
      * {@code idle} idle ones already: the first idle one of the loop always, more while the total stays within
-     * the estimate (HAProxy's {@code srv_add_to_idle_list}).
+     * the estimate plus {@code low} ({@code pool-low-conn}; HAProxy's {@code srv_add_to_idle_list}).
      */
-    boolean keepIdle(int idle) {
-        return idle == 0 || used + idle <= Math.max(used, estNeed);
+    boolean keepIdle(int idle, int low) {
+        return idle == 0 || used + idle <= Math.max(used, estNeed) + low;
     }
 
     /**

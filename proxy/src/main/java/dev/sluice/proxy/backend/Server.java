@@ -179,6 +179,15 @@ public final class Server {
         index = i;
     }
 
+    /**
+     * Its {@code pool-purge-delay} in milliseconds: the server line's, else its backend's (5 s by default); 0 keeps no idle
+     * connection.
+     */
+    public long purgeDelayMs() {
+        long d = config.pool().purgeDelayMs();
+        return d >= 0 ? d : backend.http().poolPurgeDelayMs();
+    }
+
     /** The server line this server was built from ({@code add server} makes one too). */
     public dev.sluice.config.model.Server config() {
         return config;
@@ -321,6 +330,19 @@ public final class Server {
     /** Attaches its health check (the runtime does, once, before starting). */
     public void check(ServerHealthCheck c) {
         state.check(c);
+    }
+
+    /**
+     * What a stream saw of the server (a connection made or failed, a response): counted by its health check when the
+     * server line has {@code observe}, else nothing. On the stream's loop.
+     */
+    public void observed(TrafficEvent event) {
+        if (config.check().observe().layer() != dev.sluice.config.model.ServerObserve.Layer.NONE) {
+            ServerHealthCheck c = state.check();
+            if (c != null) {
+                c.observed(event);
+            }
+        }
     }
 
     private volatile ServerAgentCheck agent;

@@ -388,18 +388,22 @@ public final class ServerCommands {
                     int safe = 0;
                     long need = 0;
                     StringBuilder per = new StringBuilder();
+                    int limit = s.config().pool().maxConn();
                     for (Map<Server, int[]> m : perLoop) {
                         int[] c = m.getOrDefault(s, new int[3]);
                         idle += c[0];
                         safe += c[1];
                         need += c[2];
-                        per.append(' ').append(c[0]);
+                        // HAProxy has no per-thread counts for a server that keeps no idle connection (pool-max-conn 0)
+                        if (limit != 0) {
+                            per.append(' ').append(c[0]);
+                        }
                     }
                     long max = s.snapshot().currentMax();
                     out.append(be.name()).append('/').append(s.name()).append(' ').append(be.id()).append('/').append(s.id()).append(' ')
                             .append(s.address().getAddress().getHostAddress()).append(' ').append(s.address().getPort()).append(" - ")
-                            .append(be.http().poolPurgeDelayMs()).append(' ').append(s.activeStreams()).append(' ').append(max).append(' ').append(need)
-                            .append(' ').append(idle - safe).append(' ').append(safe).append(" -1 ").append(idle).append(per).append('\n');
+                            .append(s.purgeDelayMs()).append(' ').append(s.activeStreams()).append(' ').append(max).append(' ').append(need)
+                            .append(' ').append(idle - safe).append(' ').append(safe).append(' ').append(limit).append(' ').append(idle).append(per).append('\n');
                 }
             }
             return out.toString();

@@ -168,6 +168,10 @@ public final class ServerConnector {
                     it.remove();
                 } else if (Objects.equals(c.sni(), sni) && reusable(c, session, first, policy)) {
                     it.remove();
+                    if (server.config().pool().maxConn() > 0) {
+                        // one idle connection fewer for pool-max-conn, seen from the other loops
+                        server.pools().idleSeen(loopIndex, idleCount(server, loopIndex));
+                    }
                     cb.connected(c);
                     return;
                 }
@@ -494,10 +498,45 @@ public final class ServerConnector {
      * has no idle connection to that server, else while the connections stay within the estimated need.
      */
     public static boolean keepIdle(Server server, int loopIndex) {
-        if (server.backend().http().poolPurgeDelayMs() <= 0) {
+        var pool = server.config().pool();
+        if (server.purgeDelayMs() <= 0 || pool.maxConn() == 0) {
             return false;
         }
-        return server.pools().use(loopIndex).keepIdle(idleCount(server, loopIndex));
+        int idle = idleCount(server, loopIndex);
+        if (pool.maxConn() > 0) {
+            // pool-max-conn bounds the server's idle connections on every loop together (the others' as they last counted)
+            server.pools().idleSeen(loopIndex, idle);
+            if (idle + server.pools().idleElsewhere(loopIndex) >= pool.maxConn()) {
+                return false;
+            }
+        }
+        return server.pools().use(loopIndex).keepIdle(idle, pool.lowConn());
+    }
+
+    /**
+     * The purge periods of a backend's servers ({@code pool-purge-delay}: a server's own, else the backend's), each once;
+     * the backend's is among them when it has one (for the servers added at run time). 0 (nothing kept) is not one.
+     */
+    public static java.util.Set<Long> purgePeriods(Backend b) {
+        java.util.Set<Long> periods = new java.util.TreeSet<>();
+        if (b.http().poolPurgeDelayMs() > 0) {
+            periods.add(b.http().poolPurgeDelayMs());
+        }
+        for (Server s : b.servers()) {
+            if (s.purgeDelayMs() > 0) {
+                periods.add(s.purgeDelayMs());
+            }
+        }
+        return periods;
+    }
+
+    /** The purge of every server of {@code b} whose period is {@code period}, on loop {@code loopIndex}. */
+    public static void purge(Backend b, long period, int loopIndex) {
+        for (Server s : b.servers()) {
+            if (s.purgeDelayMs() == period) {
+                purge(s, loopIndex);
+            }
+        }
     }
 
     /** Idle connections to {@code server} on this loop that any client connection may take (not private ones). */
@@ -551,7 +590,11 @@ public final class ServerConnector {
      * On the loop.
      */
     public static void purge(Server server, int loopIndex) {
-        int kill = server.pools().use(loopIndex).purge(idleCount(server, loopIndex));
+        int idle = idleCount(server, loopIndex);
+        int kill = server.pools().use(loopIndex).purge(idle);
+        if (server.config().pool().maxConn() > 0) {
+            server.pools().idleSeen(loopIndex, idle - kill);
+        }
         // the head holds the least recently used: connections are taken from the tail
         for (Iterator<ServerConnection> it = server.pools().idle(loopIndex).iterator(); kill > 0 && it.hasNext();) {
             ServerConnection c = it.next();

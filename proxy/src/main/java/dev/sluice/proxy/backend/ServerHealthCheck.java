@@ -52,4 +52,8 @@ public interface ServerHealthCheck {
      * {@code srv_check_status} number) and whether checks stay enabled.
      */
     void restore(int health, int status, boolean enabled);
+
+    /** What a stream saw of the server ({@code observe}); nothing by default. Any thread. */
+    default void observed(TrafficEvent event) {
+    }
 }

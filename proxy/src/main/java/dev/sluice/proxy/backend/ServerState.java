@@ -144,6 +144,9 @@ final class ServerState {
                     + " is going DOWN for maintenance (" + cause + ")" + ServerEvents.tail(server, true, requeued) + ".", null);
         }
         backend.reportLoss();
+        if (wasRunning && up) {
+            shutdownStreams();
+        }
     }
 
     /** See {@link Server#setHealth}. */
@@ -246,7 +249,35 @@ final class ServerState {
             remainsDrained();
         }
         backend.reportLoss();
+        // after the lines, which count the streams still there (HAProxy's stream_shutdown only wakes them up)
+        if (value) {
+            shutdownBackupStreams();
+        } else {
+            shutdownStreams();
+        }
         return n;
+    }
+
+    /** {@code on-marked-down shutdown-sessions}: the server stopped taking traffic (DOWN, maintenance), its streams end. */
+    private void shutdownStreams() {
+        if (server.config().check().observe().shutdownSessions()) {
+            backend.streams().shutdown(server, false);
+        }
+    }
+
+    /**
+     * {@code on-marked-up shutdown-backup-sessions}: a non-backup server that takes traffic again (UP, out of maintenance)
+     * with a weight ends the streams of the backend's backup servers, as HAProxy's srv_shutdown_backup_streams.
+     */
+    private void shutdownBackupStreams() {
+        if (server.config().check().observe().shutdownBackupSessions() && !server.backup() && server.weight() > 0
+                && (adminState & Server.FORCED_DRAIN) == 0) {
+            for (Server o : backend.servers()) {
+                if (o.backup()) {
+                    backend.streams().shutdown(o, true);
+                }
+            }
+        }
     }
 
     /**
@@ -306,9 +337,13 @@ final class ServerState {
             lastChange = System.currentTimeMillis();
             if (!value && up) {
                 startWarmup();
+                shutdownBackupStreams();
             }
             backend.serversChanged();
             if (value) {
+                if (up) {
+                    shutdownStreams();
+                }
                 backend.redistribute(server);
             }
         }
@@ -322,6 +357,7 @@ final class ServerState {
             return;
         }
         int before = adminState | (leavingConfigured ? Server.FORCED_MAINT : 0);
+        boolean wasInConfiguredMaint = maintenance;
         if (leavingConfigured) {
             maintenance = false;
         }
@@ -361,6 +397,11 @@ final class ServerState {
             ev.report(ServerEvents.NOTICE, ServerEvents.name(server) + " is " + (up ? "UP" : "DOWN") + " (leaving forced drain).", null);
         }
         backend.reportLoss();
+        if (enteringMaint && up && !wasInConfiguredMaint) {
+            shutdownStreams();
+        } else if (leavingMaint && up && !maintenance) {
+            shutdownBackupStreams();
+        }
     }
 
     /**

@@ -8,6 +8,8 @@ package dev.sluice.proxy.check;
 public enum CheckStatus {
     UNKNOWN(0, "UNK", "Unknown", Result.UNKNOWN),
     INI(1, "INI", "Initializing", Result.UNKNOWN),
+    /** Set by the analysis of live traffic ({@code observe} with {@code on-error}): as a failed check, with no duration. */
+    HANA(4, "HANA", "Health analyze", Result.FAILED),
     SOCKERR(5, "SOCKERR", "Socket error", Result.FAILED),
     L4OK(6, "L4OK", "Layer4 check passed", Result.PASSED),
     L4TOUT(7, "L4TOUT", "Layer4 timeout", Result.FAILED),

@@ -77,6 +77,19 @@ final class CheckTimer {
         next = loop.schedule(this::fire, delay, TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * The next run within {@code intervalMs} at the latest (HAProxy requeues its check task earlier only): when one is
+     * scheduled later; not while a check runs (it schedules the next one when it ends). On the loop.
+     */
+    void sooner(long intervalMs) {
+        ScheduledFuture<?> n = next;
+        if (stopped || n == null || n.getDelay(TimeUnit.MILLISECONDS) <= intervalMs) {
+            return;
+        }
+        n.cancel(false);
+        next = loop.schedule(this::fire, Math.max(1, intervalMs), TimeUnit.MILLISECONDS);
+    }
+
     private void fire() {
         next = null;
         due = 0;

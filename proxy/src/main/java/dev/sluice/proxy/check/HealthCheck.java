@@ -5,6 +5,7 @@ import dev.sluice.config.model.ServerCheck;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.backend.ServerEvents;
 import dev.sluice.proxy.backend.ServerHealthCheck;
+import dev.sluice.proxy.backend.TrafficEvent;
 import dev.sluice.proxy.rules.ProcScope;
 import dev.sluice.proxy.transport.Transport;
 import io.netty.channel.EventLoop;
@@ -52,6 +53,10 @@ public final class HealthCheck implements ServerHealthCheck, TcpCheckOwner {
     private CheckAttempt current;
     /** The current check reported a status before its end (HAProxy's mysql and ldap checks do): its duration is kept. */
     private boolean reported;
+    /** The analysis of its live traffic ({@code observe}), null when none. */
+    private final TrafficAnalysis analysis;
+    /** Times the analysis triggered its {@code on-error} ({@code hanafail}). */
+    private volatile long analysisFailures;
 
     public HealthCheck(Server server, CheckPlan plan, EventLoop loop, Transport transport, int spreadPercent) {
         this.server = server;
@@ -62,6 +67,8 @@ public final class HealthCheck implements ServerHealthCheck, TcpCheckOwner {
         this.timer = new CheckTimer(loop, spreadPercent, this::run, this::abandon);
         this.rise = config.rise();
         this.fall = config.fall();
+        this.analysis = config.observe().layer() == dev.sluice.config.model.ServerObserve.Layer.NONE ? null
+                : new TrafficAnalysis(this, config.observe());
         var init = server.config().initState();
         if (init == null) {
             health = rise;
@@ -201,6 +208,16 @@ public final class HealthCheck implements ServerHealthCheck, TcpCheckOwner {
     /** Failed checks while the server had health left ({@code chkfail}). */
     public long failures() {
         return failures;
+    }
+
+    /** Whether the server's live traffic is analysed ({@code observe}). */
+    public boolean observing() {
+        return analysis != null;
+    }
+
+    /** Times the analysis of live traffic triggered its {@code on-error} ({@code hanafail}). */
+    public long analysisFailures() {
+        return analysisFailures;
     }
 
     /** HAProxy's {@code srv_check_state} bits: configured (2), enabled (4), paused (8), in progress (1). */
@@ -438,6 +455,9 @@ public final class HealthCheck implements ServerHealthCheck, TcpCheckOwner {
                 }
             }
             case PASSED, CONDPASS -> {
+                if (analysis != null) {
+                    analysis.reset();
+                }
                 if (h < rise + fall - 1 && (st.result() == CheckStatus.Result.PASSED || h > 0)) {
                     report = true;
                     h++;
@@ -485,6 +505,54 @@ public final class HealthCheck implements ServerHealthCheck, TcpCheckOwner {
             default -> {
             }
         }
+    }
+
+    // ------------------------------------------------------------------ live traffic (observe)
+
+    /** What a stream saw of the server. Any thread. */
+    @Override
+    public void observed(TrafficEvent event) {
+        TrafficAnalysis a = analysis;
+        if (a != null) {
+            a.observed(event);
+        }
+    }
+
+    /**
+     * {@code errors} consecutive errors, the last one {@code last}, reached {@code error-limit}: HAProxy's on-error, as
+     * __health_adjust applies it (a check status HANA, "Detected N consecutive errors, last one was: ...", with no
+     * duration, for every mode but fastinter; sudden-death leaves a single failure before DOWN, mark-down none), then the
+     * next check within {@code fastinter} when one is set. On the loop.
+     */
+    void analysisFailed(int errors, TrafficEvent last) {
+        if (timer.stopped()) {
+            return;
+        }
+        String msg = "Detected " + errors + " consecutive errors, last one was: " + last.description();
+        switch (analysis.config().onError()) {
+            case FASTINTER -> {
+            }
+            case SUDDEN_DEATH -> {
+                if (health > rise) {
+                    health = rise + 1;
+                }
+                analyzed(msg);
+            }
+            case FAIL_CHECK -> analyzed(msg);
+            case MARK_DOWN -> {
+                health = rise;
+                analyzed(msg);
+            }
+        }
+        analysisFailures++;
+        if (config.fastinter() > 0) {
+            timer.sooner(config.fastinter());
+        }
+    }
+
+    private void analyzed(String msg) {
+        duration = -1;
+        apply(CheckStatus.HANA, 0, msg);
     }
 
     /** {@code , reason: Layer7 wrong status, code: 500, info: "Internal Error", check duration: 1ms}. */

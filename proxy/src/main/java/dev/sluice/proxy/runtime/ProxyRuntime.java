@@ -579,19 +579,14 @@ public final class ProxyRuntime {
         sampler = group.next().scheduleAtFixedRate(this::sample, 1, 1, TimeUnit.SECONDS);
         dns.start();
         HealthCheck.startAll(checks, agents, checksDue, agentsDue);
-        // pool-purge-delay: each backend's idle server connections, on every loop
+        // pool-purge-delay: the servers' idle connections, on every loop, each period its servers'
         for (Backend b : backends.values()) {
-            long period = b.http().poolPurgeDelayMs();
-            if (period <= 0) {
-                continue;
-            }
-            for (int i = 0; i < workers.count(); i++) {
-                int loop = i;
-                tasks.add(workers.loop(i).scheduleAtFixedRate(() -> {
-                    for (Server s : b.servers()) {
-                        ServerConnector.purge(s, loop);
-                    }
-                }, period, period, TimeUnit.MILLISECONDS));
+            for (long period : ServerConnector.purgePeriods(b)) {
+                for (int i = 0; i < workers.count(); i++) {
+                    int loop = i;
+                    tasks.add(workers.loop(i).scheduleAtFixedRate(() -> ServerConnector.purge(b, period, loop), period, period,
+                            TimeUnit.MILLISECONDS));
+                }
             }
         }
     }

@@ -153,13 +153,18 @@ final class StatRows {
         HealthCheck c = srv.checked() ? HealthCheck.of(srv) : null;
         if (c != null) {
             r.set(CHKFAIL, c.failures()).set(CHKDOWN, srv.downTransitions()).set(DOWNTIME, srv.downtime() / 1000);
+            if (c.observing()) {
+                r.set(HANAFAIL, c.analysisFailures());
+            }
         }
         // HAProxy leaves a paused check's columns (maintenance) empty
         if (c != null && !c.paused()) {
             CheckStatus st = c.status();
             r.set(CHECK_STATUS, (c.running() ? "* " : "") + st.info())
                     .set(CHECK_CODE, st.hasCode() ? c.code() : null)
-                    .set(CHECK_DURATION, st.finished() && c.duration() >= 0 ? c.duration() : null)
+                    .set(CHECK_DURATION, !st.finished() ? null : c.duration() >= 0 ? c.duration()
+                            // HAProxy prints the -1 of a check status set by the traffic analysis (HANA) as an unsigned 64-bit number
+                            : st == CheckStatus.HANA ? Long.toUnsignedString(c.duration()) : null)
                     .set(CHECK_DESC, st.description()).set(LAST_CHK, c.desc())
                     .set(CHECK_RISE, c.rise()).set(CHECK_FALL, c.fall()).set(CHECK_HEALTH, c.health());
         }

@@ -9,6 +9,7 @@ import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.stream.Live;
 import dev.sluice.proxy.stream.LiveStreams;
+import dev.sluice.proxy.stream.Termination.Cause;
 import dev.sluice.proxy.transport.Workers;
 import io.netty.util.concurrent.SingleThreadEventExecutor;
 import java.lang.management.ManagementFactory;
@@ -49,6 +50,22 @@ final class StreamCommands {
                 "kill sessions on a server", req -> shutdownServer(workers, live, backends, req)));
         r.register(new CliCommand(List.of("show", "activity"), Level.USER, "show activity", "show per-thread activity stats (for support/developers)",
                 req -> showActivity(workers, live, generations, req)));
+        // on-marked-down shutdown-sessions, on-marked-up shutdown-backup-sessions: the same kill, with HAProxy's D and U
+        for (Backend be : backends) {
+            be.streams((srv, up) -> killOn(workers, live, srv, up ? Cause.SERVER_UP : Cause.SERVER_DOWN));
+        }
+    }
+
+    /** Ends the streams of {@code srv} on every loop with {@code why}; done when each loop has. */
+    private static CompletableFuture<List<String>> killOn(Workers workers, LiveStreams live, Server srv, Cause why) {
+        return workers.onEachLoop(loop -> {
+            for (Live s : live.on(loop)) {
+                if (s.server() == srv) {
+                    s.kill(why);
+                }
+            }
+            return "";
+        });
     }
 
     /** What {@code show sess} prints of one stream, taken on its loop. */
@@ -188,14 +205,7 @@ final class StreamCommands {
         if (srv == null) {
             return "No such server.\n";
         }
-        return req.later(workers.onEachLoop(loop -> {
-            for (Live s : live.on(loop)) {
-                if (s.server() == srv) {
-                    s.kill();
-                }
-            }
-            return "";
-        }).thenApply(x -> ""));
+        return req.later(killOn(workers, live, srv, Cause.KILLED).thenApply(x -> ""));
     }
 
     /** One loop's figures for {@code show activity}. */

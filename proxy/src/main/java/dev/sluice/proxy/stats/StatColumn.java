@@ -54,7 +54,7 @@ public enum StatColumn {
     HRSP_4XX("hrsp_4xx", "MCP:u64", "Total number of HTTP responses with status 400-499 returned by this object since the worker process started"),
     HRSP_5XX("hrsp_5xx", "MCP:u64", "Total number of HTTP responses with status 500-599 returned by this object since the worker process started"),
     HRSP_OTHER("hrsp_other", "MCP:u64", "Total number of HTTP responses with status <100, >599 returned by this object since the worker process started (error -1 included)"),
-    HANAFAIL("hanafail", null, null),
+    HANAFAIL("hanafail", "MCP:u64", "Total number of failed checks caused by an 'on-error' directive after an 'observe' condition matched"),
     REQ_RATE("req_rate", "MRP:u32", "Number of HTTP requests processed over the last second on this object"),
     REQ_RATE_MAX("req_rate_max", "MMP:u32", "Highest value of http requests observed since the worker process started", gauge("http_requests_rate_max", K.FE, null)),
     REQ_TOT("req_tot", "MCP:u64", "Total number of HTTP requests processed by this object since the worker process started", counter("http_requests_total", K.FE | K.BE, null)),

@@ -2,6 +2,7 @@ package dev.sluice.proxy.stream;
 
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.backend.TrafficEvent;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.stats.Counter;
@@ -163,6 +164,7 @@ final class Accounting {
     void connected(boolean reused) {
         tConnected = reused ? tConnectStart : System.nanoTime();
         Server server = stream.server();
+        server.observed(TrafficEvent.L4_OK);
         if (!layer4) {
             server.countRequest();
         }
@@ -191,6 +193,36 @@ final class Accounting {
     void responseReceived(int status) {
         tResponse = System.nanoTime();
         stream.server().counters().countResponse(status);
+    }
+
+    /**
+     * A response head came from the server, interim ones too: what the analysis of its live traffic ({@code observe})
+     * counts, as HAProxy's http_wait_for_response.
+     */
+    void responseHead(int status) {
+        stream.server().observed(TrafficEvent.ofStatus(status));
+    }
+
+    /** No valid response from the server for {@code failure}: eresp, and what {@code observe} counts (HAProxy's HANA status). */
+    void responseError(Stream.ServerFailure failure) {
+        responseError();
+        stream.server().observed(switch (failure) {
+            case CLOSED_BEFORE_RESPONSE -> TrafficEvent.HTTP_BROKEN_PIPE;
+            case TIMEOUT -> TrafficEvent.HTTP_READ_TIMEOUT;
+            case INVALID_RESPONSE -> TrafficEvent.HTTP_HDRRSP;
+            case TRUNCATED -> TrafficEvent.HTTP_READ_ERROR;
+        });
+    }
+
+    /**
+     * The server cut an HTTP response short by {@code failure}: {@link #serverAborted(boolean)}; an invalid body is an
+     * error for {@code observe} too (HAProxy's return_bad_res of http_response_forward_body), a server's abort is not.
+     */
+    void serverAborted(boolean timeout, Stream.ServerFailure failure) {
+        if (failure == Stream.ServerFailure.INVALID_RESPONSE) {
+            stream.server().observed(TrafficEvent.HTTP_RSP);
+        }
+        serverAborted(timeout);
     }
 
     /** No valid response from the server: eresp. */

@@ -31,6 +31,22 @@ final class Answers {
     }
 
     /** Answers with the error page of {@code code}; without termination flags yet, those of a failed connection (503) or a refused request. */
+    /**
+     * The stream was killed ({@link Stream#kill}, its outcome set): waiting for the response head, the client gets a 502,
+     * counted as a response error (and, for {@code observe}, the close it sees), as HAProxy's stream_shutdown under its
+     * response analyser; otherwise both connections close at once.
+     */
+    void killed() {
+        if (stream.outcome().state() == State.HEADERS) {
+            stream.accounting().responseError(Stream.ServerFailure.CLOSED_BEFORE_RESPONSE);
+            fail(502);
+            return;
+        }
+        stream.stop();
+        client.abort();
+        stream.log();
+    }
+
     void fail(int code) {
         Termination outcome = stream.outcome();
         if (outcome.cause() == Cause.NONE) {

@@ -56,5 +56,14 @@ public abstract class Live {
      * {@code shutdown session}: ends the stream at once, both connections closed, logged with HAProxy's "killed"
      * cause ({@code K}). Only on the stream's loop.
      */
-    public abstract void kill();
+    public final void kill() {
+        kill(Termination.Cause.KILLED);
+    }
+
+    /**
+     * Ends the stream at once, both connections closed, logged with {@code why}: {@code K} for the administrator, {@code D}
+     * (its server went down) and {@code U} (a server of higher priority came up) for {@code on-marked-down} and
+     * {@code on-marked-up}, as HAProxy's stream_shutdown. Only on the stream's loop.
+     */
+    public abstract void kill(Termination.Cause why);
 }

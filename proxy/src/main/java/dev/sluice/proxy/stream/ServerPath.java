@@ -4,6 +4,7 @@ import dev.sluice.config.model.HttpOptions;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.backend.TrafficEvent;
 import dev.sluice.proxy.backend.ServerConnection;
 import dev.sluice.proxy.backend.ServerConnector;
 import dev.sluice.proxy.listener.ProxyHeader;
@@ -234,6 +235,8 @@ abstract class ServerPath implements ServerConnector.Callback, ServerSlot.Listen
             return;
         }
         lastTimedOut = cause instanceof ConnectTimeoutException;
+        // every failed attempt counts for the analysis of live traffic (HAProxy's back_handle_st_cer)
+        stream.server().observed(TrafficEvent.L4_ERR);
         if (attempts.connectFailed()) {
             retry(!(cause instanceof ConnectTimeoutException), true);
             return;

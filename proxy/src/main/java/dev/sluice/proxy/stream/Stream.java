@@ -355,6 +355,7 @@ public final class Stream extends Live implements Exchange {
             status = head.status();
             accounting.responseReceived(head.status());
         }
+        accounting.responseHead(head.status());
         boolean switching = head.status() == 101 && request.upgrade() != null
                 || request.isConnect() && head.status() >= 200 && head.status() < 300;
         if (!head.isInterim()) {
@@ -510,14 +511,14 @@ public final class Stream extends Live implements Exchange {
             }, 0, c)) {
                 return;
             }
-            accounting.responseError();
+            accounting.responseError(failure);
             outcome.set(timeout ? Cause.SERVER_TIMEOUT : failure == ServerFailure.INVALID_RESPONSE ? Cause.PROXY : Cause.SERVER_ABORT,
                     State.HEADERS);
             fail(timeout ? 504 : 502);
             return;
         }
         finished = true;
-        accounting.serverAborted(timeout);
+        accounting.serverAborted(timeout, failure);
         outcome.set(timeout ? Cause.SERVER_TIMEOUT : Cause.SERVER_ABORT, State.DATA);
         releasePending();
         client.abort();
@@ -786,14 +787,10 @@ public final class Stream extends Live implements Exchange {
     }
 
     @Override
-    public void kill() {
-        if (finished) {
-            return;
+    public void kill(Cause why) {
+        if (!finished) {
+            outcome.set(why, phase());
+            answers().killed();
         }
-        State at = phase();
-        finished = true;
-        outcome.set(Cause.KILLED, at);
-        releasePending();
-        closeBoth();
     }
 }

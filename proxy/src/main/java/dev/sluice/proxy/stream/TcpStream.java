@@ -672,11 +672,11 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
      * aborts both channels without an error that would set the state letter), {@code K} and where it waited otherwise.
      */
     @Override
-    public void kill() {
+    public void kill(Cause why) {
         if (finished) {
             return;
         }
-        outcome.set(Cause.KILLED, relay.connected() ? State.NONE : waitingState());
+        outcome.set(why, relay.connected() ? State.NONE : waitingState());
         finish();
     }
 }

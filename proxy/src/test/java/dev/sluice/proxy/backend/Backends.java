@@ -21,6 +21,11 @@ public final class Backends {
      * address: "server s1" lines get 127.0.0.1 and distinct ports.
      */
     public static Backend of(String body) {
+        return of(body, 1);
+    }
+
+    /** {@link #of(String)} with {@code loops} event loops' pools. */
+    public static Backend of(String body, int loops) {
         StringBuilder sb = new StringBuilder("""
                 defaults
                     mode http
@@ -52,7 +57,7 @@ public final class Backends {
         for (dev.sluice.config.model.Server s : be.servers()) {
             servers.add(new Backend.ResolvedServer(s, new InetSocketAddress(InetAddress.getLoopbackAddress(), s.port()), null));
         }
-        return new Backend(be, servers, 1, null);
+        return new Backend(be, servers, loops, null);
     }
 
     /** Servers s1..sN with these weights and the given options on every line. */

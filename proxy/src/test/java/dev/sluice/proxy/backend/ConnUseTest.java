@@ -11,7 +11,7 @@ class ConnUseTest {
     void theLastIdleConnectionGoesAtTheThirdPurgeAfterItsUse() {
         ConnUse u = new ConnUse();
         u.use();
-        assertThat(u.keepIdle(0)).as("the first idle one is always kept").isTrue();
+        assertThat(u.keepIdle(0, 0)).as("the first idle one is always kept").isTrue();
         u.unuse();
         // the estimate decays: 1, then (1 + 0) / 2 = 0, then the idle connection exceeds it
         assertThat(u.purge(1)).isZero();
@@ -26,7 +26,7 @@ class ConnUseTest {
         u.unuse();
         // one idle already; a second one was used alone (the estimate stays 1): 1 used + 1 idle > 1
         u.use();
-        assertThat(u.keepIdle(1)).isFalse();
+        assertThat(u.keepIdle(1, 0)).isFalse();
         u.unuse();
         // after a burst of 4 at once, 4 may wait idle
         ConnUse b = new ConnUse();
@@ -34,9 +34,21 @@ class ConnUseTest {
             b.use();
         }
         for (int idle = 0; idle < 4; idle++) {
-            assertThat(b.keepIdle(idle)).as("idle %d", idle).isTrue();
+            assertThat(b.keepIdle(idle, 0)).as("idle %d", idle).isTrue();
             b.unuse();
         }
+    }
+
+    /** pool-low-conn: that many more may wait idle beyond the estimate. */
+    @Test
+    void poolLowConnKeepsMoreBeyondTheEstimate() {
+        ConnUse u = new ConnUse();
+        u.use();
+        // 1 used, estimate 1: a second idle one exceeds it, unless the margin allows 2 more
+        assertThat(u.keepIdle(1, 0)).isFalse();
+        assertThat(u.keepIdle(1, 2)).isTrue();
+        assertThat(u.keepIdle(2, 2)).isTrue();
+        assertThat(u.keepIdle(3, 2)).isFalse();
     }
 
     @Test

@@ -13,6 +13,10 @@ import org.junit.jupiter.api.Test;
 class ServerConnectorTest {
 
     private static EmbeddedProxy proxy(String backendLines) {
+        return proxy(backendLines, "");
+    }
+
+    private static EmbeddedProxy proxy(String backendLines, String serverOptions) {
         return EmbeddedProxy.of("""
                 defaults
                     mode http
@@ -24,8 +28,8 @@ class ServerConnectorTest {
                     default_backend be
                 backend be
                     %s
-                    server s1 127.0.0.1:9001
-                """.formatted(backendLines));
+                    server s1 127.0.0.1:9001 %s
+                """.formatted(backendLines, serverOptions));
     }
 
     /** One exchange on {@code client}; returns the index of the server connection that carried it. */
@@ -97,6 +101,48 @@ class ServerConnectorTest {
             p.run();
             assertThat(p.server(0).isOpen()).isFalse();
             assertThat(exchange(p, a, "/2")).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void theServersPoolPurgeDelayZeroOrPoolMaxConnZeroKeepsNothingIdle() {
+        for (String options : new String[] {"pool-purge-delay 0", "pool-max-conn 0"}) {
+            try (EmbeddedProxy p = proxy("http-reuse always", options)) {
+                EmbeddedProxy.Channel a = p.h1Client();
+                assertThat(exchange(p, a, "/1")).as(options).isEqualTo(0);
+                p.run();
+                assertThat(p.server(0).isOpen()).as(options).isFalse();
+                assertThat(exchange(p, a, "/2")).as(options).isEqualTo(1);
+            }
+        }
+        // the server's own delay wins over the backend's
+        try (EmbeddedProxy p = proxy("pool-purge-delay 0", "pool-purge-delay 5s")) {
+            EmbeddedProxy.Channel a = p.h1Client();
+            assertThat(exchange(p, a, "/1")).isEqualTo(0);
+            assertThat(exchange(p, a, "/2")).isEqualTo(0);
+        }
+    }
+
+    /** Two requests at once open two connections; both may wait idle after, unless pool-max-conn 1 allows a single one. */
+    @Test
+    void poolMaxConnBoundsTheIdleConnections() {
+        for (int max : new int[] {-1, 1}) {
+            try (EmbeddedProxy p = proxy("http-reuse always", "pool-max-conn " + max)) {
+                EmbeddedProxy.Channel a = p.h1Client();
+                EmbeddedProxy.Channel b = p.h1Client();
+                a.receive("GET /a HTTP/1.1\r\nhost: a\r\n\r\n");
+                b.receive("GET /b HTTP/1.1\r\nhost: a\r\n\r\n");
+                assertThat(p.servers()).hasSize(2);
+                for (int i = 0; i < 2; i++) {
+                    assertThat(p.server(i).readText()).startsWith("GET /");
+                    p.server(i).receive("HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n");
+                }
+                assertThat(a.readText()).startsWith("HTTP/1.1 200 OK");
+                assertThat(b.readText()).startsWith("HTTP/1.1 200 OK");
+                p.run();
+                assertThat(p.server(0).isOpen()).as("max %d", max).isTrue();
+                assertThat(p.server(1).isOpen()).as("max %d", max).isEqualTo(max == -1);
+            }
         }
     }
 }

@@ -51,7 +51,7 @@ class LiveStreamsTest {
         }
 
         @Override
-        public void kill() {
+        public void kill(Termination.Cause why) {
         }
     }
 
