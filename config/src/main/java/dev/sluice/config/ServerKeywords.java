@@ -27,7 +27,8 @@ final class ServerKeywords {
                 + " [observe none|layer4|layer7] [error-limit <n>] [on-error fastinter|fail-check|sudden-death|mark-down]"
                 + " [on-marked-down shutdown-sessions] [on-marked-up shutdown-backup-sessions]"
                 + " [pool-max-conn <n>] [pool-low-conn <n>] [pool-purge-delay <time>]",
-                "Declare a server of the backend; without a port the connection's destination port is used. A backup server serves"
+                "Declare a server of the backend; without a port the connection's destination port is used. The address may be a"
+                        + " UNIX stream socket (unix@<path> or an absolute path; checks go there too; logs and statistics show 'unix'). A backup server serves"
                         + " only when no active server is usable; a disabled one (or weight 0) is never chosen; init-state down starts it"
                         + " DOWN. id defaults to the first free number. maxconn: concurrent requests; more wait in a queue (the server's"
                         + " own when a hash or stickiness chose it, else the backend's), first in first out, until 'timeout queue'"
@@ -153,16 +154,32 @@ final class ServerKeywords {
             c.error("invalid character in server name '" + name + "'");
             return;
         }
-        Addresses.HostPort hp;
+        Addresses.HostPort hp = null;
         String addr = a.get(1);
         try {
             if (addr.startsWith("ipv4@") || addr.startsWith("ipv6@")) {
                 addr = addr.substring(5);
-            } else if (addr.indexOf('@') >= 0 || addr.startsWith("/")) {
-                c.error("server '" + name + "' : address '" + addr + "' is not supported by Sluice yet (only IPv4, IPv6 and host names)");
+            } else if (addr.startsWith("unix@") || addr.startsWith("/")) {
+                // a UNIX stream socket: its path is the server's host, without a port
+                String path = addr.startsWith("unix@") ? addr.substring(5) : addr;
+                if (path.isEmpty()) {
+                    c.error("server '" + name + "' : missing path in address '" + addr + "'");
+                    return;
+                }
+                if (path.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 107) {
+                    c.error("server '" + name + "' : socket path '" + path + "' too long (max 107)");
+                    return;
+                }
+                hp = new Addresses.HostPort(Server.UNIX_PREFIX + path, 0);
+                addr = null;
+            } else if (addr.indexOf('@') >= 0) {
+                c.error("server '" + name + "' : address '" + addr + "' is not supported by Sluice yet (only IPv4, IPv6, host names and"
+                        + " UNIX socket paths)");
                 return;
             }
-            hp = Addresses.split(addr, false);
+            if (addr != null) {
+                hp = Addresses.split(addr, false);
+            }
         } catch (IllegalArgumentException e) {
             c.error("server '" + name + "' : " + e.getMessage());
             return;
@@ -174,7 +191,8 @@ final class ServerKeywords {
         ServerLine line = serverOptions(c, name, a, 2, c.proxy().defaultServer.copy(), c.proxy().defaultServerTls.copy());
         if (line != null) {
             ServerParams p = line.params;
-            if (p.check && hp.port() == 0 && p.checkPort == 0) {
+            boolean unix = Server.unixHost(hp.host());
+            if (p.check && hp.port() == 0 && p.checkPort == 0 && !unix) {
                 c.error("server '" + name + "' has neither service port nor check port.");
                 return;
             }

@@ -415,6 +415,14 @@ class KeywordParsersTest {
             assertThat(be.servers()).containsExactly(new Server(at(BACKEND_LINE), name, host, port, weight).withId(1));
         }
 
+        @Test
+        void unixSocketServersKeepTheirPath() {
+            Proxy be = backendOf("server a unix@/run/app.sock check\nserver b /run/b.sock");
+            assertThat(be.servers()).extracting(Server::unix, Server::unixPath, Server::port)
+                    .containsExactly(tuple(true, "/run/app.sock", 0), tuple(true, "/run/b.sock", 0));
+            assertThat(backendOf("server c 10.0.0.1:80").servers().getFirst().unix()).isFalse();
+        }
+
         @ParameterizedTest(name = "server {0}")
         @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
                 "``                             => missing server name and address",
@@ -437,8 +445,8 @@ class KeywordParsersTest {
                 "s1 10.0.0.1:80 minconn -1      => server 's1' : 'minconn' expects a non-negative integer (got '-1').",
                 "s1 10.0.0.1:80 wieght 3        => server 's1' : unknown keyword 'wieght'; did you mean 'weight' maybe ?",
                 "s1 10.0.0.1:80 foo             => server 's1' : unknown keyword 'foo'",
-                "s1 unix@/run/app.sock          => server 's1' : address 'unix@/run/app.sock' is not supported by Sluice yet (only IPv4, IPv6 and host names)",
-                "s1 /run/app.sock               => server 's1' : address '/run/app.sock' is not supported by Sluice yet (only IPv4, IPv6 and host names)",
+                "s1 abns@app                    => server 's1' : address 'abns@app' is not supported by Sluice yet (only IPv4, IPv6, host names and UNIX socket paths)",
+                "s1 unix@                       => server 's1' : missing path in address 'unix@'",
                 "s1 :80                         => server 's1' : missing host in address ':80'",
                 "s1 10.0.0.1:0                  => server 's1' : port 0 in address '10.0.0.1:0' is not between 1 and 65535",
                 "s1 10.0.0.1:99999              => server 's1' : port 99999 in address '10.0.0.1:99999' is not between 1 and 65535",

@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * A {@code server} line of a backend, with {@code default-server} values already applied. {@code host}
- * is an IP literal (no brackets) or a host name resolved at start-up; {@code tls} is null for clear text;
+ * is an IP literal (no brackets), a host name resolved at start-up, or {@code unix@<path>} for a UNIX stream socket; {@code tls} is null for clear text;
  * {@code proto} is "h2" for HTTP/2 (h2c, or forced on TLS), null for HTTP/1.1 (or ALPN's choice on TLS).
  * {@code id} is the server's numeric id ({@code id <n>}, else the first free one, as HAProxy assigns
  * them); {@code initState} is null when not set. {@code maxconn} and {@code maxqueue} are 0 for no limit,
@@ -46,6 +46,24 @@ public record Server(SourceRef where, String name, String host, int port, int we
             int minconn, int sendProxy, List<String> initAddr) {
         this(where, name, host, port, weight, tls, proto, id, backup, disabled, initState, maxconn, maxqueue, slowstart, check, cookie, minconn,
                 sendProxy, initAddr, id > 0);
+    }
+
+    /** The prefix of {@link #host} for a server on a UNIX stream socket ({@code unix@<path>} or {@code /<path>}). */
+    public static final String UNIX_PREFIX = "unix@";
+
+    /** Whether {@code host} names a UNIX stream socket (see {@link #UNIX_PREFIX}). */
+    public static boolean unixHost(String host) {
+        return host.startsWith(UNIX_PREFIX);
+    }
+
+    /** Whether the server is a UNIX stream socket: {@link #unixPath} is where it listens, there is no port. */
+    public boolean unix() {
+        return unixHost(host);
+    }
+
+    /** The path of the server's UNIX socket, or null when it is not one. */
+    public String unixPath() {
+        return unix() ? host.substring(UNIX_PREFIX.length()) : null;
     }
 
     /** HAProxy's SRV_PP_* bits of {@link #sendProxy()}. */
@@ -90,7 +108,7 @@ public record Server(SourceRef where, String name, String host, int port, int we
 
     /** Whether the server follows DNS at run time ({@code resolvers}) on a name (not an IP literal). */
     public boolean resolves() {
-        return dns.resolvers() != null && !isIpLiteral(host);
+        return dns.resolvers() != null && !isIpLiteral(host) && !unix();
     }
 
     /** Whether its name asks for SRV records ({@code _service._proto.name}). */

@@ -78,7 +78,8 @@ public final class ProxyHeaderWriter extends ChannelDuplexHandler {
         }
         sent = true;
         ByteBuf header = own
-                ? ProxyHeader.write(ctx.alloc(), version, (InetSocketAddress) ctx.channel().localAddress(), (InetSocketAddress) ctx.channel().remoteAddress())
+                ? ProxyHeader.write(ctx.alloc(), version, ctx.channel().localAddress() instanceof InetSocketAddress l ? l : null,
+                        ctx.channel().remoteAddress() instanceof InetSocketAddress r ? r : null)
                 : ProxyHeader.write(ctx.alloc(), version, source, destination, options, client);
         ctx.write(header, ctx.voidPromise());
         ctx.pipeline().remove(this);

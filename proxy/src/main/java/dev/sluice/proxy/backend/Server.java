@@ -87,7 +87,7 @@ public final class Server {
         this.minconn = config.minconn();
         this.maxqueue = config.maxqueue();
         this.slowstart = config.slowstart();
-        this.fqdn = config.srv() || dev.sluice.config.Addresses.literal(config.host()) != null ? null : config.host();
+        this.fqdn = config.srv() || config.unix() || dev.sluice.config.Addresses.literal(config.host()) != null ? null : config.host();
         this.state = new ServerState(this, backend, config, ServerState.unresolved(address));
         this.queue = new WaitQueue(this, backend.tickets);
         boolean forcedH2 = "h2".equals(config.proto());
@@ -546,6 +546,17 @@ public final class Server {
     /** Whether the server has no address yet ({@code init-addr none}): in maintenance until {@code set server ... addr}. */
     public boolean unresolved() {
         return ServerState.unresolved(address);
+    }
+
+    /**
+     * The placeholder address of a server on a UNIX socket ({@link #unix}): 0.0.0.0, port 0; connections go to the
+     * socket's path, logs and statistics show what HAProxy shows for one.
+     */
+    public static final InetSocketAddress UNIX_ADDRESS = new InetSocketAddress(ServerState.UNIX, 0);
+
+    /** Whether the server is a UNIX stream socket ({@code unix@<path>}, {@code /<path>}). */
+    public boolean unix() {
+        return config.unix();
     }
 
     /** The placeholder address of a server whose name did not resolve ({@code init-addr none}): 0.0.0.0 and its port. */

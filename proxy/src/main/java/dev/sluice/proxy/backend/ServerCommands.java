@@ -401,7 +401,7 @@ public final class ServerCommands {
                     }
                     long max = s.snapshot().currentMax();
                     out.append(be.name()).append('/').append(s.name()).append(' ').append(be.id()).append('/').append(s.id()).append(' ')
-                            .append(s.address().getAddress().getHostAddress()).append(' ').append(s.address().getPort()).append(" - ")
+                            .append(s.unix() ? "unix" : s.address().getAddress().getHostAddress()).append(' ').append(s.address().getPort()).append(" - ")
                             .append(s.purgeDelayMs()).append(' ').append(s.activeStreams()).append(' ').append(max).append(' ').append(need)
                             .append(' ').append(idle - safe).append(' ').append(safe).append(' ').append(limit).append(' ').append(idle).append(per).append('\n');
                 }
@@ -489,7 +489,7 @@ public final class ServerCommands {
         for (Server s : be.servers()) {
             boolean tls = s.tls() != null;
             out.append(be.id()).append(' ').append(be.name()).append(' ').append(s.id()).append(' ').append(s.name()).append(' ')
-                    .append(s.unresolved() ? "-" : io.netty.util.NetUtil.toAddressString(s.address().getAddress())).append(' ')
+                    .append(s.unresolved() || s.unix() ? "-" : io.netty.util.NetUtil.toAddressString(s.address().getAddress())).append(' ')
                     .append(opState(s)).append(' ')
                     .append(s.adminState() | (s.configuredMaintenance() ? Server.FORCED_MAINT : 0) | (s.configuredDisabled() ? CONFIGURED_MAINT : 0)
                             | (s.unresolved() ? RESOLUTION_MAINT : 0) | (s.fqdnChanged() ? FQDN_MAINT : 0)).append(' ')

@@ -28,6 +28,7 @@ import io.netty.resolver.DefaultAddressResolverGroup;
 import io.netty.util.concurrent.Future;
 import io.netty.util.internal.PlatformDependent;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.List;
@@ -84,6 +85,9 @@ public final class ServerConnector {
     }
 
     private final ChannelFactory<? extends Channel> channels;
+    /** UNIX stream sockets, for servers on one ({@code unix@<path>}), and the address of a path; null: none here. */
+    private ChannelFactory<? extends Channel> unixChannels;
+    private java.util.function.Function<String, SocketAddress> unixAddress;
     private final ByteBufAllocator allocator;
     private final AddressResolverGroup<?> resolver;
     private final HandlerFactory factory;
@@ -95,6 +99,8 @@ public final class ServerConnector {
 
     public ServerConnector(Transport transport, HandlerFactory factory) {
         this(transport::newSocketChannel, transport.allocator(), DefaultAddressResolverGroup.INSTANCE, factory);
+        this.unixChannels = transport::newDomainSocketChannel;
+        this.unixAddress = transport::domainAddress;
     }
 
     /**
@@ -123,7 +129,10 @@ public final class ServerConnector {
      * multiplexed streams.
      */
     public ServerConnector layer4(HandlerFactory factory) {
-        return new ServerConnector(channels, allocator, resolver, factory, true).socketBuffers(rcvbuf, sndbuf);
+        ServerConnector c = new ServerConnector(channels, allocator, resolver, factory, true).socketBuffers(rcvbuf, sndbuf);
+        c.unixChannels = unixChannels == null ? null : guarded(unixChannels);
+        c.unixAddress = unixAddress;
+        return c;
     }
 
     /** SO_RCVBUF and SO_SNDBUF of every server connection ({@code tune.rcvbuf.server}, {@code tune.sndbuf.server}; 0: the kernel's). */
@@ -182,8 +191,18 @@ public final class ServerConnector {
             }
         }
         InetSocketAddress addr = server.address();
-        if (addr.getPort() == 0) {
-            addr = new InetSocketAddress(addr.getAddress(), clientLocal.getPort());
+        SocketAddress target;
+        if (server.unix()) {
+            if (unixAddress == null) {
+                cb.failed(new java.io.IOException("UNIX sockets are not available here"));
+                return;
+            }
+            target = unixAddress.apply(server.config().unixPath());
+        } else {
+            if (addr.getPort() == 0) {
+                addr = new InetSocketAddress(addr.getAddress(), clientLocal.getPort());
+            }
+            target = addr;
         }
         int timeout = (int) Math.min(Integer.MAX_VALUE, connectTimeoutMs > 0 ? connectTimeoutMs : 30_000);
         boolean keepAlive = server.backend().http().serverTcpKeepAlive();
@@ -199,7 +218,7 @@ public final class ServerConnector {
             } else {
                 t.cb = cb;
             }
-            open(loop, addr, t, timeout, keepAlive).addListener(x -> {
+            open(loop, target, t, timeout, keepAlive).addListener(x -> {
                 if (!x.isSuccess()) {
                     t.fail(x.cause());
                 }
@@ -217,7 +236,7 @@ public final class ServerConnector {
                 }
             };
         }
-        ChannelFuture f = open(loop, addr, head, timeout, keepAlive);
+        ChannelFuture f = open(loop, target, head, timeout, keepAlive);
         f.addListener(x -> {
             if (x.isSuccess()) {
                 if (!h2) {
@@ -238,27 +257,29 @@ public final class ServerConnector {
      * from a new socket's are set (each is a system call). An address not resolved yet goes through a bootstrap and
      * its resolver. The channel is closed if the connect fails.
      */
-    private ChannelFuture open(EventLoop loop, InetSocketAddress addr, ChannelHandler handler, int timeoutMs, boolean keepAlive) {
-        if (addr.isUnresolved()) {
+    private ChannelFuture open(EventLoop loop, SocketAddress addr, ChannelHandler handler, int timeoutMs, boolean keepAlive) {
+        boolean unix = !(addr instanceof InetSocketAddress);
+        if (!unix && ((InetSocketAddress) addr).isUnresolved()) {
             Bootstrap b = new Bootstrap().group(loop).channelFactory(channels).resolver(resolver).handler(handler)
                     .option(ChannelOption.ALLOCATOR, allocator).option(ChannelOption.CONNECT_TIMEOUT_MILLIS, timeoutMs);
             options(b, keepAlive);
             return b.connect(addr);
         }
-        Channel ch = channels.newChannel();
+        Channel ch = (unix ? unixChannels : channels).newChannel();
         ChannelConfig c = ch.config();
         c.setAllocator(allocator);
         c.setConnectTimeoutMillis(timeoutMs);
-        if (!PlatformDependent.canEnableTcpNoDelayByDefault()) {
+        // TCP's options mean nothing to a UNIX socket (Netty would warn of each)
+        if (!unix && !PlatformDependent.canEnableTcpNoDelayByDefault()) {
             c.setOption(ChannelOption.TCP_NODELAY, true);
         }
-        if (keepAlive) {
+        if (!unix && keepAlive) {
             c.setOption(ChannelOption.SO_KEEPALIVE, true);
         }
-        if (rcvbuf > 0) {
+        if (!unix && rcvbuf > 0) {
             c.setOption(ChannelOption.SO_RCVBUF, rcvbuf);
         }
-        if (sndbuf > 0) {
+        if (!unix && sndbuf > 0) {
             c.setOption(ChannelOption.SO_SNDBUF, sndbuf);
         }
         if (layer4) {

@@ -14,10 +14,13 @@ import java.net.UnknownHostException;
  */
 final class ServerState {
     private static final InetAddress UNRESOLVED;
+    /** The address part of a UNIX socket server's placeholder ({@link Server#UNIX_ADDRESS}). */
+    static final InetAddress UNIX;
 
     static {
         try {
             UNRESOLVED = InetAddress.getByAddress("unresolved", new byte[4]);
+            UNIX = InetAddress.getByAddress("unix", new byte[4]);
         } catch (UnknownHostException e) {
             throw new ExceptionInInitializerError(e);
         }

@@ -65,13 +65,12 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
         long connectLimit = plan.timeoutCheck() > 0 && plan.timeoutConnect() > 0 ? Math.min(inter, plan.timeoutConnect()) : inter;
         timer = check.loop().schedule(this::expired, connectLimit, TimeUnit.MILLISECONDS);
         TcpCheckPlan.Connect rule = plan.httpConnect();
-        ConnectTarget to = rule == null ? new ConnectTarget(check.target(), check.tls(), check.sni(), check.proxyHeaderVersion())
+        ConnectTarget to = rule == null ? new ConnectTarget(check.target(), check.unixTarget(), check.tls(), check.sni(), check.proxyHeaderVersion())
                 : ConnectTarget.of(check, rule, rule.portExpr() == null ? null
                         : new CheckSession(check.server().backend().name(), plan.bufsize(), plan.process()));
         InetSocketAddress target = to.address();
         boolean tls = to.tls();
-        Bootstrap b = new Bootstrap().group(check.loop()).channelFactory(check.transport()::newSocketChannel)
-                .option(ChannelOption.TCP_NODELAY, true)
+        Bootstrap b = to.channels(new Bootstrap().group(check.loop()), check.transport())
                 .option(ChannelOption.ALLOCATOR, check.transport().allocator())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectLimit + 1000))
                 .handler(new ChannelInitializer<>() {
@@ -91,7 +90,7 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
                         }
                     }
                 });
-        channel = b.connect(target).addListener((ChannelFutureListener) f -> {
+        channel = b.connect(to.connectTo()).addListener((ChannelFutureListener) f -> {
             if (phase == Phase.DONE) {
                 f.channel().close();
                 return;

@@ -2,8 +2,12 @@ package dev.sluice.proxy.check;
 
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.rules.Samples;
+import dev.sluice.proxy.transport.Transport;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.ChannelOption;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 
 /**
  * Where and how a check's connection goes when a connect rule ({@code tcp-check connect}, {@code http-check connect})
@@ -11,7 +15,18 @@ import java.net.InetSocketAddress;
  * settings, over the server's check settings where the rule says {@code default} or gives none, as HAProxy's
  * tcpcheck_eval_connect.
  */
-record ConnectTarget(InetSocketAddress address, boolean tls, String sni, int proxyVersion) {
+record ConnectTarget(InetSocketAddress address, SocketAddress unix, boolean tls, String sni, int proxyVersion) {
+
+    /** Sets {@code b}'s channels: a UNIX stream socket's for a {@link #unix} target, else TCP's, without Nagle. */
+    Bootstrap channels(Bootstrap b, Transport t) {
+        return unix != null ? b.channelFactory(t::newDomainSocketChannel)
+                : b.channelFactory(t::newSocketChannel).option(ChannelOption.TCP_NODELAY, true);
+    }
+
+    /** Where to connect: the UNIX socket, else the address. */
+    SocketAddress connectTo() {
+        return unix != null ? unix : address;
+    }
 
     /** The target of {@code c} for {@code check}; {@code session} evaluates a port expression (null: none given). */
     static ConnectTarget of(TcpCheckOwner check, TcpCheckPlan.Connect c, CheckSession session) {
@@ -38,6 +53,8 @@ record ConnectTarget(InetSocketAddress address, boolean tls, String sni, int pro
         int version = server == null ? 0 : server.config().proxyVersion();
         // a mailer has no server, and so no PROXY header
         int proxyVersion = server == null ? 0 : c.sendProxy() ? (version != 0 ? version : 1) : c.useDefault() ? check.proxyHeaderVersion() : 0;
-        return new ConnectTarget(new InetSocketAddress(ip, port), tls, sni, proxyVersion);
+        // a server on a UNIX socket is checked there unless the rule names an address (a port alone means nothing to it)
+        SocketAddress unix = c.addr() == null ? check.unixTarget() : null;
+        return new ConnectTarget(new InetSocketAddress(ip, port), unix, tls, sni, proxyVersion);
     }
 }

@@ -236,6 +236,12 @@ public final class HealthCheck implements ServerHealthCheck, TcpCheckOwner {
         return new InetSocketAddress(ip, port);
     }
 
+    /** A server on a UNIX socket is checked there, unless {@code addr} (or {@code set server ... check-addr}) says elsewhere. */
+    @Override
+    public java.net.SocketAddress unixTarget() {
+        return server.unix() && addrOverride == null && config.addr() == null ? transport.domainAddress(server.config().unixPath()) : null;
+    }
+
     /** The check port shown by {@code show servers state}: the configured or set one, 0 when checks use the server's. */
     @Override
     public int checkPort() {

@@ -32,6 +32,11 @@ interface TcpCheckOwner {
     /** The proxy the rules belong to (the {@code be_name} of their samples). */
     String proxyName();
 
+    /** The UNIX socket a check of a server on one connects to (null: none, the check uses {@link #target}). */
+    default java.net.SocketAddress unixTarget() {
+        return null;
+    }
+
     /** Where a connect rule without address or port goes. */
     InetSocketAddress target();
 

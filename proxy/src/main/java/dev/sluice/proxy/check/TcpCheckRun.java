@@ -423,8 +423,7 @@ final class TcpCheckRun implements CheckAttempt, TlsHandshakeHandler.Callback {
         boolean handshake = to.tls();
         tls = handshake;
         Server server = check.server();
-        Bootstrap b = new Bootstrap().group(check.loop()).channelFactory(check.transport()::newSocketChannel)
-                .option(ChannelOption.TCP_NODELAY, true)
+        Bootstrap b = to.channels(new Bootstrap().group(check.loop()), check.transport())
                 .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
                 .option(ChannelOption.ALLOCATOR, check.transport().allocator())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, inter + 1000))
@@ -444,7 +443,7 @@ final class TcpCheckRun implements CheckAttempt, TlsHandshakeHandler.Callback {
                         }
                     }
                 });
-        channel = b.connect(target).addListener((ChannelFutureListener) f -> {
+        channel = b.connect(to.connectTo()).addListener((ChannelFutureListener) f -> {
             if (done || gen != generation) {
                 f.channel().close();
                 return;

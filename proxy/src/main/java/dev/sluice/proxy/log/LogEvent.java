@@ -13,6 +13,8 @@ public final class LogEvent {
     public InetSocketAddress client;
     public InetSocketAddress frontendAddress;
     public InetSocketAddress serverAddress;
+    /** The server is a UNIX socket: %si and %bi say "unix", %sp and %bp 0, as HAProxy's. */
+    public boolean serverUnix;
     /** Epoch milliseconds when the connection was accepted ({@code %t}) and when the request began ({@code %tr}). */
     public long acceptDate;
     public long requestDate;

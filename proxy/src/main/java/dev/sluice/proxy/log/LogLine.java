@@ -183,7 +183,13 @@ public final class LogLine {
             case "cp" -> port(sb, e.client);
             case "fi" -> ip(sb, e.frontendAddress);
             case "fp" -> port(sb, e.frontendAddress);
-            case "si", "bi" -> ip(sb, e.serverAddress);
+            case "si", "bi" -> {
+                if (e.serverUnix) {
+                    sb.append("unix");
+                } else {
+                    ip(sb, e.serverAddress);
+                }
+            }
             case "sp", "bp" -> port(sb, e.serverAddress);
             case "t" -> date(sb, e.acceptDate, true);
             case "tr" -> date(sb, e.requestDate, true);

@@ -101,7 +101,7 @@ final class RuntimeChecks {
                 problems.addAll(TcpCheckPlan.problems(p));
                 List<Backend.ResolvedServer> list = new ArrayList<>();
                 for (Server s : p.servers()) {
-                    InetAddress a = Addresses.literal(s.host());
+                    InetAddress a = s.unix() ? dev.sluice.proxy.backend.Server.UNIX_ADDRESS.getAddress() : Addresses.literal(s.host());
                     boolean unresolved = false;
                     if (a == null) {
                         // init-addr: the first method that gives an address ('last': the state file's, when it has one)
@@ -194,7 +194,7 @@ final class RuntimeChecks {
                 return null;
             }
         }
-        String hostName = Addresses.literal(s.host()) == null ? s.host() : null;
+        String hostName = Addresses.literal(s.host()) == null && !s.unix() ? s.host() : null;
         return new dev.sluice.proxy.backend.Server.Tls(ctx, sni, hostName);
     }
 

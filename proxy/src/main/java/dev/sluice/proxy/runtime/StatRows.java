@@ -209,6 +209,9 @@ final class StatRows {
         if (srv.unresolved()) {
             return null;
         }
+        if (srv.unix()) {
+            return "unix";
+        }
         String ip = srv.address().getAddress().getHostAddress();
         return (ip.indexOf(':') >= 0 ? "[" + ip + "]" : ip) + ":" + srv.address().getPort();
     }

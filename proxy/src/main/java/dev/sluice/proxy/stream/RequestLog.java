@@ -189,6 +189,7 @@ public final class RequestLog {
         e.backend = backend != null ? backend.name() : null;
         e.server = server != null ? server.name() : null;
         e.serverAddress = e.server != null ? server.address() : null;
+        e.serverUnix = e.server != null && server.unix();
         e.tQueue = slot != null ? slot.queueMillis() : -1;
         e.serverQueue = slot != null ? slot.serverQueuePosition() : 0;
         e.backendQueue = slot != null ? slot.backendQueuePosition() : 0;

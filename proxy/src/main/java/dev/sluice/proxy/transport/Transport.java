@@ -2,6 +2,7 @@ package dev.sluice.proxy.transport;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.DefaultSelectStrategyFactory;
 import io.netty.channel.IoHandlerFactory;
@@ -11,6 +12,7 @@ import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
@@ -18,6 +20,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.channel.socket.nio.NioDomainSocketChannel;
 import io.netty.channel.socket.nio.NioServerDomainSocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
@@ -135,6 +138,11 @@ public final class Transport {
     /** A listening UNIX stream socket channel (epoll's own, or NIO's on the JDK's UnixDomainSocketAddress). */
     public ServerChannel newDomainServerChannel() {
         return domainServerChannel.get();
+    }
+
+    /** A UNIX stream socket channel, to connect to a server listening on one (epoll's own, or NIO's). */
+    public Channel newDomainSocketChannel() {
+        return "epoll".equals(name) ? new EpollDomainSocketChannel() : new NioDomainSocketChannel();
     }
 
     /** The address to bind a UNIX stream socket channel of this transport to. */
