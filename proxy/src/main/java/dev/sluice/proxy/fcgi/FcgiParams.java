@@ -206,7 +206,12 @@ public final class FcgiParams {
      * credentials, the scheme of any.
      */
     static Map<String, String> authParams(HttpFields f) {
-        AsciiString auth = f.get(AsciiString.cached("authorization"));
+        AsciiString auth = null;
+        for (int i = 0; i < f.size() && auth == null; i++) {
+            if (f.name(i).contentEqualsIgnoreCase("authorization")) {
+                auth = f.value(i);
+            }
+        }
         if (auth == null) {
             return Map.of();
         }
