@@ -43,6 +43,11 @@ public final class FcgiRecordReader {
         return failed;
     }
 
+    /** Reads nothing more (the connection is closing): a record being read is not finished. */
+    public void stop() {
+        failed = true;
+    }
+
     /** Reads what {@code in} holds (its reader index moves past what was used; an incomplete header stays). */
     public void read(ByteBuf in) {
         while (!failed) {

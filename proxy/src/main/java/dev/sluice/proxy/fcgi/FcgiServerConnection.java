@@ -71,6 +71,8 @@ public final class FcgiServerConnection extends ChannelInboundHandlerAdapter imp
     private ResponseHead head;
     private boolean headSent;
     private boolean endSent;
+    /** Inside {@link #channelRead}: the input buffer is the reader's until it returns. */
+    private boolean reading;
     private final List<ByteBuf> early = new ArrayList<>();
     /** What GET_VALUES told (0: not asked or not told). */
     private int maxReqs;
@@ -350,6 +352,7 @@ public final class FcgiServerConnection extends ChannelInboundHandlerAdapter imp
     @Override
     public void abort() {
         stream = null;
+        reader.stop();
         notInUse();
         releaseHeld();
         releaseResponse();
@@ -381,7 +384,16 @@ public final class FcgiServerConnection extends ChannelInboundHandlerAdapter imp
         if (stream != null) {
             timer.arm(serverTimeout());
         }
-        reader.read(input.append(ctx.alloc(), in));
+        reading = true;
+        try {
+            reader.read(input.append(ctx.alloc(), in));
+        } finally {
+            reading = false;
+        }
+        if (!ch.isActive() || reader.failed()) {
+            input.release();
+            return;
+        }
         input.compact();
         if (stream != null && head != null && !headSent) {
             sendHeadOn();
@@ -456,9 +468,12 @@ public final class FcgiServerConnection extends ChannelInboundHandlerAdapter imp
         if (s != null && !responseEnded) {
             s.onServerFailure(anyResponseBytes ? Stream.ServerFailure.TRUNCATED : Stream.ServerFailure.CLOSED_BEFORE_RESPONSE);
         }
+        reader.stop();
         releaseHeld();
         releaseResponse();
-        input.release();
+        if (!reading) {
+            input.release();
+        }
         ctx.fireChannelInactive();
     }
 
