@@ -186,4 +186,36 @@ class FastCgiTest {
             }
         }
     }
+
+    /** The health-check lines of {@code d}, the durations and PIDs masked. */
+    private static List<String> checkLines(Daemon d, int n) {
+        return d.awaitLines(l -> l.contains("Health check for server") || l.contains(" is DOWN"), n).stream()
+                .map(l -> l.replaceFirst("^.*?(Health check|Server)", "$1").replaceAll("check duration: \\d+ms", "check duration: Nms")).toList();
+    }
+
+    @Test
+    void httpChecksOfFcgiServersSpeakFastCgiAsHaproxy() throws Exception {
+        startFpm();
+        Program.HAPROXY.require();
+        String checks = """
+                    option httpchk GET /index.php
+                    http-check expect string index
+                    option log-health-checks
+                    timeout check 5s
+                    default-server check inter 1s rise 1 fall 1
+                """;
+        String failing = checks.replace("/index.php", "/nothere.php").replace("string index", "status 200");
+        for (String backendLines : List.of(checks, failing)) {
+            int port = Ports.free();
+            int hport = Ports.free();
+            String cfg = config(port, "").replace("    use-fcgi-app app\n", "    use-fcgi-app app\n" + backendLines);
+            String hcfg = config(hport, "").replace("    use-fcgi-app app\n", "    use-fcgi-app app\n" + backendLines);
+            try (Daemon s = Daemon.start(false, cfg, port); Daemon h = Daemon.start(true, hcfg, hport)) {
+                List<String> hl = checkLines(h, 1);
+                List<String> sl = checkLines(s, 1);
+                assertThat(hl).as("HAProxy's check lines").isNotEmpty();
+                assertThat(sl.get(0)).as("Sluice's first check line against HAProxy's").isEqualTo(hl.get(0));
+            }
+        }
+    }
 }
