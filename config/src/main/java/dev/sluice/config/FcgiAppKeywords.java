@@ -25,7 +25,7 @@ final class FcgiAppKeywords {
     }
 
     private static final Set<Section> APP = EnumSet.of(Section.FCGI_APP);
-    private static final Set<Section> BACKENDS = EnumSet.of(Section.BACKEND, Section.LISTEN, Section.FRONTEND);
+    private static final Set<Section> BACKENDS = EnumSet.of(Section.DEFAULTS, Section.BACKEND, Section.LISTEN, Section.FRONTEND);
 
     /** The headers every application hides from the FastCGI params unless a {@code pass-header} lets one through. */
     static final List<String> HIDDEN = List.of("connection", "keep-alive", "authorization", "proxy", "proxy-authorization",
@@ -257,7 +257,7 @@ final class FcgiAppKeywords {
 
     private static void useFcgiApp(KeywordContext c) {
         ProxyBuilder p = c.proxy();
-        if (c.section() == Section.FRONTEND) {
+        if (c.section() == Section.FRONTEND || c.section() == Section.DEFAULTS) {
             c.lineError("'use-fcgi-app' only available in backend or listen section");
             return;
         }

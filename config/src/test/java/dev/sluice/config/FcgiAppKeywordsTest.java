@@ -105,6 +105,8 @@ class FcgiAppKeywordsTest {
         assertThat(errors(parse(HEAD.replace("    default_backend be", "    use-fcgi-app php\n    default_backend be")
                 + "    server s 127.0.0.1:9000\n"))).extracting(Diagnostic::message)
                 .contains("'use-fcgi-app' only available in backend or listen section");
+        assertThat(errors(parse(Configs.DEFAULTS.replace("defaults\n", "defaults\n    use-fcgi-app php\n")))).extracting(Diagnostic::message)
+                .contains("'use-fcgi-app' only available in backend or listen section");
         assertThat(errors(parse(config("use-fcgi-app php\nuse-fcgi-app other\nserver s 127.0.0.1:9000 proto fcgi", "fcgi-app php\n    docroot /d\n"))))
                 .extracting(Diagnostic::message).contains("'use-fcgi-app' : only one fcgi-app supported per backend");
         assertThat(errors(parse(HEAD.replace("    bind :8080", "    bind :8080 proto fcgi") + "    server s 127.0.0.1:9000\n")))
