@@ -29,7 +29,7 @@ class FastCgiTest {
             $keys = ["GATEWAY_INTERFACE", "DOCUMENT_ROOT", "SCRIPT_NAME", "SCRIPT_FILENAME", "PATH_INFO", "PATH_TRANSLATED", "REQUEST_URI",
                 "REQUEST_METHOD", "QUERY_STRING", "SERVER_NAME", "SERVER_PORT", "SERVER_PROTOCOL", "REMOTE_ADDR", "CONTENT_LENGTH",
                 "CONTENT_TYPE", "HTTPS", "HTTP_HOST", "HTTP_USER_AGENT", "HTTP_X_TEST", "HTTP_X_DOCROOT", "HTTP_AUTHORIZATION", "REMOTE_USER",
-                "AUTH_TYPE", "PHP_AUTH_USER", "MY_PARAM", "HTTP_CONNECTION", "HTTP_TE", "HTTP_X_UNDER_SCORE"];
+                "AUTH_TYPE", "PHP_AUTH_USER", "MY_PARAM", "HTTP_CONNECTION", "HTTP_TE", "HTTP_X_UNDER_SCORE", "HTTP_EXPECT"];
             foreach ($keys as $k) { echo $k, "=", isset($_SERVER[$k]) ? $_SERVER[$k] : "<unset>", "\\n"; }
             echo "BODY=", file_get_contents("php://input"), "\\n";
             """;
@@ -121,7 +121,8 @@ class FastCgiTest {
                 List.of("-i", base + "/"),
                 List.of("-I", base + "/index.php"),
                 List.of("-i", base + "/nothere.php"),
-                List.of("-i", base + "/redirect.php"));
+                List.of("-i", base + "/redirect.php"),
+                List.of("-i", "-H", "Expect: 100-continue", "-d", "e=1", base + "/info.php"));
         List<String> out = new ArrayList<>();
         for (List<String> r : requests) {
             String text = CurlTest.curl(r.toArray(String[]::new));
@@ -150,6 +151,8 @@ class FastCgiTest {
             assertThat(sluice.get(3)).startsWith("HTTP/1.1 404 Not Found");
             assertThat(sluice.get(4)).contains("index /index.php");
             assertThat(sluice.get(7)).startsWith("HTTP/1.1 302 Moved Temporarily").contains("location: /elsewhere");
+            // the proxy answers the expectation itself, as HAProxy does for a FastCGI request, and PHP does not see it
+            assertThat(sluice.get(8)).startsWith("HTTP/1.1 100 Continue").contains("BODY=e=1\n").doesNotContain("100-continue");
             assertThat(s.awaitLines(l -> l.contains("something on stderr"), 1)).as("Sluice's log").isNotEmpty();
             assertThat(h.awaitLines(l -> l.contains("something on stderr"), 1)).as("HAProxy's log").isNotEmpty();
         }

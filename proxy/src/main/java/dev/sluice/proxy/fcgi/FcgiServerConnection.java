@@ -5,11 +5,13 @@ import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.backend.ServerConnector;
 import dev.sluice.proxy.diag.UnexpectedErrors;
+import dev.sluice.proxy.http.HeaderNames;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.HttpVersion;
 import dev.sluice.proxy.http.MessageHead;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
+import dev.sluice.proxy.http.Status;
 import dev.sluice.proxy.http.h1.InputBuffer;
 import dev.sluice.proxy.rules.FcgiRules;
 import dev.sluice.proxy.stream.Deadline;
@@ -204,12 +206,32 @@ public final class FcgiServerConnection extends ChannelInboundHandlerAdapter imp
     public void sendHead(RequestHead h) {
         noBody = h.isHead();
         timer.arm(serverTimeout());
+        continueExpected(h);
         if (h.body() == MessageHead.Body.STREAMED) {
             heldHead = h;
             heldBody = ctx.alloc().compositeBuffer(Integer.MAX_VALUE);
             return;
         }
         begin(h, 0);
+    }
+
+    /**
+     * {@code Expect: 100-continue}: an application never answers it, so the proxy does, and the field goes, as HAProxy's
+     * wait for the body of a FastCGI request does (http_handle_expect_hdr) for HTTP/1.1 and later.
+     */
+    private void continueExpected(RequestHead h) {
+        if (h.version() == HttpVersion.HTTP_1_0) {
+            return;
+        }
+        HttpFields f = h.fields();
+        for (int i = 0; i < f.size(); i++) {
+            if (f.name(i).contentEqualsIgnoreCase(HeaderNames.EXPECT) && f.value(i).toString().strip().equalsIgnoreCase("100-continue")) {
+                f.remove(i);
+                stream.onResponseHead(new ResponseHead(HttpVersion.HTTP_1_1, 100, Status.reason(100), new HttpFields(0)));
+                stream.flushClient();
+                return;
+            }
+        }
     }
 
     /** BEGIN_REQUEST and PARAMS; false (the stream answered 500) when the parameters cannot be built. */

@@ -175,4 +175,18 @@ class FcgiServerConnectionTest {
         assertThat(c.maxReqs()).isEqualTo(50);
         assertThat(c.mpxsConns()).isZero();
     }
+
+    @Test
+    void expectContinueIsAnsweredByTheProxyAndNotPassedOn() {
+        start("");
+        client.receive("POST /a.php HTTP/1.1\r\nhost: h\r\nexpect: 100-continue\r\ncontent-length: 2\r\n\r\n");
+        EmbeddedProxy.Channel server = proxy.servers().get(0);
+        assertThat(client.readText()).isEqualTo("HTTP/1.1 100 Continue\r\n\r\n");
+        client.receive("hi");
+        List<FcgiWire.Record> r = request(server);
+        assertThat(FcgiWire.pairs(r)).doesNotContainKey("HTTP_EXPECT").containsEntry("CONTENT_LENGTH", "2");
+        assertThat(r).filteredOn(x -> x.type() == 5).extracting(FcgiWire.Record::text).containsExactly("hi", "");
+        reply(server, FcgiWire.record(6, 1, "\r\n"), FcgiWire.endRequest(1, 0));
+        assertThat(client.readText()).startsWith("HTTP/1.1 200 OK\r\n");
+    }
 }
