@@ -205,13 +205,14 @@ public final class FcgiServerConnection extends ChannelInboundHandlerAdapter imp
     @Override
     public void sendHead(RequestHead h) {
         noBody = h.isHead();
-        timer.arm(serverTimeout());
         continueExpected(h);
         if (h.body() == MessageHead.Body.STREAMED) {
+            // the client's pace while the body is held: timeout server starts once the request goes out
             heldHead = h;
             heldBody = ctx.alloc().compositeBuffer(Integer.MAX_VALUE);
             return;
         }
+        timer.arm(serverTimeout());
         begin(h, 0);
     }
 
@@ -291,6 +292,7 @@ public final class FcgiServerConnection extends ChannelInboundHandlerAdapter imp
             ByteBuf body = heldBody;
             heldHead = null;
             heldBody = null;
+            timer.arm(serverTimeout());
             if (!begin(h, body.readableBytes())) {
                 body.release();
                 return;
