@@ -51,10 +51,10 @@ final class FcgiAppKeywords {
             this.where = where;
             this.name = name;
             // as HAProxy: the authentication parameters, then the hop-by-hop and credential headers hidden
-            rules.add(new FcgiApp.Rule(where, FcgiApp.Kind.SET_PARAM, paramName("REMOTE_USER"), "%[http_auth_user]", null));
-            rules.add(new FcgiApp.Rule(where, FcgiApp.Kind.SET_PARAM, paramName("AUTH_TYPE"), "%[http_auth_type]", null));
+            rules.add(new FcgiApp.Rule(where, FcgiApp.Kind.SET_PARAM, paramName("REMOTE_USER"), "%[http_auth_user]", null, "REMOTE_USER"));
+            rules.add(new FcgiApp.Rule(where, FcgiApp.Kind.SET_PARAM, paramName("AUTH_TYPE"), "%[http_auth_type]", null, "AUTH_TYPE"));
             for (String h : HIDDEN) {
-                rules.add(new FcgiApp.Rule(where, FcgiApp.Kind.HIDE_HEADER, h, null, null));
+                rules.add(new FcgiApp.Rule(where, FcgiApp.Kind.HIDE_HEADER, h, null, null, h));
             }
         }
 
@@ -175,7 +175,7 @@ final class FcgiAppKeywords {
         if (cond == BAD) {
             return;
         }
-        app(c).rules.add(new FcgiApp.Rule(c.at(), FcgiApp.Kind.SET_PARAM, paramName(a.get(0)), a.get(1), cond));
+        app(c).rules.add(new FcgiApp.Rule(c.at(), FcgiApp.Kind.SET_PARAM, paramName(a.get(0)), a.get(1), cond, a.get(0)));
     }
 
     private static void passHeader(KeywordContext c) {
@@ -188,7 +188,7 @@ final class FcgiAppKeywords {
         if (cond == BAD) {
             return;
         }
-        app(c).rules.add(new FcgiApp.Rule(c.at(), FcgiApp.Kind.PASS_HEADER, a.get(0).toLowerCase(Locale.ROOT), null, cond));
+        app(c).rules.add(new FcgiApp.Rule(c.at(), FcgiApp.Kind.PASS_HEADER, a.get(0).toLowerCase(Locale.ROOT), null, cond, a.get(0)));
     }
 
     private static final Condition BAD = new Condition(false, List.of());

@@ -25,9 +25,9 @@ public record FcgiApp(SourceRef where, String name, String docroot, String index
      * A {@code set-param <name> <fmt>} ({@code param}: {@code value} is the log-format; {@code name} is the parameter's
      * name as HAProxy keeps it: lower case, every character but letters and digits turned into '_') or a
      * {@code pass-header <name>} / the implicit hiding of a header ({@code pass} says which; {@code name} in lower case),
-     * with its condition (null: always).
+     * with its condition (null: always); {@code given} is the name as written, for messages.
      */
-    public record Rule(SourceRef where, Kind kind, String name, String value, Condition condition) {
+    public record Rule(SourceRef where, Kind kind, String name, String value, Condition condition, String given) {
     }
 
     public enum Kind {

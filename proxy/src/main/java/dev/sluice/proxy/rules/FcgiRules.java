@@ -47,11 +47,18 @@ public final class FcgiRules {
             List<Param> params = new ArrayList<>();
             List<Header> headers = new ArrayList<>();
             for (FcgiApp.Rule r : app.rules()) {
+                Cond c;
                 try {
                     List<String> warnings = new ArrayList<>();
-                    Cond c = r.condition() == null ? null
+                    c = r.condition() == null ? null
                             : rc.condition(r.condition(), RuleCompiler.Phase.REQUEST, "fcgi-app '" + app.name() + "' rule", warnings);
                     warnings.forEach(w -> problems.add(r.where() + ": warning: " + w + "."));
+                } catch (IllegalArgumentException e) {
+                    // HAProxy reads the condition with the section, naming the parameter or header
+                    problems.add(r.where() + ": error: '" + r.given() + "' : " + e.getMessage() + ".");
+                    continue;
+                }
+                try {
                     switch (r.kind()) {
                         case SET_PARAM -> {
                             if (r.name().equals("remote_user") && r.value().equals("%[http_auth_user]")
