@@ -123,6 +123,9 @@ public final class ConfigParser {
     private final Map<String, CacheKeywords.Builder> caches = new LinkedHashMap<>();
     private final Map<String, Cache> builtCaches = new LinkedHashMap<>();
     private CacheKeywords.Builder currentCache;
+    /** {@code fcgi-app} sections by name, in order; the one being parsed (null outside one). */
+    private final Map<String, FcgiAppKeywords.Builder> fcgiApps = new LinkedHashMap<>();
+    private FcgiAppKeywords.Builder currentFcgiApp;
     /** {@code resolvers} sections by name, in order; the one being parsed. */
     private final Map<String, ResolversKeywords.Builder> resolvers = new LinkedHashMap<>();
     private ResolversKeywords.Builder currentResolvers;
@@ -162,7 +165,9 @@ public final class ConfigParser {
         Config config = null;
         List<Proxy> built = new ArrayList<>();
         Global g = global.build();
+        Map<String, dev.sluice.config.model.FcgiApp> apps = FcgiAppKeywords.finish(fcgiApps, diags);
         for (ProxyBuilder p : proxies) {
+            p.fcgiResolved = FcgiAppKeywords.resolve(p, apps, diags);
             LogKeywords.capCookieCapture(p, g.tune().cookieLen(), diags);
             resolveTls(p);
             p.emailAlertResolved = MailersKeywords.resolve(p, mailers, diags);
@@ -308,6 +313,17 @@ public final class ConfigParser {
                 }
                 return;
             }
+            case "fcgi-app" -> {
+                FcgiAppKeywords.Builder b = FcgiAppKeywords.header(at, words, fcgiApps, diags);
+                startSection(Section.FCGI_APP, null);
+                // as HAProxy: the lines of a section whose header failed are not read
+                skippingUnsupported = b == null;
+                if (b != null) {
+                    currentFcgiApp = b;
+                    fcgiApps.put(b.name, b);
+                }
+                return;
+            }
             case "cache" -> {
                 CacheKeywords.Builder b = CacheKeywords.header(at, words, caches, diags);
                 startSection(Section.CACHE, null);
@@ -424,6 +440,7 @@ public final class ConfigParser {
 
     private void startSection(Section s, ProxyBuilder p) {
         endCache();
+        currentFcgiApp = null;
         section = s;
         current = p;
         skippingUnsupported = false;
@@ -537,6 +554,7 @@ public final class ConfigParser {
         ctx.httpErrors(httpErrors, currentErrors);
         ctx.userlist(currentUserlist);
         ctx.cache(currentCache);
+        ctx.fcgiApp(currentFcgiApp);
         ctx.resolvers(currentResolvers);
         ctx.logForward(currentForward);
         k.parser().parse(ctx);

@@ -49,6 +49,16 @@ public final class KeywordContext {
 
     private UserlistKeywords.Builder userlist;
     private CacheKeywords.Builder cache;
+    private FcgiAppKeywords.Builder fcgiApp;
+
+    void fcgiApp(FcgiAppKeywords.Builder current) {
+        this.fcgiApp = current;
+    }
+
+    /** The {@code fcgi-app} section being parsed. */
+    FcgiAppKeywords.Builder currentFcgiApp() {
+        return fcgiApp;
+    }
 
     void cache(CacheKeywords.Builder current) {
         this.cache = current;

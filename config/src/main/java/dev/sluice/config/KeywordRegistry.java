@@ -46,6 +46,7 @@ public final class KeywordRegistry {
             RetryKeywords::register,
             CompressionKeywords::register,
             CacheKeywords::register,
+            FcgiAppKeywords::register,
             ResolversKeywords::register,
             PeersKeywords::register,
             QuicKeywords::register,

@@ -264,9 +264,29 @@ final class LogKeywords {
             c.proxy().logGlobal = true;
             return;
         }
+        LogTarget t = target(c, a);
+        if (t == null) {
+            return;
+        }
+        if (global) {
+            c.global().logs.add(t);
+        } else if (c.section() == Section.LOG_FORWARD) {
+            if (c.currentLogForward() != null) {
+                c.currentLogForward().targets.add(t);
+            }
+        } else {
+            c.proxy().logs.add(t);
+        }
+    }
+
+    /**
+     * The target of a {@code log} line ({@code a}: its words after the keyword), also what {@code log-stderr} of an
+     * {@code fcgi-app} section takes; null after reporting why it is not one.
+     */
+    static LogTarget target(KeywordContext c, List<String> a) {
         if (a.size() < 2) {
             c.error("expects a target and a facility; expected: log <target> [len <n>] [format <fmt>] <facility> [<level> [<minlevel>]]");
-            return;
+            return null;
         }
         String target = a.get(0);
         LogTarget.Kind kind;
@@ -284,7 +304,7 @@ final class LogKeywords {
             address = target.substring(5);
         } else if (target.startsWith("tcp@") || target.startsWith("fd@")) {
             c.error("log target '" + target + "' is not supported by Sluice yet (use stdout, stderr, a UDP address or a UNIX socket).");
-            return;
+            return null;
         } else {
             kind = LogTarget.Kind.UDP;
             String t = target;
@@ -299,11 +319,11 @@ final class LogKeywords {
                 port = hp.port() == 0 ? 514 : hp.port();
             } catch (IllegalArgumentException e) {
                 c.error("invalid log target '" + target + "': " + e.getMessage());
-                return;
+                return null;
             }
             if (address.isEmpty()) {
                 c.error("invalid log target '" + target + "': missing address");
-                return;
+                return null;
             }
         }
         int len = 1024;
@@ -319,24 +339,24 @@ final class LogKeywords {
                     format = LogTarget.Format.valueOf(a.get(i + 1).toUpperCase(Locale.ROOT));
                 } catch (IllegalArgumentException e) {
                     c.error("unknown log format '" + a.get(i + 1) + "' (expected rfc3164, rfc5424, raw, short, priority, timed, iso, local)");
-                    return;
+                    return null;
                 }
                 i += 2;
             } else if (w.equals("sample") || w.equals("profile")) {
                 c.error("'" + w + "' on log lines is not supported by Sluice yet.");
-                return;
+                return null;
             } else {
                 break;
             }
         }
         if (i >= a.size()) {
             c.error("missing facility.");
-            return;
+            return null;
         }
         int facility = indexOf(LogTarget.FACILITIES, a.get(i));
         if (facility < 0) {
             c.error("unknown facility '" + a.get(i) + "'" + Suggestions.didYouMean(Suggestions.closest(a.get(i), List.of(LogTarget.FACILITIES))));
-            return;
+            return null;
         }
         int level = 7;
         int minLevel = 0;
@@ -344,30 +364,21 @@ final class LogKeywords {
             level = indexOf(LogTarget.LEVELS, a.get(i + 1));
             if (level < 0) {
                 c.error("unknown optional log level '" + a.get(i + 1) + "'");
-                return;
+                return null;
             }
         }
         if (i + 2 < a.size()) {
             minLevel = indexOf(LogTarget.LEVELS, a.get(i + 2));
             if (minLevel < 0) {
                 c.error("unknown optional minimum log level '" + a.get(i + 2) + "'");
-                return;
+                return null;
             }
         }
         if (i + 3 < a.size()) {
             c.error("unexpected argument '" + a.get(i + 3) + "'.");
-            return;
+            return null;
         }
-        LogTarget t = new LogTarget(c.at(), kind, address, port, len, format, facility, level, minLevel);
-        if (global) {
-            c.global().logs.add(t);
-        } else if (c.section() == Section.LOG_FORWARD) {
-            if (c.currentLogForward() != null) {
-                c.currentLogForward().targets.add(t);
-            }
-        } else {
-            c.proxy().logs.add(t);
-        }
+        return new LogTarget(c.at(), kind, address, port, len, format, facility, level, minLevel);
     }
 
     private static int indexOf(String[] list, String v) {

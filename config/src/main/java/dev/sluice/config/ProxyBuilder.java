@@ -92,6 +92,11 @@ public final class ProxyBuilder {
     boolean compressionFilter;
     /** The filters in declaration order: compression and caches, explicit or declared by a cache rule. */
     final List<CacheKeywords.Filter> filters = new ArrayList<>();
+    /** {@code use-fcgi-app} or {@code filter fcgi-app}: the application's name (null: none) and where it was named. */
+    String fcgiApp;
+    SourceRef fcgiAppWhere;
+    /** The application once all sections are read ({@link FcgiAppKeywords#resolve}). */
+    dev.sluice.config.model.FcgiApp fcgiResolved;
     public HttpOptions.ForwardFor forwardFor;
     /** {@code option originalto}, null when off. */
     public HttpOptions.ForwardFor originalTo;
@@ -368,7 +373,8 @@ public final class ProxyBuilder {
                         kind.hasBackend() ? new Persist(persistDown, persistRules, rdpPersistCookie)
                                 : Persist.NONE,
                         kind.hasBackend() ? sendNameHeader : null, serverStateLoad(), kind.hasFrontend() && socketStats, headerNames),
-                description, directory, kind.hasBackend() ? useServers : List.of(), emailAlertResolved);
+                description, directory, kind.hasBackend() ? useServers : List.of(), emailAlertResolved,
+                kind.hasBackend() ? fcgiResolved : null);
     }
 
     /** {@code load-server-state-from-file} with its file name, as a backend sees it. */

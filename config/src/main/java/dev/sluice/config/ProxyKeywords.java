@@ -45,7 +45,7 @@ final class ProxyKeywords {
                 }));
         r.register(new Keyword("use_backend", FRONTENDS, "use_backend <backend> [if|unless <condition>]",
                 "Switch to a backend when the condition matches; the first matching rule wins.", ProxyKeywords::useBackend));
-        r.register(new Keyword("acl", PROXY_SECTIONS, "acl <name> <fetch> [flags] [values...]",
+        r.register(new Keyword("acl", EnumSet.of(Section.FRONTEND, Section.BACKEND, Section.LISTEN, Section.FCGI_APP), "acl <name> <fetch> [flags] [values...]",
                 "Declare a named ACL; several lines with one name are ORed.", ProxyKeywords::acl));
 
         timeout(r, "client", FRONTEND_SIDE, "Maximum inactivity time on the client side.", (p, v) -> p.timeoutClient = v);
@@ -278,7 +278,13 @@ final class ProxyKeywords {
             return;
         }
         try {
-            c.proxy().acls.add(new Acl(c.at(), name, ConditionParser.parseExpr(a.subList(1, a.size()))));
+            Acl acl = new Acl(c.at(), name, ConditionParser.parseExpr(a.subList(1, a.size())));
+            if (c.section() == Section.FCGI_APP) {
+                // an application's ACLs are its own, for its set-param and pass-header conditions
+                c.currentFcgiApp().acls.add(acl);
+            } else {
+                c.proxy().acls.add(acl);
+            }
         } catch (IllegalArgumentException e) {
             c.error("error detected while parsing ACL '" + name + "' : " + e.getMessage());
         }

@@ -6,7 +6,7 @@ import java.util.Set;
 
 /** The configuration sections Sluice parses. */
 public enum Section {
-    GLOBAL, DEFAULTS, FRONTEND, BACKEND, LISTEN, HTTP_ERRORS, USERLIST, CACHE, RESOLVERS, PEERS, RING, LOG_FORWARD, MAILERS, PROGRAM;
+    GLOBAL, DEFAULTS, FRONTEND, BACKEND, LISTEN, HTTP_ERRORS, USERLIST, CACHE, RESOLVERS, PEERS, RING, LOG_FORWARD, MAILERS, PROGRAM, FCGI_APP;
 
     public static final Set<Section> PROXIES = EnumSet.of(DEFAULTS, FRONTEND, BACKEND, LISTEN);
     /** Sections where frontend keywords apply (defaults pass them on). */

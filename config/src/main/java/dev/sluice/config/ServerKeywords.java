@@ -21,7 +21,7 @@ final class ServerKeywords {
         r.register(new Keyword("server", EnumSet.of(Section.BACKEND, Section.LISTEN), "server <name> <address>[:<port>] [weight <0-256>] [backup] [disabled] [id <n>]"
                 + " [init-state fully-up|up|down|fully-down] [maxconn <n>] [minconn <n>] [maxqueue <n>] [slowstart <time>] [cookie <value>]"
                 + " [ssl [verify none|required]"
-                + " [ca-file <f>] [sni <expr>] [alpn <list>] [crt <pem>]] [proto h2] [send-proxy|send-proxy-v2|send-proxy-v2-ssl|send-proxy-v2-ssl-cn] [proxy-v2-options <opt>[,...]] [init-addr <method>[,...]]"
+                + " [ca-file <f>] [sni <expr>] [alpn <list>] [crt <pem>]] [proto h2|fcgi] [send-proxy|send-proxy-v2|send-proxy-v2-ssl|send-proxy-v2-ssl-cn] [proxy-v2-options <opt>[,...]] [init-addr <method>[,...]]"
                 + " [resolvers <name> [resolve-prefer ipv4|ipv6] [resolve-opts <opt>[,...]] [resolve-net <net>[,...]]]"
                 + " [agent-check [agent-port <port>] [agent-addr <ip>] [agent-inter <time>] [agent-send <string>]]"
                 + " [observe none|layer4|layer7] [error-limit <n>] [on-error fastinter|fail-check|sudden-death|mark-down]"
@@ -76,7 +76,7 @@ final class ServerKeywords {
                 ServerKeywords::serverTemplate));
         r.register(new Keyword("default-server", BACKEND_SIDE, "default-server [weight <0-256>] [backup|no-backup] [disabled|enabled]"
                 + " [init-state <state>] [maxconn <n>] [minconn <n>] [maxqueue <n>] [slowstart <time>] [cookie <value>] [ssl options]"
-                + " [proto h2] [observe ...] [error-limit <n>] [on-error <mode>] [on-marked-down ...] [on-marked-up ...]"
+                + " [proto h2|fcgi] [observe ...] [error-limit <n>] [on-error <mode>] [on-marked-down ...] [on-marked-up ...]"
                 + " [pool-max-conn <n>] [pool-low-conn <n>] [pool-purge-delay <time>]",
                 "Default values for the server lines that follow.", ServerKeywords::defaultServer));
     }

@@ -183,6 +183,11 @@ final class TlsKeywords {
                 if (v == null) {
                     return FAILED;
                 }
+                if (server && v.equals("fcgi")) {
+                    // the FastCGI protocol: the backend's fcgi-app says how (FcgiAppKeywords)
+                    o.proto = v;
+                    return i + 2;
+                }
                 if (!v.equals("h2") && !v.equals("h1")) {
                     c.error("'proto' : unknown protocol '" + v + "' (Sluice supports 'h1' and 'h2')");
                     return FAILED;

@@ -19,7 +19,6 @@ final class Unsupported {
 
     /** Section keywords HAProxy has and Sluice does not. */
     static final Map<String, String> SECTIONS = Map.ofEntries(
-            Map.entry("fcgi-app", "FastCGI applications"),
             Map.entry("crt-store", "certificate stores"),
             Map.entry("traces", "traces"),
             Map.entry("acme", "ACME certificate automation"));
@@ -27,10 +26,9 @@ final class Unsupported {
     /** Keywords (first word, or "first second" for families) with the feature they belong to. */
     static final Map<String, String> KEYWORDS = Map.ofEntries(
             Map.entry("lua-load", LUA), Map.entry("lua-load-per-thread", LUA), Map.entry("lua-prepend-path", LUA),
-            Map.entry("filter", "filters other than compression and cache (SPOE, trace, bandwidth limits, FastCGI)"),
+            Map.entry("filter", "filters other than compression, cache and fcgi-app (SPOE, trace, bandwidth limits)"),
             Map.entry("filter spoe", SPOE), Map.entry("filter trace", "the trace filter"),
             Map.entry("filter bwlim-in", "bandwidth limitation filters"), Map.entry("filter bwlim-out", "bandwidth limitation filters"),
-            Map.entry("filter fcgi-app", "FastCGI applications"),
             Map.entry("log-send-hostname", LOGS), 
             
             
@@ -45,12 +43,10 @@ final class Unsupported {
             
            
             
-            Map.entry("use-fcgi-app", "FastCGI applications"),
             
             Map.entry("httpclient.ssl.verify", "the internal HTTP client"),
             Map.entry("hash-balance-factor", "bounded-load consistent hashing"),
             
-            Map.entry("option keep-conn", "keep-conn"), 
            
             Map.entry("option http-use-htx", "legacy HTX switch"),
             Map.entry("option accept-invalid-http-response", "relaxed HTTP parsing (comes with the HTTP engine)"),

@@ -734,7 +734,7 @@ class KeywordParsersTest {
         @Test
         void notInDefaults() {
             assertSingleError(parse("defaults\n    acl a src 1.2.3.4\n"), 2,
-                    "'acl' is not allowed in 'defaults' section (allowed in: frontend, backend, listen).");
+                    "'acl' is not allowed in 'defaults' section (allowed in: frontend, backend, listen, fcgi-app).");
         }
     }
 

@@ -338,7 +338,7 @@ class SectionsTest {
 
         @Test
         void examples() {
-            assertSingleError(parse("fcgi-app php\n    docroot /var/www\n"), 1, "section 'fcgi-app' is not supported by Sluice yet: FastCGI applications.");
+            assertSingleError(parse("crt-store s\n    crt-base /etc\n"), 1, "section 'crt-store' is not supported by Sluice yet: certificate stores.");
         }
     }
 

@@ -45,7 +45,8 @@ enum Program {
     PERL("perl", "perl"),
     SS("ss", "iproute2"),
     KILL("kill", "procps"),
-    DNSMASQ("dnsmasq", "dnsmasq-base");
+    DNSMASQ("dnsmasq", "dnsmasq-base"),
+    PHP_FPM("php-fpm8.2", "php-fpm");
 
     /** The property (or, upper-cased with underscores, environment variable) that turns a skip into a failure. */
     static final String REQUIRE_PROPERTY = "sluice.requireExternal";

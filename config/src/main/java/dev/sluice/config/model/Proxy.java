@@ -9,7 +9,8 @@ import java.util.List;
  * backend side does with failed requests ({@code retries}, {@code retry-on}, {@code option redispatch}); {@code checks} how
  * it checks its servers' health, {@code cookie} its persistence cookie (null: none), {@code options} the options of
  * {@link ProxyOptions}; {@code useServers} its {@code use-server} rules, in order; {@code emailAlert} its {@code email-alert} settings (null: none); {@code directory} the directory its lines' relative file paths start from ({@code default-path}; null:
- * the one the process was started in), for the files its rules open when they are compiled (maps, pattern files).
+ * the one the process was started in), for the files its rules open when they are compiled (maps, pattern files);
+ * {@code fcgiApp} the FastCGI application of a backend ({@code use-fcgi-app}; null: none).
  */
 public record Proxy(
         String name,
@@ -42,7 +43,8 @@ public record Proxy(
         String description,
         String directory,
         List<UseServer> useServers,
-        EmailAlert emailAlert) {
+        EmailAlert emailAlert,
+        FcgiApp fcgiApp) {
 
     public Proxy(String name, ProxyKind kind, SourceRef where, Mode mode, List<Bind> binds, int maxconn, Timeouts timeouts, HttpOptions http,
             List<Acl> acls, List<HttpRule> httpRequestRules, List<HttpRule> httpResponseRules, List<HttpRule> httpAfterResponseRules,
@@ -51,7 +53,7 @@ public record Proxy(
             HealthChecks checks, Cookie cookie, ProxyOptions options, String description, String directory, List<UseServer> useServers) {
         this(name, kind, where, mode, binds, maxconn, timeouts, http, acls, httpRequestRules, httpResponseRules, httpAfterResponseRules,
                 useBackends, defaultBackend, balance, servers, logging, errors, stickTable, tcpRules, monitor, stickRules, stats, retries, checks,
-                cookie, options, description, directory, useServers, null);
+                cookie, options, description, directory, useServers, null, null);
     }
 
     public Proxy(String name, ProxyKind kind, SourceRef where, Mode mode, List<Bind> binds, int maxconn, Timeouts timeouts, HttpOptions http,

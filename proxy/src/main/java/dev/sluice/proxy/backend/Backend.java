@@ -386,6 +386,29 @@ public final class Backend {
         this.rules = r;
     }
 
+    private dev.sluice.proxy.rules.FcgiRules fcgiRules;
+    private java.util.function.Consumer<String> fcgiStderr = m -> {
+    };
+
+    /**
+     * The rules of the backend's FastCGI application ({@code use-fcgi-app}), and where what the application writes on
+     * STDERR goes ({@code log-stderr}); set once at start-up.
+     */
+    public void fcgi(dev.sluice.proxy.rules.FcgiRules rules, java.util.function.Consumer<String> stderr) {
+        this.fcgiRules = rules;
+        this.fcgiStderr = stderr;
+    }
+
+    /** The FastCGI application's compiled rules, or null when the backend has no application. */
+    public dev.sluice.proxy.rules.FcgiRules fcgiRules() {
+        return fcgiRules;
+    }
+
+    /** Logs a message the FastCGI application wrote on STDERR (dropped without {@code log-stderr}). */
+    public void fcgiStderr(String message) {
+        fcgiStderr.accept(message);
+    }
+
     /** The backend's errorfile pages. */
     public ErrorResponses errors() {
         return errors;

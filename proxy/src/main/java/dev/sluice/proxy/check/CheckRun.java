@@ -6,6 +6,7 @@ import dev.sluice.proxy.http.MessageHead;
 import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.http.h1.H1Error;
 import dev.sluice.proxy.http.h1.H1Limits;
+import dev.sluice.proxy.fcgi.FcgiCheckCodec;
 import dev.sluice.proxy.http.h1.H1Parser;
 import dev.sluice.proxy.http.h1.InputBuffer;
 import dev.sluice.proxy.tls.TlsHandshakeHandler;
@@ -86,6 +87,7 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
                             ssl.setHandshakeTimeoutMillis(0);
                             ch.pipeline().addLast("tls", ssl).addLast("handshake", new TlsHandshakeHandler(CheckRun.this));
                         } else {
+                            fcgi(ch.pipeline());
                             ch.pipeline().addLast("check", CheckRun.this);
                         }
                     }
@@ -127,6 +129,9 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
             return;
         }
         ctx.pipeline().addAfter(ctx.name(), "check", this);
+        if (FcgiCheckCodec.speaksFcgi(check.server())) {
+            ctx.pipeline().addBefore("check", "fcgi", codec());
+        }
         connected(ctx.channel());
     }
 
@@ -135,6 +140,17 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
         if (phase == Phase.HANDSHAKE || phase == Phase.CONNECT) {
             finish(CheckStatus.L6RSP, 0, errorText(cause));
         }
+    }
+
+    /** A {@code proto fcgi} server is checked in FastCGI: the codec goes in front of this handler. */
+    private void fcgi(io.netty.channel.ChannelPipeline p) {
+        if (FcgiCheckCodec.speaksFcgi(check.server())) {
+            p.addLast("fcgi", codec());
+        }
+    }
+
+    private FcgiCheckCodec codec() {
+        return new FcgiCheckCodec(check.server(), check.server().backend().config().fcgiApp(), "Sluice");
     }
 
     private void connected(Channel ch) {

@@ -139,6 +139,9 @@ public final class Fetches {
         });
         def("fe_name", 0, 0, Match.STR, false, a -> Txn::frontendName);
         def("be_name", 0, 0, Match.STR, false, a -> Txn::backendName);
+        // the backend's FastCGI application: its document root and index (no sample without an application or an index)
+        def("fcgi.docroot", 0, 0, Match.STR, false, a -> t -> t.fcgiApp() == null ? null : t.fcgiApp().docroot());
+        def("fcgi.index", 0, 0, Match.STR, false, a -> t -> t.fcgiApp() == null ? null : t.fcgiApp().index());
         def("http_first_req", 0, 0, Match.BOOL, false, a -> t -> t.request() == null ? null : t.firstRequest());
         def("http_auth", 1, 1, Match.BOOL, false, a -> new HttpAuth(a.get(0), false));
         def("http_auth_group", 1, 1, Match.STR, false, a -> new HttpAuth(a.get(0), true));

@@ -50,8 +50,6 @@ final class FetchesMissing {
             Map.entry("fc_sacked", "TCP_INFO of the client connection (not implemented yet)"),
             Map.entry("fc_src_is_local", "listener and connection details (not implemented yet)"),
             Map.entry("fc_unacked", "TCP_INFO of the client connection (not implemented yet)"),
-            Map.entry("fcgi.docroot", "FastCGI applications (not implemented yet)"),
-            Map.entry("fcgi.index", "FastCGI applications (not implemented yet)"),
             Map.entry("fe_client_timeout", "proxy and server states read by rules (not implemented yet)"),
             Map.entry("fe_conn", "proxy and server states read by rules (not implemented yet)"),
             Map.entry("fe_defbe", "proxy and server states read by rules (not implemented yet)"),

@@ -42,6 +42,11 @@ public interface Txn {
     /** The backend chosen so far, or null. */
     String backendName();
 
+    /** The FastCGI application of the backend chosen so far ({@code use-fcgi-app}), or null. */
+    default dev.sluice.config.model.FcgiApp fcgiApp() {
+        return null;
+    }
+
     /**
      * The variables of the transaction ({@code txn.}, {@code req.}, {@code res.}, {@code sess.} scopes), and those of the
      * process ({@code proc.}) when the target belongs to a runtime ({@link Variables}).

@@ -23,7 +23,6 @@ import dev.sluice.proxy.check.EmailAlerts;
 import dev.sluice.proxy.check.AgentCheck;
 import dev.sluice.proxy.check.HealthCheck;
 import dev.sluice.proxy.h1.H1ClientConnection;
-import dev.sluice.proxy.h1.H1ServerConnection;
 import dev.sluice.proxy.h2.H2ClientConnection;
 import dev.sluice.proxy.h2.H2ServerConnection;
 import dev.sluice.proxy.http.GeneratedResponse;
@@ -181,7 +180,7 @@ public final class ProxyRuntime {
             tasks.add(group.scheduleAtFixedRate(t::purgeExpired, 1, 1, TimeUnit.SECONDS));
         }
         ServerConnector connector = new ServerConnector(transport,
-                (srv, loop, h2, sni) -> h2 ? H2ServerConnection.create(srv, loop, sni, tune) : new H1ServerConnection(srv, loop, limits, sni))
+                (srv, loop, h2, sni) -> h2 ? H2ServerConnection.create(srv, loop, sni, tune) : FcgiApps.orH1(srv, loop, limits, sni))
                 .socketBuffers(tune.sockets().serverRcvbuf(), tune.sockets().serverSndbuf());
         // mode tcp backends: half-closing connections carrying one layer-4 stream each
         ServerConnector layer4 = connector.layer4((srv, loop, h2, sni) -> new TcpServerConnection(srv, sni));
@@ -195,6 +194,7 @@ public final class ProxyRuntime {
                 be.continues(before);
             }
             be.scheduler(group);
+            FcgiApps.attach(be, config.global(), stickTables, this::logWriterOrNew);
             be.id(proxyIds.get(p.name()));
             if (p.kind() == ProxyKind.BACKEND) {
                 be.rules(ProxyRules.compile(p, new ArrayList<>(), stickTables));

@@ -77,6 +77,9 @@ final class RuntimeChecks {
         }
         for (Proxy p : config.proxies()) {
             ProxyRules.compile(p, problems, tables);
+            if (p.fcgiApp() != null) {
+                dev.sluice.proxy.rules.FcgiRules.compile(p.fcgiApp(), p.name(), p.directory(), tables, problems);
+            }
             checkLogging(p, problems);
             if (p.stats().enabled()) {
                 ProxyRules.conditions(p, p.stats().admin(), "stats admin", problems, tables);

@@ -127,6 +127,11 @@ final class StreamTarget extends ClientTxn<ClientSide> implements RuleTarget {
     }
 
     @Override
+    public dev.sluice.config.model.FcgiApp fcgiApp() {
+        return stream.backend() == null ? null : stream.backend().config().fcgiApp();
+    }
+
+    @Override
     public Trackers trackers() {
         if (trackers == null) {
             trackers = new Trackers(null);

@@ -11,7 +11,6 @@ import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.ServerConnector;
 import dev.sluice.proxy.h1.H1ClientConnection;
 import dev.sluice.proxy.http.h1.H1Limits;
-import dev.sluice.proxy.h1.H1ServerConnection;
 import dev.sluice.proxy.h2.H2ClientConnection;
 import dev.sluice.proxy.h2.H2ServerConnection;
 import dev.sluice.proxy.listener.ConnectionLimit;
@@ -289,12 +288,18 @@ public final class EmbeddedProxy implements AutoCloseable {
             servers.add(c);
             return c;
         }, io.netty.buffer.UnpooledByteBufAllocator.DEFAULT, new NoResolver(),
-                (srv, index, h2, sni) -> h2 ? H2ServerConnection.create(srv, index, sni, tune) : new H1ServerConnection(srv, index, limits, sni));
+                (srv, index, h2, sni) -> h2 ? H2ServerConnection.create(srv, index, sni, tune) : FcgiApps.orH1(srv, index, limits, sni));
         ServerConnector layer4 = connector.layer4((srv, index, h2, sni) -> new TcpServerConnection(srv, sni));
         int id = 2;
         for (Proxy p : config.backends()) {
             Backend be = new Backend(p, prepared.resolved().get(p.name()), 1, p.mode() == Mode.TCP ? layer4 : connector);
             be.id(id++);
+            FcgiApps.attach(be, config.global(), tables, () -> {
+                if (logWriter == null) {
+                    logWriter = new LogWriter();
+                }
+                return logWriter;
+            });
             if (p.kind() == dev.sluice.config.model.ProxyKind.BACKEND) {
                 be.rules(ProxyRules.compile(p, problems, tables));
             } else {
