@@ -48,6 +48,8 @@ final class CheckKeywords {
         List<Expect> expects = new ArrayList<>();
         /** {@code http-check connect}: how the check connects (null: as the server's check settings say). */
         TcpCheck.Connect connect;
+        /** {@code http-check connect ... proto fcgi}. */
+        boolean connectFcgi;
         /**
          * The comment of an {@code http-check comment} line, for the following rules of one kind (HAProxy's
          * check_proxy_tcpcheck), and the kind of the last rule ("comment", "connect", "send", "expect"; null: none).
@@ -82,6 +84,7 @@ final class CheckKeywords {
             b.sent = sent;
             b.expects = new ArrayList<>(expects);
             b.connect = connect;
+            b.connectFcgi = connectFcgi;
             b.comment = comment;
             b.lastRule = lastRule;
             b.steps = steps;
@@ -106,6 +109,7 @@ final class CheckKeywords {
                 sent = false;
                 expects = new ArrayList<>();
                 connect = null;
+                connectFcgi = false;
                 comment = null;
                 lastRule = null;
                 steps = 0;
@@ -133,7 +137,7 @@ final class CheckKeywords {
             HealthChecks.HttpCheck http = null;
             if (httpchk) {
                 http = new HealthChecks.HttpCheck(sendMethod != null ? sendMethod : method, sendUri != null ? sendUri : uri,
-                        sendVersion != null ? sendVersion : version, headers, body, expects, connect);
+                        sendVersion != null ? sendVersion : version, headers, body, expects, connect, connectFcgi);
             }
             TcpCheck tcpCheck = httpchk ? null : tcp.build();
             // a tcp-check ignores disable-on-404 (HAProxy warns, see TcpCheckKeywords.afterBuild)
@@ -541,6 +545,8 @@ final class CheckKeywords {
             return;
         }
         String pending = b.next("connect");
+        int proto = c.args().indexOf("proto");
+        b.connectFcgi = proto >= 0 && proto + 1 < c.args().size() && c.args().get(proto + 1).equals("fcgi");
         b.connect = parsed.comment() == null && pending != null
                 ? new TcpCheck.Connect(parsed.where(), parsed.index(), pending, parsed.port(), parsed.portExpr(), parsed.addr(), parsed.addrPort(),
                         parsed.useDefault(), parsed.sendProxy(), parsed.viaSocks4(), parsed.ssl(), parsed.sni(), parsed.alpn(), parsed.linger())

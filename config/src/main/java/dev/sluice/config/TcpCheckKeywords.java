@@ -277,10 +277,15 @@ final class TcpCheckKeywords {
                                 return null;
                             }
                         }
-                        case "h2", "fcgi" -> {
+                        case "fcgi" -> {
+                            if (!http) {
+                                rejected(c, "'proto' : invalid MUX protocol '" + next + "' for tcp-check");
+                                return null;
+                            }
+                        }
+                        case "h2" -> {
                             if (http) {
-                                rejected(c, "'proto " + next + "' is not supported by Sluice yet in health checks ("
-                                        + (next.equals("h2") ? "HTTP/2" : "FastCGI") + " health checks)");
+                                rejected(c, "'proto h2' is not supported by Sluice yet in health checks (HTTP/2 health checks)");
                                 return null;
                             }
                             rejected(c, "'proto' : invalid MUX protocol '" + next + "' for tcp-check");

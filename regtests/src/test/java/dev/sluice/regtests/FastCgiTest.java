@@ -208,7 +208,10 @@ class FastCgiTest {
                     default-server check inter 1s rise 1 fall 1
                 """;
         String failing = checks.replace("/index.php", "/nothere.php").replace("string index", "status 200");
-        for (String backendLines : List.of(checks, failing)) {
+        // the same check written as HAProxy 2.2+ configurations do: http-check connect proto fcgi, send, expect
+        String connect = checks.replace("    http-check expect string index\n",
+                "    http-check connect proto fcgi\n    http-check send meth GET uri /index.php\n    http-check expect string index\n");
+        for (String backendLines : List.of(checks, failing, connect)) {
             int port = Ports.free();
             int hport = Ports.free();
             String cfg = config(port, "").replace("    use-fcgi-app app\n", "    use-fcgi-app app\n" + backendLines);

@@ -35,10 +35,11 @@ public record HealthChecks(HttpCheck http, boolean log, boolean sendState, boole
     /**
      * The request of an HTTP check and the rules its response must pass. {@code headers} are name/value pairs in
      * order; {@code body} is null for none. {@code expects} empty means HAProxy's implicit rule: a 2xx or 3xx status.
-     * {@code connect} is {@code http-check connect} (null: none, the server's check settings say where and how).
+     * {@code connect} is {@code http-check connect} (null: none, the server's check settings say where and how);
+     * {@code fcgi}: its {@code proto fcgi}, the check speaks FastCGI to the backend's application.
      */
     public record HttpCheck(String method, String uri, String version, List<Header> headers, String body, List<Expect> expects,
-            TcpCheck.Connect connect) {
+            TcpCheck.Connect connect, boolean fcgi) {
         public static final HttpCheck DEFAULT = new HttpCheck("OPTIONS", "/", "HTTP/1.0", List.of(), null, List.of());
 
         public HttpCheck {
@@ -48,7 +49,7 @@ public record HealthChecks(HttpCheck http, boolean log, boolean sendState, boole
 
         /** Without {@code http-check connect}. */
         public HttpCheck(String method, String uri, String version, List<Header> headers, String body, List<Expect> expects) {
-            this(method, uri, version, headers, body, expects, null);
+            this(method, uri, version, headers, body, expects, null, false);
         }
     }
 

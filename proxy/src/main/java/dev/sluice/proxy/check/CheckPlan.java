@@ -99,6 +99,11 @@ public final class CheckPlan {
         return backend;
     }
 
+    /** {@code http-check connect ... proto fcgi}: the HTTP check speaks FastCGI whatever the server's {@code proto}. */
+    boolean httpFcgi() {
+        return config.http() != null && config.http().fcgi();
+    }
+
     /** {@code http-check connect}: where and how an HTTP check connects; null: as the server's check settings say. */
     TcpCheckPlan.Connect httpConnect() {
         return httpConnect;

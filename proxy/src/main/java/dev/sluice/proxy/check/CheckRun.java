@@ -129,7 +129,7 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
             return;
         }
         ctx.pipeline().addAfter(ctx.name(), "check", this);
-        if (FcgiCheckCodec.speaksFcgi(check.server())) {
+        if (speaksFcgi()) {
             ctx.pipeline().addBefore("check", "fcgi", codec());
         }
         connected(ctx.channel());
@@ -144,9 +144,14 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
 
     /** A {@code proto fcgi} server is checked in FastCGI: the codec goes in front of this handler. */
     private void fcgi(io.netty.channel.ChannelPipeline p) {
-        if (FcgiCheckCodec.speaksFcgi(check.server())) {
+        if (speaksFcgi()) {
             p.addLast("fcgi", codec());
         }
+    }
+
+    /** A {@code proto fcgi} server, or {@code http-check connect proto fcgi} with the backend's FastCGI application. */
+    private boolean speaksFcgi() {
+        return FcgiCheckCodec.speaksFcgi(check.server()) || plan.httpFcgi() && check.server().backend().fcgiRules() != null;
     }
 
     private FcgiCheckCodec codec() {

@@ -159,6 +159,9 @@ public final class TcpCheckPlan {
             } catch (Problem e) {
                 found.add(e);
             }
+            if (http.fcgi() && p.fcgiApp() == null) {
+                found.add(problem(http.connect(), "http-check connect", "'proto fcgi' needs the backend's FastCGI application ('use-fcgi-app')"));
+            }
         }
         return found.stream().map(e -> e.where() + ": error: " + e.getMessage()).toList();
     }

@@ -160,7 +160,10 @@ final class ConvertersMore {
             }
             return digest("SHA-" + bits);
         });
-        Converters.def("digest", 1, 1, a -> digest(jdkDigest(a.get(0))));
+        Converters.def("digest", 1, 1, a -> {
+            java.util.function.Supplier<org.bouncycastle.crypto.Digest> other = otherDigest(a.get(0));
+            return other != null ? digest(other) : digest(jdkDigest(a.get(0)));
+        });
         Converters.def("hmac", 2, 2, a -> hmac(a.get(0), a.get(1)));
         Converters.def("secure_memcmp", 1, 1, a -> {
             String var = Vars.name(a.get(0));
@@ -264,6 +267,31 @@ final class ConvertersMore {
             throw new IllegalArgumentException("couldn't get message digest '" + name + "'");
         }
         return jdk;
+    }
+
+    /**
+     * Digests OpenSSL has and the JDK does not ({@code blake2b512}, {@code blake2s256}, {@code ripemd160}, {@code sm3}),
+     * from Bouncy Castle; null for another name.
+     */
+    static java.util.function.Supplier<org.bouncycastle.crypto.Digest> otherDigest(String name) {
+        return switch (name.toUpperCase(Locale.ROOT)) {
+            case "BLAKE2B512" -> () -> new org.bouncycastle.crypto.digests.Blake2bDigest(512);
+            case "BLAKE2S256" -> () -> new org.bouncycastle.crypto.digests.Blake2sDigest(256);
+            case "RIPEMD160", "RIPEMD-160", "RMD160" -> org.bouncycastle.crypto.digests.RIPEMD160Digest::new;
+            case "SM3" -> org.bouncycastle.crypto.digests.SM3Digest::new;
+            default -> null;
+        };
+    }
+
+    private static Converter digest(java.util.function.Supplier<org.bouncycastle.crypto.Digest> make) {
+        return (t, v) -> {
+            org.bouncycastle.crypto.Digest d = make.get();
+            byte[] in = Samples.bytes(v);
+            d.update(in, 0, in.length);
+            byte[] out = new byte[d.getDigestSize()];
+            d.doFinal(out, 0);
+            return out;
+        };
     }
 
     private static Converter digest(String alg) {

@@ -27,6 +27,18 @@ final class FetchesInternal {
             };
         });
         Fetches.def("date_us", 0, 0, Match.INT, false, a -> t -> System.currentTimeMillis() % 1000 * 1000);
+        // uuid([4]): a random (version 4) UUID, as HAProxy's ha_generate_uuid writes it; 4 is the only version 2.6 has
+        Fetches.def("uuid", 0, 1, Match.STR, false, a -> {
+            if (!a.isEmpty() && !a.get(0).equals("4")) {
+                throw new IllegalArgumentException("Unsupported UUID version: '" + a.get(0) + "'");
+            }
+            // the version and variant bits of RFC 4122 over a thread's fast random numbers (no SecureRandom per request)
+            return t -> {
+                ThreadLocalRandom r = ThreadLocalRandom.current();
+                return new java.util.UUID((r.nextLong() & ~0xF000L) | 0x4000L, (r.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L)
+                        .toString();
+            };
+        });
         Fetches.def("rand", 0, 1, Match.INT, false, a -> {
             long range = a.isEmpty() ? 1L << 32 : Long.parseLong(a.get(0));
             return t -> range <= 0 ? 0L : ThreadLocalRandom.current().nextLong(range);

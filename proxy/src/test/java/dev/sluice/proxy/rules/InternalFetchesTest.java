@@ -36,6 +36,9 @@ class InternalFetchesTest {
         assertThat((Long) get("date(0,ms)", t)).isGreaterThan(now * 1000 - 1000);
         assertThat((Long) get("date_us", t)).isBetween(0L, 999_999L);
         assertThat((Long) get("rand(10)", t)).isBetween(0L, 9L);
+        // uuid: version 4, RFC 4122's variant, lower-case, a new one each time
+        assertThat(str("uuid", t)).matches("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}").isNotEqualTo(str("uuid(4)", t));
+        assertThatThrownBy(() -> get("uuid(1)", t)).hasMessageContaining("Unsupported UUID version: '1'");
         assertThatThrownBy(() -> get("ipv4(::1)", t)).hasMessageContaining("not a valid IPv4 address");
         assertThatThrownBy(() -> get("bin(zz)", t)).hasMessageContaining("invalid hexadecimal string");
     }
