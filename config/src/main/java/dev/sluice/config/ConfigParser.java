@@ -6,17 +6,14 @@ import dev.sluice.config.model.Bind;
 import dev.sluice.config.model.Condition;
 import dev.sluice.config.model.Config;
 import dev.sluice.config.model.Global;
-import dev.sluice.config.model.Mode;
 import dev.sluice.config.model.Proxy;
 import dev.sluice.config.model.ServerStateFiles;
 import dev.sluice.config.model.ProxyKind;
 import dev.sluice.config.model.Server;
-import dev.sluice.config.model.ServerTls;
 import dev.sluice.config.model.StatsPage;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.config.model.UseBackend;
 import dev.sluice.config.model.Userlist;
-import dev.sluice.config.model.Verify;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -169,12 +166,13 @@ public final class ConfigParser {
         for (ProxyBuilder p : proxies) {
             p.fcgiResolved = FcgiAppKeywords.resolve(p, apps, diags);
             LogKeywords.capCookieCapture(p, g.tune().cookieLen(), diags);
-            resolveTls(p);
+            TlsKeywords.resolve(p, global, diags);
             p.emailAlertResolved = MailersKeywords.resolve(p, mailers, diags);
             Proxy b = p.build(g);
             built.add(b);
             TcpCheckKeywords.afterBuild(p, b, diags);
             ExternalCheckKeywords.afterBuild(p, b, global, diags);
+            DispatchKeywords.afterBuild(p, b, diags);
         }
         MailersKeywords.finish(mailers, diags);
         List<Userlist> lists = new ArrayList<>();
@@ -611,42 +609,6 @@ public final class ConfigParser {
     }
 
     /** Layers the global TLS defaults under each bind and server line and freezes the result. */
-    private void resolveTls(ProxyBuilder p) {
-        for (int i = 0; i < p.binds.size(); i++) {
-            TlsOptions own = p.bindOptions.get(i);
-            if (own.sslEnabled()) {
-                TlsOptions eff = own.copy();
-                if (p.binds.get(i).isQuic() && eff.alpn == null) {
-                    // a QUIC bind speaks HTTP/3: the TCP binds' default ALPN never applies to it
-                    eff.alpn = List.of("h3");
-                }
-                eff.layerOver(global.bindDefaults);
-                if (eff.alpn == null && p.effectiveMode() == Mode.TCP) {
-                    // HAProxy offers no ALPN on a bind without 'alpn'; Sluice's HTTP binds offer h2,http/1.1 then, a TCP
-                    // frontend's none (its bytes are relayed whatever the protocol)
-                    eff.alpn = List.of();
-                }
-                p.binds.set(i, p.binds.get(i).withTls(eff.toBind(global.crtBase, p.directory)));
-            }
-        }
-        for (int i = 0; i < p.servers.size(); i++) {
-            TlsOptions eff = p.serverOptions.get(i).copy();
-            eff.layerOver(global.serverDefaults);
-            Server s = p.servers.get(i);
-            if (!eff.sslEnabled()) {
-                continue;
-            }
-            ServerTls t = eff.toServer(global.caBase, global.crtBase, global.serverVerify, p.directory);
-            if (t.verify() == Verify.REQUIRED && t.caFile() == null) {
-                diags.error(s.where(), "'server " + p.name + "/" + s.name() + "' : verify is enabled by default but no CA file specified. If"
-                        + " you're running on a LAN where you're certain to trust the server's certificate, please set an explicit 'verify"
-                        + " none' statement on the 'server' line, or use 'ssl-server-verify none' in the global section to disable server-side"
-                        + " verifications by default.");
-            }
-            p.servers.set(i, s.withTls(t));
-        }
-    }
-
     // ---------------------------------------------------------------- semantic checks
 
     private void check(List<Proxy> built) {

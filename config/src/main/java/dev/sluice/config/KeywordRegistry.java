@@ -32,6 +32,7 @@ public final class KeywordRegistry {
             ProxyKeywords::register,
             BindKeywords::register,
             ServerKeywords::register,
+            DispatchKeywords::register,
             TlsKeywords::register,
             BalanceKeywords::register,
             LogKeywords::register,

@@ -169,6 +169,9 @@ public final class ProxyBuilder {
     boolean socketStats;
     /** {@code option http-restrict-req-hdr-names}; null: not set. */
     ProxyOptions.HeaderNames headerNames;
+    /** {@code dispatch} ("host:port"; null: none) and {@code option transparent}. */
+    String dispatch;
+    boolean transparent;
     public final List<Server> servers = new ArrayList<>();
     /** The TLS options of each server line, parallel to {@link #servers}; resolved after parsing. */
     final List<TlsOptions> serverOptions = new ArrayList<>();
@@ -264,6 +267,7 @@ public final class ProxyBuilder {
         contStats = d.contStats;
         ignoreProbes = d.ignoreProbes;
         headerNames = d.headerNames;
+        transparent = d.transparent;
         socketStats = d.socketStats;
         defaultServer = d.defaultServer.copy();
         defaultServerTls = d.defaultServerTls.copy();
@@ -372,9 +376,18 @@ public final class ProxyBuilder {
                         kind.hasFrontend() && ignoreProbes, splice,
                         kind.hasBackend() ? new Persist(persistDown, persistRules, rdpPersistCookie)
                                 : Persist.NONE,
-                        kind.hasBackend() ? sendNameHeader : null, serverStateLoad(), kind.hasFrontend() && socketStats, headerNames),
+                        kind.hasBackend() ? sendNameHeader : null, serverStateLoad(), kind.hasFrontend() && socketStats, headerNames,
+                        serverless() ? dispatch : null, serverless() && dispatch == null && transparent),
                 description, directory, kind.hasBackend() ? useServers : List.of(), emailAlertResolved,
                 kind.hasBackend() ? fcgiResolved : null);
+    }
+
+    /**
+     * Whether {@code dispatch} or {@code option transparent} decide where requests go: only in a backend without a
+     * balance algorithm (HAProxy: "ignored in balance mode"; dispatch wins over transparent).
+     */
+    private boolean serverless() {
+        return kind().hasBackend() && balance == Balance.DEFAULT && (dispatch != null || transparent);
     }
 
     /** {@code load-server-state-from-file} with its file name, as a backend sees it. */

@@ -1,5 +1,8 @@
 package dev.sluice.config;
 
+import dev.sluice.config.model.Mode;
+import dev.sluice.config.model.Server;
+import dev.sluice.config.model.ServerTls;
 import dev.sluice.config.model.TlsTune;
 import dev.sluice.config.model.TlsVersion;
 import dev.sluice.config.model.Verify;
@@ -471,6 +474,46 @@ final class TlsKeywords {
                     return;
                 }
             }
+        }
+    }
+
+    /**
+     * The effective TLS settings of a proxy's binds and servers once the whole configuration is read: each line's own
+     * options over the global {@code ssl-default-bind-*} / {@code ssl-default-server-*} ones.
+     */
+    static void resolve(ProxyBuilder p, GlobalBuilder global, Diagnostics diags) {
+        for (int i = 0; i < p.binds.size(); i++) {
+            TlsOptions own = p.bindOptions.get(i);
+            if (own.sslEnabled()) {
+                TlsOptions eff = own.copy();
+                if (p.binds.get(i).isQuic() && eff.alpn == null) {
+                    // a QUIC bind speaks HTTP/3: the TCP binds' default ALPN never applies to it
+                    eff.alpn = List.of("h3");
+                }
+                eff.layerOver(global.bindDefaults);
+                if (eff.alpn == null && p.effectiveMode() == Mode.TCP) {
+                    // HAProxy offers no ALPN on a bind without 'alpn'; Sluice's HTTP binds offer h2,http/1.1 then, a TCP
+                    // frontend's none (its bytes are relayed whatever the protocol)
+                    eff.alpn = List.of();
+                }
+                p.binds.set(i, p.binds.get(i).withTls(eff.toBind(global.crtBase, p.directory)));
+            }
+        }
+        for (int i = 0; i < p.servers.size(); i++) {
+            TlsOptions eff = p.serverOptions.get(i).copy();
+            eff.layerOver(global.serverDefaults);
+            Server s = p.servers.get(i);
+            if (!eff.sslEnabled()) {
+                continue;
+            }
+            ServerTls t = eff.toServer(global.caBase, global.crtBase, global.serverVerify, p.directory);
+            if (t.verify() == Verify.REQUIRED && t.caFile() == null) {
+                diags.error(s.where(), "'server " + p.name + "/" + s.name() + "' : verify is enabled by default but no CA file specified. If"
+                        + " you're running on a LAN where you're certain to trust the server's certificate, please set an explicit 'verify"
+                        + " none' statement on the 'server' line, or use 'ssl-server-verify none' in the global section to disable server-side"
+                        + " verifications by default.");
+            }
+            p.servers.set(i, s.withTls(t));
         }
     }
 }

@@ -102,4 +102,14 @@ class ProxyOptionsTest {
         Configs.assertSingleError(Configs.parse(Configs.inBackend("option http-restrict-req-hdr-names")), Configs.BACKEND_LINE,
                 "missing parameter. option 'http-restrict-req-hdr-names' expects 'preserve', 'reject' or 'delete' option.");
     }
+
+    @Test
+    void dispatchAndTransparentOnlyWithoutABalanceAlgorithm() {
+        assertThat(backendOf("dispatch 10.0.0.1:80").options().dispatch()).isEqualTo("10.0.0.1:80");
+        assertThat(backendOf("dispatch [::1]:80").options().dispatch()).isEqualTo("[::1]:80");
+        assertThat(backendOf("option transparent").options().transparent()).isTrue();
+        // dispatch wins over transparent, as in HAProxy (a balance line makes both idle: DispatchTest)
+        assertThat(backendOf("dispatch 10.0.0.1:80\noption transparent").options().transparent()).isFalse();
+        Configs.assertSingleError(Configs.parse(Configs.inBackend("dispatch 10.0.0.1")), Configs.BACKEND_LINE, "missing port number: '10.0.0.1'");
+    }
 }

@@ -18,11 +18,26 @@ import java.util.Set;
  * server's name to it; null when not set); {@code load-server-state-from-file} and {@code server-state-file-name}
  * (backend side: where its servers' state is read from at start-up); {@code option socket-stats} (frontend side:
  * statistics per listener); {@code headerNames} is {@code option http-restrict-req-hdr-names} (any side; null when not
- * set: HAProxy's default, {@code preserve}, or {@code delete} in a backend with a FastCGI application).
+ * set: HAProxy's default, {@code preserve}, or {@code delete} in a backend with a FastCGI application); {@code dispatch}
+ * ({@code dispatch <address>:<port>}) and {@code transparent} ({@code option transparent}): where a backend without a
+ * balance algorithm sends every request (HAProxy's PR_O_DISPATCH and PR_O_TRANSP; null and false: none).
  */
 public record ProxyOptions(boolean preferLastServer, int fullconn, boolean abortOnClose, boolean contStats, boolean ignoreProbes,
         Set<Splice> splice, Persist persist, String sendNameHeader, ServerStateFiles.Load serverState, boolean socketStats,
-        HeaderNames headerNames) {
+        HeaderNames headerNames, String dispatch, boolean transparent) {
+
+    /** Without {@code dispatch} nor {@code option transparent}. */
+    public ProxyOptions(boolean preferLastServer, int fullconn, boolean abortOnClose, boolean contStats, boolean ignoreProbes,
+            Set<Splice> splice, Persist persist, String sendNameHeader, ServerStateFiles.Load serverState, boolean socketStats,
+            HeaderNames headerNames) {
+        this(preferLastServer, fullconn, abortOnClose, contStats, ignoreProbes, splice, persist, sendNameHeader, serverState, socketStats,
+                headerNames, null, false);
+    }
+
+    /** Whether the backend sends every request to one destination, as no server: the dispatch address or the client's. */
+    public boolean serverless() {
+        return dispatch != null || transparent;
+    }
 
     /** {@code option http-restrict-req-hdr-names}: what becomes of request fields named outside [A-Za-z0-9-]. */
     public enum HeaderNames {

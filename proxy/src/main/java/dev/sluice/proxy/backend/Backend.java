@@ -100,7 +100,7 @@ public final class Backend {
         this.loops = loops;
         this.hashExpr = config.balance().algorithm() == Balance.Algorithm.HASH
                 ? RuleCompiler.sample(config.balance().argument()) : null;
-        this.lb = LbAlgorithm.of(config.balance(), servers, hashExpr);
+        this.lb = Serverless.of(config, this, servers.length, loops, LbAlgorithm.of(config.balance(), servers, hashExpr));
         this.forwardFor = config.http().forwardFor() == null ? null : new ForwardFor(config.http().forwardFor());
         this.originalTo = config.http().originalTo() == null ? null : new ForwardFor(config.http().originalTo());
         this.errors = new ErrorResponses(config.errors());

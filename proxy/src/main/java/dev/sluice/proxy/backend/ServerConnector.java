@@ -200,7 +200,9 @@ public final class ServerConnector {
             target = unixAddress.apply(server.config().unixPath());
         } else {
             if (addr.getPort() == 0) {
-                addr = new InetSocketAddress(addr.getAddress(), clientLocal.getPort());
+                // option transparent: where the client connected; a server without a port: the client's port
+                addr = server.backend().config().options().transparent() ? clientLocal
+                        : new InetSocketAddress(addr.getAddress(), clientLocal.getPort());
             }
             target = addr;
         }

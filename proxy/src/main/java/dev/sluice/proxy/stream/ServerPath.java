@@ -183,7 +183,8 @@ abstract class ServerPath implements ServerConnector.Callback, ServerSlot.Listen
      * header's addresses in the connection's reuse key, which comes to the same).
      */
     final HttpOptions.Reuse reusePolicy(Server server) {
-        return server.config().proxyVersion() != 0 ? HttpOptions.Reuse.NEVER : backend.http().reuse();
+        // option transparent: each client connection's destination is its own
+        return server.config().proxyVersion() != 0 || backend.config().options().transparent() ? HttpOptions.Reuse.NEVER : backend.http().reuse();
     }
 
     @Override
