@@ -445,7 +445,13 @@ class ObserveTest {
             while ((o.connections() - before < 2 || silent.connections() < 1) && System.nanoTime() < deadline) {
                 Daemon.sleep(20);
             }
-            Daemon.sleep(200);
+            // each stream counted on its server ("N sessions active" in the lines), however loaded the machine
+            for (String row : List.of("be,s1", "bt,t1", "bu,ub")) {
+                while (!"1".equals(ServerQueueTest.stat(d, row, "scur")) && System.nanoTime() < deadline) {
+                    Daemon.sleep(20);
+                }
+            }
+            Daemon.sleep(100);
             got.add(cli(d, "disable server be/s1"));
             got.add(cli(d, "disable server bt/t1"));
             got.add(cli(d, "enable server bu/u1"));
