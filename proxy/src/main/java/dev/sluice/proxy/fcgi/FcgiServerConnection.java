@@ -351,7 +351,8 @@ public final class FcgiServerConnection extends ChannelInboundHandlerAdapter imp
         timer.disarm();
         releaseHeld();
         releaseResponse();
-        boolean keep = app.keepConn() && requestEnded && responseEnded && ch.isActive() && !input.isReadable()
+        // after a reload the connection closes: its application's settings (docroot, params) are the old configuration's
+        boolean keep = app.keepConn() && requestEnded && responseEnded && ch.isActive() && !input.isReadable() && !server.retired()
                 && (owner != null || ServerConnector.keepIdle(server, loopIndex)) && ServerConnector.current(server, ch.remoteAddress());
         notInUse();
         if (keep) {
