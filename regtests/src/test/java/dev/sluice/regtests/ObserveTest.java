@@ -459,8 +459,9 @@ class ObserveTest {
             got.add(u.get(10, TimeUnit.SECONDS));
             got.add(t.get(10, TimeUnit.SECONDS));
             d.awaitLines(l -> l.contains("\"GET /hold") || l.contains(" ft bt/"), 3);
-            // the streams end on their own loops, in any order
-            got.addAll(record(d).stream().sorted().toList());
+            // the streams end on their own loops, in any order; the transition lines' stream count is masked: HAProxy's
+            // kill wakes streams that may end on other threads before its line is written (0 or 1 seen, both in HAProxy)
+            got.addAll(record(d).stream().map(l -> l.replaceAll("\\d+ sessions active", "N sessions active")).sorted().toList());
             hold.countDown();
             return got;
         } catch (Exception e) {
@@ -478,7 +479,7 @@ class ObserveTest {
                 "http fe be/s1 502 DH-- GET /hold",
                 "http fu bu/ub 502 UH-- GET /hold",
                 "tcp ft bt/t1 D-");
-        assertThat(r).contains("Server be/s1 is going DOWN for maintenance. 0 active and 0 backup servers left. 1 sessions active, 0 requeued,"
+        assertThat(r).contains("Server be/s1 is going DOWN for maintenance. 0 active and 0 backup servers left. N sessions active, 0 requeued,"
                 + " 0 remaining in queue.");
     }
 
