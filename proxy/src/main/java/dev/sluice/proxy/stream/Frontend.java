@@ -293,6 +293,11 @@ public final class Frontend {
      * backend exists (a dynamic name that names no backend falls through, as in HAProxy), else the
      * default backend, else null.
      */
+    /** The backend (or listen) section named {@code name} in this frontend's configuration, or null. */
+    public Backend backend(String name) {
+        return backends.get(name);
+    }
+
     /** A listen section's own backend side (where its requests are before any switching, as HAProxy's s->be), else null. */
     public Backend ownBackend() {
         return config.kind() == ProxyKind.LISTEN ? backends.get(config.name()) : null;
