@@ -37,11 +37,12 @@ final class FetchesState {
             BackendState b = t.states() == null ? null : t.states().currentBackend();
             return b == null ? null : (Object) (long) b.id();
         });
-        Fetches.def("srv_id", 0, 0, Match.INT, false, a -> t -> {
+        // the stream's server: known once connected, so in response rules only (SMP_USE_SERVR)
+        Fetches.def("srv_id", 0, 0, Match.INT, true, a -> t -> {
             ServerState s = t.states() == null ? null : t.states().currentServer();
             return s == null ? null : (Object) (long) s.id();
         });
-        Fetches.def("srv_name", 0, 0, Match.STR, false, a -> t -> {
+        Fetches.def("srv_name", 0, 0, Match.STR, true, a -> t -> {
             ServerState s = t.states() == null ? null : t.states().currentServer();
             return s == null ? null : s.name();
         });

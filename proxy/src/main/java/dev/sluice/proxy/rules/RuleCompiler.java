@@ -101,7 +101,7 @@ public final class RuleCompiler {
                 || phase != Phase.CONNECTION && KEPT.contains(name)) {
             return;
         }
-        String what = n == Phase.REQUEST ? "HTTP request headers" : name.equals("status") ? "HTTP response" : "HTTP response headers";
+        String what = n == Phase.REQUEST ? "HTTP request headers" : name.startsWith("srv_") ? "server" : name.equals("status") ? "HTTP response" : "HTTP response headers";
         throw new IllegalArgumentException("sample fetch '" + name + "' may not be reliably used here because it needs '" + what
                 + "' which is not available here");
     }

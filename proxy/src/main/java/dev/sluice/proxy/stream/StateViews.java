@@ -26,7 +26,8 @@ final class StateViews implements ProxyStates {
 
     @Override
     public BackendState currentBackend() {
-        Backend b = stream.backend();
+        // before any switching, a listen section is its own backend (HAProxy's s->be); a frontend alone has none here
+        Backend b = stream.backend() != null ? stream.backend() : frontend.ownBackend();
         return b == null ? null : new BackendView(b);
     }
 
