@@ -12,8 +12,6 @@ final class FetchesMissing {
 
     static final Map<String, String> MORE = Map.ofEntries(
             Map.entry("51d.all", "device detection through a proprietary library HAProxy links (51Degrees, DeviceAtlas, WURFL)"),
-            Map.entry("base32", "32-bit URL hashes (not implemented yet)"),
-            Map.entry("base32+src", "32-bit URL hashes (not implemented yet)"),
             Map.entry("bc_dst", "the backend connection (not implemented yet)"),
             Map.entry("bc_dst_port", "the backend connection (not implemented yet)"),
             Map.entry("bc_err", "connection error codes (not implemented yet)"),
@@ -153,8 +151,6 @@ final class FetchesMissing {
             Map.entry("ssl_s_sig_alg", "the server certificate on backend TLS connections (not implemented yet)"),
             Map.entry("ssl_s_version", "the server certificate on backend TLS connections (not implemented yet)"),
             Map.entry("stopping", "stream and process state read by rules (not implemented yet)"),
-            Map.entry("url32", "32-bit URL hashes (not implemented yet)"),
-            Map.entry("url32+src", "32-bit URL hashes (not implemented yet)"),
             Map.entry("wurfl-get", "device detection through a proprietary library HAProxy links (51Degrees, DeviceAtlas, WURFL)"),
             Map.entry("wurfl-get-all", "device detection through a proprietary library HAProxy links (51Degrees, DeviceAtlas, WURFL)"));
 }
