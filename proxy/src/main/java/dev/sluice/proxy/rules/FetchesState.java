@@ -15,6 +15,13 @@ final class FetchesState {
     private FetchesState() {
     }
 
+    /** The state fetches that read neither message: usable in every phase (all but srv_id and srv_name). */
+    private static final java.util.Set<String> ANY_PHASE = new java.util.HashSet<>();
+
+    static boolean anyPhase(String name) {
+        return ANY_PHASE.contains(name);
+    }
+
     static void register() {
         backend("nbsrv", b -> (long) b.usableServers());
         backend("be_conn", BackendState::connections);
@@ -46,6 +53,7 @@ final class FetchesState {
             ServerState s = t.states() == null ? null : t.states().currentServer();
             return s == null ? null : s.name();
         });
+        ANY_PHASE.addAll(java.util.List.of("be_id", "fe_id", "fe_client_timeout"));
         Fetches.def("fe_id", 0, 0, Match.INT, false, a -> t -> t.states() == null ? null : (Object) (long) t.states().frontendId());
         Fetches.def("fe_client_timeout", 0, 0, Match.INT, false,
                 a -> t -> t.states() == null ? null : (Object) t.states().frontendClientTimeout());
@@ -70,6 +78,7 @@ final class FetchesState {
 
     /** A fetch of the stream's backend, no argument. */
     private static void current(String name, ToLongFunction<BackendState> read) {
+        ANY_PHASE.add(name);
         Fetches.def(name, 0, 0, Match.INT, false, a -> t -> {
             BackendState b = t.states() == null ? null : t.states().currentBackend();
             return b == null ? null : (Object) read.applyAsLong(b);
@@ -78,6 +87,7 @@ final class FetchesState {
 
     /** A fetch of a backend: {@code name([<backend>])}, the rule's own proxy without argument. */
     private static void backend(String name, Function<BackendState, Long> read) {
+        ANY_PHASE.add(name);
         Fetches.def(name, 0, 1, Match.INT, false, a -> {
             String be = resolveBackend(a.isEmpty() ? null : a.get(0), name);
             return t -> {
@@ -89,6 +99,7 @@ final class FetchesState {
 
     /** A fetch of a server: {@code name([<backend>/]<server>)}. */
     private static void server(String name, Function<ServerState, Long> read) {
+        ANY_PHASE.add(name);
         Fetches.def(name, 1, 1, Match.INT, false, a -> {
             String[] bs = resolveServer(a.get(0), name);
             return t -> {

@@ -84,7 +84,7 @@ public final class RuleCompiler {
     /** The phase whose message fetch {@code name} reads, or null. */
     static Phase needs(String name) {
         Fetches.Def d = Fetches.get(name);
-        if (d == null || ANY_PHASE.contains(name) || StickFetches.isStickSample(name)) {
+        if (d == null || ANY_PHASE.contains(name) || StickFetches.isStickSample(name) || FetchesState.anyPhase(name)) {
             return null;
         }
         return d.response() ? Phase.RESPONSE : Phase.REQUEST;
