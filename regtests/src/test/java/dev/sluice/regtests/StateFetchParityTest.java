@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The proxy and server state fetches ({@code nbsrv}, {@code srv_is_up}, {@code connslots}, {@code avg_queue}, the weights,
- * ids and timeouts) answered by {@code http-request return} while servers are disabled and reweighted on the admin
+ * ids, timeouts, frontend connections, free slots) and the URL hashes answered by {@code http-request return} while servers are disabled and reweighted on the admin
  * socket: the same bodies from Sluice and from HAProxy 2.6 on the same configuration.
  */
 class StateFetchParityTest {
@@ -28,7 +28,10 @@ class StateFetchParityTest {
             up2=%[srv_is_up(be/s2)] bconn=%[be_conn(be)] q=%[queue(be)] aq=%[avg_queue(be)] slots=%[connslots(be)] \
             sconn=%[srv_conn(be/s1)] sq=%[srv_queue(be/s1)] w=%[srv_weight(be/s1)] iw=%[srv_iweight(be/s1)] uw=%[srv_uweight(be/s1)] \
             nbk=%[nbsrv(bk)] fet=%[fe_client_timeout] \
-            b32=%[base32] u32=%[url32] b32s=%[base32+src,hex] u32s=%[url32+src,hex] "
+            b32=%[base32] u32=%[url32] b32s=%[base32+src,hex] u32s=%[url32+src,hex] \
+            feconn=%[fe_conn] feconn2=%[fe_conn(li)] defbe=%[fe_defbe] stop=%[stopping] free=%[be_conn_free(be)] \
+            free2=%[srv_conn_free(be/s2)] freebk=%[be_conn_free(bk)] "
+                default_backend be
             backend be
                 server s1 127.0.0.1:1 maxconn 10 maxqueue 5 weight 3
                 server s2 127.0.0.1:2 maxconn 4 maxqueue 2
@@ -92,6 +95,7 @@ class StateFetchParityTest {
             List<String> haproxy = run(true, o);
             assertThat(sluice).isEqualTo(haproxy);
             assertThat(sluice.get(1)).startsWith("/origin 200 o 7 ");
+            assertThat(sluice.get(0)).contains(" nbsrv=2 ", " feconn=1 ", " defbe=be ", " stop=0 ", " free=14 ");
         }
     }
 }

@@ -27,6 +27,14 @@ final class FetchesState {
         backend("be_conn", BackendState::connections);
         backend("be_sess_rate", BackendState::sessionRate);
         backend("queue", BackendState::queued);
+        backend("be_conn_free", BackendState::connectionsFree);
+        server("srv_conn_free", ServerState::connectionsFree);
+        frontend("fe_conn", ProxyStates.FrontendState::connections);
+        frontend("fe_sess_rate", ProxyStates.FrontendState::sessionRate);
+        frontend("fe_req_rate", ProxyStates.FrontendState::requestRate);
+        ANY_PHASE.addAll(java.util.List.of("fe_defbe", "stopping"));
+        Fetches.def("fe_defbe", 0, 0, Match.STR, false, a -> t -> t.states() == null ? null : t.states().frontendDefaultBackend());
+        Fetches.def("stopping", 0, 0, Match.BOOL, false, a -> t -> t.states() == null ? null : (Object) t.states().stopping());
         backend("avg_queue", b -> {
             int n = b.usableServers();
             long pending = b.queued();
@@ -93,6 +101,20 @@ final class FetchesState {
             return t -> {
                 BackendState b = t.states() == null || be == null ? null : t.states().backend(be);
                 return b == null ? null : read.apply(b);
+            };
+        });
+    }
+
+    /** A fetch of a frontend: {@code name([<frontend>])}, the rule's own proxy without argument. */
+    private static void frontend(String name, Function<ProxyStates.FrontendState, Long> read) {
+        ANY_PHASE.add(name);
+        Fetches.def(name, 0, 1, Match.INT, false, a -> {
+            String arg = a.isEmpty() ? null : a.get(0);
+            ProxyNames n = names();
+            String fe = n != null ? n.frontend(arg, name) : arg != null && !arg.isEmpty() ? arg : CompileScope.proxy();
+            return t -> {
+                ProxyStates.FrontendState f = t.states() == null || fe == null ? null : t.states().frontend(fe);
+                return f == null ? null : read.apply(f);
             };
         });
     }

@@ -11,7 +11,7 @@ import java.util.Map;
  * the rules are compiled, as HAProxy resolves them while it checks the configuration.
  */
 public final class ProxyNames {
-    private record Entry(boolean backend, List<String> servers) {
+    private record Entry(boolean frontend, boolean backend, List<String> servers) {
     }
 
     private final Map<String, Entry> byName = new HashMap<>();
@@ -20,14 +20,14 @@ public final class ProxyNames {
     public static ProxyNames of(Config config) {
         ProxyNames n = new ProxyNames();
         for (Proxy p : config.proxies()) {
-            n.add(p.name(), p.kind().hasBackend(), p.servers().stream().map(dev.sluice.config.model.Server::name).toList());
+            n.add(p.name(), p.kind().hasFrontend(), p.kind().hasBackend(), p.servers().stream().map(dev.sluice.config.model.Server::name).toList());
         }
         return n;
     }
 
     /** Declares a proxy (tests). */
-    public ProxyNames add(String name, boolean backend, List<String> servers) {
-        byName.put(name, new Entry(backend, servers));
+    public ProxyNames add(String name, boolean frontend, boolean backend, List<String> servers) {
+        byName.put(name, new Entry(frontend, backend, servers));
         return this;
     }
 
@@ -36,15 +36,25 @@ public final class ProxyNames {
      * message otherwise. Returns the name.
      */
     String backend(String name, String keyword) {
+        return proxy(name, keyword, "backend", true);
+    }
+
+    /** The same for a proxy with frontend capability. */
+    String frontend(String name, String keyword) {
+        return proxy(name, keyword, "frontend", false);
+    }
+
+    private String proxy(String name, String keyword, String what, boolean backend) {
         boolean given = name != null && !name.isEmpty();
         String n = given ? name : CompileScope.proxy();
         Entry e = n == null ? null : byName.get(n);
-        if (e == null) {
-            throw new IllegalArgumentException("unable to find backend '" + n + "' referenced in arg 1 of sample fetch keyword '" + keyword + "'");
+        boolean capable = e != null && (backend ? e.backend() : e.frontend());
+        if (!capable && (given || e == null)) {
+            throw new IllegalArgumentException("unable to find " + what + " '" + n + "' referenced in arg 1 of sample fetch keyword '" + keyword + "'");
         }
-        if (!e.backend()) {
+        if (!capable) {
             throw new IllegalArgumentException("proxy '" + n + "', referenced in arg 1 of sample fetch keyword '" + keyword
-                    + "', has not backend capability");
+                    + "', has not " + what + " capability");
         }
         return n;
     }

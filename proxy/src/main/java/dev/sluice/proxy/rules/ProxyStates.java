@@ -16,11 +16,32 @@ public interface ProxyStates {
     /** The server the stream was given so far, or null. */
     ServerState currentServer();
 
+    /** The frontend (or listen) section named {@code name}, or null. */
+    FrontendState frontend(String name);
+
+    /** The frontend's {@code default_backend}, or null ({@code fe_defbe}). */
+    String frontendDefaultBackend();
+
+    /** Whether the process is stopping ({@code stopping}). */
+    boolean stopping();
+
     /** The frontend's numeric id ({@code fe_id}). */
     int frontendId();
 
     /** The frontend's {@code timeout client}, ms, or 0 when unset. */
     long frontendClientTimeout();
+
+    /** A frontend as the fetches read it. */
+    interface FrontendState {
+        /** Current connections (feconn). */
+        long connections();
+
+        /** Sessions per second over the last second. */
+        long sessionRate();
+
+        /** HTTP requests per second over the last second. */
+        long requestRate();
+    }
 
     /** A backend as the fetches read it. */
     interface BackendState {
@@ -31,6 +52,12 @@ public interface ProxyStates {
 
         /** Current connections (streams) on the backend (beconn). */
         long connections();
+
+        /**
+         * be_conn_free: the free connection slots below the dynamic maxconn of the servers that would take new requests
+         * (the usable active ones, else the first usable backup or all of them with allbackups); -1 when one has no maxconn.
+         */
+        long connectionsFree();
 
         /** Requests waiting in its queue and its servers' queues (totpend). */
         long queued();
@@ -65,6 +92,9 @@ public interface ProxyStates {
 
         /** Current connections (cur_sess). */
         long connections();
+
+        /** srv_conn_free: free slots below its dynamic maxconn, -1 without maxconn. */
+        long connectionsFree();
 
         /** Requests in its own queue. */
         long queued();

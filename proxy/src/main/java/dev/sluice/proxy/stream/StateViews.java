@@ -38,6 +38,22 @@ final class StateViews implements ProxyStates {
     }
 
     @Override
+    public FrontendState frontend(String name) {
+        Frontend f = frontend.frontend(name);
+        return f == null ? null : new FrontendView(f);
+    }
+
+    @Override
+    public String frontendDefaultBackend() {
+        return frontend.config().defaultBackend();
+    }
+
+    @Override
+    public boolean stopping() {
+        return frontend.isStopped();
+    }
+
+    @Override
     public int frontendId() {
         return frontend.id();
     }
@@ -51,7 +67,49 @@ final class StateViews implements ProxyStates {
         return t == Timeouts.UNSET ? 0 : t;
     }
 
+    private record FrontendView(Frontend f) implements FrontendState {
+        @Override
+        public long connections() {
+            return f.limit().current();
+        }
+
+        @Override
+        public long sessionRate() {
+            return f.counters().rate(Counter.SESSIONS);
+        }
+
+        @Override
+        public long requestRate() {
+            return f.counters().rate(Counter.REQUESTS);
+        }
+    }
+
     private record BackendView(Backend b) implements BackendState {
+        @Override
+        public long connectionsFree() {
+            int active = b.usableActiveServers();
+            boolean all = b.config().balance().allBackups();
+            Server firstBackup = null;
+            for (Server s : b.servers()) {
+                if (s.backup() && s.usable()) {
+                    firstBackup = s;
+                    break;
+                }
+            }
+            long n = 0;
+            for (Server s : b.servers()) {
+                if (!s.running() || !s.usable() || s.backup() && (active > 0 || s != firstBackup && !all)) {
+                    continue;
+                }
+                if (s.maxconn() == 0) {
+                    return -1;
+                }
+                int max = s.dynamicMaxconn();
+                n += Math.max(0, max - s.activeStreams());
+            }
+            return n;
+        }
+
         @Override
         public int id() {
             return b.id();
@@ -117,6 +175,11 @@ final class StateViews implements ProxyStates {
     }
 
     private record ServerView(Server s) implements ServerState {
+        @Override
+        public long connectionsFree() {
+            return s.maxconn() == 0 ? -1 : Math.max(0, s.dynamicMaxconn() - s.activeStreams());
+        }
+
         @Override
         public int id() {
             return s.id();

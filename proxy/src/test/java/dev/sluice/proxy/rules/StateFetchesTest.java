@@ -12,21 +12,24 @@ import org.junit.jupiter.api.Test;
 /** The proxy and server state fetches (HAProxy 2.6's backend.c and frontend.c) over fake states. */
 class StateFetchesTest {
     record Srv(int id, String name, boolean isUp, boolean stopped, long connections, long queued, int maxconn, int maxqueue, long sessionRate,
-            int weight, int initialWeight, int userWeight) implements ServerState {
+            int weight, int initialWeight, int userWeight, long connectionsFree) implements ServerState {
+    }
+
+    record Fe(long connections, long sessionRate, long requestRate) implements ProxyStates.FrontendState {
     }
 
     record Be(int id, int usableServers, long connections, long queued, long sessionRate, List<ServerState> servers, long serverTimeout,
-            long tunnelTimeout) implements BackendState {
+            long tunnelTimeout, long connectionsFree) implements BackendState {
         @Override
         public ServerState server(String name) {
             return servers.stream().filter(s -> s.name().equals(name)).findFirst().orElse(null);
         }
     }
 
-    private static final Srv S1 = new Srv(1, "s1", true, false, 3, 1, 10, 5, 7, 2, 4, 3);
-    private static final Srv S2 = new Srv(2, "s2", false, true, 0, 0, 10, 5, 0, 1, 1, 1);
-    private static final Be BE = new Be(3, 1, 3, 4, 9, List.of(S1, S2), 5000, 0);
-    private static final Be WEB = new Be(4, 0, 0, 3, 0, List.of(), 0, 60000);
+    private static final Srv S1 = new Srv(1, "s1", true, false, 3, 1, 10, 5, 7, 2, 4, 3, 7);
+    private static final Srv S2 = new Srv(2, "s2", false, true, 0, 0, 10, 5, 0, 1, 1, 1, -1);
+    private static final Be BE = new Be(3, 1, 3, 4, 9, List.of(S1, S2), 5000, 0, 7);
+    private static final Be WEB = new Be(4, 0, 0, 3, 0, List.of(), 0, 60000, 0);
 
     private static FakeTxn txn(Be current, Srv server) {
         FakeTxn t = new FakeTxn("GET", "/");
@@ -48,6 +51,21 @@ class StateFetchesTest {
             }
 
             @Override
+            public FrontendState frontend(String name) {
+                return name.equals("fe") ? new Fe(5, 6, 8) : null;
+            }
+
+            @Override
+            public String frontendDefaultBackend() {
+                return "be";
+            }
+
+            @Override
+            public boolean stopping() {
+                return false;
+            }
+
+            @Override
             public int frontendId() {
                 return 2;
             }
@@ -60,8 +78,8 @@ class StateFetchesTest {
         return t;
     }
 
-    private static final ProxyNames NAMES = new ProxyNames().add("fe", false, List.of()).add("be", true, List.of("s1", "s2"))
-            .add("web", true, List.of());
+    private static final ProxyNames NAMES = new ProxyNames().add("fe", true, false, List.of()).add("be", false, true, List.of("s1", "s2"))
+            .add("web", false, true, List.of());
 
     private static Object get(String expr, String proxy, FakeTxn t) {
         return CompileScope.in(new StickTables().names(NAMES), proxy, null, () -> RuleCompiler.sample(expr)).get(t);
@@ -82,6 +100,20 @@ class StateFetchesTest {
         assertThat(get("connslots(be)", "fe", t)).isEqualTo(7L + 4L);
         assertThat(get("connslots(web)", "fe", t)).isEqualTo(0L);
         assertThat(get("nbsrv(web)", "fe", t)).isEqualTo(0L);
+        assertThat(get("be_conn_free(be)", "fe", t)).isEqualTo(7L);
+    }
+
+    @Test
+    void frontendStates() {
+        FakeTxn t = txn(BE, S1);
+        assertThat(get("fe_conn", "fe", t)).isEqualTo(5L);
+        assertThat(get("fe_conn(fe)", "be", t)).isEqualTo(5L);
+        assertThat(get("fe_sess_rate", "fe", t)).isEqualTo(6L);
+        assertThat(get("fe_req_rate(fe)", "fe", t)).isEqualTo(8L);
+        assertThat(Samples.str(get("fe_defbe", "fe", t)).toString()).isEqualTo("be");
+        assertThat(get("stopping", "fe", t)).isEqualTo(false);
+        assertThatThrownBy(() -> get("fe_conn", "be", t)).hasMessageContaining("proxy 'be', referenced in arg 1 of sample fetch keyword 'fe_conn', has not frontend capability");
+        assertThatThrownBy(() -> get("fe_conn(be)", "fe", t)).hasMessageContaining("unable to find frontend 'be' referenced in arg 1");
     }
 
     @Test
@@ -96,6 +128,8 @@ class StateFetchesTest {
         assertThat(get("srv_weight(be/s1)", "fe", t)).isEqualTo(2L);
         assertThat(get("srv_iweight(be/s1)", "fe", t)).isEqualTo(4L);
         assertThat(get("srv_uweight(be/s1)", "fe", t)).isEqualTo(3L);
+        assertThat(get("srv_conn_free(be/s1)", "fe", t)).isEqualTo(7L);
+        assertThat(get("srv_conn_free(be/s2)", "fe", t)).isEqualTo(-1L);
     }
 
     @Test
@@ -123,6 +157,10 @@ class StateFetchesTest {
         assertThatThrownBy(() -> get("be_conn", "fe", t)).hasMessageContaining("proxy 'fe', referenced in arg 1 of sample fetch keyword 'be_conn', has not backend capability");
         assertThatThrownBy(() -> get("srv_is_up(be/zz)", "fe", t)).hasMessageContaining("unable to find server 'zz' in proxy 'be', referenced in arg 1");
         assertThatThrownBy(() -> get("srv_conn(nob/zz)", "fe", t)).hasMessageContaining("unable to find proxy 'nob' referenced in arg 1");
+        assertThatThrownBy(() -> get("nbsrv(fe)", "fe", t)).hasMessageContaining("unable to find backend 'fe' referenced in arg 1");
         assertThatThrownBy(() -> get("srv_conn", "fe", t)).isInstanceOf(IllegalArgumentException.class);
+        // srv_id and srv_name need the server: response rules only, as HAProxy says
+        assertThatThrownBy(() -> RuleCompiler.checkPhase("srv_name", RuleCompiler.Phase.REQUEST)).hasMessageContaining("because it needs 'server'");
+        RuleCompiler.checkPhase("nbsrv(be)", RuleCompiler.Phase.RESPONSE);
     }
 }
