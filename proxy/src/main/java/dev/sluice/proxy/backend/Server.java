@@ -441,6 +441,11 @@ public final class Server {
         return effectiveMaxconn(Load.NEW_REQUEST);
     }
 
+    /** The same, for readers outside the package ({@code srv_conn_free}, {@code be_conn_free}). */
+    public int dynamicMaxconn() {
+        return effectiveMaxconn();
+    }
+
     /**
      * The maxconn in force, as HAProxy's srv_dynamic_maxconn: with a {@code minconn} below {@code maxconn}, MAX(minconn,
      * load * maxconn / fullconn) while the backend's load is below {@code fullconn}, else maxconn; during a slow start it

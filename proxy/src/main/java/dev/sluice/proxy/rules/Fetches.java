@@ -47,7 +47,7 @@ public final class Fetches {
             Map.entry("http_auth_user", "HTTP authentication details"), Map.entry("http_auth_pass", "HTTP authentication details"),
             Map.entry("res.body", "response body inspection"), Map.entry("res.body_len", "response body inspection"),
             Map.entry("ssl_c_used", "client certificates"), Map.entry("ssl_c_verify", "client certificates"),
-            Map.entry("ssl_c_s_dn", "client certificates"), Map.entry("nbsrv", "server states"),
+            Map.entry("ssl_c_s_dn", "client certificates"),
             Map.entry("acl", "the acl() fetch (HAProxy 3.x)"), Map.entry("lua", "Lua scripting"));
 
     static {
@@ -165,6 +165,7 @@ public final class Fetches {
         StickFetches.register();
         Payload.register();
         FetchesInternal.register();
+        FetchesState.register();
     }
 
     @SafeVarargs

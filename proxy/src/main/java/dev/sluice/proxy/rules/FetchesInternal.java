@@ -92,7 +92,62 @@ final class FetchesInternal {
         });
         Fetches.def("url_ip", 0, 0, Match.IP, false, a -> t -> urlAddress(t.request().target().toString(), true));
         Fetches.def("url_port", 0, 0, Match.INT, false, a -> t -> urlAddress(t.request().target().toString(), false));
+        // base32, url32 (http_fetch.c): HAProxy's 32-bit hashes of the Host field and the path, alone or followed by the client address
+        Fetches.def("base32", 0, 0, Match.INT, false, a -> t -> hash32(t.request(), false));
+        Fetches.def("url32", 0, 0, Match.INT, false, a -> t -> hash32(t.request(), true));
+        Fetches.def("base32+src", 0, 0, Match.BIN, false, a -> t -> withSource(hash32(t.request(), false), t));
+        Fetches.def("url32+src", 0, 0, Match.BIN, false, a -> t -> withSource(hash32(t.request(), true), t));
         Fetches.def("resp_ver", 0, 0, Match.STR, true, a -> t -> t.response() == null ? null : Fetches.version(t.response()));
+    }
+
+    /**
+     * smp_fetch_base32 / smp_fetch_url32: over the Host field (base32: its first comma-separated value; url32: all of it),
+     * then the path when it starts with '/' (base32: up to '?'; url32: with the query), each byte a signed char added to
+     * {@code hash * 65599}; then HAProxy's full_hash. Unsigned, as a 64-bit integer.
+     */
+    static Long hash32(dev.sluice.proxy.http.RequestHead r, boolean url) {
+        int hash = 0;
+        io.netty.util.AsciiString host = r.fields().get(dev.sluice.proxy.http.HeaderNames.HOST);
+        if (host != null) {
+            CharSequence h = host;
+            if (!url) {
+                int comma = host.indexOf(',', 0);
+                h = comma < 0 ? host : host.subSequence(0, comma, false).trim();
+            }
+            for (int i = 0; i < h.length(); i++) {
+                hash = (byte) h.charAt(i) + (hash << 6) + (hash << 16) - hash;
+            }
+        }
+        io.netty.util.AsciiString target = r.target();
+        int start = 0;
+        if (target.length() > 0 && target.byteAt(0) != '/') {
+            int scheme = target.indexOf("://", 0);
+            start = scheme < 0 ? -1 : target.indexOf('/', scheme + 3);
+        }
+        if (start >= 0) {
+            int end = target.length();
+            if (!url) {
+                int q = target.indexOf('?', start);
+                end = q < 0 ? end : q;
+            }
+            for (int i = start; i < end; i++) {
+                hash = target.byteAt(i) + (hash << 6) + (hash << 16) - hash;
+            }
+        }
+        return Hashes.fullAvalanche(hash) & 0xFFFFFFFFL;
+    }
+
+    /** base32+src, url32+src: the hash, 4 bytes in network order, then the client's address (4 or 16 bytes). */
+    private static byte[] withSource(Long hash, Txn t) {
+        byte[] ip = t.clientAddress().getAddress().getAddress();
+        byte[] b = new byte[4 + ip.length];
+        int h = hash.intValue();
+        b[0] = (byte) (h >>> 24);
+        b[1] = (byte) (h >>> 16);
+        b[2] = (byte) (h >>> 8);
+        b[3] = (byte) h;
+        System.arraycopy(ip, 0, b, 4, ip.length);
+        return b;
     }
 
     /** {@code req.hdrs}/{@code res.hdrs}: the header block as HTTP/1 writes it, {@code name: value} CRLF each, then a CRLF. */

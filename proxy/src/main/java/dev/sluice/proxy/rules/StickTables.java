@@ -19,6 +19,9 @@ import java.util.Map;
 public final class StickTables {
     private final Map<String, StickTable> byName = new LinkedHashMap<>();
 
+    /** The configuration's proxy and server names, for the state fetches' arguments; null: not checked. */
+    private ProxyNames names;
+
     /** No tables. */
     public StickTables() {
     }
@@ -51,6 +54,7 @@ public final class StickTables {
             }
         }
         StickTables t = new StickTables();
+        t.names = ProxyNames.of(config);
         for (Proxy p : config.proxies()) {
             if (p.stickTable() == null) {
                 continue;
@@ -147,6 +151,17 @@ public final class StickTables {
         } catch (IllegalArgumentException e) {
             return null;
         }
+    }
+
+    /** The configuration's proxy and server names, or null when these tables were not made from a configuration. */
+    public ProxyNames names() {
+        return names;
+    }
+
+    /** Sets them (tests). */
+    public StickTables names(ProxyNames n) {
+        names = n;
+        return this;
     }
 
     /** Runs {@code body} with {@code tables} and {@code proxy}'s table visible to the sample compilers. */

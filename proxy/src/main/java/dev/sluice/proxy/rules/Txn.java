@@ -115,6 +115,11 @@ public interface Txn {
         return true;
     }
 
+    /** The proxy and server states the state fetches read ({@code nbsrv}, {@code be_conn}...), or null (tests, checks). */
+    default ProxyStates states() {
+        return null;
+    }
+
     /** The stream's stick counters, or null when it has none (tests, generated answers). */
     default Trackers trackers() {
         return null;

@@ -246,6 +246,7 @@ public final class ProxyRuntime {
                 fe.continues(before);
             }
             frontends.put(p.name(), fe);
+            fe.siblings(frontends);
             ConnectionRules connectionRules = rules.connection().isEmpty() ? null : new ConnectionRules(rules.connection(), fe, false);
             for (Listener l : BindPipelines.listeners(p, fe, limit, connectionRules, tls, quicBinds)) {
                 l.acceptFilter(connectionRules == null ? null : connectionRules.onBind(l.bind().tls() != null)).sessions(pools.sessions())

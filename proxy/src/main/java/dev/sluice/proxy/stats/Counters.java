@@ -95,6 +95,11 @@ public final class Counters {
     }
 
     /** An immutable copy of every value; {@code current} is the concurrency right now. */
+    /** The rate of a rated counter over the last sampled second. */
+    public long rate(Counter c) {
+        return rate.get(c.ordinal());
+    }
+
     public Snapshot snapshot(long current) {
         noteCurrent(current);
         long[] v = new long[ALL.length];

@@ -293,6 +293,24 @@ public final class Frontend {
      * backend exists (a dynamic name that names no backend falls through, as in HAProxy), else the
      * default backend, else null.
      */
+    /** The backend (or listen) section named {@code name} in this frontend's configuration, or null. */
+    public Backend backend(String name) {
+        return backends.get(name);
+    }
+
+    private Map<String, Frontend> siblings = Map.of();
+
+    /** The frontends of the same configuration, by name (the state fetches' {@code fe_conn(<frontend>)}...). */
+    public void siblings(Map<String, Frontend> frontends) {
+        siblings = frontends;
+    }
+
+    /** The frontend named {@code name} in this frontend's configuration (itself included), or null. */
+    public Frontend frontend(String name) {
+        Frontend f = siblings.get(name);
+        return f == null && name.equals(name()) ? this : f;
+    }
+
     /** A listen section's own backend side (where its requests are before any switching, as HAProxy's s->be), else null. */
     public Backend ownBackend() {
         return config.kind() == ProxyKind.LISTEN ? backends.get(config.name()) : null;

@@ -122,6 +122,11 @@ final class StreamTarget extends ClientTxn<ClientSide> implements RuleTarget {
     }
 
     @Override
+    public dev.sluice.proxy.rules.ProxyStates states() {
+        return new StateViews(frontend, stream);
+    }
+
+    @Override
     public String backendName() {
         return stream.backend() == null ? null : stream.backend().name();
     }

@@ -117,6 +117,11 @@ final class TcpTarget extends ClientTxn<TcpClientSide> implements RuleTarget {
     }
 
     @Override
+    public dev.sluice.proxy.rules.ProxyStates states() {
+        return new StateViews(frontend, stream);
+    }
+
+    @Override
     public String backendName() {
         return stream.backend() == null ? null : stream.backend().name();
     }

@@ -18,6 +18,7 @@ final class FakeTxn implements Txn {
     dev.sluice.proxy.auth.Userlists userlists = dev.sluice.proxy.auth.Userlists.NONE;
     byte[] body;
     Trackers trackers;
+    ProxyStates states;
     boolean first = true;
     dev.sluice.proxy.listener.ProxyHeader.Received proxyHeader;
 
@@ -87,6 +88,11 @@ final class FakeTxn implements Txn {
     @Override
     public byte[] requestBody() {
         return body;
+    }
+
+    @Override
+    public ProxyStates states() {
+        return states;
     }
 
     @Override
