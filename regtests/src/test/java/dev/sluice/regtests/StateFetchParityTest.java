@@ -68,6 +68,12 @@ class StateFetchParityTest {
         List<String> out = new ArrayList<>();
         try (Daemon d = Daemon.start(haproxy, config, ports[0])) {
             AdminClient.await(sock);
+            // the start-up probe's connection gone first: fe_conn counts the frontend's current connections
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (System.nanoTime() < deadline && !AdminClient.run(sock, "show stat\n").lines()
+                    .filter(l -> l.startsWith("fe,FRONTEND,")).findFirst().orElse("").split(",", -1)[4].equals("0")) {
+                Daemon.sleep(20);
+            }
             out.add(get(ports[0], "/all-up?a=1"));
             out.add(get(ports[2], "/origin"));
             out.add(get(ports[1], "/listen"));
