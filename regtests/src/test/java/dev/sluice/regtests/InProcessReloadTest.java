@@ -52,6 +52,20 @@ class InProcessReloadTest {
                 """.formatted(admin, port, gen, gen, other, origin1, second ? "    server s2 127.0.0.1:" + origin2 : "");
     }
 
+    /** The admin socket, defaults and a frontend fe whose answers say the configuration's generation (x-gen). */
+    private static final String FRONTEND = """
+            global
+                stats socket %s level admin
+            defaults
+                mode http
+                timeout connect 2s
+                timeout client 20s
+                timeout server 20s
+            frontend fe
+                bind 127.0.0.1:%d
+                http-response set-header x-gen %s
+            """;
+
     static String reload(Path admin) {
         return AdminClient.run(admin, "reload\n");
     }
@@ -179,17 +193,7 @@ class InProcessReloadTest {
             Path dir = Files.createTempDirectory("sluice-reload");
             Path admin = dir.resolve("admin.sock");
             Path cfg = dir.resolve("test.cfg");
-            String text = """
-                    global
-                        stats socket %s level admin
-                    defaults
-                        mode http
-                        timeout connect 2s
-                        timeout client 20s
-                        timeout server 20s
-                    frontend fe
-                        bind 127.0.0.1:%d
-                        http-response set-header x-gen %s
+            String text = FRONTEND + """
                         use_backend h2 if { path /h2 }
                         default_backend be
                     backend be
@@ -232,17 +236,7 @@ class InProcessReloadTest {
             Path dir = Files.createTempDirectory("sluice-reload");
             Path admin = dir.resolve("admin.sock");
             Path cfg = dir.resolve("test.cfg");
-            String text = """
-                    global
-                        stats socket %s level admin
-                    defaults
-                        mode http
-                        timeout connect 2s
-                        timeout client 20s
-                        timeout server 20s
-                    frontend fe
-                        bind 127.0.0.1:%d
-                        http-response set-header x-gen %s
+            String text = FRONTEND + """
                         default_backend be
                     backend be
                         option httpchk GET /health
