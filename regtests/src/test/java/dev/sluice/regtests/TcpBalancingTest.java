@@ -123,13 +123,16 @@ class TcpBalancingTest {
                 }
             }
             String last = cases.getLast()[0];
-            d.awaitLines(l -> l.contains(":" + ports.get(last) + " "), 1);
+            String lastFrontend = "] " + last.substring(0, last.lastIndexOf('-')) + " ";
+            d.awaitLines(l -> l.contains(":" + ports.get(last) + " ") && l.contains(lastFrontend), 1);
             Daemon.sleep(200);
             Map<String, String> lines = new LinkedHashMap<>();
             List<String> out = d.output().lines().toList();
             for (Map.Entry<String, Integer> e : ports.entrySet()) {
+                // the client's port and the case's frontend: the kernel may give a later case a port an earlier one had
                 String mark = "127.0.0.1:" + e.getValue() + " ";
-                lines.put(e.getKey(), out.stream().filter(l -> l.contains(mark)).findFirst().orElse(null));
+                String frontend = "] " + e.getKey().substring(0, e.getKey().lastIndexOf('-')) + " ";
+                lines.put(e.getKey(), out.stream().filter(l -> l.contains(mark) && l.contains(frontend)).findFirst().orElse(null));
             }
             Path sock = d.dir().resolve("admin.sock");
             Map<String, Map<String, String>> stat = AdminSocketTest.parseStat(AdminClient.run(sock, "show stat\n"));
