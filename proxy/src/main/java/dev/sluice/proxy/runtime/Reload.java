@@ -211,9 +211,17 @@ final class Reload {
         // task per loop hands the idle ones over (a request on a loop whose turn has not come takes them from the
         // predecessor), the others close
         Map<Server, Server> successors = new IdentityHashMap<>();
+        Map<String, Map<String, Server>> named = new HashMap<>();
+        for (Backend nb : next.backends().values()) {
+            Map<String, Server> m = new HashMap<>();
+            for (Server x : nb.servers()) {
+                m.put(x.name(), x);
+            }
+            named.put(nb.name(), m);
+        }
         for (Backend be : old.backends().values()) {
             for (Server s : be.servers()) {
-                Server n = successor(s, next);
+                Server n = successor(s, named.getOrDefault(be.name(), Map.of()).get(s.name()));
                 if (n != null) {
                     successors.put(s, n);
                     n.predecessor(s);
@@ -261,13 +269,12 @@ final class Reload {
     }
 
     /**
-     * The server of {@code next} that takes over {@code s}'s idle connections: the same backend and server name, the
-     * same address and port, the same TLS context (reused because settings and files did not change), the same protocol,
-     * and no PROXY header (such connections are private to a client connection anyway); null: none.
+     * {@code n}, the new configuration's server of {@code s}'s backend and name (null: none), when it takes over
+     * {@code s}'s idle connections: the same address and port, the same TLS context (reused because settings and files
+     * did not change), the same protocol, and no PROXY header (such connections are private to a client connection
+     * anyway); else null.
      */
-    static Server successor(Server s, ProxyRuntime next) {
-        Backend nb = next.backends().get(s.backend().name());
-        Server n = nb == null ? null : nb.servers().stream().filter(x -> x.name().equals(s.name())).findFirst().orElse(null);
+    static Server successor(Server s, Server n) {
         if (n == null || !Objects.equals(n.address(), s.address()) || !Objects.equals(n.config().proto(), s.config().proto())
                 || n.config().proxyVersion() != 0 || s.config().proxyVersion() != 0) {
             return null;
