@@ -33,10 +33,20 @@ final class AdminClient implements AutoCloseable {
     }
 
     static AdminClient open(Path socket) {
-        try {
-            return new AdminClient(UnixDomainSocketAddress.of(socket));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        // a UNIX socket refuses a connection while its listen queue is full: tried again for up to two seconds (a socket
+        // that is really closed still fails)
+        long deadline = System.nanoTime() + 2_000_000_000L;
+        while (true) {
+            try {
+                return new AdminClient(UnixDomainSocketAddress.of(socket));
+            } catch (java.net.ConnectException e) {
+                if (System.nanoTime() > deadline) {
+                    throw new UncheckedIOException(e);
+                }
+                Daemon.sleep(50);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
     }
 
