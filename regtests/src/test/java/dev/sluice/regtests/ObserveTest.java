@@ -525,7 +525,8 @@ class ObserveTest {
             d.awaitLines(l -> l.contains("\"GET /"), 2);
             got.addAll(record(d).stream().map(l -> l.replaceAll("\\d+ sessions active", "N sessions active")
                     .replace("500 D--- GET /err", "500 ---- GET /err")).sorted().toList());
-            got.add(checkColumns(d, "be,s1"));
+            // the killed stream's close may count before or after the line (HAProxy said 1 and 2 consecutive errors)
+            got.add(checkColumns(d, "be,s1").replaceAll("Detected \\d+ consecutive errors", "Detected N consecutive errors"));
             hold.countDown();
             return got;
         } catch (Exception e) {
@@ -546,7 +547,7 @@ class ObserveTest {
                 "http fe be/s1 500 ---- GET /err",
                 "http fe be/s1 502 DH-- GET /hold",
                 "be,s1 status=DOWN chkfail=2 chkdown=1 hanafail=2 check_status=HANA check_code= check_duration=18446744073709551615"
-                        + " check_desc=Health analyze last_chk=Detected 1 consecutive errors, last one was: Close from server (http)"
+                        + " check_desc=Health analyze last_chk=Detected N consecutive errors, last one was: Close from server (http)"
                         + " check_health=0 eresp=1 econ=0 wretr=0");
     }
 
