@@ -87,7 +87,8 @@ public final class Server {
         this.minconn = config.minconn();
         this.maxqueue = config.maxqueue();
         this.slowstart = config.slowstart();
-        this.fqdn = config.srv() || config.unix() || dev.sluice.config.Addresses.literal(config.host()) != null ? null : config.host();
+        this.unix = config.unix();
+        this.fqdn = config.srv() || unix || dev.sluice.config.Addresses.literal(config.host()) != null ? null : config.host();
         this.state = new ServerState(this, backend, config, ServerState.unresolved(address));
         this.queue = new WaitQueue(this, backend.tickets);
         boolean forcedH2 = "h2".equals(config.proto());
@@ -110,6 +111,8 @@ public final class Server {
         return backend;
     }
 
+    /** {@code config.unix()}, kept: no string test per connection. */
+    private final boolean unix;
     /** Set when a reload replaced this server: the server its connections go on with once idle (null: they close). */
     private volatile Server successor;
     private volatile boolean retired;
@@ -559,9 +562,9 @@ public final class Server {
      */
     public static final InetSocketAddress UNIX_ADDRESS = new InetSocketAddress(ServerState.UNIX, 0);
 
-    /** Whether the server is a UNIX stream socket ({@code unix@<path>}, {@code /<path>}). */
+    /** Whether the server is a UNIX stream socket ({@code unix@<path>}, {@code /<path>}): read at each new connection. */
     public boolean unix() {
-        return config.unix();
+        return unix;
     }
 
     /** The placeholder address of a server whose name did not resolve ({@code init-addr none}): 0.0.0.0 and its port. */

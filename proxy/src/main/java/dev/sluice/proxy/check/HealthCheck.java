@@ -331,18 +331,19 @@ public final class HealthCheck implements ServerHealthCheck, TcpCheckOwner {
 
     /** When the health checks of a runtime being replaced run next, by "backend/server", for {@link #startAll}. */
     public static Map<String, Long> schedule(List<HealthCheck> checks) {
-        Map<String, Long> m = new HashMap<>();
-        for (HealthCheck c : checks) {
-            m.put(key(c.server()), c.remainingMs());
-        }
-        return m;
+        return schedule(checks, HealthCheck::server, HealthCheck::remainingMs);
     }
 
     /** The same for agent checks. */
     public static Map<String, Long> agentSchedule(List<AgentCheck> agents) {
+        return schedule(agents, AgentCheck::server, AgentCheck::remainingMs);
+    }
+
+    private static <T> Map<String, Long> schedule(List<T> checks, java.util.function.Function<T, Server> server,
+            java.util.function.ToLongFunction<T> remaining) {
         Map<String, Long> m = new HashMap<>();
-        for (AgentCheck a : agents) {
-            m.put(key(a.server()), a.remainingMs());
+        for (T c : checks) {
+            m.put(key(server.apply(c)), remaining.applyAsLong(c));
         }
         return m;
     }
