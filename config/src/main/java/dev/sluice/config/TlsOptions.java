@@ -141,8 +141,12 @@ public final class TlsOptions {
     }
 
     boolean noVersionLeft() {
+        if (forced != null) {
+            return false;
+        }
+        // a bound is computed (and null when nothing is left) only where an option set it: a minimum alone leaves no maximum
         TlsVersion[] b = bounds();
-        return (!disabled.isEmpty() || minVersion != null || maxVersion != null) && forced == null && (b[0] == null || b[1] == null);
+        return (!disabled.isEmpty() || minVersion != null) ? b[0] == null : maxVersion != null && b[1] == null;
     }
 
     /** With {@code crt-base} in front of relative certificates, then relative paths from {@code dir} ({@code default-path}). */

@@ -89,6 +89,24 @@ class TlsGlobalKeywordsTest {
     }
 
     @Test
+    void aBindBoundedOnOneSideOnly() {
+        var c = valid(Configs.DEFAULTS + """
+                frontend fe
+                    bind :443 ssl crt /x.pem ssl-min-ver TLSv1.0
+                    bind :444 ssl crt /x.pem ssl-max-ver TLSv1.2
+                    bind :445 ssl crt /x.pem no-tlsv13
+                """);
+        var binds = c.proxy("fe").orElseThrow().binds();
+        assertThat(binds.get(0).tls().minVersion()).isEqualTo(TlsVersion.TLSV10);
+        assertThat(binds.get(0).tls().maxVersion()).isNull();
+        assertThat(binds.get(1).tls().minVersion()).isNull();
+        assertThat(binds.get(1).tls().maxVersion()).isEqualTo(TlsVersion.TLSV12);
+        assertThat(binds.get(2).tls().maxVersion()).isEqualTo(TlsVersion.TLSV12);
+        var r = parse(Configs.DEFAULTS + "frontend fe\n    bind :443 ssl crt /x.pem ssl-min-ver TLSv1.3 ssl-max-ver TLSv1.2\n");
+        assertThat(Configs.errors(r)).extracting(Diagnostic::message).contains("'bind' : no TLS version is left enabled by the version options.");
+    }
+
+    @Test
     void filesAndCompanions() throws IOException {
         Path dh = Files.writeString(dir.resolve("dh.pem"), "-----BEGIN DH PARAMETERS-----\nMAgCAQACAQI=\n-----END DH PARAMETERS-----\n");
         var r = parse(inGlobal("ssl-dh-param-file " + dh + "\nissuers-chain-path " + dir + "/\nssl-load-extra-files key bundle\n"
