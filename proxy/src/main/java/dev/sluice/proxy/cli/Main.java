@@ -636,6 +636,7 @@ public final class Main {
             if (sslLibrary() != null) {
                 System.out.println("Built with OpenSSL version : " + sslLibrary() + " (netty-tcnative, OpenSSL " + sslVersion() + " API)");
                 System.out.println("Running on OpenSSL version : " + sslLibrary());
+                System.out.println("RSA signatures by : " + dev.sluice.proxy.tls.TlsProvider.detect().rsaSigner());
             }
         }
     }

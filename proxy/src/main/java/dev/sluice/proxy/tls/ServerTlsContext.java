@@ -9,14 +9,18 @@ import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.IdentityCipherSuiteFilter;
 import io.netty.handler.ssl.OpenSslContextOption;
+import io.netty.handler.ssl.OpenSslPrivateKeyMethod;
 import io.netty.handler.ssl.OpenSslServerSessionContext;
+import io.netty.handler.ssl.OpenSslX509KeyManagerFactory;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SupportedCipherSuiteFilter;
 import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.cert.CertificateEncodingException;
@@ -24,6 +28,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Consumer;
+import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLSessionContext;
@@ -112,7 +117,9 @@ public final class ServerTlsContext {
         try {
             for (int i = 0; i < certs.size(); i++) {
                 CertifiedKey ck = certs.get(i);
-                SslContextBuilder b = SslContextBuilder.forServer(ck.key(), ck.chainArray())
+                // an RSA key signed by another library: BoringSSL gets the chain alone (with the key it would sign itself)
+                OpenSslPrivateKeyMethod keyMethod = provider.keyMethod(ck.key());
+                SslContextBuilder b = (keyMethod != null ? SslContextBuilder.forServer(keyless(ck)) : SslContextBuilder.forServer(ck.key(), ck.chainArray()))
                         .sslProvider(provider.sslProvider())
                         .protocols(protocols)
                         .applicationProtocolConfig(apn)
@@ -125,6 +132,9 @@ public final class ServerTlsContext {
                 }
                 if (groups != null && provider.isOpenSsl()) {
                     b.option(OpenSslContextOption.GROUPS, groups);
+                }
+                if (keyMethod != null) {
+                    b.option(OpenSslContextOption.PRIVATE_KEY_METHOD, keyMethod);
                 }
                 if (trust != null) {
                     trust.applyTo(b);
@@ -162,6 +172,14 @@ public final class ServerTlsContext {
         ServerTlsContext c = new ServerTlsContext(tls, certs, contexts, ticketed);
         c.maxRecord = global.tls().maxRecord();
         return c;
+    }
+
+    private static KeyManagerFactory keyless(CertifiedKey ck) {
+        try {
+            return OpenSslX509KeyManagerFactory.newKeyless(ck.chainArray());
+        } catch (GeneralSecurityException | IOException e) {
+            throw new IllegalArgumentException("unable to use certificate '" + ck.source() + "': " + rootMessage(e), e);
+        }
     }
 
     private static String buildFailure(Path source, String curves, Exception e) {

@@ -3,9 +3,12 @@ package dev.sluice.proxy.tls;
 import dev.sluice.config.model.TlsVersion;
 import io.netty.handler.ssl.CipherSuiteConverter;
 import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.OpenSslPrivateKeyMethod;
 import io.netty.handler.ssl.SslProvider;
 import io.netty.internal.tcnative.SSL;
 import java.security.NoSuchAlgorithmException;
+import java.security.PrivateKey;
+import java.security.interfaces.RSAPrivateCrtKey;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -70,6 +73,20 @@ public final class TlsProvider {
     /** "BoringSSL" (with OpenSSL's version string) or "JDK". */
     public String name() {
         return isOpenSsl() ? OpenSsl.versionString() : "JDK";
+    }
+
+    /**
+     * Who makes the signatures of RSA certificates: with BoringSSL, the system's OpenSSL 3 when its libcrypto loads
+     * ({@link SystemRsa}), e.g. "OpenSSL 3.0.19 27 Jan 2026"; else {@link #name()}.
+     */
+    public String rsaSigner() {
+        return boringSsl && SystemRsa.INSTANCE != null ? SystemRsa.INSTANCE.version() : name();
+    }
+
+    /** The key operations of {@code key}'s contexts when another library makes them faster, else null. */
+    public OpenSslPrivateKeyMethod keyMethod(PrivateKey key) {
+        SystemRsa lib = SystemRsa.INSTANCE;
+        return boringSsl && lib != null && key instanceof RSAPrivateCrtKey rsa ? new RsaKeyMethod(lib, rsa) : null;
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.sluice.proxy.tls;
 
 import static dev.sluice.proxy.tls.Fixtures.A;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static dev.sluice.proxy.tls.Fixtures.DEFAULT;
 import static dev.sluice.proxy.tls.Fixtures.WILD;
 import static dev.sluice.proxy.tls.Fixtures.with;
@@ -54,6 +55,22 @@ class ServerTlsContextTest {
     }
 
     // ------------------------------------------------------------------ SNI
+
+    @Test
+    void rsaCertificatesAreSignedByTheSystemsOpenSsl() throws Exception {
+        assumeTrue(SystemRsa.INSTANCE != null, "libcrypto.so.3 (Debian package libssl3) does not load here");
+        ServerTlsContext tls = Fixtures.serverContext(sni);
+        SslContext client = Fixtures.client().build();
+        try (Loopback lb = new Loopback(tls)) {
+            long before = RsaKeyMethod.SIGNATURES.sum();
+            assertThat(lb.connect(client, "x.wild.example.com").peerCertificate()).isEqualTo(WILD.cert());
+            assertThat(lb.connect(client, "unknown.example.org").peerCertificate()).isEqualTo(DEFAULT.cert());
+            assertThat(RsaKeyMethod.SIGNATURES.sum() - before).isEqualTo(2);
+            // an EC certificate stays BoringSSL's
+            assertThat(lb.connect(client, "a.example.com").peerCertificate()).isEqualTo(A.cert());
+            assertThat(RsaKeyMethod.SIGNATURES.sum() - before).isEqualTo(2);
+        }
+    }
 
     @Test
     void sniPicksExactWildcardOrDefault() throws Exception {
