@@ -6,6 +6,8 @@ import dev.sluice.config.model.Verify;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.IdentityCipherSuiteFilter;
+import io.netty.handler.ssl.OpenSslContextOption;
+import io.netty.handler.ssl.OpenSslPrivateKeyMethod;
 import io.netty.handler.ssl.OpenSslSessionContext;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -101,7 +103,12 @@ public final class ClientTlsContext {
             b.trustManager(InsecureTrustManagerFactory.INSTANCE);
         }
         if (clientCert != null) {
-            b.keyManager(clientCert.key(), clientCert.chainArray());
+            OpenSslPrivateKeyMethod keyMethod = provider.keyMethod(clientCert.key());
+            if (keyMethod != null) {
+                b.keyManager(ServerTlsContext.keyless(clientCert)).option(OpenSslContextOption.PRIVATE_KEY_METHOD, keyMethod);
+            } else {
+                b.keyManager(clientCert.key(), clientCert.chainArray());
+            }
         }
         if (ciphers != null) {
             b.ciphers(ciphers, provider.isOpenSsl() ? IdentityCipherSuiteFilter.INSTANCE : SupportedCipherSuiteFilter.INSTANCE);

@@ -174,7 +174,8 @@ public final class ServerTlsContext {
         return c;
     }
 
-    private static KeyManagerFactory keyless(CertifiedKey ck) {
+    /** A key manager with {@code ck}'s chain and no key, for contexts whose key operations a key method makes. */
+    static KeyManagerFactory keyless(CertifiedKey ck) {
         try {
             return OpenSslX509KeyManagerFactory.newKeyless(ck.chainArray());
         } catch (GeneralSecurityException | IOException e) {

@@ -4,6 +4,7 @@ import static dev.sluice.proxy.tls.Fixtures.A;
 import static dev.sluice.proxy.tls.Fixtures.DEFAULT;
 import static dev.sluice.proxy.tls.Fixtures.with;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.config.model.ServerTls;
@@ -153,6 +154,20 @@ class ClientTlsContextTest {
             assertThat(ok.serverOutcome()).isInstanceOf(TlsSession.class);
             ClientTlsContext without = client(required(caPem.toString()));
             assertThat(connect(mtls, without, "a.example.com").serverOutcome()).isInstanceOf(Throwable.class);
+        }
+    }
+
+    @Test
+    void anRsaClientCertificateIsSignedByTheSystemsOpenSsl() throws Exception {
+        assumeTrue(SystemRsa.INSTANCE != null, "libcrypto.so.3 (Debian package libssl3) does not load here");
+        TestPki.Issued rsaClient = TestPki.leaf(Fixtures.CA, TestPki.rsa(), "rsa-client.test");
+        Path clientPem = TestPki.write(dir, "rsa-client.pem", TestPki.cert(rsaClient.cert()), TestPki.pkcs8(rsaClient.keys().getPrivate()));
+        try (Loopback mtls = new Loopback(Fixtures.serverContext(with(with(Fixtures.bind(Fixtures.combined(dir, "a3.pem", A)), "verify",
+                Verify.REQUIRED), "caFile", caPem.toString())))) {
+            ClientTlsContext with = client(Fixtures.server(Verify.REQUIRED, caPem.toString(), List.of(), clientPem.toString(), null, true));
+            long before = RsaKeyMethod.SIGNATURES.sum();
+            assertThat(connect(mtls, with, "a.example.com").serverOutcome()).isInstanceOf(TlsSession.class);
+            assertThat(RsaKeyMethod.SIGNATURES.sum() - before).isEqualTo(1);
         }
     }
 
