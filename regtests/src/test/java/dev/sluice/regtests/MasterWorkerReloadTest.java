@@ -140,6 +140,30 @@ class MasterWorkerReloadTest {
     }
 
     @Test
+    void aNewThreadCountIsAppliedByANewWorker() throws Exception {
+        int port = Ports.free();
+        Path cfg = Sluice.writeConfig(config(port, "gen1", "    nbthread 1"));
+        Path cli = cli(cfg);
+        try (Sluice s = MasterWorkerTest.startMaster(cfg, port, Map.of(), "-W")) {
+            long w1 = workerPid(cli);
+            // the rest of the configuration changes in place
+            Files.writeString(cfg, config(port, "gen2", "    nbthread 1"));
+            GracefulStopTest.signal(s.pid(), "USR2");
+            await("gen2 served", () -> answers(port, "gen2"));
+            assumeInPlace(s);
+            assertThat(workerPid(cli)).isEqualTo(w1);
+            Files.writeString(cfg, config(port, "gen3", "    nbthread 2"));
+            GracefulStopTest.signal(s.pid(), "USR2");
+            long w2 = MasterWorkerTest.newWorker(cli, w1);
+            await("gen3 served", () -> answers(port, "gen3"));
+            await("the first worker gone", () -> ProcessHandle.of(w1).map(h -> !h.isAlive()).orElse(true));
+            assertThat(s.output()).contains("the configuration changes nbthread 2, which only a new worker applies: starting a new worker")
+                    .doesNotContain("applies at the next restart");
+            assertThat(AdminClient.run(cli, "@1 show info\n")).contains("Nbthread: 2\n");
+        }
+    }
+
+    @Test
     void aReloadAfterTheJarChangedStartsANewWorker() throws Exception {
         Path jar = jarCopy();
         int port = Ports.free();

@@ -41,8 +41,11 @@ final class WorkerReload {
     record Failed(String why) implements Outcome {
     }
 
-    /** The command, as the worker's admin socket reads it. */
-    static final String COMMAND = "reload";
+    /**
+     * The command, as the worker's admin socket reads it: a change of a setting only a new process applies (nbthread,
+     * cpu-map, tune.maxpollevents) is then answered {@code Restart=1} and the reasons, and not loaded.
+     */
+    static final String COMMAND = "reload in-place-only";
 
     /** Asks the worker {@code pid} at {@code socket} to reload; waits for its answer up to {@code timeoutMs}. */
     static Outcome request(long pid, Path socket, long timeoutMs) {
@@ -74,8 +77,12 @@ final class WorkerReload {
             return new Failed("the worker (" + pid + ") ended its admin session without answering the reload");
         }
         String first = lines.get(0);
-        if (first.startsWith("Unknown command")) {
+        if (first.startsWith("Unknown command") || first.startsWith("'reload' takes no argument")) {
             return new Unsupported("the worker (" + pid + ") cannot reload in place");
+        }
+        if (first.equals("Restart=1")) {
+            List<String> what = lines.stream().skip(1).filter(l -> !l.isEmpty() && !l.equals("--")).toList();
+            return new Unsupported("the configuration changes " + String.join(", ", what) + ", which only a new worker applies");
         }
         if (!first.equals("Success=1") && !first.equals("Success=0")) {
             return new Failed("the worker (" + pid + ") answered the reload with '" + first + "'");

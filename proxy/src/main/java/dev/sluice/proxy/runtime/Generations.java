@@ -25,10 +25,17 @@ public final class Generations {
     }
 
     /** The outcome of a reload: whether the new configuration runs, and the messages (warnings, errors). */
-    public record Result(boolean ok, List<String> messages) {
-        /** HAProxy 2.7's answer to the master CLI's {@code reload}: {@code Success=1|0}, {@code --}, the messages. */
+    public record Result(boolean ok, boolean restartNeeded, List<String> messages) {
+        public Result(boolean ok, List<String> messages) {
+            this(ok, false, messages);
+        }
+
+        /**
+         * HAProxy 2.7's answer to the master CLI's {@code reload}: {@code Success=1|0}, {@code --}, the messages; when a new
+         * process is needed (see {@link Generations#reload(boolean)}), {@code Restart=1} instead of {@code Success=}.
+         */
         public String answer() {
-            StringBuilder b = new StringBuilder("Success=").append(ok ? 1 : 0).append("\n--\n");
+            StringBuilder b = new StringBuilder(restartNeeded ? "Restart=1" : ok ? "Success=1" : "Success=0").append("\n--\n");
             for (String m : messages) {
                 b.append(m).append('\n');
             }
@@ -81,8 +88,21 @@ public final class Generations {
 
     /** Reloads now, on the reload thread; the result once the new configuration answers (or was refused). */
     public CompletableFuture<Result> reload() {
+        return reload(false);
+    }
+
+    /**
+     * The same; with {@code inPlaceOnly} (a master's request), a configuration that changes a setting only a new process
+     * applies (nbthread, cpu-map, tune.maxpollevents) is not loaded: the result is {@link Result#restartNeeded} with
+     * the reasons, and the master starts a new worker instead.
+     */
+    public CompletableFuture<Result> reload(boolean inPlaceOnly) {
         return CompletableFuture.supplyAsync(() -> {
-            Result r = reloadNow();
+            Result r = reloadNow(inPlaceOnly);
+            if (r.restartNeeded()) {
+                // nothing changed here: the master that asked says what it does instead
+                return r;
+            }
             // the console (unless -q) and the global log targets, whatever asked for the reload
             if (!quiet) {
                 r.messages().forEach(System.err::println);
@@ -92,7 +112,7 @@ public final class Generations {
         }, reloads);
     }
 
-    private Result reloadNow() {
+    private Result reloadNow(boolean inPlaceOnly) {
         ProxyRuntime old = current;
         if (old.stopping()) {
             return new Result(false, List.of("[ALERT] the process is stopping: no reload"));
@@ -108,6 +128,16 @@ public final class Generations {
         if (loaded.config() == null) {
             messages.add("[ALERT] Reload failed: the running configuration is kept.");
             return new Result(false, messages);
+        }
+        if (inPlaceOnly) {
+            List<String> restart = Reload.restartChanges(old.config(), loaded.config(), old.workers().count(),
+                    ProxyRuntime.threads(loaded.config()));
+            if (!restart.isEmpty()) {
+                if (loaded.prepared().tls() != null) {
+                    loaded.prepared().tls().close();
+                }
+                return new Result(false, true, restart);
+            }
         }
         long t1 = System.nanoTime();
         ProxyRuntime next = null;

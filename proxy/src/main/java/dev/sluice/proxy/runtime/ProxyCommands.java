@@ -24,6 +24,9 @@ import java.util.Locale;
  * arguments, levels and error strings.
  */
 final class ProxyCommands {
+    /** The argument of a master's {@code reload} (see {@link Generations#reload(boolean)}). */
+    static final String IN_PLACE_ONLY = "in-place-only";
+
     private ProxyCommands() {
     }
 
@@ -36,7 +39,12 @@ final class ProxyCommands {
                     if (g == null) {
                         return "Success=0\n--\n[ALERT] this process cannot reload its configuration\n";
                     }
-                    return req.later(g.reload().thenApply(Generations.Result::answer));
+                    // a master's request: a change only a new process applies is answered Restart=1 and not loaded
+                    boolean inPlaceOnly = req.arg(1).equals(IN_PLACE_ONLY);
+                    if (!inPlaceOnly && !req.arg(1).isEmpty()) {
+                        return "'reload' takes no argument.\n";
+                    }
+                    return req.later(g.reload(inPlaceOnly).thenApply(Generations.Result::answer));
                 }));
         r.register(new CliCommand(List.of("show", "version"), Level.USER, "show version", "show version of the current process",
                 req -> ProductInfo.VERSION + "\n"));

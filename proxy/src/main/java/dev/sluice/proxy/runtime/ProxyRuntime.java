@@ -144,7 +144,7 @@ public final class ProxyRuntime {
         this.pools = pools;
         this.tls = prepared.tls();
         Map<String, List<Backend.ResolvedServer>> resolved = prepared.resolved();
-        int threads = config.global().nbthread() > 0 ? config.global().nbthread() : Runtime.getRuntime().availableProcessors();
+        int threads = threads(config);
         Tune tune = config.global().tune();
         this.globalMaxconn = ProcessInfo.globalMaxconn(config);
         if (previous == null) {
@@ -349,6 +349,11 @@ public final class ProxyRuntime {
     }
 
     /** The event loops. */
+    /** The event loops {@code config} asks for: {@code nbthread}, else one per CPU. */
+    static int threads(Config config) {
+        return config.global().nbthread() > 0 ? config.global().nbthread() : Runtime.getRuntime().availableProcessors();
+    }
+
     Workers workers() {
         return workers;
     }

@@ -40,16 +40,26 @@ final class Reload {
     /** The global settings a reload cannot change (they take effect at the next restart), as warnings. */
     static List<String> restartOnly(Config before, Config after, int loops, int threads) {
         List<String> notes = new ArrayList<>();
-        if (threads != loops) {
-            notes.add("[WARNING] nbthread " + threads + " applies at the next restart: the process keeps its " + loops + " threads.");
-        }
-        if (!before.global().process().cpuMaps().equals(after.global().process().cpuMaps())) {
-            notes.add("[WARNING] cpu-map applies at the next restart.");
-        }
-        if (!Objects.equals(before.global().tune().sockets().maxPollEvents(), after.global().tune().sockets().maxPollEvents())) {
-            notes.add("[WARNING] tune.maxpollevents applies at the next restart.");
+        for (String what : restartChanges(before, after, loops, threads)) {
+            notes.add("[WARNING] " + what + " applies at the next restart" + (what.startsWith("nbthread") ? ": the process keeps its " + loops
+                    + " threads." : "."));
         }
         return notes;
+    }
+
+    /** The settings only a new process applies that {@code after} changes: "nbthread 2", "cpu-map", "tune.maxpollevents". */
+    static List<String> restartChanges(Config before, Config after, int loops, int threads) {
+        List<String> changed = new ArrayList<>();
+        if (threads != loops) {
+            changed.add("nbthread " + threads);
+        }
+        if (!before.global().process().cpuMaps().equals(after.global().process().cpuMaps())) {
+            changed.add("cpu-map");
+        }
+        if (!Objects.equals(before.global().tune().sockets().maxPollEvents(), after.global().tune().sockets().maxPollEvents())) {
+            changed.add("tune.maxpollevents");
+        }
+        return changed;
     }
 
     /** Whether the QUIC binds and settings are the same (their sockets and connections then stay). */

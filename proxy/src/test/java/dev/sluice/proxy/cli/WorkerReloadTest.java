@@ -41,6 +41,14 @@ class WorkerReloadTest {
     }
 
     @Test
+    void aSettingOnlyANewWorkerAppliesIsUnsupportedInPlace() {
+        assertThat(WorkerReload.read(7, "Restart=1\n--\nnbthread 2\ncpu-map\n\n"))
+                .isEqualTo(new WorkerReload.Unsupported("the configuration changes nbthread 2, cpu-map, which only a new worker applies"));
+        // a worker from before the argument existed
+        assertThat(WorkerReload.read(7, "'reload' takes no argument.\n\n")).isInstanceOf(WorkerReload.Unsupported.class);
+    }
+
+    @Test
     void anyOtherAnswerIsAFailureWhoseOutcomeIsNotKnown() {
         assertThat(WorkerReload.read(7, "")).isEqualTo(new WorkerReload.Failed("the worker (7) ended its admin session without answering the reload"));
         assertThat(WorkerReload.read(7, "Permission denied\n\n")).isEqualTo(new WorkerReload.Failed("the worker (7) answered the reload with 'Permission denied'"));
@@ -70,7 +78,7 @@ class WorkerReloadTest {
         Path socket = dir.resolve("w.sock");
         CompletableFuture<String> got = worker(socket, "Success=0\n--\nbad\n\n", 300);
         assertThat(WorkerReload.request(9, socket, 10_000)).isEqualTo(new WorkerReload.Done(false, List.of("bad")));
-        assertThat(got.get()).isEqualTo("reload\n");
+        assertThat(got.get()).isEqualTo("reload in-place-only\n");
     }
 
     @Test
