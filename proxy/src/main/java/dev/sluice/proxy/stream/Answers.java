@@ -76,7 +76,7 @@ final class Answers {
                 send(custom, pages.body(code));
             } else {
                 GeneratedResponse g = GeneratedResponse.of(code);
-                send(g.head(), g.body());
+                send(g.head(), g.body(), g.htxBeyondHead());
             }
         }
         stream.log();
@@ -88,10 +88,17 @@ final class Answers {
 
     /** Sends a response the proxy made, after the http-after-response rules saw it. */
     private void send(ResponseHead head, byte[] body) {
+        send(head, body, 0);
+    }
+
+    /** {@code htxBeyondHead}: what HAProxy's HTX of the page has that {@code head} does not (see {@link GeneratedResponse}). */
+    private void send(ResponseHead head, byte[] body, int htxBeyondHead) {
         stream.afterResponse(head);
         stream.status(head.status());
         stream.endTracking();
         stream.accounting().sent(head.status());
+        // HAProxy's http_reply_message counts the reply's HTX into the response's bytes
+        stream.accounting().responded(head.htxSize() + htxBeyondHead + (body != null ? body.length : 0));
         long before = client.bytesOut();
         client.sendGenerated(head, body);
         Trackers trackers = stream.target().trackersIfAny();

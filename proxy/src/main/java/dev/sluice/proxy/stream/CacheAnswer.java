@@ -27,6 +27,8 @@ final class CacheAnswer {
             return;
         }
         client.sendHead(head);
+        // HAProxy's cache applet counts the HTX it sends: the stored head (measured from its fields) and body
+        s.accounting().responded(head.htxSize() + (head.body() != MessageHead.Body.NONE ? hit.body().length : 0));
         Compression compression = s.compression();
         if (head.body() != MessageHead.Body.NONE) {
             // the entry's bytes are never written to: a view of them goes out

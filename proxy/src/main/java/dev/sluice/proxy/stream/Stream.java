@@ -8,6 +8,7 @@ import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.cache.CacheFill;
 import dev.sluice.proxy.http.HeaderNames;
 import dev.sluice.proxy.http.HttpFields;
+import dev.sluice.proxy.http.HtxSize;
 import dev.sluice.proxy.http.HttpVersion;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
@@ -308,6 +309,7 @@ public final class Stream extends Live implements Exchange {
     }
 
     public void onRequestEnd(HttpFields trailers) {
+        accounting.received(HtxSize.end(request, trailers));
         body.markEnded();
         if (finished) {
             return;
@@ -352,8 +354,12 @@ public final class Stream extends Live implements Exchange {
             }
             attempts.release();
             responseStarted = true;
+            accounting.responded(head.htxSize());
             status = head.status();
             accounting.responseReceived(head.status());
+        }
+        if (head.isInterim()) {
+            accounting.responded(head.htxSize());
         }
         accounting.responseHead(head.status());
         boolean switching = head.status() == 101 && request.upgrade() != null
@@ -415,6 +421,7 @@ public final class Stream extends Live implements Exchange {
     }
 
     public void onTunnelFromServer(ByteBuf data) {
+        accounting.responded(data.readableBytes());
         if (finished) {
             data.release();
             return;
@@ -451,6 +458,7 @@ public final class Stream extends Live implements Exchange {
             data.release();
             return;
         }
+        accounting.responded(data.readableBytes());
         if (cacheFill != null) {
             cacheFill.append(data);
         }
@@ -472,6 +480,9 @@ public final class Stream extends Live implements Exchange {
             return;
         }
         finished = true;
+        if (response != null) {
+            accounting.responded(HtxSize.end(response, trailers));
+        }
         ServerSide c = conn;
         conn = null;
         // back to the pool first, so a pipelined next request may reuse it at once
