@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
  * direction (a head is its start line's parts plus 20, its fields' names and values, plus 1; body data; trailers
  * plus 1 for a chunked message), the response's from the server or made by HAProxy. HTTP/1 requests with and without
  * bodies, chunked, hop-by-hop fields, responses by content-length, chunked with trailers, 304, interim, cut short,
- * generated errors (403, 503), an aborted request body, and HTTP/2 requests (curl). Skipped when haproxy (or curl)
+ * generated errors (403, 503, 429), replies of rules (return, redirect, auth), an aborted request body, an HTTP/2
+ * server, compression, the cache, a WebSocket, and HTTP/2 requests (curl). Skipped when haproxy (or curl)
  * is not installed.
  */
 class ByteCountParityTest {
@@ -42,15 +43,30 @@ class ByteCountParityTest {
                     + "HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok";
             case "/close" -> "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil the close";
             case "/cut" -> "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc";
+            case "/ws" -> "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    + "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n0123456789";
+            case "/comp/text" -> "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 64\r\n\r\n" + "hello ".repeat(10) + "end\n";
             default -> r.method().equals("HEAD") ? "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-H: abcdef\r\n\r\n"
                     : "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-H: abcdef\r\n\r\nhello";
         };
         out.write(raw.getBytes(StandardCharsets.ISO_8859_1));
         out.flush();
-        return !path.equals("/close") && !path.equals("/cut");
+        if (path.equals("/ws")) {
+            // the tunnel's bytes reach the client before the server closes it
+            sleep(200);
+        }
+        return !path.equals("/close") && !path.equals("/cut") && !path.equals("/ws");
     }
 
-    static String config(Path sock, int port, int h2port, int syslog, int origin, int closed) {
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    static String config(Path sock, int port, int h2port, int syslog, int origin, int closed, int h2origin) {
         return """
                 global
                     stats socket %s level admin
@@ -65,14 +81,33 @@ class ByteCountParityTest {
                     bind 127.0.0.1:%d proto h2
                     log-format "%%ST U=%%U B=%%B"
                     http-request deny if { path /deny }
+                    http-request return status 200 content-type text/plain string hi hdr x-a b if { path /return }
+                    http-request redirect location /x if { path /redirect }
+                    http-request auth if { path /auth }
+                    http-request deny deny_status 429 if { path /429 }
                     use_backend nosrv if { path /nosrv }
+                    use_backend h2 if { path_beg /h2 }
+                    use_backend comp if { path_beg /comp }
+                    use_backend cached if { path_beg /cached }
                     default_backend be
                 backend be
                     server s1 127.0.0.1:%d
                 backend nosrv
                     retries 1
                     server s1 127.0.0.1:%d
-                """.formatted(sock, syslog, port, h2port, origin, closed);
+                backend h2
+                    server s1 127.0.0.1:%d proto h2
+                backend comp
+                    compression algo gzip
+                    compression type text/plain
+                    server s1 127.0.0.1:%d
+                cache c
+                    total-max-size 4
+                backend cached
+                    http-request cache-use c
+                    http-response cache-store c
+                    server s1 127.0.0.1:%d
+                """.formatted(sock, syslog, port, h2port, origin, closed, h2origin, origin, origin);
     }
 
     /** HTTP/1 requests, each on its own connection. */
@@ -96,6 +131,18 @@ class ByteCountParityTest {
             "GET /cut HTTP/1.1\r\nHost: a\r\n\r\n",
             "GET /deny HTTP/1.1\r\nHost: a\r\n\r\n",
             "GET /nosrv HTTP/1.1\r\nHost: a\r\n\r\n",
+            "GET /return HTTP/1.1\r\nHost: a\r\n\r\n",
+            "GET /redirect HTTP/1.1\r\nHost: a\r\n\r\n",
+            "GET /auth HTTP/1.1\r\nHost: a\r\n\r\n",
+            "GET /429 HTTP/1.1\r\nHost: a\r\n\r\n",
+            // an HTTP/2 server (its response has no reason in HAProxy's HTX), compression (the bytes before it), the cache
+            "GET /h2 HTTP/1.1\r\nHost: a\r\n\r\n",
+            "GET /comp/text HTTP/1.1\r\nHost: a\r\nAccept-Encoding: gzip\r\n\r\n",
+            "GET /cached HTTP/1.1\r\nHost: a\r\n\r\n",
+            "GET /cached HTTP/1.1\r\nHost: a\r\n\r\n",
+            // a WebSocket: the 101 and the tunnel's bytes
+            "GET /ws HTTP/1.1\r\nHost: a\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+                    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
             // a body cut short by the client, and an invalid request (HAProxy's mux answers it: 0 and 0)
             "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabc",
             "GARBAGE\r\n\r\n");
@@ -107,6 +154,8 @@ class ByteCountParityTest {
             List.of("-H", "Content-Length:", "-d", "hello", "/"),
             List.of("-H", "Cookie: a=1", "-H", "Cookie: b=22", "-H", "Host: other", "/chunked"),
             List.of("-I", "/"),
+            List.of("/interim"),
+            List.of("/h2"),
             List.of("/deny"));
 
     /** Sends one HTTP/1 request on a new connection, reads until the close or a short silence, closes. */
@@ -181,6 +230,7 @@ class ByteCountParityTest {
         String curl = Program.CURL.require();
         int closed = Ports.free();
         try (Origin o = Origin.start("o", ByteCountParityTest::answer);
+                H2Origin o2 = new H2Origin("from h2\n".getBytes(StandardCharsets.US_ASCII));
                 DatagramSocket hlog = new DatagramSocket(0, InetAddress.getLoopbackAddress());
                 DatagramSocket slog = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
             Path dir = Files.createTempDirectory("bytes-parity");
@@ -188,13 +238,13 @@ class ByteCountParityTest {
             int hport = Ports.free();
             int hport2 = Ports.free();
             Path cfg = dir.resolve("haproxy.cfg");
-            Files.writeString(cfg, config(hsock, hport, hport2, hlog.getLocalPort(), o.port(), closed), StandardCharsets.UTF_8);
+            Files.writeString(cfg, config(hsock, hport, hport2, hlog.getLocalPort(), o.port(), closed, o2.port()), StandardCharsets.UTF_8);
             Process haproxy = new ProcessBuilder(haproxyPath, "-f", cfg.toString(), "-db").redirectErrorStream(true)
                     .redirectOutput(dir.resolve("haproxy.log").toFile()).start();
             int sport = Ports.free();
             int sport2 = Ports.free();
             Path ssock = Sluice.writeConfig("").resolveSibling("admin.sock");
-            try (Sluice sluice = Sluice.start(config(ssock, sport, sport2, slog.getLocalPort(), o.port(), closed), sport)) {
+            try (Sluice sluice = Sluice.start(config(ssock, sport, sport2, slog.getLocalPort(), o.port(), closed, o2.port()), sport)) {
                 AdminClient.await(ssock);
                 AdminClient.await(hsock);
                 drain(hlog);
