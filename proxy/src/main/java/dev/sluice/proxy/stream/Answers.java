@@ -8,7 +8,6 @@ import dev.sluice.proxy.http.h1.ErrorResponses;
 import dev.sluice.proxy.rules.Action;
 import dev.sluice.proxy.rules.ProxyRules;
 import dev.sluice.proxy.rules.Reply;
-import dev.sluice.proxy.rules.Trackers;
 import dev.sluice.proxy.stream.Termination.Cause;
 import dev.sluice.proxy.stream.Termination.State;
 import java.util.concurrent.TimeUnit;
@@ -95,16 +94,11 @@ final class Answers {
     private void send(ResponseHead head, byte[] body, int htxBeyondHead) {
         stream.afterResponse(head);
         stream.status(head.status());
-        stream.endTracking();
-        stream.accounting().sent(head.status());
         // HAProxy's http_reply_message counts the reply's HTX into the response's bytes
         stream.accounting().responded(head.htxSize() + htxBeyondHead + (body != null ? body.length : 0));
-        long before = client.bytesOut();
+        stream.endTracking();
+        stream.accounting().sent(head.status());
         client.sendGenerated(head, body);
-        Trackers trackers = stream.target().trackersIfAny();
-        if (trackers != null) {
-            trackers.creditBytesOut(client.bytesOut() - before);
-        }
     }
 
     // ------------------------------------------------------------------ how rules end the exchange (see StreamTarget)

@@ -23,12 +23,10 @@ final class CacheAnswer {
         s.accounting().servedLocally();
         ResponseHead head = hit.head(System.currentTimeMillis() / 1000, hit.notModified(s.request().fields()), s.request().isHead());
         s.outcome().set(Cause.LOCAL, State.REQUEST);
-        if (!s.localResponse(head)) {
+        if (!s.localResponse(head, head.body() != MessageHead.Body.NONE ? hit.body().length : 0)) {
             return;
         }
         client.sendHead(head);
-        // HAProxy's cache applet counts the HTX it sends: the stored head (measured from its fields) and body
-        s.accounting().responded(head.htxSize() + (head.body() != MessageHead.Body.NONE ? hit.body().length : 0));
         Compression compression = s.compression();
         if (head.body() != MessageHead.Body.NONE) {
             // the entry's bytes are never written to: a view of them goes out

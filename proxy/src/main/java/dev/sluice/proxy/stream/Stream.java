@@ -491,7 +491,6 @@ public final class Stream extends Live implements Exchange {
             cacheFill.complete();
         }
         endTracking();
-        long before = client.bytesOut();
         if (compression != null && compression.active()) {
             ByteBuf tail = compression.finish();
             if (tail != null) {
@@ -500,10 +499,6 @@ public final class Stream extends Live implements Exchange {
             compression.end(backend);
         }
         client.sendEnd(trailers);
-        Trackers trackers = target.trackersIfAny();
-        if (trackers != null) {
-            trackers.creditBytesOut(client.bytesOut() - before);
-        }
         log();
     }
 
@@ -639,7 +634,7 @@ public final class Stream extends Live implements Exchange {
     }
 
     /** The cache's response goes out as a server's would (see {@link CacheAnswer}); false when a response rule answered. */
-    boolean localResponse(ResponseHead head) {
+    boolean localResponse(ResponseHead head, long bodyBytes) {
         responseStarted = true;
         status = head.status();
         response = head;
@@ -654,6 +649,8 @@ public final class Stream extends Live implements Exchange {
             accounting.compressing();
         }
         finished = true;
+        // HAProxy's cache applet counts the HTX it sends: the stored head (measured from its fields) and body
+        accounting.responded(head.htxSize() + bodyBytes);
         endTracking();
         return true;
     }
@@ -687,7 +684,8 @@ public final class Stream extends Live implements Exchange {
     void endTracking() {
         Trackers trackers = target.trackersIfAny();
         if (trackers != null) {
-            trackers.end(status, outcome.cause() == Cause.LOCAL, accounting.bytesIn(), client.bytesOut());
+            // the exchange's bytes as HAProxy counts them (%U, %B): all of them are known by the end of the response
+            trackers.end(status, outcome.cause() == Cause.LOCAL, accounting.bytesIn(), accounting.bytesOut());
         }
         // the server slot too (maxconn, leastconn, queues): a client that got the response may send its next
         // request at once, and must find the slot free
