@@ -81,6 +81,7 @@ class ByteCountParityTest {
                     bind 127.0.0.1:%d proto h2
                     log-format "%%ST U=%%U B=%%B"
                     http-request deny if { path /deny }
+                    http-request wait-for-body time 2s if { path /wait }
                     http-request return status 200 content-type text/plain string hi hdr x-a b if { path /return }
                     http-request redirect location /x if { path /redirect }
                     http-request auth if { path /auth }
@@ -147,8 +148,13 @@ class ByteCountParityTest {
             "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabc",
             "GARBAGE\r\n\r\n");
 
-    /** HTTP/2 requests through curl: extra arguments, then the path. */
-    static final List<List<String>> H2 = List.of(
+    /**
+     * Requests through curl: extra arguments, then the path; HTTP/2 unless the first argument is "h1". An
+     * {@code Expect: 100-continue} that {@code wait-for-body} answers: HAProxy counts its 100 Continue (40).
+     */
+    static final List<List<String>> CURL = List.of(
+            List.of("h1", "-H", "Expect: 100-continue", "-d", "hello", "/wait"),
+            List.of("-H", "Expect: 100-continue", "-d", "hello", "/wait"),
             List.of("/"),
             List.of("-d", "hello", "/"),
             List.of("-H", "Content-Length:", "-d", "hello", "/"),
@@ -175,10 +181,11 @@ class ByteCountParityTest {
         }
     }
 
-    static void h2(String curl, int port, List<String> args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(curl, "-s", "-o", "/dev/null", "--max-time", "5", "--http2-prior-knowledge"));
-        cmd.addAll(args.subList(0, args.size() - 1));
-        cmd.add("http://127.0.0.1:" + port + args.getLast());
+    static void curl(String curl, int port, int h2port, List<String> args) throws Exception {
+        boolean h1 = args.getFirst().equals("h1");
+        List<String> cmd = new ArrayList<>(List.of(curl, "-s", "-o", "/dev/null", "--max-time", "5", h1 ? "--http1.1" : "--http2-prior-knowledge"));
+        cmd.addAll(args.subList(h1 ? 1 : 0, args.size() - 1));
+        cmd.add("http://127.0.0.1:" + (h1 ? port : h2port) + args.getLast());
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         p.getInputStream().readAllBytes();
         assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
@@ -199,9 +206,9 @@ class ByteCountParityTest {
             h1(port, r);
             out.add(r.lines().findFirst().orElseThrow() + " -> " + next(syslog));
         }
-        for (List<String> a : H2) {
-            h2(curl, h2port, a);
-            out.add("h2 " + a + " -> " + next(syslog));
+        for (List<String> a : CURL) {
+            curl(curl, port, h2port, a);
+            out.add("curl " + a + " -> " + next(syslog));
         }
         Map<String, Map<String, String>> stat = AdminSocketTest.parseStat(AdminClient.run(sock, "show stat\n"));
         Map<String, String> bytes = new LinkedHashMap<>();
