@@ -40,10 +40,13 @@ public final class HtxSize {
         return HEAD + sl + fields(h.fields());
     }
 
-    /** What the end of a message adds: the end-of-trailers block and the trailers, when there is one of them. */
+    /**
+     * What the end of message {@code h} (null: no head known) adds: the end-of-trailers block and the trailers, when
+     * there is one of them.
+     */
     public static int end(MessageHead h, HttpFields trailers) {
         boolean any = trailers != null && trailers.size() > 0;
-        if (!any && !h.chunkedEnd()) {
+        if (!any && (h == null || !h.chunkedEnd())) {
             return 0;
         }
         return EOH + (any ? fields(trailers) : 0);

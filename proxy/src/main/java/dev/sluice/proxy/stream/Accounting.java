@@ -3,6 +3,9 @@ package dev.sluice.proxy.stream;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.backend.TrafficEvent;
+import dev.sluice.proxy.http.HtxSize;
+import dev.sluice.proxy.http.HttpFields;
+import dev.sluice.proxy.http.MessageHead;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.stats.Counter;
 import dev.sluice.proxy.listener.ListenerCounters;
@@ -29,7 +32,7 @@ final class Accounting {
     private long tResponse = -1;
     /**
      * The request's bytes (%U, bin) and the response's (%B, bout) as HAProxy 2.6 counts them: the HTX size of what
-     * came into each of its channels ({@link dev.sluice.proxy.http.HtxSize}: heads as their codecs measured them, body data, trailers),
+     * came into each of its channels ({@link HtxSize}: heads as their codecs measured them, body data, trailers),
      * the response's from the server or made by the proxy, before compression; a tunnel's bytes as they are.
      */
     private long bytesIn;
@@ -329,6 +332,16 @@ final class Accounting {
     /** Response bytes, HAProxy's measure: a head's HTX size, body data before compression, trailers, tunnel bytes. */
     void responded(long n) {
         bytesOut += n;
+    }
+
+    /** The end of the request ({@code response}: of the response) {@code h}: its trailers and their end, when it has them. */
+    void ended(boolean response, MessageHead h, HttpFields trailers) {
+        long n = HtxSize.end(h, trailers);
+        if (response) {
+            bytesOut += n;
+        } else {
+            bytesIn += n;
+        }
     }
 
     /** HAProxy's %B and bout of the exchange so far; a layer-4 stream counts the bytes written to the client. */

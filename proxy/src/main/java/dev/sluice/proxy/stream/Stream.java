@@ -8,7 +8,6 @@ import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.cache.CacheFill;
 import dev.sluice.proxy.http.HeaderNames;
 import dev.sluice.proxy.http.HttpFields;
-import dev.sluice.proxy.http.HtxSize;
 import dev.sluice.proxy.http.HttpVersion;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
@@ -309,7 +308,7 @@ public final class Stream extends Live implements Exchange {
     }
 
     public void onRequestEnd(HttpFields trailers) {
-        accounting.received(HtxSize.end(request, trailers));
+        accounting.ended(false, request, trailers);
         body.markEnded();
         if (finished) {
             return;
@@ -354,13 +353,10 @@ public final class Stream extends Live implements Exchange {
             }
             attempts.release();
             responseStarted = true;
-            accounting.responded(head.htxSize());
             status = head.status();
             accounting.responseReceived(head.status());
         }
-        if (head.isInterim()) {
-            accounting.responded(head.htxSize());
-        }
+        accounting.responded(head.htxSize());
         accounting.responseHead(head.status());
         boolean switching = head.status() == 101 && request.upgrade() != null
                 || request.isConnect() && head.status() >= 200 && head.status() < 300;
@@ -480,9 +476,7 @@ public final class Stream extends Live implements Exchange {
             return;
         }
         finished = true;
-        if (response != null) {
-            accounting.responded(HtxSize.end(response, trailers));
-        }
+        accounting.ended(true, response, trailers);
         ServerSide c = conn;
         conn = null;
         // back to the pool first, so a pipelined next request may reuse it at once
@@ -684,7 +678,6 @@ public final class Stream extends Live implements Exchange {
     void endTracking() {
         Trackers trackers = target.trackersIfAny();
         if (trackers != null) {
-            // the exchange's bytes as HAProxy counts them (%U, %B): all of them are known by the end of the response
             trackers.end(status, outcome.cause() == Cause.LOCAL, accounting.bytesIn(), accounting.bytesOut());
         }
         // the server slot too (maxconn, leastconn, queues): a client that got the response may send its next
