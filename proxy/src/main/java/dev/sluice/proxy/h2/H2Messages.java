@@ -4,6 +4,7 @@ import dev.sluice.config.HttpTokens;
 import dev.sluice.proxy.http.Authority;
 import dev.sluice.proxy.http.HeaderNames;
 import dev.sluice.proxy.http.HttpFields;
+import dev.sluice.proxy.http.HtxSize;
 import dev.sluice.proxy.http.HttpVersion;
 import dev.sluice.proxy.http.MessageHead;
 import dev.sluice.proxy.http.RequestHead;
@@ -72,6 +73,9 @@ public final class H2Messages {
         HttpFields fields = new HttpFields(Math.max(4, size));
         AsciiString cookie = null;
         AsciiString contentLength = null;
+        // HAProxy's HTX measure of the fields (HtxSize): host fields apart, :authority replaces them
+        int fieldBytes = 0;
+        int hostBytes = 0;
         for (Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iterator(); it.hasNext();) {
             Map.Entry<CharSequence, CharSequence> e = it.next();
             CharSequence name = e.getKey();
@@ -119,9 +123,17 @@ public final class H2Messages {
                 cookie = cookie == null ? av : new AsciiString(cookie.toString() + "; " + av);
                 continue;
             }
+            if (an.contentEquals(HeaderNames.HOST)) {
+                hostBytes += 4 + av.length();
+            } else {
+                fieldBytes += an.length() + av.length();
+            }
             if (an.contentEquals(HeaderNames.CONTENT_LENGTH)) {
                 if (contentLength != null && !contentLength.contentEquals(av)) {
                     return streamError("different content-length values");
+                }
+                if (contentLength != null) {
+                    fieldBytes -= an.length() + av.length();
                 }
                 contentLength = av;
                 continue;
@@ -132,6 +144,7 @@ public final class H2Messages {
                     if (!fields.get(HeaderNames.HOST).contentEqualsIgnoreCase(av)) {
                         return badRequest("several different host fields");
                     }
+                    hostBytes -= 4 + av.length();
                     continue;
                 }
             }
@@ -194,6 +207,8 @@ public final class H2Messages {
             fields.add(COOKIE, cookie);
         }
         RequestHead head = new RequestHead(meth, target, version, fields);
+        head.htxSize(HtxSize.HEAD + meth.length() + uriBytes(version, connect, scheme, authority, target) + 8 + fieldBytes
+                + (authority != null ? 4 + authority.length() : hostBytes) + (cookie != null ? 6 + cookie.length() : 0));
         if (contentLength != null) {
             long cl = parseLength(contentLength);
             if (cl < 0) {
@@ -213,6 +228,19 @@ public final class H2Messages {
     }
 
     private static final AsciiString TRAILERS = AsciiString.cached("trailers");
+
+    /**
+     * The length of the URI of HAProxy's start line for an HTTP/2 or HTTP/3 request: HTTP/2 makes an absolute one of
+     * :scheme, :authority and :path when it has all three (h2_prepare_htx_reqline), the authority alone for CONNECT;
+     * HTTP/3 (2.6's h3_headers_to_htx) keeps :path, or the authority of a CONNECT.
+     */
+    private static int uriBytes(HttpVersion version, boolean connect, CharSequence scheme, CharSequence authority, AsciiString target) {
+        if (connect || version != HttpVersion.HTTP_2 || authority == null) {
+            return target.length();
+        }
+        boolean star = target.length() == 1 && target.byteAt(0) == '*';
+        return scheme.length() + 3 + authority.length() + (star ? 0 : target.length());
+    }
 
     /** What Netty's HTTP/2 codec rejects and its HTTP/3 codec lets through, or null when the field is fine. */
     private static String strictFieldError(CharSequence name, CharSequence value) {
@@ -256,6 +284,7 @@ public final class H2Messages {
         }
         HttpFields fields = new HttpFields(Math.max(4, h.size()));
         AsciiString contentLength = null;
+        int fieldBytes = 0;
         for (Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iterator(); it.hasNext();) {
             Map.Entry<CharSequence, CharSequence> e = it.next();
             CharSequence name = e.getKey();
@@ -271,12 +300,18 @@ public final class H2Messages {
                 if (contentLength != null && !contentLength.contentEquals(av)) {
                     return null;
                 }
+                if (contentLength == null) {
+                    fieldBytes += an.length() + av.length();
+                }
                 contentLength = av;
                 continue;
             }
             fields.add(an, av);
+            fieldBytes += an.length() + av.length();
         }
         ResponseHead head = new ResponseHead(HttpVersion.HTTP_2, code, Status.reason(code), fields);
+        // HAProxy's start line of an HTTP/2 response: "HTTP/2.0", the status, no reason
+        head.htxSize(HtxSize.HEAD + 8 + 3 + fieldBytes);
         if (contentLength != null) {
             long cl = parseLength(contentLength);
             if (cl < 0) {

@@ -45,9 +45,11 @@ public final class GeneratedResponse {
     private final AsciiString reason;
     private final byte[] body;
     private final byte[] raw;
+    private final boolean close;
 
     private GeneratedResponse(int status, String reason, String text, boolean close) {
         this.status = status;
+        this.close = close;
         this.reason = AsciiString.cached(reason);
         String html = "<html><body><h1>" + status + " " + reason + "</h1>\n" + text + "\n</body></html>\n";
         this.body = html.getBytes(StandardCharsets.US_ASCII);
@@ -84,6 +86,14 @@ public final class GeneratedResponse {
     /** The HTML body. Callers must not modify it. */
     public byte[] body() {
         return body;
+    }
+
+    /**
+     * What HAProxy's HTX of this page has beyond {@link #head()}: its {@code Connection: close} field (HAProxy's error
+     * messages keep it), for the {@link HtxSize} of the page.
+     */
+    public int htxBeyondHead() {
+        return close ? HeaderNames.CONNECTION.length() + "close".length() : 0;
     }
 
     /** A fresh head for this response: {@code content-length}, {@code cache-control}, {@code content-type}. */

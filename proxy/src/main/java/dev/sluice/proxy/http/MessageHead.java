@@ -24,6 +24,10 @@ public abstract class MessageHead {
     private Body body = Body.NONE;
     private long contentLength = -1;
     private AsciiString upgrade;
+    /** The head's size in HAProxy's HTX, as its codec received it ({@link HtxSize}); 0: not known, measured on demand. */
+    private int htxSize;
+    /** An HTTP/1 chunked message: its end adds HAProxy's end-of-trailers block even without trailers. */
+    private boolean chunkedEnd;
 
     protected MessageHead(HttpVersion version, HttpFields fields) {
         this.version = version;
@@ -85,5 +89,28 @@ public abstract class MessageHead {
 
     public boolean hasBody() {
         return body != Body.NONE && !(body == Body.LENGTH && contentLength == 0);
+    }
+
+    /**
+     * The size HAProxy 2.6 gives this head in its HTX (start line, fields, end of headers: see {@link HtxSize}), as
+     * the codec that received it counted it; for a head made by the proxy, measured from its fields.
+     */
+    public int htxSize() {
+        int n = htxSize;
+        return n != 0 ? n : HtxSize.head(this);
+    }
+
+    /** Set by the codec that received the head, from what it parsed. */
+    public void htxSize(int n) {
+        this.htxSize = n;
+    }
+
+    /** Whether the message ends with HAProxy's end-of-trailers block even without trailers (HTTP/1 chunked). */
+    public boolean chunkedEnd() {
+        return chunkedEnd;
+    }
+
+    public void chunkedEnd(boolean b) {
+        this.chunkedEnd = b;
     }
 }

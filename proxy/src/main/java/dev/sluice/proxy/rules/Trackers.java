@@ -16,8 +16,6 @@ public final class Trackers {
     private final boolean isSession;
     private boolean ended;
     private boolean requestCounted;
-    /** The entries {@link #end} released, for the bytes written after it ({@link #creditBytesOut}). */
-    private StickEntry[] released;
 
     /** A stream's trackers (released at the end of the stream), above its connection's when it has some. */
     public Trackers(Trackers session) {
@@ -123,10 +121,6 @@ public final class Trackers {
         for (int i = 0; i < SLOTS; i++) {
             StickEntry e = entries[i];
             if (e != null) {
-                if (released == null) {
-                    released = new StickEntry[SLOTS];
-                }
-                released[i] = e;
                 entries[i] = null;
                 count(e, status, local, bytesIn, bytesOut);
                 release(e);
@@ -142,31 +136,6 @@ public final class Trackers {
         }
     }
 
-    /**
-     * Counts {@code n} more bytes sent to the client after {@link #end}: the stream releases its counters
-     * before it writes the last bytes of a response (so that the client's next request finds them
-     * released), and a response the proxy generates is written whole then. The entries may have left
-     * their table meanwhile; counting on them is then harmless.
-     */
-    public void creditBytesOut(long n) {
-        if (n <= 0) {
-            return;
-        }
-        if (released != null) {
-            for (StickEntry e : released) {
-                if (e != null) {
-                    e.onBytesOut(n);
-                }
-            }
-        }
-        if (session != null) {
-            for (StickEntry e : session.entries) {
-                if (e != null) {
-                    e.onBytesOut(n);
-                }
-            }
-        }
-    }
 
     /** The connection closed: its trackers go. */
     public void endSession() {

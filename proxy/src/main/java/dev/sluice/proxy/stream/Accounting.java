@@ -3,7 +3,9 @@ package dev.sluice.proxy.stream;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.backend.TrafficEvent;
+import dev.sluice.proxy.http.HtxSize;
 import dev.sluice.proxy.http.HttpFields;
+import dev.sluice.proxy.http.MessageHead;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.stats.Counter;
 import dev.sluice.proxy.listener.ListenerCounters;
@@ -28,8 +30,13 @@ final class Accounting {
     private long tConnectStart = -1;
     private long tConnected = -1;
     private long tResponse = -1;
-    /** Request bytes received from the client (head as HTTP/1 text, body, tunnel), for bin. */
+    /**
+     * The request's bytes (%U, bin) and the response's (%B, bout) as HAProxy 2.6 counts them: the HTX size of what
+     * came into each of its channels ({@link HtxSize}: heads as their codecs measured them, body data, trailers),
+     * the response's from the server or made by the proxy, before compression; a tunnel's bytes as they are.
+     */
     private long bytesIn;
+    private long bytesOut;
     /** {@code option contstats}: the byte counters follow the transfer; what was added to them so far. */
     private final boolean contStats;
     /** A layer-4 stream: no request is counted, and its times are HAProxy's for TCP (no response time). */
@@ -124,20 +131,10 @@ final class Accounting {
 
     // ------------------------------------------------------------------ counters, in the order of an exchange
 
-    /** The request head arrived: counted by the frontend, its bytes as HTTP/1 text into bin. */
+    /** The request head arrived: counted by the frontend, its HTX size (as its codec measured it) into bin. */
     void requestStarted(RequestHead request) {
         frontend.countRequest();
-        bytesIn = headBytes(request);
-    }
-
-    /** The size of the request head written as HTTP/1 text (what HAProxy counts in bin for HTTP/1). */
-    private static long headBytes(RequestHead r) {
-        long n = r.method().length() + r.target().length() + r.version().text().length() + 4 + 2;
-        HttpFields f = r.fields();
-        for (int i = 0; i < f.size(); i++) {
-            n += f.name(i).length() + f.value(i).length() + 4;
-        }
-        return n;
+        bytesIn = request.htxSize();
     }
 
     /** The frontend chose the backend: a session there, and a request unless the stream carries none. */
@@ -323,13 +320,33 @@ final class Accounting {
 
     // ------------------------------------------------------------------ bytes
 
-    /** Request bytes received from the client (body or tunnel). */
+    /** Request bytes received from the client (body data, a message end's trailers, or tunnel). */
     void received(long n) {
         bytesIn += n;
     }
 
     long bytesIn() {
         return bytesIn;
+    }
+
+    /** Response bytes, HAProxy's measure: a head's HTX size, body data before compression, trailers, tunnel bytes. */
+    void responded(long n) {
+        bytesOut += n;
+    }
+
+    /** The end of the request ({@code response}: of the response) {@code h}: its trailers and their end, when it has them. */
+    void ended(boolean response, MessageHead h, HttpFields trailers) {
+        long n = HtxSize.end(h, trailers);
+        if (response) {
+            bytesOut += n;
+        } else {
+            bytesIn += n;
+        }
+    }
+
+    /** HAProxy's %B and bout of the exchange so far; a layer-4 stream counts the bytes written to the client. */
+    long bytesOut() {
+        return layer4 ? client.bytesOut() : bytesOut;
     }
 
     /**
@@ -342,7 +359,7 @@ final class Accounting {
             return;
         }
         long in = bytesIn - creditedIn;
-        long out = client.bytesOut() - creditedOut;
+        long out = bytesOut() - creditedOut;
         if (in == 0 && out == 0) {
             return;
         }
@@ -371,7 +388,7 @@ final class Accounting {
      * did not add yet), then its times into the averages.
      */
     void end(ServerSlot slot) {
-        long out = client.bytesOut() - creditedOut;
+        long out = bytesOut() - creditedOut;
         long in = this.bytesIn - creditedIn;
         Counters fe = frontend.counters();
         fe.add(Counter.BYTES_IN, in);

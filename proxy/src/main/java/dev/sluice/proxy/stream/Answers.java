@@ -8,7 +8,6 @@ import dev.sluice.proxy.http.h1.ErrorResponses;
 import dev.sluice.proxy.rules.Action;
 import dev.sluice.proxy.rules.ProxyRules;
 import dev.sluice.proxy.rules.Reply;
-import dev.sluice.proxy.rules.Trackers;
 import dev.sluice.proxy.stream.Termination.Cause;
 import dev.sluice.proxy.stream.Termination.State;
 import java.util.concurrent.TimeUnit;
@@ -76,7 +75,7 @@ final class Answers {
                 send(custom, pages.body(code));
             } else {
                 GeneratedResponse g = GeneratedResponse.of(code);
-                send(g.head(), g.body());
+                send(g.head(), g.body(), g.htxBeyondHead());
             }
         }
         stream.log();
@@ -88,16 +87,18 @@ final class Answers {
 
     /** Sends a response the proxy made, after the http-after-response rules saw it. */
     private void send(ResponseHead head, byte[] body) {
+        send(head, body, 0);
+    }
+
+    /** {@code htxBeyondHead}: what HAProxy's HTX of the page has that {@code head} does not (see {@link GeneratedResponse}). */
+    private void send(ResponseHead head, byte[] body, int htxBeyondHead) {
         stream.afterResponse(head);
         stream.status(head.status());
+        // HAProxy's http_reply_message counts the reply's HTX into the response's bytes
+        stream.accounting().responded(head.htxSize() + htxBeyondHead + (body != null ? body.length : 0));
         stream.endTracking();
         stream.accounting().sent(head.status());
-        long before = client.bytesOut();
         client.sendGenerated(head, body);
-        Trackers trackers = stream.target().trackersIfAny();
-        if (trackers != null) {
-            trackers.creditBytesOut(client.bytesOut() - before);
-        }
     }
 
     // ------------------------------------------------------------------ how rules end the exchange (see StreamTarget)

@@ -23,7 +23,7 @@ final class CacheAnswer {
         s.accounting().servedLocally();
         ResponseHead head = hit.head(System.currentTimeMillis() / 1000, hit.notModified(s.request().fields()), s.request().isHead());
         s.outcome().set(Cause.LOCAL, State.REQUEST);
-        if (!s.localResponse(head)) {
+        if (!s.localResponse(head, head.body() != MessageHead.Body.NONE ? hit.body().length : 0)) {
             return;
         }
         client.sendHead(head);

@@ -153,7 +153,10 @@ final class RequestBody {
         AsciiString expect = request.fields().get(HeaderNames.EXPECT);
         if (expect != null && expect.contentEqualsIgnoreCase("100-continue")) {
             request.fields().removeAll(HeaderNames.EXPECT);
-            client.sendHead(new ResponseHead(HttpVersion.HTTP_1_1, 100, Status.reason(100), new HttpFields(0)));
+            ResponseHead interim = new ResponseHead(HttpVersion.HTTP_1_1, 100, Status.reason(100), new HttpFields(0));
+            // in the response's bytes, as HAProxy's http_reply_100_continue counts it
+            stream.accounting().responded(interim.htxSize());
+            client.sendHead(interim);
             client.flush();
         }
         waitTimer = client.loop().schedule(() -> {

@@ -90,7 +90,9 @@ public final class RequestLog {
         if (e.requestLine.length() > al.requestLineLimit()) {
             truncate(e, al.requestLineLimit());
         }
-        e.bytesOut = s.client().bytesOut();
+        // HAProxy's %B and %U: the HTX sizes of the response and the request (see Accounting)
+        e.bytesOut = acc.bytesOut();
+        e.bytesIn = acc.bytesIn();
         e.tRequest = Accounting.ms(start, acc.headTime());
         long connected = acc.connectedAt();
         e.tResponse = acc.responseAt() >= 0 && connected >= 0 ? Accounting.ms(connected, acc.responseAt()) : -1;

@@ -308,6 +308,7 @@ public final class Stream extends Live implements Exchange {
     }
 
     public void onRequestEnd(HttpFields trailers) {
+        accounting.ended(false, request, trailers);
         body.markEnded();
         if (finished) {
             return;
@@ -355,6 +356,7 @@ public final class Stream extends Live implements Exchange {
             status = head.status();
             accounting.responseReceived(head.status());
         }
+        accounting.responded(head.htxSize());
         accounting.responseHead(head.status());
         boolean switching = head.status() == 101 && request.upgrade() != null
                 || request.isConnect() && head.status() >= 200 && head.status() < 300;
@@ -415,6 +417,7 @@ public final class Stream extends Live implements Exchange {
     }
 
     public void onTunnelFromServer(ByteBuf data) {
+        accounting.responded(data.readableBytes());
         if (finished) {
             data.release();
             return;
@@ -451,6 +454,7 @@ public final class Stream extends Live implements Exchange {
             data.release();
             return;
         }
+        accounting.responded(data.readableBytes());
         if (cacheFill != null) {
             cacheFill.append(data);
         }
@@ -472,6 +476,7 @@ public final class Stream extends Live implements Exchange {
             return;
         }
         finished = true;
+        accounting.ended(true, response, trailers);
         ServerSide c = conn;
         conn = null;
         // back to the pool first, so a pipelined next request may reuse it at once
@@ -480,7 +485,6 @@ public final class Stream extends Live implements Exchange {
             cacheFill.complete();
         }
         endTracking();
-        long before = client.bytesOut();
         if (compression != null && compression.active()) {
             ByteBuf tail = compression.finish();
             if (tail != null) {
@@ -489,10 +493,6 @@ public final class Stream extends Live implements Exchange {
             compression.end(backend);
         }
         client.sendEnd(trailers);
-        Trackers trackers = target.trackersIfAny();
-        if (trackers != null) {
-            trackers.creditBytesOut(client.bytesOut() - before);
-        }
         log();
     }
 
@@ -628,7 +628,7 @@ public final class Stream extends Live implements Exchange {
     }
 
     /** The cache's response goes out as a server's would (see {@link CacheAnswer}); false when a response rule answered. */
-    boolean localResponse(ResponseHead head) {
+    boolean localResponse(ResponseHead head, long bodyBytes) {
         responseStarted = true;
         status = head.status();
         response = head;
@@ -643,6 +643,8 @@ public final class Stream extends Live implements Exchange {
             accounting.compressing();
         }
         finished = true;
+        // HAProxy's cache applet counts the HTX it sends: the stored head (measured from its fields) and body
+        accounting.responded(head.htxSize() + bodyBytes);
         endTracking();
         return true;
     }
@@ -676,7 +678,7 @@ public final class Stream extends Live implements Exchange {
     void endTracking() {
         Trackers trackers = target.trackersIfAny();
         if (trackers != null) {
-            trackers.end(status, outcome.cause() == Cause.LOCAL, accounting.bytesIn(), client.bytesOut());
+            trackers.end(status, outcome.cause() == Cause.LOCAL, accounting.bytesIn(), accounting.bytesOut());
         }
         // the server slot too (maxconn, leastconn, queues): a client that got the response may send its next
         // request at once, and must find the slot free

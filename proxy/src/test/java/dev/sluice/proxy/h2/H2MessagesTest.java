@@ -45,6 +45,44 @@ class H2MessagesTest {
         assertThat(r.head().body()).isEqualTo(MessageHead.Body.NONE);
     }
 
+    /**
+     * The HTX size of a request head (%U, bin): HAProxy 2.6 makes an absolute URI of :scheme, :authority and :path, a
+     * host field of :authority, joins the cookies; the numbers are what HAProxy 2.6.12 logged as %U for curl and nghttp.
+     */
+    @Test
+    void aRequestIsMeasuredAsHaproxysHtx() {
+        Http2Headers curl = new DefaultHttp2Headers(false).method("GET").scheme("http").authority("127.0.0.1:18082").path("/");
+        curl.add("user-agent", "curl/7.88.1");
+        curl.add("accept", "*/*");
+        assertThat(H2Messages.request(curl, true).head().htxSize()).isEqualTo(104);
+        Http2Headers other = new DefaultHttp2Headers(false).method("GET").scheme("http").authority("other").path("/");
+        other.add("user-agent", "curl/7.88.1");
+        other.add("accept", "*/*");
+        assertThat(H2Messages.request(other, true).head().htxSize()).isEqualTo(84);
+        Http2Headers post = new DefaultHttp2Headers(false).method("POST").scheme("http").authority("127.0.0.1:18082").path("/p");
+        post.add("accept", "*/*");
+        post.add("accept-encoding", "gzip, deflate");
+        post.add("user-agent", "nghttp2/1.52.0");
+        post.add("content-length", "483");
+        post.add("content-length", "483");
+        // with its 483 bytes of data: 637
+        assertThat(H2Messages.request(post, false).head().htxSize() + 483).isEqualTo(637);
+        Http2Headers cookies = new DefaultHttp2Headers(false).method("GET").scheme("http").authority("127.0.0.1:18082").path("/trailers");
+        cookies.add("user-agent", "curl/7.88.1");
+        cookies.add("accept", "*/*");
+        cookies.add("cookie", "a=1");
+        cookies.add("cookie", "b=22");
+        assertThat(H2Messages.request(cookies, true).head().htxSize()).isEqualTo(127);
+    }
+
+    @Test
+    void aServersResponseHasNoReasonInHaproxysHtx() {
+        Http2Headers h = new DefaultHttp2Headers(false).status("200");
+        h.add("content-length", "5");
+        h.add("x-h", "abcdef");
+        assertThat(H2Messages.response(h).htxSize()).isEqualTo(20 + 8 + 3 + 15 + 9 + 1);
+    }
+
     @Test
     void theBodyIsFramedByContentLengthOrStreamed() {
         Http2Headers h = get("/").method("POST");

@@ -329,7 +329,7 @@ class StreamTest {
         assertThat(server.events).endsWith("release");
         assertThat(s.finished()).isTrue();
         assertThat(s.status()).isEqualTo(200);
-        assertThat(log.next()).isEqualTo("200 ---- 22 be/s1 0");
+        assertThat(log.next()).isEqualTo("200 ---- 51 be/s1 0");
     }
 
     @Test
@@ -388,7 +388,7 @@ class StreamTest {
         assertThat(client.events).containsExactly("head 200", "body hel", "abort");
         assertThat(server.events).endsWith("abort");
         assertThat(s.finished()).isTrue();
-        assertThat(log.next()).isEqualTo("200 SD-- 23 be/s1 0");
+        assertThat(log.next()).isEqualTo("200 SD-- 53 be/s1 0");
     }
 
     @Test
@@ -398,7 +398,7 @@ class StreamTest {
         assertThat(client.events).containsExactly("generated 502 Bad Gateway");
         assertThat(server.events).endsWith("abort");
         assertThat(s.status()).isEqualTo(502);
-        assertThat(log.next()).isEqualTo("502 SH-- 107 be/s1 0");
+        assertThat(log.next()).isEqualTo("502 SH-- 209 be/s1 0");
     }
 
     @Test
@@ -415,7 +415,7 @@ class StreamTest {
         fresh.receive("HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n");
         assertThat(client.events).containsExactly("head 200", "end");
         // going again after a stale connection is not a retry: %rc stays 0
-        assertThat(log.next()).isEqualTo("200 ---- 20 be/s1 0");
+        assertThat(log.next()).isEqualTo("200 ---- 49 be/s1 0");
     }
 
     @Test
@@ -425,7 +425,7 @@ class StreamTest {
         assertThat(s.serverTimeout()).isEqualTo(3000);
         s.onServerFailure(Stream.ServerFailure.TIMEOUT);
         assertThat(client.events).containsExactly("generated 504 Gateway Time-out");
-        assertThat(log.next()).isEqualTo("504 sH-- 92 be/s1 0");
+        assertThat(log.next()).isEqualTo("504 sH-- 198 be/s1 0");
     }
 
     @Test
@@ -443,7 +443,7 @@ class StreamTest {
         assertThat(client.events).containsExactly("generated 503 Service Unavailable");
         assertThat(server.events).isEmpty();
         assertThat(s.status()).isEqualTo(503);
-        assertThat(log.next()).isEqualTo("503 SC-- 107 down/<NOSRV> 0");
+        assertThat(log.next()).isEqualTo("503 SC-- 217 down/<NOSRV> 0");
     }
 
     @Test
@@ -454,6 +454,6 @@ class StreamTest {
         proxy.run();
         assertThat(client.events).containsExactly("generated 503 Service Unavailable");
         assertThat(s.status()).isEqualTo(503);
-        assertThat(log.next()).isEqualTo("503 sC-- 107 slow/t1 1");
+        assertThat(log.next()).isEqualTo("503 sC-- 217 slow/t1 1");
     }
 }

@@ -2,6 +2,7 @@ package dev.sluice.proxy.http.h1;
 
 import dev.sluice.proxy.http.HeaderNames;
 import dev.sluice.proxy.http.HttpFields;
+import dev.sluice.proxy.http.HtxSize;
 import io.netty.util.AsciiString;
 
 /**
@@ -71,13 +72,18 @@ final class ConnectionFields {
 
     /**
      * Reads and removes the hop-by-hop fields: Connection (and what it lists), Keep-Alive, Proxy-Connection, Upgrade
-     * (remembered), TE unless it announces "trailers" (then kept as "trailers").
+     * (remembered), TE unless it announces "trailers" (then kept as "trailers"). Returns what HAProxy's cleaning of the
+     * Connection fields changes in the head's HTX size ({@link HtxSize#cleanedConnection}); the other fields stay in
+     * HAProxy's HTX as they came.
      */
-    void read(HttpFields f) {
+    int read(HttpFields f) {
         int i;
+        int htx = 0;
         while ((i = f.indexOf(HeaderNames.CONNECTION)) >= 0) {
             // removed before its tokens are read: removing what it lists shifts the fields before it
             AsciiString v = f.value(i);
+            int kept = HtxSize.cleanedConnection(v);
+            htx += (kept > 0 ? kept : -HeaderNames.CONNECTION.length()) - v.length();
             f.remove(i);
             forEachToken(v, (s, e) -> {
                 if (CLOSE.contentEqualsIgnoreCase(v.subSequence(s, e, false))) {
@@ -111,6 +117,7 @@ final class ConnectionFields {
                 te = f.indexOf(HeaderNames.TE, te);
             }
         }
+        return htx;
     }
 
     /**

@@ -32,6 +32,8 @@ final class FieldLines {
     private final H1Parser parser;
     private final boolean request;
     private final H1Limits limits;
+    /** The names and values of the fields the last {@link #parse} found, summed (HAProxy's HTX measure of them). */
+    private int bytes;
 
     FieldLines(H1Parser parser, boolean request, H1Limits limits) {
         this.parser = parser;
@@ -46,6 +48,7 @@ final class FieldLines {
     /** Parses header lines from {@code p} to the empty line that ends the head; false after an error. */
     boolean parse(byte[] b, int p, int n, HttpFields fields) {
         int valueStartOfLast = -1;
+        bytes = 0;
         while (p < n) {
             byte c = b[p];
             if (c == LF || (c == CR && p + 1 < n && b[p + 1] == LF)) {
@@ -72,6 +75,7 @@ final class FieldLines {
                 while (vs < ve && isSpace(b[vs])) {
                     vs++;
                 }
+                bytes += ve - vs - fields.value(fields.size() - 1).length();
                 fields.setValue(fields.size() - 1, new AsciiString(b, vs, ve - vs, false));
                 p = lf + 1;
                 continue;
@@ -105,10 +109,16 @@ final class FieldLines {
                 return false;
             }
             fields.add(name, new AsciiString(b, vs, ve - vs, false));
+            bytes += name.length() + ve - vs;
             valueStartOfLast = vs;
             p = lf + 1;
         }
         return true;
+    }
+
+    /** The names and values of the fields of the last {@link #parse}, summed. */
+    int bytes() {
+        return bytes;
     }
 
     /** Finds the LF ending the line at {@code p}, rejecting NUL and bare CR on the way; -1 on error. */

@@ -84,18 +84,21 @@ final class FramingFields {
 
     /**
      * Reads every Content-Length value (lists included): all must be the same valid number. Leaves one
-     * normalised field. Returns the length, -1 when absent, -2 when invalid.
+     * normalised field. Returns the length, -1 when absent, -2 when invalid. {@code htx[0]} gets what this changes in
+     * the head's HTX size: HAProxy too keeps one field, its value the number.
      */
-    static long contentLength(HttpFields f) {
+    static long contentLength(HttpFields f, int[] htx) {
         int i = f.indexOf(HeaderNames.CONTENT_LENGTH);
         if (i < 0) {
             return -1;
         }
         long len = -1;
         int first = i;
+        int raw = 0;
         while (i >= 0) {
             AsciiString v = f.value(i);
             int n = v.length();
+            raw += HeaderNames.CONTENT_LENGTH.length() + n;
             int p = 0;
             boolean any = false;
             while (p <= n) {
@@ -139,7 +142,9 @@ final class FramingFields {
             i = f.indexOf(HeaderNames.CONTENT_LENGTH, i + 1);
         }
         f.removeAll(HeaderNames.CONTENT_LENGTH);
-        f.add(HeaderNames.CONTENT_LENGTH, first >= 0 && len >= 0 ? AsciiString.of(Long.toString(len)) : AsciiString.EMPTY_STRING);
+        AsciiString value = first >= 0 && len >= 0 ? AsciiString.of(Long.toString(len)) : AsciiString.EMPTY_STRING;
+        f.add(HeaderNames.CONTENT_LENGTH, value);
+        htx[0] = HeaderNames.CONTENT_LENGTH.length() + value.length() - raw;
         return len;
     }
 }

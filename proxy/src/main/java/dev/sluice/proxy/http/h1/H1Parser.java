@@ -11,6 +11,7 @@ import static dev.sluice.proxy.http.h1.FramingFields.TE_OTHER_THEN_CHUNKED;
 
 import dev.sluice.proxy.http.HeaderNames;
 import dev.sluice.proxy.http.HttpFields;
+import dev.sluice.proxy.http.HtxSize;
 import dev.sluice.proxy.http.HttpVersion;
 import dev.sluice.proxy.http.MessageHead;
 import dev.sluice.proxy.http.RequestHead;
@@ -74,6 +75,9 @@ public final class H1Parser {
     private boolean expectConnectResponse;
     /** Where the message part being parsed starts in the input, for {@link #messageStart()}. */
     private int messageStart;
+    /** The head being framed, measured as HAProxy's HTX ({@link HtxSize}); what framing changes of it. */
+    private int headSize;
+    private final int[] lengthField = new int[1];
 
     public H1Parser(boolean request, H1Limits limits, Sink sink) {
         this.request = request;
@@ -364,6 +368,7 @@ public final class H1Parser {
             return false;
         }
         version = v;
+        headSize = HtxSize.HEAD + method.length() + target.length() + 8 + fieldLines.bytes();
         RequestHead head = new RequestHead(method, target, v, fields);
         if (!requestFraming(head)) {
             return false;
@@ -426,6 +431,7 @@ public final class H1Parser {
             return false;
         }
         version = v;
+        headSize = HtxSize.HEAD + 8 + 3 + (re - rs) + fieldLines.bytes();
         ResponseHead head = new ResponseHead(v, status, new AsciiString(b, rs, re - rs, false), fields);
         if (!responseFraming(head)) {
             return false;
@@ -455,10 +461,10 @@ public final class H1Parser {
         if (refused != null) {
             return fail(refused);
         }
-        connection.read(f);
+        headSize += connection.read(f);
         head.upgrade(upgradeProtocol());
         int te = FramingFields.transferEncoding(f);
-        long cl = FramingFields.contentLength(f);
+        long cl = contentLength(f);
         boolean http10 = head.version() == HttpVersion.HTTP_1_0;
         switch (te) {
             case TE_INVALID -> {
@@ -475,9 +481,10 @@ public final class H1Parser {
             }
             case TE_CHUNKED -> {
                 if (cl != -1) {
-                    f.removeAll(HeaderNames.CONTENT_LENGTH);
+                    lengthRemoved(f, cl);
                     closeAfter = true;
                 }
+                head.chunkedEnd(true);
                 if (http10) {
                     closeAfter = true;
                 }
@@ -504,6 +511,7 @@ public final class H1Parser {
                 }
             }
         }
+        head.htxSize(headSize);
         if (connection.webSocketKeyMissing(f)) {
             fail(400, "websocket upgrade without a sec-websocket-key", 0);
             return false;
@@ -522,13 +530,33 @@ public final class H1Parser {
         return true;
     }
 
+    /** {@link FramingFields#contentLength}, its change of the head's HTX size counted. */
+    private long contentLength(HttpFields f) {
+        lengthField[0] = 0;
+        long cl = FramingFields.contentLength(f, lengthField);
+        headSize += lengthField[0];
+        return cl;
+    }
+
+    /**
+     * Content-Length goes with Transfer-Encoding, as in HAProxy, which removes it from its HTX too ({@code cl}: its
+     * value, -1 when there was none; the head was measured with a field holding the number).
+     */
+    private void lengthRemoved(HttpFields f, long cl) {
+        if (cl >= 0) {
+            headSize -= HeaderNames.CONTENT_LENGTH.length() + HtxSize.digits(cl);
+        }
+        f.removeAll(HeaderNames.CONTENT_LENGTH);
+    }
+
     private boolean responseFraming(ResponseHead head) {
         HttpFields f = head.fields();
         resetFlags();
         int status = head.status();
-        connection.read(f);
+        headSize += connection.read(f);
         int te = FramingFields.transferEncoding(f);
-        long cl = FramingFields.contentLength(f);
+        long cl = contentLength(f);
+        head.htxSize(headSize);
         if (te == TE_INVALID || cl == -2 && te == TE_NONE) {
             fail(502, te == TE_INVALID ? "invalid transfer-encoding" : "invalid content-length", 0);
             return false;
@@ -556,18 +584,21 @@ public final class H1Parser {
         }
         if (te == TE_CHUNKED || te == TE_OTHER_THEN_CHUNKED) {
             if (cl != -1) {
-                f.removeAll(HeaderNames.CONTENT_LENGTH);
+                lengthRemoved(f, cl);
                 closeAfter = true;
             }
             if (te == TE_OTHER_THEN_CHUNKED) {
                 // the codings before chunked stay in the content: tell the client about them
                 closeAfter = true;
             }
+            head.chunkedEnd(true);
+            head.htxSize(headSize);
             head.bodyStreamed();
             state = State.CHUNKED;
             chunkedBody.start();
         } else if (te == TE_NOT_CHUNKED) {
-            f.removeAll(HeaderNames.CONTENT_LENGTH);
+            lengthRemoved(f, cl);
+            head.htxSize(headSize);
             head.bodyUntilClose();
             state = State.UNTIL_CLOSE;
         } else if (cl >= 0) {
