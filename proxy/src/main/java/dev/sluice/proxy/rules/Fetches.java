@@ -46,8 +46,6 @@ public final class Fetches {
             Map.entry("http_auth_bearer", "HTTP bearer authentication"), Map.entry("http_auth_type", "HTTP authentication details"),
             Map.entry("http_auth_user", "HTTP authentication details"), Map.entry("http_auth_pass", "HTTP authentication details"),
             Map.entry("res.body", "response body inspection"), Map.entry("res.body_len", "response body inspection"),
-            Map.entry("ssl_c_used", "client certificates"), Map.entry("ssl_c_verify", "client certificates"),
-            Map.entry("ssl_c_s_dn", "client certificates"),
             Map.entry("acl", "the acl() fetch (HAProxy 3.x)"), Map.entry("lua", "Lua scripting"));
 
     static {
@@ -166,6 +164,7 @@ public final class Fetches {
         Payload.register();
         FetchesInternal.register();
         FetchesState.register();
+        TlsFetches.register();
     }
 
     @SafeVarargs
