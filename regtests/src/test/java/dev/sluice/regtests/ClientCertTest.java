@@ -22,7 +22,11 @@ import org.junit.jupiter.api.Test;
  * (a multi-valued RDN, UTF-8, RFC 2253's specials, a repeated CN) and a serial with its high bit set, an EC server
  * certificate valid past 2049 (a GeneralizedTime). Then a client certificate from another CA, which {@code verify optional}
  * still refuses in both, {@code verify required} without a certificate, and a few fetches over TLS 1.2 (the session id:
- * BoringSSL's TLS 1.3 server sessions have none, where OpenSSL's have 32 random bytes, a departure).
+ * BoringSSL's TLS 1.3 server sessions have none, where OpenSSL's have 32 random bytes, a departure). Then the server
+ * connection's fetches ({@code ssl_bc_*}, {@code ssl_s_*}) as {@code http-response set-header} values, each daemon a TLS
+ * client (with the client certificate: {@code server ... crt}) of one HAProxy origin (a BoringSSL client offers AES-128
+ * first where OpenSSL offers AES-256, and BoringSSL's TLS 1.3 server follows the client: a Sluice origin would pick
+ * another suite).
  */
 class ClientCertTest {
     /** Expressions asked with the client certificate and without. */
@@ -40,6 +44,14 @@ class ClientCertTest {
     /** Expressions asked over TLS 1.2 too (a TLS 1.2 suite is named as Java names it, a known departure: no ssl_fc_cipher). */
     static final List<String> TLS12 = List.of("ssl_fc_protocol", "ssl_fc_session_id,hex,length", "ssl_fc_use_keysize", "ssl_fc_alg_keysize",
             "ssl_c_s_dn(CN)", "ssl_fc_has_crt", "ssl_f_key_alg");
+
+    /** Expressions of the server connection, set as response headers by a backend that connects over TLS. */
+    static final List<String> BACKEND = List.of(
+            "ssl_bc", "ssl_bc_protocol", "ssl_bc_cipher", "ssl_bc_alpn", "ssl_bc_is_resumed", "ssl_bc_use_keysize", "ssl_bc_alg_keysize",
+            "ssl_bc_err", "ssl_bc_err_str", "ssl_bc_client_random,hex,length", "ssl_bc_server_random,hex,length", "ssl_s_s_dn",
+            "ssl_s_i_dn", "ssl_s_s_dn(CN)", "ssl_s_i_dn(,0,rfc2253)", "ssl_s_serial,hex", "ssl_s_sha1,hex", "ssl_s_der,base64",
+            "ssl_s_chain_der,base64", "ssl_s_notbefore", "ssl_s_notafter", "ssl_s_sig_alg", "ssl_s_key_alg", "ssl_s_version",
+            "ssl_fc", "ssl_fc_is_resumed", "ssl_c_used");
 
     static Path dir;
 
@@ -68,6 +80,8 @@ class ClientCertTest {
         openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "stranger.key", "-out",
                 "stranger.crt", "-days", "30", "-subj", "/CN=stranger");
         Files.writeString(dir.resolve("server.pem"), Files.readString(dir.resolve("server.crt")) + Files.readString(dir.resolve("server.key")));
+        Files.writeString(dir.resolve("client-full.pem"), Files.readString(dir.resolve("client.crt")) + Files.readString(dir.resolve("inter.pem"))
+                + Files.readString(dir.resolve("client.key")));
         Files.writeString(dir.resolve("client-chain.pem"), Files.readString(dir.resolve("client.crt")) + Files.readString(dir.resolve("inter.pem")));
     }
 
@@ -167,6 +181,88 @@ class ClientCertTest {
                     dir.resolve("client.key").toString()));
         }
         return out;
+    }
+
+    /** The TLS server both daemons connect to: HAProxy, so that the suite it picks does not depend on the daemon tested. */
+    static String originConfig(int origin) {
+        return """
+                defaults
+                    mode http
+                    timeout client 5s
+                    timeout server 5s
+                    timeout connect 5s
+                frontend origin
+                    bind 127.0.0.1:%1$d ssl crt %2$s ca-file %3$s verify optional alpn http/1.1
+                    http-request return status 200 content-type text/plain lf-string "%%[ssl_c_s_dn(CN)] %%[ssl_c_used]"
+                """.formatted(origin, dir.resolve("server.pem"), dir.resolve("ca.pem"));
+    }
+
+    static String backendConfig(int port, int origin) {
+        StringBuilder sb = new StringBuilder("""
+                defaults
+                    mode http
+                    timeout client 5s
+                    timeout server 5s
+                    timeout connect 5s
+                frontend front
+                    bind 127.0.0.1:%1$d
+                    default_backend be
+                backend be
+                    server s1 127.0.0.1:%2$d ssl verify required ca-file %3$s sni str(localhost) alpn http/1.1 crt %4$s
+                """.formatted(port, origin, dir.resolve("ca.pem"), dir.resolve("client-full.pem")));
+        for (int i = 0; i < BACKEND.size(); i++) {
+            sb.append("    http-response set-header X-B").append(i).append(" \"%[").append(BACKEND.get(i)).append("]\"\n");
+        }
+        return sb.toString();
+    }
+
+    static List<String> runBackend(boolean haproxy, int origin) throws Exception {
+        int port = Ports.free();
+        List<String> out = new ArrayList<>();
+        try (Daemon d = Daemon.start(haproxy, backendConfig(port, origin), port)) {
+            Sluice.Result r = TlsTest.exec(List.of("curl", "-sS", "-D", "-", "http://127.0.0.1:" + port + "/"), null);
+            assertThat(r.exitCode()).as(r.output()).isZero();
+            Map<String, String> headers = new LinkedHashMap<>();
+            String body = "";
+            String[] lines = r.output().split("\r\n", -1);
+            for (int i = 0; i < lines.length; i++) {
+                int colon = lines[i].indexOf(':');
+                if (lines[i].isEmpty()) {
+                    body = String.join("\r\n", java.util.Arrays.copyOfRange(lines, i + 1, lines.length));
+                    break;
+                }
+                if (colon > 0) {
+                    headers.put(lines[i].substring(0, colon).toLowerCase(java.util.Locale.ROOT), lines[i].substring(colon + 1).trim());
+                }
+            }
+            for (int i = 0; i < BACKEND.size(); i++) {
+                out.add(BACKEND.get(i) + " = [" + headers.get("x-b" + i) + "]");
+            }
+            out.add("body: " + body);
+        }
+        return out;
+    }
+
+    @Test
+    void serverConnectionFetchesAreHaproxys() throws Exception {
+        Program.HAPROXY.require();
+        Program.CURL.require();
+        int origin = Ports.free();
+        List<String> theirs;
+        List<String> ours;
+        try (Daemon o = Daemon.start(true, originConfig(origin), origin)) {
+            theirs = runBackend(true, origin);
+            ours = runBackend(false, origin);
+        }
+        assertThat(theirs).contains("ssl_bc = [1]", "ssl_s_s_dn = [/CN=localhost]", "ssl_fc = [0]", "body: client \"one\"; <1> 1");
+        assertThat(ours).hasSameSizeAs(theirs);
+        List<String> differ = new ArrayList<>();
+        for (int i = 0; i < theirs.size(); i++) {
+            if (!theirs.get(i).equals(ours.get(i))) {
+                differ.add("haproxy " + theirs.get(i) + " | sluice " + ours.get(i));
+            }
+        }
+        assertThat(differ).isEmpty();
     }
 
     @Test

@@ -92,7 +92,7 @@ public final class Fetches {
         def("ssl_fc_alpn", 0, 0, Match.STR, false, a -> t -> t.tlsSession() == null ? null : t.tlsSession().alpn());
         def("ssl_fc_protocol", 0, 0, Match.STR, false, a -> t -> t.tlsSession() == null ? null : t.tlsSession().protocol());
         def("ssl_fc_cipher", 0, 0, Match.STR, false, a -> t -> t.tlsSession() == null ? null : t.tlsSession().cipher());
-        def("ssl_fc_is_resumed", 0, 0, Match.BOOL, false, a -> t -> t.tlsSession() == null ? null : t.tlsSession().resumed());
+        def("ssl_fc_is_resumed", 0, 0, Match.BOOL, false, a -> t -> t.tlsSession() != null && t.tlsSession().resumed());
         def("fc_rcvd_proxy", 0, 0, Match.BOOL, false, a -> t -> t.proxyHeader() != null);
         def("fc_pp_authority", 0, 0, Match.STR, false, a -> t -> t.proxyHeader() == null ? null : t.proxyHeader().authority());
         def("fc_pp_unique_id", 0, 0, Match.STR, false, a -> t -> t.proxyHeader() == null || t.proxyHeader().uniqueId() == null ? null

@@ -9,9 +9,10 @@ import java.util.function.Function;
 
 /**
  * HAProxy 2.6's fetches of the client connection's TLS session beyond the first ones in {@link Fetches} (ssl_sample.c):
- * the client certificate ({@code ssl_c_*}), the certificate the bind presented ({@code ssl_f_*}) and more of the session
- * ({@code ssl_fc_has_crt}, key sizes, session id, error codes). They read the {@link TlsSession} the handshake left; the
- * certificates are parsed at the first such fetch of a connection and kept. No sample in clear text.
+ * the client certificate ({@code ssl_c_*}), the certificate the bind presented ({@code ssl_f_*}), more of the session
+ * ({@code ssl_fc_has_crt}, key sizes, session id, randoms, error codes), and the same of the server connection
+ * ({@code ssl_bc_*}, its certificate {@code ssl_s_*}). They read the {@link TlsSession} the handshake left on the
+ * connection; the certificates are parsed at the first such fetch of a connection and kept. No sample in clear text.
  * <p>
  * The verification results ({@code ssl_c_verify}, {@code ssl_c_err}, {@code ssl_c_ca_err}, {@code ssl_c_ca_err_depth})
  * are 0: a certificate that does not verify fails the handshake (Sluice has no {@code ca-ignore-err}/{@code
@@ -53,40 +54,97 @@ final class TlsFetches {
         }
         Fetches.def("ssl_c_chain_der", 0, 0, Match.BIN, false, a -> t -> {
             TlsSession s = t.tlsSession();
-            return s == null || s.certs() == null ? null : chainDer(s.certs().peerChain());
+            // SSL_get_peer_cert_chain on a server: what the client sent after its own certificate
+            return s == null || s.certs() == null ? null : concat(s.certs().peerChain(), 1);
         });
-        for (boolean peer : new boolean[] {true, false}) {
-            String p = peer ? "ssl_c_" : "ssl_f_";
-            cert(p + "der", Match.BIN, peer, CertFields::der);
-            cert(p + "sha1", Match.BIN, peer, CertFields::sha1);
-            cert(p + "serial", Match.BIN, peer, CertFields::serial);
-            cert(p + "notbefore", Match.STR, peer, CertFields::notBefore);
-            cert(p + "notafter", Match.STR, peer, CertFields::notAfter);
-            cert(p + "sig_alg", Match.STR, peer, CertFields::signatureAlgorithm);
-            cert(p + "key_alg", Match.STR, peer, CertFields::keyAlgorithm);
-            cert(p + "version", Match.INT, peer, CertFields::version);
-            dn(p + "s_dn", peer, false);
-            dn(p + "i_dn", peer, true);
+        for (Side side : Side.values()) {
+            String p = side.prefix;
+            cert(p + "der", Match.BIN, side, CertFields::der);
+            cert(p + "sha1", Match.BIN, side, CertFields::sha1);
+            cert(p + "serial", Match.BIN, side, CertFields::serial);
+            cert(p + "notbefore", Match.STR, side, CertFields::notBefore);
+            cert(p + "notafter", Match.STR, side, CertFields::notAfter);
+            cert(p + "sig_alg", Match.STR, side, CertFields::signatureAlgorithm);
+            cert(p + "key_alg", Match.STR, side, CertFields::keyAlgorithm);
+            cert(p + "version", Match.INT, side, CertFields::version);
+            dn(p + "s_dn", side, false);
+            dn(p + "i_dn", side, true);
+        }
+        // ssl_s_chain_der: the server's chain as a client sees it, its own certificate first (SSL_get_peer_cert_chain)
+        Fetches.def("ssl_s_chain_der", 0, 0, Match.BIN, false, a -> t -> {
+            TlsSession s = t.serverTlsSession();
+            return s == null || s.certs() == null ? null : concat(s.certs().peerChain(), 0);
+        });
+        registerBackend();
+    }
+
+    /**
+     * Whether {@code name} reads the client connection's TLS session (HAProxy's SMP_USE_L5CLI, {@code ssl_s_*} included as
+     * HAProxy 2.6 declares them): usable in every phase.
+     */
+    static boolean clientSide(String name) {
+        return name.startsWith("ssl_c_") || name.startsWith("ssl_f_") || name.startsWith("ssl_fc_") || name.startsWith("ssl_s_");
+    }
+
+    /** Whether {@code name} reads the server connection's (SMP_USE_L5SRV): not before a server connection, so not in request rules. */
+    static boolean serverSide(String name) {
+        return name.startsWith("ssl_bc");
+    }
+
+    /** Whose certificate: the client's ({@code ssl_c_}), the bind's own ({@code ssl_f_}), the server's ({@code ssl_s_}). */
+    enum Side {
+        CLIENT("ssl_c_"), FRONTEND("ssl_f_"), SERVER("ssl_s_");
+
+        final String prefix;
+
+        Side(String prefix) {
+            this.prefix = prefix;
         }
     }
 
-    private static CertFields fields(Txn t, boolean peer) {
-        TlsSession s = t.tlsSession();
+    /**
+     * The server connection's session ({@code ssl_bc_*}, HAProxy's fetches with 'b' as 5th character): {@code ssl_bc} is
+     * false and {@code ssl_bc_is_resumed} false without a TLS server connection, the others have no sample.
+     */
+    private static void registerBackend() {
+        Fetches.def("ssl_bc", 0, 0, Match.BOOL, false, a -> t -> t.serverTlsSession() != null);
+        Fetches.def("ssl_bc_is_resumed", 0, 0, Match.BOOL, false, a -> t -> t.serverTlsSession() != null && t.serverTlsSession().resumed());
+        backend("ssl_bc_protocol", Match.STR, TlsSession::protocol);
+        backend("ssl_bc_cipher", Match.STR, TlsSession::cipher);
+        backend("ssl_bc_alpn", Match.STR, TlsSession::alpn);
+        backend("ssl_bc_use_keysize", Match.INT, s -> s.cipherBits() == 0 ? null : (Object) (long) s.cipherBits());
+        backend("ssl_bc_alg_keysize", Match.INT, s -> s.cipherAlgorithmBits() == 0 ? null : (Object) (long) s.cipherAlgorithmBits());
+        backend("ssl_bc_session_id", Match.BIN, TlsSession::sessionId);
+        backend("ssl_bc_client_random", Match.BIN, s -> s.certs() == null ? null : s.certs().random(true));
+        backend("ssl_bc_server_random", Match.BIN, s -> s.certs() == null ? null : s.certs().random(false));
+        backend("ssl_bc_err", Match.INT, s -> 0L);
+        Fetches.def("ssl_bc_err_str", 0, 0, Match.STR, false, a -> t -> null);
+    }
+
+    private static void backend(String name, Match m, Function<TlsSession, Object> field) {
+        Fetches.def(name, 0, 0, m, false, a -> t -> {
+            TlsSession s = t.serverTlsSession();
+            return s == null ? null : field.apply(s);
+        });
+    }
+
+    private static CertFields fields(Txn t, Side side) {
+        TlsSession s = side == Side.SERVER ? t.serverTlsSession() : t.tlsSession();
         if (s == null || s.certs() == null) {
             return null;
         }
-        return peer ? s.certs().peer() : s.certs().local();
+        return side == Side.FRONTEND ? s.certs().local() : s.certs().peer();
     }
 
-    private static void cert(String name, Match m, boolean peer, Function<CertFields, Object> field) {
+    private static void cert(String name, Match m, Side side, Function<CertFields, Object> field) {
         Fetches.def(name, 0, 0, m, false, a -> t -> {
-            CertFields f = fields(t, peer);
+            CertFields f = fields(t, side);
             return f == null ? null : field.apply(f);
         });
     }
 
     /** {@code ssl_c_s_dn([entry[,occ[,format]]])} and its kin: HAProxy's argument checks, then {@link CertFields#dn}. */
-    private static void dn(String name, boolean peer, boolean issuer) {
+    private static void dn(String name, Side side, boolean issuer) {
         Fetches.def(name, 0, 3, Match.STR, false, a -> {
             String entry = a.isEmpty() ? null : a.get(0);
             int occ = 1;
@@ -103,19 +161,19 @@ final class TlsFetches {
             }
             int pos = occ;
             return t -> {
-                CertFields f = fields(t, peer);
+                CertFields f = fields(t, side);
                 return f == null ? null : f.dn(issuer, entry, pos, format);
             };
         });
     }
 
-    /** ssl_c_chain_der: the DER of each certificate the client sent after its own, one after the other; none: no sample. */
-    static byte[] chainDer(X509Certificate[] chain) {
-        if (chain.length < 2) {
+    /** The DER of the certificates of {@code chain} from {@code from} on, one after the other; none: no sample. */
+    static byte[] concat(X509Certificate[] chain, int from) {
+        if (chain.length <= from) {
             return null;
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (int i = 1; i < chain.length; i++) {
+        for (int i = from; i < chain.length; i++) {
             try {
                 out.writeBytes(chain[i].getEncoded());
             } catch (CertificateEncodingException e) {
