@@ -39,7 +39,7 @@ class ClientCertTest {
             "ssl_f_s_dn(,0,rfc2253)", "ssl_f_i_dn(,0,rfc2253)", "ssl_f_serial,hex", "ssl_f_sha1,hex", "ssl_f_der,base64",
             "ssl_f_notbefore", "ssl_f_notafter", "ssl_f_sig_alg", "ssl_f_key_alg", "ssl_f_version", "ssl_fc_use_keysize",
             "ssl_fc_alg_keysize", "ssl_fc_err", "ssl_fc_err_str", "ssl_fc_client_random,hex,length", "ssl_fc_server_random,hex,length",
-            "ssl_fc_protocol", "ssl_fc_cipher", "ssl_c_s_dn,length", "ssl_c_used,iif(yes,no)", "ssl_fc_session_id,hex,length");
+            "ssl_fc_protocol", "ssl_fc_cipher", "ssl_c_s_dn,length", "ssl_c_used,iif(yes,no)", "ssl_fc_has_early", "ssl_fc_npn", "ssl_fc_session_id,hex,length");
 
     /** Expressions asked over TLS 1.2 too (a TLS 1.2 suite is named as Java names it, a known departure: no ssl_fc_cipher). */
     static final List<String> TLS12 = List.of("ssl_fc_protocol", "ssl_fc_session_id,hex,length", "ssl_fc_use_keysize", "ssl_fc_alg_keysize",
@@ -51,7 +51,7 @@ class ClientCertTest {
             "ssl_bc_err", "ssl_bc_err_str", "ssl_bc_client_random,hex,length", "ssl_bc_server_random,hex,length", "ssl_s_s_dn",
             "ssl_s_i_dn", "ssl_s_s_dn(CN)", "ssl_s_i_dn(,0,rfc2253)", "ssl_s_serial,hex", "ssl_s_sha1,hex", "ssl_s_der,base64",
             "ssl_s_chain_der,base64", "ssl_s_notbefore", "ssl_s_notafter", "ssl_s_sig_alg", "ssl_s_key_alg", "ssl_s_version",
-            "ssl_fc", "ssl_fc_is_resumed", "ssl_c_used");
+            "ssl_fc", "ssl_fc_is_resumed", "ssl_c_used", "ssl_bc_npn");
 
     static Path dir;
 

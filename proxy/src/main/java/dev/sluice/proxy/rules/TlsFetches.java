@@ -17,7 +17,8 @@ import java.util.function.Function;
  * The verification results ({@code ssl_c_verify}, {@code ssl_c_err}, {@code ssl_c_ca_err}, {@code ssl_c_ca_err_depth})
  * are 0: a certificate that does not verify fails the handshake (Sluice has no {@code ca-ignore-err}/{@code
  * crt-ignore-err}), so a session that reaches the rules had no error, as HAProxy's without those keywords. For the same
- * reason {@code ssl_fc_err} is 0 and {@code ssl_fc_err_str} has no sample. Registered by {@link Fetches}.
+ * reason {@code ssl_fc_err} is 0 and {@code ssl_fc_err_str} has no sample; {@code ssl_fc_npn}/{@code ssl_bc_npn} have none
+ * (no NPN is offered) and {@code ssl_fc_has_early} is false (no early data over TCP). Registered by {@link Fetches}.
  */
 final class TlsFetches {
     private TlsFetches() {
@@ -37,6 +38,11 @@ final class TlsFetches {
             Fetches.def(n, 0, 0, Match.INT, false, a -> t -> t.tlsSession() == null ? null : (Object) 0L);
         }
         Fetches.def("ssl_fc_err_str", 0, 0, Match.STR, false, a -> t -> null);
+        // NPN: Sluice offers none ('npn' is refused on binds and servers), so none is ever negotiated, as in HAProxy without it
+        Fetches.def("ssl_fc_npn", 0, 0, Match.STR, false, a -> t -> null);
+        Fetches.def("ssl_bc_npn", 0, 0, Match.STR, false, a -> t -> null);
+        // early data: a TCP bind accepts none (allow-0rtt is QUIC's); on QUIC the codec does not tell (a departure)
+        Fetches.def("ssl_fc_has_early", 0, 0, Match.BOOL, false, a -> t -> t.tlsSession() == null ? null : Boolean.FALSE);
         Fetches.def("ssl_fc_use_keysize", 0, 0, Match.INT, false, a -> t -> {
             TlsSession s = t.tlsSession();
             return s == null || s.cipherBits() == 0 ? null : (Object) (long) s.cipherBits();

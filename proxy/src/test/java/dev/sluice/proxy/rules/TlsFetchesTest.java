@@ -83,7 +83,7 @@ class TlsFetchesTest {
     void clearTextHasNoSample() {
         FakeTxn t = new FakeTxn("GET", "/");
         for (String f : new String[] {"ssl_c_used", "ssl_c_verify", "ssl_c_s_dn", "ssl_f_s_dn", "ssl_fc_has_crt", "ssl_fc_use_keysize",
-            "ssl_fc_session_id", "ssl_bc_protocol", "ssl_bc_cipher", "ssl_bc_err", "ssl_s_s_dn", "ssl_s_chain_der"}) {
+            "ssl_fc_session_id", "ssl_fc_has_early", "ssl_bc_protocol", "ssl_bc_cipher", "ssl_bc_err", "ssl_s_s_dn", "ssl_s_chain_der"}) {
             assertThat(eval(f, t)).as(f).isNull();
         }
         assertThat(eval("ssl_bc", t)).isEqualTo(false);
@@ -112,6 +112,9 @@ class TlsFetchesTest {
         assertThat(eval("ssl_f_version", t)).isEqualTo(3L);
         assertThat(eval("ssl_fc_use_keysize", t)).isEqualTo(256L);
         assertThat(eval("ssl_fc_session_id", t)).isNull();
+        assertThat(eval("ssl_fc_has_early", t)).isEqualTo(false);
+        assertThat(eval("ssl_fc_npn", t)).isNull();
+        assertThat(eval("ssl_bc_npn", t)).isNull();
         // the server connection
         assertThat(eval("ssl_bc", t)).isEqualTo(true);
         assertThat(eval("ssl_bc_protocol", t).toString()).isEqualTo("TLSv1.2");
