@@ -39,7 +39,16 @@ class ClientCertTest {
             "ssl_f_s_dn(,0,rfc2253)", "ssl_f_i_dn(,0,rfc2253)", "ssl_f_serial,hex", "ssl_f_sha1,hex", "ssl_f_der,base64",
             "ssl_f_notbefore", "ssl_f_notafter", "ssl_f_sig_alg", "ssl_f_key_alg", "ssl_f_version", "ssl_fc_use_keysize",
             "ssl_fc_alg_keysize", "ssl_fc_err", "ssl_fc_err_str", "ssl_fc_client_random,hex,length", "ssl_fc_server_random,hex,length",
-            "ssl_fc_protocol", "ssl_fc_cipher", "ssl_c_s_dn,length", "ssl_c_used,iif(yes,no)", "ssl_fc_has_early", "ssl_fc_npn", "ssl_fc_session_id,hex,length");
+            "ssl_fc_protocol", "ssl_fc_cipher", "ssl_c_s_dn,length", "ssl_c_used,iif(yes,no)", "ssl_fc_has_early", "ssl_fc_npn", "ssl_fc_session_key,hex,length", "ssl_fc_session_id,hex,length", "ssl_fc_client_random,hex",
+            "ssl_fc_session_key,hex");
+
+    /**
+     * Not compared as they come over TLS 1.3: the session id (a departure, see TLS12) and what is random (checked against
+     * the client's key log over TLS 1.2 instead).
+     */
+    static boolean varying(String e) {
+        return e.startsWith("ssl_fc_session_id") || e.equals("ssl_fc_client_random,hex") || e.equals("ssl_fc_session_key,hex");
+    }
 
     /** Expressions asked over TLS 1.2 too (a TLS 1.2 suite is named as Java names it, a known departure: no ssl_fc_cipher). */
     static final List<String> TLS12 = List.of("ssl_fc_protocol", "ssl_fc_session_id,hex,length", "ssl_fc_use_keysize", "ssl_fc_alg_keysize",
@@ -48,7 +57,7 @@ class ClientCertTest {
     /** Expressions of the server connection, set as response headers by a backend that connects over TLS. */
     static final List<String> BACKEND = List.of(
             "ssl_bc", "ssl_bc_protocol", "ssl_bc_cipher", "ssl_bc_alpn", "ssl_bc_is_resumed", "ssl_bc_use_keysize", "ssl_bc_alg_keysize",
-            "ssl_bc_err", "ssl_bc_err_str", "ssl_bc_client_random,hex,length", "ssl_bc_server_random,hex,length", "ssl_s_s_dn",
+            "ssl_bc_err", "ssl_bc_err_str", "ssl_bc_session_key,hex,length", "ssl_bc_client_random,hex,length", "ssl_bc_server_random,hex,length", "ssl_s_s_dn",
             "ssl_s_i_dn", "ssl_s_s_dn(CN)", "ssl_s_i_dn(,0,rfc2253)", "ssl_s_serial,hex", "ssl_s_sha1,hex", "ssl_s_der,base64",
             "ssl_s_chain_der,base64", "ssl_s_notbefore", "ssl_s_notafter", "ssl_s_sig_alg", "ssl_s_key_alg", "ssl_s_version",
             "ssl_fc", "ssl_fc_is_resumed", "ssl_c_used", "ssl_bc_npn");
@@ -162,14 +171,40 @@ class ClientCertTest {
         return r.exitCode() == 0 ? "ok " + r.output() : "failed";
     }
 
+    /**
+     * Over TLS 1.2, whether the client random and the master secret the fetches give are those curl wrote in its key log
+     * (SSLKEYLOGFILE: {@code CLIENT_RANDOM <random> <master secret>}).
+     */
+    static String keyLog(int port) throws Exception {
+        Path log = dir.resolve("keylog-" + port + ".txt");
+        Files.deleteIfExists(log);
+        List<String> cmd = new ArrayList<>(List.of("curl", "-s", "--http1.1", "--tls-max", "1.2", "--cacert", dir.resolve("ca.pem").toString(),
+                "https://127.0.0.1:" + port + "/" + EXPRESSIONS.indexOf("ssl_fc_client_random,hex"),
+                "https://127.0.0.1:" + port + "/" + EXPRESSIONS.indexOf("ssl_fc_session_key,hex")));
+        ProcessBuilder pb = new ProcessBuilder(Program.command(cmd)).redirectErrorStream(true);
+        pb.environment().put("SSLKEYLOGFILE", log.toString());
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+        assertThat(p.waitFor()).as(out).isZero();
+        String expected = null;
+        for (String line : Files.readAllLines(log)) {
+            if (line.startsWith("CLIENT_RANDOM ")) {
+                String[] f = line.split(" ");
+                expected = (f[1] + f[2]).toUpperCase(java.util.Locale.ROOT);
+            }
+        }
+        return expected == null ? "no CLIENT_RANDOM line in " + Files.readString(log) : out.equals(expected) ? "matches" : out + " != " + expected;
+    }
+
     static List<String> run(boolean haproxy) throws Exception {
         int port = Ports.free();
         int requiredPort = Ports.free();
         List<String> out = new ArrayList<>();
         try (Daemon d = Daemon.start(haproxy, config(port, requiredPort), port)) {
             // TLS 1.3: BoringSSL's server sessions have no id where OpenSSL makes one up (a departure): compared over TLS 1.2 only
-            ask(port, "client-chain.pem", "client.key").forEach((e, v) -> out.add(e.startsWith("ssl_fc_session_id") ? "-" : "cert " + e + " = [" + v + "]"));
-            ask(port, null, null).forEach((e, v) -> out.add(e.startsWith("ssl_fc_session_id") ? "-" : "none " + e + " = [" + v + "]"));
+            ask(port, "client-chain.pem", "client.key").forEach((e, v) -> out.add(varying(e) ? "-" : "cert " + e + " = [" + v + "]"));
+            ask(port, null, null).forEach((e, v) -> out.add(varying(e) ? "-" : "none " + e + " = [" + v + "]"));
+            out.add("tls1.2 key log: " + keyLog(port));
             for (String e : TLS12) {
                 out.add("tls1.2 " + e + ": " + attempt(port, EXPRESSIONS.indexOf(e), "--tls-max", "1.2", "--cert",
                         dir.resolve("client-chain.pem").toString(), "--key", dir.resolve("client.key").toString()));
@@ -273,7 +308,7 @@ class ClientCertTest {
         List<String> ours = run(false);
         assertThat(theirs).contains("cert ssl_c_s_dn(CN) = [client \"one\"; <1>]", "cert ssl_c_used = [1]", "none ssl_c_used = [0]",
                 "stranger on optional: failed", "cert on required: ok client \"one\"; <1>",
-                "tls1.2 ssl_fc_protocol: ok TLSv1.2", "tls1.2 ssl_fc_session_id,hex,length: ok 64");
+                "tls1.2 ssl_fc_protocol: ok TLSv1.2", "tls1.2 ssl_fc_session_id,hex,length: ok 64", "tls1.2 key log: matches");
         assertThat(ours).hasSameSizeAs(theirs);
         List<String> differ = new ArrayList<>();
         for (int i = 0; i < theirs.size(); i++) {

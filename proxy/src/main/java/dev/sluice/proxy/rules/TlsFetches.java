@@ -58,6 +58,10 @@ final class TlsFetches {
                 return s == null || s.certs() == null ? null : s.certs().random(client);
             });
         }
+        Fetches.def("ssl_fc_session_key", 0, 0, Match.BIN, false, a -> t -> {
+            TlsSession s = t.tlsSession();
+            return s == null || s.certs() == null ? null : s.certs().masterKey();
+        });
         Fetches.def("ssl_c_chain_der", 0, 0, Match.BIN, false, a -> t -> {
             TlsSession s = t.tlsSession();
             // SSL_get_peer_cert_chain on a server: what the client sent after its own certificate
@@ -123,6 +127,7 @@ final class TlsFetches {
         backend("ssl_bc_session_id", Match.BIN, TlsSession::sessionId);
         backend("ssl_bc_client_random", Match.BIN, s -> s.certs() == null ? null : s.certs().random(true));
         backend("ssl_bc_server_random", Match.BIN, s -> s.certs() == null ? null : s.certs().random(false));
+        backend("ssl_bc_session_key", Match.BIN, s -> s.certs() == null ? null : s.certs().masterKey());
         backend("ssl_bc_err", Match.INT, s -> 0L);
         Fetches.def("ssl_bc_err_str", 0, 0, Match.STR, false, a -> t -> null);
     }

@@ -71,6 +71,22 @@ public record TlsSession(String protocol, String cipher, String alpn, String sni
             return r == null || r.length == 0 ? null : r;
         }
 
+        /**
+         * The session's master secret (SSL_SESSION_get_master_key: TLS 1.2's master secret, TLS 1.3's resumption secret);
+         * null once the connection is closed or without BoringSSL. On the connection's event loop.
+         */
+        public byte[] masterKey() {
+            if (engine == null) {
+                return null;
+            }
+            long ssl = engine.sslPointer();
+            if (ssl == 0) {
+                return null;
+            }
+            byte[] k = SSL.getMasterKey(ssl);
+            return k == null || k.length == 0 ? null : k;
+        }
+
         /** The chain the peer sent, its own certificate first; empty when it sent none. */
         public X509Certificate[] peerChain() {
             X509Certificate[] p = peer;

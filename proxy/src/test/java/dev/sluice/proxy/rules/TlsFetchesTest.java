@@ -83,7 +83,7 @@ class TlsFetchesTest {
     void clearTextHasNoSample() {
         FakeTxn t = new FakeTxn("GET", "/");
         for (String f : new String[] {"ssl_c_used", "ssl_c_verify", "ssl_c_s_dn", "ssl_f_s_dn", "ssl_fc_has_crt", "ssl_fc_use_keysize",
-            "ssl_fc_session_id", "ssl_fc_has_early", "ssl_bc_protocol", "ssl_bc_cipher", "ssl_bc_err", "ssl_s_s_dn", "ssl_s_chain_der"}) {
+            "ssl_fc_session_id", "ssl_fc_session_key", "ssl_fc_has_early", "ssl_bc_protocol", "ssl_bc_session_key", "ssl_bc_cipher", "ssl_bc_err", "ssl_s_s_dn", "ssl_s_chain_der"}) {
             assertThat(eval(f, t)).as(f).isNull();
         }
         assertThat(eval("ssl_bc", t)).isEqualTo(false);
@@ -125,7 +125,9 @@ class TlsFetchesTest {
         assertThat((byte[]) eval("ssl_bc_session_id", t)).containsExactly(1, 2, 3);
         assertThat(eval("ssl_s_s_dn(CN)", t).toString()).isEqualTo("front.test");
         assertThat((byte[]) eval("ssl_s_chain_der", t)).isEqualTo(der(local, inter));
+        // without BoringSSL's engine (here: none), no random nor secret
         assertThat(eval("ssl_bc_client_random", t)).isNull();
+        assertThat(eval("ssl_fc_session_key", t)).isNull();
         // no certificate from the client; a resumed session ran no verification
         t.tls = new TlsSession("TLSv1.3", "TLS_CHACHA20_POLY1305_SHA256", null, null, true, session(new Certificate[0], null, null));
         assertThat(eval("ssl_c_used", t)).isEqualTo(false);
