@@ -21,7 +21,9 @@ import org.junit.jupiter.api.Test;
  * when the test runs: an RSA root, an RSA intermediate, an RSA client with a subject that needs every kind of escaping
  * (a multi-valued RDN, UTF-8, RFC 2253's specials, a repeated CN) and a serial with its high bit set, an EC server
  * certificate valid past 2049 (a GeneralizedTime). Then a client certificate from another CA, which {@code verify optional}
- * still refuses in both, {@code verify required} without a certificate, and a few fetches over TLS 1.2 (the session id:
+ * still refuses in both, {@code verify required} without a certificate, a resumed session over TLS 1.2 and 1.3 (the
+ * certificate from the session, no chain, {@code ssl_fc_has_crt} false), the client random and master secret against
+ * curl's key log, and a few fetches over TLS 1.2 (the session id:
  * BoringSSL's TLS 1.3 server sessions have none, where OpenSSL's have 32 random bytes, a departure). Then the server
  * connection's fetches ({@code ssl_bc_*}, {@code ssl_s_*}) as {@code http-response set-header} values, each daemon a TLS
  * client (with the client certificate: {@code server ... crt}) of one HAProxy origin (a BoringSSL client offers AES-128
@@ -121,6 +123,7 @@ class ClientCertTest {
                     timeout connect 5s
                 frontend f
                     bind 127.0.0.1:%d ssl crt %s ca-file %s verify optional alpn http/1.1
+                    http-request return status 200 content-type text/plain lf-string "r=%%[ssl_fc_is_resumed] u=%%[ssl_c_used] h=%%[ssl_fc_has_crt] cn=%%[ssl_c_s_dn(CN)] ch=%%[ssl_c_chain_der,hex,length] v=%%[ssl_c_verify]\\n" if { path /r }
                 """.formatted(port, dir.resolve("server.pem"), dir.resolve("ca.pem")));
         for (int i = 0; i < EXPRESSIONS.size(); i++) {
             sb.append("    http-request return status 200 content-type text/plain lf-string \"%[").append(EXPRESSIONS.get(i))
@@ -205,6 +208,14 @@ class ClientCertTest {
             ask(port, "client-chain.pem", "client.key").forEach((e, v) -> out.add(varying(e) ? "-" : "cert " + e + " = [" + v + "]"));
             ask(port, null, null).forEach((e, v) -> out.add(varying(e) ? "-" : "none " + e + " = [" + v + "]"));
             out.add("tls1.2 key log: " + keyLog(port));
+            for (String v : new String[] {"1.2", "1.3"}) {
+                // two connections of one curl: the second resumes the first's session (the certificate comes from it)
+                String url = "https://127.0.0.1:" + port + "/r";
+                Sluice.Result r = TlsTest.exec(List.of("curl", "-sS", "--http1.1", "--cacert", dir.resolve("ca.pem").toString(), "--tls-max", v,
+                        "--tlsv" + v, "--cert", dir.resolve("client-chain.pem").toString(), "--key", dir.resolve("client.key").toString(), "-H",
+                        "Connection: close", url, url), null);
+                out.add("tls" + v + " resumed: " + r.exitCode() + " " + r.output().replace("\n", " | "));
+            }
             for (String e : TLS12) {
                 out.add("tls1.2 " + e + ": " + attempt(port, EXPRESSIONS.indexOf(e), "--tls-max", "1.2", "--cert",
                         dir.resolve("client-chain.pem").toString(), "--key", dir.resolve("client.key").toString()));
@@ -309,6 +320,7 @@ class ClientCertTest {
         assertThat(theirs).contains("cert ssl_c_s_dn(CN) = [client \"one\"; <1>]", "cert ssl_c_used = [1]", "none ssl_c_used = [0]",
                 "stranger on optional: failed", "cert on required: ok client \"one\"; <1>",
                 "tls1.2 ssl_fc_protocol: ok TLSv1.2", "tls1.2 ssl_fc_session_id,hex,length: ok 64", "tls1.2 key log: matches");
+        assertThat(theirs).anyMatch(l -> l.startsWith("tls1.3 resumed: 0 r=0 u=1 h=1") && l.contains("| r=1 u=1 h=0 cn=client"));
         assertThat(ours).hasSameSizeAs(theirs);
         List<String> differ = new ArrayList<>();
         for (int i = 0; i < theirs.size(); i++) {

@@ -64,8 +64,9 @@ final class TlsFetches {
         });
         Fetches.def("ssl_c_chain_der", 0, 0, Match.BIN, false, a -> t -> {
             TlsSession s = t.tlsSession();
-            // SSL_get_peer_cert_chain on a server: what the client sent after its own certificate
-            return s == null || s.certs() == null ? null : concat(s.certs().peerChain(), 1);
+            // SSL_get_peer_cert_chain on a server: what the client sent after its own certificate; OpenSSL's stored sessions keep
+            // the certificate but not the chain, so a resumed session has none there (BoringSSL keeps it)
+            return s == null || s.certs() == null || s.resumed() ? null : concat(s.certs().peerChain(), 1);
         });
         for (Side side : Side.values()) {
             String p = side.prefix;

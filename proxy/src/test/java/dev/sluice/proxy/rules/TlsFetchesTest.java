@@ -134,7 +134,7 @@ class TlsFetchesTest {
         assertThat(eval("ssl_c_s_dn", t)).isNull();
         assertThat(eval("ssl_c_chain_der", t)).isNull();
         assertThat(eval("ssl_fc_alg_keysize", t)).isEqualTo(256L);
-        t.tls = new TlsSession("TLSv1.3", "TLS_AES_128_GCM_SHA256", null, null, true, session(new Certificate[] {leaf}, null, null));
+        t.tls = new TlsSession("TLSv1.3", "TLS_AES_128_GCM_SHA256", null, null, true, session(new Certificate[] {leaf, inter}, null, null));
         assertThat(eval("ssl_c_used", t)).isEqualTo(true);
         assertThat(eval("ssl_fc_has_crt", t)).isEqualTo(false);
         assertThat(eval("ssl_c_chain_der", t)).isNull();
