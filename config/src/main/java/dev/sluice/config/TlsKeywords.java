@@ -227,7 +227,9 @@ final class TlsKeywords {
         return switch (opt) {
             case "crt-list" -> "certificate lists (use several 'crt' or a directory)";
             case "npn" -> "NPN (obsolete; use 'alpn')";
-            case "ca-ignore-err", "crt-ignore-err", "ecdhe", "ca-sign-file", "ca-sign-pass", "generate-certificates",
+            case "ca-ignore-err", "crt-ignore-err" ->
+                    "accepting a client certificate that does not verify (OpenSSL's X509 error codes for ssl_c_verify and ssl_c_err)";
+            case "ecdhe", "ca-sign-file", "ca-sign-pass", "generate-certificates",
                     "no-ca-names", "crl-file", "ca-verify-file", "ocsp-update", "sigalgs", "client-sigalgs", "ssl-reuse" -> "this TLS option";
             case "accept-netscaler-cip" -> "NetScaler client IP insertion";
             case "maxconn" -> "per-listener connection limits (use the frontend's maxconn)";

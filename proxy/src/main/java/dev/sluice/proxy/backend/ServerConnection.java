@@ -26,6 +26,11 @@ public interface ServerConnection {
     default void owner(Object session) {
     }
 
+    /** The connection's TLS session (the ssl_bc_* and ssl_s_* fetches), null in clear text. */
+    default dev.sluice.proxy.tls.TlsSession tlsSession() {
+        return null;
+    }
+
     /** The server this connection goes to (null when unknown: a multiplexed stream). */
     default Server server() {
         return null;

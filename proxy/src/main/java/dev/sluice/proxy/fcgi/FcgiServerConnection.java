@@ -90,6 +90,11 @@ public final class FcgiServerConnection extends ChannelInboundHandlerAdapter imp
     }
 
     @Override
+    public dev.sluice.proxy.tls.TlsSession tlsSession() {
+        return ch == null ? null : dev.sluice.proxy.tls.TlsSession.of(ch);
+    }
+
+    @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.ch = ctx.channel();

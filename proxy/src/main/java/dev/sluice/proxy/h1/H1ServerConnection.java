@@ -73,6 +73,11 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
     }
 
     @Override
+    public dev.sluice.proxy.tls.TlsSession tlsSession() {
+        return ch == null ? null : dev.sluice.proxy.tls.TlsSession.of(ch);
+    }
+
+    @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.ch = ctx.channel();

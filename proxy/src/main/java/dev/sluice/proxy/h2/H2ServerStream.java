@@ -71,6 +71,12 @@ final class H2ServerStream implements ServerSide {
     }
 
     @Override
+    public dev.sluice.proxy.tls.TlsSession tlsSession() {
+        ChannelHandlerContext c = ctx();
+        return c == null ? null : dev.sluice.proxy.tls.TlsSession.of(c.channel());
+    }
+
+    @Override
     public boolean reused() {
         return reused;
     }

@@ -46,8 +46,6 @@ public final class Fetches {
             Map.entry("http_auth_bearer", "HTTP bearer authentication"), Map.entry("http_auth_type", "HTTP authentication details"),
             Map.entry("http_auth_user", "HTTP authentication details"), Map.entry("http_auth_pass", "HTTP authentication details"),
             Map.entry("res.body", "response body inspection"), Map.entry("res.body_len", "response body inspection"),
-            Map.entry("ssl_c_used", "client certificates"), Map.entry("ssl_c_verify", "client certificates"),
-            Map.entry("ssl_c_s_dn", "client certificates"),
             Map.entry("acl", "the acl() fetch (HAProxy 3.x)"), Map.entry("lua", "Lua scripting"));
 
     static {
@@ -94,7 +92,7 @@ public final class Fetches {
         def("ssl_fc_alpn", 0, 0, Match.STR, false, a -> t -> t.tlsSession() == null ? null : t.tlsSession().alpn());
         def("ssl_fc_protocol", 0, 0, Match.STR, false, a -> t -> t.tlsSession() == null ? null : t.tlsSession().protocol());
         def("ssl_fc_cipher", 0, 0, Match.STR, false, a -> t -> t.tlsSession() == null ? null : t.tlsSession().cipher());
-        def("ssl_fc_is_resumed", 0, 0, Match.BOOL, false, a -> t -> t.tlsSession() == null ? null : t.tlsSession().resumed());
+        def("ssl_fc_is_resumed", 0, 0, Match.BOOL, false, a -> t -> t.tlsSession() != null && t.tlsSession().resumed());
         def("fc_rcvd_proxy", 0, 0, Match.BOOL, false, a -> t -> t.proxyHeader() != null);
         def("fc_pp_authority", 0, 0, Match.STR, false, a -> t -> t.proxyHeader() == null ? null : t.proxyHeader().authority());
         def("fc_pp_unique_id", 0, 0, Match.STR, false, a -> t -> t.proxyHeader() == null || t.proxyHeader().uniqueId() == null ? null
@@ -166,6 +164,7 @@ public final class Fetches {
         Payload.register();
         FetchesInternal.register();
         FetchesState.register();
+        TlsFetches.register();
     }
 
     @SafeVarargs

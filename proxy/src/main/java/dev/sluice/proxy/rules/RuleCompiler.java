@@ -84,10 +84,11 @@ public final class RuleCompiler {
     /** The phase whose message fetch {@code name} reads, or null. */
     static Phase needs(String name) {
         Fetches.Def d = Fetches.get(name);
-        if (d == null || ANY_PHASE.contains(name) || StickFetches.isStickSample(name) || FetchesState.anyPhase(name)) {
+        if (d == null || ANY_PHASE.contains(name) || StickFetches.isStickSample(name) || FetchesState.anyPhase(name)
+                || TlsFetches.clientSide(name)) {
             return null;
         }
-        return d.response() ? Phase.RESPONSE : Phase.REQUEST;
+        return d.response() || TlsFetches.serverSide(name) ? Phase.RESPONSE : Phase.REQUEST;
     }
 
     /**
@@ -101,7 +102,8 @@ public final class RuleCompiler {
                 || phase != Phase.CONNECTION && KEPT.contains(name)) {
             return;
         }
-        String what = n == Phase.REQUEST ? "HTTP request headers" : name.startsWith("srv_") ? "server" : name.equals("status") ? "HTTP response" : "HTTP response headers";
+        String what = n == Phase.REQUEST ? "HTTP request headers" : name.startsWith("srv_") ? "server" : name.equals("status") ? "HTTP response"
+                : TlsFetches.serverSide(name) ? "server-side connection" : "HTTP response headers";
         throw new IllegalArgumentException("sample fetch '" + name + "' may not be reliably used here because it needs '" + what
                 + "' which is not available here");
     }

@@ -32,6 +32,14 @@ public interface Txn {
         return null;
     }
 
+    /**
+     * The TLS session of the server connection of the exchange ({@code ssl_bc_*}, {@code ssl_s_*}): the one it is attached
+     * to, or was last (for the log line); null in clear text or before a server connection.
+     */
+    default TlsSession serverTlsSession() {
+        return null;
+    }
+
     /** What the PROXY protocol header of the client connection said ({@code accept-proxy}), or null. */
     default dev.sluice.proxy.listener.ProxyHeader.Received proxyHeader() {
         return null;

@@ -61,6 +61,7 @@ public final class Stream extends Live implements Exchange {
     private Backend backend;
     private Server server;
     private ServerSide conn;
+    ServerSide lastConn; // the last server connection, detached or not: StreamTarget's, for ssl_bc_* in the log line
     /** Retries, redispatches, the replay copy of the request: decided there; null until the backend's rules passed. */
     private Attempts attempts;
     /** The server slot: assignment, queueing, hand-off; null until the backend's rules passed. */
@@ -264,7 +265,7 @@ public final class Stream extends Live implements Exchange {
 
     /** The server connection {@code c} now carries the request. */
     void attach(ServerSide c) {
-        conn = c;
+        conn = lastConn = c;
         c.attach(this);
     }
 

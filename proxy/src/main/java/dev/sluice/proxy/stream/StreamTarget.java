@@ -55,6 +55,12 @@ final class StreamTarget extends ClientTxn<ClientSide> implements RuleTarget {
         this.request = request;
     }
 
+    @Override
+    public dev.sluice.proxy.tls.TlsSession serverTlsSession() {
+        ServerSide c = stream.lastConn;
+        return c == null ? null : c.tlsSession();
+    }
+
     /** Runs {@code rules} as {@code http-after-response} rules on the response about to be sent. */
     void runAfterResponse(List<Rule> rules) {
         boolean was = afterResponse;

@@ -48,6 +48,8 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
     private Backend backend;
     private Server server;
     private TcpServerSide conn;
+    /** The last server connection, still read by the ssl_bc_* fetches of the log line once the stream let it go. */
+    private TcpServerSide lastConn;
     private Attempts attempts;
     private Path path;
     private boolean finished;
@@ -327,7 +329,7 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
 
     /** The server connection is there: the relay starts. */
     private void serverConnected(TcpServerSide c) {
-        conn = c;
+        conn = lastConn = c;
         accounting.connected(false);
         List<Rule> rules = backend.rules().responseContent();
         if (!rules.isEmpty()) {
@@ -566,6 +568,10 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
     /** Bytes read from the server: HAProxy's {@code %B} counts what entered the response buffer, forwarded or not. */
     long bytesFromServer() {
         return relay.server.bytesRead;
+    }
+
+    TcpServerSide lastConnection() {
+        return lastConn;
     }
 
     /** The client's bytes held while inspecting or connecting, or null. */

@@ -83,6 +83,12 @@ final class TcpTarget extends ClientTxn<TcpClientSide> implements RuleTarget {
         return closeServer;
     }
 
+    @Override
+    public dev.sluice.proxy.tls.TlsSession serverTlsSession() {
+        TcpServerSide c = stream.lastConnection();
+        return c == null ? null : c.tlsSession();
+    }
+
     /** 0, or {@link #REJECTED} or {@link #DROPPED} when a rule ended the stream. */
     int ended() {
         return ended;

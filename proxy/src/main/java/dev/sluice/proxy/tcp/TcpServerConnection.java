@@ -31,6 +31,11 @@ public final class TcpServerConnection extends ChannelPeer implements TcpServerS
     }
 
     @Override
+    public dev.sluice.proxy.tls.TlsSession tlsSession() {
+        return ch == null ? null : dev.sluice.proxy.tls.TlsSession.of(ch);
+    }
+
+    @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.ch = ctx.channel();

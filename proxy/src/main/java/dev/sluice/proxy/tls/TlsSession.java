@@ -23,13 +23,156 @@ import javax.net.ssl.SSLSession;
  * ({@code TLSv1.3}), the cipher, the ALPN protocol (null when none was agreed), the server name the client
  * sent (null when none) and whether the session was resumed (known with BoringSSL; always false with the
  * JDK provider, which does not tell). {@code session} is the engine's session, for what is rarely asked and read
- * only then (the certificate this side presented); null when not kept. {@link TlsHandshakeHandler} stores it on the
- * channel under {@link #ATTRIBUTE}. Immutable.
+ * only then (the certificates of both sides, for the ssl_c_* and ssl_f_* fetches: read and parsed at their first use,
+ * then kept in {@code certs}); null when not kept. {@link TlsHandshakeHandler} stores it on the channel under
+ * {@link #ATTRIBUTE}. Immutable but for that cache.
  */
-public record TlsSession(String protocol, String cipher, String alpn, String sni, boolean resumed, SSLSession session) {
+public record TlsSession(String protocol, String cipher, String alpn, String sni, boolean resumed, SSLSession session, Certificates certs) {
 
     public TlsSession(String protocol, String cipher, String alpn, String sni, boolean resumed) {
         this(protocol, cipher, alpn, sni, resumed, null);
+    }
+
+    public TlsSession(String protocol, String cipher, String alpn, String sni, boolean resumed, SSLSession session) {
+        this(protocol, cipher, alpn, sni, resumed, session, session == null ? null : new Certificates(session, null));
+    }
+
+    /**
+     * The certificates of a session, read from it at their first use: the peer's (a client certificate on a bind) and this
+     * side's. Fields of immutable objects written at most once each; a race reads them twice, nothing worse.
+     */
+    public static final class Certificates {
+        private static final X509Certificate[] NONE = new X509Certificate[0];
+        private final SSLSession session;
+        /** The engine, for what only BoringSSL tells (the randoms); null with the JDK provider. */
+        private final ReferenceCountedOpenSslEngine engine;
+        private X509Certificate[] peer;
+        private CertFields peerFields;
+        private CertFields localFields;
+
+        Certificates(SSLSession session, ReferenceCountedOpenSslEngine engine) {
+            this.session = session;
+            this.engine = engine;
+        }
+
+        /**
+         * The ClientHello's ({@code client} true) or ServerHello's random, 32 bytes; null once the connection is closed or
+         * without BoringSSL. On the connection's event loop.
+         */
+        public byte[] random(boolean client) {
+            if (engine == null) {
+                return null;
+            }
+            long ssl = engine.sslPointer();
+            if (ssl == 0) {
+                return null;
+            }
+            byte[] r = client ? SSL.getClientRandom(ssl) : SSL.getServerRandom(ssl);
+            return r == null || r.length == 0 ? null : r;
+        }
+
+        /**
+         * The session's master secret (SSL_SESSION_get_master_key: TLS 1.2's master secret, TLS 1.3's resumption secret);
+         * null once the connection is closed or without BoringSSL. On the connection's event loop.
+         */
+        public byte[] masterKey() {
+            if (engine == null) {
+                return null;
+            }
+            long ssl = engine.sslPointer();
+            if (ssl == 0) {
+                return null;
+            }
+            byte[] k = SSL.getMasterKey(ssl);
+            return k == null || k.length == 0 ? null : k;
+        }
+
+        /** The chain the peer sent, its own certificate first; empty when it sent none. */
+        public X509Certificate[] peerChain() {
+            X509Certificate[] p = peer;
+            if (p == null) {
+                p = NONE;
+                try {
+                    Certificate[] c = session.getPeerCertificates();
+                    if (c != null && c.length > 0) {
+                        List<X509Certificate> xs = new java.util.ArrayList<>(c.length);
+                        for (Certificate x : c) {
+                            if (x instanceof X509Certificate xc) {
+                                xs.add(xc);
+                            }
+                        }
+                        p = xs.toArray(NONE);
+                    }
+                } catch (javax.net.ssl.SSLPeerUnverifiedException e) {
+                    // no certificate from the peer
+                }
+                peer = p;
+            }
+            return p;
+        }
+
+        /** The peer's certificate's fields, or null when it sent none (or one that cannot be read). */
+        public CertFields peer() {
+            CertFields f = peerFields;
+            if (f == null) {
+                X509Certificate[] chain = peerChain();
+                f = chain.length == 0 ? null : fields(chain[0]);
+                peerFields = f;
+            }
+            return f;
+        }
+
+        /** The fields of the certificate this side presented, or null. */
+        public CertFields local() {
+            CertFields f = localFields;
+            if (f == null) {
+                Certificate[] chain = session.getLocalCertificates();
+                f = chain != null && chain.length > 0 && chain[0] instanceof X509Certificate x ? fields(x) : null;
+                localFields = f;
+            }
+            return f;
+        }
+
+        private static CertFields fields(X509Certificate c) {
+            try {
+                return CertFields.of(c);
+            } catch (IllegalArgumentException e) {
+                return null;
+            }
+        }
+    }
+
+    /** The secret bits of the cipher ({@code ssl_fc_use_keysize}), from its name; 0 when unknown. */
+    public int cipherBits() {
+        return cipherBits(cipher, false);
+    }
+
+    /** The bits of the cipher's algorithm ({@code ssl_fc_alg_keysize}): 168 for 3DES, else as {@link #cipherBits()}. */
+    public int cipherAlgorithmBits() {
+        return cipherBits(cipher, true);
+    }
+
+    static int cipherBits(String cipher, boolean algorithm) {
+        if (cipher == null) {
+            return 0;
+        }
+        String c = cipher.toUpperCase(java.util.Locale.ROOT);
+        if (c.contains("AES_128") || c.contains("AES128")) {
+            return 128;
+        }
+        if (c.contains("AES_256") || c.contains("AES256") || c.contains("CHACHA20")) {
+            return 256;
+        }
+        if (c.contains("3DES") || c.contains("DES_EDE") || c.contains("DES-CBC3")) {
+            return algorithm ? 168 : 112;
+        }
+        return 0;
+    }
+
+    /** The session id ({@code ssl_fc_session_id}), or null when there is none. */
+    public byte[] sessionId() {
+        byte[] id = session == null ? null : session.getId();
+        return id == null || id.length == 0 ? null : id;
     }
 
     public static final AttributeKey<TlsSession> ATTRIBUTE = AttributeKey.valueOf(TlsSession.class, "session");
@@ -43,7 +186,8 @@ public record TlsSession(String protocol, String cipher, String alpn, String sni
     public static TlsSession of(SslHandler handler) {
         SSLEngine engine = handler.engine();
         SSLSession s = engine.getSession();
-        return new TlsSession(s.getProtocol(), s.getCipherSuite(), handler.applicationProtocol(), serverName(s), resumed(engine), s);
+        return new TlsSession(s.getProtocol(), s.getCipherSuite(), handler.applicationProtocol(), serverName(s), resumed(engine), s,
+                new Certificates(s, engine instanceof ReferenceCountedOpenSslEngine e ? e : null));
     }
 
     /** The OpenSSL name of a cipher suite given by its Java (IANA) name, as HAProxy's logs and PROXY headers write it. */
@@ -88,23 +232,7 @@ public record TlsSession(String protocol, String cipher, String alpn, String sni
         if (c == null) {
             return null;
         }
-        return switch (c.getSigAlgOID()) {
-            case "1.2.840.10045.4.1" -> "ecdsa-with-SHA1";
-            case "1.2.840.10045.4.3.1" -> "ecdsa-with-SHA224";
-            case "1.2.840.10045.4.3.2" -> "ecdsa-with-SHA256";
-            case "1.2.840.10045.4.3.3" -> "ecdsa-with-SHA384";
-            case "1.2.840.10045.4.3.4" -> "ecdsa-with-SHA512";
-            case "1.2.840.113549.1.1.4" -> "RSA-MD5";
-            case "1.2.840.113549.1.1.5" -> "RSA-SHA1";
-            case "1.2.840.113549.1.1.10" -> "RSASSA-PSS";
-            case "1.2.840.113549.1.1.11" -> "RSA-SHA256";
-            case "1.2.840.113549.1.1.12" -> "RSA-SHA384";
-            case "1.2.840.113549.1.1.13" -> "RSA-SHA512";
-            case "1.2.840.113549.1.1.14" -> "RSA-SHA224";
-            case "1.3.101.112" -> "ED25519";
-            case "1.3.101.113" -> "ED448";
-            default -> c.getSigAlgName();
-        };
+        return CertFields.SIG_NAMES.getOrDefault(c.getSigAlgOID(), c.getSigAlgName());
     }
 
     private static String serverName(SSLSession s) {

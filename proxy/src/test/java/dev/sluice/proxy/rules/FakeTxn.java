@@ -21,6 +21,18 @@ final class FakeTxn implements Txn {
     ProxyStates states;
     boolean first = true;
     dev.sluice.proxy.listener.ProxyHeader.Received proxyHeader;
+    dev.sluice.proxy.tls.TlsSession tls;
+    dev.sluice.proxy.tls.TlsSession serverTls;
+
+    @Override
+    public dev.sluice.proxy.tls.TlsSession tlsSession() {
+        return tls;
+    }
+
+    @Override
+    public dev.sluice.proxy.tls.TlsSession serverTlsSession() {
+        return serverTls;
+    }
 
     FakeTxn(String method, String target, String... fields) {
         HttpFields f = new HttpFields();
