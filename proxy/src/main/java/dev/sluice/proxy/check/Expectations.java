@@ -54,6 +54,16 @@ public final class Expectations {
         return new Expectations(checks.http() == null ? List.of() : checks.http().expects(), checks.disableOn404());
     }
 
+    /** The status of a check that got no answer in time: the first rule's {@code tout-status}, else L7TOUT. */
+    public CheckStatus timeoutStatus() {
+        for (Rule r : rules) {
+            if (r.e().timeoutStatus() != null) {
+                return CheckStatus.named(r.e().timeoutStatus());
+            }
+        }
+        return CheckStatus.L7TOUT;
+    }
+
     /** Whether a rule looks at the body: the check then reads the whole response (up to the buffer size). */
     public boolean readsBody() {
         return readsBody;
