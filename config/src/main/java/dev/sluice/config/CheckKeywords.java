@@ -29,7 +29,7 @@ final class CheckKeywords {
             + " [body <string> | body-lf <fmt>]"
             + " [comment <msg>]";
     static final String EXPECT_SYNTAX = "http-check expect [min-recv <int>] [comment <msg>] [ok-status <st>] [error-status <st>]"
-            + " [tout-status <st>] [!] status <codes> | rstatus <regex> | string <text> | rstring <regex>"
+            + " [tout-status <st>] [!] status <codes> | rstatus <regex> | string <text> | string-lf <fmt> | rstring <regex>"
             + " | hdr|fhdr name [-m str|beg|end|sub|reg] <name> [value [-m str|beg|end|sub|reg] <value>]";
 
     /** The parse-time state of a proxy's checks, inherited from defaults and frozen by {@link #build}. */
@@ -247,7 +247,7 @@ final class CheckKeywords {
                 CheckKeywords::send));
         r.register(new Keyword("http-check expect", BACKEND_SIDE, EXPECT_SYNTAX,
                 "A rule the HTTP check response must pass (several: all of them, in order): status codes or ranges, a status"
-                        + " regex, a string or regex in the body (up to tune.bufsize), a header name and value; '!' inverts it.",
+                        + " regex, a string (string-lf: a log-format string) or regex in the body (up to tune.bufsize), a header name and value; '!' inverts it.",
                 HttpCheckExpects::expect));
         r.register(new Keyword("http-check send-state", BACKEND_SIDE, "[no] http-check send-state",
                 "Add 'X-Haproxy-Server-State' (the server's state, address, name, weights and load) to HTTP checks.",
@@ -477,7 +477,7 @@ final class CheckKeywords {
         CheckKeywords.Builder b = c.proxy().checks;
         b.ownRules();
         if (b.connect == null && b.lastAction != null) {
-            c.error("'http-check connect' : first step MUST also be a 'connect', optionally preceded by a 'set-var', an 'unset-var' or a"
+            c.error("first step MUST also be a 'connect', optionally preceded by a 'set-var', an 'unset-var' or a"
                     + " 'comment', when there is a 'connect' step in the tcp-check ruleset.");
             return;
         }

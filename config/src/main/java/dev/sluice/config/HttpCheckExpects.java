@@ -84,7 +84,7 @@ final class HttpCheckExpects {
                     i += 2;
                     continue;
                 }
-                case "on-success", "on-error", "status-code", "string-lf" -> {
+                case "on-success", "on-error", "status-code" -> {
                     c.error("'" + w + "' (log-format) is not supported by Sluice yet in health checks.");
                     return;
                 }
@@ -99,6 +99,7 @@ final class HttpCheckExpects {
                 case "status" -> Expect.Kind.STATUS;
                 case "rstatus" -> Expect.Kind.RSTATUS;
                 case "string" -> Expect.Kind.STRING;
+                case "string-lf" -> Expect.Kind.STRING_LF;
                 case "rstring" -> Expect.Kind.RSTRING;
                 case "hdr" -> Expect.Kind.HDR;
                 case "fhdr" -> Expect.Kind.FHDR;
@@ -139,6 +140,14 @@ final class HttpCheckExpects {
                         return;
                     }
                 }
+                case STRING_LF -> {
+                    try {
+                        LogFormats.parse(pattern, true);
+                    } catch (IllegalArgumentException x) {
+                        c.error("'" + pattern + "' invalid log-format string (" + x.getMessage() + ").");
+                        return;
+                    }
+                }
                 default -> {
                 }
             }
@@ -164,6 +173,10 @@ final class HttpCheckExpects {
         if (comment == null && pending != null) {
             e = new Expect(e.kind(), e.inverse(), e.codes(), e.pattern(), e.nameMatch(), e.name(), e.valueMatch(), e.value(), pending, e.okStatus(),
                     e.errorStatus(), e.timeoutStatus(), e.minRecv());
+        }
+        if (e.kind() == Expect.Kind.STRING_LF) {
+            // its pattern is rendered from the check's variables: the rule list has them
+            b.multi = true;
         }
         b.expects.add(e);
         b.rules.add(e);

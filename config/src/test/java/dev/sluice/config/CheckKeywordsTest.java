@@ -174,7 +174,8 @@ class CheckKeywordsTest {
             "http-check expect                       => 'http-check expect' : expects at least a matching pattern as arguments.",
             "http-check expect ok-status L7STS status 200 => 'http-check expect' : 'ok-status' only supports 'L7OK', 'L7OKC', 'L6OK', 'L4OK' status (got 'L7STS').",
             "http-check expect hdr value x           => 'http-check expect' : 'hdr' expects a header name",
-            "http-check expect string-lf %[src]      => 'http-check expect' : 'string-lf' (log-format) is not supported by Sluice yet in health checks.",
+            "http-check expect string-lf %[var(check.x) => 'http-check expect' : '%[var(check.x)' invalid log-format string (missing ']' after 'var(check.x)').",
+            "http-check expect status 200 status-code int(1) => 'http-check expect' : 'status-code' (log-format) is not supported by Sluice yet in health checks.",
             "http-check send meth                    => 'http-check send' : 'meth' expects a string as argument..",
             "http-check send foo bar                 => 'http-check send' : expects 'comment', 'meth', 'uri', 'uri-lf', 'ver', 'hdr', 'body' or 'body-lf' but got 'foo' as argument..",
             "http-check send uri-lf /%[var(check.x)  => 'http-check send' : '/%[var(check.x)' invalid log-format string (missing ']' after 'var(check.x)').",
@@ -254,6 +255,10 @@ class CheckKeywordsTest {
         var lf = backendOf("option httpchk HEAD /x\nhttp-check send hdr x-a %[var(check.v)]").checks().http();
         assertThat(lf.steps()).extracting(s -> s.getClass().getSimpleName()).containsExactly("Request", "Expect");
         assertThat(((HealthChecks.Request) lf.steps().getFirst()).method()).isEqualTo("HEAD");
+        // a string-lf expect renders its pattern from the check's variables: a rule list
+        var slf = backendOf("option httpchk\nhttp-check set-var(check.v) str(up)\nhttp-check expect string-lf %[var(check.v)]").checks().http();
+        assertThat(slf.steps()).extracting(s -> s.getClass().getSimpleName()).containsExactly("Var", "Request", "Expect");
+        assertThat(((HealthChecks.Expect) slf.steps().getLast()).kind()).isEqualTo(HealthChecks.Expect.Kind.STRING_LF);
         // the single-step form stays as it was
         assertThat(backendOf("option httpchk\nhttp-check send uri /a\nhttp-check expect status 200").checks().http().multiStep()).isFalse();
     }

@@ -104,7 +104,8 @@ public record HealthChecks(HttpCheck http, boolean log, boolean sendState, boole
     public record Expect(Kind kind, boolean inverse, int[] codes, String pattern, Match nameMatch, String name, Match valueMatch,
             String value, String comment, String okStatus, String errorStatus, String timeoutStatus, int minRecv) implements Step {
 
-        public enum Kind { STATUS, RSTATUS, STRING, RSTRING, HDR, FHDR }
+        /** {@code STRING_LF}: {@code string-lf}, the pattern a log-format string. */
+        public enum Kind { STATUS, RSTATUS, STRING, RSTRING, STRING_LF, HDR, FHDR }
 
         /** How a header name or value is compared ({@code -m}); names always without case. */
         public enum Match { STR, BEG, END, SUB, REG }

@@ -315,7 +315,7 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
         }
         byte[] b = body == null ? new byte[0] : body.toByteArray();
         String reason = r.reason() == null ? "" : r.reason().toString();
-        Expectations.Outcome o = expectations.evaluate(new Expectations.Response(r.status(), reason, fields, b), check.server().up());
+        Expectations.Outcome o = expectations.evaluate(new Expectations.Response(r.status(), reason, fields, b), check.server().up(), session);
         finish(o.status(), o.code(), o.desc());
     }
 

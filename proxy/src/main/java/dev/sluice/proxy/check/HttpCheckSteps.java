@@ -1,5 +1,6 @@
 package dev.sluice.proxy.check;
 
+import dev.sluice.config.SourceRef;
 import dev.sluice.config.model.HealthChecks;
 import dev.sluice.config.model.HealthChecks.Expect;
 import dev.sluice.config.model.TcpCheck;
@@ -72,12 +73,13 @@ final class HttpCheckSteps {
         List<Expect> expects = new ArrayList<>();
         List<TcpCheckPlan.SetVar> after = new ArrayList<>();
         boolean open = false;
+        SourceRef where = null;
         for (HealthChecks.Step s : http.steps()) {
             try {
                 switch (s) {
                     case HealthChecks.Connect c -> {
                         if (open) {
-                            out.add(new Segment(connect, before, request, new Expectations(expects, disableOn404), after));
+                            out.add(new Segment(connect, before, request, expectations(expects, disableOn404, where, problems), after));
                             before = new ArrayList<>();
                             request = null;
                             expects = new ArrayList<>();
@@ -89,6 +91,7 @@ final class HttpCheckSteps {
                     case HealthChecks.Var v -> (request == null ? before : after).add(TcpCheckPlan.setVar(v.rule(), "http-check"));
                     case HealthChecks.Request r -> {
                         open = true;
+                        where = r.where();
                         request = request(r, problems);
                     }
                     case Expect e -> {
@@ -103,8 +106,27 @@ final class HttpCheckSteps {
                 problems.add(p);
             }
         }
-        out.add(new Segment(connect, before, request, new Expectations(expects, disableOn404), after));
+        out.add(new Segment(connect, before, request, expectations(expects, disableOn404, where, problems), after));
         return new HttpCheckSteps(out);
+    }
+
+    /**
+     * The expect rules of a segment; a {@code string-lf} whose samples do not compile is a problem (reported at the line
+     * of the segment's request: the rules do not keep their own).
+     */
+    private static Expectations expectations(List<Expect> expects, boolean disableOn404, SourceRef where, List<TcpCheckPlan.Problem> problems) {
+        try {
+            return new Expectations(expects, disableOn404);
+        } catch (IllegalArgumentException e) {
+            String pattern = expects.stream().filter(x -> x.kind() == Expect.Kind.STRING_LF).map(Expect::pattern).findFirst().orElse("");
+            TcpCheckPlan.Problem p = new TcpCheckPlan.Problem(where, "'http-check expect' : '" + pattern
+                    + "' invalid log-format string (" + e.getMessage() + ").");
+            if (problems == null) {
+                throw p;
+            }
+            problems.add(p);
+            return new Expectations(List.of(), disableOn404);
+        }
     }
 
     /** The messages of the values that do not compile, as {@code -c} prints them (where: the connect rules' lines). */

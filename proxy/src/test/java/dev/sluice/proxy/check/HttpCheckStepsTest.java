@@ -92,6 +92,21 @@ class HttpCheckStepsTest {
     }
 
     @Test
+    void aStringLfExpectLooksForItsRenderedPatternInTheBody() {
+        CheckPlan p = plan("option httpchk\nhttp-check set-var(check.v) str(up)\nhttp-check expect string-lf state=%[var(check.v)]\n"
+                + "http-check expect ! string-lf %[var(check.none)] comment empty");
+        HttpCheckSteps.Segment seg = p.httpSteps().segment(0);
+        CheckSession s = new CheckSession("be", 16384);
+        seg.before().forEach(v -> TcpCheckRun.setVar(s, v));
+        assertThat(seg.expects().readsBody()).isTrue();
+        Expectations.Outcome down = seg.expects().evaluate(new Expectations.Response(200, "OK", List.of(), "state=down".getBytes()), true, s);
+        assertThat(down).isEqualTo(new Expectations.Outcome(CheckStatus.L7RSP, 200, "HTTP content check did not match"));
+        // the pattern matched; the next one renders empty, which fails whatever the '!' says
+        Expectations.Outcome up = seg.expects().evaluate(new Expectations.Response(200, "OK", List.of(), "x state=up".getBytes()), true, s);
+        assertThat(up).isEqualTo(new Expectations.Outcome(CheckStatus.L7RSP, 200, "log-format string evaluated to an empty string comment: empty"));
+    }
+
+    @Test
     void samplesThatDoNotCompileAreReportedWhereTheyWereWritten() {
         var proxy = Backends.of("option httpchk\nhttp-check send hdr x-a %[nope()]\nserver s1 check").config();
         assertThat(TcpCheckPlan.problems(proxy)).singleElement().asString()
