@@ -15,9 +15,9 @@ import org.junit.jupiter.api.Test;
  * Multi-step HTTP checks (HAProxy 2.2+'s {@code http-check connect|send|expect|set-var|set-var-fmt|unset-var|comment})
  * through the real daemon and through HAProxy 2.6 against the same scripted origins: a check of two connections (the
  * server's, then a {@code connect port} to another origin), variables set before and between them used in a
- * {@code uri-lf}, header values and a {@code body-lf}, a comment on the failing step. What each origin received, the
- * health log line of each server's first check (its state transition) and its {@code show stat} check columns are
- * HAProxy's.
+ * {@code uri-lf}, header values, a {@code body-lf} and a {@code string-lf} expect, a comment on the failing step. What
+ * each origin received, the health log line of each server's first check (its state transition) and its
+ * {@code show stat} check columns are HAProxy's.
  */
 class HttpCheckStepsTest {
     private final List<AutoCloseable> closing = new ArrayList<>();
@@ -50,10 +50,12 @@ class HttpCheckStepsTest {
     private static final String STEPS = """
             option httpchk GET /unused HTTP/1.1
             http-check set-var(check.x) str(abc)
+            http-check set-var(check.b) str(ok)
             http-check connect
             http-check send meth GET uri-lf /first/%[var(check.x)] hdr host h1.test hdr x-v %[var(check.x)] hdr x-empty %[var(check.none)]
             http-check expect status 200
             http-check expect string ok
+            http-check expect string-lf %[var(check.b)]
             http-check set-var-fmt(check.y) id-%[var(check.x)]
             http-check unset-var(check.x)
             http-check connect port @PORT@
