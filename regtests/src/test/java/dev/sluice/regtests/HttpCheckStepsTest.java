@@ -75,25 +75,28 @@ class HttpCheckStepsTest {
     private static final String OK_RESPONSE = "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok";
     private static final String BOOM_RESPONSE = "HTTP/1.1 500 Boom\r\ncontent-length: 0\r\n\r\n";
 
-    /** Per backend (ok, ko): the first check's log line and check columns, then what each origin received first. */
+    /** The second connection answers 200 (ok) or 500 (ko); the first one answers 500 (early: the second is not made). */
+    private static final List<String> BACKENDS = List.of("ok", "ko", "early");
+
+    /** Per backend: the first check's log line and check columns, then what each origin received first. */
     private Map<String, String> run(boolean haproxy) {
         Map<String, ScriptedOrigin> origins = new LinkedHashMap<>();
-        for (String name : List.of("ok1", "ok2", "ko1", "ko2")) {
-            ScriptedOrigin o = ScriptedOrigin.start(answer(name.equals("ko2") ? BOOM_RESPONSE : OK_RESPONSE));
+        for (String name : List.of("ok1", "ok2", "ko1", "ko2", "early1", "early2")) {
+            ScriptedOrigin o = ScriptedOrigin.start(answer(name.equals("ko2") || name.equals("early1") ? BOOM_RESPONSE : OK_RESPONSE));
             closing.add(o);
             origins.put(name, o);
         }
         int port = Ports.free();
         StringBuilder cfg = new StringBuilder(HEADER.formatted(port));
-        for (String be : List.of("ok", "ko")) {
+        for (String be : BACKENDS) {
             cfg.append("backend ").append(be).append('\n')
                     .append(STEPS.replace("@PORT@", Integer.toString(origins.get(be + "2").port())).indent(4))
                     .append("    server s 127.0.0.1:").append(origins.get(be + "1").port()).append(" check inter 1500\n");
         }
         Map<String, String> out = new LinkedHashMap<>();
         try (Daemon d = Daemon.start(haproxy, cfg.toString(), port)) {
-            List<String> lines = d.awaitLines(l -> l.startsWith("Health check for server "), 2);
-            for (String be : List.of("ok", "ko")) {
+            List<String> lines = d.awaitLines(l -> l.startsWith("Health check for server "), BACKENDS.size());
+            for (String be : BACKENDS) {
                 String prefix = "Health check for server " + be + "/s ";
                 String line = lines.stream().filter(l -> l.startsWith(prefix)).findFirst().orElse("<none> " + d.output())
                         .replaceAll("check duration: \\d+ms", "check duration: Nms");
@@ -135,7 +138,10 @@ class HttpCheckStepsTest {
             "ok1", "GET /first/abc HTTP/1.1\r\nhost: h1.test\r\nx-v: abc\r\nconnection: close\r\n\r\n",
             "ok2", "POST /second HTTP/1.0\r\nx-y: id-abc\r\ncontent-length: 8\r\n\r\nb=id-abc",
             "ko1", "GET /first/abc HTTP/1.1\r\nhost: h1.test\r\nx-v: abc\r\nconnection: close\r\n\r\n",
-            "ko2", "POST /second HTTP/1.0\r\nx-y: id-abc\r\ncontent-length: 8\r\n\r\nb=id-abc");
+            "ko2", "POST /second HTTP/1.0\r\nx-y: id-abc\r\ncontent-length: 8\r\n\r\nb=id-abc",
+            "early", "failed, reason: Layer7 wrong status, code: 500, info: \"Boom\", check duration: Nms, status: 0/2 DOWN. | L7STS 500 Boom",
+            "early1", "GET /first/abc HTTP/1.1\r\nhost: h1.test\r\nx-v: abc\r\nconnection: close\r\n\r\n",
+            "early2", "<nothing>");
 
     @Test
     void multiStepHttpChecksAsHaproxy() {
