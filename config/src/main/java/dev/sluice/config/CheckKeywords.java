@@ -10,12 +10,11 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
  * Health checks: the server options ({@code check inter fastinter downinter rise fall port addr check-ssl check-sni}),
- * {@code option httpchk}, {@code http-check send|expect|send-state|disable-on-404}, {@code option log-health-checks},
+ * {@code option httpchk}, {@code http-check connect|send|expect|comment|set-var|set-var-fmt|unset-var|send-state|
+ * disable-on-404} (a multi-step rule list when HAProxy's needs one), {@code option log-health-checks},
  * {@code spread-checks}. Messages follow HAProxy 2.6's.
  */
 final class CheckKeywords {
@@ -26,10 +25,11 @@ final class CheckKeywords {
     static final List<String> SERVER_OPTIONS = List.of("check", "no-check", "inter", "fastinter", "downinter", "rise", "fall", "port", "addr",
             "check-ssl", "no-check-ssl", "check-sni", "check-send-proxy", "no-check-send-proxy");
 
-    static final String SEND_SYNTAX = "http-check send [meth <method>] [uri <uri>] [ver <version>] [hdr <name> <value>]* [body <string>]"
+    static final String SEND_SYNTAX = "http-check send [meth <method>] [uri <uri> | uri-lf <fmt>] [ver <version>] [hdr <name> <fmt>]*"
+            + " [body <string> | body-lf <fmt>]"
             + " [comment <msg>]";
     static final String EXPECT_SYNTAX = "http-check expect [min-recv <int>] [comment <msg>] [ok-status <st>] [error-status <st>]"
-            + " [tout-status <st>] [!] status <codes> | rstatus <regex> | string <text> | rstring <regex>"
+            + " [tout-status <st>] [!] status <codes> | rstatus <regex> | string <text> | string-lf <fmt> | rstring <regex>"
             + " | hdr|fhdr name [-m str|beg|end|sub|reg] <name> [value [-m str|beg|end|sub|reg] <value>]";
 
     /** The parse-time state of a proxy's checks, inherited from defaults and frozen by {@link #build}. */
@@ -56,6 +56,15 @@ final class CheckKeywords {
          */
         String comment;
         String lastRule;
+        /** The kind of the last connect, send or expect rule (HAProxy's order checks; null: none yet). */
+        String lastAction;
+        /** Every rule of this section in order, for a multi-step check (see {@link #multi}). */
+        List<HealthChecks.Step> rules = new ArrayList<>();
+        /**
+         * Whether the check needs HAProxy's rule list played step by step: a second connect or send, a variable rule, a
+         * log-format value. Else the single-step form is kept.
+         */
+        boolean multi;
         /** This section's http-check rules so far (HAProxy's step numbers count them all). */
         int steps;
         boolean log;
@@ -87,6 +96,9 @@ final class CheckKeywords {
             b.connectFcgi = connectFcgi;
             b.comment = comment;
             b.lastRule = lastRule;
+            b.lastAction = lastAction;
+            b.rules = new ArrayList<>(rules);
+            b.multi = multi;
             b.steps = steps;
             b.log = log;
             b.sendState = sendState;
@@ -112,6 +124,9 @@ final class CheckKeywords {
                 connectFcgi = false;
                 comment = null;
                 lastRule = null;
+                lastAction = null;
+                rules = new ArrayList<>();
+                multi = false;
                 steps = 0;
             }
         }
@@ -129,6 +144,35 @@ final class CheckKeywords {
             return comment;
         }
 
+        /**
+         * The rule list of a multi-step check as HAProxy completes it: the first request takes what {@code option httpchk}
+         * says where its send does not (or is the option's own request when no send comes before the first expect), and
+         * a list ending with a send gets the implicit expect (a 2xx or 3xx status).
+         */
+        private List<HealthChecks.Step> steps() {
+            List<HealthChecks.Step> out = new ArrayList<>(rules.size() + 2);
+            boolean merged = false;
+            for (HealthChecks.Step s : rules) {
+                if (!merged && s instanceof HealthChecks.Request r) {
+                    merged = true;
+                    s = new HealthChecks.Request(r.where(), r.method() != null ? r.method() : method, r.uri() != null ? r.uri() : uri, r.uriLf(),
+                            r.version() != null ? r.version() : version, r.headers(), r.body(), r.bodyLf());
+                } else if (!merged && s instanceof Expect) {
+                    merged = true;
+                    out.add(new HealthChecks.Request(null, method, uri, false, version, List.of(), null, false));
+                }
+                out.add(s);
+            }
+            if (!merged) {
+                out.add(new HealthChecks.Request(null, method, uri, false, version, List.of(), null, false));
+            }
+            HealthChecks.Step last = out.reversed().stream().filter(x -> !(x instanceof HealthChecks.Var)).findFirst().orElse(null);
+            if (last instanceof HealthChecks.Request) {
+                out.add(new Expect(Expect.Kind.STATUS, false, new int[] {200, 399}, "200-399", null, null, null, null, null, null, null, null, -1));
+            }
+            return out;
+        }
+
         HealthChecks build(boolean forkAllowed) {
             if (external) {
                 return new HealthChecks(null, log, sendState, false, null,
@@ -137,7 +181,8 @@ final class CheckKeywords {
             HealthChecks.HttpCheck http = null;
             if (httpchk) {
                 http = new HealthChecks.HttpCheck(sendMethod != null ? sendMethod : method, sendUri != null ? sendUri : uri,
-                        sendVersion != null ? sendVersion : version, headers, body, expects, connect, connectFcgi);
+                        sendVersion != null ? sendVersion : version, headers, body, expects, connect, connectFcgi,
+                        multi ? steps() : List.of());
             }
             TcpCheck tcpCheck = httpchk ? null : tcp.build();
             // a tcp-check ignores disable-on-404 (HAProxy warns, see TcpCheckKeywords.afterBuild)
@@ -162,7 +207,8 @@ final class CheckKeywords {
                 .replace("[via-socks4] ", "").replace("[proto <name>]", "[proto h1]"),
                 "How the HTTP check connects, instead of the server's check settings: to another port (a number or a sample"
                         + " expression) or address, with TLS ('default': the server's check settings for what is not given), SNI,"
-                        + " a PROXY header; 'linger' closes without a reset. The first http-check rule; one per backend.",
+                        + " a PROXY header; 'linger' closes without a reset. The first http-check rule when there is one; a later"
+                        + " one (after an expect) opens the next connection of a multi-step check, whose request follows it.",
                 CheckKeywords::connect));
         r.register(new Keyword("http-check comment", BACKEND_SIDE, "http-check comment <msg>",
                 "A comment the following http-check rules of one kind report in their messages (an expect that fails says it).",
@@ -176,14 +222,33 @@ final class CheckKeywords {
                     b.next("comment");
                     b.comment = c.args().get(0);
                 }));
+        for (String w : List.of("set-var", "set-var-fmt", "unset-var")) {
+            r.register(new Keyword("http-check " + w, BACKEND_SIDE, "http-check " + w + "(<name>)" + (w.equals("unset-var") ? ""
+                    : w.equals("set-var") ? " <expr>" : " <fmt>"),
+                    "Set or unset a variable (scope check., proc., sess., ...) the following rules of the HTTP check read in their"
+                            + " log-format values (uri-lf, body-lf, header values).",
+                    c -> {
+                        TcpCheck.SetVar v = TcpCheckKeywords.setVar(c, w);
+                        if (v == null) {
+                            return;
+                        }
+                        CheckKeywords.Builder b = c.proxy().checks;
+                        b.ownRules();
+                        b.next("set-var");
+                        b.multi = true;
+                        b.rules.add(new HealthChecks.Var(v));
+                    }));
+        }
         r.register(new Keyword("http-check send", BACKEND_SIDE, SEND_SYNTAX,
                 "The HTTP check request: method, URI and version override 'option httpchk', headers and a body are added"
-                        + " (with content-length); 'connection: close' is added unless a connection header is given.",
+                        + " (with content-length); 'connection: close' is added unless a connection header is given. 'uri-lf',"
+                        + " 'body-lf' and header values with '%' are log-format strings rendered at each check. One request per"
+                        + " connection, as in HAProxy 2.6: a second send follows an 'http-check connect'.",
                 CheckKeywords::send));
         r.register(new Keyword("http-check expect", BACKEND_SIDE, EXPECT_SYNTAX,
                 "A rule the HTTP check response must pass (several: all of them, in order): status codes or ranges, a status"
-                        + " regex, a string or regex in the body (up to tune.bufsize), a header name and value; '!' inverts it.",
-                CheckKeywords::expect));
+                        + " regex, a string (string-lf: a log-format string) or regex in the body (up to tune.bufsize), a header name and value; '!' inverts it.",
+                HttpCheckExpects::expect));
         r.register(new Keyword("http-check send-state", BACKEND_SIDE, "[no] http-check send-state",
                 "Add 'X-Haproxy-Server-State' (the server's state, address, name, weights and load) to HTTP checks.",
                 c -> {
@@ -291,11 +356,14 @@ final class CheckKeywords {
         String uri = null;
         String version = null;
         String body = null;
+        boolean uriLf = false;
+        boolean bodyLf = false;
+        boolean lf = false;
         List<HealthChecks.Header> headers = new ArrayList<>();
         for (int i = 0; i < a.size(); i++) {
             String w = a.get(i);
             switch (w) {
-                case "meth", "uri", "ver", "body", "comment" -> {
+                case "meth", "uri", "ver", "body", "comment", "uri-lf", "body-lf" -> {
                     if (i + 1 >= a.size() || a.get(i + 1).isEmpty()) {
                         c.error("'" + w + "' expects a string as argument..");
                         return;
@@ -303,9 +371,28 @@ final class CheckKeywords {
                     String v = a.get(++i);
                     switch (w) {
                         case "meth" -> method = v;
-                        case "uri" -> uri = v;
+                        case "uri" -> {
+                            uri = v;
+                            uriLf = false;
+                        }
+                        case "uri-lf", "body-lf" -> {
+                            if (!logFormat(c, v, true)) {
+                                return;
+                            }
+                            lf = true;
+                            if (w.equals("uri-lf")) {
+                                uri = v;
+                                uriLf = true;
+                            } else {
+                                body = v;
+                                bodyLf = true;
+                            }
+                        }
                         case "ver" -> version = v;
-                        case "body" -> body = v;
+                        case "body" -> {
+                            body = v;
+                            bodyLf = false;
+                        }
                         default -> {
                             // a comment is only reported by multi-step checks, which Sluice does not have
                         }
@@ -322,10 +409,16 @@ final class CheckKeywords {
                         c.error("invalid header name '" + name + "'.");
                         return;
                     }
-                    if (value.indexOf('%') >= 0 || value.chars().anyMatch(ch -> ch < 32 && ch != '\t')) {
-                        c.error("header value '" + value + "' : log-format values and control characters are not supported by Sluice"
-                                + " yet in health checks.");
+                    if (value.chars().anyMatch(ch -> ch < 32 && ch != '\t')) {
+                        c.error("header value '" + value + "' : control characters are not supported by Sluice in health checks.");
                         return;
+                    }
+                    if (value.indexOf('%') >= 0) {
+                        // header values are log-format strings in HAProxy
+                        if (!logFormat(c, value, false)) {
+                            return;
+                        }
+                        lf = true;
                     }
                     i += 2;
                     String lower = name.toLowerCase(Locale.ROOT);
@@ -334,29 +427,29 @@ final class CheckKeywords {
                         headers.add(new HealthChecks.Header(name, value));
                     }
                 }
-                case "uri-lf", "body-lf" -> {
-                    c.error("'" + w + "' (log-format) is not supported by Sluice yet in health checks.");
-                    return;
-                }
                 default -> {
                     c.error("expects 'comment', 'meth', 'uri', 'uri-lf', 'ver', 'hdr', 'body' or 'body-lf' but got '" + w + "' as argument..");
                     return;
                 }
             }
         }
-        String bad = requestLineProblem(method != null ? method : "GET", uri != null ? uri : "/", version != null ? version : "HTTP/1.0");
+        String bad = requestLineProblem(method != null ? method : "GET", uri != null && !uriLf ? uri : "/", version != null ? version : "HTTP/1.0");
         if (bad != null) {
             c.error(bad);
             return;
         }
         b.ownRules();
-        if (b.sent) {
-            c.error("a second 'http-check send' (a multi-step check) is not supported by Sluice yet.");
+        if (b.lastAction != null && !b.lastAction.equals("connect")) {
+            c.error("unable to add http-check send rule at step " + (b.steps + 1) + " (missing connect rule)..");
             return;
         }
         b.next("send");
-        if (!b.expects.isEmpty()) {
-            c.error("'http-check send' after 'http-check expect' (a multi-step check) is not supported by Sluice yet.");
+        b.lastAction = "send";
+        b.rules.add(new HealthChecks.Request(c.at(), method, uri, uriLf, version, headers, body, bodyLf));
+        if (b.sent || lf) {
+            b.multi = true;
+        }
+        if (b.sent) {
             return;
         }
         b.sent = true;
@@ -365,158 +458,6 @@ final class CheckKeywords {
         b.sendVersion = version;
         b.headers = headers;
         b.body = body;
-    }
-
-    private static final List<String> STATUSES_OK = List.of("L7OK", "L7OKC", "L6OK", "L4OK");
-    private static final List<String> STATUSES_ERROR = List.of("L7OKC", "L7RSP", "L7STS", "L6RSP", "L4CON");
-    private static final List<String> STATUSES_TIMEOUT = List.of("L7TOUT", "L6TOUT", "L4TOUT");
-
-    private static void expect(KeywordContext c) {
-        List<String> a = c.args();
-        if (a.isEmpty()) {
-            c.error("expects at least a matching pattern as arguments.");
-            return;
-        }
-        boolean inverse = false;
-        String comment = null;
-        String ok = null;
-        String error = null;
-        String tout = null;
-        int minRecv = -1;
-        Expect.Kind kind = null;
-        String pattern = null;
-        int[] codes = null;
-        String[] hdr = null;
-        int i = 0;
-        while (i < a.size()) {
-            String w = a.get(i);
-            switch (w) {
-                case "!" -> {
-                    inverse = true;
-                    i++;
-                    continue;
-                }
-                case "min-recv" -> {
-                    if (i + 1 >= a.size()) {
-                        c.error("'min-recv' expects an integer as argument.");
-                        return;
-                    }
-                    try {
-                        minRecv = Integer.parseInt(a.get(i + 1));
-                    } catch (NumberFormatException e) {
-                        c.error("'min-recv' expects an integer as argument.");
-                        return;
-                    }
-                    i += 2;
-                    continue;
-                }
-                case "comment", "ok-status", "error-status", "tout-status" -> {
-                    if (i + 1 >= a.size()) {
-                        c.error("'" + w + "' expects a string as argument.");
-                        return;
-                    }
-                    String v = a.get(i + 1);
-                    List<String> allowed = switch (w) {
-                        case "ok-status" -> STATUSES_OK;
-                        case "error-status" -> STATUSES_ERROR;
-                        case "tout-status" -> STATUSES_TIMEOUT;
-                        default -> null;
-                    };
-                    if (allowed != null && !allowed.contains(v)) {
-                        c.error("'" + w + "' only supports " + String.join(", ", allowed.stream().map(x -> "'" + x + "'").toList())
-                                + " status (got '" + v + "').");
-                        return;
-                    }
-                    switch (w) {
-                        case "comment" -> comment = v;
-                        case "ok-status" -> ok = v;
-                        case "error-status" -> error = v;
-                        default -> tout = v;
-                    }
-                    i += 2;
-                    continue;
-                }
-                case "on-success", "on-error", "status-code", "string-lf" -> {
-                    c.error("'" + w + "' (log-format) is not supported by Sluice yet in health checks.");
-                    return;
-                }
-                default -> {
-                }
-            }
-            if (w.startsWith("!") && w.length() > 1) {
-                inverse = true;
-                w = w.substring(1);
-            }
-            Expect.Kind k = switch (w) {
-                case "status" -> Expect.Kind.STATUS;
-                case "rstatus" -> Expect.Kind.RSTATUS;
-                case "string" -> Expect.Kind.STRING;
-                case "rstring" -> Expect.Kind.RSTRING;
-                case "hdr" -> Expect.Kind.HDR;
-                case "fhdr" -> Expect.Kind.FHDR;
-                default -> null;
-            };
-            if (k == null) {
-                c.error("'only supports min-recv, [!]string', '[!]rstring', '[!]string-lf', '[!]status', '[!]rstatus', [!]hdr, [!]fhdr or"
-                        + " comment but got '" + w + "' as argument..");
-                return;
-            }
-            if (kind != null) {
-                c.error("only one pattern expected, got '" + w + "' after '" + kind.name().toLowerCase(Locale.ROOT) + "'.");
-                return;
-            }
-            kind = k;
-            if (k == Expect.Kind.HDR || k == Expect.Kind.FHDR) {
-                hdr = new String[4];
-                i = header(c, k, a, i + 1, hdr);
-                if (i < 0) {
-                    return;
-                }
-                continue;
-            }
-            if (i + 1 >= a.size()) {
-                c.error("'" + w + "' expects <pattern> as argument.");
-                return;
-            }
-            pattern = a.get(i + 1);
-            switch (k) {
-                case STATUS -> {
-                    codes = codes(c, pattern);
-                    if (codes == null) {
-                        return;
-                    }
-                }
-                case RSTATUS, RSTRING -> {
-                    if (!validRegex(c, pattern)) {
-                        return;
-                    }
-                }
-                default -> {
-                }
-            }
-            i += 2;
-        }
-        if (kind == null) {
-            c.error("expects at least a matching pattern as arguments.");
-            return;
-        }
-        Expect e = hdr == null
-                ? new Expect(kind, inverse, codes, pattern, null, null, null, null, comment, ok, error, tout, minRecv)
-                : new Expect(kind, inverse, null, null, Expect.Match.valueOf(hdr[0]), hdr[1], hdr[3] == null ? null : Expect.Match.valueOf(hdr[2]),
-                        hdr[3], comment, ok, error, tout, minRecv);
-        CheckKeywords.Builder b = c.proxy().checks;
-        b.ownRules();
-        if (b.connect != null && !b.sent) {
-            // HAProxy: with a connect rule the expect must follow a send
-            c.error("unable to add http-check expect rule at step " + (b.steps + 1) + " (missing send rule)..");
-            return;
-        }
-        String pending = b.next("expect");
-        if (comment == null && pending != null) {
-            e = new Expect(e.kind(), e.inverse(), e.codes(), e.pattern(), e.nameMatch(), e.name(), e.valueMatch(), e.value(), pending, e.okStatus(),
-                    e.errorStatus(), e.timeoutStatus(), e.minRecv());
-        }
-        b.expects.add(e);
     }
 
     /**
@@ -535,115 +476,46 @@ final class CheckKeywords {
         }
         CheckKeywords.Builder b = c.proxy().checks;
         b.ownRules();
-        if (b.connect != null) {
-            c.error("a second 'http-check connect' (a multi-step check) is not supported by Sluice yet.");
-            return;
-        }
-        if (b.sent || !b.expects.isEmpty()) {
-            c.error("'http-check connect' : first step MUST also be a 'connect', optionally preceded by a 'set-var', an 'unset-var' or a"
+        if (b.connect == null && b.lastAction != null) {
+            c.error("first step MUST also be a 'connect', optionally preceded by a 'set-var', an 'unset-var' or a"
                     + " 'comment', when there is a 'connect' step in the tcp-check ruleset.");
             return;
         }
+        if (b.lastAction != null && !b.lastAction.equals("expect")) {
+            c.error("unable to add http-check connect rule at step " + (b.steps + 1) + " (missing expect rule)..");
+            return;
+        }
         String pending = b.next("connect");
+        b.lastAction = "connect";
         int proto = c.args().indexOf("proto");
         b.connectFcgi = proto >= 0 && proto + 1 < c.args().size() && c.args().get(proto + 1).equals("fcgi");
-        b.connect = parsed.comment() == null && pending != null
+        TcpCheck.Connect rule = parsed.comment() == null && pending != null
                 ? new TcpCheck.Connect(parsed.where(), parsed.index(), pending, parsed.port(), parsed.portExpr(), parsed.addr(), parsed.addrPort(),
                         parsed.useDefault(), parsed.sendProxy(), parsed.viaSocks4(), parsed.ssl(), parsed.sni(), parsed.alpn(), parsed.linger())
                 : parsed;
-    }
-
-    /** {@code 200,201,300-310}: pairs of inclusive bounds. */
-    private static int[] codes(KeywordContext c, String p) {
-        List<Integer> out = new ArrayList<>();
-        for (String part : p.split(",", -1)) {
-            for (int k = 0; k < part.length(); k++) {
-                char ch = part.charAt(k);
-                if (!(ch >= '0' && ch <= '9') && ch != '-') {
-                    c.error("invalid character '" + ch + "' in the list of status codes.");
-                    return null;
-                }
-            }
-            String[] range = part.split("-", -1);
-            try {
-                int lo = Integer.parseInt(range[0]);
-                int hi = range.length == 2 ? Integer.parseInt(range[1]) : lo;
-                if (range.length > 2 || lo > hi) {
-                    throw new NumberFormatException();
-                }
-                out.add(lo);
-                out.add(hi);
-            } catch (NumberFormatException e) {
-                c.error("invalid range of status codes '" + part + "'.");
-                return null;
-            }
+        b.rules.add(new HealthChecks.Connect(rule));
+        if (b.connect != null) {
+            // a connect after an expect: a step of a multi-step check
+            b.multi = true;
+            return;
         }
-        return out.stream().mapToInt(Integer::intValue).toArray();
+        b.connect = rule;
     }
 
-    static boolean validRegex(KeywordContext c, String re) {
+    /**
+     * Checks a log-format value of {@code http-check send} (its samples are compiled by the runtime): HAProxy's message
+     * for a bad one ({@code uri-lf}/{@code body-lf} name the string, a header value says what failed).
+     */
+    private static boolean logFormat(KeywordContext c, String text, boolean named) {
         try {
-            Pattern.compile(re);
+            LogFormats.parse(text, true);
             return true;
-        } catch (PatternSyntaxException e) {
-            c.error("regex '" + re + "' is invalid (error=" + e.getDescription() + ", erroffset=" + e.getIndex() + ").");
+        } catch (IllegalArgumentException e) {
+            c.error(named ? "'" + text + "' invalid log-format string (" + e.getMessage() + ")." : e.getMessage() + ".");
             return false;
         }
     }
 
-    /**
-     * Parses {@code name [-m <meth>] <name> [value [-m <meth>] <value>]} from {@code a[i]} into {@code out} (name match,
-     * name, value match, value); returns the index after it, or -1 after reporting an error.
-     */
-    private static int header(KeywordContext c, Expect.Kind kind, List<String> a, int i, String[] out) {
-        String what = kind.name().toLowerCase(Locale.ROOT);
-        while (i < a.size() && (a.get(i).equals("name") || a.get(i).equals("value") || a.get(i).equals("name-lf")
-                || a.get(i).equals("value-lf"))) {
-            String w = a.get(i);
-            if (w.endsWith("-lf")) {
-                c.error("'" + w + "' (log-format) is not supported by Sluice yet in health checks.");
-                return -1;
-            }
-            int j = i + 1;
-            Expect.Match m = Expect.Match.STR;
-            if (j < a.size() && a.get(j).equals("-m")) {
-                if (j + 1 >= a.size()) {
-                    c.error("'-m' expects a matching method (str, beg, end, sub or reg).");
-                    return -1;
-                }
-                m = switch (a.get(j + 1)) {
-                    case "str" -> Expect.Match.STR;
-                    case "beg" -> Expect.Match.BEG;
-                    case "end" -> Expect.Match.END;
-                    case "sub" -> Expect.Match.SUB;
-                    case "reg" -> Expect.Match.REG;
-                    default -> null;
-                };
-                if (m == null) {
-                    c.error("'-m' : only 'str', 'beg', 'end', 'sub' and 'reg' are supported (got '" + a.get(j + 1) + "').");
-                    return -1;
-                }
-                j += 2;
-            }
-            if (j >= a.size()) {
-                c.error("'" + w + "' expects a pattern as argument.");
-                return -1;
-            }
-            String pat = a.get(j);
-            if (m == Expect.Match.REG && !validRegex(c, pat)) {
-                return -1;
-            }
-            int k = w.equals("value") ? 2 : 0;
-            out[k] = m.name();
-            out[k + 1] = pat;
-            i = j + 1;
-        }
-        if (out[1] == null) {
-            c.error("'" + what + "' expects a header name ('name <pattern>').");
-            return -1;
-        }
-        return i;
-    }
 
     // ------------------------------------------------------------------ server options
 

@@ -102,7 +102,7 @@ public final class LogFormats {
                     }
                 }
                 if (close < 0) {
-                    throw new IllegalArgumentException("missing ']' after '%[' in '" + text + "'");
+                    throw new IllegalArgumentException("missing ']' after '" + text.substring(i + 1) + "'");
                 }
                 flush(lit, nodes);
                 nodes.add(new LogFormat.Sample(text.substring(i + 1, close), quote));

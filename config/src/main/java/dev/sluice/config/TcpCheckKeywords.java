@@ -556,7 +556,7 @@ final class TcpCheckKeywords {
                 }
             }
             case RSTRING, RBINARY -> {
-                if (!CheckKeywords.validRegex(c, pattern)) {
+                if (!HttpCheckExpects.validRegex(c, pattern)) {
                     return null;
                 }
             }
@@ -588,7 +588,7 @@ final class TcpCheckKeywords {
 
     // ------------------------------------------------------------------ variables
 
-    private static TcpCheck.SetVar setVar(KeywordContext c, String action) {
+    static TcpCheck.SetVar setVar(KeywordContext c, String action) {
         String word = c.words().get(1);
         int open = word.indexOf('(');
         if (open < 0) {

@@ -174,10 +174,13 @@ class CheckKeywordsTest {
             "http-check expect                       => 'http-check expect' : expects at least a matching pattern as arguments.",
             "http-check expect ok-status L7STS status 200 => 'http-check expect' : 'ok-status' only supports 'L7OK', 'L7OKC', 'L6OK', 'L4OK' status (got 'L7STS').",
             "http-check expect hdr value x           => 'http-check expect' : 'hdr' expects a header name",
-            "http-check expect string-lf %[src]      => 'http-check expect' : 'string-lf' (log-format) is not supported by Sluice yet in health checks.",
+            "http-check expect string-lf %[var(check.x) => 'http-check expect' : '%[var(check.x)' invalid log-format string (missing ']' after 'var(check.x)').",
+            "http-check expect status 200 status-code int(1) => 'http-check expect' : 'status-code' (log-format) is not supported by Sluice yet in health checks.",
             "http-check send meth                    => 'http-check send' : 'meth' expects a string as argument..",
             "http-check send foo bar                 => 'http-check send' : expects 'comment', 'meth', 'uri', 'uri-lf', 'ver', 'hdr', 'body' or 'body-lf' but got 'foo' as argument..",
-            "http-check send hdr x-a %[src]          => 'http-check send' : header value '%[src]' : log-format values",
+            "http-check send uri-lf /%[var(check.x)  => 'http-check send' : '/%[var(check.x)' invalid log-format string (missing ']' after 'var(check.x)').",
+            "http-check set-var(check.x)             => 'http-check set-var(check.x)' : 'set-var' : missing fetch method.",
+            "http-check set-var(foo) str(a)          => 'http-check set-var(foo)' : 'set-var' : invalid variable name 'foo'. A variable name must be start by its scope. The scope can be 'proc', 'sess', 'txn', 'req', 'res' or 'check'.",
             "http-check send-state now               => 'http-check' cannot handle unexpected argument 'now'.",
             "timeout check abc                       => 'timeout check' :",
             "server s1 10.0.0.1 check                => 'server' : server 's1' has neither service port nor check port.",
@@ -197,7 +200,7 @@ class CheckKeywordsTest {
         assertThat(http.connect().comment()).isEqualTo("reach");
         assertThat(http.expects()).extracting(HealthChecks.Expect::comment).containsExactly("status", "status");
         assertSingleError(parse(inBackend("option httpchk\nhttp-check connect\nhttp-check connect port 81")), BACKEND_LINE + 2,
-                "'http-check connect' : a second 'http-check connect' (a multi-step check) is not supported by Sluice yet.");
+                "'http-check connect' : unable to add http-check connect rule at step 2 (missing expect rule)..");
         assertSingleError(parse(inBackend("option httpchk\nhttp-check send uri /a\nhttp-check connect")), BACKEND_LINE + 2,
                 "'http-check connect' : first step MUST also be a 'connect'");
         assertSingleError(parse(inBackend("option httpchk\nhttp-check connect\nhttp-check comment c\nhttp-check expect status 200")),
@@ -207,8 +210,56 @@ class CheckKeywordsTest {
     }
 
     @Test
-    void aSecondSendIsAMultiStepCheck() {
+    void aSecondSendNeedsAConnectAsInHaproxy() {
+        // HAProxy 2.6: one request per connection (haproxy -c says the same)
         assertSingleError(parse(inBackend("option httpchk\nhttp-check send uri /a\nhttp-check send uri /b")), BACKEND_LINE + 2,
-                "'http-check send' : a second 'http-check send' (a multi-step check) is not supported by Sluice yet.");
+                "'http-check send' : unable to add http-check send rule at step 2 (missing connect rule)..");
+        assertSingleError(parse(inBackend("option httpchk\nhttp-check send uri /a\nhttp-check expect status 200\nhttp-check send uri /b")),
+                BACKEND_LINE + 3, "'http-check send' : unable to add http-check send rule at step 3 (missing connect rule)..");
+        assertSingleError(parse(inBackend("option httpchk\nhttp-check send uri /a\nhttp-check expect status 200\nhttp-check connect port 81")),
+                BACKEND_LINE + 3, "'http-check connect' : first step MUST also be a 'connect'");
+    }
+
+    @Test
+    void aMultiStepCheckIsItsRuleList() {
+        var http = backendOf("option httpchk GET /opt HTTP/1.1\nhttp-check set-var(check.x) str(abc)\nhttp-check connect\n"
+                + "http-check send uri-lf /a/%[var(check.x)] hdr x-v %[var(check.x)] hdr host h\nhttp-check expect status 200\n"
+                + "http-check set-var-fmt(check.y) id-%[var(check.x)]\nhttp-check unset-var(check.x)\nhttp-check connect port 81\n"
+                + "http-check send meth POST uri /b body-lf %[var(check.y)]\nhttp-check comment second\nhttp-check expect status 200").checks().http();
+        assertThat(http.multiStep()).isTrue();
+        assertThat(http.steps()).extracting(s -> s.getClass().getSimpleName()).containsExactly("Var", "Connect", "Request", "Expect", "Var", "Var",
+                "Connect", "Request", "Expect");
+        // the first request takes the option's method and version where its send does not say them; the second does not
+        var first = (HealthChecks.Request) http.steps().get(2);
+        assertThat(first.method()).isEqualTo("GET");
+        assertThat(first.uri()).isEqualTo("/a/%[var(check.x)]");
+        assertThat(first.uriLf()).isTrue();
+        assertThat(first.version()).isEqualTo("HTTP/1.1");
+        assertThat(first.headers()).extracting(HealthChecks.Header::value).containsExactly("%[var(check.x)]", "h");
+        var second = (HealthChecks.Request) http.steps().get(7);
+        assertThat(second.method()).isEqualTo("POST");
+        assertThat(second.version()).isNull();
+        assertThat(second.bodyLf()).isTrue();
+        assertThat(((HealthChecks.Connect) http.steps().get(6)).rule().port()).isEqualTo(81);
+        assertThat(((HealthChecks.Expect) http.steps().get(8)).comment()).isEqualTo("second");
+        assertThat(((HealthChecks.Var) http.steps().get(5)).rule().value()).isNull();
+    }
+
+    @Test
+    void aMultiStepCheckEndingWithASendGetsTheImplicitExpect() {
+        var http = backendOf("option httpchk\nhttp-check connect\nhttp-check send uri /a\nhttp-check expect status 200\n"
+                + "http-check connect port 81\nhttp-check send uri /b").checks().http();
+        assertThat(http.steps().getLast()).isInstanceOfSatisfying(HealthChecks.Expect.class,
+                e -> assertThat(e.codes()).containsExactly(200, 399));
+        // a lone log-format value makes the single request a rule list too; the option's request is merged into it
+        var lf = backendOf("option httpchk HEAD /x\nhttp-check send hdr x-a %[var(check.v)]").checks().http();
+        assertThat(lf.steps()).extracting(s -> s.getClass().getSimpleName()).containsExactly("Request", "Expect");
+        assertThat(((HealthChecks.Request) lf.steps().getFirst()).method()).isEqualTo("HEAD");
+        // a string-lf expect renders its pattern from the check's variables: a rule list
+        var slf = backendOf("option httpchk\nhttp-check set-var(check.v) str(up)\nhttp-check expect string-lf %[var(check.v)]").checks().http();
+        assertThat(slf.steps()).extracting(s -> s.getClass().getSimpleName()).containsExactly("Var", "Request", "Expect");
+        assertThat(((HealthChecks.Expect) slf.steps().getLast()).kind()).isEqualTo(HealthChecks.Expect.Kind.STRING_LF);
+        // the single-step form stays as it was
+        assertThat(backendOf("option httpchk\nhttp-check send uri /a\nhttp-check expect status 200").checks().http().multiStep()).isFalse();
     }
 }

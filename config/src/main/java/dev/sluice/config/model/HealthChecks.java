@@ -1,5 +1,6 @@
 package dev.sluice.config.model;
 
+import dev.sluice.config.SourceRef;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -39,18 +40,56 @@ public record HealthChecks(HttpCheck http, boolean log, boolean sendState, boole
      * {@code fcgi}: its {@code proto fcgi}, the check speaks FastCGI to the backend's application.
      */
     public record HttpCheck(String method, String uri, String version, List<Header> headers, String body, List<Expect> expects,
-            TcpCheck.Connect connect, boolean fcgi) {
+            TcpCheck.Connect connect, boolean fcgi, List<Step> steps) {
         public static final HttpCheck DEFAULT = new HttpCheck("OPTIONS", "/", "HTTP/1.0", List.of(), null, List.of());
 
         public HttpCheck {
             headers = List.copyOf(headers);
             expects = List.copyOf(expects);
+            steps = List.copyOf(steps);
+        }
+
+        /** A single-step check ({@code steps} empty). */
+        public HttpCheck(String method, String uri, String version, List<Header> headers, String body, List<Expect> expects,
+                TcpCheck.Connect connect, boolean fcgi) {
+            this(method, uri, version, headers, body, expects, connect, fcgi, List.of());
         }
 
         /** Without {@code http-check connect}. */
         public HttpCheck(String method, String uri, String version, List<Header> headers, String body, List<Expect> expects) {
             this(method, uri, version, headers, body, expects, null, false);
         }
+
+        /** Whether the check is HAProxy's rule list played step by step (else one request on one connection). */
+        public boolean multiStep() {
+            return !steps.isEmpty();
+        }
+    }
+
+    /**
+     * One step of a multi-step HTTP check ({@link HttpCheck#steps}), in configuration order: a connection, a request, an
+     * expect rule on its response, a variable set or unset.
+     */
+    public sealed interface Step permits Connect, Request, Expect, Var {
+    }
+
+    /** {@code http-check connect}; null {@code rule}: HAProxy's implicit first connect (the server's check settings). */
+    public record Connect(TcpCheck.Connect rule) implements Step {
+    }
+
+    /**
+     * {@code http-check send} (merged with {@code option httpchk} for the first one): {@code uri} and {@code body} are
+     * log-format strings when {@code uriLf}/{@code bodyLf}; a header value holding a {@code %} is a log-format string.
+     */
+    public record Request(SourceRef where, String method, String uri, boolean uriLf, String version, List<Header> headers, String body,
+            boolean bodyLf) implements Step {
+        public Request {
+            headers = List.copyOf(headers);
+        }
+    }
+
+    /** {@code http-check set-var|set-var-fmt|unset-var}. */
+    public record Var(TcpCheck.SetVar rule) implements Step {
     }
 
     public record Header(String name, String value) {
@@ -63,9 +102,10 @@ public record HealthChecks(HttpCheck http, boolean log, boolean sendState, boole
      * (L7OK ...), null when unset; {@code minRecv} is -1 when unset.
      */
     public record Expect(Kind kind, boolean inverse, int[] codes, String pattern, Match nameMatch, String name, Match valueMatch,
-            String value, String comment, String okStatus, String errorStatus, String timeoutStatus, int minRecv) {
+            String value, String comment, String okStatus, String errorStatus, String timeoutStatus, int minRecv) implements Step {
 
-        public enum Kind { STATUS, RSTATUS, STRING, RSTRING, HDR, FHDR }
+        /** {@code STRING_LF}: {@code string-lf}, the pattern a log-format string. */
+        public enum Kind { STATUS, RSTATUS, STRING, RSTRING, STRING_LF, HDR, FHDR }
 
         /** How a header name or value is compared ({@code -m}); names always without case. */
         public enum Match { STR, BEG, END, SUB, REG }

@@ -30,6 +30,8 @@ public final class CheckPlan {
     private final TcpCheckPlan tcp;
     /** {@code http-check connect}, compiled; null: none. */
     private final TcpCheckPlan.Connect httpConnect;
+    /** A multi-step HTTP check, compiled; null: the single-step check ({@link #request}). */
+    private final HttpCheckSteps httpSteps;
 
     /** The process's variables and environment, which tcp-check rules read and set ({@code proc.}, {@code env()}). */
     private ProcScope process = new ProcScope();
@@ -56,6 +58,7 @@ public final class CheckPlan {
         this.timeoutConnect = t.connect() == Timeouts.UNSET ? 0 : t.connect();
         HealthChecks.HttpCheck http = config.http();
         this.httpConnect = http == null || http.connect() == null ? null : TcpCheckPlan.connect(http.connect(), http.connect().comment());
+        this.httpSteps = http == null || !http.multiStep() ? null : HttpCheckSteps.compile(http, config.disableOn404());
         if (http == null) {
             head = null;
             tail = null;
@@ -107,6 +110,51 @@ public final class CheckPlan {
     /** {@code http-check connect}: where and how an HTTP check connects; null: as the server's check settings say. */
     TcpCheckPlan.Connect httpConnect() {
         return httpConnect;
+    }
+
+    /** The steps of a multi-step HTTP check, or null. */
+    HttpCheckSteps httpSteps() {
+        return httpSteps;
+    }
+
+    /** The {@code X-Haproxy-Server-State} value for a check of {@code check}'s server, or null without send-state. */
+    String state(HealthCheck check) {
+        return config.sendState() ? stateField(check) : null;
+    }
+
+    /**
+     * The bytes of a check request as the single-step check builds them (see the constructor), for a multi-step check's
+     * rendered values; {@code state} the {@code X-Haproxy-Server-State} value or null.
+     */
+    static byte[] requestBytes(String method, String uri, String version, java.util.List<HealthChecks.Header> headers, String body, String state) {
+        StringBuilder h = new StringBuilder(128).append(method).append(' ').append(uri).append(' ').append(version).append("\r\n");
+        boolean http11 = !version.equals("HTTP/1.0");
+        boolean connection = false;
+        for (HealthChecks.Header f : headers) {
+            String name = f.name().toLowerCase(Locale.ROOT);
+            if (name.equals("connection")) {
+                connection = true;
+                if (http11 && f.value().equalsIgnoreCase("keep-alive") || !http11 && f.value().equalsIgnoreCase("close")) {
+                    continue;
+                }
+            }
+            h.append(name).append(": ").append(f.value()).append("\r\n");
+        }
+        if (state != null) {
+            h.append("x-haproxy-server-state: ").append(state).append("\r\n");
+        }
+        byte[] b = body == null ? new byte[0] : body.getBytes(StandardCharsets.ISO_8859_1);
+        if (body != null) {
+            h.append("content-length: ").append(b.length).append("\r\n");
+        }
+        if (http11 && !connection) {
+            h.append("connection: close\r\n");
+        }
+        h.append("\r\n");
+        byte[] head = h.toString().getBytes(StandardCharsets.ISO_8859_1);
+        byte[] out = java.util.Arrays.copyOf(head, head.length + b.length);
+        System.arraycopy(b, 0, out, head.length, b.length);
+        return out;
     }
 
     /** The tcp-check rules the checks play, or null. */

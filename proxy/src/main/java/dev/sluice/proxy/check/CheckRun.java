@@ -46,6 +46,13 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
     private final HealthCheck check;
     private final CheckPlan plan;
     private final byte[] request;
+    /** The rules the response must pass, whether it answers a HEAD, and the connect rule (null: the server's settings). */
+    private final Expectations expectations;
+    private final boolean headRequest;
+    private final TcpCheckPlan.Connect connectRule;
+    /** The multi-step check this run is one connection of (null: the whole check), and its session (variables). */
+    private final HttpCheckChain chain;
+    private final CheckSession session;
     private Phase phase = Phase.CONNECT;
     private Channel channel;
     private ScheduledFuture<?> timer;
@@ -58,6 +65,23 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
         this.check = check;
         this.plan = check.plan();
         this.request = request;
+        this.expectations = plan.expectations();
+        this.headRequest = plan.headRequest();
+        this.connectRule = plan.httpConnect();
+        this.chain = null;
+        this.session = null;
+    }
+
+    /** One connection of a multi-step check: {@code request} null when the segment is only a connection. */
+    CheckRun(HealthCheck check, HttpCheckChain chain, HttpCheckSteps.Segment segment, byte[] request, CheckSession session) {
+        this.check = check;
+        this.plan = check.plan();
+        this.request = request;
+        this.expectations = segment.expects();
+        this.headRequest = segment.request() != null && segment.request().head();
+        this.connectRule = segment.connect();
+        this.chain = chain;
+        this.session = session;
     }
 
     @Override
@@ -65,9 +89,9 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
         long inter = check.server().config().check().inter();
         long connectLimit = plan.timeoutCheck() > 0 && plan.timeoutConnect() > 0 ? Math.min(inter, plan.timeoutConnect()) : inter;
         timer = check.loop().schedule(this::expired, connectLimit, TimeUnit.MILLISECONDS);
-        TcpCheckPlan.Connect rule = plan.httpConnect();
+        TcpCheckPlan.Connect rule = connectRule;
         ConnectTarget to = rule == null ? new ConnectTarget(check.target(), check.unixTarget(), check.tls(), check.sni(), check.proxyHeaderVersion())
-                : ConnectTarget.of(check, rule, rule.portExpr() == null ? null
+                : ConnectTarget.of(check, rule, rule.portExpr() == null ? null : session != null ? session
                         : new CheckSession(check.server().backend().name(), plan.bufsize(), plan.process()));
         InetSocketAddress target = to.address();
         boolean tls = to.tls();
@@ -168,7 +192,7 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
         }
         phase = Phase.RESPONSE;
         parser = new H1Parser(false, new H1Limits(plan.bufsize(), 101), this);
-        parser.expectResponseTo(plan.headRequest(), false);
+        parser.expectResponseTo(headRequest, false);
         ch.writeAndFlush(Unpooled.wrappedBuffer(request));
     }
 
@@ -181,14 +205,7 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
                     // what arrived is all there is: judge it (HAProxy evaluates a full buffer the same way)
                     judge();
                 } else {
-                    CheckStatus tout = CheckStatus.L7TOUT;
-                    for (var e : check.server().backend().config().checks().http().expects()) {
-                        if (e.timeoutStatus() != null) {
-                            tout = CheckStatus.named(e.timeoutStatus());
-                            break;
-                        }
-                    }
-                    finish(tout, 0, "");
+                    finish(expectations.timeoutStatus(), 0, "");
                 }
             }
             default -> {
@@ -216,7 +233,7 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
             return;
         }
         head = r;
-        if (!plan.expectations().readsBody()) {
+        if (!expectations.readsBody()) {
             judge();
         } else {
             body = new ByteArrayOutputStream(256);
@@ -298,7 +315,7 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
         }
         byte[] b = body == null ? new byte[0] : body.toByteArray();
         String reason = r.reason() == null ? "" : r.reason().toString();
-        Expectations.Outcome o = plan.expectations().evaluate(new Expectations.Response(r.status(), reason, fields, b), check.server().up());
+        Expectations.Outcome o = expectations.evaluate(new Expectations.Response(r.status(), reason, fields, b), check.server().up(), session);
         finish(o.status(), o.code(), o.desc());
     }
 
@@ -313,7 +330,12 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
         if (channel != null) {
             channel.close();
         }
-        check.completed(this, new Expectations.Outcome(status, code, desc));
+        Expectations.Outcome o = new Expectations.Outcome(status, code, desc);
+        if (chain != null) {
+            chain.segmentDone(this, o);
+        } else {
+            check.completed(this, o);
+        }
     }
 
     @Override

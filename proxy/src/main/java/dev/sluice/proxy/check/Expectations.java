@@ -23,7 +23,7 @@ public final class Expectations {
     public record Response(int status, String reason, List<String[]> fields, byte[] body) {
     }
 
-    private record Rule(Expect e, Pattern regex, Pattern nameRegex, Pattern valueRegex) {
+    private record Rule(Expect e, Pattern regex, Pattern nameRegex, Pattern valueRegex, CheckSamples.Format format) {
     }
 
     /** The implicit rule of {@code option httpchk}: a 2xx or 3xx status. */
@@ -43,8 +43,10 @@ public final class Expectations {
             Pattern re = e.kind() == Expect.Kind.RSTATUS || e.kind() == Expect.Kind.RSTRING ? Pattern.compile(e.pattern(), Pattern.DOTALL) : null;
             Pattern name = e.nameMatch() == Expect.Match.REG ? Pattern.compile(e.name(), Pattern.CASE_INSENSITIVE) : null;
             Pattern value = e.valueMatch() == Expect.Match.REG ? Pattern.compile(e.value()) : null;
-            rules[i] = new Rule(e, re, name, value);
-            body |= e.kind() == Expect.Kind.STRING || e.kind() == Expect.Kind.RSTRING;
+            // string-lf: compiled here (throws IllegalArgumentException with HAProxy's words), rendered at each check
+            CheckSamples.Format fmt = e.kind() == Expect.Kind.STRING_LF ? CheckSamples.Format.compile(e.pattern()) : null;
+            rules[i] = new Rule(e, re, name, value, fmt);
+            body |= e.kind() == Expect.Kind.STRING || e.kind() == Expect.Kind.RSTRING || e.kind() == Expect.Kind.STRING_LF;
         }
         this.readsBody = body;
         this.disableOn404 = disableOn404;
@@ -52,6 +54,16 @@ public final class Expectations {
 
     public static Expectations of(HealthChecks checks) {
         return new Expectations(checks.http() == null ? List.of() : checks.http().expects(), checks.disableOn404());
+    }
+
+    /** The status of a check that got no answer in time: the first rule's {@code tout-status}, else L7TOUT. */
+    public CheckStatus timeoutStatus() {
+        for (Rule r : rules) {
+            if (r.e().timeoutStatus() != null) {
+                return CheckStatus.named(r.e().timeoutStatus());
+            }
+        }
+        return CheckStatus.L7TOUT;
     }
 
     /** Whether a rule looks at the body: the check then reads the whole response (up to the buffer size). */
@@ -64,12 +76,17 @@ public final class Expectations {
      * {@code http-check disable-on-404} passes conditionally.
      */
     public Outcome evaluate(Response r, boolean serverRunning) {
+        return evaluate(r, serverRunning, null);
+    }
+
+    /** {@link #evaluate(Response, boolean)} with the check's session, which {@code string-lf} patterns are rendered from. */
+    Outcome evaluate(Response r, boolean serverRunning, CheckSession session) {
         if (disableOn404 && serverRunning && r.status() == 404) {
             return new Outcome(CheckStatus.L7OKC, 404, "");
         }
         Rule last = null;
         for (Rule rule : rules) {
-            Outcome failed = check(rule, r);
+            Outcome failed = check(rule, r, session);
             if (failed != null) {
                 return failed;
             }
@@ -80,7 +97,7 @@ public final class Expectations {
     }
 
     /** Null when the rule passes, else the failure it reports. */
-    private static Outcome check(Rule rule, Response r) {
+    private static Outcome check(Rule rule, Response r, CheckSession session) {
         Expect e = rule.e();
         String reason = r.reason() == null ? "" : r.reason();
         boolean match;
@@ -114,7 +131,15 @@ public final class Expectations {
                     return failure(e, CheckStatus.L7RSP, r.status(), "HTTP content check could not find a response body");
                 }
                 String body = new String(r.body(), StandardCharsets.ISO_8859_1);
-                match = e.kind() == Expect.Kind.STRING ? body.contains(e.pattern()) : rule.regex().matcher(body).find();
+                if (rule.format() != null) {
+                    String p = session == null ? "" : rule.format().render(session);
+                    if (p.isEmpty()) {
+                        return new Outcome(CheckStatus.L7RSP, r.status(), comment(e, "log-format string evaluated to an empty string"));
+                    }
+                    match = body.contains(p);
+                } else {
+                    match = e.kind() == Expect.Kind.STRING ? body.contains(e.pattern()) : rule.regex().matcher(body).find();
+                }
                 status = CheckStatus.L7RSP;
                 desc = e.inverse() ? "HTTP check matched unwanted content" : "HTTP content check did not match";
             }
@@ -127,11 +152,12 @@ public final class Expectations {
 
     private static Outcome failure(Expect e, CheckStatus dflt, int code, String desc) {
         CheckStatus status = e.errorStatus() != null ? CheckStatus.named(e.errorStatus()) : dflt;
-        String d = desc;
-        if (e.comment() != null) {
-            d = d + " comment: " + e.comment();
-        }
-        return new Outcome(status, code, d);
+        return new Outcome(status, code, comment(e, desc));
+    }
+
+    /** The description with the rule's comment after it, as HAProxy writes it. */
+    private static String comment(Expect e, String desc) {
+        return e.comment() == null ? desc : desc + " comment: " + e.comment();
     }
 
     /** Whether a field matches the name pattern and, unless {@code full} is false with a value pattern, the value. */

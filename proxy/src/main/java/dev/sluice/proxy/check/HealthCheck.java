@@ -371,7 +371,9 @@ public final class HealthCheck implements ServerHealthCheck, TcpCheckOwner {
         }
         var external = server.backend().config().checks().external();
         begin(external != null ? new ExternalCheckRun(this, external)
-                : plan.tcp() != null ? new TcpCheckRun(this) : new CheckRun(this, plan.http() ? plan.request(this) : null));
+                : plan.tcp() != null ? new TcpCheckRun(this)
+                : plan.httpSteps() != null ? new HttpCheckChain(this, plan.httpSteps())
+                : new CheckRun(this, plan.http() ? plan.request(this) : null));
     }
 
     /** Starts {@code attempt} as the current check (tests start one directly). On the loop. */

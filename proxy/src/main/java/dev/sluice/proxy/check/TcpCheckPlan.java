@@ -127,7 +127,7 @@ public final class TcpCheckPlan {
                         comment = null;
                     }
                     case TcpCheck.SetVar v -> {
-                        steps.add(setVar(v));
+                        steps.add(setVar(v, "tcp-check"));
                         comment = null;
                     }
                     case TcpCheck.Send snd -> steps.add(send(snd, own));
@@ -147,12 +147,17 @@ public final class TcpCheckPlan {
     public static List<String> problems(Proxy p) {
         TcpCheck tcp = p.checks().tcp();
         var http = p.checks().http();
-        if (!p.kind().hasBackend() || tcp == null && (http == null || http.connect() == null)) {
+        if (!p.kind().hasBackend() || tcp == null && (http == null || http.connect() == null && !http.multiStep())) {
             return List.of();
         }
         List<Problem> found = new ArrayList<>();
         if (tcp != null) {
             compile(tcp, found);
+        } else if (http.multiStep()) {
+            found.addAll(HttpCheckSteps.problems(http));
+            if (http.fcgi() && p.fcgiApp() == null) {
+                found.add(problem(http.connect(), "http-check connect", "'proto fcgi' needs the backend's FastCGI application ('use-fcgi-app')"));
+            }
         } else {
             try {
                 connect(http.connect(), null);
@@ -255,9 +260,10 @@ public final class TcpCheckPlan {
                 format(e, keyword, e.onError()), code, head);
     }
 
-    private static SetVar setVar(TcpCheck.SetVar v) {
+    /** Compiles a variable rule of {@code family} ({@code tcp-check}, {@code http-check}). */
+    static SetVar setVar(TcpCheck.SetVar v, String family) {
         String action = v.value() == null ? "unset-var" : v.format() ? "set-var-fmt" : "set-var";
-        String keyword = "tcp-check " + action + "(" + v.name() + ")";
+        String keyword = family + " " + action + "(" + v.name() + ")";
         if (v.value() == null) {
             return new SetVar(v.index(), v.name(), null, null);
         }

@@ -194,6 +194,11 @@ final class TcpCheckRun implements CheckAttempt, TlsHandshakeHandler.Callback {
     }
 
     private void setVar(SetVar v) {
+        setVar(session, v);
+    }
+
+    /** Sets (or unsets) a variable rule's variable in {@code session}; a sample that fetches nothing leaves it as it is. */
+    static void setVar(CheckSession session, SetVar v) {
         if (v.value() == null && v.format() == null) {
             session.vars().remove(v.name());
             return;
