@@ -14,7 +14,6 @@ final class Unsupported {
     private static final String LUA = "Lua scripting";
     private static final String SPOE = "SPOE/SPOA filters";
     private static final String LOGS = "this logging feature";
-    private static final String MULTI_STEP_CHECKS = "multi-step health checks (http-check set-var, unset-var)";
     private static final String STATS = "this stats page option";
 
     /** Section keywords HAProxy has and Sluice does not. */
@@ -29,12 +28,7 @@ final class Unsupported {
             Map.entry("filter", "filters other than compression, cache and fcgi-app (SPOE, trace, bandwidth limits)"),
             Map.entry("filter spoe", SPOE), Map.entry("filter trace", "the trace filter"),
             Map.entry("filter bwlim-in", "bandwidth limitation filters"), Map.entry("filter bwlim-out", "bandwidth limitation filters"),
-            Map.entry("log-send-hostname", LOGS), 
-            
-            
-            
-            
-            Map.entry("http-check set-var", MULTI_STEP_CHECKS), Map.entry("http-check unset-var", MULTI_STEP_CHECKS),
+            Map.entry("log-send-hostname", LOGS),
             Map.entry("option spop-check", SPOE),
             Map.entry("stats disable", STATS),
             Map.entry("stats maxconn", "a connection limit on stats sockets"),

@@ -464,7 +464,6 @@ class SectionsTest {
                 "frontend => filter trace                 => 'filter trace' is not supported by Sluice yet: the trace filter.",
                 "frontend => filter bwlim-in x            => 'filter bwlim-in' is not supported by Sluice yet: bandwidth limitation filters.",
                 "backend  => option spop-check           => 'option spop-check' is not supported by Sluice yet: SPOE/SPOA filters.",
-                "backend  => http-check set-var(check.x) int(1) => 'http-check set-var' is not supported by Sluice yet: multi-step health checks (http-check set-var, unset-var).",
         })
         void unsupportedKeywordExamples(String section, String line, String message) {
             assertMessage(section, line, message);
