@@ -31,6 +31,7 @@ final class BindKeywords {
         }
         TlsOptions opts = new TlsOptions();
         BindSocketOptions sock = new BindSocketOptions();
+        sock.unix = c.global().unixBind;
         boolean forceRetry = false;
         boolean acceptProxy = false;
         BindQuic.CongestionControl cc = null;
@@ -115,7 +116,7 @@ final class BindKeywords {
                 continue;
             }
             try {
-                ListenAddress addr = Addresses.listen(one);
+                ListenAddress addr = Addresses.listen(one, c.global().unixBindPrefix);
                 BindQuic quic = null;
                 if (addr instanceof ListenAddress.Quic) {
                     if (!quicBind(c, one, opts)) {
@@ -136,7 +137,8 @@ final class BindKeywords {
                     c.error("'accept-proxy' does not apply to QUIC bind '" + one + "': the PROXY protocol runs over TCP.");
                     continue;
                 }
-                if (sock.used != null && !(addr instanceof ListenAddress.Inet)) {
+                // as HAProxy, the TCP options are accepted on a UNIX socket, where they do nothing
+                if (sock.used != null && !(addr instanceof ListenAddress.Inet) && !unix(addr)) {
                     c.error("'" + sock.used + "' only applies to TCP addresses, not to '" + one + "'.");
                     continue;
                 }
@@ -146,6 +148,11 @@ final class BindKeywords {
                 c.error(e.getMessage());
             }
         }
+    }
+
+    /** Whether the address is a UNIX socket, a path or in the abstract namespace. */
+    static boolean unix(ListenAddress a) {
+        return a instanceof ListenAddress.Unix || a instanceof ListenAddress.Abstract;
     }
 
     /** What a QUIC bind needs: TLS with a certificate (QUIC always carries TLS 1.3), HTTP/3 as its protocol. */
