@@ -172,9 +172,18 @@ final class ServerKeywords {
                 }
                 hp = new Addresses.HostPort(Server.UNIX_PREFIX + path, 0);
                 addr = null;
+            } else if (addr.startsWith("abns@")) {
+                // Linux's abstract namespace: the path of the UNIX socket is a NUL then the name (see Server.unixPath)
+                String abstractName = addr.substring(5);
+                if (abstractName.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 107) {
+                    c.error("server '" + name + "' : socket path '" + addr + "' too long (max 107)");
+                    return;
+                }
+                hp = new Addresses.HostPort(Server.UNIX_PREFIX + "\0" + abstractName, 0);
+                addr = null;
             } else if (addr.indexOf('@') >= 0) {
-                c.error("server '" + name + "' : address '" + addr + "' is not supported by Sluice yet (only IPv4, IPv6, host names and"
-                        + " UNIX socket paths)");
+                c.error("server '" + name + "' : address '" + addr + "' is not supported by Sluice yet (only IPv4, IPv6, host names,"
+                        + " UNIX socket paths and abns@ names)");
                 return;
             }
             if (addr != null) {

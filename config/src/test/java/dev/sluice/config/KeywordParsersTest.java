@@ -444,7 +444,7 @@ class KeywordParsersTest {
                 "s1 10.0.0.1:80 minconn -1      => server 's1' : 'minconn' expects a non-negative integer (got '-1').",
                 "s1 10.0.0.1:80 wieght 3        => server 's1' : unknown keyword 'wieght'; did you mean 'weight' maybe ?",
                 "s1 10.0.0.1:80 foo             => server 's1' : unknown keyword 'foo'",
-                "s1 abns@app                    => server 's1' : address 'abns@app' is not supported by Sluice yet (only IPv4, IPv6, host names and UNIX socket paths)",
+                "s1 sockpair@3                  => server 's1' : address 'sockpair@3' is not supported by Sluice yet (only IPv4, IPv6, host names, UNIX socket paths and abns@ names)",
                 "s1 unix@                       => server 's1' : missing path in address 'unix@'",
                 "s1 :80                         => server 's1' : missing host in address ':80'",
                 "s1 10.0.0.1:0                  => server 's1' : port 0 in address '10.0.0.1:0' is not between 1 and 65535",

@@ -1,5 +1,6 @@
 package dev.sluice.proxy.h1;
 
+import dev.sluice.proxy.listener.ClientAddresses;
 import dev.sluice.config.model.HttpOptions;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.backend.Backend;
@@ -540,12 +541,12 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
 
     @Override
     public InetSocketAddress remoteAddress() {
-        return remote != null ? remote : (InetSocketAddress) ch.remoteAddress();
+        return remote != null ? remote : ClientAddresses.remote(ch);
     }
 
     @Override
     public InetSocketAddress localAddress() {
-        return local != null ? local : (InetSocketAddress) ch.localAddress();
+        return local != null ? local : ClientAddresses.local(ch);
     }
 
     @Override
