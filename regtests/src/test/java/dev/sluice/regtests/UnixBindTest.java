@@ -1,0 +1,188 @@
+package dev.sluice.regtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Listeners on UNIX sockets ({@code bind /path}, {@code unix@}, mode and owner) and in the abstract namespace
+ * ({@code abns@}, for binds and servers), compared with HAProxy 2.6: what clients get, what the logs and fetches say of
+ * them, the socket files (a stale file replaced, mode and owner set, left in place at the stop), HAProxy reaching
+ * Sluice's abstract listener and the other way round, and an in-process reload keeping the socket.
+ */
+class UnixBindTest {
+    private static final AtomicInteger SEQ = new AtomicInteger();
+
+    /** A name in the abstract namespace no other run holds. */
+    private static String abstractName(String what) {
+        return "sluice-rt-" + ProcessHandle.current().pid() + "-" + SEQ.incrementAndGet() + "-" + what;
+    }
+
+    private static String curlUnix(Path socket, String target) throws Exception {
+        return CurlTest.curl("--unix-socket", socket.toString(), "http://x" + target);
+    }
+
+    private static String fileFacts(Path p) throws Exception {
+        if (!Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
+            return "absent";
+        }
+        boolean socket = Files.readAttributes(p, java.nio.file.attribute.BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isOther();
+        return (socket ? "socket " : "file ") + PosixFilePermissions.toString(Files.getPosixFilePermissions(p)) + " "
+                + Files.getAttribute(p, "unix:uid") + ":" + Files.getAttribute(p, "unix:gid");
+    }
+
+    private static List<String> run(boolean haproxy) throws Exception {
+        Path dir = Files.createTempDirectory("sluice-unixbind");
+        Path h = dir.resolve("h.sock");
+        Path t = dir.resolve("t.sock");
+        // left by an earlier run: replaced by the new socket
+        Files.writeString(h, "stale");
+        String abns = abstractName("h");
+        int port = Ports.free();
+        String cfg = """
+                global
+                    log stdout format raw local0
+                defaults
+                    log global
+                    option dontlognull
+                    timeout connect 2s
+                    timeout client 5s
+                    timeout server 5s
+                frontend fe
+                    mode http
+                    bind unix@%s mode 640
+                    bind abns@%s
+                    bind 127.0.0.1:%d
+                    option forwardfor
+                    log-format "http ci=%%ci cp=%%cp fi=%%fi fp=%%fp src=%%[src] sp=%%[src_port] dst=%%[dst] dp=%%[dst_port] %%ST"
+                    http-request return status 200 content-type text/plain lf-string "src=%%[src] sp=%%[src_port] ci=%%ci cp=%%cp xff=%%[req.hdr(x-forwarded-for)]\\n"
+                frontend tfe
+                    mode tcp
+                    bind %s uid 1 gid 2 mode 600
+                    log-format "tcp %%ci:%%cp %%b/%%s %%si:%%sp"
+                    default_backend tbe
+                backend tbe
+                    mode tcp
+                    server s1 abns@%s
+                """.formatted(h, abns, port, t, abns);
+        List<String> out = new ArrayList<>();
+        try (Daemon d = Daemon.start(haproxy, cfg, port)) {
+            // the TCP bind the start waits for may come up before the UNIX sockets of the next frontend
+            for (long end = System.nanoTime() + 10_000_000_000L; !Files.exists(t) && System.nanoTime() < end; ) {
+                Daemon.sleep(10);
+            }
+            out.add("h " + fileFacts(h).replaceFirst(" \\d+:\\d+$", ""));
+            out.add("t " + fileFacts(t));
+            out.add(curlUnix(h, "/a").strip());
+            // mode tcp on a UNIX socket, relayed to the abstract listener (curl's --abstract-unix-socket cannot reach it: it does
+            // not pad the name as HAProxy does)
+            out.add(curlUnix(t, "/c").strip());
+            out.addAll(d.awaitLines(l -> l.startsWith("http ci=unix") || l.startsWith("tcp "), 3).stream()
+                    .map(l -> l.replaceFirst(" \\[.*$", "")).sorted().toList());
+        }
+        // the stop leaves the socket files
+        out.add("after " + fileFacts(h).replaceFirst(" \\d+:\\d+$", "") + " / " + fileFacts(t));
+        return out;
+    }
+
+    @Test
+    void unixAndAbstractListenersAsInHaproxy() throws Exception {
+        Program.CURL.require();
+        List<String> sluice = run(false);
+        assertThat(sluice).containsExactly(
+                "h socket rw-r-----",
+                "t socket rw------- 1:2",
+                "src= sp= ci=unix cp=1 xff=",
+                "src= sp= ci=unix cp=2 xff=",
+                "http ci=unix cp=1 fi=unix fp=1 src=- sp=- dst=- dp=- 200",
+                "http ci=unix cp=2 fi=unix fp=2 src=- sp=- dst=- dp=- 200",
+                "tcp unix:1 tbe/s1 unix:0",
+                "after socket rw-r----- / socket rw------- 1:2");
+        Program.HAPROXY.require();
+        assertThat(run(true)).as("HAProxy 2.6").isEqualTo(sluice);
+    }
+
+    /** HAProxy's server on abns@ reaches Sluice's abstract listener, Sluice's (and its check) reach HAProxy's. */
+    @Test
+    void abstractSocketsInteroperateWithHaproxy() throws Exception {
+        Program.HAPROXY.require();
+        String toSluice = abstractName("s");
+        String toHaproxy = abstractName("h");
+        int hPort = Ports.free();
+        int sPort = Ports.free();
+        String common = """
+                defaults
+                    mode http
+                    timeout connect 2s
+                    timeout client 5s
+                    timeout server 5s
+                """;
+        String haproxy = common + """
+                frontend local
+                    bind abns@%s
+                    http-request return status 200 content-type text/plain string "from haproxy"
+                frontend front
+                    bind 127.0.0.1:%d
+                    default_backend other
+                backend other
+                    server s1 abns@%s
+                """.formatted(toHaproxy, hPort, toSluice);
+        String sluice = "global\n    stats socket @DIR@/admin.sock level admin\n" + common + """
+                frontend local
+                    bind abns@%s
+                    http-request return status 200 content-type text/plain string "from sluice"
+                frontend front
+                    bind 127.0.0.1:%d
+                    default_backend other
+                backend other
+                    server s1 abns@%s check inter 200
+                """.formatted(toSluice, sPort, toHaproxy);
+        try (Daemon h = Daemon.start(true, haproxy, hPort); Daemon s = Daemon.start(false, sluice, sPort)) {
+            assertThat(CurlTest.curl("http://127.0.0.1:" + hPort + "/")).isEqualTo("from sluice");
+            assertThat(CurlTest.curl("http://127.0.0.1:" + sPort + "/")).isEqualTo("from haproxy");
+            ServerQueueTest.awaitStat(s, "other,s1", "check_status", "L4OK");
+        }
+    }
+
+    /** An in-process reload keeps the UNIX socket (the same file, the same socket), and the new rules answer on it. */
+    @Test
+    void aReloadKeepsTheSocket() throws Exception {
+        Program.CURL.require();
+        Path dir = Files.createTempDirectory("sluice-unixbind");
+        Path sock = dir.resolve("fe.sock");
+        Path admin = dir.resolve("admin.sock");
+        Path cfg = dir.resolve("test.cfg");
+        int port = Ports.free();
+        String text = """
+                global
+                    stats socket %s level admin
+                defaults
+                    mode http
+                    timeout connect 2s
+                    timeout client 5s
+                    timeout server 5s
+                frontend fe
+                    bind %s mode 600
+                    bind 127.0.0.1:%d
+                    http-request return status 200 content-type text/plain string "%s"
+                """;
+        Files.writeString(cfg, text.formatted(admin, sock, port, "gen-a"));
+        try (Sluice s = Sluice.start(cfg, List.of(), java.util.Map.of(), port)) {
+            AdminClient.await(admin);
+            assertThat(curlUnix(sock, "/")).isEqualTo("gen-a");
+            Object inode = Files.getAttribute(sock, "unix:ino");
+            Files.writeString(cfg, text.formatted(admin, sock, port, "gen-b"));
+            assertThat(InProcessReloadTest.reload(admin)).startsWith("Success=1");
+            assertThat(curlUnix(sock, "/")).isEqualTo("gen-b");
+            assertThat(Files.getAttribute(sock, "unix:ino")).as("the same socket file").isEqualTo(inode);
+            assertThat(dir.toFile().list()).as("no temporary name left").noneMatch(n -> n.endsWith(".tmp"));
+        }
+    }
+}
