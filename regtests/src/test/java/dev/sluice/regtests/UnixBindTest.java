@@ -185,4 +185,82 @@ class UnixBindTest {
             assertThat(dir.toFile().list()).as("no temporary name left").noneMatch(n -> n.endsWith(".tmp"));
         }
     }
+
+    /** The inode of the socket listening on {@code abns@name}, from /proc/net/unix (NULs read as '@'), or null. */
+    private static String abstractInode(String name) throws Exception {
+        for (String line : Files.readAllLines(Path.of("/proc/net/unix"))) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length > 7 && f[5].equals("01") && f[7].replaceFirst("@+$", "").equals("@" + name)) {
+                return f[6];
+            }
+        }
+        return null;
+    }
+
+    /**
+     * HAProxy hands its UNIX and abstract listening sockets to Sluice ({@code -x}, as it would to its own next process):
+     * Sluice accepts on the same sockets (the path's file and the abstract socket unchanged) and answers there; then Sluice
+     * hands them to a new HAProxy the same way.
+     */
+    @Test
+    void haproxyHandsItsUnixSocketsToSluice() throws Exception {
+        String haproxy = Program.HAPROXY.require();
+        Program.CURL.require();
+        Path dir = Files.createTempDirectory("sluice-unixbind");
+        Path sock = dir.resolve("fe.sock");
+        String abns = abstractName("x");
+        int port = Ports.free();
+        String cfg = """
+                global
+                    stats socket %s level admin expose-fd listeners
+                defaults
+                    mode http
+                    timeout connect 1s
+                    timeout client 5s
+                    timeout server 5s
+                frontend fe
+                    bind %s
+                    bind abns@%s
+                    bind 127.0.0.1:%d
+                    http-request return status 200 content-type text/plain string "%s"
+                """;
+        Path hsock = dir.resolve("haproxy.sock");
+        Path hcfg = dir.resolve("haproxy.cfg");
+        Files.writeString(hcfg, cfg.formatted(hsock, sock, abns, port, "haproxy"));
+        Process h = new ProcessBuilder(haproxy, "-db", "-f", hcfg.toString()).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("haproxy.log").toFile()).start();
+        try {
+            SocketHandoverTest.awaitPort("127.0.0.1", port, h);
+            assertThat(curlUnix(sock, "/")).isEqualTo("haproxy");
+            Object file = Files.getAttribute(sock, "unix:ino");
+            String abstractSocket = abstractInode(abns);
+            assertThat(abstractSocket).isNotNull();
+            Path scfg = Sluice.writeConfig(cfg.formatted(dir.resolve("sluice.sock"), sock, abns, port, "sluice"));
+            try (Sluice s = Sluice.start(scfg, List.of("-sf", Long.toString(h.pid()), "-x", hsock.toString()), java.util.Map.of())) {
+                assertThat(h.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).as("HAProxy finished").isTrue();
+                assertThat(s.process().isAlive()).as("Sluice serves:\n%s", s.output()).isTrue();
+                assertThat(curlUnix(sock, "/")).isEqualTo("sluice");
+                assertThat(Files.getAttribute(sock, "unix:ino")).as("HAProxy's socket file").isEqualTo(file);
+                assertThat(abstractInode(abns)).as("HAProxy's abstract socket").isEqualTo(abstractSocket);
+                // and back: a new HAProxy takes them from Sluice (its sockets' names, <path>.<pid>.tmp and the padded one, match)
+                Path h2cfg = dir.resolve("haproxy2.cfg");
+                Files.writeString(h2cfg, cfg.formatted(dir.resolve("haproxy2.sock"), sock, abns, port, "haproxy2"));
+                Process h2 = new ProcessBuilder(haproxy, "-db", "-f", h2cfg.toString(), "-sf", Long.toString(s.pid()), "-x",
+                        dir.resolve("sluice.sock").toString()).redirectErrorStream(true).redirectOutput(dir.resolve("haproxy2.log").toFile()).start();
+                try {
+                    assertThat(s.process().waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).as("Sluice finished").isTrue();
+                    assertThat(h2.isAlive()).as("HAProxy serves: %s", Files.readString(dir.resolve("haproxy2.log"))).isTrue();
+                    assertThat(curlUnix(sock, "/")).isEqualTo("haproxy2");
+                    assertThat(Files.getAttribute(sock, "unix:ino")).as("the first socket file").isEqualTo(file);
+                    assertThat(abstractInode(abns)).as("the first abstract socket").isEqualTo(abstractSocket);
+                } finally {
+                    h2.destroy();
+                    h2.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+                }
+            }
+        } finally {
+            h.destroy();
+            h.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+        }
+    }
 }
