@@ -263,4 +263,70 @@ class UnixBindTest {
             h.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
         }
     }
+
+    /** Sends {@code bytes} on the UNIX socket {@code path} and reads until the other side closes. */
+    private static String exchange(Path path, String bytes) throws Exception {
+        try (java.nio.channels.SocketChannel ch = java.nio.channels.SocketChannel.open(java.net.UnixDomainSocketAddress.of(path))) {
+            ch.write(java.nio.ByteBuffer.wrap(bytes.getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(4096);
+            while (ch.read(b) > 0) {
+                out.write(b.array(), 0, b.position());
+                b.clear();
+            }
+            return out.toString(java.nio.charset.StandardCharsets.US_ASCII);
+        }
+    }
+
+    private static List<String> protocols(boolean haproxy, TestPki.Issued cert) throws Exception {
+        Path dir = Files.createTempDirectory("sluice-unixbind");
+        int port = Ports.free();
+        String cfg = """
+                global
+                    log stdout format raw local0
+                defaults
+                    mode http
+                    log global
+                    option dontlognull
+                    timeout connect 2s
+                    timeout client 5s
+                    timeout server 5s
+                frontend fe
+                    bind %1$s/h.sock
+                    bind %1$s/pp.sock accept-proxy
+                    bind %1$s/tls.sock ssl crt %2$s alpn h2,http/1.1
+                    bind 127.0.0.1:%3$d
+                    log-format "log %%ci:%%cp %%fi:%%fp %%HV %%[ssl_fc] %%ST"
+                    http-request return status 200 content-type text/plain lf-string "%%HV src=%%[src] sp=%%[src_port] ssl=%%[ssl_fc]"
+                """.formatted(dir, cert.pem(), port);
+        List<String> out = new ArrayList<>();
+        try (Daemon d = Daemon.start(haproxy, cfg, port)) {
+            for (long end = System.nanoTime() + 10_000_000_000L; !Files.exists(dir.resolve("tls.sock")) && System.nanoTime() < end; ) {
+                Daemon.sleep(10);
+            }
+            out.add(CurlTest.curl("--http2-prior-knowledge", "--unix-socket", dir.resolve("h.sock").toString(), "http://x/"));
+            String pp = exchange(dir.resolve("pp.sock"), "PROXY TCP4 192.0.2.7 198.51.100.1 4321 80\r\nGET / HTTP/1.0\r\n\r\n");
+            out.add(pp.substring(pp.indexOf("\r\n\r\n") + 4));
+            out.add(CurlTest.curl("-k", "--unix-socket", dir.resolve("tls.sock").toString(), "https://x/"));
+            out.addAll(d.awaitLines(l -> l.startsWith("log "), 3).stream().sorted().toList());
+        }
+        return out;
+    }
+
+    /** HTTP/2 with prior knowledge, the PROXY protocol and TLS over UNIX sockets, as HAProxy 2.6 serves them. */
+    @Test
+    void h2ProxyProtocolAndTlsOverUnixSockets() throws Exception {
+        Program.CURL.require();
+        TestPki.Issued cert = new TestPki("unix-ca").leaf("unix.test", "unix.test");
+        List<String> sluice = protocols(false, cert);
+        assertThat(sluice).containsExactly(
+                "HTTP/2.0 src= sp= ssl=0",
+                "HTTP/1.0 src=192.0.2.7 sp=4321 ssl=0",
+                "HTTP/2.0 src= sp= ssl=1",
+                "log 192.0.2.7:4321 198.51.100.1:80 HTTP/1.0 0 200",
+                "log unix:1 unix:1 HTTP/2.0 0 200",
+                "log unix:3 unix:3 HTTP/2.0 1 200");
+        Program.HAPROXY.require();
+        assertThat(protocols(true, cert)).as("HAProxy 2.6").isEqualTo(sluice);
+    }
 }
