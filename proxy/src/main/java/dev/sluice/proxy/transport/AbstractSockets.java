@@ -173,7 +173,8 @@ public final class AbstractSockets {
         return (int) ERRNO.get(state, 0L);
     }
 
-    private static void close(int fd) {
+    /** Closes a descriptor these calls made (quietly). */
+    static void close(int fd) {
         try {
             int unused = (int) Calls.CLOSE.invokeExact(fd);
         } catch (Throwable ignored) {
