@@ -171,12 +171,22 @@ class UnixBindTest {
                 frontend fe
                     bind %s mode 600
                     bind 127.0.0.1:%d
+                    http-request wait-for-body time 5s if METH_POST
                     http-request return status 200 content-type text/plain string "%s"
                 """;
         Files.writeString(cfg, text.formatted(admin, sock, port, "gen-a"));
         try (Sluice s = Sluice.start(cfg, List.of(), java.util.Map.of(), port)) {
             AdminClient.await(admin);
             assertThat(curlUnix(sock, "/")).isEqualTo("gen-a");
+            // a client on the socket, its request's body not complete: show sess names it as HAProxy 2.6 does (src=unix:<listener id>)
+            try (java.nio.channels.SocketChannel held = java.nio.channels.SocketChannel.open(java.net.UnixDomainSocketAddress.of(sock))) {
+                held.write(java.nio.ByteBuffer.wrap("POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 10\r\n\r\nab".getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+                String sess = "";
+                for (long end = System.nanoTime() + 5_000_000_000L; !sess.contains("unix") && System.nanoTime() < end; ) {
+                    sess = AdminClient.run(admin, "show sess\n");
+                }
+                assertThat(sess).contains(" proto=unix_stream src=unix:1 fe=fe ");
+            }
             Object inode = Files.getAttribute(sock, "unix:ino");
             Files.writeString(cfg, text.formatted(admin, sock, port, "gen-b"));
             assertThat(InProcessReloadTest.reload(admin)).startsWith("Success=1");
