@@ -116,6 +116,10 @@ final class UnixListenSocket {
         if (e instanceof java.nio.file.NoSuchFileException) {
             return "No such file or directory";
         }
+        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+            // "Operation not permitted" for a chown by a user other than root, as strerror says it
+            return f.getReason();
+        }
         if (why.contains("failed") && why.lastIndexOf(": ") >= 0) {
             why = why.substring(why.lastIndexOf(": ") + 2);
         }
