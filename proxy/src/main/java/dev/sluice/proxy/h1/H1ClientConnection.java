@@ -1,6 +1,5 @@
 package dev.sluice.proxy.h1;
 
-import dev.sluice.proxy.listener.ClientAddresses;
 import dev.sluice.config.model.HttpOptions;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.backend.Backend;
@@ -16,6 +15,7 @@ import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.http.h1.H1Error;
 import dev.sluice.proxy.http.h1.H1Parser;
 import dev.sluice.proxy.http.h1.InputBuffer;
+import dev.sluice.proxy.listener.ClientAddresses;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.rules.Trackers;

@@ -1,9 +1,9 @@
 package dev.sluice.proxy.h2;
 
-import dev.sluice.proxy.listener.ClientAddresses;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.proxy.http.GeneratedResponse;
+import dev.sluice.proxy.listener.ClientAddresses;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.stats.H2Counters;

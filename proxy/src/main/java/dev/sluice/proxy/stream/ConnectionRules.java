@@ -1,7 +1,7 @@
 package dev.sluice.proxy.stream;
 
-import dev.sluice.proxy.listener.ClientAddresses;
 import dev.sluice.proxy.http.ResponseHead;
+import dev.sluice.proxy.listener.ClientAddresses;
 import dev.sluice.proxy.rules.Network;
 import dev.sluice.proxy.rules.RequestTxn;
 import dev.sluice.proxy.rules.Rule;

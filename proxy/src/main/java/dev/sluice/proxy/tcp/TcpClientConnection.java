@@ -1,8 +1,8 @@
 package dev.sluice.proxy.tcp;
 
-import dev.sluice.proxy.listener.ClientAddresses;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.diag.UnexpectedErrors;
+import dev.sluice.proxy.listener.ClientAddresses;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.rules.Trackers;
