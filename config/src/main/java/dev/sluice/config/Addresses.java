@@ -6,7 +6,7 @@ import java.net.InetAddress;
 /**
  * Parses HAProxy address syntax: {@code [ipv4@|ipv6@]<ip>:<port>}, {@code *:<port>}, {@code :<port>},
  * {@code [<ipv6>]:<port>}, {@code <ipv6>:<port>} (the last colon separates the port),
- * {@code quic4@}/{@code quic6@} addresses and {@code fd@<n>}. Literals only: no name resolution happens here.
+ * {@code quic4@}/{@code quic6@} addresses, {@code fd@<n>}, UNIX socket paths and {@code abns@<name>}. Literals only: no name resolution happens here.
  */
 public final class Addresses {
     private Addresses() {
@@ -18,6 +18,46 @@ public final class Addresses {
 
     /** Parses a {@code bind} address; throws {@link IllegalArgumentException} with a readable reason. */
     public static ListenAddress listen(String s) {
+        return listen(s, null);
+    }
+
+    /**
+     * A listening address where only sockets of the network (and {@code fd@}) are taken: peers, stats sockets on an address.
+     */
+    public static ListenAddress networkListen(String s) {
+        ListenAddress a = listen(s, null);
+        if (a instanceof ListenAddress.Unix || a instanceof ListenAddress.Abstract) {
+            throw new IllegalArgumentException(a instanceof ListenAddress.Abstract ? "address family 'abns@' is not supported by Sluice yet"
+                    : "UNIX socket listeners ('" + s + "') are not supported here by Sluice yet");
+        }
+        return a;
+    }
+
+    /**
+     * The longest name of a socket in the abstract namespace ({@code abns@}), and of a UNIX socket path with the temporary
+     * suffix a bind adds ({@code .<pid>.tmp}) without a {@code unix-bind prefix}: HAProxy 2.6's limits.
+     */
+    static final int ABNS_MAX = 107;
+    static final int UNIX_MAX = 97;
+
+    /**
+     * Parses a {@code bind} address, a UNIX socket path ({@code /path}, {@code unix@path}, {@code uxst@path}) having
+     * {@code unixPrefix} ({@code unix-bind prefix}, null: none) put in front, as HAProxy does.
+     */
+    public static ListenAddress listen(String s, String unixPrefix) {
+        boolean abstractName = s.startsWith("abns@");
+        if (abstractName || s.startsWith("unix@") || s.startsWith("uxst@") || s.startsWith("/")) {
+            String path = s.startsWith("/") ? s : s.substring(5);
+            int prefix = abstractName || unixPrefix == null ? 0 : unixPrefix.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+            int max = abstractName ? ABNS_MAX : UNIX_MAX - prefix;
+            if (path.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > max) {
+                throw new IllegalArgumentException("socket path '" + s + "' too long (max " + max + ")");
+            }
+            if (abstractName) {
+                return new ListenAddress.Abstract(path);
+            }
+            return new ListenAddress.Unix(prefix > 0 ? unixPrefix + path : path);
+        }
         if (s.startsWith("fd@")) {
             String n = s.substring(3);
             try {
@@ -34,14 +74,11 @@ public final class Addresses {
         if (s.startsWith("quic4@") || s.startsWith("quic6@")) {
             return quic(s);
         }
-        for (String unsupported : new String[] {"unix@", "abns@", "abnsz@", "sockpair@", "rhttp@", "udp@", "udp4@", "udp6@", "quic@",
-                "uxst@", "uxdg@", "mptcp@", "mptcp4@", "mptcp6@"}) {
+        for (String unsupported : new String[] {"abnsz@", "sockpair@", "rhttp@", "udp@", "udp4@", "udp6@", "quic@",
+                "uxdg@", "mptcp@", "mptcp4@", "mptcp6@"}) {
             if (s.startsWith(unsupported)) {
                 throw new IllegalArgumentException("address family '" + unsupported + "' is not supported by Sluice yet");
             }
-        }
-        if (s.startsWith("/")) {
-            throw new IllegalArgumentException("UNIX socket listeners ('" + s + "') are not supported by Sluice yet");
         }
         boolean v4 = false;
         boolean v6 = false;

@@ -16,8 +16,13 @@ final class BindKeywords {
     }
 
     static void register(KeywordRegistry r) {
-        r.register(new Keyword("bind", EnumSet.of(Section.FRONTEND, Section.LISTEN), "bind <address>:<port>[,...] | fd@<n> | quic4@<address>:<port> | quic6@<address>:<port> [ssl crt <pem|dir>... [alpn <list>] [ciphers <list>] [ssl-min-ver <v>] [verify ...]] [proto h1|h2] [accept-proxy] [quic-force-retry] [quic-cc-algo cubic|newreno|bbr]",
+        r.register(new Keyword("bind", EnumSet.of(Section.FRONTEND, Section.LISTEN), "bind <address>:<port>[,...] | fd@<n> | /<path> | unix@<path> | abns@<name> | quic4@<address>:<port> | quic6@<address>:<port> [mode <octal>] [user <name>|uid <n>] [group <name>|gid <n>] [ssl crt <pem|dir>... [alpn <list>] [ciphers <list>] [ssl-min-ver <v>] [verify ...]] [proto h1|h2] [accept-proxy] [quic-force-retry] [quic-cc-algo cubic|newreno|bbr]",
                 "Accept connections on an IPv4 or IPv6 address and port, or on a listening socket inherited as file descriptor <n>; with ssl, terminate TLS (certificates chosen by SNI; without alpn, h2,http/1.1 in mode http, no ALPN in mode tcp); proto h2 speaks HTTP/2 on clear text, proto h1 HTTP/1 only (HTTP/2's preface is then a bad request, not an upgrade)."
+                        + " A UNIX socket (/<path>, unix@<path>, after unix-bind's prefix) is bound under <path>.<pid>.tmp, given mode, user/uid and"
+                        + " group/gid (defaults from unix-bind), then renamed over the path, replacing a socket file left there; the file stays when"
+                        + " the process stops. abns@<name> listens in Linux's abstract namespace, with HAProxy's padded address (so HAProxy's"
+                        + " abns@ servers reach it). A client on a UNIX socket logs as unix:<listener id> (%ci:%cp) and gives src, dst and their"
+                        + " ports no sample; TCP options are accepted there and unused, as in HAProxy."
                         + " accept-proxy: every connection starts with a PROXY protocol header (v1 or v2, from a load balancer in front), whose addresses become the client's (src, dst, logs); a connection without a valid one is closed and logged."
                         + " quic4@/quic6@ receive QUIC datagrams on UDP and serve HTTP/3 (needs ssl crt; ALPN h3): quic-force-retry makes every new connection prove its address with a Retry token first (otherwise Retry starts above tune.quic.retry-threshold half-open connections); quic-cc-algo picks the congestion controller (default cubic); allow-0rtt accepts TLS 1.3 early data (0-RTT) on a QUIC bind (ignored with a warning on a TLS bind over TCP).",
                 BindKeywords::bind));
@@ -31,6 +36,7 @@ final class BindKeywords {
         }
         TlsOptions opts = new TlsOptions();
         BindSocketOptions sock = new BindSocketOptions();
+        sock.unix = c.global().unixBind;
         boolean forceRetry = false;
         boolean acceptProxy = false;
         BindQuic.CongestionControl cc = null;
@@ -115,7 +121,7 @@ final class BindKeywords {
                 continue;
             }
             try {
-                ListenAddress addr = Addresses.listen(one);
+                ListenAddress addr = Addresses.listen(one, c.global().unixBindPrefix);
                 BindQuic quic = null;
                 if (addr instanceof ListenAddress.Quic) {
                     if (!quicBind(c, one, opts)) {
@@ -136,7 +142,8 @@ final class BindKeywords {
                     c.error("'accept-proxy' does not apply to QUIC bind '" + one + "': the PROXY protocol runs over TCP.");
                     continue;
                 }
-                if (sock.used != null && !(addr instanceof ListenAddress.Inet)) {
+                // as HAProxy, the TCP options are accepted on a UNIX socket, where they do nothing
+                if (sock.used != null && !(addr instanceof ListenAddress.Inet) && !unix(addr)) {
                     c.error("'" + sock.used + "' only applies to TCP addresses, not to '" + one + "'.");
                     continue;
                 }
@@ -146,6 +153,11 @@ final class BindKeywords {
                 c.error(e.getMessage());
             }
         }
+    }
+
+    /** Whether the address is a UNIX socket, a path or in the abstract namespace. */
+    static boolean unix(ListenAddress a) {
+        return a instanceof ListenAddress.Unix || a instanceof ListenAddress.Abstract;
     }
 
     /** What a QUIC bind needs: TLS with a certificate (QUIC always carries TLS 1.3), HTTP/3 as its protocol. */

@@ -1,6 +1,7 @@
 package dev.sluice.config;
 
 import dev.sluice.config.model.BindSocket;
+import dev.sluice.config.model.UnixPerms;
 import java.util.List;
 import java.util.Set;
 
@@ -17,6 +18,8 @@ final class BindSocketOptions {
     int mss;
     long userTimeout;
     String iface;
+    /** The UNIX socket file's mode and owner: the global {@code unix-bind}'s, then the line's. */
+    UnixPerms unix = UnixPerms.NONE;
     private static final Set<String> VALUED = Set.of("name", "id", "backlog", "mss", "tcp-ut", "interface");
 
     /** The first socket option seen (they do not apply to inherited sockets or QUIC). */
@@ -34,6 +37,9 @@ final class BindSocketOptions {
             return missing(c, opt);
         }
         switch (opt) {
+            case "mode", "user", "group", "uid", "gid" -> {
+                return unixOption(c, a, opt, v, i);
+            }
             case "name" -> {
                 name = v;
                 return i + 2;
@@ -80,12 +86,52 @@ final class BindSocketOptions {
         return next;
     }
 
+    /** HAProxy's UNIX bind options ({@code cfgparse-unix.c}): on any bind, used by UNIX sockets only. */
+    private int unixOption(KeywordContext c, List<String> a, String opt, String v, int i) {
+        String value = v == null ? "" : v;
+        String fail = null;
+        switch (opt) {
+            case "mode" -> {
+                int m = UnixAccounts.octal(value);
+                if (m < 0) {
+                    fail = "missing or invalid mode '" + value + "' (octal integer expected)";
+                } else {
+                    unix = unix.withMode(m);
+                }
+            }
+            case "uid", "gid" -> {
+                if (value.isEmpty()) {
+                    fail = "missing value";
+                } else {
+                    unix = opt.equals("uid") ? unix.withUid(UnixAccounts.atol(value)) : unix.withGid(UnixAccounts.atol(value));
+                }
+            }
+            default -> {
+                boolean user = opt.equals("user");
+                int id = value.isEmpty() ? -1 : user ? UnixAccounts.uid(value) : UnixAccounts.gid(value);
+                if (value.isEmpty()) {
+                    fail = "missing " + opt + " name";
+                } else if (id < 0) {
+                    fail = "unknown " + opt + " name '" + value + "'";
+                } else {
+                    unix = user ? unix.withUid(id) : unix.withGid(id);
+                }
+            }
+        }
+        if (fail != null) {
+            c.lineError("'bind " + a.get(0) + "' in section '" + c.section().name().toLowerCase(java.util.Locale.ROOT) + "' : '" + opt + "' : "
+                    + fail);
+            return TlsKeywords.FAILED;
+        }
+        return i + 2;
+    }
+
     private static int missing(KeywordContext c, String opt) {
         c.error("'" + opt + "' expects an argument.");
         return TlsKeywords.FAILED;
     }
 
     BindSocket build() {
-        return new BindSocket(name, id, backlog, deferAccept, fastOpen, transparent, v4v6, v6only, mss, userTimeout, iface);
+        return new BindSocket(name, id, backlog, deferAccept, fastOpen, transparent, v4v6, v6only, mss, userTimeout, iface, unix);
     }
 }

@@ -46,6 +46,9 @@ public final class GlobalBuilder {
     public int maxhdr = Tune.DEFAULT.maxhdr();
     public int prometheusMaxSeries = Tune.DEFAULT_PROMETHEUS_MAX_SERIES;
     public final List<StatsSocket> statsSockets = new ArrayList<>();
+    /** {@code unix-bind}: put in front of the path of each UNIX socket bind after it (null: none), and their default mode and owner. */
+    public String unixBindPrefix;
+    public dev.sluice.config.model.UnixPerms unixBind = dev.sluice.config.model.UnixPerms.NONE;
     public long statsTimeout = Global.DEFAULT_STATS_TIMEOUT_MS;
     public String user;
     public SourceRef userAt;

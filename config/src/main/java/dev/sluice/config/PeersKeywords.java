@@ -249,7 +249,7 @@ final class PeersKeywords {
         String addr = args.isEmpty() ? "" : args.get(0);
         ListenAddress a;
         try {
-            a = Addresses.listen(addr);
+            a = Addresses.networkListen(addr);
         } catch (IllegalArgumentException e) {
             diags.error(at, "'bind " + addr + "' : " + e.getMessage() + ".");
             return;
@@ -331,7 +331,7 @@ final class PeersKeywords {
             }
             String addr = args.size() > 1 ? args.get(1) : "";
             try {
-                b.bind = Addresses.listen(addr);
+                b.bind = Addresses.networkListen(addr);
                 b.bindWhere = at;
             } catch (IllegalArgumentException e) {
                 diags.error(at, "'" + kw + " " + name + "' : " + e.getMessage() + ".");

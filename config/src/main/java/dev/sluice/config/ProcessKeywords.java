@@ -39,6 +39,11 @@ final class ProcessKeywords {
                 }));
 
         processKeywords(r);
+        r.register(new Keyword("unix-bind", GLOBAL, "unix-bind [prefix <path>] [mode <octal>] [user <name>] [uid <n>] [group <name>] [gid <n>]",
+                "Defaults for the UNIX socket binds that follow (bind <path>, unix@<path>): prefix is put in front of each path (not of"
+                        + " abns@ names nor of the stats socket's), mode, user/uid and group/gid are given to each socket file unless its bind"
+                        + " line sets its own.",
+                ProcessKeywords::unixBind));
 
         r.register(new Keyword("tune.bufsize", EnumSet.of(Section.GLOBAL), "tune.bufsize <bytes>",
                 "Buffer size (default 16384): a request or response head must fit in it minus tune.maxrewrite (414/431/502 otherwise).",
@@ -122,6 +127,45 @@ final class ProcessKeywords {
     }
 
     /** uid, gid, chroot, ulimit-n (and user, group: see above): applied by the daemon once its listeners are bound. */
+    /** HAProxy 2.6's {@code unix-bind} ({@code cfgparse-global.c}), with its messages. */
+    private static void unixBind(KeywordContext c) {
+        GlobalBuilder g = c.global();
+        java.util.List<String> a = c.args();
+        for (int i = 0; i < a.size(); i += 2) {
+            String opt = a.get(i);
+            String v = i + 1 < a.size() ? a.get(i + 1) : "";
+            switch (opt) {
+                case "prefix" -> {
+                    if (g.unixBindPrefix != null) {
+                        c.lineWarning("unix-bind '" + opt + "' already specified. Continuing.");
+                        continue;
+                    }
+                    if (v.isEmpty()) {
+                        c.lineError("unix_bind '" + opt + "' expects a path as an argument.");
+                        return;
+                    }
+                    g.unixBindPrefix = v;
+                }
+                // strtol and atol as HAProxy: what does not read as a number is 0
+                case "mode" -> g.unixBind = g.unixBind.withMode(Math.max(0, UnixAccounts.octal(v.replaceFirst("[^0-7].*$", ""))));
+                case "uid" -> g.unixBind = g.unixBind.withUid(UnixAccounts.atol(v));
+                case "gid" -> g.unixBind = g.unixBind.withGid(UnixAccounts.atol(v));
+                case "user", "group" -> {
+                    int id = opt.equals("user") ? UnixAccounts.uid(v) : UnixAccounts.gid(v);
+                    if (id < 0) {
+                        c.lineError("'unix-bind' : '" + v + "' unknown " + opt + ".");
+                        return;
+                    }
+                    g.unixBind = opt.equals("user") ? g.unixBind.withUid(id) : g.unixBind.withGid(id);
+                }
+                default -> {
+                    c.lineError("'unix-bind' only supports the 'prefix', 'mode', 'uid', 'gid', 'user' and 'group' options.");
+                    return;
+                }
+            }
+        }
+    }
+
     private static void processKeywords(KeywordRegistry r) {
         r.register(new Keyword("uid", GLOBAL, "uid <number>", "Run with this numeric user id once the listeners are bound.",
                 c -> {

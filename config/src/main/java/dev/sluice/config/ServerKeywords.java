@@ -28,7 +28,7 @@ final class ServerKeywords {
                 + " [on-marked-down shutdown-sessions] [on-marked-up shutdown-backup-sessions]"
                 + " [pool-max-conn <n>] [pool-low-conn <n>] [pool-purge-delay <time>]",
                 "Declare a server of the backend; without a port the connection's destination port is used. The address may be a"
-                        + " UNIX stream socket (unix@<path> or an absolute path; checks go there too; logs and statistics show 'unix'). A backup server serves"
+                        + " UNIX stream socket (unix@<path> or an absolute path, or abns@<name> in Linux's abstract namespace with HAProxy's padded address; checks go there too; logs and statistics show 'unix'). A backup server serves"
                         + " only when no active server is usable; a disabled one (or weight 0) is never chosen; init-state down starts it"
                         + " DOWN. id defaults to the first free number. maxconn: concurrent requests; more wait in a queue (the server's"
                         + " own when a hash or stickiness chose it, else the backend's), first in first out, until 'timeout queue'"
@@ -172,9 +172,18 @@ final class ServerKeywords {
                 }
                 hp = new Addresses.HostPort(Server.UNIX_PREFIX + path, 0);
                 addr = null;
+            } else if (addr.startsWith("abns@")) {
+                // Linux's abstract namespace: the path of the UNIX socket is a NUL then the name (see Server.unixPath)
+                String abstractName = addr.substring(5);
+                if (abstractName.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 107) {
+                    c.error("server '" + name + "' : socket path '" + addr + "' too long (max 107)");
+                    return;
+                }
+                hp = new Addresses.HostPort(Server.UNIX_PREFIX + "\0" + abstractName, 0);
+                addr = null;
             } else if (addr.indexOf('@') >= 0) {
-                c.error("server '" + name + "' : address '" + addr + "' is not supported by Sluice yet (only IPv4, IPv6, host names and"
-                        + " UNIX socket paths)");
+                c.error("server '" + name + "' : address '" + addr + "' is not supported by Sluice yet (only IPv4, IPv6, host names,"
+                        + " UNIX socket paths and abns@ names)");
                 return;
             }
             if (addr != null) {

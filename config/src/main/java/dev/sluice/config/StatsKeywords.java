@@ -266,7 +266,7 @@ final class StatsKeywords {
             return new ListenAddress.Unix(path);
         }
         try {
-            ListenAddress a = Addresses.listen(s);
+            ListenAddress a = Addresses.networkListen(s);
             if (a instanceof ListenAddress.Quic) {
                 c.error("a stats socket cannot listen on QUIC ('" + s + "'): use a UNIX socket or a TCP address.");
                 return null;

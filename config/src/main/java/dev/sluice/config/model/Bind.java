@@ -40,7 +40,7 @@ public record Bind(SourceRef where, ListenAddress address, String text, BindTls 
         }
         BindSocket s = socket;
         return new Bind(where, address, text, tls, proto, quic, new BindSocket(s.name(), s.id(), backlog, s.deferAccept(), s.fastOpen(),
-                s.transparent(), s.v4v6(), s.v6only(), s.mss(), s.userTimeoutMs(), s.iface()), acceptProxy);
+                s.transparent(), s.v4v6(), s.v6only(), s.mss(), s.userTimeoutMs(), s.iface(), s.unix()), acceptProxy);
     }
 
     /** Whether this bind listens for QUIC (HTTP/3) datagrams rather than TCP connections. */

@@ -37,11 +37,25 @@ public sealed interface ListenAddress {
         }
     }
 
-    /** A UNIX stream socket path ({@code stats socket /run/sluice.sock}); binds do not take it yet. */
+    /**
+     * A UNIX stream socket path ({@code stats socket /run/sluice.sock}, {@code bind /run/fe.sock}, {@code bind unix@fe.sock});
+     * a bind's path has the global {@code unix-bind prefix} in front already.
+     */
     record Unix(String path) implements ListenAddress {
         @Override
         public String toString() {
             return "unix@" + path;
+        }
+    }
+
+    /**
+     * {@code abns@<name>}: a socket in Linux's abstract namespace, no file. As HAProxy 2.6 (and so that each can reach the
+     * other), its address is the whole {@code sun_path}: a NUL, the name, NULs up to 108 bytes.
+     */
+    record Abstract(String name) implements ListenAddress {
+        @Override
+        public String toString() {
+            return "abns@" + name;
         }
     }
 }

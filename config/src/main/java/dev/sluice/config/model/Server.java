@@ -61,7 +61,10 @@ public record Server(SourceRef where, String name, String host, int port, int we
         return unixHost(host);
     }
 
-    /** The path of the server's UNIX socket, or null when it is not one. */
+    /**
+     * The path of the server's UNIX socket, or null when it is not one; a name in Linux's abstract namespace
+     * ({@code abns@<name>}) is a NUL then the name.
+     */
     public String unixPath() {
         return unix() ? host.substring(UNIX_PREFIX.length()) : null;
     }

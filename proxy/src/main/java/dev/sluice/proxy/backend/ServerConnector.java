@@ -101,7 +101,16 @@ public final class ServerConnector {
         this(transport::newSocketChannel, transport.allocator(), DefaultAddressResolverGroup.INSTANCE, factory);
         this.unixChannels = transport::newDomainSocketChannel;
         this.unixAddress = transport::domainAddress;
+        this.abstractChannels = transport::connectAbstract;
     }
+
+    /** Makes a socket connected to an abstract name already (HAProxy's padded address, which Netty's connect cannot give). */
+    @FunctionalInterface
+    private interface AbstractConnect {
+        Channel connect(dev.sluice.proxy.transport.AbstractSockets.Address a) throws java.io.IOException;
+    }
+
+    private AbstractConnect abstractChannels;
 
     /**
      * Opens server connections as {@code channels} makes them, resolving with {@code resolver}: the transport's
@@ -132,6 +141,7 @@ public final class ServerConnector {
         ServerConnector c = new ServerConnector(channels, allocator, resolver, factory, true).socketBuffers(rcvbuf, sndbuf);
         c.unixChannels = unixChannels == null ? null : guarded(unixChannels);
         c.unixAddress = unixAddress;
+        c.abstractChannels = abstractChannels;
         return c;
     }
 
@@ -267,6 +277,9 @@ public final class ServerConnector {
             options(b, keepAlive);
             return b.connect(addr);
         }
+        if (addr instanceof dev.sluice.proxy.transport.AbstractSockets.Address abs) {
+            return openAbstract(loop, abs, handler, timeoutMs);
+        }
         Channel ch = (unix ? unixChannels : channels).newChannel();
         ChannelConfig c = ch.config();
         c.setAllocator(allocator);
@@ -300,6 +313,41 @@ public final class ServerConnector {
                 } else {
                     ch.unsafe().closeForcibly();
                 }
+                connected.setFailure(r.cause());
+            }
+        });
+        return connected;
+    }
+
+    /**
+     * {@link #open} for a server in the abstract namespace: the socket is connected at once (or refused) before Netty
+     * has it, then registered; the connection is established when the registration is done.
+     */
+    private ChannelFuture openAbstract(EventLoop loop, dev.sluice.proxy.transport.AbstractSockets.Address addr, ChannelHandler handler,
+            int timeoutMs) {
+        Channel ch;
+        try {
+            if (abstractChannels == null) {
+                throw new java.io.IOException("abstract UNIX sockets are not available here");
+            }
+            ch = abstractChannels.connect(addr);
+        } catch (java.io.IOException e) {
+            Channel placeholder = unixChannels.newChannel();
+            placeholder.unsafe().closeForcibly();
+            return new io.netty.channel.DefaultChannelPromise(placeholder, loop).setFailure(e);
+        }
+        if (layer4) {
+            EpollEmptyInterest.guard(ch);
+            ch.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
+        }
+        ch.config().setAllocator(allocator);
+        ch.pipeline().addLast(handler);
+        ChannelPromise connected = ch.newPromise();
+        loop.register(ch).addListener(r -> {
+            if (r.isSuccess()) {
+                connected.setSuccess();
+            } else {
+                ch.unsafe().closeForcibly();
                 connected.setFailure(r.cause());
             }
         });

@@ -116,7 +116,7 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
                         }
                     }
                 });
-        channel = b.connect(to.connectTo()).addListener((ChannelFutureListener) f -> {
+        channel = to.connect(b, check.transport()).addListener((ChannelFutureListener) f -> {
             if (phase == Phase.DONE) {
                 f.channel().close();
                 return;

@@ -19,8 +19,31 @@ record ConnectTarget(InetSocketAddress address, SocketAddress unix, boolean tls,
 
     /** Sets {@code b}'s channels: a UNIX stream socket's for a {@link #unix} target, else TCP's, without Nagle. */
     Bootstrap channels(Bootstrap b, Transport t) {
+        if (unix instanceof dev.sluice.proxy.transport.AbstractSockets.Address) {
+            // connect() makes the channel, connected already
+            return b;
+        }
         return unix != null ? b.channelFactory(t::newDomainSocketChannel)
                 : b.channelFactory(t::newSocketChannel).option(ChannelOption.TCP_NODELAY, true);
+    }
+
+    /**
+     * Connects {@code b}'s channel to {@link #connectTo}; a name in the abstract namespace is connected at once through
+     * {@link Transport#connectAbstract} (HAProxy's padded address) and its channel registered.
+     */
+    io.netty.channel.ChannelFuture connect(Bootstrap b, Transport t) {
+        if (unix instanceof dev.sluice.proxy.transport.AbstractSockets.Address a) {
+            io.netty.channel.Channel ch;
+            try {
+                ch = t.connectAbstract(a);
+            } catch (java.io.IOException e) {
+                io.netty.channel.Channel placeholder = t.newDomainSocketChannel();
+                placeholder.unsafe().closeForcibly();
+                return new io.netty.channel.DefaultChannelPromise(placeholder, b.config().group().next()).setFailure(e);
+            }
+            return b.channelFactory(() -> ch).register();
+        }
+        return b.connect(connectTo());
     }
 
     /** Where to connect: the UNIX socket, else the address. */

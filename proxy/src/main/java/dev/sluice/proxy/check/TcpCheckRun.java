@@ -448,7 +448,7 @@ final class TcpCheckRun implements CheckAttempt, TlsHandshakeHandler.Callback {
                         }
                     }
                 });
-        channel = b.connect(to.connectTo()).addListener((ChannelFutureListener) f -> {
+        channel = to.connect(b, check.transport()).addListener((ChannelFutureListener) f -> {
             if (done || gen != generation) {
                 f.channel().close();
                 return;

@@ -430,7 +430,7 @@ public final class Main {
         Signals.install(generations);
         if (opts.debug()) {
             for (var l : generations.current().listeners()) {
-                System.err.println("[NOTICE] listening on " + l.localAddress() + " (" + generations.current().transport().name() + ")");
+                System.err.println("[NOTICE] listening on " + (l.localAddress() != null ? l.localAddress() : l.bind().address()) + " (" + generations.current().transport().name() + ")");
             }
         }
         // as HAProxy: the old processes are told once the new one listens, then privileges are dropped

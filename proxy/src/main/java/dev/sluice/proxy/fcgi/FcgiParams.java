@@ -124,9 +124,9 @@ public final class FcgiParams {
         String vsn = head.version().text();
         String srvPort = Integer.toString(x.frontend() == null ? 0 : x.frontend().getPort());
         if (serverName == null || serverName.isEmpty()) {
-            serverName = x.frontend() == null ? null : x.frontend().getAddress().getHostAddress();
+            serverName = x.frontend() == null || x.frontend().getAddress() == null ? null : x.frontend().getAddress().getHostAddress();
         }
-        String remAddr = x.client() == null ? null : x.client().getAddress().getHostAddress();
+        String remAddr = x.client() == null || x.client().getAddress() == null ? null : x.client().getAddress().getHostAddress();
         String remPort = Integer.toString(x.client() == null ? 0 : x.client().getPort());
         String contLen = contentLength ? null : Long.toString(bodyLength);
         String qs = null;

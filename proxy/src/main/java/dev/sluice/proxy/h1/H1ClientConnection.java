@@ -15,6 +15,7 @@ import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.http.h1.H1Error;
 import dev.sluice.proxy.http.h1.H1Parser;
 import dev.sluice.proxy.http.h1.InputBuffer;
+import dev.sluice.proxy.listener.ClientAddresses;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.rules.Trackers;
@@ -540,12 +541,12 @@ public final class H1ClientConnection extends ChannelInboundHandlerAdapter imple
 
     @Override
     public InetSocketAddress remoteAddress() {
-        return remote != null ? remote : (InetSocketAddress) ch.remoteAddress();
+        return remote != null ? remote : ClientAddresses.remote(ch);
     }
 
     @Override
     public InetSocketAddress localAddress() {
-        return local != null ? local : (InetSocketAddress) ch.localAddress();
+        return local != null ? local : ClientAddresses.local(ch);
     }
 
     @Override

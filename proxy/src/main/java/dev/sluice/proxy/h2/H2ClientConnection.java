@@ -3,6 +3,7 @@ package dev.sluice.proxy.h2;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.diag.UnexpectedErrors;
 import dev.sluice.proxy.http.GeneratedResponse;
+import dev.sluice.proxy.listener.ClientAddresses;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.stats.H2Counters;
@@ -210,11 +211,11 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     }
 
     InetSocketAddress remoteAddress() {
-        return remote != null ? remote : (InetSocketAddress) ctx.channel().remoteAddress();
+        return remote != null ? remote : ClientAddresses.remote(ctx.channel());
     }
 
     InetSocketAddress localAddress() {
-        return local != null ? local : (InetSocketAddress) ctx.channel().localAddress();
+        return local != null ? local : ClientAddresses.local(ctx.channel());
     }
 
     ProxyHeader.Received proxyHeader() {

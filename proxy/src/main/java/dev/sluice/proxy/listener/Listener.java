@@ -22,7 +22,6 @@ import io.netty.channel.ServerChannel;
 import io.netty.channel.ServerChannelRecvByteBufAllocator;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.group.ChannelGroup;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.util.internal.PlatformDependent;
 import java.net.InetSocketAddress;
 import java.util.function.Function;
@@ -53,6 +52,8 @@ public final class Listener {
     private int backlogUsed;
     /** A listening socket received from the old process ({@code -x}) to start on instead of binding, or -1. */
     private int receivedFd = -1;
+    /** What the logs and fetches see as the address of a client on a UNIX socket: "unix" and the listener's id. */
+    private InetSocketAddress unixClient = ClientAddresses.unix(1);
 
     /**
      * @param connectionHandler makes the protocol handler of an accepted connection, given whether the
@@ -127,22 +128,33 @@ public final class Listener {
         return bind;
     }
 
+    /** The listener's id in its frontend (HAProxy's luid), which a client on a UNIX socket shows as its port. */
+    public Listener id(int luid) {
+        this.unixClient = ClientAddresses.unix(luid);
+        return this;
+    }
+
+    /** Whether the bind is a UNIX socket: a path or an abstract name. */
+    public boolean unix() {
+        return bind.address() instanceof ListenAddress.Unix || bind.address() instanceof ListenAddress.Abstract;
+    }
+
     public Channel channel() {
         return channel;
     }
 
     public InetSocketAddress localAddress() {
-        return channel == null ? null : (InetSocketAddress) channel.localAddress();
+        return channel == null || !(channel.localAddress() instanceof InetSocketAddress a) ? null : a;
     }
 
     /** Binds (or adopts) the socket; throws {@link IllegalStateException} with HAProxy-like wording on failure. */
     public void start(Transport transport, EventLoopGroup group, int backlog) {
         ListenAddress addr = bind.address();
         BindSocket so = bind.socket();
+        boolean unix = unix();
         ServerBootstrap b = new ServerBootstrap()
                 .group(group)
                 .option(ChannelOption.SO_BACKLOG, so.backlog() > 0 ? so.backlog() : backlog)
-                .option(ChannelOption.SO_REUSEADDR, true)
                 .option(ChannelOption.ALLOCATOR, transport.allocator())
                 .childOption(ChannelOption.ALLOCATOR, transport.allocator())
                 // a client may half-close after its request and still expect the response
@@ -150,11 +162,14 @@ public final class Listener {
                 .handler(AcceptedInterest.INSTANCE)
                 .childHandler(acceptor = new Acceptor(this));
         backlogUsed = so.backlog() > 0 ? so.backlog() : backlog;
+        if (!unix) {
+            b.option(ChannelOption.SO_REUSEADDR, true);
+        }
         // each option set is a system call per connection: only those that differ from a new socket's
-        if (!PlatformDependent.canEnableTcpNoDelayByDefault()) {
+        if (!unix && !PlatformDependent.canEnableTcpNoDelayByDefault()) {
             b.childOption(ChannelOption.TCP_NODELAY, true);
         }
-        if (tcpKeepAlive) {
+        if (!unix && tcpKeepAlive) {
             b.childOption(ChannelOption.SO_KEEPALIVE, true);
         }
         if (tune.clientRcvbuf() > 0) {
@@ -167,11 +182,11 @@ public final class Listener {
             b.option(ChannelOption.RCVBUF_ALLOCATOR, new ServerChannelRecvByteBufAllocator()
                     .maxMessagesPerRead(tune.maxAccept() < 0 ? Integer.MAX_VALUE : tune.maxAccept()));
         }
-        if (reusePort && transport.name().equals("epoll") && !(addr instanceof ListenAddress.InheritedFd)) {
+        if (reusePort && transport.name().equals("epoll") && !unix && !(addr instanceof ListenAddress.InheritedFd)) {
             // as HAProxy: a new process (-sf) binds the same ports while the old one finishes
             b.option(EpollChannelOption.SO_REUSEPORT, true);
         }
-        if (so.needsEpoll()) {
+        if (so.needsEpoll() && !unix) {
             if (!transport.name().equals("epoll")) {
                 throw new IllegalStateException("Starting frontend " + frontend + ": the socket options of 'bind " + bind.text()
                         + "' need the epoll transport (" + transport.fallbackReason() + ")");
@@ -192,8 +207,18 @@ public final class Listener {
                 throw new IllegalStateException("Starting frontend " + frontend + ": cannot use inherited socket [" + fd + "]: "
                         + e.getMessage());
             }
-            b.channelFactory(() -> (ServerChannel) transport.inheritedServerChannel(fd.fd()));
+            boolean unixFd = InheritedSocket.isUnix(fd.fd());
+            b.channelFactory(() -> unixFd ? transport.inheritedDomainServerChannel(fd.fd()) : transport.inheritedServerChannel(fd.fd()));
             f = b.register();
+        } else if (unix) {
+            UnixListenSocket u = new UnixListenSocket(bind, frontend, transport, backlogUsed);
+            f = u.start(b);
+            f.awaitUninterruptibly();
+            if (f.isSuccess()) {
+                u.publish(f.channel());
+            } else {
+                throw u.failure(f.cause());
+            }
         } else {
             ListenAddress.Inet inet = (ListenAddress.Inet) addr;
             String where = "[" + addr + "]";
@@ -231,7 +256,10 @@ public final class Listener {
     }
 
     /** What an accepted connection gets: its budget, counters, filter, admission and protocol handler. */
-    private void accepted(SocketChannel ch) {
+    private void accepted(Channel ch) {
+        if (!(ch.remoteAddress() instanceof InetSocketAddress)) {
+            ch.attr(ClientAddresses.UNIX).set(unixClient);
+        }
         Budget budget = sessions;
         if (budget != null) {
             if (!budget.take()) {
@@ -286,7 +314,7 @@ public final class Listener {
     }
 
     /** The child handler of the socket: each accepted connection goes to the listener that owns the socket now. */
-    private static final class Acceptor extends ChannelInitializer<SocketChannel> {
+    private static final class Acceptor extends ChannelInitializer<Channel> {
         volatile Listener target;
 
         Acceptor(Listener target) {
@@ -294,7 +322,7 @@ public final class Listener {
         }
 
         @Override
-        protected void initChannel(SocketChannel ch) {
+        protected void initChannel(Channel ch) {
             target.accepted(ch);
         }
     }
@@ -308,10 +336,13 @@ public final class Listener {
         } catch (IllegalArgumentException e) {
             throw new IllegalStateException("Starting frontend " + frontend + ": cannot use the socket received for " + where + ": " + e.getMessage());
         }
+        boolean unixFd = InheritedSocket.isUnix(fd);
         b.channelFactory(() -> {
-            ServerChannel ch = transport.inheritedServerChannel(fd);
+            ServerChannel ch = unixFd ? transport.inheritedDomainServerChannel(fd) : transport.inheritedServerChannel(fd);
             try {
-                SocketOptions.applyAfterBind(ch, so, where);
+                if (!unixFd) {
+                    SocketOptions.applyAfterBind(ch, so, where);
+                }
             } catch (IllegalStateException e) {
                 ch.unsafe().closeForcibly();
                 throw e;

@@ -408,9 +408,24 @@ final class PassingCalls {
                     transparent |= intOption(fd, IPPROTO_IPV6, IPV6_TRANSPARENT) > 0;
                 }
             }
+            String unixPath = null;
+            if (family == AF_UNIX) {
+                // sun_path: a path up to its NUL, or (a NUL first) an abstract name with the rest of the bytes the length says
+                int n = Math.max(0, Math.min(SOCKADDR_UN, len.get(NATIVE_INT, 0)) - 2);
+                byte[] raw = sa.asSlice(2, n).toArray(ValueLayout.JAVA_BYTE);
+                int end = 0;
+                if (raw.length > 0 && raw[0] != 0) {
+                    while (end < raw.length && raw[end] != 0) {
+                        end++;
+                    }
+                } else {
+                    end = raw.length;
+                }
+                unixPath = new String(raw, 0, end, StandardCharsets.ISO_8859_1);
+            }
             boolean datagram = intOption(fd, SOL_SOCKET, SO_TYPE) == SOCK_DGRAM;
             boolean listening = intOption(fd, SOL_SOCKET, SO_ACCEPTCONN) > 0;
-            return new ReceivedSocket(fd, family, address, port, datagram, listening, v6only, transparent, iface, namespace);
+            return new ReceivedSocket(fd, family, address, port, datagram, listening, v6only, transparent, iface, namespace, unixPath);
         } catch (Failure f) {
             throw f;
         } catch (Throwable t) {

@@ -62,12 +62,12 @@ public final class ProxyHeader {
 
         /** The client's address for {@code ch} whose header is {@code r} (null: none): the header's when it gave one. */
         public static InetSocketAddress remote(Received r, Channel ch) {
-            return r != null && r.source != null ? r.source : (InetSocketAddress) ch.remoteAddress();
+            return r != null && r.source != null ? r.source : ClientAddresses.remote(ch);
         }
 
         /** The address the client connected to, for {@code ch} whose header is {@code r}: the header's when it gave one. */
         public static InetSocketAddress local(Received r, Channel ch) {
-            return r != null && r.destination != null ? r.destination : (InetSocketAddress) ch.localAddress();
+            return r != null && r.destination != null ? r.destination : ClientAddresses.local(ch);
         }
     }
 

@@ -14,7 +14,43 @@ import java.net.InetAddress;
  * Immutable; the descriptor is owned by {@link ReceivedSockets} until a listener takes it.
  */
 public record ReceivedSocket(int fd, int family, InetAddress address, int port, boolean datagram, boolean listening, boolean v6only,
-        boolean transparent, String iface, String namespace) {
+        boolean transparent, String iface, String namespace, String unixPath) {
+
+    /** A socket of the network (no UNIX path). */
+    public ReceivedSocket(int fd, int family, InetAddress address, int port, boolean datagram, boolean listening, boolean v6only,
+            boolean transparent, String iface, String namespace) {
+        this(fd, family, address, port, datagram, listening, v6only, transparent, iface, namespace, null);
+    }
+
+    /**
+     * Whether this UNIX socket is the one a {@code bind} on {@code addr} would have bound, as HAProxy 2.6's
+     * {@code sock_unix_addrcmp}: an abstract name byte for byte (its padded {@code sun_path}), a path equal to the bind's but
+     * for a {@code .<digits>.tmp} suffix (the old process bound it under its temporary name before renaming it).
+     * {@link #unixPath} holds the path, or for an abstract socket a NUL and the rest of the 108 bytes (ISO-8859-1).
+     */
+    public boolean matchesUnix(ListenAddress addr) {
+        if (datagram || !listening || unixPath == null || family != PassingCalls.AF_UNIX) {
+            return false;
+        }
+        if (addr instanceof ListenAddress.Abstract a) {
+            byte[] want = dev.sluice.proxy.transport.AbstractSockets.sunPath(a.name());
+            return unixPath.equals(new String(want, java.nio.charset.StandardCharsets.ISO_8859_1));
+        }
+        if (!(addr instanceof ListenAddress.Unix u) || unixPath.isEmpty() || unixPath.charAt(0) == 0) {
+            return false;
+        }
+        String want = new String(u.path().getBytes(java.nio.charset.StandardCharsets.UTF_8), java.nio.charset.StandardCharsets.ISO_8859_1);
+        return want.equals(unixPath) || tmpOf(want, unixPath) || tmpOf(unixPath, want);
+    }
+
+    /** Whether {@code tmp} is {@code path} with HAProxy's temporary suffix ({@code .<digits>.tmp}). */
+    private static boolean tmpOf(String path, String tmp) {
+        if (!tmp.startsWith(path + ".") || !tmp.endsWith(".tmp")) {
+            return false;
+        }
+        String digits = tmp.substring(path.length() + 1, tmp.length() - 4);
+        return !digits.isEmpty() && digits.chars().allMatch(Character::isDigit);
+    }
 
     /**
      * Whether this socket is the one a {@code bind} on {@code addr} with options {@code so} would have bound, as HAProxy
@@ -54,6 +90,10 @@ public record ReceivedSocket(int fd, int family, InetAddress address, int port, 
     /** How logs name it: {@code 127.0.0.1:80}, {@code [::]:80}, or the family for another kind. */
     public String describe() {
         if (address == null) {
+            if (family == PassingCalls.AF_UNIX && unixPath != null) {
+                return unixPath.isEmpty() || unixPath.charAt(0) != 0 ? "unix@" + unixPath
+                        : "abns@" + unixPath.substring(1).replaceFirst("\u0000+$", "");
+            }
             return family == PassingCalls.AF_UNIX ? "a UNIX socket" : "a socket of family " + family;
         }
         String host = address.getHostAddress();

@@ -27,6 +27,16 @@ public final class ReceivedSockets {
 
     /** The descriptor of the received socket {@code bind} would have bound, now the caller's; -1 when there is none. */
     public int take(Bind bind) {
+        if (bind.address() instanceof ListenAddress.Unix || bind.address() instanceof ListenAddress.Abstract) {
+            for (Iterator<ReceivedSocket> it = left.iterator(); it.hasNext(); ) {
+                ReceivedSocket r = it.next();
+                if (r.matchesUnix(bind.address())) {
+                    it.remove();
+                    return r.fd();
+                }
+            }
+            return -1;
+        }
         if (!(bind.address() instanceof ListenAddress.Inet inet)) {
             return -1;
         }

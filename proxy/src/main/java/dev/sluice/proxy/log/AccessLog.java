@@ -94,7 +94,7 @@ public final class AccessLog {
             return;
         }
         StringBuilder sb = new StringBuilder(96);
-        sb.append(Network.format(client.getAddress())).append(':').append(client.getPort()).append(" [");
+        sb.append(Network.host(client)).append(':').append(client.getPort()).append(" [");
         LogLine.date(sb, acceptDate, ZoneId.systemDefault());
         sb.append("] ").append(frontend).append('/').append(bind).append(": ").append(message);
         String msg = sb.toString();
@@ -112,8 +112,10 @@ public final class AccessLog {
         if (line != null) {
             return;
         }
-        String msg = "Connect from " + Network.format(client.getAddress()) + ":" + client.getPort() + " to "
-                + Network.format(local.getAddress()) + ":" + local.getPort() + " (" + frontend + (http ? "/HTTP)" : "/TCP)");
+        // a client on a UNIX socket: only the listener is known (its id is the placeholder address's port)
+        String msg = client.getAddress() == null ? "Connect to unix:" + client.getPort() + " (" + frontend + (http ? "/HTTP)" : "/TCP)")
+                : "Connect from " + Network.host(client) + ":" + client.getPort() + " to "
+                + Network.host(local) + ":" + local.getPort() + " (" + frontend + (http ? "/HTTP)" : "/TCP)");
         for (LogTarget t : targets) {
             writer.submit(t, tag, INFO, msg);
         }

@@ -338,7 +338,10 @@ public final class LogLine {
     }
 
     private static void ip(StringBuilder sb, InetSocketAddress a) {
-        if (a == null || a.getAddress() == null) {
+        if (a != null && a.getAddress() == null && a.isUnresolved()) {
+            // a client on a UNIX socket: "unix", as HAProxy
+            sb.append(a.getHostString());
+        } else if (a == null || a.getAddress() == null) {
             sb.append('-');
         } else {
             sb.append(Network.format(a.getAddress()));

@@ -50,9 +50,9 @@ public final class Fetches {
 
     static {
         def("src", 0, 0, Match.IP, false, a -> t -> t.clientAddress().getAddress());
-        def("src_port", 0, 0, Match.INT, false, a -> t -> (long) t.clientAddress().getPort());
+        def("src_port", 0, 0, Match.INT, false, a -> t -> port(t.clientAddress()));
         def("dst", 0, 0, Match.IP, false, a -> t -> t.frontendAddress().getAddress());
-        def("dst_port", 0, 0, Match.INT, false, a -> t -> (long) t.frontendAddress().getPort());
+        def("dst_port", 0, 0, Match.INT, false, a -> t -> port(t.frontendAddress()));
         def("method", 0, 0, Match.STR, false, a -> t -> t.request().method());
         def("path", 0, 0, Match.STR, false, a -> t -> path(t.request(), false));
         def("pathq", 0, 0, Match.STR, false, a -> t -> path(t.request(), true));
@@ -174,6 +174,11 @@ public final class Fetches {
             m.put(e.getKey(), e.getValue());
         }
         return Map.copyOf(m);
+    }
+
+    /** The port of a connection's address; none for a client on a UNIX socket (its placeholder has no address). */
+    static Long port(java.net.InetSocketAddress a) {
+        return a == null || a.getAddress() == null ? null : (long) a.getPort();
     }
 
     static void def(String name, int min, int max, Match dflt, boolean response, Function<List<String>, Fetch> build) {

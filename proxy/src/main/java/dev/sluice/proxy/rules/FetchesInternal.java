@@ -58,9 +58,9 @@ final class FetchesInternal {
             }
         });
         Fetches.def("fc_src", 0, 0, Match.IP, false, a -> t -> t.clientAddress().getAddress());
-        Fetches.def("fc_src_port", 0, 0, Match.INT, false, a -> t -> (long) t.clientAddress().getPort());
+        Fetches.def("fc_src_port", 0, 0, Match.INT, false, a -> t -> Fetches.port(t.clientAddress()));
         Fetches.def("fc_dst", 0, 0, Match.IP, false, a -> t -> t.frontendAddress().getAddress());
-        Fetches.def("fc_dst_port", 0, 0, Match.INT, false, a -> t -> (long) t.frontendAddress().getPort());
+        Fetches.def("fc_dst_port", 0, 0, Match.INT, false, a -> t -> Fetches.port(t.frontendAddress()));
         Fetches.def("baseq", 0, 0, Match.STR, false, a -> t -> {
             CharSequence base = Fetches.base(t.request());
             CharSequence q = Fetches.query(t.request());
@@ -139,6 +139,9 @@ final class FetchesInternal {
 
     /** base32+src, url32+src: the hash, 4 bytes in network order, then the client's address (4 or 16 bytes). */
     private static byte[] withSource(Long hash, Txn t) {
+        if (t.clientAddress() == null || t.clientAddress().getAddress() == null) {
+            return null;
+        }
         byte[] ip = t.clientAddress().getAddress().getAddress();
         byte[] b = new byte[4 + ip.length];
         int h = hash.intValue();

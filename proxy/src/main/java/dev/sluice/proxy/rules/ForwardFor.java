@@ -22,6 +22,10 @@ public final class ForwardFor {
     }
 
     public void apply(RequestHead request, InetAddress client) {
+        if (client == null) {
+            // a client on a UNIX socket: HAProxy adds the field for IPv4 and IPv6 clients only
+            return;
+        }
         if (ifNone && request.fields().contains(name)) {
             return;
         }

@@ -95,6 +95,14 @@ public final class Network {
         return new InetSocketAddress(ip != null ? ip : cur.getAddress(), port >= 0 ? port : cur.getPort());
     }
 
+    /**
+     * The host part of a connection's address as logs write it: the IP address, or for a client on a UNIX socket (an
+     * unresolved placeholder address) its name, "unix".
+     */
+    public static String host(java.net.InetSocketAddress a) {
+        return a.getAddress() == null ? a.getHostString() : format(a.getAddress());
+    }
+
     public static String format(InetAddress addr) {
         if (addr instanceof Inet4Address) {
             return addr.getHostAddress();

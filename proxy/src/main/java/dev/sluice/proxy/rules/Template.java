@@ -94,9 +94,9 @@ public final class Template {
     private static Part variable(String name) {
         return switch (name) {
             // no connection (a global set-var-fmt): nothing, as HAProxy writes
-            case "ci" -> (sb, t) -> sb.append(t.clientAddress() == null ? "" : Network.format(t.clientAddress().getAddress()));
+            case "ci" -> (sb, t) -> sb.append(t.clientAddress() == null ? "" : Network.host(t.clientAddress()));
             case "cp" -> (sb, t) -> sb.append(t.clientAddress() == null ? "" : t.clientAddress().getPort());
-            case "fi" -> (sb, t) -> sb.append(t.frontendAddress() == null ? "" : Network.format(t.frontendAddress().getAddress()));
+            case "fi" -> (sb, t) -> sb.append(t.frontendAddress() == null ? "" : Network.host(t.frontendAddress()));
             case "fp" -> (sb, t) -> sb.append(t.frontendAddress() == null ? "" : t.frontendAddress().getPort());
             case "f", "ft" -> (sb, t) -> sb.append(t.frontendName());
             case "b" -> (sb, t) -> sb.append(t.backendName() != null ? t.backendName() : t.frontendName());

@@ -50,7 +50,8 @@ final class BindPipelines {
                 continue;
             }
             String bindName = b.socket().name() != null ? b.socket().name() : Integer.toString(bindIndex);
-            Listener l = new Listener(b, p.name(), limit, starter(p, b, bindName, fe, tls, expectsProxy));
+            Listener l = new Listener(b, p.name(), limit, starter(p, b, bindName, fe, tls, expectsProxy))
+                    .id(b.socket().id() > 0 ? b.socket().id() : bindIndex);
             ListenerCounters lc = listenerCounters(p, b, bindIndex, fe);
             if (lc != null) {
                 l.counters(lc);

@@ -1,5 +1,6 @@
 package dev.sluice.proxy.runtime;
 
+import dev.sluice.proxy.listener.ClientAddresses;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.stream.ClientTimes;
@@ -73,7 +74,7 @@ final class ProxyHeaderReader extends ChannelInboundHandlerAdapter {
     public void handlerAdded(ChannelHandlerContext ctx) {
         acceptDate = System.currentTimeMillis();
         ClientTimes.accepted(ctx.channel(), acceptDate, System.nanoTime());
-        client = (InetSocketAddress) ctx.channel().remoteAddress();
+        client = ClientAddresses.remote(ctx.channel());
         if (admitted) {
             armTimer(ctx);
         }

@@ -75,7 +75,8 @@ final class StreamCommands {
             InetSocketAddress src = s.client().remoteAddress();
             Backend be = s.backend();
             Server srv = s.server();
-            return new View(s.id(), src != null && src.getAddress() instanceof Inet6Address ? "tcpv6" : "tcpv4", src,
+            return new View(s.id(), src != null && src.getAddress() instanceof Inet6Address ? "tcpv6"
+                    : src != null && src.getAddress() == null ? "unix_stream" : "tcpv4", src,
                     s.client().localAddress(), s.frontend().name(), s.frontend().id(), mode(s.frontend().config().mode()),
                     be == null ? null : be.name(), be == null ? -1 : be.id(), be == null ? null : mode(be.config().mode()),
                     srv == null ? null : srv.name(), srv == null ? -1 : srv.id(), srv == null ? null : srv.address(), s.epoch(), s.startDate(),

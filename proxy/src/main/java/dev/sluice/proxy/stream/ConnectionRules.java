@@ -1,6 +1,7 @@
 package dev.sluice.proxy.stream;
 
 import dev.sluice.proxy.http.ResponseHead;
+import dev.sluice.proxy.listener.ClientAddresses;
 import dev.sluice.proxy.rules.Network;
 import dev.sluice.proxy.rules.RequestTxn;
 import dev.sluice.proxy.rules.Rule;
@@ -54,7 +55,7 @@ public final class ConnectionRules implements Predicate<Channel> {
     /** Whether the connection may go on. */
     @Override
     public boolean test(Channel ch) {
-        return accept(ch, (InetSocketAddress) ch.remoteAddress(), (InetSocketAddress) ch.localAddress());
+        return accept(ch, ClientAddresses.remote(ch), ClientAddresses.local(ch));
     }
 
     /** The same for a connection whose channel addresses are not IP ones (a QUIC connection's are CIDs). */

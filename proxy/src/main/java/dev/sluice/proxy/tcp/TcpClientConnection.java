@@ -2,6 +2,7 @@ package dev.sluice.proxy.tcp;
 
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.diag.UnexpectedErrors;
+import dev.sluice.proxy.listener.ClientAddresses;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.rules.Trackers;
@@ -262,12 +263,12 @@ public final class TcpClientConnection extends ChannelPeer implements TcpClientS
 
     @Override
     public InetSocketAddress remoteAddress() {
-        return remote != null ? remote : (InetSocketAddress) ch.remoteAddress();
+        return remote != null ? remote : ClientAddresses.remote(ch);
     }
 
     @Override
     public InetSocketAddress localAddress() {
-        return local != null ? local : (InetSocketAddress) ch.localAddress();
+        return local != null ? local : ClientAddresses.local(ch);
     }
 
     /** When the connection was accepted: a layer-4 stream has no request of its own. */

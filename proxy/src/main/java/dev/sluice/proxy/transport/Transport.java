@@ -145,9 +145,34 @@ public final class Transport {
         return "epoll".equals(name) ? new EpollDomainSocketChannel() : new NioDomainSocketChannel();
     }
 
-    /** The address to bind a UNIX stream socket channel of this transport to. */
+    /**
+     * The address to bind a UNIX stream socket channel of this transport to, or to connect one to; a path starting with a
+     * NUL is a name in the abstract namespace ({@link AbstractSockets.Address}: see {@link #connectAbstract}).
+     */
     public SocketAddress domainAddress(String path) {
+        if (!path.isEmpty() && path.charAt(0) == 0) {
+            return new AbstractSockets.Address(path.substring(1));
+        }
         return "epoll".equals(name) ? new DomainSocketAddress(path) : UnixDomainSocketAddress.of(path);
+    }
+
+    /**
+     * A UNIX stream socket channel connected to {@code a} already (HAProxy's padded abstract address, which Netty's own
+     * connect cannot give), to register; only the native transport can wrap one.
+     */
+    public Channel connectAbstract(AbstractSockets.Address a) throws java.io.IOException {
+        if (!"epoll".equals(name)) {
+            throw new java.io.IOException("abstract UNIX sockets need the epoll transport (" + fallbackReason + ")");
+        }
+        return new EpollDomainSocketChannel(AbstractSockets.connect(a.name()));
+    }
+
+    /** A channel listening on {@code abns@<name>} already (as {@link #connectAbstract}, HAProxy's padded address). */
+    public ServerChannel listenAbstract(String abstractName, int backlog) throws java.io.IOException {
+        if (!"epoll".equals(name)) {
+            throw new java.io.IOException("abstract UNIX sockets need the epoll transport (" + fallbackReason + ")");
+        }
+        return new EpollServerDomainSocketChannel(AbstractSockets.listen(abstractName, backlog), true);
     }
 
     /** Wraps an inherited, already listening UNIX stream socket; only the native transport can. */

@@ -125,4 +125,34 @@ class ReceivedSocketTest {
         assertThat(got.left()).isEmpty();
         assertThat(got.closeUnused()).isEmpty();
     }
+
+    static ReceivedSocket unix(String path) {
+        return new ReceivedSocket(3, PassingCalls.AF_UNIX, null, 0, false, true, false, false, "", "", path);
+    }
+
+    @Test
+    void aUnixPathTakesTheSocketBoundUnderItsTemporaryName() {
+        ListenAddress.Unix at = new ListenAddress.Unix("/run/fe.sock");
+        assertThat(unix("/run/fe.sock.1234.tmp").matchesUnix(at)).isTrue();
+        assertThat(unix("/run/fe.sock").matchesUnix(at)).isTrue();
+        assertThat(unix("/run/fe.sock.12x4.tmp").matchesUnix(at)).isFalse();
+        assertThat(unix("/run/fe.sock.1234.bak").matchesUnix(at)).isFalse();
+        assertThat(unix("/run/other.sock.1234.tmp").matchesUnix(at)).isFalse();
+        assertThat(unix("/run/fe.sock.1234.tmp").describe()).isEqualTo("unix@/run/fe.sock.1234.tmp");
+        // a socket of the network never matches a UNIX bind, nor a UNIX socket a TCP one
+        assertThat(tcp(INET, "127.0.0.1", 80).matchesUnix(at)).isFalse();
+        assertThat(unix("/run/fe.sock").matches(at("127.0.0.1", 80), BindSocket.DEFAULT)).isFalse();
+    }
+
+    @Test
+    void anAbstractNameTakesTheSocketWithHaproxysPaddedAddress() {
+        String padded = "\0fe" + "\0".repeat(105);
+        ListenAddress.Abstract at = new ListenAddress.Abstract("fe");
+        assertThat(unix(padded).matchesUnix(at)).isTrue();
+        // bound by a program that does not pad: another address
+        assertThat(unix("\0fe").matchesUnix(at)).isFalse();
+        assertThat(unix(padded).matchesUnix(new ListenAddress.Abstract("fe2"))).isFalse();
+        assertThat(unix(padded).matchesUnix(new ListenAddress.Unix("fe"))).isFalse();
+        assertThat(unix(padded).describe()).isEqualTo("abns@fe");
+    }
 }
