@@ -7,8 +7,9 @@
 #   CFG=<cfg> WARM=20 ./tls-sign.sh boring -Dsluice.tls.rsa=boringssl  # by BoringSSL
 # usage: tls-sign.sh <label> <java opts>; the process is stopped by its PID at the end.
 label=$1; shift
-cd /work/main
-(SLUICE_AOT=off SLUICE_JAVA_OPTS="$*" exec taskset -c 1 ./sluice -f ${CFG:-${OUT:-/tmp}/tls-sign.t.cfg} > ${OUT:-/tmp}/tls-sign.log.$label 2>&1 & echo $! > ${OUT:-/tmp}/tls-sign.pid.$label)
+cd "$(dirname "$0")/../.." || exit 1
+: "${CFG:?set CFG to a configuration with a TLS bind on 127.0.0.1:18443}"
+(SLUICE_AOT=off SLUICE_JAVA_OPTS="$*" exec taskset -c 1 ./sluice -f "$CFG" > ${OUT:-/tmp}/tls-sign.log.$label 2>&1 & echo $! > ${OUT:-/tmp}/tls-sign.pid.$label)
 pid=$(cat ${OUT:-/tmp}/tls-sign.pid.$label)
 for i in $(seq 50); do curl -sk -o /dev/null https://127.0.0.1:18443/ && break; sleep 0.2; done
 for c in 1 2; do taskset -c 0 openssl s_time -connect 127.0.0.1:18443 -new -time ${WARM:-4} >/dev/null 2>&1 & done; wait
