@@ -2,14 +2,12 @@ package dev.sluice.proxy.admin;
 
 import dev.sluice.config.model.ListenAddress;
 import dev.sluice.config.model.StatsSocket;
+import dev.sluice.proxy.listener.UnixModes;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.UserPrincipalLookupService;
-import java.util.EnumSet;
-import java.util.Set;
 
 /**
  * The file of a UNIX stats socket, as HAProxy makes it: bound under a temporary name, given its {@code mode},
@@ -28,7 +26,7 @@ public final class UnixSocketFiles {
         Path path = Path.of(((ListenAddress.Unix) s.address()).path());
         try {
             if (s.mode() >= 0) {
-                Files.setPosixFilePermissions(tmp, permissions(s.mode()));
+                Files.setPosixFilePermissions(tmp, UnixModes.permissions(s.mode()));
             }
             if ((s.owner() != null || s.group() != null) && isRoot()) {
                 UserPrincipalLookupService users = tmp.getFileSystem().getUserPrincipalLookupService();
@@ -58,20 +56,6 @@ public final class UnixSocketFiles {
             throw new IllegalStateException("Binding [" + s.where() + "] for frontend GLOBAL: cannot set up UNIX socket (" + e.getMessage()
                     + ") [" + path + "]");
         }
-    }
-
-    /** The permission bits of a {@code mode} (octal in the configuration). */
-    static Set<PosixFilePermission> permissions(int mode) {
-        Set<PosixFilePermission> p = EnumSet.noneOf(PosixFilePermission.class);
-        PosixFilePermission[] order = {PosixFilePermission.OTHERS_EXECUTE, PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_READ,
-            PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_READ,
-            PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_READ};
-        for (int i = 0; i < order.length; i++) {
-            if ((mode & (1 << i)) != 0) {
-                p.add(order[i]);
-            }
-        }
-        return p;
     }
 
     /** Whether the process runs as root (user and group of a UNIX socket only apply then). */

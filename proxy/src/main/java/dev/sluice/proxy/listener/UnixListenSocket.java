@@ -11,9 +11,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermission;
-import java.util.EnumSet;
-import java.util.Set;
 
 /**
  * The listening socket of a {@code bind} on a UNIX socket, made as HAProxy 2.6's {@code sock_unix_bind_receiver} makes it.
@@ -78,7 +75,7 @@ final class UnixListenSocket {
                 }
             }
             if (p.mode() != 0) {
-                Files.setPosixFilePermissions(tmp, permissions(p.mode()));
+                Files.setPosixFilePermissions(tmp, UnixModes.permissions(p.mode()));
             }
             step = "cannot switch final and temporary UNIX sockets";
             Files.move(tmp, Path.of(path), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -126,17 +123,4 @@ final class UnixListenSocket {
         return why;
     }
 
-    /** The permission bits of a {@code mode}. */
-    static Set<PosixFilePermission> permissions(int mode) {
-        Set<PosixFilePermission> p = EnumSet.noneOf(PosixFilePermission.class);
-        PosixFilePermission[] order = {PosixFilePermission.OTHERS_EXECUTE, PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_READ,
-            PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_READ,
-            PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_READ};
-        for (int i = 0; i < order.length; i++) {
-            if ((mode & (1 << i)) != 0) {
-                p.add(order[i]);
-            }
-        }
-        return p;
-    }
 }
