@@ -38,7 +38,10 @@ final class SystemRsa {
 
     private static final Cleaner CLEANER = Cleaner.create();
 
-    private final String version;
+    private final SymbolLookup lib;
+    private final Linker linker;
+    private volatile String version;
+    private volatile Decryption decryption;
     private final MethodHandle d2iAutoPrivateKey;
     private final MethodHandle pkeyFree;
     private final MethodHandle mdCtxNew;
@@ -47,10 +50,6 @@ final class SystemRsa {
     private final MethodHandle digestSign;
     private final MethodHandle setPadding;
     private final MethodHandle setSaltLen;
-    private final MethodHandle pkeyCtxNew;
-    private final MethodHandle pkeyCtxFree;
-    private final MethodHandle decryptInit;
-    private final MethodHandle decrypt;
     private final MethodHandle clearError;
     private final MemorySegment sha1;
     private final MemorySegment sha256;
@@ -63,8 +62,8 @@ final class SystemRsa {
         if (num < 0x3000_0000L) {
             throw new UnsupportedOperationException("OpenSSL " + Long.toHexString(num) + " is older than 3.0");
         }
-        MethodHandle versionText = linker.downcallHandle(find(lib, "OpenSSL_version"), FunctionDescriptor.of(ADDRESS, JAVA_INT));
-        version = ((MemorySegment) versionText.invokeExact(0)).reinterpret(256).getString(0);
+        this.lib = lib;
+        this.linker = linker;
         d2iAutoPrivateKey = linker.downcallHandle(find(lib, "d2i_AutoPrivateKey"), FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG));
         pkeyFree = linker.downcallHandle(find(lib, "EVP_PKEY_free"), FunctionDescriptor.ofVoid(ADDRESS));
         mdCtxNew = linker.downcallHandle(find(lib, "EVP_MD_CTX_new"), FunctionDescriptor.of(ADDRESS));
@@ -74,15 +73,29 @@ final class SystemRsa {
         digestSign = linker.downcallHandle(find(lib, "EVP_DigestSign"), FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG));
         setPadding = linker.downcallHandle(find(lib, "EVP_PKEY_CTX_set_rsa_padding"), FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
         setSaltLen = linker.downcallHandle(find(lib, "EVP_PKEY_CTX_set_rsa_pss_saltlen"), FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-        pkeyCtxNew = linker.downcallHandle(find(lib, "EVP_PKEY_CTX_new"), FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
-        pkeyCtxFree = linker.downcallHandle(find(lib, "EVP_PKEY_CTX_free"), FunctionDescriptor.ofVoid(ADDRESS));
-        decryptInit = linker.downcallHandle(find(lib, "EVP_PKEY_decrypt_init"), FunctionDescriptor.of(JAVA_INT, ADDRESS));
-        decrypt = linker.downcallHandle(find(lib, "EVP_PKEY_decrypt"), FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG));
         clearError = linker.downcallHandle(find(lib, "ERR_clear_error"), FunctionDescriptor.ofVoid());
-        sha1 = digest(lib, linker, "EVP_sha1");
-        sha256 = digest(lib, linker, "EVP_sha256");
-        sha384 = digest(lib, linker, "EVP_sha384");
-        sha512 = digest(lib, linker, "EVP_sha512");
+        // one handle for the four digests: each downcall handle costs a few milliseconds to link at start-up
+        MethodHandle byName = linker.downcallHandle(find(lib, "EVP_get_digestbyname"), FunctionDescriptor.of(ADDRESS, ADDRESS));
+        sha1 = digest(byName, "SHA1");
+        sha256 = digest(byName, "SHA256");
+        sha384 = digest(byName, "SHA384");
+        sha512 = digest(byName, "SHA512");
+    }
+
+    /** The calls of raw RSA decryption (RSA key exchange, rare): linked at the first one. */
+    private record Decryption(MethodHandle ctxNew, MethodHandle ctxFree, MethodHandle init, MethodHandle decrypt) {
+    }
+
+    private Decryption decryption() {
+        Decryption d = decryption;
+        if (d == null) {
+            d = new Decryption(linker.downcallHandle(find(lib, "EVP_PKEY_CTX_new"), FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS)),
+                    linker.downcallHandle(find(lib, "EVP_PKEY_CTX_free"), FunctionDescriptor.ofVoid(ADDRESS)),
+                    linker.downcallHandle(find(lib, "EVP_PKEY_decrypt_init"), FunctionDescriptor.of(JAVA_INT, ADDRESS)),
+                    linker.downcallHandle(find(lib, "EVP_PKEY_decrypt"), FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG)));
+            decryption = d;
+        }
+        return d;
     }
 
     private static SystemRsa load() {
@@ -101,13 +114,29 @@ final class SystemRsa {
         return lib.find(name).orElseThrow(() -> new UnsupportedOperationException("libcrypto.so.3 has no " + name));
     }
 
-    private static MemorySegment digest(SymbolLookup lib, Linker linker, String name) throws Throwable {
-        return (MemorySegment) linker.downcallHandle(find(lib, name), FunctionDescriptor.of(ADDRESS)).invokeExact();
+    private static MemorySegment digest(MethodHandle byName, String name) throws Throwable {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment md = (MemorySegment) byName.invokeExact(a.allocateFrom(name));
+            if (md.equals(MemorySegment.NULL)) {
+                throw new UnsupportedOperationException("libcrypto.so.3 has no " + name);
+            }
+            return md;
+        }
     }
 
-    /** OpenSSL's version text, as {@code OpenSSL_version(OPENSSL_VERSION)} gives it. */
+    /** OpenSSL's version text, as {@code OpenSSL_version(OPENSSL_VERSION)} gives it (linked when first asked). */
     String version() {
-        return version;
+        String v = version;
+        if (v == null) {
+            try {
+                MethodHandle text = linker.downcallHandle(find(lib, "OpenSSL_version"), FunctionDescriptor.of(ADDRESS, JAVA_INT));
+                v = ((MemorySegment) text.invokeExact(0)).reinterpret(256).getString(0);
+            } catch (Throwable e) {
+                v = "OpenSSL 3";
+            }
+            version = v;
+        }
+        return v;
     }
 
     /** {@code key} in OpenSSL's memory. */
@@ -201,24 +230,25 @@ final class SystemRsa {
         /** Raw RSA decryption (no padding removed: the TLS library checks it), for RSA key exchange. */
         byte[] decrypt(byte[] input) throws SignatureException {
             SystemRsa l = lib;
+            Decryption d = l.decryption();
             try (Arena a = Arena.ofConfined()) {
-                MemorySegment ctx = (MemorySegment) l.pkeyCtxNew.invokeExact(pkey, MemorySegment.NULL);
+                MemorySegment ctx = (MemorySegment) d.ctxNew().invokeExact(pkey, MemorySegment.NULL);
                 if (ctx.equals(MemorySegment.NULL)) {
                     throw new SignatureException("EVP_PKEY_CTX_new failed");
                 }
                 try {
-                    if ((int) l.decryptInit.invokeExact(ctx) != 1 || (int) l.setPadding.invokeExact(ctx, NO_PADDING) != 1) {
+                    if ((int) d.init().invokeExact(ctx) != 1 || (int) l.setPadding.invokeExact(ctx, NO_PADDING) != 1) {
                         throw l.failure("EVP_PKEY_decrypt_init");
                     }
                     MemorySegment in = a.allocateFrom(JAVA_BYTE, input);
                     MemorySegment out = a.allocate(size);
                     MemorySegment outLen = a.allocateFrom(JAVA_LONG, size);
-                    if ((int) l.decrypt.invokeExact(ctx, out, outLen, in, (long) input.length) != 1) {
+                    if ((int) d.decrypt().invokeExact(ctx, out, outLen, in, (long) input.length) != 1) {
                         throw l.failure("EVP_PKEY_decrypt");
                     }
                     return out.asSlice(0, outLen.get(JAVA_LONG, 0)).toArray(JAVA_BYTE);
                 } finally {
-                    l.pkeyCtxFree.invokeExact(ctx);
+                    d.ctxFree().invokeExact(ctx);
                 }
             } catch (SignatureException e) {
                 throw e;
