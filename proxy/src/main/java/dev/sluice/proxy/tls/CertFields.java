@@ -1,5 +1,7 @@
 package dev.sluice.proxy.tls;
 
+import java.io.IOException;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -9,6 +11,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import org.bouncycastle.asn1.ASN1Encoding;
+import org.bouncycastle.asn1.ASN1Primitive;
+import org.bouncycastle.asn1.x500.AttributeTypeAndValue;
+import org.bouncycastle.asn1.x500.RDN;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x509.TBSCertificate;
 
 /**
  * The fields of one X.509 certificate as HAProxy 2.6's ssl_c_* / ssl_f_* fetches give them (ssl_utils.c, ssl_sample.c),
@@ -39,25 +47,23 @@ public final class CertFields {
 
     private CertFields(X509Certificate cert) {
         this.cert = cert;
-        Der tbs;
         try {
-            tbs = new Der(cert.getTBSCertificate()).enter(0x30);
-        } catch (CertificateEncodingException e) {
-            throw new IllegalArgumentException(e);
+            // Bouncy Castle keeps what it parsed: the attribute values' bytes and RDN order, the validity as encoded
+            TBSCertificate tbs = TBSCertificate.getInstance(cert.getTBSCertificate());
+            serial = magnitude(tbs.getSerialNumber().getValue());
+            sigAlgOid = tbs.getSignature().getAlgorithm().getId();
+            issuer = name(tbs.getIssuer());
+            byte[] from = der(tbs.getStartDate().toASN1Primitive());
+            notBeforeTag = from[0] & 0xFF;
+            notBefore = content(from);
+            byte[] to = der(tbs.getEndDate().toASN1Primitive());
+            notAfterTag = to[0] & 0xFF;
+            notAfter = content(to);
+            subject = name(tbs.getSubject());
+            keyAlgOid = tbs.getSubjectPublicKeyInfo().getAlgorithm().getAlgorithm().getId();
+        } catch (CertificateEncodingException | IOException | RuntimeException e) {
+            throw new IllegalArgumentException("unreadable certificate: " + e.getMessage(), e);
         }
-        if (tbs.peek() == 0xA0) {
-            tbs.next(); // version
-        }
-        serial = magnitude(tbs.expect(0x02));
-        sigAlgOid = oid(new Der(tbs.expect(0x30)).expect(0x06));
-        issuer = name(tbs.expect(0x30));
-        Der validity = new Der(tbs.expect(0x30));
-        notBeforeTag = validity.peek();
-        notBefore = validity.next();
-        notAfterTag = validity.peek();
-        notAfter = validity.next();
-        subject = name(tbs.expect(0x30));
-        keyAlgOid = oid(new Der(new Der(tbs.expect(0x30)).expect(0x30)).expect(0x06));
     }
 
     /** The fields of {@code cert}; throws {@link IllegalArgumentException} when its DER cannot be read. */
@@ -258,116 +264,35 @@ public final class CertFields {
 
     // ------------------------------------------------------------------ DER
 
-    /** The attributes of a Name's content (RDNs in order, each RDN's attributes in order). */
-    static List<Ava> name(byte[] content) {
+    /** The attributes of a name (RDNs in order, each RDN's attributes in order). */
+    static List<Ava> name(X500Name n) throws IOException {
         List<Ava> out = new ArrayList<>();
-        Der rdns = new Der(content);
-        int set = 0;
-        while (rdns.more()) {
-            Der rdn = new Der(rdns.expect(0x31));
-            while (rdn.more()) {
-                Der atv = new Der(rdn.expect(0x30));
-                String oid = oid(atv.expect(0x06));
-                int start = atv.pos;
-                int tag = atv.peek();
-                byte[] value = atv.next();
-                out.add(new Ava(oid, tag, value, Arrays.copyOfRange(atv.buf, start, atv.pos), set));
+        RDN[] rdns = n.getRDNs();
+        for (int set = 0; set < rdns.length; set++) {
+            for (AttributeTypeAndValue atv : rdns[set].getTypesAndValues()) {
+                byte[] der = der(atv.getValue().toASN1Primitive());
+                out.add(new Ava(atv.getType().getId(), der[0] & 0xFF, content(der), der, set));
             }
-            set++;
         }
         return out;
     }
 
-    private static byte[] magnitude(byte[] twosComplement) {
-        if (twosComplement.length == 0) {
-            return twosComplement;
-        }
-        byte[] mag = new java.math.BigInteger(twosComplement).abs().toByteArray();
+    /** An element's encoding as parsed (definite lengths, nothing re-sorted). */
+    private static byte[] der(ASN1Primitive p) throws IOException {
+        return p.getEncoded(ASN1Encoding.DL);
+    }
+
+    /** The content of a single-byte-tag element: its encoding without tag and length. */
+    private static byte[] content(byte[] der) {
+        int len = der[1] & 0xFF;
+        int header = len < 0x80 ? 2 : 2 + (len & 0x7F);
+        return Arrays.copyOfRange(der, header, der.length);
+    }
+
+    /** The serial as OpenSSL keeps it: the magnitude, big-endian, without a sign byte. */
+    private static byte[] magnitude(BigInteger serial) {
+        byte[] mag = serial.abs().toByteArray();
         return mag.length > 1 && mag[0] == 0 ? Arrays.copyOfRange(mag, 1, mag.length) : mag;
-    }
-
-    static String oid(byte[] v) {
-        StringBuilder sb = new StringBuilder();
-        long acc = 0;
-        boolean firstArc = true;
-        for (byte b : v) {
-            acc = (acc << 7) | (b & 0x7F);
-            if ((b & 0x80) != 0) {
-                continue;
-            }
-            if (firstArc) {
-                int top = acc < 40 ? 0 : acc < 80 ? 1 : 2;
-                sb.append(top).append('.').append(acc - 40L * top);
-                firstArc = false;
-            } else {
-                sb.append('.').append(acc);
-            }
-            acc = 0;
-        }
-        return sb.toString();
-    }
-
-    /** A cursor over DER elements (single-byte tags, definite lengths). */
-    static final class Der {
-        final byte[] buf;
-        int pos;
-        final int end;
-
-        Der(byte[] buf) {
-            this(buf, 0, buf.length);
-        }
-
-        private Der(byte[] buf, int pos, int end) {
-            this.buf = buf;
-            this.pos = pos;
-            this.end = end;
-        }
-
-        boolean more() {
-            return pos < end;
-        }
-
-        int peek() {
-            if (pos >= end) {
-                throw new IllegalArgumentException("truncated DER");
-            }
-            return buf[pos] & 0xFF;
-        }
-
-        /** The content of the next element, whatever its tag. */
-        byte[] next() {
-            peek();
-            pos++;
-            int len = buf[pos++] & 0xFF;
-            if (len > 0x7F) {
-                int n = len & 0x7F;
-                if (n == 0 || n > 4) {
-                    throw new IllegalArgumentException("bad DER length");
-                }
-                len = 0;
-                for (int i = 0; i < n; i++) {
-                    len = (len << 8) | (buf[pos++] & 0xFF);
-                }
-            }
-            if (len < 0 || pos + len > end) {
-                throw new IllegalArgumentException("truncated DER");
-            }
-            byte[] v = Arrays.copyOfRange(buf, pos, pos + len);
-            pos += len;
-            return v;
-        }
-
-        byte[] expect(int tag) {
-            if (peek() != tag) {
-                throw new IllegalArgumentException("unexpected DER tag " + peek() + ", wanted " + tag);
-            }
-            return next();
-        }
-
-        /** A cursor over the content of the next element, which must have {@code tag}. */
-        Der enter(int tag) {
-            return new Der(expect(tag));
-        }
     }
 
     // ------------------------------------------------------------------ OpenSSL's short names
