@@ -60,15 +60,8 @@ public record TlsSession(String protocol, String cipher, String alpn, String sni
          * without BoringSSL. On the connection's event loop.
          */
         public byte[] random(boolean client) {
-            if (engine == null) {
-                return null;
-            }
-            long ssl = engine.sslPointer();
-            if (ssl == 0) {
-                return null;
-            }
-            byte[] r = client ? SSL.getClientRandom(ssl) : SSL.getServerRandom(ssl);
-            return r == null || r.length == 0 ? null : r;
+            long ssl = ssl();
+            return ssl == 0 ? null : nonEmpty(client ? SSL.getClientRandom(ssl) : SSL.getServerRandom(ssl));
         }
 
         /**
@@ -76,15 +69,17 @@ public record TlsSession(String protocol, String cipher, String alpn, String sni
          * null once the connection is closed or without BoringSSL. On the connection's event loop.
          */
         public byte[] masterKey() {
-            if (engine == null) {
-                return null;
-            }
-            long ssl = engine.sslPointer();
-            if (ssl == 0) {
-                return null;
-            }
-            byte[] k = SSL.getMasterKey(ssl);
-            return k == null || k.length == 0 ? null : k;
+            long ssl = ssl();
+            return ssl == 0 ? null : nonEmpty(SSL.getMasterKey(ssl));
+        }
+
+        /** BoringSSL's SSL pointer of the connection, 0 once it is closed or without BoringSSL. */
+        private long ssl() {
+            return engine == null ? 0 : engine.sslPointer();
+        }
+
+        private static byte[] nonEmpty(byte[] b) {
+            return b == null || b.length == 0 ? null : b;
         }
 
         /** The chain the peer sent, its own certificate first; empty when it sent none. */
