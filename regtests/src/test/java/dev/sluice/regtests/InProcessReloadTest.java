@@ -135,6 +135,8 @@ class InProcessReloadTest {
                 Files.writeString(cfg, config(admin, port, moved, o1.port(), o2.port(), "gen-c", true) + "    bogus-keyword\n");
                 assertThat(reload(admin)).startsWith("Success=0\n--\n").contains("unknown keyword 'bogus-keyword'")
                         .contains("Reload failed");
+                // only a master's 'reload in-place-only' takes an argument
+                assertThat(AdminClient.run(admin, "reload now\n")).startsWith("'reload' takes no argument.\n");
                 GracefulStopTest.signal(s.pid(), "USR2");
                 long deadline = System.currentTimeMillis() + 10_000;
                 while (!s.output().contains("Reload failed") && System.currentTimeMillis() < deadline) {
