@@ -1,5 +1,6 @@
 package dev.sluice.proxy.cli;
 
+import dev.sluice.proxy.runtime.Generations;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
@@ -45,7 +46,7 @@ final class WorkerReload {
      * The command, as the worker's admin socket reads it: a change of a setting only a new process applies (nbthread,
      * cpu-map, tune.maxpollevents) is then answered {@code Restart=1} and the reasons, and not loaded.
      */
-    static final String COMMAND = "reload in-place-only";
+    static final String COMMAND = "reload " + Generations.IN_PLACE_ONLY;
 
     /** Asks the worker {@code pid} at {@code socket} to reload; waits for its answer up to {@code timeoutMs}. */
     static Outcome request(long pid, Path socket, long timeoutMs) {

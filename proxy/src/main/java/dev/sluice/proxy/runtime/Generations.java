@@ -86,6 +86,9 @@ public final class Generations {
         return 1 + retiring.size();
     }
 
+    /** The argument of a master's {@code reload} on a worker's admin socket (see {@link #reload(boolean)}). */
+    public static final String IN_PLACE_ONLY = "in-place-only";
+
     /** Reloads now, on the reload thread; the result once the new configuration answers (or was refused). */
     public CompletableFuture<Result> reload() {
         return reload(false);

@@ -24,9 +24,6 @@ import java.util.Locale;
  * arguments, levels and error strings.
  */
 final class ProxyCommands {
-    /** The argument of a master's {@code reload} (see {@link Generations#reload(boolean)}). */
-    static final String IN_PLACE_ONLY = "in-place-only";
-
     private ProxyCommands() {
     }
 
@@ -40,7 +37,7 @@ final class ProxyCommands {
                         return "Success=0\n--\n[ALERT] this process cannot reload its configuration\n";
                     }
                     // a master's request: a change only a new process applies is answered Restart=1 and not loaded
-                    boolean inPlaceOnly = req.arg(1).equals(IN_PLACE_ONLY);
+                    boolean inPlaceOnly = req.arg(1).equals(Generations.IN_PLACE_ONLY);
                     if (!inPlaceOnly && !req.arg(1).isEmpty()) {
                         return "'reload' takes no argument.\n";
                     }
