@@ -483,6 +483,45 @@ class InProcessReloadTest {
         }
     }
 
+    /**
+     * HotSpot suspends a thread by sending it its suspend signal (JFR's sampler, at each sample), SIGUSR2 unless told
+     * otherwise, and SIGUSR2 is the reload signal: profiling a daemon reloaded its configuration dozens of times a second.
+     * The launcher gives the JVM another signal: a profiled daemon reloads nothing and says nothing about it.
+     */
+    @Test
+    void profilingTheDaemonWithJfrReloadsNothing() throws Exception {
+        try (Origin o1 = Origin.start("o1")) {
+            int port = Ports.free();
+            int other = Ports.free();
+            Path dir = Files.createTempDirectory("sluice-reload");
+            Path admin = dir.resolve("admin.sock");
+            Path cfg = dir.resolve("test.cfg");
+            Files.writeString(cfg, config(admin, port, other, o1.port(), o1.port(), "gen-a", false));
+            try (Sluice s = Sluice.start(cfg, List.of(), java.util.Map.of(), port, other)) {
+                AdminClient.await(admin);
+                ProcessHandle jvm = javaProcess(s);
+                String jcmd = Path.of(jvm.info().command().orElseThrow()).resolveSibling("jcmd").toString();
+                String pid = Long.toString(jvm.pid());
+                Path recording = dir.resolve("profile.jfr");
+                assertThat(run(List.of(jcmd, pid, "JFR.start", "name=p", "settings=profile", "filename=" + recording)))
+                        .contains("Started recording");
+                // 'profile' samples every 10-20 ms: a hundred samples and more, each a reload before
+                for (int i = 0; i < 20; i++) {
+                    try (RawClient c = new RawClient(port)) {
+                        assertThat(body(c, "/gen")).isEqualTo("gen-a");
+                    }
+                    Daemon.sleep(100);
+                }
+                run(List.of(jcmd, pid, "JFR.stop", "name=p"));
+                // show info has the field from the first reload on
+                assertThat(info(admin, "Reloads")).isEmpty();
+                assertThat(s.output()).doesNotContain("Reloaded").doesNotContain("SIGUSR2");
+                String summary = run(List.of(Path.of(jcmd).resolveSibling("jfr").toString(), "summary", recording.toString()));
+                assertThat(summary).contains("jdk.ExecutionSample");
+            }
+        }
+    }
+
     private static String run(List<String> cmd) {
         try {
             return Http2Test.run(cmd);

@@ -171,6 +171,7 @@ final class Master implements MasterPrograms.Log {
                     return 1;
                 }
             }
+            Signals.warnIfSuspendedByUsr2();
             Signal.handle(new Signal("USR2"), s -> Thread.ofPlatform().daemon().name("sluice-reload").start(this::reload));
             Signal.handle(new Signal("TERM"), s -> stop("TERM"));
             Signal.handle(new Signal("INT"), s -> stop("INT"));
