@@ -190,15 +190,24 @@ public final class Addresses {
             return null;
         }
         if (host.indexOf(':') < 0) {
-            // inet_pton only takes the full dotted quad: no "127.1" or "10.0.0" shorthands
-            String[] parts = host.split("\\.", -1);
-            if (parts.length != 4) {
-                return null;
-            }
-            for (String p : parts) {
-                if (p.isEmpty() || p.length() > 3 || !p.chars().allMatch(Character::isDigit)) {
+            // inet_pton only takes the full dotted quad: no "127.1" or "10.0.0" shorthands (a loop, not a split: a
+            // reload reads every server's address through here)
+            int dots = 0;
+            int digits = 0;
+            for (int i = 0; i < host.length(); i++) {
+                char c = host.charAt(i);
+                if (c == '.') {
+                    if (digits == 0) {
+                        return null;
+                    }
+                    dots++;
+                    digits = 0;
+                } else if (c < '0' || c > '9' || ++digits > 3) {
                     return null;
                 }
+            }
+            if (dots != 3 || digits == 0) {
+                return null;
             }
         }
         try {

@@ -449,12 +449,11 @@ public final class Backend {
         counters = old.counters;
         timeStats = old.timeStats;
         lastError = old.lastError;
+        java.util.Map<String, Server> before = Arrays.stream(old.servers).collect(java.util.stream.Collectors.toMap(Server::name, o -> o, (a, b) -> a));
         for (Server s : servers) {
-            for (Server o : old.servers) {
-                if (o.name().equals(s.name())) {
-                    s.continues(o);
-                    break;
-                }
+            Server o = before.get(s.name());
+            if (o != null) {
+                s.continues(o);
             }
         }
     }

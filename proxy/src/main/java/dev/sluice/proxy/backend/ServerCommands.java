@@ -8,6 +8,7 @@ import dev.sluice.proxy.admin.CliRequest;
 import dev.sluice.proxy.transport.Workers;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -487,31 +488,60 @@ public final class ServerCommands {
     private static void state(StringBuilder out, Backend be) {
         long now = System.currentTimeMillis();
         for (Server s : be.servers()) {
-            boolean tls = s.tls() != null;
-            out.append(be.id()).append(' ').append(be.name()).append(' ').append(s.id()).append(' ').append(s.name()).append(' ')
-                    .append(s.unresolved() || s.unix() ? "-" : io.netty.util.NetUtil.toAddressString(s.address().getAddress())).append(' ')
-                    .append(opState(s)).append(' ')
-                    .append(s.adminState() | (s.configuredMaintenance() ? Server.FORCED_MAINT : 0) | (s.configuredDisabled() ? CONFIGURED_MAINT : 0)
-                            | (s.unresolved() ? RESOLUTION_MAINT : 0) | (s.fqdnChanged() ? FQDN_MAINT : 0)).append(' ')
-                    .append(s.weight()).append(' ')
-                    .append(s.initialWeight()).append(' ').append((now - s.lastChange()) / 1000).append(' ');
-            ServerHealthCheck c = s.check();
-            if (c == null) {
-                // a server declared disabled has its (unconfigured) check paused, as in HAProxy
-                out.append("1 0 ").append(s.checkHealth()).append(s.configuredDisabled() ? " 8" : " 0");
-            } else {
-                out.append(c.statusCode()).append(' ').append(c.resultCode()).append(' ').append(c.health()).append(' ')
-                        .append(c.stateBits());
+            List<String> f = stateFields(be, s, now);
+            for (int i = 0; i < f.size(); i++) {
+                out.append(i == 0 ? "" : " ").append(f.get(i));
             }
-            // srv_fqdn: the name a server was declared with (HAProxy keeps it as the server's hostname)
-            String host = s.fqdn();
-            ServerAgentCheck agent = s.agent();
-            out.append(' ').append(agent == null ? 0 : agent.stateBits()).append(" 0 ").append(s.config().idForced() ? 1 : 0).append(' ').append(host == null || Addresses.literal(host) != null ? "-" : host)
-                    .append(' ').append(s.address().getPort()).append(' ').append(s.config().srv() ? s.config().host() : "-").append(' ')
-                    .append(tls ? 1 : 0).append(' ')
-                    .append(c == null ? 0 : c.checkPort()).append(' ').append(c == null || c.checkAddr() == null ? "-" : c.checkAddr())
-                    .append(' ').append(agent == null || agent.addr() == null ? "-" : agent.addr()).append(' ')
-                    .append(agent == null ? 0 : agent.port()).append('\n');
+            out.append('\n');
         }
+    }
+
+    /**
+     * The fields of {@code s}'s line of {@code show servers state} (a {@code server-state-file} line), from {@code be_id}
+     * to {@code srv_agent_port}; {@code now} in milliseconds. A reload carries the servers' state in these fields,
+     * as a state file would, without writing and parsing them as text.
+     */
+    public static List<String> stateFields(Backend be, Server s, long now) {
+        List<String> f = new ArrayList<>(24);
+        boolean tls = s.tls() != null;
+        f.add(Integer.toString(be.id()));
+        f.add(be.name());
+        f.add(Integer.toString(s.id()));
+        f.add(s.name());
+        f.add(s.unresolved() || s.unix() ? "-" : io.netty.util.NetUtil.toAddressString(s.address().getAddress()));
+        f.add(Integer.toString(opState(s)));
+        f.add(Integer.toString(s.adminState() | (s.configuredMaintenance() ? Server.FORCED_MAINT : 0) | (s.configuredDisabled() ? CONFIGURED_MAINT : 0)
+                | (s.unresolved() ? RESOLUTION_MAINT : 0) | (s.fqdnChanged() ? FQDN_MAINT : 0)));
+        f.add(Integer.toString(s.weight()));
+        f.add(Integer.toString(s.initialWeight()));
+        f.add(Long.toString((now - s.lastChange()) / 1000));
+        ServerHealthCheck c = s.check();
+        if (c == null) {
+            // a server declared disabled has its (unconfigured) check paused, as in HAProxy
+            f.add("1");
+            f.add("0");
+            f.add(Integer.toString(s.checkHealth()));
+            f.add(s.configuredDisabled() ? "8" : "0");
+        } else {
+            f.add(Integer.toString(c.statusCode()));
+            f.add(Integer.toString(c.resultCode()));
+            f.add(Integer.toString(c.health()));
+            f.add(Integer.toString(c.stateBits()));
+        }
+        // srv_fqdn: the name a server was declared with (HAProxy keeps it as the server's hostname)
+        String host = s.fqdn();
+        ServerAgentCheck agent = s.agent();
+        f.add(Integer.toString(agent == null ? 0 : agent.stateBits()));
+        f.add("0");
+        f.add(s.config().idForced() ? "1" : "0");
+        f.add(host == null || Addresses.literal(host) != null ? "-" : host);
+        f.add(Integer.toString(s.address().getPort()));
+        f.add(s.config().srv() ? s.config().host() : "-");
+        f.add(tls ? "1" : "0");
+        f.add(Integer.toString(c == null ? 0 : c.checkPort()));
+        f.add(c == null || c.checkAddr() == null ? "-" : c.checkAddr());
+        f.add(agent == null || agent.addr() == null ? "-" : agent.addr());
+        f.add(Integer.toString(agent == null ? 0 : agent.port()));
+        return f;
     }
 }

@@ -112,14 +112,16 @@ final class Reload {
             Set<String> names = new HashSet<>();
             p.servers().forEach(s -> names.add(s.name()));
             Map<String, SavedServerState> states = new HashMap<>();
-            for (String line : ServerCommands.stateLines(be).split("\n")) {
-                List<String> f = ServerStateLoader.fields(line + "\n");
-                if (f == null || f == ServerStateLoader.CORRUPTED || !names.contains(f.get(3))) {
+            long now = System.currentTimeMillis();
+            for (Server s : be.servers()) {
+                if (!names.contains(s.name())) {
                     continue;
                 }
-                SavedServerState st = SavedServerState.of(p.name(), f.get(3), f.subList(4, f.size()), new ArrayList<>());
+                // the fields of its show servers state line, read as load-server-state-from-file reads them
+                List<String> f = ServerCommands.stateFields(be, s, now);
+                SavedServerState st = SavedServerState.of(p.name(), s.name(), f.subList(4, f.size()), new ArrayList<>());
                 if (st != null) {
-                    states.put(f.get(3), st);
+                    states.put(s.name(), st);
                 }
             }
             if (!states.isEmpty()) {
