@@ -87,6 +87,11 @@ final class H2ClientStream implements ClientSide {
     }
 
     @Override
+    public int httpMajor() {
+        return 2;
+    }
+
+    @Override
     public Future<?> closeFuture() {
         return ctx().channel().closeFuture();
     }

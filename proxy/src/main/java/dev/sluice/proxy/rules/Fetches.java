@@ -164,6 +164,7 @@ public final class Fetches {
         Payload.register();
         FetchesInternal.register();
         FetchesState.register();
+        FetchesConnection.register();
         TlsFetches.register();
     }
 

@@ -85,7 +85,7 @@ public final class RuleCompiler {
     static Phase needs(String name) {
         Fetches.Def d = Fetches.get(name);
         if (d == null || ANY_PHASE.contains(name) || StickFetches.isStickSample(name) || FetchesState.anyPhase(name)
-                || TlsFetches.clientSide(name)) {
+                || FetchesConnection.anyPhase(name) || TlsFetches.clientSide(name)) {
             return null;
         }
         return d.response() || TlsFetches.serverSide(name) ? Phase.RESPONSE : Phase.REQUEST;

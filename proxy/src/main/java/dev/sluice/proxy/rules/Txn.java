@@ -15,6 +15,16 @@ import java.util.Map;
 public interface Txn {
     RequestHead request();
 
+    /** The client connection's channel (an HTTP/2 or HTTP/3 stream's own), or null where a fetch cannot read it. */
+    default io.netty.channel.Channel clientChannel() {
+        return null;
+    }
+
+    /** The client connection's HTTP encoding on the wire: 2 for HTTP/2, 1 for the others, 0 outside HTTP. */
+    default int clientHttpMajor() {
+        return 0;
+    }
+
     /** The response, in http-response rules; null before. */
     ResponseHead response();
 

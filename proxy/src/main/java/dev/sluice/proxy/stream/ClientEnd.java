@@ -53,6 +53,11 @@ public interface ClientEnd {
         return t == null ? 0 : t.handshakeMs();
     }
 
+    /** The HTTP encoding of the client connection on the wire (fc_http_major): 0 outside HTTP. */
+    default int httpMajor() {
+        return 0;
+    }
+
     /** Whether the client connection is TLS (the log's %ft adds "~"). */
     boolean tls();
 

@@ -14,6 +14,12 @@ import java.util.List;
  * happen on {@link #loop()}.
  */
 public interface ClientSide extends ClientEnd {
+    /** HTTP/1 and HTTP/3 (HAProxy 2.6 answers 1 for every mux but H2's); {@link dev.sluice.proxy.h2.H2ClientStream} says 2. */
+    @Override
+    default int httpMajor() {
+        return 1;
+    }
+
     /** Sends a response head (interim or final). */
     void sendHead(ResponseHead head);
 

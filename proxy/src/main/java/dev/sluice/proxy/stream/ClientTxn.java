@@ -59,6 +59,16 @@ abstract class ClientTxn<C extends ClientEnd> implements Txn {
     }
 
     @Override
+    public io.netty.channel.Channel clientChannel() {
+        return client.closeFuture() instanceof io.netty.channel.ChannelFuture f ? f.channel() : null;
+    }
+
+    @Override
+    public int clientHttpMajor() {
+        return client.httpMajor();
+    }
+
+    @Override
     public String frontendName() {
         return frontend.name();
     }
