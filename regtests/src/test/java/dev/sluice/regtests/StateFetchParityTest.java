@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The proxy and server state fetches ({@code nbsrv}, {@code srv_is_up}, {@code connslots}, {@code avg_queue}, the weights,
- * ids, timeouts, frontend connections, free slots) and the URL hashes answered by {@code http-request return} while servers are disabled and reweighted on the admin
+ * ids, timeouts, frontend connections, free slots, the server connection's addresses and encoding) and the URL hashes answered by {@code http-request return} while servers are disabled and reweighted on the admin
  * socket: the same bodies from Sluice and from HAProxy 2.6 on the same configuration.
  */
 class StateFetchParityTest {
@@ -46,7 +46,8 @@ class StateFetchParityTest {
                 server x 127.0.0.1:5
             listen lo
                 bind 127.0.0.1:@P2@
-                http-response set-header X-S "%[srv_name] %[srv_id] %[be_id] %[srv_conn(lo/o)] %[be_conn] %[srv_is_up(o)]"
+                http-response set-header X-S "%[srv_name] %[srv_id] %[be_id] %[srv_conn(lo/o)] %[be_conn] %[srv_is_up(o)] \
+            %[bc_src] %[bc_src_port,bool] %[bc_dst] %[bc_dst_port] %[bc_http_major]"
                 server z 127.0.0.1:6 disabled
                 server o 127.0.0.1:@O@ id 7
             """;
@@ -101,6 +102,8 @@ class StateFetchParityTest {
             List<String> haproxy = run(true, o);
             assertThat(sluice).isEqualTo(haproxy);
             assertThat(sluice.get(1)).startsWith("/origin 200 o 7 ");
+            // bc_src, bc_src_port (not 0), bc_dst, bc_dst_port, bc_http_major: real values, not two empty samples alike
+            assertThat(sluice.get(1)).contains(" 127.0.0.1 1 127.0.0.1 " + o.port() + " 1");
             assertThat(sluice.get(0)).contains(" nbsrv=2 ", " feconn=1 ", " defbe=be ", " stop=0 ", " free=14 ");
         }
     }

@@ -31,6 +31,16 @@ public interface ServerConnection {
         return null;
     }
 
+    /** The connection's socket channel (an HTTP/2 stream's is its connection's), or null before it is connected. */
+    default io.netty.channel.Channel channel() {
+        return null;
+    }
+
+    /** The HTTP encoding on the wire (bc_http_major): 2 for HTTP/2, 1 for HTTP/1 and FastCGI, 0 for a TCP relay. */
+    default int httpMajor() {
+        return 0;
+    }
+
     /** The server this connection goes to (null when unknown: a multiplexed stream). */
     default Server server() {
         return null;

@@ -95,6 +95,17 @@ public final class FcgiServerConnection extends ChannelInboundHandlerAdapter imp
     }
 
     @Override
+    public Channel channel() {
+        return ch;
+    }
+
+    /** HAProxy 2.6 answers 1 for every HTX mux but H2's, FastCGI's included. */
+    @Override
+    public int httpMajor() {
+        return 1;
+    }
+
+    @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.ch = ctx.channel();

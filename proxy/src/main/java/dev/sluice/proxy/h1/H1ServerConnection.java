@@ -78,6 +78,16 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
     }
 
     @Override
+    public Channel channel() {
+        return ch;
+    }
+
+    @Override
+    public int httpMajor() {
+        return 1;
+    }
+
+    @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.ch = ctx.channel();

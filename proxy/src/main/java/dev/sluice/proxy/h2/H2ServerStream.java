@@ -77,6 +77,17 @@ final class H2ServerStream implements ServerSide {
     }
 
     @Override
+    public io.netty.channel.Channel channel() {
+        ChannelHandlerContext c = ctx();
+        return c == null ? null : c.channel();
+    }
+
+    @Override
+    public int httpMajor() {
+        return 2;
+    }
+
+    @Override
     public boolean reused() {
         return reused;
     }

@@ -1,5 +1,6 @@
 package dev.sluice.proxy.rules;
 
+import dev.sluice.proxy.backend.ServerConnection;
 import io.netty.channel.Channel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.epoll.EpollTcpInfo;
@@ -49,6 +50,29 @@ final class FetchesConnection {
             int v = t.clientHttpMajor();
             return v == 0 ? null : (Object) (long) v;
         });
+        backend();
+    }
+
+    /** The server connection's addresses and encoding: known once connected, so in response rules and logs. */
+    private static void backend() {
+        Fetches.def("bc_src", 0, 0, Match.IP, true, a -> t -> address(t, true) == null ? null : address(t, true).getAddress());
+        Fetches.def("bc_src_port", 0, 0, Match.INT, true, a -> t -> Fetches.port(address(t, true)));
+        Fetches.def("bc_dst", 0, 0, Match.IP, true, a -> t -> address(t, false) == null ? null : address(t, false).getAddress());
+        Fetches.def("bc_dst_port", 0, 0, Match.INT, true, a -> t -> Fetches.port(address(t, false)));
+        Fetches.def("bc_http_major", 0, 0, Match.INT, true, a -> t -> {
+            ServerConnection c = t.serverConnection();
+            return c == null || c.httpMajor() == 0 ? null : (Object) (long) c.httpMajor();
+        });
+    }
+
+    /** The local ({@code source}) or remote address of the stream's server connection, null without one or off IP. */
+    private static InetSocketAddress address(Txn t, boolean source) {
+        ServerConnection c = t.serverConnection();
+        Channel ch = c == null ? null : c.channel();
+        if (ch == null) {
+            return null;
+        }
+        return (source ? ch.localAddress() : ch.remoteAddress()) instanceof InetSocketAddress a ? a : null;
     }
 
     private static void time(String name, ToLongFunction<EpollTcpInfo> read) {

@@ -12,13 +12,8 @@ final class FetchesMissing {
 
     static final Map<String, String> MORE = Map.ofEntries(
             Map.entry("51d.all", "device detection through a proprietary library HAProxy links (51Degrees, DeviceAtlas, WURFL)"),
-            Map.entry("bc_dst", "the backend connection (not implemented yet)"),
-            Map.entry("bc_dst_port", "the backend connection (not implemented yet)"),
             Map.entry("bc_err", "connection error codes (not implemented yet)"),
             Map.entry("bc_err_str", "connection error codes (not implemented yet)"),
-            Map.entry("bc_http_major", "the backend connection (not implemented yet)"),
-            Map.entry("bc_src", "the backend connection (not implemented yet)"),
-            Map.entry("bc_src_port", "the backend connection (not implemented yet)"),
             Map.entry("cpu_calls", "per-stream CPU and latency accounting (not implemented yet)"),
             Map.entry("cpu_ns_avg", "per-stream CPU and latency accounting (not implemented yet)"),
             Map.entry("cpu_ns_tot", "per-stream CPU and latency accounting (not implemented yet)"),

@@ -25,6 +25,11 @@ public interface Txn {
         return 0;
     }
 
+    /** The stream's last server connection (bc_* fetches), or null before one was chosen. */
+    default dev.sluice.proxy.backend.ServerConnection serverConnection() {
+        return null;
+    }
+
     /** The response, in http-response rules; null before. */
     ResponseHead response();
 

@@ -56,6 +56,11 @@ final class StreamTarget extends ClientTxn<ClientSide> implements RuleTarget {
     }
 
     @Override
+    public dev.sluice.proxy.backend.ServerConnection serverConnection() {
+        return stream.lastConn;
+    }
+
+    @Override
     public dev.sluice.proxy.tls.TlsSession serverTlsSession() {
         ServerSide c = stream.lastConn;
         return c == null ? null : c.tlsSession();

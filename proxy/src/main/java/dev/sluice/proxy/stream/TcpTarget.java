@@ -84,6 +84,11 @@ final class TcpTarget extends ClientTxn<TcpClientSide> implements RuleTarget {
     }
 
     @Override
+    public dev.sluice.proxy.backend.ServerConnection serverConnection() {
+        return stream.lastConnection();
+    }
+
+    @Override
     public dev.sluice.proxy.tls.TlsSession serverTlsSession() {
         TcpServerSide c = stream.lastConnection();
         return c == null ? null : c.tlsSession();

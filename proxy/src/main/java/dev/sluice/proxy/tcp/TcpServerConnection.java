@@ -36,6 +36,11 @@ public final class TcpServerConnection extends ChannelPeer implements TcpServerS
     }
 
     @Override
+    public io.netty.channel.Channel channel() {
+        return ch;
+    }
+
+    @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.ch = ctx.channel();
