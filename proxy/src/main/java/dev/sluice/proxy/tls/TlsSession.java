@@ -185,6 +185,27 @@ public record TlsSession(String protocol, String cipher, String alpn, String sni
                 new Certificates(s, engine instanceof ReferenceCountedOpenSslEngine e ? e : null));
     }
 
+    /**
+     * The verification of the client's certificate in this handshake, as HAProxy's fetches give it: {@code ssl_c_err}
+     * ({@link #CRT_ERROR}), {@code ssl_c_ca_err} ({@link #CA_ERROR}), {@code ssl_c_ca_err_depth} ({@link #CA_ERROR_DEPTH}),
+     * {@code ssl_c_verify} ({@link #VERIFY}): OpenSSL's X509 error codes that {@code ca-ignore-err}/{@code crt-ignore-err}
+     * let through (0: none; always 0 on a resumed session, whose handshake verified nothing).
+     */
+    public int verification(int which) {
+        ClientCertVerifier.Result r = ClientCertVerifier.resultOf(session);
+        return switch (which) {
+            case CRT_ERROR -> r.crtError();
+            case CA_ERROR -> r.caError();
+            case CA_ERROR_DEPTH -> r.caErrorDepth();
+            default -> r.verify();
+        };
+    }
+
+    public static final int CRT_ERROR = 0;
+    public static final int CA_ERROR = 1;
+    public static final int CA_ERROR_DEPTH = 2;
+    public static final int VERIFY = 3;
+
     /** The OpenSSL name of a cipher suite given by its Java (IANA) name, as HAProxy's logs and PROXY headers write it. */
     public static String openSslCipher(String cipher) {
         if (cipher == null || cipher.startsWith("TLS_") && !cipher.contains("_WITH_")) {

@@ -1,0 +1,155 @@
+package dev.sluice.regtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code ca-ignore-err} and {@code crt-ignore-err}: the same binds in HAProxy 2.6 and Sluice ({@code verify optional} and
+ * {@code required}, with a CA file, without and with ignore lists), the same client certificates made by openssl (signed
+ * by the CA; expired; self-signed; signed by an unknown CA, alone and with that CA's root in the chain; with an
+ * intermediate the client sends), and for each: whether the handshake goes through (curl's exit code and the alert it
+ * names), the response that gives {@code ssl_c_err ssl_c_ca_err ssl_c_ca_err_depth ssl_c_verify}, and the log line with
+ * the same values (or the embryonic line of a failed handshake). Both must be equal, in order.
+ */
+class ClientCertIgnoreErrTest {
+    static Path dir;
+    static final String[] CERTS = {"good", "inter", "expired", "self", "unknown", "unknownchain", "expiredca"};
+    static final String[] BINDS = {
+        "verify optional",
+        "verify optional crt-ignore-err all ca-ignore-err all",
+        "verify required crt-ignore-err 10,18",
+        "verify optional ca-ignore-err 19,10 crt-ignore-err 20",
+    };
+
+    @BeforeAll
+    static void certificates() throws Exception {
+        Program.OPENSSL.require();
+        dir = Files.createTempDirectory("sluice-ignore-err");
+        ClientCertTest.dir = dir;
+        Files.writeString(dir.resolve("ca.ext"), "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n");
+        Files.writeString(dir.resolve("client.ext"), "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n");
+        String ec = "ec_paramgen_curve:P-256";
+        ClientCertTest.openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", ec, "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "30",
+                "-subj", "/CN=Root CA");
+        ClientCertTest.openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", ec, "-nodes", "-keyout", "other.key", "-out", "other.pem", "-days",
+                "30", "-subj", "/CN=Other CA", "-addext", "basicConstraints=critical,CA:TRUE");
+        ClientCertTest.openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", ec, "-nodes", "-keyout", "server.key", "-out", "server.crt", "-days",
+                "30", "-subj", "/CN=localhost");
+        Files.writeString(dir.resolve("server.pem"), Files.readString(dir.resolve("server.crt")) + Files.readString(dir.resolve("server.key")));
+        // an intermediate under the root, and one already expired
+        ClientCertTest.openssl("req", "-new", "-newkey", "ec", "-pkeyopt", ec, "-nodes", "-keyout", "i.key", "-out", "i.csr", "-subj", "/CN=Inter");
+        ClientCertTest.openssl("x509", "-req", "-in", "i.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-days", "30", "-extfile", "ca.ext",
+                "-out", "i.pem");
+        ClientCertTest.openssl("x509", "-req", "-in", "i.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-days", "-1", "-extfile", "ca.ext",
+                "-out", "iold.pem");
+        for (String c : CERTS) {
+            if (!c.equals("self")) {
+                ClientCertTest.openssl("req", "-new", "-newkey", "ec", "-pkeyopt", ec, "-nodes", "-keyout", c + ".key", "-out", c + ".csr",
+                        "-subj", "/CN=" + c);
+            }
+        }
+        sign("good", "ca", "30");
+        sign("expired", "ca", "-1");
+        sign("unknown", "other", "30");
+        sign("unknownchain", "other", "30");
+        sign("inter", "i", "30");
+        sign("expiredca", "iold", "30");
+        ClientCertTest.openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", ec, "-nodes", "-keyout", "self.key", "-out", "self.crt", "-days",
+                "30", "-subj", "/CN=self");
+        append("unknownchain", "other.pem");
+        append("inter", "i.pem");
+        append("expiredca", "iold.pem");
+    }
+
+    private static void sign(String c, String ca, String days) throws Exception {
+        String caCert = ca.equals("i") || ca.equals("iold") ? ca + ".pem" : ca + ".pem";
+        String caKey = ca.startsWith("i") ? "i.key" : ca + ".key";
+        ClientCertTest.openssl("x509", "-req", "-in", c + ".csr", "-CA", caCert, "-CAkey", caKey, "-days", days, "-extfile", "client.ext",
+                "-out", c + ".crt");
+    }
+
+    private static void append(String c, String pem) throws Exception {
+        Files.writeString(dir.resolve(c + ".crt"), Files.readString(dir.resolve(c + ".crt")) + Files.readString(dir.resolve(pem)));
+    }
+
+    @AfterAll
+    static void clean() throws Exception {
+        ClientCertTest.clean();
+    }
+
+    static String config(int[] ports) {
+        StringBuilder sb = new StringBuilder("""
+                global
+                    log stdout format raw local0 info
+                defaults
+                    mode http
+                    log global
+                    timeout client 5s
+                    timeout server 5s
+                    timeout connect 5s
+                    log-format "%ft %[ssl_c_err] %[ssl_c_ca_err] %[ssl_c_ca_err_depth] %[ssl_c_verify] %[ssl_c_used]"
+                """);
+        for (int i = 0; i < BINDS.length; i++) {
+            sb.append("""
+                    frontend f%d
+                        bind 127.0.0.1:%d ssl crt %s ca-file %s %s alpn http/1.1
+                        http-request return status 200 content-type text/plain lf-string "%%[ssl_c_err] %%[ssl_c_ca_err] %%[ssl_c_ca_err_depth] %%[ssl_c_verify]"
+                    """.formatted(i, ports[i], dir.resolve("server.pem"), dir.resolve("ca.pem"), BINDS[i]));
+        }
+        return sb.toString();
+    }
+
+    static List<String> run(boolean haproxy) throws Exception {
+        int[] ports = new int[BINDS.length];
+        for (int i = 0; i < ports.length; i++) {
+            ports[i] = Ports.free();
+        }
+        List<String> out = new ArrayList<>();
+        try (Daemon d = Daemon.start(haproxy, config(ports), ports[0])) {
+            for (int i = 0; i < BINDS.length; i++) {
+                for (String c : CERTS) {
+                    String crt = dir.resolve(c + ".crt").toString();
+                    String key = dir.resolve(c + ".key").toString();
+                    Sluice.Result r = TlsTest.exec(List.of("curl", "-sS", "--http1.1", "-k", "--cert", crt, "--key", key,
+                            "https://127.0.0.1:" + ports[i] + "/"), null);
+                    // curl names the alert it got: "... alert certificate expired", "... alert unknown ca"
+                    String said = r.exitCode() == 0 ? r.output() : r.output().replaceAll("(?s).*(alert [a-z ]+).*", "$1").strip();
+                    out.add(BINDS[i] + " / " + c + ": " + r.exitCode() + " " + said);
+                }
+            }
+            Daemon.sleep(300);
+            for (String line : d.output().lines().toList()) {
+                // the access lines, and the embryonic ones without their client port and date
+                if (line.matches("^f\\d~? .*")) {
+                    out.add("log " + line);
+                } else if (line.contains("] f") && line.contains("/1: ")) {
+                    out.add("log " + line.replaceAll("^.*\\] (f\\d+/1: .*)$", "$1"));
+                }
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void ignoredErrorsAndTheirFetchesAreHaproxys() throws Exception {
+        List<String> sluice = run(false);
+        assertThat(sluice).contains(
+                "verify optional / good: 0 0 0 0 0",
+                "verify optional / expired: 56 alert certificate expired",
+                "verify optional crt-ignore-err all ca-ignore-err all / expired: 0 10 0 0 10",
+                "verify optional crt-ignore-err all ca-ignore-err all / self: 0 18 0 0 18",
+                "verify optional crt-ignore-err all ca-ignore-err all / unknown: 0 20 0 0 21",
+                "verify optional crt-ignore-err all ca-ignore-err all / unknownchain: 0 0 19 1 19",
+                "log f1~ 10 0 0 10 1");
+        Program.HAPROXY.require();
+        List<String> haproxy = run(true);
+        assertThat(sluice).as("HAProxy 2.6").containsExactlyElementsOf(haproxy);
+    }
+}
