@@ -201,6 +201,24 @@ public record TlsSession(String protocol, String cipher, String alpn, String sni
         };
     }
 
+    /**
+     * HAProxy's reason for a handshake that failed on the client's certificate ({@code SSL client certificate not trusted},
+     * or {@code SSL client CA chain cannot be verified} when the error was on a CA), or null when {@code cause} is another.
+     */
+    public static String verifyFailure(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof ClientCertVerifier.Failure f) {
+                return f.onCa() ? "SSL client CA chain cannot be verified" : "SSL client certificate not trusted";
+            }
+            for (Throwable s : t.getSuppressed()) {
+                if (s instanceof ClientCertVerifier.Failure f) {
+                    return f.onCa() ? "SSL client CA chain cannot be verified" : "SSL client certificate not trusted";
+                }
+            }
+        }
+        return null;
+    }
+
     public static final int CRT_ERROR = 0;
     public static final int CA_ERROR = 1;
     public static final int CA_ERROR_DEPTH = 2;
