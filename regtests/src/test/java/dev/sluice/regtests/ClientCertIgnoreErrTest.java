@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
  * by the CA; expired; self-signed; signed by an unknown CA, alone and with that CA's root in the chain; with an
  * intermediate the client sends), and for each: whether the handshake goes through (curl's exit code and the alert it
  * names), the response that gives {@code ssl_c_err ssl_c_ca_err ssl_c_ca_err_depth ssl_c_verify}, and the log line with
- * the same values (or the embryonic line of a failed handshake). Both must be equal, in order.
+ * the same values (or the embryonic line of a failed handshake); then a resumed session over TLS 1.2 and 1.3 of a
+ * certificate whose error was ignored ({@code ssl_c_verify} kept, the three others 0). Both must be equal, in order.
  */
 class ClientCertIgnoreErrTest {
     static Path dir;
@@ -100,7 +101,7 @@ class ClientCertIgnoreErrTest {
             sb.append("""
                     frontend f%d
                         bind 127.0.0.1:%d ssl crt %s ca-file %s %s alpn http/1.1
-                        http-request return status 200 content-type text/plain lf-string "%%[ssl_c_err] %%[ssl_c_ca_err] %%[ssl_c_ca_err_depth] %%[ssl_c_verify]"
+                        http-request return status 200 content-type text/plain lf-string "%%[ssl_c_err] %%[ssl_c_ca_err] %%[ssl_c_ca_err_depth] %%[ssl_c_verify] %%[ssl_fc_is_resumed]"
                     """.formatted(i, ports[i], dir.resolve("server.pem"), dir.resolve("ca.pem"), BINDS[i]));
         }
         return sb.toString();
@@ -124,6 +125,14 @@ class ClientCertIgnoreErrTest {
                     out.add(BINDS[i] + " / " + c + ": " + r.exitCode() + " " + said);
                 }
             }
+            for (String v : new String[] {"1.2", "1.3"}) {
+                // two connections of one curl: the second resumes the first's session, whose certificate had an ignored error
+                String url = "https://127.0.0.1:" + ports[1] + "/";
+                Sluice.Result r = TlsTest.exec(List.of("curl", "-sS", "--http1.1", "-k", "--tls-max", v, "--tlsv" + v, "--cert",
+                        dir.resolve("expired.crt").toString(), "--key", dir.resolve("expired.key").toString(), "-H", "Connection: close", url,
+                        url), null);
+                out.add("tls" + v + " resumed: " + r.exitCode() + " " + r.output().replace("\n", " | "));
+            }
             Daemon.sleep(300);
             for (String line : d.output().lines().toList()) {
                 // the access lines, and the embryonic ones without their client port and date
@@ -141,12 +150,14 @@ class ClientCertIgnoreErrTest {
     void ignoredErrorsAndTheirFetchesAreHaproxys() throws Exception {
         List<String> sluice = run(false);
         assertThat(sluice).contains(
-                "verify optional / good: 0 0 0 0 0",
+                "verify optional / good: 0 0 0 0 0 0",
                 "verify optional / expired: 56 alert certificate expired",
-                "verify optional crt-ignore-err all ca-ignore-err all / expired: 0 10 0 0 10",
-                "verify optional crt-ignore-err all ca-ignore-err all / self: 0 18 0 0 18",
-                "verify optional crt-ignore-err all ca-ignore-err all / unknown: 0 20 0 0 21",
-                "verify optional crt-ignore-err all ca-ignore-err all / unknownchain: 0 0 19 1 19",
+                "verify optional crt-ignore-err all ca-ignore-err all / expired: 0 10 0 0 10 0",
+                "verify optional crt-ignore-err all ca-ignore-err all / self: 0 18 0 0 18 0",
+                "verify optional crt-ignore-err all ca-ignore-err all / unknown: 0 20 0 0 21 0",
+                "verify optional crt-ignore-err all ca-ignore-err all / unknownchain: 0 0 19 1 19 0",
+                "log f0/1: SSL client certificate not trusted",
+                "log f0/1: SSL client CA chain cannot be verified",
                 "log f1~ 10 0 0 10 1");
         Program.HAPROXY.require();
         List<String> haproxy = run(true);

@@ -8,10 +8,14 @@ import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Date;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.WeakHashMap;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLSession;
+import javax.net.ssl.SSLSessionContext;
 import javax.net.ssl.X509ExtendedTrustManager;
 import org.bouncycastle.asn1.ASN1OctetString;
 import org.bouncycastle.asn1.x509.AuthorityKeyIdentifier;
@@ -301,6 +305,51 @@ final class ClientCertVerifier extends X509ExtendedTrustManager {
         SSLSession s = engine == null ? null : engine.getHandshakeSession();
         if (s != null && r != Result.OK) {
             s.putValue(RESULT, r);
+            remember(s.getSessionContext(), chain[0], r.verify());
+        }
+    }
+
+    /**
+     * The verify results of the certificates whose errors were let through, by the session context (one per bind context)
+     * that verified them: a resumed session reads its {@code ssl_c_verify} there, as OpenSSL keeps the result in the
+     * session (Netty's object of a TLS 1.3 resumed session is a new one, without the first's values). A few hundred
+     * entries per context, the oldest dropped.
+     */
+    private static final Map<SSLSessionContext, Map<X509Certificate, Integer>> RESUMABLE = new WeakHashMap<>();
+    private static final int REMEMBERED = 512;
+
+    private static void remember(SSLSessionContext context, X509Certificate leaf, int verify) {
+        if (context == null) {
+            return;
+        }
+        synchronized (RESUMABLE) {
+            RESUMABLE.computeIfAbsent(context, k -> new LinkedHashMap<>(16, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<X509Certificate, Integer> eldest) {
+                    return size() > REMEMBERED;
+                }
+            }).put(leaf, verify);
+        }
+    }
+
+    /** The verify result of a resumed session: the one its first handshake left, 0 when it had none (or it is forgotten). */
+    static int resumedVerify(SSLSession session) {
+        Object v = session.getValue(RESULT);
+        if (v instanceof Result r) {
+            return r.verify();
+        }
+        try {
+            java.security.cert.Certificate[] peer = session.getPeerCertificates();
+            if (peer.length == 0 || !(peer[0] instanceof X509Certificate leaf)) {
+                return 0;
+            }
+            synchronized (RESUMABLE) {
+                Map<X509Certificate, Integer> m = RESUMABLE.get(session.getSessionContext());
+                Integer known = m == null ? null : m.get(leaf);
+                return known == null ? 0 : known;
+            }
+        } catch (javax.net.ssl.SSLPeerUnverifiedException | RuntimeException e) {
+            return 0;
         }
     }
 

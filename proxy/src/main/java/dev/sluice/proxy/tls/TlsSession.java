@@ -189,9 +189,15 @@ public record TlsSession(String protocol, String cipher, String alpn, String sni
      * The verification of the client's certificate in this handshake, as HAProxy's fetches give it: {@code ssl_c_err}
      * ({@link #CRT_ERROR}), {@code ssl_c_ca_err} ({@link #CA_ERROR}), {@code ssl_c_ca_err_depth} ({@link #CA_ERROR_DEPTH}),
      * {@code ssl_c_verify} ({@link #VERIFY}): OpenSSL's X509 error codes that {@code ca-ignore-err}/{@code crt-ignore-err}
-     * let through (0: none; always 0 on a resumed session, whose handshake verified nothing).
+     * let through (0: none). On a resumed session the first three are 0 (HAProxy's verify callback did not run) and
+     * {@code ssl_c_verify} the first handshake's ({@link ClientCertVerifier#resumedVerify}).
      */
     public int verification(int which) {
+        if (resumed) {
+            // HAProxy keeps the first three per connection, set by its verify callback, which a resumed handshake does not
+            // call; ssl_c_verify is OpenSSL's result kept in the session
+            return which != VERIFY || session == null ? 0 : ClientCertVerifier.resumedVerify(session);
+        }
         ClientCertVerifier.Result r = ClientCertVerifier.resultOf(session);
         return switch (which) {
             case CRT_ERROR -> r.crtError();
