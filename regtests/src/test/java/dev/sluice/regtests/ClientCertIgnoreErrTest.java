@@ -14,14 +14,14 @@ import org.junit.jupiter.api.Test;
  * {@code ca-ignore-err} and {@code crt-ignore-err}: the same binds in HAProxy 2.6 and Sluice ({@code verify optional} and
  * {@code required}, with a CA file, without and with ignore lists), the same client certificates made by openssl (signed
  * by the CA; expired; self-signed; signed by an unknown CA, alone and with that CA's root in the chain; with an
- * intermediate the client sends), and for each: whether the handshake goes through (curl's exit code and the alert it
+ * intermediate the client sends, valid or expired; signed by a forged root: same name and key id, another key), and for each: whether the handshake goes through (curl's exit code and the alert it
  * names), the response that gives {@code ssl_c_err ssl_c_ca_err ssl_c_ca_err_depth ssl_c_verify}, and the log line with
  * the same values (or the embryonic line of a failed handshake); then a resumed session over TLS 1.2 and 1.3 of a
  * certificate whose error was ignored ({@code ssl_c_verify} kept, the three others 0). Both must be equal, in order.
  */
 class ClientCertIgnoreErrTest {
     static Path dir;
-    static final String[] CERTS = {"good", "inter", "expired", "self", "unknown", "unknownchain", "expiredca"};
+    static final String[] CERTS = {"good", "inter", "expired", "self", "unknown", "unknownchain", "expiredca", "forged"};
     static final String[] BINDS = {
         "verify optional",
         "verify optional crt-ignore-err all ca-ignore-err all",
@@ -50,6 +50,15 @@ class ClientCertIgnoreErrTest {
                 "-out", "i.pem");
         ClientCertTest.openssl("x509", "-req", "-in", "i.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-days", "-1", "-extfile", "ca.ext",
                 "-out", "iold.pem");
+        // a CA with the root's name and key id but another key: what it signs has the root as issuer, and a bad signature
+        byte[] skid;
+        try (var in = Files.newInputStream(dir.resolve("ca.pem"))) {
+            skid = ((java.security.cert.X509Certificate) java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in))
+                    .getExtensionValue("2.5.29.14");
+        }
+        String keyId = java.util.HexFormat.of().formatHex(skid, skid.length - 20, skid.length);
+        ClientCertTest.openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", ec, "-nodes", "-keyout", "fake.key", "-out", "fake.pem", "-days", "30",
+                "-subj", "/CN=Root CA", "-addext", "subjectKeyIdentifier=" + keyId, "-addext", "basicConstraints=critical,CA:TRUE");
         for (String c : CERTS) {
             if (!c.equals("self")) {
                 ClientCertTest.openssl("req", "-new", "-newkey", "ec", "-pkeyopt", ec, "-nodes", "-keyout", c + ".key", "-out", c + ".csr",
@@ -62,6 +71,7 @@ class ClientCertIgnoreErrTest {
         sign("unknownchain", "other", "30");
         sign("inter", "i", "30");
         sign("expiredca", "iold", "30");
+        sign("forged", "fake", "30");
         ClientCertTest.openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", ec, "-nodes", "-keyout", "self.key", "-out", "self.crt", "-days",
                 "30", "-subj", "/CN=self");
         append("unknownchain", "other.pem");
@@ -134,14 +144,18 @@ class ClientCertIgnoreErrTest {
                 out.add("tls" + v + " resumed: " + r.exitCode() + " " + r.output().replace("\n", " | "));
             }
             Daemon.sleep(300);
+            // log lines are written as connections end, which two connections of one curl may do in either order: sorted
+            List<String> logs = new ArrayList<>();
             for (String line : d.output().lines().toList()) {
                 // the access lines, and the embryonic ones without their client port and date
                 if (line.matches("^f\\d~? .*")) {
-                    out.add("log " + line);
+                    logs.add("log " + line);
                 } else if (line.contains("] f") && line.contains("/1: ")) {
-                    out.add("log " + line.replaceAll("^.*\\] (f\\d+/1: .*)$", "$1"));
+                    logs.add("log " + line.replaceAll("^.*\\] (f\\d+/1: .*)$", "$1"));
                 }
             }
+            logs.sort(null);
+            out.addAll(logs);
         }
         return out;
     }

@@ -79,4 +79,15 @@ class ClientCertVerifierTest {
         // not in the file: self-signed at depth 0, and not fit for a TLS client (its key usages are a CA's)
         assertThat(verifier(ALL, ALL).verify(new X509Certificate[] {self.cert()}, new Date())).isEqualTo(new ClientCertVerifier.Result(18, 0, 0, 26));
     }
+
+    @Test
+    void aForgedSignatureIsCaughtAfterTheChainIsBuilt() throws Exception {
+        // issuer name and authority key id of the CA, signed with another key: the CA is found, its signature check fails
+        TestPki.Issued forger = new TestPki.Issued(new java.security.KeyPair(Fixtures.CA.cert().getPublicKey(), Fixtures.OTHER_CA.key()),
+                Fixtures.CA.cert());
+        X509Certificate forged = TestPki.leaf(forger, TestPki.ec(), "forged").cert();
+        assertThat(verifier(Set.of(), Set.of(7)).verify(new X509Certificate[] {forged}, new Date())).isEqualTo(new ClientCertVerifier.Result(7, 0, 0, 7));
+        assertThatThrownBy(() -> verifier(ALL, Set.of()).verify(new X509Certificate[] {forged}, new Date()))
+                .isInstanceOfSatisfying(ClientCertVerifier.Failure.class, f -> assertThat(f.error()).isEqualTo(7));
+    }
 }
