@@ -81,9 +81,13 @@ final class ClientCertVerifier extends X509ExtendedTrustManager {
             return error;
         }
 
-        /** What Netty hands BoringSSL: its code picks the alert. */
-        OpenSslCertificateException forOpenSsl() {
-            return new OpenSslCertificateException(getMessage(), this, error);
+        /** What Netty hands BoringSSL: its code picks the alert (itself without netty-tcnative: the JDK provider's engine). */
+        CertificateException forOpenSsl() {
+            try {
+                return new OpenSslCertificateException(getMessage(), this, error);
+            } catch (LinkageError | IllegalArgumentException e) {
+                return this;
+            }
         }
 
         /** Whether the error was on a CA of the chain (HAProxy logs "SSL client CA chain cannot be verified"). */
