@@ -92,7 +92,7 @@ final class BindSocketOptions {
         String fail = null;
         switch (opt) {
             case "mode" -> {
-                int m = UnixAccounts.octal(value);
+                int m = octal(value);
                 if (m < 0) {
                     fail = "missing or invalid mode '" + value + "' (octal integer expected)";
                 } else {
@@ -103,27 +103,61 @@ final class BindSocketOptions {
                 if (value.isEmpty()) {
                     fail = "missing value";
                 } else {
-                    unix = opt.equals("uid") ? unix.withUid(UnixAccounts.atol(value)) : unix.withGid(UnixAccounts.atol(value));
+                    unix = opt.equals("uid") ? unix.withUid(atol(value)) : unix.withGid(atol(value));
                 }
             }
             default -> {
-                boolean user = opt.equals("user");
-                int id = value.isEmpty() ? -1 : user ? UnixAccounts.uid(value) : UnixAccounts.gid(value);
+                // the name is resolved by the daemon when it reads the configuration (NSS), as HAProxy does while parsing
                 if (value.isEmpty()) {
                     fail = "missing " + opt + " name";
-                } else if (id < 0) {
-                    fail = "unknown " + opt + " name '" + value + "'";
                 } else {
-                    unix = user ? unix.withUid(id) : unix.withGid(id);
+                    UnixPerms.Name n = new UnixPerms.Name(value, c.at(), bindLine(c, a));
+                    unix = opt.equals("user") ? unix.withUser(n) : unix.withGroup(n);
                 }
             }
         }
         if (fail != null) {
-            c.lineError("'bind " + a.get(0) + "' in section '" + c.section().name().toLowerCase(java.util.Locale.ROOT) + "' : '" + opt + "' : "
-                    + fail);
+            c.lineError(bindLine(c, a) + " : '" + opt + "' : " + fail);
             return TlsKeywords.FAILED;
         }
         return i + 2;
+    }
+
+    /** How HAProxy's messages about a bind option name the line: {@code 'bind /run/a.sock' in section 'frontend'}. */
+    private static String bindLine(KeywordContext c, List<String> a) {
+        return "'bind " + a.get(0) + "' in section '" + c.section().name().toLowerCase(java.util.Locale.ROOT) + "'";
+    }
+
+    /** C's {@code atol} as HAProxy reads {@code uid} and {@code gid}: leading digits (with a sign), 0 when none. */
+    static int atol(String v) {
+        int i = 0;
+        while (i < v.length() && Character.isWhitespace(v.charAt(i))) {
+            i++;
+        }
+        int start = i;
+        if (i < v.length() && (v.charAt(i) == '-' || v.charAt(i) == '+')) {
+            i++;
+        }
+        while (i < v.length() && Character.isDigit(v.charAt(i))) {
+            i++;
+        }
+        try {
+            return i - start > 0 && Character.isDigit(v.charAt(i - 1)) ? (int) Long.parseLong(v.substring(start, i)) : 0;
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    /** {@code strtol(v, &end, 8)} with the whole value used, or -1 (HAProxy's "missing or invalid mode"). */
+    static int octal(String v) {
+        if (v == null || v.isEmpty() || !v.chars().allMatch(ch -> ch >= '0' && ch <= '7')) {
+            return -1;
+        }
+        try {
+            return Integer.parseInt(v, 8);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     private static int missing(KeywordContext c, String opt) {

@@ -126,7 +126,7 @@ public final class GlobalBuilder {
                         quicRetryThreshold, clusterSecret),
                 new ProcessSettings(user, userAt, group, groupAt, uid, gid, chroot, ulimitN,
                         hardStopAfter, noReusePort, zeroWarning, masterWorker, exitOnFailure, maxReloads, dumpable, insecureForkWanted,
-                        cpuMaps), node, description, environment,
+                        cpuMaps, unixBind), node, description, environment,
                 new TlsTune(sslHardMaxRecord, issuersChainPath, sslExtraFiles, sslExtraDelExt), vars,
                 new ServerStateFiles(serverStateBase, serverStateFile, serverStateFileAt));
     }

@@ -1,5 +1,6 @@
 package dev.sluice.config;
 
+import dev.sluice.config.model.UnixPerms;
 import java.util.EnumSet;
 import java.util.Set;
 
@@ -147,16 +148,13 @@ final class ProcessKeywords {
                     g.unixBindPrefix = v;
                 }
                 // strtol and atol as HAProxy: what does not read as a number is 0
-                case "mode" -> g.unixBind = g.unixBind.withMode(Math.max(0, UnixAccounts.octal(v.replaceFirst("[^0-7].*$", ""))));
-                case "uid" -> g.unixBind = g.unixBind.withUid(UnixAccounts.atol(v));
-                case "gid" -> g.unixBind = g.unixBind.withGid(UnixAccounts.atol(v));
+                case "mode" -> g.unixBind = g.unixBind.withMode(Math.max(0, BindSocketOptions.octal(v.replaceFirst("[^0-7].*$", ""))));
+                case "uid" -> g.unixBind = g.unixBind.withUid(BindSocketOptions.atol(v));
+                case "gid" -> g.unixBind = g.unixBind.withGid(BindSocketOptions.atol(v));
                 case "user", "group" -> {
-                    int id = opt.equals("user") ? UnixAccounts.uid(v) : UnixAccounts.gid(v);
-                    if (id < 0) {
-                        c.lineError("'unix-bind' : '" + v + "' unknown " + opt + ".");
-                        return;
-                    }
-                    g.unixBind = opt.equals("user") ? g.unixBind.withUid(id) : g.unixBind.withGid(id);
+                    // resolved by the daemon when it reads the configuration (NSS), which reports an unknown name at this line
+                    UnixPerms.Name n = new UnixPerms.Name(v, c.at(), null);
+                    g.unixBind = opt.equals("user") ? g.unixBind.withUser(n) : g.unixBind.withGroup(n);
                 }
                 default -> {
                     c.lineError("'unix-bind' only supports the 'prefix', 'mode', 'uid', 'gid', 'user' and 'group' options.");

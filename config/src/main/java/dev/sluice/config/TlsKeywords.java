@@ -1,5 +1,6 @@
 package dev.sluice.config;
 
+import dev.sluice.config.model.BindTls;
 import dev.sluice.config.model.Mode;
 import dev.sluice.config.model.Server;
 import dev.sluice.config.model.ServerTls;
@@ -136,6 +137,9 @@ final class TlsKeywords {
                 }
                 return i + 2;
             }
+            case "ca-ignore-err", "crt-ignore-err" -> {
+                return server ? NOT_MINE : ignoreErr(c, o, a, i);
+            }
             case "no-tls-tickets", "tls-tickets" -> {
                 o.tickets = w.equals("tls-tickets");
                 return i + 1;
@@ -204,6 +208,58 @@ final class TlsKeywords {
         }
     }
 
+    /**
+     * HAProxy 2.6.12's {@code bind_parse_ignore_err}: {@code all}, or X509 error numbers (1..94) separated by commas, each
+     * read as C's {@code atoi} reads it (so a name such as X509_V_ERR_CERT_HAS_EXPIRED is 0 and out of range: names came in
+     * later versions).
+     */
+    private static int ignoreErr(KeywordContext c, TlsOptions o, List<String> a, int i) {
+        String w = a.get(i);
+        String v = i + 1 < a.size() ? a.get(i + 1) : "";
+        if (v.isEmpty()) {
+            c.lineError(bindLine(c, a) + " : '" + w + "' : missing error IDs list");
+            return FAILED;
+        }
+        Set<Integer> into = w.equals("ca-ignore-err") ? o.caIgnoreErr : o.crtIgnoreErr;
+        if (v.equals("all")) {
+            for (int n = 1; n <= BindTls.MAX_VERIFY_ERROR; n++) {
+                into.add(n);
+            }
+            return i + 2;
+        }
+        for (String p : v.split(",", -1)) {
+            int code = atoi(p);
+            if (code <= 0 || code > BindTls.MAX_VERIFY_ERROR) {
+                c.lineError(bindLine(c, a) + " : '" + w + "' : ID '" + code + "' out of range (1.." + BindTls.MAX_VERIFY_ERROR + ") in error IDs list '" + v + "'");
+                return FAILED;
+            }
+            into.add(code);
+        }
+        return i + 2;
+    }
+
+    /** How HAProxy's messages about a bind option name the line: {@code 'bind :443' in section 'frontend'}. */
+    private static String bindLine(KeywordContext c, List<String> a) {
+        return "'bind " + a.get(0) + "' in section '" + c.section().name().toLowerCase(java.util.Locale.ROOT) + "'";
+    }
+
+    /** C's {@code atoi}: leading blanks, a sign, the digits that follow (0 when none; saturated past int). */
+    static int atoi(String s) {
+        int i = 0;
+        while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
+            i++;
+        }
+        boolean neg = i < s.length() && s.charAt(i) == '-';
+        if (i < s.length() && (s.charAt(i) == '-' || s.charAt(i) == '+')) {
+            i++;
+        }
+        long n = 0;
+        while (i < s.length() && Character.isDigit(s.charAt(i)) && n < Integer.MAX_VALUE) {
+            n = n * 10 + (s.charAt(i++) - '0');
+        }
+        return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, neg ? -n : n));
+    }
+
     private static TlsVersion versionOf(String suffix) {
         return switch (suffix) {
             case "sslv3" -> TlsVersion.SSLV3;
@@ -227,8 +283,6 @@ final class TlsKeywords {
         return switch (opt) {
             case "crt-list" -> "certificate lists (use several 'crt' or a directory)";
             case "npn" -> "NPN (obsolete; use 'alpn')";
-            case "ca-ignore-err", "crt-ignore-err" ->
-                    "accepting a client certificate that does not verify (OpenSSL's X509 error codes for ssl_c_verify and ssl_c_err)";
             case "ecdhe", "ca-sign-file", "ca-sign-pass", "generate-certificates",
                     "no-ca-names", "crl-file", "ca-verify-file", "ocsp-update", "sigalgs", "client-sigalgs", "ssl-reuse" -> "this TLS option";
             case "accept-netscaler-cip" -> "NetScaler client IP insertion";

@@ -25,6 +25,9 @@ public final class TlsOptions {
     final Set<TlsVersion> disabled = EnumSet.noneOf(TlsVersion.class);
     TlsVersion forced;
     String caFile;
+    /** {@code ca-ignore-err}, {@code crt-ignore-err}: the X509 errors ignored. Bind lines only. */
+    final java.util.Set<Integer> caIgnoreErr = new java.util.TreeSet<>();
+    final java.util.Set<Integer> crtIgnoreErr = new java.util.TreeSet<>();
     Verify verify;
     Boolean tickets;
     Boolean strictSni;
@@ -73,6 +76,8 @@ public final class TlsOptions {
         if (caFile == null) {
             caFile = base.caFile;
         }
+        caIgnoreErr.addAll(base.caIgnoreErr);
+        crtIgnoreErr.addAll(base.crtIgnoreErr);
         if (earlyData == null) {
             earlyData = base.earlyData;
         }
@@ -158,7 +163,7 @@ public final class TlsOptions {
         }
         return new BindTls(crts, alpn != null ? alpn : BindTls.DEFAULT_ALPN, ciphers, ciphersuites, b[0], b[1], file(dir, caFile),
                 verify != null ? verify : Verify.NONE, tickets == null || tickets, Boolean.TRUE.equals(strictSni), curves,
-                Boolean.TRUE.equals(preferClientCiphers), Boolean.TRUE.equals(earlyData));
+                Boolean.TRUE.equals(preferClientCiphers), Boolean.TRUE.equals(earlyData), caIgnoreErr, crtIgnoreErr);
     }
 
     /** With {@code ca-base} and {@code crt-base} in front of relative files, then relative paths from {@code dir} ({@code default-path}). */

@@ -350,7 +350,6 @@ class KeywordParsersTest {
                 "`:80 ssl crt /x.pem verify maybe` => 'verify' : unknown value 'maybe' (expected none, optional, required)",
                 "`:80 ssl crt /x.pem alpn` => 'alpn' expects an argument.",
                 "`:80 ssl crt /x.pem crt-list /l` => bind option 'crt-list' is not supported by Sluice yet: certificate lists (use several 'crt' or a directory)",
-                "`:80 ssl crt /x.pem ca-file /ca.pem verify optional crt-ignore-err all` => bind option 'crt-ignore-err' is not supported by Sluice yet: accepting a client certificate that does not verify (OpenSSL's X509 error codes for ssl_c_verify and ssl_c_err)",
                 "`:80 ssl crt /x.pem no-tlsv10 no-tlsv11 no-tlsv12 no-tlsv13` => no TLS version is left enabled by the version options.",
                 "`:80 accept-netscaler-cip 1234` => bind option 'accept-netscaler-cip' is not supported by Sluice yet: NetScaler client IP insertion",
                 "`quic4@:443 ssl crt /x.pem accept-proxy` => 'accept-proxy' does not apply to QUIC bind 'quic4@:443': the PROXY protocol runs over TCP.",

@@ -33,8 +33,30 @@ class UnixBindKeywordsTest {
     void modeAndOwnerOptions() {
         Bind b = frontendOf("bind /run/a.sock mode 640 uid 12 gid 34").binds().getFirst();
         assertThat(b.socket().unix()).isEqualTo(new UnixPerms(0640, 12, 34));
-        Bind named = frontendOf("bind /run/a.sock user root group root").binds().getFirst();
-        assertThat(named.socket().unix()).isEqualTo(new UnixPerms(0, 0, 0));
+        // names are kept as written, with their line, for the daemon to resolve (cli.UnixOwners, through NSS)
+        Bind named = frontendOf("bind /run/a.sock user root group wheel").binds().getFirst();
+        assertThat(named.socket().unix()).isEqualTo(new UnixPerms(0, -1, -1,
+                new UnixPerms.Name("root", named.where(), "'bind /run/a.sock' in section 'frontend'"),
+                new UnixPerms.Name("wheel", named.where(), "'bind /run/a.sock' in section 'frontend'")));
+        // the last of a name and a number wins
+        assertThat(frontendOf("bind /run/a.sock user root uid 5 gid 6 group wheel").binds().getFirst().socket().unix())
+                .satisfies(u -> assertThat(u.uid()).isEqualTo(5))
+                .satisfies(u -> assertThat(u.user()).isNull())
+                .satisfies(u -> assertThat(u.gid()).isEqualTo(-1))
+                .satisfies(u -> assertThat(u.group().name()).isEqualTo("wheel"));
+    }
+
+    @Test
+    void unixBindNamesAreKeptWithTheirLine() {
+        var c = valid("global\n    unix-bind user nosuchuser\n    unix-bind group nosuchgroup gid 9\n" + Configs.DEFAULTS
+                + "frontend fe\n    bind unix@fe.sock\n    bind unix@x.sock user root\n");
+        UnixPerms global = c.global().process().unixBind();
+        assertThat(global.user()).isEqualTo(new UnixPerms.Name("nosuchuser", new SourceRef(Configs.FILE, 2), null));
+        assertThat(global.group()).isNull();
+        assertThat(global.gid()).isEqualTo(9);
+        List<Bind> binds = proxy(c, "fe").binds();
+        assertThat(binds.get(0).socket().unix()).isEqualTo(global);
+        assertThat(binds.get(1).socket().unix().user().name()).isEqualTo("root");
     }
 
     @Test
@@ -76,8 +98,7 @@ class UnixBindKeywordsTest {
             "uid => 'uid' : missing value",
             "gid => 'gid' : missing value",
             "user => 'user' : missing user name",
-            "user nosuchuser => 'user' : unknown user name 'nosuchuser'",
-            "group nosuchgroup => 'group' : unknown group name 'nosuchgroup'",
+            "group => 'group' : missing group name",
     })
     void optionErrors(String options, String message) {
         Diagnostic d = assertSingleError(parse(inFrontend("bind /run/a.sock " + options)), FRONTEND_LINE, message);
@@ -87,8 +108,6 @@ class UnixBindKeywordsTest {
     @ParameterizedTest(name = "unix-bind {0}")
     @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
             "prefix => unix_bind 'prefix' expects a path as an argument.",
-            "user nosuchuser => 'unix-bind' : 'nosuchuser' unknown user.",
-            "group nosuchgroup => 'unix-bind' : 'nosuchgroup' unknown group.",
             "level admin => 'unix-bind' only supports the 'prefix', 'mode', 'uid', 'gid', 'user' and 'group' options.",
     })
     void unixBindErrors(String options, String message) {

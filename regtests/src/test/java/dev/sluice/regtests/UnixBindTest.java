@@ -339,4 +339,51 @@ class UnixBindTest {
         Program.HAPROXY.require();
         assertThat(protocols(true, cert)).as("HAProxy 2.6").isEqualTo(sluice);
     }
+
+    /** {@code line message} of each error a {@code -c} prints: Sluice's {@code file:N: error: }, HAProxy's {@code parsing [file:N] : }. */
+    private static List<String> checkErrors(String config, boolean haproxy) throws Exception {
+        if (!haproxy) {
+            Sluice.Result r = Sluice.check(config);
+            assertThat(r.exitCode()).isEqualTo(1);
+            assertThat(r.output()).contains("Fatal errors found in configuration.").doesNotContain("Configuration file is valid");
+            return r.output().lines().filter(l -> l.contains(": error: ")).map(l -> l.replaceFirst("^.*?:(\\d+): error: ", "$1 ")).toList();
+        }
+        Process h = new ProcessBuilder(Program.HAPROXY.require(), "-c", "-f", Sluice.writeConfig(config).toString()).redirectErrorStream(true).start();
+        String out = new String(h.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(h.waitFor()).isEqualTo(1);
+        return out.lines().filter(l -> l.contains("parsing [")).map(l -> l.replaceFirst("^.*parsing \\[[^:]*:(\\d+)\\] ?: ", "$1 ")).toList();
+    }
+
+    /**
+     * Users and groups are looked up as HAProxy looks them up (getpwnam/getgrnam: every NSS source), so -c fails on an
+     * unknown one at its line, with HAProxy 2.6's words, and passes with a known one.
+     */
+    @Test
+    void unknownOwnersFailTheCheckAsInHaproxy() throws Exception {
+        Path dir = Files.createTempDirectory("sluice-unix-owners");
+        String config = """
+                global
+                    unix-bind user no-such-user-here
+                    unix-bind group no-such-group-here
+                defaults
+                    mode http
+                    timeout client 5s
+                    timeout server 5s
+                    timeout connect 5s
+                frontend fe
+                    bind %1$s/a.sock user no-such-user-here
+                    bind %1$s/b.sock group no-such-group-here mode 600
+                    bind %1$s/c.sock user nobody group root
+                    http-request return status 200
+                """.formatted(dir);
+        List<String> sluice = checkErrors(config, false);
+        assertThat(sluice).containsExactly("2 'unix-bind' : 'no-such-user-here' unknown user.",
+                "3 'unix-bind' : 'no-such-group-here' unknown group.",
+                "10 'bind " + dir + "/a.sock' in section 'frontend' : 'user' : unknown user name 'no-such-user-here'",
+                "11 'bind " + dir + "/b.sock' in section 'frontend' : 'group' : unknown group name 'no-such-group-here'");
+        String known = config.replace("no-such-user-here", "nobody").replace("no-such-group-here", "root");
+        assertThat(Sluice.check(known).exitCode()).isZero();
+        Program.HAPROXY.require();
+        assertThat(checkErrors(config, true)).as("HAProxy 2.6").isEqualTo(sluice);
+    }
 }

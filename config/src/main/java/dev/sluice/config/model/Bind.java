@@ -33,6 +33,10 @@ public record Bind(SourceRef where, ListenAddress address, String text, BindTls 
         return new Bind(where, address, text, t, proto, quic, socket, acceptProxy);
     }
 
+    public Bind withSocket(BindSocket s) {
+        return new Bind(where, address, text, tls, proto, quic, s, acceptProxy);
+    }
+
     /** With the proxy's {@code backlog} when the line sets none. */
     public Bind withDefaultBacklog(int backlog) {
         if (backlog <= 0 || socket.backlog() > 0 || isQuic()) {

@@ -18,6 +18,11 @@ public record BindSocket(String name, int id, int backlog, boolean deferAccept, 
         this(name, id, backlog, deferAccept, fastOpen, transparent, v4v6, v6only, mss, userTimeoutMs, iface, UnixPerms.NONE);
     }
 
+    /** With the UNIX socket file's mode and owner replaced. */
+    public BindSocket withUnix(UnixPerms u) {
+        return new BindSocket(name, id, backlog, deferAccept, fastOpen, transparent, v4v6, v6only, mss, userTimeoutMs, iface, u);
+    }
+
     /** Whether an option needs the epoll transport (setsockopt calls NIO does not offer). */
     public boolean needsEpoll() {
         return deferAccept || fastOpen || transparent || v4v6 || v6only || mss > 0 || userTimeoutMs > 0 || iface != null;

@@ -36,6 +36,11 @@ public record Config(Global global, List<Proxy> proxies, List<Userlist> userlist
         this(global, proxies, userlists, caches, List.of(), List.of());
     }
 
+    /** The same configuration with other proxies. */
+    public Config withProxies(List<Proxy> p) {
+        return new Config(global, p, userlists, caches, resolvers, peers, rings, logForwards, programs);
+    }
+
     public Optional<Resolvers> resolvers(String name) {
         for (Resolvers r : resolvers) {
             if (r.name().equals(name)) {

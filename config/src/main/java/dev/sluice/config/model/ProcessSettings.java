@@ -16,11 +16,12 @@ import java.util.List;
  * daemon, not the parser, so {@code -c} reports an unknown user with the line that names it. {@code set-dumpable}: the
  * process may dump core (its core and file size limits raised, the dumpable flag set again after the identity change);
  * {@code insecure-fork-wanted}: the process may start other programs (external checks); {@code cpu-map}: the CPUs the
- * event-loop threads are pinned to, in order.
+ * event-loop threads are pinned to, in order; {@code unix-bind}: the UNIX bind options it gives every bind (kept here too,
+ * so that its user and group names are resolved, and an unknown one reported, with or without a bind).
  */
 public record ProcessSettings(String user, SourceRef userAt, String group, SourceRef groupAt, int uid, int gid,
         String chroot, int ulimitN, long hardStopAfterMs, boolean noReusePort, boolean zeroWarning, boolean masterWorker,
-        boolean exitOnFailure, int maxReloads, boolean dumpable, boolean insecureForkWanted, List<CpuMap> cpuMaps) {
+        boolean exitOnFailure, int maxReloads, boolean dumpable, boolean insecureForkWanted, List<CpuMap> cpuMaps, UnixPerms unixBind) {
 
     public static final ProcessSettings DEFAULT = new ProcessSettings(null, null, null, null, -1, -1, null, 0, 0, false, false, false, true, -1);
 
@@ -31,7 +32,7 @@ public record ProcessSettings(String user, SourceRef userAt, String group, Sourc
     public ProcessSettings(String user, SourceRef userAt, String group, SourceRef groupAt, int uid, int gid, String chroot, int ulimitN,
             long hardStopAfterMs, boolean noReusePort, boolean zeroWarning, boolean masterWorker, boolean exitOnFailure, int maxReloads) {
         this(user, userAt, group, groupAt, uid, gid, chroot, ulimitN, hardStopAfterMs, noReusePort, zeroWarning, masterWorker, exitOnFailure,
-                maxReloads, false, false, List.of());
+                maxReloads, false, false, List.of(), UnixPerms.NONE);
     }
 
     public ProcessSettings(String user, SourceRef userAt, String group, SourceRef groupAt, int uid, int gid, String chroot, int ulimitN) {

@@ -106,4 +106,11 @@ public record Proxy(
                 useBackends, defaultBackend, balance, servers, logging, errors, null, TcpRules.NONE, Monitor.NONE, List.of(), StatsPage.NONE, Retries.DEFAULT,
                 HealthChecks.NONE, null, ProxyOptions.DEFAULT);
     }
+
+    /** The same proxy with other binds (the daemon's, once their owner names are resolved). */
+    public Proxy withBinds(List<Bind> b) {
+        return new Proxy(name, kind, where, mode, b, maxconn, timeouts, http, acls, httpRequestRules, httpResponseRules, httpAfterResponseRules,
+                useBackends, defaultBackend, balance, servers, logging, errors, stickTable, tcpRules, monitor, stickRules, stats, retries, checks,
+                cookie, options, description, directory, useServers, emailAlert, fcgiApp);
+    }
 }

@@ -380,7 +380,10 @@ public final class Main {
             ConfigParser.Result r = new ConfigParser(KeywordRegistry.standard(), settings(testsSslLibrary(sources)).inDirectory(directory).withLocalPeer(localPeer))
                     .parse(sources);
             diags.addAll(r.diagnostics());
-            config = r.config();
+            // the UNIX binds' user and group names, which HAProxy resolves while parsing
+            UnixOwners.Resolved owners = UnixOwners.resolve(r.config());
+            diags.addAll(owners.problems());
+            config = owners.config();
         }
         return new Parsed(diags, config);
     }

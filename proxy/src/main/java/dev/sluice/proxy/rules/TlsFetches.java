@@ -14,10 +14,9 @@ import java.util.function.Function;
  * ({@code ssl_bc_*}, its certificate {@code ssl_s_*}). They read the {@link TlsSession} the handshake left on the
  * connection; the certificates are parsed at the first such fetch of a connection and kept. No sample in clear text.
  * <p>
- * The verification results ({@code ssl_c_verify}, {@code ssl_c_err}, {@code ssl_c_ca_err}, {@code ssl_c_ca_err_depth})
- * are 0: a certificate that does not verify fails the handshake (Sluice has no {@code ca-ignore-err}/{@code
- * crt-ignore-err}), so a session that reaches the rules had no error, as HAProxy's without those keywords. For the same
- * reason {@code ssl_fc_err} is 0 and {@code ssl_fc_err_str} has no sample; {@code ssl_fc_npn}/{@code ssl_bc_npn} have none
+ * The verification results ({@code ssl_c_err}, {@code ssl_c_ca_err}, {@code ssl_c_ca_err_depth}, {@code ssl_c_verify})
+ * are the X509 errors the bind's {@code ca-ignore-err}/{@code crt-ignore-err} let through ({@link TlsSession#verification});
+ * any other fails the handshake. {@code ssl_fc_err} is 0 (a session that reaches the rules had no TLS error) and {@code ssl_fc_err_str} has no sample; {@code ssl_fc_npn}/{@code ssl_bc_npn} have none
  * (no NPN is offered) and {@code ssl_fc_has_early} is false (no early data over TCP). Registered by {@link Fetches}.
  */
 final class TlsFetches {
@@ -34,9 +33,15 @@ final class TlsFetches {
             TlsSession s = t.tlsSession();
             return s == null ? null : !s.resumed() && s.certs() != null && s.certs().peerChain().length > 0;
         });
-        for (String n : new String[] {"ssl_c_verify", "ssl_c_err", "ssl_c_ca_err", "ssl_c_ca_err_depth", "ssl_fc_err"}) {
-            Fetches.def(n, 0, 0, Match.INT, false, a -> t -> t.tlsSession() == null ? null : (Object) 0L);
+        String[] verification = {"ssl_c_err", "ssl_c_ca_err", "ssl_c_ca_err_depth", "ssl_c_verify"};
+        for (int i = 0; i < verification.length; i++) {
+            int which = i;
+            Fetches.def(verification[i], 0, 0, Match.INT, false, a -> t -> {
+                TlsSession s = t.tlsSession();
+                return s == null ? null : (Object) (long) s.verification(which);
+            });
         }
+        Fetches.def("ssl_fc_err", 0, 0, Match.INT, false, a -> t -> t.tlsSession() == null ? null : (Object) 0L);
         Fetches.def("ssl_fc_err_str", 0, 0, Match.STR, false, a -> t -> null);
         // NPN: Sluice offers none ('npn' is refused on binds and servers), so none is ever negotiated, as in HAProxy without it
         Fetches.def("ssl_fc_npn", 0, 0, Match.STR, false, a -> t -> null);

@@ -131,7 +131,8 @@ final class TlsClientSetup extends ChannelInboundHandlerAdapter implements TlsHa
                 message = "Connection error during SSL handshake";
                 empty = true;
             } else {
-                message = "SSL handshake failure";
+                String refused = TlsSession.verifyFailure(c);
+                message = refused != null ? refused : "SSL handshake failure";
             }
             frontend.accessLog().logConnectionError(client, acceptDate, frontend.name(), bindName, message, empty);
         }

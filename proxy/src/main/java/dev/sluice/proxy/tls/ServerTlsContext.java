@@ -137,7 +137,7 @@ public final class ServerTlsContext {
                     b.option(OpenSslContextOption.PRIVATE_KEY_METHOD, keyMethod);
                 }
                 if (trust != null) {
-                    trust.applyTo(b);
+                    trust.applyToBind(b, tls.caIgnoreErr(), tls.crtIgnoreErr());
                     b.clientAuth(tls.verify() == Verify.REQUIRED ? ClientAuth.REQUIRE : ClientAuth.OPTIONAL);
                 }
                 SslContext ctx;

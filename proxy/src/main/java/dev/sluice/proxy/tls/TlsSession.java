@@ -185,6 +185,51 @@ public record TlsSession(String protocol, String cipher, String alpn, String sni
                 new Certificates(s, engine instanceof ReferenceCountedOpenSslEngine e ? e : null));
     }
 
+    /**
+     * The verification of the client's certificate in this handshake, as HAProxy's fetches give it: {@code ssl_c_err}
+     * ({@link #CRT_ERROR}), {@code ssl_c_ca_err} ({@link #CA_ERROR}), {@code ssl_c_ca_err_depth} ({@link #CA_ERROR_DEPTH}),
+     * {@code ssl_c_verify} ({@link #VERIFY}): OpenSSL's X509 error codes that {@code ca-ignore-err}/{@code crt-ignore-err}
+     * let through (0: none). On a resumed session the first three are 0 (HAProxy's verify callback did not run) and
+     * {@code ssl_c_verify} the first handshake's ({@link ClientCertVerifier#resumedVerify}).
+     */
+    public int verification(int which) {
+        if (resumed) {
+            // HAProxy keeps the first three per connection, set by its verify callback, which a resumed handshake does not
+            // call; ssl_c_verify is OpenSSL's result kept in the session
+            return which != VERIFY || session == null ? 0 : ClientCertVerifier.resumedVerify(session);
+        }
+        ClientCertVerifier.Result r = ClientCertVerifier.resultOf(session);
+        return switch (which) {
+            case CRT_ERROR -> r.crtError();
+            case CA_ERROR -> r.caError();
+            case CA_ERROR_DEPTH -> r.caErrorDepth();
+            default -> r.verify();
+        };
+    }
+
+    /**
+     * HAProxy's reason for a handshake that failed on the client's certificate ({@code SSL client certificate not trusted},
+     * or {@code SSL client CA chain cannot be verified} when the error was on a CA), or null when {@code cause} is another.
+     */
+    public static String verifyFailure(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof ClientCertVerifier.Failure f) {
+                return f.onCa() ? "SSL client CA chain cannot be verified" : "SSL client certificate not trusted";
+            }
+            for (Throwable s : t.getSuppressed()) {
+                if (s instanceof ClientCertVerifier.Failure f) {
+                    return f.onCa() ? "SSL client CA chain cannot be verified" : "SSL client certificate not trusted";
+                }
+            }
+        }
+        return null;
+    }
+
+    public static final int CRT_ERROR = 0;
+    public static final int CA_ERROR = 1;
+    public static final int CA_ERROR_DEPTH = 2;
+    public static final int VERIFY = 3;
+
     /** The OpenSSL name of a cipher suite given by its Java (IANA) name, as HAProxy's logs and PROXY headers write it. */
     public static String openSslCipher(String cipher) {
         if (cipher == null || cipher.startsWith("TLS_") && !cipher.contains("_WITH_")) {

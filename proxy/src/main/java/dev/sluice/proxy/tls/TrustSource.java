@@ -40,6 +40,27 @@ final class TrustSource {
         return new TrustSource(PemLoader.loadCertificates(Path.of(caFile)), null);
     }
 
+    /** The trusted certificates: the file's, or those of the JDK's store. */
+    List<X509Certificate> anchors() {
+        if (certificates != null) {
+            return certificates;
+        }
+        for (var tm : system.getTrustManagers()) {
+            if (tm instanceof javax.net.ssl.X509TrustManager x) {
+                return List.of(x.getAcceptedIssuers());
+            }
+        }
+        return List.of();
+    }
+
+    /**
+     * A bind's verification of client certificates: as OpenSSL does it for HAProxy ({@link ClientCertVerifier}), with the
+     * X509 errors it ignores on CAs and on the client's own certificate.
+     */
+    void applyToBind(SslContextBuilder b, java.util.Set<Integer> caIgnore, java.util.Set<Integer> crtIgnore) {
+        b.trustManager(new ClientCertVerifier(anchors(), caIgnore, crtIgnore));
+    }
+
     void applyTo(SslContextBuilder b) {
         if (system != null) {
             b.trustManager(system);
