@@ -41,13 +41,15 @@ class StateFetchParityTest {
             listen li
                 bind 127.0.0.1:@P1@
                 timeout tunnel 30s
+                http-request return status 200 content-type text/plain lf-string "cst0=%[cur_server_timeout] ctt0=%[cur_tunnel_timeout] " if { path /before-set }
+                http-request set-timeout server 3s
                 http-request return status 200 content-type text/plain lf-string "beid=%[be_id] bst=%[be_server_timeout] btt=%[be_tunnel_timeout] \
-            nbsrv=%[nbsrv] up=%[srv_is_up(x)] slots=%[connslots] conn=%[be_conn] "
+            nbsrv=%[nbsrv] up=%[srv_is_up(x)] slots=%[connslots] conn=%[be_conn] cst=%[cur_server_timeout] ctt=%[cur_tunnel_timeout] "
                 server x 127.0.0.1:5
             listen lo
                 bind 127.0.0.1:@P2@
                 http-response set-header X-S "%[srv_name] %[srv_id] %[be_id] %[srv_conn(lo/o)] %[be_conn] %[srv_is_up(o)] \
-            %[bc_src] %[bc_src_port,bool] %[bc_dst] %[bc_dst_port] %[bc_http_major]"
+            %[bc_src] %[bc_src_port,bool] %[bc_dst] %[bc_dst_port] %[bc_http_major] %[cur_server_timeout] %[cur_tunnel_timeout]"
                 server z 127.0.0.1:6 disabled
                 server o 127.0.0.1:@O@ id 7
             """;
@@ -78,6 +80,7 @@ class StateFetchParityTest {
             out.add(get(ports[0], "/all-up?a=1"));
             out.add(get(ports[2], "/origin"));
             out.add(get(ports[1], "/listen"));
+            out.add(get(ports[1], "/before-set"));
             AdminClient.run(sock, "disable server be/s2\n");
             AdminClient.run(sock, "disable server bk/a\n");
             out.add(get(ports[0], "/s2-down"));
@@ -103,7 +106,9 @@ class StateFetchParityTest {
             assertThat(sluice).isEqualTo(haproxy);
             assertThat(sluice.get(1)).startsWith("/origin 200 o 7 ");
             // bc_src, bc_src_port (not 0), bc_dst, bc_dst_port, bc_http_major: real values, not two empty samples alike
-            assertThat(sluice.get(1)).contains(" 127.0.0.1 1 127.0.0.1 " + o.port() + " 1");
+            assertThat(sluice.get(1)).contains(" 127.0.0.1 1 127.0.0.1 " + o.port() + " 1 7000 0");
+            assertThat(sluice.get(2)).contains(" cst=3000 ctt=0 ");
+            assertThat(sluice.get(3)).contains("cst0=0 ctt0=0 ");
             assertThat(sluice.get(0)).contains(" nbsrv=2 ", " feconn=1 ", " defbe=be ", " stop=0 ", " free=14 ");
         }
     }

@@ -51,6 +51,10 @@ final class FetchesConnection {
             return v == 0 ? null : (Object) (long) v;
         });
         backend();
+        ANY_PHASE.add("cur_server_timeout");
+        ANY_PHASE.add("cur_tunnel_timeout");
+        Fetches.def("cur_server_timeout", 0, 0, Match.INT, false, a -> t -> t.currentTimeout(false));
+        Fetches.def("cur_tunnel_timeout", 0, 0, Match.INT, false, a -> t -> t.currentTimeout(true));
     }
 
     /** The server connection's addresses and encoding: known once connected, so in response rules and logs. */

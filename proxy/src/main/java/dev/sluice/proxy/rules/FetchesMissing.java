@@ -17,8 +17,6 @@ final class FetchesMissing {
             Map.entry("cpu_calls", "per-stream CPU and latency accounting (not implemented yet)"),
             Map.entry("cpu_ns_avg", "per-stream CPU and latency accounting (not implemented yet)"),
             Map.entry("cpu_ns_tot", "per-stream CPU and latency accounting (not implemented yet)"),
-            Map.entry("cur_server_timeout", "proxy and server states read by rules (not implemented yet)"),
-            Map.entry("cur_tunnel_timeout", "proxy and server states read by rules (not implemented yet)"),
             Map.entry("da-csv-fetch", "device detection through a proprietary library HAProxy links (51Degrees, DeviceAtlas, WURFL)"),
             Map.entry("dst_conn", "listener and connection details (not implemented yet)"),
             Map.entry("fc_err", "connection error codes (not implemented yet)"),

@@ -25,6 +25,15 @@ public interface Txn {
         return 0;
     }
 
+    /**
+     * {@code cur_server_timeout} ({@code tunnel} false) or {@code cur_tunnel_timeout} in milliseconds, as HAProxy 2.6's
+     * stream holds them: what a {@code set-timeout} rule set, else the backend's once the server connection is
+     * established (0 when the backend has none), else 0; null where there is no stream.
+     */
+    default Long currentTimeout(boolean tunnel) {
+        return null;
+    }
+
     /** The stream's last server connection (bc_* fetches), or null before one was chosen. */
     default dev.sluice.proxy.backend.ServerConnection serverConnection() {
         return null;

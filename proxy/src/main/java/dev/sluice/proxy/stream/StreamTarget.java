@@ -56,6 +56,20 @@ final class StreamTarget extends ClientTxn<ClientSide> implements RuleTarget {
     }
 
     @Override
+    public Long currentTimeout(boolean tunnel) {
+        long set = tunnel ? tunnelTimeout : serverTimeout;
+        if (set >= 0) {
+            return set;
+        }
+        Backend b = stream.backend();
+        if (b == null || stream.lastConn == null) {
+            return 0L;
+        }
+        long t = tunnel ? b.timeouts().tunnel() : b.timeouts().server();
+        return t == Timeouts.UNSET ? 0L : t;
+    }
+
+    @Override
     public dev.sluice.proxy.backend.ServerConnection serverConnection() {
         return stream.lastConn;
     }

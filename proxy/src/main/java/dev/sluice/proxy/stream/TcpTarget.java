@@ -83,6 +83,17 @@ final class TcpTarget extends ClientTxn<TcpClientSide> implements RuleTarget {
         return closeServer;
     }
 
+    /** No set-timeout in TCP rules: the backend's once connected, else 0. */
+    @Override
+    public Long currentTimeout(boolean tunnel) {
+        dev.sluice.proxy.backend.Backend b = stream.backend();
+        if (b == null || stream.lastConnection() == null) {
+            return 0L;
+        }
+        long t = tunnel ? b.timeouts().tunnel() : b.timeouts().server();
+        return t == dev.sluice.config.model.Timeouts.UNSET ? 0L : t;
+    }
+
     @Override
     public dev.sluice.proxy.backend.ServerConnection serverConnection() {
         return stream.lastConnection();
