@@ -45,6 +45,16 @@ public final class LogLine {
         }
     }
 
+    /** Whether the format shows the frontend's line counter ({@code %lc}). */
+    boolean countsLines() {
+        for (LogFormat.Node n : nodes) {
+            if (n instanceof LogFormat.Variable v && v.name().equals("lc")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The problem with a format's sample expressions, or null. */
     public static String check(LogFormat format) {
         try {
@@ -74,7 +84,7 @@ public final class LogLine {
             } else if (n instanceof LogFormat.Variable v) {
                 int before = sb.length();
                 variable(sb, v, e);
-                if (sb.length() > before) {
+                if (sb.length() > before || printsEmpty(v.name())) {
                     lastSpace = false;
                 }
             }
@@ -161,18 +171,29 @@ public final class LogLine {
 
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
-    /** {@code %HPO}: the path of an absolute URI without its scheme and authority (HAProxy's http_parse_path). */
+    /**
+     * {@code %HPO}: the path of an absolute URI without its scheme and authority (HAProxy's http_parse_path): nothing
+     * for {@code *} and an authority.
+     */
     private static String pathOnly(String uri) {
         if (uri.startsWith("/")) {
             return uri;
         }
         int scheme = uri.indexOf("://");
         if (scheme < 0) {
-            return uri;
+            return "";
         }
         int slash = uri.indexOf('/', scheme + 3);
         return slash < 0 ? "" : uri.substring(slash);
     }
+
+    /** The parts of the request line HAProxy logs without a '-' when empty (encoded as they are): {@code %HPO}, {@code %HQ}. */
+    private static boolean printsEmpty(String name) {
+        return name.equals("HQ") || name.equals("HPO");
+    }
+
+    /** What HAProxy logs for the parts of the request line when there is none (a bad request, a TCP stream). */
+    private static final String BADREQ = "<BADREQ>";
 
     private void variable(StringBuilder sb, LogFormat.Variable v, LogEvent e) {
         if (v.hex() && hexVariable(sb, v.name(), e)) {
@@ -215,12 +236,12 @@ public final class LogLine {
             case "CC" -> text(sb, e.captures == null ? null : e.captures.requestCookie(), v);
             case "CS" -> text(sb, e.captures == null ? null : e.captures.responseCookie(), v);
             case "H" -> sb.append(HOST);
-            case "HM" -> text(sb, e.method, v);
-            case "HU" -> text(sb, e.uri, v);
-            case "HP" -> text(sb, e.uri == null ? null : stripQuery(e.uri), v);
-            case "HPO" -> text(sb, e.uri == null ? null : pathOnly(stripQuery(e.uri)), v);
-            case "HQ" -> text(sb, e.uri == null || e.uri.indexOf('?') < 0 ? "" : e.uri.substring(e.uri.indexOf('?')), v);
-            case "HV" -> text(sb, e.version, v);
+            case "HM" -> text(sb, e.uri == null ? BADREQ : e.method, v);
+            case "HU" -> text(sb, e.uri == null ? BADREQ : e.uri, v);
+            case "HP" -> text(sb, e.uri == null ? BADREQ : stripQuery(e.uri), v);
+            case "HPO" -> unlessEmpty(sb, e.uri == null ? BADREQ : pathOnly(stripQuery(e.uri)), v);
+            case "HQ" -> unlessEmpty(sb, e.uri == null ? BADREQ : e.uri.indexOf('?') < 0 ? "" : e.uri.substring(e.uri.indexOf('?')), v);
+            case "HV" -> text(sb, e.uri == null ? BADREQ : e.version, v);
             case "ID" -> text(sb, e.captures == null ? null : e.captures.uniqueId(), v);
             case "b" -> sb.append(e.backend != null ? e.backend : e.frontend);
             case "f" -> sb.append(e.frontend);
@@ -233,7 +254,7 @@ public final class LogLine {
             case "rc" -> sb.append(e.redispatched ? "+" : "").append(e.retries);
             case "sq" -> sb.append(e.serverQueue);
             case "bq" -> sb.append(e.backendQueue);
-            case "lc" -> sb.append(0);
+            case "lc" -> sb.append(e.logCounter);
             case "ts" -> sb.append(e.cause).append(e.state);
             case "tsc" -> sb.append(e.cause).append(e.state).append(e.cookieFlags);
             case "r" -> text(sb, e.requestLine, v);
@@ -272,6 +293,7 @@ public final class LogLine {
             case "fp" -> hex(sb, e.frontendAddress == null ? 0 : e.frontendAddress.getPort(), 4);
             case "Ts" -> hex(sb, e.acceptDate / 1000, 8);
             case "rt" -> hex(sb, e.requestCounter, 4);
+            case "lc" -> hex(sb, e.logCounter, 4);
             case "pid" -> hex(sb, ProcessHandle.current().pid(), 4);
             default -> {
                 return false;
@@ -306,6 +328,13 @@ public final class LogLine {
     /** {@code option logasap}: byte counts and total times are logged before the end, with a '+'. */
     private static StringBuilder asap(StringBuilder sb, LogEvent e) {
         return e.logAsap ? sb.append('+') : sb;
+    }
+
+    /** As {@link #text}, but nothing (no '-') when {@code s} is empty. */
+    private static void unlessEmpty(StringBuilder sb, String s, LogFormat.Variable v) {
+        if (!s.isEmpty() || v.quote()) {
+            text(sb, s, v.quote(), v.escape());
+        }
     }
 
     private static void text(StringBuilder sb, String s, LogFormat.Variable v) {
