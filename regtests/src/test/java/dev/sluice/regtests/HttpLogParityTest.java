@@ -79,6 +79,8 @@ class HttpLogParityTest {
             "GET /rw?q=1 HTTP/1.1\r\nHost: a\r\n\r\n",
             "GET /rwm HTTP/1.1\r\nHost: a\r\n\r\n",
             "GET http://abs.example/abs?q HTTP/1.1\r\nHost: abs.example\r\n\r\n",
+            // HAProxy's encoding of the request line: '"' as #22, whether quoted or not
+            "GET /e\"s]\\c HTTP/1.1\r\nHost: a\r\n\r\n",
             // invalid requests: <BADREQ> lines
             "GARBAGE\r\n\r\n",
             "GET / HTTP/1.1\r\nHost: a\r\nBad Header: x\r\n\r\n",

@@ -187,9 +187,12 @@ public final class LogLine {
         return slash < 0 ? "" : uri.substring(slash);
     }
 
-    /** The parts of the request line HAProxy logs without a '-' when empty (encoded as they are): {@code %HPO}, {@code %HQ}. */
+    /** The parts of the request line, which HAProxy logs without a '-' when empty (see {@link #requestPart}). */
     private static boolean printsEmpty(String name) {
-        return name.equals("HQ") || name.equals("HPO");
+        return switch (name) {
+            case "r", "HM", "HU", "HP", "HPO", "HQ", "HV" -> true;
+            default -> false;
+        };
     }
 
     /** What HAProxy logs for the parts of the request line when there is none (a bad request, a TCP stream). */
@@ -236,12 +239,12 @@ public final class LogLine {
             case "CC" -> text(sb, e.captures == null ? null : e.captures.requestCookie(), v);
             case "CS" -> text(sb, e.captures == null ? null : e.captures.responseCookie(), v);
             case "H" -> sb.append(HOST);
-            case "HM" -> text(sb, e.uri == null ? BADREQ : e.method, v);
-            case "HU" -> text(sb, e.uri == null ? BADREQ : e.uri, v);
-            case "HP" -> text(sb, e.uri == null ? BADREQ : stripQuery(e.uri), v);
-            case "HPO" -> unlessEmpty(sb, e.uri == null ? BADREQ : pathOnly(stripQuery(e.uri)), v);
-            case "HQ" -> unlessEmpty(sb, e.uri == null ? BADREQ : e.uri.indexOf('?') < 0 ? "" : e.uri.substring(e.uri.indexOf('?')), v);
-            case "HV" -> text(sb, e.uri == null ? BADREQ : e.version, v);
+            case "HM" -> requestPart(sb, e.uri == null ? BADREQ : e.method, v);
+            case "HU" -> requestPart(sb, e.uri == null ? BADREQ : e.uri, v);
+            case "HP" -> requestPart(sb, e.uri == null ? BADREQ : stripQuery(e.uri), v);
+            case "HPO" -> requestPart(sb, e.uri == null ? BADREQ : pathOnly(stripQuery(e.uri)), v);
+            case "HQ" -> requestPart(sb, e.uri == null ? BADREQ : e.uri.indexOf('?') < 0 ? "" : e.uri.substring(e.uri.indexOf('?')), v);
+            case "HV" -> requestPart(sb, e.uri == null ? BADREQ : e.version, v);
             case "ID" -> text(sb, e.captures == null ? null : e.captures.uniqueId(), v);
             case "b" -> sb.append(e.backend != null ? e.backend : e.frontend);
             case "f" -> sb.append(e.frontend);
@@ -257,7 +260,7 @@ public final class LogLine {
             case "lc" -> sb.append(e.logCounter);
             case "ts" -> sb.append(e.cause).append(e.state);
             case "tsc" -> sb.append(e.cause).append(e.state).append(e.cookieFlags);
-            case "r" -> text(sb, e.requestLine, v);
+            case "r" -> requestPart(sb, e.requestLine == null ? BADREQ : e.requestLine, v);
             case "hr", "hs" -> headerCaptures(sb, e.captures == null ? null : e.captures.slots(v.name().equals("hs")), v);
             case "hrl", "hsl" -> headerCaptureList(sb, e.captures == null ? null : e.captures.slots(v.name().equals("hsl")), v);
             case "pid" -> sb.append(PID);
@@ -330,10 +333,28 @@ public final class LogLine {
         return e.logAsap ? sb.append('+') : sb;
     }
 
-    /** As {@link #text}, but nothing (no '-') when {@code s} is empty. */
-    private static void unlessEmpty(StringBuilder sb, String s, LogFormat.Variable v) {
-        if (!s.isEmpty() || v.quote()) {
-            text(sb, s, v.quote(), v.escape());
+    /**
+     * A part of the request line ({@code %r}, {@code %HM}, {@code %HU}, ...) as HAProxy encodes it whatever the
+     * options: control and 8-bit bytes, '"' and '#' as '#XX' (its url_encode_map), and with {@code +E} a '\\' before
+     * '\\' and ']'; nothing (no '-') when empty.
+     */
+    private static void requestPart(StringBuilder sb, String s, LogFormat.Variable v) {
+        if (v.quote()) {
+            sb.append('"');
+        }
+        for (int i = 0; s != null && i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x20 || c >= 0x7f || c == '"' || c == '#') {
+                sb.append('#').append(HEX[(c >> 4) & 0xf]).append(HEX[c & 0xf]);
+            } else {
+                if (v.escape() && (c == '\\' || c == ']')) {
+                    sb.append('\\');
+                }
+                sb.append(c);
+            }
+        }
+        if (v.quote()) {
+            sb.append('"');
         }
     }
 

@@ -139,6 +139,16 @@ class LogLineTest {
     }
 
     @Test
+    void theRequestLineIsEncodedAsHaproxys() {
+        // url_encode_map: controls, 8-bit bytes, '"' and '#' as #XX with or without +Q; +E puts a '\\' before '\\' and ']'
+        LogEvent e = served();
+        e.uri = "/a\"b\u00e9]\\";
+        e.requestLine = "GET " + e.uri + " HTTP/1.1";
+        assertThat(new LogLine(LogFormats.parse("%HU %{+Q}r"), UTC).render(e)).isEqualTo("/a#22b#E9]\\ \"GET /a#22b#E9]\\ HTTP/1.1\"");
+        assertThat(new LogLine(LogFormats.parse("%{+E}HU"), UTC).render(e)).isEqualTo("/a#22b#E9\\]\\\\");
+    }
+
+    @Test
     void theLineCounter() {
         LogEvent e = served();
         e.logCounter = 26;
