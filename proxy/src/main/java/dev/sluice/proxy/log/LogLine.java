@@ -195,7 +195,7 @@ public final class LogLine {
         };
     }
 
-    /** What HAProxy logs for the parts of the request line when there is none (a bad request, a TCP stream). */
+    /** What HAProxy logs for the parts of the request line when there is none (a request that never became a stream). */
     private static final String BADREQ = "<BADREQ>";
 
     private void variable(StringBuilder sb, LogFormat.Variable v, LogEvent e) {
