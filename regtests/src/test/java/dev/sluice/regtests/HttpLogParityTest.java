@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
  * {@code set-path} and {@code set-method}; HTTP/2 requests, whose URI HAProxy's h2 mux makes absolute from :scheme
  * and :authority ({@code %HU}, {@code %HP}, {@code %HPO}, {@code %HQ}, {@code %r}, {@code OPTIONS *}); the
  * &lt;BADREQ&gt; lines of invalid requests (every part of the request line says &lt;BADREQ&gt;, no request time, a
- * request number of its own); a client that leaves in the middle of its request body (CD); and a 101 to a WebSocket
+ * request number of its own); a client that leaves in the middle of its request body (CD, or CQ from a queue with
+ * its %Tw); and a 101 to a WebSocket
  * upgrade without Sec-WebSocket-Accept (502, PH). Timers are compared as -1 or not, the request and line counters
  * ({@code %rt}, {@code %lc}) from the first line. Skipped when haproxy (or curl) is not installed.
  */
@@ -36,8 +37,19 @@ class HttpLogParityTest {
             out.flush();
             return false;
         }
+        if (r.target().equals("/q/slow")) {
+            sleep(1500);
+        }
         Origin.respond(out, 200, "OK", Origin.headers("X-H", "abcdef"), "hello".getBytes(StandardCharsets.US_ASCII));
         return true;
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     static String config(int port, int h2port, int syslog, int origin) {
@@ -60,10 +72,14 @@ class HttpLogParityTest {
                     http-response deny if { var(txn.p) -m str /respdeny }
                     http-response return status 299 if { var(txn.p) -m str /respreturn }
                     http-after-response set-status 202 if { var(txn.p) -m str /after }
+                    use_backend bq if { path_beg /q/ }
                     default_backend be
                 backend be
                     server s1 127.0.0.1:%d
-                """.formatted(syslog, port, h2port, origin);
+                backend bq
+                    timeout queue 5s
+                    server s1 127.0.0.1:%d maxconn 1
+                """.formatted(syslog, port, h2port, origin, origin);
     }
 
     static final String WS = "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n";
@@ -131,6 +147,22 @@ class HttpLogParityTest {
             ByteCountParityTest.h1(port, r);
             out.add(r.lines().findFirst().orElseThrow() + " -> " + ByteCountParityTest.next(syslog));
         }
+        // a client leaving mid-body while its request waits in the queue (the only slot held by a slow request): CQ,
+        // %Tw until it left
+        Thread holder = Thread.ofVirtual().start(() -> {
+            try (java.net.Socket s = new java.net.Socket(InetAddress.getLoopbackAddress(), port)) {
+                s.getOutputStream().write("GET /q/slow HTTP/1.1\r\nHost: a\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+                s.setSoTimeout(5_000);
+                s.getInputStream().read(new byte[8192]);
+            } catch (IOException e) {
+                // the test's lines tell
+            }
+        });
+        Thread.sleep(300);
+        ByteCountParityTest.h1(port, "POST /q/queued HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabc");
+        holder.join();
+        out.add("queued, leaving mid-body -> " + ByteCountParityTest.next(syslog));
+        out.add("holding the slot -> " + ByteCountParityTest.next(syslog));
         for (List<String> a : H2) {
             ByteCountParityTest.curl(curl, port, h2port, a);
             out.add("h2 " + a + " -> " + ByteCountParityTest.next(syslog).replace("127.0.0.1:" + h2port, "127.0.0.1:H2PORT"));
@@ -181,6 +213,7 @@ class HttpLogParityTest {
                         .contains("HM=<BADREQ> HU=<BADREQ> HP=<BADREQ> HPO=<BADREQ> HQ=<BADREQ> HV=<BADREQ>"));
                 assertThat(theirs).anySatisfy(l -> assertThat(l).startsWith("POST / HTTP/1.1 -> -1 CD-- be/s1"));
                 assertThat(theirs).anySatisfy(l -> assertThat(l).startsWith("GET /ws-noaccept HTTP/1.1 -> 502 PH-- be/s1"));
+                assertThat(theirs).anySatisfy(l -> assertThat(l).startsWith("queued, leaving mid-body -> -1 CQ-- bq/<NOSRV> T=N/N/-1/-1/N/"));
                 assertThat(theirs).anySatisfy(l -> assertThat(l).startsWith("h2 [/a/b?x=1&y] -> 200 ----")
                         .endsWith("\"GET http://127.0.0.1:H2PORT/a/b?x=1&y HTTP/2.0\""));
             } finally {
