@@ -207,6 +207,9 @@ public final class H2Messages {
             fields.add(COOKIE, cookie);
         }
         RequestHead head = new RequestHead(meth, target, version, fields);
+        if (!connect && authority != null && version == HttpVersion.HTTP_2) {
+            head.absoluteForm(scheme, fields.get(HeaderNames.HOST));
+        }
         head.htxSize(HtxSize.HEAD + meth.length() + uriBytes(version, connect, scheme, authority, target) + 8 + fieldBytes
                 + (authority != null ? 4 + authority.length() : hostBytes) + (cookie != null ? 6 + cookie.length() : 0));
         if (contentLength != null) {

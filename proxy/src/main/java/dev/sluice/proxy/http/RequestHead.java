@@ -18,11 +18,50 @@ public final class RequestHead extends MessageHead {
 
     private AsciiString method;
     private AsciiString target;
+    /** The method and target as received: HAProxy's log shows the request line before the rules rewrote it. */
+    private final AsciiString receivedMethod;
+    private final AsciiString receivedTarget;
+    /** An HTTP/2 request's :scheme and :authority (both present), of which HAProxy's h2 mux makes an absolute URI; else null. */
+    private CharSequence scheme;
+    private AsciiString authority;
 
     public RequestHead(AsciiString method, AsciiString target, HttpVersion version, HttpFields fields) {
         super(version, fields);
         this.method = canonical(method);
         this.target = target;
+        this.receivedMethod = this.method;
+        this.receivedTarget = target;
+    }
+
+    /** The method as received (see {@link #receivedTarget}). */
+    public AsciiString receivedMethod() {
+        return receivedMethod;
+    }
+
+    /** The target as received, before any rule rewrote it. */
+    public AsciiString receivedTarget() {
+        return receivedTarget;
+    }
+
+    /** Sets the :scheme and :authority of an HTTP/2 request that has both. */
+    public void absoluteForm(CharSequence scheme, AsciiString authority) {
+        this.scheme = scheme;
+        this.authority = authority;
+    }
+
+    /**
+     * The URI HAProxy logs ({@code %HU}, {@code %r}): the target as received, or, for an HTTP/2 request with a
+     * :scheme and an :authority, the absolute URI its h2 mux makes of them (h2_prepare_htx_reqline: the path of
+     * {@code OPTIONS *} left out). Made when the log line is.
+     */
+    public String loggedUri() {
+        if (scheme == null) {
+            return receivedTarget.toString();
+        }
+        boolean star = receivedTarget.length() == 1 && receivedTarget.byteAt(0) == '*';
+        StringBuilder sb = new StringBuilder(scheme.length() + 3 + authority.length() + receivedTarget.length());
+        sb.append(scheme).append("://").append(authority);
+        return (star ? sb : sb.append(receivedTarget)).toString();
     }
 
     public AsciiString method() {

@@ -7,6 +7,7 @@ import dev.sluice.proxy.rules.Network;
 import java.net.InetSocketAddress;
 import java.time.ZoneId;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The access log of one frontend: its compiled line format, its targets and options. {@link #log} renders
@@ -25,12 +26,15 @@ public final class AccessLog {
     private final boolean dontLogNormal;
     private final LogWriter writer;
     private final boolean logAsap;
+    /** The lines logged so far ({@code %lc}, HAProxy's log_count), counted only when the format shows them. */
+    private final AtomicLong lines;
     /** {@code tune.http.logurilen} plus one: a request line is logged up to this minus one bytes. */
     private int requestLineRoom = Tune.DEFAULT_LOG_URI_LEN;
 
     public AccessLog(Logging logging, LogWriter writer) {
         this.line = logging.format() == null ? null : new LogLine(logging.format(), ZoneId.systemDefault());
         this.logAsap = logging.logAsap();
+        this.lines = line != null && line.countsLines() ? new AtomicLong() : null;
         this.targets = logging.targets();
         this.tag = logging.tag();
         this.dontLogNull = logging.dontLogNull();
@@ -75,6 +79,9 @@ public final class AccessLog {
         int set = e.captures == null ? -1 : e.captures.level();
         if (set == LogCaptures.SILENT) {
             return;
+        }
+        if (lines != null) {
+            e.logCounter = lines.getAndIncrement();
         }
         String msg = line.render(e);
         int level = set >= 0 ? set : separateErrors && e.error ? ERR : INFO;

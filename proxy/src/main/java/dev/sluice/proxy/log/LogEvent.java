@@ -66,4 +66,6 @@ public final class LogEvent {
     public boolean logAsap;
     /** The process-wide number of the exchange ({@code %rt}). */
     public long requestCounter;
+    /** The lines the frontend logged before this one ({@code %lc}). */
+    public long logCounter;
 }

@@ -45,6 +45,16 @@ public final class LogLine {
         }
     }
 
+    /** Whether the format shows the frontend's line counter ({@code %lc}). */
+    boolean countsLines() {
+        for (LogFormat.Node n : nodes) {
+            if (n instanceof LogFormat.Variable v && v.name().equals("lc")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The problem with a format's sample expressions, or null. */
     public static String check(LogFormat format) {
         try {
@@ -74,7 +84,7 @@ public final class LogLine {
             } else if (n instanceof LogFormat.Variable v) {
                 int before = sb.length();
                 variable(sb, v, e);
-                if (sb.length() > before) {
+                if (sb.length() > before || printsEmpty(v.name())) {
                     lastSpace = false;
                 }
             }
@@ -161,18 +171,32 @@ public final class LogLine {
 
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
-    /** {@code %HPO}: the path of an absolute URI without its scheme and authority (HAProxy's http_parse_path). */
+    /**
+     * {@code %HPO}: the path of an absolute URI without its scheme and authority (HAProxy's http_parse_path): nothing
+     * for {@code *} and an authority.
+     */
     private static String pathOnly(String uri) {
         if (uri.startsWith("/")) {
             return uri;
         }
         int scheme = uri.indexOf("://");
         if (scheme < 0) {
-            return uri;
+            return "";
         }
         int slash = uri.indexOf('/', scheme + 3);
         return slash < 0 ? "" : uri.substring(slash);
     }
+
+    /** The parts of the request line, which HAProxy logs without a '-' when empty (see {@link #requestPart}). */
+    private static boolean printsEmpty(String name) {
+        return switch (name) {
+            case "r", "HM", "HU", "HP", "HPO", "HQ", "HV" -> true;
+            default -> false;
+        };
+    }
+
+    /** What HAProxy logs for the parts of the request line when there is none (a request that never became a stream). */
+    private static final String BADREQ = "<BADREQ>";
 
     private void variable(StringBuilder sb, LogFormat.Variable v, LogEvent e) {
         if (v.hex() && hexVariable(sb, v.name(), e)) {
@@ -215,12 +239,12 @@ public final class LogLine {
             case "CC" -> text(sb, e.captures == null ? null : e.captures.requestCookie(), v);
             case "CS" -> text(sb, e.captures == null ? null : e.captures.responseCookie(), v);
             case "H" -> sb.append(HOST);
-            case "HM" -> text(sb, e.method, v);
-            case "HU" -> text(sb, e.uri, v);
-            case "HP" -> text(sb, e.uri == null ? null : stripQuery(e.uri), v);
-            case "HPO" -> text(sb, e.uri == null ? null : pathOnly(stripQuery(e.uri)), v);
-            case "HQ" -> text(sb, e.uri == null || e.uri.indexOf('?') < 0 ? "" : e.uri.substring(e.uri.indexOf('?')), v);
-            case "HV" -> text(sb, e.version, v);
+            case "HM" -> requestPart(sb, e.uri == null ? BADREQ : e.method, v);
+            case "HU" -> requestPart(sb, e.uri == null ? BADREQ : e.uri, v);
+            case "HP" -> requestPart(sb, e.uri == null ? BADREQ : stripQuery(e.uri), v);
+            case "HPO" -> requestPart(sb, e.uri == null ? BADREQ : pathOnly(stripQuery(e.uri)), v);
+            case "HQ" -> requestPart(sb, e.uri == null ? BADREQ : e.uri.indexOf('?') < 0 ? "" : e.uri.substring(e.uri.indexOf('?')), v);
+            case "HV" -> requestPart(sb, e.uri == null ? BADREQ : e.version, v);
             case "ID" -> text(sb, e.captures == null ? null : e.captures.uniqueId(), v);
             case "b" -> sb.append(e.backend != null ? e.backend : e.frontend);
             case "f" -> sb.append(e.frontend);
@@ -233,10 +257,10 @@ public final class LogLine {
             case "rc" -> sb.append(e.redispatched ? "+" : "").append(e.retries);
             case "sq" -> sb.append(e.serverQueue);
             case "bq" -> sb.append(e.backendQueue);
-            case "lc" -> sb.append(0);
+            case "lc" -> sb.append(e.logCounter);
             case "ts" -> sb.append(e.cause).append(e.state);
             case "tsc" -> sb.append(e.cause).append(e.state).append(e.cookieFlags);
-            case "r" -> text(sb, e.requestLine, v);
+            case "r" -> requestPart(sb, e.requestLine == null ? BADREQ : e.requestLine, v);
             case "hr", "hs" -> headerCaptures(sb, e.captures == null ? null : e.captures.slots(v.name().equals("hs")), v);
             case "hrl", "hsl" -> headerCaptureList(sb, e.captures == null ? null : e.captures.slots(v.name().equals("hsl")), v);
             case "pid" -> sb.append(PID);
@@ -272,6 +296,7 @@ public final class LogLine {
             case "fp" -> hex(sb, e.frontendAddress == null ? 0 : e.frontendAddress.getPort(), 4);
             case "Ts" -> hex(sb, e.acceptDate / 1000, 8);
             case "rt" -> hex(sb, e.requestCounter, 4);
+            case "lc" -> hex(sb, e.logCounter, 4);
             case "pid" -> hex(sb, ProcessHandle.current().pid(), 4);
             default -> {
                 return false;
@@ -306,6 +331,31 @@ public final class LogLine {
     /** {@code option logasap}: byte counts and total times are logged before the end, with a '+'. */
     private static StringBuilder asap(StringBuilder sb, LogEvent e) {
         return e.logAsap ? sb.append('+') : sb;
+    }
+
+    /**
+     * A part of the request line ({@code %r}, {@code %HM}, {@code %HU}, ...) as HAProxy encodes it whatever the
+     * options: control and 8-bit bytes, '"' and '#' as '#XX' (its url_encode_map), and with {@code +E} a '\\' before
+     * '\\' and ']'; nothing (no '-') when empty.
+     */
+    private static void requestPart(StringBuilder sb, String s, LogFormat.Variable v) {
+        if (v.quote()) {
+            sb.append('"');
+        }
+        for (int i = 0; s != null && i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x20 || c >= 0x7f || c == '"' || c == '#') {
+                sb.append('#').append(HEX[(c >> 4) & 0xf]).append(HEX[c & 0xf]);
+            } else {
+                if (v.escape() && (c == '\\' || c == ']')) {
+                    sb.append('\\');
+                }
+                sb.append(c);
+            }
+        }
+        if (v.quote()) {
+            sb.append('"');
+        }
     }
 
     private static void text(StringBuilder sb, String s, LogFormat.Variable v) {

@@ -93,7 +93,6 @@ final class Answers {
     /** {@code htxBeyondHead}: what HAProxy's HTX of the page has that {@code head} does not (see {@link GeneratedResponse}). */
     private void send(ResponseHead head, byte[] body, int htxBeyondHead) {
         stream.afterResponse(head);
-        stream.status(head.status());
         // HAProxy's http_reply_message counts the reply's HTX into the response's bytes
         stream.accounting().responded(head.htxSize() + htxBeyondHead + (body != null ? body.length : 0));
         stream.endTracking();
@@ -113,6 +112,7 @@ final class Answers {
         }
         stream.outcome().set(why, phaseOfRules());
         stream.stop();
+        notAResponse();
         send(head, body);
         stream.log();
     }
@@ -123,6 +123,7 @@ final class Answers {
             countDenied();
         }
         stream.outcome().set(why, phaseOfRules());
+        notAResponse();
         fail(code);
     }
 
@@ -131,6 +132,7 @@ final class Answers {
         countDenied();
         stream.outcome().set(Cause.PROXY, phaseOfRules());
         stream.stop();
+        notAResponse();
         if (silently) {
             client.dropSilently();
         } else {
@@ -156,6 +158,13 @@ final class Answers {
                 }
             }
         }, t, TimeUnit.MILLISECONDS);
+    }
+
+    /** A response rule ended the exchange: as HAProxy, the server's response was not a valid one and %Tr is -1. */
+    private void notAResponse() {
+        if (stream.responsePhase()) {
+            stream.accounting().responseDropped();
+        }
     }
 
     /** The state a rule's ending leaves in the log: H in the response rules, R in the request rules. */

@@ -6,6 +6,7 @@ import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.log.AccessLog;
 import dev.sluice.proxy.log.LogEvent;
 import dev.sluice.proxy.tls.TlsSession;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Builds and emits the access-log line ({@link LogEvent}) of a request: a {@link Stream}'s, and that of a request
@@ -14,6 +15,12 @@ import dev.sluice.proxy.tls.TlsSession;
  * stream carried. Stateless; called on the event loop of the stream or connection it logs.
  */
 public final class RequestLog {
+    /**
+     * The process-wide numbers of the streams, HTTP and TCP ({@code %rt}, HAProxy's global.req_count); a bad request
+     * that never became a stream takes one too, as HAProxy's session log does.
+     */
+    static final AtomicLong NUMBERS = new AtomicLong();
+
     private RequestLog() {
     }
 
@@ -53,10 +60,17 @@ public final class RequestLog {
         long now = System.nanoTime();
         long requestStart = client.requestStartNanos();
         LogEvent e = common(client, frontend, status, cause, state);
-        e.requestDate = System.currentTimeMillis() - (now - requestStart) / 1_000_000;
+        // HAProxy's session log: the accept, handshake and idle time as a stream's (%t, %Th, %Ti), no request time,
+        // %Ta from the first byte of the request, %Tt from the accept
+        e.tHandshake = client.handshakeMs();
+        e.tIdle = Math.max(0, Accounting.ms(client.streamAcceptNanos(), requestStart) - e.tHandshake);
+        e.tActive = Accounting.ms(requestStart, now);
+        e.tTotal = e.tHandshake + e.tIdle + e.tActive;
+        e.requestDate = System.currentTimeMillis() - e.tActive;
+        e.acceptDate = e.requestDate - e.tIdle - e.tHandshake;
         e.requestLine = "<BADREQ>";
-        e.tActive = (now - requestStart) / 1_000_000;
         e.error = true;
+        e.requestCounter = NUMBERS.getAndIncrement();
         al.log(e);
     }
 
@@ -83,8 +97,9 @@ public final class RequestLog {
             e.server = "<CACHE>";
             e.tQueue = 0;
         }
-        e.method = request.method().toString();
-        e.uri = request.target().toString();
+        // as HAProxy's txn->uri: the request line as it came (an HTTP/2 one in absolute form), before the rules
+        e.method = request.receivedMethod().toString();
+        e.uri = request.loggedUri();
         e.version = request.version().text();
         e.requestLine = e.method + " " + e.uri + " " + e.version;
         if (e.requestLine.length() > al.requestLineLimit()) {

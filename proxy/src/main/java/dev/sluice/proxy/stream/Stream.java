@@ -19,7 +19,6 @@ import dev.sluice.proxy.stream.Termination.Cause;
 import dev.sluice.proxy.stream.Termination.State;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.AsciiString;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One request/response exchange, as a state machine: runs the frontend's and backend's rules (resuming them after a
@@ -44,12 +43,11 @@ public final class Stream extends Live implements Exchange {
         TIMEOUT
     }
 
-    private static final AtomicLong COUNTER = new AtomicLong();
 
     private final ClientSide client;
     private final Frontend frontend;
     private final RequestHead request;
-    private final long number = COUNTER.getAndIncrement();
+    private final long number = RequestLog.NUMBERS.getAndIncrement();
     private final Accounting accounting;
     private final StreamTarget target;
     private final RequestBody body;
@@ -576,7 +574,8 @@ public final class Stream extends Live implements Exchange {
             return;
         }
         finished = true;
-        outcome.set(why, responseStarted ? State.DATA : conn != null ? State.HEADERS : waitingState());
+        // as HAProxy: D also while the request body was still coming to a connected server (its body forwarding ended it)
+        outcome.set(why, responseStarted || conn != null && !body.ended() ? State.DATA : conn != null ? State.HEADERS : waitingState());
         accounting.clientAborted();
         releasePending();
         abortServer();
@@ -688,7 +687,7 @@ public final class Stream extends Live implements Exchange {
         }
     }
 
-    /** The http-after-response rules (backend's, then frontend's) on the response about to be sent. */
+    /** The http-after-response rules (backend's, then frontend's) on the response to send; its status is then the logged one. */
     void afterResponse(ResponseHead head) {
         response = head;
         responsePhase = true;
@@ -701,6 +700,7 @@ public final class Stream extends Live implements Exchange {
             target.runAfterResponse(backend.rules().after());
         }
         target.runAfterResponse(frontend.rules().after());
+        status = head.status();
     }
 
     /** {@code timeout server} for this stream (a rule may have changed it), 0 for none. */

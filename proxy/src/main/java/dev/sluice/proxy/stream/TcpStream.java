@@ -18,7 +18,6 @@ import dev.sluice.proxy.stream.Termination.Cause;
 import dev.sluice.proxy.stream.Termination.State;
 import io.netty.buffer.ByteBuf;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A layer-4 stream (a connection of a {@code mode tcp} frontend), as a state machine: the frontend's content inspection
@@ -35,11 +34,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * killed. Created by its client connection once admitted; lives on that connection's event loop.
  */
 public final class TcpStream extends Live implements Exchange, TcpRelay.Listener {
-    private static final AtomicLong COUNTER = new AtomicLong();
 
     private final TcpClientSide client;
     private final Frontend frontend;
-    private final long number = COUNTER.getAndIncrement();
+    private final long number = RequestLog.NUMBERS.getAndIncrement();
     private final Accounting accounting;
     private final TcpTarget target;
     private final Persistence persistence;

@@ -46,6 +46,27 @@ class H2MessagesTest {
     }
 
     /**
+     * The URI HAProxy 2.6 logs for an HTTP/2 request (h2_prepare_htx_reqline): absolute from :scheme, :authority and
+     * :path, the path of {@code OPTIONS *} left out, the path alone without :authority; as it came, whatever rules do.
+     */
+    @Test
+    void theLoggedUriIsAbsolute() {
+        H2Messages.Request r = H2Messages.request(get("/a?b=c"), true);
+        assertThat(r.head().loggedUri()).isEqualTo("https://example.com/a?b=c");
+        r.head().target(new io.netty.util.AsciiString("/rewritten"));
+        r.head().method(new io.netty.util.AsciiString("POST"));
+        assertThat(r.head().loggedUri()).isEqualTo("https://example.com/a?b=c");
+        assertThat(r.head().receivedMethod().toString()).isEqualTo("GET");
+        Http2Headers star = new DefaultHttp2Headers(false).method("OPTIONS").scheme("http").authority("h:81").path("*");
+        assertThat(H2Messages.request(star, true).head().loggedUri()).isEqualTo("http://h:81");
+        Http2Headers noAuthority = new DefaultHttp2Headers(false).method("GET").scheme("http").path("/p");
+        noAuthority.add("host", "h");
+        assertThat(H2Messages.request(noAuthority, true).head().loggedUri()).isEqualTo("/p");
+        Http2Headers connect = new DefaultHttp2Headers(false).method("CONNECT").authority("h:443");
+        assertThat(H2Messages.request(connect, false).head().loggedUri()).isEqualTo("h:443");
+    }
+
+    /**
      * The HTX size of a request head (%U, bin): HAProxy 2.6 makes an absolute URI of :scheme, :authority and :path, a
      * host field of :authority, joins the cookies; the numbers are what HAProxy 2.6.12 logged as %U for curl and nghttp.
      */

@@ -113,6 +113,51 @@ class LogLineTest {
     }
 
     @Test
+    void aBadRequestHasNoRequestLineParts() {
+        // HAProxy 2.6's sess_build_logline without a transaction: every part of the request line says <BADREQ>
+        LogEvent e = served();
+        e.method = null;
+        e.uri = null;
+        e.version = null;
+        e.requestLine = "<BADREQ>";
+        LogLine l = new LogLine(LogFormats.parse("%HM|%HU|%HP|%HPO|%HQ|%HV|%r|%{+Q}HQ"), UTC);
+        assertThat(l.render(e)).isEqualTo("<BADREQ>|<BADREQ>|<BADREQ>|<BADREQ>|<BADREQ>|<BADREQ>|<BADREQ>|\"<BADREQ>\"");
+    }
+
+    @Test
+    void anEmptyQueryOrPathIsNothingNotADash() {
+        // HAProxy encodes an empty %HQ or %HPO as nothing, and a separator after it still counts
+        LogEvent e = served();
+        e.uri = "/p";
+        LogLine l = new LogLine(LogFormats.parse("a %HQ %HPO %{+Q}HQ b"), UTC);
+        assertThat(l.render(e)).isEqualTo("a  /p \"\" b");
+        e.uri = "*";
+        assertThat(l.render(e)).isEqualTo("a   \"\" b");
+        // an authority (CONNECT) has no path
+        e.uri = "example.com:443";
+        assertThat(new LogLine(LogFormats.parse("%HPO|%HP"), UTC).render(e)).isEqualTo("|example.com:443");
+    }
+
+    @Test
+    void theRequestLineIsEncodedAsHaproxys() {
+        // url_encode_map: controls, 8-bit bytes, '"' and '#' as #XX with or without +Q; +E puts a '\\' before '\\' and ']'
+        LogEvent e = served();
+        e.uri = "/a\"b\u00e9]\\";
+        e.requestLine = "GET " + e.uri + " HTTP/1.1";
+        assertThat(new LogLine(LogFormats.parse("%HU %{+Q}r"), UTC).render(e)).isEqualTo("/a#22b#E9]\\ \"GET /a#22b#E9]\\ HTTP/1.1\"");
+        assertThat(new LogLine(LogFormats.parse("%{+E}HU"), UTC).render(e)).isEqualTo("/a#22b#E9\\]\\\\");
+    }
+
+    @Test
+    void theLineCounter() {
+        LogEvent e = served();
+        e.logCounter = 26;
+        assertThat(new LogLine(LogFormats.parse("%lc %{+X}lc"), UTC).render(e)).isEqualTo("26 001A");
+        assertThat(new LogLine(LogFormats.parse("%lc"), UTC).countsLines()).isTrue();
+        assertThat(httplog.countsLines()).isFalse();
+    }
+
+    @Test
     void requestVariablesAsHaproxy() {
         LogEvent e = served();
         e.uri = "http://example.com/p/q?x=1";

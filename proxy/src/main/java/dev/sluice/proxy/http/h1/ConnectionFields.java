@@ -17,6 +17,7 @@ final class ConnectionFields {
     private static final AsciiString TRAILERS = AsciiString.cached("trailers");
     private static final AsciiString WEBSOCKET = AsciiString.cached("websocket");
     private static final AsciiString SEC_WEBSOCKET_KEY = AsciiString.cached("sec-websocket-key");
+    private static final AsciiString SEC_WEBSOCKET_ACCEPT = AsciiString.cached("sec-websocket-accept");
 
     private boolean closeWanted;
     private boolean keepAliveWanted;
@@ -39,11 +40,12 @@ final class ConnectionFields {
     }
 
     /**
-     * HAProxy 2.6's websocket rule for a request (h1_search_websocket_key): {@code Connection: upgrade} with a
+     * HAProxy 2.6's websocket rule (h1_search_websocket_key): a message with {@code Connection: upgrade} and a
      * {@code websocket} token in {@code Upgrade} needs a {@code Sec-WebSocket-Key} of 24 characters (a base64 of 16
-     * bytes); true when it has none (the request is refused, 400). Call after {@link #read}.
+     * bytes) in a request, a {@code Sec-WebSocket-Accept} in a response; true when it has none (a request is
+     * refused, 400; a response is invalid, 502). Call after {@link #read}.
      */
-    boolean webSocketKeyMissing(HttpFields f) {
+    boolean webSocketKeyMissing(HttpFields f, boolean response) {
         if (!upgradeWanted || upgradeProtocol == null) {
             return false;
         }
@@ -55,7 +57,8 @@ final class ConnectionFields {
             return false;
         }
         for (int i = 0; i < f.size(); i++) {
-            if (f.name(i).contentEquals(SEC_WEBSOCKET_KEY) && f.value(i).length() == 24) {
+            if (response ? f.name(i).contentEquals(SEC_WEBSOCKET_ACCEPT)
+                    : f.name(i).contentEquals(SEC_WEBSOCKET_KEY) && f.value(i).length() == 24) {
                 return false;
             }
         }

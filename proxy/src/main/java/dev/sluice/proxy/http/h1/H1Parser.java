@@ -512,7 +512,7 @@ public final class H1Parser {
             }
         }
         head.htxSize(headSize);
-        if (connection.webSocketKeyMissing(f)) {
+        if (connection.webSocketKeyMissing(f, false)) {
             fail(400, "websocket upgrade without a sec-websocket-key", 0);
             return false;
         }
@@ -559,6 +559,10 @@ public final class H1Parser {
         head.htxSize(headSize);
         if (te == TE_INVALID || cl == -2 && te == TE_NONE) {
             fail(502, te == TE_INVALID ? "invalid transfer-encoding" : "invalid content-length", 0);
+            return false;
+        }
+        if (connection.webSocketKeyMissing(f, true)) {
+            fail(502, "websocket upgrade without a sec-websocket-accept", 0);
             return false;
         }
         if (head.isInterim()) {

@@ -137,7 +137,7 @@ class H1ParserResponseTest {
     @Test
     void switchingProtocolsStopsParsing() {
         ParserDriver d = parseResponse("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
-            + "Content-Length: 5\r\n\r\n\u0081\u0005hello");
+            + "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\nContent-Length: 5\r\n\r\n\u0081\u0005hello");
         RecordingSink.Message m = d.sink.messages.getFirst();
         assertThat(d.sink.error).isNull();
         assertThat(d.sink.events).containsExactly("head");
@@ -146,9 +146,30 @@ class H1ParserResponseTest {
         assertThat(m.head.body()).isEqualTo(MessageHead.Body.NONE);
         assertThat(d.parser.paused()).isTrue();
         assertThat(d.parser.upgradeProtocol().toString()).isEqualTo("websocket");
-        assertThat(fields(m.head.fields())).containsExactly("content-length: 5");
+        assertThat(fields(m.head.fields())).containsExactly("sec-websocket-accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=", "content-length: 5");
         // the tunnel's bytes are left for whoever takes the connection over
         assertThat(d.leftover).isEqualTo("\u0081\u0005hello");
+    }
+
+    @Test
+    void aWebSocketUpgradeResponseNeedsAnAccept() {
+        // HAProxy 2.6's h1_search_websocket_key on a response: Connection: upgrade and Upgrade: websocket without a
+        // Sec-WebSocket-Accept (of any value) is an invalid response, 502
+        for (String status : new String[] {"101 Switching Protocols", "200 OK"}) {
+            ParserDriver d = parseResponse("HTTP/1.1 " + status + "\r\nConnection: Upgrade\r\nUpgrade: WebSocket\r\n\r\n");
+            assertThat(d.sink.error).as(status).isNotNull();
+            assertThat(d.sink.error.status()).isEqualTo(502);
+            assertThat(d.sink.messages).isEmpty();
+        }
+        // another protocol, or no Connection: upgrade: no accept needed
+        for (String fields : new String[] {"Connection: Upgrade\r\nUpgrade: h2c\r\n", "Upgrade: websocket\r\n"}) {
+            ParserDriver d = parseResponse("HTTP/1.1 101 Switching Protocols\r\n" + fields + "\r\n");
+            assertThat(d.sink.error).as(fields).isNull();
+            assertThat(d.sink.messages).hasSize(1);
+        }
+        ParserDriver d = parseResponse("HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\nUpgrade: websocket\r\n"
+            + "sec-websocket-accept: x\r\n\r\n");
+        assertThat(d.sink.error).isNull();
     }
 
     @Test
