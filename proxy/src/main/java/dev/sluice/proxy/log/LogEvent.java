@@ -13,8 +13,15 @@ public final class LogEvent {
     public InetSocketAddress client;
     public InetSocketAddress frontendAddress;
     public InetSocketAddress serverAddress;
-    /** The server is a UNIX socket: %si and %bi say "unix", %sp and %bp 0, as HAProxy's. */
+    /** The server is a UNIX socket: %si says "unix", %sp 0, as HAProxy's. */
     public boolean serverUnix;
+    /**
+     * Where the proxy connected from (%bi, %bp): the last server connection's local address, null without one; a
+     * connection to a UNIX socket has {@link #UNIX_SOURCE}.
+     */
+    public InetSocketAddress backendSource;
+    /** {@link #backendSource} of a connection to a UNIX socket: %bi says "unix", %bp 0, as HAProxy's. */
+    public static final InetSocketAddress UNIX_SOURCE = InetSocketAddress.createUnresolved("unix", 0);
     /** Epoch milliseconds when the connection was accepted ({@code %t}) and when the request began ({@code %tr}). */
     public long acceptDate;
     public long requestDate;

@@ -207,14 +207,17 @@ public final class LogLine {
             case "cp" -> port(sb, e.client);
             case "fi" -> ip(sb, e.frontendAddress);
             case "fp" -> port(sb, e.frontendAddress);
-            case "si", "bi" -> {
+            case "si" -> {
                 if (e.serverUnix) {
                     sb.append("unix");
                 } else {
                     ip(sb, e.serverAddress);
                 }
             }
-            case "sp", "bp" -> port(sb, e.serverAddress);
+            case "sp" -> port(sb, e.serverAddress);
+            // where the proxy connected from, as HAProxy's backend_source_ip/port
+            case "bi" -> ip(sb, e.backendSource);
+            case "bp" -> port(sb, e.backendSource);
             case "t" -> date(sb, e.acceptDate, true);
             case "tr" -> date(sb, e.requestDate, true);
             case "trg" -> gmtDate(sb, e.requestDate, ZoneId.of("UTC"));

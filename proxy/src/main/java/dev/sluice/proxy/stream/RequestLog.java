@@ -200,6 +200,16 @@ public final class RequestLog {
      * ({@code slot}, null when the stream never got that far), the connect time, the retries ({@code attempts}, or
      * null) and the backend's and server's streams.
      */
+    /** The local address of the exchange's last server connection (%bi, %bp), null without one. */
+    private static java.net.InetSocketAddress backendSource(Exchange x) {
+        dev.sluice.proxy.backend.ServerConnection c = x.target() == null ? null : x.target().serverConnection();
+        io.netty.channel.Channel ch = c == null ? null : c.channel();
+        if (ch == null) {
+            return null;
+        }
+        return ch.localAddress() instanceof java.net.InetSocketAddress a ? a : LogEvent.UNIX_SOURCE;
+    }
+
     private static void server(LogEvent e, Exchange x, ServerSlot slot, Attempts attempts) {
         Backend backend = x.backend();
         Server server = x.server();
@@ -207,6 +217,7 @@ public final class RequestLog {
         e.server = server != null ? server.name() : null;
         e.serverAddress = e.server != null ? server.address() : null;
         e.serverUnix = e.server != null && server.unix();
+        e.backendSource = backendSource(x);
         e.tQueue = slot != null ? slot.queueMillis() : -1;
         e.serverQueue = slot != null ? slot.serverQueuePosition() : 0;
         e.backendQueue = slot != null ? slot.backendQueuePosition() : 0;
