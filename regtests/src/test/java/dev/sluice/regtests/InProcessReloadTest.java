@@ -137,12 +137,22 @@ class InProcessReloadTest {
                         .contains("Reload failed");
                 // only a master's 'reload in-place-only' takes an argument
                 assertThat(AdminClient.run(admin, "reload now\n")).startsWith("'reload' takes no argument.\n");
+                // the console already has the socket's reloads: wait for one more failure (the file must not change
+                // under the signal's reload: an empty file read there was a configuration without the admin socket)
+                int failedBefore = count(s.output(), "Reload failed");
                 GracefulStopTest.signal(s.pid(), "USR2");
                 long deadline = System.currentTimeMillis() + 10_000;
-                while (!s.output().contains("Reload failed") && System.currentTimeMillis() < deadline) {
+                while (count(s.output(), "Reload failed") == failedBefore && System.currentTimeMillis() < deadline) {
                     Daemon.sleep(50);
                 }
                 assertThat(s.output()).contains("unknown keyword 'bogus-keyword'").contains("Reload failed");
+                assertThat(count(s.output(), "Reload failed")).isEqualTo(failedBefore + 1);
+                assertThat(body(kept, "/gen")).isEqualTo("gen-b");
+
+                // a configuration on which a new process would not start (nothing to listen on: an empty file caught
+                // while an editor rewrites it) is refused, as HAProxy refuses to start on it
+                Files.writeString(cfg, "");
+                assertThat(reload(admin)).startsWith("Success=0\n--\n").contains("No enabled listener found").contains("Reload failed");
                 assertThat(body(kept, "/gen")).isEqualTo("gen-b");
 
                 // a bind that fails aborts the whole reload: the listener that would have moved stays
@@ -520,6 +530,14 @@ class InProcessReloadTest {
                 assertThat(summary).contains("jdk.ExecutionSample");
             }
         }
+    }
+
+    private static int count(String text, String what) {
+        int n = 0;
+        for (int i = text.indexOf(what); i >= 0; i = text.indexOf(what, i + what.length())) {
+            n++;
+        }
+        return n;
     }
 
     private static String run(List<String> cmd) {

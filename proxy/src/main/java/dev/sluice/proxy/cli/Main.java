@@ -191,11 +191,7 @@ public final class Main {
         ProxyRuntime.Prepared prepared = checked.loaded().prepared();
         Privileges.Resolved privileges = checked.privileges();
         boolean warned = checked.warned();
-        // as HAProxy: a configuration with nothing to listen on (no bind, no stats socket) does not start; the
-        // master's own socket in a worker does not count; a peers section's listener counts
-        boolean listens = config.global().statsSockets().size() > (workerCli == null ? 0 : 1)
-                || config.proxies().stream().anyMatch(p -> !p.binds().isEmpty())
-                || config.peers().stream().anyMatch(p -> p.active() && p.bind() != null);
+        boolean listens = listens(config, workerCli);
         if (opts.check()) {
             if (!opts.quiet()) {
                 if (warned) {
@@ -223,6 +219,16 @@ public final class Main {
             return Daemon.spawn(args, pidfile);
         }
         return serve(opts, config, prepared, privileges, pidfile);
+    }
+
+    /**
+     * As HAProxy: a configuration with nothing to listen on (no bind, no stats socket) does not start; the master's own
+     * socket in a worker ({@code workerCli}) does not count; a peers section's listener counts.
+     */
+    static boolean listens(Config config, String workerCli) {
+        return config.global().statsSockets().size() > (workerCli == null ? 0 : 1)
+                || config.proxies().stream().anyMatch(p -> !p.binds().isEmpty())
+                || config.peers().stream().anyMatch(p -> p.active() && p.bind() != null);
     }
 
     static void noListener(Options opts) {
@@ -295,7 +301,19 @@ public final class Main {
 
     /** As {@link #load(Options, String)} for a reload of {@code running}: its unchanged TLS contexts are taken over. */
     static Checked load(Options opts, String workerCli, ProxyRuntime running) {
-        return check(opts, parse(opts, workerCli), running);
+        Checked c = check(opts, parse(opts, workerCli), running);
+        Config config = c.loaded().config();
+        if (running != null && config != null && !listens(config, workerCli)) {
+            // a new process would not start on it (an empty file read while an editor rewrote it, say): the running
+            // configuration stays, its listeners and admin sockets with it
+            List<String> messages = new ArrayList<>(c.loaded().messages());
+            messages.add("[ALERT] No enabled listener found (check for 'bind' directives) !");
+            if (c.loaded().prepared().tls() != null) {
+                c.loaded().prepared().tls().close();
+            }
+            return new Checked(Generations.Loaded.failed(messages), c.privileges(), c.warned());
+        }
+        return c;
     }
 
     /** The files of the command line read and parsed, with the worker's own socket when {@code workerCli} is given. */
