@@ -94,9 +94,13 @@ class CheckKeywordsTest {
                 http-check expect rstring <!--tag:[0-9a-f]*--></html>
                 http-check expect hdr name -m beg x-health value -m sub good
                 http-check expect fhdr name set-cookie
-                http-check expect error-status L7RSP ok-status L7OKC tout-status L4TOUT min-recv 10 status 204
+                http-check expect error-status L7RSP ok-status l7okc tout-status L4TOUT min-recv 10 status 204
+                http-check expect on-success up-%[res.hdr(x)] on-error "down %[status]" status-code int(299) hdr name-lf %[var(check.n)] value-lf -m beg %[var(check.v)]
                 """).checks().http().expects();
-        assertThat(e).hasSize(8);
+        assertThat(e).hasSize(9);
+        assertThat(e.get(8)).extracting(Expect::kind, Expect::nameLf, Expect::name, Expect::valueLf, Expect::valueMatch, Expect::value, Expect::onSuccess,
+                Expect::onError, Expect::statusCode).containsExactly(Expect.Kind.HDR, true, "%[var(check.n)]", true, Expect.Match.BEG, "%[var(check.v)]",
+                "up-%[res.hdr(x)]", "down %[status]", "int(299)");
         assertThat(e.get(0).kind()).isEqualTo(Expect.Kind.STATUS);
         assertThat(e.get(0).codes()).containsExactly(200, 200, 201, 201, 300, 310);
         assertThat(e.get(1).kind()).isEqualTo(Expect.Kind.RSTATUS);
@@ -172,10 +176,29 @@ class CheckKeywordsTest {
             "http-check expect bogus 1               => 'http-check expect' : 'only supports min-recv, [!]string', '[!]rstring', '[!]string-lf', '[!]status', '[!]rstatus', [!]hdr, [!]fhdr or comment but got 'bogus' as argument..",
             "http-check expect rstatus (             => 'http-check expect' : regex '(' is invalid",
             "http-check expect                       => 'http-check expect' : expects at least a matching pattern as arguments.",
-            "http-check expect ok-status L7STS status 200 => 'http-check expect' : 'ok-status' only supports 'L7OK', 'L7OKC', 'L6OK', 'L4OK' status (got 'L7STS').",
-            "http-check expect hdr value x           => 'http-check expect' : 'hdr' expects a header name",
+            "http-check expect ok-status L7STS status 200 => 'http-check expect' : 'ok-status' only supports 'L4OK', 'L6OK', 'L7OK' or 'L7OKC' status (got 'L7STS')..",
+            "http-check expect error-status L7OK status 200 => 'http-check expect' : 'error-status' only supports 'L4CON', 'L6RSP', 'L7RSP' or 'L7STS' status (got 'L7OK')..",
+            "http-check expect tout-status L7RSP status 200 => 'http-check expect' : 'tout-status' only supports 'L4TOUT', 'L6TOUT' or 'L7TOUT' status (got 'L7RSP')..",
+            "http-check expect hdr value x           => 'http-check expect' : 'hdr' expects at the name keyword as first argument followed by a pattern.",
+            "http-check expect hdr name              => 'http-check expect' : 'hdr' expects at the name keyword as first argument followed by a pattern.",
+            "http-check expect hdr name x -m         => 'http-check expect' : 'only supports min-recv, [!]string', '[!]rstring', '[!]string-lf', '[!]status', '[!]rstatus', [!]hdr, [!]fhdr or comment but got '-m' as argument..",
+            "http-check expect hdr name -m           => 'http-check expect' : 'hdr' : '-m' expects at a matching pattern ('str', 'beg', 'end', 'sub' or 'reg').",
+            "http-check expect fhdr name -m foo x    => 'http-check expect' : 'fhdr' : '-m' only supports 'str', 'beg', 'end', 'sub' or 'reg' (got 'foo').",
+            "http-check expect hdr name-lf -m reg x  => 'http-check expect' : 'hdr': log-format string is not supported with a regex matching method.",
+            "http-check expect hdr name x value      => 'http-check expect' : 'hdr' expect a pattern with the value keyword.",
+            "http-check expect hdr name x value -m zz y => 'http-check expect' : 'hdr' : '-m' only supports 'str', 'beg', 'end', 'sub' or 'reg' (got 'zz').",
+            "http-check expect hdr name x value-lf -m reg y => 'http-check expect' : 'hdr': log-format string is not supported with a regex matching method.",
+            "http-check expect hdr name x value-lf %[var(check.x) => 'http-check expect' : 'x' invalid log-format string (missing ']' after 'var(check.x)').",
+            "http-check expect ! on-success x status 200 => 'http-check expect' : [!] not supported with 'on-success'.",
+            "http-check expect status 200 string x   => 'http-check expect' : only on pattern expected.",
+            "http-check expect min-recv -2 status 200 => 'http-check expect' : 'min-recv' expects -1 or an integer from 0 to INT_MAX.",
+            "http-check expect comment x             => 'http-check expect' : pattern not found.",
+            "http-check expect status 300-200        => 'http-check expect' : invalid range of status codes '300-200'.",
+            "http-check expect !                     => 'http-check expect' : 'only supports min-recv, [!]string', '[!]rstring', '[!]string-lf', '[!]status', '[!]rstatus', [!]hdr, [!]fhdr or comment but got '' as argument..",
+            "http-check expect on-error %[var(check.x) status 200 => 'http-check expect' : '%[var(check.x)' invalid log-format string (missing ']' after 'var(check.x)').",
+            "http-check expect on-success            => 'http-check expect' : 'on-success' expects a string as argument.",
             "http-check expect string-lf %[var(check.x) => 'http-check expect' : '%[var(check.x)' invalid log-format string (missing ']' after 'var(check.x)').",
-            "http-check expect status 200 status-code int(1) => 'http-check expect' : 'status-code' (log-format) is not supported by Sluice yet in health checks.",
+            "http-check expect status 200 status-code => 'http-check expect' : 'status-code' expects an expression as argument.",
             "http-check send meth                    => 'http-check send' : 'meth' expects a string as argument..",
             "http-check send foo bar                 => 'http-check send' : expects 'comment', 'meth', 'uri', 'uri-lf', 'ver', 'hdr', 'body' or 'body-lf' but got 'foo' as argument..",
             "http-check send uri-lf /%[var(check.x)  => 'http-check send' : '/%[var(check.x)' invalid log-format string (missing ']' after 'var(check.x)').",
