@@ -315,6 +315,10 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
         }
         byte[] b = body == null ? new byte[0] : body.toByteArray();
         String reason = r.reason() == null ? "" : r.reason().toString();
+        if (session != null) {
+            // the response fetches of the rules' samples read it
+            session.response(r);
+        }
         Expectations.Outcome o = expectations.evaluate(new Expectations.Response(r.status(), reason, fields, b), check.server().up(), session);
         finish(o.status(), o.code(), o.desc());
     }

@@ -111,16 +111,15 @@ final class HttpCheckSteps {
     }
 
     /**
-     * The expect rules of a segment; a {@code string-lf} whose samples do not compile is a problem (reported at the line
-     * of the segment's request: the rules do not keep their own).
+     * The expect rules of a segment; a log-format string or {@code status-code} expression that does not compile is a
+     * problem reported at its rule's line ({@code where}, the segment's request, for a rule without one).
      */
     private static Expectations expectations(List<Expect> expects, boolean disableOn404, SourceRef where, List<TcpCheckPlan.Problem> problems) {
         try {
             return new Expectations(expects, disableOn404);
-        } catch (IllegalArgumentException e) {
-            String pattern = expects.stream().filter(x -> x.kind() == Expect.Kind.STRING_LF).map(Expect::pattern).findFirst().orElse("");
-            TcpCheckPlan.Problem p = new TcpCheckPlan.Problem(where, "'http-check expect' : '" + pattern
-                    + "' invalid log-format string (" + e.getMessage() + ").");
+        } catch (Expectations.RuleProblem e) {
+            SourceRef at = e.rule().where() != null ? e.rule().where() : where;
+            TcpCheckPlan.Problem p = new TcpCheckPlan.Problem(at, "'http-check expect' : " + e.getMessage());
             if (problems == null) {
                 throw p;
             }
