@@ -488,12 +488,17 @@ final class CheckKeywords {
         String pending = b.next("connect");
         b.lastAction = "connect";
         int proto = c.args().indexOf("proto");
-        b.connectFcgi = proto >= 0 && proto + 1 < c.args().size() && c.args().get(proto + 1).equals("fcgi");
+        String mux = proto >= 0 && proto + 1 < c.args().size() ? c.args().get(proto + 1) : null;
+        b.connectFcgi = "fcgi".equals(mux);
         TcpCheck.Connect rule = parsed.comment() == null && pending != null
                 ? new TcpCheck.Connect(parsed.where(), parsed.index(), pending, parsed.port(), parsed.portExpr(), parsed.addr(), parsed.addrPort(),
                         parsed.useDefault(), parsed.sendProxy(), parsed.viaSocks4(), parsed.ssl(), parsed.sni(), parsed.alpn(), parsed.linger())
                 : parsed;
-        b.rules.add(new HealthChecks.Connect(rule));
+        b.rules.add(new HealthChecks.Connect(rule, mux));
+        if ("h2".equals(mux)) {
+            // the rule list keeps each connection's protocol
+            b.multi = true;
+        }
         if (b.connect != null) {
             // a connect after an expect: a step of a multi-step check
             b.multi = true;

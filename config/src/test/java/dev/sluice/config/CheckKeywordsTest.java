@@ -228,8 +228,16 @@ class CheckKeywordsTest {
                 "'http-check connect' : first step MUST also be a 'connect'");
         assertSingleError(parse(inBackend("option httpchk\nhttp-check connect\nhttp-check comment c\nhttp-check expect status 200")),
                 BACKEND_LINE + 3, "'http-check expect' : unable to add http-check expect rule at step 3 (missing send rule)..");
-        assertSingleError(parse(inBackend("option httpchk\nhttp-check connect proto h2")), BACKEND_LINE + 1,
-                "'http-check connect' : 'proto h2' is not supported by Sluice yet in health checks (HTTP/2 health checks).");
+        assertSingleError(parse(inBackend("option httpchk\nhttp-check connect proto quic")), BACKEND_LINE + 1,
+                "'http-check connect' : 'proto' : invalid MUX protocol 'quic' for http-check.");
+    }
+
+    @Test
+    void aConnectMayChooseHttp2() {
+        var http = backendOf("option httpchk\nhttp-check connect proto h2\nhttp-check send uri /a\nhttp-check expect status 200").checks().http();
+        // the rule list keeps the connection's protocol
+        assertThat(http.multiStep()).isTrue();
+        assertThat(http.steps().getFirst()).isInstanceOfSatisfying(HealthChecks.Connect.class, c -> assertThat(c.proto()).isEqualTo("h2"));
     }
 
     @Test

@@ -73,8 +73,14 @@ public record HealthChecks(HttpCheck http, boolean log, boolean sendState, boole
     public sealed interface Step permits Connect, Request, Expect, Var {
     }
 
-    /** {@code http-check connect}; null {@code rule}: HAProxy's implicit first connect (the server's check settings). */
-    public record Connect(TcpCheck.Connect rule) implements Step {
+    /**
+     * {@code http-check connect}; null {@code rule}: HAProxy's implicit first connect (the server's check settings).
+     * {@code proto} is its {@code proto} ({@code h1}, {@code h2}, {@code fcgi}; null: none, the server's or ALPN's).
+     */
+    public record Connect(TcpCheck.Connect rule, String proto) implements Step {
+        public Connect(TcpCheck.Connect rule) {
+            this(rule, null);
+        }
     }
 
     /**

@@ -50,6 +50,8 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
     private final Expectations expectations;
     private final boolean headRequest;
     private final TcpCheckPlan.Connect connectRule;
+    /** The connect rule's {@code proto} (null: none). */
+    private final String proto;
     /** The multi-step check this run is one connection of (null: the whole check), and its session (variables). */
     private final HttpCheckChain chain;
     private final CheckSession session;
@@ -68,6 +70,7 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
         this.expectations = plan.expectations();
         this.headRequest = plan.headRequest();
         this.connectRule = plan.httpConnect();
+        this.proto = null;
         this.chain = null;
         this.session = null;
     }
@@ -80,6 +83,7 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
         this.expectations = segment.expects();
         this.headRequest = segment.request() != null && segment.request().head();
         this.connectRule = segment.connect();
+        this.proto = segment.proto();
         this.chain = chain;
         this.session = session;
     }
@@ -109,9 +113,15 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
                             SslHandler ssl = check.server().tls().context().newHandler(ch.alloc(), to.sni(), target);
                             // the check's own timers bound the handshake
                             ssl.setHandshakeTimeoutMillis(0);
+                            if (rule != null) {
+                                TcpCheckRun.alpn(ssl.engine(), rule.alpn());
+                            }
                             ch.pipeline().addLast("tls", ssl).addLast("handshake", new TlsHandshakeHandler(CheckRun.this));
                         } else {
                             fcgi(ch.pipeline());
+                            if (speaksH2(null)) {
+                                ch.pipeline().addLast("h2", new H2CheckCodec(plan.bufsize()));
+                            }
                             ch.pipeline().addLast("check", CheckRun.this);
                         }
                     }
@@ -155,6 +165,8 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
         ctx.pipeline().addAfter(ctx.name(), "check", this);
         if (speaksFcgi()) {
             ctx.pipeline().addBefore("check", "fcgi", codec());
+        } else if (speaksH2(session.alpn())) {
+            ctx.pipeline().addBefore("check", "h2", new H2CheckCodec(plan.bufsize()));
         }
         connected(ctx.channel());
     }
@@ -164,6 +176,22 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
         if (phase == Phase.HANDSHAKE || phase == Phase.CONNECT) {
             finish(CheckStatus.L6RSP, 0, errorText(cause));
         }
+    }
+
+    /**
+     * Whether the check speaks HTTP/2, as HAProxy chooses its multiplexer: the connect rule's {@code proto h2}; without
+     * a {@code proto}, through the server's check settings (no rule, or {@code default}) of a {@code proto h2} server;
+     * or h2 agreed by ALPN ({@code alpn}: the protocol the TLS handshake chose, null before or without one) when the
+     * connect rule offers ALPN.
+     */
+    private boolean speaksH2(String alpn) {
+        if (proto != null) {
+            return proto.equals("h2");
+        }
+        if ((connectRule == null || connectRule.useDefault()) && "h2".equals(check.server().config().proto())) {
+            return true;
+        }
+        return connectRule != null && !connectRule.alpn().isEmpty() && "h2".equals(alpn);
     }
 
     /** A {@code proto fcgi} server is checked in FastCGI: the codec goes in front of this handler. */

@@ -474,7 +474,7 @@ final class TcpCheckRun implements CheckAttempt, TlsHandshakeHandler.Callback {
      * Offers the connect rule's ALPN protocols instead of the server's: the JDK engine takes them, Netty's OpenSSL engine
      * ignores them (its context's protocols stay).
      */
-    private static void alpn(SSLEngine engine, List<String> protocols) {
+    static void alpn(SSLEngine engine, List<String> protocols) {
         if (protocols.isEmpty()) {
             return;
         }
