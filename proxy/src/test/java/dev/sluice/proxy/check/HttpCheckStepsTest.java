@@ -177,4 +177,16 @@ class HttpCheckStepsTest {
                 .endsWith(":11: error: 'http-check expect' : '%[nope]' invalid log-format string (failed to parse sample expression <nope]> :"
                         + " unknown fetch method 'nope').");
     }
+
+    @Test
+    void variablesAfterAnExpectReadTheResponse() {
+        CheckPlan p = plan("option httpchk\nhttp-check send uri /a\nhttp-check expect status 200\nhttp-check set-var(check.v) res.hdr(x-v)");
+        HttpCheckSteps.Segment seg = p.httpSteps().segment(0);
+        CheckSession s = new CheckSession("be", 16384);
+        HttpFields f = new HttpFields();
+        f.add("x-v", "seen");
+        s.response(new ResponseHead(HttpVersion.HTTP_1_1, 200, AsciiString.of("OK"), f));
+        seg.after().forEach(v -> TcpCheckRun.setVar(s, v));
+        assertThat(CheckSamples.text(s.vars().get("check.v"))).isEqualTo("seen");
+    }
 }
