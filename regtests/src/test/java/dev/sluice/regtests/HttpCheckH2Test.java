@@ -54,7 +54,7 @@ class HttpCheckH2Test {
                 option httpchk GET /h2 HTTP/1.1
                 http-check connect proto h2
                 http-check send hdr host h2.test hdr X-Check yes
-                http-check expect status 200 on-success "origin=%[res.hdr(x-origin)] len=%[res.hdr(content-length)]"
+                http-check expect status 200 on-success "origin=%[res.hdr(x-origin)] len=%[res.hdr(content-length)] ver=%[res.ver]"
                 """, "", "200"));
         CASES.put("post", new Case("""
                 option httpchk
@@ -120,8 +120,8 @@ class HttpCheckH2Test {
     }
 
     private static final Map<String, String> SEEN = Map.of(
-            "rule", "succeeded, reason: Layer7 check passed, code: 200, info: \"origin=h2 len=2\", check duration: Nms, status: 3/3 UP."
-                    + " | L7OK 200 Layer7 check passed origin=h2 len=2",
+            "rule", "succeeded, reason: Layer7 check passed, code: 200, info: \"origin=h2 len=2 ver=2.0\", check duration: Nms, status: 3/3 UP."
+                    + " | L7OK 200 Layer7 check passed origin=h2 len=2 ver=2.0",
             // :scheme https for an origin-form URI, no :authority (host stays a field), no connection field
             "rule request", "DefaultHttp2Headers[:method: GET, :scheme: https, :path: /h2, host: h2.test, x-check: yes] ",
             "post", "succeeded, reason: Layer7 check passed, code: 200, check duration: Nms, status: 3/3 UP. | L7OK 200 Layer7 check passed ",

@@ -2,6 +2,7 @@ package dev.sluice.proxy.check;
 
 import dev.sluice.proxy.backend.ProxyHeaderWriter;
 import dev.sluice.proxy.http.HttpFields;
+import dev.sluice.proxy.http.HttpVersion;
 import dev.sluice.proxy.http.MessageHead;
 import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.http.h1.H1Error;
@@ -61,6 +62,8 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
     private H1Parser parser;
     private final InputBuffer input = new InputBuffer();
     private ResponseHead head;
+    /** Whether the check speaks HTTP/2 (the response the codec hands over is HTTP/2's, whatever its HTTP/1 form says). */
+    private boolean h2;
     private ByteArrayOutputStream body;
 
     CheckRun(HealthCheck check, byte[] request) {
@@ -120,6 +123,7 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
                         } else {
                             fcgi(ch.pipeline());
                             if (speaksH2(null)) {
+                                h2 = true;
                                 ch.pipeline().addLast("h2", new H2CheckCodec(plan.bufsize()));
                             }
                             ch.pipeline().addLast("check", CheckRun.this);
@@ -166,6 +170,7 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
         if (speaksFcgi()) {
             ctx.pipeline().addBefore("check", "fcgi", codec());
         } else if (speaksH2(session.alpn())) {
+            h2 = true;
             ctx.pipeline().addBefore("check", "h2", new H2CheckCodec(plan.bufsize()));
         }
         connected(ctx.channel());
@@ -344,8 +349,8 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
         byte[] b = body == null ? new byte[0] : body.toByteArray();
         String reason = r.reason() == null ? "" : r.reason().toString();
         if (session != null) {
-            // the response fetches of the rules' samples read it
-            session.response(r);
+            // the response fetches of the rules' samples read it (res.ver: 2.0 over HTTP/2)
+            session.response(h2 ? new ResponseHead(HttpVersion.HTTP_2, r.status(), r.reason(), r.fields()) : r);
         }
         Expectations.Outcome o = expectations.evaluate(new Expectations.Response(r.status(), reason, fields, b), check.server().up(), session);
         finish(o.status(), o.code(), o.desc());
