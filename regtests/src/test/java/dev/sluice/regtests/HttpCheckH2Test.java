@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * HTTP checks in HTTP/2 through the real daemon and through HAProxy 2.6 against the same h2c origins (Netty's HTTP/2,
- * not Sluice's): {@code http-check connect proto h2}, and a {@code proto h2} server checked through its default
- * connection. The request each origin decoded (pseudo-header and other fields, body), the health log line of each
+ * not Sluice's): {@code http-check connect proto h2}, a {@code proto h2} server checked through its default
+ * connection, and {@code http-check connect ssl alpn h2,http/1.1} to a TLS origin that chooses h2. The request each origin decoded (pseudo-header and other fields, body), the health log line of each
  * server's first check and its {@code show stat} check columns are HAProxy's.
  */
 class HttpCheckH2Test {
@@ -78,6 +78,16 @@ class HttpCheckH2Test {
         int port = Ports.free();
         StringBuilder cfg = new StringBuilder(HEADER.formatted(port));
         Map<String, H2Origin> origins = new LinkedHashMap<>();
+        TlsOrigin tls = new TlsOrigin(new TestPki("check-ca").leaf("origin.test"), "ok".getBytes(StandardCharsets.US_ASCII), "h2", "http/1.1");
+        closing.add(tls);
+        cfg.append("""
+                backend alpn
+                    option httpchk GET /alpn
+                    http-check connect ssl alpn h2,http/1.1
+                    http-check send
+                    http-check expect status 200
+                    server s 127.0.0.1:%d ssl verify none check inter 2500
+                """.formatted(tls.port()));
         for (var e : CASES.entrySet()) {
             H2Origin o = new H2Origin("ok".getBytes(StandardCharsets.US_ASCII), e.getValue().status());
             closing.add(o);
@@ -87,7 +97,9 @@ class HttpCheckH2Test {
         }
         Map<String, String> out = new LinkedHashMap<>();
         try (Daemon d = Daemon.start(haproxy, cfg.toString(), port)) {
-            List<String> lines = d.awaitLines(l -> l.startsWith("Health check for server "), CASES.size());
+            List<String> lines = d.awaitLines(l -> l.startsWith("Health check for server "), CASES.size() + 1);
+            out.put("alpn", lines.stream().filter(l -> l.startsWith("Health check for server alpn/s ")).findFirst().orElse("<none>")
+                    .replaceAll("check duration: \\d+ms", "check duration: Nms") + " | " + checkColumns(d, "alpn"));
             for (String be : CASES.keySet()) {
                 String prefix = "Health check for server " + be + "/s ";
                 String line = lines.stream().filter(l -> l.startsWith(prefix)).findFirst().orElse("<none> " + d.output())
@@ -96,10 +108,15 @@ class HttpCheckH2Test {
             }
         }
         for (var e : origins.entrySet()) {
+            if (e.getValue() == null) {
+                continue;
+            }
             List<H2Origin.Request> got = e.getValue().requests();
             out.put(e.getKey() + " request", got.isEmpty() ? "<nothing>"
                     : got.getFirst().headers() + " " + new String(got.getFirst().body(), StandardCharsets.ISO_8859_1));
         }
+        out.put("alpn request", tls.requests().isEmpty() ? "<nothing>" : tls.requests().getFirst().protocol() + " "
+                + tls.requests().getFirst().target());
         return out;
     }
 
@@ -131,7 +148,11 @@ class HttpCheckH2Test {
             // an HTTP/2 response has no reason phrase: the comment alone
             "down", "failed, reason: Layer7 wrong status, code: 503, info: \" comment: h2-down\", check duration: Nms, status: 0/2 DOWN."
                     + " | L7STS 503 Layer7 wrong status  comment: h2-down",
-            "down request", "DefaultHttp2Headers[:method: GET, :scheme: https, :path: /down] ");
+            "down request", "DefaultHttp2Headers[:method: GET, :scheme: https, :path: /down] ",
+            // TLS with the connect's alpn: the origin (Netty, JDK TLS) chose h2, the check spoke it
+            "alpn", "Health check for server alpn/s succeeded, reason: Layer7 check passed, code: 200, check duration: Nms, status: 3/3 UP."
+                    + " | L7OK 200 Layer7 check passed ",
+            "alpn request", "h2 /alpn");
 
     @Test
     void http2ChecksAsHaproxy() throws Exception {

@@ -113,12 +113,11 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
                             ch.pipeline().addLast("pp", ProxyHeaderWriter.forCheck(pp, check.server().config().proxyV2Options()));
                         }
                         if (tls) {
-                            SslHandler ssl = check.server().tls().context().newHandler(ch.alloc(), to.sni(), target);
+                            // a connect rule's alpn replaces the server's protocols
+                            SslHandler ssl = check.server().tls().context().offering(rule == null ? List.of() : rule.alpn())
+                                    .newHandler(ch.alloc(), to.sni(), target);
                             // the check's own timers bound the handshake
                             ssl.setHandshakeTimeoutMillis(0);
-                            if (rule != null) {
-                                TcpCheckRun.alpn(ssl.engine(), rule.alpn());
-                            }
                             ch.pipeline().addLast("tls", ssl).addLast("handshake", new TlsHandshakeHandler(CheckRun.this));
                         } else {
                             fcgi(ch.pipeline());
