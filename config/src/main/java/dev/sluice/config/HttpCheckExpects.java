@@ -369,8 +369,40 @@ final class HttpCheckExpects {
             Pattern.compile(re);
             return true;
         } catch (PatternSyntaxException e) {
-            c.error("regex '" + re + "' is invalid (error=" + e.getDescription() + ", erroffset=" + e.getIndex() + ").");
+            c.error("regex '" + re + "' is invalid (" + pcreError(e, re) + ").");
             return false;
         }
+    }
+
+    /**
+     * PCRE2's words and offset for the commonest mistakes (HAProxy 2.6 compiles with PCRE2), the JDK's otherwise:
+     * {@code error=<message>, erroffset=<n>}.
+     */
+    static String pcreError(PatternSyntaxException e, String re) {
+        String d = e.getDescription();
+        int at = e.getIndex();
+        String m;
+        if (d.startsWith("Unclosed group")) {
+            m = "missing closing parenthesis";
+            at = re.length();
+        } else if (d.startsWith("Unclosed character class")) {
+            m = "missing terminating ] for character class";
+            at = re.length();
+        } else if (d.startsWith("Dangling meta character")) {
+            m = "quantifier does not follow a repeatable item";
+        } else if (d.startsWith("Unmatched closing ')'")) {
+            m = "unmatched closing parenthesis";
+            // the JDK points before the parenthesis, PCRE2 at it
+            at = at + 1;
+        } else if (d.startsWith("Illegal repetition range")) {
+            m = "numbers out of order in {} quantifier";
+            at = re.indexOf('}', Math.max(0, at));
+        } else if (d.startsWith("Unescaped trailing backslash")) {
+            m = "\\ at end of pattern";
+            at = re.length();
+        } else {
+            m = d;
+        }
+        return "error=" + m + ", erroffset=" + at;
     }
 }

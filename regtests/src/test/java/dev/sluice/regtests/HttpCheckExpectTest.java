@@ -180,7 +180,11 @@ class HttpCheckExpectTest {
             "comment x",
             "status 300-200",
             "!",
-            "binary 00");
+            "binary 00",
+            "hdr name -m reg (",
+            "rstring [a",
+            "! rstatus *5",
+            "fhdr name x value -m reg a{2,1}");
 
     /** Sample expressions and fetch names: Sluice compiles them once the file parses (HAProxy reports all at once). */
     private static final List<String> BAD_SAMPLES = List.of(
