@@ -29,8 +29,9 @@ final class CheckKeywords {
             + " [body <string> | body-lf <fmt>]"
             + " [comment <msg>]";
     static final String EXPECT_SYNTAX = "http-check expect [min-recv <int>] [comment <msg>] [ok-status <st>] [error-status <st>]"
-            + " [tout-status <st>] [!] status <codes> | rstatus <regex> | string <text> | string-lf <fmt> | rstring <regex>"
-            + " | hdr|fhdr name [-m str|beg|end|sub|reg] <name> [value [-m str|beg|end|sub|reg] <value>]";
+            + " [tout-status <st>] [on-success <fmt>] [on-error <fmt>] [status-code <expr>] [!] status <codes> | rstatus <regex>"
+            + " | string <text> | string-lf <fmt> | rstring <regex> | hdr|fhdr name|name-lf [-m str|beg|end|sub|reg] <name>"
+            + " [value|value-lf [-m str|beg|end|sub|reg] <value>]";
 
     /** The parse-time state of a proxy's checks, inherited from defaults and frozen by {@link #build}. */
     static final class Builder {
@@ -204,11 +205,13 @@ final class CheckKeywords {
                     }
                 }));
         r.register(new Keyword("http-check connect", BACKEND_SIDE, TcpCheckKeywords.CONNECT_SYNTAX.replace("tcp-check", "http-check")
-                .replace("[via-socks4] ", "").replace("[proto <name>]", "[proto h1]"),
+                .replace("[via-socks4] ", "").replace("[proto <name>]", "[proto h1|h2|fcgi]"),
                 "How the HTTP check connects, instead of the server's check settings: to another port (a number or a sample"
                         + " expression) or address, with TLS ('default': the server's check settings for what is not given), SNI,"
-                        + " a PROXY header; 'linger' closes without a reset. The first http-check rule when there is one; a later"
-                        + " one (after an expect) opens the next connection of a multi-step check, whose request follows it.",
+                        + " a PROXY header; 'linger' closes without a reset; 'proto h2' speaks HTTP/2 (as does 'alpn' when the"
+                        + " handshake chooses h2, and a 'proto h2' server checked through its own settings). The first http-check rule"
+                        + " when there is one; a later one (after an expect) opens the next connection of a multi-step check, whose"
+                        + " request follows it.",
                 CheckKeywords::connect));
         r.register(new Keyword("http-check comment", BACKEND_SIDE, "http-check comment <msg>",
                 "A comment the following http-check rules of one kind report in their messages (an expect that fails says it).",
@@ -247,7 +250,10 @@ final class CheckKeywords {
                 CheckKeywords::send));
         r.register(new Keyword("http-check expect", BACKEND_SIDE, EXPECT_SYNTAX,
                 "A rule the HTTP check response must pass (several: all of them, in order): status codes or ranges, a status"
-                        + " regex, a string (string-lf: a log-format string) or regex in the body (up to tune.bufsize), a header name and value; '!' inverts it.",
+                        + " regex, a string (string-lf: a log-format string) or regex in the body (up to tune.bufsize), a header name and value"
+                        + " (name-lf/value-lf: log-format strings); '!' inverts it. on-error (the failing rule's) and on-success (the last"
+                        + " rule's) are log-format strings that become the check's message (they may read the response: status, res.hdr),"
+                        + " status-code an expression that becomes its code; ok-, error- and tout-status its status.",
                 HttpCheckExpects::expect));
         r.register(new Keyword("http-check send-state", BACKEND_SIDE, "[no] http-check send-state",
                 "Add 'X-Haproxy-Server-State' (the server's state, address, name, weights and load) to HTTP checks.",
@@ -488,12 +494,17 @@ final class CheckKeywords {
         String pending = b.next("connect");
         b.lastAction = "connect";
         int proto = c.args().indexOf("proto");
-        b.connectFcgi = proto >= 0 && proto + 1 < c.args().size() && c.args().get(proto + 1).equals("fcgi");
+        String mux = proto >= 0 && proto + 1 < c.args().size() ? c.args().get(proto + 1) : null;
+        b.connectFcgi = "fcgi".equals(mux);
         TcpCheck.Connect rule = parsed.comment() == null && pending != null
                 ? new TcpCheck.Connect(parsed.where(), parsed.index(), pending, parsed.port(), parsed.portExpr(), parsed.addr(), parsed.addrPort(),
                         parsed.useDefault(), parsed.sendProxy(), parsed.viaSocks4(), parsed.ssl(), parsed.sni(), parsed.alpn(), parsed.linger())
                 : parsed;
-        b.rules.add(new HealthChecks.Connect(rule));
+        b.rules.add(new HealthChecks.Connect(rule, mux));
+        if ("h2".equals(mux)) {
+            // the rule list keeps each connection's protocol
+            b.multi = true;
+        }
         if (b.connect != null) {
             // a connect after an expect: a step of a multi-step check
             b.multi = true;

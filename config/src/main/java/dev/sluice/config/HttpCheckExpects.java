@@ -15,152 +15,80 @@ final class HttpCheckExpects {
     private HttpCheckExpects() {
     }
 
-    private static final List<String> STATUSES_OK = List.of("L7OK", "L7OKC", "L6OK", "L4OK");
-    private static final List<String> STATUSES_ERROR = List.of("L7OKC", "L7RSP", "L7STS", "L6RSP", "L4CON");
-    private static final List<String> STATUSES_TIMEOUT = List.of("L7TOUT", "L6TOUT", "L4TOUT");
+    private static final String BAD_KEYWORD = "'only supports min-recv, [!]string', '[!]rstring', '[!]string-lf', '[!]status', '[!]rstatus',"
+            + " [!]hdr, [!]fhdr or comment but got '%s' as argument..";
 
+    /** What one {@code http-check expect} line says, as HAProxy's parser collects it. */
+    private static final class Parsed {
+        boolean inverse;
+        String comment;
+        String ok;
+        String error;
+        String tout;
+        String onSuccess;
+        String onError;
+        String statusCode;
+        long minRecv = -1;
+        Expect.Kind kind;
+        String pattern;
+        Expect.Match nameMatch;
+        String name;
+        boolean nameLf;
+        Expect.Match valueMatch;
+        String value;
+        boolean valueLf;
+    }
+
+    /** Parses the line as HAProxy 2.6's {@code parse_tcpcheck_expect} does (same order of checks, same messages). */
     static void expect(KeywordContext c) {
         List<String> a = c.args();
-        if (a.isEmpty()) {
+        if (a.isEmpty() || a.get(0).isEmpty()) {
             c.error("expects at least a matching pattern as arguments.");
             return;
         }
-        boolean inverse = false;
-        String comment = null;
-        String ok = null;
-        String error = null;
-        String tout = null;
-        int minRecv = -1;
-        Expect.Kind kind = null;
-        String pattern = null;
+        Parsed p = new Parsed();
+        if (!words(c, a, p)) {
+            return;
+        }
+        if (p.onSuccess != null && !logFormat(c, p.onSuccess, p.onSuccess) || p.onError != null && !logFormat(c, p.onError, p.onError)) {
+            return;
+        }
         int[] codes = null;
-        String[] hdr = null;
-        int i = 0;
-        while (i < a.size()) {
-            String w = a.get(i);
-            switch (w) {
-                case "!" -> {
-                    inverse = true;
-                    i++;
-                    continue;
-                }
-                case "min-recv" -> {
-                    if (i + 1 >= a.size()) {
-                        c.error("'min-recv' expects an integer as argument.");
-                        return;
-                    }
-                    try {
-                        minRecv = Integer.parseInt(a.get(i + 1));
-                    } catch (NumberFormatException e) {
-                        c.error("'min-recv' expects an integer as argument.");
-                        return;
-                    }
-                    i += 2;
-                    continue;
-                }
-                case "comment", "ok-status", "error-status", "tout-status" -> {
-                    if (i + 1 >= a.size()) {
-                        c.error("'" + w + "' expects a string as argument.");
-                        return;
-                    }
-                    String v = a.get(i + 1);
-                    List<String> allowed = switch (w) {
-                        case "ok-status" -> STATUSES_OK;
-                        case "error-status" -> STATUSES_ERROR;
-                        case "tout-status" -> STATUSES_TIMEOUT;
-                        default -> null;
-                    };
-                    if (allowed != null && !allowed.contains(v)) {
-                        c.error("'" + w + "' only supports " + String.join(", ", allowed.stream().map(x -> "'" + x + "'").toList())
-                                + " status (got '" + v + "').");
-                        return;
-                    }
-                    switch (w) {
-                        case "comment" -> comment = v;
-                        case "ok-status" -> ok = v;
-                        case "error-status" -> error = v;
-                        default -> tout = v;
-                    }
-                    i += 2;
-                    continue;
-                }
-                case "on-success", "on-error", "status-code" -> {
-                    c.error("'" + w + "' (log-format) is not supported by Sluice yet in health checks.");
-                    return;
-                }
-                default -> {
-                }
-            }
-            if (w.startsWith("!") && w.length() > 1) {
-                inverse = true;
-                w = w.substring(1);
-            }
-            Expect.Kind k = switch (w) {
-                case "status" -> Expect.Kind.STATUS;
-                case "rstatus" -> Expect.Kind.RSTATUS;
-                case "string" -> Expect.Kind.STRING;
-                case "string-lf" -> Expect.Kind.STRING_LF;
-                case "rstring" -> Expect.Kind.RSTRING;
-                case "hdr" -> Expect.Kind.HDR;
-                case "fhdr" -> Expect.Kind.FHDR;
-                default -> null;
-            };
-            if (k == null) {
-                c.error("'only supports min-recv, [!]string', '[!]rstring', '[!]string-lf', '[!]status', '[!]rstatus', [!]hdr, [!]fhdr or"
-                        + " comment but got '" + w + "' as argument..");
-                return;
-            }
-            if (kind != null) {
-                c.error("only one pattern expected, got '" + w + "' after '" + kind.name().toLowerCase(Locale.ROOT) + "'.");
-                return;
-            }
-            kind = k;
-            if (k == Expect.Kind.HDR || k == Expect.Kind.FHDR) {
-                hdr = new String[4];
-                i = header(c, k, a, i + 1, hdr);
-                if (i < 0) {
-                    return;
-                }
-                continue;
-            }
-            if (i + 1 >= a.size()) {
-                c.error("'" + w + "' expects <pattern> as argument.");
-                return;
-            }
-            pattern = a.get(i + 1);
-            switch (k) {
-                case STATUS -> {
-                    codes = codes(c, pattern);
-                    if (codes == null) {
-                        return;
-                    }
-                }
-                case RSTATUS, RSTRING -> {
-                    if (!validRegex(c, pattern)) {
-                        return;
-                    }
-                }
-                case STRING_LF -> {
-                    try {
-                        LogFormats.parse(pattern, true);
-                    } catch (IllegalArgumentException x) {
-                        c.error("'" + pattern + "' invalid log-format string (" + x.getMessage() + ").");
-                        return;
-                    }
-                }
-                default -> {
-                }
-            }
-            i += 2;
-        }
-        if (kind == null) {
-            c.error("expects at least a matching pattern as arguments.");
+        if (p.kind == null) {
+            c.error("pattern not found.");
             return;
         }
-        Expect e = hdr == null
-                ? new Expect(kind, inverse, codes, pattern, null, null, null, null, comment, ok, error, tout, minRecv)
-                : new Expect(kind, inverse, null, null, Expect.Match.valueOf(hdr[0]), hdr[1], hdr[3] == null ? null : Expect.Match.valueOf(hdr[2]),
-                        hdr[3], comment, ok, error, tout, minRecv);
+        switch (p.kind) {
+            case STATUS -> {
+                codes = codes(c, p.pattern);
+                if (codes == null) {
+                    return;
+                }
+            }
+            case RSTATUS, RSTRING -> {
+                if (!validRegex(c, p.pattern)) {
+                    return;
+                }
+            }
+            case STRING_LF -> {
+                if (!logFormat(c, p.pattern, p.pattern)) {
+                    return;
+                }
+            }
+            case HDR, FHDR -> {
+                if (p.nameMatch == Expect.Match.REG && !validRegex(c, p.name) || p.nameLf && !logFormat(c, p.name, p.name)) {
+                    return;
+                }
+                // HAProxy names the name pattern in a value-lf error
+                if (p.value != null && (p.valueMatch == Expect.Match.REG && !validRegex(c, p.value) || p.valueLf && !logFormat(c, p.value, p.name))) {
+                    return;
+                }
+            }
+            default -> {
+            }
+        }
+        Expect e = new Expect(p.kind, p.inverse, codes, p.pattern, p.nameMatch, p.name, p.valueMatch, p.value, p.comment, p.ok, p.error, p.tout,
+                (int) p.minRecv, p.nameLf, p.valueLf, p.onSuccess, p.onError, p.statusCode, c.at());
         CheckKeywords.Builder b = c.proxy().checks;
         b.ownRules();
         if (b.lastAction != null && !b.lastAction.equals("send") && !b.lastAction.equals("expect")) {
@@ -170,44 +98,270 @@ final class HttpCheckExpects {
         }
         String pending = b.next("expect");
         b.lastAction = "expect";
-        if (comment == null && pending != null) {
-            e = new Expect(e.kind(), e.inverse(), e.codes(), e.pattern(), e.nameMatch(), e.name(), e.valueMatch(), e.value(), pending, e.okStatus(),
-                    e.errorStatus(), e.timeoutStatus(), e.minRecv());
+        if (p.comment == null && pending != null) {
+            e = e.withComment(pending);
         }
-        if (e.kind() == Expect.Kind.STRING_LF) {
-            // its pattern is rendered from the check's variables: the rule list has them
+        if (e.samples()) {
+            // log-format strings and samples are evaluated in the check's session: the rule list has it
             b.multi = true;
         }
         b.expects.add(e);
         b.rules.add(e);
     }
 
-    /** {@code 200,201,300-310}: pairs of inclusive bounds. */
-    private static int[] codes(KeywordContext c, String p) {
-        List<Integer> out = new ArrayList<>();
-        for (String part : p.split(",", -1)) {
-            for (int k = 0; k < part.length(); k++) {
-                char ch = part.charAt(k);
-                if (!(ch >= '0' && ch <= '9') && ch != '-') {
-                    c.error("invalid character '" + ch + "' in the list of status codes.");
-                    return null;
+    /** The words of the line into {@code p}; false after reporting an error. */
+    private static boolean words(KeywordContext c, List<String> a, Parsed p) {
+        int i = 0;
+        while (i < a.size() && !a.get(i).isEmpty()) {
+            String w = a.get(i);
+            boolean inPattern = false;
+            if (w.startsWith("!")) {
+                inPattern = true;
+                int k = 0;
+                while (k < w.length() && w.charAt(k) == '!') {
+                    p.inverse = !p.inverse;
+                    k++;
+                }
+                w = w.substring(k);
+                if (w.isEmpty()) {
+                    i++;
+                    w = i < a.size() ? a.get(i) : "";
                 }
             }
-            String[] range = part.split("-", -1);
-            try {
-                int lo = Integer.parseInt(range[0]);
-                int hi = range.length == 2 ? Integer.parseInt(range[1]) : lo;
-                if (range.length > 2 || lo > hi) {
-                    throw new NumberFormatException();
+            String next = i + 1 < a.size() ? a.get(i + 1) : "";
+            switch (w) {
+                case "min-recv", "comment", "on-success", "on-error", "ok-status", "error-status", "tout-status", "status-code" -> {
+                    if (inPattern) {
+                        c.error("[!] not supported with '" + w + "'.");
+                        return false;
+                    }
+                    if (next.isEmpty()) {
+                        c.error("'" + w + "' expects " + (w.equals("min-recv") ? "a integer" : w.equals("status-code") ? "an expression" : "a string")
+                                + " as argument.");
+                        return false;
+                    }
+                    if (!option(c, w, next, p)) {
+                        return false;
+                    }
+                    i += 2;
                 }
-                out.add(lo);
-                out.add(hi);
-            } catch (NumberFormatException e) {
-                c.error("invalid range of status codes '" + part + "'.");
-                return null;
+                case "string", "rstring", "string-lf", "status", "rstatus" -> {
+                    if (p.kind != null) {
+                        c.error("only on pattern expected.");
+                        return false;
+                    }
+                    p.kind = switch (w) {
+                        case "string" -> Expect.Kind.STRING;
+                        case "rstring" -> Expect.Kind.RSTRING;
+                        case "string-lf" -> Expect.Kind.STRING_LF;
+                        case "status" -> Expect.Kind.STATUS;
+                        default -> Expect.Kind.RSTATUS;
+                    };
+                    if (next.isEmpty()) {
+                        c.error("'" + w + "' expects a <pattern> as argument.");
+                        return false;
+                    }
+                    p.pattern = next;
+                    i += 2;
+                }
+                case "hdr", "fhdr" -> {
+                    if (p.kind != null) {
+                        c.error("only on pattern expected.");
+                        return false;
+                    }
+                    p.kind = w.equals("hdr") ? Expect.Kind.HDR : Expect.Kind.FHDR;
+                    i = header(c, w, a, i, p);
+                    if (i < 0) {
+                        return false;
+                    }
+                }
+                default -> {
+                    c.error(BAD_KEYWORD.formatted(w));
+                    return false;
+                }
             }
         }
+        return true;
+    }
+
+    /** A keyword with its argument ({@code next}, not empty); false after reporting an error. */
+    private static boolean option(KeywordContext c, String w, String next, Parsed p) {
+        switch (w) {
+            case "min-recv" -> {
+                p.minRecv = atol(next);
+                if (p.minRecv < -1 || p.minRecv > Integer.MAX_VALUE) {
+                    c.error("'min-recv' expects -1 or an integer from 0 to INT_MAX.");
+                    return false;
+                }
+            }
+            case "comment" -> p.comment = next;
+            case "on-success" -> p.onSuccess = next;
+            case "on-error" -> p.onError = next;
+            // compiled by the runtime, which knows the fetches
+            case "status-code" -> p.statusCode = next;
+            default -> {
+                List<String> allowed = switch (w) {
+                    case "ok-status" -> List.of("L7OK", "L7OKC", "L6OK", "L4OK");
+                    case "error-status" -> List.of("L7RSP", "L7STS", "L7OKC", "L6RSP", "L4CON");
+                    default -> List.of("L7TOUT", "L6TOUT", "L4TOUT");
+                };
+                String st = next.toUpperCase(Locale.ROOT);
+                if (!allowed.contains(st)) {
+                    String names = switch (w) {
+                        case "ok-status" -> "'L4OK', 'L6OK', 'L7OK' or 'L7OKC'";
+                        case "error-status" -> "'L4CON', 'L6RSP', 'L7RSP' or 'L7STS'";
+                        default -> "'L4TOUT', 'L6TOUT' or 'L7TOUT'";
+                    };
+                    c.error("'" + w + "' only supports " + names + " status (got '" + next + "')..");
+                    return false;
+                }
+                switch (w) {
+                    case "ok-status" -> p.ok = st;
+                    case "error-status" -> p.error = st;
+                    default -> p.tout = st;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** C's atol: optional blanks and sign, then the leading digits (0 when none). */
+    private static long atol(String s) {
+        int i = 0;
+        while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
+            i++;
+        }
+        boolean neg = false;
+        if (i < s.length() && (s.charAt(i) == '-' || s.charAt(i) == '+')) {
+            neg = s.charAt(i) == '-';
+            i++;
+        }
+        long v = 0;
+        while (i < s.length() && Character.isDigit(s.charAt(i)) && v < Long.MAX_VALUE / 100) {
+            v = v * 10 + (s.charAt(i) - '0');
+            i++;
+        }
+        return neg ? -v : v;
+    }
+
+    /**
+     * {@code hdr|fhdr name[-lf] [-m <meth>] <pattern> [value[-lf] [-m <meth>] <pattern>]} from {@code a[i]} (the
+     * keyword); the index after it, or -1 after reporting an error.
+     */
+    private static int header(KeywordContext c, String what, List<String> a, int i, Parsed p) {
+        String n1 = arg(a, i + 1);
+        if (n1.isEmpty() || arg(a, i + 2).isEmpty() || !n1.equals("name") && !n1.equals("name-lf")) {
+            c.error("'" + what + "' expects at the name keyword as first argument followed by a pattern.");
+            return -1;
+        }
+        p.nameLf = n1.equals("name-lf");
+        i += 2;
+        p.nameMatch = Expect.Match.STR;
+        if (arg(a, i).equals("-m")) {
+            p.nameMatch = method(c, what, a, i, p.nameLf);
+            if (p.nameMatch == null) {
+                return -1;
+            }
+            i += 2;
+        }
+        p.name = arg(a, i);
+        String v = arg(a, i + 1);
+        if (!v.equals("value") && !v.equals("value-lf")) {
+            return i + 1;
+        }
+        p.valueLf = v.equals("value-lf");
+        p.valueMatch = Expect.Match.STR;
+        if (arg(a, i + 2).equals("-m")) {
+            i += 2;
+            p.valueMatch = method(c, what, a, i, p.valueLf);
+            if (p.valueMatch == null) {
+                return -1;
+            }
+        }
+        if (arg(a, i + 2).isEmpty()) {
+            c.error("'" + what + "' expect a pattern with the value keyword.");
+            return -1;
+        }
+        p.value = arg(a, i + 2);
+        return i + 3;
+    }
+
+    /** The matching method after {@code -m} at {@code a[i]}; null after reporting an error. */
+    private static Expect.Match method(KeywordContext c, String what, List<String> a, int i, boolean lf) {
+        String m = arg(a, i + 1);
+        if (m.isEmpty()) {
+            c.error("'" + what + "' : '-m' expects at a matching pattern ('str', 'beg', 'end', 'sub' or 'reg').");
+            return null;
+        }
+        Expect.Match r = switch (m) {
+            case "str" -> Expect.Match.STR;
+            case "beg" -> Expect.Match.BEG;
+            case "end" -> Expect.Match.END;
+            case "sub" -> Expect.Match.SUB;
+            case "reg" -> Expect.Match.REG;
+            default -> null;
+        };
+        if (r == null) {
+            c.error("'" + what + "' : '-m' only supports 'str', 'beg', 'end', 'sub' or 'reg' (got '" + m + "').");
+        } else if (r == Expect.Match.REG && lf) {
+            c.error("'" + what + "': log-format string is not supported with a regex matching method.");
+            return null;
+        }
+        return r;
+    }
+
+    private static String arg(List<String> a, int i) {
+        return i < a.size() ? a.get(i) : "";
+    }
+
+    /** Whether {@code text} is a well-formed log-format string; its sample expressions are compiled by the runtime. */
+    private static boolean logFormat(KeywordContext c, String text, String shown) {
+        try {
+            LogFormats.parse(text, true);
+            return true;
+        } catch (IllegalArgumentException x) {
+            c.error("'" + shown + "' invalid log-format string (" + x.getMessage() + ").");
+            return false;
+        }
+    }
+
+    /** {@code 200,201,300-310}: pairs of inclusive bounds, read as HAProxy reads them (digits up to another character). */
+    private static int[] codes(KeywordContext c, String p) {
+        List<Integer> out = new ArrayList<>();
+        int[] pos = {0};
+        while (true) {
+            long c1 = readUint(p, pos);
+            long c2 = c1;
+            if (pos[0] < p.length() && p.charAt(pos[0]) == '-') {
+                pos[0]++;
+                c2 = readUint(p, pos);
+            }
+            if (c1 > c2) {
+                c.error("invalid range of status codes '" + p + "'.");
+                return null;
+            }
+            out.add((int) c1);
+            out.add((int) c2);
+            if (pos[0] >= p.length()) {
+                break;
+            }
+            if (p.charAt(pos[0]) != ',') {
+                c.error("invalid character '" + p.charAt(pos[0]) + "' in the list of status codes.");
+                return null;
+            }
+            pos[0]++;
+        }
         return out.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** HAProxy's read_uint: the digits from {@code pos[0]}, which moves past them. */
+    private static long readUint(String p, int[] pos) {
+        long v = 0;
+        while (pos[0] < p.length() && p.charAt(pos[0]) >= '0' && p.charAt(pos[0]) <= '9') {
+            v = Math.min(0xffffffffL, v * 10 + (p.charAt(pos[0]) - '0'));
+            pos[0]++;
+        }
+        return v;
     }
 
     static boolean validRegex(KeywordContext c, String re) {
@@ -215,62 +369,40 @@ final class HttpCheckExpects {
             Pattern.compile(re);
             return true;
         } catch (PatternSyntaxException e) {
-            c.error("regex '" + re + "' is invalid (error=" + e.getDescription() + ", erroffset=" + e.getIndex() + ").");
+            c.error("regex '" + re + "' is invalid (" + pcreError(e, re) + ").");
             return false;
         }
     }
 
     /**
-     * Parses {@code name [-m <meth>] <name> [value [-m <meth>] <value>]} from {@code a[i]} into {@code out} (name match,
-     * name, value match, value); returns the index after it, or -1 after reporting an error.
+     * PCRE2's words and offset for the commonest mistakes (HAProxy 2.6 compiles with PCRE2), the JDK's otherwise:
+     * {@code error=<message>, erroffset=<n>}.
      */
-    private static int header(KeywordContext c, Expect.Kind kind, List<String> a, int i, String[] out) {
-        String what = kind.name().toLowerCase(Locale.ROOT);
-        while (i < a.size() && (a.get(i).equals("name") || a.get(i).equals("value") || a.get(i).equals("name-lf")
-                || a.get(i).equals("value-lf"))) {
-            String w = a.get(i);
-            if (w.endsWith("-lf")) {
-                c.error("'" + w + "' (log-format) is not supported by Sluice yet in health checks.");
-                return -1;
-            }
-            int j = i + 1;
-            Expect.Match m = Expect.Match.STR;
-            if (j < a.size() && a.get(j).equals("-m")) {
-                if (j + 1 >= a.size()) {
-                    c.error("'-m' expects a matching method (str, beg, end, sub or reg).");
-                    return -1;
-                }
-                m = switch (a.get(j + 1)) {
-                    case "str" -> Expect.Match.STR;
-                    case "beg" -> Expect.Match.BEG;
-                    case "end" -> Expect.Match.END;
-                    case "sub" -> Expect.Match.SUB;
-                    case "reg" -> Expect.Match.REG;
-                    default -> null;
-                };
-                if (m == null) {
-                    c.error("'-m' : only 'str', 'beg', 'end', 'sub' and 'reg' are supported (got '" + a.get(j + 1) + "').");
-                    return -1;
-                }
-                j += 2;
-            }
-            if (j >= a.size()) {
-                c.error("'" + w + "' expects a pattern as argument.");
-                return -1;
-            }
-            String pat = a.get(j);
-            if (m == Expect.Match.REG && !validRegex(c, pat)) {
-                return -1;
-            }
-            int k = w.equals("value") ? 2 : 0;
-            out[k] = m.name();
-            out[k + 1] = pat;
-            i = j + 1;
+    static String pcreError(PatternSyntaxException e, String re) {
+        String d = e.getDescription();
+        int at = e.getIndex();
+        String m;
+        if (d.startsWith("Unclosed group")) {
+            m = "missing closing parenthesis";
+            at = re.length();
+        } else if (d.startsWith("Unclosed character class")) {
+            m = "missing terminating ] for character class";
+            at = re.length();
+        } else if (d.startsWith("Dangling meta character")) {
+            m = "quantifier does not follow a repeatable item";
+        } else if (d.startsWith("Unmatched closing ')'")) {
+            m = "unmatched closing parenthesis";
+            // the JDK points before the parenthesis, PCRE2 at it
+            at = at + 1;
+        } else if (d.startsWith("Illegal repetition range")) {
+            m = "numbers out of order in {} quantifier";
+            at = re.indexOf('}', Math.max(0, at));
+        } else if (d.startsWith("Unescaped trailing backslash")) {
+            m = "\\ at end of pattern";
+            at = re.length();
+        } else {
+            m = d;
         }
-        if (out[1] == null) {
-            c.error("'" + what + "' expects a header name ('name <pattern>').");
-            return -1;
-        }
-        return i;
+        return "error=" + m + ", erroffset=" + at;
     }
 }

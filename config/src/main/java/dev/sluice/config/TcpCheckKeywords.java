@@ -284,12 +284,10 @@ final class TcpCheckKeywords {
                             }
                         }
                         case "h2" -> {
-                            if (http) {
-                                rejected(c, "'proto h2' is not supported by Sluice yet in health checks (HTTP/2 health checks)");
+                            if (!http) {
+                                rejected(c, "'proto' : invalid MUX protocol '" + next + "' for tcp-check");
                                 return null;
                             }
-                            rejected(c, "'proto' : invalid MUX protocol '" + next + "' for tcp-check");
-                            return null;
                         }
                         case "quic" -> {
                             rejected(c, "'proto' : invalid MUX protocol '" + next + "' for " + (http ? "http-check" : "tcp-check"));

@@ -94,9 +94,13 @@ class CheckKeywordsTest {
                 http-check expect rstring <!--tag:[0-9a-f]*--></html>
                 http-check expect hdr name -m beg x-health value -m sub good
                 http-check expect fhdr name set-cookie
-                http-check expect error-status L7RSP ok-status L7OKC tout-status L4TOUT min-recv 10 status 204
+                http-check expect error-status L7RSP ok-status l7okc tout-status L4TOUT min-recv 10 status 204
+                http-check expect on-success up-%[res.hdr(x)] on-error "down %[status]" status-code int(299) hdr name-lf %[var(check.n)] value-lf -m beg %[var(check.v)]
                 """).checks().http().expects();
-        assertThat(e).hasSize(8);
+        assertThat(e).hasSize(9);
+        assertThat(e.get(8)).extracting(Expect::kind, Expect::nameLf, Expect::name, Expect::valueLf, Expect::valueMatch, Expect::value, Expect::onSuccess,
+                Expect::onError, Expect::statusCode).containsExactly(Expect.Kind.HDR, true, "%[var(check.n)]", true, Expect.Match.BEG, "%[var(check.v)]",
+                "up-%[res.hdr(x)]", "down %[status]", "int(299)");
         assertThat(e.get(0).kind()).isEqualTo(Expect.Kind.STATUS);
         assertThat(e.get(0).codes()).containsExactly(200, 200, 201, 201, 300, 310);
         assertThat(e.get(1).kind()).isEqualTo(Expect.Kind.RSTATUS);
@@ -170,12 +174,36 @@ class CheckKeywordsTest {
             "option httpchk GET / HTTP/2             => 'option httpchk' : invalid version 'HTTP/2'",
             "http-check expect status abc            => 'http-check expect' : invalid character 'a' in the list of status codes.",
             "http-check expect bogus 1               => 'http-check expect' : 'only supports min-recv, [!]string', '[!]rstring', '[!]string-lf', '[!]status', '[!]rstatus', [!]hdr, [!]fhdr or comment but got 'bogus' as argument..",
-            "http-check expect rstatus (             => 'http-check expect' : regex '(' is invalid",
+            "http-check expect rstatus (             => 'http-check expect' : regex '(' is invalid (error=missing closing parenthesis, erroffset=1).",
+            "http-check expect rstring [a            => 'http-check expect' : regex '[a' is invalid (error=missing terminating ] for character class, erroffset=2).",
+            "http-check expect rstring *a            => 'http-check expect' : regex '*a' is invalid (error=quantifier does not follow a repeatable item, erroffset=0).",
+            "http-check expect rstring a{2,1}        => 'http-check expect' : regex 'a{2,1}' is invalid (error=numbers out of order in {} quantifier, erroffset=5).",
+            "http-check expect hdr name -m reg a)    => 'http-check expect' : regex 'a)' is invalid (error=unmatched closing parenthesis, erroffset=1).",
+            "`http-check expect rstring x\\`        => 'http-check expect' : regex 'x\\' is invalid (error=\\ at end of pattern, erroffset=2).",
             "http-check expect                       => 'http-check expect' : expects at least a matching pattern as arguments.",
-            "http-check expect ok-status L7STS status 200 => 'http-check expect' : 'ok-status' only supports 'L7OK', 'L7OKC', 'L6OK', 'L4OK' status (got 'L7STS').",
-            "http-check expect hdr value x           => 'http-check expect' : 'hdr' expects a header name",
+            "http-check expect ok-status L7STS status 200 => 'http-check expect' : 'ok-status' only supports 'L4OK', 'L6OK', 'L7OK' or 'L7OKC' status (got 'L7STS')..",
+            "http-check expect error-status L7OK status 200 => 'http-check expect' : 'error-status' only supports 'L4CON', 'L6RSP', 'L7RSP' or 'L7STS' status (got 'L7OK')..",
+            "http-check expect tout-status L7RSP status 200 => 'http-check expect' : 'tout-status' only supports 'L4TOUT', 'L6TOUT' or 'L7TOUT' status (got 'L7RSP')..",
+            "http-check expect hdr value x           => 'http-check expect' : 'hdr' expects at the name keyword as first argument followed by a pattern.",
+            "http-check expect hdr name              => 'http-check expect' : 'hdr' expects at the name keyword as first argument followed by a pattern.",
+            "http-check expect hdr name x -m         => 'http-check expect' : 'only supports min-recv, [!]string', '[!]rstring', '[!]string-lf', '[!]status', '[!]rstatus', [!]hdr, [!]fhdr or comment but got '-m' as argument..",
+            "http-check expect hdr name -m           => 'http-check expect' : 'hdr' : '-m' expects at a matching pattern ('str', 'beg', 'end', 'sub' or 'reg').",
+            "http-check expect fhdr name -m foo x    => 'http-check expect' : 'fhdr' : '-m' only supports 'str', 'beg', 'end', 'sub' or 'reg' (got 'foo').",
+            "http-check expect hdr name-lf -m reg x  => 'http-check expect' : 'hdr': log-format string is not supported with a regex matching method.",
+            "http-check expect hdr name x value      => 'http-check expect' : 'hdr' expect a pattern with the value keyword.",
+            "http-check expect hdr name x value -m zz y => 'http-check expect' : 'hdr' : '-m' only supports 'str', 'beg', 'end', 'sub' or 'reg' (got 'zz').",
+            "http-check expect hdr name x value-lf -m reg y => 'http-check expect' : 'hdr': log-format string is not supported with a regex matching method.",
+            "http-check expect hdr name x value-lf %[var(check.x) => 'http-check expect' : 'x' invalid log-format string (missing ']' after 'var(check.x)').",
+            "http-check expect ! on-success x status 200 => 'http-check expect' : [!] not supported with 'on-success'.",
+            "http-check expect status 200 string x   => 'http-check expect' : only on pattern expected.",
+            "http-check expect min-recv -2 status 200 => 'http-check expect' : 'min-recv' expects -1 or an integer from 0 to INT_MAX.",
+            "http-check expect comment x             => 'http-check expect' : pattern not found.",
+            "http-check expect status 300-200        => 'http-check expect' : invalid range of status codes '300-200'.",
+            "http-check expect !                     => 'http-check expect' : 'only supports min-recv, [!]string', '[!]rstring', '[!]string-lf', '[!]status', '[!]rstatus', [!]hdr, [!]fhdr or comment but got '' as argument..",
+            "http-check expect on-error %[var(check.x) status 200 => 'http-check expect' : '%[var(check.x)' invalid log-format string (missing ']' after 'var(check.x)').",
+            "http-check expect on-success            => 'http-check expect' : 'on-success' expects a string as argument.",
             "http-check expect string-lf %[var(check.x) => 'http-check expect' : '%[var(check.x)' invalid log-format string (missing ']' after 'var(check.x)').",
-            "http-check expect status 200 status-code int(1) => 'http-check expect' : 'status-code' (log-format) is not supported by Sluice yet in health checks.",
+            "http-check expect status 200 status-code => 'http-check expect' : 'status-code' expects an expression as argument.",
             "http-check send meth                    => 'http-check send' : 'meth' expects a string as argument..",
             "http-check send foo bar                 => 'http-check send' : expects 'comment', 'meth', 'uri', 'uri-lf', 'ver', 'hdr', 'body' or 'body-lf' but got 'foo' as argument..",
             "http-check send uri-lf /%[var(check.x)  => 'http-check send' : '/%[var(check.x)' invalid log-format string (missing ']' after 'var(check.x)').",
@@ -205,8 +233,16 @@ class CheckKeywordsTest {
                 "'http-check connect' : first step MUST also be a 'connect'");
         assertSingleError(parse(inBackend("option httpchk\nhttp-check connect\nhttp-check comment c\nhttp-check expect status 200")),
                 BACKEND_LINE + 3, "'http-check expect' : unable to add http-check expect rule at step 3 (missing send rule)..");
-        assertSingleError(parse(inBackend("option httpchk\nhttp-check connect proto h2")), BACKEND_LINE + 1,
-                "'http-check connect' : 'proto h2' is not supported by Sluice yet in health checks (HTTP/2 health checks).");
+        assertSingleError(parse(inBackend("option httpchk\nhttp-check connect proto quic")), BACKEND_LINE + 1,
+                "'http-check connect' : 'proto' : invalid MUX protocol 'quic' for http-check.");
+    }
+
+    @Test
+    void aConnectMayChooseHttp2() {
+        var http = backendOf("option httpchk\nhttp-check connect proto h2\nhttp-check send uri /a\nhttp-check expect status 200").checks().http();
+        // the rule list keeps the connection's protocol
+        assertThat(http.multiStep()).isTrue();
+        assertThat(http.steps().getFirst()).isInstanceOfSatisfying(HealthChecks.Connect.class, c -> assertThat(c.proto()).isEqualTo("h2"));
     }
 
     @Test

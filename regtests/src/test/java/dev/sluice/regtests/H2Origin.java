@@ -47,9 +47,16 @@ final class H2Origin implements AutoCloseable {
     private final List<Request> requests = Collections.synchronizedList(new ArrayList<>());
     private final AtomicInteger connections = new AtomicInteger();
     private final byte[] body;
+    private final String status;
 
     H2Origin(byte[] body) throws InterruptedException {
+        this(body, "200");
+    }
+
+    /** Answering with {@code status}. */
+    H2Origin(byte[] body, String status) throws InterruptedException {
         this.body = body;
+        this.status = status;
         server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
@@ -113,7 +120,7 @@ final class H2Origin implements AutoCloseable {
             byte[] got = bodies.remove(s).toByteArray();
             requests.add(new Request(req, got));
             byte[] out = "POST".contentEquals(req.method()) ? Origin.sha256(got).getBytes(StandardCharsets.US_ASCII) : body;
-            Http2Headers h = new DefaultHttp2Headers().status("200").addInt("content-length", out.length).add("x-origin", "h2");
+            Http2Headers h = new DefaultHttp2Headers().status(status).addInt("content-length", out.length).add("x-origin", "h2");
             ctx.write(new DefaultHttp2HeadersFrame(h, false).stream(s));
             ctx.writeAndFlush(new DefaultHttp2DataFrame(Unpooled.wrappedBuffer(out), true).stream(s));
         }

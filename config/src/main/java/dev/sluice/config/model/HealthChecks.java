@@ -73,8 +73,14 @@ public record HealthChecks(HttpCheck http, boolean log, boolean sendState, boole
     public sealed interface Step permits Connect, Request, Expect, Var {
     }
 
-    /** {@code http-check connect}; null {@code rule}: HAProxy's implicit first connect (the server's check settings). */
-    public record Connect(TcpCheck.Connect rule) implements Step {
+    /**
+     * {@code http-check connect}; null {@code rule}: HAProxy's implicit first connect (the server's check settings).
+     * {@code proto} is its {@code proto} ({@code h1}, {@code h2}, {@code fcgi}; null: none, the server's or ALPN's).
+     */
+    public record Connect(TcpCheck.Connect rule, String proto) implements Step {
+        public Connect(TcpCheck.Connect rule) {
+            this(rule, null);
+        }
     }
 
     /**
@@ -98,11 +104,33 @@ public record HealthChecks(HttpCheck http, boolean log, boolean sendState, boole
     /**
      * One {@code http-check expect} rule. {@code kind} says which of the other fields apply: {@code codes} (pairs of
      * inclusive bounds) for STATUS, {@code pattern} (a regex source for RSTATUS and RSTRING, the text for STRING), and
-     * for HDR/FHDR the name and the optional value with how each matches. Status overrides are check status codes
-     * (L7OK ...), null when unset; {@code minRecv} is -1 when unset.
+     * for HDR/FHDR the name and the optional value with how each matches ({@code nameLf}/{@code valueLf}: the pattern is
+     * a log-format string, {@code name-lf}/{@code value-lf}). Status overrides are check status codes (L7OK ...), null
+     * when unset; {@code minRecv} is -1 when unset. {@code onSuccess}/{@code onError} are log-format strings that become
+     * the check's message, {@code statusCode} a sample expression that becomes its code (null: unset); {@code where} is
+     * the rule's line (null for the implicit rule).
      */
     public record Expect(Kind kind, boolean inverse, int[] codes, String pattern, Match nameMatch, String name, Match valueMatch,
-            String value, String comment, String okStatus, String errorStatus, String timeoutStatus, int minRecv) implements Step {
+            String value, String comment, String okStatus, String errorStatus, String timeoutStatus, int minRecv, boolean nameLf,
+            boolean valueLf, String onSuccess, String onError, String statusCode, SourceRef where) implements Step {
+
+        /** Without log-format patterns, messages nor status-code. */
+        public Expect(Kind kind, boolean inverse, int[] codes, String pattern, Match nameMatch, String name, Match valueMatch,
+                String value, String comment, String okStatus, String errorStatus, String timeoutStatus, int minRecv) {
+            this(kind, inverse, codes, pattern, nameMatch, name, valueMatch, value, comment, okStatus, errorStatus, timeoutStatus, minRecv, false,
+                    false, null, null, null, null);
+        }
+
+        /** The same rule with {@code comment}. */
+        public Expect withComment(String c) {
+            return new Expect(kind, inverse, codes, pattern, nameMatch, name, valueMatch, value, c, okStatus, errorStatus, timeoutStatus, minRecv,
+                    nameLf, valueLf, onSuccess, onError, statusCode, where);
+        }
+
+        /** Whether the rule renders log-format strings or evaluates samples at each check (it then needs the check's session). */
+        public boolean samples() {
+            return kind == Kind.STRING_LF || nameLf || valueLf || onSuccess != null || onError != null || statusCode != null;
+        }
 
         /** {@code STRING_LF}: {@code string-lf}, the pattern a log-format string. */
         public enum Kind { STATUS, RSTATUS, STRING, RSTRING, STRING_LF, HDR, FHDR }
@@ -116,7 +144,8 @@ public record HealthChecks(HttpCheck http, boolean log, boolean sendState, boole
                     && Objects.equals(pattern, e.pattern) && nameMatch == e.nameMatch && Objects.equals(name, e.name)
                     && valueMatch == e.valueMatch && Objects.equals(value, e.value) && Objects.equals(comment, e.comment)
                     && Objects.equals(okStatus, e.okStatus) && Objects.equals(errorStatus, e.errorStatus)
-                    && Objects.equals(timeoutStatus, e.timeoutStatus) && minRecv == e.minRecv;
+                    && Objects.equals(timeoutStatus, e.timeoutStatus) && minRecv == e.minRecv && nameLf == e.nameLf && valueLf == e.valueLf
+                    && Objects.equals(onSuccess, e.onSuccess) && Objects.equals(onError, e.onError) && Objects.equals(statusCode, e.statusCode);
         }
 
         @Override

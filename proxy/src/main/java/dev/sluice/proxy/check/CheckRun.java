@@ -2,6 +2,7 @@ package dev.sluice.proxy.check;
 
 import dev.sluice.proxy.backend.ProxyHeaderWriter;
 import dev.sluice.proxy.http.HttpFields;
+import dev.sluice.proxy.http.HttpVersion;
 import dev.sluice.proxy.http.MessageHead;
 import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.http.h1.H1Error;
@@ -50,6 +51,8 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
     private final Expectations expectations;
     private final boolean headRequest;
     private final TcpCheckPlan.Connect connectRule;
+    /** The connect rule's {@code proto} (null: none). */
+    private final String proto;
     /** The multi-step check this run is one connection of (null: the whole check), and its session (variables). */
     private final HttpCheckChain chain;
     private final CheckSession session;
@@ -59,6 +62,8 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
     private H1Parser parser;
     private final InputBuffer input = new InputBuffer();
     private ResponseHead head;
+    /** Whether the check speaks HTTP/2 (the response the codec hands over is HTTP/2's, whatever its HTTP/1 form says). */
+    private boolean h2;
     private ByteArrayOutputStream body;
 
     CheckRun(HealthCheck check, byte[] request) {
@@ -68,6 +73,7 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
         this.expectations = plan.expectations();
         this.headRequest = plan.headRequest();
         this.connectRule = plan.httpConnect();
+        this.proto = null;
         this.chain = null;
         this.session = null;
     }
@@ -80,6 +86,7 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
         this.expectations = segment.expects();
         this.headRequest = segment.request() != null && segment.request().head();
         this.connectRule = segment.connect();
+        this.proto = segment.proto();
         this.chain = chain;
         this.session = session;
     }
@@ -106,12 +113,18 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
                             ch.pipeline().addLast("pp", ProxyHeaderWriter.forCheck(pp, check.server().config().proxyV2Options()));
                         }
                         if (tls) {
-                            SslHandler ssl = check.server().tls().context().newHandler(ch.alloc(), to.sni(), target);
+                            // a connect rule's alpn replaces the server's protocols
+                            SslHandler ssl = check.server().tls().context().offering(rule == null ? List.of() : rule.alpn())
+                                    .newHandler(ch.alloc(), to.sni(), target);
                             // the check's own timers bound the handshake
                             ssl.setHandshakeTimeoutMillis(0);
                             ch.pipeline().addLast("tls", ssl).addLast("handshake", new TlsHandshakeHandler(CheckRun.this));
                         } else {
                             fcgi(ch.pipeline());
+                            if (speaksH2(null)) {
+                                h2 = true;
+                                ch.pipeline().addLast("h2", new H2CheckCodec(plan.bufsize()));
+                            }
                             ch.pipeline().addLast("check", CheckRun.this);
                         }
                     }
@@ -155,6 +168,9 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
         ctx.pipeline().addAfter(ctx.name(), "check", this);
         if (speaksFcgi()) {
             ctx.pipeline().addBefore("check", "fcgi", codec());
+        } else if (speaksH2(session.alpn())) {
+            h2 = true;
+            ctx.pipeline().addBefore("check", "h2", new H2CheckCodec(plan.bufsize()));
         }
         connected(ctx.channel());
     }
@@ -164,6 +180,22 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
         if (phase == Phase.HANDSHAKE || phase == Phase.CONNECT) {
             finish(CheckStatus.L6RSP, 0, errorText(cause));
         }
+    }
+
+    /**
+     * Whether the check speaks HTTP/2, as HAProxy chooses its multiplexer: the connect rule's {@code proto h2}; without
+     * a {@code proto}, through the server's check settings (no rule, or {@code default}) of a {@code proto h2} server;
+     * or h2 agreed by ALPN ({@code alpn}: the protocol the TLS handshake chose, null before or without one) when the
+     * connect rule offers ALPN.
+     */
+    private boolean speaksH2(String alpn) {
+        if (proto != null) {
+            return proto.equals("h2");
+        }
+        if ((connectRule == null || connectRule.useDefault()) && "h2".equals(check.server().config().proto())) {
+            return true;
+        }
+        return connectRule != null && !connectRule.alpn().isEmpty() && "h2".equals(alpn);
     }
 
     /** A {@code proto fcgi} server is checked in FastCGI: the codec goes in front of this handler. */
@@ -315,6 +347,10 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
         }
         byte[] b = body == null ? new byte[0] : body.toByteArray();
         String reason = r.reason() == null ? "" : r.reason().toString();
+        if (session != null) {
+            // the response fetches of the rules' samples read it (res.ver: 2.0 over HTTP/2)
+            session.response(h2 ? new ResponseHead(HttpVersion.HTTP_2, r.status(), r.reason(), r.fields()) : r);
+        }
         Expectations.Outcome o = expectations.evaluate(new Expectations.Response(r.status(), reason, fields, b), check.server().up(), session);
         finish(o.status(), o.code(), o.desc());
     }

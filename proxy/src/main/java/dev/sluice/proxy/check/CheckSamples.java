@@ -35,16 +35,24 @@ final class CheckSamples {
 
     /** Compiles {@code fetch(args),conv(args)...}; throws {@link IllegalArgumentException} with HAProxy's words. */
     static Value compile(String expr) {
+        return compile(expr, false);
+    }
+
+    /**
+     * {@link #compile(String)}; {@code http}: for an HTTP check, whose response's status line and header fields the
+     * response fetches read ({@code status}, {@code res.hdr}, {@code res.fhdr}, {@code res.hdr_cnt}, {@code res.ver}).
+     */
+    static Value compile(String expr, boolean http) {
         List<SampleArgs.Call> calls = SampleArgs.parse(expr);
         SampleArgs.Call f = calls.get(0);
-        Value v = fetch(f, expr);
+        Value v = fetch(f, expr, http);
         for (int i = 1; i < calls.size(); i++) {
             v = convert(v, calls.get(i));
         }
         return v;
     }
 
-    private static Value fetch(SampleArgs.Call f, String expr) {
+    private static Value fetch(SampleArgs.Call f, String expr, boolean http) {
         List<String> a = f.args();
         switch (f.name()) {
             case "res.payload", "req.payload" -> {
@@ -67,7 +75,7 @@ final class CheckSamples {
         }
         if (!GENERIC.contains(f.name())) {
             Fetches.Def d = Fetches.get(f.name());
-            if (d != null) {
+            if (d != null && !(http && d.response())) {
                 throw new IllegalArgumentException(" fetch method '" + expr + "' extracts information from '" + (d.response() ? "HTTP response headers"
                         : "HTTP request headers") + "', none of which is available here");
             }
@@ -208,6 +216,11 @@ final class CheckSamples {
 
         /** Compiles {@code text}; throws {@link IllegalArgumentException} with HAProxy's words. */
         static Format compile(String text) {
+            return compile(text, false);
+        }
+
+        /** {@link #compile(String)}; {@code http}: with the response fetches of an HTTP check. */
+        static Format compile(String text, boolean http) {
             LogFormat f = LogFormats.parse(text, true);
             List<LogFormat.Node> nodes = f.nodes();
             Object[] parts = new Object[nodes.size()];
@@ -218,7 +231,7 @@ final class CheckSamples {
                     case LogFormat.Separator sep -> sep;
                     case LogFormat.Sample smp -> {
                         try {
-                            yield CheckSamples.compile(smp.expr());
+                            yield CheckSamples.compile(smp.expr(), http);
                         } catch (IllegalArgumentException e) {
                             throw new IllegalArgumentException("failed to parse sample expression <" + smp.expr() + "]> : " + e.getMessage().strip());
                         }

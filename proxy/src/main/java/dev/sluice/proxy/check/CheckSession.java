@@ -13,7 +13,7 @@ import java.util.Map;
 /**
  * What the samples of one tcp-check read (HAProxy's check session): the bytes received on the check's connection
  * (up to {@code tune.bufsize}: {@code res.payload}, {@code res.len}) and the variables ({@code check.} and the other
- * scopes, for this check only). There is no HTTP message. On the check's event loop only.
+ * scopes, for this check only); for an HTTP check, its response's head ({@link #response()}). On the check's event loop only.
  */
 final class CheckSession implements Txn {
     private static final InetSocketAddress NONE = new InetSocketAddress(0);
@@ -23,6 +23,8 @@ final class CheckSession implements Txn {
     private final Map<String, Object> vars;
     private final ProcScope process;
     private byte[] input = new byte[256];
+    /** The response of an HTTP check once its head arrived (the response fetches read it); null before, and for tcp-checks. */
+    private ResponseHead response;
     private int length;
 
     CheckSession(String backend, int capacity) {
@@ -93,7 +95,12 @@ final class CheckSession implements Txn {
 
     @Override
     public ResponseHead response() {
-        return null;
+        return response;
+    }
+
+    /** The HTTP check's response the samples read from now on (null: none). */
+    void response(ResponseHead r) {
+        response = r;
     }
 
     @Override

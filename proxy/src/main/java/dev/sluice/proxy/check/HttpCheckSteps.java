@@ -48,9 +48,9 @@ final class HttpCheckSteps {
 
     /**
      * One connection of the check: {@code connect} null for the server's check settings; {@code request} null when the
-     * rules end with a connect (the connection is the check).
+     * rules end with a connect (the connection is the check); {@code proto} the connect's {@code proto} (null: none).
      */
-    record Segment(TcpCheckPlan.Connect connect, List<TcpCheckPlan.SetVar> before, Request request, Expectations expects,
+    record Segment(TcpCheckPlan.Connect connect, String proto, List<TcpCheckPlan.SetVar> before, Request request, Expectations expects,
             List<TcpCheckPlan.SetVar> after) {
     }
 
@@ -68,6 +68,7 @@ final class HttpCheckSteps {
     private static HttpCheckSteps compile(HealthChecks.HttpCheck http, boolean disableOn404, List<TcpCheckPlan.Problem> problems) {
         List<Segment> out = new ArrayList<>();
         TcpCheckPlan.Connect connect = null;
+        String proto = null;
         List<TcpCheckPlan.SetVar> before = new ArrayList<>();
         Request request = null;
         List<Expect> expects = new ArrayList<>();
@@ -79,7 +80,7 @@ final class HttpCheckSteps {
                 switch (s) {
                     case HealthChecks.Connect c -> {
                         if (open) {
-                            out.add(new Segment(connect, before, request, expectations(expects, disableOn404, where, problems), after));
+                            out.add(new Segment(connect, proto, before, request, expectations(expects, disableOn404, where, problems), after));
                             before = new ArrayList<>();
                             request = null;
                             expects = new ArrayList<>();
@@ -87,6 +88,7 @@ final class HttpCheckSteps {
                         }
                         open = true;
                         connect = c.rule() == null ? null : TcpCheckPlan.connect(c.rule(), c.rule().comment());
+                        proto = c.proto();
                     }
                     case HealthChecks.Var v -> (request == null ? before : after).add(TcpCheckPlan.setVar(v.rule(), "http-check"));
                     case HealthChecks.Request r -> {
@@ -106,21 +108,20 @@ final class HttpCheckSteps {
                 problems.add(p);
             }
         }
-        out.add(new Segment(connect, before, request, expectations(expects, disableOn404, where, problems), after));
+        out.add(new Segment(connect, proto, before, request, expectations(expects, disableOn404, where, problems), after));
         return new HttpCheckSteps(out);
     }
 
     /**
-     * The expect rules of a segment; a {@code string-lf} whose samples do not compile is a problem (reported at the line
-     * of the segment's request: the rules do not keep their own).
+     * The expect rules of a segment; a log-format string or {@code status-code} expression that does not compile is a
+     * problem reported at its rule's line ({@code where}, the segment's request, for a rule without one).
      */
     private static Expectations expectations(List<Expect> expects, boolean disableOn404, SourceRef where, List<TcpCheckPlan.Problem> problems) {
         try {
             return new Expectations(expects, disableOn404);
-        } catch (IllegalArgumentException e) {
-            String pattern = expects.stream().filter(x -> x.kind() == Expect.Kind.STRING_LF).map(Expect::pattern).findFirst().orElse("");
-            TcpCheckPlan.Problem p = new TcpCheckPlan.Problem(where, "'http-check expect' : '" + pattern
-                    + "' invalid log-format string (" + e.getMessage() + ").");
+        } catch (Expectations.RuleProblem e) {
+            SourceRef at = e.rule().where() != null ? e.rule().where() : where;
+            TcpCheckPlan.Problem p = new TcpCheckPlan.Problem(at, "'http-check expect' : " + e.getMessage());
             if (problems == null) {
                 throw p;
             }

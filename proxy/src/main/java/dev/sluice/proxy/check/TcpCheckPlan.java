@@ -268,8 +268,10 @@ public final class TcpCheckPlan {
             return new SetVar(v.index(), v.name(), null, null);
         }
         try {
-            return v.format() ? new SetVar(v.index(), v.name(), null, CheckSamples.Format.compile(v.value()))
-                    : new SetVar(v.index(), v.name(), CheckSamples.compile(v.value()), null);
+            // an HTTP check's variables may read its response (once there is one)
+            boolean http = family.equals("http-check");
+            return v.format() ? new SetVar(v.index(), v.name(), null, CheckSamples.Format.compile(v.value(), http))
+                    : new SetVar(v.index(), v.name(), CheckSamples.compile(v.value(), http), null);
         } catch (IllegalArgumentException e) {
             throw problem(v, keyword, "'" + action + "' : " + e.getMessage());
         }

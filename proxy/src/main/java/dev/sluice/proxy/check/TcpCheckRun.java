@@ -32,8 +32,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.SSLEngine;
-import javax.net.ssl.SSLParameters;
 
 /**
  * One run of a backend's tcp-check rules ({@link TcpCheckPlan}) against one server, as HAProxy 2.6's tcpcheck_main
@@ -439,9 +437,9 @@ final class TcpCheckRun implements CheckAttempt, TlsHandshakeHandler.Callback {
                             ch.pipeline().addLast("pp", ProxyHeaderWriter.forCheck(proxyVersion, server.config().proxyV2Options()));
                         }
                         if (handshake) {
-                            SslHandler ssl = server.tls().context().newHandler(ch.alloc(), sni, target);
+                            // the rule's alpn replaces the server's protocols
+                            SslHandler ssl = server.tls().context().offering(c.alpn()).newHandler(ch.alloc(), sni, target);
                             ssl.setHandshakeTimeoutMillis(0);
-                            alpn(ssl.engine(), c.alpn());
                             ch.pipeline().addLast("tls", ssl).addLast("handshake", new TlsHandshakeHandler(TcpCheckRun.this));
                         } else {
                             ch.pipeline().addLast("check", new Link(gen));
@@ -468,23 +466,6 @@ final class TcpCheckRun implements CheckAttempt, TlsHandshakeHandler.Callback {
                 run();
             }
         }).channel();
-    }
-
-    /**
-     * Offers the connect rule's ALPN protocols instead of the server's: the JDK engine takes them, Netty's OpenSSL engine
-     * ignores them (its context's protocols stay).
-     */
-    private static void alpn(SSLEngine engine, List<String> protocols) {
-        if (protocols.isEmpty()) {
-            return;
-        }
-        try {
-            SSLParameters p = engine.getSSLParameters();
-            p.setApplicationProtocols(protocols.toArray(String[]::new));
-            engine.setSSLParameters(p);
-        } catch (RuntimeException e) {
-            // an engine that cannot change them offers the server's
-        }
     }
 
     @Override

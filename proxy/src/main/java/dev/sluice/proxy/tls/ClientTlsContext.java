@@ -42,6 +42,9 @@ public final class ClientTlsContext {
     private final ServerTls tls;
     private final SslContext plain;
     private final SslContext verifying;
+    /** Builds the same contexts offering other ALPN protocols (a check's {@code connect ... alpn}); null: cannot. */
+    private java.util.function.Function<List<String>, ClientTlsContext> withAlpn;
+    private final java.util.Map<List<String>, ClientTlsContext> alpnVariants = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** {@code tune.ssl.hard-maxrecord}: the most plaintext per TLS record (0: the library's 16384). */
     private int maxRecord;
@@ -82,15 +85,33 @@ public final class ClientTlsContext {
             warn.accept("'no-ssl-reuse' is not applied by the JDK provider");
         }
         long timeoutSeconds = Math.max(1, (global.sslLifetimeMs() + 999) / 1000);
-        SslContext plain = context(tls, provider, trust, clientCert, protocols, ciphers, timeoutSeconds, false);
-        SslContext verifying = trust == null ? null : context(tls, provider, trust, clientCert, protocols, ciphers, timeoutSeconds, true);
-        ClientTlsContext c = new ClientTlsContext(tls, plain, verifying);
-        c.maxRecord = global.tls().maxRecord();
+        TrustSource t = trust;
+        CertifiedKey k = clientCert;
+        java.util.function.Function<List<String>, ClientTlsContext> make = alpn -> {
+            SslContext plain = context(tls, alpn, provider, t, k, protocols, ciphers, timeoutSeconds, false);
+            SslContext verifying = t == null ? null : context(tls, alpn, provider, t, k, protocols, ciphers, timeoutSeconds, true);
+            ClientTlsContext c = new ClientTlsContext(tls, plain, verifying);
+            c.maxRecord = global.tls().maxRecord();
+            return c;
+        };
+        ClientTlsContext c = make.apply(tls.alpn());
+        c.withAlpn = make;
         return c;
     }
 
-    private static SslContext context(ServerTls tls, TlsProvider provider, TrustSource trust, CertifiedKey clientCert, String[] protocols,
-            List<String> ciphers, long timeoutSeconds, boolean checkName) {
+    /**
+     * These settings offering {@code alpn} through ALPN instead of the server's protocols (a health check's
+     * {@code connect ... alpn}: the TLS library takes them per context, not per connection); built once per list.
+     */
+    public ClientTlsContext offering(List<String> alpn) {
+        if (alpn.isEmpty() || alpn.equals(tls.alpn()) || withAlpn == null) {
+            return this;
+        }
+        return alpnVariants.computeIfAbsent(List.copyOf(alpn), withAlpn);
+    }
+
+    private static SslContext context(ServerTls tls, List<String> alpn, TlsProvider provider, TrustSource trust, CertifiedKey clientCert,
+            String[] protocols, List<String> ciphers, long timeoutSeconds, boolean checkName) {
         SslContextBuilder b = SslContextBuilder.forClient()
                 .sslProvider(provider.sslProvider())
                 .protocols(protocols)
@@ -113,10 +134,10 @@ public final class ClientTlsContext {
         if (ciphers != null) {
             b.ciphers(ciphers, provider.isOpenSsl() ? IdentityCipherSuiteFilter.INSTANCE : SupportedCipherSuiteFilter.INSTANCE);
         }
-        if (!tls.alpn().isEmpty()) {
+        if (!alpn.isEmpty()) {
             b.applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
                     ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
-                    ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, tls.alpn()));
+                    ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, alpn));
         }
         SslContext ctx;
         try {

@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Backends;
+import dev.sluice.proxy.http.HttpFields;
+import dev.sluice.proxy.http.HttpVersion;
+import dev.sluice.proxy.http.ResponseHead;
+import io.netty.util.AsciiString;
 import io.netty.channel.DefaultEventLoop;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -111,5 +115,78 @@ class HttpCheckStepsTest {
         var proxy = Backends.of("option httpchk\nhttp-check send hdr x-a %[nope()]\nserver s1 check").config();
         assertThat(TcpCheckPlan.problems(proxy)).singleElement().asString()
                 .endsWith(": error: 'http-check send' : failed to parse sample expression <nope()]> : unknown fetch method 'nope'.");
+    }
+
+    /** Judges {@code status reason} with header fields {@code kv} in the first segment, its variables set, as CheckRun does. */
+    private static String judge(CheckPlan p, int status, String reason, String... kv) {
+        HttpCheckSteps.Segment seg = p.httpSteps().segment(0);
+        CheckSession s = new CheckSession("be", 16384);
+        seg.before().forEach(v -> TcpCheckRun.setVar(s, v));
+        HttpFields f = new HttpFields();
+        List<String[]> fields = new java.util.ArrayList<>();
+        for (int i = 0; i + 1 < kv.length; i += 2) {
+            f.add(kv[i], kv[i + 1]);
+            fields.add(new String[] {kv[i].toLowerCase(java.util.Locale.ROOT), kv[i + 1]});
+        }
+        s.response(new ResponseHead(HttpVersion.HTTP_1_1, status, AsciiString.of(reason), f));
+        Expectations.Outcome o = seg.expects().evaluate(new Expectations.Response(status, reason, fields, new byte[0]), true, s);
+        return o.status().info() + " " + o.code() + " [" + o.desc() + "]";
+    }
+
+    @Test
+    void onSuccessOnErrorAndStatusCodeMakeTheChecksMessageAndCode() {
+        CheckPlan p = plan("""
+                option httpchk
+                http-check set-var(check.app) str(shop)
+                http-check expect status 200,503 on-error "not up: %[status] %[res.hdr(x-why)]" status-code int(599) comment first
+                http-check expect hdr name x-state value -m beg up on-success "%[var(check.app)] is %[res.hdr(x-state)]" status-code res.hdr(x-code)
+                """);
+        // the last rule's on-success and status-code when all pass (res.hdr: the last value of the list)
+        assertThat(judge(p, 200, "OK", "X-State", "up, fine", "X-Code", "242")).isEqualTo("L7OK 242 [shop is fine]");
+        // a status-code that gives no integer leaves the response's status
+        assertThat(judge(p, 503, "Busy", "X-State", "upgrading")).isEqualTo("L7OK 503 [shop is upgrading]");
+        // the failing rule's on-error replaces the reason phrase, its comment follows, its status-code is the code
+        assertThat(judge(p, 500, "Boom", "X-Why", "db")).isEqualTo("L7STS 599 [not up: 500 db comment: first]");
+        // a failing rule without on-error: the reason phrase, and the response's status
+        assertThat(judge(p, 200, "OK", "X-State", "down")).isEqualTo("L7STS 200 [OK]");
+    }
+
+    @Test
+    void headerPatternsMayBeLogFormatStrings() {
+        CheckPlan p = plan("""
+                option httpchk
+                http-check set-var(check.n) str(x-build)
+                http-check set-var(check.v) str(2026)
+                http-check expect hdr name-lf %[var(check.n)] value-lf -m end %[var(check.v)] error-status L7RSP on-error bad-build
+                http-check expect fhdr name-lf %[var(check.none)] comment empty
+                """);
+        assertThat(judge(p, 200, "OK", "X-Build", "1.0-2025")).isEqualTo("L7RSP 200 [bad-build]");
+        // the name matched, its value too; the next name renders empty: L7RSP with HAProxy's words, not the error-status
+        assertThat(judge(p, 200, "OK", "X-Build", "1.0-2026")).isEqualTo("L7RSP 200 [log-format string evaluated to an empty string comment: empty]");
+    }
+
+    @Test
+    void expectSamplesThatDoNotCompileAreReportedOnTheirLine() {
+        var proxy = Backends.of("option httpchk\nhttp-check send uri /a\nhttp-check expect status 200\n"
+                + "http-check expect status 200 status-code req.hdr(host)\nhttp-check expect status 200 on-success %[nope]\nserver s1 check").config();
+        assertThat(TcpCheckPlan.problems(proxy)).hasSize(1).first().asString()
+                .endsWith(":13: error: 'http-check expect' : error detected while parsing status-code expression :  fetch method 'req.hdr(host)'"
+                        + " extracts information from 'HTTP request headers', none of which is available here.");
+        var second = Backends.of("option httpchk\nhttp-check expect status 200 on-success %[nope]\nserver s1 check").config();
+        assertThat(TcpCheckPlan.problems(second)).singleElement().asString()
+                .endsWith(":11: error: 'http-check expect' : '%[nope]' invalid log-format string (failed to parse sample expression <nope]> :"
+                        + " unknown fetch method 'nope').");
+    }
+
+    @Test
+    void variablesAfterAnExpectReadTheResponse() {
+        CheckPlan p = plan("option httpchk\nhttp-check send uri /a\nhttp-check expect status 200\nhttp-check set-var(check.v) res.hdr(x-v)");
+        HttpCheckSteps.Segment seg = p.httpSteps().segment(0);
+        CheckSession s = new CheckSession("be", 16384);
+        HttpFields f = new HttpFields();
+        f.add("x-v", "seen");
+        s.response(new ResponseHead(HttpVersion.HTTP_1_1, 200, AsciiString.of("OK"), f));
+        seg.after().forEach(v -> TcpCheckRun.setVar(s, v));
+        assertThat(CheckSamples.text(s.vars().get("check.v"))).isEqualTo("seen");
     }
 }

@@ -127,6 +127,19 @@ class ClientTlsContextTest {
     }
 
     @Test
+    void aHealthCheckMayOfferOtherAlpnProtocols() throws Exception {
+        ClientTlsContext none = client(Fixtures.server(Verify.NONE, null, List.of(), null, null, true));
+        assertThat(none.offering(List.of())).isSameAs(none);
+        ClientTlsContext h2 = none.offering(List.of("h2", "http/1.1"));
+        // built once per list, whatever the TLS library (per-connection settings are ignored by OpenSSL's engine)
+        assertThat(none.offering(List.of("h2", "http/1.1"))).isSameAs(h2);
+        assertThat(h2.offering(List.of("h2", "http/1.1"))).isSameAs(h2);
+        assertThat(connect(server, h2, null).client().alpn()).isEqualTo("h2");
+        assertThat(connect(server, none.offering(List.of("http/1.1")), null).client().alpn()).isEqualTo("http/1.1");
+        assertThat(connect(server, none, null).client().alpn()).isNull();
+    }
+
+    @Test
     void sessionReuse() throws Exception {
         ClientTlsContext c = client(required(caPem.toString()));
         assertThat(connect(server, c, "a.example.com").client().resumed()).isFalse();
