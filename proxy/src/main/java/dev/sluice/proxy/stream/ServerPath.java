@@ -165,6 +165,7 @@ abstract class ServerPath implements ServerConnector.Callback, ServerSlot.Listen
     /** Asks for a connection to the stream's server ({@code reuse}: an idle one of that server may serve). */
     final void connect(boolean reuse) {
         Server server = stream.server();
+        slot.connecting();
         stream.accounting().connecting();
         long timeout = backend.timeouts().connect();
         Txn target = stream.target();
@@ -236,6 +237,8 @@ abstract class ServerPath implements ServerConnector.Callback, ServerSlot.Listen
             return;
         }
         lastTimedOut = cause instanceof ConnectTimeoutException;
+        // a failed attempt leaves the server's cur_sess; the next one counts again (HAProxy's back_handle_st_cer)
+        slot.disconnected();
         // every failed attempt counts for the analysis of live traffic (HAProxy's back_handle_st_cer)
         stream.server().observed(TrafficEvent.L4_ERR);
         if (attempts.connectFailed()) {
