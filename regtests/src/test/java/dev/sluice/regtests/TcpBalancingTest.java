@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -266,6 +265,8 @@ class TcpBalancingTest {
                     seen.put("r-c", name(c));
                     ports.put("r-c", c.getLocalPort());
                 }
+                // C's line before A's: the counts of each are then the same whatever the order of two closes in one loop
+                Daemon.sleep(100);
                 a.close();
                 seen.put("r-b", name(b));
                 b.close();
@@ -290,11 +291,6 @@ class TcpBalancingTest {
     }
 
     @Test
-    @Disabled("differences with HAProxy 2.6 this test shows, not fixed yet: a stream waiting in the backend queue counts in the"
-            + " backend's scur/smax and %bc (beconn) in HAProxy, not in Sluice; a stream ending while another waits for its"
-            + " server: HAProxy logs %sc without itself and hands the slot over after the log, Sluice hands it over first (%sc 1)."
-            + " Seen once, not reproduced: a server that resets right after accepting taken by Sluice for a failed connect"
-            + " (a retry, Tc 1005) where HAProxy logs SD with Tc 0")
     void queuesRedispatchAndResetsAreHaproxys() throws Exception {
         Program.HAPROXY.require();
         TcpOrigin.Behaviour reset = (sk, o) -> {
