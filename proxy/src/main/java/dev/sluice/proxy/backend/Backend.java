@@ -630,21 +630,7 @@ public final class Backend {
      * server when the algorithm has one with a free slot, else {@code avoid} again (as HAProxy's srvtoavoid).
      */
     public Server pickServer(Txn txn, Server avoid) {
-        Server s = lb.pick(txn);
-        if (s == null || s != avoid) {
-            return s;
-        }
-        Server t = lb.pick(txn);
-        if (t == null) {
-            return s;
-        }
-        // two slots are held now: keep one
-        if (t == s) {
-            t.streamEnded();
-            return s;
-        }
-        s.streamEnded();
-        return t;
+        return avoid == null ? lb.pick(txn) : lb.pick(txn, avoid);
     }
 
     /** The server the algorithm binds this request to whatever its load (hash algorithms), or null; no slot taken. */
