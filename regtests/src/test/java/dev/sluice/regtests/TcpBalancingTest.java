@@ -189,7 +189,8 @@ class TcpBalancingTest {
         }
     }
 
-    static String queueConfig(int[] p, int s1, int s2, int rst) {
+    /** {@code probe}: where the harness checks that the daemon listens, so that no check connection reaches q's server. */
+    static String queueConfig(int[] p, int s1, int s2) {
         return """
                 global
                     log stdout format raw local0
@@ -211,11 +212,10 @@ class TcpBalancingTest {
                     use-server s1 if TRUE
                     server s1 127.0.0.1:%d maxconn 1 maxqueue 1
                     server s2 127.0.0.1:%d
-                listen rst
+                listen probe
                     bind 127.0.0.1:%d
-                    retries 1
-                    server s1 127.0.0.1:%d
-                """.formatted(p[0], s1, p[1], s1, s2, p[2], rst);
+                    tcp-request connection reject
+                """.formatted(p[0], s1, p[1], s1, s2, p[2]);
     }
 
     /** Opens a connection that reads the server's name (2 bytes, or what came before {@code waitMs}) and stays open. */
@@ -234,11 +234,11 @@ class TcpBalancingTest {
         }
     }
 
-    static Result runQueues(boolean haproxy, int s1, int s2, int rst) throws IOException {
+    static Result runQueues(boolean haproxy, int s1, int s2) throws IOException {
         int[] p = {Ports.free(), Ports.free(), Ports.free()};
         Map<String, String> seen = new LinkedHashMap<>();
         Map<String, Integer> ports = new LinkedHashMap<>();
-        try (Daemon d = Daemon.start(haproxy, queueConfig(p, s1, s2, rst), p[0])) {
+        try (Daemon d = Daemon.start(haproxy, queueConfig(p, s1, s2), p[2])) {
             Path sock = d.dir().resolve("admin.sock");
             // q: A holds the only slot, B waits in the queue until timeout queue (sQ)
             try (Socket a = open(p[0], 3000)) {
@@ -271,13 +271,7 @@ class TcpBalancingTest {
                 seen.put("r-b", name(b));
                 b.close();
             }
-            Daemon.sleep(200);
-            // rst: the server resets right after its accept
-            try (Socket a = open(p[2], 4000)) {
-                seen.put("rst", name(a));
-                ports.put("rst", a.getLocalPort());
-            }
-            d.awaitLines(l -> l.contains(":" + ports.get("rst") + " "), 1);
+            d.awaitLines(l -> l.contains(":" + ports.get("r-b") + " "), 1);
             Daemon.sleep(300);
             Map<String, String> lines = new LinkedHashMap<>();
             List<String> out = d.output().lines().toList();
@@ -290,17 +284,18 @@ class TcpBalancingTest {
         }
     }
 
+    /**
+     * Queues: a stream waiting for a server of maxconn 1 counts in its backend's connections (BACKEND scur and smax, the
+     * log's %bc) as HAProxy's beconn, and the stream it is handed to after another ends counts in the server's (%sc) once it
+     * connects, after that one's line. (A server resetting right after its accept is left out: HAProxy 2.6 logs it SD with
+     * Tc 0 or retries it after a second, Tc 1003, as the reset arrives before or after it sees the connection up.)
+     */
     @Test
-    void queuesRedispatchAndResetsAreHaproxys() throws Exception {
+    void queuesAndRedispatchAreHaproxys() throws Exception {
         Program.HAPROXY.require();
-        TcpOrigin.Behaviour reset = (sk, o) -> {
-            sk.setSoLinger(true, 0);
-            sk.close();
-        };
-        try (TcpOrigin s1 = TcpOrigin.start(TcpOrigin.banner("s1")); TcpOrigin s2 = TcpOrigin.start(TcpOrigin.banner("s2"));
-                TcpOrigin rst = TcpOrigin.start(reset)) {
-            Result theirs = runQueues(true, s1.port(), s2.port(), rst.port());
-            Result ours = runQueues(false, s1.port(), s2.port(), rst.port());
+        try (TcpOrigin s1 = TcpOrigin.start(TcpOrigin.banner("s1")); TcpOrigin s2 = TcpOrigin.start(TcpOrigin.banner("s2"))) {
+            Result theirs = runQueues(true, s1.port(), s2.port());
+            Result ours = runQueues(false, s1.port(), s2.port());
             List<String> differences = new ArrayList<>();
             for (String c : theirs.seen().keySet()) {
                 if (!ours.seen().get(c).equals(theirs.seen().get(c))) {
@@ -324,7 +319,7 @@ class TcpBalancingTest {
                     differences.add("log " + what);
                 }
             }
-            for (String px : List.of("q/s1", "q/BACKEND", "r/s1", "r/s2", "r/BACKEND", "rst/s1", "rst/BACKEND")) {
+            for (String px : List.of("q/s1", "q/BACKEND", "r/s1", "r/s2", "r/BACKEND")) {
                 for (String col : List.of("stot", "smax", "qmax", "lbtot", "econ", "eresp", "wredis", "wretr")) {
                     String h = theirs.stat().get(px).get(col);
                     String o = ours.stat().get(px).get(col);
