@@ -300,6 +300,9 @@ class ServerQueueTest {
                     clients.forEach(RawClient::close);
                 }
                 assertThat(stat(d, "be,BACKEND", "smax")).isEqualTo("4");
+                // every stream left the backend's and the server's counts
+                awaitStat(d, "be,BACKEND", "scur", "0");
+                awaitStat(d, "be,s1", "scur", "0");
                 return seen;
             }
         });

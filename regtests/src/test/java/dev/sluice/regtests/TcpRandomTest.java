@@ -177,7 +177,7 @@ class TcpRandomTest {
                 }
             }
             for (String px : List.of("idle/BACKEND", "full/BACKEND", "bk/b1", "bk/b2", "redis/s1")) {
-                for (String col : List.of("stot", "smax", "qmax")) {
+                for (String col : List.of("stot", "scur", "smax", "qmax")) {
                     String h = theirs.stat().get(px).get(col);
                     String o = ours.stat().get(px).get(col);
                     if (!String.valueOf(h).equals(String.valueOf(o))) {
