@@ -122,12 +122,15 @@ class TcpRandomTest {
                 try (Socket sk = open(p[2], 3000)) {
                     seen.put("bk-" + i, name(sk));
                 }
+                // one at a time: the previous stream ended (smax)
+                Daemon.sleep(100);
             }
             // redis: a refused connection is retried once, redispatched away from the dead server
             for (int i = 0; i < 6; i++) {
                 try (Socket sk = open(p[3], 5000)) {
                     seen.put("redis-" + i, name(sk));
                 }
+                Daemon.sleep(100);
             }
             d.awaitLines(l -> l.contains(":" + ports.get("full-queued") + " "), 1);
             Daemon.sleep(300);
