@@ -252,6 +252,8 @@ class TcpBalancingTest {
                             + st.get("q/BACKEND").get("scur") + " fscur=" + st.get("q/FRONTEND").get("scur"));
                     seen.put("q-b", name(b));
                 }
+                // B's line before A's: HAProxy may end B's stream after the client closed A, which would count B in A's line
+                Daemon.sleep(100);
             }
             Daemon.sleep(200);
             // r: A holds s1, B waits in s1's queue, C finds it full and is redispatched to s2

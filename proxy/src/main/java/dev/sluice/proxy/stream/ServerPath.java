@@ -237,9 +237,9 @@ abstract class ServerPath implements ServerConnector.Callback, ServerSlot.Listen
             return;
         }
         lastTimedOut = cause instanceof ConnectTimeoutException;
-        // a failed attempt leaves the server's cur_sess; the next one counts again (HAProxy's back_handle_st_cer)
-        slot.disconnected();
-        // every failed attempt counts for the analysis of live traffic (HAProxy's back_handle_st_cer)
+        // every failed attempt counts for the analysis of live traffic (HAProxy's back_handle_st_cer); the stream stays in
+        // the server's cur_sess until it leaves the server (the "sessions active" of a server it takes down count it, as
+        // HAProxy's, which leaves it between the attempts but reports the transition with it)
         stream.server().observed(TrafficEvent.L4_ERR);
         if (attempts.connectFailed()) {
             retry(!(cause instanceof ConnectTimeoutException), true);

@@ -197,8 +197,8 @@ final class ServerSlot implements QueuedRequest.Waiter {
         }
     }
 
-    /** The connection to the server failed or closed: the stream leaves the server's cur_sess (before its slot). */
-    void disconnected() {
+    /** The stream leaves its server (its end, or a retry elsewhere): it leaves the server's cur_sess (before its slot). */
+    private void disconnected() {
         if (session) {
             session = false;
             server.sessionEnded();

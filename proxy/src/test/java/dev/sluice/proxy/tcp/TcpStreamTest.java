@@ -156,7 +156,7 @@ class TcpStreamTest {
         Backend be = p.backend("l");
         assertThat(be.counters().get(Counter.CONNECT_ERRORS)).isEqualTo(1);
         assertThat(be.counters().get(Counter.RETRIES)).isEqualTo(2);
-        // each failed attempt left the server's cur_sess, the stream the backend's beconn
+        // the stream left the server's cur_sess and the backend's beconn at its end
         assertThat(be.servers().getFirst().currentSessions()).isZero();
         assertThat(be.activeStreams()).isZero();
     }
