@@ -224,6 +224,8 @@ final class ServerSlot implements QueuedRequest.Waiter {
         QueuedRequest r = waiting;
         if (r != null && r.cancel()) {
             left();
+            // taken out of the queue (the client left): HAProxy's t_queue is this moment (back_handle_st_que)
+            end = System.nanoTime();
         }
         disconnected();
     }
