@@ -250,6 +250,64 @@ class ServerQueueTest {
         });
     }
 
+    /**
+     * HAProxy's beconn counts a request from the backend's choice to just before its log line, waiting in a queue or not:
+     * with one held on a server of maxconn 1 and three queued, show stat's BACKEND scur/smax, the be_conn, queue,
+     * avg_queue, be_conn_free and srv_conn fetches at each response, and each line's %ac/%fc/%bc/%sc (%bc the requests
+     * left, %sc 0: the next one connects after the line).
+     */
+    @ParameterizedTest(name = "with HAProxy: {0}")
+    @ValueSource(booleans = {false, true})
+    void queuedRequestsCountInTheBackendsConnections(boolean withHaproxy) throws Exception {
+        Origin o = origin("s1");
+        compare(withHaproxy, haproxy -> {
+            int port = Ports.free();
+            int before = o.requests().size();
+            String be = "timeout queue 30s\nhttp-response set-header x-conn \"%[be_conn] %[queue] %[avg_queue] %[be_conn_free] "
+                    + "%[srv_conn(be/s1)]\"\nserver s1 127.0.0.1:" + o.port() + " maxconn 1";
+            try (Daemon d = Daemon.start(haproxy, config(port, be), port)) {
+                List<RawClient> clients = new ArrayList<>();
+                List<String> seen = new ArrayList<>();
+                try {
+                    clients.add(new RawClient(port, 30_000).send(get("/hold/0")));
+                    awaitRequest(o, before, "/hold/0");
+                    for (int i = 1; i <= 3; i++) {
+                        clients.add(new RawClient(port, 30_000).send(get("/q/" + i)));
+                        awaitStat(d, "be,BACKEND", "qcur", Integer.toString(i));
+                    }
+                    for (String row : List.of("be,BACKEND", "be,s1", "fe,FRONTEND")) {
+                        seen.add("stat " + row + " scur=" + stat(d, row, "scur") + " smax=" + stat(d, row, "smax") + " qcur="
+                                + stat(d, row, "qcur"));
+                    }
+                    gate.countDown();
+                    List<String> fetched = new ArrayList<>();
+                    for (RawClient c : clients) {
+                        RawClient.Response r = c.read();
+                        assertThat(r.status()).isEqualTo(200);
+                        fetched.add("x-conn " + r.header("x-conn"));
+                    }
+                    // HAProxy (two threads) may serve two queued neighbours the other way round: in response order
+                    seen.addAll(fetched);
+                    List<String> counts = new ArrayList<>();
+                    for (String l : d.awaitLines(x -> x.contains(" fe be/"), 4)) {
+                        Matcher m = HTTPLOG.matcher(l);
+                        assertThat(m.matches()).as(l).isTrue();
+                        counts.add("log " + m.group(12) + "/" + m.group(13) + "/" + m.group(14) + "/" + m.group(15) + " " + m.group(17)
+                                + "/" + m.group(18));
+                    }
+                    seen.addAll(counts.stream().sorted(Comparator.reverseOrder()).toList());
+                } finally {
+                    clients.forEach(RawClient::close);
+                }
+                assertThat(stat(d, "be,BACKEND", "smax")).isEqualTo("4");
+                // every stream left the backend's and the server's counts
+                awaitStat(d, "be,BACKEND", "scur", "0");
+                awaitStat(d, "be,s1", "scur", "0");
+                return seen;
+            }
+        });
+    }
+
     /** Requests still waiting at {@code timeout queue} get a 503 (sQ), counted as connection errors; the slot then serves again. */
     @ParameterizedTest(name = "with HAProxy: {0}")
     @ValueSource(booleans = {false, true})

@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -190,7 +189,8 @@ class TcpBalancingTest {
         }
     }
 
-    static String queueConfig(int[] p, int s1, int s2, int rst) {
+    /** {@code probe}: where the harness checks that the daemon listens, so that no check connection reaches q's server. */
+    static String queueConfig(int[] p, int s1, int s2) {
         return """
                 global
                     log stdout format raw local0
@@ -212,11 +212,10 @@ class TcpBalancingTest {
                     use-server s1 if TRUE
                     server s1 127.0.0.1:%d maxconn 1 maxqueue 1
                     server s2 127.0.0.1:%d
-                listen rst
+                listen probe
                     bind 127.0.0.1:%d
-                    retries 1
-                    server s1 127.0.0.1:%d
-                """.formatted(p[0], s1, p[1], s1, s2, p[2], rst);
+                    tcp-request connection reject
+                """.formatted(p[0], s1, p[1], s1, s2, p[2]);
     }
 
     /** Opens a connection that reads the server's name (2 bytes, or what came before {@code waitMs}) and stays open. */
@@ -235,11 +234,11 @@ class TcpBalancingTest {
         }
     }
 
-    static Result runQueues(boolean haproxy, int s1, int s2, int rst) throws IOException {
+    static Result runQueues(boolean haproxy, int s1, int s2) throws IOException {
         int[] p = {Ports.free(), Ports.free(), Ports.free()};
         Map<String, String> seen = new LinkedHashMap<>();
         Map<String, Integer> ports = new LinkedHashMap<>();
-        try (Daemon d = Daemon.start(haproxy, queueConfig(p, s1, s2, rst), p[0])) {
+        try (Daemon d = Daemon.start(haproxy, queueConfig(p, s1, s2), p[2])) {
             Path sock = d.dir().resolve("admin.sock");
             // q: A holds the only slot, B waits in the queue until timeout queue (sQ)
             try (Socket a = open(p[0], 3000)) {
@@ -253,6 +252,8 @@ class TcpBalancingTest {
                             + st.get("q/BACKEND").get("scur") + " fscur=" + st.get("q/FRONTEND").get("scur"));
                     seen.put("q-b", name(b));
                 }
+                // B's line before A's: HAProxy may end B's stream after the client closed A, which would count B in A's line
+                Daemon.sleep(100);
             }
             Daemon.sleep(200);
             // r: A holds s1, B waits in s1's queue, C finds it full and is redispatched to s2
@@ -266,17 +267,13 @@ class TcpBalancingTest {
                     seen.put("r-c", name(c));
                     ports.put("r-c", c.getLocalPort());
                 }
+                // C's line before A's: the counts of each are then the same whatever the order of two closes in one loop
+                Daemon.sleep(100);
                 a.close();
                 seen.put("r-b", name(b));
                 b.close();
             }
-            Daemon.sleep(200);
-            // rst: the server resets right after its accept
-            try (Socket a = open(p[2], 4000)) {
-                seen.put("rst", name(a));
-                ports.put("rst", a.getLocalPort());
-            }
-            d.awaitLines(l -> l.contains(":" + ports.get("rst") + " "), 1);
+            d.awaitLines(l -> l.contains(":" + ports.get("r-b") + " "), 1);
             Daemon.sleep(300);
             Map<String, String> lines = new LinkedHashMap<>();
             List<String> out = d.output().lines().toList();
@@ -289,22 +286,18 @@ class TcpBalancingTest {
         }
     }
 
+    /**
+     * Queues: a stream waiting for a server of maxconn 1 counts in its backend's connections (BACKEND scur and smax, the
+     * log's %bc) as HAProxy's beconn, and the stream it is handed to after another ends counts in the server's (%sc) once it
+     * connects, after that one's line. (A server resetting right after its accept is left out: HAProxy 2.6 logs it SD with
+     * Tc 0 or retries it after a second, Tc 1003, as the reset arrives before or after it sees the connection up.)
+     */
     @Test
-    @Disabled("differences with HAProxy 2.6 this test shows, not fixed yet: a stream waiting in the backend queue counts in the"
-            + " backend's scur/smax and %bc (beconn) in HAProxy, not in Sluice; a stream ending while another waits for its"
-            + " server: HAProxy logs %sc without itself and hands the slot over after the log, Sluice hands it over first (%sc 1)."
-            + " Seen once, not reproduced: a server that resets right after accepting taken by Sluice for a failed connect"
-            + " (a retry, Tc 1005) where HAProxy logs SD with Tc 0")
-    void queuesRedispatchAndResetsAreHaproxys() throws Exception {
+    void queuesAndRedispatchAreHaproxys() throws Exception {
         Program.HAPROXY.require();
-        TcpOrigin.Behaviour reset = (sk, o) -> {
-            sk.setSoLinger(true, 0);
-            sk.close();
-        };
-        try (TcpOrigin s1 = TcpOrigin.start(TcpOrigin.banner("s1")); TcpOrigin s2 = TcpOrigin.start(TcpOrigin.banner("s2"));
-                TcpOrigin rst = TcpOrigin.start(reset)) {
-            Result theirs = runQueues(true, s1.port(), s2.port(), rst.port());
-            Result ours = runQueues(false, s1.port(), s2.port(), rst.port());
+        try (TcpOrigin s1 = TcpOrigin.start(TcpOrigin.banner("s1")); TcpOrigin s2 = TcpOrigin.start(TcpOrigin.banner("s2"))) {
+            Result theirs = runQueues(true, s1.port(), s2.port());
+            Result ours = runQueues(false, s1.port(), s2.port());
             List<String> differences = new ArrayList<>();
             for (String c : theirs.seen().keySet()) {
                 if (!ours.seen().get(c).equals(theirs.seen().get(c))) {
@@ -328,7 +321,7 @@ class TcpBalancingTest {
                     differences.add("log " + what);
                 }
             }
-            for (String px : List.of("q/s1", "q/BACKEND", "r/s1", "r/s2", "r/BACKEND", "rst/s1", "rst/BACKEND")) {
+            for (String px : List.of("q/s1", "q/BACKEND", "r/s1", "r/s2", "r/BACKEND")) {
                 for (String col : List.of("stot", "smax", "qmax", "lbtot", "econ", "eresp", "wredis", "wretr")) {
                     String h = theirs.stat().get(px).get(col);
                     String o = ours.stat().get(px).get(col);

@@ -49,8 +49,13 @@ public final class Backend {
     /** {@code http-send-name-header}, or null. */
     private final AsciiString sendNameHeader;
     private ProxyRules rules = ProxyRules.NONE;
-    /** Streams currently using a server of this backend (the log's %bc, scur): one atomic, see {@link Server}. */
-    final AtomicInteger active = new AtomicInteger();
+    /** Streams holding a slot on a server of this backend (HAProxy's {@code served}): one atomic, see {@link Server}. */
+    final AtomicInteger served = new AtomicInteger();
+    /**
+     * Streams assigned to this backend and not ended (HAProxy's {@code beconn}: the log's %bc, scur, be_conn), queued ones
+     * and those still without a server included: one atomic, its maximum (smax) exact.
+     */
+    private final AtomicInteger beconn = new AtomicInteger();
     private Counters counters = new Counters();
     /** Arrival order across the backend's queue and its servers' own queues (set before the servers are built). */
     final AtomicLong tickets = new AtomicLong();
@@ -138,7 +143,7 @@ public final class Backend {
      * those waiting in its queues.
      */
     int load() {
-        int n = active.get() + queue.length();
+        int n = served.get() + queue.length();
         for (Server s : servers) {
             n += s.queue().length();
         }
@@ -462,6 +467,11 @@ public final class Backend {
         return List.of(servers);
     }
 
+    /** The servers without a copy (the queues' hot path). */
+    Server[] serverArray() {
+        return servers;
+    }
+
     /** {@code retries}, {@code retry-on}, {@code option redispatch}. */
     public Retries retryPolicy() {
         return config.retries();
@@ -619,21 +629,7 @@ public final class Backend {
      * server when the algorithm has one with a free slot, else {@code avoid} again (as HAProxy's srvtoavoid).
      */
     public Server pickServer(Txn txn, Server avoid) {
-        Server s = lb.pick(txn);
-        if (s == null || s != avoid) {
-            return s;
-        }
-        Server t = lb.pick(txn);
-        if (t == null) {
-            return s;
-        }
-        // two slots are held now: keep one
-        if (t == s) {
-            t.streamEnded();
-            return s;
-        }
-        s.streamEnded();
-        return t;
+        return avoid == null ? lb.pick(txn) : lb.pick(txn, avoid);
     }
 
     /** The server the algorithm binds this request to whatever its load (hash algorithms), or null; no slot taken. */
@@ -689,7 +685,7 @@ public final class Backend {
     public void enqueue(Server s, QueuedRequest r) {
         if (s != null) {
             s.queue().add(r);
-            drain(s, Server.Load.ARRIVAL);
+            drain(s, SlotLoad.ARRIVAL);
             return;
         }
         queue.add(r);
@@ -697,7 +693,7 @@ public final class Backend {
             if (queue.isEmpty()) {
                 return;
             }
-            drain(srv, Server.Load.ARRIVAL);
+            drain(srv, SlotLoad.ARRIVAL);
         }
     }
 
@@ -709,64 +705,12 @@ public final class Backend {
      * again, so a request and a free slot never both wait.
      */
     int drain(Server s) {
-        return drain(s, Server.Load.QUEUES);
+        return drain(s, SlotLoad.QUEUES);
     }
 
-    /** {@link #drain(Server)}, the dynamic maxconn ({@code minconn}) computed for the given moment ({@link Server.Load}). */
-    int drain(Server s, Server.Load load) {
-        WaitQueue own = s.queue();
-        int granted = 0;
-        while (true) {
-            long mine = own.headTicket();
-            long shared = queue.isEmpty() ? Long.MAX_VALUE : queue.headTicket();
-            if (shared != Long.MAX_VALUE && !servesBackendQueue(s)) {
-                shared = Long.MAX_VALUE;
-            }
-            if (mine == Long.MAX_VALUE && shared == Long.MAX_VALUE) {
-                return granted;
-            }
-            if (!s.take(load)) {
-                // every slot is held: each holder drains when it gives its slot back
-                return granted;
-            }
-            WaitQueue first = mine <= shared ? own : queue;
-            QueuedRequest r = first.claim();
-            if (r == null) {
-                WaitQueue other = first == own ? (shared != Long.MAX_VALUE ? queue : null) : own;
-                r = other == null ? null : other.claim();
-            }
-            if (r == null) {
-                s.giveBack();
-                continue;
-            }
-            r.grant(s);
-            granted++;
-        }
-    }
-
-    /**
-     * Whether {@code s} takes requests from the backend's queue: usable, and active, or a backup while no
-     * active server is usable (the first usable backup, or any with {@code option allbackups}).
-     */
-    private boolean servesBackendQueue(Server s) {
-        if (!s.usable()) {
-            return false;
-        }
-        if (!s.backup()) {
-            return true;
-        }
-        Server firstBackup = null;
-        for (Server o : servers) {
-            if (o.usable()) {
-                if (!o.backup()) {
-                    return false;
-                }
-                if (firstBackup == null) {
-                    firstBackup = o;
-                }
-            }
-        }
-        return config.balance().allBackups() || s == firstBackup;
+    /** {@link #drain(Server)}, the dynamic maxconn ({@code minconn}) computed for the given moment ({@link SlotLoad}). */
+    int drain(Server s, SlotLoad load) {
+        return QueueDrain.drain(this, s, load);
     }
 
     /**
@@ -788,8 +732,27 @@ public final class Backend {
         return n;
     }
 
+    /**
+     * HAProxy's {@code beconn}: the streams assigned to this backend (stream_set_backend) and not ended yet, whether
+     * they hold a server slot, wait in a queue or have no server yet; a stream leaves it just before its log line.
+     */
     public int activeStreams() {
-        return active.get();
+        return beconn.get();
+    }
+
+    /** A stream was assigned to this backend: beconn and its maximum (smax). */
+    public void streamAssigned() {
+        counters.noteCurrent(beconn.incrementAndGet());
+    }
+
+    /** A stream assigned to this backend ends (before its log line). */
+    public void streamReleased() {
+        beconn.decrementAndGet();
+    }
+
+    /** The streams holding a slot on one of its servers (HAProxy's {@code served}), for tests. */
+    public int served() {
+        return served.get();
     }
 
     public ServerConnector connector() {

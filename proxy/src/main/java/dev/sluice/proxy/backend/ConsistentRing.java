@@ -75,6 +75,14 @@ public final class ConsistentRing implements HashBalance.Table {
     /** HAProxy's chash_get_server_hash. */
     @Override
     public Server lookup(int hash) {
+        return lookup(hash, null);
+    }
+
+    /**
+     * HAProxy's chash_get_server_hash with a server to avoid: from the closest point on, the first point of another
+     * server (going round the ring once; {@code avoid} itself when it is alone). The fixed backup is kept whatever.
+     */
+    Server lookup(int hash, Server avoid) {
         Ring r = ring;
         if (r.fixed != null) {
             return r.fixed;
@@ -91,7 +99,12 @@ public final class ConsistentRing implements HashBalance.Table {
         int prev = next == 0 ? n - 1 : next - 1;
         int dp = hash - keys[prev];
         int dn = keys[next] - hash;
-        return Integer.compareUnsigned(dp, dn) <= 0 ? r.owners[prev] : r.owners[next];
+        int at = Integer.compareUnsigned(dp, dn) <= 0 ? prev : next;
+        Server s = r.owners[at];
+        for (int k = 1; s == avoid && k < n; k++) {
+            s = r.owners[(at + k) % n];
+        }
+        return s;
     }
 
     private static int firstAtOrAfter(int[] keys, int hash) {

@@ -25,6 +25,28 @@ public interface LbAlgorithm {
     Server pick(Txn txn);
 
     /**
+     * {@link #pick(Txn)} for a retry moving away from {@code avoid} (HAProxy's srvtoavoid): by default another pick, kept
+     * when it is another server, else {@code avoid} again; the random algorithm avoids it in each draw, as HAProxy's.
+     */
+    default Server pick(Txn txn, Server avoid) {
+        Server s = pick(txn);
+        if (s == null || s != avoid) {
+            return s;
+        }
+        Server t = pick(txn);
+        if (t == null) {
+            return s;
+        }
+        // two slots are held now: keep one
+        if (t == s) {
+            t.streamEnded();
+            return s;
+        }
+        s.streamEnded();
+        return t;
+    }
+
+    /**
      * The server a request is bound to whatever its load (the hash algorithms, for a request with a key), its
      * slot not taken: the request waits in that server's own queue when it is full. Null when the algorithm
      * balances (or the request has no key): then {@link #pick} chooses among the servers with a free slot.

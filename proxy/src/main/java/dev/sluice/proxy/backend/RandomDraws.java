@@ -6,8 +6,10 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * {@code balance random(<draws>)}: draws a random point on the consistent-hashing ring (so weights count)
  * {@code draws} times and keeps the server with the fewest current requests relative to its weight
- * (power of two choices by default), as HAProxy's get_server_rnd. When the chosen server is at its
- * maxconn there is no server (HAProxy would queue the request).
+ * (power of two choices by default; {@code random(1)} is a weighted random pick), as HAProxy's get_server_rnd.
+ * When the chosen server is at its maxconn or has requests in its own queue there is no server: the request waits in
+ * the backend's queue, as in HAProxy. With no usable active server, the draws go to the first usable backup (or among
+ * the backups with {@code option allbackups}), as the ring does.
  */
 public final class RandomDraws implements LbAlgorithm {
     private final ConsistentRing ring;
@@ -25,10 +27,20 @@ public final class RandomDraws implements LbAlgorithm {
 
     @Override
     public Server pick(Txn txn) {
+        return pick(txn, null);
+    }
+
+    /**
+     * HAProxy's get_server_rnd: {@code draws} random points, each going to its closest server other than {@code avoid}
+     * (null: none to avoid), the later draw kept unless it is more loaded for its weight; no server (the backend's queue)
+     * when the one kept is full or has requests in its own queue.
+     */
+    @Override
+    public Server pick(Txn txn, Server avoid) {
         ThreadLocalRandom rnd = ThreadLocalRandom.current();
         Server best = null;
         for (int d = 0; d < draws; d++) {
-            Server s = ring.lookup(rnd.nextInt());
+            Server s = ring.lookup(rnd.nextInt(), avoid);
             if (s == null) {
                 return null;
             }

@@ -59,12 +59,16 @@ public final class Server {
     /** ALPN offers h2 and, as far as the last handshake told, the server takes it. */
     private volatile boolean alpnH2;
     /**
-     * Streams assigned to this server and not ended (HAProxy's {@code served}, the log's %sc, scur): taken
-     * when the server is picked, so that maxconn and leastconn see requests still connecting. One atomic
-     * rather than striped cells: a gauge whose maximum (smax) must be exact needs its value at each
-     * increment, as HAProxy's cur_sess.
+     * Streams holding a slot on this server (HAProxy's {@code served}: what maxconn, the queues and the balancing see):
+     * taken when the server is picked or a queue hands it over, so that requests still connecting count.
      */
     private final AtomicInteger active = new AtomicInteger();
+    /**
+     * Streams that asked for a connection to this server and did not leave it (HAProxy's {@code cur_sess}: the log's %sc,
+     * scur, srv_conn): counted from the connect, so a slot a queue handed over counts once its stream connects. One atomic
+     * rather than striped cells: a gauge whose maximum (smax) must be exact needs its value at each increment.
+     */
+    private final AtomicInteger sessions = new AtomicInteger();
     /** Requests bound to this server (by hash or stickiness) waiting for a slot. */
     private final WaitQueue queue;
 
@@ -424,24 +428,9 @@ public final class Server {
         return minconn;
     }
 
-    /** Which of the backend's requests count in its load for the dynamic maxconn ({@link #effectiveMaxconn(Load)}). */
-    enum Load {
-        /** A new request asks for a slot: the backend's requests and this one (HAProxy's beconn counts it already). */
-        NEW_REQUEST,
-        /** A server changed: the backend's requests, queued ones included. */
-        QUEUES,
-        /** A request gave its slot back: the backend's requests and that one (HAProxy serves its queue before it leaves). */
-        RELEASE,
-        /**
-         * A request was just queued: only those holding a slot, so that the load's rise alone hands out no slot (HAProxy
-         * serves its queues with the new limit only when a slot is given back or a server changes).
-         */
-        ARRIVAL
-    }
-
-    /** The maxconn in force for a new request; see {@link #effectiveMaxconn(Load)}. */
+    /** The maxconn in force for a new request; see {@link #effectiveMaxconn(SlotLoad)}. */
     int effectiveMaxconn() {
-        return effectiveMaxconn(Load.NEW_REQUEST);
+        return effectiveMaxconn(SlotLoad.NEW_REQUEST);
     }
 
     /** The same, for readers outside the package ({@code srv_conn_free}, {@code be_conn_free}). */
@@ -454,7 +443,7 @@ public final class Server {
      * load * maxconn / fullconn) while the backend's load is below {@code fullconn}, else maxconn; during a slow start it
      * grows from 1 with the time elapsed. 0 for no limit.
      */
-    int effectiveMaxconn(Load which) {
+    int effectiveMaxconn(SlotLoad which) {
         int m = maxconn;
         if (m == 0) {
             return 0;
@@ -465,7 +454,7 @@ public final class Server {
             int load = switch (which) {
                 case NEW_REQUEST, RELEASE -> backend.load() + 1;
                 case QUEUES -> backend.load();
-                case ARRIVAL -> backend.activeStreams();
+                case ARRIVAL -> backend.served.get();
             };
             if (load < full) {
                 max = (int) Math.max(minconn, (long) load * m / full);
@@ -598,33 +587,31 @@ public final class Server {
         if (maxconn > 0 && !queue.isEmpty()) {
             return false;
         }
-        return take(Load.NEW_REQUEST);
+        return take(SlotLoad.NEW_REQUEST);
     }
 
-    /** Takes a slot when one is free below maxconn (whatever waits) for a queued request: see {@link Load}. */
-    boolean take(Load which) {
-        int n;
+    /** Takes a slot when one is free below maxconn (whatever waits) for a queued request: see {@link SlotLoad}. */
+    boolean take(SlotLoad which) {
         if (maxconn == 0) {
-            n = active.incrementAndGet();
+            active.incrementAndGet();
         } else {
             int max = effectiveMaxconn(which);
+            int n;
             do {
                 n = active.get();
                 if (n >= max) {
                     return false;
                 }
             } while (!active.compareAndSet(n, n + 1));
-            n++;
         }
-        counters.noteCurrent(n);
-        backend.counters().noteCurrent(backend.active.incrementAndGet());
+        backend.served.incrementAndGet();
         return true;
     }
 
     /** Gives a slot back without handing it on (the caller looks at the queues again). */
     void giveBack() {
         active.decrementAndGet();
-        backend.active.decrementAndGet();
+        backend.served.decrementAndGet();
     }
 
     /** Forced maintenance ({@code set server ... state maint}): no traffic at all. */
@@ -694,7 +681,7 @@ public final class Server {
 
     /** The counters right now, with the current number of streams using the server. */
     public Counters.Snapshot snapshot() {
-        return counters.snapshot(activeStreams());
+        return counters.snapshot(sessions.get());
     }
 
     /** Whether new connections are expected to speak HTTP/2 (streams share them) rather than HTTP/1.1. */
@@ -766,8 +753,23 @@ public final class Server {
 
     /** Takes a slot whatever the maxconn and the queue (tests load a server this way). */
     public void streamStarted() {
-        counters.noteCurrent(active.incrementAndGet());
-        backend.counters().noteCurrent(backend.active.incrementAndGet());
+        active.incrementAndGet();
+        backend.served.incrementAndGet();
+    }
+
+    /** A stream holding a slot asks for a connection here (HAProxy's connect_server): cur_sess and its maximum (smax). */
+    public void sessionStarted() {
+        counters.noteCurrent(sessions.incrementAndGet());
+    }
+
+    /** A stream counted by {@link #sessionStarted} leaves the server (its connection failed or closed). */
+    public void sessionEnded() {
+        sessions.decrementAndGet();
+    }
+
+    /** HAProxy's {@code cur_sess}: the log's %sc, scur in show stat, srv_conn. */
+    public int currentSessions() {
+        return sessions.get();
     }
 
     /**
@@ -777,7 +779,7 @@ public final class Server {
     public void streamEnded() {
         giveBack();
         backend.released(this);
-        backend.drain(this, Load.RELEASE);
+        backend.drain(this, SlotLoad.RELEASE);
     }
 
     public int activeStreams() {

@@ -53,7 +53,7 @@ public interface ServerEvents {
         }
         String onBackup = bck > 0 && act == 0 ? " Running on backup." : "";
         if (down) {
-            return ". " + act + " active and " + bck + " backup servers left." + onBackup + " " + s.activeStreams() + " sessions active, "
+            return ". " + act + " active and " + bck + " backup servers left." + onBackup + " " + s.currentSessions() + " sessions active, "
                     + requeued + " requeued, " + s.queue().length() + " remaining in queue";
         }
         return ". " + act + " active and " + bck + " backup servers online." + onBackup + " " + requeued + " sessions requeued, "

@@ -222,7 +222,7 @@ public final class CheckPlan {
         String ip = s.address().getAddress().getHostAddress();
         b.append("; address=").append(ip).append("; port=").append(s.address().getPort()).append("; name=").append(backend.name()).append('/')
                 .append(s.name()).append("; node=").append(node).append("; weight=").append(s.weight()).append('/').append(backend.usableWeight())
-                .append("; scur=").append(s.activeStreams()).append('/').append(backend.activeStreams() - backend.queue().length())
+                .append("; scur=").append(s.currentSessions()).append('/').append(backend.activeStreams() - backend.queue().length())
                 .append("; qcur=").append(s.queue().length());
         int throttle = s.throttle();
         if (throttle >= 0) {

@@ -168,7 +168,7 @@ final class ExternalCheckRun implements CheckAttempt {
         env.put("HAPROXY_SERVER_ADDR", argv.get(3));
         env.put("HAPROXY_SERVER_PORT", argv.get(4));
         env.put("HAPROXY_SERVER_MAXCONN", Integer.toString(Math.max(0, s.maxconn())));
-        env.put("HAPROXY_SERVER_CURCONN", Integer.toString(s.activeStreams()));
+        env.put("HAPROXY_SERVER_CURCONN", Integer.toString(s.currentSessions()));
         env.put("HAPROXY_SERVER_SSL", s.tls() != null ? "1" : "0");
         env.put("HAPROXY_SERVER_PROTO", s.backend().config().mode() == Mode.TCP ? "tcp" : s.forcesH2() ? "h2" : "h1");
         return env;

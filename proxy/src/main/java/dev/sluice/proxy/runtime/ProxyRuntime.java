@@ -528,7 +528,7 @@ public final class ProxyRuntime {
         for (Backend be : backends.values()) {
             be.counters().sample(now, be.activeStreams());
             for (Server s : be.servers()) {
-                s.counters().sample(now, s.activeStreams());
+                s.counters().sample(now, s.currentSessions());
             }
         }
         process.sample(connections, bytesOut);

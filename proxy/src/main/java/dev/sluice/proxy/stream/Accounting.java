@@ -43,6 +43,8 @@ final class Accounting {
     private final boolean layer4;
     private long creditedIn;
     private long creditedOut;
+    /** The backend whose beconn counts this stream ({@link #backendChosen}) until {@link #end}; null otherwise. */
+    private Backend assigned;
 
     /** The client's listener counters ({@code option socket-stats}), or null. */
     private final ListenerCounters listener;
@@ -139,6 +141,8 @@ final class Accounting {
 
     /** The frontend chose the backend: a session there, and a request unless the stream carries none. */
     void backendChosen(Backend be) {
+        assigned = be;
+        be.streamAssigned();
         be.counters().add(Counter.SESSIONS);
         if (!layer4) {
             be.counters().add(Counter.REQUESTS);
@@ -388,6 +392,12 @@ final class Accounting {
      * did not add yet), then its times into the averages.
      */
     void end(ServerSlot slot) {
+        Backend a = assigned;
+        if (a != null) {
+            // HAProxy's beconn goes down just before the log line: the line's %bc counts the others
+            assigned = null;
+            a.streamReleased();
+        }
         long out = bytesOut() - creditedOut;
         long in = this.bytesIn - creditedIn;
         Counters fe = frontend.counters();

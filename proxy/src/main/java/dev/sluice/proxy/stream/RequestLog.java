@@ -227,6 +227,6 @@ public final class RequestLog {
         e.retries = attempts != null ? attempts.done() : 0;
         e.redispatched = attempts != null && attempts.redispatched();
         e.beconn = backend != null ? backend.activeStreams() : 0;
-        e.srvconn = server != null ? server.activeStreams() : 0;
+        e.srvconn = server != null ? server.currentSessions() : 0;
     }
 }

@@ -165,6 +165,7 @@ abstract class ServerPath implements ServerConnector.Callback, ServerSlot.Listen
     /** Asks for a connection to the stream's server ({@code reuse}: an idle one of that server may serve). */
     final void connect(boolean reuse) {
         Server server = stream.server();
+        slot.connecting();
         stream.accounting().connecting();
         long timeout = backend.timeouts().connect();
         Txn target = stream.target();
@@ -236,7 +237,9 @@ abstract class ServerPath implements ServerConnector.Callback, ServerSlot.Listen
             return;
         }
         lastTimedOut = cause instanceof ConnectTimeoutException;
-        // every failed attempt counts for the analysis of live traffic (HAProxy's back_handle_st_cer)
+        // every failed attempt counts for the analysis of live traffic (HAProxy's back_handle_st_cer); the stream stays in
+        // the server's cur_sess until it leaves the server (the "sessions active" of a server it takes down count it, as
+        // HAProxy's, which leaves it between the attempts but reports the transition with it)
         stream.server().observed(TrafficEvent.L4_ERR);
         if (attempts.connectFailed()) {
             retry(!(cause instanceof ConnectTimeoutException), true);

@@ -46,6 +46,8 @@ final class ServerSlot implements QueuedRequest.Waiter {
     private final EventLoop loop;
     private Server server;
     private boolean held;
+    /** Whether the stream counts in its server's cur_sess (from its connect to the end of its connection). */
+    private boolean session;
     private boolean closed;
     private QueuedRequest waiting;
     private ScheduledFuture<?> timer;
@@ -187,12 +189,45 @@ final class ServerSlot implements QueuedRequest.Waiter {
         listener.queueTimedOut();
     }
 
+    /** The stream asks for a connection to its server (HAProxy's connect_server): it counts in the server's cur_sess. */
+    void connecting() {
+        if (!session) {
+            session = true;
+            server.sessionStarted();
+        }
+    }
+
+    /** The stream leaves its server (its end, or a retry elsewhere): it leaves the server's cur_sess (before its slot). */
+    private void disconnected() {
+        if (session) {
+            session = false;
+            server.sessionEnded();
+        }
+    }
+
     /** Gives the slot back for a new assignment (a retry moving to another server). */
     void releaseForRetry() {
+        disconnected();
         if (held) {
             held = false;
             server.streamEnded();
         }
+    }
+
+    /**
+     * The stream is about to log its end: it leaves its queue (the line's %sq/%bq) and its server's cur_sess (the line's
+     * %sc counts the others), keeping its slot for {@link #release} after the line, so that no stream the slot goes to
+     * connects before the line is written (HAProxy's next stream counts from its connect, after this one's log).
+     */
+    void leaveBeforeLog() {
+        closed = true;
+        QueuedRequest r = waiting;
+        if (r != null && r.cancel()) {
+            left();
+            // taken out of the queue (the client left): HAProxy's t_queue is this moment (back_handle_st_que)
+            end = System.nanoTime();
+        }
+        disconnected();
     }
 
     /**
@@ -207,6 +242,7 @@ final class ServerSlot implements QueuedRequest.Waiter {
             // taken out of the queue (the client left): HAProxy's t_queue is this moment (back_handle_st_que)
             end = System.nanoTime();
         }
+        disconnected();
         if (held) {
             held = false;
             server.streamEnded();

@@ -105,7 +105,7 @@ final class StateViews implements ProxyStates {
                     return -1;
                 }
                 int max = s.dynamicMaxconn();
-                n += Math.max(0, max - s.activeStreams());
+                n += Math.max(0, max - s.currentSessions());
             }
             return n;
         }
@@ -177,7 +177,7 @@ final class StateViews implements ProxyStates {
     private record ServerView(Server s) implements ServerState {
         @Override
         public long connectionsFree() {
-            return s.maxconn() == 0 ? -1 : Math.max(0, s.dynamicMaxconn() - s.activeStreams());
+            return s.maxconn() == 0 ? -1 : Math.max(0, s.dynamicMaxconn() - s.currentSessions());
         }
 
         @Override
@@ -202,7 +202,7 @@ final class StateViews implements ProxyStates {
 
         @Override
         public long connections() {
-            return s.activeStreams();
+            return s.currentSessions();
         }
 
         @Override

@@ -671,19 +671,15 @@ public final class Stream extends Live implements Exchange {
         status = code;
     }
 
-    /**
-     * Releases the stick counters before the last bytes go to the client, so that a client's next
-     * request, whichever loop serves it, sees this one finished ({@code conn_cur}, error counts).
-     */
+    /** Ends the stick counters before the last bytes go out: the client's next request, on any loop, sees this one finished. */
     void endTracking() {
         Trackers trackers = target.trackersIfAny();
         if (trackers != null) {
             trackers.end(status, outcome.cause() == Cause.LOCAL, accounting.bytesIn(), accounting.bytesOut());
         }
-        // the server slot too (maxconn, leastconn, queues): a client that got the response may send its next
-        // request at once, and must find the slot free
+        // the queue and the server's cur_sess too; the slot goes after the line (log), in the same task
         if (slot != null) {
-            slot.release();
+            slot.leaveBeforeLog();
         }
     }
 
@@ -739,6 +735,11 @@ public final class Stream extends Live implements Exchange {
         accounting.end(slot);
         if (!lineLogged) {
             logLine(false);
+        }
+        if (slot != null) {
+            // a stream the slot goes to connects after this line (%sc as HAProxy's); this client's next request,
+            // read after this task, finds it free
+            slot.release();
         }
     }
 

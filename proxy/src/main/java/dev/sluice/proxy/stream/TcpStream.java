@@ -522,8 +522,8 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
         }
         relay.end();
         if (path != null) {
-            // before the line: its %bc and %sc count the streams left
-            path.slot().release();
+            // before the line: its queue positions are known and %sc counts the other streams
+            path.slot().leaveBeforeLog();
         }
         Trackers trackers = target.trackersIfAny();
         if (trackers != null) {
@@ -544,6 +544,10 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
                 // option dontlognull: nothing from the client, no line, whatever happened
                 RequestLog.tcp(this, false);
             }
+        }
+        if (path != null) {
+            // the slot goes to a waiting stream after the line
+            path.slot().release();
         }
         TcpServerSide c = conn;
         conn = null;

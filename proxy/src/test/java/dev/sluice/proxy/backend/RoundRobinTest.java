@@ -219,7 +219,7 @@ class RoundRobinTest {
         assertThat(counts.get("s2").sum()).isEqualTo(total / 7);
         assertThat(counts.get("s3").sum()).isEqualTo(total / 7);
         assertThat(b.servers()).allSatisfy(s -> assertThat(s.activeStreams()).isZero());
-        assertThat(b.activeStreams()).isZero();
+        assertThat(b.served()).isZero();
     }
 
     @Test

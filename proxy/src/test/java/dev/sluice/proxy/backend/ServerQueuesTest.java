@@ -310,7 +310,7 @@ class ServerQueuesTest {
         assertThat(served.get() + cancelled.get()).isEqualTo(total);
         // let the last hand-offs settle
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (b.activeStreams() != 0 && System.nanoTime() < deadline) {
+        while (b.served() != 0 && System.nanoTime() < deadline) {
             Thread.sleep(1);
         }
         for (Server s : servers) {
@@ -318,6 +318,6 @@ class ServerQueuesTest {
             assertThat(s.queue().length()).as("%s: %s queue", balance, s.name()).isZero();
         }
         assertThat(b.queue().length()).as(balance).isZero();
-        assertThat(b.activeStreams()).isZero();
+        assertThat(b.served()).isZero();
     }
 }

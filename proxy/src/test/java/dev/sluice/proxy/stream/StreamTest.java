@@ -333,6 +333,28 @@ class StreamTest {
     }
 
     @Test
+    void theBackendCountsTheStreamFromItsChoiceAndTheServerFromItsConnectUntilTheLine() {
+        dev.sluice.proxy.backend.Backend be = proxy.backend("be");
+        dev.sluice.proxy.backend.Server s1 = be.servers().get(0);
+        Stream s = get("/");
+        // HAProxy's beconn and cur_sess
+        assertThat(be.activeStreams()).isEqualTo(1);
+        assertThat(s1.currentSessions()).isEqualTo(1);
+        s.onResponseHead(response(200, 0));
+        s.onResponseEnd(null);
+        assertThat(log.next()).startsWith("200 ----");
+        assertThat(be.activeStreams()).isZero();
+        assertThat(be.served()).isZero();
+        assertThat(s1.currentSessions()).isZero();
+        // a stream without a server counts in its backend too, until its line
+        dev.sluice.proxy.backend.Backend down = proxy.backend("down");
+        get("/down");
+        assertThat(log.next()).startsWith("503 SC--");
+        assertThat(down.activeStreams()).isZero();
+        assertThat(down.snapshot().currentMax()).isEqualTo(1);
+    }
+
+    @Test
     void theNextRequestOfTheClientTakesTheKeptServerConnection() {
         Stream first = get("/1");
         first.onResponseHead(response(204, 0));

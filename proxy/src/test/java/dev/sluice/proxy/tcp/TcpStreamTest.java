@@ -88,6 +88,50 @@ class TcpStreamTest {
     }
 
     @Test
+    void aQueuedStreamCountsInTheBackendAndInTheServerOnlyOnceConnecting() {
+        EmbeddedProxy p = proxy("l", """
+                listen l
+                    bind 127.0.0.1:8080
+                    timeout queue 5s
+                    server s1 127.0.0.1:9001 maxconn 1
+                """);
+        Backend be = p.backend("l");
+        dev.sluice.proxy.backend.Server s1 = be.servers().getFirst();
+        EmbeddedProxy.Duplex a = p.tcpClient();
+        p.run();
+        EmbeddedProxy.Duplex b = p.tcpClient();
+        p.run();
+        // HAProxy's beconn counts the one waiting in the queue; cur_sess only the one connected
+        assertThat(be.activeStreams()).isEqualTo(2);
+        assertThat(be.queue().length()).isEqualTo(1);
+        assertThat(s1.currentSessions()).isEqualTo(1);
+        assertThat(s1.activeStreams()).isEqualTo(1);
+        EmbeddedProxy.Duplex sa = (EmbeddedProxy.Duplex) p.server(0);
+        a.receiveFin();
+        p.run();
+        sa.receiveFin();
+        p.run();
+        // A's line: the backend's other stream (B, waiting), no stream on s1 yet (B connects after the line)
+        String[] f = fields(log.next());
+        assertThat(f[7]).isEqualTo("2/2/1/0/0");
+        assertThat(f[8]).isEqualTo("0/0");
+        assertThat(s1.currentSessions()).isEqualTo(1);
+        EmbeddedProxy.Duplex sb = (EmbeddedProxy.Duplex) p.server(1);
+        b.receiveFin();
+        p.run();
+        sb.receiveFin();
+        p.run();
+        f = fields(log.next());
+        assertThat(f[7]).isEqualTo("1/1/0/0/0");
+        assertThat(f[8]).isEqualTo("0/1");
+        assertThat(be.activeStreams()).isZero();
+        assertThat(be.served()).isZero();
+        assertThat(s1.currentSessions()).isZero();
+        assertThat(be.snapshot().currentMax()).isEqualTo(2);
+        assertThat(s1.snapshot().currentMax()).isEqualTo(1);
+    }
+
+    @Test
     void aRefusedServerIsRetriedAfterTheTurnAroundThenSc() {
         EmbeddedProxy p = proxy("l", """
                 listen l
@@ -112,6 +156,9 @@ class TcpStreamTest {
         Backend be = p.backend("l");
         assertThat(be.counters().get(Counter.CONNECT_ERRORS)).isEqualTo(1);
         assertThat(be.counters().get(Counter.RETRIES)).isEqualTo(2);
+        // the stream left the server's cur_sess and the backend's beconn at its end
+        assertThat(be.servers().getFirst().currentSessions()).isZero();
+        assertThat(be.activeStreams()).isZero();
     }
 
     @Test
