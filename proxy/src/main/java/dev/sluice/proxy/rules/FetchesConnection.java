@@ -1,6 +1,5 @@
 package dev.sluice.proxy.rules;
 
-import dev.sluice.proxy.backend.ServerConnection;
 import io.netty.channel.Channel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.epoll.EpollTcpInfo;
@@ -63,16 +62,12 @@ final class FetchesConnection {
         Fetches.def("bc_src_port", 0, 0, Match.INT, true, a -> t -> Fetches.port(address(t, true)));
         Fetches.def("bc_dst", 0, 0, Match.IP, true, a -> t -> address(t, false) == null ? null : address(t, false).getAddress());
         Fetches.def("bc_dst_port", 0, 0, Match.INT, true, a -> t -> Fetches.port(address(t, false)));
-        Fetches.def("bc_http_major", 0, 0, Match.INT, true, a -> t -> {
-            ServerConnection c = t.serverConnection();
-            return c == null || c.httpMajor() == 0 ? null : (Object) (long) c.httpMajor();
-        });
+        Fetches.def("bc_http_major", 0, 0, Match.INT, true, a -> t -> t.serverHttpMajor() == 0 ? null : (Object) (long) t.serverHttpMajor());
     }
 
     /** The local ({@code source}) or remote address of the stream's server connection, null without one or off IP. */
     private static InetSocketAddress address(Txn t, boolean source) {
-        ServerConnection c = t.serverConnection();
-        Channel ch = c == null ? null : c.channel();
+        Channel ch = t.serverChannel();
         if (ch == null) {
             return null;
         }

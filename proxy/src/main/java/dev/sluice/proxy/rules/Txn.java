@@ -34,9 +34,14 @@ public interface Txn {
         return null;
     }
 
-    /** The stream's last server connection (bc_* fetches), or null before one was chosen. */
-    default dev.sluice.proxy.backend.ServerConnection serverConnection() {
+    /** The socket channel of the stream's last server connection (bc_* fetches, %bi), or null before one. */
+    default io.netty.channel.Channel serverChannel() {
         return null;
+    }
+
+    /** The HTTP encoding of the stream's last server connection: 2 for HTTP/2, 1 for HTTP/1 and FastCGI, else 0. */
+    default int serverHttpMajor() {
+        return 0;
     }
 
     /** The response, in http-response rules; null before. */

@@ -14,7 +14,7 @@ import java.util.List;
  * happen on {@link #loop()}.
  */
 public interface ClientSide extends ClientEnd {
-    /** HTTP/1 and HTTP/3 (HAProxy 2.6 answers 1 for every mux but H2's); {@link dev.sluice.proxy.h2.H2ClientStream} says 2. */
+    /** HTTP/1 and HTTP/3 (HAProxy 2.6 answers 1 for every mux but H2's); an HTTP/2 stream says 2. */
     @Override
     default int httpMajor() {
         return 1;

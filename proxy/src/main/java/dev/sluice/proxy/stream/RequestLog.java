@@ -202,8 +202,7 @@ public final class RequestLog {
      */
     /** The local address of the exchange's last server connection (%bi, %bp), null without one. */
     private static java.net.InetSocketAddress backendSource(Exchange x) {
-        dev.sluice.proxy.backend.ServerConnection c = x.target() == null ? null : x.target().serverConnection();
-        io.netty.channel.Channel ch = c == null ? null : c.channel();
+        io.netty.channel.Channel ch = x.target() == null ? null : x.target().serverChannel();
         if (ch == null) {
             return null;
         }

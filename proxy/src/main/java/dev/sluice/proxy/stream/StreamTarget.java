@@ -70,8 +70,15 @@ final class StreamTarget extends ClientTxn<ClientSide> implements RuleTarget {
     }
 
     @Override
-    public dev.sluice.proxy.backend.ServerConnection serverConnection() {
-        return stream.lastConn;
+    public io.netty.channel.Channel serverChannel() {
+        ServerSide c = stream.lastConn;
+        return c == null ? null : c.channel();
+    }
+
+    @Override
+    public int serverHttpMajor() {
+        ServerSide c = stream.lastConn;
+        return c == null ? 0 : c.httpMajor();
     }
 
     @Override

@@ -95,8 +95,9 @@ final class TcpTarget extends ClientTxn<TcpClientSide> implements RuleTarget {
     }
 
     @Override
-    public dev.sluice.proxy.backend.ServerConnection serverConnection() {
-        return stream.lastConnection();
+    public io.netty.channel.Channel serverChannel() {
+        TcpServerSide c = stream.lastConnection();
+        return c == null ? null : c.channel();
     }
 
     @Override

@@ -195,7 +195,7 @@ class H2ClientConnectionTest {
         server.receive("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nhi");
         assertThat(peer.read(client)).containsExactly("HEADERS 1 :status=200 content-length=2", "DATA 1 hi END");
         assertThat(client.isOpen()).isTrue();
-        assertThat(log.next()).isEqualTo("200 ---- GET /x HTTP/2.0");
+        assertThat(log.next()).isEqualTo("200 ---- GET http://a/x HTTP/2.0");
     }
 
     @Test
@@ -237,7 +237,7 @@ class H2ClientConnectionTest {
         proxy.run();
         assertThat(server.isOpen()).isFalse();
         assertThat(client.isOpen()).isTrue();
-        assertThat(log.next()).isEqualTo("200 CD-- GET /big HTTP/2.0");
+        assertThat(log.next()).isEqualTo("200 CD-- GET http://a/big HTTP/2.0");
         // the connection serves the next stream
         peer.headers(3, get("/next"), true).sendTo(client);
         assertThat(proxy.servers()).hasSize(2);

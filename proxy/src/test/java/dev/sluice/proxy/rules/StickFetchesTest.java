@@ -89,7 +89,8 @@ class StickFetchesTest {
             assertThat(Fetches.get(n) != null || Converters.get(n) != null).as("%s is registered", n).isTrue();
         }
         Set<String> ours = new TreeSet<>();
-        ours.addAll(Fetches.names().stream().filter(n -> n.matches("(sc[0-2]?|src|table)_.*") && !n.equals("src_port")).toList());
+        ours.addAll(Fetches.names().stream().filter(n -> n.matches("(sc[0-2]?|src|table)_.*") && !n.equals("src_port")
+                && !n.equals("src_is_local")).toList());
         ours.addAll(Converters.names().stream().filter(n -> n.startsWith("table_")).toList());
         ours.removeAll(haproxy);
         // beyond 2.6: only HAProxy 3.x's glitch counters, which go with the glitch_* data types
