@@ -99,6 +99,11 @@ public final class QuicListener {
     }
 
     /** The address the sockets are bound to (the real port once started on port 0). */
+    /** The UDP sockets bound so far (one per event loop with SO_REUSEPORT). */
+    public List<Channel> channels() {
+        return List.copyOf(channels);
+    }
+
     public InetSocketAddress localAddress() {
         return channels.isEmpty() ? address : (InetSocketAddress) channels.get(0).localAddress();
     }

@@ -43,7 +43,9 @@ class SampleParityTest {
             // the client connection's socket: TCP_INFO (loopback: an RTT of microseconds, nothing in flight or lost,
             // Linux's default reordering of 3), local addresses, the HTTP encoding on the wire
             "fc_rtt(us),bool", "fc_rttvar(us),bool", "fc_unacked", "fc_sacked", "fc_lost", "fc_retrans", "fc_fackets",
-            "fc_reordering", "src_is_local", "fc_src_is_local", "dst_is_local", "fc_dst_is_local", "fc_http_major");
+            "fc_reordering", "src_is_local", "fc_src_is_local", "dst_is_local", "fc_dst_is_local", "fc_http_major",
+            // the listener: its id and name options
+            "so_id", "so_name");
 
     static String config(int port, Path maps) {
         StringBuilder sb = new StringBuilder("""
@@ -53,7 +55,7 @@ class SampleParityTest {
                     timeout server 5s
                     timeout connect 5s
                 frontend f
-                    bind 127.0.0.1:%d
+                    bind 127.0.0.1:%d id 7 name main
                 """.formatted(port));
         for (int i = 0; i < EXPRESSIONS.size(); i++) {
             String e = EXPRESSIONS.get(i).replace("MAPS", maps.toString());
@@ -100,6 +102,7 @@ class SampleParityTest {
             assertThat(theirs.get("fc_rtt(us),bool")).isEqualTo("200 1");
             assertThat(theirs.get("src_is_local")).isEqualTo("200 1");
             assertThat(theirs.get("fc_http_major")).isEqualTo("200 1");
+            assertThat(theirs.get("so_name")).isEqualTo("200 main");
             assertThat(differ).isEmpty();
         } finally {
             try (var s = Files.list(maps)) {

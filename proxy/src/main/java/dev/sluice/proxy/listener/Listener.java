@@ -54,6 +54,7 @@ public final class Listener {
     private int receivedFd = -1;
     /** What the logs and fetches see as the address of a client on a UNIX socket: "unix" and the listener's id. */
     private InetSocketAddress unixClient = ClientAddresses.unix(1);
+    private ListenerIdentity identity;
 
     /**
      * @param connectionHandler makes the protocol handler of an accepted connection, given whether the
@@ -131,6 +132,7 @@ public final class Listener {
     /** The listener's id in its frontend (HAProxy's luid), which a client on a UNIX socket shows as its port. */
     public Listener id(int luid) {
         this.unixClient = ClientAddresses.unix(luid);
+        this.identity = new ListenerIdentity(luid, bind.socket().name());
         return this;
     }
 
@@ -252,6 +254,9 @@ public final class Listener {
             throw new IllegalStateException("Starting frontend " + frontend + ": cannot bind socket (" + why + ") [" + addr + "]");
         }
         channel = f.channel();
+        if (identity != null) {
+            identity.mark(channel);
+        }
         limit.addListener(channel);
     }
 
@@ -304,6 +309,10 @@ public final class Listener {
      */
     public void adopt(Listener old) {
         channel = old.channel;
+        if (identity != null) {
+            // the new configuration may number or name the bind differently
+            identity.mark(channel);
+        }
         backlogUsed = old.backlogUsed;
         acceptor = old.acceptor;
         old.channel = null;

@@ -1,5 +1,6 @@
 package dev.sluice.proxy.rules;
 
+import dev.sluice.proxy.listener.ListenerIdentity;
 import io.netty.channel.Channel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.epoll.EpollTcpInfo;
@@ -50,6 +51,16 @@ final class FetchesConnection {
             return v == 0 ? null : (Object) (long) v;
         });
         backend();
+        ANY_PHASE.add("so_id");
+        ANY_PHASE.add("so_name");
+        Fetches.def("so_id", 0, 0, Match.INT, false, a -> t -> {
+            ListenerIdentity l = ListenerIdentity.of(t.clientChannel());
+            return l == null ? null : (Object) (long) l.id();
+        });
+        Fetches.def("so_name", 0, 0, Match.STR, false, a -> t -> {
+            ListenerIdentity l = ListenerIdentity.of(t.clientChannel());
+            return l == null ? null : l.name();
+        });
         ANY_PHASE.add("cur_server_timeout");
         ANY_PHASE.add("cur_tunnel_timeout");
         Fetches.def("cur_server_timeout", 0, 0, Match.INT, false, a -> t -> t.currentTimeout(false));

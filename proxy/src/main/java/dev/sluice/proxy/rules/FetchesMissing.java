@@ -46,8 +46,6 @@ final class FetchesMissing {
             Map.entry("res.comp", "response compression introspection (not implemented yet)"),
             Map.entry("res.comp_algo", "response compression introspection (not implemented yet)"),
             Map.entry("res.hdrs_bin", "HTTP message fetches (not implemented yet)"),
-            Map.entry("so_id", "listener and connection details (not implemented yet)"),
-            Map.entry("so_name", "listener and connection details (not implemented yet)"),
             Map.entry("ssl_bc_unique_id", "the TLS Finished messages (SSL_get_finished), which netty-tcnative does not expose"),
             Map.entry("ssl_fc_cipherlist_bin", "frontend TLS connection details (not implemented yet)"),
             Map.entry("ssl_fc_cipherlist_hex", "frontend TLS connection details (not implemented yet)"),

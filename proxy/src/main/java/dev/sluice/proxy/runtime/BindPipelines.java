@@ -46,7 +46,8 @@ final class BindPipelines {
         for (Bind b : p.binds()) {
             bindIndex++;
             if (b.isQuic()) {
-                quic.add(fe, b, tls.forQuicBind(p.name(), b), connectionRules, listenerCounters(p, b, bindIndex, fe));
+                quic.add(fe, b, tls.forQuicBind(p.name(), b), connectionRules, listenerCounters(p, b, bindIndex, fe),
+                        new dev.sluice.proxy.listener.ListenerIdentity(b.socket().id() > 0 ? b.socket().id() : bindIndex, b.socket().name()));
                 continue;
             }
             String bindName = b.socket().name() != null ? b.socket().name() : Integer.toString(bindIndex);

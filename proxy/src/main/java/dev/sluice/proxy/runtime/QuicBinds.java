@@ -51,6 +51,8 @@ class QuicBinds {
     private TokenKeys tokenKeys;
     private final Pool<ClosingConnection> pool;
     private final List<QuicListener> listeners = new ArrayList<>();
+    /** so_id and so_name of each listener, marked on its sockets once bound. */
+    private final List<dev.sluice.proxy.listener.ListenerIdentity> identities = new ArrayList<>();
     private final boolean reusePort;
     private ScheduledFuture<?> rotation;
 
@@ -69,13 +71,15 @@ class QuicBinds {
     static QuicBinds kept(QuicTune tune) {
         return new QuicBinds(tune, null, false) {
             @Override
-            void add(Frontend fe, Bind b, QuicSslContext ssl, ConnectionRules rules, dev.sluice.proxy.listener.ListenerCounters counters) {
+            void add(Frontend fe, Bind b, QuicSslContext ssl, ConnectionRules rules, dev.sluice.proxy.listener.ListenerCounters counters,
+                    dev.sluice.proxy.listener.ListenerIdentity identity) {
             }
         };
     }
 
     /** Adds the listener of a QUIC bind of {@code fe}. */
-    void add(Frontend fe, Bind b, QuicSslContext ssl, ConnectionRules rules, dev.sluice.proxy.listener.ListenerCounters counters) {
+    void add(Frontend fe, Bind b, QuicSslContext ssl, ConnectionRules rules, dev.sluice.proxy.listener.ListenerCounters counters,
+            dev.sluice.proxy.listener.ListenerIdentity identity) {
         if (secrets == null) {
             secrets = Secrets.of(tune.clusterSecret());
             tokenKeys = new TokenKeys(secrets);
@@ -90,6 +94,7 @@ class QuicBinds {
                     case BBR -> QuicCongestionControlAlgorithm.BBR;
                 }, tune.retryThreshold(), q.forceRetry(), 0, dropCloses());
         listeners.add(new QuicListener(fe.name(), address, s, ssl, H3ClientConnection.initializer(fe, rules, counters), pool, secrets, tokenKeys));
+        identities.add(identity);
     }
 
     private static int dropCloses() {
@@ -114,8 +119,10 @@ class QuicBinds {
         for (int i = 0; i < workers.count(); i++) {
             loops.add(workers.loop(i));
         }
-        for (QuicListener l : listeners) {
+        for (int i = 0; i < listeners.size(); i++) {
+            QuicListener l = listeners.get(i);
             l.allocator(transport.allocator()).start(loops, transport::newDatagramChannel, reusePort ? transport.reusePortOption() : null);
+            l.channels().forEach(identities.get(i)::mark);
         }
         if (!listeners.isEmpty()) {
             scheduleRotation(workers.loop(0));
