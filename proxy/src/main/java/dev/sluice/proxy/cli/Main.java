@@ -225,6 +225,9 @@ public final class Main {
      * As HAProxy: a configuration with nothing to listen on (no bind, no stats socket) does not start; the master's own
      * socket in a worker ({@code workerCli}) does not count; a peers section's listener counts.
      */
+    /** When the reload path is run once after the start ({@link Generations#warmUp}): after the first requests' warm-up. */
+    private static final long RELOAD_WARM_UP_MS = 2000;
+
     static boolean listens(Config config, String workerCli) {
         return config.global().statsSockets().size() > (workerCli == null ? 0 : 1)
                 || config.proxies().stream().anyMatch(p -> !p.binds().isEmpty())
@@ -462,6 +465,8 @@ public final class Main {
             Signals.send(p, "TERM");
         }
         watchMaster(generations);
+        // the first reload's code loaded and compiled before it is needed (a reload's build, dropped)
+        generations.warmUp(RELOAD_WARM_UP_MS);
         // a daemon's parent, or a master, waits for this file to hold the pid
         String daemonReady = System.getenv(READY_FILE_ENV);
         String ready = daemonReady != null ? daemonReady : System.getenv(Master.WORKER_READY_ENV);

@@ -89,6 +89,43 @@ public final class Generations {
     /** The argument of a master's {@code reload} on a worker's admin socket (see {@link #reload(boolean)}). */
     public static final String IN_PLACE_ONLY = "in-place-only";
 
+    /**
+     * Runs the reload path once, {@code delayMs} after the start, without switching to what it builds: the files read and
+     * checked, the new configuration built, then dropped as a refused reload's is ({@link Reload#discard}). The first
+     * real reload then finds its code loaded and compiled. Nothing is printed, logged or counted; a failure is the next
+     * real reload's to report.
+     */
+    public void warmUp(long delayMs) {
+        CompletableFuture.runAsync(() -> {
+            ProxyRuntime old = current;
+            if (old.stopping() || count > 0) {
+                return;
+            }
+            Loaded loaded;
+            try {
+                loaded = loader.apply(old);
+            } catch (RuntimeException e) {
+                return;
+            }
+            if (loaded.config() == null) {
+                return;
+            }
+            ProxyRuntime next = null;
+            try {
+                next = ProxyRuntime.reloaded(loaded.config(), loaded.prepared(), old);
+            } catch (RuntimeException e) {
+                // the next real reload says why
+            } finally {
+                if (next != null) {
+                    Reload.discard(next);
+                }
+                if (loaded.prepared().tls() != null) {
+                    loaded.prepared().tls().close();
+                }
+            }
+        }, CompletableFuture.delayedExecutor(delayMs, java.util.concurrent.TimeUnit.MILLISECONDS, reloads));
+    }
+
     /** Reloads now, on the reload thread; the result once the new configuration answers (or was refused). */
     public CompletableFuture<Result> reload() {
         return reload(false);
