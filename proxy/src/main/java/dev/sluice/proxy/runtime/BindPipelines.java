@@ -45,15 +45,16 @@ final class BindPipelines {
         int bindIndex = 0;
         for (Bind b : p.binds()) {
             bindIndex++;
+            // HAProxy's listener id: the bind's id option, else its position
+            int luid = b.socket().id() > 0 ? b.socket().id() : bindIndex;
             if (b.isQuic()) {
-                quic.add(fe, b, tls.forQuicBind(p.name(), b), connectionRules, listenerCounters(p, b, bindIndex, fe),
-                        new dev.sluice.proxy.listener.ListenerIdentity(b.socket().id() > 0 ? b.socket().id() : bindIndex, b.socket().name()));
+                quic.add(fe, b, tls.forQuicBind(p.name(), b), connectionRules, listenerCounters(p, b, luid, fe),
+                        new dev.sluice.proxy.listener.ListenerIdentity(luid, b.socket().name()));
                 continue;
             }
             String bindName = b.socket().name() != null ? b.socket().name() : Integer.toString(bindIndex);
-            Listener l = new Listener(b, p.name(), limit, starter(p, b, bindName, fe, tls, expectsProxy))
-                    .id(b.socket().id() > 0 ? b.socket().id() : bindIndex);
-            ListenerCounters lc = listenerCounters(p, b, bindIndex, fe);
+            Listener l = new Listener(b, p.name(), limit, starter(p, b, bindName, fe, tls, expectsProxy)).id(luid);
+            ListenerCounters lc = listenerCounters(p, b, luid, fe);
             if (lc != null) {
                 l.counters(lc);
             }
@@ -63,15 +64,14 @@ final class BindPipelines {
     }
 
     /**
-     * The counters of bind {@code b} (the {@code bindIndex}-th of {@code p}) when {@code p} has {@code option socket-stats}, given
+     * The counters of bind {@code b} (listener id {@code luid}) of {@code p} when {@code p} has {@code option socket-stats}, given
      * to the frontend for its rows; else null. HAProxy's listener ids: the bind addresses numbered from 1 in order (or
      * {@code id}); the default name {@code sock-<id>}.
      */
-    private static ListenerCounters listenerCounters(Proxy p, Bind b, int bindIndex, Frontend fe) {
+    private static ListenerCounters listenerCounters(Proxy p, Bind b, int luid, Frontend fe) {
         if (!p.options().socketStats()) {
             return null;
         }
-        int luid = b.socket().id() > 0 ? b.socket().id() : bindIndex;
         String address = switch (b.address()) {
             case ListenAddress.Inet i -> i.toString();
             case ListenAddress.Quic q -> (q.host().indexOf(':') >= 0 ? "[" + q.host() + "]" : q.host()) + ":" + q.port();

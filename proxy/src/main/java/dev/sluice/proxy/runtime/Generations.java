@@ -116,14 +116,22 @@ public final class Generations {
             } catch (RuntimeException e) {
                 // the next real reload says why
             } finally {
-                if (next != null) {
-                    Reload.discard(next);
-                }
-                if (loaded.prepared().tls() != null) {
-                    loaded.prepared().tls().close();
-                }
+                drop(next, loaded);
             }
         }, CompletableFuture.delayedExecutor(delayMs, java.util.concurrent.TimeUnit.MILLISECONDS, reloads));
+    }
+
+    /**
+     * Drops a configuration built from {@code loaded} that will not run: {@code next} (null when its build failed) as a
+     * refused reload's ({@link Reload#discard}), and the TLS contexts the check made with its hold on those it took over.
+     */
+    private static void drop(ProxyRuntime next, Loaded loaded) {
+        if (next != null) {
+            Reload.discard(next);
+        }
+        if (loaded.prepared().tls() != null) {
+            loaded.prepared().tls().close();
+        }
     }
 
     /** Reloads now, on the reload thread; the result once the new configuration answers (or was refused). */
@@ -190,13 +198,7 @@ public final class Generations {
             t2 = System.nanoTime();
             next.start();
         } catch (RuntimeException e) {
-            if (next != null) {
-                Reload.discard(next);
-            }
-            if (loaded.prepared().tls() != null) {
-                // the contexts it made, and its hold on those it took over
-                loaded.prepared().tls().close();
-            }
+            drop(next, loaded);
             messages.add("[ALERT] " + e.getMessage());
             messages.add("[ALERT] Reload failed: the running configuration is kept.");
             return new Result(false, messages);

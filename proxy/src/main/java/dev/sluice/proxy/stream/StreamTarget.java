@@ -61,8 +61,15 @@ final class StreamTarget extends ClientTxn<ClientSide> implements RuleTarget {
         if (set >= 0) {
             return set;
         }
-        Backend b = stream.backend();
-        if (b == null || stream.lastConn == null) {
+        return connectedTimeout(stream.lastConn == null ? null : stream.backend(), tunnel);
+    }
+
+    /**
+     * The stream's server or tunnel timeout as HAProxy sets it once the server connection is established: the backend's
+     * ({@code b}, null while not connected), 0 when it has none or before.
+     */
+    static Long connectedTimeout(Backend b, boolean tunnel) {
+        if (b == null) {
             return 0L;
         }
         long t = tunnel ? b.timeouts().tunnel() : b.timeouts().server();

@@ -86,12 +86,7 @@ final class TcpTarget extends ClientTxn<TcpClientSide> implements RuleTarget {
     /** No set-timeout in TCP rules: the backend's once connected, else 0. */
     @Override
     public Long currentTimeout(boolean tunnel) {
-        dev.sluice.proxy.backend.Backend b = stream.backend();
-        if (b == null || stream.lastConnection() == null) {
-            return 0L;
-        }
-        long t = tunnel ? b.timeouts().tunnel() : b.timeouts().server();
-        return t == dev.sluice.config.model.Timeouts.UNSET ? 0L : t;
+        return StreamTarget.connectedTimeout(stream.lastConnection() == null ? null : stream.backend(), tunnel);
     }
 
     @Override
