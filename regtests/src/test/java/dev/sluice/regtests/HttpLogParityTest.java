@@ -63,7 +63,7 @@ class HttpLogParityTest {
                 frontend fe
                     bind 127.0.0.1:%d
                     bind 127.0.0.1:%d proto h2
-                    log-format "%%ST %%tsc %%b/%%s T=%%TR/%%Tw/%%Tc/%%Tr/%%Tq/%%Ti rt=%%rt lc=%%lc U=%%U HM=%%HM HU=%%HU HP=%%HP HPO=%%HPO HQ=%%HQ HV=%%HV B=%%bi:%%bp %%HQ %%{+Q}r"
+                    log-format "%%ST %%tsc %%b/%%s T=%%TR/%%Tw/%%Tc/%%Tr/%%Tq/%%Ti rt=%%rt lc=%%lc U=%%U HM=%%HM HU=%%HU HP=%%HP HPO=%%HPO HQ=%%HQ HV=%%HV B=%%bi:%%bp M=%%[fc_http_major]/%%[bc_http_major] S=%%[srv_name] %%HQ %%{+Q}r"
                     http-request set-var(txn.p) path
                     http-request set-path /rewritten if { path /rw }
                     http-request set-method POST if { path /rwm }
@@ -127,6 +127,11 @@ class HttpLogParityTest {
             }
             // %bp: the proxy's ephemeral source port towards the server
             l = l.replaceAll("B=([^ :]+):\\d+", "B=$1:N");
+            // known difference, left: a <BADREQ> line's samples read nothing in Sluice (no transaction), where HAProxy's
+            // read the session (fc_http_major 1)
+            if (l.contains(" HM=<BADREQ> ")) {
+                l = l.replaceAll(" M=[-0-9]+/", " M=?/");
+            }
             Matcher m = counter.matcher(l);
             StringBuilder sb = new StringBuilder();
             while (m.find()) {
@@ -211,6 +216,11 @@ class HttpLogParityTest {
                 // %bi:%bp, where the proxy connected from: none for a request refused before any connection
                 assertThat(theirs).anySatisfy(l -> assertThat(l).contains(" B=127.0.0.1:N "));
                 assertThat(theirs).anySatisfy(l -> assertThat(l).contains(" B=-:- "));
+                // fc_http_major/bc_http_major: the client's encoding on the wire (2 on the h2 bind), the server's (HTTP/1)
+                assertThat(theirs).anySatisfy(l -> assertThat(l).startsWith("GET /setstatus HTTP/1.1 -> ").contains(" M=1/1 "));
+                assertThat(theirs).anySatisfy(l -> assertThat(l).startsWith("h2 ").contains(" M=2/1 "));
+                // srv_name at the end of the stream (HAProxy refuses only the response's headers there)
+                assertThat(theirs).anySatisfy(l -> assertThat(l).startsWith("GET /setstatus HTTP/1.1 -> ").contains(" S=s1 "));
                 assertThat(theirs).anySatisfy(l -> assertThat(l).startsWith("GET /respdeny HTTP/1.1 -> 502 PH-- be/s1 T=N/N/N/-1/"));
                 assertThat(theirs).anySatisfy(l -> assertThat(l).startsWith("GET /rw?q=1 HTTP/1.1 -> 200 ---- be/s1")
                         .endsWith("\"GET /rw?q=1 HTTP/1.1\""));

@@ -99,13 +99,22 @@ public final class RuleCompiler {
         String name = SampleArgs.parse(text).get(0).name();
         Phase n = needs(name);
         if (n == null || n == phase || phase == Phase.RESPONSE && CONTEXTUAL.contains(name)
-                || phase != Phase.CONNECTION && KEPT.contains(name)) {
+                || phase != Phase.CONNECTION && KEPT.contains(name) || phase == Phase.LOG && loggedAfterResponse(name)) {
             return;
         }
         String what = n == Phase.REQUEST ? "HTTP request headers" : name.startsWith("srv_") ? "server" : name.equals("status") ? "HTTP response"
                 : TlsFetches.serverSide(name) ? "server-side connection" : "HTTP response headers";
         throw new IllegalArgumentException("sample fetch '" + name + "' may not be reliably used here because it needs '" + what
                 + "' which is not available here");
+    }
+
+    /**
+     * The response-side fetches a log line may read, as HAProxy 2.6 allows them at the end of a stream: the server and its
+     * connection ({@code srv_id}, {@code bc_*}, the server-side TLS); not the response's headers, which are gone by then.
+     * ({@code status} too is accepted there by HAProxy, and gives no sample: still refused here.)
+     */
+    private static boolean loggedAfterResponse(String name) {
+        return name.equals("srv_id") || name.equals("srv_name") || name.startsWith("bc_") || TlsFetches.serverSide(name);
     }
 
     private static final String[] SUFFIXES = {"beg", "end", "sub", "reg", "dir", "dom", "len", "found", "ip", "val", "cnt", "int", "str"};
