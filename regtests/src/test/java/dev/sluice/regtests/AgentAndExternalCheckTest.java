@@ -237,7 +237,9 @@ class AgentAndExternalCheckTest {
         Path rc = tmp.resolve("rc");
         Path seen = tmp.resolve("seen");
         Path script = tmp.resolve("check.sh");
-        Files.writeString(script, "#!/bin/sh\n{ echo \"$0 $*\"; env | grep -v '^PWD=' | sort; } > " + seen + "\nexit $(cat " + rc + ")\n");
+        // written whole, then renamed: the test reads the file while the next check may be writing it
+        Files.writeString(script, "#!/bin/sh\n{ echo \"$0 $*\"; env | grep -v '^PWD=' | sort; } > " + seen + ".$$ && mv -f " + seen + ".$$ " + seen
+                + "\nexit $(cat " + rc + ")\n");
         Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
         List<String> haproxy = playExternal(true, script, rc, seen, origin.port());
         List<String> sluice = playExternal(false, script, rc, seen, origin.port());
