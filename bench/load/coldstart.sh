@@ -133,8 +133,7 @@ launch() {             # NAME -> sets SERVER_PID, FIRST_MS (or FAIL)
     taskset -c "$CLIENT_CPUS" "$PY" "$BENCH/first-answer.py" "$stamp" "$port" 60 > "$out" &
     poller=$!
     sleep 0.15
-    date +%s%N > "$stamp.tmp" && mv "$stamp.tmp" "$stamp"
-    start_server "$name" "$PROXY_CPUS"
+    START_STAMP=$stamp start_server "$name" "$PROXY_CPUS"
     wait "$poller"
     FIRST_MS=$(cat "$out")
     # CPU the process tree spent up to the first answer: steadier than the wall time on a shared machine

@@ -241,7 +241,7 @@ class PeersTest {
             // HAProxy touches the entry again when the stream ends (use=0), which pushes the same value once more: wait
             // until that push is acknowledged, or it lands after Sluice's own increments and takes one of them back
             assertThat(await(() -> entries(dir, "h", "p/t"), l -> l.size() == 1 && l.get(0).contains("use=0"), 3000)).isNotNegative();
-            assertThat(await(() -> admin(dir, "h", "show peers"), s -> allAcked(s, "s"), 3000)).as(() -> admin(dir, "h", "show peers")).isNotNegative();
+            assertThat(await(() -> admin(dir, "h", "show peers"), out -> allAcked(out, "s"), 3000)).as(() -> admin(dir, "h", "show peers")).isNotNegative();
             get(hs);
             get(hs);
             admin(dir, "h", "set table p/k key abc data.gpt0 9 data.server_id 4");

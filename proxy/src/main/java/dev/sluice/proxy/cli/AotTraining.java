@@ -88,6 +88,9 @@ public final class AotTraining {
         if (args.length == 2 && args[0].equals("client")) {
             System.exit(client(Path.of(args[1])));
         }
+        // as the daemon starts (Main.main): the classes it will not load stay out of the cache, which loads them all
+        Main.fastInMemoryKeyStores();
+        Main.noNettyFlightRecorderEvents();
         Path dir = Files.createTempDirectory("sluice-aot");
         int code;
         try {
