@@ -94,11 +94,16 @@ public final class Userlists {
         }
     }
 
-    /** A key of this process for the fingerprints of verified passwords, so they are not plain digests of the passwords. */
-    private static final byte[] KEY = new byte[32];
+    /**
+     * A key of this process for the fingerprints of verified passwords, so they are not plain digests of the passwords;
+     * made at the first fingerprint (seeding the JDK's SecureRandom costs 15 ms of a start without userlists).
+     */
+    private static final class Key {
+        static final byte[] KEY = new byte[32];
 
-    static {
-        new SecureRandom().nextBytes(KEY);
+        static {
+            new SecureRandom().nextBytes(KEY);
+        }
     }
 
     /**
@@ -154,7 +159,7 @@ public final class Userlists {
         private static byte[] fingerprint(byte[] password) {
             try {
                 MessageDigest md = MessageDigest.getInstance("SHA-256");
-                md.update(KEY);
+                md.update(Key.KEY);
                 md.update(password);
                 return md.digest();
             } catch (NoSuchAlgorithmException e) {

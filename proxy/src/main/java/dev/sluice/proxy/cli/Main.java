@@ -116,7 +116,16 @@ public final class Main {
     public static void main(String[] args) {
         fastInMemoryKeyStores();
         noNettyFlightRecorderEvents();
+        nettyLogsToJdkLogging();
         System.exit(run(args));
+    }
+
+    /**
+     * Netty's internal logging, as it would find it: no SLF4J or Log4J in the jar, so the JDK's. Named here, Netty does
+     * not look for the other two first: the failed class lookups opened the jar's index and threw, 40 ms of each start.
+     */
+    static void nettyLogsToJdkLogging() {
+        io.netty.util.internal.logging.InternalLoggerFactory.setDefaultFactory(io.netty.util.internal.logging.JdkLoggerFactory.INSTANCE);
     }
 
     /**
