@@ -87,6 +87,19 @@ class LauncherTest {
     }
 
     @Test
+    void runByBashFromItsFolderItKeepsTheWorkingDirectory() throws Exception {
+        // `bash sluice` from the checkout: the script's own path has no slash; relative paths stay relative to here
+        ProcessBuilder pb = new ProcessBuilder("bash", "sluice", "-c", "-f", "examples/quickstart.cfg").directory(Sluice.ROOT.toFile())
+                .redirectErrorStream(true);
+        pb.environment().put("SLUICE_JAR", Sluice.JAR.toString());
+        pb.environment().put("OLDPWD", "/tmp");
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertThat(p.waitFor()).as(out).isZero();
+        assertThat(out).contains("Configuration file is valid");
+    }
+
+    @Test
     void aStartRunsOneProgramBeforeTheJvm() throws IOException {
         assumeTrue(Files.isExecutable(Path.of("/usr/bin/awk")), "needs awk in /usr/bin");
         Path dir = dir();
