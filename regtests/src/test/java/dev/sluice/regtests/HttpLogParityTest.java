@@ -63,10 +63,11 @@ class HttpLogParityTest {
                 frontend fe
                     bind 127.0.0.1:%d
                     bind 127.0.0.1:%d proto h2
-                    log-format "%%ST %%tsc %%b/%%s T=%%TR/%%Tw/%%Tc/%%Tr/%%Tq/%%Ti rt=%%rt lc=%%lc U=%%U HM=%%HM HU=%%HU HP=%%HP HPO=%%HPO HQ=%%HQ HV=%%HV B=%%bi:%%bp M=%%[fc_http_major]/%%[bc_http_major] S=%%[srv_name] %%HQ %%{+Q}r"
+                    log-format "%%ST %%tsc %%b/%%s T=%%TR/%%Tw/%%Tc/%%Tr/%%Tq/%%Ti rt=%%rt lc=%%lc U=%%U HM=%%HM HU=%%HU HP=%%HP HPO=%%HPO HQ=%%HQ HV=%%HV B=%%bi:%%bp M=%%[fc_http_major]/%%[bc_http_major] S=%%[srv_name] St=%%[status] L=%%[last_rule_line] %%HQ %%{+Q}r"
                     http-request set-var(txn.p) path
                     http-request set-path /rewritten if { path /rw }
                     http-request set-method POST if { path /rwm }
+                    http-request return status 204 if { path /ret }
                     http-response set-status 203 if { var(txn.p) -m str /setstatus }
                     http-response set-status 404 reason "Gone Away" if { var(txn.p) -m str /setstatus2 }
                     http-response deny if { var(txn.p) -m str /respdeny }
@@ -94,6 +95,7 @@ class HttpLogParityTest {
             "GET /respreturn HTTP/1.1\r\nHost: a\r\n\r\n",
             "GET /rw?q=1 HTTP/1.1\r\nHost: a\r\n\r\n",
             "GET /rwm HTTP/1.1\r\nHost: a\r\n\r\n",
+            "GET /ret HTTP/1.1\r\nHost: a\r\n\r\n",
             "GET http://abs.example/abs?q HTTP/1.1\r\nHost: abs.example\r\n\r\n",
             // HAProxy's encoding of the request line: '"' as #22, whether quoted or not
             "GET /e\"s]\\c HTTP/1.1\r\nHost: a\r\n\r\n",
@@ -222,6 +224,11 @@ class HttpLogParityTest {
                 // srv_name at the end of the stream (HAProxy refuses only the response's headers there)
                 assertThat(theirs).anySatisfy(l -> assertThat(l).startsWith("GET /setstatus HTTP/1.1 -> ").contains(" S=s1 "));
                 assertThat(theirs).anySatisfy(l -> assertThat(l).startsWith("GET /respdeny HTTP/1.1 -> 502 PH-- be/s1 T=N/N/N/-1/"));
+                // status in a log line: accepted, and no sample (the response has left the buffer); the line of the rule that
+                // ended the rules (both files hold the same text)
+                assertThat(theirs).anySatisfy(l -> assertThat(l).startsWith("GET /after HTTP/1.1 -> 202").contains(" St=- L=- "));
+                assertThat(theirs).anySatisfy(l -> assertThat(l).startsWith("GET /respdeny HTTP/1.1 -> 502").contains(" St=- L=17 "));
+                assertThat(theirs).anySatisfy(l -> assertThat(l).startsWith("GET /ret HTTP/1.1 -> 204").contains(" St=- L=14 "));
                 assertThat(theirs).anySatisfy(l -> assertThat(l).startsWith("GET /rw?q=1 HTTP/1.1 -> 200 ---- be/s1")
                         .endsWith("\"GET /rw?q=1 HTTP/1.1\""));
                 assertThat(theirs).anySatisfy(l -> assertThat(l).startsWith("GARBAGE -> 400 PR-- fe/<NOSRV> T=-1/-1/-1/-1/-1/N")

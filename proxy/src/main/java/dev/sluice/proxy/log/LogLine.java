@@ -40,7 +40,7 @@ public final class LogLine {
             if (nodes.get(i) instanceof LogFormat.Sample smp) {
                 // as HAProxy: the request and response are gone when the line is made (use capture.req.hdr())
                 RuleCompiler.checkPhase(smp.expr(), RuleCompiler.Phase.LOG);
-                samples[i] = RuleCompiler.sample(smp.expr());
+                samples[i] = RuleCompiler.sample(smp.expr(), RuleCompiler.Phase.LOG);
             }
         }
     }

@@ -35,8 +35,6 @@ final class FetchesMissing {
             Map.entry("internal.htx_blk.start_line", "HAProxy-internal HTX buffer introspection (Sluice has no HTX)"),
             Map.entry("internal.htx_blk.type", "HAProxy-internal HTX buffer introspection (Sluice has no HTX)"),
             Map.entry("internal.strm.is_htx", "HAProxy-internal HTX buffer introspection (Sluice has no HTX)"),
-            Map.entry("last_rule_file", "stream and process state read by rules (not implemented yet)"),
-            Map.entry("last_rule_line", "stream and process state read by rules (not implemented yet)"),
             Map.entry("lat_ns_avg", "per-stream CPU and latency accounting (not implemented yet)"),
             Map.entry("lat_ns_tot", "per-stream CPU and latency accounting (not implemented yet)"),
             Map.entry("prio_class", "stream and process state read by rules (not implemented yet)"),

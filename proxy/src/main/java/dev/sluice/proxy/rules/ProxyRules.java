@@ -227,7 +227,7 @@ public record ProxyRules(List<Rule> request, List<Rule> response, List<Rule> aft
                     warnings.forEach(w -> problems.add(r.where() + ": warning: " + w + "."));
                 }
                 checkPhase(a, phase);
-                out.add(new Rule(c, Actions.compile(r, response)));
+                out.add(new Rule(c, Actions.compile(r, response), r.where()));
             } catch (IllegalArgumentException e) {
                 problems.add(r.where() + ": error: error detected while parsing a '" + family + " " + a.name() + "' rule : " + e.getMessage()
                         + ".");

@@ -1,5 +1,6 @@
 package dev.sluice.proxy.rules;
 
+import dev.sluice.config.SourceRef;
 import java.util.List;
 
 /**
@@ -9,10 +10,36 @@ import java.util.List;
 public final class Rule {
     private final Cond cond;
     private final Action action;
+    /** Where the rule was written ({@code last_rule_file}, {@code last_rule_line}), or null. */
+    private final SourceRef where;
 
     public Rule(Cond cond, Action action) {
+        this(cond, action, null);
+    }
+
+    public Rule(Cond cond, Action action, SourceRef where) {
         this.cond = cond;
         this.action = action;
+        this.where = where;
+    }
+
+    /**
+     * Applies the action. A rule whose action ends the rules ({@code DONE}: a deny, a return, a redirect...; {@code STOP}:
+     * allow, accept) is the stream's last rule, as HAProxy 2.6 records {@code last_rule_file}/{@code last_rule_line} on
+     * every final verdict. It is recorded before the action runs, since an action that answers logs the exchange at
+     * once, and taken back when the action lets the rules go on.
+     */
+    private Action.Verdict apply(RuleTarget t) {
+        if (where == null) {
+            return action.apply(t);
+        }
+        SourceRef before = t.lastRule();
+        t.lastRule(where);
+        Action.Verdict v = action.apply(t);
+        if (v != Action.Verdict.DONE && v != Action.Verdict.STOP) {
+            t.lastRule(before);
+        }
+        return v;
     }
 
     /** What {@link #resume} returns when a rule ended the exchange. */
@@ -36,7 +63,7 @@ public final class Rule {
                 return MISSING;
             }
             if (c == Cond.PASS) {
-                switch (r.action.apply(t)) {
+                switch (r.apply(t)) {
                     case DONE -> {
                         return ENDED;
                     }
@@ -65,7 +92,7 @@ public final class Rule {
         for (int i = from; i < rules.size(); i++) {
             Rule r = rules.get(i);
             if (Cond.holds(r.cond, t)) {
-                Action.Verdict v = r.action.apply(t);
+                Action.Verdict v = r.apply(t);
                 switch (v) {
                     case DONE -> {
                         return ENDED;

@@ -110,17 +110,27 @@ public final class RuleCompiler {
 
     /**
      * The response-side fetches a log line may read, as HAProxy 2.6 allows them at the end of a stream: the server and its
-     * connection ({@code srv_id}, {@code bc_*}, the server-side TLS); not the response's headers, which are gone by then.
-     * ({@code status} too is accepted there by HAProxy, and gives no sample: still refused here.)
+     * connection ({@code srv_id}, {@code bc_*}, the server-side TLS), and {@code status} (see {@link #sample(String, Phase)});
+     * not the response's headers, which are gone by then.
      */
     private static boolean loggedAfterResponse(String name) {
-        return name.equals("srv_id") || name.equals("srv_name") || name.startsWith("bc_") || TlsFetches.serverSide(name);
+        return name.equals("srv_id") || name.equals("srv_name") || name.equals("status") || name.startsWith("bc_") || TlsFetches.serverSide(name);
     }
 
     private static final String[] SUFFIXES = {"beg", "end", "sub", "reg", "dir", "dom", "len", "found", "ip", "val", "cnt", "int", "str"};
 
     /** Compiles {@code fetch(args),conv(args)...}. */
     public static SampleExpr sample(String text) {
+        return sample(text, null);
+    }
+
+    /**
+     * Compiles {@code fetch(args),conv(args)...} for {@code phase} (null: any). In a log line ({@link Phase#LOG})
+     * {@code status} gives no sample: HAProxy 2.6 accepts it there and reads the response's start line from the buffer,
+     * which a response forwarded whole has left by then (a keep-alive server's, the proxy's own answers). Only a
+     * response it still holds when it logs (an HTTP/1.0 server's closing one) shows a status; use {@code %ST}.
+     */
+    public static SampleExpr sample(String text, Phase phase) {
         List<SampleArgs.Call> calls = SampleArgs.parse(text);
         SampleArgs.Call f = calls.get(0);
         Fetches.Def def = Fetches.get(f.name());
@@ -135,6 +145,9 @@ public final class RuleCompiler {
             // no request head (yet) on a layer-4 stream: no sample
             Fetch http = fetch;
             fetch = t -> t.request() == null ? null : http.get(t);
+        }
+        if (phase == Phase.LOG && f.name().equals("status")) {
+            fetch = t -> null;
         }
         Converter[] convs = new Converter[calls.size() - 1];
         for (int i = 1; i < calls.size(); i++) {

@@ -82,6 +82,10 @@ public interface RuleTarget extends Txn {
     default void setLogLevel(int level) {
     }
 
+    /** The rule whose final verdict ended a rule set was written at {@code where} ({@link Txn#lastRule}). */
+    default void lastRule(dev.sluice.config.SourceRef where) {
+    }
+
     /**
      * {@code wait-for-body}: true when the request body is already there (whole, {@code atLeast} bytes of
      * it when positive, or as much as the stream holds); otherwise the stream starts waiting for it (at most

@@ -145,6 +145,14 @@ public interface Txn {
     }
 
     /**
+     * Where the last rule that ended a rule set of this stream (a deny, a return, allow, accept...) was written, for
+     * {@code last_rule_file} and {@code last_rule_line}; null before one did.
+     */
+    default dev.sluice.config.SourceRef lastRule() {
+        return null;
+    }
+
+    /**
      * Whether this is the first request of its client connection ({@code http_first_req}); a lone request
      * (tests, benchmarks) is.
      */

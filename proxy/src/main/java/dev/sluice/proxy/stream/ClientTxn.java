@@ -1,5 +1,6 @@
 package dev.sluice.proxy.stream;
 
+import dev.sluice.config.SourceRef;
 import dev.sluice.proxy.listener.ProxyHeader;
 import dev.sluice.proxy.log.LogCaptures;
 import dev.sluice.proxy.rules.Network;
@@ -22,6 +23,7 @@ abstract class ClientTxn<C extends ClientEnd> implements Txn {
     private Map<String, Object> vars;
     /** Capture slots, cookies, unique id and log level (null until the frontend or a rule needs them). */
     protected LogCaptures captures;
+    private SourceRef lastRule;
 
     ClientTxn(C client, Frontend frontend) {
         this.client = client;
@@ -112,6 +114,16 @@ abstract class ClientTxn<C extends ClientEnd> implements Txn {
     /** {@code set-log-level}. */
     public void setLogLevel(int level) {
         logCaptures().level(level);
+    }
+
+    /** Where the rule that last ended a rule set of this stream was written (both kinds of stream are rule targets). */
+    public void lastRule(SourceRef where) {
+        lastRule = where;
+    }
+
+    @Override
+    public SourceRef lastRule() {
+        return lastRule;
     }
 
     @Override
