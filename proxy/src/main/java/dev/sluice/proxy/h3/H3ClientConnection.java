@@ -90,6 +90,10 @@ public final class H3ClientConnection extends ChannelInboundHandlerAdapter {
                 if (counters != null) {
                     counters.accepted(ch);
                 }
+                dev.sluice.proxy.listener.ListenerIdentity listener = dev.sluice.proxy.listener.ListenerIdentity.of(ch);
+                if (listener != null) {
+                    listener.accepted(ch);
+                }
                 H3ClientConnection conn = new H3ClientConnection(frontend, rules);
                 ch.pipeline().addLast("h3-conn", conn);
                 ch.pipeline().addLast("h3", new Http3ServerConnectionHandler(new ChannelInitializer<QuicStreamChannel>() {

@@ -277,6 +277,9 @@ public final class Listener {
         if (lc != null) {
             lc.accepted(ch);
         }
+        if (identity != null) {
+            identity.accepted(ch);
+        }
         if (acceptFilter != null && !acceptFilter.test(ch)) {
             // as HAProxy: a connection its tcp-request connection rules refuse closes with a single RST (no linger),
             // whether or not its first bytes came already

@@ -1,19 +1,37 @@
 package dev.sluice.proxy.listener;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.util.AttributeKey;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * What the {@code so_id} and {@code so_name} fetches read of the listener a connection came in on: its id in its frontend
- * (HAProxy's luid: the {@code id} bind option, else the bind's position) and its {@code name} bind option (null without
- * one). Kept on the listening channel, once, so that a connection finds it through its parent at no cost per accept.
+ * What the {@code so_id}, {@code so_name} and {@code dst_conn} fetches read of the listener a connection came in on: its
+ * id in its frontend (HAProxy's luid: the {@code id} bind option, else the bind's position), its {@code name} bind option
+ * (null without one), and how many connections it holds now (HAProxy's listener nbconn: counted from the accept, before
+ * the {@code tcp-request connection} rules, to the close). Kept on the listening channel, once, so that a connection
+ * finds it through its parent at no cost per accept.
  */
-public record ListenerIdentity(int id, String name) {
+public record ListenerIdentity(int id, String name, AtomicInteger connections, ChannelFutureListener leave) {
     static final AttributeKey<ListenerIdentity> KEY = AttributeKey.valueOf("sluice.listener");
+
+    public ListenerIdentity(int id, String name) {
+        this(id, name, new AtomicInteger());
+    }
+
+    private ListenerIdentity(int id, String name, AtomicInteger connections) {
+        this(id, name, connections, f -> connections.decrementAndGet());
+    }
 
     /** Marks {@code listening} (a TCP server channel, or a QUIC bind's UDP socket) as this listener's. */
     public void mark(Channel listening) {
         listening.attr(KEY).set(this);
+    }
+
+    /** {@code accepted} came in on this listener: it counts until it closes. */
+    public void accepted(Channel accepted) {
+        connections.incrementAndGet();
+        accepted.closeFuture().addListener(leave);
     }
 
     /** The identity of the listener {@code ch} came in on (an HTTP/2 or QUIC stream's through its connection), or null. */

@@ -53,6 +53,11 @@ final class FetchesConnection {
         backend();
         ANY_PHASE.add("so_id");
         ANY_PHASE.add("so_name");
+        ANY_PHASE.add("dst_conn");
+        Fetches.def("dst_conn", 0, 0, Match.INT, false, a -> t -> {
+            ListenerIdentity l = ListenerIdentity.of(t.clientChannel());
+            return l == null ? null : (Object) (long) l.connections().get();
+        });
         Fetches.def("so_id", 0, 0, Match.INT, false, a -> t -> {
             ListenerIdentity l = ListenerIdentity.of(t.clientChannel());
             return l == null ? null : (Object) (long) l.id();

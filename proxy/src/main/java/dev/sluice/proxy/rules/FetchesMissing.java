@@ -18,7 +18,6 @@ final class FetchesMissing {
             Map.entry("cpu_ns_avg", "per-stream CPU and latency accounting (not implemented yet)"),
             Map.entry("cpu_ns_tot", "per-stream CPU and latency accounting (not implemented yet)"),
             Map.entry("da-csv-fetch", "device detection through a proprietary library HAProxy links (51Degrees, DeviceAtlas, WURFL)"),
-            Map.entry("dst_conn", "listener and connection details (not implemented yet)"),
             Map.entry("fc_err", "connection error codes (not implemented yet)"),
             Map.entry("fc_err_str", "connection error codes (not implemented yet)"),
             Map.entry("internal.htx.data", "HAProxy-internal HTX buffer introspection (Sluice has no HTX)"),

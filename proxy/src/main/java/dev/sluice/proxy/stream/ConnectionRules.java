@@ -61,7 +61,7 @@ public final class ConnectionRules implements Predicate<Channel> {
     /** The same for a connection whose channel addresses are not IP ones (a QUIC connection's are CIDs). */
     public boolean accept(Channel ch, InetSocketAddress client, InetSocketAddress local) {
         TlsSession handshake = TlsSession.of(ch);
-        Target t = new Target(client, local, frontend.name(), tls || handshake != null, handshake);
+        Target t = new Target(ch, client, local, frontend.name(), tls || handshake != null, handshake);
         Trackers before = ch.attr(ClientEnd.SESSION_TRACKERS).get();
         if (before != null) {
             t.trackers(before);
@@ -109,6 +109,7 @@ public final class ConnectionRules implements Predicate<Channel> {
 
     /** What connection rules see: addresses, variables and stick counters; no HTTP message. */
     private static final class Target extends RequestTxn {
+        private final Channel ch;
         private final boolean tls;
         private final TlsSession handshake;
         private boolean rejected;
@@ -134,10 +135,17 @@ public final class ConnectionRules implements Predicate<Channel> {
             expectProxy = true;
         }
 
-        Target(InetSocketAddress client, InetSocketAddress local, String frontend, boolean tls, TlsSession handshake) {
+        Target(Channel ch, InetSocketAddress client, InetSocketAddress local, String frontend, boolean tls, TlsSession handshake) {
             super(null, client, local, frontend, null);
+            this.ch = ch;
             this.tls = tls;
             this.handshake = handshake;
+        }
+
+        /** The connection the rules decide on: its listener for {@code so_id}, {@code so_name}, {@code dst_conn}. */
+        @Override
+        public Channel clientChannel() {
+            return ch;
         }
 
         @Override
