@@ -75,6 +75,8 @@ final class FetchesInternal {
         Fetches.def("res.fhdr_cnt", 0, 1, Match.INT, true, a -> new Fetches.HeaderCount(true, a.isEmpty() ? null : a.get(0), false));
         Fetches.def("req.hdrs", 0, 0, Match.STR, false, a -> t -> block(t.request()));
         Fetches.def("res.hdrs", 0, 0, Match.STR, true, a -> t -> block(t.response()));
+        Fetches.def("req.hdrs_bin", 0, 0, Match.BIN, false, a -> t -> binary(t.request()));
+        Fetches.def("res.hdrs_bin", 0, 0, Match.BIN, true, a -> t -> binary(t.response()));
         Fetches.def("res.hdr_names", 0, 1, Match.STR, true, a -> t -> {
             if (t.response() == null) {
                 return null;
@@ -164,6 +166,44 @@ final class FetchesInternal {
             sb.append(f.name(i)).append(": ").append(f.value(i)).append("\r\n");
         }
         return sb.append("\r\n").toString();
+    }
+
+    /**
+     * {@code req.hdrs_bin}/{@code res.hdrs_bin}: each field as its name's length, the name, its value's length and the
+     * value, the lengths in HAProxy's varint; two zero lengths end the list (HAProxy 2.6's smp_fetch_hdrs_bin).
+     */
+    static byte[] binary(dev.sluice.proxy.http.MessageHead h) {
+        if (h == null) {
+            return null;
+        }
+        dev.sluice.proxy.http.HttpFields f = h.fields();
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(256);
+        for (int i = 0; i < f.size(); i++) {
+            byte[] n = f.name(i).toString().getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+            byte[] v = f.value(i).toString().getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+            varint(out, n.length);
+            out.writeBytes(n);
+            varint(out, v.length);
+            out.writeBytes(v);
+        }
+        varint(out, 0);
+        varint(out, 0);
+        return out.toByteArray();
+    }
+
+    /** HAProxy's encode_varint: below 240 one byte; else the low bits with 240 set, then 7 bits a byte, 128 set while more follow. */
+    static void varint(java.io.ByteArrayOutputStream out, long i) {
+        if (i < 240) {
+            out.write((int) i);
+            return;
+        }
+        out.write((int) (i | 240) & 0xFF);
+        i = (i - 240) >> 4;
+        while (i >= 128) {
+            out.write((int) (i | 128) & 0xFF);
+            i = (i - 128) >> 7;
+        }
+        out.write((int) i);
     }
 
     /** url2sa's reading of an absolute {@code http://} URL whose host is an IPv4 literal: its address or port (80 by default). */
