@@ -58,11 +58,16 @@ class Http3StopTest {
         return GracefulStopTest.origin(slowArrived, release);
     }
 
-    /** A GET on its own connection, in the background (30 s to connect and idle: the client retries dropped Initials). */
+    /**
+     * A GET on its own connection, in the background (30 s to connect and idle: the client retries dropped Initials;
+     * 30 s for the answer, not the client's usual 10: on a loaded CI machine the old process's exit and the new one's
+     * first answers took longer once).
+     */
     private static CompletableFuture<H3Client.Result> getAsync(int port, String path) {
         return CompletableFuture.supplyAsync(() -> {
             try (H3Client c = new H3Client(port, 25, 30_000, 30_000)) {
-                return c.get(path);
+                return c.start(H3Client.fields(":method", "GET", ":scheme", "https", ":authority", "127.0.0.1:" + port, ":path", path), null)
+                        .get(30, TimeUnit.SECONDS);
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
