@@ -127,6 +127,8 @@ class LauncherTest {
                 "SLUICE_JAVA_OPTS", ""), "-f", cfg.toString());
         assertThat(r.exitCode()).as(r.output()).isZero();
         assertThat(r.output()).contains("-Xmx71m");
+        // reflection through the native accessor: no method handle classes spun at start
+        assertThat(r.output()).contains("-Djdk.reflect.useNativeAccessorOnly=true");
         // awk reads the configuration's sizes; nothing else runs (SLUICE_JAR: no staleness check)
         assertThat(Files.readAllLines(log)).containsExactly("awk");
 

@@ -243,13 +243,13 @@ public final class Main {
         return serve(opts, config, prepared, privileges, pidfile);
     }
 
+    /** When the reload path is run once after the start ({@link Generations#warmUp}): after the first requests' warm-up. */
+    private static final long RELOAD_WARM_UP_MS = 2000;
+
     /**
      * As HAProxy: a configuration with nothing to listen on (no bind, no stats socket) does not start; the master's own
      * socket in a worker ({@code workerCli}) does not count; a peers section's listener counts.
      */
-    /** When the reload path is run once after the start ({@link Generations#warmUp}): after the first requests' warm-up. */
-    private static final long RELOAD_WARM_UP_MS = 2000;
-
     static boolean listens(Config config, String workerCli) {
         return config.global().statsSockets().size() > (workerCli == null ? 0 : 1)
                 || config.proxies().stream().anyMatch(p -> !p.binds().isEmpty())

@@ -12,15 +12,31 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the {@code tcp-request connection} rules, to the close). Kept on the listening channel, once, so that a connection
  * finds it through its parent at no cost per accept.
  */
-public record ListenerIdentity(int id, String name, AtomicInteger connections, ChannelFutureListener leave) {
+public final class ListenerIdentity {
     static final AttributeKey<ListenerIdentity> KEY = AttributeKey.valueOf("sluice.listener");
 
+    private final int id;
+    private final String name;
+    private final AtomicInteger connections = new AtomicInteger();
+    /** One listener for every connection's close: nothing is made per accept. */
+    private final ChannelFutureListener leave = f -> connections.decrementAndGet();
+
     public ListenerIdentity(int id, String name) {
-        this(id, name, new AtomicInteger());
+        this.id = id;
+        this.name = name;
     }
 
-    private ListenerIdentity(int id, String name, AtomicInteger connections) {
-        this(id, name, connections, f -> connections.decrementAndGet());
+    public int id() {
+        return id;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** The connections accepted on this listener and not closed yet (the {@code dst_conn} fetch). */
+    public int connections() {
+        return connections.get();
     }
 
     /** Marks {@code listening} (a TCP server channel, or a QUIC bind's UDP socket) as this listener's. */

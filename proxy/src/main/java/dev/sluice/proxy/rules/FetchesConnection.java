@@ -56,7 +56,7 @@ final class FetchesConnection {
         ANY_PHASE.add("dst_conn");
         Fetches.def("dst_conn", 0, 0, Match.INT, false, a -> t -> {
             ListenerIdentity l = ListenerIdentity.of(t.clientChannel());
-            return l == null ? null : (Object) (long) l.connections().get();
+            return l == null ? null : (Object) (long) l.connections();
         });
         Fetches.def("so_id", 0, 0, Match.INT, false, a -> t -> {
             ListenerIdentity l = ListenerIdentity.of(t.clientChannel());
