@@ -154,7 +154,12 @@ public final class Addresses {
             }
         } else {
             int colon = s.lastIndexOf(':');
-            int colons = (int) s.chars().filter(c -> c == ':').count();
+            int colons = 0;
+            for (int i = 0; i < s.length(); i++) {
+                if (s.charAt(i) == ':') {
+                    colons++;
+                }
+            }
             if (colon < 0 || (colons > 1 && !portRequired && literal(s) != null)) {
                 host = s;
                 port = null;

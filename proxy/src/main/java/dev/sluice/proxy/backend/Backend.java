@@ -19,7 +19,9 @@ import dev.sluice.proxy.stats.TimeStats;
 import java.net.InetSocketAddress;
 import io.netty.util.AsciiString;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -56,12 +58,12 @@ public final class Backend {
      * and those still without a server included: one atomic, its maximum (smax) exact.
      */
     private final AtomicInteger beconn = new AtomicInteger();
-    private Counters counters = new Counters();
+    private final Counters counters;
     /** Arrival order across the backend's queue and its servers' own queues (set before the servers are built). */
     final AtomicLong tickets = new AtomicLong();
     /** Requests the balancing found no free server for: they wait for any server of the balanced group. */
     private final WaitQueue queue = new WaitQueue(null, tickets);
-    private TimeStats timeStats;
+    private final TimeStats timeStats;
     private int id;
     private int fullconn = 1;
     /** UP/DOWN history, changed under this backend's lock by {@link #serversChanged}. */
@@ -93,14 +95,31 @@ public final class Backend {
     }
 
     public Backend(Proxy config, List<ResolvedServer> resolved, int loops, ServerConnector connector) {
+        this(config, resolved, loops, connector, null);
+    }
+
+    /**
+     * {@code before}: the backend of the same name before an in-process reload, whose counters, timings and last error
+     * this one carries on, and each of its servers those of the server of the same name (made with them rather than
+     * given them after: 1,000 servers' counters are megabytes a reload would allocate for nothing); null for a new one.
+     */
+    public Backend(Proxy config, List<ResolvedServer> resolved, int loops, ServerConnector connector, Backend before) {
         this.name = config.name();
         this.config = config;
         this.connector = connector;
-        this.timeStats = new TimeStats(loops);
+        this.counters = before != null ? before.counters : new Counters();
+        this.timeStats = before != null ? before.timeStats : new TimeStats(loops);
+        this.lastError = before != null ? before.lastError : null;
+        Map<String, Server> previous = new HashMap<>();
+        if (before != null) {
+            for (Server o : before.servers) {
+                previous.putIfAbsent(o.name(), o);
+            }
+        }
         this.servers = new Server[resolved.size()];
         for (int i = 0; i < servers.length; i++) {
             ResolvedServer r = resolved.get(i);
-            servers[i] = new Server(r.config(), i, this, r.address(), loops, r.tls());
+            servers[i] = new Server(r.config(), i, this, r.address(), loops, r.tls(), false, previous.get(r.config().name()));
         }
         this.loops = loops;
         this.hashExpr = config.balance().algorithm() == Balance.Algorithm.HASH
@@ -209,7 +228,7 @@ public final class Backend {
             }
         }
         Server[] now = servers;
-        Server s = new Server(cfg.withId(id), now.length, this, address, loops, tls, true);
+        Server s = new Server(cfg.withId(id), now.length, this, address, loops, tls, true, null);
         s.adminState(Server.FORCED_MAINT);
         Server[] next = Arrays.copyOf(now, now.length + 1);
         next[now.length] = s;
@@ -443,24 +462,6 @@ public final class Backend {
 
     public HttpOptions http() {
         return config.http();
-    }
-
-    /**
-     * An in-process reload replaced this backend's configuration: it carries on the counters and timings of
-     * {@code old} (the backend of the same name before), and each of its servers those of the server of the same name.
-     * Before start.
-     */
-    public void continues(Backend old) {
-        counters = old.counters;
-        timeStats = old.timeStats;
-        lastError = old.lastError;
-        java.util.Map<String, Server> before = Arrays.stream(old.servers).collect(java.util.stream.Collectors.toMap(Server::name, o -> o, (a, b) -> a));
-        for (Server s : servers) {
-            Server o = before.get(s.name());
-            if (o != null) {
-                s.continues(o);
-            }
-        }
     }
 
     public List<Server> servers() {

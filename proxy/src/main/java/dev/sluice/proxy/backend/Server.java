@@ -50,8 +50,8 @@ public final class Server {
     private final int initialWeight;
     /** Its operational and administrative state, with the transitions. */
     private final ServerState state;
-    private Counters counters = new Counters();
-    private TimeStats timeStats;
+    private final Counters counters;
+    private final TimeStats timeStats;
     private final ServerPools pools;
     /** {@code proto h2}: HTTP/2 whatever ALPN says. */
     private final boolean forcedH2;
@@ -73,11 +73,18 @@ public final class Server {
     private final WaitQueue queue;
 
     Server(dev.sluice.config.model.Server config, int index, Backend backend, InetSocketAddress address, int loops, Tls tls) {
-        this(config, index, backend, address, loops, tls, false);
+        this(config, index, backend, address, loops, tls, false, null);
     }
 
-    Server(dev.sluice.config.model.Server config, int index, Backend backend, InetSocketAddress address, int loops, Tls tls, boolean dynamic) {
+    /**
+     * {@code before}: this server before an in-process reload (the same backend and name), whose counters and timings it
+     * carries on; null for a new one.
+     */
+    Server(dev.sluice.config.model.Server config, int index, Backend backend, InetSocketAddress address, int loops, Tls tls, boolean dynamic,
+            Server before) {
         this.config = config;
+        this.counters = before != null ? before.counters : new Counters();
+        this.timeStats = before != null ? before.timeStats : new TimeStats(loops);
         this.dynamic = dynamic;
         this.name = config.name();
         this.id = config.id() > 0 ? config.id() : index + 1;
@@ -99,7 +106,6 @@ public final class Server {
         this.forcedH2 = forcedH2;
         this.tls = tls;
         this.alpnH2 = tls != null && tls.context().alpn().contains("h2");
-        this.timeStats = new TimeStats(loops);
         this.pools = new ServerPools(loops);
     }
 
@@ -633,12 +639,6 @@ public final class Server {
 
     public int checkHealth() {
         return state.checkHealth();
-    }
-
-    /** Carries on the counters and timings of {@code old}, this server before an in-process reload. Before start. */
-    void continues(Server old) {
-        counters = old.counters;
-        timeStats = old.timeStats;
     }
 
     public Counters counters() {

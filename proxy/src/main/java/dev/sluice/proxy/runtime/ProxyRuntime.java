@@ -188,11 +188,8 @@ public final class ProxyRuntime {
             proxyIds.put(p.name(), proxyIds.size() + 2);
         }
         for (Proxy p : config.backends()) {
-            Backend be = new Backend(p, resolved.get(p.name()), workers.count(), p.mode() == Mode.TCP ? layer4 : connector);
             Backend before = previous == null ? null : previous.backends.get(p.name());
-            if (before != null) {
-                be.continues(before);
-            }
+            Backend be = new Backend(p, resolved.get(p.name()), workers.count(), p.mode() == Mode.TCP ? layer4 : connector, before);
             be.scheduler(group);
             FcgiApps.attach(be, config.global(), stickTables, this::logWriterOrNew);
             be.id(proxyIds.get(p.name()));

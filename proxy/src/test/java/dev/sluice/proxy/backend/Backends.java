@@ -26,6 +26,15 @@ public final class Backends {
 
     /** {@link #of(String)} with {@code loops} event loops' pools. */
     public static Backend of(String body, int loops) {
+        return of(body, loops, null);
+    }
+
+    /** {@link #of(String)} as an in-process reload builds it after {@code before} (the backend of the same name). */
+    public static Backend after(Backend before, String body) {
+        return of(body, 1, before);
+    }
+
+    private static Backend of(String body, int loops, Backend before) {
         StringBuilder sb = new StringBuilder("""
                 defaults
                     mode http
@@ -57,7 +66,7 @@ public final class Backends {
         for (dev.sluice.config.model.Server s : be.servers()) {
             servers.add(new Backend.ResolvedServer(s, new InetSocketAddress(InetAddress.getLoopbackAddress(), s.port()), null));
         }
-        return new Backend(be, servers, loops, null);
+        return new Backend(be, servers, loops, null, before);
     }
 
     /** Servers s1..sN with these weights and the given options on every line. */

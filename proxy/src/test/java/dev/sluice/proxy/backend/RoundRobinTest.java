@@ -231,4 +231,26 @@ class RoundRobinTest {
             assertThat(p.get(i)).isEqualTo("s" + (i % n + 1));
         }
     }
+
+    /** Equal weights take a shortcut (no replay): the same prefix and cycle as the replay, left-out servers included. */
+    @Test
+    void equalWeightsShortcutIsTheReplay() {
+        java.util.Random r = new java.util.Random(7);
+        for (int n = 1; n <= 300; n += 1 + n / 10) {
+            for (int w : new int[] {1 * 16, 7 * 16, 256 * 16, 5}) {
+                int[] e = new int[n];
+                for (int i = 0; i < n; i++) {
+                    e[i] = r.nextInt(4) == 0 ? 0 : w;
+                }
+                long positive = java.util.Arrays.stream(e).filter(x -> x > 0).count();
+                if (positive == 0) {
+                    continue;
+                }
+                FwrrSchedule.Schedule fast = FwrrSchedule.ofEffective(e);
+                FwrrSchedule.Schedule replayed = FwrrSchedule.replay(e, (int) positive);
+                assertThat(fast.prefix()).as("n=%d w=%d", n, w).isEqualTo(replayed.prefix());
+                assertThat(fast.cycle()).as("n=%d w=%d", n, w).isEqualTo(replayed.cycle());
+            }
+        }
+    }
 }

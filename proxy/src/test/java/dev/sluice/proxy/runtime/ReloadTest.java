@@ -29,4 +29,15 @@ class ReloadTest {
                 "[WARNING] nbthread 2 applies at the next restart: the process keeps its 1 threads.",
                 "[WARNING] cpu-map applies at the next restart.", "[WARNING] tune.maxpollevents applies at the next restart.");
     }
+
+    /** The reload notice's figures: milliseconds from nanoseconds, megabytes from bytes, rounded to one decimal. */
+    @Test
+    void tenths() {
+        assertThat(Generations.tenths(12_345_678)).isEqualTo("12.3");
+        assertThat(Generations.tenths(12_350_000)).isEqualTo("12.4");
+        assertThat(Generations.tenths(49_999)).isEqualTo("0.0");
+        assertThat(Generations.tenths(50_000)).isEqualTo("0.1");
+        assertThat(Generations.tenths(-5)).isEqualTo("0.0");
+        assertThat(Generations.tenths(1_000_000_000)).isEqualTo("1000.0");
+    }
 }
