@@ -56,9 +56,8 @@ public record SavedServerState(String addr, int opState, int adminState, int uwe
             invalid(msg, "srv_op_state", f.get(1));
         }
         long admin = strtol(f.get(2));
-        long kept = admin == BAD ? BAD : admin & ~IDRAIN & ~IMAINT & ~HMAINT & ~RMAINT;
-        if (kept == BAD || kept != 0 && kept != FMAINT && kept != CMAINT && kept != (CMAINT | FMAINT) && kept != (CMAINT | FDRAIN)
-                && kept != FDRAIN) {
+        long kept = admin == BAD ? BAD : keptAdmin(admin);
+        if (kept == BAD || !admissibleAdmin(kept)) {
             invalid(msg, "srv_admin_state", f.get(2));
         }
         long uweight = strtol(f.get(3));
@@ -133,6 +132,16 @@ public record SavedServerState(String addr, int opState, int adminState, int uwe
         }
         return new SavedServerState(addr, (int) op, (int) kept, (int) uweight, (int) iweight, since, (int) status, (int) result, (int) health,
                 (int) checkState, (int) agentState, (int) port, checkPort, checkAddr, agentPort, agentAddr);
+    }
+
+    /** The admin state bits a line restores: not those the configuration, a check or DNS sets again (IDRAIN, IMAINT, HMAINT, RMAINT). */
+    static int keptAdmin(long admin) {
+        return (int) (admin & ~IDRAIN & ~IMAINT & ~HMAINT & ~RMAINT);
+    }
+
+    /** Whether HAProxy 2.6 applies these kept admin bits (srv_state_srv_update's accepted combinations). */
+    static boolean admissibleAdmin(long kept) {
+        return kept == 0 || kept == FMAINT || kept == CMAINT || kept == (CMAINT | FMAINT) || kept == (CMAINT | FDRAIN) || kept == FDRAIN;
     }
 
     /** The address of the line as an IP literal, or null ("-", or not an address). */

@@ -498,50 +498,68 @@ public final class ServerCommands {
 
     /**
      * The fields of {@code s}'s line of {@code show servers state} (a {@code server-state-file} line), from {@code be_id}
-     * to {@code srv_agent_port}; {@code now} in milliseconds. A reload carries the servers' state in these fields,
-     * as a state file would, without writing and parsing them as text.
+     * to {@code srv_agent_port}; {@code now} in milliseconds.
      */
     public static List<String> stateFields(Backend be, Server s, long now) {
+        SavedServerState st = state(s, now, adminBits(s));
         List<String> f = new ArrayList<>(24);
-        boolean tls = s.tls() != null;
         f.add(Integer.toString(be.id()));
         f.add(be.name());
         f.add(Integer.toString(s.id()));
         f.add(s.name());
-        f.add(s.unresolved() || s.unix() ? "-" : io.netty.util.NetUtil.toAddressString(s.address().getAddress()));
-        f.add(Integer.toString(opState(s)));
-        f.add(Integer.toString(s.adminState() | (s.configuredMaintenance() ? Server.FORCED_MAINT : 0) | (s.configuredDisabled() ? CONFIGURED_MAINT : 0)
-                | (s.unresolved() ? RESOLUTION_MAINT : 0) | (s.fqdnChanged() ? FQDN_MAINT : 0)));
-        f.add(Integer.toString(s.weight()));
-        f.add(Integer.toString(s.initialWeight()));
-        f.add(Long.toString((now - s.lastChange()) / 1000));
-        ServerHealthCheck c = s.check();
-        if (c == null) {
-            // a server declared disabled has its (unconfigured) check paused, as in HAProxy
-            f.add("1");
-            f.add("0");
-            f.add(Integer.toString(s.checkHealth()));
-            f.add(s.configuredDisabled() ? "8" : "0");
-        } else {
-            f.add(Integer.toString(c.statusCode()));
-            f.add(Integer.toString(c.resultCode()));
-            f.add(Integer.toString(c.health()));
-            f.add(Integer.toString(c.stateBits()));
-        }
-        // srv_fqdn: the name a server was declared with (HAProxy keeps it as the server's hostname)
-        String host = s.fqdn();
-        ServerAgentCheck agent = s.agent();
-        f.add(Integer.toString(agent == null ? 0 : agent.stateBits()));
+        f.add(st.addr() == null ? "-" : st.addr());
+        f.add(Integer.toString(st.opState()));
+        f.add(Integer.toString(st.adminState()));
+        f.add(Integer.toString(st.uweight()));
+        f.add(Integer.toString(st.iweight()));
+        f.add(Long.toString(st.sinceLastChange()));
+        f.add(Integer.toString(st.checkStatus()));
+        f.add(Integer.toString(st.checkResult()));
+        f.add(Integer.toString(st.checkHealth()));
+        f.add(Integer.toString(st.checkState()));
+        f.add(Integer.toString(st.agentState()));
         f.add("0");
         f.add(s.config().idForced() ? "1" : "0");
+        // srv_fqdn: the name a server was declared with (HAProxy keeps it as the server's hostname)
+        String host = s.fqdn();
         f.add(host == null || Addresses.literal(host) != null ? "-" : host);
-        f.add(Integer.toString(s.address().getPort()));
+        f.add(Integer.toString(st.port()));
         f.add(s.config().srv() ? s.config().host() : "-");
-        f.add(tls ? "1" : "0");
-        f.add(Integer.toString(c == null ? 0 : c.checkPort()));
-        f.add(c == null || c.checkAddr() == null ? "-" : c.checkAddr());
-        f.add(agent == null || agent.addr() == null ? "-" : agent.addr());
-        f.add(Integer.toString(agent == null ? 0 : agent.port()));
+        f.add(s.tls() != null ? "1" : "0");
+        f.add(Integer.toString(st.checkPort()));
+        f.add(st.checkAddr() == null ? "-" : st.checkAddr());
+        f.add(st.agentAddr() == null ? "-" : st.agentAddr());
+        f.add(Integer.toString(st.agentPort()));
         return f;
+    }
+
+    /**
+     * The state an in-process reload carries from {@code s} to the server of the same name: what its {@code show servers
+     * state} line holds, read as {@code load-server-state-from-file} reads it ({@link SavedServerState#of}: the admin bits
+     * the configuration or DNS set left out, a combination a state file may not hold refused), without writing and
+     * parsing the line (1,000 servers: a megabyte of strings per reload). Null when a state file could not carry it.
+     */
+    public static SavedServerState liveState(Server s, long now) {
+        int kept = SavedServerState.keptAdmin(adminBits(s));
+        return SavedServerState.admissibleAdmin(kept) ? state(s, now, kept) : null;
+    }
+
+    /** The admin state bits of {@code s} as its state line prints them. */
+    private static int adminBits(Server s) {
+        return s.adminState() | (s.configuredMaintenance() ? Server.FORCED_MAINT : 0) | (s.configuredDisabled() ? CONFIGURED_MAINT : 0)
+                | (s.unresolved() ? RESOLUTION_MAINT : 0) | (s.fqdnChanged() ? FQDN_MAINT : 0);
+    }
+
+    /** The state of {@code s} with these admin bits: the values of its state line ("-" and "0" as null and 0). */
+    private static SavedServerState state(Server s, long now, int admin) {
+        ServerHealthCheck c = s.check();
+        ServerAgentCheck agent = s.agent();
+        String addr = s.unresolved() || s.unix() ? null : io.netty.util.NetUtil.toAddressString(s.address().getAddress());
+        // a server declared disabled has its (unconfigured) check paused, as in HAProxy
+        return new SavedServerState(addr, opState(s), admin, s.weight(), s.initialWeight(), (now - s.lastChange()) / 1000,
+                c == null ? 1 : c.statusCode(), c == null ? 0 : c.resultCode(), c == null ? s.checkHealth() : c.health(),
+                c == null ? (s.configuredDisabled() ? 8 : 0) : c.stateBits(), agent == null ? 0 : agent.stateBits(), s.address().getPort(),
+                c == null ? 0 : c.checkPort(), c == null ? null : c.checkAddr(), agent == null ? 0 : agent.port(),
+                agent == null ? null : agent.addr());
     }
 }

@@ -117,9 +117,8 @@ final class Reload {
                 if (!names.contains(s.name())) {
                     continue;
                 }
-                // the fields of its show servers state line, read as load-server-state-from-file reads them
-                List<String> f = ServerCommands.stateFields(be, s, now);
-                SavedServerState st = SavedServerState.of(p.name(), s.name(), f.subList(4, f.size()), new ArrayList<>());
+                // what its show servers state line holds, as load-server-state-from-file reads it
+                SavedServerState st = ServerCommands.liveState(s, now);
                 if (st != null) {
                     states.put(s.name(), st);
                 }

@@ -102,4 +102,30 @@ class ServerRestoreTest {
         assertThat(SavedServerState.strtol("")).isEqualTo(SavedServerState.BAD);
         assertThat(SavedServerState.strtol("99999999999999999999")).isEqualTo(SavedServerState.BAD);
     }
+
+    /** What a reload carries is what the state line says, read back as a state file: the same values, the same refusals. */
+    @Test
+    void liveStateIsTheStateLineReadBack() {
+        Backend b = Backends.of("""
+                server s1
+                server s2 weight 10
+                server s3 disabled
+                server s4 weight 0
+                server s5 weight 20
+                server s6
+                """);
+        Backends.server(b, "s1").restore(saved("127.0.0.1 0 1 1 1 0 1 0 0 0 0 0 0 - 8001 - 0 0 - - 0"));
+        Backends.server(b, "s2").restore(saved("127.0.0.1 2 0 50 10 0 1 0 2 0 0 0 0 - 9999 - 0 0 - - 0"));
+        Backends.server(b, "s4").restore(saved("127.0.0.1 2 8 0 0 0 1 0 2 0 0 0 0 - 8004 - 0 0 - - 0"));
+        // maintenance and drain at once: a state file may not hold it, so neither way carries it
+        Backends.server(b, "s6").adminState(Server.FORCED_MAINT | Server.FORCED_DRAIN);
+        long now = System.currentTimeMillis();
+        for (Server s : b.servers()) {
+            List<String> f = ServerCommands.stateFields(b, s, now);
+            SavedServerState read = SavedServerState.of("be", s.name(), f.subList(4, f.size()), new ArrayList<>());
+            assertThat(ServerCommands.liveState(s, now)).as(s.name()).isEqualTo(read);
+        }
+        assertThat(ServerCommands.liveState(Backends.server(b, "s6"), now)).isNull();
+        assertThat(ServerCommands.liveState(Backends.server(b, "s1"), now).adminState()).isEqualTo(Server.FORCED_MAINT);
+    }
 }
