@@ -556,12 +556,14 @@ final class TlsKeywords {
             }
         }
         for (int i = 0; i < p.servers.size(); i++) {
-            TlsOptions eff = p.serverOptions.get(i).copy();
-            eff.layerOver(global.serverDefaults);
-            Server s = p.servers.get(i);
-            if (!eff.sslEnabled()) {
+            TlsOptions own = p.serverOptions.get(i);
+            if (!Boolean.TRUE.equals(own.ssl != null ? own.ssl : global.serverDefaults.ssl)) {
+                // no TLS towards it: nothing to layer (what layerOver would say, without a copy per server)
                 continue;
             }
+            TlsOptions eff = own.copy();
+            eff.layerOver(global.serverDefaults);
+            Server s = p.servers.get(i);
             ServerTls t = eff.toServer(global.caBase, global.crtBase, global.serverVerify, p.directory);
             if (t.verify() == Verify.REQUIRED && t.caFile() == null) {
                 diags.error(s.where(), "'server " + p.name + "/" + s.name() + "' : verify is enabled by default but no CA file specified. If"

@@ -420,7 +420,7 @@ public final class Main {
             if (extra != null) {
                 sources.add(extra);
             }
-            ConfigParser.Result r = new ConfigParser(KeywordRegistry.standard(), settings(testsSslLibrary(sources)).inDirectory(directory).withLocalPeer(localPeer))
+            ConfigParser.Result r = new ConfigParser(Keywords.STANDARD, settings(testsSslLibrary(sources)).inDirectory(directory).withLocalPeer(localPeer))
                     .parse(sources);
             diags.addAll(r.diagnostics());
             // the UNIX binds' user and group names, which HAProxy resolves while parsing
@@ -429,6 +429,11 @@ public final class Main {
             config = owners.config();
         }
         return new Parsed(diags, config);
+    }
+
+    /** The keywords, registered once: every reload parses with them (nothing registers on it after). */
+    private static final class Keywords {
+        static final KeywordRegistry STANDARD = KeywordRegistry.standard();
     }
 
     private static int serve(Options opts, Config config, ProxyRuntime.Prepared prepared, Privileges.Resolved privileges, String pidfile) {

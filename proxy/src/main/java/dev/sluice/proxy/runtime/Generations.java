@@ -239,8 +239,12 @@ public final class Generations {
 
     /** The bytes the calling thread allocated so far (a reload's cost in garbage), 0 where the JVM does not count them. */
     private static long allocated() {
-        return java.lang.management.ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean t
-                ? Math.max(0, t.getCurrentThreadAllocatedBytes()) : 0;
+        return Threads.BEAN instanceof com.sun.management.ThreadMXBean t ? Math.max(0, t.getCurrentThreadAllocatedBytes()) : 0;
+    }
+
+    /** Looked up once, at the first reload (the look-up is slower than the count), not at the start. */
+    private static final class Threads {
+        static final java.lang.management.ThreadMXBean BEAN = java.lang.management.ManagementFactory.getThreadMXBean();
     }
 
     /** {@code SIGUSR1}: every configuration stops gracefully; the process ends with the last stream. */

@@ -179,8 +179,19 @@ final class ProcessInfo {
         return 0;
     }
 
-    /** HAProxy's default node name and email-alert myhostname: the host name. */
+    /**
+     * HAProxy's default node name and email-alert myhostname: the host name, read once (HAProxy reads it at start; a reload
+     * read it twice, a file read in interpreted code).
+     */
     static String hostname() {
+        return Hostname.NAME;
+    }
+
+    private static final class Hostname {
+        static final String NAME = read();
+    }
+
+    private static String read() {
         try {
             return Files.readString(Path.of("/proc/sys/kernel/hostname")).trim();
         } catch (IOException | RuntimeException e) {
