@@ -46,15 +46,16 @@ class LauncherMemoryTest {
 
     @Test
     void heapAndDirectMemoryFollowMaxconnAndBufsize() {
-        assertThat(flags("    maxconn 1000")).contains("-XX:+UseSerialGC", "-Xms16m", "-Xmx71m", "-XX:MaxDirectMemorySize=95m")
-                .doesNotContain("-XX:+UseG1GC");
+        assertThat(flags("    maxconn 1000")).contains("-XX:+UseSerialGC", "-XX:-ShrinkHeapInSteps", "-Xms16m", "-Xmx71m",
+                "-XX:MaxDirectMemorySize=95m").doesNotContain("-XX:+UseG1GC");
         assertThat(flags("    maxconn 4096\n    tune.bufsize 32768")).contains("-Xmx144m", "-XX:MaxDirectMemorySize=320m");
         // -m caps both
         assertThat(flags("    maxconn 4096", "-m", "100")).contains("-Xmx100m", "-XX:MaxDirectMemorySize=100m");
         // -n sets maxconn as it does for the daemon
         assertThat(flags("    maxconn 4096", "-n", "1000")).contains("-Xmx71m");
         // a heap over 512 MB: G1
-        assertThat(flags("    maxconn 30000")).contains("-XX:+UseG1GC", "-Xmx751m").doesNotContain("-XX:+UseSerialGC");
+        assertThat(flags("    maxconn 30000")).contains("-XX:+UseG1GC", "-XX:+ExplicitGCInvokesConcurrent", "-Xmx751m")
+                .doesNotContain("-XX:+UseSerialGC", "-XX:-ShrinkHeapInSteps");
     }
 
     @Test

@@ -40,4 +40,15 @@ class ReloadTest {
         assertThat(Generations.tenths(-5)).isEqualTo("0.0");
         assertThat(Generations.tenths(1_000_000_000)).isEqualTo("1000.0");
     }
+
+    /** After a burst of reloads, the heap is collected once when it grew by more than the slack since the first reload. */
+    @Test
+    void heapGrownEnoughToCollect() {
+        long base = 40L << 20;
+        assertThat(Generations.grown(base + Generations.HEAP_SLACK + 1, base)).isTrue();
+        assertThat(Generations.grown(base + Generations.HEAP_SLACK, base)).isFalse();
+        assertThat(Generations.grown(base / 2, base)).isFalse();
+        // no reload yet: nothing to give back
+        assertThat(Generations.grown(Long.MAX_VALUE, -1)).isFalse();
+    }
 }
