@@ -121,8 +121,9 @@ def rss_kb(pid):
 def heap_used_kb(pid):
     subprocess.run([JAVA + "/jcmd", str(pid), "GC.run"], capture_output=True)
     out = subprocess.run([JAVA + "/jcmd", str(pid), "GC.heap_info"], capture_output=True, text=True).stdout
-    m = re.search(r"used (\d+)K", out)
-    return int(m.group(1)) if m else -1
+    # the generations' (or G1's heap) lines: "DefNew total ..., used NK", "Tenured total ..., used NK"; not the spaces
+    used = [int(m.group(1)) for m in re.finditer(r"\btotal \d+K, used (\d+)K", out)]
+    return sum(used) if used else -1
 
 
 def start(cmd):
@@ -219,8 +220,9 @@ def main():
                     n += 1
                 time.sleep(0.25)
             out = w.stdout.read()
-            p50 = re.search(r"50%\s+(\S+)", out).group(1)
-            p99 = re.search(r"99%\s+(\S+)", out).group(1)
+            # the latency distribution's lines ("     50%  236.00us"), not a thread line's "+/- Stdev" percentage
+            p50 = re.search(r"^\s+50%\s+(\S+)", out, re.M).group(1)
+            p99 = re.search(r"^\s+99%\s+(\S+)", out, re.M).group(1)
             rps = re.search(r"Requests/sec:\s+(\S+)", out).group(1)
             errs = re.search(r"Socket errors:.*", out)
             print("%-34s p50 %s  p99 %s  %s req/s  reloads %d  %s" % (label, p50, p99, rps, n, errs.group(0) if errs else "no socket errors"))
