@@ -182,6 +182,57 @@ class BackendOptionsTest {
                 "arrived 6: 1/5", "arrived 7: 1/6", "arrived 8: 1/7", "released 1: 4/3", "released 2: 3/3", "released 3: 3/2");
     }
 
+    /**
+     * The load of the dynamic maxconn is HAProxy's {@code beconn}: streams assigned to the backend count from then on, also
+     * while they wait for their request body (backend b's {@code wait-for-body}) with neither a slot nor a place in a queue.
+     * Four such streams make the limit MAX(1, load * 4 / 8) 2, 3 and 3 for the three requests that follow: all served.
+     */
+    private List<String> dynamicMaxconnCountsEveryAssignedStream(boolean haproxy, Origin o) {
+        holds.clear();
+        released = false;
+        int port = Ports.free();
+        String cfg = HEADER + "frontend f\n    bind 127.0.0.1:" + port + "\n    default_backend l\n"
+                + "backend l\n    timeout queue 30s\n    timeout server 30s\n    fullconn 8\n    http-request wait-for-body time 20s\n"
+                + "    server s1 127.0.0.1:" + o.port() + " minconn 1 maxconn 4\n";
+        List<String> out = new ArrayList<>();
+        List<RawClient> waiting = new ArrayList<>();
+        List<RawClient> clients = new ArrayList<>();
+        try (Daemon d = Daemon.start(haproxy, cfg, port)) {
+            for (int i = 1; i <= 4; i++) {
+                waiting.add(new RawClient(port, 30_000).send("POST /body/" + i + " HTTP/1.1\r\nhost: t\r\ncontent-length: 20\r\n\r\n0123456789"));
+            }
+            // the four are in the backend: scur counts them there (beconn), none has a server
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            while (!ServerQueueTest.stat(d, "l,BACKEND", "scur").equals("4") && System.nanoTime() < deadline) {
+                Daemon.sleep(20);
+            }
+            out.add("waiting for their body: " + ServerQueueTest.stat(d, "l,BACKEND", "scur") + " " + served(d, 0));
+            for (int i = 1; i <= 3; i++) {
+                clients.add(new RawClient(port, 30_000).send("GET /hold/" + i + " HTTP/1.1\r\nhost: t\r\n\r\n"));
+                out.add("arrived " + i + ": " + served(d, i));
+            }
+            released = true;
+            holds.values().forEach(java.util.concurrent.CountDownLatch::countDown);
+            for (RawClient c : clients) {
+                assertThat(c.read().status()).isEqualTo(200);
+                c.close();
+            }
+            for (RawClient c : waiting) {
+                assertThat(c.send("0123456789").read().status()).isEqualTo(200);
+                c.close();
+            }
+        }
+        return out;
+    }
+
+    @ParameterizedTest(name = "haproxy={0}")
+    @ValueSource(booleans = {false, true})
+    void dynamicMaxconnCountsEveryAssignedStreamAsHaproxy(boolean haproxy) {
+        Origin o = holding("s1");
+        assertThat(dynamicMaxconnCountsEveryAssignedStream(haproxy, o)).containsExactly("waiting for their body: 4 0/0", "arrived 1: 1/0",
+                "arrived 2: 2/0", "arrived 3: 3/0");
+    }
+
     /** What the client got: the status, or "closed" when the connection closed without a response. */
     private static String outcome(RawClient c) {
         try {

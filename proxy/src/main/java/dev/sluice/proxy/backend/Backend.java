@@ -158,15 +158,12 @@ public final class Backend {
     }
 
     /**
-     * HAProxy's {@code beconn} as the dynamic maxconn reads it: the requests holding a slot on a server of this backend and
-     * those waiting in its queues.
+     * HAProxy's {@code beconn} as the dynamic maxconn reads it ({@code srv_dynamic_maxconn}): the streams assigned to this
+     * backend and not ended, whether they hold a slot, wait in a queue, or have no server yet (a request body awaited,
+     * the rules running).
      */
     int load() {
-        int n = served.get() + queue.length();
-        for (Server s : servers) {
-            n += s.queue().length();
-        }
-        return n;
+        return beconn.get();
     }
 
     /** HAProxy's {@code fullconn} ({@code slim}): configured, else a tenth of the maxconn of the frontends that can route here. */

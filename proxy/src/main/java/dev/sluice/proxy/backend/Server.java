@@ -458,8 +458,8 @@ public final class Server {
         int full = backend.fullconn();
         if (minconn < m) {
             int load = switch (which) {
-                case NEW_REQUEST, RELEASE -> backend.load() + 1;
-                case QUEUES -> backend.load();
+                case NEW_REQUEST, QUEUES -> backend.load();
+                case RELEASE -> backend.load() + 1;
                 case ARRIVAL -> backend.served.get();
             };
             if (load < full) {
