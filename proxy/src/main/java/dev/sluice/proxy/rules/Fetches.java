@@ -43,8 +43,6 @@ public final class Fetches {
             Map.entry("payload_lv", "direction-neutral payload fetches (use req.payload_lv or res.payload_lv)"),
             Map.entry("distcc_body", "distcc inspection"),
             Map.entry("distcc_param", "distcc inspection"),
-            Map.entry("http_auth_bearer", "HTTP bearer authentication"), Map.entry("http_auth_type", "HTTP authentication details"),
-            Map.entry("http_auth_user", "HTTP authentication details"), Map.entry("http_auth_pass", "HTTP authentication details"),
             Map.entry("res.body", "response body inspection"), Map.entry("res.body_len", "response body inspection"),
             Map.entry("acl", "the acl() fetch (HAProxy 3.x)"), Map.entry("lua", "Lua scripting"));
 
@@ -163,6 +161,7 @@ public final class Fetches {
         StickFetches.register();
         Payload.register();
         FetchesInternal.register();
+        AuthFetches.register();
         FetchesState.register();
         FetchesConnection.register();
         TlsFetches.register();
