@@ -105,6 +105,9 @@ public final class Fetches {
         }
         def("res.cache_hit", 0, 0, Match.BOOL, true, a -> t -> t.cacheName() != null);
         def("res.cache_name", 0, 0, Match.STR, true, a -> t -> t.cacheName());
+        // flt_http_comp.c: true once the response is compressed here (false in the response rules, which come first)
+        def("res.comp", 0, 0, Match.BOOL, true, a -> t -> t.compressionAlgo() != null);
+        def("res.comp_algo", 0, 0, Match.STR, true, a -> t -> t.compressionAlgo());
         def("res.ver", 0, 0, Match.STR, true, a -> t -> t.response() == null ? null : version(t.response()));
         def("var", 1, 2, null, false, a -> {
             String name = a.get(0);

@@ -39,8 +39,6 @@ final class FetchesMissing {
             Map.entry("prio_class", "stream and process state read by rules (not implemented yet)"),
             Map.entry("prio_offset", "stream and process state read by rules (not implemented yet)"),
             Map.entry("res.body_size", "HTTP message fetches (not implemented yet)"),
-            Map.entry("res.comp", "response compression introspection (not implemented yet)"),
-            Map.entry("res.comp_algo", "response compression introspection (not implemented yet)"),
             Map.entry("ssl_bc_unique_id", "the TLS Finished messages (SSL_get_finished), which netty-tcnative does not expose"),
             Map.entry("ssl_fc_cipherlist_bin", "frontend TLS connection details (not implemented yet)"),
             Map.entry("ssl_fc_cipherlist_hex", "frontend TLS connection details (not implemented yet)"),

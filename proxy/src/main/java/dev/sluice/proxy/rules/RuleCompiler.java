@@ -102,7 +102,7 @@ public final class RuleCompiler {
                 || phase != Phase.CONNECTION && KEPT.contains(name) || phase == Phase.LOG && loggedAfterResponse(name)) {
             return;
         }
-        String what = n == Phase.REQUEST ? "HTTP request headers" : name.startsWith("srv_") ? "server" : name.equals("status") ? "HTTP response"
+        String what = n == Phase.REQUEST ? "HTTP request headers" : name.startsWith("srv_") ? "server" : permanentResponse(name) ? "HTTP response"
                 : TlsFetches.serverSide(name) ? "server-side connection" : "HTTP response headers";
         throw new IllegalArgumentException("sample fetch '" + name + "' may not be reliably used here because it needs '" + what
                 + "' which is not available here");
@@ -110,11 +110,17 @@ public final class RuleCompiler {
 
     /**
      * The response-side fetches a log line may read, as HAProxy 2.6 allows them at the end of a stream: the server and its
-     * connection ({@code srv_id}, {@code bc_*}, the server-side TLS), and {@code status} (see {@link #sample(String, Phase)});
+     * connection ({@code srv_id}, {@code bc_*}, the server-side TLS), {@code status} (see {@link #sample(String, Phase)}) and
+     * {@code res.comp}/{@code res.comp_algo};
      * not the response's headers, which are gone by then.
      */
     private static boolean loggedAfterResponse(String name) {
-        return name.equals("srv_id") || name.equals("srv_name") || name.equals("status") || name.startsWith("bc_") || TlsFetches.serverSide(name);
+        return name.equals("srv_id") || name.equals("srv_name") || permanentResponse(name) || name.startsWith("bc_") || TlsFetches.serverSide(name);
+    }
+
+    /** HAProxy's SMP_USE_HRSHP fetches ("HTTP response", kept to the end of the stream, unlike the headers' values). */
+    private static boolean permanentResponse(String name) {
+        return name.equals("status") || name.equals("res.comp") || name.equals("res.comp_algo");
     }
 
     private static final String[] SUFFIXES = {"beg", "end", "sub", "reg", "dir", "dom", "len", "found", "ip", "val", "cnt", "int", "str"};

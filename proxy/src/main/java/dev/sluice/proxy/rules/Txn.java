@@ -124,12 +124,20 @@ public interface Txn {
         return null;
     }
 
-    /** When the request began, epoch milliseconds ({@code %Ts}, {@code %ms} in rule values and unique ids). */
     /** The name of the cache that answered ({@code res.cache_name}), null when a server did. */
     default String cacheName() {
         return null;
     }
 
+    /**
+     * The algorithm the proxy compresses the response with ({@code res.comp}, {@code res.comp_algo}), once it decided to:
+     * after the response rules, as HAProxy's compression filter decides after them; null otherwise.
+     */
+    default String compressionAlgo() {
+        return null;
+    }
+
+    /** When the request began, epoch milliseconds ({@code %Ts}, {@code %ms} in rule values and unique ids). */
     default long requestDate() {
         return System.currentTimeMillis();
     }

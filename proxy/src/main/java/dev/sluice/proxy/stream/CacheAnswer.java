@@ -36,12 +36,8 @@ final class CacheAnswer {
                 client.sendBody(b);
             }
         }
-        if (compression != null && compression.active()) {
-            ByteBuf tail = compression.finish();
-            if (tail != null) {
-                client.sendBody(tail);
-            }
-            compression.end(s.backend());
+        if (compression != null) {
+            compression.finish(client, s.backend());
         }
         client.sendEnd(null);
         s.log();

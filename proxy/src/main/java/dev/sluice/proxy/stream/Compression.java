@@ -18,6 +18,8 @@ final class Compression {
     /** The algorithm chosen on the request. */
     private final String algo;
     private Compressor compressor;
+    /** The response was compressed here (HAProxy's HTTP_MSGF_COMPRESSING: it stays once the compressor is freed). */
+    private boolean compressed;
 
     private Compression(Frontend frontend, RequestHead request, String algo) {
         this.frontend = frontend;
@@ -31,10 +33,23 @@ final class Compression {
         return algo == null ? null : new Compression(frontend, request, algo);
     }
 
-    /** Starts compressing the body of {@code head} when the response allows: true then. */
-    boolean start(Backend backend, ResponseHead head) {
-        compressor = Compressor.start(algo, backend.http().compression(), frontend.http().compression(), request, head);
-        return compressor != null;
+    /**
+     * Decides on the response as it came, before the response rules (HAProxy's compression filter decides there, so the
+     * rules read {@code res.comp}): true when it is to be compressed; then {@link #start} after the rules.
+     */
+    boolean select(Backend backend, ResponseHead head) {
+        compressed = Compressor.eligible(algo, backend.http().compression(), frontend.http().compression(), request, head);
+        return compressed;
+    }
+
+    /** After the response rules, for a response {@link #select} chose: its headers for compression, and the compressor. */
+    void start(Backend backend, ResponseHead head) {
+        compressor = Compressor.start(algo, backend.http().compression(), frontend.http().compression(), head);
+    }
+
+    /** The algorithm the response is (or was) compressed with ({@code res.comp_algo}), null when it was not. */
+    String algoUsed() {
+        return compressed ? algo : null;
     }
 
     /** A piece of response body (ownership taken) as it goes to the client: compressed, or null when nothing goes yet. */
@@ -61,9 +76,16 @@ final class Compression {
         return compressor != null;
     }
 
-    /** The end of the compressed body (null: nothing more); then {@link #end}. */
-    ByteBuf finish() {
-        return compressor.finish(ByteBufAllocator.DEFAULT);
+    /** The end of the body: when compressing, the compressor's last bytes go to {@code client} and compression ends. */
+    void finish(ClientSide client, Backend backend) {
+        if (compressor == null) {
+            return;
+        }
+        ByteBuf tail = compressor.finish(ByteBufAllocator.DEFAULT);
+        if (tail != null) {
+            client.sendBody(tail);
+        }
+        end(backend);
     }
 
     /** Ends compression (once, on every path): frees zlib's state and counts what went through it. */

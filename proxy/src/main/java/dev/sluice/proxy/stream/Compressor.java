@@ -223,31 +223,30 @@ public final class Compressor {
     }
 
     /**
-     * Starts compressing {@code response} with {@code algo} (chosen on the request; null: none) when it qualifies, as in
-     * HAProxy 2.6: status 200 to 203, a request of HTTP/1.1 or later that is not HEAD, a body that is not empty, no
-     * Content-Encoding, no Cache-Control no-transform, a Content-Type that is not multipart and, when types are
-     * configured, starts with one of them (none when there is no Content-Type then), at most one ETag and a valid one.
-     * Then the head loses its Content-Length (the body is streamed), a strong ETag becomes weak, and it gains
-     * {@code Vary: Accept-Encoding} and {@code Content-Encoding} (not for identity). Returns null when it does not apply.
+     * Whether {@code response} is to be compressed with {@code algo} (chosen on the request; null: none), as HAProxy 2.6's
+     * compression filter decides on the response as the server sent it, before the response rules: status 200 to 203, a
+     * request of HTTP/1.1 or later that is not HEAD, a body that is not empty, no Content-Encoding, no Cache-Control
+     * no-transform, a Content-Type that is not multipart and, when types are configured, starts with one of them (none
+     * when there is no Content-Type then), at most one ETag and a valid one. Changes nothing: see {@link #start}.
      */
-    public static Compressor start(String algo, Compression backend, Compression frontend, RequestHead request, ResponseHead response) {
+    public static boolean eligible(String algo, Compression backend, Compression frontend, RequestHead request, ResponseHead response) {
         if (algo == null || request.version() == HttpVersion.HTTP_1_0 || response.version() == HttpVersion.HTTP_1_0 || request.isHead()) {
-            return null;
+            return false;
         }
         int status = response.status();
         if (status < 200 || status > 203 || !response.hasBody()) {
-            return null;
+            return false;
         }
         HttpFields f = response.fields();
         if (f.contains(CONTENT_ENCODING)) {
-            return null;
+            return false;
         }
         for (int i = f.indexOf(HeaderNames.CACHE_CONTROL, 0); i >= 0; i = f.indexOf(HeaderNames.CACHE_CONTROL, i + 1)) {
             AsciiString v = f.value(i);
             for (long e = HttpFields.nextElement(v, 0); e >= 0; e = HttpFields.nextElement(v, (int) e)) {
                 int from = (int) (e >>> 32);
                 if ((int) e - from == NO_TRANSFORM.length() && v.regionMatches(true, from, NO_TRANSFORM, 0, NO_TRANSFORM.length())) {
-                    return null;
+                    return false;
                 }
             }
         }
@@ -255,28 +254,39 @@ public final class Compressor {
         AsciiString type = f.get(HeaderNames.CONTENT_TYPE);
         if (type != null) {
             if (type.length() >= 9 && type.regionMatches(true, 0, "multipart", 0, 9)) {
-                return null;
+                return false;
             }
             if (!types.isEmpty() && !listed(type, types)) {
-                return null;
+                return false;
             }
         } else if (!types.isEmpty()) {
-            return null;
+            return false;
         }
         int etag = f.indexOf(ETAG, 0);
         if (etag >= 0) {
             if (f.indexOf(ETAG, etag + 1) >= 0) {
-                return null;
+                return false;
             }
             AsciiString v = f.value(etag);
             boolean weak = v.length() >= 2 && v.charAt(0) == 'W' && v.charAt(1) == '/';
             AsciiString tag = weak ? v.subSequence(2, v.length(), false) : v;
             if (tag.length() < 2 || tag.charAt(0) != '"' || tag.charAt(tag.length() - 1) != '"') {
-                return null;
+                return false;
             }
-            if (!weak) {
-                f.setValue(etag, AsciiString.of("W/" + v));
-            }
+        }
+        return true;
+    }
+
+    /**
+     * Starts compressing {@code response} (after {@link #eligible} said so and the response rules ran, as HAProxy sets its
+     * headers then): the head loses its Content-Length (the body is streamed), a strong ETag becomes weak, and it gains
+     * {@code Vary: Accept-Encoding} and {@code Content-Encoding} (not for identity).
+     */
+    public static Compressor start(String algo, Compression backend, Compression frontend, ResponseHead response) {
+        HttpFields f = response.fields();
+        int etag = f.indexOf(ETAG, 0);
+        if (etag >= 0 && f.value(etag).length() > 0 && f.value(etag).charAt(0) == '"') {
+            f.setValue(etag, AsciiString.of("W/" + f.value(etag)));
         }
         f.removeAll(HeaderNames.CONTENT_LENGTH);
         response.bodyStreamed();

@@ -364,9 +364,10 @@ public final class Stream extends Live implements Exchange {
             if (captures != null) {
                 captures.capture(true, head.fields());
             }
-            // http-response rules: the backend's, then the frontend's; a rule may answer instead
+            // http-response rules (the backend's, then the frontend's; a rule may answer instead), after compression decided
             response = head;
             responsePhase = true;
+            boolean compressing = !switching && compression != null && compression.select(backend, head);
             persistence.stickStore(backend, server, true);
             if (Rule.run(backend.rules().response(), target) == Action.Verdict.DONE
                     || Rule.run(frontend.rules().response(), target) == Action.Verdict.DONE) {
@@ -379,7 +380,8 @@ public final class Stream extends Live implements Exchange {
             persistence.response(backend, head, server, attempts.direct());
             afterResponse(head);
             accounting.sent(head.status());
-            if (!switching && compression != null && compression.start(backend, head)) {
+            if (compressing) {
+                compression.start(backend, head);
                 accounting.compressing();
                 cacheFill = cacheFill != null && cacheFill.compressedBefore(compression.byFrontend(backend)) ? null : cacheFill;
             }
@@ -457,9 +459,7 @@ public final class Stream extends Live implements Exchange {
         if (cacheFill != null) {
             cacheFill.append(data);
         }
-        if (compression != null) {
-            data = compression.compress(data);
-        }
+        data = compression != null ? compression.compress(data) : data;
         if (data == null) {
             return;
         }
@@ -484,12 +484,8 @@ public final class Stream extends Live implements Exchange {
             cacheFill.complete();
         }
         endTracking();
-        if (compression != null && compression.active()) {
-            ByteBuf tail = compression.finish();
-            if (tail != null) {
-                client.sendBody(tail);
-            }
-            compression.end(backend);
+        if (compression != null) {
+            compression.finish(client, backend);
         }
         client.sendEnd(trailers);
         log();
@@ -633,13 +629,15 @@ public final class Stream extends Live implements Exchange {
         status = head.status();
         response = head;
         responsePhase = true;
+        boolean compressing = compression != null && compression.select(backend, head);
         if (Rule.run(backend.rules().response(), target) == Action.Verdict.DONE
                 || Rule.run(frontend.rules().response(), target) == Action.Verdict.DONE) {
             return false;
         }
         afterResponse(head);
         accounting.sent(head.status());
-        if (compression != null && compression.start(backend, head)) {
+        if (compressing) {
+            compression.start(backend, head);
             accounting.compressing();
         }
         finished = true;

@@ -369,6 +369,12 @@ final class StreamTarget extends ClientTxn<ClientSide> implements RuleTarget {
         return stream.fromCache() ? hitCache.name() : null;
     }
 
+    @Override
+    public String compressionAlgo() {
+        Compression c = stream.compression();
+        return c == null ? null : c.algoUsed();
+    }
+
     /** The entry a {@code cache-use} rule found for the request (held until {@link #releaseHit}), or null. */
     CacheEntry cacheHit() {
         return cacheHit;

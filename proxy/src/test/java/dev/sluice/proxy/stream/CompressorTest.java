@@ -45,6 +45,11 @@ class CompressorTest {
         return h;
     }
 
+    /** Decided and started as a stream does (the response rules between the two do nothing here); null when not eligible. */
+    private static Compressor start(String algo, Compression backend, Compression frontend, RequestHead request, ResponseHead response) {
+        return Compressor.eligible(algo, backend, frontend, request, response) ? Compressor.start(algo, backend, frontend, response) : null;
+    }
+
     @Test
     void theBestQValueWinsAndStarTakesTheLastConfigured() {
         assertThat(Compressor.select(ALL, null, request("accept-encoding", "gzip;q=0.5, deflate;q=0.8"))).isEqualTo("raw-deflate");
@@ -84,7 +89,7 @@ class CompressorTest {
     @Test
     void theHeadChangesAsHaproxyChangesIt() {
         ResponseHead h = response("content-type", "text/plain", "etag", "\"v1\"");
-        Compressor z = Compressor.start("gzip", ALL, null, request(), h);
+        Compressor z = start("gzip", ALL, null, request(), h);
         try {
             assertThat(z).isNotNull();
             assertThat(h.body()).isEqualTo(MessageHead.Body.STREAMED);
@@ -95,14 +100,14 @@ class CompressorTest {
         } finally {
             z.release();
         }
-        Compressor raw = Compressor.start("raw-deflate", ALL, null, request(), response());
+        Compressor raw = start("raw-deflate", ALL, null, request(), response());
         ResponseHead rh = response();
-        Compressor raw2 = Compressor.start("raw-deflate", ALL, null, request(), rh);
+        Compressor raw2 = start("raw-deflate", ALL, null, request(), rh);
         assertThat(rh.fields().get(AsciiString.of("content-encoding")).toString()).isEqualTo("deflate");
         raw.release();
         raw2.release();
         ResponseHead ih = response();
-        Compressor id = Compressor.start("identity", ALL, null, request(), ih);
+        Compressor id = start("identity", ALL, null, request(), ih);
         assertThat((Object) ih.fields().get(AsciiString.of("content-encoding"))).isNull();
         assertThat(id.compressing()).isFalse();
         id.release();
@@ -110,33 +115,33 @@ class CompressorTest {
 
     @Test
     void responsesThatDoNotQualify() {
-        assertThat(Compressor.start(null, ALL, null, request(), response())).isNull();
-        assertThat(Compressor.start("gzip", ALL, null, request(), response("content-encoding", "br"))).isNull();
-        assertThat(Compressor.start("gzip", ALL, null, request(), response("cache-control", "max-age=1, NO-TRANSFORM"))).isNull();
-        assertThat(Compressor.start("gzip", ALL, null, request(), response("content-type", "Multipart/mixed"))).isNull();
-        assertThat(Compressor.start("gzip", ALL, null, request(), response("etag", "\"a\"", "etag", "\"b\""))).isNull();
-        assertThat(Compressor.start("gzip", ALL, null, request(), response("etag", "W/x"))).isNull();
+        assertThat(start(null, ALL, null, request(), response())).isNull();
+        assertThat(start("gzip", ALL, null, request(), response("content-encoding", "br"))).isNull();
+        assertThat(start("gzip", ALL, null, request(), response("cache-control", "max-age=1, NO-TRANSFORM"))).isNull();
+        assertThat(start("gzip", ALL, null, request(), response("content-type", "Multipart/mixed"))).isNull();
+        assertThat(start("gzip", ALL, null, request(), response("etag", "\"a\"", "etag", "\"b\""))).isNull();
+        assertThat(start("gzip", ALL, null, request(), response("etag", "W/x"))).isNull();
         Compression typed = new Compression(List.of("gzip"), List.of("text/"), false);
-        assertThat(Compressor.start("gzip", typed, null, request(), response())).isNull();
-        assertThat(Compressor.start("gzip", typed, null, request(), response("content-type", "image/png"))).isNull();
+        assertThat(start("gzip", typed, null, request(), response())).isNull();
+        assertThat(start("gzip", typed, null, request(), response("content-type", "image/png"))).isNull();
         ResponseHead notModified = response();
         ResponseHead partial = new ResponseHead(HttpVersion.HTTP_1_1, 206, AsciiString.of("Partial Content"), new HttpFields());
         partial.bodyLength(10);
-        assertThat(Compressor.start("gzip", ALL, null, request(), partial)).isNull();
+        assertThat(start("gzip", ALL, null, request(), partial)).isNull();
         RequestHead head = new RequestHead(AsciiString.of("HEAD"), AsciiString.of("/"), HttpVersion.HTTP_1_1, new HttpFields());
-        assertThat(Compressor.start("gzip", ALL, null, head, notModified)).isNull();
+        assertThat(start("gzip", ALL, null, head, notModified)).isNull();
         RequestHead old = new RequestHead(AsciiString.of("GET"), AsciiString.of("/"), HttpVersion.HTTP_1_0, new HttpFields());
-        assertThat(Compressor.start("gzip", ALL, null, old, response())).isNull();
+        assertThat(start("gzip", ALL, null, old, response())).isNull();
         ResponseHead empty = response();
         empty.bodyLength(0);
-        assertThat(Compressor.start("gzip", ALL, null, request(), empty)).isNull();
+        assertThat(start("gzip", ALL, null, request(), empty)).isNull();
     }
 
     @Test
     void bodiesDecodeWhateverPiecesTheyCameIn() throws Exception {
         byte[] text = "a streamed body that compresses well, ".repeat(300).getBytes(StandardCharsets.US_ASCII);
         for (String algo : List.of("gzip", "deflate", "raw-deflate", "identity")) {
-            Compressor z = Compressor.start(algo, ALL, null, request(), response());
+            Compressor z = start(algo, ALL, null, request(), response());
             ByteArrayOutputStream wire = new ByteArrayOutputStream();
             try {
                 for (int at = 0; at < text.length; at += 1000) {
@@ -174,7 +179,7 @@ class CompressorTest {
         int[] sizes = new int[10];
         for (int level : new int[] {1, 6, 9}) {
             Compression c = new Compression(List.of("gzip"), List.of(), false, level);
-            Compressor z = Compressor.start("gzip", c, null, request(), response());
+            Compressor z = start("gzip", c, null, request(), response());
             ByteArrayOutputStream wire = new ByteArrayOutputStream();
             try {
                 wire.write(bytes(z.compress(ByteBufAllocator.DEFAULT, Unpooled.directBuffer().writeBytes(text))));
