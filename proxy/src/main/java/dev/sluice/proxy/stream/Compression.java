@@ -37,12 +37,12 @@ final class Compression {
      * Decides on the response as it came, before the response rules (HAProxy's compression filter decides there, so the
      * rules read {@code res.comp}): true when it is to be compressed; then {@link #start} after the rules.
      */
-    boolean select(Backend backend, ResponseHead head) {
+    boolean decide(Backend backend, ResponseHead head) {
         compressed = Compressor.eligible(algo, backend.http().compression(), frontend.http().compression(), request, head);
         return compressed;
     }
 
-    /** After the response rules, for a response {@link #select} chose: its headers for compression, and the compressor. */
+    /** After the response rules, for a response {@link #decide} chose: its headers for compression, and the compressor. */
     void start(Backend backend, ResponseHead head) {
         compressor = Compressor.start(algo, backend.http().compression(), frontend.http().compression(), head);
     }

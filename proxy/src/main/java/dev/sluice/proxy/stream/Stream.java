@@ -367,7 +367,7 @@ public final class Stream extends Live implements Exchange {
             // http-response rules (the backend's, then the frontend's; a rule may answer instead), after compression decided
             response = head;
             responsePhase = true;
-            boolean compressing = !switching && compression != null && compression.select(backend, head);
+            boolean compressing = !switching && compression != null && compression.decide(backend, head);
             persistence.stickStore(backend, server, true);
             if (Rule.run(backend.rules().response(), target) == Action.Verdict.DONE
                     || Rule.run(frontend.rules().response(), target) == Action.Verdict.DONE) {
@@ -629,7 +629,7 @@ public final class Stream extends Live implements Exchange {
         status = head.status();
         response = head;
         responsePhase = true;
-        boolean compressing = compression != null && compression.select(backend, head);
+        boolean compressing = compression != null && compression.decide(backend, head);
         if (Rule.run(backend.rules().response(), target) == Action.Verdict.DONE
                 || Rule.run(frontend.rules().response(), target) == Action.Verdict.DONE) {
             return false;
