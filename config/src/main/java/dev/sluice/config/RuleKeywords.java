@@ -107,9 +107,9 @@ final class RuleKeywords {
                     "HAProxy's strict rewriting mode for the rules after it (a failed rewrite gives a 500 when on, is ignored when"
                             + " off). Sluice's rewrites do not fail (its messages have no fixed rewrite reserve), so both modes act"
                             + " the same."),
-            new Spec("wait-for-body", REQ, 2, 4, "wait-for-body time <time> [at-least <size>]",
-                    "Hold the request until its whole body, <size> bytes of it or a full buffer (tune.bufsize) arrived, so that req.body"
-                            + " fetches see it; 408 when <time> passes first."));
+            new Spec("wait-for-body", REQ | RES, 2, 4, "wait-for-body time <time> [at-least <size>]",
+                    "Hold the request (or the response) until its whole body, <size> bytes of it or a full buffer (tune.bufsize)"
+                            + " arrived, so that req.body (res.body) fetches see it; 408 (504 for a response) when <time> passes first."));
 
     static void register(KeywordRegistry r) {
         r.family("http-request", "http-request action");

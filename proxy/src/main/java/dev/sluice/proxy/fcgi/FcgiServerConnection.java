@@ -1,5 +1,6 @@
 package dev.sluice.proxy.fcgi;
 
+import dev.sluice.proxy.stream.ServerFailure;
 import dev.sluice.config.model.FcgiApp;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.backend.Server;
@@ -507,7 +508,7 @@ public final class FcgiServerConnection extends ChannelInboundHandlerAdapter imp
         }
         Stream s = stream;
         if (s != null && !responseEnded) {
-            s.onServerFailure(anyResponseBytes ? Stream.ServerFailure.TRUNCATED : Stream.ServerFailure.CLOSED_BEFORE_RESPONSE);
+            s.onServerFailure(anyResponseBytes ? ServerFailure.TRUNCATED : ServerFailure.CLOSED_BEFORE_RESPONSE);
         }
         reader.stop();
         releaseHeld();
@@ -526,7 +527,7 @@ public final class FcgiServerConnection extends ChannelInboundHandlerAdapter imp
 
     private void onTimeout() {
         if (stream != null) {
-            stream.onServerFailure(Stream.ServerFailure.TIMEOUT);
+            stream.onServerFailure(ServerFailure.TIMEOUT);
         } else {
             ch.close();
         }
@@ -535,9 +536,9 @@ public final class FcgiServerConnection extends ChannelInboundHandlerAdapter imp
     private void invalid() {
         Stream s = stream;
         if (s != null && !headSent) {
-            s.onServerFailure(Stream.ServerFailure.INVALID_RESPONSE);
+            s.onServerFailure(ServerFailure.INVALID_RESPONSE);
         } else if (s != null) {
-            s.onServerFailure(Stream.ServerFailure.TRUNCATED);
+            s.onServerFailure(ServerFailure.TRUNCATED);
         } else {
             ch.close();
         }

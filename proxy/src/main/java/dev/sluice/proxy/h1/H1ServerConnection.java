@@ -1,5 +1,6 @@
 package dev.sluice.proxy.h1;
 
+import dev.sluice.proxy.stream.ServerFailure;
 import dev.sluice.config.model.HttpOptions;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.backend.Backend;
@@ -363,9 +364,9 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
             s.onTunnelClosed(false, false);
         } else if (s != null) {
             if (!anyResponseBytes) {
-                s.onServerFailure(Stream.ServerFailure.CLOSED_BEFORE_RESPONSE);
+                s.onServerFailure(ServerFailure.CLOSED_BEFORE_RESPONSE);
             } else if (!parser.inputClosed() && stream != null) {
-                s.onServerFailure(Stream.ServerFailure.TRUNCATED);
+                s.onServerFailure(ServerFailure.TRUNCATED);
             }
         }
         input.release();
@@ -386,7 +387,7 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
             return;
         }
         if (stream != null) {
-            stream.onServerFailure(Stream.ServerFailure.TIMEOUT);
+            stream.onServerFailure(ServerFailure.TIMEOUT);
         } else {
             ch.close();
         }
@@ -438,7 +439,7 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
         be.lastError(ErrorCapture.capture(false, be.name(), be.id(), fe == null ? null : fe.name(), fe == null ? -1 : fe.id(),
                 server.name(), server.id(), stream == null ? null : stream.client().remoteAddress(), input.get(), parser.messageStart(), error.offset()));
         if (stream != null) {
-            stream.onServerFailure(Stream.ServerFailure.INVALID_RESPONSE);
+            stream.onServerFailure(ServerFailure.INVALID_RESPONSE);
         } else {
             ch.close();
         }

@@ -1,5 +1,6 @@
 package dev.sluice.proxy.h2;
 
+import dev.sluice.proxy.stream.ServerFailure;
 import dev.sluice.config.model.Tune;
 import dev.sluice.proxy.backend.MultiplexedConnection;
 import dev.sluice.proxy.backend.Server;
@@ -535,6 +536,6 @@ public final class H2ServerConnection extends Http2ConnectionHandler implements 
         streams.remove(s.id());
         resetStream(ctx, s.id(), Http2Error.CANCEL.code(), ctx.newPromise());
         flushIfNeeded();
-        s.failure(Stream.ServerFailure.TIMEOUT);
+        s.failure(ServerFailure.TIMEOUT);
     }
 }

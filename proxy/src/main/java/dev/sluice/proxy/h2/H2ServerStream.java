@@ -1,5 +1,6 @@
 package dev.sluice.proxy.h2;
 
+import dev.sluice.proxy.stream.ServerFailure;
 import dev.sluice.config.model.Timeouts;
 import dev.sluice.proxy.stream.Deadline;
 import dev.sluice.proxy.http.HttpFields;
@@ -273,19 +274,19 @@ final class H2ServerStream implements ServerSide {
     }
 
     void onInvalid() {
-        failure(Stream.ServerFailure.INVALID_RESPONSE);
+        failure(ServerFailure.INVALID_RESPONSE);
     }
 
     /** The server reset the stream; {@code refused} means it was never processed (safe to replay). */
     void onReset(boolean refused) {
         cancelTimer();
-        failure(refused || !headReceived ? Stream.ServerFailure.CLOSED_BEFORE_RESPONSE : Stream.ServerFailure.TRUNCATED);
+        failure(refused || !headReceived ? ServerFailure.CLOSED_BEFORE_RESPONSE : ServerFailure.TRUNCATED);
     }
 
     void onRemoved() {
         cancelTimer();
         if (!responseEnded) {
-            failure(headReceived ? Stream.ServerFailure.TRUNCATED : Stream.ServerFailure.CLOSED_BEFORE_RESPONSE);
+            failure(headReceived ? ServerFailure.TRUNCATED : ServerFailure.CLOSED_BEFORE_RESPONSE);
         }
     }
 
@@ -293,7 +294,7 @@ final class H2ServerStream implements ServerSide {
         onRemoved();
     }
 
-    void failure(Stream.ServerFailure f) {
+    void failure(ServerFailure f) {
         Stream s = stream;
         stream = null;
         responseEnded = true;

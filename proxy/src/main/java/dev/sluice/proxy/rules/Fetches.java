@@ -43,7 +43,6 @@ public final class Fetches {
             Map.entry("payload_lv", "direction-neutral payload fetches (use req.payload_lv or res.payload_lv)"),
             Map.entry("distcc_body", "distcc inspection"),
             Map.entry("distcc_param", "distcc inspection"),
-            Map.entry("res.body", "response body inspection"), Map.entry("res.body_len", "response body inspection"),
             Map.entry("acl", "the acl() fetch (HAProxy 3.x)"), Map.entry("lua", "Lua scripting"));
 
     static {
@@ -155,6 +154,19 @@ public final class Fetches {
                 return null;
             }
             long cl = t.request().contentLength();
+            return cl >= 0 ? cl : (long) b.length;
+        });
+        def("res.body", 0, 0, null, true, a -> Txn::responseBody);
+        def("res.body_len", 0, 0, Match.INT, true, a -> t -> {
+            byte[] b = t.responseBody();
+            return b == null ? null : (long) b.length;
+        });
+        def("res.body_size", 0, 0, Match.INT, true, a -> t -> {
+            byte[] b = t.responseBody();
+            if (b == null) {
+                return null;
+            }
+            long cl = t.response().contentLength();
             return cl >= 0 ? cl : (long) b.length;
         });
         def("req.body_param", 0, 2, null, false, a -> new BodyParam(a.isEmpty() || a.get(0).isEmpty() ? null : a.get(0),

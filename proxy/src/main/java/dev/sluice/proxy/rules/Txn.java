@@ -116,6 +116,11 @@ public interface Txn {
         return null;
     }
 
+    /** The response body bytes an {@code http-response wait-for-body} held ({@code res.body}), or null when none ran. */
+    default byte[] responseBody() {
+        return null;
+    }
+
     /**
      * The value of capture slot {@code slot} of the request ({@code response} false) or the response, for
      * {@code capture.req.hdr(n)} / {@code capture.res.hdr(n)}; null when empty or absent.

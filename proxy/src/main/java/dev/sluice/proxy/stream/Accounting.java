@@ -205,7 +205,7 @@ final class Accounting {
     }
 
     /** No valid response from the server for {@code failure}: eresp, and what {@code observe} counts (HAProxy's HANA status). */
-    void responseError(Stream.ServerFailure failure) {
+    void responseError(ServerFailure failure) {
         responseError();
         stream.server().observed(switch (failure) {
             case CLOSED_BEFORE_RESPONSE -> TrafficEvent.HTTP_BROKEN_PIPE;
@@ -219,8 +219,8 @@ final class Accounting {
      * The server cut an HTTP response short by {@code failure}: {@link #serverAborted(boolean)}; an invalid body is an
      * error for {@code observe} too (HAProxy's return_bad_res of http_response_forward_body), a server's abort is not.
      */
-    void serverAborted(boolean timeout, Stream.ServerFailure failure) {
-        if (failure == Stream.ServerFailure.INVALID_RESPONSE) {
+    void serverAborted(boolean timeout, ServerFailure failure) {
+        if (failure == ServerFailure.INVALID_RESPONSE) {
             stream.server().observed(TrafficEvent.HTTP_RSP);
         }
         serverAborted(timeout);

@@ -37,7 +37,7 @@ final class Answers {
      */
     void killed() {
         if (stream.outcome().state() == State.HEADERS) {
-            stream.accounting().responseError(Stream.ServerFailure.CLOSED_BEFORE_RESPONSE);
+            stream.accounting().responseError(ServerFailure.CLOSED_BEFORE_RESPONSE);
             fail(502);
             return;
         }

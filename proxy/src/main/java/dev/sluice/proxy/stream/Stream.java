@@ -31,19 +31,6 @@ import io.netty.util.AsciiString;
  */
 public final class Stream extends Live implements Exchange {
 
-    /** How a server exchange failed. */
-    public enum ServerFailure {
-        /** The connection closed (or reset) before any byte of the response. */
-        CLOSED_BEFORE_RESPONSE,
-        /** The response head was invalid. */
-        INVALID_RESPONSE,
-        /** The connection closed in the middle of the response. */
-        TRUNCATED,
-        /** {@code timeout server} expired. */
-        TIMEOUT
-    }
-
-
     private final ClientSide client;
     private final Frontend frontend;
     private final RequestHead request;
@@ -53,6 +40,7 @@ public final class Stream extends Live implements Exchange {
     private final RequestBody body;
     private final Persistence persistence;
     private final RequestRules rules;
+    private final ResponseRules responseRules;
     /** The response compression; null unless the request asked for an algorithm both ends offer. */
     private Compression compression;
     private final Termination outcome = new Termination();
@@ -89,6 +77,7 @@ public final class Stream extends Live implements Exchange {
         this.body = new RequestBody(this, client, request);
         this.persistence = new Persistence(client, request, target);
         this.rules = new RequestRules(this, frontend, request, target);
+        this.responseRules = new ResponseRules(this, target);
     }
 
     public RequestHead request() {
@@ -170,6 +159,10 @@ public final class Stream extends Live implements Exchange {
 
     Attempts attempts() {
         return attempts;
+    }
+
+    ResponseRules responseRules() {
+        return responseRules;
     }
 
     /** The proxy's own answers; made when one is needed (it holds nothing of its own), not with every stream. */
@@ -323,11 +316,12 @@ public final class Stream extends Live implements Exchange {
     }
 
     /**
-     * {@code wait-for-body} (see {@link RequestBody#waitFor}): true when the rules may go on at once; otherwise they
-     * resume when enough body arrived, or the request gets a 408 and its connection closes (flags cR).
+     * {@code wait-for-body} (see {@link RequestBody#waitFor}; the response's: {@link ResponseRules#waitFor}): true when the
+     * rules may go on at once; otherwise they resume when enough body arrived, or the request gets a 408 and its
+     * connection closes (flags cR).
      */
     boolean waitForBody(long millis, long atLeast) {
-        return body.waitFor(millis, atLeast, () -> {
+        return responsePhase ? responseRules.waitFor(millis, atLeast) : body.waitFor(millis, atLeast, () -> {
             outcome.set(Cause.CLIENT_TIMEOUT, State.REQUEST);
             closeAfter = true;
             fail(408);
@@ -364,38 +358,45 @@ public final class Stream extends Live implements Exchange {
             if (captures != null) {
                 captures.capture(true, head.fields());
             }
-            // http-response rules (the backend's, then the frontend's; a rule may answer instead), after compression decided
+            // http-response rules after compression decided (ResponseRules: a rule may answer instead, or wait for the body)
             response = head;
             responsePhase = true;
             boolean compressing = !switching && compression != null && compression.decide(backend, head);
             persistence.stickStore(backend, server, true);
-            if (Rule.run(backend.rules().response(), target) == Action.Verdict.DONE
-                    || Rule.run(frontend.rules().response(), target) == Action.Verdict.DONE) {
-                return;
+            if (responseRules.start(compressing)) {
+                responseRulesPassed(head, compressing);
             }
-            if (captures != null) {
-                // the server's cookie is captured after the response rules, as HAProxy reads it with its persistence cookie
-                captures.cookie(true, head.fields());
-            }
-            persistence.response(backend, head, server, attempts.direct());
-            afterResponse(head);
-            accounting.sent(head.status());
-            if (compressing) {
-                compression.start(backend, head);
-                accounting.compressing();
-                cacheFill = cacheFill != null && cacheFill.compressedBefore(compression.byFrontend(backend)) ? null : cacheFill;
-            }
+        } else {
+            client.sendHead(head);
+            accounting.credit(conn != null);
         }
-        client.sendHead(head);
-        accounting.credit(conn != null);
-        if (!head.isInterim() && frontend.accessLog() != null && frontend.accessLog().logAsap()) {
-            logLine(true);
-        }
-        if (switching && conn != null) {
+        if (switching && conn != null && !finished) {
             tunnel = true;
             client.startTunnel();
             conn.startTunnel();
             client.flush();
+        }
+    }
+
+    /** The response rules passed (at once, or once a wait-for-body had its body): the head goes to the client. */
+    void responseRulesPassed(ResponseHead head, boolean compressing) {
+        LogCaptures captures = target.captures();
+        if (captures != null) {
+            // the server's cookie is captured after the response rules, as HAProxy reads it with its persistence cookie
+            captures.cookie(true, head.fields());
+        }
+        persistence.response(backend, head, server, attempts.direct());
+        afterResponse(head);
+        accounting.sent(head.status());
+        if (compressing) {
+            compression.start(backend, head);
+            accounting.compressing();
+            cacheFill = cacheFill != null && cacheFill.compressedBefore(compression.byFrontend(backend)) ? null : cacheFill;
+        }
+        client.sendHead(head);
+        accounting.credit(conn != null);
+        if (frontend.accessLog() != null && frontend.accessLog().logAsap()) {
+            logLine(true);
         }
     }
 
@@ -456,6 +457,13 @@ public final class Stream extends Live implements Exchange {
             return;
         }
         accounting.responded(data.readableBytes());
+        if (!responseRules.hold(data)) {
+            sendResponseBody(data);
+        }
+    }
+
+    /** A piece of response body the rules let through goes to the client (and the cache); takes ownership. */
+    void sendResponseBody(ByteBuf data) {
         if (cacheFill != null) {
             cacheFill.append(data);
         }
@@ -471,7 +479,7 @@ public final class Stream extends Live implements Exchange {
     }
 
     public void onResponseEnd(HttpFields trailers) {
-        if (finished) {
+        if (finished || responseRules.holdEnd(trailers)) {
             return;
         }
         finished = true;
@@ -630,8 +638,8 @@ public final class Stream extends Live implements Exchange {
         response = head;
         responsePhase = true;
         boolean compressing = compression != null && compression.decide(backend, head);
-        if (Rule.run(backend.rules().response(), target) == Action.Verdict.DONE
-                || Rule.run(frontend.rules().response(), target) == Action.Verdict.DONE) {
+        // a wait-for-body finds the whole body here
+        if (!responseRules.complete().start(compressing)) {
             return false;
         }
         afterResponse(head);
@@ -714,6 +722,7 @@ public final class Stream extends Live implements Exchange {
         if (compression != null) {
             compression.end(backend);
         }
+        responseRules.release();
         target.releaseHit();
         Budget b = budget;
         if (b != null) {
@@ -752,6 +761,7 @@ public final class Stream extends Live implements Exchange {
             attempts.release();
         }
         body.release();
+        responseRules.release();
     }
 
     // ------------------------------------------------------------------ admin view
@@ -776,16 +786,7 @@ public final class Stream extends Live implements Exchange {
     /** Where the exchange is: the state it would end in now. */
     @Override
     public State phase() {
-        if (tunnel || responseStarted) {
-            return State.DATA;
-        }
-        if (conn != null) {
-            return State.HEADERS;
-        }
-        if (accounting.connectStarted()) {
-            return State.CONNECT;
-        }
-        return State.REQUEST;
+        return tunnel || responseStarted ? State.DATA : conn != null ? State.HEADERS : accounting.connectStarted() ? State.CONNECT : State.REQUEST;
     }
 
     @Override

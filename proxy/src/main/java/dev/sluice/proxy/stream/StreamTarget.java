@@ -203,6 +203,11 @@ final class StreamTarget extends ClientTxn<ClientSide> implements RuleTarget {
     }
 
     @Override
+    public byte[] responseBody() {
+        return stream.responseRules().held();
+    }
+
+    @Override
     public long requestDate() {
         return stream.accounting().requestDate();
     }

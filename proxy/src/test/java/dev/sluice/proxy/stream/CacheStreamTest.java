@@ -116,7 +116,7 @@ class CacheStreamTest {
         Stream s = ask("GET", "/cut");
         s.onResponseHead(ok("hello", "cache-control", "max-age=60"));
         s.onResponseBody(Unpooled.copiedBuffer("he", StandardCharsets.US_ASCII));
-        s.onServerFailure(Stream.ServerFailure.TRUNCATED);
+        s.onServerFailure(ServerFailure.TRUNCATED);
         log.next();
         ServerConnector.park(server.server, 0, server);
         server.open = true;

@@ -406,7 +406,7 @@ class StreamTest {
         Stream s = get("/");
         s.onResponseHead(response(200, 10));
         s.onResponseBody(text("hel"));
-        s.onServerFailure(Stream.ServerFailure.TRUNCATED);
+        s.onServerFailure(ServerFailure.TRUNCATED);
         assertThat(client.events).containsExactly("head 200", "body hel", "abort");
         assertThat(server.events).endsWith("abort");
         assertThat(s.finished()).isTrue();
@@ -416,7 +416,7 @@ class StreamTest {
     @Test
     void aServerClosingBeforeTheResponseGives502AndLogsSH() {
         Stream s = get("/");
-        s.onServerFailure(Stream.ServerFailure.CLOSED_BEFORE_RESPONSE);
+        s.onServerFailure(ServerFailure.CLOSED_BEFORE_RESPONSE);
         assertThat(client.events).containsExactly("generated 502 Bad Gateway");
         assertThat(server.events).endsWith("abort");
         assertThat(s.status()).isEqualTo(502);
@@ -427,7 +427,7 @@ class StreamTest {
     void aStaleReusedConnectionClosingBeforeTheResponseIsRetriedOnANewConnection() {
         server.reused = true;
         Stream s = get("/");
-        s.onServerFailure(Stream.ServerFailure.CLOSED_BEFORE_RESPONSE);
+        s.onServerFailure(ServerFailure.CLOSED_BEFORE_RESPONSE);
         // no answer yet: the request goes again, on a new connection the connector opens (its connect is a loop task)
         assertThat(client.events).isEmpty();
         proxy.run();
@@ -445,7 +445,7 @@ class StreamTest {
         Stream s = get("/");
         // timeout server is the server side's to apply: the stream tells it how long
         assertThat(s.serverTimeout()).isEqualTo(3000);
-        s.onServerFailure(Stream.ServerFailure.TIMEOUT);
+        s.onServerFailure(ServerFailure.TIMEOUT);
         assertThat(client.events).containsExactly("generated 504 Gateway Time-out");
         assertThat(log.next()).isEqualTo("504 sH-- 198 be/s1 0");
     }
