@@ -45,8 +45,6 @@ public final class Converters {
             Map.entry("jwt_header_query", "JSON web tokens (not implemented yet)"),
             Map.entry("jwt_payload_query", "JSON web tokens (not implemented yet)"),
             Map.entry("jwt_verify", "JSON web tokens (not implemented yet)"),
-            Map.entry("nbsrv", "server states read from a converter (not implemented yet)"),
-            Map.entry("srv_queue", "server queues read from a converter (not implemented yet)"),
             Map.entry("xxh3", "the XXH3 hash (not implemented yet; xxh32 and xxh64 are)"));
 
     static {

@@ -70,6 +70,22 @@ final class FetchesState {
                 a -> t -> t.states() == null ? null : (Object) t.states().frontendClientTimeout());
         current("be_server_timeout", BackendState::serverTimeout);
         current("be_tunnel_timeout", BackendState::tunnelTimeout);
+        // backend.c's converters: the sample names the backend (nbsrv) or the server, "[<backend>/]<server>" (srv_queue,
+        // without a backend the rule's proxy when it is one); no sample when no such one exists
+        Converters.def("nbsrv", 0, 0, a -> (t, v) -> {
+            BackendState b = t.states() == null ? null : t.states().backend(Samples.str(v).toString());
+            return b == null ? null : (Object) (long) b.usableServers();
+        });
+        Converters.def("srv_queue", 0, 0, a -> {
+            String own = CompileScope.proxy();
+            return (t, v) -> {
+                String in = Samples.str(v).toString();
+                int slash = in.indexOf('/');
+                BackendState b = t.states() == null ? null : t.states().backend(slash >= 0 ? in.substring(0, slash) : own);
+                ServerState s = b == null ? null : b.server(in.substring(slash + 1));
+                return s == null ? null : (Object) s.queued();
+            };
+        });
     }
 
     /** smp_fetch_connslots: over the servers not stopped, free connection and queue slots; -1 when one has no maxconn or maxqueue. */
