@@ -41,10 +41,7 @@ public final class Converters {
             Map.entry("mqtt_is_valid", "MQTT inspection (not implemented yet)"),
             Map.entry("protobuf", "protocol buffers inspection (not implemented yet)"),
             Map.entry("ungrpc", "gRPC message inspection (not implemented yet)"),
-            Map.entry("json_query", "JSON queries (not implemented yet)"),
-            Map.entry("jwt_header_query", "JSON web tokens (not implemented yet)"),
-            Map.entry("jwt_payload_query", "JSON web tokens (not implemented yet)"),
-            Map.entry("jwt_verify", "JSON web tokens (not implemented yet)"),
+            Map.entry("jwt_verify", "JSON web token signature checks (not implemented yet)"),
             Map.entry("xxh3", "the XXH3 hash (not implemented yet; xxh32 and xxh64 are)"));
 
     static {
@@ -188,6 +185,7 @@ public final class Converters {
         }
         def("map_regm", 1, 2, a -> MapFile.converter(a.get(0), a.size() > 1 ? a.get(1) : null, "_regm", ""));
         ConvertersMore.register();
+        JsonQuery.register();
     }
 
     static void def(String name, int min, int max, Function<List<String>, Converter> build) {
