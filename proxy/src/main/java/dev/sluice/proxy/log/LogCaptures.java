@@ -121,12 +121,14 @@ public final class LogCaptures {
     }
 
     /** {@code http-request|response capture <sample> id <slot>}: a slot out of range is ignored. */
-    public void set(boolean isResponse, int slot, CharSequence value) {
+    public boolean set(boolean isResponse, int slot, CharSequence value) {
         String[] values = isResponse ? response : request;
         List<Captures.Slot> slots = isResponse ? config.response() : config.request();
-        if (values != null && slot >= 0 && slot < values.length) {
-            values[slot] = value == null ? null : truncate(value.toString(), slots.get(slot).len());
+        if (values == null || slot < 0 || slot >= values.length) {
+            return false;
         }
+        values[slot] = value == null ? null : truncate(value.toString(), slots.get(slot).len());
+        return true;
     }
 
     /** A slot's value, or null when it holds nothing or does not exist. */

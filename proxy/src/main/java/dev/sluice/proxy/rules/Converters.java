@@ -33,8 +33,6 @@ public final class Converters {
             Map.entry("51d.single", "51Degrees device detection (a proprietary library HAProxy links)"),
             Map.entry("da-csv-conv", "DeviceAtlas device detection (a proprietary library HAProxy links)"),
             Map.entry("aes_gcm_dec", "AES-GCM decryption of samples (not implemented yet)"),
-            Map.entry("capture-req", "captures into declared capture slots from converters (not implemented yet)"),
-            Map.entry("capture-res", "captures into declared capture slots from converters (not implemented yet)"),
             Map.entry("fix_is_valid", "FIX protocol inspection (not implemented yet)"),
             Map.entry("fix_tag_value", "FIX protocol inspection (not implemented yet)"),
             Map.entry("mqtt_field_value", "MQTT inspection (not implemented yet)"),

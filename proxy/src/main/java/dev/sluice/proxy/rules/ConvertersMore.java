@@ -138,6 +138,17 @@ final class ConvertersMore {
             };
         });
         Converters.def("ub64enc", 0, 0, a -> (t, v) -> Base64.getUrlEncoder().withoutPadding().encodeToString(Samples.bytes(v)));
+        // http_conv.c: the sample (as a string) into the frontend's capture slot, cut to its length; passed on unchanged,
+        // no sample when the slot does not exist
+        for (boolean response : new boolean[] {false, true}) {
+            Converters.def(response ? "capture-res" : "capture-req", 1, 1, a -> {
+                int slot = Integer.parseInt(a.get(0));
+                return (t, v) -> {
+                    String s = Samples.str(v).toString();
+                    return t instanceof RuleTarget r && r.capture(response, slot, s) ? s : null;
+                };
+            });
+        }
         Converters.def("ub64dec", 0, 0, a -> (t, v) -> {
             String s = Samples.str(v).toString();
             try {

@@ -74,8 +74,12 @@ public interface RuleTarget extends Txn {
     default void disableL7Retry() {
     }
 
-    /** {@code http-request|response capture <sample> id <slot>}. */
-    default void capture(boolean response, int slot, CharSequence value) {
+    /**
+     * {@code http-request|response capture <sample> id <slot>} and the {@code capture-req|res} converters: false when the
+     * frontend has no such slot.
+     */
+    default boolean capture(boolean response, int slot, CharSequence value) {
+        return false;
     }
 
     /** {@code set-log-level}: a syslog level (0-7), or {@code Integer.MAX_VALUE} for none at all. */

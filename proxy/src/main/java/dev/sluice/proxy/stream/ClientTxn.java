@@ -105,10 +105,8 @@ abstract class ClientTxn<C extends ClientEnd> implements Txn {
     }
 
     /** {@code capture <sample> id|len}: into the frontend's slot, when it has slots. */
-    public void capture(boolean isResponse, int slot, CharSequence value) {
-        if (captures != null) {
-            captures.set(isResponse, slot, value);
-        }
+    public boolean capture(boolean isResponse, int slot, CharSequence value) {
+        return captures != null && captures.set(isResponse, slot, value);
     }
 
     /** {@code set-log-level}. */
