@@ -32,7 +32,6 @@ public final class Converters {
     static final Map<String, String> MISSING = Map.ofEntries(
             Map.entry("51d.single", "51Degrees device detection (a proprietary library HAProxy links)"),
             Map.entry("da-csv-conv", "DeviceAtlas device detection (a proprietary library HAProxy links)"),
-            Map.entry("aes_gcm_dec", "AES-GCM decryption of samples (not implemented yet)"),
             Map.entry("fix_is_valid", "FIX protocol inspection (not implemented yet)"),
             Map.entry("fix_tag_value", "FIX protocol inspection (not implemented yet)"),
             Map.entry("mqtt_field_value", "MQTT inspection (not implemented yet)"),
@@ -184,6 +183,7 @@ public final class Converters {
         def("map_regm", 1, 2, a -> MapFile.converter(a.get(0), a.size() > 1 ? a.get(1) : null, "_regm", ""));
         ConvertersMore.register();
         JsonQuery.register();
+        AesGcm.register();
     }
 
     static void def(String name, int min, int max, Function<List<String>, Converter> build) {
