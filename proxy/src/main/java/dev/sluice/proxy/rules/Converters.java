@@ -38,7 +38,6 @@ public final class Converters {
             Map.entry("mqtt_is_valid", "MQTT inspection (not implemented yet)"),
             Map.entry("protobuf", "protocol buffers inspection (not implemented yet)"),
             Map.entry("ungrpc", "gRPC message inspection (not implemented yet)"),
-            Map.entry("jwt_verify", "JSON web token signature checks (not implemented yet)"),
             Map.entry("xxh3", "the XXH3 hash (not implemented yet; xxh32 and xxh64 are)"));
 
     static {
@@ -184,6 +183,7 @@ public final class Converters {
         ConvertersMore.register();
         JsonQuery.register();
         AesGcm.register();
+        JwtVerify.register();
     }
 
     static void def(String name, int min, int max, Function<List<String>, Converter> build) {
