@@ -37,8 +37,7 @@ public final class Converters {
             Map.entry("mqtt_field_value", "MQTT inspection (not implemented yet)"),
             Map.entry("mqtt_is_valid", "MQTT inspection (not implemented yet)"),
             Map.entry("protobuf", "protocol buffers inspection (not implemented yet)"),
-            Map.entry("ungrpc", "gRPC message inspection (not implemented yet)"),
-            Map.entry("xxh3", "the XXH3 hash (not implemented yet; xxh32 and xxh64 are)"));
+            Map.entry("ungrpc", "gRPC message inspection (not implemented yet)"));
 
     static {
         def("lower", 0, 0, a -> (t, v) -> Samples.str(v).toString().toLowerCase(Locale.ROOT));

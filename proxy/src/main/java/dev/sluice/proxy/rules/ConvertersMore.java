@@ -196,6 +196,11 @@ final class ConvertersMore {
             int seed = a.isEmpty() ? 0 : (int) Long.parseLong(a.get(0));
             return (t, v) -> XxHash.xxh32(Samples.bytes(v), seed) & 0xffffffffL;
         });
+        // HAProxy's seed: the argument as an unsigned 64-bit value, 0 without one; the hash as a signed integer
+        Converters.def("xxh3", 0, 1, a -> {
+            long seed = a.isEmpty() ? 0 : Long.parseLong(a.get(0));
+            return (t, v) -> Xxh3.hash(Samples.bytes(v), seed);
+        });
         Converters.def("xxh64", 0, 1, a -> {
             long seed = a.isEmpty() ? 0 : Long.parseLong(a.get(0));
             return (t, v) -> XxHash.xxh64(Samples.bytes(v), seed);
