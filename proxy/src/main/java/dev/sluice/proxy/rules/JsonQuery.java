@@ -269,7 +269,7 @@ final class JsonQuery {
         final int commaOrEnd = 3;
         int expecting = value;
         int[] nesting = new int[MAX_DEPTH];
-        int depth = 0;
+        int[] depth = {0};
         int len = s.length;
         for (int i = 0; i < len; i++) {
             int start = i;
@@ -281,22 +281,18 @@ final class JsonQuery {
             switch (expecting) {
                 case value -> {
                     if (c == '{' || c == '[') {
-                        if (depth >= MAX_DEPTH) {
+                        if (depth[0] >= MAX_DEPTH) {
                             return INVALID;
                         }
-                        nesting[depth++] = c;
+                        nesting[depth[0]++] = c;
                         if (c == '{') {
                             expecting = key;
                         }
                         break;
-                    } else if (c == ']' && depth > 0) {
-                        if (c != nesting[depth - 1] + 2) {
-                            return INVALID;
-                        }
-                        depth--;
-                        if (depth == 0) {
-                            w.on(tok, s, start, i - start + 1);
-                            return i + 1;
+                    } else if (c == ']' && depth[0] > 0) {
+                        int r = close(c, nesting, depth, s, w, start, i);
+                        if (r != GO_ON) {
+                            return r;
                         }
                     } else if (c == 't' && i + 3 < len && matches(s, i, "true")) {
                         i += 3;
@@ -320,7 +316,7 @@ final class JsonQuery {
                     } else {
                         return INVALID;
                     }
-                    if (depth == 0) {
+                    if (depth[0] == 0) {
                         w.on(tok, s, start, i - start + 1);
                         return i + 1;
                     }
@@ -336,13 +332,9 @@ final class JsonQuery {
                         tok = TOK_KEY;
                         expecting = colon;
                     } else if (c == '}') {
-                        if (c != nesting[depth - 1] + 2) {
-                            return INVALID;
-                        }
-                        depth--;
-                        if (depth == 0) {
-                            w.on(tok, s, start, i - start + 1);
-                            return i + 1;
+                        int r = close(c, nesting, depth, s, w, start, i);
+                        if (r != GO_ON) {
+                            return r;
                         }
                         expecting = commaOrEnd;
                     } else {
@@ -356,19 +348,15 @@ final class JsonQuery {
                     expecting = value;
                 }
                 default -> {
-                    if (depth <= 0) {
+                    if (depth[0] <= 0) {
                         return INVALID;
                     }
                     if (c == ',') {
-                        expecting = nesting[depth - 1] == '{' ? key : value;
+                        expecting = nesting[depth[0] - 1] == '{' ? key : value;
                     } else if (c == ']' || c == '}') {
-                        if (c != nesting[depth - 1] + 2) {
-                            return INVALID;
-                        }
-                        depth--;
-                        if (depth == 0) {
-                            w.on(tok, s, start, i - start + 1);
-                            return i + 1;
+                        int r = close(c, nesting, depth, s, w, start, i);
+                        if (r != GO_ON) {
+                            return r;
                         }
                     } else {
                         return INVALID;
@@ -380,6 +368,24 @@ final class JsonQuery {
             }
         }
         return INVALID;
+    }
+
+    /** What {@link #close} answers when the parse goes on. */
+    private static final int GO_ON = Integer.MIN_VALUE;
+
+    /**
+     * mjson's MJSONEOO: {@code c} at {@code i} closes the innermost container ({@code depth[0]} deep): INVALID when it
+     * does not match it, the offset after the document when it was the outermost (the callback told), else {@link #GO_ON}.
+     */
+    private static int close(int c, int[] nesting, int[] depth, byte[] s, Walk w, int start, int i) {
+        if (c != nesting[depth[0] - 1] + 2) {
+            return INVALID;
+        }
+        if (--depth[0] == 0) {
+            w.on(c, s, start, i - start + 1);
+            return i + 1;
+        }
+        return GO_ON;
     }
 
     private static boolean matches(byte[] s, int i, String word) {

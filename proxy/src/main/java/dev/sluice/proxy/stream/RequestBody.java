@@ -183,17 +183,22 @@ final class RequestBody {
             return null;
         }
         if (heldBody == null) {
-            byte[] b = new byte[pendingBytes];
-            int at = 0;
-            if (pending != null) {
-                for (ByteBuf p : pending) {
-                    int n = p.readableBytes();
-                    p.getBytes(p.readerIndex(), b, at, n);
-                    at += n;
-                }
-            }
-            heldBody = b;
+            heldBody = copy(pending, pendingBytes);
         }
         return heldBody;
+    }
+
+    /** The readable bytes of {@code pieces} ({@code bytes} of them; null: none) in one array, the pieces untouched. */
+    static byte[] copy(java.util.Collection<ByteBuf> pieces, int bytes) {
+        byte[] b = new byte[bytes];
+        int at = 0;
+        if (pieces != null) {
+            for (ByteBuf p : pieces) {
+                int n = p.readableBytes();
+                p.getBytes(p.readerIndex(), b, at, n);
+                at += n;
+            }
+        }
+        return b;
     }
 }

@@ -172,16 +172,7 @@ final class ResponseRules {
             return null;
         }
         if (heldBody == null) {
-            byte[] b = new byte[pendingBytes];
-            int at = 0;
-            if (pending != null) {
-                for (ByteBuf p : pending) {
-                    int n = p.readableBytes();
-                    p.getBytes(p.readerIndex(), b, at, n);
-                    at += n;
-                }
-            }
-            heldBody = b;
+            heldBody = RequestBody.copy(pending, pendingBytes);
         }
         return heldBody;
     }
