@@ -70,6 +70,8 @@ public final class RequestLog {
         e.acceptDate = e.requestDate - e.tIdle - e.tHandshake;
         e.requestLine = "<BADREQ>";
         e.error = true;
+        // the line's samples read the session, as HAProxy's session log does (fc_http_major 1, the addresses...)
+        e.txn = new SessionTxn(client, frontend);
         e.requestCounter = NUMBERS.getAndIncrement();
         al.log(e);
     }
