@@ -23,7 +23,7 @@ final class CheckKeywords {
 
     /** The server options this class parses. */
     static final List<String> SERVER_OPTIONS = List.of("check", "no-check", "inter", "fastinter", "downinter", "rise", "fall", "port", "addr",
-            "check-ssl", "no-check-ssl", "check-sni", "check-send-proxy", "no-check-send-proxy");
+            "check-ssl", "no-check-ssl", "check-sni", "check-send-proxy", "no-check-send-proxy", "check-proto", "check-alpn");
 
     static final String SEND_SYNTAX = "http-check send [meth <method>] [uri <uri> | uri-lf <fmt>] [ver <version>] [hdr <name> <fmt>]*"
             + " [body <string> | body-lf <fmt>]"
@@ -551,6 +551,30 @@ final class CheckKeywords {
                 p.checkSendProxy = w.equals("check-send-proxy");
                 return i + 1;
             }
+            case "check-proto" -> {
+                if (i + 1 >= a.size() || a.get(i + 1).isEmpty()) {
+                    c.error(prefix + "'check-proto' : missing value");
+                    return TlsKeywords.FAILED;
+                }
+                String proto = a.get(i + 1);
+                if (!proto.equals("h1") && !proto.equals("h2") && !proto.equals("fcgi")) {
+                    c.error(prefix + "'check-proto' :  unknown MUX protocol '" + proto + "'");
+                    return TlsKeywords.FAILED;
+                }
+                p.checkProto = proto;
+                return i + 2;
+            }
+            case "check-alpn" -> {
+                String v = i + 1 < a.size() ? a.get(i + 1) : "";
+                for (String proto : v.split(",", -1)) {
+                    if (proto.isEmpty() || proto.length() > 255) {
+                        c.error(prefix + "'check-alpn' : invalid protocol list '" + v + "'");
+                        return TlsKeywords.FAILED;
+                    }
+                }
+                p.checkAlpn = List.of(v.split(","));
+                return i + 2;
+            }
             case "check-sni" -> {
                 if (i + 1 >= a.size() || a.get(i + 1).isEmpty()) {
                     c.error(prefix + "'check-sni' expects a string as argument.");
@@ -642,6 +666,6 @@ final class CheckKeywords {
     /** The check options a server line ends with. */
     static ServerCheck serverCheck(ServerParams p) {
         return new ServerCheck(p.check, p.inter, p.fastinter, p.downinter, p.rise, p.fall, p.checkPort, p.checkAddr, p.checkSsl, p.checkSni, p.checkSendProxy,
-                AgentKeywords.agent(p), p.observe);
+                AgentKeywords.agent(p), p.observe, p.checkProto, p.checkAlpn);
     }
 }

@@ -83,7 +83,7 @@ final class ServerKeywords {
 
     private static String serverOptionFeature(String opt) {
         return switch (opt) {
-            case "check-alpn", "check-proto", "check-via-socks4" -> "this health-check option";
+            case "check-via-socks4" -> "this health-check option";
             case "verifyhost", "sni-auto", "allow-0rtt", "crl-file" -> "this server TLS option";
             case "track" -> "server tracking";
             case "redir" -> "redirect servers";

@@ -32,6 +32,8 @@ final class ServerParams {
     String checkAddr;
     boolean checkSsl;
     String checkSni;
+    String checkProto;
+    java.util.List<String> checkAlpn;
     /** {@code check-send-proxy}. */
     boolean checkSendProxy;
     /** The agent check ({@link AgentKeywords}): {@code agent-check}, {@code agent-port|addr|inter|send}. */
@@ -73,6 +75,8 @@ final class ServerParams {
         p.checkAddr = checkAddr;
         p.checkSsl = checkSsl;
         p.checkSni = checkSni;
+        p.checkProto = checkProto;
+        p.checkAlpn = checkAlpn;
         p.checkSendProxy = checkSendProxy;
         p.agent = agent;
         p.agentPort = agentPort;

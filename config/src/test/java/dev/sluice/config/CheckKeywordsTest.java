@@ -34,6 +34,10 @@ class CheckKeywordsTest {
         ServerCheck c = check("server s1 10.0.0.1:80 check inter 5s fastinter 1s downinter 10s rise 3 fall 4 port 8081 addr 10.0.0.9 check-ssl"
                 + " check-sni health.example");
         assertThat(c).isEqualTo(new ServerCheck(true, 5000, 1000, 10000, 3, 4, 8081, "10.0.0.9", true, "health.example"));
+        ServerCheck p = check("server s1 10.0.0.1:80 check check-proto h2 check-alpn h2,http/1.1");
+        assertThat(p.proto()).isEqualTo("h2");
+        assertThat(p.alpn()).containsExactly("h2", "http/1.1");
+        assertThat(check("server s1 10.0.0.1:80 check").alpn()).isEmpty();
         assertThat(c.redirected()).isTrue();
         assertThat(c.interval(true, false)).isEqualTo(5000);
         assertThat(c.interval(false, true)).isEqualTo(10000);
@@ -170,6 +174,9 @@ class CheckKeywordsTest {
             "server s1 10.0.0.1:80 check port 70000  => 'server' : server 's1' : 'port' expects a valid TCP port (from 1 to 65535), got '70000'.",
             "server s1 10.0.0.1:80 check addr nope   => 'server' : server 's1' : 'addr' : invalid address: 'nope'",
             "server s1 10.0.0.1:80 check agent-check => 'server' : server s1 does not have agent port. Agent check has been disabled.",
+            "server s1 10.0.0.1:80 check check-proto  => 'server' : server 's1' : 'check-proto' : missing value",
+            "server s1 10.0.0.1:80 check check-proto h3 => 'server' : server 's1' : 'check-proto' :  unknown MUX protocol 'h3'",
+            "server s1 10.0.0.1:80 check check-alpn h2,,x => 'server' : server 's1' : 'check-alpn' : invalid protocol list 'h2,,x'",
             "option httpchk GET / HTTP/1.1 extra     => 'option httpchk' cannot handle unexpected argument 'extra'.",
             "option httpchk GET / HTTP/2             => 'option httpchk' : invalid version 'HTTP/2'",
             "http-check expect status abc            => 'http-check expect' : invalid character 'a' in the list of status codes.",

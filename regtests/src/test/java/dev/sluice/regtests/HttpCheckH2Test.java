@@ -65,6 +65,10 @@ class HttpCheckH2Test {
         CASES.put("server", new Case("""
                 option httpchk HEAD /srv
                 """, " proto h2", "200"));
+        // check-proto h2: the checks of a server that is not proto h2 speak HTTP/2
+        CASES.put("checkproto", new Case("""
+                option httpchk GET /cp
+                """, " check-proto h2", "200"));
         CASES.put("down", new Case("""
                 option httpchk GET /down
                 http-check connect proto h2
@@ -88,6 +92,14 @@ class HttpCheckH2Test {
                     http-check expect status 200
                     server s 127.0.0.1:%d ssl verify none check inter 2500
                 """.formatted(tls.port()));
+        // check-alpn: a TLS check offers these protocols (the server's traffic offers none), and speaks what the origin chose
+        TlsOrigin tls2 = new TlsOrigin(new TestPki("check-ca2").leaf("origin.test"), "ok".getBytes(StandardCharsets.US_ASCII), "h2", "http/1.1");
+        closing.add(tls2);
+        cfg.append("""
+                backend checkalpn
+                    option httpchk GET /ca
+                    server s 127.0.0.1:%d ssl verify none check inter 2500 check-alpn h2
+                """.formatted(tls2.port()));
         for (var e : CASES.entrySet()) {
             H2Origin o = new H2Origin("ok".getBytes(StandardCharsets.US_ASCII), e.getValue().status());
             closing.add(o);
@@ -97,7 +109,9 @@ class HttpCheckH2Test {
         }
         Map<String, String> out = new LinkedHashMap<>();
         try (Daemon d = Daemon.start(haproxy, cfg.toString(), port)) {
-            List<String> lines = d.awaitLines(l -> l.startsWith("Health check for server "), CASES.size() + 1);
+            List<String> lines = d.awaitLines(l -> l.startsWith("Health check for server "), CASES.size() + 2);
+            out.put("checkalpn", lines.stream().filter(l -> l.startsWith("Health check for server checkalpn/s ")).findFirst().orElse("<none>")
+                    .replaceAll("check duration: \\d+ms", "check duration: Nms") + " | " + checkColumns(d, "checkalpn"));
             out.put("alpn", lines.stream().filter(l -> l.startsWith("Health check for server alpn/s ")).findFirst().orElse("<none>")
                     .replaceAll("check duration: \\d+ms", "check duration: Nms") + " | " + checkColumns(d, "alpn"));
             for (String be : CASES.keySet()) {
@@ -115,6 +129,8 @@ class HttpCheckH2Test {
             out.put(e.getKey() + " request", got.isEmpty() ? "<nothing>"
                     : got.getFirst().headers() + " " + new String(got.getFirst().body(), StandardCharsets.ISO_8859_1));
         }
+        out.put("checkalpn request", tls2.requests().isEmpty() ? "<nothing>" : tls2.requests().getFirst().protocol() + " "
+                + tls2.requests().getFirst().target());
         out.put("alpn request", tls.requests().isEmpty() ? "<nothing>" : tls.requests().getFirst().protocol() + " "
                 + tls.requests().getFirst().target());
         return out;
@@ -136,7 +152,7 @@ class HttpCheckH2Test {
         }
     }
 
-    private static final Map<String, String> SEEN = Map.of(
+    private static final Map<String, String> BASE = Map.of(
             "rule", "succeeded, reason: Layer7 check passed, code: 200, info: \"origin=h2 len=2 ver=2.0\", check duration: Nms, status: 3/3 UP."
                     + " | L7OK 200 Layer7 check passed origin=h2 len=2 ver=2.0",
             // :scheme https for an origin-form URI, no :authority (host stays a field), no connection field
@@ -153,6 +169,17 @@ class HttpCheckH2Test {
             "alpn", "Health check for server alpn/s succeeded, reason: Layer7 check passed, code: 200, check duration: Nms, status: 3/3 UP."
                     + " | L7OK 200 Layer7 check passed ",
             "alpn request", "h2 /alpn");
+
+    /** {@link #BASE} and the server options check-proto and check-alpn. */
+    private static final Map<String, String> SEEN = new java.util.HashMap<>(BASE);
+
+    static {
+        SEEN.put("checkproto", "succeeded, reason: Layer7 check passed, code: 200, check duration: Nms, status: 3/3 UP. | L7OK 200 Layer7 check passed ");
+        SEEN.put("checkproto request", "DefaultHttp2Headers[:method: GET, :scheme: https, :path: /cp] ");
+        SEEN.put("checkalpn", "Health check for server checkalpn/s succeeded, reason: Layer7 check passed, code: 200, check duration: Nms,"
+                + " status: 3/3 UP. | L7OK 200 Layer7 check passed ");
+        SEEN.put("checkalpn request", "h2 /ca");
+    }
 
     @Test
     void http2ChecksAsHaproxy() throws Exception {

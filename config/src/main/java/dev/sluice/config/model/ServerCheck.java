@@ -9,10 +9,12 @@ package dev.sluice.config.model;
  * {@code check-send-proxy}: the check's connection starts with a PROXY protocol header even when it goes elsewhere
  * (without it, a check sends one when the server does and the check is not {@link #redirected()}). {@code agent} is the
  * server's agent check ({@link ServerAgent#NONE} when it has none). {@code observe} is the analysis of its live traffic and
- * what its state changes do to its streams ({@link ServerObserve#DEFAULT}: nothing).
+ * what its state changes do to its streams ({@link ServerObserve#DEFAULT}: nothing). {@code proto} is {@code check-proto}
+ * (h1, h2 or fcgi: the checks' protocol whatever the server's; null: the server's), {@code alpn} {@code check-alpn} (the
+ * protocols a TLS check offers; empty: the server's).
  */
 public record ServerCheck(boolean enabled, long inter, long fastinter, long downinter, int rise, int fall, int port, String addr,
-        boolean ssl, String sni, boolean sendProxy, ServerAgent agent, ServerObserve observe) {
+        boolean ssl, String sni, boolean sendProxy, ServerAgent agent, ServerObserve observe, String proto, java.util.List<String> alpn) {
 
     /** HAProxy's defaults: no check, every 2 s, rise 2, fall 3. */
     public static final ServerCheck DEFAULT = new ServerCheck(false, 2000, 0, 0, 2, 3, 0, null, false, null, false);
@@ -20,6 +22,12 @@ public record ServerCheck(boolean enabled, long inter, long fastinter, long down
     public ServerCheck {
         agent = agent == null ? ServerAgent.NONE : agent;
         observe = observe == null ? ServerObserve.DEFAULT : observe;
+        alpn = alpn == null ? java.util.List.of() : java.util.List.copyOf(alpn);
+    }
+
+    public ServerCheck(boolean enabled, long inter, long fastinter, long downinter, int rise, int fall, int port, String addr,
+            boolean ssl, String sni, boolean sendProxy, ServerAgent agent, ServerObserve observe) {
+        this(enabled, inter, fastinter, downinter, rise, fall, port, addr, ssl, sni, sendProxy, agent, observe, null, null);
     }
 
     public ServerCheck(boolean enabled, long inter, long fastinter, long downinter, int rise, int fall, int port, String addr,

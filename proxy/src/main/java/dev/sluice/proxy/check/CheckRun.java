@@ -113,8 +113,9 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
                             ch.pipeline().addLast("pp", ProxyHeaderWriter.forCheck(pp, check.server().config().proxyV2Options()));
                         }
                         if (tls) {
-                            // a connect rule's alpn replaces the server's protocols
-                            SslHandler ssl = check.server().tls().context().offering(rule == null ? List.of() : rule.alpn())
+                            // a connect rule's alpn replaces the server's protocols, check-alpn without one
+                            SslHandler ssl = check.server().tls().context().offering(rule != null && !rule.alpn().isEmpty() ? rule.alpn()
+                                    : check.server().config().check().alpn())
                                     .newHandler(ch.alloc(), to.sni(), target);
                             // the check's own timers bound the handshake
                             ssl.setHandshakeTimeoutMillis(0);
@@ -184,13 +185,22 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
 
     /**
      * Whether the check speaks HTTP/2, as HAProxy chooses its multiplexer: the connect rule's {@code proto h2}; without
-     * a {@code proto}, through the server's check settings (no rule, or {@code default}) of a {@code proto h2} server;
-     * or h2 agreed by ALPN ({@code alpn}: the protocol the TLS handshake chose, null before or without one) when the
-     * connect rule offers ALPN.
+     * a {@code proto}, through the server's check settings (no rule, or {@code default}): its {@code check-proto}, else
+     * h2 agreed by ALPN when it has a {@code check-alpn}, else a {@code proto h2} server; or h2 agreed by ALPN
+     * ({@code alpn}: the protocol the TLS handshake chose, null before or without one) when the connect rule offers ALPN.
      */
     private boolean speaksH2(String alpn) {
         if (proto != null) {
             return proto.equals("h2");
+        }
+        String checkProto = check.server().config().check().proto();
+        if ((connectRule == null || connectRule.useDefault()) && checkProto != null) {
+            // check-proto: the checks' protocol whatever the server's
+            return checkProto.equals("h2");
+        }
+        if ((connectRule == null || connectRule.useDefault()) && !check.server().config().check().alpn().isEmpty()) {
+            // check-alpn: the protocol the handshake agreed on
+            return "h2".equals(alpn);
         }
         if ((connectRule == null || connectRule.useDefault()) && "h2".equals(check.server().config().proto())) {
             return true;
@@ -207,6 +217,10 @@ final class CheckRun extends ChannelInboundHandlerAdapter implements CheckAttemp
 
     /** A {@code proto fcgi} server, or {@code http-check connect proto fcgi} with the backend's FastCGI application. */
     private boolean speaksFcgi() {
+        String checkProto = check.server().config().check().proto();
+        if (proto == null && (connectRule == null || connectRule.useDefault()) && checkProto != null) {
+            return checkProto.equals("fcgi") && check.server().backend().fcgiRules() != null;
+        }
         return FcgiCheckCodec.speaksFcgi(check.server()) || plan.httpFcgi() && check.server().backend().fcgiRules() != null;
     }
 
