@@ -6,8 +6,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Base64;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -57,40 +55,11 @@ public final class Userlists {
         }
 
         /**
-         * The user that the value of an {@code Authorization} field authenticates ({@code Basic} scheme,
-         * any case, base64 of {@code user:password}), or null.
+         * The user of this list named {@code name} whose password is {@code password} (the bytes as they came), or null.
          */
-        public User authenticate(CharSequence authorization) {
-            if (authorization == null) {
-                return null;
-            }
-            String v = authorization.toString().strip();
-            int sp = v.indexOf(' ');
-            if (sp < 0 || !v.substring(0, sp).equalsIgnoreCase("basic")) {
-                return null;
-            }
-            byte[] decoded;
-            try {
-                decoded = Base64.getDecoder().decode(v.substring(sp + 1).strip());
-            } catch (IllegalArgumentException e) {
-                return null;
-            }
-            int colon = -1;
-            for (int i = 0; i < decoded.length; i++) {
-                if (decoded[i] == ':') {
-                    colon = i;
-                    break;
-                }
-            }
-            if (colon < 0) {
-                return null;
-            }
-            User u = users.get(new String(decoded, 0, colon, StandardCharsets.UTF_8));
-            if (u == null) {
-                return null;
-            }
-            byte[] password = Arrays.copyOfRange(decoded, colon + 1, decoded.length);
-            return u.check(password) ? u : null;
+        public User authenticate(String name, byte[] password) {
+            User u = users.get(name);
+            return u != null && u.check(password) ? u : null;
         }
     }
 

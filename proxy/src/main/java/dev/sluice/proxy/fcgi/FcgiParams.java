@@ -2,11 +2,11 @@ package dev.sluice.proxy.fcgi;
 
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.RequestHead;
+import dev.sluice.proxy.rules.AuthFetches;
 import io.netty.util.AsciiString;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -203,7 +203,7 @@ public final class FcgiParams {
     /**
      * REMOTE_USER and AUTH_TYPE, the parameters every application sets from the Authorization field (HAProxy's implicit
      * {@code set-param REMOTE_USER %[http_auth_user]} and {@code AUTH_TYPE %[http_auth_type]}): the user of Basic
-     * credentials, the scheme of any.
+     * credentials, the scheme when it is Basic or Bearer; the field read as those fetches read it ({@link AuthFetches}).
      */
     static Map<String, String> authParams(HttpFields f) {
         AsciiString auth = null;
@@ -215,25 +215,13 @@ public final class FcgiParams {
         if (auth == null) {
             return Map.of();
         }
-        String v = auth.toString().strip();
-        int sp = v.indexOf(' ');
-        String scheme = sp < 0 ? v : v.substring(0, sp);
+        AuthFetches.Credentials c = AuthFetches.read(auth);
         Map<String, String> out = new TreeMap<>();
-        if (scheme.equalsIgnoreCase("basic")) {
-            out.put("auth_type", "Basic");
-            try {
-                String cred = new String(Base64.getDecoder().decode(v.substring(sp + 1).strip()), StandardCharsets.ISO_8859_1);
-                int colon = cred.indexOf(':');
-                if (colon >= 0) {
-                    out.put("remote_user", cred.substring(0, colon));
-                }
-            } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
-                // not base64: no user
+        if (c != null) {
+            out.put("auth_type", c.type());
+            if (c.basic()) {
+                out.put("remote_user", c.user());
             }
-        } else if (scheme.equalsIgnoreCase("digest")) {
-            out.put("auth_type", "Digest");
-        } else if (scheme.equalsIgnoreCase("bearer")) {
-            out.put("auth_type", "Bearer");
         }
         return out;
     }

@@ -13,15 +13,36 @@ import java.util.Base64;
  * that is a multiple of four, padding only at the end) of {@code user:password}, both C strings in HAProxy (cut at a NUL
  * byte; a NUL before the colon is no colon).
  */
-final class AuthFetches {
+public final class AuthFetches {
     private AuthFetches() {
     }
 
     private static final AsciiString AUTHORIZATION = AsciiString.cached("authorization");
     private static final AsciiString PROXY_AUTHORIZATION = AsciiString.cached("proxy-authorization");
 
-    /** A parsed field: {@code type} "Basic" or "Bearer"; {@code user}/{@code password} for Basic; {@code data} after the scheme. */
-    record Credentials(String type, String user, String password, String data) {
+    /**
+     * A parsed field: {@code type} "Basic" or "Bearer"; {@code user}/{@code password} for Basic (their bytes as latin-1
+     * characters); {@code data} after the scheme.
+     */
+    public record Credentials(String type, String user, String password, String data) {
+        public boolean basic() {
+            return type.equals("Basic");
+        }
+
+        /** The user's bytes read as UTF-8, as configured names are read. */
+        public String userName() {
+            return new String(user.getBytes(StandardCharsets.ISO_8859_1), StandardCharsets.UTF_8);
+        }
+
+        /** The password's bytes as they came. */
+        public byte[] passwordBytes() {
+            return password.getBytes(StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    /** An {@code Authorization} field's value (null: none) read as {@code get_http_auth} reads it; null when it gives nothing. */
+    public static Credentials read(CharSequence field) {
+        return parse(firstValue(field));
     }
 
     static void register() {
@@ -51,7 +72,7 @@ final class AuthFetches {
         });
     }
 
-    private static Credentials credentials(Txn t) {
+    static Credentials credentials(Txn t) {
         return parse(firstValue(t.request().fields().get(t.proxyAuthentication() ? PROXY_AUTHORIZATION : AUTHORIZATION)));
     }
 

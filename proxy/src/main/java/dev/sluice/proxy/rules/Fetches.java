@@ -324,13 +324,12 @@ public final class Fetches {
      * credentials of a user of the list. {@code http_auth_group(<userlist>)}: the authenticated user's
      * groups (every one is offered to the ACL's patterns; the sample itself is the user name).
      */
-    private static final AsciiString AUTHORIZATION = AsciiString.cached("authorization");
-    private static final AsciiString PROXY_AUTHORIZATION = AsciiString.cached("proxy-authorization");
-
     record HttpAuth(String list, boolean groups) implements Fetch {
+        /** The field read as the other http_auth_* fetches read it (HAProxy's get_http_auth), Basic only. */
         private Userlists.User user(Txn t) {
             Userlists.Users ul = t.userlists().get(list);
-            return ul == null ? null : ul.authenticate(t.request().fields().get(t.proxyAuthentication() ? PROXY_AUTHORIZATION : AUTHORIZATION));
+            AuthFetches.Credentials c = ul == null ? null : AuthFetches.credentials(t);
+            return c == null || !c.basic() ? null : ul.authenticate(c.userName(), c.passwordBytes());
         }
 
         @Override

@@ -7,6 +7,7 @@ import dev.sluice.proxy.backend.Server;
 import dev.sluice.proxy.http.GeneratedResponse;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.metrics.ScrapeQuery;
+import dev.sluice.proxy.rules.AuthFetches;
 import dev.sluice.proxy.rules.Cond;
 import dev.sluice.proxy.rules.PageService;
 import dev.sluice.proxy.rules.RuleTarget;
@@ -20,7 +21,6 @@ import dev.sluice.proxy.transport.Workers;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -129,18 +129,10 @@ final class StatsPage implements PageService {
         return new Reply(200, "text/html", fields, html(options, adminOk).getBytes(StandardCharsets.UTF_8));
     }
 
+    /** As HAProxy's {@code stats auth}: an {@code http_auth} of the listed users, the field read as that fetch reads it. */
     private boolean authorized(RequestHead r) {
-        AsciiString h = r.fields().get(AsciiString.cached("authorization"));
-        if (h == null || !h.toString().regionMatches(true, 0, "Basic ", 0, 6)) {
-            return false;
-        }
-        String cred;
-        try {
-            cred = new String(Base64.getDecoder().decode(h.toString().substring(6).trim()), StandardCharsets.UTF_8);
-        } catch (IllegalArgumentException e) {
-            return false;
-        }
-        return cfg.auth().contains(cred);
+        AuthFetches.Credentials c = AuthFetches.read(r.fields().get(AsciiString.cached("authorization")));
+        return c != null && c.basic() && cfg.auth().contains(c.userName() + ":" + new String(c.passwordBytes(), StandardCharsets.UTF_8));
     }
 
     /** The actions of HAProxy 2.6's page (its select), then the older names it still accepts. */

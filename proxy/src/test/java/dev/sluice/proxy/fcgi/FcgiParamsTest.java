@@ -104,6 +104,20 @@ class FcgiParamsTest {
         assertThat(passed).containsEntry("HTTP_AUTHORIZATION", "Basic Ym9iOnB3");
     }
 
+    /** HAProxy's implicit {@code %[http_auth_user]} and {@code %[http_auth_type]}: the field read as those fetches read it. */
+    @Test
+    void authParametersAreTheAuthFetches() {
+        Map<String, String> bearer = map(FcgiParams.build(APP, get("/a.php", "Authorization", "bearer tok"), Map.of(), Set.of(), X, 0));
+        assertThat(bearer).containsEntry("AUTH_TYPE", "Bearer").doesNotContainKey("REMOTE_USER");
+        // a scheme that is the start of "Basic" is Basic; Digest and base64 that is not whole quads give nothing
+        Map<String, String> prefix = map(FcgiParams.build(APP, get("/a.php", "Authorization", "bas  Ym9iOnB3"), Map.of(), Set.of(), X, 0));
+        assertThat(prefix).containsEntry("AUTH_TYPE", "Basic").containsEntry("REMOTE_USER", "bob");
+        Map<String, String> digest = map(FcgiParams.build(APP, get("/a.php", "Authorization", "Digest username=\"bob\""), Map.of(), Set.of(), X, 0));
+        assertThat(digest).doesNotContainKeys("AUTH_TYPE", "REMOTE_USER");
+        Map<String, String> bad = map(FcgiParams.build(APP, get("/a.php", "Authorization", "Basic Ym9iOnB"), Map.of(), Set.of(), X, 0));
+        assertThat(bad).doesNotContainKeys("AUTH_TYPE", "REMOTE_USER");
+    }
+
     @Test
     void theServerNameHeaderIsSentOnceWithTheServer() {
         FcgiParams.Exchange named = new FcgiParams.Exchange(X.client(), X.frontend(), false, "S", new AsciiString("X-Server"), "s1");

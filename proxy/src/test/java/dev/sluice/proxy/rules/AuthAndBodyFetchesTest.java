@@ -53,6 +53,23 @@ class AuthAndBodyFetchesTest {
         assertThat(acl(withAuth(null), "http_auth(ul)")).isFalse();
     }
 
+    /** The field read as http_auth_user and http_auth_pass read it (HAProxy's get_http_auth), not a parser of its own. */
+    @Test
+    void httpAuthReadsTheFieldAsHaproxy() {
+        String b64 = basic("bob:pw").substring(6);
+        // a scheme that is the start of "Basic", several spaces, only the first comma-separated value
+        assertThat(acl(withAuth("B " + b64), "http_auth(ul)")).isTrue();
+        assertThat(acl(withAuth("bas    " + b64), "http_auth(ul)")).isTrue();
+        assertThat(acl(withAuth("Basic " + b64 + ", Basic " + basic("bob:x").substring(6)), "http_auth(ul)")).isTrue();
+        assertThat(acl(withAuth("Basic " + basic("bob:x").substring(6) + ", Basic " + b64), "http_auth(ul)")).isFalse();
+        // the password is a C string (cut at a NUL); base64 not a multiple of four is refused
+        assertThat(acl(withAuth("Basic " + java.util.Base64.getEncoder().encodeToString("bob:pw\0tail".getBytes(StandardCharsets.ISO_8859_1))),
+                "http_auth(ul)")).isTrue();
+        assertThat(acl(withAuth("Basic " + java.util.Base64.getEncoder().withoutPadding().encodeToString("bob:pw\0".getBytes(StandardCharsets.ISO_8859_1))),
+                "http_auth(ul)")).isFalse();
+        assertThat(RuleCompiler.sample("http_auth_group(ul)").get(withAuth("b " + b64))).isEqualTo("bob");
+    }
+
     @Test
     void httpAuthGroupMatchesAnyGroupOfTheUser() {
         assertThat(acl(withAuth(basic("alice:secret")), "http_auth_group(ul)", "admins")).isTrue();
