@@ -2,7 +2,6 @@ package dev.sluice.proxy.rules;
 
 import java.security.GeneralSecurityException;
 import java.util.Arrays;
-import java.util.Base64;
 import java.util.List;
 import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
@@ -30,9 +29,9 @@ final class AesGcm {
                 throw new IllegalArgumentException("key size must be 128, 192 or 256 (bits).");
             }
             int keyBytes = bits / 8;
-            Arg nonce = arg(a, 1, "nonce");
-            Arg key = arg(a, 2, "key");
-            Arg tag = arg(a, 3, "aead_tag");
+            Vars.Ref<byte[]> nonce = arg(a, 1, "nonce");
+            Vars.Ref<byte[]> key = arg(a, 2, "key");
+            Vars.Ref<byte[]> tag = arg(a, 3, "aead_tag");
             return (t, v) -> {
                 byte[] n = nonce.get(t);
                 byte[] k = key.get(t);
@@ -42,39 +41,13 @@ final class AesGcm {
         });
     }
 
-    /** An argument: fixed bytes, or the variable whose base64 value gives them at run time. */
-    private record Arg(byte[] fixed, String var) {
-        byte[] get(Txn t) {
-            if (var == null) {
-                return fixed;
-            }
-            Object o = t.vars().get(var);
-            return o == null ? null : base64(Samples.str(o).toString());
-        }
-    }
-
-    private static Arg arg(List<String> a, int i, String what) {
-        String s = a.get(i);
-        if (s.matches("(txn|req|res|sess|proc)\\..+")) {
-            return new Arg(null, Vars.name(s));
-        }
-        byte[] b = s.length() % 4 == 0 ? base64(s) : null;
-        if (b == null) {
+    private static Vars.Ref<byte[]> arg(List<String> a, int i, String what) {
+        Vars.Ref<byte[]> r = Vars.Ref.of(a.get(i), Samples::base64);
+        if (!r.valid()) {
             throw new IllegalArgumentException("failed to parse " + what + " : argument needs to be base64 encoded, and can either be a"
                     + " string or a variable");
         }
-        return new Arg(b, null);
-    }
-
-    private static byte[] base64(String s) {
-        if (s.length() % 4 != 0) {
-            return null;
-        }
-        try {
-            return Base64.getDecoder().decode(s);
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
+        return r;
     }
 
     /** OpenSSL reads the cipher's key length from the key given: a longer one is cut, a shorter one fails here. */

@@ -2,7 +2,6 @@ package dev.sluice.proxy.rules;
 
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 
 /**
  * {@code http_auth_type}, {@code http_auth_user}, {@code http_auth_pass} and {@code http_auth_bearer}: the request's
@@ -102,7 +101,7 @@ public final class AuthFetches {
         }
         String data = value.substring(p);
         if (prefixOf(scheme, "Basic")) {
-            byte[] decoded = base64(data);
+            byte[] decoded = Samples.base64(data);
             if (decoded == null) {
                 return null;
             }
@@ -129,18 +128,6 @@ public final class AuthFetches {
     /** strncasecmp(word, scheme, len(scheme)) == 0: the scheme is a prefix of {@code word}, case aside. */
     private static boolean prefixOf(String scheme, String word) {
         return scheme.length() <= word.length() && word.regionMatches(true, 0, scheme, 0, scheme.length());
-    }
-
-    /** HAProxy's base64dec: null where it fails (a length not a multiple of four, a character out of the alphabet). */
-    private static byte[] base64(String s) {
-        if (s.length() % 4 != 0) {
-            return null;
-        }
-        try {
-            return Base64.getDecoder().decode(s);
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
     }
 
     /** The named field's case: its first value split at the first space, the token when the scheme is Bearer (any case). */

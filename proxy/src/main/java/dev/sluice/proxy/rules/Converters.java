@@ -79,13 +79,7 @@ public final class Converters {
         });
         def("json", 0, 1, a -> (t, v) -> json(Samples.str(v).toString()));
         def("base64", 0, 0, a -> (t, v) -> Base64.getEncoder().encodeToString(Samples.bytes(v)));
-        def("b64dec", 0, 0, a -> (t, v) -> {
-            try {
-                return Base64.getDecoder().decode(Samples.str(v).toString());
-            } catch (IllegalArgumentException e) {
-                return null;
-            }
-        });
+        def("b64dec", 0, 0, a -> (t, v) -> Samples.base64(Samples.str(v).toString()));
         def("hex", 0, 0, a -> (t, v) -> HexFormat.of().withUpperCase().formatHex(Samples.bytes(v)));
         def("hex2i", 0, 0, a -> (t, v) -> {
             try {

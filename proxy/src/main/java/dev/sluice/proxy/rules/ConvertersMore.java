@@ -151,11 +151,7 @@ final class ConvertersMore {
         }
         Converters.def("ub64dec", 0, 0, a -> (t, v) -> {
             String s = Samples.str(v).toString();
-            try {
-                return Base64.getUrlDecoder().decode(s.endsWith("=") ? s.replaceAll("=+$", "") : s);
-            } catch (IllegalArgumentException e) {
-                return null;
-            }
+            return Samples.base64url(s.endsWith("=") ? s.replaceAll("=+$", "") : s);
         });
         Converters.def("url_enc", 0, 1, a -> {
             if (!a.isEmpty() && !a.get(0).isEmpty() && !a.get(0).equals("query")) {
@@ -333,19 +329,14 @@ final class ConvertersMore {
         } catch (GeneralSecurityException e) {
             throw new IllegalArgumentException("couldn't get message digest '" + alg + "'");
         }
-        boolean isVar = key.matches("(txn|req|res|sess|proc)\\..+");
-        byte[] fixed = isVar ? null : decodeKey(key);
-        if (!isVar && fixed == null) {
+        Vars.Ref<byte[]> ref = Vars.Ref.of(key, Samples::base64);
+        if (!ref.valid()) {
             throw new IllegalArgumentException("failed to base64 decode the key");
         }
         return (t, v) -> {
-            byte[] k = fixed;
-            if (isVar) {
-                Object o = t.vars().get(key);
-                k = o == null ? null : decodeKey(Samples.str(o).toString());
-                if (k == null) {
-                    return null;
-                }
+            byte[] k = ref.get(t);
+            if (k == null) {
+                return null;
             }
             try {
                 Mac m = Mac.getInstance(mac);
@@ -355,14 +346,6 @@ final class ConvertersMore {
                 return null;
             }
         };
-    }
-
-    private static byte[] decodeKey(String s) {
-        try {
-            return Base64.getDecoder().decode(s);
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
     }
 
     private static Converter time(List<String> a, boolean utc) {

@@ -4,7 +4,6 @@ import java.math.BigDecimal;
 import java.math.MathContext;
 import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.List;
 
 /**
@@ -86,15 +85,7 @@ final class JsonQuery {
             from = dot + 1;
         }
         int end = indexOf(token, (byte) '.', from);
-        String part = new String(token, from, (end < 0 ? token.length : end) - from, StandardCharsets.ISO_8859_1);
-        if (part.length() % 4 == 1 || part.indexOf('=') >= 0) {
-            return null;
-        }
-        try {
-            return Base64.getUrlDecoder().decode(part);
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
+        return Samples.base64url(new String(token, from, (end < 0 ? token.length : end) - from, StandardCharsets.ISO_8859_1));
     }
 
     private static int indexOf(byte[] b, byte c, int from) {

@@ -34,10 +34,10 @@ final class JwtVerify {
 
     static void register() {
         Converters.def("jwt_verify", 2, 2, a -> {
-            Arg alg = Arg.of(a.get(0));
-            Arg key = Arg.of(a.get(1));
+            Vars.Ref<String> alg = Vars.Ref.of(a.get(0), x -> x);
+            Vars.Ref<String> key = Vars.Ref.of(a.get(1), x -> x);
             if (alg.var() == null) {
-                String name = alg.value();
+                String name = alg.fixed();
                 if (parse(name) == null) {
                     throw new IllegalArgumentException("unknown JWT algorithm: " + name);
                 }
@@ -46,7 +46,7 @@ final class JwtVerify {
                 }
             }
             if (key.var() == null) {
-                load(key.value());
+                load(key.fixed());
             }
             return (t, v) -> {
                 String algName = alg.get(t);
@@ -54,20 +54,6 @@ final class JwtVerify {
                 return algName == null || k == null ? null : (Object) (long) verify(Samples.bytes(v), algName, k);
             };
         });
-    }
-
-    private record Arg(String value, String var) {
-        static Arg of(String s) {
-            return s.matches("(txn|req|res|sess|proc)\\..+") ? new Arg(null, Vars.name(s)) : new Arg(s, null);
-        }
-
-        String get(Txn t) {
-            if (var == null) {
-                return value;
-            }
-            Object o = t.vars().get(var);
-            return o == null ? null : Samples.str(o).toString();
-        }
     }
 
     /** jwt_tree_load_cert: a PEM public key (RSA or EC) for RS* and ES*; a file that is none is left out, silently. */
@@ -132,7 +118,7 @@ final class JwtVerify {
         if (sigFrom == token.length) {
             return -3;
         }
-        byte[] sig = urlDecode(new String(token, sigFrom, token.length - sigFrom, StandardCharsets.ISO_8859_1));
+        byte[] sig = Samples.base64url(new String(token, sigFrom, token.length - sigFrom, StandardCharsets.ISO_8859_1));
         if (sig == null) {
             return -3;
         }
@@ -202,17 +188,5 @@ final class JwtVerify {
             }
         }
         return -1;
-    }
-
-    /** base64urldec: no padding, a length that is not 1 modulo 4. */
-    private static byte[] urlDecode(String s) {
-        if (s.length() % 4 == 1 || s.indexOf('=') >= 0) {
-            return null;
-        }
-        try {
-            return Base64.getUrlDecoder().decode(s);
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
     }
 }

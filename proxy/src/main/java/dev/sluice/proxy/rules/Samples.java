@@ -101,4 +101,28 @@ public final class Samples {
         CharSequence s = str(v);
         return s == null ? null : dev.sluice.config.Addresses.literal(s.toString());
     }
+
+    /** HAProxy's base64dec: null where it fails (a length not a multiple of four, a character out of the alphabet, bad padding). */
+    static byte[] base64(String s) {
+        if (s.length() % 4 != 0) {
+            return null;
+        }
+        try {
+            return java.util.Base64.getDecoder().decode(s);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    /** HAProxy's base64urldec as jwt.c uses it: no padding, a length that is not 1 modulo 4; null where it fails. */
+    static byte[] base64url(String s) {
+        if (s.length() % 4 == 1 || s.indexOf('=') >= 0) {
+            return null;
+        }
+        try {
+            return java.util.Base64.getUrlDecoder().decode(s);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
 }

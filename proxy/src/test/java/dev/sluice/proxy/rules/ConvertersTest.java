@@ -93,6 +93,11 @@ class ConvertersTest {
         assertThat(Samples.str(RuleCompiler.sample("str(abc),hmac(sha256,txn.k),hex").get(t)).toString())
                 .isEqualTo("9C196E32DC0175F86F4B1CB89289D6619DE6BEE699E4C378E68309ED97A1A6AB");
         assertThat(Samples.str(RuleCompiler.sample("str(a),add_item(:,txn.s,z)").get(t)).toString()).isEqualTo("a:abcz");
+        // a variable that is not base64 (HAProxy's strict base64dec: whole quads) gives no sample
+        t.vars.put("txn.bad", "a2V");
+        assertThat(RuleCompiler.sample("str(abc),hmac(sha256,txn.bad)").get(t)).isNull();
+        assertThat(RuleCompiler.sample("str(a2V),b64dec").get(t)).isNull();
+        assertThat(Samples.str(RuleCompiler.sample("str(a2V5),b64dec").get(t)).toString()).isEqualTo("key");
         RuleCompiler.sample("str(x),unset-var(txn.s)").get(t);
         assertThat(t.vars).doesNotContainKey("txn.s");
     }
