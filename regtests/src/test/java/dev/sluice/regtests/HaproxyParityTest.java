@@ -223,6 +223,20 @@ class HaproxyParityTest {
         }
     }
 
+    /**
+     * {@link #compare} that also returns HAProxy's answers (its run comes first), for a test to assert on what HAProxy
+     * said as well as on Sluice saying the same.
+     */
+    static List<String> compareRecording(String template, List<String> requests, Exchange exchange) throws Exception {
+        List<List<String>> runs = new ArrayList<>();
+        compare(template, requests, ports -> {
+            List<String> seen = exchange.run(ports);
+            runs.add(seen);
+            return seen;
+        });
+        return runs.getFirst();
+    }
+
     static String fill(String template, int port, Origin s1, Origin s2) {
         return fill(template, new int[] {port, 0}, s1, s2);
     }
