@@ -52,7 +52,7 @@ class AttemptsTest {
         assertThat(a.connectFailed()).isTrue();
         assertThat(a.connectFailed()).isFalse();
         assertThat(a.done()).isEqualTo(2);
-        a.sending(new StreamTest.FakeServer(be.servers().get(0)));
+        a.sending(new FakeSides.FakeServer(be.servers().get(0)));
         assertThat(a.replayBody()).isNull();
     }
 

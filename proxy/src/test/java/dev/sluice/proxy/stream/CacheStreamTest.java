@@ -3,22 +3,17 @@ package dev.sluice.proxy.stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.proxy.backend.ServerConnector;
-import dev.sluice.proxy.http.HttpFields;
-import dev.sluice.proxy.http.HttpVersion;
-import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.runtime.EmbeddedProxy;
 import dev.sluice.proxy.runtime.LogCatcher;
-import dev.sluice.proxy.stream.StreamTest.FakeClient;
-import dev.sluice.proxy.stream.StreamTest.FakeServer;
-import io.netty.buffer.Unpooled;
+import dev.sluice.proxy.stream.FakeSides.FakeClient;
+import dev.sluice.proxy.stream.FakeSides.FakeServer;
 import io.netty.util.AsciiString;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A {@link Stream} with {@code cache-use} and {@code cache-store} between the fake sides of {@link StreamTest}: a
+ * A {@link Stream} with {@code cache-use} and {@code cache-store} between the fake sides of {@link FakeSides}: a
  * response stored as it passes answers the next request without the server (with Age, as 304 or without body when
  * asked), a response cut short or refused by the rules is not stored, and the log names {@code <CACHE>} with "LR".
  */
@@ -44,12 +39,9 @@ class CacheStreamTest {
             cache c
                 total-max-size 1
             """.formatted(log.logLine()));
-    private final FakeClient client = new FakeClient(proxy.loop());
-    private final FakeServer server = new FakeServer(proxy.backend("be").servers().get(0));
-
-    CacheStreamTest() {
-        ServerConnector.park(server.server, 0, server);
-    }
+    private final FakeSides sides = new FakeSides(proxy);
+    private final FakeClient client = sides.client;
+    private final FakeServer server = sides.server;
 
     @AfterEach
     void close() {
@@ -58,32 +50,17 @@ class CacheStreamTest {
     }
 
     private Stream ask(String method, String path, String... kv) {
-        HttpFields f = new HttpFields();
-        f.add("host", "a");
-        for (int i = 0; i < kv.length; i += 2) {
-            f.add(kv[i], kv[i + 1]);
-        }
-        Stream s = new Stream(client, proxy.frontend(), new RequestHead(AsciiString.of(method), AsciiString.of(path), HttpVersion.HTTP_1_1, f));
-        s.start();
-        s.onRequestEnd(null);
-        return s;
+        return sides.ask(method, path, kv);
     }
 
     private static ResponseHead ok(String body, String... kv) {
-        HttpFields f = new HttpFields();
-        for (int i = 0; i < kv.length; i += 2) {
-            f.add(kv[i], kv[i + 1]);
-        }
-        f.add("content-length", Integer.toString(body.length()));
-        ResponseHead r = new ResponseHead(HttpVersion.HTTP_1_1, 200, AsciiString.of("OK"), f);
-        r.bodyLength(body.length());
-        return r;
+        return FakeSides.response(200, body.length(), kv);
     }
 
     private void serve(Stream s, String body, String... kv) {
         assertThat(server.events).as("client %s", client.events).contains("attach");
         s.onResponseHead(ok(body, kv));
-        s.onResponseBody(Unpooled.copiedBuffer(body, StandardCharsets.US_ASCII));
+        s.onResponseBody(FakeSides.text(body));
         s.onResponseEnd(null);
     }
 
@@ -115,7 +92,7 @@ class CacheStreamTest {
     void aResponseCutShortIsNotStored() {
         Stream s = ask("GET", "/cut");
         s.onResponseHead(ok("hello", "cache-control", "max-age=60"));
-        s.onResponseBody(Unpooled.copiedBuffer("he", StandardCharsets.US_ASCII));
+        s.onResponseBody(FakeSides.text("he"));
         s.onServerFailure(ServerFailure.TRUNCATED);
         log.next();
         ServerConnector.park(server.server, 0, server);

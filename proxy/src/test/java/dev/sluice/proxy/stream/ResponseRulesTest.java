@@ -1,24 +1,19 @@
 package dev.sluice.proxy.stream;
 
+import static dev.sluice.proxy.stream.FakeSides.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.proxy.backend.ServerConnector;
-import dev.sluice.proxy.http.HttpFields;
-import dev.sluice.proxy.http.HttpVersion;
-import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.runtime.EmbeddedProxy;
-import dev.sluice.proxy.stream.StreamTest.FakeClient;
-import dev.sluice.proxy.stream.StreamTest.FakeServer;
+import dev.sluice.proxy.stream.FakeSides.FakeClient;
+import dev.sluice.proxy.stream.FakeSides.FakeServer;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.util.AsciiString;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code http-response wait-for-body} on a {@link Stream} between the fake sides of {@link StreamTest}: the head waits
+ * {@code http-response wait-for-body} on a {@link Stream} between the fake sides of {@link FakeSides}: the head waits
  * until {@code at-least} bytes came, then goes with what was held, in order, and the rest follows; the rules read the
  * held bytes; a client that leaves meanwhile releases them (ResponseWaitForBodyTest compares it with HAProxy 2.6).
  */
@@ -39,12 +34,9 @@ class ResponseRulesTest {
                 http-reuse always
                 server s1 127.0.0.1:9001
             """);
-    private final FakeClient client = new FakeClient(proxy.loop());
-    private final FakeServer server = new FakeServer(proxy.backend("be").servers().get(0));
-
-    ResponseRulesTest() {
-        ServerConnector.park(server.server, 0, server);
-    }
+    private final FakeSides sides = new FakeSides(proxy);
+    private final FakeClient client = sides.client;
+    private final FakeServer server = sides.server;
 
     @AfterEach
     void close() {
@@ -53,25 +45,13 @@ class ResponseRulesTest {
 
     private Stream ask() {
         server.events.clear();
-        HttpFields f = new HttpFields();
-        f.add("host", "a");
-        Stream s = new Stream(client, proxy.frontend(), new RequestHead(AsciiString.of("GET"), AsciiString.of("/"), HttpVersion.HTTP_1_1, f));
-        s.start();
-        s.onRequestEnd(null);
+        Stream s = sides.ask("GET", "/");
         assertThat(server.events).as("client %s", client.events).contains("attach");
         return s;
     }
 
     private static ResponseHead ok(int length) {
-        HttpFields f = new HttpFields();
-        f.add("content-length", Integer.toString(length));
-        ResponseHead r = new ResponseHead(HttpVersion.HTTP_1_1, 200, AsciiString.of("OK"), f);
-        r.bodyLength(length);
-        return r;
-    }
-
-    private static ByteBuf text(String s) {
-        return Unpooled.copiedBuffer(s, StandardCharsets.US_ASCII);
+        return FakeSides.response(200, length);
     }
 
     @Test

@@ -1,255 +1,24 @@
 package dev.sluice.proxy.stream;
 
+import static dev.sluice.proxy.stream.FakeSides.request;
+import static dev.sluice.proxy.stream.FakeSides.response;
+import static dev.sluice.proxy.stream.FakeSides.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.proxy.http.HttpVersion;
-import dev.sluice.proxy.http.RequestHead;
-import dev.sluice.proxy.http.ResponseHead;
-import dev.sluice.proxy.http.HttpFields;
-import dev.sluice.proxy.backend.Server;
-import dev.sluice.proxy.backend.ServerConnector;
 import dev.sluice.proxy.runtime.EmbeddedProxy;
 import dev.sluice.proxy.runtime.LogCatcher;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
-import io.netty.channel.EventLoop;
-import io.netty.util.AsciiString;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
+import dev.sluice.proxy.stream.FakeSides.FakeClient;
+import dev.sluice.proxy.stream.FakeSides.FakeServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link Stream} between a fake client side and a fake server side (small recording implementations of
- * {@link ClientSide} and {@link ServerSide}; the fake server waits in its server's idle pool, where the real
- * {@link ServerConnector} finds it): what the stream asks of each side for an ordinary exchange, keep-alive, body
- * back-pressure both ways, a server failing before or during the response, a server timeout, a client leaving, and
- * no server to go to; the access log's status and termination flags for each. Pins today's behaviour ahead of the
- * stream refactor.
+ * {@link Stream} between a fake client side and a fake server side ({@link FakeSides}): what the stream asks of each
+ * side for an ordinary exchange, keep-alive, body back-pressure both ways, a server failing before or during the
+ * response, a server timeout, a client leaving, and no server to go to; the access log's status and termination flags
+ * for each. Pins today's behaviour ahead of the stream refactor.
  */
 class StreamTest {
-
-    /** A client connection that records what the stream asks of it. */
-    static final class FakeClient implements ClientSide {
-        final List<String> events = new ArrayList<>();
-        final EventLoop loop;
-        boolean writable = true;
-        long bytesOut;
-
-        FakeClient(EventLoop loop) {
-            this.loop = loop;
-        }
-
-        @Override
-        public EventLoop loop() {
-            return loop;
-        }
-
-        @Override
-        public int loopIndex() {
-            return 0;
-        }
-
-        @Override
-        public InetSocketAddress remoteAddress() {
-            return EmbeddedProxy.CLIENT;
-        }
-
-        @Override
-        public InetSocketAddress localAddress() {
-            return EmbeddedProxy.FRONT;
-        }
-
-        @Override
-        public long acceptDate() {
-            return System.currentTimeMillis();
-        }
-
-        @Override
-        public long requestStartNanos() {
-            return System.nanoTime();
-        }
-
-        @Override
-        public boolean tls() {
-            return false;
-        }
-
-        @Override
-        public String sni() {
-            return null;
-        }
-
-        @Override
-        public dev.sluice.proxy.tls.TlsSession tlsSession() {
-            return null;
-        }
-
-        @Override
-        public long bytesOut() {
-            return bytesOut;
-        }
-
-        @Override
-        public void sendHead(ResponseHead head) {
-            events.add("head " + head.status());
-            bytesOut += 20;
-        }
-
-        @Override
-        public void sendBody(ByteBuf data) {
-            bytesOut += data.readableBytes();
-            events.add("body " + data.toString(StandardCharsets.US_ASCII));
-            data.release();
-        }
-
-        @Override
-        public void sendEnd(HttpFields trailers) {
-            events.add("end");
-        }
-
-        @Override
-        public void sendGenerated(ResponseHead head, byte[] body) {
-            bytesOut += body.length;
-            events.add("generated " + head.status() + " " + head.reason());
-        }
-
-        @Override
-        public boolean isWritable() {
-            return writable;
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void pauseRequestBody() {
-            events.add("pause");
-        }
-
-        @Override
-        public void resumeRequestBody() {
-            events.add("resume");
-        }
-
-        @Override
-        public void startTunnel() {
-            events.add("tunnel");
-        }
-
-        @Override
-        public void sendRaw(ByteBuf data) {
-            data.release();
-        }
-
-        @Override
-        public void abort() {
-            events.add("abort");
-        }
-    }
-
-    /** A server connection that records what the stream asks of it; released, it waits in its pool again. */
-    static final class FakeServer implements ServerSide {
-        final List<String> events = new ArrayList<>();
-        final Server server;
-        Stream stream;
-        boolean open = true;
-        boolean writable = true;
-        boolean reused;
-
-        FakeServer(Server server) {
-            this.server = server;
-        }
-
-        @Override
-        public void attach(Stream s) {
-            stream = s;
-            events.add("attach");
-        }
-
-        @Override
-        public boolean isOpen() {
-            return open;
-        }
-
-        @Override
-        public String sni() {
-            return null;
-        }
-
-        @Override
-        public boolean reused() {
-            return reused;
-        }
-
-        @Override
-        public Server server() {
-            return server;
-        }
-
-        @Override
-        public void sendHead(RequestHead head) {
-            events.add("head " + head.method() + " " + head.target());
-        }
-
-        @Override
-        public void sendBody(ByteBuf data) {
-            events.add("body " + data.toString(StandardCharsets.US_ASCII));
-            data.release();
-        }
-
-        @Override
-        public void sendEnd(HttpFields trailers) {
-            events.add("end");
-        }
-
-        @Override
-        public boolean isWritable() {
-            return writable;
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void pauseResponseBody() {
-            events.add("pause");
-        }
-
-        @Override
-        public void resumeResponseBody() {
-            events.add("resume");
-        }
-
-        @Override
-        public void startTunnel() {
-            events.add("tunnel");
-        }
-
-        @Override
-        public void sendRaw(ByteBuf data) {
-            data.release();
-        }
-
-        @Override
-        public void release() {
-            events.add("release");
-            stream = null;
-            reused = true;
-            ServerConnector.park(server, 0, this);
-        }
-
-        @Override
-        public void abort() {
-            events.add("abort");
-            stream = null;
-            open = false;
-        }
-    }
 
     private final LogCatcher log = new LogCatcher();
     private final EmbeddedProxy proxy = EmbeddedProxy.of("""
@@ -274,12 +43,9 @@ class StreamTest {
                 retries 1
                 server t1 127.0.0.1:9003
             """.formatted(log.logLine()));
-    private final FakeClient client = new FakeClient(proxy.loop());
-    private final FakeServer server = new FakeServer(proxy.backend("be").servers().get(0));
-
-    StreamTest() {
-        ServerConnector.park(server.server, 0, server);
-    }
+    private final FakeSides sides = new FakeSides(proxy);
+    private final FakeClient client = sides.client;
+    private final FakeServer server = sides.server;
 
     @AfterEach
     void close() {
@@ -287,35 +53,9 @@ class StreamTest {
         log.close();
     }
 
-    private static RequestHead request(String method, String target, long bodyLength) {
-        HttpFields f = new HttpFields();
-        f.add("host", "a");
-        RequestHead r = new RequestHead(AsciiString.of(method), AsciiString.of(target), HttpVersion.HTTP_1_1, f);
-        if (bodyLength >= 0) {
-            f.add("content-length", Long.toString(bodyLength));
-            r.bodyLength(bodyLength);
-        }
-        return r;
-    }
-
-    private static ResponseHead response(int status, long bodyLength) {
-        HttpFields f = new HttpFields();
-        f.add("content-length", Long.toString(bodyLength));
-        ResponseHead r = new ResponseHead(HttpVersion.HTTP_1_1, status, AsciiString.of("OK"), f);
-        r.bodyLength(bodyLength);
-        return r;
-    }
-
-    private static ByteBuf text(String s) {
-        return Unpooled.copiedBuffer(s, StandardCharsets.US_ASCII);
-    }
-
     /** A GET started and ended on the client side: the stream got the fake server from the pool. */
     private Stream get(String path) {
-        Stream s = new Stream(client, proxy.frontend(), request("GET", path, -1));
-        s.start();
-        s.onRequestEnd(null);
-        return s;
+        return sides.ask("GET", path);
     }
 
     @Test
