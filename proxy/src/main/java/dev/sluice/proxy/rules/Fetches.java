@@ -325,29 +325,32 @@ public final class Fetches {
      * groups (every one is offered to the ACL's patterns; the sample itself is the user name).
      */
     record HttpAuth(String list, boolean groups) implements Fetch {
-        /** The field read as the other http_auth_* fetches read it (HAProxy's get_http_auth), Basic only. */
-        private Userlists.User user(Txn t) {
+        /**
+         * The user the field authenticates, read as the other http_auth_* fetches read it (HAProxy's get_http_auth);
+         * NONE when it carries no Basic credentials (no sample then, as HAProxy), null when they are not a user's.
+         */
+        private Object user(Txn t) {
             Userlists.Users ul = t.userlists().get(list);
             AuthFetches.Credentials c = ul == null ? null : AuthFetches.credentials(t);
-            return c == null || !c.basic() ? null : ul.authenticate(c.userName(), c.passwordBytes());
+            return c == null || !c.basic() ? NONE : ul.authenticate(c.userName(), c.passwordBytes());
         }
 
         @Override
         public Object get(Txn t) {
-            Userlists.User u = user(t);
-            return groups ? u == null ? null : u.name() : u != null;
+            Object u = user(t);
+            return u == NONE ? null : groups ? u == null ? null : ((Userlists.User) u).name() : u != null;
         }
 
         @Override
         public boolean any(Txn t, Predicate<Object> p) {
+            Object u = user(t);
+            if (u == NONE || u == null) {
+                return !groups && u == null && p.test(false);
+            }
             if (!groups) {
-                return p.test(get(t));
+                return p.test(true);
             }
-            Userlists.User u = user(t);
-            if (u == null) {
-                return false;
-            }
-            for (String g : u.groups()) {
+            for (String g : ((Userlists.User) u).groups()) {
                 if (p.test(g)) {
                     return true;
                 }
@@ -355,6 +358,9 @@ public final class Fetches {
             return false;
         }
     }
+
+    /** {@link HttpAuth}'s answer for a request without Basic credentials. */
+    private static final Object NONE = new Object();
 
     /**
      * {@code req.body_param([<name>[,i]])}: the values of a parameter of an
