@@ -46,34 +46,38 @@ final class ResponseRules {
 
     /**
      * Runs the rules of a response head from the first ({@code compressing}: the compression's decision on it): true when
-     * they all passed and the head goes to the client now; false when one ended the exchange, or they wait for the body.
+     * they all passed and the head goes to the client now; false when one ended the exchange, or they wait for the body
+     * (then the stream's ResponseRules, made by the wait, notes where to go on). No object is made while no rule waits.
      */
-    boolean start(boolean compressing) {
-        this.compressing = compressing;
-        return resume();
+    static boolean start(Stream stream, StreamTarget target, boolean compressing) {
+        return run(stream, target, false, 0, compressing);
     }
 
     private boolean resume() {
+        return run(stream, target, frontendRules, ruleIndex, compressing);
+    }
+
+    private static boolean run(Stream stream, StreamTarget target, boolean frontendRules, int ruleIndex, boolean compressing) {
         if (!frontendRules) {
             int r = Rule.resume(stream.backend().rules().response(), target, ruleIndex);
-            if (r == Rule.ENDED) {
+            if (r == Rule.ENDED || waits(stream, r, false, compressing)) {
                 return false;
             }
-            if (waiting) {
-                ruleIndex = r;
-                return false;
-            }
-            frontendRules = true;
             ruleIndex = 0;
         }
         int r = Rule.resume(stream.frontend().rules().response(), target, ruleIndex);
-        if (r == Rule.ENDED) {
+        return r != Rule.ENDED && !waits(stream, r, true, compressing);
+    }
+
+    /** Whether a rule stopped to wait for the body; if so, notes where the rules go on ({@code next}, of which list). */
+    private static boolean waits(Stream stream, int next, boolean frontend, boolean compressing) {
+        ResponseRules w = stream.responseRules(false);
+        if (w == null || !w.waiting) {
             return false;
         }
-        if (waiting) {
-            ruleIndex = r;
-            return false;
-        }
+        w.ruleIndex = next;
+        w.frontendRules = frontend;
+        w.compressing = compressing;
         return true;
     }
 
@@ -177,8 +181,14 @@ final class ResponseRules {
         return heldBody;
     }
 
-    /** Releases what it holds (the exchange ended first). Idempotent. */
-    void release() {
+    /** Releases what {@code r} holds, if any (the exchange ended first). Idempotent. */
+    static void release(ResponseRules r) {
+        if (r != null) {
+            r.release();
+        }
+    }
+
+    private void release() {
         waiting = false;
         if (waitTimer != null) {
             waitTimer.cancel(false);

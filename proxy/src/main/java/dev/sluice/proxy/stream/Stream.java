@@ -40,7 +40,7 @@ public final class Stream extends Live implements Exchange {
     private final RequestBody body;
     private final Persistence persistence;
     private final RequestRules rules;
-    private final ResponseRules responseRules;
+    private ResponseRules responseRules;
     /** The response compression; null unless the request asked for an algorithm both ends offer. */
     private Compression compression;
     private final Termination outcome = new Termination();
@@ -77,7 +77,6 @@ public final class Stream extends Live implements Exchange {
         this.body = new RequestBody(this, client, request);
         this.persistence = new Persistence(client, request, target);
         this.rules = new RequestRules(this, frontend, request, target);
-        this.responseRules = new ResponseRules(this, target);
     }
 
     public RequestHead request() {
@@ -161,7 +160,11 @@ public final class Stream extends Live implements Exchange {
         return attempts;
     }
 
-    ResponseRules responseRules() {
+    /** The response rules' wait, made by the first {@code wait-for-body} that needs it (a cached response is whole). */
+    ResponseRules responseRules(boolean make) {
+        if (responseRules == null && make) {
+            responseRules = fromCache() ? new ResponseRules(this, target).complete() : new ResponseRules(this, target);
+        }
         return responseRules;
     }
 
@@ -321,7 +324,7 @@ public final class Stream extends Live implements Exchange {
      * connection closes (flags cR).
      */
     boolean waitForBody(long millis, long atLeast) {
-        return responsePhase ? responseRules.waitFor(millis, atLeast) : body.waitFor(millis, atLeast, () -> {
+        return responsePhase ? responseRules(true).waitFor(millis, atLeast) : body.waitFor(millis, atLeast, () -> {
             outcome.set(Cause.CLIENT_TIMEOUT, State.REQUEST);
             closeAfter = true;
             fail(408);
@@ -363,7 +366,7 @@ public final class Stream extends Live implements Exchange {
             responsePhase = true;
             boolean compressing = !switching && compression != null && compression.decide(backend, head);
             persistence.stickStore(backend, server, true);
-            if (responseRules.start(compressing)) {
+            if (ResponseRules.start(this, target, compressing)) {
                 responseRulesPassed(head, compressing);
             }
         } else {
@@ -457,7 +460,7 @@ public final class Stream extends Live implements Exchange {
             return;
         }
         accounting.responded(data.readableBytes());
-        if (!responseRules.hold(data)) {
+        if (responseRules == null || !responseRules.hold(data)) {
             sendResponseBody(data);
         }
     }
@@ -479,7 +482,7 @@ public final class Stream extends Live implements Exchange {
     }
 
     public void onResponseEnd(HttpFields trailers) {
-        if (finished || responseRules.holdEnd(trailers)) {
+        if (finished || responseRules != null && responseRules.holdEnd(trailers)) {
             return;
         }
         finished = true;
@@ -587,12 +590,10 @@ public final class Stream extends Live implements Exchange {
     }
 
     public void onClientWritable(boolean writable) {
-        if (conn != null) {
-            if (writable) {
-                conn.resumeResponseBody();
-            } else {
-                conn.pauseResponseBody();
-            }
+        if (conn != null && writable) {
+            conn.resumeResponseBody();
+        } else if (conn != null) {
+            conn.pauseResponseBody();
         }
     }
 
@@ -638,8 +639,8 @@ public final class Stream extends Live implements Exchange {
         response = head;
         responsePhase = true;
         boolean compressing = compression != null && compression.decide(backend, head);
-        // a wait-for-body finds the whole body here
-        if (!responseRules.complete().start(compressing)) {
+        // a wait-for-body finds the whole body here (responseRules(true))
+        if (!ResponseRules.start(this, target, compressing)) {
             return false;
         }
         afterResponse(head);
@@ -722,7 +723,7 @@ public final class Stream extends Live implements Exchange {
         if (compression != null) {
             compression.end(backend);
         }
-        responseRules.release();
+        ResponseRules.release(responseRules);
         target.releaseHit();
         Budget b = budget;
         if (b != null) {
@@ -761,7 +762,7 @@ public final class Stream extends Live implements Exchange {
             attempts.release();
         }
         body.release();
-        responseRules.release();
+        ResponseRules.release(responseRules);
     }
 
     // ------------------------------------------------------------------ admin view

@@ -204,7 +204,8 @@ final class StreamTarget extends ClientTxn<ClientSide> implements RuleTarget {
 
     @Override
     public byte[] responseBody() {
-        return stream.responseRules().held();
+        ResponseRules r = stream.responseRules(false);
+        return r == null ? null : r.held();
     }
 
     @Override
