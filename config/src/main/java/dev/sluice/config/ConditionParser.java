@@ -72,7 +72,7 @@ public final class ConditionParser {
     /**
      * Splits ACL expression words into the sample, the flags and the values, as for an {@code acl} line
      * after its name. Flags come right after the sample: {@code -i -n -m <method> -f <file> -M -u <id>}
-     * and {@code --} to end them.
+     * and {@code --} to end them; any other word starting with '-' (a negative number too) is refused, as HAProxy does.
      */
     public static AclExpr parseExpr(List<String> words) {
         if (words.isEmpty()) {
@@ -81,7 +81,8 @@ public final class ConditionParser {
         String sample = words.get(0);
         List<String> flags = new ArrayList<>();
         int i = 1;
-        while (i < words.size() && words.get(i).startsWith("-") && words.get(i).length() > 1) {
+        // as HAProxy 2.6's parse_acl_expr: every word starting with '-' is an option until "--" (a negative number too)
+        while (i < words.size() && words.get(i).startsWith("-")) {
             String f = words.get(i);
             if (f.equals("--")) {
                 i++;
@@ -101,10 +102,6 @@ public final class ConditionParser {
                     i += 2;
                 }
                 default -> {
-                    // a negative number is a value, not a flag
-                    if (f.length() > 1 && Character.isDigit(f.charAt(1))) {
-                        return new AclExpr(sample, flags, words.subList(i, words.size()));
-                    }
                     throw new IllegalArgumentException("'" + f + "' is not a valid ACL option. Please use '--' before any pattern beginning with a '-'.");
                 }
             }

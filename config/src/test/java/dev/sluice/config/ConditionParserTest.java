@@ -81,7 +81,10 @@ class ConditionParserTest {
         assertThat(parse("{ src -f /etc/allow.lst } || { req.hdr(x) -- -dash }").alternatives()).containsExactly(
                 List.of(anon(false, "src", List.of("-f", "/etc/allow.lst"), List.of())),
                 List.of(anon(false, "req.hdr(x)", List.of(), List.of("-dash"))));
-        assertThat(parse("{ int -5 }").alternatives()).containsExactly(List.of(anon(false, "int", List.of(), List.of("-5"))));
+        // as HAProxy 2.6: a word starting with '-' is an option, a negative number too; "--" first makes it a value
+        assertThat(parse("{ int -- -5 }").alternatives()).containsExactly(List.of(anon(false, "int", List.of(), List.of("-5"))));
+        assertThatThrownBy(() -> parse("{ int -5 }")).hasMessage("'-5' is not a valid ACL option. Please use '--' before any pattern beginning with a '-'.");
+        assertThatThrownBy(() -> parse("{ int - }")).hasMessage("'-' is not a valid ACL option. Please use '--' before any pattern beginning with a '-'.");
         assertThat(parse("{ always_true }").alternatives()).containsExactly(List.of(anon(false, "always_true", List.of(), List.of())));
         assertThat(parse("{ hdr(x) -n -M -u 3 v }").alternatives()).containsExactly(
                 List.of(anon(false, "hdr(x)", List.of("-n", "-M", "-u", "3"), List.of("v"))));

@@ -692,7 +692,7 @@ class KeywordParsersTest {
                     acl is_api path_beg -i /api /v2
                     acl is_api hdr(host) -m beg api.
                     acl big req.body_size gt 1000
-                    acl neg int -5
+                    acl neg int -- -5
                     acl dash path -- -x
                     acl listed src -f /etc/allow.lst
                     acl a:b.c-d_e always_true
