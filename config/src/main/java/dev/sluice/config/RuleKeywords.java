@@ -60,6 +60,12 @@ final class RuleKeywords {
             new Spec("set-src-port", REQ, 1, 1, "set-src-port <expr>", "Set the client connection's source port."),
             new Spec("set-dst", REQ, 1, 1, "set-dst <expr>", "Set the client connection's destination address (its port kept within a family)."),
             new Spec("set-dst-port", REQ, 1, 1, "set-dst-port <expr>", "Set the client connection's destination port."),
+            new Spec("set-priority-class", REQ, 1, 1, "set-priority-class <expr>",
+                    "Set the request's priority class in server and backend queues (an integer, -2047 to 2047, clamped; lower"
+                            + " classes are served first; 0 by default)."),
+            new Spec("set-priority-offset", REQ, 1, 1, "set-priority-offset <expr>",
+                    "Set the request's priority offset in queues (milliseconds, -524287 to 524287, clamped): within a class,"
+                            + " requests are served in the order of their arrival time plus their offset."),
             new Spec("replace-path", REQ, 2, 2, "replace-path <regex> <fmt>", "Rewrite the path by regex."),
             new Spec("replace-pathq", REQ, 2, 2, "replace-pathq <regex> <fmt>", "Rewrite the path and query by regex."),
             new Spec("replace-uri", REQ, 2, 2, "replace-uri <regex> <fmt>", "Rewrite the request target by regex."),

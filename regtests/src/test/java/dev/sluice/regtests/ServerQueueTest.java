@@ -392,6 +392,61 @@ class ServerQueueTest {
      * is served. Sluice only: HAProxy without {@code option abortonclose} leaves it queued until its turn or its
      * timeout, then finds the client gone. (A half-close is no abort in either: the request is still served.)
      */
+    /**
+     * {@code http-request set-priority-class} and {@code set-priority-offset} order the queue as HAProxy's: the lower class
+     * first, within a class arrival time plus offset; values clamped to -2047..2047 and -524287..524287 ms, a missing
+     * sample leaving them at 0; {@code prio_class} and {@code prio_offset} read them. Both daemons must serve the same
+     * order and answer the same fetches.
+     */
+    @Test
+    void priorityClassesAndOffsetsOrderTheQueueAsHaproxy() throws Exception {
+        Program.HAPROXY.require();
+        Origin o = origin("s1");
+        String backend = """
+                timeout queue 30s
+                http-request set-priority-class req.hdr(x-class)
+                http-request set-priority-offset req.hdr(x-offset)
+                http-response set-header x-prio "%[prio_class] %[prio_offset]"
+                server s1 127.0.0.1:@O@ maxconn 1""".replace("@O@", Integer.toString(o.port()));
+        // path, then the fields that set its priority
+        String[][] queued = {{"/q/a"}, {"/q/b", "x-class: 1"}, {"/q/c", "x-offset: 10000"}, {"/q/d", "x-class: -1"},
+            {"/q/e", "x-offset: -5000"}, {"/q/f", "x-class: 1", "x-offset: -60000"}, {"/q/g", "x-offset: 2000"},
+            {"/q/h", "x-class: 99999", "x-offset: -99999999"}, {"/q/i", "x-class: nope"}};
+        List<List<String>> runs = new ArrayList<>();
+        for (boolean haproxy : new boolean[] {true, false}) {
+            reset();
+            int port = Ports.free();
+            int before = o.requests().size();
+            try (Daemon d = Daemon.start(haproxy, config(port, backend), port)) {
+                List<RawClient> clients = new ArrayList<>();
+                List<String> out = new ArrayList<>();
+                try {
+                    clients.add(new RawClient(port, 30_000).send(get("/hold/0")));
+                    awaitRequest(o, before, "/hold/0");
+                    for (int i = 0; i < queued.length; i++) {
+                        String[] q = queued[i];
+                        clients.add(new RawClient(port, 30_000).send(get(q[0], java.util.Arrays.copyOfRange(q, 1, q.length))));
+                        awaitStat(d, "be,BACKEND", "qcur", Integer.toString(i + 1));
+                        // apart by more than a millisecond: equal offsets keep arrival order
+                        Daemon.sleep(5);
+                    }
+                    gate.countDown();
+                    for (int i = 0; i < clients.size(); i++) {
+                        RawClient.Response r = clients.get(i).read();
+                        out.add((i == 0 ? "/hold/0" : queued[i - 1][0]) + " " + r.status() + " prio=" + r.header("x-prio"));
+                    }
+                } finally {
+                    clients.forEach(RawClient::close);
+                }
+                out.add("order " + String.join(" ", o.requests().subList(before, o.requests().size()).stream().map(Origin.Request::target).toList()));
+                runs.add(out);
+            }
+        }
+        assertThat(runs.get(1)).as("Sluice against HAProxy").isEqualTo(runs.get(0));
+        assertThat(runs.get(0).getLast()).isEqualTo("order /hold/0 /q/d /q/e /q/a /q/i /q/g /q/c /q/f /q/b /q/h");
+        assertThat(runs.get(0)).contains("/q/h 200 prio=2047 -524287", "/q/f 200 prio=1 -60000", "/q/i 200 prio=0 0");
+    }
+
     @Test
     void aClientAbortingLeavesTheQueue() throws Exception {
         Origin o = origin("s1");

@@ -335,4 +335,53 @@ class TcpBalancingTest {
             assertThat(theirs.seen().get("r-c")).isEqualTo("s2");
         }
     }
+
+    /**
+     * {@code tcp-request content set-priority-class} in a layer-4 proxy, against HAProxy: with the only slot held, a
+     * connection of class -1 that came after one of class 0 gets the slot first ({@code prio_class} read back by a
+     * {@code tcp-request content} rule that rejects anything else than the value set).
+     */
+    @Test
+    void priorityClassOrdersTheQueueAsHaproxy() throws Exception {
+        Program.HAPROXY.require();
+        try (TcpOrigin s1 = TcpOrigin.start(TcpOrigin.banner("s1"))) {
+            List<List<String>> runs = new ArrayList<>();
+            for (boolean haproxy : new boolean[] {true, false}) {
+                int[] p = {Ports.free(), Ports.free()};
+                String cfg = """
+                        defaults
+                            mode tcp
+                            timeout connect 1s
+                            timeout client 5s
+                            timeout server 5s
+                        listen q
+                            bind 127.0.0.1:%d
+                            bind 127.0.0.1:%d
+                            timeout queue 5s
+                            tcp-request content set-priority-class int(-1) if { dst_port %d }
+                            tcp-request content reject unless { prio_class -- -1 } || { prio_class 0 }
+                            server s1 127.0.0.1:%d maxconn 1
+                        """.formatted(p[0], p[1], p[1], s1.port());
+                List<String> out = new ArrayList<>();
+                try (Daemon d = Daemon.start(haproxy, cfg, p[0]); Socket a = open(p[0], 3000)) {
+                    out.add("a " + name(a));
+                    Socket b = open(p[0], 300);
+                    Daemon.sleep(100);
+                    Socket c = open(p[1], 3000);
+                    Daemon.sleep(100);
+                    a.close();
+                    // c (class -1) is served first; b still waits
+                    out.add("c " + name(c));
+                    out.add("b while c holds " + name(b));
+                    c.close();
+                    b.setSoTimeout(3000);
+                    out.add("b " + name(b));
+                    b.close();
+                }
+                runs.add(out);
+            }
+            assertThat(runs.get(1)).as("Sluice against HAProxy").isEqualTo(runs.get(0));
+            assertThat(runs.get(1)).containsExactly("a s1", "c s1", "b while c holds SocketTimeoutException", "b s1");
+        }
+    }
 }

@@ -2,7 +2,7 @@ package dev.sluice.proxy.backend;
 
 /**
  * How a backend hands the free slots of a server to the requests waiting for it: its own queue and the backend's, in
- * arrival order (HAProxy's process_srv_queue). Stateless; {@link Backend} calls it.
+ * HAProxy's order (process_srv_queue: priority class, then arrival plus priority offset; arrival order without priorities). Stateless; {@link Backend} calls it.
  */
 final class QueueDrain {
     private QueueDrain() {
@@ -14,22 +14,22 @@ final class QueueDrain {
         WaitQueue own = s.queue();
         int granted = 0;
         while (true) {
-            long mine = own.headTicket();
-            long shared = queue.isEmpty() ? Long.MAX_VALUE : queue.headTicket();
-            if (shared != Long.MAX_VALUE && !servesBackendQueue(b, s)) {
-                shared = Long.MAX_VALUE;
+            QueuedRequest mine = own.head();
+            QueuedRequest shared = queue.isEmpty() ? null : queue.head();
+            if (shared != null && !servesBackendQueue(b, s)) {
+                shared = null;
             }
-            if (mine == Long.MAX_VALUE && shared == Long.MAX_VALUE) {
+            if (mine == null && shared == null) {
                 return granted;
             }
             if (!s.take(load)) {
                 // every slot is held: each holder drains when it gives its slot back
                 return granted;
             }
-            WaitQueue first = mine <= shared ? own : queue;
+            WaitQueue first = shared == null || mine != null && QueuedRequest.ORDER.compare(mine, shared) <= 0 ? own : queue;
             QueuedRequest r = first.claim();
             if (r == null) {
-                WaitQueue other = first == own ? (shared != Long.MAX_VALUE ? queue : null) : own;
+                WaitQueue other = first == own ? (shared != null ? queue : null) : own;
                 r = other == null ? null : other.claim();
             }
             if (r == null) {

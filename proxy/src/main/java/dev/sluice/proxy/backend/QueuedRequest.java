@@ -3,6 +3,7 @@ package dev.sluice.proxy.backend;
 import io.netty.channel.EventLoop;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Comparator;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
@@ -38,8 +39,21 @@ public final class QueuedRequest {
         }
     }
 
+    /**
+     * HAProxy's queue order: the lower priority class first, then within a class the earlier of arrival time plus
+     * priority offset (milliseconds), then the earlier arrival.
+     */
+    static final Comparator<QueuedRequest> ORDER = (a, b) -> a.priorityClass != b.priorityClass
+            ? Integer.compare(a.priorityClass, b.priorityClass)
+            : a.due != b.due ? Long.compare(a.due, b.due) : Long.compare(a.ticket, b.ticket);
+
     private final Waiter waiter;
     private final EventLoop loop;
+    /** {@code set-priority-class} (-2047..2047) and {@code set-priority-offset} (ms, -524287..524287); 0 when none set them. */
+    final int priorityClass;
+    final int priorityOffset;
+    /** The time it joined its queue plus its priority offset (ms), set before it is published there. */
+    long due;
     @SuppressWarnings("unused")
     private volatile int state;
     /** The queue it waits in and its place: set before it is published there. */
@@ -51,8 +65,20 @@ public final class QueuedRequest {
     private volatile int position;
 
     public QueuedRequest(Waiter waiter, EventLoop loop) {
+        this(waiter, loop, 0, 0);
+    }
+
+    /** A request with the priority its stream's rules gave it ({@code set-priority-class}, {@code set-priority-offset}). */
+    public QueuedRequest(Waiter waiter, EventLoop loop, int priorityClass, int priorityOffset) {
         this.waiter = waiter;
         this.loop = loop;
+        this.priorityClass = priorityClass;
+        this.priorityOffset = priorityOffset;
+    }
+
+    /** Whether it is served in arrival order (no priority set): it waits in its queue's first-in first-out list. */
+    boolean inArrivalOrder() {
+        return priorityClass == 0 && priorityOffset == 0;
     }
 
     public EventLoop loop() {
@@ -111,7 +137,7 @@ public final class QueuedRequest {
             return false;
         }
         position(q.dequeues() + 1);
-        q.cancelled();
+        q.cancelled(this);
         return true;
     }
 }

@@ -2,12 +2,17 @@ package dev.sluice.proxy.backend;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The requests waiting for a slot, of one server or one backend: a lock-free first-in first-out queue
- * (Michael and Scott's, with a sentinel node), where any event loop adds and any event loop takes. Each
+ * (Michael and Scott's, with a sentinel node), where any event loop adds and any event loop takes, for the requests
+ * without a priority; those to which {@code set-priority-class} or {@code set-priority-offset} gave one wait in a
+ * sorted set beside it (made at the first), and the head of the queue is the first of both in HAProxy's order
+ * ({@link QueuedRequest#ORDER}: class, then arrival plus offset). Without priorities the set stays empty and the order
+ * is arrival order. Each
  * {@link QueuedRequest} leaves by one compare-and-set on its own state, so a slot hand-off, a queue timeout
  * and a client abort racing for it have exactly one winner. A cancelled request stays linked until it
  * reaches the head, where the next taker (or the canceller itself, which trims the dead heads it finds)
@@ -55,6 +60,8 @@ public final class WaitQueue {
     private final AtomicInteger length = new AtomicInteger();
     private final AtomicInteger max = new AtomicInteger();
     private final AtomicLong dequeues = new AtomicLong();
+    /** The requests with a priority, in {@link QueuedRequest#ORDER}; null until one came. */
+    private volatile ConcurrentSkipListSet<QueuedRequest> ordered;
 
     WaitQueue(Server server, AtomicLong tickets) {
         this.server = server;
@@ -96,10 +103,15 @@ public final class WaitQueue {
     public void add(QueuedRequest r) {
         r.queue = this;
         r.ticket = tickets.getAndIncrement();
+        r.due = System.nanoTime() / 1_000_000 + r.priorityOffset;
         r.base = dequeues.get();
         int n = length.incrementAndGet();
         for (int m = max.get(); n > m && !max.compareAndSet(m, n); m = max.get()) {
             // another adder raised it meanwhile
+        }
+        if (!r.inArrivalOrder()) {
+            ordered().add(r);
+            return;
         }
         Node node = new Node(r);
         while (true) {
@@ -130,6 +142,58 @@ public final class WaitQueue {
     }
 
     private QueuedRequest take(int to) {
+        ConcurrentSkipListSet<QueuedRequest> o = ordered;
+        while (o != null) {
+            QueuedRequest p = firstWaiting(o);
+            if (p == null) {
+                break;
+            }
+            QueuedRequest f = trim();
+            if (f != null && QueuedRequest.ORDER.compare(f, p) < 0) {
+                QueuedRequest r = takeInArrivalOrder(to);
+                if (r != null) {
+                    return r;
+                }
+                continue;
+            }
+            // remove() gives it to one taker; a canceller that won its state first counted it out already
+            if (o.remove(p) && p.leave(to)) {
+                return left(p, to);
+            }
+        }
+        return takeInArrivalOrder(to);
+    }
+
+    private QueuedRequest left(QueuedRequest r, int to) {
+        length.decrementAndGet();
+        r.position(to == QueuedRequest.GRANTED ? dequeues.incrementAndGet() : dequeues.get() + 1);
+        return r;
+    }
+
+    private ConcurrentSkipListSet<QueuedRequest> ordered() {
+        ConcurrentSkipListSet<QueuedRequest> o = ordered;
+        if (o == null) {
+            synchronized (this) {
+                o = ordered;
+                if (o == null) {
+                    ordered = o = new ConcurrentSkipListSet<>(QueuedRequest.ORDER);
+                }
+            }
+        }
+        return o;
+    }
+
+    /** The first request of the set still waiting (one that left is on its way out of it), or null. */
+    private static QueuedRequest firstWaiting(ConcurrentSkipListSet<QueuedRequest> o) {
+        for (QueuedRequest r : o) {
+            if (r.waiting()) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    private QueuedRequest takeInArrivalOrder(int to) {
         while (true) {
             Node h = head;
             Node first = h.next;
@@ -143,27 +207,31 @@ public final class WaitQueue {
             QueuedRequest r = first.item;
             first.item = null;
             if (r.leave(to)) {
-                length.decrementAndGet();
-                r.position(to == QueuedRequest.GRANTED ? dequeues.incrementAndGet() : dequeues.get() + 1);
-                return r;
+                return left(r, to);
             }
             // it was cancelled while linked: its canceller already counted it out
         }
     }
 
     /**
-     * The arrival ticket of the oldest waiting request, or {@link Long#MAX_VALUE} when none waits. A hint: the
-     * request may leave right after.
+     * The request to serve first ({@link QueuedRequest#ORDER}), or null when none waits. A hint: the request may leave
+     * right after.
      */
-    long headTicket() {
-        QueuedRequest r = trim();
-        return r == null ? Long.MAX_VALUE : r.ticket;
+    QueuedRequest head() {
+        QueuedRequest f = trim();
+        ConcurrentSkipListSet<QueuedRequest> o = ordered;
+        QueuedRequest p = o == null ? null : firstWaiting(o);
+        return p == null || f != null && QueuedRequest.ORDER.compare(f, p) < 0 ? f : p;
     }
 
-    /** A waiting request of this queue was cancelled: count it out and unlink the dead requests at the head. */
-    void cancelled() {
+    /** A waiting request of this queue was cancelled: count it out and unlink it (or the dead requests at the head). */
+    void cancelled(QueuedRequest r) {
         length.decrementAndGet();
-        trim();
+        if (r.inArrivalOrder()) {
+            trim();
+        } else {
+            ordered.remove(r);
+        }
     }
 
     /** Unlinks the cancelled requests at the head; returns the first waiting one (still linked), or null. */

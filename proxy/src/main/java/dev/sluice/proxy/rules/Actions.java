@@ -69,6 +69,18 @@ public final class Actions {
                     return Action.Verdict.CONTINUE;
                 };
             }
+            case "set-priority-class", "set-priority-offset" -> {
+                // sample_fetch_as_type(SINT): no sample (or none convertible) leaves the priority as it was
+                SampleExpr e = RuleCompiler.sample(args.get(0));
+                boolean offset = name.equals("set-priority-offset");
+                yield t -> {
+                    Long v = Samples.integer(e.get(t));
+                    if (v != null) {
+                        t.setPriority(offset, v);
+                    }
+                    return Action.Verdict.CONTINUE;
+                };
+            }
             case "set-src-port", "set-dst-port" -> {
                 SampleExpr e = RuleCompiler.sample(args.get(0));
                 boolean source = name.equals("set-src-port");

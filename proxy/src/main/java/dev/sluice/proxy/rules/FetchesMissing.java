@@ -36,8 +36,6 @@ final class FetchesMissing {
             Map.entry("internal.strm.is_htx", "HAProxy-internal HTX buffer introspection (Sluice has no HTX)"),
             Map.entry("lat_ns_avg", "per-stream CPU and latency accounting (not implemented yet)"),
             Map.entry("lat_ns_tot", "per-stream CPU and latency accounting (not implemented yet)"),
-            Map.entry("prio_class", "stream and process state read by rules (not implemented yet)"),
-            Map.entry("prio_offset", "stream and process state read by rules (not implemented yet)"),
             Map.entry("ssl_bc_unique_id", "the TLS Finished messages (SSL_get_finished), which netty-tcnative does not expose"),
             Map.entry("ssl_fc_cipherlist_bin", "frontend TLS connection details (not implemented yet)"),
             Map.entry("ssl_fc_cipherlist_hex", "frontend TLS connection details (not implemented yet)"),

@@ -32,7 +32,9 @@ final class FetchesState {
         frontend("fe_conn", ProxyStates.FrontendState::connections);
         frontend("fe_sess_rate", ProxyStates.FrontendState::sessionRate);
         frontend("fe_req_rate", ProxyStates.FrontendState::requestRate);
-        ANY_PHASE.addAll(java.util.List.of("fe_defbe", "stopping", "last_rule_file", "last_rule_line"));
+        ANY_PHASE.addAll(java.util.List.of("fe_defbe", "stopping", "last_rule_file", "last_rule_line", "prio_class", "prio_offset"));
+        Fetches.def("prio_class", 0, 0, Match.INT, false, a -> t -> (long) t.priorityClass());
+        Fetches.def("prio_offset", 0, 0, Match.INT, false, a -> t -> (long) t.priorityOffset());
         // the file as the configuration was named (as in its diagnostics), the line of the rule in it
         Fetches.def("last_rule_file", 0, 0, Match.STR, false, a -> t -> t.lastRule() == null ? null : t.lastRule().file());
         Fetches.def("last_rule_line", 0, 0, Match.INT, false, a -> t -> t.lastRule() == null ? null : (Object) (long) t.lastRule().line());

@@ -47,6 +47,13 @@ public interface RuleTarget extends Txn {
     }
 
     /**
+     * {@code set-priority-class} ({@code offset} false) and {@code set-priority-offset}: the stream's place in a queue,
+     * clamped as HAProxy's queue_limit_class and queue_limit_offset clamp it.
+     */
+    default void setPriority(boolean offset, long value) {
+    }
+
+    /**
      * {@code tcp-request content switch-mode http [proto h1|h2]}: the connection becomes HTTP once the rules are done,
      * on the multiplexer {@code proto} names (null: HTTP/1, upgraded to HTTP/2 on its preface).
      */

@@ -44,6 +44,16 @@ public interface Txn {
         return 0;
     }
 
+    /** {@code prio_class}: the priority class {@code set-priority-class} gave the stream (-2047..2047), 0 by default. */
+    default int priorityClass() {
+        return 0;
+    }
+
+    /** {@code prio_offset}: the offset {@code set-priority-offset} gave the stream (ms, -524287..524287), 0 by default. */
+    default int priorityOffset() {
+        return 0;
+    }
+
     /** The response, in http-response rules; null before. */
     ResponseHead response();
 

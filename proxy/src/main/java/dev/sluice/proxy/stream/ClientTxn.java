@@ -24,6 +24,8 @@ abstract class ClientTxn<C extends ClientEnd> implements Txn {
     /** Capture slots, cookies, unique id and log level (null until the frontend or a rule needs them). */
     protected LogCaptures captures;
     private SourceRef lastRule;
+    private int priorityClass;
+    private int priorityOffset;
 
     ClientTxn(C client, Frontend frontend) {
         this.client = client;
@@ -73,6 +75,25 @@ abstract class ClientTxn<C extends ClientEnd> implements Txn {
     @Override
     public String frontendName() {
         return frontend.name();
+    }
+
+    @Override
+    public int priorityClass() {
+        return priorityClass;
+    }
+
+    @Override
+    public int priorityOffset() {
+        return priorityOffset;
+    }
+
+    /** {@code set-priority-class}, {@code set-priority-offset}: within HAProxy's bounds (queue_limit_class, queue_limit_offset). */
+    public void setPriority(boolean offset, long value) {
+        if (offset) {
+            priorityOffset = (int) Math.clamp(value, -0x7ffff, 0x7ffff);
+        } else {
+            priorityClass = (int) Math.clamp(value, -0x7ff, 0x7ff);
+        }
     }
 
     /** {@code set-src}, {@code set-dst}...: on the client connection, for everything after. */

@@ -90,10 +90,10 @@ class WaitQueueTest {
         q.add(a);
         q.add(b);
         a.cancel();
-        // the head is now b: its ticket shows without any claim
-        assertThat(q.headTicket()).isEqualTo(b.ticket);
+        // the head is now b: it shows without any claim
+        assertThat(q.head()).isSameAs(b);
         b.cancel();
-        assertThat(q.headTicket()).isEqualTo(Long.MAX_VALUE);
+        assertThat(q.head()).isNull();
         assertThat(q.isEmpty()).isTrue();
         // a timed-out request counts as having been behind the requests served while it waited
         QueuedRequest c = request();
@@ -109,8 +109,62 @@ class WaitQueueTest {
      * Producers add, consumers claim and the producers cancel some of their own requests at random, all at once:
      * every request leaves exactly once (claimed or cancelled), none is lost, the length ends at 0.
      */
+    /**
+     * HAProxy's order: a lower class first whatever the arrival; within a class, arrival time plus offset (ms), then
+     * arrival; requests without a priority keep arrival order among themselves.
+     */
+    @Test
+    void priorityClassThenOffsetThenArrival() throws Exception {
+        WaitQueue q = new WaitQueue();
+        QueuedRequest plain1 = request();
+        QueuedRequest late = new QueuedRequest(NOBODY, LOOP, 0, 5_000);
+        QueuedRequest low = new QueuedRequest(NOBODY, LOOP, 1, -100_000);
+        QueuedRequest plain2 = request();
+        QueuedRequest urgent = new QueuedRequest(NOBODY, LOOP, -1, 0);
+        QueuedRequest early = new QueuedRequest(NOBODY, LOOP, 0, -1_000);
+        for (QueuedRequest r : List.of(plain1, late, low, plain2, urgent, early)) {
+            q.add(r);
+            Thread.sleep(2);
+        }
+        assertThat(q.length()).isEqualTo(6);
+        assertThat(q.head()).isSameAs(urgent);
+        List<QueuedRequest> out = new ArrayList<>();
+        for (QueuedRequest r = q.claim(); r != null; r = q.claim()) {
+            out.add(r);
+        }
+        assertThat(out).containsExactly(urgent, early, plain1, plain2, late, low);
+        // the log's positions count the requests served from the queue, whatever their order
+        assertThat(low.position()).isEqualTo(6);
+        assertThat(q.length()).isZero();
+    }
+
+    @Test
+    void aCancelledPrioritisedRequestLeavesItsSet() {
+        WaitQueue q = new WaitQueue();
+        QueuedRequest a = new QueuedRequest(NOBODY, LOOP, -5, 0);
+        QueuedRequest b = request();
+        q.add(a);
+        q.add(b);
+        assertThat(q.head()).isSameAs(a);
+        assertThat(a.cancel()).isTrue();
+        assertThat(q.length()).isEqualTo(1);
+        assertThat(q.head()).isSameAs(b);
+        assertThat(q.claim()).isSameAs(b);
+        assertThat(q.claim()).isNull();
+    }
+
     @Test
     void manyThreadsClaimEachRequestExactlyOnce() throws Exception {
+        manyThreads(false);
+    }
+
+    /** The same with a third of the requests given a priority: the sorted set and the list together lose none. */
+    @Test
+    void manyThreadsClaimEachPrioritisedRequestExactlyOnce() throws Exception {
+        manyThreads(true);
+    }
+
+    private void manyThreads(boolean priorities) throws Exception {
         WaitQueue q = new WaitQueue();
         int producers = 4;
         int consumers = 4;
@@ -119,7 +173,7 @@ class WaitQueueTest {
         AtomicIntegerArray outcome = new AtomicIntegerArray(total);
         QueuedRequest[] all = new QueuedRequest[total];
         for (int i = 0; i < total; i++) {
-            all[i] = request();
+            all[i] = priorities && i % 3 == 0 ? new QueuedRequest(NOBODY, LOOP, i % 7 - 3, i % 11 * 10 - 50) : request();
         }
         java.util.Map<QueuedRequest, Integer> index = new java.util.IdentityHashMap<>();
         for (int i = 0; i < total; i++) {
@@ -195,7 +249,7 @@ class WaitQueueTest {
             assertThat(outcome.get(i)).as("request %d left once", i).isEqualTo(1);
         }
         assertThat(q.length()).isZero();
-        assertThat(q.headTicket()).isEqualTo(Long.MAX_VALUE);
+        assertThat(q.head()).isNull();
     }
 
     /** With one consumer, the requests of each producer come out in the order that producer added them. */
