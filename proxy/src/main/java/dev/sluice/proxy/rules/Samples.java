@@ -20,7 +20,12 @@ public final class Samples {
             return Network.format(a);
         }
         if (v instanceof byte[] b) {
-            return new String(b, StandardCharsets.ISO_8859_1);
+            // HAProxy's c_bin2str: a binary sample read as a string ends at its first NUL byte
+            int n = 0;
+            while (n < b.length && b[n] != 0) {
+                n++;
+            }
+            return new String(b, 0, n, StandardCharsets.ISO_8859_1);
         }
         if (v instanceof Boolean b) {
             return b ? "1" : "0";

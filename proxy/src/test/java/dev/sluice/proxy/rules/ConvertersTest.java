@@ -66,7 +66,10 @@ class ConvertersTest {
             "str(fr-FR;q=0.8),language(de;fr;en,zz) => fr",
             "str(de),language(fr;en,zz) => zz",
             "str(abc\\r\\ndef),cut_crlf => abc",
-            "str(abc),debug => abc"
+            "str(abc),debug => abc",
+            // a binary sample read as a string ends at its first NUL byte (HAProxy's c_bin2str)
+            "bin(61620063),length => 2",
+            "bin(006162),length => 0"
     })
     void asHaproxy(String expr, String expected) {
         assertThat(eval(expr.replace("\\r\\n", "\r\n"))).isEqualTo(expected == null ? "" : expected);
