@@ -96,6 +96,7 @@ public final class GlobalBuilder {
     int logUriLen = Tune.DEFAULT_LOG_URI_LEN;
     int cookieLen = Tune.DEFAULT_COOKIE_LEN;
     int sslHardMaxRecord;
+    int sslCaptureSize;
     String issuersChainPath;
     Set<String> sslExtraFiles = TlsTune.ALL_EXTRA_FILES;
     boolean sslExtraDelExt;
@@ -127,7 +128,7 @@ public final class GlobalBuilder {
                 new ProcessSettings(user, userAt, group, groupAt, uid, gid, chroot, ulimitN,
                         hardStopAfter, noReusePort, zeroWarning, masterWorker, exitOnFailure, maxReloads, dumpable, insecureForkWanted,
                         cpuMaps, unixBind), node, description, environment,
-                new TlsTune(sslHardMaxRecord, issuersChainPath, sslExtraFiles, sslExtraDelExt), vars,
+                new TlsTune(sslHardMaxRecord, issuersChainPath, sslExtraFiles, sslExtraDelExt, sslCaptureSize), vars,
                 new ServerStateFiles(serverStateBase, serverStateFile, serverStateFileAt));
     }
 }

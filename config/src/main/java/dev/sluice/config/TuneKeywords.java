@@ -19,8 +19,6 @@ final class TuneKeywords {
     private static final Set<Section> GLOBAL = EnumSet.of(Section.GLOBAL);
     /** The start of every "has no effect" warning (what the keyword inventory test looks for). */
     static final String NO_EFFECT = "has no effect in Sluice: ";
-    private static final String CAPTURE = "it sizes the client hello capture of the ssl_fc_cipherlist_* and ssl_fc_*_ext fetches,"
-            + " which Sluice does not have";
 
     static void register(KeywordRegistry r) {
         sockets(r);
@@ -207,13 +205,17 @@ final class TuneKeywords {
                 + " and has no minimum to wait for before processing");
         ignoredInt(r, "tune.runqueue-depth", true, false, "Sluice's event loops run Netty's task queues, which have no batch size to"
                 + " set");
-        ignoredInt(r, "tune.ssl.capture-buffer-size", false, false, CAPTURE);
+        integer(r, "tune.ssl.capture-buffer-size", "The bytes of each client's TLS hello kept for the ssl_fc_cipherlist_*,"
+                + " ssl_fc_extlist_bin, ssl_fc_eclist_bin, ssl_fc_ecformats_bin and ssl_fc_protocol_hello_id fetches (JA3 fingerprints):"
+                + " the cipher list, then the extension ids, the groups and the point formats, each cut where the room ends, as HAProxy"
+                + " 2.6 keeps them (default 0: nothing is kept and those fetches give no sample).",
+                (c, v) -> c.global().sslCaptureSize = (int) Math.max(0, clamp(v)));
         r.register(new Keyword("tune.ssl.capture-cipherlist-size", GLOBAL, "tune.ssl.capture-cipherlist-size <number>",
-                "Deprecated alias of tune.ssl.capture-buffer-size (HAProxy's warning), which has no effect in Sluice.", c -> {
+                "Deprecated alias of tune.ssl.capture-buffer-size (HAProxy's warning).", c -> {
                     c.lineWarning("'tune.ssl.capture-cipherlist-size' is deprecated and will be removed in version 2.7. Please use"
                             + " 'tune.ssl.capture-buffer-size' instead.");
                     if (c.atMost(1) && requireInt(c)) {
-                        c.warning(NO_EFFECT + CAPTURE + ".");
+                        c.global().sslCaptureSize = (int) Math.max(0, clamp(Units.atol(c.args().get(0))));
                     }
                 }));
         ignoredInt(r, "tune.ssl.ssl-ctx-cache-size", false, false, "it sizes the cache of certificates generated on the fly ('bind ..."

@@ -62,15 +62,17 @@ class TuneKeywordsTest {
             "tune.maxaccept", "tune.maxpollevents", "tune.maxrewrite", "tune.pipesize", "tune.quic.frontend.max-idle-timeout",
             "tune.quic.frontend.max-streams-bidi", "tune.quic.retry-threshold", "tune.rcvbuf.client", "tune.rcvbuf.server",
             "tune.sndbuf.client", "tune.sndbuf.server", "tune.ssl.cachesize", "tune.ssl.force-private-cache", "tune.ssl.hard-maxrecord",
-            "tune.ssl.lifetime", "tune.peers.max-updates-at-once");
+            "tune.ssl.lifetime", "tune.peers.max-updates-at-once", "tune.ssl.capture-buffer-size");
+
+    /** Applied, with HAProxy's warning that the keyword is deprecated. */
+    static final Set<String> DEPRECATED = Set.of("tune.ssl.capture-cipherlist-size");
 
     /** Accepted with a warning that says why it changes nothing in Sluice. */
     static final Set<String> NO_EFFECT = Set.of("tune.buffers.limit", "tune.buffers.reserve", "tune.fail-alloc", "tune.fd.edge-triggered",
             "tune.idle-pool.shared", "tune.idletimer", "tune.listener.multi-queue", "tune.lua.forced-yield", "tune.lua.maxmem",
             "tune.lua.session-timeout", "tune.lua.service-timeout", "tune.lua.task-timeout", "tune.pattern.cache-size",
             "tune.pool-high-fd-ratio", "tune.pool-low-fd-ratio", "tune.quic.frontend.conn-tx-buffers.limit",
-            "tune.recv_enough", "tune.runqueue-depth", "tune.sched.low-latency", "tune.ssl.capture-buffer-size",
-            "tune.ssl.capture-cipherlist-size", "tune.ssl.default-dh-param", "tune.ssl.keylog", "tune.ssl.maxrecord",
+            "tune.recv_enough", "tune.runqueue-depth", "tune.sched.low-latency", "tune.ssl.default-dh-param", "tune.ssl.keylog", "tune.ssl.maxrecord",
             "tune.ssl.ssl-ctx-cache-size", "tune.vars.global-max-size", "tune.vars.proc-max-size", "tune.vars.reqres-max-size",
             "tune.vars.sess-max-size", "tune.vars.txn-max-size", "tune.zlib.memlevel", "tune.zlib.windowsize");
 
@@ -78,6 +80,7 @@ class TuneKeywordsTest {
     void everyKeywordOfTheManualIsAppliedOrWarnedAbout() {
         Set<String> classified = new HashSet<>(APPLIED);
         classified.addAll(NO_EFFECT);
+        classified.addAll(DEPRECATED);
         assertThat(APPLIED).doesNotContainAnyElementsOf(NO_EFFECT);
         assertThat(classified).as("the inventory covers the manual's list, and only it").isEqualTo(MANUAL.keySet());
         KeywordRegistry registry = KeywordRegistry.standard();
@@ -90,6 +93,8 @@ class TuneKeywordsTest {
             List<String> warnings = Configs.warnings(r).stream().map(Diagnostic::message).toList();
             if (APPLIED.contains(kw)) {
                 assertThat(warnings).as("%s is applied: no warning", kw).isEmpty();
+            } else if (DEPRECATED.contains(kw)) {
+                assertThat(warnings).as("%s is deprecated", kw).singleElement().asString().contains("is deprecated");
             } else {
                 assertThat(warnings).as("%s has no effect: a warning says why", kw)
                         .anySatisfy(w -> assertThat(w).startsWith("'" + kw + "' : " + TuneKeywords.NO_EFFECT));
@@ -115,7 +120,10 @@ class TuneKeywordsTest {
                 tune.http.cookielen 10
                 tune.ssl.hard-maxrecord 1400
                 tune.ssl.lifetime 60
+                tune.ssl.capture-buffer-size 96
                 """)).global();
+        assertThat(g.tls().captureSize()).isEqualTo(96);
+        assertThat(parse(inGlobal("tune.ssl.capture-cipherlist-size 48")).config().global().tls().captureSize()).isEqualTo(48);
         assertThat(g.tune().sockets()).isEqualTo(new SocketTune(65536, 32768, 16384, 8192, -1, 50));
         assertThat(g.tune().h2()).isEqualTo(new H2Tune(8192, 131072, 0, 32768));
         assertThat(g.tune().compMaxLevel()).isEqualTo(9);

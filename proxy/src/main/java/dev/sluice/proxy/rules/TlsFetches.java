@@ -41,6 +41,7 @@ final class TlsFetches {
                 return s == null ? null : (Object) (long) s.verification(which);
             });
         }
+        registerHelloCapture();
         Fetches.def("ssl_fc_err", 0, 0, Match.INT, false, a -> t -> t.tlsSession() == null ? null : (Object) 0L);
         Fetches.def("ssl_fc_err_str", 0, 0, Match.STR, false, a -> t -> null);
         // NPN: Sluice offers none ('npn' is refused on binds and servers), so none is ever negotiated, as in HAProxy without it
@@ -122,6 +123,70 @@ final class TlsFetches {
      * The server connection's session ({@code ssl_bc_*}, HAProxy's fetches with 'b' as 5th character): {@code ssl_bc} is
      * false and {@code ssl_bc_is_resumed} false without a TLS server connection, the others have no sample.
      */
+    /**
+     * The fetches of {@code tune.ssl.capture-buffer-size}'s capture ({@link ClientHelloCapture}), as ssl_sample.c: no sample
+     * without TLS or without a capture; the {@code _bin} lists binary (their argument 1: without GREASE values), {@code _hex}
+     * upper-case hexadecimal, {@code _str} OpenSSL's names joined by commas (UNKNOWN(xxxx) for a value it does not know).
+     */
+    private static void registerHelloCapture() {
+        Fetches.def("ssl_fc_protocol_hello_id", 0, 0, Match.INT, false, a -> t -> {
+            ClientHelloCapture c = capture(t);
+            return c == null ? null : (Object) (long) c.protocolVersion();
+        });
+        Fetches.def("ssl_fc_cipherlist_xxh", 0, 0, Match.INT, false, a -> t -> {
+            ClientHelloCapture c = capture(t);
+            return c == null ? null : (Object) c.cipherListHash();
+        });
+        Fetches.def("ssl_fc_ecformats_bin", 0, 0, Match.BIN, false, a -> t -> {
+            ClientHelloCapture c = capture(t);
+            return c == null ? null : c.pointFormats();
+        });
+        Fetches.def("ssl_fc_cipherlist_bin", 0, 1, Match.BIN, false, a -> {
+            boolean noGrease = filter(a);
+            return t -> {
+                ClientHelloCapture c = capture(t);
+                return c == null ? null : c.ciphers(noGrease);
+            };
+        });
+        Fetches.def("ssl_fc_cipherlist_hex", 0, 1, Match.BIN, false, a -> {
+            boolean noGrease = filter(a);
+            return t -> {
+                ClientHelloCapture c = capture(t);
+                return c == null ? null : java.util.HexFormat.of().withUpperCase().formatHex(c.ciphers(noGrease));
+            };
+        });
+        Fetches.def("ssl_fc_cipherlist_str", 0, 1, Match.STR, false, a -> {
+            boolean noGrease = filter(a);
+            return t -> {
+                ClientHelloCapture c = capture(t);
+                return c == null ? null : ClientHelloCapture.cipherNames(c.ciphers(noGrease));
+            };
+        });
+        Fetches.def("ssl_fc_extlist_bin", 0, 1, Match.BIN, false, a -> {
+            boolean noGrease = filter(a);
+            return t -> {
+                ClientHelloCapture c = capture(t);
+                return c == null ? null : c.extensions(noGrease);
+            };
+        });
+        Fetches.def("ssl_fc_eclist_bin", 0, 1, Match.BIN, false, a -> {
+            boolean noGrease = filter(a);
+            return t -> {
+                ClientHelloCapture c = capture(t);
+                return c == null ? null : c.groups(noGrease);
+            };
+        });
+    }
+
+    /** The filter_option argument (an integer; not 0: without GREASE). */
+    private static boolean filter(java.util.List<String> a) {
+        return !a.isEmpty() && !a.get(0).isEmpty() && Long.parseLong(a.get(0).strip()) != 0;
+    }
+
+    private static ClientHelloCapture capture(Txn t) {
+        return t.tlsSession() == null || t.clientChannel() == null ? null : ClientHelloCapture.of(t.clientChannel());
+    }
+
     private static void registerBackend() {
         Fetches.def("ssl_bc", 0, 0, Match.BOOL, false, a -> t -> t.serverTlsSession() != null);
         Fetches.def("ssl_bc_is_resumed", 0, 0, Match.BOOL, false, a -> t -> t.serverTlsSession() != null && t.serverTlsSession().resumed());

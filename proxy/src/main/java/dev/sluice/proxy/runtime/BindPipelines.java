@@ -103,7 +103,8 @@ final class BindPipelines {
                 protocol = (session, date, nanos) -> h1 ? new H1ClientConnection(fe, true).noH2Upgrade()
                         : h2 || "h2".equals(session.alpn()) ? H2ClientConnection.create(fe, true) : new H1ClientConnection(fe, true);
             }
-            first = admitted -> new TlsClientSetup(fe, ctx, bindName, protocol, handshakeTimeout, admitted);
+            int capture = tls.helloCaptureSize();
+            first = admitted -> new TlsClientSetup(fe, ctx, bindName, protocol, handshakeTimeout, admitted).captureHello(capture);
         } else if (p.mode() == Mode.TCP) {
             first = admitted -> new TcpClientConnection(fe, admitted);
         } else {

@@ -46,6 +46,8 @@ final class TlsClientSetup extends ChannelInboundHandlerAdapter implements TlsHa
     private final String bindName;
     private final long handshakeTimeoutMs;
     private boolean admitted;
+    /** {@code tune.ssl.capture-buffer-size}: 0, or the bytes of the hello the {@link ClientHelloRecorder} keeps. */
+    private int captureSize;
     private long acceptDate;
     private long acceptNanos;
     private InetSocketAddress client;
@@ -62,6 +64,12 @@ final class TlsClientSetup extends ChannelInboundHandlerAdapter implements TlsHa
         this.protocol = protocol;
         this.handshakeTimeoutMs = handshakeTimeoutMs;
         this.admitted = admitted;
+    }
+
+    /** Keeps {@code size} bytes of each client hello for the ssl_fc_cipherlist_* fetches (0: nothing). Returns this. */
+    TlsClientSetup captureHello(int size) {
+        captureSize = size;
+        return this;
     }
 
     @Override
@@ -92,6 +100,9 @@ final class TlsClientSetup extends ChannelInboundHandlerAdapter implements TlsHa
     private void startHandshake(ChannelHandlerContext ctx) {
         ctx.pipeline().addAfter(ctx.name(), "tls", context.newHandler(ctx.alloc(), handshakeTimeoutMs));
         ctx.pipeline().addAfter("tls", "handshake", new TlsHandshakeHandler(this));
+        if (captureSize > 0) {
+            ctx.pipeline().addBefore("tls", "hello-capture", new ClientHelloRecorder(captureSize));
+        }
         ctx.pipeline().remove(this);
     }
 

@@ -40,6 +40,11 @@ public final class TlsContexts {
     /** What the files each context was made from looked like (size and time of each), by settings. */
     private final Map<Object, String> fingerprints = new HashMap<>();
 
+    /** {@code tune.ssl.capture-buffer-size}: the bytes of each client hello kept for the ssl_fc_cipherlist_* fetches (0: none). */
+    public int helloCaptureSize() {
+        return global.tls().captureSize();
+    }
+
     /** Contexts for {@code global}'s session settings, on BoringSSL when it loads, with the process's ticket keys. */
     public TlsContexts(Global global) {
         this(global, TlsProvider.detect(), SessionTicketKeys.shared());
