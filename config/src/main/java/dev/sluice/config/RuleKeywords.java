@@ -20,6 +20,10 @@ final class RuleKeywords {
 
     private static final Set<Section> PROXY_SECTIONS = EnumSet.of(Section.FRONTEND, Section.BACKEND, Section.LISTEN);
 
+    /** The warning of {@code set-nice}, in HTTP and TCP rules. */
+    static final String SET_NICE = "'set-nice' has no effect in Sluice: its event loops run every stream's work in arrival order,"
+            + " without task priorities.";
+
     /** The levels of {@code set-log-level}, in syslog order, then {@code silent}. */
     static final List<String> LOG_LEVELS = List.of("emerg", "alert", "crit", "err", "warning", "notice", "info", "debug", "silent");
 
@@ -66,6 +70,14 @@ final class RuleKeywords {
             new Spec("set-priority-offset", REQ, 1, 1, "set-priority-offset <expr>",
                     "Set the request's priority offset in queues (milliseconds, -524287 to 524287, clamped): within a class,"
                             + " requests are served in the order of their arrival time plus their offset."),
+            new Spec("set-tos", REQ | RES, 1, 1, "set-tos <tos>",
+                    "Set the IP TOS (IPv4) or traffic class (IPv6) of the packets sent to the client (an integer, 0x for hex)."),
+            new Spec("set-mark", REQ | RES, 1, 1, "set-mark <mark>",
+                    "Set the netfilter mark (SO_MARK) of the client connection's socket (an integer, 0x for hex); needs CAP_NET_ADMIN,"
+                            + " and is silently left as it was without, as HAProxy does."),
+            new Spec("set-nice", REQ | RES, 1, 1, "set-nice <nice>",
+                    "HAProxy's scheduling priority of the stream (-1024 to 1024). Accepted with a warning: Sluice's event loops"
+                            + " run every stream's work in arrival order, without task priorities, so it changes nothing."),
             new Spec("replace-path", REQ, 2, 2, "replace-path <regex> <fmt>", "Rewrite the path by regex."),
             new Spec("replace-pathq", REQ, 2, 2, "replace-pathq <regex> <fmt>", "Rewrite the path and query by regex."),
             new Spec("replace-uri", REQ, 2, 2, "replace-uri <regex> <fmt>", "Rewrite the request target by regex."),
@@ -203,6 +215,9 @@ final class RuleKeywords {
         if (problem != null) {
             c.error(problem);
             return;
+        }
+        if (name.equals("set-nice")) {
+            c.warning(SET_NICE);
         }
         if (name.equals("capture")) {
             args = captureSlot(c, family, args);
@@ -394,6 +409,9 @@ final class RuleKeywords {
                     }
                 }
             }
+            case "set-tos", "set-mark" -> {
+                return socketValueProblem(a.get(0));
+            }
             case "set-retries" -> {
                 if (!a.get(0).matches("\\d+")) {
                     return "expects a number of retries.";
@@ -418,6 +436,37 @@ final class RuleKeywords {
             }
         }
         return null;
+    }
+
+    /**
+     * {@code set-tos} and {@code set-mark}'s value as HAProxy reads it ({@code strtol(v, &end, 0)}, all of it): null when it
+     * is one, else HAProxy's message.
+     */
+    static String socketValueProblem(String v) {
+        int i = 0;
+        while (i < v.length() && Character.isWhitespace(v.charAt(i))) {
+            i++;
+        }
+        int start = i;
+        if (i < v.length() && (v.charAt(i) == '+' || v.charAt(i) == '-')) {
+            i++;
+        }
+        int radix = 10;
+        if (v.startsWith("0x", i) || v.startsWith("0X", i)) {
+            if (i + 2 < v.length() && Character.digit(v.charAt(i + 2), 16) >= 0) {
+                radix = 16;
+                i += 2;
+            }
+        } else if (v.startsWith("0", i)) {
+            radix = 8;
+        }
+        int digits = i;
+        while (i < v.length() && Character.digit(v.charAt(i), radix) >= 0) {
+            i++;
+        }
+        // no digit: strtol's end is the start of the text
+        int end = i == digits ? 0 : i;
+        return end == v.length() && end > start ? null : "invalid character starting at '" + v.substring(end) + "' (integer/hex value expected)";
     }
 
     /** What HAProxy 2.6 refuses of an action in this rule set or section, or null. */

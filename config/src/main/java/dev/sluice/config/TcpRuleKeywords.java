@@ -482,6 +482,13 @@ final class TcpRuleKeywords {
                     return "expects exactly 1 argument (log level name or 'silent')";
                 }
             }
+            case "set-tos", "set-mark" -> {
+                String problem = RuleKeywords.socketValueProblem(args.get(0));
+                if (problem != null) {
+                    return problem;
+                }
+            }
+            case "set-nice" -> c.warning(RuleKeywords.SET_NICE);
             case "switch-mode" -> {
                 if (!frontendSide(c.section())) {
                     return "'tcp-request switch-mode' not allowed because backend '" + c.proxy().name + "' has no frontend capability";

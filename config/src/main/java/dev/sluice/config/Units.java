@@ -172,4 +172,16 @@ public final class Units {
             return at == OVERFLOW;
         }
     }
+
+    /** An integer as {@code strtol(v, &end, 0)} reads it, of a text that is one whole (checked before): 0x for hex, 0 for octal. */
+    public static long strtol0(String v) {
+        String s = v.strip();
+        boolean minus = s.startsWith("-");
+        if (s.startsWith("+") || minus) {
+            s = s.substring(1);
+        }
+        long n = s.startsWith("0x") || s.startsWith("0X") ? Long.parseLong(s.substring(2), 16)
+                : s.length() > 1 && s.startsWith("0") ? Long.parseLong(s, 8) : Long.parseLong(s);
+        return minus ? -n : n;
+    }
 }

@@ -175,6 +175,26 @@ class TcpRuleKeywordsTest {
         assertThat(inBackend(line)).containsExactly(message);
     }
 
+    /** set-tos and set-mark read their value as strtol(v, &end, 0) does (HAProxy's message for the rest); set-nice warns. */
+    /** As {@link #inFrontend}, in mode http. */
+    private static List<String> inHttpFrontend(String line) {
+        return messages(parse(HEAD.replace("mode tcp", "mode http") + "    " + line + "\n    default_backend b1\n" + BACKEND));
+    }
+
+    @Test
+    void socketValuesAndNice() {
+        assertThat(inHttpFrontend("http-request set-tos 0x10")).isEmpty();
+        assertThat(inHttpFrontend("http-request set-mark 017")).isEmpty();
+        assertThat(inFrontend("tcp-request connection set-tos 8")).isEmpty();
+        assertThat(inHttpFrontend("http-request set-tos 0x1g")).containsExactly(
+                "8 error 'http-request set-tos' : invalid character starting at 'g' (integer/hex value expected)");
+        assertThat(inFrontend("tcp-request content set-mark abc")).singleElement().asString()
+                .endsWith("invalid character starting at 'abc' (integer/hex value expected)");
+        assertThat(inHttpFrontend("http-response set-tos 08")).singleElement().asString()
+                .endsWith("invalid character starting at '8' (integer/hex value expected)");
+        assertThat(inHttpFrontend("http-request set-nice 5")).containsExactly("8 warning 'http-request set-nice' : " + RuleKeywords.SET_NICE);
+    }
+
     @Test
     void anonymousDefaultsTakeNoRule() {
         var r = parse("""

@@ -69,6 +69,16 @@ public final class Actions {
                     return Action.Verdict.CONTINUE;
                 };
             }
+            case "set-tos", "set-mark" -> {
+                int value = (int) dev.sluice.config.Units.strtol0(args.get(0));
+                boolean mark = name.equals("set-mark");
+                yield t -> {
+                    t.setSocketOption(mark, value);
+                    return Action.Verdict.CONTINUE;
+                };
+            }
+            // HAProxy's task priority: Sluice's event loops have none (sluice -c warns)
+            case "set-nice" -> t -> Action.Verdict.CONTINUE;
             case "set-priority-class", "set-priority-offset" -> {
                 // sample_fetch_as_type(SINT): no sample (or none convertible) leaves the priority as it was
                 SampleExpr e = RuleCompiler.sample(args.get(0));

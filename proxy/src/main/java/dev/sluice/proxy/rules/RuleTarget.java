@@ -54,6 +54,13 @@ public interface RuleTarget extends Txn {
     }
 
     /**
+     * {@code set-tos} ({@code mark} false: IP_TOS, or IPV6_TCLASS on IPv6) and {@code set-mark} (SO_MARK) on the client
+     * connection's socket; a failure (no privilege, no socket: QUIC) leaves it as it was, as HAProxy ignores setsockopt's.
+     */
+    default void setSocketOption(boolean mark, int value) {
+    }
+
+    /**
      * {@code tcp-request content switch-mode http [proto h1|h2]}: the connection becomes HTTP once the rules are done,
      * on the multiplexer {@code proto} names (null: HTTP/1, upgraded to HTTP/2 on its preface).
      */

@@ -96,6 +96,32 @@ abstract class ClientTxn<C extends ClientEnd> implements Txn {
         }
     }
 
+    /** Linux's SO_MARK (SOL_SOCKET 1, option 36), which Netty's epoll options do not name. */
+    private static final io.netty.channel.unix.IntegerUnixChannelOption SO_MARK = new io.netty.channel.unix.IntegerUnixChannelOption("SO_MARK", 1, 36);
+
+    /** {@code set-tos}, {@code set-mark}: on the client connection's socket (an HTTP/2 stream's connection). */
+    public void setSocketOption(boolean mark, int value) {
+        setSocketOption(clientChannel(), mark, value);
+    }
+
+    /** {@code set-tos} ({@code mark} false) or {@code set-mark} on the socket of {@code ch} (an HTTP/2 stream's connection). */
+    static void setSocketOption(io.netty.channel.Channel ch, boolean mark, int value) {
+        if (ch instanceof io.netty.handler.codec.http2.Http2StreamChannel) {
+            ch = ch.parent();
+        }
+        if (ch instanceof io.netty.channel.socket.SocketChannel) {
+            try {
+                if (mark) {
+                    ch.config().setOption(SO_MARK, value);
+                } else {
+                    ch.config().setOption(io.netty.channel.ChannelOption.IP_TOS, value);
+                }
+            } catch (io.netty.channel.ChannelException e) {
+                // as HAProxy: a setsockopt that fails (EPERM without CAP_NET_ADMIN) changes nothing
+            }
+        }
+    }
+
     /** {@code set-src}, {@code set-dst}...: on the client connection, for everything after. */
     public void setAddress(boolean source, InetAddress ip, int port) {
         InetSocketAddress cur = source ? client.remoteAddress() : client.localAddress();

@@ -135,6 +135,11 @@ public final class ConnectionRules implements Predicate<Channel> {
             expectProxy = true;
         }
 
+        @Override
+        public void setSocketOption(boolean mark, int value) {
+            ClientTxn.setSocketOption(ch, mark, value);
+        }
+
         Target(Channel ch, InetSocketAddress client, InetSocketAddress local, String frontend, boolean tls, TlsSession handshake) {
             super(null, client, local, frontend, null);
             this.ch = ch;
