@@ -35,9 +35,7 @@ public final class Converters {
             Map.entry("fix_is_valid", "FIX protocol inspection (not implemented yet)"),
             Map.entry("fix_tag_value", "FIX protocol inspection (not implemented yet)"),
             Map.entry("mqtt_field_value", "MQTT inspection (not implemented yet)"),
-            Map.entry("mqtt_is_valid", "MQTT inspection (not implemented yet)"),
-            Map.entry("protobuf", "protocol buffers inspection (not implemented yet)"),
-            Map.entry("ungrpc", "gRPC message inspection (not implemented yet)"));
+            Map.entry("mqtt_is_valid", "MQTT inspection (not implemented yet)"));
 
     static {
         def("lower", 0, 0, a -> (t, v) -> Samples.str(v).toString().toLowerCase(Locale.ROOT));
@@ -176,6 +174,7 @@ public final class Converters {
         ConvertersMore.register();
         JsonQuery.register();
         AesGcm.register();
+        Protobuf.register();
         JwtVerify.register();
     }
 

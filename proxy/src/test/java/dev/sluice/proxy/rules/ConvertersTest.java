@@ -69,7 +69,14 @@ class ConvertersTest {
             "str(abc),debug => abc",
             // a binary sample read as a string ends at its first NUL byte (HAProxy's c_bin2str)
             "bin(61620063),length => 2",
-            "bin(006162),length => 0"
+            "bin(006162),length => 0",
+            // protobuf: a varint, zigzag, a nested field, a string; ungrpc through two gRPC messages
+            "bin(089601),protobuf(1,int32) => 150",
+            "bin(089601),protobuf(1),hex => 9601",
+            "bin(2805),protobuf(5,sint32) => -3",
+            "bin(1a02082b),protobuf(3.1,int32) => 43",
+            "bin(120774657374696e67),protobuf(2) => testing",
+            "bin(00000000020801000000000512036162630a),ungrpc(2) => abc"
     })
     void asHaproxy(String expr, String expected) {
         assertThat(eval(expr.replace("\\r\\n", "\r\n"))).isEqualTo(expected == null ? "" : expected);
