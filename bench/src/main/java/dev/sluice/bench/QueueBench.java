@@ -33,6 +33,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * <li>{@code locked}: the baseline, a {@link ConcurrentLinkedQueue} whose admission and dispatch hold one
  * queue-wide {@link ReentrantLock} (the lock makes "claimed exactly once" and the qcur/qmax counts
  * consistent, as a simple design would), with a request object of the same size.</li>
+ * <li>{@code prioritised}: Sluice's {@link WaitQueue} with every request given a priority ({@code set-priority-class}
+ * -1, 0 or 1 in turn and an offset), so that all of them go through its sorted set rather than its list.</li>
  * </ul>
  * Both run in the same JMH invocation, so compare their ops/s with each other, not across runs; on a shared
  * machine, {@code bench/jmh-paired.sh 4 QueueBench queue locked,lockFree} alternates them round by round.
@@ -49,7 +51,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Threads(2)
 public class QueueBench {
 
-    @Param({"lockFree", "locked"})
+    @Param({"lockFree", "locked", "prioritised"})
     public String queue;
 
     @Param({"0", "64"})
@@ -58,27 +60,38 @@ public class QueueBench {
     private WaitQueue waitQueue;
     private LockedQueue baseline;
     private boolean lockFree;
+    private boolean prioritised;
 
     @Setup
     public void setUp() {
         lockFree = switch (queue) {
-            case "lockFree" -> true;
+            case "lockFree", "prioritised" -> true;
             case "locked" -> false;
             default -> throw new IllegalArgumentException(queue);
         };
+        prioritised = queue.equals("prioritised");
         waitQueue = new WaitQueue();
         baseline = new LockedQueue();
         for (int i = 0; i < backlog; i++) {
-            waitQueue.add(new QueuedRequest(null, null));
+            waitQueue.add(request());
             baseline.add(new Pending());
         }
+    }
+
+    private QueuedRequest request() {
+        // the arrival is the stream's first assignment time, read before (ServerSlot's): not this op's cost
+        if (!prioritised) {
+            return new QueuedRequest(null, null, 0, 0, 0);
+        }
+        int t = java.util.concurrent.ThreadLocalRandom.current().nextInt(15);
+        return new QueuedRequest(null, null, t % 3 - 1, 1 + t % 5, 0);
     }
 
     /** One request joins the queue, one is claimed from it. */
     @Benchmark
     public Object addAndClaim() {
         if (lockFree) {
-            waitQueue.add(new QueuedRequest(null, null));
+            waitQueue.add(request());
             return waitQueue.claim();
         }
         baseline.add(new Pending());

@@ -52,7 +52,9 @@ public final class QueuedRequest {
     /** {@code set-priority-class} (-2047..2047) and {@code set-priority-offset} (ms, -524287..524287); 0 when none set them. */
     final int priorityClass;
     final int priorityOffset;
-    /** The time it joined its queue plus its priority offset (ms), set before it is published there. */
+    /** When the stream first asked for a server ({@link System#nanoTime()}): its arrival in the queue order. */
+    final long arrival;
+    /** Its arrival plus its priority offset (ms), set before it is published in a queue. */
     long due;
     @SuppressWarnings("unused")
     private volatile int state;
@@ -70,10 +72,19 @@ public final class QueuedRequest {
 
     /** A request with the priority its stream's rules gave it ({@code set-priority-class}, {@code set-priority-offset}). */
     public QueuedRequest(Waiter waiter, EventLoop loop, int priorityClass, int priorityOffset) {
+        this(waiter, loop, priorityClass, priorityOffset, System.nanoTime());
+    }
+
+    /**
+     * {@code arrival}: when the stream first asked for a server ({@link System#nanoTime()}; a stream queued again after a
+     * redispatch keeps its first arrival, where HAProxy takes the time of the new queueing).
+     */
+    public QueuedRequest(Waiter waiter, EventLoop loop, int priorityClass, int priorityOffset, long arrival) {
         this.waiter = waiter;
         this.loop = loop;
         this.priorityClass = priorityClass;
         this.priorityOffset = priorityOffset;
+        this.arrival = arrival;
     }
 
     /** Whether it is served in arrival order (no priority set): it waits in its queue's first-in first-out list. */

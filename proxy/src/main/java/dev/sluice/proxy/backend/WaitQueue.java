@@ -103,7 +103,7 @@ public final class WaitQueue {
     public void add(QueuedRequest r) {
         r.queue = this;
         r.ticket = tickets.getAndIncrement();
-        r.due = System.nanoTime() / 1_000_000 + r.priorityOffset;
+        r.due = r.arrival / 1_000_000 + r.priorityOffset;
         r.base = dequeues.get();
         int n = length.incrementAndGet();
         for (int m = max.get(); n > m && !max.compareAndSet(m, n); m = max.get()) {

@@ -132,7 +132,7 @@ final class ServerSlot implements QueuedRequest.Waiter {
 
     private void queue(Server s) {
         waited = true;
-        QueuedRequest r = new QueuedRequest(this, loop, stream.target().priorityClass(), stream.target().priorityOffset());
+        QueuedRequest r = new QueuedRequest(this, loop, stream.target().priorityClass(), stream.target().priorityOffset(), start);
         waiting = r;
         backend.enqueue(s, r);
         long t = backend.queueTimeout();
