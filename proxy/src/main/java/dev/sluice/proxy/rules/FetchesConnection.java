@@ -50,6 +50,12 @@ final class FetchesConnection {
             int v = t.clientHttpMajor();
             return v == 0 ? null : (Object) (long) v;
         });
+        // HAProxy's connection error code and its text: a connection a stream runs on has none ("Success", as 2.6.12 words
+        // code 0); the errors themselves end the connection before any stream or log line with samples
+        ANY_PHASE.add("fc_err");
+        ANY_PHASE.add("fc_err_str");
+        Fetches.def("fc_err", 0, 0, Match.INT, false, a -> t -> t.clientChannel() == null ? null : (Object) 0L);
+        Fetches.def("fc_err_str", 0, 0, Match.STR, false, a -> t -> t.clientChannel() == null ? null : "Success");
         backend();
         ANY_PHASE.add("so_id");
         ANY_PHASE.add("so_name");
@@ -78,6 +84,9 @@ final class FetchesConnection {
         Fetches.def("bc_src_port", 0, 0, Match.INT, true, a -> t -> Fetches.port(address(t, true)));
         Fetches.def("bc_dst", 0, 0, Match.IP, true, a -> t -> address(t, false) == null ? null : address(t, false).getAddress());
         Fetches.def("bc_dst_port", 0, 0, Match.INT, true, a -> t -> Fetches.port(address(t, false)));
+        // the stream's last server connection, as long as it has one (a refused connect leaves none: no sample, as HAProxy)
+        Fetches.def("bc_err", 0, 0, Match.INT, true, a -> t -> t.serverChannel() == null ? null : (Object) 0L);
+        Fetches.def("bc_err_str", 0, 0, Match.STR, true, a -> t -> t.serverChannel() == null ? null : "Success");
         Fetches.def("bc_http_major", 0, 0, Match.INT, true, a -> t -> t.serverHttpMajor() == 0 ? null : (Object) (long) t.serverHttpMajor());
     }
 

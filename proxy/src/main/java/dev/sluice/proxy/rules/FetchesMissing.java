@@ -12,14 +12,10 @@ final class FetchesMissing {
 
     static final Map<String, String> MORE = Map.ofEntries(
             Map.entry("51d.all", "device detection through a proprietary library HAProxy links (51Degrees, DeviceAtlas, WURFL)"),
-            Map.entry("bc_err", "connection error codes (not implemented yet)"),
-            Map.entry("bc_err_str", "connection error codes (not implemented yet)"),
             Map.entry("cpu_calls", "per-stream CPU and latency accounting (not implemented yet)"),
             Map.entry("cpu_ns_avg", "per-stream CPU and latency accounting (not implemented yet)"),
             Map.entry("cpu_ns_tot", "per-stream CPU and latency accounting (not implemented yet)"),
             Map.entry("da-csv-fetch", "device detection through a proprietary library HAProxy links (51Degrees, DeviceAtlas, WURFL)"),
-            Map.entry("fc_err", "connection error codes (not implemented yet)"),
-            Map.entry("fc_err_str", "connection error codes (not implemented yet)"),
             Map.entry("internal.htx.data", "HAProxy-internal HTX buffer introspection (Sluice has no HTX)"),
             Map.entry("internal.htx.free", "HAProxy-internal HTX buffer introspection (Sluice has no HTX)"),
             Map.entry("internal.htx.free_data", "HAProxy-internal HTX buffer introspection (Sluice has no HTX)"),
