@@ -32,8 +32,6 @@ public final class Converters {
     static final Map<String, String> MISSING = Map.ofEntries(
             Map.entry("51d.single", "51Degrees device detection (a proprietary library HAProxy links)"),
             Map.entry("da-csv-conv", "DeviceAtlas device detection (a proprietary library HAProxy links)"),
-            Map.entry("fix_is_valid", "FIX protocol inspection (not implemented yet)"),
-            Map.entry("fix_tag_value", "FIX protocol inspection (not implemented yet)"),
             Map.entry("mqtt_field_value", "MQTT inspection (not implemented yet)"),
             Map.entry("mqtt_is_valid", "MQTT inspection (not implemented yet)"));
 
@@ -175,6 +173,7 @@ public final class Converters {
         JsonQuery.register();
         AesGcm.register();
         Protobuf.register();
+        FixConverters.register();
         JwtVerify.register();
     }
 
