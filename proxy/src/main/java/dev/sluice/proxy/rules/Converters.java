@@ -31,9 +31,7 @@ public final class Converters {
     /** Converter keywords of HAProxy 2.6 that Sluice does not have, with the reason (SampleInventoryTest checks the list). */
     static final Map<String, String> MISSING = Map.ofEntries(
             Map.entry("51d.single", "51Degrees device detection (a proprietary library HAProxy links)"),
-            Map.entry("da-csv-conv", "DeviceAtlas device detection (a proprietary library HAProxy links)"),
-            Map.entry("mqtt_field_value", "MQTT inspection (not implemented yet)"),
-            Map.entry("mqtt_is_valid", "MQTT inspection (not implemented yet)"));
+            Map.entry("da-csv-conv", "DeviceAtlas device detection (a proprietary library HAProxy links)"));
 
     static {
         def("lower", 0, 0, a -> (t, v) -> Samples.str(v).toString().toLowerCase(Locale.ROOT));
@@ -174,6 +172,7 @@ public final class Converters {
         AesGcm.register();
         Protobuf.register();
         FixConverters.register();
+        MqttConverters.register();
         JwtVerify.register();
     }
 

@@ -88,7 +88,7 @@ class ConvertersTest {
         assertThatThrownBy(() -> eval("str(a),sha2(100)")).hasMessageContaining("Unsupported number of bits: '100'.");
         assertThatThrownBy(() -> eval("str(a),digest(nope)")).hasMessageContaining("couldn't get message digest 'nope'");
         assertThatThrownBy(() -> eval("str(a),url_enc(path)")).hasMessageContaining("Allowed value is 'query'");
-        assertThatThrownBy(() -> eval("str(a),mqtt_is_valid")).hasMessageContaining("not supported by Sluice yet");
+        assertThatThrownBy(() -> eval("str(a),51d.single(IsMobile)")).hasMessageContaining("not supported by Sluice yet");
     }
 
     @Test
