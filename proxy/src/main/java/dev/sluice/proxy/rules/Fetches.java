@@ -39,10 +39,6 @@ public final class Fetches {
      * of them is implemented).
      */
     static final Map<String, String> MISSING = merged(FetchesMissing.MORE,
-            Map.entry("payload", "direction-neutral payload fetches (use req.payload or res.payload)"),
-            Map.entry("payload_lv", "direction-neutral payload fetches (use req.payload_lv or res.payload_lv)"),
-            Map.entry("distcc_body", "distcc inspection"),
-            Map.entry("distcc_param", "distcc inspection"),
             Map.entry("acl", "the acl() fetch (HAProxy 3.x)"), Map.entry("lua", "Lua scripting"));
 
     static {

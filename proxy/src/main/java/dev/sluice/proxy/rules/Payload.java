@@ -28,6 +28,19 @@ final class Payload {
         Fetches.defContent("res.payload", 2, 2, null, true, true, a -> fixed(true, a));
         Fetches.defContent("req.payload_lv", 2, 3, null, false, true, a -> lengthValue(false, a, "req.payload_lv"));
         Fetches.defContent("res.payload_lv", 2, 3, null, true, true, a -> lengthValue(true, a, "res.payload_lv"));
+        // direction-neutral: the request's bytes, or the response's in response rules (HAProxy's SMP_OPT_DIR)
+        Fetches.defContent("payload", 2, 2, null, false, true, a -> {
+            Fetch req = fixed(false, a, "payload");
+            Fetch res = fixed(true, a, "payload");
+            return t -> (responsePhase(t) ? res : req).get(t);
+        });
+        Fetches.defContent("payload_lv", 2, 3, null, false, true, a -> {
+            Fetch req = lengthValue(false, a, "payload_lv");
+            Fetch res = lengthValue(true, a, "payload_lv");
+            return t -> (responsePhase(t) ? res : req).get(t);
+        });
+        Fetches.defContent("distcc_param", 1, 2, Match.INT, false, true, a -> new Distcc(distccToken(a), distccOccurrence(a), false));
+        Fetches.defContent("distcc_body", 1, 2, Match.BIN, false, true, a -> new Distcc(distccToken(a), distccOccurrence(a), true));
         Fetches.defContent("wait_end", 0, 0, Match.BOOL, false, false, a -> WAIT_END);
         for (String n : new String[] {"req.proto_http", "req_proto_http"}) {
             // a whole HTTP/1 request head at the start of the held bytes (a layer-4 stream's target parses it and says
@@ -93,8 +106,93 @@ final class Payload {
     }
 
     private static Fetch fixed(boolean response, List<String> a) {
-        String name = response ? "res.payload" : "req.payload";
+        return fixed(response, a, response ? "res.payload" : "req.payload");
+    }
+
+    private static Fetch fixed(boolean response, List<String> a, String name) {
         return new Fixed(response, integer(name, a, 0), integer(name, a, 1));
+    }
+
+    /** Whether a direction-neutral fetch reads the response: in response rules. */
+    private static boolean responsePhase(Txn t) {
+        return t instanceof RuleTarget r && r.responsePhase();
+    }
+
+    /** val_distcc: the token, exactly 4 characters, as a big-endian 32-bit value. */
+    private static long distccToken(List<String> a) {
+        String tok = a.get(0);
+        if (tok.length() != 4) {
+            throw new IllegalArgumentException("token name must be exactly 4 characters");
+        }
+        long v = 0;
+        for (int i = 0; i < 4; i++) {
+            v = v << 8 | (tok.charAt(i) & 0xff);
+        }
+        return v;
+    }
+
+    private static long distccOccurrence(List<String> a) {
+        return a.size() < 2 || a.get(1).isBlank() ? 0 : integer("distcc", a, 1) & 0xffffffffL;
+    }
+
+    /**
+     * {@code distcc_param(<token>[,<occ>])} and {@code distcc_body(<token>[,<occ>])}, payload.c's walk of a distcc
+     * stream: 4-byte tokens each followed by 8 hexadecimal digits, the parameter, which is also the length of the body
+     * that follows except for ARGC, DIST, NFIL, STAT and DONE. The parameter (or the body) of the token's {@code occ}th
+     * occurrence (0: the first); "may change" while the held bytes end before a token that could still fit in a buffer; a
+     * body cut at the buffer's end when it cannot fit.
+     */
+    private record Distcc(long token, long occurrence, boolean body) implements Fetch {
+        @Override
+        public Object get(Txn t) {
+            ByteBuf b = held(t, responsePhase(t));
+            if (b == null) {
+                return null;
+            }
+            int r = b.readerIndex();
+            long n = b.readableBytes();
+            long limit = t.tune().bufsize();
+            long ofs = 0;
+            long occ = 0;
+            while (true) {
+                if (ofs + 12 > n) {
+                    if (ofs + 12 <= limit) {
+                        t.mayChange();
+                    }
+                    return null;
+                }
+                long tok = b.getUnsignedInt(r + (int) ofs);
+                ofs += 4;
+                long param = 0;
+                for (int i = 0; i < 8; i++) {
+                    int c = Character.digit(b.getByte(r + (int) ofs + i), 16);
+                    if (c < 0) {
+                        return null;
+                    }
+                    param = (param << 4 | c) & 0xffffffffL;
+                }
+                ofs += 8;
+                boolean noBody = tok == 0x41524743L || tok == 0x44495354L || tok == 0x4E46494CL || tok == 0x53544154L || tok == 0x444F4E45L;
+                long len = noBody ? 0 : param;
+                if (tok == token) {
+                    occ++;
+                    if (occurrence == 0 || occurrence == occ) {
+                        if (!body) {
+                            return param;
+                        }
+                        if (ofs + len > n && ofs + len > limit) {
+                            // HAProxy truncates to what fits in a buffer and says it may change
+                            t.mayChange();
+                            len = limit - ofs;
+                        }
+                        // as HAProxy: the body as far as it goes (a part that has not arrived is not waited for)
+                        long avail = Math.min(len, n - ofs);
+                        return ByteBufChars.of(b, (int) ofs, (int) Math.max(0, avail));
+                    }
+                }
+                ofs += len;
+            }
+        }
     }
 
     /**

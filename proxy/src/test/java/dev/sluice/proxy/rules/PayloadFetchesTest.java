@@ -101,7 +101,7 @@ class PayloadFetchesTest {
                 "matching method must be specified first (using '-m') when using a sample fetch of this type ('req.payload')");
         assertThatThrownBy(() -> acl("req_ssl_ver", "3.x")).hasMessage("'3.x' is not a dotted number");
         assertThatThrownBy(() -> acl("req_ssl_ver", "3.3:3.1")).hasMessage("'3.3:3.1' is not a valid dotted number range");
-        assertThatThrownBy(() -> RuleCompiler.sample("payload(0,1)")).hasMessageContaining("is not supported by Sluice yet");
+        assertThatThrownBy(() -> RuleCompiler.sample("payload(a,1)")).hasMessageContaining("fetch method 'payload' : failed to parse 'a'");
     }
 
     @Test
@@ -146,5 +146,33 @@ class PayloadFetchesTest {
             split += all.get(split).equals("-i") ? 1 : 2;
         }
         return RuleCompiler.acl(new AclExpr(sample, all.subList(0, split), all.subList(split, all.size())));
+    }
+
+    /** {@code payload} and {@code payload_lv}: the request's bytes outside response rules, as the req. forms. */
+    @Test
+    void directionNeutralPayloadReadsTheRequestOutsideResponseRules() {
+        HeldTxn t = held("GET /index.html HTTP/1.1\r\n");
+        assertThat(read("payload(4,11)", t)).isEqualTo(read("req.payload(4,11)", t)).isEqualTo("/index.html");
+        assertThat(read("payload(4,100)", t)).isEqualTo("null (may change)");
+        HeldTxn lv = new HeldTxn(new byte[] {3, 'a', 'b', 'c', 9});
+        assertThat(read("payload_lv(0,1)", lv)).isEqualTo(read("req.payload_lv(0,1)", lv)).isEqualTo("abc");
+    }
+
+    /** distcc: tokens of 4 bytes and 8 hex digits, a body after those that have one (not ARGC, DIST, NFIL, STAT, DONE). */
+    @Test
+    void distccTokensAsPayloadCReadsThem() {
+        HeldTxn t = held("DIST00000001ARGC00000002ARGV00000003gccARGV00000002-cDOTI00000005hello");
+        assertThat(read("distcc_param(DIST)", t)).isEqualTo("1");
+        assertThat(read("distcc_param(ARGC)", t)).isEqualTo("2");
+        assertThat(read("distcc_body(ARGV)", t)).isEqualTo("gcc");
+        assertThat(read("distcc_body(ARGV,2)", t)).isEqualTo("-c");
+        assertThat(read("distcc_param(ARGV,2)", t)).isEqualTo("2");
+        assertThat(read("distcc_body(DOTI)", t)).isEqualTo("hello");
+        // a token not there (yet): the next one could still come
+        assertThat(read("distcc_param(DONE)", t)).isEqualTo("null (may change)");
+        assertThat(read("distcc_param(ARGV,3)", t)).isEqualTo("null (may change)");
+        // a parameter that is not hexadecimal: never
+        assertThat(read("distcc_param(DONE)", held("DIST0000000xDONE00000000"))).isEqualTo("null");
+        assertThatThrownBy(() -> RuleCompiler.sample("distcc_param(TOOLONG)")).hasMessageContaining("token name must be exactly 4 characters");
     }
 }
