@@ -391,42 +391,31 @@ final class MqttConverters {
             if (props == null) {
                 return INVALID;
             }
-            long seen = 0;
-            while (props.left() > 0) {
-                int id = props.b[props.pos++];
-                // the bit that guards against a repeated property (Topic Alias Maximum's is Topic Alias's, as in HAProxy)
-                int bit = switch (id) {
-                    case 0x11 -> SESSION_EXPIRY_INTERVAL;
-                    case 0x21 -> RECEIVE_MAXIMUM;
-                    case 0x27 -> MAXIMUM_PACKET_SIZE;
-                    case 0x22 -> TOPIC_ALIAS;
-                    case 0x19 -> REQUEST_RESPONSE_INFORMATION;
-                    case 0x17 -> REQUEST_PROBLEM_INFORMATION;
-                    case 0x15 -> AUTHENTICATION_METHOD;
-                    case 0x16 -> AUTHENTICATION_DATA;
-                    default -> 0;
-                };
-                if (bit != 0) {
-                    if ((seen & 1L << bit) != 0) {
-                        return INVALID;
-                    }
-                    seen |= 1L << bit;
-                }
-                boolean ok = switch (id) {
-                    case 0x11 -> intProp(props, p, SESSION_EXPIRY_INTERVAL, 4, false);
-                    case 0x21 -> intProp(props, p, RECEIVE_MAXIMUM, 2, true);
-                    case 0x27 -> intProp(props, p, MAXIMUM_PACKET_SIZE, 4, true);
-                    case 0x22 -> intProp(props, p, TOPIC_ALIAS_MAXIMUM, 2, false);
-                    case 0x19 -> byteProp(props, p, REQUEST_RESPONSE_INFORMATION, 1);
-                    case 0x17 -> byteProp(props, p, REQUEST_PROBLEM_INFORMATION, 1);
-                    case 0x26 -> userProp(props);
-                    case 0x15 -> stringProp(props, p, AUTHENTICATION_METHOD, false);
-                    case 0x16 -> stringProp(props, p, AUTHENTICATION_DATA, false);
-                    default -> false;
-                };
-                if (!ok) {
-                    return INVALID;
-                }
+            // the bit that guards against a repeated property (Topic Alias Maximum's is Topic Alias's, as in HAProxy)
+            int v = properties(props, id -> switch (id) {
+                case 0x11 -> SESSION_EXPIRY_INTERVAL;
+                case 0x21 -> RECEIVE_MAXIMUM;
+                case 0x27 -> MAXIMUM_PACKET_SIZE;
+                case 0x22 -> TOPIC_ALIAS;
+                case 0x19 -> REQUEST_RESPONSE_INFORMATION;
+                case 0x17 -> REQUEST_PROBLEM_INFORMATION;
+                case 0x15 -> AUTHENTICATION_METHOD;
+                case 0x16 -> AUTHENTICATION_DATA;
+                default -> 0;
+            }, id -> switch (id) {
+                case 0x11 -> intProp(props, p, SESSION_EXPIRY_INTERVAL, 4, false);
+                case 0x21 -> intProp(props, p, RECEIVE_MAXIMUM, 2, true);
+                case 0x27 -> intProp(props, p, MAXIMUM_PACKET_SIZE, 4, true);
+                case 0x22 -> intProp(props, p, TOPIC_ALIAS_MAXIMUM, 2, false);
+                case 0x19 -> byteProp(props, p, REQUEST_RESPONSE_INFORMATION, 1);
+                case 0x17 -> byteProp(props, p, REQUEST_PROBLEM_INFORMATION, 1);
+                case 0x26 -> userProp(props);
+                case 0x15 -> stringProp(props, p, AUTHENTICATION_METHOD, false);
+                case 0x16 -> stringProp(props, p, AUTHENTICATION_DATA, false);
+                default -> false;
+            });
+            if (v != VALID) {
+                return v;
             }
         }
 
@@ -445,37 +434,26 @@ final class MqttConverters {
             if (props == null) {
                 return INVALID;
             }
-            long seen = 0;
-            while (props.left() > 0) {
-                int id = props.b[props.pos++];
-                int bit = switch (id) {
-                    case 0x18 -> DELAY_INTERVAL;
-                    case 0x01 -> PAYLOAD_FORMAT_INDICATOR;
-                    case 0x02 -> MESSAGE_EXPIRY_INTERVAL;
-                    case 0x03 -> CONTENT_TYPE;
-                    case 0x08 -> RESPONSE_TOPIC;
-                    case 0x09 -> CORRELATION_DATA;
-                    default -> 0;
-                };
-                if (bit != 0) {
-                    if ((seen & 1L << bit) != 0) {
-                        return INVALID;
-                    }
-                    seen |= 1L << bit;
-                }
-                boolean ok = switch (id) {
-                    case 0x18 -> intProp(props, p, DELAY_INTERVAL, 4, false);
-                    case 0x01 -> byteProp(props, p, PAYLOAD_FORMAT_INDICATOR, 1);
-                    case 0x02 -> intProp(props, p, MESSAGE_EXPIRY_INTERVAL, 4, false);
-                    case 0x03 -> stringProp(props, p, CONTENT_TYPE, false);
-                    case 0x08 -> stringProp(props, p, RESPONSE_TOPIC, false);
-                    case 0x09 -> stringProp(props, p, CORRELATION_DATA, false);
-                    case 0x26 -> userProp(props);
-                    default -> false;
-                };
-                if (!ok) {
-                    return INVALID;
-                }
+            int v = properties(props, id -> switch (id) {
+                case 0x18 -> DELAY_INTERVAL;
+                case 0x01 -> PAYLOAD_FORMAT_INDICATOR;
+                case 0x02 -> MESSAGE_EXPIRY_INTERVAL;
+                case 0x03 -> CONTENT_TYPE;
+                case 0x08 -> RESPONSE_TOPIC;
+                case 0x09 -> CORRELATION_DATA;
+                default -> 0;
+            }, id -> switch (id) {
+                case 0x18 -> intProp(props, p, DELAY_INTERVAL, 4, false);
+                case 0x01 -> byteProp(props, p, PAYLOAD_FORMAT_INDICATOR, 1);
+                case 0x02 -> intProp(props, p, MESSAGE_EXPIRY_INTERVAL, 4, false);
+                case 0x03 -> stringProp(props, p, CONTENT_TYPE, false);
+                case 0x08 -> stringProp(props, p, RESPONSE_TOPIC, false);
+                case 0x09 -> stringProp(props, p, CORRELATION_DATA, false);
+                case 0x26 -> userProp(props);
+                default -> false;
+            });
+            if (v != VALID) {
+                return v;
             }
         }
         if ((flags & FL_WILL) != 0) {
@@ -527,31 +505,63 @@ final class MqttConverters {
         if (props == null) {
             return INVALID;
         }
+        // (Subscription Identifiers Available's guard bit is Subscription Identifier's, as in HAProxy)
+        int v = properties(props, id -> switch (id) {
+            case 0x11 -> SESSION_EXPIRY_INTERVAL;
+            case 0x21 -> RECEIVE_MAXIMUM;
+            case 0x24 -> MAXIMUM_QOS;
+            case 0x25 -> RETAIN_AVAILABLE;
+            case 0x27 -> MAXIMUM_PACKET_SIZE;
+            case 0x12 -> ASSIGNED_CLIENT_IDENTIFIER;
+            case 0x22 -> TOPIC_ALIAS_MAXIMUM;
+            case 0x1F -> REASON_STRING;
+            case 0x28 -> WILDCARD_SUBSCRIPTION_AVAILABLE;
+            case 0x29 -> SUBSCRIPTION_IDENTIFIER;
+            case 0x2A -> SHARED_SUBSCRIPTION_AVAILABLE;
+            case 0x13 -> SERVER_KEEPALIVE;
+            case 0x1A -> RESPONSE_INFORMATION;
+            case 0x1C -> SERVER_REFERENCE;
+            case 0x15 -> AUTHENTICATION_METHOD;
+            case 0x16 -> AUTHENTICATION_DATA;
+            case 0x26 -> 0;
+            // a property CONNACK does not have: HAProxy answers "need more data"
+            default -> -1;
+        }, id -> switch (id) {
+            case 0x11 -> intProp(props, p, SESSION_EXPIRY_INTERVAL, 4, false);
+            case 0x21 -> intProp(props, p, RECEIVE_MAXIMUM, 2, true);
+            case 0x24 -> byteProp(props, p, MAXIMUM_QOS, 1);
+            case 0x25 -> byteProp(props, p, RETAIN_AVAILABLE, 1);
+            case 0x27 -> intProp(props, p, MAXIMUM_PACKET_SIZE, 4, true);
+            case 0x12 -> stringProp(props, p, ASSIGNED_CLIENT_IDENTIFIER, true);
+            case 0x22 -> intProp(props, p, TOPIC_ALIAS_MAXIMUM, 2, false);
+            case 0x1F -> stringProp(props, p, REASON_STRING, false);
+            case 0x28 -> byteProp(props, p, WILDCARD_SUBSCRIPTION_AVAILABLE, 1);
+            case 0x29 -> byteProp(props, p, SUBSCRIPTION_IDENTIFIERS_AVAILABLE, 1);
+            case 0x2A -> byteProp(props, p, SHARED_SUBSCRIPTION_AVAILABLE, 1);
+            case 0x13 -> intProp(props, p, SERVER_KEEPALIVE, 2, false);
+            case 0x1A -> stringProp(props, p, RESPONSE_INFORMATION, false);
+            case 0x1C -> stringProp(props, p, SERVER_REFERENCE, false);
+            case 0x26 -> userProp(props);
+            case 0x15 -> stringProp(props, p, AUTHENTICATION_METHOD, false);
+            case 0x16 -> stringProp(props, p, AUTHENTICATION_DATA, false);
+            default -> false;
+        });
+        if (v != VALID) {
+            return v;
+        }
+        return origLen - r.left() == p.remainingLength ? VALID : INVALID;
+    }
+
+    /**
+     * Reads every property of {@code props}: {@code guard} gives an id's bit against a repeat (0: none, -1: a property the
+     * packet does not have, which HAProxy takes as "need more data"), {@code read} reads its value (false: bad or unknown).
+     * VALID when all were read, else the verdict.
+     */
+    private static int properties(Reader props, java.util.function.IntUnaryOperator guard, java.util.function.IntPredicate read) {
         long seen = 0;
         while (props.left() > 0) {
             int id = props.b[props.pos++];
-            // (Subscription Identifiers Available's guard bit is Subscription Identifier's, as in HAProxy)
-            int bit = switch (id) {
-                case 0x11 -> SESSION_EXPIRY_INTERVAL;
-                case 0x21 -> RECEIVE_MAXIMUM;
-                case 0x24 -> MAXIMUM_QOS;
-                case 0x25 -> RETAIN_AVAILABLE;
-                case 0x27 -> MAXIMUM_PACKET_SIZE;
-                case 0x12 -> ASSIGNED_CLIENT_IDENTIFIER;
-                case 0x22 -> TOPIC_ALIAS_MAXIMUM;
-                case 0x1F -> REASON_STRING;
-                case 0x28 -> WILDCARD_SUBSCRIPTION_AVAILABLE;
-                case 0x29 -> SUBSCRIPTION_IDENTIFIER;
-                case 0x2A -> SHARED_SUBSCRIPTION_AVAILABLE;
-                case 0x13 -> SERVER_KEEPALIVE;
-                case 0x1A -> RESPONSE_INFORMATION;
-                case 0x1C -> SERVER_REFERENCE;
-                case 0x15 -> AUTHENTICATION_METHOD;
-                case 0x16 -> AUTHENTICATION_DATA;
-                case 0x26 -> 0;
-                // a property CONNACK does not have: HAProxy answers "need more data"
-                default -> -1;
-            };
+            int bit = guard.applyAsInt(id);
             if (bit < 0) {
                 return NEED_MORE_DATA;
             }
@@ -561,31 +571,11 @@ final class MqttConverters {
                 }
                 seen |= 1L << bit;
             }
-            boolean ok = switch (id) {
-                case 0x11 -> intProp(props, p, SESSION_EXPIRY_INTERVAL, 4, false);
-                case 0x21 -> intProp(props, p, RECEIVE_MAXIMUM, 2, true);
-                case 0x24 -> byteProp(props, p, MAXIMUM_QOS, 1);
-                case 0x25 -> byteProp(props, p, RETAIN_AVAILABLE, 1);
-                case 0x27 -> intProp(props, p, MAXIMUM_PACKET_SIZE, 4, true);
-                case 0x12 -> stringProp(props, p, ASSIGNED_CLIENT_IDENTIFIER, true);
-                case 0x22 -> intProp(props, p, TOPIC_ALIAS_MAXIMUM, 2, false);
-                case 0x1F -> stringProp(props, p, REASON_STRING, false);
-                case 0x28 -> byteProp(props, p, WILDCARD_SUBSCRIPTION_AVAILABLE, 1);
-                case 0x29 -> byteProp(props, p, SUBSCRIPTION_IDENTIFIERS_AVAILABLE, 1);
-                case 0x2A -> byteProp(props, p, SHARED_SUBSCRIPTION_AVAILABLE, 1);
-                case 0x13 -> intProp(props, p, SERVER_KEEPALIVE, 2, false);
-                case 0x1A -> stringProp(props, p, RESPONSE_INFORMATION, false);
-                case 0x1C -> stringProp(props, p, SERVER_REFERENCE, false);
-                case 0x26 -> userProp(props);
-                case 0x15 -> stringProp(props, p, AUTHENTICATION_METHOD, false);
-                case 0x16 -> stringProp(props, p, AUTHENTICATION_DATA, false);
-                default -> false;
-            };
-            if (!ok) {
+            if (!read.test(id)) {
                 return INVALID;
             }
         }
-        return origLen - r.left() == p.remainingLength ? VALID : INVALID;
+        return VALID;
     }
 
     private static int len(Packet p, int field) {
