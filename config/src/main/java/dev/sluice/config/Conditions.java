@@ -175,32 +175,12 @@ public final class Conditions {
 
     /** An integer as {@code strtol(..., 0)} reads one (sign, 0x, leading 0 for octal); null when there is none. */
     private Long integer() {
-        int i = pos;
-        boolean minus = false;
-        if (i < s.length() && (s.charAt(i) == '+' || s.charAt(i) == '-')) {
-            minus = s.charAt(i) == '-';
-            i++;
-        }
-        int radix = 10;
-        if (s.startsWith("0x", i) || s.startsWith("0X", i)) {
-            if (i + 2 < s.length() && Character.digit(s.charAt(i + 2), 16) >= 0) {
-                radix = 16;
-                i += 2;
-            }
-        } else if (s.startsWith("0", i)) {
-            radix = 8;
-        }
-        int digits = i;
-        long v = 0;
-        while (i < s.length() && Character.digit(s.charAt(i), radix) >= 0) {
-            v = v * radix + Character.digit(s.charAt(i), radix);
-            i++;
-        }
-        if (i == digits) {
+        Units.Strtol n = Units.strtol(s, pos);
+        if (n.end() == pos) {
             return null;
         }
-        pos = i;
-        return minus ? -v : v;
+        pos = n.end();
+        return n.value();
     }
 
     private static int arity(String word) {

@@ -443,30 +443,8 @@ final class RuleKeywords {
      * is one, else HAProxy's message.
      */
     static String socketValueProblem(String v) {
-        int i = 0;
-        while (i < v.length() && Character.isWhitespace(v.charAt(i))) {
-            i++;
-        }
-        int start = i;
-        if (i < v.length() && (v.charAt(i) == '+' || v.charAt(i) == '-')) {
-            i++;
-        }
-        int radix = 10;
-        if (v.startsWith("0x", i) || v.startsWith("0X", i)) {
-            if (i + 2 < v.length() && Character.digit(v.charAt(i + 2), 16) >= 0) {
-                radix = 16;
-                i += 2;
-            }
-        } else if (v.startsWith("0", i)) {
-            radix = 8;
-        }
-        int digits = i;
-        while (i < v.length() && Character.digit(v.charAt(i), radix) >= 0) {
-            i++;
-        }
-        // no digit: strtol's end is the start of the text
-        int end = i == digits ? 0 : i;
-        return end == v.length() && end > start ? null : "invalid character starting at '" + v.substring(end) + "' (integer/hex value expected)";
+        int end = Units.strtol(v, 0).end();
+        return end == v.length() && end > 0 ? null : "invalid character starting at '" + v.substring(end) + "' (integer/hex value expected)";
     }
 
     /** What HAProxy 2.6 refuses of an action in this rule set or section, or null. */

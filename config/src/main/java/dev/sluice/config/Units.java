@@ -173,15 +173,39 @@ public final class Units {
         }
     }
 
-    /** An integer as {@code strtol(v, &end, 0)} reads it, of a text that is one whole (checked before): 0x for hex, 0 for octal. */
-    public static long strtol0(String v) {
-        String s = v.strip();
-        boolean minus = s.startsWith("-");
-        if (s.startsWith("+") || minus) {
-            s = s.substring(1);
+    /** What {@link #strtol} read: the value, and where it stopped. */
+    public record Strtol(long value, int end) {
+    }
+
+    /**
+     * {@code strtol(s + from, &end, 0)}: blanks, a sign, then {@code 0x} and hexadecimal digits, a leading {@code 0} and
+     * octal ones, or decimal ones; the end is {@code from} when no digit was read (C's "no conversion").
+     */
+    public static Strtol strtol(String s, int from) {
+        int i = from;
+        while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
+            i++;
         }
-        long n = s.startsWith("0x") || s.startsWith("0X") ? Long.parseLong(s.substring(2), 16)
-                : s.length() > 1 && s.startsWith("0") ? Long.parseLong(s, 8) : Long.parseLong(s);
-        return minus ? -n : n;
+        boolean minus = false;
+        if (i < s.length() && (s.charAt(i) == '+' || s.charAt(i) == '-')) {
+            minus = s.charAt(i) == '-';
+            i++;
+        }
+        int radix = 10;
+        if (s.startsWith("0x", i) || s.startsWith("0X", i)) {
+            if (i + 2 < s.length() && Character.digit(s.charAt(i + 2), 16) >= 0) {
+                radix = 16;
+                i += 2;
+            }
+        } else if (s.startsWith("0", i)) {
+            radix = 8;
+        }
+        int digits = i;
+        long v = 0;
+        while (i < s.length() && Character.digit(s.charAt(i), radix) >= 0) {
+            v = v * radix + Character.digit(s.charAt(i), radix);
+            i++;
+        }
+        return i == digits ? new Strtol(0, from) : new Strtol(minus ? -v : v, i);
     }
 }

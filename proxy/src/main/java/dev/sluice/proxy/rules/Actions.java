@@ -70,7 +70,7 @@ public final class Actions {
                 };
             }
             case "set-tos", "set-mark" -> {
-                int value = (int) dev.sluice.config.Units.strtol0(args.get(0));
+                int value = (int) dev.sluice.config.Units.strtol(args.get(0), 0).value();
                 boolean mark = name.equals("set-mark");
                 yield t -> {
                     t.setSocketOption(mark, value);
