@@ -1,7 +1,6 @@
 package dev.sluice.proxy.rules;
 
 import io.netty.channel.Channel;
-import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.util.AttributeKey;
 
 /**
@@ -36,7 +35,7 @@ public final class ClientHelloCapture {
 
     /** The capture of the client connection a stream's channel belongs to (an HTTP/2 stream's parent), or null. */
     public static ClientHelloCapture of(Channel ch) {
-        Channel c = ch instanceof Http2StreamChannel ? ch.parent() : ch;
+        Channel c = Network.socketOf(ch);
         return c == null ? null : c.attr(ATTRIBUTE).get();
     }
 

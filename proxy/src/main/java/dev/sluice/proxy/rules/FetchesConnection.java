@@ -148,17 +148,15 @@ final class FetchesConnection {
      * stream (tcp-request connection rules), a QUIC or UNIX connection, or a transport without it (NIO).
      */
     static EpollTcpInfo tcpInfo(Channel ch) {
-        for (Channel c = ch; c != null; c = c.parent()) {
-            if (c instanceof EpollSocketChannel e) {
-                try {
-                    return e.isOpen() ? e.tcpInfo() : null;
-                } catch (RuntimeException ex) {
-                    // the socket closed under us: no sample, as a failed getsockopt gives none in HAProxy
-                    return null;
-                }
-            }
+        if (!(Network.socketOf(ch) instanceof EpollSocketChannel e)) {
+            return null;
         }
-        return null;
+        try {
+            return e.isOpen() ? e.tcpInfo() : null;
+        } catch (RuntimeException ex) {
+            // the socket closed under us: no sample, as a failed getsockopt gives none in HAProxy
+            return null;
+        }
     }
 
     /**

@@ -147,4 +147,17 @@ public final class Network {
         }
         return sb.toString();
     }
+
+    /**
+     * The TCP socket a client channel runs on: the channel itself, or an HTTP/2 stream's connection; null for a QUIC
+     * stream or a UNIX socket. (What the fetches and actions on the client connection's socket read or set.)
+     */
+    public static io.netty.channel.socket.SocketChannel socketOf(io.netty.channel.Channel ch) {
+        for (io.netty.channel.Channel c = ch; c != null; c = c.parent()) {
+            if (c instanceof io.netty.channel.socket.SocketChannel s) {
+                return s;
+            }
+        }
+        return null;
+    }
 }

@@ -141,39 +141,20 @@ final class TlsFetches {
             ClientHelloCapture c = capture(t);
             return c == null ? null : c.pointFormats();
         });
-        Fetches.def("ssl_fc_cipherlist_bin", 0, 1, Match.BIN, false, a -> {
+        helloList("ssl_fc_cipherlist_bin", Match.BIN, ClientHelloCapture::ciphers);
+        helloList("ssl_fc_cipherlist_hex", Match.BIN, (c, noGrease) -> java.util.HexFormat.of().withUpperCase().formatHex(c.ciphers(noGrease)));
+        helloList("ssl_fc_cipherlist_str", Match.STR, (c, noGrease) -> ClientHelloCapture.cipherNames(c.ciphers(noGrease)));
+        helloList("ssl_fc_extlist_bin", Match.BIN, ClientHelloCapture::extensions);
+        helloList("ssl_fc_eclist_bin", Match.BIN, ClientHelloCapture::groups);
+    }
+
+    /** A capture fetch of a list, its argument filter_option (not 0: without GREASE values). */
+    private static void helloList(String name, Match match, java.util.function.BiFunction<ClientHelloCapture, Boolean, Object> read) {
+        Fetches.def(name, 0, 1, match, false, a -> {
             boolean noGrease = filter(a);
             return t -> {
                 ClientHelloCapture c = capture(t);
-                return c == null ? null : c.ciphers(noGrease);
-            };
-        });
-        Fetches.def("ssl_fc_cipherlist_hex", 0, 1, Match.BIN, false, a -> {
-            boolean noGrease = filter(a);
-            return t -> {
-                ClientHelloCapture c = capture(t);
-                return c == null ? null : java.util.HexFormat.of().withUpperCase().formatHex(c.ciphers(noGrease));
-            };
-        });
-        Fetches.def("ssl_fc_cipherlist_str", 0, 1, Match.STR, false, a -> {
-            boolean noGrease = filter(a);
-            return t -> {
-                ClientHelloCapture c = capture(t);
-                return c == null ? null : ClientHelloCapture.cipherNames(c.ciphers(noGrease));
-            };
-        });
-        Fetches.def("ssl_fc_extlist_bin", 0, 1, Match.BIN, false, a -> {
-            boolean noGrease = filter(a);
-            return t -> {
-                ClientHelloCapture c = capture(t);
-                return c == null ? null : c.extensions(noGrease);
-            };
-        });
-        Fetches.def("ssl_fc_eclist_bin", 0, 1, Match.BIN, false, a -> {
-            boolean noGrease = filter(a);
-            return t -> {
-                ClientHelloCapture c = capture(t);
-                return c == null ? null : c.groups(noGrease);
+                return c == null ? null : read.apply(c, noGrease);
             };
         });
     }

@@ -105,11 +105,9 @@ abstract class ClientTxn<C extends ClientEnd> implements Txn {
     }
 
     /** {@code set-tos} ({@code mark} false) or {@code set-mark} on the socket of {@code ch} (an HTTP/2 stream's connection). */
-    static void setSocketOption(io.netty.channel.Channel ch, boolean mark, int value) {
-        if (ch instanceof io.netty.handler.codec.http2.Http2StreamChannel) {
-            ch = ch.parent();
-        }
-        if (ch instanceof io.netty.channel.socket.SocketChannel) {
+    static void setSocketOption(io.netty.channel.Channel channel, boolean mark, int value) {
+        io.netty.channel.Channel ch = Network.socketOf(channel);
+        if (ch != null) {
             try {
                 if (mark) {
                     ch.config().setOption(SO_MARK, value);
