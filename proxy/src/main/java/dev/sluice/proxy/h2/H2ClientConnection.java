@@ -36,6 +36,7 @@ import io.netty.handler.logging.LogLevel;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -102,6 +103,8 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
     private int loopIndex;
     private Deadline timer;
     private final RoundFlush roundFlush = new RoundFlush(this::flush);
+    /** Streams holding a piece of response body back until this round's flush ({@link H2ClientStream#sendBody}). */
+    private final ArrayList<H2ClientStream> holding = new ArrayList<>(4);
     private ClientTimes times;
     private boolean tls;
     /** The client shut its side down (FIN): HTTP/2 has no half-close, the connection ends with its last stream. */
@@ -375,6 +378,23 @@ public final class H2ClientConnection extends Http2ConnectionHandler implements 
 
     void markDirty() {
         roundFlush.markDirty();
+    }
+
+    void holding(H2ClientStream s) {
+        holding.add(s);
+    }
+
+    /** Writes the pieces of body streams held back in this round (their responses did not end in it), then flushes. */
+    @Override
+    public void flush(ChannelHandlerContext ctx) {
+        // a write may wake a stream that holds a piece in turn: the list may grow while it is walked
+        for (int i = 0; i < holding.size(); i++) {
+            H2ClientStream s = holding.get(i);
+            s.listed = false;
+            s.writeHeld();
+        }
+        holding.clear();
+        super.flush(ctx);
     }
 
     /**

@@ -49,6 +49,16 @@ final class H2ClientStream implements ClientSide {
     private Deadline clientTimer;
     /** The frame that ended the response (END_STREAM), for a reset that must follow it. */
     private ChannelPromise endWritten;
+    /**
+     * The last piece of response body, held back until the end of the event-loop round: when the response's end
+     * comes in the same round (a small response read at once from its server), it goes out as this DATA frame's
+     * END_STREAM flag, as HAProxy's multiplexer does, instead of an empty DATA frame of its own (a third frame per
+     * response through the encoder, flow controller and a promise). Written by the next piece, the end, or the
+     * connection's flush ({@link H2ClientConnection#flush}).
+     */
+    private ByteBuf held;
+    /** In the connection's list of streams holding a piece. */
+    boolean listed;
 
     /** This stream's accept and handshake time (%Th), taken from the connection's times when it started. */
     private final long streamAccept;
@@ -164,6 +174,7 @@ final class H2ClientStream implements ClientSide {
 
     /** Netty forgot the stream (both sides ended, reset, or the connection closed). */
     void onStreamRemoved() {
+        dropHeld();
         cancelClientTimer();
         if (!responseEnded) {
             abortStream();
@@ -171,6 +182,7 @@ final class H2ClientStream implements ClientSide {
     }
 
     private void abortStream() {
+        dropHeld();
         cancelClientTimer();
         Stream s = stream;
         stream = null;
@@ -211,6 +223,7 @@ final class H2ClientStream implements ClientSide {
         }
         stream = null;
         responseEnded = true;
+        dropHeld();
         s.onClientTimeout();
         conn.resetStream(ctx(), id, Http2Error.CANCEL.code(), ctx().newPromise());
         conn.markDirty();
@@ -326,8 +339,32 @@ final class H2ClientStream implements ClientSide {
             return;
         }
         bytesOut += data.readableBytes();
-        conn.encoder().writeData(ctx(), id, data, 0, false, ctx().newPromise());
+        if (held != null) {
+            conn.encoder().writeData(ctx(), id, held, 0, false, ctx().newPromise());
+        } else if (!listed) {
+            listed = true;
+            conn.holding(this);
+        }
+        held = data;
         conn.markDirty();
+    }
+
+    /** Writes the piece held back, if any, without END_STREAM: the round ends before the response. */
+    void writeHeld() {
+        ByteBuf d = held;
+        if (d != null) {
+            held = null;
+            conn.encoder().writeData(ctx(), id, d, 0, false, ctx().newPromise());
+        }
+    }
+
+    /** The stream is reset or gone: the piece held back is not sent. */
+    private void dropHeld() {
+        ByteBuf d = held;
+        if (d != null) {
+            held = null;
+            d.release();
+        }
     }
 
     @Override
@@ -336,9 +373,12 @@ final class H2ClientStream implements ClientSide {
             responseEnded = true;
             endWritten = ctx().newPromise();
             if (trailers != null && trailers.size() > 0) {
+                writeHeld();
                 conn.encoder().writeHeaders(ctx(), id, H2Messages.encodeTrailers(trailers), 0, true, endWritten);
             } else {
-                conn.encoder().writeData(ctx(), id, Unpooled.EMPTY_BUFFER, 0, true, endWritten);
+                ByteBuf d = held;
+                held = null;
+                conn.encoder().writeData(ctx(), id, d != null ? d : Unpooled.EMPTY_BUFFER, 0, true, endWritten);
             }
             conn.markDirty();
         }
@@ -422,6 +462,7 @@ final class H2ClientStream implements ClientSide {
         // silent-drop ends the connection, every stream of it, as HAProxy's does
         stream = null;
         responseEnded = true;
+        dropHeld();
         cancelClientTimer();
         QuietClose.prepare(ctx().channel());
         ctx().channel().close();
@@ -431,6 +472,7 @@ final class H2ClientStream implements ClientSide {
     public void abort() {
         stream = null;
         responseEnded = true;
+        dropHeld();
         cancelClientTimer();
         conn.resetStream(ctx(), id, Http2Error.INTERNAL_ERROR.code(), ctx().newPromise());
         // written outside any read of this connection: nothing else would flush it

@@ -214,6 +214,34 @@ class H2ClientConnectionTest {
     }
 
     @Test
+    void aBodyInSeveralReadsEndsOnItsLastDataFrameAndTrailersFollowTheData() throws Exception {
+        connect();
+        peer.headers(1, get("/cl"), true).sendTo(client);
+        EmbeddedProxy.Channel server = proxy.server(0);
+        server.readText();
+        // the piece of a round is written at the round's flush; the end in a later round rides on its last piece
+        server.receive("HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhel");
+        assertThat(peer.read(client)).containsExactly("HEADERS 1 :status=200 content-length=5", "DATA 1 hel");
+        server.receive("lo");
+        assertThat(peer.read(client)).containsExactly("DATA 1 lo END");
+        peer.headers(3, get("/chunked"), true).sendTo(client);
+        EmbeddedProxy.Channel server2 = proxy.servers().getLast();
+        server2.readText();
+        server2.receive("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n3\r\nabc\r\n");
+        assertThat(peer.read(client)).containsExactly("HEADERS 3 :status=200", "DATA 3 abc");
+        server2.receive("2\r\nde\r\n0\r\nx-sum: 5\r\n\r\n");
+        assertThat(peer.read(client)).containsExactly("DATA 3 de", "HEADERS 3 x-sum=5 END");
+        // a response ending with an empty chunk in its own read: an empty DATA frame ends the stream
+        peer.headers(5, get("/late-end"), true).sendTo(client);
+        EmbeddedProxy.Channel server3 = proxy.servers().getLast();
+        server3.readText();
+        server3.receive("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\nfg\r\n");
+        assertThat(peer.read(client)).containsExactly("HEADERS 5 :status=200", "DATA 5 fg");
+        server3.receive("0\r\n\r\n");
+        assertThat(peer.read(client)).containsExactly("DATA 5  END");
+    }
+
+    @Test
     void aRequestBodyGoesToTheServer() throws Exception {
         connect();
         Http2Headers h = new DefaultHttp2Headers().method("POST").scheme("http").authority("a").path("/up");
