@@ -12,9 +12,6 @@ final class FetchesMissing {
 
     static final Map<String, String> MORE = Map.ofEntries(
             Map.entry("51d.all", "device detection through a proprietary library HAProxy links (51Degrees, DeviceAtlas, WURFL)"),
-            Map.entry("cpu_calls", "per-stream CPU and latency accounting (not implemented yet)"),
-            Map.entry("cpu_ns_avg", "per-stream CPU and latency accounting (not implemented yet)"),
-            Map.entry("cpu_ns_tot", "per-stream CPU and latency accounting (not implemented yet)"),
             Map.entry("da-csv-fetch", "device detection through a proprietary library HAProxy links (51Degrees, DeviceAtlas, WURFL)"),
             Map.entry("internal.htx.data", "HAProxy-internal HTX buffer introspection (Sluice has no HTX)"),
             Map.entry("internal.htx.free", "HAProxy-internal HTX buffer introspection (Sluice has no HTX)"),
@@ -30,8 +27,6 @@ final class FetchesMissing {
             Map.entry("internal.htx_blk.start_line", "HAProxy-internal HTX buffer introspection (Sluice has no HTX)"),
             Map.entry("internal.htx_blk.type", "HAProxy-internal HTX buffer introspection (Sluice has no HTX)"),
             Map.entry("internal.strm.is_htx", "HAProxy-internal HTX buffer introspection (Sluice has no HTX)"),
-            Map.entry("lat_ns_avg", "per-stream CPU and latency accounting (not implemented yet)"),
-            Map.entry("lat_ns_tot", "per-stream CPU and latency accounting (not implemented yet)"),
             Map.entry("ssl_bc_unique_id", "the TLS Finished messages (SSL_get_finished), which netty-tcnative does not expose"),
             Map.entry("ssl_fc_client_early_traffic_secret", "the TLS 1.3 secrets of tune.ssl.keylog, which netty-tcnative does not expose"),
             Map.entry("ssl_fc_client_handshake_traffic_secret", "the TLS 1.3 secrets of tune.ssl.keylog, which netty-tcnative does not expose"),

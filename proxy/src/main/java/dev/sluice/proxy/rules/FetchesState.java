@@ -34,6 +34,13 @@ final class FetchesState {
         frontend("fe_req_rate", ProxyStates.FrontendState::requestRate);
         ANY_PHASE.addAll(java.util.List.of("fe_defbe", "stopping", "last_rule_file", "last_rule_line", "prio_class", "prio_offset"));
         Fetches.def("prio_class", 0, 0, Match.INT, false, a -> t -> (long) t.priorityClass());
+        // cpu_calls counts the stream's processing runs as HAProxy's task does; its CPU and latency times are those of
+        // HAProxy without task profiling (profiling.tasks, off by default, which Sluice does not have): 0
+        ANY_PHASE.addAll(java.util.List.of("cpu_calls", "cpu_ns_avg", "cpu_ns_tot", "lat_ns_avg", "lat_ns_tot"));
+        Fetches.def("cpu_calls", 0, 0, Match.INT, false, a -> t -> t.processCalls() < 0 ? null : (Object) (long) t.processCalls());
+        for (String n : new String[] {"cpu_ns_avg", "cpu_ns_tot", "lat_ns_avg", "lat_ns_tot"}) {
+            Fetches.def(n, 0, 0, Match.INT, false, a -> t -> t.processCalls() < 0 ? null : (Object) 0L);
+        }
         Fetches.def("prio_offset", 0, 0, Match.INT, false, a -> t -> (long) t.priorityOffset());
         // the file as the configuration was named (as in its diagnostics), the line of the rule in it
         Fetches.def("last_rule_file", 0, 0, Match.STR, false, a -> t -> t.lastRule() == null ? null : t.lastRule().file());

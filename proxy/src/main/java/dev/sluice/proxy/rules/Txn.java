@@ -44,6 +44,15 @@ public interface Txn {
         return 0;
     }
 
+    /**
+     * {@code cpu_calls}: how many times the stream's processing ran so far (HAProxy's calls of process_stream: the
+     * request, a connection that completed later, a slot from the queue, a body waited for, the response); -1 where
+     * there is no stream (connection and session rules), which gives no sample.
+     */
+    default int processCalls() {
+        return -1;
+    }
+
     /** {@code prio_class}: the priority class {@code set-priority-class} gave the stream (-2047..2047), 0 by default. */
     default int priorityClass() {
         return 0;

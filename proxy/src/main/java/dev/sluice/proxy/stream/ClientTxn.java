@@ -26,6 +26,8 @@ abstract class ClientTxn<C extends ClientEnd> implements Txn {
     private SourceRef lastRule;
     private int priorityClass;
     private int priorityOffset;
+    /** The stream's processing ran once more ({@link Txn#processCalls}, read by stream targets only). */
+    protected int calls;
 
     ClientTxn(C client, Frontend frontend) {
         this.client = client;
@@ -75,6 +77,11 @@ abstract class ClientTxn<C extends ClientEnd> implements Txn {
     @Override
     public String frontendName() {
         return frontend.name();
+    }
+
+    /** The stream's processing runs once more: an event it waited for came ({@code cpu_calls}). */
+    final void woken() {
+        calls++;
     }
 
     @Override

@@ -143,6 +143,7 @@ final class ResponseRules {
 
     /** What the wait waited for is here: the rules go on; when they pass, the head, then what was held, go out. */
     private void arrived() {
+        target.woken();
         waiting = false;
         if (waitTimer != null) {
             waitTimer.cancel(false);

@@ -32,6 +32,13 @@ abstract class ServerPath implements ServerConnector.Callback, ServerSlot.Listen
     private final Backend backend;
     private final Attempts attempts;
     private final ServerSlot slot;
+    /** The stream's processing runs for an event that came later ({@code cpu_calls}). */
+    private void woken() {
+        if (stream.target() instanceof ClientTxn<?> t) {
+            t.woken();
+        }
+    }
+
     /** Whether the last connection attempt failed by {@code timeout connect}. */
     private boolean lastTimedOut;
 
@@ -119,6 +126,7 @@ abstract class ServerPath implements ServerConnector.Callback, ServerSlot.Listen
     @Override
     public final void slotGranted() {
         if (!stream.finished()) {
+            woken();
             serverAssigned();
         }
     }
@@ -162,6 +170,9 @@ abstract class ServerPath implements ServerConnector.Callback, ServerSlot.Listen
 
     // ------------------------------------------------------------------ connection
 
+    /** Inside the connector's acquire: a connection handed over now (an idle one) is not a later event. */
+    private boolean acquiring;
+
     /** Asks for a connection to the stream's server ({@code reuse}: an idle one of that server may serve). */
     final void connect(boolean reuse) {
         Server server = stream.server();
@@ -169,8 +180,13 @@ abstract class ServerPath implements ServerConnector.Callback, ServerSlot.Listen
         stream.accounting().connecting();
         long timeout = backend.timeouts().connect();
         Txn target = stream.target();
-        backend.connector().acquire(server, client.loop(), client.loopIndex(), client.localAddress(), timeout == Timeouts.UNSET ? 0 : timeout,
-                reuse, server.sniFor(target), client.session(), target.firstRequest(), reusePolicy(server), this);
+        acquiring = true;
+        try {
+            backend.connector().acquire(server, client.loop(), client.loopIndex(), client.localAddress(), timeout == Timeouts.UNSET ? 0 : timeout,
+                    reuse, server.sniFor(target), client.session(), target.firstRequest(), reusePolicy(server), this);
+        } finally {
+            acquiring = false;
+        }
     }
 
     @Override
@@ -223,6 +239,9 @@ abstract class ServerPath implements ServerConnector.Callback, ServerSlot.Listen
             connection.release();
             return;
         }
+        if (!acquiring) {
+            woken();
+        }
         established(connection);
     }
 
@@ -236,6 +255,7 @@ abstract class ServerPath implements ServerConnector.Callback, ServerSlot.Listen
         if (stream.finished()) {
             return;
         }
+        woken();
         lastTimedOut = cause instanceof ConnectTimeoutException;
         // every failed attempt counts for the analysis of live traffic (HAProxy's back_handle_st_cer); the stream stays in
         // the server's cur_sess until it leaves the server (the "sessions active" of a server it takes down count it, as

@@ -36,6 +36,8 @@ public final class Stream extends Live implements Exchange {
     private final RequestHead request;
     private final long number = RequestLog.NUMBERS.getAndIncrement();
     private final Accounting accounting;
+    /** The stream's run for the client's current read is counted ({@code cpu_calls}: once per read). */
+    private boolean clientReadCounted;
     private final StreamTarget target;
     private final RequestBody body;
     private final Persistence persistence;
@@ -182,6 +184,8 @@ public final class Stream extends Live implements Exchange {
 
     /** Processes the request head: monitor URI, rules, backend, server, connection. */
     public void start() {
+        target.woken();
+        clientReadCounted = true;
         register(frontend.streams(), client.loopIndex());
         accounting.requestStarted(request);
         Budget b = frontend.streamBudget();
@@ -316,6 +320,16 @@ public final class Stream extends Live implements Exchange {
                 bodyArrived();
             }
         }
+        // HAProxy's stream runs for the request's end (not for each piece of body it forwards)
+        clientReadWakes();
+    }
+
+    /** A client read brought what the stream runs for: counted once per read ({@code cpu_calls}). */
+    private void clientReadWakes() {
+        if (!clientReadCounted) {
+            clientReadCounted = true;
+            target.woken();
+        }
     }
 
     /**
@@ -332,6 +346,7 @@ public final class Stream extends Live implements Exchange {
     }
 
     private void bodyArrived() {
+        clientReadWakes();
         body.arrived();
         processRequest();
     }
@@ -342,6 +357,7 @@ public final class Stream extends Live implements Exchange {
         if (finished) {
             return;
         }
+        target.woken();
         if (!head.isInterim()) {
             if (backend.retryPolicy().statuses().contains(head.status()) && connecting.againAfterSending(null, head.status(), conn)) {
                 // retry-on <status>: this response is dropped (nor counted, as in HAProxy) and the request sent again
@@ -610,6 +626,7 @@ public final class Stream extends Live implements Exchange {
 
     /** Flushes what the client side's reads wrote to the server. */
     public void flushServer() {
+        clientReadCounted = false;
         if (conn != null) {
             conn.flush();
         }

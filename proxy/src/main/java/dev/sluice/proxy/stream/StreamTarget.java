@@ -56,6 +56,11 @@ final class StreamTarget extends ClientTxn<ClientSide> implements RuleTarget {
     }
 
     @Override
+    public int processCalls() {
+        return calls;
+    }
+
+    @Override
     public Long currentTimeout(boolean tunnel) {
         long set = tunnel ? tunnelTimeout : serverTimeout;
         if (set >= 0) {

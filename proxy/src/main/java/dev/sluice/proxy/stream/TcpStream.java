@@ -119,10 +119,12 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
         }
         List<Rule> rules = frontend.rules().content();
         if (!rules.isEmpty()) {
+            // HAProxy's stream first runs with the first bytes read (cpu_calls): counted by clientReadComplete
             inspection = new Inspection(rules, false, frontend.config().tcpRules().inspectDelay(), client.loop(), this::inspect);
             inspect();
             return;
         }
+        target.woken();
         frontendRulesDone();
     }
 
@@ -367,6 +369,7 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
     public void clientReadComplete() {
         relay.readComplete(relay.client);
         if (inspection != null) {
+            target.woken();
             inspect();
         }
     }
@@ -382,6 +385,7 @@ public final class TcpStream extends Live implements Exchange, TcpRelay.Listener
         if (inspection != null) {
             // the rules decide now, on what was sent; the FIN goes to the server once connected, as HAProxy forwards it
             relay.inputShut(relay.client);
+            target.woken();
             inspect();
             return;
         }

@@ -83,6 +83,11 @@ final class TcpTarget extends ClientTxn<TcpClientSide> implements RuleTarget {
         return closeServer;
     }
 
+    @Override
+    public int processCalls() {
+        return calls;
+    }
+
     /** No set-timeout in TCP rules: the backend's once connected, else 0. */
     @Override
     public Long currentTimeout(boolean tunnel) {

@@ -105,7 +105,7 @@ class StickFetchesTest {
     @Test
     void missingFetchesAreReallyMissing() {
         assertThat(Fetches.MISSING.keySet()).doesNotContainAnyElementsOf(Fetches.names());
-        assertThatThrownBy(() -> RuleCompiler.sample("cpu_calls")).hasMessageContaining("is not supported by Sluice yet");
+        assertThatThrownBy(() -> RuleCompiler.sample("internal.strm.is_htx")).hasMessageContaining("is not supported by Sluice yet");
         assertThat(eval("src_conn_cur")).isEqualTo(0L);
     }
 
