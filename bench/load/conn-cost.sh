@@ -14,8 +14,10 @@
 # The proxy and the origin run on CPU 1, wrk on CPU 0; every process started is stopped by its PID.
 set -u
 cd "$(dirname "$0")"
+# CONF=-tcp (default): the mode tcp frontends; CONF= (empty): the HTTP frontends of sluice.cfg / haproxy.cfg (f-h1-close)
+CONF=${CONF--tcp}
 W=$PWD/run
-[[ -f $W/conf/sluice-tcp.cfg && -f $W/conf/haproxy-tcp.cfg ]] || { echo "run ./run-all.sh once first (see the header)" >&2; exit 2; }
+[[ -f $W/conf/sluice$CONF.cfg && -f $W/conf/haproxy$CONF.cfg ]] || { echo "run ./run-all.sh once first (see the header)" >&2; exit 2; }
 mkdir -p "$W/tmp"
 JDK=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 TARGET=${1:-sluice}
@@ -28,11 +30,11 @@ start() {   # JFR(0|1) -> sets OPID PP PX PORT
     if [[ $TARGET == sluice ]]; then
         local jfr=""
         [[ $1 == 1 ]] && jfr="-XX:StartFlightRecording=settings=profile"
-        taskset -c 1 env SLUICE_AOT=off SLUICE_JAR="$JAR" SLUICE_JAVA_OPTS="-Xms512m -Xmx512m $jfr" ../../sluice -f "$W/conf/sluice-tcp.cfg" >"$OUT/proxy.log" 2>&1 & PP=$!
-        PORT=$(awk '/bind/ {split($2,a,":"); print a[2]; exit}' "$W/conf/sluice-tcp.cfg")
+        taskset -c 1 env SLUICE_AOT=off SLUICE_JAR="$JAR" SLUICE_JAVA_OPTS="-Xms512m -Xmx512m $jfr" ../../sluice -f "$W/conf/sluice$CONF.cfg" >"$OUT/proxy.log" 2>&1 & PP=$!
+        PORT=$(awk '/bind/ {split($2,a,":"); print a[2]; exit}' "$W/conf/sluice$CONF.cfg")
     else
-        taskset -c 1 haproxy -f "$W/conf/haproxy-tcp.cfg" >"$OUT/proxy.log" 2>&1 & PP=$!
-        PORT=$(awk '/bind/ {split($2,a,":"); print a[2]; exit}' "$W/conf/haproxy-tcp.cfg")
+        taskset -c 1 haproxy -f "$W/conf/haproxy$CONF.cfg" >"$OUT/proxy.log" 2>&1 & PP=$!
+        PORT=$(awk '/bind/ {split($2,a,":"); print a[2]; exit}' "$W/conf/haproxy$CONF.cfg")
     fi
     for _ in $(seq 400); do curl -s -o /dev/null "http://127.0.0.1:$PORT/hello" && break; sleep 0.1; done
     PX=$(pgrep -P "$PP" java || echo "$PP")
@@ -61,8 +63,8 @@ print(f"{sys.argv[2]}: {conns} connections, {sum(per.values()):.1f} system calls
 print("  " + ", ".join(f"{k} {v:.1f}" for k, v in sorted(per.items(), key=lambda x: -x[1]) if v >= 0.1))
 PY
 
-# ---- allocation and exceptions per connection (Sluice)
-if [[ $TARGET == sluice ]]; then
+# ---- allocation and exceptions per connection (Sluice; STRACE_ONLY=1 skips it)
+if [[ $TARGET == sluice && -z ${STRACE_ONLY:-} ]]; then
     start 1
     N=$(( $(load 5 50) + $(load 10 50) ))
     "$JDK/bin/jcmd" "$PX" JFR.dump filename="$OUT/rec.jfr" >/dev/null
@@ -81,4 +83,5 @@ n = $N
 print(f'  {n} connections: {sum(per_thread.values()) / n:.0f} bytes allocated and {max(thrown) / n:.2f} exceptions per connection')
 "
 fi
+[[ -n ${KEEP:-} ]] && cp "$OUT/strace.txt" "$KEEP"
 rm -rf "$OUT"
