@@ -85,6 +85,8 @@ public final class ServerConnector {
     }
 
     private final ChannelFactory<? extends Channel> channels;
+    /** Sockets of the IPv4 family for IPv4 servers ({@link Transport#inet4SocketChannels}); null: {@link #channels} for all. */
+    private ChannelFactory<? extends Channel> inet4Channels;
     /** UNIX stream sockets, for servers on one ({@code unix@<path>}), and the address of a path; null: none here. */
     private ChannelFactory<? extends Channel> unixChannels;
     private java.util.function.Function<String, SocketAddress> unixAddress;
@@ -99,6 +101,7 @@ public final class ServerConnector {
 
     public ServerConnector(Transport transport, HandlerFactory factory) {
         this(transport::newSocketChannel, transport.allocator(), DefaultAddressResolverGroup.INSTANCE, factory);
+        this.inet4Channels = transport.inet4SocketChannels();
         this.unixChannels = transport::newDomainSocketChannel;
         this.unixAddress = transport::domainAddress;
         this.abstractChannels = transport::connectAbstract;
@@ -139,6 +142,7 @@ public final class ServerConnector {
      */
     public ServerConnector layer4(HandlerFactory factory) {
         ServerConnector c = new ServerConnector(channels, allocator, resolver, factory, true).socketBuffers(rcvbuf, sndbuf);
+        c.inet4Channels = inet4Channels == null ? null : guarded(inet4Channels);
         c.unixChannels = unixChannels == null ? null : guarded(unixChannels);
         c.unixAddress = unixAddress;
         c.abstractChannels = abstractChannels;
@@ -280,7 +284,9 @@ public final class ServerConnector {
         if (addr instanceof dev.sluice.proxy.transport.AbstractSockets.Address abs) {
             return openAbstract(loop, abs, handler, timeoutMs);
         }
-        Channel ch = (unix ? unixChannels : channels).newChannel();
+        Channel ch = (unix ? unixChannels
+                : inet4Channels != null && ((InetSocketAddress) addr).getAddress() instanceof java.net.Inet4Address ? inet4Channels : channels)
+                .newChannel();
         ChannelConfig c = ch.config();
         c.setAllocator(allocator);
         c.setConnectTimeoutMillis(timeoutMs);

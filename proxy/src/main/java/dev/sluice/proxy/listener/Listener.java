@@ -224,11 +224,13 @@ public final class Listener {
         } else {
             ListenAddress.Inet inet = (ListenAddress.Inet) addr;
             String where = "[" + addr + "]";
+            InetSocketAddress sa = inet.host().isEmpty() ? new InetSocketAddress(inet.port())
+                    : new InetSocketAddress(Addresses.literal(inet.host()), inet.port());
             b.channelFactory(() -> {
-                ServerChannel ch = transport.newServerChannel();
+                ServerChannel ch = transport.newServerChannel(sa);
                 if (so.needsEpoll()) {
                     try {
-                        SocketOptions.apply(ch, so, where);
+                        SocketOptions.apply(ch, so, where, sa.getAddress() instanceof java.net.Inet4Address);
                     } catch (IllegalStateException e) {
                         ch.unsafe().closeForcibly();
                         throw e;
@@ -236,8 +238,6 @@ public final class Listener {
                 }
                 return ch;
             });
-            InetSocketAddress sa = inet.host().isEmpty() ? new InetSocketAddress(inet.port())
-                    : new InetSocketAddress(Addresses.literal(inet.host()), inet.port());
             f = b.bind(sa);
         }
         f.awaitUninterruptibly();

@@ -40,7 +40,7 @@ final class SocketOptions {
      * Sets the listening socket's options on a new, unbound channel; throws {@link IllegalStateException}
      * naming the option when the kernel refuses one (HAProxy does not start either).
      */
-    static void apply(ServerChannel ch, BindSocket so, String where) {
+    static void apply(ServerChannel ch, BindSocket so, String where, boolean ipv4) {
         if (so.deferAccept()) {
             // seconds to wait for data before accepting; HAProxy sets 1
             set(ch, EpollChannelOption.TCP_DEFER_ACCEPT, 1, "defer-accept", where);
@@ -51,7 +51,8 @@ final class SocketOptions {
         if (so.transparent()) {
             set(ch, EpollChannelOption.IP_TRANSPARENT, true, "transparent", where);
         }
-        if (so.v4v6() || so.v6only()) {
+        if ((so.v4v6() || so.v6only()) && !ipv4) {
+            // an IPv6 socket's option: an IPv4 address has an IPv4 socket, where HAProxy does not set it either
             set(ch, V6ONLY, so.v6only() ? 1 : 0, so.v6only() ? "v6only" : "v4v6", where);
         }
         if (so.mss() > 0) {

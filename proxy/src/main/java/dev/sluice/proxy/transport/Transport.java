@@ -19,12 +19,15 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.SocketProtocolFamily;
 import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioDomainSocketChannel;
 import io.netty.channel.socket.nio.NioServerDomainSocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.channel.unix.DomainSocketAddress;
+import java.net.Inet4Address;
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
 import java.util.concurrent.ThreadFactory;
@@ -114,8 +117,26 @@ public final class Transport {
         return serverChannel.get();
     }
 
+    /**
+     * A listening socket for {@code bind}: of the IPv4 family for an IPv4 address, as HAProxy's. Netty's epoll sockets
+     * are IPv6 ones by default, an IPv4 address then mapped (::ffff:a.b.c.d): the kernel's IPv6 layer then wraps every
+     * connection of it (tcp_v6_connect over tcp_v4_connect, inet6 receive and release paths, a larger socket).
+     */
+    public ServerChannel newServerChannel(InetSocketAddress bind) {
+        return epoll() && bind.getAddress() instanceof Inet4Address ? new EpollServerSocketChannel(SocketProtocolFamily.INET) : serverChannel.get();
+    }
+
     public SocketChannel newSocketChannel() {
         return socketChannel.get();
+    }
+
+    /** Sockets of the IPv4 family for IPv4 servers (see {@link #newServerChannel(InetSocketAddress)}); null: the default ones. */
+    public io.netty.channel.ChannelFactory<SocketChannel> inet4SocketChannels() {
+        return epoll() ? () -> new EpollSocketChannel(SocketProtocolFamily.INET) : null;
+    }
+
+    private boolean epoll() {
+        return "epoll".equals(name);
     }
 
     /** A UDP channel (a QUIC socket). */
