@@ -6,8 +6,8 @@ import io.netty.util.AsciiString;
 
 /**
  * The fields that frame a body, read with HAProxy's rules: Transfer-Encoding (read and removed; chunked must come
- * last and once) and Content-Length (every value, lists included, must be the same number; one normalised field
- * stays). What the parser makes of them, with the method or status, is {@link H1Parser}'s.
+ * last and once) and Content-Length (every value, lists included, must be the same number; one field stays, where
+ * the first was). What the parser makes of them, with the method or status, is {@link H1Parser}'s.
  */
 final class FramingFields {
     private FramingFields() {
@@ -84,8 +84,9 @@ final class FramingFields {
 
     /**
      * Reads every Content-Length value (lists included): all must be the same valid number. Leaves one
-     * normalised field. Returns the length, -1 when absent, -2 when invalid. {@code htx[0]} gets what this changes in
-     * the head's HTX size: HAProxy too keeps one field, its value the number.
+     * field, where the first one was, its value the last number of that field as it came ("2, 2" becomes "2", "003"
+     * stays). Returns the length, -1 when absent, -2 when invalid. {@code htx[0]} gets what this changes in the head's
+     * HTX size: HAProxy keeps the same field.
      */
     static long contentLength(HttpFields f, int[] htx) {
         int i = f.indexOf(HeaderNames.CONTENT_LENGTH);
@@ -95,6 +96,9 @@ final class FramingFields {
         long len = -1;
         int first = i;
         int raw = 0;
+        // the last number of the first field, as it came: what HAProxy keeps (h1_parse_cont_len_header)
+        int keptStart = 0;
+        int keptEnd = 0;
         while (i >= 0) {
             AsciiString v = f.value(i);
             int n = v.length();
@@ -116,6 +120,10 @@ final class FramingFields {
                 }
                 if (p == s) {
                     return -2;
+                }
+                if (i == first) {
+                    keptStart = s;
+                    keptEnd = p;
                 }
                 while (p < n && (v.byteAt(p) == ' ' || v.byteAt(p) == '\t')) {
                     p++;
@@ -141,9 +149,13 @@ final class FramingFields {
             }
             i = f.indexOf(HeaderNames.CONTENT_LENGTH, i + 1);
         }
-        f.removeAll(HeaderNames.CONTENT_LENGTH);
-        AsciiString value = first >= 0 && len >= 0 ? AsciiString.of(Long.toString(len)) : AsciiString.EMPTY_STRING;
-        f.add(HeaderNames.CONTENT_LENGTH, value);
+        // the first field stays where it came, its value its last number (a list becomes one number), the others go
+        AsciiString first0 = f.value(first);
+        AsciiString value = keptStart == 0 && keptEnd == first0.length() ? first0 : first0.subSequence(keptStart, keptEnd, false);
+        f.setValue(first, value);
+        for (i = f.indexOf(HeaderNames.CONTENT_LENGTH, first + 1); i >= 0; i = f.indexOf(HeaderNames.CONTENT_LENGTH, i)) {
+            f.remove(i);
+        }
         htx[0] = HeaderNames.CONTENT_LENGTH.length() + value.length() - raw;
         return len;
     }

@@ -540,11 +540,12 @@ public final class H1Parser {
 
     /**
      * Content-Length goes with Transfer-Encoding, as in HAProxy, which removes it from its HTX too ({@code cl}: its
-     * value, -1 when there was none; the head was measured with a field holding the number).
+     * value, -1 when there was none, -2 when invalid; the head was measured with the one field left).
      */
     private void lengthRemoved(HttpFields f, long cl) {
-        if (cl >= 0) {
-            headSize -= HeaderNames.CONTENT_LENGTH.length() + HtxSize.digits(cl);
+        int i = f.indexOf(HeaderNames.CONTENT_LENGTH);
+        if (cl >= 0 && i >= 0) {
+            headSize -= HeaderNames.CONTENT_LENGTH.length() + f.value(i).length();
         }
         f.removeAll(HeaderNames.CONTENT_LENGTH);
     }

@@ -133,7 +133,7 @@ class H1EncoderTest {
             + "X-Hop: 1\r\nX-Folded: a\r\n b\r\nContent-Length: 2, 2\r\nTE: trailers\r\n\r\nhi");
         RequestHead h = d.sink.only().request();
         assertThat(encode(a -> H1Encoder.request(a, h, null, null)))
-            .isEqualTo("get /a?b HTTP/1.1\r\nhost: Example.com\r\nx-folded: a   b\r\nte: trailers\r\ncontent-length: 2\r\n\r\n");
+            .isEqualTo("get /a?b HTTP/1.1\r\nhost: Example.com\r\nx-folded: a   b\r\ncontent-length: 2\r\nte: trailers\r\n\r\n");
         ParserDriver r = ParserDriver.parseResponse("HTTP/1.1 404 Not Found\r\nContent-Type: text/html\r\nConnection: close\r\n"
             + "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
         ResponseHead rh = r.sink.only().response();
