@@ -3,6 +3,7 @@ package dev.sluice.proxy.h2;
 import dev.sluice.config.HttpTokens;
 import dev.sluice.proxy.http.Authority;
 import dev.sluice.proxy.http.HeaderNames;
+import dev.sluice.proxy.http.HopByHop;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.HtxSize;
 import dev.sluice.proxy.http.HttpVersion;
@@ -10,6 +11,7 @@ import dev.sluice.proxy.http.MessageHead;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
 import dev.sluice.proxy.http.Status;
+import io.netty.handler.codec.Headers;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.util.AsciiString;
@@ -230,8 +232,6 @@ public final class H2Messages {
         return new Request(head, 200, null);
     }
 
-    private static final AsciiString TRAILERS = AsciiString.cached("trailers");
-
     /**
      * The length of the URI of HAProxy's start line for an HTTP/2 or HTTP/3 request: HTTP/2 makes an absolute one of
      * :scheme, :authority and :path when it has all three (h2_prepare_htx_reqline), the authority alone for CONNECT;
@@ -260,11 +260,10 @@ public final class H2Messages {
             return null;
         }
         AsciiString n = AsciiString.of(name);
-        if (n.contentEquals(HeaderNames.CONNECTION) || n.contentEquals(HeaderNames.PROXY_CONNECTION) || n.contentEquals(HeaderNames.KEEP_ALIVE)
-                || n.contentEquals(HeaderNames.UPGRADE) || n.contentEquals(HeaderNames.TRANSFER_ENCODING)) {
+        if (HopByHop.connectionSpecific(n)) {
             return "connection-specific field " + name;
         }
-        if (n.contentEquals(HeaderNames.TE) && !AsciiString.of(value).contentEquals(TRAILERS)) {
+        if (n.contentEquals(HeaderNames.TE) && !AsciiString.of(value).contentEquals(HopByHop.TRAILERS)) {
             return "te other than trailers";
         }
         return null;
@@ -328,15 +327,40 @@ public final class H2Messages {
         return head;
     }
 
-    /** Response head to an HTTP/2 header block (hop-by-hop fields are never in the model). */
+    /**
+     * Response head to an HTTP/2 header block, without the connection-specific fields an HTTP/1 server's response
+     * carries ({@link #addFields}).
+     */
     public static Http2Headers encodeResponse(ResponseHead r) {
         HttpFields f = r.fields();
         DefaultHttp2Headers h = new DefaultHttp2Headers(false, f.size() + 1);
         h.status(statusText(r.status()));
-        for (int i = 0; i < f.size(); i++) {
-            h.add(f.name(i), f.value(i));
-        }
+        addFields(h, f, false);
         return h;
+    }
+
+    /**
+     * Adds the fields that HTTP/2 and HTTP/3 can carry, as HAProxy's mux_h2 and h3 write them: without Connection,
+     * Proxy-Connection, Keep-Alive, Upgrade and Transfer-Encoding (the fields Connection lists do go), TE as "trailers"
+     * or not at all ({@link HopByHop#teValue}); without Host when {@code skipHost} (:authority has it). HAProxy reduces
+     * TE in requests only and relays a response's TE as it came, which an HTTP/2 client resets the stream for
+     * (nghttp2: "Invalid HTTP header field"); Sluice reduces it in both.
+     */
+    public static void addFields(Headers<CharSequence, CharSequence, ?> h, HttpFields f, boolean skipHost) {
+        for (int i = 0; i < f.size(); i++) {
+            AsciiString n = f.name(i);
+            AsciiString v = f.value(i);
+            if (HopByHop.connectionSpecific(n) || skipHost && n.contentEquals(HeaderNames.HOST)) {
+                continue;
+            }
+            if (HopByHop.isTe(n)) {
+                v = HopByHop.teValue(v);
+                if (v == null) {
+                    continue;
+                }
+            }
+            h.add(n, v);
+        }
     }
 
     /** Request head to an HTTP/2 header block for a server: :authority from the host field. */
@@ -365,23 +389,27 @@ public final class H2Messages {
                 }
             }
         }
-        for (int i = 0; i < f.size(); i++) {
-            AsciiString n = f.name(i);
-            if (n.contentEquals(HeaderNames.HOST)) {
-                continue;
-            }
-            h.add(n, f.value(i));
-        }
+        addFields(h, f, true);
         return h;
     }
 
-    /** Trailer fields to a header block, and back. */
+    /** Trailer fields to a header block ({@link #addTrailers}), and back. */
     public static Http2Headers encodeTrailers(HttpFields f) {
         DefaultHttp2Headers h = new DefaultHttp2Headers(false, f.size());
-        for (int i = 0; i < f.size(); i++) {
-            h.add(f.name(i), f.value(i));
-        }
+        addTrailers(h, f);
         return h;
+    }
+
+    /**
+     * Adds trailer fields as HAProxy's h2s_make_trailers does: without the connection-specific ones, TE, Host and
+     * Content-Length ({@link HopByHop#notATrailer}).
+     */
+    public static void addTrailers(Headers<CharSequence, CharSequence, ?> h, HttpFields f) {
+        for (int i = 0; i < f.size(); i++) {
+            if (!HopByHop.notATrailer(f.name(i))) {
+                h.add(f.name(i), f.value(i));
+            }
+        }
     }
 
     public static HttpFields trailers(Http2Headers h) {

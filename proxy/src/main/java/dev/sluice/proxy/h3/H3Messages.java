@@ -1,5 +1,6 @@
 package dev.sluice.proxy.h3;
 
+import dev.sluice.proxy.h2.H2Messages;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.ResponseHead;
 import io.netty.handler.codec.http3.DefaultHttp3Headers;
@@ -24,23 +25,25 @@ final class H3Messages {
         }
     }
 
-    /** A response head as an HTTP/3 field section (hop-by-hop fields are never in the model). */
+    /**
+     * A response head as an HTTP/3 field section, without the connection-specific fields ({@code H2Messages.addFields}:
+     * RFC 9114 4.2 has HTTP/2's rule). HAProxy 2.6's h3 drops Connection, Proxy-Connection, Keep-Alive and
+     * Transfer-Encoding and reduces TE (h3_resp_headers_send, as fixed by commit 8ad266917 for 2.6) but sends Upgrade, which an HTTP/3 client
+     * treats as malformed; Sluice drops it too.
+     */
     static Http3Headers encodeResponse(ResponseHead r) {
         HttpFields f = r.fields();
         DefaultHttp3Headers h = new DefaultHttp3Headers(false, f.size() + 1);
         int s = r.status();
         h.status(s >= 100 && s < 1000 ? STATUS_TEXT[s] : AsciiString.of(Integer.toString(s)));
-        for (int i = 0; i < f.size(); i++) {
-            h.add(f.name(i), f.value(i));
-        }
+        H2Messages.addFields(h, f, false);
         return h;
     }
 
+    /** Trailers as an HTTP/3 field section, with HTTP/2's exclusions ({@code H2Messages.addTrailers}). */
     static Http3Headers encodeTrailers(HttpFields f) {
         DefaultHttp3Headers h = new DefaultHttp3Headers(false, f.size());
-        for (int i = 0; i < f.size(); i++) {
-            h.add(f.name(i), f.value(i));
-        }
+        H2Messages.addTrailers(h, f);
         return h;
     }
 

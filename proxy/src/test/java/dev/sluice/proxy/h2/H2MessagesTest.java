@@ -2,10 +2,17 @@ package dev.sluice.proxy.h2;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.HttpVersion;
 import dev.sluice.proxy.http.MessageHead;
+import dev.sluice.proxy.http.RequestHead;
+import dev.sluice.proxy.http.ResponseHead;
+import io.netty.handler.codec.Headers;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.util.AsciiString;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -188,5 +195,43 @@ class H2MessagesTest {
         Http2Headers te = get("/");
         te.add("te", "trailers");
         assertThat(H2Messages.request(te, te.size(), true, HttpVersion.HTTP_3, true).status()).isEqualTo(200);
+    }
+
+    private static HttpFields hopByHop() {
+        HttpFields f = new HttpFields();
+        for (String[] nv : new String[][] {{"host", "t"}, {"connection", "X-Foo,TE"}, {"x-foo", "1"}, {"te", "gzip, trailers"},
+                {"keep-alive", "300"}, {"proxy-connection", "keep-alive"}, {"upgrade", "h2c"}, {"transfer-encoding", "chunked"},
+                {"te", "gzip"}, {"http2-settings", "AAMAAABkAAQAoAAAAAIAAAAA"}}) {
+            f.add(nv[0], nv[1]);
+        }
+        return f;
+    }
+
+    private static List<String> fields(Headers<CharSequence, CharSequence, ?> h) {
+        List<String> out = new ArrayList<>();
+        h.forEach(e -> out.add(e.getKey() + ": " + e.getValue()));
+        return out;
+    }
+
+    @Test
+    void anHttp1RequestGoesToAnHttp2ServerWithoutItsConnectionSpecificFields() {
+        // what haproxy -db sent to an HTTP/2 server for the same HTTP/1.1 request: the fields Connection lists do go
+        RequestHead r = new RequestHead(RequestHead.GET, AsciiString.of("/x"), HttpVersion.HTTP_1_1, hopByHop());
+        assertThat(fields(H2Messages.encodeRequest(r, false))).containsExactly(":method: GET", ":scheme: http", ":path: /x",
+            ":authority: t", "x-foo: 1", "te: trailers", "http2-settings: AAMAAABkAAQAoAAAAAIAAAAA");
+    }
+
+    @Test
+    void anHttp1ResponseGoesToAnHttp2ClientWithoutThemTeIncluded() {
+        // HAProxy relays a response's TE as it came, which nghttp2 resets the stream for: Sluice reduces it
+        ResponseHead r = new ResponseHead(HttpVersion.HTTP_1_1, 200, AsciiString.of("OK"), hopByHop());
+        assertThat(fields(H2Messages.encodeResponse(r))).containsExactly(":status: 200", "host: t", "x-foo: 1", "te: trailers",
+            "http2-settings: AAMAAABkAAQAoAAAAAIAAAAA");
+        // trailers: no TE, Host nor Content-Length either (h2s_make_trailers)
+        HttpFields t = hopByHop();
+        t.add("content-length", "3");
+        t.add("x-checksum", "abc");
+        assertThat(fields(H2Messages.encodeTrailers(t))).containsExactly("x-foo: 1", "http2-settings: AAMAAABkAAQAoAAAAAIAAAAA",
+            "x-checksum: abc");
     }
 }
