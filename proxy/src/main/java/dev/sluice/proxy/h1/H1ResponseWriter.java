@@ -59,8 +59,14 @@ final class H1ResponseWriter {
         return bytesOut;
     }
 
-    /** Decides framing and persistence for a final response head; returns the extra framing line. */
-    private byte[] finalFraming(ResponseHead h, boolean close) {
+    /**
+     * Decides framing and persistence for a final response head ({@code tokens}: those of its Connection fields, a
+     * close one closing the connection as in HAProxy's h1_set_cli_conn_mode); returns the extra framing line.
+     */
+    private byte[] finalFraming(ResponseHead h, boolean close, int tokens) {
+        if ((tokens & H1Encoder.CLOSE_TOKEN) != 0) {
+            close = true;
+        }
         byte[] framing = null;
         chunked = false;
         chunkWritten = false;
@@ -82,7 +88,14 @@ final class H1ResponseWriter {
         return framing;
     }
 
-    private byte[] connectionLine() {
+    /**
+     * The Connection line the proxy adds after the fields (HAProxy's h1_update_res_conn_value): none when the
+     * response's own Connection has an upgrade token, else close, or keep-alive for an HTTP/1.0 client.
+     */
+    private byte[] connectionLine(int tokens) {
+        if ((tokens & H1Encoder.UPGRADE_TOKEN) != 0) {
+            return null;
+        }
         if (!keepAlive) {
             return H1Encoder.CONNECTION_CLOSE;
         }
@@ -99,8 +112,10 @@ final class H1ResponseWriter {
 
     /** The final head of a relayed response; {@code close}: the connection closes after it whatever its framing. */
     void head(ResponseHead head, boolean close) {
-        byte[] framing = finalFraming(head, close);
-        byte[] conn = head.status() == 101 && head.upgrade() != null ? H1Encoder.upgradeLines(head.upgrade()) : connectionLine();
+        int tokens = H1Encoder.connectionTokens(head.fields());
+        byte[] framing = finalFraming(head, close, tokens);
+        // a switch of protocols goes with the server's own Connection and Upgrade fields, as HAProxy's tunnel mode
+        byte[] conn = head.status() == 101 && head.upgrade() != null ? null : connectionLine(tokens);
         ByteBuf out = H1Encoder.response(ctx.alloc(), head, framing, conn, 0);
         bytesOut += out.readableBytes();
         ctx.write(out);
@@ -132,9 +147,10 @@ final class H1ResponseWriter {
 
     /** A whole response the proxy made (an error page, a rule's reply); {@code headRequest}: without its body. */
     void generated(ResponseHead head, byte[] body, boolean close, boolean headRequest) {
-        byte[] framing = finalFraming(head, close);
+        int tokens = H1Encoder.connectionTokens(head.fields());
+        byte[] framing = finalFraming(head, close, tokens);
         int bodyLen = headRequest ? 0 : body.length;
-        ByteBuf out = H1Encoder.response(ctx.alloc(), head, framing, connectionLine(), bodyLen);
+        ByteBuf out = H1Encoder.response(ctx.alloc(), head, framing, connectionLine(tokens), bodyLen);
         if (bodyLen > 0) {
             out.writeBytes(body);
         }

@@ -58,6 +58,8 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
     private boolean inUse;
     private boolean chunked;
     private boolean chunkWritten;
+    /** The request sent asks the server to close after this exchange (the options, or a close token in Connection). */
+    private boolean closeAfter;
     private boolean dirty;
     private boolean requestEnded;
     private boolean responseEnded;
@@ -181,13 +183,20 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
         parser.expectResponseTo(head.isHead(), head.isConnect());
         chunked = head.body() == MessageHead.Body.STREAMED;
         chunkWritten = false;
-        // an HTTP/1.0 request goes on as HTTP/1.0 (asking for keep-alive), as HAProxy does, unless its
-        // body needs chunking (h2 client without content-length)
-        boolean http10 = head.version() == HttpVersion.HTTP_1_0 && !chunked && head.upgrade() == null;
-        byte[] close = head.upgrade() != null ? H1Encoder.upgradeLines(head.upgrade())
-                : stream.connectionMode() != HttpOptions.ConnectionMode.KEEP_ALIVE ? H1Encoder.CONNECTION_CLOSE
+        // an HTTP/1.0 request goes on as HTTP/1.0, as HAProxy does, unless its body needs chunking (h2 client
+        // without content-length)
+        boolean http10 = head.version() == HttpVersion.HTTP_1_0 && !chunked;
+        // HAProxy's mux_h1 on the way out (h1_set_srv_conn_mode): a close token in the request's Connection (a rule's)
+        // closes the connection after the exchange, a keep-alive one keeps it whatever the options
+        int tokens = H1Encoder.connectionTokens(head.fields());
+        closeAfter = (tokens & H1Encoder.CLOSE_TOKEN) != 0
+                || (tokens & H1Encoder.KEEP_ALIVE_TOKEN) == 0 && stream.connectionMode() != HttpOptions.ConnectionMode.KEEP_ALIVE;
+        // and its own Connection line after the fields (h1_update_req_conn_value): none when upgrading, else what
+        // the version does not imply
+        byte[] connection = (tokens & H1Encoder.UPGRADE_TOKEN) != 0 ? null
+                : closeAfter ? (http10 ? null : H1Encoder.CONNECTION_CLOSE)
                 : http10 ? H1Encoder.CONNECTION_KEEP_ALIVE : null;
-        ctx.write(H1Encoder.request(ctx.alloc(), head, http10, chunked ? H1Encoder.TE_CHUNKED : null, close));
+        ctx.write(H1Encoder.request(ctx.alloc(), head, http10, chunked ? H1Encoder.TE_CHUNKED : null, connection));
         dirty = true;
         timer.arm(serverTimeout());
     }
@@ -408,7 +417,7 @@ public final class H1ServerConnection extends ChannelInboundHandlerAdapter imple
         if (!r.isInterim()) {
             keepAlive = (r.version() == HttpVersion.HTTP_1_1 ? !parser.closeWanted() : parser.keepAliveWanted())
                     && !parser.closeAfter() && r.body() != MessageHead.Body.UNTIL_CLOSE
-                    && stream.connectionMode() == HttpOptions.ConnectionMode.KEEP_ALIVE;
+                    && !closeAfter;
         }
         stream.onResponseHead(r);
     }

@@ -52,64 +52,6 @@ public final class HtxSize {
         return EOH + (any ? fields(trailers) : 0);
     }
 
-    /**
-     * HAProxy's cleaning of an HTTP/1 {@code Connection} value (h1_parse_connection_header): the length of what is left
-     * once its "close" and "keep-alive" tokens are out, 0 when nothing is (the field is then dropped). {@code v} is
-     * already trimmed.
-     */
-    public static int cleanedConnection(CharSequence v) {
-        int e = v.length();
-        int len = 0;
-        // whether a token was dropped: from then on each kept one is appended as ",token"
-        boolean rewritten = false;
-        int w = 0;
-        while (w < e) {
-            char c = v.charAt(w);
-            if (c == ' ' || c == '\t') {
-                w++;
-                continue;
-            }
-            int n = w;
-            boolean quoted = false;
-            while (n < e && (quoted || v.charAt(n) != ',')) {
-                if (v.charAt(n) == '"') {
-                    quoted = !quoted;
-                }
-                n++;
-            }
-            int we = n;
-            while (we > w && (v.charAt(we - 1) == ' ' || v.charAt(we - 1) == '\t')) {
-                we--;
-            }
-            int wl = we - w;
-            if (equalsIgnoreCase(v, w, wl, "keep-alive") || equalsIgnoreCase(v, w, wl, "close")) {
-                rewritten = true;
-            } else if (!rewritten) {
-                len = n;
-            } else {
-                len += (len > 0 ? 1 : 0) + wl;
-            }
-            w = n + 1;
-        }
-        return len;
-    }
-
-    private static boolean equalsIgnoreCase(CharSequence v, int s, int len, String token) {
-        if (len != token.length()) {
-            return false;
-        }
-        for (int i = 0; i < len; i++) {
-            char c = v.charAt(s + i);
-            if (c >= 'A' && c <= 'Z') {
-                c = (char) (c + 32);
-            }
-            if (c != token.charAt(i)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     /** The decimal digits of {@code n} (a content-length HAProxy rewrites to its number). */
     public static int digits(long n) {
         int d = 1;

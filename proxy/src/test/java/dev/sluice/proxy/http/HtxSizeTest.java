@@ -5,22 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.util.AsciiString;
 import org.junit.jupiter.api.Test;
 
-/** {@link HtxSize}'s pure parts: HAProxy 2.6's cleaning of a Connection value, the end of a message, a made head. */
+/** {@link HtxSize}'s pure parts: the end of a message, a made head. */
 class HtxSizeTest {
-
-    @Test
-    void connectionLosesItsCloseAndKeepAliveTokensAsInHaproxy() {
-        assertThat(HtxSize.cleanedConnection("close")).isZero();
-        assertThat(HtxSize.cleanedConnection("Keep-Alive")).isZero();
-        assertThat(HtxSize.cleanedConnection("keep-alive, close")).isZero();
-        assertThat(HtxSize.cleanedConnection("upgrade")).isEqualTo(7);
-        // untouched until a token goes: the value as it was
-        assertThat(HtxSize.cleanedConnection("Foo, Bar")).isEqualTo("Foo, Bar".length());
-        // then each kept token is appended as ",token"
-        assertThat(HtxSize.cleanedConnection("keep-alive, Foo")).isEqualTo("Foo".length());
-        assertThat(HtxSize.cleanedConnection("Foo, close, Bar")).isEqualTo("Foo,Bar".length());
-        assertThat(HtxSize.cleanedConnection("close, Foo , Bar")).isEqualTo("Foo,Bar".length());
-    }
 
     @Test
     void anEndCountsTrailersAndTheirBlock() {

@@ -2,19 +2,22 @@ package dev.sluice.proxy.http.h1;
 
 import dev.sluice.proxy.http.HeaderNames;
 import dev.sluice.proxy.http.HttpFields;
-import dev.sluice.proxy.http.HtxSize;
 import io.netty.util.AsciiString;
 
 /**
- * The hop-by-hop fields of a message: Connection (its close, keep-alive and upgrade tokens, and the fields it
- * lists), Keep-Alive, Proxy-Connection, Upgrade, and a TE other than "trailers". {@link #read} removes them from
- * the model and keeps what they meant until the next message's {@link #reset}. One per {@link H1Parser}.
+ * The Connection fields of a message as HAProxy 2.6's HTTP/1 parser leaves them (h1_parse_connection_header with
+ * H1_MF_CLEAN_CONN_HDR): their close and keep-alive tokens are taken out ({@link #cleaned}), a field left empty goes,
+ * and every other field stays in the model, Keep-Alive, Proxy-Connection, Upgrade, TE and the fields Connection lists
+ * included (the writers drop or reduce them for their protocol: {@link H1Encoder}, {@code HopByHop}). {@link #read}
+ * keeps what the tokens meant (close, keep-alive, upgrade with the Upgrade field's protocol) until the next message's
+ * {@link #reset}. One per {@link H1Parser}.
  */
 final class ConnectionFields {
-    private static final AsciiString CLOSE = AsciiString.cached("close");
-    private static final AsciiString KEEP_ALIVE_TOKEN = AsciiString.cached("keep-alive");
-    private static final AsciiString UPGRADE_TOKEN = AsciiString.cached("upgrade");
-    private static final AsciiString TRAILERS = AsciiString.cached("trailers");
+    /** The tokens of a Connection value ({@link #tokens}). */
+    static final int CLOSE_TOKEN = 1;
+    static final int KEEP_ALIVE_TOKEN = 2;
+    static final int UPGRADE_TOKEN = 4;
+
     private static final AsciiString WEBSOCKET = AsciiString.cached("websocket");
     private static final AsciiString SEC_WEBSOCKET_KEY = AsciiString.cached("sec-websocket-key");
     private static final AsciiString SEC_WEBSOCKET_ACCEPT = AsciiString.cached("sec-websocket-accept");
@@ -74,85 +77,171 @@ final class ConnectionFields {
     }
 
     /**
-     * Reads and removes the hop-by-hop fields: Connection (and what it lists), Keep-Alive, Proxy-Connection, Upgrade
-     * (remembered), TE unless it announces "trailers" (then kept as "trailers"). Returns what HAProxy's cleaning of the
-     * Connection fields changes in the head's HTX size ({@link HtxSize#cleanedConnection}); the other fields stay in
-     * HAProxy's HTX as they came.
+     * Cleans the Connection fields ({@link #cleaned}; one left empty is removed) and reads their tokens and the first
+     * Upgrade field (remembered); nothing else is touched. Returns what this changes in the head's HTX size, which
+     * measured the fields as they came.
      */
     int read(HttpFields f) {
-        int i;
         int htx = 0;
-        while ((i = f.indexOf(HeaderNames.CONNECTION)) >= 0) {
-            // removed before its tokens are read: removing what it lists shifts the fields before it
+        int i = f.indexOf(HeaderNames.CONNECTION);
+        while (i >= 0) {
             AsciiString v = f.value(i);
-            int kept = HtxSize.cleanedConnection(v);
-            htx += (kept > 0 ? kept : -HeaderNames.CONNECTION.length()) - v.length();
-            f.remove(i);
-            forEachToken(v, (s, e) -> {
-                if (CLOSE.contentEqualsIgnoreCase(v.subSequence(s, e, false))) {
-                    closeWanted = true;
-                } else if (KEEP_ALIVE_TOKEN.contentEqualsIgnoreCase(v.subSequence(s, e, false))) {
-                    keepAliveWanted = true;
-                } else if (UPGRADE_TOKEN.contentEqualsIgnoreCase(v.subSequence(s, e, false))) {
-                    upgradeWanted = true;
-                } else {
-                    AsciiString listed = v.subSequence(s, e, true).toLowerCase();
-                    if (!isEssential(listed)) {
-                        f.removeAll(listed);
-                    }
-                }
-            });
+            int t = tokens(v);
+            closeWanted |= (t & CLOSE_TOKEN) != 0;
+            keepAliveWanted |= (t & KEEP_ALIVE_TOKEN) != 0;
+            upgradeWanted |= (t & UPGRADE_TOKEN) != 0;
+            AsciiString kept = cleaned(v);
+            if (kept.isEmpty()) {
+                htx -= HeaderNames.CONNECTION.length() + v.length();
+                f.remove(i);
+                i = f.indexOf(HeaderNames.CONNECTION, i);
+            } else {
+                htx += kept.length() - v.length();
+                f.setValue(i, kept);
+                i = f.indexOf(HeaderNames.CONNECTION, i + 1);
+            }
         }
-        f.removeAll(HeaderNames.KEEP_ALIVE);
-        f.removeAll(HeaderNames.PROXY_CONNECTION);
         int u = f.indexOf(HeaderNames.UPGRADE);
         if (u >= 0) {
             upgradeProtocol = f.value(u);
-            f.removeAll(HeaderNames.UPGRADE);
-        }
-        int te = f.indexOf(HeaderNames.TE);
-        while (te >= 0) {
-            if (announcesTrailers(f.value(te))) {
-                f.setValue(te, TRAILERS);
-                te = f.indexOf(HeaderNames.TE, te + 1);
-            } else {
-                f.remove(te);
-                te = f.indexOf(HeaderNames.TE, te);
-            }
         }
         return htx;
     }
 
     /**
-     * HAProxy's rule for a TE field, each field on its own: the first occurrence of "trailers" (case-sensitive,
-     * anywhere in the value) ends the value or is followed by a comma; the field is then kept as "trailers"
-     * alone, else dropped. So "deflate, trailers" and "trailers, deflate" become "trailers", while "Trailers",
-     * "trailers;q=0.5" and "trailers ,x" are dropped.
+     * A request with a body and {@code Connection: upgrade} upgrades nothing: HAProxy (h1_postparse_req_hdrs) drops
+     * its Upgrade fields and forgets the upgrade, so the websocket key is not looked for either. Returns what this
+     * changes in the head's HTX size. Call after {@link #read}, once the framing is known.
      */
-    static boolean announcesTrailers(AsciiString v) {
-        int i = v.indexOf(TRAILERS, 0);
-        if (i < 0) {
-            return false;
+    int bodyCancelsUpgrade(HttpFields f) {
+        if (!upgradeWanted) {
+            return 0;
         }
-        int after = i + TRAILERS.length();
-        return after == v.length() || v.byteAt(after) == ',';
-    }
-
-    private static boolean isEssential(AsciiString name) {
-        return name.contentEquals(HeaderNames.HOST) || name.contentEquals(HeaderNames.CONTENT_LENGTH)
-                || name.contentEquals(HeaderNames.TRANSFER_ENCODING) || name.contentEquals(HeaderNames.UPGRADE)
-                || name.contentEquals(HeaderNames.CONNECTION);
-    }
-
-    @FunctionalInterface
-    private interface TokenVisitor {
-        void token(int start, int end);
-    }
-
-    /** Calls {@code v} for each non-empty comma-separated element of {@code s}, trimmed ({@link HttpFields#nextElement}). */
-    private static void forEachToken(AsciiString s, TokenVisitor v) {
-        for (long e = HttpFields.nextElement(s, 0); e >= 0; e = HttpFields.nextElement(s, (int) e)) {
-            v.token((int) (e >>> 32), (int) e);
+        upgradeWanted = false;
+        upgradeProtocol = null;
+        int htx = 0;
+        int u;
+        while ((u = f.indexOf(HeaderNames.UPGRADE)) >= 0) {
+            htx -= HeaderNames.UPGRADE.length() + f.value(u).length();
+            f.remove(u);
         }
+        return htx;
+    }
+
+    /** The close, keep-alive and upgrade tokens (case-insensitive) of a Connection value, or-ed. */
+    static int tokens(AsciiString v) {
+        int t = 0;
+        int e = v.length();
+        for (int w = 0; w < e; w++) {
+            if (isLws(v.byteAt(w))) {
+                continue;
+            }
+            int n = valueEnd(v, w, e);
+            int we = n;
+            while (we > w && isLws(v.byteAt(we - 1))) {
+                we--;
+            }
+            t |= token(v, w, we);
+            w = n;
+        }
+        return t;
+    }
+
+    /**
+     * HAProxy's cleaning of a Connection value (h1_parse_connection_header): the "close" and "keep-alive" tokens
+     * (case-insensitive) go. Until one does, the value stays as it came, up to the end of the last token kept (its
+     * spaces before the next comma included); after one, each kept token is appended trimmed, after a comma when the
+     * value is not empty: "X-Foo , TE, keep-alive ,X-Bar" becomes "X-Foo , TE,X-Bar", "keep-alive, X-Foo, TE" becomes
+     * "X-Foo,TE". Commas inside a quoted string do not separate. Returns {@code v} itself when nothing changes, an empty
+     * string when nothing is left (the field is then dropped).
+     */
+    static AsciiString cleaned(AsciiString v) {
+        int e = v.length();
+        // the part of v kept as it came, then what was appended after the first dropped token (null until then)
+        int prefix = 0;
+        StringBuilder rewritten = null;
+        for (int w = 0; w < e; w++) {
+            if (isLws(v.byteAt(w))) {
+                continue;
+            }
+            int n = valueEnd(v, w, e);
+            int we = n;
+            while (we > w && isLws(v.byteAt(we - 1))) {
+                we--;
+            }
+            int t = token(v, w, we);
+            if ((t & (CLOSE_TOKEN | KEEP_ALIVE_TOKEN)) != 0) {
+                if (rewritten == null) {
+                    rewritten = new StringBuilder(e);
+                    rewritten.append(v.subSequence(0, prefix, false));
+                }
+            } else if (rewritten == null) {
+                prefix = n;
+            } else {
+                if (!rewritten.isEmpty()) {
+                    rewritten.append(',');
+                }
+                rewritten.append(v.subSequence(w, we, false));
+            }
+            w = n;
+        }
+        if (rewritten == null) {
+            return prefix == e ? v : v.subSequence(0, prefix, false);
+        }
+        return rewritten.isEmpty() ? AsciiString.EMPTY_STRING : new AsciiString(rewritten);
+    }
+
+    private static boolean isLws(byte c) {
+        return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+    }
+
+    /** http_find_hdr_value_end: the next comma outside a quoted string (with its backslash pairs), else {@code e}. */
+    private static int valueEnd(AsciiString v, int s, int e) {
+        boolean quoted = false;
+        boolean pair = false;
+        for (; s < e; s++) {
+            byte c = v.byteAt(s);
+            if (pair) {
+                pair = false;
+            } else if (quoted) {
+                if (c == '\\') {
+                    pair = true;
+                } else if (c == '"') {
+                    quoted = false;
+                }
+            } else if (c == '"') {
+                quoted = true;
+            } else if (c == ',') {
+                return s;
+            }
+        }
+        return e;
+    }
+
+    private static int token(AsciiString v, int s, int e) {
+        int len = e - s;
+        if (len == 5 && regionIgnoreCase(v, s, "close")) {
+            return CLOSE_TOKEN;
+        }
+        if (len == 10 && regionIgnoreCase(v, s, "keep-alive")) {
+            return KEEP_ALIVE_TOKEN;
+        }
+        if (len == 7 && regionIgnoreCase(v, s, "upgrade")) {
+            return UPGRADE_TOKEN;
+        }
+        return 0;
+    }
+
+    private static boolean regionIgnoreCase(AsciiString v, int s, String lower) {
+        for (int i = 0; i < lower.length(); i++) {
+            int c = v.byteAt(s + i);
+            if (c >= 'A' && c <= 'Z') {
+                c += 32;
+            }
+            if (c != lower.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -1,5 +1,7 @@
 package dev.sluice.proxy.http.h1;
 
+import dev.sluice.proxy.http.HeaderNames;
+import dev.sluice.proxy.http.HopByHop;
 import dev.sluice.proxy.http.HttpFields;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
@@ -11,7 +13,10 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Writes heads, chunk framing and trailers in HTTP/1.1 syntax. Field names are written as the model holds
- * them (lower-case, as HAProxy sends them). Stateless.
+ * them (lower-case, as HAProxy sends them). The hop-by-hop fields go as HAProxy 2.6's mux_h1 writes them: a Connection
+ * field without its close and keep-alive tokens (not at all when nothing is left), a TE field as "trailers" or not at
+ * all ({@link HopByHop#teValue}), the others as they are; the Connection line the proxy adds itself (close, keep-alive)
+ * is the caller's, after reading {@link #connectionTokens}. Stateless.
  */
 public final class H1Encoder {
     private H1Encoder() {
@@ -25,16 +30,30 @@ public final class H1Encoder {
     public static final byte[] TE_CHUNKED = "transfer-encoding: chunked\r\n".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] CONNECTION_CLOSE = "connection: close\r\n".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] CONNECTION_KEEP_ALIVE = "connection: keep-alive\r\n".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] CONNECTION_UPGRADE = "connection: upgrade\r\nupgrade: ".getBytes(StandardCharsets.US_ASCII);
 
-    /** The {@code connection: upgrade} and {@code upgrade: <protocol>} lines of an HTTP/1 upgrade. */
-    public static byte[] upgradeLines(AsciiString protocol) {
-        byte[] out = new byte[CONNECTION_UPGRADE.length + protocol.length() + 2];
-        System.arraycopy(CONNECTION_UPGRADE, 0, out, 0, CONNECTION_UPGRADE.length);
-        System.arraycopy(protocol.array(), protocol.arrayOffset(), out, CONNECTION_UPGRADE.length, protocol.length());
-        out[out.length - 2] = '\r';
-        out[out.length - 1] = '\n';
-        return out;
+    /** {@link #connectionTokens}: a close, keep-alive or upgrade token in the Connection fields. */
+    public static final int CLOSE_TOKEN = ConnectionFields.CLOSE_TOKEN;
+    public static final int KEEP_ALIVE_TOKEN = ConnectionFields.KEEP_ALIVE_TOKEN;
+    public static final int UPGRADE_TOKEN = ConnectionFields.UPGRADE_TOKEN;
+
+    /**
+     * The close, keep-alive and upgrade tokens of the Connection fields of a head about to be written, or-ed: what
+     * HAProxy's mux_h1 reads of them on the way out. An upgrade token means no Connection line of the proxy's own; a
+     * close one (a rule's) that the connection closes after the exchange. A parsed head has only the upgrade token
+     * left ({@link ConnectionFields}); the others come from rules.
+     */
+    public static int connectionTokens(HttpFields f) {
+        int t = 0;
+        for (int i = 0; i < f.size(); i++) {
+            if (isConnection(f.name(i))) {
+                t |= ConnectionFields.tokens(f.value(i));
+            }
+        }
+        return t;
+    }
+
+    private static boolean isConnection(AsciiString name) {
+        return name.length() == 10 && name.contentEquals(HeaderNames.CONNECTION);
     }
 
     private static final byte[] LAST_CHUNK = {'0', '\r', '\n'};
@@ -56,13 +75,31 @@ public final class H1Encoder {
         }
     }
 
-    private static void writeFields(ByteBuf out, HttpFields f) {
+    /** The fields of a head ({@code head}: TE and Connection as HAProxy writes them) or of trailers (as they are). */
+    private static void writeFields(ByteBuf out, HttpFields f, boolean head) {
         for (int i = 0; i < f.size(); i++) {
-            writeAscii(out, f.name(i));
+            AsciiString name = f.name(i);
+            AsciiString value = head ? headValue(name, f.value(i)) : f.value(i);
+            if (value == null) {
+                continue;
+            }
+            writeAscii(out, name);
             out.writeBytes(COLON_SP);
-            writeAscii(out, f.value(i));
+            writeAscii(out, value);
             out.writeBytes(CRLF);
         }
+    }
+
+    /** What a head's field is written with: TE reduced, Connection cleaned; null when it is not written. */
+    private static AsciiString headValue(AsciiString name, AsciiString value) {
+        if (HopByHop.isTe(name)) {
+            return HopByHop.teValue(value);
+        }
+        if (isConnection(name)) {
+            AsciiString kept = ConnectionFields.cleaned(value);
+            return kept.isEmpty() ? null : kept;
+        }
+        return value;
     }
 
     /** {@code <method> <target> HTTP/1.1}, the fields, then the extra lines (already CRLF-terminated). */
@@ -79,7 +116,7 @@ public final class H1Encoder {
         out.writeByte(' ');
         writeAscii(out, h.target());
         out.writeBytes(http10 ? SP_HTTP10_CRLF : SP_HTTP11_CRLF);
-        writeFields(out, f);
+        writeFields(out, f, true);
         if (extra1 != null) {
             out.writeBytes(extra1);
         }
@@ -102,7 +139,7 @@ public final class H1Encoder {
         out.writeByte(' ');
         writeAscii(out, reason);
         out.writeBytes(CRLF);
-        writeFields(out, f);
+        writeFields(out, f, true);
         if (extra1 != null) {
             out.writeBytes(extra1);
         }
@@ -146,7 +183,7 @@ public final class H1Encoder {
         }
         out.writeBytes(LAST_CHUNK);
         if (trailers != null) {
-            writeFields(out, trailers);
+            writeFields(out, trailers, false);
         }
         out.writeBytes(CRLF);
         return out;

@@ -23,15 +23,15 @@ import io.netty.util.AsciiString;
  * The strict, incremental HTTP/1.x parser: the one choke point where HTTP/1 requests and responses are
  * validated and turned into the protocol-neutral model. A head is copied once into a byte array and its
  * fields become {@link AsciiString} views over it (names lower-cased in place); body bytes are handed on
- * as retained slices of the input, never copied. Hop-by-hop fields ({@code connection}, {@code keep-alive},
- * {@code proxy-connection}, {@code transfer-encoding}, {@code upgrade}, a {@code te} other than
- * "trailers", and fields listed in {@code connection}) are removed from the model; what they meant is kept
- * in this parser's per-message flags. Framing follows HAProxy's rules (checked against HAProxy 2.6 row by row in the regtests' MalformedHttp1Test).
+ * as retained slices of the input, never copied. The hop-by-hop fields stay in the model as HAProxy's HTX keeps
+ * them: only the close and keep-alive tokens leave {@code connection} (and the field when nothing is left), what they
+ * and {@code upgrade} meant is kept in this parser's per-message flags; {@code transfer-encoding} is read and removed
+ * (the writers frame bodies themselves). Framing follows HAProxy's rules (checked against HAProxy 2.6 row by row in the regtests' MalformedHttp1Test).
  * After each complete request the parser pauses until {@link #resume()}, so pipelined requests wait their
  * turn. One instance per connection, used only on that connection's event loop.
  * <p>Here: the state machine, the start lines and the framing decisions. Its parts: {@link FieldLines} (field lines
  * of heads and trailers), {@link RequestTarget} (Host and the request target), {@link ConnectionFields} (the
- * hop-by-hop fields), {@link FramingFields} (Transfer-Encoding and Content-Length), {@link ChunkedBody} (a chunked
+ * Connection fields), {@link FramingFields} (Transfer-Encoding and Content-Length), {@link ChunkedBody} (a chunked
  * body and its trailers).
  */
 public final class H1Parser {
@@ -462,7 +462,6 @@ public final class H1Parser {
             return fail(refused);
         }
         headSize += connection.read(f);
-        head.upgrade(upgradeProtocol());
         int te = FramingFields.transferEncoding(f);
         long cl = contentLength(f);
         boolean http10 = head.version() == HttpVersion.HTTP_1_0;
@@ -511,6 +510,10 @@ public final class H1Parser {
                 }
             }
         }
+        if (head.hasBody() && !head.isConnect()) {
+            headSize += connection.bodyCancelsUpgrade(f);
+        }
+        head.upgrade(upgradeProtocol());
         head.htxSize(headSize);
         if (connection.webSocketKeyMissing(f, false)) {
             fail(400, "websocket upgrade without a sec-websocket-key", 0);

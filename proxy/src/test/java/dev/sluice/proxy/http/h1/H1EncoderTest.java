@@ -133,12 +133,41 @@ class H1EncoderTest {
             + "X-Hop: 1\r\nX-Folded: a\r\n b\r\nContent-Length: 2, 2\r\nTE: trailers\r\n\r\nhi");
         RequestHead h = d.sink.only().request();
         assertThat(encode(a -> H1Encoder.request(a, h, null, null)))
-            .isEqualTo("get /a?b HTTP/1.1\r\nhost: Example.com\r\nx-folded: a   b\r\ncontent-length: 2\r\nte: trailers\r\n\r\n");
+            .isEqualTo("get /a?b HTTP/1.1\r\nhost: Example.com\r\nconnection: X-Hop\r\nx-hop: 1\r\nx-folded: a   b\r\n"
+                + "content-length: 2\r\nte: trailers\r\n\r\n");
         ParserDriver r = ParserDriver.parseResponse("HTTP/1.1 404 Not Found\r\nContent-Type: text/html\r\nConnection: close\r\n"
             + "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
         ResponseHead rh = r.sink.only().response();
         assertThat(encode(a -> H1Encoder.response(a, rh, H1Encoder.TE_CHUNKED, null, 0)))
             .isEqualTo("HTTP/1.1 404 Not Found\r\ncontent-type: text/html\r\ntransfer-encoding: chunked\r\n\r\n");
+    }
+
+    @Test
+    void hopByHopFieldsAsHaproxyWritesThem() {
+        // haproxy -db to an HTTP/1.1 server: each TE field as "trailers" or not at all, Connection without close and
+        // keep-alive (not at all when nothing is left), the others as they are
+        RequestHead h = new RequestHead(RequestHead.GET, AsciiString.of("/"), HttpVersion.HTTP_1_1, fields("host", "t",
+            "connection", "X-Foo,TE", "x-foo", "1", "te", "gzip, trailers", "keep-alive", "300", "proxy-connection", "keep-alive",
+            "upgrade", "h2c", "te", "deflate, trailers;q=1", "te", "Trailers", "te", "x,trailers ,y", "te", "trailers,x",
+            "connection", "close, X-A", "connection", "keep-alive", "connection", ","));
+        assertThat(encode(a -> H1Encoder.request(a, h, null, H1Encoder.CONNECTION_CLOSE)))
+            .isEqualTo("GET / HTTP/1.1\r\nhost: t\r\nconnection: X-Foo,TE\r\nx-foo: 1\r\nte: trailers\r\nkeep-alive: 300\r\n"
+                + "proxy-connection: keep-alive\r\nupgrade: h2c\r\nte: trailers\r\nconnection: X-A\r\nconnection: close\r\n\r\n");
+        ResponseHead r = new ResponseHead(HttpVersion.HTTP_1_1, 200, AsciiString.of("OK"), fields("te", "gzip, trailers",
+            "connection", "Upgrade", "upgrade", "h2,h2c"));
+        assertThat(encode(a -> H1Encoder.response(a, r, null, null, 0)))
+            .isEqualTo("HTTP/1.1 200 OK\r\nte: trailers\r\nconnection: Upgrade\r\nupgrade: h2,h2c\r\n\r\n");
+        // trailers go as they are
+        assertThat(encode(a -> H1Encoder.lastChunk(a, false, fields("te", "gzip", "connection", "close"))))
+            .isEqualTo("0\r\nte: gzip\r\nconnection: close\r\n\r\n");
+    }
+
+    @Test
+    void connectionTokensOfAHead() {
+        assertThat(H1Encoder.connectionTokens(fields("x", "close", "connection", "X-A"))).isZero();
+        assertThat(H1Encoder.connectionTokens(fields("connection", "X-A, Upgrade", "connection", "close")))
+            .isEqualTo(H1Encoder.UPGRADE_TOKEN | H1Encoder.CLOSE_TOKEN);
+        assertThat(H1Encoder.connectionTokens(fields("connection", "keep-alive"))).isEqualTo(H1Encoder.KEEP_ALIVE_TOKEN);
     }
 
     // ------------------------------------------------------------------ chunks

@@ -50,6 +50,18 @@ class H1ParserHtxSizeTest {
     }
 
     @Test
+    void theModelHoldsWhatHaproxysHtxHolds() {
+        // the hop-by-hop fields stay in the model as in HAProxy's HTX: the head measured from its fields is the size
+        for (String raw : new String[] {"GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+            "GET / HTTP/1.1\r\nHost: a\r\nConnection: keep-alive, Foo\r\nFoo: 1\r\nTE: gzip, trailers\r\n\r\n",
+            "GET / HTTP/1.1\r\nConnection: X-A , B, close ,C\r\nConnection: keep-alive\r\nKeep-Alive: 5\r\nUpgrade: h2c\r\n\r\n",
+            "POST / HTTP/1.1\r\nContent-Length: 1\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\nx"}) {
+            MessageHead h = request(raw);
+            assertThat(h.htxSize()).as(raw).isEqualTo(HtxSize.HEAD + 1 + (raw.startsWith("GET") ? 3 : 4) + 8 + HtxSize.fields(h.fields()));
+        }
+    }
+
+    @Test
     void contentLengthIsKeptOnceAndGoesWithTransferEncoding() {
         MessageHead twice = request("GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc");
         assertThat(twice.htxSize() + 3).isEqualTo(56);

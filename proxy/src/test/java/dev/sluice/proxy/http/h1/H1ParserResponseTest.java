@@ -146,7 +146,8 @@ class H1ParserResponseTest {
         assertThat(m.head.body()).isEqualTo(MessageHead.Body.NONE);
         assertThat(d.parser.paused()).isTrue();
         assertThat(d.parser.upgradeProtocol().toString()).isEqualTo("websocket");
-        assertThat(fields(m.head.fields())).containsExactly("sec-websocket-accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=", "content-length: 5");
+        assertThat(fields(m.head.fields())).containsExactly("connection: Upgrade", "upgrade: websocket",
+            "sec-websocket-accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=", "content-length: 5");
         // the tunnel's bytes are left for whoever takes the connection over
         assertThat(d.leftover).isEqualTo("\u0081\u0005hello");
     }
@@ -319,7 +320,17 @@ class H1ParserResponseTest {
         d = parseResponse("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\nContent-Length: 0\r\n\r\n");
         assertThat(d.parser.keepAliveWanted()).isTrue();
         assertThat(d.parser.closeWanted()).isFalse();
-        assertThat(fields(d.sink.only().head.fields())).containsExactly("content-length: 0");
+        assertThat(fields(d.sink.only().head.fields())).containsExactly("keep-alive: timeout=5", "content-length: 0");
+    }
+
+    @Test
+    void hopByHopFieldsStayConnectionLosesItsCloseAndKeepAliveTokens() {
+        // what haproxy -db relayed to an HTTP/1.1 client
+        ParserDriver d = parseResponse("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive, X-Resp\r\nX-Resp: 1\r\n"
+            + "Keep-Alive: timeout=5\r\nProxy-Connection: keep-alive\r\nTE: gzip\r\n\r\nok");
+        assertThat(fields(d.sink.only().head.fields())).containsExactly("content-length: 2", "connection: X-Resp", "x-resp: 1",
+            "keep-alive: timeout=5", "proxy-connection: keep-alive", "te: gzip");
+        assertThat(d.parser.keepAliveWanted()).isTrue();
     }
 
     @Test
