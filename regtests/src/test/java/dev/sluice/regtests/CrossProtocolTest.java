@@ -281,6 +281,61 @@ class CrossProtocolTest {
         }
     }
 
+    // ------------------------------------------------------------------ hop-by-hop fields
+
+    /** An HTTP/1.1 origin answering with hop-by-hop fields, by content-length or (on /chunked paths) chunked. */
+    static final Origin.Handler HOP_BY_HOP = (r, out) -> {
+        String hop = "Connection: keep-alive, X-Resp\r\nX-Resp: 1\r\nKeep-Alive: timeout=5\r\nProxy-Connection: keep-alive\r\n"
+                + "Upgrade: h2,h2c\r\n";
+        out.write((r.target().contains("chunked") ? "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n" + hop + "\r\n2\r\nok\r\n0\r\n\r\n"
+                : "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n" + hop + "\r\nok").getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        return true;
+    };
+
+    /** The fields of an HTTP/2 header block but its pseudo-headers, in order. */
+    static List<String> regular(Http2Headers h) {
+        List<String> out = new ArrayList<>();
+        h.forEach(e -> {
+            if (e.getKey().charAt(0) != ':') {
+                out.add(e.getKey() + ": " + e.getValue());
+            }
+        });
+        return out;
+    }
+
+    @ParameterizedTest(name = "haproxy={0}")
+    @ValueSource(booleans = {false, true})
+    void hopByHopFieldsDoNotCrossIntoHttp2(boolean haproxy) throws Exception {
+        try (Setup s = Setup.start(haproxy, CONFIG, HOP_BY_HOP, H2RawOrigin.ok("ok".getBytes(StandardCharsets.US_ASCII)))) {
+            // an HTTP/1.1 request to an HTTP/2 server: Connection, Keep-Alive, Proxy-Connection and Upgrade stay behind, TE
+            // becomes trailers, the field Connection lists goes on
+            try (RawClient c = new RawClient(s.h1Port())) {
+                RawClient.Response r = c.send("GET /h2/x HTTP/1.1\r\nHost: test\r\nConnection: keep-alive, X-Foo, TE\r\nX-Foo: 1\r\n"
+                        + "TE: gzip, trailers\r\nKeep-Alive: 300\r\nProxy-Connection: keep-alive\r\nUpgrade: h2c\r\n"
+                        + "HTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n\r\n").read();
+                assertThat(r.status()).isEqualTo(200);
+            }
+            // (the host field apart: HAProxy sends it as it is without :authority, Sluice as :authority)
+            assertThat(regular(s.h2().requests().getLast().headers())).filteredOn(f -> !f.startsWith("host: "))
+                    .containsExactly("x-foo: 1", "te: trailers", "http2-settings: AAMAAABkAAQAoAAAAAIAAAAA");
+            // an HTTP/1.1 server's response to an HTTP/2 client: the same fields stay behind, Transfer-Encoding too
+            Exchange e = h2(s.h2Port(), request("GET", "/x"));
+            assertThat(e.status()).isEqualTo("200");
+            assertThat(regular(e.head())).containsExactly("content-length: 2", "x-resp: 1");
+            assertThat(e.body()).isEqualTo("ok");
+            e = h2(s.h2Port(), request("GET", "/chunked"));
+            assertThat(regular(e.head())).containsExactly("x-resp: 1");
+            assertThat(e.body()).isEqualTo("ok");
+            // while an HTTP/1.1 client gets them all, Connection without keep-alive
+            try (RawClient c = new RawClient(s.h1Port())) {
+                RawClient.Response r = c.send("GET /x HTTP/1.1\r\nHost: test\r\n\r\n").read();
+                assertThat(fields(r.head().fields())).isEqualTo("content-length: 2\nconnection: X-Resp\nx-resp: 1\n"
+                        + "keep-alive: timeout=5\nproxy-connection: keep-alive\nupgrade: h2,h2c\n");
+            }
+        }
+    }
+
     // ------------------------------------------------------------------ responses without a body
 
     /** 200 to HEAD, 204 or 304 (by path), with a 5-byte body all the same. */

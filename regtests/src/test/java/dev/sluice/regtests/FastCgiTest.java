@@ -29,7 +29,8 @@ class FastCgiTest {
             $keys = ["GATEWAY_INTERFACE", "DOCUMENT_ROOT", "SCRIPT_NAME", "SCRIPT_FILENAME", "PATH_INFO", "PATH_TRANSLATED", "REQUEST_URI",
                 "REQUEST_METHOD", "QUERY_STRING", "SERVER_NAME", "SERVER_PORT", "SERVER_PROTOCOL", "REMOTE_ADDR", "CONTENT_LENGTH",
                 "CONTENT_TYPE", "HTTPS", "HTTP_HOST", "HTTP_USER_AGENT", "HTTP_X_TEST", "HTTP_X_DOCROOT", "HTTP_AUTHORIZATION", "REMOTE_USER",
-                "AUTH_TYPE", "PHP_AUTH_USER", "MY_PARAM", "HTTP_CONNECTION", "HTTP_TE", "HTTP_X_UNDER_SCORE", "HTTP_EXPECT"];
+                "AUTH_TYPE", "PHP_AUTH_USER", "MY_PARAM", "HTTP_CONNECTION", "HTTP_TE", "HTTP_X_UNDER_SCORE", "HTTP_EXPECT", "HTTP_X_FOO",
+                "HTTP_KEEP_ALIVE", "HTTP_PROXY_CONNECTION", "HTTP_UPGRADE"];
             foreach ($keys as $k) { echo $k, "=", isset($_SERVER[$k]) ? $_SERVER[$k] : "<unset>", "\\n"; }
             echo "BODY=", file_get_contents("php://input"), "\\n";
             """;
@@ -122,7 +123,9 @@ class FastCgiTest {
                 List.of("-I", base + "/index.php"),
                 List.of("-i", base + "/nothere.php"),
                 List.of("-i", base + "/redirect.php"),
-                List.of("-i", "-H", "Expect: 100-continue", "-d", "e=1", base + "/info.php"));
+                List.of("-i", "-H", "Expect: 100-continue", "-d", "e=1", base + "/info.php"),
+                List.of("-i", "-H", "Connection: keep-alive, X-Foo, TE", "-H", "X-Foo: 1", "-H", "TE: gzip, trailers", "-H", "Keep-Alive: 300",
+                        "-H", "Proxy-Connection: keep-alive", "-H", "Upgrade: h2c", base + "/info.php"));
         List<String> out = new ArrayList<>();
         for (List<String> r : requests) {
             String text = CurlTest.curl(r.toArray(String[]::new));
@@ -153,6 +156,10 @@ class FastCgiTest {
             assertThat(sluice.get(7)).startsWith("HTTP/1.1 302 Moved Temporarily").contains("location: /elsewhere");
             // the proxy answers the expectation itself, as HAProxy does for a FastCGI request, and PHP does not see it
             assertThat(sluice.get(8)).startsWith("HTTP/1.1 100 Continue").contains("BODY=e=1\n").doesNotContain("100-continue");
+            // the hop-by-hop fields are in the request as in HAProxy's: the application's hidden ones stay hidden, the
+            // others (a field Connection lists, Proxy-Connection) reach PHP as they reach it behind HAProxy
+            assertThat(sluice.get(9)).contains("HTTP_CONNECTION=<unset>\n", "HTTP_TE=<unset>\n", "HTTP_KEEP_ALIVE=<unset>\n",
+                    "HTTP_UPGRADE=<unset>\n", "HTTP_X_FOO=1\n", "HTTP_PROXY_CONNECTION=keep-alive\n");
             assertThat(s.awaitLines(l -> l.contains("something on stderr"), 1)).as("Sluice's log").isNotEmpty();
             assertThat(h.awaitLines(l -> l.contains("something on stderr"), 1)).as("HAProxy's log").isNotEmpty();
         }

@@ -3,6 +3,7 @@ package dev.sluice.regtests;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -155,6 +156,152 @@ class HaproxyParityTest {
             boolean answered = text.contains("first=");
             return List.of(answered ? text : NO_RESPONSE, answered ? text.lines().count() + " lines" : NO_RESPONSE);
         });
+    }
+
+    /** An HTTP/1 origin answering with hop-by-hop fields (the response by what the path names), recording what it got. */
+    static boolean hopByHopAnswer(Origin.Request r, OutputStream out) throws IOException {
+        String t = r.target();
+        String raw = t.contains("respclose") ? "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close, X-Resp\r\nX-Resp: 1\r\n\r\nok"
+                : t.contains("respte") ? "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTE: gzip, trailers\r\nConnection: Upgrade\r\n"
+                        + "Upgrade: h2,h2c\r\n\r\nok"
+                // Transfer-Encoding last: HAProxy keeps it where it came, Sluice writes its own after the fields
+                : t.contains("respchunk") ? "HTTP/1.1 200 OK\r\nConnection: X-Resp, keep-alive\r\nX-Resp: 1\r\nTE: gzip\r\n"
+                        + "Upgrade: h2c\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n"
+                : t.contains("ws") ? "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade, X-Resp\r\nX-Resp: 1\r\n"
+                        + "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n"
+                : "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive, X-Resp\r\nX-Resp: 1\r\nKeep-Alive: timeout=5\r\n"
+                        + "Proxy-Connection: keep-alive\r\n\r\nok";
+        out.write(raw.getBytes(StandardCharsets.ISO_8859_1));
+        out.flush();
+        return !t.contains("respclose") && !t.contains("ws");
+    }
+
+    static final String HOP_TASK = "Connection: keep-alive, X-Foo, TE\r\nX-Foo: 1\r\nTE: gzip, trailers\r\nKeep-Alive: 300\r\n"
+            + "Proxy-Connection: keep-alive\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n";
+    static final String HOP_WS = "Upgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nX-Foo: 1\r\n";
+
+    /** Rows of {@link #hopByHopFieldsAsHaproxy}: "2:" goes to the second frontend. */
+    static final List<String> HOP_ROWS = List.of(
+            "GET /resp HTTP/1.1\r\nHost: t\r\n" + HOP_TASK + "\r\n",
+            "2:GET /resp HTTP/1.1\r\nHost: t\r\n" + HOP_TASK + "\r\n",
+            "GET /resp HTTP/1.0\r\nHost: t\r\nConnection: keep-alive, X-Foo\r\nX-Foo: 1\r\n\r\n",
+            "2:GET /resp HTTP/1.0\r\nHost: t\r\nConnection: keep-alive, X-Foo\r\nX-Foo: 1\r\n\r\n",
+            "GET /resp HTTP/1.0\r\nHost: t\r\nConnection: X-Foo\r\nX-Foo: 1\r\n\r\n",
+            "GET /resp HTTP/1.1\r\nHost: t\r\nConnection: close, X-Foo\r\nX-Foo: 1\r\n\r\n",
+            "GET /resp HTTP/1.1\r\nHost: t\r\nConnection: X-A\r\nConnection: X-B, keep-alive\r\nConnection: keep-alive\r\nX-A: 1\r\n\r\n",
+            // (on the second frontend, which has no rules: Sluice's req.hdr_cnt counts a quoted comma, HAProxy's does not)
+            "2:GET /resp HTTP/1.1\r\nHost: t\r\nConnection: X-Foo , TE, keep-alive ,X-Bar\r\nConnection: a=\"x,close\", close, X\r\n"
+                    + "Connection: X-C,,close,,X-D\r\nConnection: ,, CLOSE ,\r\n\r\n",
+            "GET /resp HTTP/1.1\r\nHost: t\r\nConnection: X-Foo , TE, keep-alive ,X-Bar\r\nConnection: X-C,,close,,X-D\r\n"
+                    + "Connection: ,, CLOSE ,\r\n\r\n",
+            "GET /resp HTTP/1.1\r\nHost: t\r\nTE: gzip\r\nTE: deflate, trailers;q=1\r\nTE: Trailers\r\nTE: x,trailers ,y\r\nTE: trailers,x\r\n\r\n",
+            "GET /ws HTTP/1.1\r\nHost: t\r\nConnection: keep-alive, Upgrade, X-Foo\r\n" + HOP_WS + "\r\n",
+            "2:GET /ws HTTP/1.1\r\nHost: t\r\nConnection: Upgrade, X-Foo, keep-alive\r\n" + HOP_WS + "\r\n",
+            "GET /ws HTTP/1.0\r\nHost: t\r\nConnection: Upgrade\r\n" + HOP_WS + "\r\n",
+            "POST /resp HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\nConnection: keep-alive, Upgrade, X-Foo\r\nUpgrade: websocket\r\n"
+                    + "X-Foo: 1\r\n\r\nabc",
+            "2:POST /resp HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\nabc",
+            "GET /respclose HTTP/1.1\r\nHost: t\r\n\r\n",
+            "GET /respte HTTP/1.0\r\nHost: t\r\nConnection: keep-alive\r\n\r\n",
+            "2:GET /respte HTTP/1.1\r\nHost: t\r\n\r\n",
+            // (on the second frontend: the first's http-response rule adds a field after Transfer-Encoding)
+            "2:GET /respchunk HTTP/1.1\r\nHost: t\r\n\r\n");
+
+    /**
+     * The hop-by-hop fields between HTTP/1 clients and an HTTP/1 server, byte for byte what the server got and what the
+     * client got, and whether the client's connection closed: without options and under httpclose (first run), under
+     * http-server-close and with rules writing Connection (second run); the rules of the first run show what
+     * req.fhdr, req.hdr and res.fhdr see of them.
+     */
+    @Test
+    void hopByHopFieldsAsHaproxy() throws Exception {
+        try (Origin o = Origin.start("raw", HaproxyParityTest::hopByHopAnswer)) {
+            String first = """
+                    defaults
+                        mode http
+                        timeout connect 2s
+                        timeout client 5s
+                        timeout server 5s
+                    frontend fe
+                        bind 127.0.0.1:@FE@
+                        http-request set-header X-Seen "%[req.fhdr(connection)]|%[req.hdr(connection)]|%[req.hdr_cnt(connection)]|%[req.fhdr(te)]|%[req.hdr(te)]|%[req.fhdr(keep-alive)]|%[req.fhdr(upgrade)]"
+                        http-response set-header X-Seen "%[res.fhdr(connection)]|%[res.hdr_cnt(connection)]|%[res.fhdr(keep-alive)]|%[res.fhdr(te)]"
+                        default_backend b
+                    frontend close
+                        bind 127.0.0.1:@FE2@
+                        option httpclose
+                        default_backend b
+                    backend b
+                        server s 127.0.0.1:@RAW@
+                    """.replace("@RAW@", Integer.toString(o.port()));
+            compare(first, HOP_ROWS, ports -> hopByHopExchange(ports, o, HOP_ROWS));
+            String second = """
+                    defaults
+                        mode http
+                        timeout connect 2s
+                        timeout client 5s
+                        timeout server 5s
+                    frontend scl
+                        bind 127.0.0.1:@FE@
+                        option http-server-close
+                        default_backend b
+                    frontend rules
+                        bind 127.0.0.1:@FE2@
+                        http-request set-var(txn.p) path
+                        http-request set-header Connection "close, X-A" if { path /rclose }
+                        http-request set-header Connection keep-alive if { path /rka }
+                        http-response set-header Connection "Close, X-B" if { var(txn.p) -m str /rclose }
+                        http-response set-header Connection Upgrade if { var(txn.p) -m str /rupg }
+                        default_backend b
+                    backend b
+                        server s 127.0.0.1:@RAW@
+                    """.replace("@RAW@", Integer.toString(o.port()));
+            List<String> rows = List.of("GET /resp HTTP/1.1\r\nHost: t\r\n" + HOP_TASK + "\r\n",
+                    "GET /resp HTTP/1.0\r\nHost: t\r\nConnection: keep-alive, X-Foo\r\nX-Foo: 1\r\n\r\n",
+                    "GET /ws HTTP/1.1\r\nHost: t\r\nConnection: keep-alive, Upgrade, X-Foo\r\n" + HOP_WS + "\r\n",
+                    "2:GET /rclose HTTP/1.1\r\nHost: t\r\nX-A: 1\r\n\r\n",
+                    "2:GET /rka HTTP/1.0\r\nHost: t\r\n\r\n",
+                    "2:GET /rupg HTTP/1.0\r\nHost: t\r\nConnection: keep-alive\r\n\r\n");
+            List<String> theirs = compareRecording(second, rows, ports -> hopByHopExchange(ports, o, rows));
+            // what was measured when this was written: the close of a rule is the proxy's own, after the fields
+            assertThat(theirs.get(3)).contains("x-a: 1\nconnection: X-A\nconnection: close\n").contains("connection: X-B\nconnection: close\n")
+                    .endsWith("closed");
+        }
+    }
+
+    /** Each row on its own connection: what the origin got, what the client got, whether the connection then closed. */
+    static List<String> hopByHopExchange(int[] ports, Origin o, List<String> rows) {
+        List<String> out = new ArrayList<>();
+        for (String row : rows) {
+            int port = row.startsWith("2:") ? ports[1] : ports[0];
+            String req = row.startsWith("2:") ? row.substring(2) : row;
+            int before = o.requests().size();
+            try (RawClient c = new RawClient(port, 300)) {
+                RawClient.Response r = c.send(req).read(req.startsWith("HEAD"));
+                StringBuilder sb = new StringBuilder("server got:\n");
+                if (o.requests().size() > before) {
+                    Origin.Request got = o.requests().get(before);
+                    sb.append(got.method()).append(' ').append(got.target()).append(' ').append(got.version()).append('\n');
+                    appendFields(sb, got.head());
+                    sb.append(new String(got.body(), StandardCharsets.ISO_8859_1)).append('\n');
+                } else {
+                    sb.append("nothing\n");
+                }
+                sb.append("client got:\n").append(r.head().startLine()).append('\n');
+                appendFields(sb, r.head());
+                sb.append(r.bodyText()).append('\n').append(c.closedByPeerBeforeTimeout() ? "closed" : "kept");
+                out.add(sb.toString());
+            } catch (RuntimeException e) {
+                out.add(NO_RESPONSE);
+            }
+        }
+        return out;
+    }
+
+    private static void appendFields(StringBuilder sb, Http1.Head h) {
+        for (String[] f : h.fields()) {
+            sb.append(f[0]).append(": ").append(f[1]).append('\n');
+        }
     }
 
     /**

@@ -8,9 +8,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code req.hdrs_bin} and {@code res.hdrs_bin} against HAProxy 2.6 ({@link HaproxyParityTest#compare}): the same request
  * (a value over 240 bytes, whose length takes HAProxy's two-byte varint) and the same server response give the same
- * bytes. A request without an upgrade: both drop {@code Connection: close}. The server's response has its
- * content-length last: Sluice's parsed responses keep that field after the others (HaproxyParityTest does not compare
- * its place either), where HAProxy keeps the order of the wire.
+ * bytes. A request without an upgrade: both drop {@code Connection: close}. The server's response keeps the order of
+ * the wire, its content-length included, in both.
  */
 class HeadersBinParityTest {
 

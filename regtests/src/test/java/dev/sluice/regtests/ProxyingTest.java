@@ -165,19 +165,17 @@ class ProxyingTest {
     }
 
     @Test
-    void hopByHopHeadersAreRemovedAndForwardedForIsAdded() {
+    void hopByHopHeadersGoOnAsInHaproxyAndForwardedForIsAdded() {
         try (Origin o = Origin.start("s1")) {
             int port = Ports.free();
             try (Sluice s = Sluice.start(config(port, List.of(o), "    option forwardfor"), port); RawClient c = new RawClient(port)) {
                 c.send("GET /h HTTP/1.1\r\nHost: x\r\nConnection: keep-alive, X-Drop\r\nX-Drop: 1\r\nKeep-Alive: 300\r\n"
                         + "Proxy-Connection: keep-alive\r\nX-Forwarded-For: 10.1.1.1\r\nX-Keep: yes\r\n\r\n").read();
                 Origin.Request r = o.requests().get(0);
-                assertThat(r.head().has("x-drop")).isFalse();
-                assertThat(r.head().has("keep-alive")).isFalse();
-                assertThat(r.head().has("proxy-connection")).isFalse();
-                assertThat(r.header("x-keep")).isEqualTo("yes");
-                assertThat(r.head().all("x-forwarded-for")).containsExactly("10.1.1.1", "127.0.0.1");
-                assertThat(r.header("host")).isEqualTo("x");
+                // as HAProxy 2.6 forwards them: Connection without its keep-alive token, the other fields as they came
+                assertThat(r.head().fields()).extracting(f -> f[0] + ": " + f[1]).containsExactly("host: x", "connection: X-Drop",
+                        "x-drop: 1", "keep-alive: 300", "proxy-connection: keep-alive", "x-forwarded-for: 10.1.1.1", "x-keep: yes",
+                        "x-forwarded-for: 127.0.0.1");
             }
         }
     }
