@@ -61,6 +61,14 @@ class Http3Test {
                 out.flush();
                 return true;
             }
+            if (r.target().endsWith("/hop")) {
+                // an HTTP/1 server's hop-by-hop fields, which an HTTP/3 client must not get
+                out.write(("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: keep-alive, X-Resp\r\nX-Resp: 1\r\n"
+                        + "Keep-Alive: timeout=5\r\nProxy-Connection: keep-alive\r\nUpgrade: h2,h2c\r\nTE: gzip, trailers\r\n\r\n"
+                        + "3\r\nhop\r\n0\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                return true;
+            }
             byte[] body = r.method().equals("POST") ? r.sha256().getBytes(StandardCharsets.US_ASCII)
                     : r.target().endsWith("/big.bin") ? BIG : "origin s1\n".getBytes(StandardCharsets.US_ASCII);
             Origin.respond(out, 200, "OK", Origin.headers("X-Origin", "s1"), body);
@@ -147,6 +155,20 @@ class Http3Test {
         H2Origin.Request r2 = o2.requests().stream().filter(x -> x.headers().path().toString().equals("/h2/up")).findFirst().orElseThrow();
         assertThat(r2.body()).isEqualTo(upload);
         assertThat(r2.headers().authority().toString()).isEqualTo("127.0.0.1:" + port);
+    }
+
+    @Test
+    void anHttp1ServersHopByHopFieldsDoNotReachAnHttp3Client() throws Exception {
+        try (H3Client c = new H3Client(port)) {
+            H3Client.Result r = c.get("/hop");
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.text()).isEqualTo("hop");
+            List<String> names = new java.util.ArrayList<>();
+            r.headers().forEach(e -> names.add(e.getKey() + ": " + e.getValue()));
+            // the field Connection lists goes on, TE as trailers; Connection, Keep-Alive, Proxy-Connection, Upgrade and
+            // Transfer-Encoding stay behind (RFC 9114 4.2)
+            assertThat(names).containsExactly(":status: 200", "x-resp: 1", "te: trailers");
+        }
     }
 
     /** A client whose qlog goes to a fresh file. */
