@@ -157,9 +157,10 @@ final class ConnectionFields {
      */
     static AsciiString cleaned(AsciiString v) {
         int e = v.length();
-        // the part of v kept as it came, then what was appended after the first dropped token (null until then)
+        // the part of v kept as it came; once a token was dropped, what is appended after it (made on the first one)
         int prefix = 0;
-        StringBuilder rewritten = null;
+        boolean rewriting = false;
+        StringBuilder appended = null;
         for (int w = 0; w < e; w++) {
             if (isLws(v.byteAt(w))) {
                 continue;
@@ -169,26 +170,27 @@ final class ConnectionFields {
             while (we > w && isLws(v.byteAt(we - 1))) {
                 we--;
             }
-            int t = token(v, w, we);
-            if ((t & (CLOSE_TOKEN | KEEP_ALIVE_TOKEN)) != 0) {
-                if (rewritten == null) {
-                    rewritten = new StringBuilder(e);
-                    rewritten.append(v.subSequence(0, prefix, false));
-                }
-            } else if (rewritten == null) {
+            if ((token(v, w, we) & (CLOSE_TOKEN | KEEP_ALIVE_TOKEN)) != 0) {
+                rewriting = true;
+            } else if (!rewriting) {
                 prefix = n;
             } else {
-                if (!rewritten.isEmpty()) {
-                    rewritten.append(',');
+                if (appended == null) {
+                    appended = new StringBuilder(e);
+                    appended.append(v.subSequence(0, prefix, false));
                 }
-                rewritten.append(v.subSequence(w, we, false));
+                if (!appended.isEmpty()) {
+                    appended.append(',');
+                }
+                appended.append(v.subSequence(w, we, false));
             }
             w = n;
         }
-        if (rewritten == null) {
-            return prefix == e ? v : v.subSequence(0, prefix, false);
+        if (appended != null) {
+            return new AsciiString(appended);
         }
-        return rewritten.isEmpty() ? AsciiString.EMPTY_STRING : new AsciiString(rewritten);
+        // nothing appended: the kept prefix, the value itself when whole ("keep-alive" alone allocates nothing)
+        return prefix == e ? v : prefix == 0 ? AsciiString.EMPTY_STRING : v.subSequence(0, prefix, false);
     }
 
     private static boolean isLws(byte c) {
