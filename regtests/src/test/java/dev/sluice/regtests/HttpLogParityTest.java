@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
  * &lt;BADREQ&gt; lines of invalid requests (every part of the request line says &lt;BADREQ&gt;, no request time, a
  * request number of its own); a client that leaves in the middle of its request body (CD, or CQ from a queue with
  * its %Tw); and a 101 to a WebSocket
- * upgrade without Sec-WebSocket-Accept (502, PH). Timers are compared as -1 or not, the request and line counters
+ * upgrade without Sec-WebSocket-Accept (502, PH); captured Connection fields (what is left of them). Timers are
+ * compared as -1 or not, the request and line counters
  * ({@code %rt}, {@code %lc}) from the first line. Skipped when haproxy (or curl) is not installed.
  */
 class HttpLogParityTest {
@@ -36,6 +37,12 @@ class HttpLogParityTest {
                     .getBytes(StandardCharsets.ISO_8859_1));
             out.flush();
             return false;
+        }
+        if (r.target().equals("/hop")) {
+            out.write(("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive, X-Resp\r\nX-Resp: 1\r\n\r\nok")
+                    .getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+            return true;
         }
         if (r.target().equals("/q/slow")) {
             sleep(1500);
@@ -63,7 +70,7 @@ class HttpLogParityTest {
                 frontend fe
                     bind 127.0.0.1:%d
                     bind 127.0.0.1:%d proto h2
-                    log-format "%%ST %%tsc %%b/%%s T=%%TR/%%Tw/%%Tc/%%Tr/%%Tq/%%Ti rt=%%rt lc=%%lc U=%%U HM=%%HM HU=%%HU HP=%%HP HPO=%%HPO HQ=%%HQ HV=%%HV B=%%bi:%%bp M=%%[fc_http_major]/%%[bc_http_major] S=%%[srv_name] St=%%[status] L=%%[last_rule_line] %%HQ %%{+Q}r"
+                    log-format "%%ST %%tsc %%b/%%s T=%%TR/%%Tw/%%Tc/%%Tr/%%Tq/%%Ti rt=%%rt lc=%%lc U=%%U HM=%%HM HU=%%HU HP=%%HP HPO=%%HPO HQ=%%HQ HV=%%HV B=%%bi:%%bp M=%%[fc_http_major]/%%[bc_http_major] S=%%[srv_name] St=%%[status] L=%%[last_rule_line] %%HQ %%{+Q}r %%hr %%hs"
                     http-request set-var(txn.p) path
                     http-request set-path /rewritten if { path /rw }
                     http-request set-method POST if { path /rwm }
@@ -75,6 +82,8 @@ class HttpLogParityTest {
                     http-after-response set-status 202 if { var(txn.p) -m str /after }
                     use_backend bq if { path_beg /q/ }
                     default_backend be
+                    capture request header Connection len 40
+                    capture response header Connection len 40
                 backend be
                     server s1 127.0.0.1:%d
                 backend bq
@@ -99,6 +108,8 @@ class HttpLogParityTest {
             "GET http://abs.example/abs?q HTTP/1.1\r\nHost: abs.example\r\n\r\n",
             // HAProxy's encoding of the request line: '"' as #22, whether quoted or not
             "GET /e\"s]\\c HTTP/1.1\r\nHost: a\r\n\r\n",
+            // captured Connection fields: without their close and keep-alive tokens
+            "GET /hop HTTP/1.1\r\nHost: a\r\nConnection: keep-alive, X-Foo, TE\r\nX-Foo: 1\r\n\r\n",
             // invalid requests: <BADREQ> lines
             "GARBAGE\r\n\r\n",
             "GET / HTTP/1.1\r\nHost: a\r\nBad Header: x\r\n\r\n",
@@ -210,6 +221,7 @@ class HttpLogParityTest {
                 assertThat(ours).containsExactlyElementsOf(theirs);
                 // what HAProxy 2.6.12 said, the lines this test was written for
                 assertThat(theirs).anySatisfy(l -> assertThat(l).startsWith("GET /setstatus HTTP/1.1 -> 203 ----"));
+                assertThat(theirs).anySatisfy(l -> assertThat(l).startsWith("GET /hop HTTP/1.1 -> ").endsWith(" {X-Foo,TE} {X-Resp}"));
                 // %bi:%bp, where the proxy connected from: none for a request refused before any connection
                 assertThat(theirs).anySatisfy(l -> assertThat(l).contains(" B=127.0.0.1:N "));
                 assertThat(theirs).anySatisfy(l -> assertThat(l).contains(" B=-:- "));
@@ -225,14 +237,14 @@ class HttpLogParityTest {
                 assertThat(theirs).anySatisfy(l -> assertThat(l).startsWith("GET /respdeny HTTP/1.1 -> 502").contains(" St=- L=17 "));
                 assertThat(theirs).anySatisfy(l -> assertThat(l).startsWith("GET /ret HTTP/1.1 -> 204").contains(" St=- L=14 "));
                 assertThat(theirs).anySatisfy(l -> assertThat(l).startsWith("GET /rw?q=1 HTTP/1.1 -> 200 ---- be/s1")
-                        .endsWith("\"GET /rw?q=1 HTTP/1.1\""));
+                        .endsWith("\"GET /rw?q=1 HTTP/1.1\" {} {}"));
                 assertThat(theirs).anySatisfy(l -> assertThat(l).startsWith("GARBAGE -> 400 PR-- fe/<NOSRV> T=-1/-1/-1/-1/-1/N")
                         .contains("HM=<BADREQ> HU=<BADREQ> HP=<BADREQ> HPO=<BADREQ> HQ=<BADREQ> HV=<BADREQ>"));
                 assertThat(theirs).anySatisfy(l -> assertThat(l).startsWith("POST / HTTP/1.1 -> -1 CD-- be/s1"));
                 assertThat(theirs).anySatisfy(l -> assertThat(l).startsWith("GET /ws-noaccept HTTP/1.1 -> 502 PH-- be/s1"));
                 assertThat(theirs).anySatisfy(l -> assertThat(l).startsWith("queued, leaving mid-body -> -1 CQ-- bq/<NOSRV> T=N/N/-1/-1/N/"));
                 assertThat(theirs).anySatisfy(l -> assertThat(l).startsWith("h2 [/a/b?x=1&y] -> 200 ----")
-                        .endsWith("\"GET http://127.0.0.1:H2PORT/a/b?x=1&y HTTP/2.0\""));
+                        .endsWith("\"GET http://127.0.0.1:H2PORT/a/b?x=1&y HTTP/2.0\" {} {}"));
             } finally {
                 haproxy.destroy();
                 if (!haproxy.waitFor(10, TimeUnit.SECONDS)) {
