@@ -22,6 +22,15 @@ public record FcgiApp(SourceRef where, String name, String docroot, String index
     }
 
     /**
+     * Whether a connection to the application may carry more than one request at once, as HAProxy 2.6's FastCGI
+     * multiplexer lets it: {@code max-reqs} above 1 (which needs {@code mpxs-conns} or {@code get-values}), or {@code
+     * get-values}, whose answer may raise the limit.
+     */
+    public boolean multiplexes() {
+        return maxReqs > 1 || getValues;
+    }
+
+    /**
      * A {@code set-param <name> <fmt>} ({@code param}: {@code value} is the log-format; {@code name} is the parameter's
      * name as HAProxy keeps it: lower case, every character but letters and digits turned into '_') or a
      * {@code pass-header <name>} / the implicit hiding of a header ({@code pass} says which; {@code name} in lower case),

@@ -55,6 +55,7 @@ public final class Server {
     private final ServerPools pools;
     /** {@code proto h2}: HTTP/2 whatever ALPN says. */
     private final boolean forcedH2;
+    private final boolean fcgiMultiplexed;
     private final Tls tls;
     /** ALPN offers h2 and, as far as the last handshake told, the server takes it. */
     private volatile boolean alpnH2;
@@ -104,6 +105,8 @@ public final class Server {
         this.queue = new WaitQueue(this, backend.tickets);
         boolean forcedH2 = "h2".equals(config.proto());
         this.forcedH2 = forcedH2;
+        var fcgiApp = backend.config().fcgiApp();
+        this.fcgiMultiplexed = "fcgi".equals(config.proto()) && fcgiApp != null && fcgiApp.multiplexes();
         this.tls = tls;
         this.alpnH2 = tls != null && tls.context().alpn().contains("h2");
         this.pools = new ServerPools(loops);
@@ -684,9 +687,18 @@ public final class Server {
         return counters.snapshot(sessions.get());
     }
 
-    /** Whether new connections are expected to speak HTTP/2 (streams share them) rather than HTTP/1.1. */
+    /**
+     * Whether new connections carry several streams at once ({@link MultiplexedConnection}s): HTTP/2 expected rather than
+     * HTTP/1.1, or FastCGI to an application that may multiplex ({@code proto fcgi}, {@code option mpxs-conns} with
+     * {@code max-reqs} above 1, or {@code option get-values}).
+     */
     public boolean multiplexed() {
-        return forcedH2 || alpnH2;
+        return forcedH2 || fcgiMultiplexed || alpnH2;
+    }
+
+    /** A {@code proto fcgi} server whose application may multiplex: its connections are multiplexed whatever ALPN says. */
+    public boolean fcgiMultiplexed() {
+        return fcgiMultiplexed;
     }
 
     /** {@code proto h2}: HTTP/2 is spoken whatever ALPN agreed. */

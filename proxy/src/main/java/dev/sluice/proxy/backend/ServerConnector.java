@@ -50,7 +50,11 @@ public final class ServerConnector {
 
     /** Creates the protocol handler of a new server connection; the handler is also its {@link ServerConnection}. */
     public interface HandlerFactory {
-        /** An HTTP/2 connection (a {@link MultiplexedConnection}) when {@code h2}, else an HTTP/1.1 one (a {@link ServerConnection}). */
+        /**
+         * A multiplexed connection (a {@link MultiplexedConnection}: HTTP/2, or FastCGI to an application that may
+         * multiplex, see {@link Server#multiplexed}) when {@code h2}, else an HTTP/1.1 (or one-request FastCGI) one (a
+         * {@link ServerConnection}).
+         */
         ChannelHandler create(Server server, int loopIndex, boolean h2, String sni);
     }
 
@@ -464,8 +468,8 @@ public final class ServerConnector {
                 return;
             }
             settled = true;
-            boolean h2 = !layer4 && (server.forcesH2() || "h2".equals(session.alpn()));
-            if (!layer4 && !server.forcesH2()) {
+            boolean h2 = !layer4 && (server.forcesH2() || server.fcgiMultiplexed() || "h2".equals(session.alpn()));
+            if (!layer4 && !server.forcesH2() && !server.fcgiMultiplexed()) {
                 server.alpnAgreed(h2);
             }
             if (h2) {

@@ -23,6 +23,10 @@ public final class FcgiRecordReader {
         /** GET_VALUES_RESULT's content (a slice, valid during the call). */
         void onValues(ByteBuf content);
 
+        /** A record's header was read (before its content); the sink may {@link #stop} the reader. */
+        default void onHeader(int type, int id) {
+        }
+
         /** A record the reader cannot take (bad version, an unexpected type): the connection cannot go on. */
         void onError(String why);
     }
@@ -63,6 +67,10 @@ public final class FcgiRecordReader {
                 in.skipBytes(1);
                 if (version != FcgiRecords.VERSION) {
                     fail("unsupported FastCGI version " + version);
+                    return;
+                }
+                sink.onHeader(type, id);
+                if (failed) {
                     return;
                 }
                 if (contentLeft == 0 && !startEmpty()) {

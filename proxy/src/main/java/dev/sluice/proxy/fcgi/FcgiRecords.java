@@ -39,6 +39,19 @@ public final class FcgiRecords {
     public static final int OVERLOADED = 2;
     public static final int UNKNOWN_ROLE = 3;
 
+    /** The highest request id a connection can use: HAProxy 2.6 keeps them in 15 bits. */
+    public static final int MAX_ID = 0x7fff;
+
+    /**
+     * The request id after {@code maxId}, the highest used on a connection (-1 for none), as HAProxy 2.6 gives them: odd
+     * ones, 1, 3, 5..., never one used before on the connection; -1 once past {@link #MAX_ID} (the connection takes no
+     * other request).
+     */
+    public static int nextId(int maxId) {
+        int id = (maxId + 1) | 1;
+        return id > MAX_ID ? -1 : id;
+    }
+
     /** A record header: version, type, request id, content length, padding length, reserved. */
     public static void header(ByteBuf out, int type, int id, int contentLength, int padding) {
         out.writeByte(VERSION).writeByte(type).writeShort(id).writeShort(contentLength).writeByte(padding).writeByte(0);

@@ -5,7 +5,9 @@ import dev.sluice.config.model.Global;
 import dev.sluice.config.model.LogTarget;
 import dev.sluice.proxy.backend.Backend;
 import dev.sluice.proxy.backend.Server;
+import dev.sluice.proxy.fcgi.FcgiMuxConnection;
 import dev.sluice.proxy.fcgi.FcgiServerConnection;
+import dev.sluice.proxy.h2.H2ServerConnection;
 import dev.sluice.proxy.h1.H1ServerConnection;
 import dev.sluice.proxy.http.h1.H1Limits;
 import io.netty.channel.ChannelHandler;
@@ -52,7 +54,19 @@ final class FcgiApps {
     }
 
     /**
-     * The handler of a new connection to {@code srv} on loop {@code loop} that is not HTTP/2: FastCGI for a {@code proto
+     * The handler of a new multiplexed connection to {@code srv} on loop {@code loop}: FastCGI carrying several requests at
+     * once for a {@code proto fcgi} server of a backend whose application may multiplex ({@link Server#fcgiMultiplexed}),
+     * else HTTP/2.
+     */
+    static ChannelHandler orH2(Server srv, int loop, String sni, dev.sluice.config.model.Tune tune) {
+        if (srv.fcgiMultiplexed() && srv.backend().fcgiRules() != null) {
+            return new FcgiMuxConnection(srv, loop, srv.backend().config().fcgiApp(), srv.backend().fcgiRules(), "Sluice " + ProductInfo.VERSION);
+        }
+        return H2ServerConnection.create(srv, loop, sni, tune);
+    }
+
+    /**
+     * The handler of a new connection to {@code srv} on loop {@code loop} that is not multiplexed: FastCGI for a {@code proto
      * fcgi} server of a backend with an application, else HTTP/1.1.
      */
     static ChannelHandler orH1(Server srv, int loop, H1Limits limits, String sni) {

@@ -24,7 +24,6 @@ import dev.sluice.proxy.check.AgentCheck;
 import dev.sluice.proxy.check.HealthCheck;
 import dev.sluice.proxy.h1.H1ClientConnection;
 import dev.sluice.proxy.h2.H2ClientConnection;
-import dev.sluice.proxy.h2.H2ServerConnection;
 import dev.sluice.proxy.http.GeneratedResponse;
 import dev.sluice.proxy.http.h1.H1Limits;
 import dev.sluice.proxy.listener.ConnectionLimit;
@@ -180,7 +179,7 @@ public final class ProxyRuntime {
             tasks.add(group.scheduleAtFixedRate(t::purgeExpired, 1, 1, TimeUnit.SECONDS));
         }
         ServerConnector connector = new ServerConnector(transport,
-                (srv, loop, h2, sni) -> h2 ? H2ServerConnection.create(srv, loop, sni, tune) : FcgiApps.orH1(srv, loop, limits, sni))
+                (srv, loop, h2, sni) -> h2 ? FcgiApps.orH2(srv, loop, sni, tune) : FcgiApps.orH1(srv, loop, limits, sni))
                 .socketBuffers(tune.sockets().serverRcvbuf(), tune.sockets().serverSndbuf());
         // mode tcp backends: half-closing connections carrying one layer-4 stream each
         ServerConnector layer4 = connector.layer4((srv, loop, h2, sni) -> new TcpServerConnection(srv, sni));

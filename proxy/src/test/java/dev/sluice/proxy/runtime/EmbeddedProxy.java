@@ -12,7 +12,6 @@ import dev.sluice.proxy.backend.ServerConnector;
 import dev.sluice.proxy.h1.H1ClientConnection;
 import dev.sluice.proxy.http.h1.H1Limits;
 import dev.sluice.proxy.h2.H2ClientConnection;
-import dev.sluice.proxy.h2.H2ServerConnection;
 import dev.sluice.proxy.listener.ConnectionLimit;
 import dev.sluice.proxy.log.AccessLog;
 import dev.sluice.proxy.log.LogWriter;
@@ -288,7 +287,7 @@ public final class EmbeddedProxy implements AutoCloseable {
             servers.add(c);
             return c;
         }, io.netty.buffer.UnpooledByteBufAllocator.DEFAULT, new NoResolver(),
-                (srv, index, h2, sni) -> h2 ? H2ServerConnection.create(srv, index, sni, tune) : FcgiApps.orH1(srv, index, limits, sni));
+                (srv, index, h2, sni) -> h2 ? FcgiApps.orH2(srv, index, sni, tune) : FcgiApps.orH1(srv, index, limits, sni));
         ServerConnector layer4 = connector.layer4((srv, index, h2, sni) -> new TcpServerConnection(srv, sni));
         int id = 2;
         for (Proxy p : config.backends()) {
