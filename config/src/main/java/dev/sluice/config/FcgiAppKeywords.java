@@ -112,23 +112,25 @@ final class FcgiAppKeywords {
                     }
                 }));
         r.register(new Keyword("option mpxs-conns", APP, "[no] option mpxs-conns",
-                "Declare that the application multiplexes requests on a connection (FCGI_MPXS_CONNS; off by default). Sluice sends"
-                        + " one request at a time on a FastCGI connection whatever this says (see docs/design.md).",
+                "Declare that the application multiplexes requests on a connection (FCGI_MPXS_CONNS; off by default): with max-reqs"
+                        + " above 1 a connection carries up to that many requests at once, each under its own request id, as HAProxy's"
+                        + " (see docs/design.md).",
                 c -> {
                     if (c.atMost(0)) {
                         app(c).mpxsConns = !c.negated();
                     }
                 }));
         r.register(new Keyword("option get-values", APP, "[no] option get-values",
-                "Send FCGI_GET_VALUES on each new connection and read FCGI_MAX_REQS and FCGI_MPXS_CONNS from the answer (off by default).",
+                "Send FCGI_GET_VALUES first on each new connection and send requests once it is answered: FCGI_MAX_REQS becomes the"
+                        + " connection's limit of requests at once, 1 unless FCGI_MPXS_CONNS is 1 (off by default).",
                 c -> {
                     if (c.atMost(0)) {
                         app(c).getValues = !c.negated();
                     }
                 }));
         r.register(new Keyword("option max-reqs", APP, "option max-reqs <reqs>",
-                "The most requests the application takes at once on a connection (default 1; ignored, with a warning, without"
-                        + " mpxs-conns or get-values).",
+                "The most requests a connection carries at once (default 1; ignored, with a warning, without mpxs-conns or"
+                        + " get-values); a further request opens another connection. With get-values the application's answer replaces it.",
                 FcgiAppKeywords::maxReqs));
         r.register(new Keyword("use-fcgi-app", BACKENDS, "use-fcgi-app <name>",
                 "The FastCGI application (an fcgi-app section) of this backend's 'proto fcgi' servers; one per backend.",
