@@ -47,6 +47,8 @@ class HaproxyParityTest {
             "GET /as?x=1 HTTP/1.1\r\n\r\n",
             "GET /hello HTTP/1.1\r\n\r\n",
             "GET / HTTP/1.1\r\nx-del: 1\r\nx-rep: aa-bb\r\nx-rv: ab,ac, b\r\nx-rv: xa\r\n\r\n",
+            // a comma inside a quoted string splits neither replace-value's values nor req.hdr's
+            "GET /quoted HTTP/1.1\r\nx-rv: \"a,b\", ac\r\nx-in: x, \"p,Q\"\r\n\r\n",
             "GET /sp/a?x=1 HTTP/1.1\r\n\r\n",
             "GET /sq?z=1 HTTP/1.1\r\n\r\n",
             "GET /su HTTP/1.1\r\n\r\n",
@@ -189,7 +191,7 @@ class HaproxyParityTest {
             "GET /resp HTTP/1.0\r\nHost: t\r\nConnection: X-Foo\r\nX-Foo: 1\r\n\r\n",
             "GET /resp HTTP/1.1\r\nHost: t\r\nConnection: close, X-Foo\r\nX-Foo: 1\r\n\r\n",
             "GET /resp HTTP/1.1\r\nHost: t\r\nConnection: X-A\r\nConnection: X-B, keep-alive\r\nConnection: keep-alive\r\nX-A: 1\r\n\r\n",
-            // (on the second frontend, which has no rules: Sluice's req.hdr_cnt counts a quoted comma, HAProxy's does not)
+            // (on the second frontend, which has no rules)
             "2:GET /resp HTTP/1.1\r\nHost: t\r\nConnection: X-Foo , TE, keep-alive ,X-Bar\r\nConnection: a=\"x,close\", close, X\r\n"
                     + "Connection: X-C,,close,,X-D\r\nConnection: ,, CLOSE ,\r\n\r\n",
             "GET /resp HTTP/1.1\r\nHost: t\r\nConnection: X-Foo , TE, keep-alive ,X-Bar\r\nConnection: X-C,,close,,X-D\r\n"

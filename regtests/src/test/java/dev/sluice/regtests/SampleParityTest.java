@@ -46,7 +46,10 @@ class SampleParityTest {
             "fc_rtt(us),bool", "fc_rttvar(us),bool", "fc_unacked", "fc_sacked", "fc_lost", "fc_retrans", "fc_fackets",
             "fc_reordering,bool", "src_is_local", "fc_src_is_local", "dst_is_local", "fc_dst_is_local", "fc_http_major",
             // the listener: its id and name options
-            "so_id", "so_name");
+            "so_id", "so_name",
+            // header values: a comma inside a quoted string (a backslash escaping there) does not split them
+            "req.hdr(x-q)", "req.hdr(x-q,1)", "req.hdr(x-q,2)", "req.hdr(x-q,3)", "req.hdr(x-q,-2)", "req.hdr_cnt(x-q)",
+            "req.hdr(x-q2,1)", "req.hdr_cnt(x-q2)", "req.hdr_cnt(x-e)", "req.hdr(x-e,2)", "req.fhdr(x-q)", "req.hdr(x-q,5)");
 
     static String config(int port, Path maps) {
         StringBuilder sb = new StringBuilder("""
@@ -71,7 +74,9 @@ class SampleParityTest {
         Map<String, String> out = new LinkedHashMap<>();
         try (Daemon d = Daemon.start(haproxy, config(port, maps), port); HttpClient c = HttpClient.newHttpClient()) {
             for (int i = 0; i < EXPRESSIONS.size(); i++) {
-                HttpResponse<String> r = c.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/" + i + "?q=1")).build(),
+                HttpResponse<String> r = c.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/" + i + "?q=1"))
+                        .header("X-Q", "a, \"b,c\", d").header("X-Q", "\"e\\\",f\", g").header("X-Q2", "\"h\\\\\",i").header("X-E", "a,,b")
+                        .build(),
                         HttpResponse.BodyHandlers.ofString());
                 out.put(EXPRESSIONS.get(i), r.statusCode() + " " + r.body());
             }

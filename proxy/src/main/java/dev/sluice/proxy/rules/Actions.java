@@ -172,14 +172,16 @@ public final class Actions {
                         if (!f.name(i).contentEquals(n)) {
                             continue;
                         }
-                        String cur = f.value(i).toString();
+                        AsciiString raw = f.value(i);
+                        String cur = raw.toString();
                         String out;
                         if (each) {
                             StringBuilder sb = new StringBuilder(cur.length() + 16);
                             int start = 0;
                             while (start <= cur.length()) {
-                                int comma = cur.indexOf(',', start);
-                                int end = comma < 0 ? cur.length() : comma;
+                                // HAProxy's values: a comma inside a quoted string does not split
+                                int end = Fetches.Header.valueEnd(raw, start);
+                                int comma = end < cur.length() ? end : -1;
                                 int ts = start;
                                 int te = end;
                                 while (ts < te && (cur.charAt(ts) == ' ' || cur.charAt(ts) == '\t')) {
@@ -189,7 +191,12 @@ public final class Actions {
                                     te--;
                                 }
                                 java.util.regex.Matcher m = p.matcher(cur.substring(ts, te));
-                                sb.append(cur, start, ts).append(m.find() ? expand(m, repl) : cur.substring(ts, te)).append(cur, te, end);
+                                if (m.find()) {
+                                    // HAProxy's http_replace_header_value: the value and the spaces around it are replaced
+                                    sb.append(expand(m, repl));
+                                } else {
+                                    sb.append(cur, start, end);
+                                }
                                 if (comma < 0) {
                                     break;
                                 }

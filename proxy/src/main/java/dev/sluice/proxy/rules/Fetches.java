@@ -541,10 +541,39 @@ public final class Fetches {
                     continue;
                 }
                 AsciiString v = f.value(i);
-                for (int k = 0; k <= v.length(); k++) {
-                    if (k == v.length() || v.byteAt(k) == ',') {
-                        n++;
+                for (int k = valueEnd(v, 0); ; k = valueEnd(v, k + 1)) {
+                    n++;
+                    if (k == v.length()) {
+                        break;
                     }
+                }
+            }
+            return n;
+        }
+
+        /**
+         * Where the comma-separated value starting at {@code from} ends: the next comma outside a quoted string, else the
+         * end (HAProxy's http_find_hdr_value_end: a comma inside double quotes, or escaped by a backslash there, does not
+         * split).
+         */
+        static int valueEnd(AsciiString v, int from) {
+            boolean quoted = false;
+            boolean pair = false;
+            int n = v.length();
+            for (int k = from; k < n; k++) {
+                byte c = v.byteAt(k);
+                if (pair) {
+                    pair = false;
+                } else if (quoted) {
+                    if (c == '\\') {
+                        pair = true;
+                    } else if (c == '"') {
+                        quoted = false;
+                    }
+                } else if (c == '"') {
+                    quoted = true;
+                } else if (c == ',') {
+                    return k;
                 }
             }
             return n;
@@ -564,13 +593,12 @@ public final class Fetches {
                     }
                     continue;
                 }
-                int s = 0;
-                for (int k = 0; k <= v.length(); k++) {
-                    if (k == v.length() || v.byteAt(k) == ',') {
-                        if (n++ == wanted) {
-                            return trimmed(v, s, k);
-                        }
-                        s = k + 1;
+                for (int s = 0, k = valueEnd(v, 0); ; s = k + 1, k = valueEnd(v, s)) {
+                    if (n++ == wanted) {
+                        return trimmed(v, s, k);
+                    }
+                    if (k == v.length()) {
+                        break;
                     }
                 }
             }
@@ -601,13 +629,12 @@ public final class Fetches {
                     }
                     continue;
                 }
-                int s = 0;
-                for (int k = 0; k <= v.length(); k++) {
-                    if (k == v.length() || v.byteAt(k) == ',') {
-                        if (p.test(trimmed(v, s, k))) {
-                            return true;
-                        }
-                        s = k + 1;
+                for (int s = 0, k = valueEnd(v, 0); ; s = k + 1, k = valueEnd(v, s)) {
+                    if (p.test(trimmed(v, s, k))) {
+                        return true;
+                    }
+                    if (k == v.length()) {
+                        break;
                     }
                 }
             }

@@ -41,6 +41,20 @@ class ValueFetchesTest {
     }
 
     @Test
+    void aCommaInsideAQuotedStringDoesNotSplitAValue() {
+        // HAProxy's http_find_hdr_value_end: quotes, and a backslash pair inside them
+        FakeTxn t = new FakeTxn("GET", "/", "x-q", "a, \"b,c\", d", "x-q", "\"e\\\",f\", g", "x-r", "\"h\\\\\",i");
+        assertThat(sample(t, "req.hdr_cnt(x-q)")).isEqualTo("5");
+        assertThat(sample(t, "req.hdr(x-q,2)")).isEqualTo("\"b,c\"");
+        assertThat(sample(t, "req.hdr(x-q,4)")).isEqualTo("\"e\\\",f\"");
+        assertThat(sample(t, "req.hdr(x-q,-1)")).isEqualTo("g");
+        assertThat(sample(t, "req.hdr_cnt(x-r)")).isEqualTo("2");
+        assertThat(sample(t, "req.hdr(x-r,2)")).isEqualTo("i");
+        assertThat(acl(t, "req.hdr(x-q)", List.of(), "\"b,c\"")).isTrue();
+        assertThat(acl(t, "req.hdr(x-q)", List.of(), "c\"")).isFalse();
+    }
+
+    @Test
     void headerOccurrencesAndCounts() {
         FakeTxn t = new FakeTxn("GET", "/", "x-m", "1, 2", "x-m", " 3 ", "X-N", "", "x-m", "4,", "accept", "a/b");
         assertThat(sample(t, "req.hdr(x-m)")).isEqualTo("");
