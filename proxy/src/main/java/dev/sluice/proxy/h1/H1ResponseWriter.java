@@ -90,16 +90,19 @@ final class H1ResponseWriter {
 
     /**
      * The Connection line the proxy adds after the fields (HAProxy's h1_update_res_conn_value): none when the
-     * response's own Connection has an upgrade token, else close, or keep-alive for an HTTP/1.0 client.
+     * response's own Connection has an upgrade token; else, for a connection that closes, close when the response goes
+     * out as HTTP/1.1 (an HTTP/1.0 one closes by default); for one kept, keep-alive when the response (an HTTP/1.0
+     * server's, relayed as such) or the request is HTTP/1.0.
      */
-    private byte[] connectionLine(int tokens) {
+    private byte[] connectionLine(int tokens, ResponseHead h) {
         if ((tokens & H1Encoder.UPGRADE_TOKEN) != 0) {
             return null;
         }
+        boolean http10 = h.version() == HttpVersion.HTTP_1_0;
         if (!keepAlive) {
-            return H1Encoder.CONNECTION_CLOSE;
+            return http10 ? null : H1Encoder.CONNECTION_CLOSE;
         }
-        return requestVersion == HttpVersion.HTTP_1_0 ? H1Encoder.CONNECTION_KEEP_ALIVE : null;
+        return http10 || requestVersion == HttpVersion.HTTP_1_0 ? H1Encoder.CONNECTION_KEEP_ALIVE : null;
     }
 
     /** A 1xx response before the final one: HTTP/1.0 clients do not get it. */
@@ -115,7 +118,7 @@ final class H1ResponseWriter {
         int tokens = H1Encoder.connectionTokens(head.fields());
         byte[] framing = finalFraming(head, close, tokens);
         // a switch of protocols goes with the server's own Connection and Upgrade fields, as HAProxy's tunnel mode
-        byte[] conn = head.status() == 101 && head.upgrade() != null ? null : connectionLine(tokens);
+        byte[] conn = head.status() == 101 && head.upgrade() != null ? null : connectionLine(tokens, head);
         ByteBuf out = H1Encoder.response(ctx.alloc(), head, framing, conn, 0);
         bytesOut += out.readableBytes();
         ctx.write(out);
@@ -150,7 +153,7 @@ final class H1ResponseWriter {
         int tokens = H1Encoder.connectionTokens(head.fields());
         byte[] framing = finalFraming(head, close, tokens);
         int bodyLen = headRequest ? 0 : body.length;
-        ByteBuf out = H1Encoder.response(ctx.alloc(), head, framing, connectionLine(tokens), bodyLen);
+        ByteBuf out = H1Encoder.response(ctx.alloc(), head, framing, connectionLine(tokens, head), bodyLen);
         if (bodyLen > 0) {
             out.writeBytes(body);
         }

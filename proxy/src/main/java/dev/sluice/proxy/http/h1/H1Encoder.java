@@ -3,6 +3,7 @@ package dev.sluice.proxy.http.h1;
 import dev.sluice.proxy.http.HeaderNames;
 import dev.sluice.proxy.http.HopByHop;
 import dev.sluice.proxy.http.HttpFields;
+import dev.sluice.proxy.http.HttpVersion;
 import dev.sluice.proxy.http.RequestHead;
 import dev.sluice.proxy.http.ResponseHead;
 import io.netty.buffer.ByteBuf;
@@ -23,6 +24,7 @@ public final class H1Encoder {
     }
 
     private static final byte[] HTTP11_SP = {'H', 'T', 'T', 'P', '/', '1', '.', '1', ' '};
+    private static final byte[] HTTP10_SP = {'H', 'T', 'T', 'P', '/', '1', '.', '0', ' '};
     private static final byte[] SP_HTTP11_CRLF = {' ', 'H', 'T', 'T', 'P', '/', '1', '.', '1', '\r', '\n'};
     private static final byte[] SP_HTTP10_CRLF = {' ', 'H', 'T', 'T', 'P', '/', '1', '.', '0', '\r', '\n'};
     private static final byte[] COLON_SP = {':', ' '};
@@ -127,13 +129,16 @@ public final class H1Encoder {
         return out;
     }
 
-    /** {@code HTTP/1.1 <status> <reason>}, the fields, then the extra lines (already CRLF-terminated). */
+    /**
+     * {@code HTTP/1.1 <status> <reason>} ({@code HTTP/1.0} for an HTTP/1.0 server's response, which HAProxy relays with
+     * its version: h1_format_htx_stline), the fields, then the extra lines (already CRLF-terminated).
+     */
     public static ByteBuf response(ByteBufAllocator alloc, ResponseHead h, byte[] extra1, byte[] extra2, int bodyReserve) {
         HttpFields f = h.fields();
         AsciiString reason = h.reason();
         int size = 16 + reason.length() + fieldsSize(f) + len(extra1) + len(extra2) + bodyReserve;
         ByteBuf out = alloc.directBuffer(size);
-        out.writeBytes(HTTP11_SP);
+        out.writeBytes(h.version() == HttpVersion.HTTP_1_0 ? HTTP10_SP : HTTP11_SP);
         int s = h.status();
         out.writeByte('0' + s / 100 % 10).writeByte('0' + s / 10 % 10).writeByte('0' + s % 10);
         out.writeByte(' ');

@@ -100,8 +100,13 @@ class H1EncoderTest {
 
     @Test
     void responseHeadWithEmptyReasonKeepsTheSpace() {
-        ResponseHead h = new ResponseHead(HttpVersion.HTTP_1_0, 200, AsciiString.EMPTY_STRING, new HttpFields());
+        ResponseHead h = new ResponseHead(HttpVersion.HTTP_1_1, 200, AsciiString.EMPTY_STRING, new HttpFields());
         assertThat(encode(a -> H1Encoder.response(a, h, null, null, 0))).isEqualTo("HTTP/1.1 200 \r\n\r\n");
+        // an HTTP/1.0 server's response keeps its version (HAProxy's h1_format_htx_stline); an HTTP/2 one is HTTP/1.1
+        ResponseHead h10 = new ResponseHead(HttpVersion.HTTP_1_0, 200, AsciiString.EMPTY_STRING, new HttpFields());
+        assertThat(encode(a -> H1Encoder.response(a, h10, null, null, 0))).isEqualTo("HTTP/1.0 200 \r\n\r\n");
+        ResponseHead h2 = new ResponseHead(HttpVersion.HTTP_2, 200, AsciiString.EMPTY_STRING, new HttpFields());
+        assertThat(encode(a -> H1Encoder.response(a, h2, null, null, 0))).isEqualTo("HTTP/1.1 200 \r\n\r\n");
     }
 
     @Test
