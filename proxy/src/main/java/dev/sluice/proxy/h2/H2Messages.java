@@ -29,7 +29,6 @@ public final class H2Messages {
 
     private static final AsciiString COOKIE = AsciiString.cached("cookie");
     private static final AsciiString SEMI_SP = AsciiString.cached("; ");
-    private static final AsciiString HTTP = AsciiString.cached("http");
     private static final AsciiString HTTPS = AsciiString.cached("https");
 
     /** The outcome of translating a request header block. */
@@ -363,8 +362,13 @@ public final class H2Messages {
         }
     }
 
-    /** Request head to an HTTP/2 header block for a server: :authority from the host field. */
-    public static Http2Headers encodeRequest(RequestHead r, boolean tls) {
+    /**
+     * Request head to an HTTP/2 header block for a server, as HAProxy 2.6's h2s_bck_make_req_headers: a request in
+     * absolute form (an HTTP/2 client's, or an HTTP/1 one written so) gives its scheme and authority, and Host is left
+     * out; one in origin form (an HTTP/1 or HTTP/3 client's) goes with :scheme https, whatever the connections' own
+     * schemes ("https is the default (sent by browsers)"), no :authority, and its Host as a field.
+     */
+    public static Http2Headers encodeRequest(RequestHead r) {
         HttpFields f = r.fields();
         DefaultHttp2Headers h = new DefaultHttp2Headers(false, f.size() + 4);
         h.method(r.method());
@@ -382,11 +386,10 @@ public final class H2Messages {
                 h.authority(t.subSequence(schemeEnd + 3, pathStart < 0 ? t.length() : pathStart, false));
                 h.path(pathStart < 0 ? AsciiString.cached("/") : t.subSequence(pathStart, t.length(), false));
             } else {
-                h.scheme(tls ? HTTPS : HTTP);
+                h.scheme(HTTPS);
                 h.path(t);
-                if (host != null) {
-                    h.authority(host);
-                }
+                addFields(h, f, false);
+                return h;
             }
         }
         addFields(h, f, true);

@@ -112,7 +112,7 @@ final class H2ServerStream implements ServerSide {
         request = head;
         id = conn.register(this);
         boolean end = head.body() == MessageHead.Body.NONE;
-        conn.encoder().writeHeaders(ctx(), id, H2Messages.encodeRequest(head, conn.tls()), 0, end, ctx().newPromise());
+        conn.encoder().writeHeaders(ctx(), id, H2Messages.encodeRequest(head), 0, end, ctx().newPromise());
         conn.markDirty();
         if (end) {
             requestEnded = true;

@@ -215,10 +215,15 @@ class H2MessagesTest {
 
     @Test
     void anHttp1RequestGoesToAnHttp2ServerWithoutItsConnectionSpecificFields() {
-        // what haproxy -db sent to an HTTP/2 server for the same HTTP/1.1 request: the fields Connection lists do go
+        // what haproxy -db sent to an HTTP/2 server for the same HTTP/1.1 request: the fields Connection lists do go; an
+        // origin-form request goes with :scheme https, no :authority and its Host as a field (h2s_bck_make_req_headers)
         RequestHead r = new RequestHead(RequestHead.GET, AsciiString.of("/x"), HttpVersion.HTTP_1_1, hopByHop());
-        assertThat(fields(H2Messages.encodeRequest(r, false))).containsExactly(":method: GET", ":scheme: http", ":path: /x",
-            ":authority: t", "x-foo: 1", "te: trailers", "http2-settings: AAMAAABkAAQAoAAAAAIAAAAA");
+        assertThat(fields(H2Messages.encodeRequest(r))).containsExactly(":method: GET", ":scheme: https", ":path: /x",
+            "host: t", "x-foo: 1", "te: trailers", "http2-settings: AAMAAABkAAQAoAAAAAIAAAAA");
+        // one in absolute form gives its scheme and authority, and Host stays behind
+        RequestHead abs = new RequestHead(RequestHead.GET, AsciiString.of("http://a.example:8080/y?q"), HttpVersion.HTTP_1_1, hopByHop());
+        assertThat(fields(H2Messages.encodeRequest(abs))).containsExactly(":method: GET", ":scheme: http", ":authority: a.example:8080",
+            ":path: /y?q", "x-foo: 1", "te: trailers", "http2-settings: AAMAAABkAAQAoAAAAAIAAAAA");
     }
 
     @Test
