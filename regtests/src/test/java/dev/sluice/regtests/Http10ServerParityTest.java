@@ -14,9 +14,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * An HTTP/1.0 server's responses through HAProxy 2.6 and Sluice: the status line keeps the server's version
+ * HTTP/1.0 on either side, through HAProxy 2.6 and Sluice: an HTTP/1.0 server's status line keeps its version
  * (h1_format_htx_stline), and the Connection line the proxy adds follows the response's version (h1_update_res_conn_value):
- * keep-alive said to keep a connection with an HTTP/1.0 response, no close said where HTTP/1.0 closes by default. Each
+ * keep-alive said to keep a connection with an HTTP/1.0 response, no close said where HTTP/1.0 closes by default; an
+ * HTTP/1.1 response of unknown length goes chunked to an HTTP/1.0 client too (mux_h1's test is the response's version). Each
  * row: the bytes the client got and whether its connection was left open.
  */
 class Http10ServerParityTest {
@@ -39,13 +40,18 @@ class Http10ServerParityTest {
             "GET /noclen HTTP/1.1\r\nHost: t\r\n\r\n",
             "GET /a HTTP/1.0\r\nHost: t\r\n\r\n",
             "GET /a HTTP/1.0\r\nHost: t\r\nConnection: keep-alive\r\n\r\n",
-            "GET /v11 HTTP/1.0\r\nHost: t\r\n\r\n");
+            "GET /v11 HTTP/1.0\r\nHost: t\r\n\r\n",
+            // an HTTP/1.1 server's chunked response stays chunked to an HTTP/1.0 client, kept alive when it asked
+            "GET /chunk HTTP/1.0\r\nHost: t\r\n\r\n",
+            "GET /chunk HTTP/1.0\r\nHost: t\r\nConnection: keep-alive\r\n\r\n",
+            "GET /chunk HTTP/1.1\r\nHost: t\r\n\r\n");
 
     private static boolean answer(Origin.Request r, OutputStream out) throws IOException {
         String raw = switch (r.target()) {
             case "/ka" -> "HTTP/1.0 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nhi";
             case "/noclen" -> "HTTP/1.0 200 OK\r\n\r\nuntil the close";
             case "/v11" -> "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi";
+            case "/chunk" -> "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n";
             default -> "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nhi";
         };
         out.write(raw.getBytes(StandardCharsets.ISO_8859_1));

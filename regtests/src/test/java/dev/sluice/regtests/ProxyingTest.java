@@ -123,7 +123,7 @@ class ProxyingTest {
     }
 
     @Test
-    void chunkedResponseIsRechunkedForHttp11AndCloseDelimitedForHttp10() {
+    void chunkedResponseIsRechunkedForHttp11AndForHttp10AsHaproxy() {
         Origin.Handler chunked = (r, out) -> {
             out.write(("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n7\r\n, world\r\n0\r\nX-Trailer: t\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
@@ -140,10 +140,12 @@ class ProxyingTest {
                     assertThat(r.trailers()).anySatisfy(t -> assertThat(t).containsExactly("x-trailer", "t"));
                 }
                 try (RawClient c = new RawClient(port)) {
+                    // HAProxy 2.6 chunks an HTTP/1.1 response of unknown length to an HTTP/1.0 client too (its mux_h1 looks
+                    // at the response's version), then closes as the client did not ask to keep the connection
                     c.send("GET / HTTP/1.0\r\n\r\n");
                     String all = c.readToEndText();
-                    assertThat(all).startsWith("HTTP/1.1 200 OK\r\n").contains("connection: close\r\n").endsWith("\r\n\r\nhello, world");
-                    assertThat(all).doesNotContain("transfer-encoding");
+                    assertThat(all).startsWith("HTTP/1.1 200 OK\r\n").contains("transfer-encoding: chunked\r\n", "connection: close\r\n")
+                            .endsWith("\r\n0\r\nx-trailer: t\r\n\r\n");
                 }
             }
         }

@@ -72,7 +72,9 @@ final class H1ResponseWriter {
         chunkWritten = false;
         switch (h.body()) {
             case STREAMED -> {
-                if (requestVersion == HttpVersion.HTTP_1_1) {
+                // chunked whenever the response goes out as HTTP/1.1, to an HTTP/1.0 client too, as HAProxy's mux_h1
+                // (its H1_MF_VER_11 is the response's); an HTTP/1.0 response ends with the connection
+                if (h.version() != HttpVersion.HTTP_1_0) {
                     chunked = true;
                     framing = H1Encoder.TE_CHUNKED;
                 } else {
