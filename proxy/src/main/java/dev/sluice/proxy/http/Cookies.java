@@ -90,6 +90,12 @@ public final class Cookies {
         return s;
     }
 
+    /** {@link #elementEnd(byte[], int, int)} in a field value: HAProxy's http_find_hdr_value_end. */
+    public static int elementEnd(AsciiString v, int s, int e) {
+        int off = v.arrayOffset();
+        return elementEnd(v.array(), off + s, off + e) - off;
+    }
+
     /** {@code from} and {@code to} in one long, as {@link #element} and {@link #find} return them. */
     public static long pack(int from, int to) {
         return (long) from << 32 | to & 0xFFFFFFFFL;

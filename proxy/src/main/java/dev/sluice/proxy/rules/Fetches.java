@@ -557,26 +557,7 @@ public final class Fetches {
          * split).
          */
         static int valueEnd(AsciiString v, int from) {
-            boolean quoted = false;
-            boolean pair = false;
-            int n = v.length();
-            for (int k = from; k < n; k++) {
-                byte c = v.byteAt(k);
-                if (pair) {
-                    pair = false;
-                } else if (quoted) {
-                    if (c == '\\') {
-                        pair = true;
-                    } else if (c == '"') {
-                        quoted = false;
-                    }
-                } else if (c == '"') {
-                    quoted = true;
-                } else if (c == ',') {
-                    return k;
-                }
-            }
-            return n;
+            return dev.sluice.proxy.http.Cookies.elementEnd(v, from, v.length());
         }
 
         /** The value at position {@code wanted} (from 0), or null; views are made for that one only. */

@@ -1,5 +1,6 @@
 package dev.sluice.proxy.http.h1;
 
+import dev.sluice.proxy.http.Cookies;
 import dev.sluice.proxy.http.HeaderNames;
 import dev.sluice.proxy.http.HttpFields;
 import io.netty.util.AsciiString;
@@ -199,25 +200,7 @@ final class ConnectionFields {
 
     /** http_find_hdr_value_end: the next comma outside a quoted string (with its backslash pairs), else {@code e}. */
     private static int valueEnd(AsciiString v, int s, int e) {
-        boolean quoted = false;
-        boolean pair = false;
-        for (; s < e; s++) {
-            byte c = v.byteAt(s);
-            if (pair) {
-                pair = false;
-            } else if (quoted) {
-                if (c == '\\') {
-                    pair = true;
-                } else if (c == '"') {
-                    quoted = false;
-                }
-            } else if (c == '"') {
-                quoted = true;
-            } else if (c == ',') {
-                return s;
-            }
-        }
-        return e;
+        return Cookies.elementEnd(v, s, e);
     }
 
     private static int token(AsciiString v, int s, int e) {
