@@ -40,6 +40,21 @@ final class CpuKeywords {
                         c.global().insecureForkWanted = !c.negated();
                     }
                 }));
+        r.register(new Keyword("profiling.tasks", GLOBAL, "profiling.tasks on|auto|off",
+                "HAProxy's per-task CPU and latency accounting. Read with HAProxy's values; Sluice has no per-task clock: with 'on',"
+                        + " a notice says so, and cpu_ns_avg|tot and lat_ns_avg|tot stay 0 as HAProxy's do with it off (its default).",
+                c -> {
+                    if (!c.atMost(1)) {
+                        return;
+                    }
+                    String v = c.args().isEmpty() ? "" : c.args().get(0);
+                    switch (v) {
+                        case "on" -> c.notice("Sluice has no per-task CPU accounting: cpu_ns_avg|tot and lat_ns_avg|tot stay 0.");
+                        case "auto", "off" -> {
+                        }
+                        default -> c.lineError("'profiling.tasks' expects either 'on', 'auto', or 'off' but got '" + v + "'.");
+                    }
+                }));
         r.register(new Keyword("cpu-map", GLOBAL, "cpu-map [auto:]<process>[/<thread-set>] <cpu-set>...",
                 "Pin event-loop threads to CPUs (sched_setaffinity): '1' or '1/1' maps every thread, '1/<threads>' the threads named"
                         + " (1 to 64, ranges, all, odd, even); CPUs are numbers or ranges from 0 to 1023; with 'auto:' the n-th thread"

@@ -44,6 +44,21 @@ class CpuKeywordsTest {
     }
 
     @Test
+    void profilingTasksIsReadAsHaproxyReadsIt() {
+        for (String v : new String[] {"off", "auto"}) {
+            assertThat(parse(inGlobal("profiling.tasks " + v)).diagnostics()).as(v).isEmpty();
+        }
+        // on: accepted, with a notice (Sluice has no per-task clock), neither an error nor a warning
+        assertThat(parse(inGlobal("profiling.tasks on")).diagnostics()).singleElement().satisfies(d -> {
+            assertThat(d.severity()).isEqualTo(Diagnostic.Severity.NOTICE);
+            assertThat(d.message()).contains("cpu_ns_avg|tot and lat_ns_avg|tot stay 0");
+        });
+        assertThat(Configs.errors(parse(inGlobal("profiling.tasks maybe")))).singleElement()
+                .satisfies(d -> assertThat(d.message()).isEqualTo("'profiling.tasks' expects either 'on', 'auto', or 'off' but got 'maybe'."));
+        assertThat(Configs.errors(parse(inGlobal("profiling.tasks on off")))).hasSize(1);
+    }
+
+    @Test
     void cpuMapAsHaproxyCombinesIt() {
         assertThat(pinning("cpu-map 1/all 0-1", 3)).isEqualTo("0,1|0,1|0,1");
         assertThat(pinning("cpu-map 1 2-3", 2)).isEqualTo("2,3|2,3");
