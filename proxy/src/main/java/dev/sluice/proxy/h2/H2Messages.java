@@ -364,8 +364,8 @@ public final class H2Messages {
 
     /**
      * Request head to an HTTP/2 header block for a server, as HAProxy 2.6's h2s_bck_make_req_headers: a request in
-     * absolute form (an HTTP/2 client's, or an HTTP/1 one written so) gives its scheme and authority, and Host is left
-     * out; one in origin form (an HTTP/1 or HTTP/3 client's) goes with :scheme https, whatever the connections' own
+     * absolute form (an HTTP/1 one written so, or an HTTP/2 client's, which HAProxy's h2 mux makes absolute of its
+     * :scheme and :authority) gives its scheme and authority, and Host is left out; one in origin form (an HTTP/1 or HTTP/3 client's) goes with :scheme https, whatever the connections' own
      * schemes ("https is the default (sent by browsers)"), no :authority, and its Host as a field.
      */
     public static Http2Headers encodeRequest(RequestHead r) {
@@ -385,6 +385,12 @@ public final class H2Messages {
                 h.scheme(t.subSequence(0, schemeEnd, false));
                 h.authority(t.subSequence(schemeEnd + 3, pathStart < 0 ? t.length() : pathStart, false));
                 h.path(pathStart < 0 ? AsciiString.cached("/") : t.subSequence(pathStart, t.length(), false));
+            } else if (r.absoluteScheme() != null && host != null) {
+                // an HTTP/2 client's request, which HAProxy holds in absolute form: its scheme, its authority (the Host field,
+                // which HAProxy keeps in step with the URI's authority), no Host
+                h.scheme(r.absoluteScheme());
+                h.authority(host);
+                h.path(t);
             } else {
                 h.scheme(HTTPS);
                 h.path(t);

@@ -43,6 +43,11 @@ public final class RequestHead extends MessageHead {
         return receivedTarget;
     }
 
+    /** An HTTP/2 request's :scheme when it came with an :authority too (HAProxy's absolute form), else null. */
+    public CharSequence absoluteScheme() {
+        return scheme;
+    }
+
     /** Sets the :scheme and :authority of an HTTP/2 request that has both. */
     public void absoluteForm(CharSequence scheme, AsciiString authority) {
         this.scheme = scheme;

@@ -220,6 +220,11 @@ class H2MessagesTest {
         RequestHead r = new RequestHead(RequestHead.GET, AsciiString.of("/x"), HttpVersion.HTTP_1_1, hopByHop());
         assertThat(fields(H2Messages.encodeRequest(r))).containsExactly(":method: GET", ":scheme: https", ":path: /x",
             "host: t", "x-foo: 1", "te: trailers", "http2-settings: AAMAAABkAAQAoAAAAAIAAAAA");
+        // an HTTP/2 client's request (absolute in HAProxy): its :scheme, the Host field as :authority, no Host
+        RequestHead h2 = new RequestHead(RequestHead.GET, AsciiString.of("/z"), HttpVersion.HTTP_2, hopByHop());
+        h2.absoluteForm("http", AsciiString.of("t"));
+        assertThat(fields(H2Messages.encodeRequest(h2))).containsExactly(":method: GET", ":scheme: http", ":authority: t", ":path: /z",
+            "x-foo: 1", "te: trailers", "http2-settings: AAMAAABkAAQAoAAAAAIAAAAA");
         // one in absolute form gives its scheme and authority, and Host stays behind
         RequestHead abs = new RequestHead(RequestHead.GET, AsciiString.of("http://a.example:8080/y?q"), HttpVersion.HTTP_1_1, hopByHop());
         assertThat(fields(H2Messages.encodeRequest(abs))).containsExactly(":method: GET", ":scheme: http", ":authority: a.example:8080",
