@@ -3,7 +3,6 @@ package dev.sluice.proxy.backend;
 import dev.sluice.config.Addresses;
 import dev.sluice.config.model.Cookie;
 import dev.sluice.proxy.rules.Fetch;
-import dev.sluice.proxy.rules.Samples;
 import dev.sluice.proxy.rules.Txn;
 import dev.sluice.proxy.stats.Counter;
 import dev.sluice.proxy.stats.Counters;
@@ -721,37 +720,9 @@ public final class Server {
         }
     }
 
-    /**
-     * The server name to send in the TLS handshake for this request: the {@code sni} expression's value
-     * (without a port), else the server's configured host name; null for none (clear text, IP literals).
-     */
+    /** The server name to send in the TLS handshake for this request ({@link ServerSni}); null for none. */
     public String sniFor(Txn t) {
-        if (tls == null) {
-            return null;
-        }
-        if (tls.sni() != null) {
-            String name = hostOnly(Samples.str(tls.sni().get(t)));
-            if (name != null) {
-                return name;
-            }
-        }
-        return tls.hostName();
-    }
-
-    /** A host as SNI carries it: no port, no IP literal (RFC 6066 names only), null when nothing is left. */
-    static String hostOnly(CharSequence value) {
-        if (value == null || value.isEmpty() || value.charAt(0) == '[') {
-            return null;
-        }
-        String v = value.toString();
-        int colon = v.indexOf(':');
-        if (colon >= 0) {
-            if (v.indexOf(':', colon + 1) >= 0) {
-                return null;
-            }
-            v = v.substring(0, colon);
-        }
-        return v.isEmpty() || Addresses.literal(v) != null ? null : v;
+        return ServerSni.forRequest(tls, t);
     }
 
     /** Its connections kept per event loop. */

@@ -79,9 +79,28 @@ abstract class ClientTxn<C extends ClientEnd> implements Txn {
         return frontend.name();
     }
 
+    /** The run for the client's current read is counted (once per read); the first run is the start's, in its read. */
+    private boolean readCounted = true;
+
     /** The stream's processing runs once more: an event it waited for came ({@code cpu_calls}). */
     final void woken() {
         calls++;
+    }
+
+    /**
+     * A client read brought what the stream runs for: the request's end or a waited body, as HAProxy's stream runs (not
+     * for each piece of body it forwards); one run per read.
+     */
+    final void wokenByClientRead() {
+        if (!readCounted) {
+            readCounted = true;
+            calls++;
+        }
+    }
+
+    /** The client's read batch ended: its next read may run the stream again. */
+    final void clientReadEnded() {
+        readCounted = false;
     }
 
     @Override

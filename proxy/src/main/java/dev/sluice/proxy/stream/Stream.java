@@ -36,8 +36,6 @@ public final class Stream extends Live implements Exchange {
     private final RequestHead request;
     private final long number = RequestLog.NUMBERS.getAndIncrement();
     private final Accounting accounting;
-    /** The stream's run for the client's current read is counted ({@code cpu_calls}: once per read). */
-    private boolean clientReadCounted;
     private final StreamTarget target;
     private final RequestBody body;
     private final Persistence persistence;
@@ -185,7 +183,6 @@ public final class Stream extends Live implements Exchange {
     /** Processes the request head: monitor URI, rules, backend, server, connection. */
     public void start() {
         target.woken();
-        clientReadCounted = true;
         register(frontend.streams(), client.loopIndex());
         accounting.requestStarted(request);
         Budget b = frontend.streamBudget();
@@ -320,16 +317,7 @@ public final class Stream extends Live implements Exchange {
                 bodyArrived();
             }
         }
-        // HAProxy's stream runs for the request's end (not for each piece of body it forwards)
-        clientReadWakes();
-    }
-
-    /** A client read brought what the stream runs for: counted once per read ({@code cpu_calls}). */
-    private void clientReadWakes() {
-        if (!clientReadCounted) {
-            clientReadCounted = true;
-            target.woken();
-        }
+        target.wokenByClientRead();
     }
 
     /**
@@ -346,7 +334,7 @@ public final class Stream extends Live implements Exchange {
     }
 
     private void bodyArrived() {
-        clientReadWakes();
+        target.wokenByClientRead();
         body.arrived();
         processRequest();
     }
@@ -450,7 +438,7 @@ public final class Stream extends Live implements Exchange {
         accounting.credit(conn != null);
     }
 
-    /** One side of a tunnel closed or timed out: the other side goes too; the exchange is over. */
+    /** One side of a tunnel closed or timed out: the other side goes too (server first), then the log; the exchange is over. */
     public void onTunnelClosed(boolean byClient, boolean timeout) {
         if (finished) {
             return;
@@ -459,11 +447,6 @@ public final class Stream extends Live implements Exchange {
         if (timeout) {
             outcome.set(byClient ? Cause.CLIENT_TIMEOUT : Cause.SERVER_TIMEOUT, State.DATA);
         }
-        closeBoth();
-    }
-
-    /** Closes the server connection (if any) and the client connection, then logs: the exchange is over. */
-    private void closeBoth() {
         abortServer();
         client.abort();
         log();
@@ -626,7 +609,7 @@ public final class Stream extends Live implements Exchange {
 
     /** Flushes what the client side's reads wrote to the server. */
     public void flushServer() {
-        clientReadCounted = false;
+        target.clientReadEnded();
         if (conn != null) {
             conn.flush();
         }

@@ -9,20 +9,20 @@ class ServerSniTest {
 
     @Test
     void aHostKeepsItsNameAndLosesItsPort() {
-        assertThat(Server.hostOnly("origin.test")).isEqualTo("origin.test");
-        assertThat(Server.hostOnly("www.origin.test:8443")).isEqualTo("www.origin.test");
-        assertThat(Server.hostOnly("localhost")).isEqualTo("localhost");
+        assertThat(ServerSni.hostOnly("origin.test")).isEqualTo("origin.test");
+        assertThat(ServerSni.hostOnly("www.origin.test:8443")).isEqualTo("www.origin.test");
+        assertThat(ServerSni.hostOnly("localhost")).isEqualTo("localhost");
     }
 
     @Test
     void addressesAndEmptyValuesNameNothing() {
         // RFC 6066: SNI carries host names only
-        assertThat(Server.hostOnly("127.0.0.1")).isNull();
-        assertThat(Server.hostOnly("127.0.0.1:443")).isNull();
-        assertThat(Server.hostOnly("[::1]:443")).isNull();
-        assertThat(Server.hostOnly("::1")).isNull();
-        assertThat(Server.hostOnly("")).isNull();
-        assertThat(Server.hostOnly(":443")).isNull();
-        assertThat(Server.hostOnly(null)).isNull();
+        assertThat(ServerSni.hostOnly("127.0.0.1")).isNull();
+        assertThat(ServerSni.hostOnly("127.0.0.1:443")).isNull();
+        assertThat(ServerSni.hostOnly("[::1]:443")).isNull();
+        assertThat(ServerSni.hostOnly("::1")).isNull();
+        assertThat(ServerSni.hostOnly("")).isNull();
+        assertThat(ServerSni.hostOnly(":443")).isNull();
+        assertThat(ServerSni.hostOnly(null)).isNull();
     }
 }
